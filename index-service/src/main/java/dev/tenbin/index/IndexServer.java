@@ -1,0 +1,105 @@
+package dev.tenbin.index;
+
+import dev.tenbin.index.collection.CollectionCatalog;
+import dev.tenbin.index.grpc.IndexGrpcService;
+import dev.tenbin.rpc.GrpcServerHost;
+import dev.tenbin.rpc.ServerOptions;
+import io.grpc.BindableService;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** Runs the index service: {@code tenbin.index.v1} over gRPC, collections on local disk. */
+@Command(
+    name = "index-service",
+    mixinStandardHelpOptions = true,
+    description = "Serves BM25, dense, sparse and late-interaction search over gRPC.")
+public final class IndexServer implements Callable<Integer>, AutoCloseable {
+  @Mixin ServerOptions serverOptions = new ServerOptions();
+
+  @Option(
+      names = "--data-dir",
+      defaultValue = "${env:TENBIN_INDEX_DATA_DIR:-.tenbin/index-data}",
+      description = "Folder holding the collections (env TENBIN_INDEX_DATA_DIR; default ${DEFAULT-VALUE}).")
+  Path dataDirectory;
+
+  @Option(
+      names = "--max-top-k",
+      defaultValue = "${env:TENBIN_INDEX_MAX_TOP_K:-10000}",
+      description = "Largest top_k a search may ask for (default ${DEFAULT-VALUE}).")
+  int maxTopK;
+
+  @Option(
+      names = "--max-queries-per-request",
+      defaultValue = "${env:TENBIN_INDEX_MAX_QUERIES:-10000}",
+      description = "Largest number of queries in one search request (default ${DEFAULT-VALUE}).")
+  int maxQueries;
+
+  private CollectionCatalog catalog;
+  private GrpcServerHost host;
+
+  public IndexServiceConfig config() {
+    return new IndexServiceConfig(
+        serverOptions.toSettings(IndexServiceConfig.DEFAULT_PORT), dataDirectory, maxTopK, maxQueries);
+  }
+
+  /** The service objects for a config, to host on any server (network or in-process). */
+  public static List<BindableService> services(CollectionCatalog catalog, IndexServiceConfig config) {
+    return List.of(new IndexGrpcService(catalog, config));
+  }
+
+  /** Starts the index service in-process (the orchestrator's embedded default). */
+  public static Embedded startInProcess(String name, Path dataDirectory, MeterRegistry registry) {
+    IndexServiceConfig config = IndexServiceConfig.embedded(dataDirectory);
+    CollectionCatalog catalog = CollectionCatalog.open(dataDirectory);
+    GrpcServerHost host = GrpcServerHost.startInProcess(name, registry, services(catalog, config));
+    return new Embedded(catalog, host);
+  }
+
+  /** An in-process index service and its catalog; closing stops both. */
+  public record Embedded(CollectionCatalog catalog, GrpcServerHost host) implements AutoCloseable {
+    @Override
+    public void close() {
+      host.close();
+      catalog.close();
+    }
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    IndexServiceConfig config = config();
+    catalog = CollectionCatalog.open(config.dataDirectory());
+    host = GrpcServerHost.start(config.server(), services(catalog, config)).stopOnSignal("index-service");
+    System.err.printf(
+        "index-service listening on %s:%d (metrics port %d, data %s)%n",
+        config.server().host(), host.port(), host.metricsPort(), config.dataDirectory());
+    host.blockUntilShutdown();
+    catalog.close();
+    return 0;
+  }
+
+  @Override
+  public void close() {
+    if (host != null) {
+      host.close();
+    }
+    if (catalog != null) {
+      catalog.close();
+    }
+  }
+
+  public static void main(String[] args) {
+    CommandLine cli = new CommandLine(new IndexServer());
+    cli.setExecutionExceptionHandler(
+        (e, commandLine, parseResult) -> {
+          commandLine.getErr().println("index-service: " + e.getMessage());
+          return 2;
+        });
+    System.exit(cli.execute(args));
+  }
+}

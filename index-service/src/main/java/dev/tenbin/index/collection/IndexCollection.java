@@ -1,0 +1,111 @@
+package dev.tenbin.index.collection;
+
+import dev.tenbin.core.Cancellation;
+import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.index.lexical.Bm25Index;
+import dev.tenbin.index.lexical.LanguageAnalyzers;
+import dev.tenbin.index.lexical.LexicalDocument;
+import dev.tenbin.index.lexical.LexicalHit;
+import java.io.Closeable;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * One collection: its spec and the representations stored for it. Each ingest batch is validated
+ * whole before anything is written, then committed atomically, so a failure or a crash leaves the
+ * last committed state.
+ */
+public final class IndexCollection implements Closeable {
+  private final CollectionSpec spec;
+  private final Path directory;
+  private final Bm25Index lexical;
+  private final Set<String> ids;
+
+  private IndexCollection(CollectionSpec spec, Path directory, Bm25Index lexical) {
+    this.spec = spec;
+    this.directory = directory;
+    this.lexical = lexical;
+    this.ids = new HashSet<>(lexical.idsInOrder());
+  }
+
+  static IndexCollection open(CollectionSpec spec, Path directory) {
+    Bm25Index lexical =
+        Bm25Index.open(
+            directory.resolve("bm25"), LanguageAnalyzers.forLanguage(spec.language()), spec.bm25());
+    return new IndexCollection(spec, directory, lexical);
+  }
+
+  public CollectionSpec spec() {
+    return spec;
+  }
+
+  /** Committed documents. */
+  public synchronized long size() {
+    return lexical.size();
+  }
+
+  /** Validates and commits one batch; returns the committed document count. */
+  public synchronized long ingest(List<IngestDocument> batch) {
+    validate(batch);
+    List<LexicalDocument> texts = new ArrayList<>(batch.size());
+    for (IngestDocument doc : batch) {
+      texts.add(new LexicalDocument(doc.id(), doc.title(), doc.text()));
+    }
+    lexical.add(texts);
+    lexical.commit();
+    for (IngestDocument doc : batch) {
+      ids.add(doc.id());
+    }
+    return lexical.size();
+  }
+
+  private void validate(List<IngestDocument> batch) {
+    Set<String> seen = new HashSet<>();
+    for (int i = 0; i < batch.size(); i++) {
+      IngestDocument doc = batch.get(i);
+      String field = "documents[" + i + "]";
+      if (doc.id() == null || doc.id().isBlank()) {
+        throw new InvalidInputException(field + ".id", "document id must not be empty");
+      }
+      if (!seen.add(doc.id()) || ids.contains(doc.id())) {
+        throw new InvalidInputException(
+            field + ".id", "duplicate document id '" + doc.id() + "' in collection " + spec.name());
+      }
+      if (doc.dense() != null && spec.denseDimension() == 0) {
+        throw new InvalidInputException(
+            field + ".dense", "collection " + spec.name() + " stores no dense vectors");
+      }
+    }
+  }
+
+  /** BM25 top {@code k}: score descending, then doc id ascending. */
+  public List<ScoredHit> searchBm25(String queryText, int k, Cancellation cancellation) {
+    List<LexicalHit> hits = lexical.search(queryText, k, cancellation);
+    List<ScoredHit> ranking = new ArrayList<>(hits.size());
+    for (LexicalHit hit : hits) {
+      ranking.add(new ScoredHit(hit.docId(), hit.score()));
+    }
+    return ranking;
+  }
+
+  public CollectionStats stats() {
+    return new CollectionStats(spec, size(), bytesOnDisk());
+  }
+
+  private long bytesOnDisk() {
+    try (var files = Files.walk(directory)) {
+      return files.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
+    } catch (java.io.IOException e) {
+      return -1;
+    }
+  }
+
+  @Override
+  public synchronized void close() {
+    lexical.close();
+  }
+}

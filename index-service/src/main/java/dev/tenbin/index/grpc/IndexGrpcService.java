@@ -1,0 +1,263 @@
+package dev.tenbin.index.grpc;
+
+import dev.tenbin.core.Cancellation;
+import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.index.IndexServiceConfig;
+import dev.tenbin.index.collection.CollectionCatalog;
+import dev.tenbin.index.collection.CollectionSpec;
+import dev.tenbin.index.collection.CollectionStats;
+import dev.tenbin.index.collection.IndexCollection;
+import dev.tenbin.index.collection.IngestDocument;
+import dev.tenbin.index.collection.ScoredHit;
+import dev.tenbin.index.lexical.Bm25Parameters;
+import dev.tenbin.proto.common.v1.Ranking;
+import dev.tenbin.proto.common.v1.ScoredDocument;
+import dev.tenbin.proto.index.v1.CollectionDescription;
+import dev.tenbin.proto.index.v1.CreateCollectionRequest;
+import dev.tenbin.proto.index.v1.CreateCollectionResponse;
+import dev.tenbin.proto.index.v1.DescribeCollectionRequest;
+import dev.tenbin.proto.index.v1.DescribeCollectionResponse;
+import dev.tenbin.proto.index.v1.Document;
+import dev.tenbin.proto.index.v1.DropCollectionRequest;
+import dev.tenbin.proto.index.v1.DropCollectionResponse;
+import dev.tenbin.proto.index.v1.Family;
+import dev.tenbin.proto.index.v1.IndexServiceGrpc;
+import dev.tenbin.proto.index.v1.IngestRequest;
+import dev.tenbin.proto.index.v1.IngestResponse;
+import dev.tenbin.proto.index.v1.ListCollectionsRequest;
+import dev.tenbin.proto.index.v1.ListCollectionsResponse;
+import dev.tenbin.proto.index.v1.Query;
+import dev.tenbin.proto.index.v1.SearchRequest;
+import dev.tenbin.proto.index.v1.SearchResponse;
+import dev.tenbin.proto.index.v1.SearchStats;
+import dev.tenbin.rpc.StatusMapper;
+import io.grpc.Context;
+import io.grpc.Status;
+import io.grpc.stub.StreamObserver;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Thin adapter from {@code tenbin.index.v1} to the collection catalog: converts and validates
+ * requests; core exceptions become statuses in {@code ExceptionMappingInterceptor}.
+ */
+public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBase {
+  private final CollectionCatalog catalog;
+  private final IndexServiceConfig config;
+
+  public IndexGrpcService(CollectionCatalog catalog, IndexServiceConfig config) {
+    this.catalog = catalog;
+    this.config = config;
+  }
+
+  @Override
+  public void createCollection(
+      CreateCollectionRequest request, StreamObserver<CreateCollectionResponse> responses) {
+    if (!request.hasSpec()) {
+      throw new InvalidInputException("spec", "spec is required");
+    }
+    var spec = request.getSpec();
+    Bm25Parameters bm25 =
+        new Bm25Parameters(
+            spec.getBm25().hasK1() ? spec.getBm25().getK1() : Bm25Parameters.ANSERINI_DEFAULTS.k1(),
+            spec.getBm25().hasB() ? spec.getBm25().getB() : Bm25Parameters.ANSERINI_DEFAULTS.b());
+    IndexCollection collection =
+        catalog.create(
+            new CollectionSpec(
+                spec.getName(),
+                spec.getLanguage(),
+                bm25,
+                spec.getDenseDimension(),
+                spec.getSparseVocabularySize(),
+                spec.getMultivectorDimension()));
+    responses.onNext(
+        CreateCollectionResponse.newBuilder().setCollection(describe(collection.stats())).build());
+    responses.onCompleted();
+  }
+
+  @Override
+  public void describeCollection(
+      DescribeCollectionRequest request, StreamObserver<DescribeCollectionResponse> responses) {
+    IndexCollection collection = catalog.get(request.getName(), "name");
+    responses.onNext(
+        DescribeCollectionResponse.newBuilder()
+            .setCollection(describe(collection.stats()))
+            .build());
+    responses.onCompleted();
+  }
+
+  @Override
+  public void listCollections(
+      ListCollectionsRequest request, StreamObserver<ListCollectionsResponse> responses) {
+    ListCollectionsResponse.Builder response = ListCollectionsResponse.newBuilder();
+    for (IndexCollection collection : catalog.list()) {
+      response.addCollections(describe(collection.stats()));
+    }
+    responses.onNext(response.build());
+    responses.onCompleted();
+  }
+
+  @Override
+  public void dropCollection(
+      DropCollectionRequest request, StreamObserver<DropCollectionResponse> responses) {
+    catalog.get(request.getName(), "name");
+    responses.onNext(
+        DropCollectionResponse.newBuilder().setDropped(catalog.drop(request.getName())).build());
+    responses.onCompleted();
+  }
+
+  @Override
+  public StreamObserver<IngestRequest> ingest(StreamObserver<IngestResponse> responses) {
+    return new StreamObserver<>() {
+      private IndexCollection collection;
+      private long ingested;
+      private int batches;
+      private boolean failed;
+
+      @Override
+      public void onNext(IngestRequest request) {
+        if (failed) {
+          return;
+        }
+        try {
+          if (collection == null) {
+            collection = catalog.get(request.getCollection(), "collection");
+          } else if (!request.getCollection().isEmpty()
+              && !request.getCollection().equals(collection.spec().name())) {
+            throw new InvalidInputException(
+                "collection", "one ingest stream must name one collection");
+          }
+          List<IngestDocument> batch = new ArrayList<>(request.getDocumentsCount());
+          for (Document doc : request.getDocumentsList()) {
+            batch.add(toIngestDocument(doc));
+          }
+          collection.ingest(batch);
+          ingested += batch.size();
+          batches++;
+        } catch (RuntimeException failure) {
+          failed = true;
+          responses.onError(StatusMapper.toStatusException(failure));
+        }
+      }
+
+      @Override
+      public void onError(Throwable t) {
+        // The client went away; committed batches stay committed.
+      }
+
+      @Override
+      public void onCompleted() {
+        if (failed) {
+          return;
+        }
+        if (collection == null) {
+          responses.onError(
+              StatusMapper.withField(
+                  com.google.rpc.Code.INVALID_ARGUMENT,
+                  "an ingest stream must carry at least one message naming the collection",
+                  "collection"));
+          return;
+        }
+        responses.onNext(
+            IngestResponse.newBuilder()
+                .setDocumentsIngested(ingested)
+                .setBatchesCommitted(batches)
+                .setDocumentCount(collection.size())
+                .build());
+        responses.onCompleted();
+      }
+    };
+  }
+
+  @Override
+  public void search(SearchRequest request, StreamObserver<SearchResponse> responses) {
+    IndexCollection collection = catalog.get(request.getCollection(), "collection");
+    validateTopK(request.getTopK());
+    if (request.getQueriesCount() == 0) {
+      throw new InvalidInputException("queries", "at least one query is required");
+    }
+    if (request.getQueriesCount() > config.maxQueriesPerRequest()) {
+      throw new InvalidInputException(
+          "queries",
+          "at most " + config.maxQueriesPerRequest() + " queries per request, got "
+              + request.getQueriesCount());
+    }
+    Family family = request.getFamily();
+    if (family == Family.FAMILY_UNSPECIFIED) {
+      throw new InvalidInputException("family", "family is required (e.g. FAMILY_BM25)");
+    }
+    if (family != Family.FAMILY_BM25) {
+      responses.onError(
+          Status.UNIMPLEMENTED
+              .withDescription("search family " + family + " is not implemented yet")
+              .asRuntimeException());
+      return;
+    }
+    Cancellation cancellation = Context.current()::isCancelled;
+    long start = System.nanoTime();
+    SearchResponse.Builder response = SearchResponse.newBuilder();
+    for (int i = 0; i < request.getQueriesCount(); i++) {
+      Query query = request.getQueries(i);
+      List<ScoredHit> hits = collection.searchBm25(query.getText(), request.getTopK(), cancellation);
+      response.addRankings(toRanking(query.getId(), hits));
+    }
+    response.setStats(SearchStats.newBuilder().setSearchNanos(System.nanoTime() - start));
+    responses.onNext(response.build());
+    responses.onCompleted();
+  }
+
+  private void validateTopK(int topK) {
+    if (topK <= 0 || topK > config.maxTopK()) {
+      throw new InvalidInputException(
+          "top_k", "top_k must be within 1.." + config.maxTopK() + ", got " + topK);
+    }
+  }
+
+  static Ranking toRanking(String queryId, List<ScoredHit> hits) {
+    Ranking.Builder ranking = Ranking.newBuilder().setQueryId(queryId);
+    int rank = 1;
+    for (ScoredHit hit : hits) {
+      ranking.addDocuments(
+          ScoredDocument.newBuilder()
+              .setDocId(hit.docId())
+              .setScore(hit.score())
+              .setRank(rank++));
+    }
+    return ranking.build();
+  }
+
+  private static IngestDocument toIngestDocument(Document doc) {
+    float[] dense = null;
+    if (doc.hasDense()) {
+      dense = new float[doc.getDense().getValuesCount()];
+      for (int i = 0; i < dense.length; i++) {
+        dense[i] = doc.getDense().getValues(i);
+      }
+    }
+    return new IngestDocument(doc.getId(), doc.getTitle(), doc.getText(), dense);
+  }
+
+  private static CollectionDescription describe(CollectionStats stats) {
+    var spec = stats.spec();
+    CollectionDescription.Builder description =
+        CollectionDescription.newBuilder()
+            .setSpec(
+                dev.tenbin.proto.index.v1.CollectionSpec.newBuilder()
+                    .setName(spec.name())
+                    .setLanguage(spec.language())
+                    .setBm25(
+                        dev.tenbin.proto.index.v1.Bm25Parameters.newBuilder()
+                            .setK1(spec.bm25().k1())
+                            .setB(spec.bm25().b()))
+                    .setDenseDimension(spec.denseDimension())
+                    .setSparseVocabularySize(spec.sparseVocabularySize())
+                    .setMultivectorDimension(spec.multiVectorDimension()))
+            .setDocumentCount(stats.documentCount())
+            .setBytesOnDisk(stats.bytesOnDisk())
+            .addFamilies(Family.FAMILY_BM25);
+    if (spec.denseDimension() > 0) {
+      description.addFamilies(Family.FAMILY_DENSE);
+    }
+    return description.build();
+  }
+}

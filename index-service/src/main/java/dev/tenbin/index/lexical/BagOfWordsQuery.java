@@ -1,0 +1,54 @@
+package dev.tenbin.index.lexical;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.lucene.analysis.Analyzer;
+import org.apache.lucene.analysis.TokenStream;
+import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
+import org.apache.lucene.index.Term;
+import org.apache.lucene.search.BooleanClause;
+import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.BoostQuery;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.TermQuery;
+
+/**
+ * Builds a BM25 query as Anserini's BagOfWordsQueryGenerator: the analysed query terms, each a
+ * SHOULD clause boosted by how many times it occurs in the query.
+ */
+public final class BagOfWordsQuery {
+  private BagOfWordsQuery() {}
+
+  /** Analysed terms of {@code text} with their counts, in first-occurrence order. */
+  public static Map<String, Integer> termCounts(Analyzer analyzer, String field, String text) {
+    Map<String, Integer> counts = new LinkedHashMap<>();
+    try (TokenStream stream = analyzer.tokenStream(field, text)) {
+      CharTermAttribute term = stream.addAttribute(CharTermAttribute.class);
+      stream.reset();
+      while (stream.incrementToken()) {
+        counts.merge(term.toString(), 1, Integer::sum);
+      }
+      stream.end();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return counts;
+  }
+
+  /** The boolean query, or {@code null} when analysis leaves no term. */
+  public static Query build(Analyzer analyzer, String field, String text) {
+    Map<String, Integer> counts = termCounts(analyzer, field, text);
+    if (counts.isEmpty()) {
+      return null;
+    }
+    BooleanQuery.Builder builder = new BooleanQuery.Builder();
+    counts.forEach(
+        (term, count) ->
+            builder.add(
+                new BoostQuery(new TermQuery(new Term(field, term)), count.floatValue()),
+                BooleanClause.Occur.SHOULD));
+    return builder.build();
+  }
+}

@@ -1,0 +1,107 @@
+package dev.tenbin.index.collection;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tenbin.core.AlreadyExistsException;
+import dev.tenbin.core.Cancellation;
+import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.core.NotFoundException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class CollectionCatalogTest {
+  @TempDir Path dataDir;
+
+  @Test
+  void collectionsSurviveARestart() {
+    try (CollectionCatalog catalog = CollectionCatalog.open(dataDir)) {
+      IndexCollection collection = catalog.create(CollectionSpec.lexical("news", "de"));
+      collection.ingest(List.of(new IngestDocument("d1", "Häuser", "in Berlin")));
+    }
+    try (CollectionCatalog reopened = CollectionCatalog.open(dataDir)) {
+      IndexCollection collection = reopened.get("news", "name");
+      assertThat(collection.spec().language()).isEqualTo("de");
+      assertThat(collection.size()).isEqualTo(1);
+      assertThat(collection.searchBm25("Haus", 10, Cancellation.NEVER))
+          .extracting(ScoredHit::docId)
+          .containsExactly("d1");
+    }
+  }
+
+  @Test
+  void aBatchWithADuplicateIdIsRejectedWholeAndNamesTheField() {
+    try (CollectionCatalog catalog = CollectionCatalog.open(dataDir)) {
+      IndexCollection collection = catalog.create(CollectionSpec.lexical("c", "en"));
+      collection.ingest(List.of(new IngestDocument("d1", "", "first")));
+      assertThatThrownBy(
+              () ->
+                  collection.ingest(
+                      List.of(new IngestDocument("d2", "", "second"), new IngestDocument("d1", "", "again"))))
+          .isInstanceOf(InvalidInputException.class)
+          .hasMessageContaining("duplicate document id 'd1'")
+          .extracting(e -> ((InvalidInputException) e).field())
+          .isEqualTo("documents[1].id");
+      assertThat(collection.size()).isEqualTo(1);
+      assertThat(collection.searchBm25("second", 10, Cancellation.NEVER)).isEmpty();
+    }
+  }
+
+  @Test
+  void emptyIdsAreRejected() {
+    try (CollectionCatalog catalog = CollectionCatalog.open(dataDir)) {
+      IndexCollection collection = catalog.create(CollectionSpec.lexical("c", "en"));
+      assertThatThrownBy(() -> collection.ingest(List.of(new IngestDocument(" ", "", "x"))))
+          .isInstanceOf(InvalidInputException.class)
+          .extracting(e -> ((InvalidInputException) e).field())
+          .isEqualTo("documents[0].id");
+    }
+  }
+
+  @Test
+  void creatingTwiceIsAlreadyExistsAndUnknownIsNotFound() {
+    try (CollectionCatalog catalog = CollectionCatalog.open(dataDir)) {
+      catalog.create(CollectionSpec.lexical("c", "en"));
+      assertThatThrownBy(() -> catalog.create(CollectionSpec.lexical("c", "en")))
+          .isInstanceOf(AlreadyExistsException.class);
+      assertThatThrownBy(() -> catalog.get("missing", "collection"))
+          .isInstanceOf(NotFoundException.class)
+          .hasMessageContaining("missing");
+    }
+  }
+
+  @Test
+  void droppedCollectionsAreGoneFromDiskAndCatalog() {
+    try (CollectionCatalog catalog = CollectionCatalog.open(dataDir)) {
+      catalog.create(CollectionSpec.lexical("c", "en"));
+      assertThat(catalog.drop("c")).isTrue();
+      assertThat(catalog.drop("c")).isFalse();
+      assertThat(catalog.list()).isEmpty();
+    }
+    assertThat(Files.exists(dataDir.resolve("c"))).isFalse();
+  }
+
+  @Test
+  void aFolderLeftByAnInterruptedCreateIsRemovedAtStart() throws Exception {
+    Files.createDirectories(dataDir.resolve("half").resolve("bm25"));
+    try (CollectionCatalog catalog = CollectionCatalog.open(dataDir)) {
+      assertThat(catalog.list()).isEmpty();
+    }
+    assertThat(Files.exists(dataDir.resolve("half"))).isFalse();
+  }
+
+  @Test
+  void invalidNamesAndLanguagesAreRejected() {
+    assertThatThrownBy(() -> CollectionSpec.lexical("../escape", "en"))
+        .isInstanceOf(InvalidInputException.class)
+        .extracting(e -> ((InvalidInputException) e).field())
+        .isEqualTo("spec.name");
+    assertThatThrownBy(() -> CollectionSpec.lexical("ok", "zz-top"))
+        .isInstanceOf(InvalidInputException.class)
+        .extracting(e -> ((InvalidInputException) e).field())
+        .isEqualTo("spec.language");
+  }
+}

@@ -1,0 +1,223 @@
+package dev.tenbin.index.grpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tenbin.index.IndexServer;
+import dev.tenbin.proto.index.v1.CollectionSpec;
+import dev.tenbin.proto.index.v1.CreateCollectionRequest;
+import dev.tenbin.proto.index.v1.DescribeCollectionRequest;
+import dev.tenbin.proto.index.v1.Document;
+import dev.tenbin.proto.index.v1.Family;
+import dev.tenbin.proto.index.v1.FuseRequest;
+import dev.tenbin.proto.index.v1.IndexServiceGrpc;
+import dev.tenbin.proto.index.v1.IngestRequest;
+import dev.tenbin.proto.index.v1.IngestResponse;
+import dev.tenbin.proto.index.v1.Query;
+import dev.tenbin.proto.index.v1.SearchRequest;
+import dev.tenbin.proto.index.v1.SearchResponse;
+import dev.tenbin.rpc.StatusMapper;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.health.v1.HealthCheckRequest;
+import io.grpc.health.v1.HealthCheckResponse;
+import io.grpc.health.v1.HealthGrpc;
+import io.grpc.inprocess.InProcessChannelBuilder;
+import io.grpc.stub.StreamObserver;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.file.Path;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class IndexGrpcServiceTest {
+  @TempDir Path dataDir;
+  private IndexServer.Embedded server;
+  private ManagedChannel channel;
+  private IndexServiceGrpc.IndexServiceBlockingStub index;
+
+  @BeforeEach
+  void start() {
+    String name = "index-test-" + UUID.randomUUID();
+    server = IndexServer.startInProcess(name, dataDir, new SimpleMeterRegistry());
+    channel = InProcessChannelBuilder.forName(name).directExecutor().build();
+    index = IndexServiceGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS);
+  }
+
+  @AfterEach
+  void stop() {
+    channel.shutdownNow();
+    server.close();
+  }
+
+  private void create(String name) {
+    index.createCollection(
+        CreateCollectionRequest.newBuilder()
+            .setSpec(CollectionSpec.newBuilder().setName(name).setLanguage("en"))
+            .build());
+  }
+
+  private IngestResponse ingest(IngestRequest... batches) throws Exception {
+    CompletableFuture<IngestResponse> done = new CompletableFuture<>();
+    StreamObserver<IngestRequest> requests =
+        IndexServiceGrpc.newStub(channel)
+            .ingest(
+                new StreamObserver<>() {
+                  @Override
+                  public void onNext(IngestResponse value) {
+                    done.complete(value);
+                  }
+
+                  @Override
+                  public void onError(Throwable t) {
+                    done.completeExceptionally(t);
+                  }
+
+                  @Override
+                  public void onCompleted() {}
+                });
+    for (IngestRequest batch : batches) {
+      requests.onNext(batch);
+    }
+    requests.onCompleted();
+    try {
+      return done.get(30, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw (Exception) e.getCause();
+    }
+  }
+
+  private static Document doc(String id, String text) {
+    return Document.newBuilder().setId(id).setText(text).build();
+  }
+
+  @Test
+  void createIngestAndSearchReturnRankedScoresWithIdTieBreak() throws Exception {
+    create("docs");
+    IngestResponse ingested =
+        ingest(
+            IngestRequest.newBuilder()
+                .setCollection("docs")
+                .addDocuments(doc("b", "retrieval systems weighed"))
+                .addDocuments(doc("a", "retrieval systems weighed"))
+                .build(),
+            IngestRequest.newBuilder().addDocuments(doc("c", "something else entirely")).build());
+    assertThat(ingested.getDocumentsIngested()).isEqualTo(3);
+    assertThat(ingested.getBatchesCommitted()).isEqualTo(2);
+
+    SearchResponse response =
+        index.search(
+            SearchRequest.newBuilder()
+                .setCollection("docs")
+                .setFamily(Family.FAMILY_BM25)
+                .setTopK(10)
+                .addQueries(Query.newBuilder().setId("q1").setText("weighing retrieval"))
+                .build());
+    var ranking = response.getRankings(0);
+    assertThat(ranking.getQueryId()).isEqualTo("q1");
+    assertThat(ranking.getDocumentsList()).extracting(d -> d.getDocId()).containsExactly("a", "b");
+    assertThat(ranking.getDocuments(0).getScore()).isPositive().isEqualTo(ranking.getDocuments(1).getScore());
+    assertThat(ranking.getDocumentsList()).extracting(d -> d.getRank()).containsExactly(1, 2);
+    assertThat(
+            index
+                .describeCollection(DescribeCollectionRequest.newBuilder().setName("docs").build())
+                .getCollection()
+                .getDocumentCount())
+        .isEqualTo(3);
+  }
+
+  @Test
+  void badTopKIsInvalidArgumentNamingTheField() {
+    create("docs");
+    assertThatThrownBy(
+            () ->
+                index.search(
+                    SearchRequest.newBuilder()
+                        .setCollection("docs")
+                        .setFamily(Family.FAMILY_BM25)
+                        .setTopK(0)
+                        .addQueries(Query.newBuilder().setId("q").setText("x"))
+                        .build()))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+              assertThat(StatusMapper.violatedField(e)).isEqualTo("top_k");
+            });
+  }
+
+  @Test
+  void unknownCollectionIsNotFoundNamingTheField() {
+    assertThatThrownBy(
+            () ->
+                index.search(
+                    SearchRequest.newBuilder()
+                        .setCollection("nope")
+                        .setFamily(Family.FAMILY_BM25)
+                        .setTopK(10)
+                        .addQueries(Query.newBuilder().setId("q").setText("x"))
+                        .build()))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND);
+              assertThat(StatusMapper.violatedField(e)).isEqualTo("collection");
+            });
+  }
+
+  @Test
+  void duplicateIdsInAnIngestStreamAreInvalidArgumentAndEarlierBatchesStay() {
+    create("docs");
+    assertThatThrownBy(
+            () ->
+                ingest(
+                    IngestRequest.newBuilder().setCollection("docs").addDocuments(doc("a", "one")).build(),
+                    IngestRequest.newBuilder().addDocuments(doc("a", "two")).build()))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+              assertThat(StatusMapper.violatedField(e)).isEqualTo("documents[0].id");
+            });
+    assertThat(
+            index
+                .describeCollection(DescribeCollectionRequest.newBuilder().setName("docs").build())
+                .getCollection()
+                .getDocumentCount())
+        .isEqualTo(1);
+  }
+
+  @Test
+  void unknownLanguageIsInvalidArgument() {
+    assertThatThrownBy(
+            () ->
+                index.createCollection(
+                    CreateCollectionRequest.newBuilder()
+                        .setSpec(CollectionSpec.newBuilder().setName("x").setLanguage("xx-nonsense"))
+                        .build()))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> assertThat(StatusMapper.violatedField(e)).isEqualTo("spec.language"));
+  }
+
+  @Test
+  void rpcsOfLaterIssuesAnswerUnimplemented() {
+    assertThatThrownBy(() -> index.fuse(FuseRequest.getDefaultInstance()))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNIMPLEMENTED));
+  }
+
+  @Test
+  void healthReportsServing() {
+    HealthCheckResponse health =
+        HealthGrpc.newBlockingStub(channel)
+            .check(HealthCheckRequest.newBuilder().setService("tenbin.index.v1.IndexService").build());
+    assertThat(health.getStatus()).isEqualTo(HealthCheckResponse.ServingStatus.SERVING);
+  }
+}

@@ -1,0 +1,118 @@
+package dev.tenbin.index.lexical;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.tenbin.core.Cancellation;
+import dev.tenbin.core.CancelledException;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class Bm25IndexTest {
+  @TempDir Path dir;
+
+  private Bm25Index index(Bm25Parameters parameters, LexicalDocument... docs) {
+    Bm25Index index = Bm25Index.open(dir, LanguageAnalyzers.forLanguage("sw"), parameters);
+    index.add(List.of(docs));
+    index.commit();
+    return index;
+  }
+
+  /** Lucene's BM25 without the (k1 + 1) factor, idf = ln(1 + (N - n + 0.5) / (n + 0.5)). */
+  private static double bm25(double tf, double df, double n, double dl, double avgdl, double k1, double b) {
+    double idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    return idf * tf / (tf + k1 * (1 - b + b * dl / avgdl));
+  }
+
+  @Test
+  void scoresFollowBm25WithTheGivenParameters() {
+    try (Bm25Index index =
+        index(
+            new Bm25Parameters(0.9f, 0.4f),
+            new LexicalDocument("d1", "", "apple banana apple"),
+            new LexicalDocument("d2", "", "banana cherry"),
+            new LexicalDocument("d3", "", "cherry date elder fig"))) {
+      List<LexicalHit> hits = index.search("apple", 10, Cancellation.NEVER);
+      // N = 3, df(apple) = 1, tf = 2, dl = 3, avgdl = 9 / 3 = 3.
+      assertThat(hits).extracting(LexicalHit::docId).containsExactly("d1");
+      assertThat(hits.get(0).score()).isCloseTo((float) bm25(2, 1, 3, 3, 3, 0.9, 0.4), within(1e-5f));
+
+      List<LexicalHit> banana = index.search("banana", 10, Cancellation.NEVER);
+      // d2 is shorter (dl 2 < dl 3), so it wins with tf = 1 each.
+      assertThat(banana).extracting(LexicalHit::docId).containsExactly("d2", "d1");
+      assertThat(banana.get(0).score()).isCloseTo((float) bm25(1, 2, 3, 2, 3, 0.9, 0.4), within(1e-5f));
+      assertThat(banana.get(1).score()).isCloseTo((float) bm25(1, 2, 3, 3, 3, 0.9, 0.4), within(1e-5f));
+    }
+  }
+
+  @Test
+  void titleAndTextAreIndexedTogether() {
+    try (Bm25Index index =
+        index(Bm25Parameters.ANSERINI_DEFAULTS, new LexicalDocument("d1", "zebra", "stripes"))) {
+      assertThat(index.search("zebra", 10, Cancellation.NEVER)).hasSize(1);
+      assertThat(index.search("stripes", 10, Cancellation.NEVER)).hasSize(1);
+    }
+  }
+
+  @Test
+  void equalScoresAreOrderedByDocIdAscending() {
+    try (Bm25Index index =
+        index(
+            Bm25Parameters.ANSERINI_DEFAULTS,
+            new LexicalDocument("c", "", "same words"),
+            new LexicalDocument("a", "", "same words"),
+            new LexicalDocument("b", "", "same words"))) {
+      List<LexicalHit> hits = index.search("same", 10, Cancellation.NEVER);
+      assertThat(hits).extracting(LexicalHit::docId).containsExactly("a", "b", "c");
+      assertThat(hits).extracting(LexicalHit::score).containsOnly(hits.get(0).score());
+    }
+  }
+
+  @Test
+  void repeatedQueryTermsWeighMoreAsAnserini() {
+    try (Bm25Index index =
+        index(
+            Bm25Parameters.ANSERINI_DEFAULTS,
+            new LexicalDocument("d1", "", "alpha"),
+            new LexicalDocument("d2", "", "beta"),
+            new LexicalDocument("d3", "", "gamma"))) {
+      float once = index.search("alpha beta", 10, Cancellation.NEVER).get(0).score();
+      List<LexicalHit> twice = index.search("alpha alpha beta", 10, Cancellation.NEVER);
+      assertThat(twice.get(0).docId()).isEqualTo("d1");
+      assertThat(twice.get(0).score()).isCloseTo(2 * once, within(1e-5f));
+    }
+  }
+
+  @Test
+  void queriesWithoutTermsReturnNothing() {
+    try (Bm25Index index =
+        index(Bm25Parameters.ANSERINI_DEFAULTS, new LexicalDocument("d1", "", "alpha"))) {
+      assertThat(index.search("   ", 10, Cancellation.NEVER)).isEmpty();
+    }
+  }
+
+  @Test
+  void cancelledSearchStops() {
+    try (Bm25Index index =
+        index(Bm25Parameters.ANSERINI_DEFAULTS, new LexicalDocument("d1", "", "alpha"))) {
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> index.search("alpha", 10, () -> true))
+          .isInstanceOf(CancelledException.class);
+    }
+  }
+
+  @Test
+  void onlyCommittedDocumentsSurviveAReopen() {
+    Bm25Index index = Bm25Index.open(dir, LanguageAnalyzers.forLanguage("en"), Bm25Parameters.ANSERINI_DEFAULTS);
+    index.add(List.of(new LexicalDocument("d1", "", "kept")));
+    index.commit();
+    index.add(List.of(new LexicalDocument("d2", "", "lost")));
+    assertThat(index.size()).isEqualTo(1);
+    index.close();
+    try (Bm25Index reopened =
+        Bm25Index.open(dir, LanguageAnalyzers.forLanguage("en"), Bm25Parameters.ANSERINI_DEFAULTS)) {
+      assertThat(reopened.idsInOrder()).containsExactly("d1");
+    }
+  }
+}
