@@ -214,6 +214,33 @@ class IndexGrpcServiceTest {
   }
 
   @Test
+  void reflectionListsTheIndexService() throws Exception {
+    CompletableFuture<io.grpc.reflection.v1.ServerReflectionResponse> listed = new CompletableFuture<>();
+    StreamObserver<io.grpc.reflection.v1.ServerReflectionRequest> reflection =
+        io.grpc.reflection.v1.ServerReflectionGrpc.newStub(channel)
+            .serverReflectionInfo(
+                new StreamObserver<>() {
+                  @Override
+                  public void onNext(io.grpc.reflection.v1.ServerReflectionResponse value) {
+                    listed.complete(value);
+                  }
+
+                  @Override
+                  public void onError(Throwable t) {
+                    listed.completeExceptionally(t);
+                  }
+
+                  @Override
+                  public void onCompleted() {}
+                });
+    reflection.onNext(io.grpc.reflection.v1.ServerReflectionRequest.newBuilder().setListServices("").build());
+    reflection.onCompleted();
+    assertThat(listed.get(5, TimeUnit.SECONDS).getListServicesResponse().getServiceList())
+        .extracting(s -> s.getName())
+        .contains("tenbin.index.v1.IndexService");
+  }
+
+  @Test
   void healthReportsServing() {
     HealthCheckResponse health =
         HealthGrpc.newBlockingStub(channel)
