@@ -1,0 +1,84 @@
+package dev.tenbin.eval;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tenbin.eval.tieaware.TieAwareValue;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The outcome of {@code tenbin eval}: one JSON object (the stable contract of {@code --json}) or
+ * a terminal table.
+ */
+public record EvalReport(
+    String dataset, String language, String languageSource, List<EvalRun> runs, List<String> warnings) {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  public ObjectNode toJsonTree() {
+    ObjectNode root = JSON.createObjectNode();
+    root.put("dataset", dataset);
+    root.put("language", language);
+    root.put("language_source", languageSource);
+    ArrayNode runArray = root.putArray("runs");
+    for (EvalRun run : runs) {
+      ObjectNode node = runArray.addObject();
+      node.put("retriever", run.retriever());
+      node.put("variant", run.variant());
+      node.put("mode", run.mode());
+      node.put("num_queries", run.numQueries());
+      ObjectNode metrics = node.putObject("metrics");
+      run.metrics().forEach(metrics::put);
+      ObjectNode tieAware = node.putObject("tie_aware");
+      for (Map.Entry<String, TieAwareValue> entry : run.tieAware().entrySet()) {
+        TieAwareValue value = entry.getValue();
+        ObjectNode metric = tieAware.putObject(entry.getKey());
+        metric.put("expected", value.expected());
+        metric.put("min", value.min());
+        metric.put("max", value.max());
+        metric.put("range", value.range());
+        metric.put("bias", value.bias());
+      }
+      ObjectNode timings = node.putObject("timings_ms");
+      run.timings().forEach(timings::put);
+    }
+    ArrayNode warningArray = root.putArray("warnings");
+    warnings.forEach(warningArray::add);
+    return root;
+  }
+
+  public String toJson() {
+    try {
+      return JSON.writeValueAsString(toJsonTree());
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** A fixed-width table: one row per run, one column per metric. */
+  public String toTable() {
+    StringBuilder table = new StringBuilder();
+    table.append(String.format(Locale.ROOT, "dataset %s (language %s)%n", dataset, language));
+    if (runs.isEmpty()) {
+      return table.toString();
+    }
+    List<String> metricNames = List.copyOf(runs.getFirst().metrics().keySet());
+    table.append(String.format(Locale.ROOT, "%-28s %-10s %-10s %7s", "retriever", "variant", "mode", "queries"));
+    for (String name : metricNames) {
+      table.append(String.format(Locale.ROOT, " %12s", name));
+    }
+    table.append(System.lineSeparator());
+    for (EvalRun run : runs) {
+      table.append(
+          String.format(
+              Locale.ROOT, "%-28s %-10s %-10s %7d", run.retriever(), run.variant(), run.mode(), run.numQueries()));
+      for (String name : metricNames) {
+        table.append(String.format(Locale.ROOT, " %12.4f", run.metrics().get(name)));
+      }
+      table.append(System.lineSeparator());
+    }
+    return table.toString();
+  }
+}

@@ -1,0 +1,37 @@
+package dev.tenbin.eval;
+
+import dev.tenbin.eval.metrics.ScoredDoc;
+import dev.tenbin.eval.tieaware.TieAwareValue;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One evaluated run: a retriever (or reranker) in one variant and mode, with its rankings, the mean
+ * and per-query metrics, the tie-aware view of each metric, and its timings.
+ *
+ * @param retriever e.g. "bm25", "dense:bge-small-en-v1.5"
+ * @param variant e.g. "base", "int8_rescore"
+ * @param mode "retrieval", "rerank" or "rerank_without_safeguard"
+ * @param numQueries evaluated queries
+ * @param metrics mean metric values, in the standard order
+ * @param tieAware per metric: expectation, min, max, range and bias over orders of tied scores
+ * @param perQuery query id to metric values
+ * @param rankings query id to ranking (score descending, doc id ascending)
+ * @param timings named durations in milliseconds (index_ms, search_ms, ...)
+ */
+public record EvalRun(
+    String retriever,
+    String variant,
+    String mode,
+    int numQueries,
+    Map<String, Double> metrics,
+    Map<String, TieAwareValue> tieAware,
+    Map<String, Map<String, Double>> perQuery,
+    Map<String, List<ScoredDoc>> rankings,
+    Map<String, Double> timings) {
+
+  /** A file-name friendly label: retriever.variant.mode. */
+  public String label() {
+    return (retriever + "." + variant + "." + mode).replaceAll("[^A-Za-z0-9._-]", "_");
+  }
+}

@@ -1,0 +1,32 @@
+package dev.tenbin.eval;
+
+import dev.tenbin.eval.grpc.EvalGrpcService;
+import dev.tenbin.rpc.GrpcServerHost;
+import dev.tenbin.rpc.ServerOptions;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+/** Runs the orchestrator as a service: {@code tenbin.eval.v1} over gRPC. */
+@Command(
+    name = "eval-service",
+    mixinStandardHelpOptions = true,
+    description = "Serves evaluation jobs over gRPC (tenbin.eval.v1).")
+public final class EvalServer implements Callable<Integer> {
+  public static final int DEFAULT_PORT = 50054;
+
+  @Mixin ServerOptions serverOptions = new ServerOptions();
+
+  @Override
+  public Integer call() throws Exception {
+    var settings = serverOptions.toSettings(DEFAULT_PORT);
+    GrpcServerHost host =
+        GrpcServerHost.start(settings, List.of(new EvalGrpcService())).stopOnSignal("eval-service");
+    System.err.printf(
+        "eval-service listening on %s:%d (metrics port %d)%n",
+        settings.host(), host.port(), host.metricsPort());
+    host.blockUntilShutdown();
+    return 0;
+  }
+}

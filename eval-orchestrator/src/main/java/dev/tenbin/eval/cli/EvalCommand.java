@@ -1,0 +1,132 @@
+package dev.tenbin.eval.cli;
+
+import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.eval.EvalReport;
+import dev.tenbin.eval.EvalRun;
+import dev.tenbin.eval.RunScorer;
+import dev.tenbin.eval.dataset.BeirDataset;
+import dev.tenbin.eval.dataset.BeirDatasetReader;
+import dev.tenbin.eval.report.ReportWriter;
+import dev.tenbin.eval.retrieval.Bm25Retrieval;
+import dev.tenbin.eval.retrieval.RetrievalResult;
+import dev.tenbin.eval.services.ServiceEndpoint;
+import dev.tenbin.eval.services.Services;
+import dev.tenbin.index.lexical.LanguageAnalyzers;
+import dev.tenbin.index.lexical.LanguageDetector;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code tenbin eval}: index a BEIR-format folder, retrieve the top-100 per query through the
+ * services, and report trec_eval-exact metrics.
+ */
+@Command(
+    name = "eval",
+    mixinStandardHelpOptions = true,
+    description = "Evaluate retrievers on a BEIR-format folder (corpus.jsonl, queries.jsonl, qrels/test.tsv).")
+public final class EvalCommand implements Callable<Integer> {
+  @Option(names = "--dataset", required = true, paramLabel = "DIR", description = "BEIR-format folder.")
+  Path dataset;
+
+  @Option(
+      names = "--retriever",
+      defaultValue = "bm25",
+      split = ",",
+      paramLabel = "NAME",
+      description = "Retriever(s) to evaluate, repeatable: bm25 (default ${DEFAULT-VALUE}).")
+  List<String> retrievers = new ArrayList<>();
+
+  @Option(
+      names = "--language",
+      paramLabel = "CODE",
+      description =
+          "ISO 639-1 language of the collection, selecting the BM25 analyzer (en, de, ar, zh,"
+              + " ja, ...). Default: detected from the corpus.")
+  String language;
+
+  @Option(names = "--json", description = "Print exactly one JSON object on stdout.")
+  boolean json;
+
+  @Option(
+      names = "--out",
+      paramLabel = "DIR",
+      description = "Write results.json, TREC run files and per-query metrics here.")
+  Path out;
+
+  @Option(
+      names = "--index-endpoint",
+      paramLabel = "HOST:PORT",
+      description = "Use a running index service instead of the embedded one.")
+  String indexEndpoint;
+
+  @Option(
+      names = "--top-k",
+      defaultValue = "100",
+      description = "Depth of each ranking (default ${DEFAULT-VALUE}).")
+  int topK;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    PrintWriter err = spec.commandLine().getErr();
+    if (topK < 1 || topK > 10_000) {
+      throw new InvalidInputException("--top-k", "--top-k must be within 1..10000, got " + topK);
+    }
+    for (String retriever : retrievers) {
+      if (!retriever.equals("bm25")) {
+        throw new InvalidInputException(
+            "--retriever", "unknown retriever '" + retriever + "': available now: bm25");
+      }
+    }
+    ServiceEndpoint endpoint =
+        indexEndpoint == null ? null : ServiceEndpoint.parse("--index-endpoint", indexEndpoint);
+    ReportWriter writer = out == null ? null : ReportWriter.prepare(out);
+
+    BeirDataset data = BeirDatasetReader.read(dataset);
+    data.warnings().forEach(warning -> err.println("tenbin: warning: " + warning));
+    String resolvedLanguage;
+    String languageSource;
+    if (language != null) {
+      resolvedLanguage = LanguageAnalyzers.normalize(language);
+      languageSource = "flag";
+    } else {
+      resolvedLanguage = LanguageDetector.detect(data.textSample(200_000));
+      languageSource = "detected";
+      err.println(
+          "tenbin: language " + resolvedLanguage + " (detected from the corpus; --language overrides)");
+    }
+
+    List<EvalRun> runs = new ArrayList<>();
+    try (Services services = Services.connect(endpoint)) {
+      for (String retriever : retrievers) {
+        err.printf(
+            "tenbin: %s on %s (%d docs, %d queries) via %s index service%n",
+            retriever, data.name(), data.corpus().size(), data.evaluatedQueryIds().size(),
+            services.indexDescription());
+        RetrievalResult result =
+            new Bm25Retrieval(services.indexChannel()).run(data, resolvedLanguage, topK);
+        runs.add(RunScorer.score(data, "bm25", "base", "retrieval", result));
+      }
+    }
+    EvalReport report =
+        new EvalReport(data.name(), resolvedLanguage, languageSource, runs, data.warnings());
+    if (writer != null) {
+      writer.write(report);
+    }
+    PrintWriter stdout = spec.commandLine().getOut();
+    if (json) {
+      stdout.println(report.toJson());
+    } else {
+      stdout.print(report.toTable());
+    }
+    stdout.flush();
+    return 0;
+  }
+}

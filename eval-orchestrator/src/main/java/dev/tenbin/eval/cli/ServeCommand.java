@@ -1,0 +1,46 @@
+package dev.tenbin.eval.cli;
+
+import dev.tenbin.eval.EvalServer;
+import dev.tenbin.index.IndexServer;
+import dev.tenbin.rerank.RerankServer;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+
+/** Runs one of the services as a standalone gRPC server from the same launcher. */
+@Command(
+    name = "serve",
+    description = "Run a service as a standalone gRPC server: index | rerank | eval.",
+    mixinStandardHelpOptions = true)
+public final class ServeCommand implements Callable<Integer> {
+  @Parameters(index = "0", description = "index | rerank | eval")
+  String service;
+
+  @Parameters(index = "1..*", arity = "0..*", description = "The service's own options (--help).")
+  String[] options = new String[0];
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    Object server =
+        switch (service) {
+          case "index" -> new IndexServer();
+          case "rerank" -> new RerankServer();
+          case "eval" -> new EvalServer();
+          default ->
+              throw new IllegalArgumentException(
+                  "unknown service '" + service + "': expected index, rerank or eval");
+        };
+    CommandLine serverCli = new CommandLine(server);
+    serverCli.setOut(spec.commandLine().getOut());
+    serverCli.setErr(spec.commandLine().getErr());
+    serverCli.setExecutionExceptionHandler(
+        (e, commandLine, parseResult) -> {
+          commandLine.getErr().println("tenbin serve " + service + ": " + TenbinCli.describe(e));
+          return TenbinCli.EXIT_USAGE;
+        });
+    return serverCli.execute(options);
+  }
+}

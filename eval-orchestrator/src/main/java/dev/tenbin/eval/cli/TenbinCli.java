@@ -1,0 +1,75 @@
+package dev.tenbin.eval.cli;
+
+import dev.tenbin.core.TenbinException;
+import dev.tenbin.eval.dataset.DatasetException;
+import io.grpc.StatusRuntimeException;
+import java.io.UncheckedIOException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code tenbin} command: evaluation, metrics and the services, as subcommands. */
+@Command(
+    name = "tenbin",
+    mixinStandardHelpOptions = true,
+    version = "tenbin 0.1.0",
+    description = "Weighs retrieval systems against each other under identical conditions.",
+    subcommands = {EvalCommand.class, MetricsCommand.class, ServeCommand.class, BenchCommand.class})
+public final class TenbinCli implements Runnable {
+  /** Exit code for bad input: a wrong flag, a missing or corrupt file. */
+  public static final int EXIT_USAGE = 2;
+  /** Exit code for a failure inside Tenbin or a service it called. */
+  public static final int EXIT_FAILURE = 1;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(spec.commandLine().getErr());
+  }
+
+  /** A command line with Tenbin's error handling: one clear message, a non-zero exit, no trace. */
+  public static CommandLine commandLine() {
+    CommandLine cli = new CommandLine(new TenbinCli());
+    cli.setExecutionExceptionHandler(
+        (failure, commandLine, parseResult) -> {
+          commandLine.getErr().println("tenbin: " + describe(failure));
+          if (System.getenv("TENBIN_DEBUG") != null) {
+            failure.printStackTrace(commandLine.getErr());
+          }
+          return exitCodeOf(failure);
+        });
+    return cli;
+  }
+
+  static String describe(Throwable failure) {
+    if (failure instanceof StatusRuntimeException status) {
+      String description = status.getStatus().getDescription();
+      return "service call failed: " + status.getStatus().getCode()
+          + (description == null ? "" : ": " + description);
+    }
+    if (failure instanceof UncheckedIOException io && io.getCause() != null) {
+      return failure.getMessage() + " (" + io.getCause().getMessage() + ")";
+    }
+    String message = failure.getMessage();
+    return message == null ? failure.getClass().getSimpleName() : message;
+  }
+
+  static int exitCodeOf(Throwable failure) {
+    if (failure instanceof DatasetException
+        || failure instanceof TenbinException
+        || failure instanceof IllegalArgumentException) {
+      return EXIT_USAGE;
+    }
+    if (failure instanceof StatusRuntimeException status) {
+      return switch (status.getStatus().getCode()) {
+        case INVALID_ARGUMENT, NOT_FOUND, ALREADY_EXISTS, FAILED_PRECONDITION -> EXIT_USAGE;
+        default -> EXIT_FAILURE;
+      };
+    }
+    return EXIT_FAILURE;
+  }
+
+  public static void main(String[] args) {
+    System.exit(commandLine().execute(args));
+  }
+}

@@ -1,0 +1,41 @@
+package dev.tenbin.eval.dataset;
+
+import dev.tenbin.eval.metrics.Qrels;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A BEIR-format collection read into memory: {@code corpus.jsonl}, {@code queries.jsonl} and
+ * {@code qrels/test.tsv}.
+ *
+ * @param name the folder's name
+ * @param directory the folder
+ * @param corpus documents in file order
+ * @param queries query id to text, in file order
+ * @param qrels the judgments, as read
+ * @param evaluatedQueryIds the queries of {@code queries.jsonl} with at least one judgment of
+ *     score > 0 (the BEIR / HAKARI convention), in file order
+ * @param warnings problems that do not stop an evaluation, such as qrels naming unknown queries
+ */
+public record BeirDataset(
+    String name,
+    Path directory,
+    List<CorpusDocument> corpus,
+    Map<String, String> queries,
+    Qrels qrels,
+    List<String> evaluatedQueryIds,
+    List<String> warnings) {
+
+  /** Titles and texts from the start of the corpus, up to about {@code maxChars} characters. */
+  public String textSample(int maxChars) {
+    StringBuilder sample = new StringBuilder();
+    for (CorpusDocument doc : corpus) {
+      sample.append(doc.title()).append(' ').append(doc.text()).append('\n');
+      if (sample.length() >= maxChars) {
+        break;
+      }
+    }
+    return sample.toString();
+  }
+}

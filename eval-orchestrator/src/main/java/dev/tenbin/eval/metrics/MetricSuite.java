@@ -1,0 +1,21 @@
+package dev.tenbin.eval.metrics;
+
+import java.util.List;
+
+/** The metrics Tenbin reports, in report order. */
+public final class MetricSuite {
+  private MetricSuite() {}
+
+  public static List<Metric> standard() {
+    return List.of(
+        new Metric("ndcg@10", Metric.Kind.NDCG, 10),
+        new Metric("ndcg@100", Metric.Kind.NDCG, 100),
+        new Metric("recall@10", Metric.Kind.RECALL, 10),
+        new Metric("recall@100", Metric.Kind.RECALL, 100),
+        new Metric("accuracy@1", Metric.Kind.SUCCESS, 1),
+        new Metric("accuracy@10", Metric.Kind.SUCCESS, 10),
+        new Metric("accuracy@100", Metric.Kind.SUCCESS, 100),
+        new Metric("mrr@10", Metric.Kind.RECIPROCAL_RANK, 10),
+        new Metric("map@100", Metric.Kind.AVERAGE_PRECISION, 100));
+  }
+}
