@@ -1,0 +1,52 @@
+package dev.tenbin.encoder;
+
+import dev.tenbin.encoder.batching.BatchingLimits;
+import dev.tenbin.encoder.onnx.OnnxModel;
+import dev.tenbin.rpc.ServerSettings;
+import java.nio.file.Path;
+
+/**
+ * The encoder service's one typed configuration.
+ *
+ * @param server network settings
+ * @param modelsDirectory folder of local models ({@code <id>/card.json}, ONNX, tokenizer)
+ * @param cacheDirectory hub downloads and LightRetriever caches
+ * @param runtime ONNX Runtime threads and execution provider
+ * @param batching token-budget batching limits
+ * @param maxInputsPerRequest largest number of texts in one request
+ * @param maxTextChars largest text accepted, in characters
+ * @param hubEndpoint base URL of the Hugging Face hub (a fake one in tests)
+ */
+public record EncoderServiceConfig(
+    ServerSettings server,
+    Path modelsDirectory,
+    Path cacheDirectory,
+    OnnxModel.RuntimeOptions runtime,
+    BatchingLimits batching,
+    int maxInputsPerRequest,
+    int maxTextChars,
+    String hubEndpoint) {
+  public static final int DEFAULT_PORT = 50051;
+
+  public EncoderServiceConfig {
+    if (maxInputsPerRequest < 1) {
+      throw new IllegalArgumentException("--max-inputs-per-request must be positive");
+    }
+    if (maxTextChars < 1) {
+      throw new IllegalArgumentException("--max-text-chars must be positive");
+    }
+  }
+
+  /** Defaults for embedded use and tests. */
+  public static EncoderServiceConfig embedded(Path modelsDirectory, Path cacheDirectory) {
+    return new EncoderServiceConfig(
+        ServerSettings.ephemeral(), modelsDirectory, cacheDirectory,
+        OnnxModel.RuntimeOptions.cpu(Runtime.getRuntime().availableProcessors()),
+        BatchingLimits.DEFAULT, 10_000, 100_000, "https://huggingface.co");
+  }
+
+  public EncoderServiceConfig withBatching(BatchingLimits limits) {
+    return new EncoderServiceConfig(
+        server, modelsDirectory, cacheDirectory, runtime, limits, maxInputsPerRequest, maxTextChars, hubEndpoint);
+  }
+}

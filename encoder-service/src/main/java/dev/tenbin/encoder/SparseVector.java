@@ -1,0 +1,4 @@
+package dev.tenbin.encoder;
+
+/** A learned sparse vector: token ids ascending and their weights. */
+public record SparseVector(int[] indices, float[] values) {}

@@ -1,0 +1,24 @@
+package dev.tenbin.encoder.batching;
+
+import java.time.Duration;
+
+/**
+ * Limits of token-budget batching, as text-embeddings-inference sets them.
+ *
+ * @param maxBatchTokens cap on padded tokens (batch size × longest input) per forward pass
+ * @param maxBatchSize cap on inputs per forward pass
+ * @param maxQueuedInputs inputs waiting at most; more is refused (RESOURCE_EXHAUSTED)
+ * @param maxQueueDelay how long the first waiting input may wait for others to fill its batch
+ */
+public record BatchingLimits(int maxBatchTokens, int maxBatchSize, int maxQueuedInputs, Duration maxQueueDelay) {
+  public static final BatchingLimits DEFAULT = new BatchingLimits(16_384, 256, 100_000, Duration.ofMillis(2));
+
+  public BatchingLimits {
+    if (maxBatchTokens < 1 || maxBatchSize < 1 || maxQueuedInputs < 1) {
+      throw new IllegalArgumentException("batching limits must be positive");
+    }
+    if (maxQueueDelay.isNegative()) {
+      throw new IllegalArgumentException("--max-queue-delay-ms must not be negative");
+    }
+  }
+}

@@ -1,0 +1,94 @@
+package dev.tenbin.encoder.model;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.annotation.JsonNaming;
+import dev.tenbin.core.InvalidInputException;
+import java.util.List;
+
+/**
+ * Everything Tenbin needs to know to run an embedding model the way its authors intended. Cards
+ * are JSON ({@code card.json}, snake_case keys) beside a local model, or built in.
+ *
+ * @param id the name requests use, e.g. "bge-small-en-v1.5"
+ * @param revision the model's version (a hub commit, a jar version)
+ * @param source where it came from: "classpath:…", "dir:…", "hub:…"
+ * @param onnxFile file name of the ONNX graph
+ * @param tokenizerFile file name of the Hugging Face tokenizer.json
+ * @param pooling how token states become one vector (dense models)
+ * @param normalize whether vectors are L2-normalised
+ * @param dimension output dimension (vocabulary size for sparse models)
+ * @param matryoshkaDimensions dimensions a request may truncate to (empty: only the full one)
+ * @param maxLength tokens kept per input, special tokens included
+ * @param queryPrompt prefix of queries
+ * @param documentPrompt prefix of documents
+ * @param outputKind dense, sparse or multi-vector
+ * @param totalParameters parameters of the model
+ * @param activeParameters parameters used per token (differs for mixtures of experts)
+ * @param resolvedSha the commit SHA a hub download resolved to; empty otherwise
+ */
+@JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+@JsonIgnoreProperties(ignoreUnknown = true)
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record ModelCard(
+    String id,
+    String revision,
+    String source,
+    String onnxFile,
+    String tokenizerFile,
+    Pooling pooling,
+    boolean normalize,
+    int dimension,
+    List<Integer> matryoshkaDimensions,
+    int maxLength,
+    String queryPrompt,
+    String documentPrompt,
+    OutputKind outputKind,
+    long totalParameters,
+    long activeParameters,
+    String resolvedSha) {
+
+  public ModelCard {
+    if (id == null || id.isBlank()) {
+      throw new InvalidInputException("card.id", "a model card needs an id");
+    }
+    revision = revision == null ? "" : revision;
+    source = source == null ? "" : source;
+    onnxFile = onnxFile == null ? "model.onnx" : onnxFile;
+    tokenizerFile = tokenizerFile == null ? "tokenizer.json" : tokenizerFile;
+    pooling = pooling == null ? Pooling.CLS : pooling;
+    matryoshkaDimensions = matryoshkaDimensions == null ? List.of() : List.copyOf(matryoshkaDimensions);
+    maxLength = maxLength <= 0 ? 512 : maxLength;
+    queryPrompt = queryPrompt == null ? "" : queryPrompt;
+    documentPrompt = documentPrompt == null ? "" : documentPrompt;
+    outputKind = outputKind == null ? OutputKind.DENSE : outputKind;
+    resolvedSha = resolvedSha == null ? "" : resolvedSha;
+  }
+
+  /** The card with a different source, revision and resolved SHA (as a loader records them). */
+  public ModelCard withOrigin(String newSource, String newRevision, String sha) {
+    return new ModelCard(
+        id, newRevision, newSource, onnxFile, tokenizerFile, pooling, normalize, dimension,
+        matryoshkaDimensions, maxLength, queryPrompt, documentPrompt, outputKind, totalParameters,
+        activeParameters, sha);
+  }
+
+  /** Checks a requested truncation; 0 means the full dimension. */
+  public int resolveDimensions(int requested, String field) {
+    if (requested == 0 || requested == dimension) {
+      return dimension;
+    }
+    if (!matryoshkaDimensions.contains(requested)) {
+      throw new InvalidInputException(
+          field,
+          "model " + id + " does not support " + requested + " dimensions; allowed: "
+              + (matryoshkaDimensions.isEmpty() ? List.of(dimension) : matryoshkaDimensions));
+    }
+    return requested;
+  }
+
+  public String prompt(boolean query) {
+    return query ? queryPrompt : documentPrompt;
+  }
+}

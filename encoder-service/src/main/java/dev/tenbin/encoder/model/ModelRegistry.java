@@ -1,0 +1,72 @@
+package dev.tenbin.encoder.model;
+
+import dev.tenbin.core.NotFoundException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Finds a model's files by id: the built-in models first, then a folder of the same name under
+ * the models directory, then {@code hub:OWNER/NAME@REVISION}, downloaded once into the cache.
+ */
+public final class ModelRegistry {
+  private final Path modelsDirectory;
+  private final HubDownloader hub;
+
+  public ModelRegistry(Path modelsDirectory, HubDownloader hub) {
+    this.modelsDirectory = modelsDirectory;
+    this.hub = hub;
+  }
+
+  public ModelFiles load(String id) {
+    if (id == null || id.isBlank()) {
+      throw new dev.tenbin.core.InvalidInputException("model_id", "model_id is required");
+    }
+    Optional<ModelFiles> builtin = BuiltinModels.load(id);
+    if (builtin.isPresent()) {
+      return builtin.get();
+    }
+    if (id.startsWith("hub:")) {
+      return LocalModelDirectory.load(hub.fetch(HubDownloader.Reference.parse(id.substring(4))));
+    }
+    Path local = localFolder(id);
+    if (local != null) {
+      return LocalModelDirectory.load(local);
+    }
+    throw new NotFoundException(
+        "model_id",
+        "unknown model '" + id + "': built-in models are " + BuiltinModels.ids()
+            + (modelsDirectory == null ? "" : "; local models live in " + modelsDirectory + "/<id>/card.json")
+            + "; hub models are named hub:OWNER/NAME@REVISION");
+  }
+
+  /** Cards of the models that can be loaded without the network. */
+  public List<ModelCard> available() {
+    List<ModelCard> cards = new ArrayList<>();
+    for (String id : BuiltinModels.ids()) {
+      if (BuiltinModels.class.getClassLoader().getResource(BuiltinModels.card(id).onnxFile()) != null) {
+        cards.add(BuiltinModels.card(id));
+      }
+    }
+    if (modelsDirectory != null && Files.isDirectory(modelsDirectory)) {
+      try (var dirs = Files.list(modelsDirectory)) {
+        dirs.filter(dir -> Files.isRegularFile(dir.resolve("card.json")))
+            .sorted()
+            .forEach(dir -> cards.add(LocalModelDirectory.readCard(dir)));
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
+    return cards;
+  }
+
+  private Path localFolder(String id) {
+    if (modelsDirectory == null || id.contains("/") || id.contains("..")) {
+      return null;
+    }
+    Path folder = modelsDirectory.resolve(id);
+    return Files.isRegularFile(folder.resolve("card.json")) ? folder : null;
+  }
+}

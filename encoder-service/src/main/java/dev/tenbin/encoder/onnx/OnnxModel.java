@@ -1,0 +1,146 @@
+package dev.tenbin.encoder.onnx;
+
+import ai.onnxruntime.NodeInfo;
+import ai.onnxruntime.OnnxJavaType;
+import ai.onnxruntime.OnnxTensor;
+import ai.onnxruntime.OrtEnvironment;
+import ai.onnxruntime.OrtException;
+import ai.onnxruntime.OrtSession;
+import ai.onnxruntime.TensorInfo;
+import java.nio.FloatBuffer;
+import java.nio.LongBuffer;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * One ONNX Runtime session of a transformer encoder. Feeds {@code input_ids},
+ * {@code attention_mask} and (when the graph declares it) {@code token_type_ids}, padded to the
+ * batch's longest input, and returns the first output as FP32 — fp16 outputs are upcast here, so
+ * pooling and scores are always computed in FP32.
+ */
+public final class OnnxModel implements AutoCloseable {
+  private final OrtEnvironment environment;
+  private final OrtSession session;
+  private final Set<String> inputs;
+  private final String outputName;
+  private final String outputType;
+
+  /** Settings of the runtime. */
+  public record RuntimeOptions(int intraOpThreads, boolean cuda) {
+    public static RuntimeOptions cpu(int threads) {
+      return new RuntimeOptions(threads, false);
+    }
+  }
+
+  public OnnxModel(byte[] onnx, RuntimeOptions options) {
+    this.environment = OrtEnvironment.getEnvironment();
+    try (OrtSession.SessionOptions sessionOptions = new OrtSession.SessionOptions()) {
+      if (options.intraOpThreads() > 0) {
+        sessionOptions.setIntraOpNumThreads(options.intraOpThreads());
+      }
+      sessionOptions.setOptimizationLevel(OrtSession.SessionOptions.OptLevel.ALL_OPT);
+      if (options.cuda()) {
+        sessionOptions.addCUDA(0);
+      }
+      this.session = environment.createSession(onnx, sessionOptions);
+      this.inputs = session.getInputNames();
+      this.outputName = session.getOutputNames().iterator().next();
+      NodeInfo info = session.getOutputInfo().get(outputName);
+      this.outputType =
+          info.getInfo() instanceof TensorInfo tensor ? tensor.type.toString() : "UNKNOWN";
+    } catch (OrtException e) {
+      throw new IllegalStateException("cannot create an ONNX Runtime session: " + e.getMessage(), e);
+    }
+  }
+
+  /** The element type of the model's output, e.g. FLOAT or FLOAT16. */
+  public String outputType() {
+    return outputType;
+  }
+
+  public boolean takesTokenTypeIds() {
+    return inputs.contains("token_type_ids");
+  }
+
+  /**
+   * Runs a batch and returns the output as [batch][sequence * width] plus its shape.
+   *
+   * @param ids unpadded token ids
+   */
+  public Output run(long[][] ids) {
+    int batch = ids.length;
+    int length = 0;
+    for (long[] row : ids) {
+      length = Math.max(length, row.length);
+    }
+    long[] inputIds = new long[batch * length];
+    long[] mask = new long[batch * length];
+    for (int b = 0; b < batch; b++) {
+      System.arraycopy(ids[b], 0, inputIds, b * length, ids[b].length);
+      for (int t = 0; t < ids[b].length; t++) {
+        mask[b * length + t] = 1;
+      }
+    }
+    long[] shape = {batch, length};
+    Map<String, OnnxTensor> feed = new HashMap<>();
+    try {
+      feed.put("input_ids", OnnxTensor.createTensor(environment, LongBuffer.wrap(inputIds), shape));
+      if (inputs.contains("attention_mask")) {
+        feed.put("attention_mask", OnnxTensor.createTensor(environment, LongBuffer.wrap(mask), shape));
+      }
+      if (inputs.contains("token_type_ids")) {
+        feed.put(
+            "token_type_ids",
+            OnnxTensor.createTensor(environment, LongBuffer.wrap(new long[batch * length]), shape));
+      }
+      try (OrtSession.Result result = session.run(feed, Set.of(outputName))) {
+        OnnxTensor tensor = (OnnxTensor) result.get(0);
+        long[] outShape = tensor.getInfo().getShape();
+        FloatBuffer values = tensor.getFloatBuffer();
+        if (values == null) {
+          throw new IllegalStateException(
+              "model output " + outputName + " of type " + tensor.getInfo().type + " is not floating point");
+        }
+        float[] flat = new float[values.remaining()];
+        values.get(flat);
+        return new Output(flat, outShape, length);
+      }
+    } catch (OrtException e) {
+      throw new IllegalStateException("ONNX Runtime failed: " + e.getMessage(), e);
+    } finally {
+      feed.values().forEach(OnnxTensor::close);
+    }
+  }
+
+  /**
+   * A batch output, row-major.
+   *
+   * @param values FP32 values
+   * @param shape the output's shape, e.g. [batch, sequence, hidden]
+   * @param paddedLength the sequence length the batch was padded to
+   */
+  public record Output(float[] values, long[] shape, int paddedLength) {
+    public int width() {
+      return (int) shape[shape.length - 1];
+    }
+
+    /** The vector of one token of one input of a [batch, sequence, width] output. */
+    public int offset(int batchIndex, int token) {
+      return (batchIndex * paddedLength + token) * width();
+    }
+  }
+
+  static boolean isHalf(OnnxJavaType type) {
+    return type == OnnxJavaType.FLOAT16 || type == OnnxJavaType.BFLOAT16;
+  }
+
+  @Override
+  public void close() {
+    try {
+      session.close();
+    } catch (OrtException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

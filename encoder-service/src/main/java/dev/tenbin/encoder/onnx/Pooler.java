@@ -1,0 +1,53 @@
+package dev.tenbin.encoder.onnx;
+
+import dev.tenbin.encoder.model.Pooling;
+
+/** Pooling, normalisation and truncation of encoder outputs, all in FP32. */
+public final class Pooler {
+  private Pooler() {}
+
+  /** One vector per input from a [batch, sequence, hidden] output. */
+  public static float[] pool(OnnxModel.Output output, int batchIndex, int tokens, Pooling pooling) {
+    int width = output.width();
+    float[] values = output.values();
+    float[] pooled = new float[width];
+    switch (pooling) {
+      case CLS -> System.arraycopy(values, output.offset(batchIndex, 0), pooled, 0, width);
+      case LAST_TOKEN -> System.arraycopy(values, output.offset(batchIndex, tokens - 1), pooled, 0, width);
+      case MEAN -> {
+        for (int t = 0; t < tokens; t++) {
+          int offset = output.offset(batchIndex, t);
+          for (int h = 0; h < width; h++) {
+            pooled[h] += values[offset + h];
+          }
+        }
+        for (int h = 0; h < width; h++) {
+          pooled[h] /= tokens;
+        }
+      }
+    }
+    return pooled;
+  }
+
+  /** The first {@code dimensions} values, L2-normalised when asked (after truncation). */
+  public static float[] finish(float[] vector, int dimensions, boolean normalize) {
+    float[] out = dimensions == vector.length ? vector : java.util.Arrays.copyOf(vector, dimensions);
+    if (normalize) {
+      normalizeInPlace(out);
+    }
+    return out;
+  }
+
+  public static void normalizeInPlace(float[] vector) {
+    double sum = 0;
+    for (float v : vector) {
+      sum += (double) v * v;
+    }
+    float norm = (float) Math.sqrt(sum);
+    if (norm > 0) {
+      for (int i = 0; i < vector.length; i++) {
+        vector[i] /= norm;
+      }
+    }
+  }
+}

@@ -1,0 +1,70 @@
+package dev.tenbin.encoder.onnx;
+
+import ai.djl.huggingface.tokenizers.Encoding;
+import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A Hugging Face tokenizer (DJL) loaded from the bytes of a {@code tokenizer.json}, never by hub
+ * name: special tokens added, truncation at the card's max length, no padding (batches pad
+ * themselves).
+ */
+public final class TextTokenizer implements AutoCloseable {
+  private final HuggingFaceTokenizer tokenizer;
+  private final int maxLength;
+
+  public TextTokenizer(byte[] tokenizerJson, int maxLength) {
+    this.maxLength = maxLength;
+    try {
+      this.tokenizer =
+          HuggingFaceTokenizer.newInstance(
+              new ByteArrayInputStream(tokenizerJson),
+              Map.of(
+                  "addSpecialTokens", "true",
+                  "truncation", "true",
+                  "padding", "false",
+                  "maxLength", Integer.toString(maxLength),
+                  "modelMaxLength", Integer.toString(maxLength)));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot load tokenizer.json", e);
+    }
+  }
+
+  public TokenizedBatch encode(List<String> texts) {
+    long[][] ids = new long[texts.size()][];
+    boolean[] truncated = new boolean[texts.size()];
+    for (int i = 0; i < texts.size(); i++) {
+      Encoding encoding = tokenizer.encode(texts.get(i));
+      ids[i] = encoding.getIds();
+      truncated[i] = encoding.exceedMaxLength() || ids[i].length >= maxLength;
+    }
+    return new TokenizedBatch(ids, truncated);
+  }
+
+  /** Tokens as strings, for the Tokenize RPC. */
+  public String[] tokens(String text) {
+    return tokenizer.encode(text).getTokens();
+  }
+
+  /** Tokens without special tokens (the LightRetriever's query side). */
+  public long[] idsWithoutSpecialTokens(String text) {
+    return tokenizer.encode(text, false, false).getIds();
+  }
+
+  public String decodeToken(long id) {
+    return tokenizer.decode(new long[] {id}, false);
+  }
+
+  public int maxLength() {
+    return maxLength;
+  }
+
+  @Override
+  public void close() {
+    tokenizer.close();
+  }
+}
