@@ -2,6 +2,10 @@ package dev.tenbin.index.collection;
 
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.index.dense.DenseHit;
+import dev.tenbin.index.dense.DenseVectorStore;
+import dev.tenbin.index.dense.ExactDenseSearcher;
+import dev.tenbin.index.dense.VectorSimilarity;
 import dev.tenbin.index.lexical.Bm25Index;
 import dev.tenbin.index.lexical.LanguageAnalyzers;
 import dev.tenbin.index.lexical.LexicalDocument;
@@ -23,20 +27,31 @@ public final class IndexCollection implements Closeable {
   private final CollectionSpec spec;
   private final Path directory;
   private final Bm25Index lexical;
+  private final DenseVectorStore dense;
+  private final List<String> idsInOrder;
   private final Set<String> ids;
+  private volatile ExactDenseSearcher denseSearcher;
 
-  private IndexCollection(CollectionSpec spec, Path directory, Bm25Index lexical) {
+  private IndexCollection(CollectionSpec spec, Path directory, Bm25Index lexical, DenseVectorStore dense) {
     this.spec = spec;
     this.directory = directory;
     this.lexical = lexical;
-    this.ids = new HashSet<>(lexical.idsInOrder());
+    this.dense = dense;
+    this.idsInOrder = new ArrayList<>(lexical.idsInOrder());
+    this.ids = new HashSet<>(idsInOrder);
+    if (dense != null) {
+      // Vectors of a batch whose texts never committed are cut off.
+      dense.truncateTo(idsInOrder.size());
+    }
   }
 
   static IndexCollection open(CollectionSpec spec, Path directory) {
     Bm25Index lexical =
         Bm25Index.open(
             directory.resolve("bm25"), LanguageAnalyzers.forLanguage(spec.language()), spec.bm25());
-    return new IndexCollection(spec, directory, lexical);
+    DenseVectorStore dense =
+        spec.denseDimension() > 0 ? DenseVectorStore.open(directory.resolve("dense"), spec.denseDimension()) : null;
+    return new IndexCollection(spec, directory, lexical, dense);
   }
 
   public CollectionSpec spec() {
@@ -55,11 +70,21 @@ public final class IndexCollection implements Closeable {
     for (IngestDocument doc : batch) {
       texts.add(new LexicalDocument(doc.id(), doc.title(), doc.text()));
     }
+    if (dense != null) {
+      List<float[]> vectors = new ArrayList<>(batch.size());
+      for (IngestDocument doc : batch) {
+        vectors.add(doc.dense());
+      }
+      dense.append(vectors);
+      dense.commit();
+    }
     lexical.add(texts);
     lexical.commit();
     for (IngestDocument doc : batch) {
       ids.add(doc.id());
+      idsInOrder.add(doc.id());
     }
+    denseSearcher = null;
     return lexical.size();
   }
 
@@ -80,6 +105,48 @@ public final class IndexCollection implements Closeable {
             field + ".dense", "collection " + spec.name() + " stores no dense vectors");
       }
     }
+    if (dense != null) {
+      List<float[]> vectors = new ArrayList<>(batch.size());
+      for (IngestDocument doc : batch) {
+        vectors.add(doc.dense());
+      }
+      dense.validate(vectors, "documents[{i}].dense");
+    }
+  }
+
+  /** Exact dense top {@code k}: score descending, then doc id ascending. */
+  public List<ScoredHit> searchDense(
+      float[] query, VectorSimilarity similarity, int truncateDimensions, int k, Cancellation cancellation) {
+    ExactDenseSearcher searcher = denseSearcher();
+    List<ScoredHit> ranking = new ArrayList<>();
+    for (DenseHit hit : searcher.search(query, similarity, truncateDimensions, k, cancellation)) {
+      ranking.add(new ScoredHit(idsInOrderSnapshot(hit.ordinal()), hit.score()));
+    }
+    return ranking;
+  }
+
+  private synchronized String idsInOrderSnapshot(int ordinal) {
+    return idsInOrder.get(ordinal);
+  }
+
+  private synchronized ExactDenseSearcher denseSearcher() {
+    if (dense == null) {
+      throw new InvalidInputException("family", "collection " + spec.name() + " stores no dense vectors");
+    }
+    if (denseSearcher == null) {
+      List<String> sorted = new ArrayList<>(idsInOrder);
+      java.util.Map<String, Integer> position = new java.util.HashMap<>();
+      sorted.sort(null);
+      for (int i = 0; i < sorted.size(); i++) {
+        position.put(sorted.get(i), i);
+      }
+      int[] idOrder = new int[idsInOrder.size()];
+      for (int ordinal = 0; ordinal < idOrder.length; ordinal++) {
+        idOrder[ordinal] = position.get(idsInOrder.get(ordinal));
+      }
+      denseSearcher = new ExactDenseSearcher(dense.snapshot(), dense.dimension(), idOrder);
+    }
+    return denseSearcher;
   }
 
   /** BM25 top {@code k}: score descending, then doc id ascending. */
@@ -107,5 +174,8 @@ public final class IndexCollection implements Closeable {
   @Override
   public synchronized void close() {
     lexical.close();
+    if (dense != null) {
+      dense.close();
+    }
   }
 }

@@ -9,7 +9,12 @@ import dev.tenbin.index.collection.CollectionStats;
 import dev.tenbin.index.collection.IndexCollection;
 import dev.tenbin.index.collection.IngestDocument;
 import dev.tenbin.index.collection.ScoredHit;
+import dev.tenbin.index.dense.VectorSimilarity;
 import dev.tenbin.index.lexical.Bm25Parameters;
+import dev.tenbin.proto.common.v1.DenseVector;
+import dev.tenbin.proto.common.v1.Similarity;
+import dev.tenbin.proto.index.v1.DenseOptions;
+import dev.tenbin.proto.index.v1.Quantization;
 import dev.tenbin.proto.common.v1.Ranking;
 import dev.tenbin.proto.common.v1.ScoredDocument;
 import dev.tenbin.proto.index.v1.CollectionDescription;
@@ -186,19 +191,47 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
     if (family == Family.FAMILY_UNSPECIFIED) {
       throw new InvalidInputException("family", "family is required (e.g. FAMILY_BM25)");
     }
-    if (family != Family.FAMILY_BM25) {
+    if (family != Family.FAMILY_BM25 && family != Family.FAMILY_DENSE) {
       responses.onError(
           Status.UNIMPLEMENTED
               .withDescription("search family " + family + " is not implemented yet")
               .asRuntimeException());
       return;
     }
+    VectorSimilarity similarity = VectorSimilarity.COSINE;
+    if (family == Family.FAMILY_DENSE) {
+      DenseOptions options = request.getDense();
+      if (options.getQuantization() != Quantization.QUANTIZATION_UNSPECIFIED
+          && options.getQuantization() != Quantization.QUANTIZATION_NONE) {
+        responses.onError(
+            Status.UNIMPLEMENTED
+                .withDescription("quantization " + options.getQuantization() + " is not implemented yet")
+                .asRuntimeException());
+        return;
+      }
+      if (options.getRescore() || options.getApproximate()) {
+        responses.onError(
+            Status.UNIMPLEMENTED.withDescription("rescore and approximate search are not implemented yet").asRuntimeException());
+        return;
+      }
+      similarity = options.getSimilarity() == Similarity.SIMILARITY_DOT ? VectorSimilarity.DOT : VectorSimilarity.COSINE;
+    }
     Cancellation cancellation = Context.current()::isCancelled;
     long start = System.nanoTime();
     SearchResponse.Builder response = SearchResponse.newBuilder();
     for (int i = 0; i < request.getQueriesCount(); i++) {
       Query query = request.getQueries(i);
-      List<ScoredHit> hits = collection.searchBm25(query.getText(), request.getTopK(), cancellation);
+      List<ScoredHit> hits;
+      if (family == Family.FAMILY_BM25) {
+        hits = collection.searchBm25(query.getText(), request.getTopK(), cancellation);
+      } else {
+        if (!query.hasDense()) {
+          throw new InvalidInputException("queries[" + i + "].dense", "a dense search needs a dense query vector");
+        }
+        hits =
+            collection.searchDense(
+                toArray(query.getDense()), similarity, request.getDense().getTruncateDimensions(), request.getTopK(), cancellation);
+      }
       response.addRankings(toRanking(query.getId(), hits));
     }
     response.setStats(SearchStats.newBuilder().setSearchNanos(System.nanoTime() - start));
@@ -227,14 +260,15 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
   }
 
   private static IngestDocument toIngestDocument(Document doc) {
-    float[] dense = null;
-    if (doc.hasDense()) {
-      dense = new float[doc.getDense().getValuesCount()];
-      for (int i = 0; i < dense.length; i++) {
-        dense[i] = doc.getDense().getValues(i);
-      }
+    return new IngestDocument(doc.getId(), doc.getTitle(), doc.getText(), doc.hasDense() ? toArray(doc.getDense()) : null);
+  }
+
+  private static float[] toArray(DenseVector vector) {
+    float[] values = new float[vector.getValuesCount()];
+    for (int i = 0; i < values.length; i++) {
+      values[i] = vector.getValues(i);
     }
-    return new IngestDocument(doc.getId(), doc.getTitle(), doc.getText(), dense);
+    return values;
   }
 
   private static CollectionDescription describe(CollectionStats stats) {

@@ -1,0 +1,121 @@
+package dev.tenbin.encoder;
+
+import dev.tenbin.encoder.batching.BatchingLimits;
+import dev.tenbin.encoder.grpc.EncoderGrpcService;
+import dev.tenbin.encoder.light.LightQueryEncoder;
+import dev.tenbin.encoder.onnx.OnnxModel;
+import dev.tenbin.rpc.GrpcServerHost;
+import dev.tenbin.rpc.ServerOptions;
+import io.grpc.BindableService;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** Runs the encoder service: {@code tenbin.encoder.v1} over gRPC. */
+@Command(
+    name = "encoder-service",
+    mixinStandardHelpOptions = true,
+    description = "Serves dense, sparse and multi-vector encoders and the LightRetriever lookup over gRPC.")
+public final class EncoderServer implements Callable<Integer> {
+  @Mixin ServerOptions serverOptions = new ServerOptions();
+
+  @Option(names = "--models-dir", defaultValue = "${env:TENBIN_MODELS_DIR:-models}",
+      description = "Folder of local models, <id>/card.json (env TENBIN_MODELS_DIR; default ${DEFAULT-VALUE}).")
+  Path modelsDirectory;
+
+  @Option(names = "--cache-dir", defaultValue = "${env:TENBIN_CACHE_DIR:-.tenbin/cache}",
+      description = "Hub downloads and LightRetriever caches (env TENBIN_CACHE_DIR; default ${DEFAULT-VALUE}).")
+  Path cacheDirectory;
+
+  @Option(names = "--intra-op-threads", defaultValue = "${env:TENBIN_INTRA_OP_THREADS:-0}",
+      description = "ONNX Runtime intra-op threads; 0 = one per core.")
+  int intraOpThreads;
+
+  @Option(names = "--execution-provider", defaultValue = "${env:TENBIN_EXECUTION_PROVIDER:-cpu}",
+      description = "cpu or cuda (cuda needs the build's -Pgpu profile).")
+  String executionProvider;
+
+  @Option(names = "--max-batch-tokens", defaultValue = "${env:TENBIN_MAX_BATCH_TOKENS:-16384}",
+      description = "Padded tokens per forward pass (default ${DEFAULT-VALUE}).")
+  int maxBatchTokens;
+
+  @Option(names = "--max-batch-size", defaultValue = "256", description = "Inputs per forward pass.")
+  int maxBatchSize;
+
+  @Option(names = "--max-queued-inputs", defaultValue = "${env:TENBIN_MAX_QUEUED_INPUTS:-100000}",
+      description = "Inputs waiting at most before RESOURCE_EXHAUSTED.")
+  int maxQueued;
+
+  @Option(names = "--max-queue-delay-ms", defaultValue = "2", description = "Longest wait for a batch to fill.")
+  long maxQueueDelayMs;
+
+  @Option(names = "--max-inputs-per-request", defaultValue = "10000") int maxInputs;
+
+  @Option(names = "--max-text-chars", defaultValue = "100000") int maxTextChars;
+
+  @Option(names = "--hub-endpoint", defaultValue = "${env:HF_ENDPOINT:-https://huggingface.co}",
+      description = "Hugging Face hub base URL (env HF_ENDPOINT).")
+  String hubEndpoint;
+
+  public EncoderServiceConfig config() {
+    boolean cuda =
+        switch (executionProvider.toLowerCase(java.util.Locale.ROOT)) {
+          case "cpu" -> false;
+          case "cuda" -> true;
+          default -> throw new IllegalArgumentException("--execution-provider must be cpu or cuda, got " + executionProvider);
+        };
+    int threads = intraOpThreads > 0 ? intraOpThreads : Runtime.getRuntime().availableProcessors();
+    return new EncoderServiceConfig(
+        serverOptions.toSettings(EncoderServiceConfig.DEFAULT_PORT), modelsDirectory, cacheDirectory,
+        new OnnxModel.RuntimeOptions(threads, cuda),
+        new BatchingLimits(maxBatchTokens, maxBatchSize, maxQueued, Duration.ofMillis(maxQueueDelayMs)),
+        maxInputs, maxTextChars, hubEndpoint);
+  }
+
+  public static List<BindableService> services(EncoderCore core) {
+    return List.of(new EncoderGrpcService(core, new LightQueryEncoder(core, core.config().cacheDirectory())));
+  }
+
+  /** An in-process encoder service and its core; closing stops both. */
+  public record Embedded(EncoderCore core, GrpcServerHost host) implements AutoCloseable {
+    @Override
+    public void close() {
+      host.close();
+      core.close();
+    }
+  }
+
+  public static Embedded startInProcess(String name, EncoderServiceConfig config, MeterRegistry registry) {
+    EncoderCore core = new EncoderCore(config);
+    return new Embedded(core, GrpcServerHost.startInProcess(name, registry, services(core)));
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    EncoderServiceConfig config = config();
+    EncoderCore core = new EncoderCore(config);
+    GrpcServerHost host = GrpcServerHost.start(config.server(), services(core)).stopOnSignal("encoder-service");
+    System.err.printf(
+        "encoder-service listening on %s:%d (metrics port %d, %s)%n",
+        config.server().host(), host.port(), host.metricsPort(), config.runtime().cuda() ? "CUDA" : "CPU");
+    host.blockUntilShutdown();
+    core.close();
+    return 0;
+  }
+
+  public static void main(String[] args) {
+    CommandLine cli = new CommandLine(new EncoderServer());
+    cli.setExecutionExceptionHandler(
+        (e, commandLine, parseResult) -> {
+          commandLine.getErr().println("encoder-service: " + e.getMessage());
+          return 2;
+        });
+    System.exit(cli.execute(args));
+  }
+}

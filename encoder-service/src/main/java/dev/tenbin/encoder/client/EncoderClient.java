@@ -1,0 +1,138 @@
+package dev.tenbin.encoder.client;
+
+import dev.tenbin.proto.common.v1.DenseVector;
+import dev.tenbin.proto.encoder.v1.EncodeDenseRequest;
+import dev.tenbin.proto.encoder.v1.EncodeDenseResponse;
+import dev.tenbin.proto.encoder.v1.EncodeLightQueryRequest;
+import dev.tenbin.proto.encoder.v1.EncoderServiceGrpc;
+import dev.tenbin.proto.encoder.v1.GetModelInfoRequest;
+import dev.tenbin.proto.encoder.v1.GetModelInfoResponse;
+import dev.tenbin.proto.encoder.v1.InputRole;
+import dev.tenbin.proto.encoder.v1.LightQueryKind;
+import dev.tenbin.proto.encoder.v1.StreamEncodeDenseRequest;
+import dev.tenbin.proto.encoder.v1.StreamEncodeDenseResponse;
+import io.grpc.Channel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * The Java client other services use to reach the encoder: every call has a deadline, calls that
+ * fail with UNAVAILABLE are retried with backoff, and bulk encoding streams in chunks.
+ */
+public final class EncoderClient {
+  private final Channel channel;
+  private final Duration deadline;
+  private final int maxAttempts;
+
+  public EncoderClient(Channel channel, Duration deadline, int maxAttempts) {
+    this.channel = channel;
+    this.deadline = deadline;
+    this.maxAttempts = maxAttempts;
+  }
+
+  public static EncoderClient of(Channel channel) {
+    return new EncoderClient(channel, Duration.ofMinutes(30), 4);
+  }
+
+  private EncoderServiceGrpc.EncoderServiceBlockingStub stub() {
+    return EncoderServiceGrpc.newBlockingStub(channel).withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** Dense vectors of texts in one call. */
+  public List<float[]> encodeDense(String modelId, List<String> texts, boolean query, int dimensions) {
+    EncodeDenseResponse response =
+        retrying(
+            () ->
+                stub()
+                    .encodeDense(
+                        EncodeDenseRequest.newBuilder()
+                            .setModelId(modelId)
+                            .addAllTexts(texts)
+                            .setRole(query ? InputRole.INPUT_ROLE_QUERY : InputRole.INPUT_ROLE_DOCUMENT)
+                            .setDimensions(dimensions)
+                            .build()));
+    return toArrays(response.getVectorsList());
+  }
+
+  /** Dense vectors of many texts through the server-streaming RPC, in order. */
+  public List<float[]> streamEncodeDense(
+      String modelId, List<String> texts, boolean query, int chunkSize, java.util.function.IntConsumer progress) {
+    return retrying(
+        () -> {
+          List<float[]> vectors = new ArrayList<>(texts.size());
+          Iterator<StreamEncodeDenseResponse> chunks =
+              stub()
+                  .streamEncodeDense(
+                      StreamEncodeDenseRequest.newBuilder()
+                          .setModelId(modelId)
+                          .addAllTexts(texts)
+                          .setRole(query ? InputRole.INPUT_ROLE_QUERY : InputRole.INPUT_ROLE_DOCUMENT)
+                          .setChunkSize(chunkSize)
+                          .build());
+          while (chunks.hasNext()) {
+            vectors.addAll(toArrays(chunks.next().getVectorsList()));
+            progress.accept(vectors.size());
+          }
+          return vectors;
+        });
+  }
+
+  /** LightRetriever dense query vectors (no model inference). */
+  public List<float[]> encodeLightDense(String modelId, List<String> queries, int dimensions) {
+    return toArrays(
+        retrying(
+                () ->
+                    stub()
+                        .encodeLightQuery(
+                            EncodeLightQueryRequest.newBuilder()
+                                .setModelId(modelId)
+                                .addAllQueries(queries)
+                                .setKind(LightQueryKind.LIGHT_QUERY_KIND_DENSE)
+                                .setDimensions(dimensions)
+                                .setNormalize(true)
+                                .build()))
+            .getDenseList());
+  }
+
+  public GetModelInfoResponse modelInfo(String modelId) {
+    return retrying(() -> stub().getModelInfo(GetModelInfoRequest.newBuilder().setModelId(modelId).build()));
+  }
+
+  private <T> T retrying(Supplier<T> call) {
+    long backoffMillis = 200;
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return call.get();
+      } catch (StatusRuntimeException e) {
+        if (e.getStatus().getCode() != Status.Code.UNAVAILABLE || attempt >= maxAttempts) {
+          throw e;
+        }
+        try {
+          Thread.sleep(backoffMillis);
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          throw e;
+        }
+        backoffMillis *= 2;
+      }
+    }
+  }
+
+  static List<float[]> toArrays(List<DenseVector> vectors) {
+    List<float[]> out = new ArrayList<>(vectors.size());
+    for (DenseVector vector : vectors) {
+      float[] values = new float[vector.getValuesCount()];
+      for (int i = 0; i < values.length; i++) {
+        values[i] = vector.getValues(i);
+      }
+      out.add(values);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,200 @@
+package dev.tenbin.encoder.grpc;
+
+import dev.tenbin.core.Cancellation;
+import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.encoder.EncodeResult;
+import dev.tenbin.encoder.EncoderCore;
+import dev.tenbin.encoder.LoadedModel;
+import dev.tenbin.encoder.SparseVector;
+import dev.tenbin.encoder.light.LightQueryEncoder;
+import dev.tenbin.encoder.model.ModelCard;
+import dev.tenbin.encoder.onnx.TokenizedBatch;
+import dev.tenbin.proto.common.v1.MultiVector;
+import dev.tenbin.proto.encoder.v1.EncodeDenseRequest;
+import dev.tenbin.proto.encoder.v1.EncodeDenseResponse;
+import dev.tenbin.proto.encoder.v1.EncodeLightQueryRequest;
+import dev.tenbin.proto.encoder.v1.EncodeLightQueryResponse;
+import dev.tenbin.proto.encoder.v1.EncodeMultiVectorRequest;
+import dev.tenbin.proto.encoder.v1.EncodeMultiVectorResponse;
+import dev.tenbin.proto.encoder.v1.EncodeSparseRequest;
+import dev.tenbin.proto.encoder.v1.EncodeSparseResponse;
+import dev.tenbin.proto.encoder.v1.EncoderServiceGrpc;
+import dev.tenbin.proto.encoder.v1.GetModelInfoRequest;
+import dev.tenbin.proto.encoder.v1.GetModelInfoResponse;
+import dev.tenbin.proto.encoder.v1.LightQueryKind;
+import dev.tenbin.proto.encoder.v1.ListModelsRequest;
+import dev.tenbin.proto.encoder.v1.ListModelsResponse;
+import dev.tenbin.proto.encoder.v1.StreamEncodeDenseRequest;
+import dev.tenbin.proto.encoder.v1.StreamEncodeDenseResponse;
+import dev.tenbin.proto.encoder.v1.TokenizeRequest;
+import dev.tenbin.proto.encoder.v1.TokenizeResponse;
+import dev.tenbin.proto.encoder.v1.TokenizedText;
+import dev.tenbin.rpc.StatusMapper;
+import io.grpc.Context;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import java.util.List;
+import java.util.concurrent.locks.LockSupport;
+
+/** Thin adapter from {@code tenbin.encoder.v1} to {@link EncoderCore}. */
+public final class EncoderGrpcService extends EncoderServiceGrpc.EncoderServiceImplBase {
+  private static final int DEFAULT_CHUNK = 64;
+  private final EncoderCore core;
+  private final LightQueryEncoder light;
+
+  public EncoderGrpcService(EncoderCore core, LightQueryEncoder light) {
+    this.core = core;
+    this.light = light;
+  }
+
+  private static Cancellation cancellation() {
+    Context context = Context.current();
+    return context::isCancelled;
+  }
+
+  @Override
+  public void encodeDense(EncodeDenseRequest request, StreamObserver<EncodeDenseResponse> responses) {
+    EncodeResult<float[]> result =
+        core.encodeDense(
+            request.getModelId(), request.getTextsList(), ProtoConversions.isQuery(request.getRole()),
+            request.getDimensions(), cancellation());
+    EncodeDenseResponse.Builder response = EncodeDenseResponse.newBuilder().setMetadata(ProtoConversions.metadata(result));
+    result.vectors().forEach(v -> response.addVectors(ProtoConversions.dense(v)));
+    responses.onNext(response.build());
+    responses.onCompleted();
+  }
+
+  @Override
+  public void streamEncodeDense(
+      StreamEncodeDenseRequest request, StreamObserver<StreamEncodeDenseResponse> responses) {
+    ServerCallStreamObserver<StreamEncodeDenseResponse> stream =
+        (ServerCallStreamObserver<StreamEncodeDenseResponse>) responses;
+    if (request.getChunkSize() < 0) {
+      throw new InvalidInputException("chunk_size", "chunk_size must not be negative");
+    }
+    if (request.getTextsCount() == 0) {
+      throw new InvalidInputException("texts", "at least one text is required");
+    }
+    boolean query = ProtoConversions.isQuery(request.getRole());
+    int chunk = request.getChunkSize() == 0 ? DEFAULT_CHUNK : request.getChunkSize();
+    List<String> texts = request.getTextsList();
+    Cancellation cancellation = cancellation();
+    try {
+      for (int from = 0; from < texts.size(); from += chunk) {
+        cancellation.throwIfCancelled();
+        EncodeResult<float[]> result =
+            core.encodeDense(
+                request.getModelId(), texts.subList(from, Math.min(texts.size(), from + chunk)), query,
+                request.getDimensions(), cancellation);
+        StreamEncodeDenseResponse.Builder response =
+            StreamEncodeDenseResponse.newBuilder().setOffset(from).setMetadata(ProtoConversions.metadata(result));
+        result.vectors().forEach(v -> response.addVectors(ProtoConversions.dense(v)));
+        // Flow control: do not run ahead of a slow reader.
+        while (!stream.isReady() && !stream.isCancelled()) {
+          LockSupport.parkNanos(1_000_000);
+        }
+        stream.onNext(response.build());
+      }
+      stream.onCompleted();
+    } catch (RuntimeException failure) {
+      if (!stream.isCancelled()) {
+        stream.onError(StatusMapper.toStatusException(failure));
+      }
+    }
+  }
+
+  @Override
+  public void encodeSparse(EncodeSparseRequest request, StreamObserver<EncodeSparseResponse> responses) {
+    EncodeResult<SparseVector> result =
+        core.encodeSparse(
+            request.getModelId(), request.getTextsList(), ProtoConversions.isQuery(request.getRole()),
+            request.getTopK(), cancellation());
+    EncodeSparseResponse.Builder response = EncodeSparseResponse.newBuilder().setMetadata(ProtoConversions.metadata(result));
+    result.vectors().forEach(v -> response.addVectors(ProtoConversions.sparse(v)));
+    responses.onNext(response.build());
+    responses.onCompleted();
+  }
+
+  @Override
+  public void encodeMultiVector(
+      EncodeMultiVectorRequest request, StreamObserver<EncodeMultiVectorResponse> responses) {
+    EncodeResult<float[]> result =
+        core.encodeMultiVector(
+            request.getModelId(), request.getTextsList(), ProtoConversions.isQuery(request.getRole()), cancellation());
+    int width = core.model(request.getModelId()).card().dimension();
+    EncodeMultiVectorResponse.Builder response =
+        EncodeMultiVectorResponse.newBuilder().setMetadata(ProtoConversions.metadata(result));
+    for (float[] matrix : result.vectors()) {
+      MultiVector.Builder vector = MultiVector.newBuilder().setDimension(width).setTokenCount(matrix.length / width);
+      for (float v : matrix) {
+        vector.addValues(v);
+      }
+      response.addVectors(vector);
+    }
+    responses.onNext(response.build());
+    responses.onCompleted();
+  }
+
+  @Override
+  public void encodeLightQuery(
+      EncodeLightQueryRequest request, StreamObserver<EncodeLightQueryResponse> responses) {
+    EncodeLightQueryResponse.Builder response = EncodeLightQueryResponse.newBuilder();
+    long start = System.nanoTime();
+    if (request.getKind() == LightQueryKind.LIGHT_QUERY_KIND_SPARSE) {
+      for (SparseVector vector : light.sparse(request.getModelId(), request.getQueriesList())) {
+        response.addSparse(ProtoConversions.sparse(vector));
+      }
+    } else if (request.getKind() == LightQueryKind.LIGHT_QUERY_KIND_DENSE) {
+      for (float[] vector :
+          light.dense(request.getModelId(), request.getQueriesList(), request.getDimensions(), request.getNormalize())) {
+        response.addDense(ProtoConversions.dense(vector));
+      }
+    } else {
+      throw new InvalidInputException("kind", "kind must be LIGHT_QUERY_KIND_DENSE or LIGHT_QUERY_KIND_SPARSE");
+    }
+    response.setMetadata(
+        dev.tenbin.proto.common.v1.Metadata.newBuilder().setTokenizeNanos(System.nanoTime() - start));
+    responses.onNext(response.build());
+    responses.onCompleted();
+  }
+
+  @Override
+  public void tokenize(TokenizeRequest request, StreamObserver<TokenizeResponse> responses) {
+    boolean query = request.getRole() == dev.tenbin.proto.encoder.v1.InputRole.INPUT_ROLE_QUERY;
+    TokenizedBatch batch = core.tokenize(request.getModelId(), request.getTextsList(), query);
+    LoadedModel model = core.model(request.getModelId());
+    TokenizeResponse.Builder response = TokenizeResponse.newBuilder();
+    for (int i = 0; i < batch.size(); i++) {
+      TokenizedText.Builder text = TokenizedText.newBuilder().setTruncated(batch.truncated()[i]);
+      for (long id : batch.ids()[i]) {
+        text.addIds((int) id);
+      }
+      String prompted = (query ? model.card().queryPrompt() : model.card().documentPrompt()) + request.getTexts(i);
+      text.addAllTokens(List.of(model.tokenizer().tokens(prompted)));
+      response.addTexts(text);
+    }
+    responses.onNext(response.build());
+    responses.onCompleted();
+  }
+
+  @Override
+  public void getModelInfo(GetModelInfoRequest request, StreamObserver<GetModelInfoResponse> responses) {
+    LoadedModel model = core.model(request.getModelId());
+    responses.onNext(
+        GetModelInfoResponse.newBuilder()
+            .setCard(ProtoConversions.card(model.card(), model.dtype()))
+            .setExecutionProvider(core.config().runtime().cuda() ? "CUDA" : "CPU")
+            .build());
+    responses.onCompleted();
+  }
+
+  @Override
+  public void listModels(ListModelsRequest request, StreamObserver<ListModelsResponse> responses) {
+    ListModelsResponse.Builder response = ListModelsResponse.newBuilder();
+    for (ModelCard card : core.availableModels()) {
+      response.addModels(ProtoConversions.card(card, ""));
+    }
+    responses.onNext(response.build());
+    responses.onCompleted();
+  }
+}

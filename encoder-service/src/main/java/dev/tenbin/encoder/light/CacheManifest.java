@@ -1,0 +1,30 @@
+package dev.tenbin.encoder.light;
+
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.annotation.JsonNaming;
+
+/**
+ * The manifest of a LightRetriever token-embedding cache (format version 1): which model and
+ * prompt produced the [V, H] matrix, in which dtype, and how far building has got.
+ */
+@JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+public record CacheManifest(
+    int formatVersion,
+    String modelId,
+    String modelRevision,
+    String prompt,
+    int vocabularySize,
+    int dimension,
+    String dtype,
+    int chunkRows,
+    boolean complete) {
+  public static final int FORMAT_VERSION = 1;
+
+  public int chunks() {
+    return (vocabularySize + chunkRows - 1) / chunkRows;
+  }
+
+  public CacheManifest completed() {
+    return new CacheManifest(formatVersion, modelId, modelRevision, prompt, vocabularySize, dimension, dtype, chunkRows, true);
+  }
+}

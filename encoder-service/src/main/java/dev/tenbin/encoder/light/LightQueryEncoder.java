@@ -1,0 +1,78 @@
+package dev.tenbin.encoder.light;
+
+import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.encoder.EncoderCore;
+import dev.tenbin.encoder.LoadedModel;
+import dev.tenbin.encoder.SparseVector;
+import dev.tenbin.encoder.onnx.Pooler;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * LightRetriever's query side, with no model inference: dense = the mean of the cached rows of the
+ * query's tokens (special tokens and prompt excluded), optionally truncated and normalised;
+ * sparse = token counts over the tokenizer vocabulary.
+ */
+public final class LightQueryEncoder {
+  private final EncoderCore core;
+  private final Path cacheDirectory;
+  private final Map<String, TokenEmbeddingCache> caches = new ConcurrentHashMap<>();
+
+  public LightQueryEncoder(EncoderCore core, Path cacheDirectory) {
+    this.core = core;
+    this.cacheDirectory = cacheDirectory;
+  }
+
+  public Path cacheFolder(String modelId) {
+    return TokenEmbeddingCache.folder(cacheDirectory, core.model(modelId).card());
+  }
+
+  public List<float[]> dense(String modelId, List<String> queries, int dimensions, boolean normalize) {
+    LoadedModel model = core.model(modelId);
+    int dims = model.card().resolveDimensions(dimensions, "dimensions");
+    TokenEmbeddingCache cache =
+        caches.computeIfAbsent(modelId, id -> TokenEmbeddingCache.load(cacheFolder(id)));
+    List<float[]> vectors = new ArrayList<>(queries.size());
+    for (int i = 0; i < queries.size(); i++) {
+      float[] mean = cache.average(tokens(model, queries, i));
+      vectors.add(normalize ? Pooler.finish(mean, dims, true) : java.util.Arrays.copyOf(mean, dims));
+    }
+    return vectors;
+  }
+
+  public List<SparseVector> sparse(String modelId, List<String> queries) {
+    LoadedModel model = core.model(modelId);
+    List<SparseVector> vectors = new ArrayList<>(queries.size());
+    for (int i = 0; i < queries.size(); i++) {
+      TreeMap<Integer, Integer> counts = new TreeMap<>();
+      for (long id : tokens(model, queries, i)) {
+        counts.merge((int) id, 1, Integer::sum);
+      }
+      int[] indices = new int[counts.size()];
+      float[] values = new float[counts.size()];
+      int j = 0;
+      for (var entry : counts.entrySet()) {
+        indices[j] = entry.getKey();
+        values[j++] = entry.getValue();
+      }
+      vectors.add(new SparseVector(indices, values));
+    }
+    return vectors;
+  }
+
+  private static long[] tokens(LoadedModel model, List<String> queries, int i) {
+    String query = queries.get(i);
+    if (query == null || query.isBlank()) {
+      throw new InvalidInputException("queries[" + i + "]", "query " + i + " is empty or whitespace only");
+    }
+    long[] ids = model.tokenizer().idsWithoutSpecialTokens(query);
+    if (ids.length == 0) {
+      throw new InvalidInputException("queries[" + i + "]", "query " + i + " has no tokens");
+    }
+    return ids;
+  }
+}

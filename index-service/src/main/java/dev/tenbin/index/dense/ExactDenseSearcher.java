@@ -1,0 +1,134 @@
+package dev.tenbin.index.dense;
+
+import dev.tenbin.core.Cancellation;
+import dev.tenbin.core.InvalidInputException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.PriorityQueue;
+import org.apache.lucene.util.VectorUtil;
+
+/**
+ * Exact top-k over a snapshot of float vectors, by dot product or cosine, with Lucene's SIMD dot
+ * product ({@code jdk.incubator.vector}). Vectors may be truncated to their leading dimensions
+ * (Matryoshka); for cosine the truncated vectors are re-normalised. Scores are FP32; ties are
+ * ordered by document id ascending through {@code idOrder} (ordinal → position of its id in
+ * sorted order).
+ */
+public final class ExactDenseSearcher {
+  private final java.util.Map<String, float[]> prepared = new java.util.HashMap<>();
+  private final int dimension;
+  private final int size;
+  private final int[] idOrder;
+  private final float[] vectors;
+
+  public ExactDenseSearcher(float[] vectors, int dimension, int[] idOrder) {
+    this.vectors = vectors;
+    this.dimension = dimension;
+    this.size = vectors.length / dimension;
+    this.idOrder = idOrder;
+  }
+
+  public int size() {
+    return size;
+  }
+
+  /** Document vectors prepared for a similarity and truncation, computed once and kept. */
+  private synchronized float[] prepared(VectorSimilarity similarity, int dims) {
+    if (similarity == VectorSimilarity.DOT && dims == dimension) {
+      return vectors;
+    }
+    return prepared.computeIfAbsent(
+        similarity + "/" + dims,
+        key -> {
+          float[] out = new float[size * dims];
+          for (int d = 0; d < size; d++) {
+            System.arraycopy(vectors, d * dimension, out, d * dims, dims);
+            if (similarity == VectorSimilarity.COSINE) {
+              normalize(out, d * dims, dims);
+            }
+          }
+          return out;
+        });
+  }
+
+  public List<DenseHit> search(
+      float[] query, VectorSimilarity similarity, int truncateDimensions, int k, Cancellation cancellation) {
+    int dims = resolveDimensions(truncateDimensions);
+    if (query.length != dimension && query.length != dims) {
+      throw new InvalidInputException(
+          "queries.dense", "query vector has " + query.length + " dimensions; expected " + dimension);
+    }
+    float[] q = Arrays.copyOf(query, dims);
+    if (similarity == VectorSimilarity.COSINE) {
+      normalize(q, 0, dims);
+    }
+    float[] docs = prepared(similarity, dims);
+    PriorityQueue<DenseHit> heap = new PriorityQueue<>(k + 1, this::worseFirst);
+    float[] row = new float[dims];
+    for (int d = 0; d < size; d++) {
+      if ((d & 4095) == 0) {
+        cancellation.throwIfCancelled();
+      }
+      System.arraycopy(docs, d * dims, row, 0, dims);
+      DenseHit hit = new DenseHit(d, VectorUtil.dotProduct(q, row));
+      if (heap.size() < k) {
+        heap.add(hit);
+      } else if (worseFirst(hit, heap.peek()) > 0) {
+        heap.poll();
+        heap.add(hit);
+      }
+    }
+    List<DenseHit> hits = new ArrayList<>(heap);
+    hits.sort((a, b) -> worseFirst(b, a));
+    return hits;
+  }
+
+  /** Scores of given ordinals (a candidate set), in final order. */
+  public List<DenseHit> rescore(float[] query, int[] ordinals, VectorSimilarity similarity, int truncateDimensions) {
+    int dims = resolveDimensions(truncateDimensions);
+    float[] q = Arrays.copyOf(query, dims);
+    if (similarity == VectorSimilarity.COSINE) {
+      normalize(q, 0, dims);
+    }
+    float[] docs = prepared(similarity, dims);
+    float[] row = new float[dims];
+    List<DenseHit> hits = new ArrayList<>(ordinals.length);
+    for (int ordinal : ordinals) {
+      System.arraycopy(docs, ordinal * dims, row, 0, dims);
+      hits.add(new DenseHit(ordinal, VectorUtil.dotProduct(q, row)));
+    }
+    hits.sort((a, b) -> worseFirst(b, a));
+    return hits;
+  }
+
+  private int resolveDimensions(int truncate) {
+    if (truncate < 0 || truncate > dimension) {
+      throw new InvalidInputException(
+          "dense.truncate_dimensions", "truncate_dimensions must be within 0.." + dimension + ", got " + truncate);
+    }
+    return truncate == 0 ? dimension : truncate;
+  }
+
+  /** Negative when {@code a} ranks below {@code b}: lower score, or equal score and larger id. */
+  private int worseFirst(DenseHit a, DenseHit b) {
+    int byScore = Float.compare(a.score(), b.score());
+    if (byScore != 0) {
+      return byScore;
+    }
+    return Integer.compare(idOrder[b.ordinal()], idOrder[a.ordinal()]);
+  }
+
+  private static void normalize(float[] values, int offset, int length) {
+    double sum = 0;
+    for (int i = offset; i < offset + length; i++) {
+      sum += (double) values[i] * values[i];
+    }
+    float norm = (float) Math.sqrt(sum);
+    if (norm > 0) {
+      for (int i = offset; i < offset + length; i++) {
+        values[i] /= norm;
+      }
+    }
+  }
+}
