@@ -20,6 +20,11 @@ public final class RunScorer {
     Map<String, Double> timings = new LinkedHashMap<>();
     timings.put("index_ms", result.indexNanos() / 1e6);
     timings.put("search_ms", result.searchNanos() / 1e6);
+    timings.put("document_encode_ms", result.documentEncodeNanos() / 1e6);
+    timings.put("query_encode_ms", result.queryEncodeNanos() / 1e6);
+    int queries = Math.max(1, dataset.evaluatedQueryIds().size());
+    timings.put("per_query_encode_us", result.queryEncodeNanos() / 1e3 / queries);
+    timings.put("per_query_search_us", result.searchNanos() / 1e3 / queries);
     return new EvalRun(
         retriever,
         variant,

@@ -8,6 +8,9 @@ import dev.tenbin.eval.dataset.BeirDataset;
 import dev.tenbin.eval.dataset.BeirDatasetReader;
 import dev.tenbin.eval.report.ReportWriter;
 import dev.tenbin.eval.retrieval.Bm25Retrieval;
+import dev.tenbin.eval.retrieval.DenseRetrieval;
+import dev.tenbin.eval.retrieval.RetrieverSpec;
+import dev.tenbin.proto.common.v1.Similarity;
 import dev.tenbin.eval.retrieval.RetrievalResult;
 import dev.tenbin.eval.services.ServiceEndpoint;
 import dev.tenbin.eval.services.Services;
@@ -39,7 +42,11 @@ public final class EvalCommand implements Callable<Integer> {
       defaultValue = "bm25",
       split = ",",
       paramLabel = "NAME",
-      description = "Retriever(s) to evaluate, repeatable: bm25 (default ${DEFAULT-VALUE}).")
+      description =
+          "Retriever(s) to evaluate, repeatable or comma-separated: bm25, dense:MODEL (e.g."
+              + " dense:bge-small-en-v1.5), light:MODEL (LightRetriever query lookup against the"
+              + " model's document vectors; build its cache first with `tenbin light build`)."
+              + " Default ${DEFAULT-VALUE}.")
   List<String> retrievers = new ArrayList<>();
 
   @Option(
@@ -66,6 +73,24 @@ public final class EvalCommand implements Callable<Integer> {
   String indexEndpoint;
 
   @Option(
+      names = "--encoder-endpoint",
+      paramLabel = "HOST:PORT",
+      description = "Use a running encoder service instead of the embedded one.")
+  String encoderEndpoint;
+
+  @Option(
+      names = "--similarity",
+      defaultValue = "cosine",
+      description = "Dense similarity: cosine or dot (default ${DEFAULT-VALUE}).")
+  String similarity;
+
+  @Option(
+      names = "--cache-dir",
+      defaultValue = "${env:TENBIN_CACHE_DIR:-.tenbin/cache}",
+      description = "Hub downloads and LightRetriever caches of the embedded encoder (default ${DEFAULT-VALUE}).")
+  Path cacheDirectory;
+
+  @Option(
       names = "--top-k",
       defaultValue = "100",
       description = "Depth of each ranking (default ${DEFAULT-VALUE}).")
@@ -79,14 +104,20 @@ public final class EvalCommand implements Callable<Integer> {
     if (topK < 1 || topK > 10_000) {
       throw new InvalidInputException("--top-k", "--top-k must be within 1..10000, got " + topK);
     }
+    List<RetrieverSpec> specs = new ArrayList<>();
     for (String retriever : retrievers) {
-      if (!retriever.equals("bm25")) {
-        throw new InvalidInputException(
-            "--retriever", "unknown retriever '" + retriever + "': available now: bm25");
-      }
+      specs.add(RetrieverSpec.parse(retriever));
     }
+    Similarity denseSimilarity =
+        switch (similarity.toLowerCase(java.util.Locale.ROOT)) {
+          case "cosine" -> Similarity.SIMILARITY_COSINE;
+          case "dot" -> Similarity.SIMILARITY_DOT;
+          default -> throw new InvalidInputException("--similarity", "--similarity must be cosine or dot, got '" + similarity + "'");
+        };
     ServiceEndpoint endpoint =
         indexEndpoint == null ? null : ServiceEndpoint.parse("--index-endpoint", indexEndpoint);
+    ServiceEndpoint encoder =
+        encoderEndpoint == null ? null : ServiceEndpoint.parse("--encoder-endpoint", encoderEndpoint);
     ReportWriter writer = out == null ? null : ReportWriter.prepare(out);
 
     BeirDataset data = BeirDatasetReader.read(dataset);
@@ -104,15 +135,25 @@ public final class EvalCommand implements Callable<Integer> {
     }
 
     List<EvalRun> runs = new ArrayList<>();
-    try (Services services = Services.connect(endpoint)) {
-      for (String retriever : retrievers) {
+    try (Services services = Services.connect(endpoint, encoder, cacheDirectory)) {
+      for (RetrieverSpec retriever : specs) {
         err.printf(
             "tenbin: %s on %s (%d docs, %d queries) via %s index service%n",
-            retriever, data.name(), data.corpus().size(), data.evaluatedQueryIds().size(),
+            retriever.name(), data.name(), data.corpus().size(), data.evaluatedQueryIds().size(),
             services.indexDescription());
         RetrievalResult result =
-            new Bm25Retrieval(services.indexChannel()).run(data, resolvedLanguage, topK);
-        runs.add(RunScorer.score(data, "bm25", "base", "retrieval", result));
+            switch (retriever.family()) {
+              case BM25 -> new Bm25Retrieval(services.indexChannel()).run(data, resolvedLanguage, topK);
+              case DENSE, LIGHT ->
+                  new DenseRetrieval(services.indexChannel(), services.encoderChannel(), err)
+                      .run(
+                          data, retriever.model(),
+                          retriever.family() == RetrieverSpec.Family.LIGHT
+                              ? DenseRetrieval.QueryEncoding.LIGHT
+                              : DenseRetrieval.QueryEncoding.FULL,
+                          denseSimilarity, topK);
+            };
+        runs.add(RunScorer.score(data, retriever.name(), "base", "retrieval", result));
       }
     }
     EvalReport report =

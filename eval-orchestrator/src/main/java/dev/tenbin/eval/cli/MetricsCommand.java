@@ -1,5 +1,6 @@
 package dev.tenbin.eval.cli;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tenbin.eval.metrics.Evaluation;
@@ -7,81 +8,161 @@ import dev.tenbin.eval.metrics.Qrels;
 import dev.tenbin.eval.metrics.RankingEvaluator;
 import dev.tenbin.eval.metrics.RunOrder;
 import dev.tenbin.eval.metrics.ScoredDoc;
+import dev.tenbin.eval.run.InputFileException;
 import dev.tenbin.eval.run.QrelsReader;
 import dev.tenbin.eval.run.TrecRunReader;
 import dev.tenbin.eval.tieaware.TieAwareValue;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code tenbin metrics}: evaluates a TREC run file as {@code trec_eval -c} (version 10) does.
- * Every judged query counts, judged queries missing from the run score 0, and the run is re-sorted
- * by score descending with ties broken by docno descending.
+ * {@code tenbin metrics}: evaluates a TREC run file as {@code trec_eval -c} (version 10) does, plus
+ * the tie-aware view of each metric. Every judged query of the qrels counts (one with only grade-0
+ * judgments too), judged queries missing from the run score 0, run queries without judgments are
+ * ignored with a warning, and each query's documents are re-sorted by score descending with ties
+ * broken by docno descending ({@link RunOrder#TREC_EVAL}).
+ *
+ * <p>Exit codes: 0 on success, 2 for a missing or malformed file or a bad option (one message on
+ * stderr, no stack trace).
  */
 @Command(
     name = "metrics",
     mixinStandardHelpOptions = true,
-    description = "Evaluate a TREC run file (qid Q0 docid rank score tag) as trec_eval -c does.")
+    description = {
+      "Evaluate a TREC run file against qrels as trec_eval -c does (nDCG@10/100, recall@10/100,"
+          + " accuracy@1/10/100, MRR@10, MAP@100), with the tie-aware expectation, min, max, range"
+          + " and bias of each metric over the orders of tied scores.",
+      "Every judged query counts; judged queries absent from the run score 0; the run is re-sorted"
+          + " by score descending, ties by docno descending."
+    })
 public final class MetricsCommand implements Callable<Integer> {
-  @Option(names = "--qrels", required = true, paramLabel = "FILE", description = "TREC or BEIR-tsv qrels.")
+  private static final int EXIT_OK = 0;
+  private static final int EXIT_BAD_INPUT = 2;
+  private static final int WARNING_EXAMPLES = 5;
+
+  @Option(
+      names = "--qrels",
+      required = true,
+      paramLabel = "FILE",
+      description = "Judgments: TREC qrels (qid iter docid grade) or BEIR tsv (query-id corpus-id score, optional header).")
   Path qrelsFile;
 
-  @Option(names = "--run", required = true, paramLabel = "FILE", description = "TREC run file.")
+  @Option(
+      names = "--run",
+      required = true,
+      paramLabel = "FILE",
+      description = "TREC run file: qid Q0 docid rank score tag (the rank column is ignored).")
   Path runFile;
 
-  @Option(names = "--json", description = "Print exactly one JSON object on stdout.")
+  @Option(
+      names = "--json",
+      description = "Print exactly one JSON object on stdout instead of a table: qrels, run, num_queries, metrics, tie_aware.")
   boolean json;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
   public Integer call() {
-    Qrels qrels = QrelsReader.read(qrelsFile);
-    Map<String, List<ScoredDoc>> run = TrecRunReader.read(runFile);
+    PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    long unjudged = run.keySet().stream().filter(q -> !qrels.isJudged(q)).count();
-    if (unjudged > 0) {
-      err.println("tenbin: warning: " + unjudged + " run queries have no judgments (ignored, as trec_eval)");
+    Qrels qrels;
+    Map<String, List<ScoredDoc>> run;
+    try {
+      qrels = QrelsReader.read(qrelsFile);
+      run = TrecRunReader.read(runFile);
+    } catch (InputFileException e) {
+      err.println("tenbin metrics: " + e.getMessage());
+      err.flush();
+      return EXIT_BAD_INPUT;
     }
+    warnAboutRun(qrels, run, err);
     Evaluation evaluation =
         RankingEvaluator.standard().evaluate(qrels, run, qrels.queryIds(), RunOrder.TREC_EVAL);
-    PrintWriter out = spec.commandLine().getOut();
-    if (json) {
-      ObjectMapper mapper = new ObjectMapper();
-      ObjectNode root = mapper.createObjectNode();
-      root.put("qrels", qrelsFile.toString());
-      root.put("run", runFile.toString());
-      root.put("num_queries", evaluation.numQueries());
-      ObjectNode metrics = root.putObject("metrics");
-      evaluation.means().forEach(metrics::put);
-      ObjectNode tieAware = root.putObject("tie_aware");
-      for (Map.Entry<String, TieAwareValue> entry : evaluation.tieAware().entrySet()) {
-        ObjectNode value = tieAware.putObject(entry.getKey());
-        value.put("expected", entry.getValue().expected());
-        value.put("min", entry.getValue().min());
-        value.put("max", entry.getValue().max());
-        value.put("range", entry.getValue().range());
-        value.put("bias", entry.getValue().bias());
-      }
-      out.println(root);
-    } else {
-      out.printf(Locale.ROOT, "%-14s %-8s %10s %10s %10s %10s%n", "metric", "queries", "value", "expected", "min", "max");
-      for (Map.Entry<String, Double> entry : evaluation.means().entrySet()) {
-        TieAwareValue tie = evaluation.tieAware().get(entry.getKey());
-        out.printf(
-            Locale.ROOT,
-            "%-14s %-8d %10.4f %10.4f %10.4f %10.4f%n",
-            entry.getKey(), evaluation.numQueries(), entry.getValue(), tie.expected(), tie.min(), tie.max());
-      }
-    }
+    out.print(json ? toJson(evaluation) + System.lineSeparator() : toTable(evaluation));
     out.flush();
-    return 0;
+    return EXIT_OK;
+  }
+
+  private static void warnAboutRun(Qrels qrels, Map<String, List<ScoredDoc>> run, PrintWriter err) {
+    List<String> unjudged = run.keySet().stream().filter(q -> !qrels.isJudged(q)).toList();
+    if (!unjudged.isEmpty()) {
+      err.println(
+          "tenbin metrics: warning: " + unjudged.size() + " run queries have no judgments and are"
+              + " ignored, as trec_eval ignores them: " + examples(unjudged));
+    }
+    long duplicates = 0;
+    for (List<ScoredDoc> ranking : run.values()) {
+      Set<String> seen = new HashSet<>();
+      duplicates += ranking.stream().filter(doc -> !seen.add(doc.docId())).count();
+    }
+    if (duplicates > 0) {
+      err.println(
+          "tenbin metrics: warning: " + duplicates + " run lines repeat a docno within their query;"
+              + " the first line of each is kept (trec_eval 10 refuses such a run)");
+    }
+    err.flush();
+  }
+
+  private static String examples(List<String> ids) {
+    String shown = String.join(", ", ids.subList(0, Math.min(WARNING_EXAMPLES, ids.size())));
+    return ids.size() > WARNING_EXAMPLES ? shown + ", ..." : shown;
+  }
+
+  private String toJson(Evaluation evaluation) {
+    ObjectMapper mapper = new ObjectMapper();
+    ObjectNode root = mapper.createObjectNode();
+    root.put("qrels", qrelsFile.toString());
+    root.put("run", runFile.toString());
+    root.put("num_queries", evaluation.numQueries());
+    ObjectNode metrics = root.putObject("metrics");
+    evaluation.means().forEach(metrics::put);
+    ObjectNode tieAware = root.putObject("tie_aware");
+    evaluation
+        .tieAware()
+        .forEach(
+            (name, value) -> {
+              ObjectNode node = tieAware.putObject(name);
+              node.put("expected", value.expected());
+              node.put("min", value.min());
+              node.put("max", value.max());
+              node.put("range", value.range());
+              node.put("bias", value.bias());
+            });
+    try {
+      return mapper.writeValueAsString(root);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot write JSON", e);
+    }
+  }
+
+  private String toTable(Evaluation evaluation) {
+    StringBuilder table = new StringBuilder();
+    table.append(String.format(Locale.ROOT, "qrels    %s%n", qrelsFile));
+    table.append(String.format(Locale.ROOT, "run      %s%n", runFile));
+    table.append(String.format(Locale.ROOT, "queries  %d%n%n", evaluation.numQueries()));
+    table.append(
+        String.format(
+            Locale.ROOT, "%-13s %8s %9s %8s %8s %8s %8s%n",
+            "metric", "value", "expected", "min", "max", "range", "bias"));
+    evaluation
+        .means()
+        .forEach(
+            (name, value) -> {
+              TieAwareValue tie = evaluation.tieAware().get(name);
+              table.append(
+                  String.format(
+                      Locale.ROOT, "%-13s %8.4f %9.4f %8.4f %8.4f %8.4f %8.4f%n",
+                      name, value, tie.expected(), tie.min(), tie.max(), tie.range(), tie.bias()));
+            });
+    return table.toString();
   }
 }

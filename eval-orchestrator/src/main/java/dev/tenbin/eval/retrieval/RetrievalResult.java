@@ -6,7 +6,21 @@ import java.util.Map;
 
 /**
  * What one retrieval run produced: per query the ranking with FP32 scores (score descending, doc id
- * ascending), and how long indexing and searching took.
+ * ascending), and how long each stage took.
+ *
+ * @param indexNanos documents encoded (if any) and indexed
+ * @param searchNanos all queries searched
+ * @param documentEncodeNanos documents encoded (0 for BM25)
+ * @param queryEncodeNanos all queries encoded (0 for BM25)
  */
 public record RetrievalResult(
-    Map<String, List<ScoredDoc>> rankings, long indexNanos, long searchNanos, int documents) {}
+    Map<String, List<ScoredDoc>> rankings,
+    long indexNanos,
+    long searchNanos,
+    int documents,
+    long documentEncodeNanos,
+    long queryEncodeNanos) {
+  public RetrievalResult(Map<String, List<ScoredDoc>> rankings, long indexNanos, long searchNanos, int documents) {
+    this(rankings, indexNanos, searchNanos, documents, 0, 0);
+  }
+}

@@ -24,32 +24,73 @@ public final class Services implements AutoCloseable {
 
   private final ManagedChannel indexChannel;
   private final String indexDescription;
+  private final java.util.function.Supplier<ManagedChannel> encoderFactory;
+  private ManagedChannel encoderChannel;
+  private final String encoderDescription;
   private final List<AutoCloseable> owned = new ArrayList<>();
 
-  private Services(ManagedChannel indexChannel, String indexDescription, List<AutoCloseable> owned) {
+  private Services(
+      ManagedChannel indexChannel,
+      String indexDescription,
+      java.util.function.Supplier<ManagedChannel> encoderFactory,
+      String encoderDescription,
+      List<AutoCloseable> owned) {
     this.indexChannel = indexChannel;
     this.indexDescription = indexDescription;
+    this.encoderFactory = encoderFactory;
+    this.encoderDescription = encoderDescription;
     this.owned.addAll(owned);
   }
 
-  /** Connects to the given endpoint, or starts the service in-process when it is null. */
+  /** Connects to the index service only (embedded when {@code indexEndpoint} is null). */
   public static Services connect(ServiceEndpoint indexEndpoint) {
+    return connect(indexEndpoint, null, Path.of(System.getProperty("user.home"), ".tenbin", "cache"));
+  }
+
+  /**
+   * Connects to the given endpoints; each one that is null is started in-process, the encoder
+   * only when first asked for.
+   */
+  public static Services connect(ServiceEndpoint indexEndpoint, ServiceEndpoint encoderEndpoint, Path cacheDirectory) {
+    List<AutoCloseable> owned = new ArrayList<>();
+    ManagedChannel index;
+    String indexDescription;
     if (indexEndpoint != null) {
-      ManagedChannel channel =
-          NettyChannelBuilder.forAddress(indexEndpoint.host(), indexEndpoint.port())
-              .usePlaintext()
-              .maxInboundMessageSize(MAX_MESSAGE_BYTES)
-              .build();
-      return new Services(channel, "remote " + indexEndpoint, List.of());
+      index = remote(indexEndpoint);
+      indexDescription = "remote " + indexEndpoint;
+    } else {
+      Path dataDirectory = createTempDirectory();
+      String name = "tenbin-index-" + UUID.randomUUID();
+      owned.add(IndexServer.startInProcess(name, dataDirectory, new SimpleMeterRegistry()));
+      owned.add(() -> deleteRecursively(dataDirectory));
+      index = InProcessChannelBuilder.forName(name).maxInboundMessageSize(MAX_MESSAGE_BYTES).build();
+      indexDescription = "embedded (in-process)";
     }
-    Path dataDirectory = createTempDirectory();
-    String name = "tenbin-index-" + UUID.randomUUID();
-    IndexServer.Embedded index =
-        IndexServer.startInProcess(name, dataDirectory, new SimpleMeterRegistry());
-    ManagedChannel channel =
-        InProcessChannelBuilder.forName(name).maxInboundMessageSize(MAX_MESSAGE_BYTES).build();
-    return new Services(
-        channel, "embedded (in-process)", List.of(index, () -> deleteRecursively(dataDirectory)));
+    Services[] self = new Services[1];
+    java.util.function.Supplier<ManagedChannel> encoder;
+    String encoderDescription;
+    if (encoderEndpoint != null) {
+      encoder = () -> remote(encoderEndpoint);
+      encoderDescription = "remote " + encoderEndpoint;
+    } else {
+      encoder =
+          () -> {
+            String name = "tenbin-encoder-" + UUID.randomUUID();
+            var config = dev.tenbin.encoder.EncoderServiceConfig.embedded(Path.of("models"), cacheDirectory);
+            self[0].owned.add(0, dev.tenbin.encoder.EncoderServer.startInProcess(name, config, new SimpleMeterRegistry()));
+            return InProcessChannelBuilder.forName(name).maxInboundMessageSize(MAX_MESSAGE_BYTES).build();
+          };
+      encoderDescription = "embedded (in-process)";
+    }
+    self[0] = new Services(index, indexDescription, encoder, encoderDescription, owned);
+    return self[0];
+  }
+
+  private static ManagedChannel remote(ServiceEndpoint endpoint) {
+    return NettyChannelBuilder.forAddress(endpoint.host(), endpoint.port())
+        .usePlaintext()
+        .maxInboundMessageSize(MAX_MESSAGE_BYTES)
+        .build();
   }
 
   public ManagedChannel indexChannel() {
@@ -60,13 +101,27 @@ public final class Services implements AutoCloseable {
     return indexDescription;
   }
 
+  /** The encoder channel, starting the embedded encoder on first use. */
+  public synchronized ManagedChannel encoderChannel() {
+    if (encoderChannel == null) {
+      encoderChannel = encoderFactory.get();
+    }
+    return encoderChannel;
+  }
+
+  public String encoderDescription() {
+    return encoderDescription;
+  }
+
   @Override
   public void close() {
-    indexChannel.shutdown();
-    try {
-      indexChannel.awaitTermination(5, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+    for (ManagedChannel channel : encoderChannel == null ? List.of(indexChannel) : List.of(indexChannel, encoderChannel)) {
+      channel.shutdown();
+      try {
+        channel.awaitTermination(5, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
     for (AutoCloseable resource : owned) {
       try {

@@ -1,0 +1,99 @@
+package dev.tenbin.eval.retrieval;
+
+import dev.tenbin.encoder.client.EncoderClient;
+import dev.tenbin.eval.dataset.BeirDataset;
+import dev.tenbin.eval.dataset.CorpusDocument;
+import dev.tenbin.proto.common.v1.DenseVector;
+import dev.tenbin.proto.common.v1.Similarity;
+import dev.tenbin.proto.index.v1.DenseOptions;
+import dev.tenbin.proto.index.v1.Document;
+import dev.tenbin.proto.index.v1.Family;
+import dev.tenbin.proto.index.v1.Query;
+import io.grpc.Channel;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Dense retrieval through the services: documents (title + " " + text) encoded by the encoder
+ * service with the card's document prompt, stored in the index service, queries encoded with the
+ * query prompt (or, for LightRetriever, looked up with no inference), exact cosine top-k.
+ */
+public final class DenseRetrieval {
+  /** How queries become vectors. */
+  public enum QueryEncoding {
+    FULL,
+    LIGHT
+  }
+
+  private final Channel indexChannel;
+  private final EncoderClient encoder;
+  private final PrintWriter progress;
+
+  public DenseRetrieval(Channel indexChannel, Channel encoderChannel, PrintWriter progress) {
+    this.indexChannel = indexChannel;
+    this.encoder = EncoderClient.of(encoderChannel);
+    this.progress = progress;
+  }
+
+  public RetrievalResult run(
+      BeirDataset dataset, String modelId, QueryEncoding queryEncoding, Similarity similarity, int topK) {
+    long start = System.nanoTime();
+    List<String> texts = new ArrayList<>(dataset.corpus().size());
+    for (CorpusDocument doc : dataset.corpus()) {
+      texts.add(doc.titleAndText());
+    }
+    int total = texts.size();
+    List<float[]> docVectors =
+        encoder.streamEncodeDense(
+            modelId, texts, false, 64,
+            done -> {
+              if (done % 512 < 64 || done == total) {
+                progress.printf("\rtenbin: encoding documents with %s: %d/%d", modelId, done, total);
+                progress.flush();
+              }
+            });
+    progress.println();
+    long encoded = System.nanoTime();
+    int dimension = docVectors.getFirst().length;
+    try (IndexSession session = new IndexSession(indexChannel, "en", dimension)) {
+      List<Document> documents = new ArrayList<>(total);
+      for (int i = 0; i < total; i++) {
+        CorpusDocument doc = dataset.corpus().get(i);
+        documents.add(
+            Document.newBuilder().setId(doc.id()).setTitle(doc.title()).setText(doc.text()).setDense(proto(docVectors.get(i))).build());
+      }
+      session.ingest(documents);
+      long indexed = System.nanoTime();
+
+      List<String> queryIds = dataset.evaluatedQueryIds();
+      List<String> queryTexts = new ArrayList<>(queryIds.size());
+      for (String id : queryIds) {
+        queryTexts.add(dataset.queries().get(id));
+      }
+      List<float[]> queryVectors =
+          queryEncoding == QueryEncoding.LIGHT
+              ? encoder.encodeLightDense(modelId, queryTexts, 0)
+              : encoder.encodeDense(modelId, queryTexts, true, 0);
+      long queriesEncoded = System.nanoTime();
+      List<Query> queries = new ArrayList<>(queryIds.size());
+      for (int i = 0; i < queryIds.size(); i++) {
+        queries.add(Query.newBuilder().setId(queryIds.get(i)).setDense(proto(queryVectors.get(i))).build());
+      }
+      var rankings =
+          session.search(Family.FAMILY_DENSE, queries, DenseOptions.newBuilder().setSimilarity(similarity).build(), topK);
+      long searched = System.nanoTime();
+      return new RetrievalResult(
+          rankings, (encoded - start) + (indexed - encoded), searched - queriesEncoded, total,
+          encoded - start, queriesEncoded - indexed);
+    }
+  }
+
+  private static DenseVector proto(float[] vector) {
+    DenseVector.Builder out = DenseVector.newBuilder();
+    for (float v : vector) {
+      out.addValues(v);
+    }
+    return out.build();
+  }
+}

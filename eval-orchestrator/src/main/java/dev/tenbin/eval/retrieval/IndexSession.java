@@ -1,0 +1,86 @@
+package dev.tenbin.eval.retrieval;
+
+import dev.tenbin.eval.metrics.ScoredDoc;
+import dev.tenbin.proto.common.v1.Ranking;
+import dev.tenbin.proto.common.v1.ScoredDocument;
+import dev.tenbin.proto.index.v1.CollectionSpec;
+import dev.tenbin.proto.index.v1.CreateCollectionRequest;
+import dev.tenbin.proto.index.v1.DenseOptions;
+import dev.tenbin.proto.index.v1.Document;
+import dev.tenbin.proto.index.v1.DropCollectionRequest;
+import dev.tenbin.proto.index.v1.Family;
+import dev.tenbin.proto.index.v1.IndexServiceGrpc;
+import dev.tenbin.proto.index.v1.Query;
+import dev.tenbin.proto.index.v1.SearchRequest;
+import io.grpc.Channel;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A temporary collection on the index service for one evaluation: created with a unique name,
+ * filled over the streaming Ingest RPC, searched in batches, and dropped on close.
+ */
+public final class IndexSession implements AutoCloseable {
+  private static final int INGEST_BATCH = 1_000;
+  private static final int SEARCH_BATCH = 200;
+  private static final long DEADLINE_SECONDS = 600;
+
+  private final Channel channel;
+  private final String name;
+  private final IndexServiceGrpc.IndexServiceBlockingStub index;
+
+  public IndexSession(Channel channel, String language, int denseDimension) {
+    this.channel = channel;
+    this.name = "eval-" + UUID.randomUUID();
+    this.index = IndexServiceGrpc.newBlockingStub(channel);
+    index
+        .withDeadlineAfter(DEADLINE_SECONDS, TimeUnit.SECONDS)
+        .createCollection(
+            CreateCollectionRequest.newBuilder()
+                .setSpec(
+                    CollectionSpec.newBuilder().setName(name).setLanguage(language).setDenseDimension(denseDimension))
+                .build());
+  }
+
+  public long ingest(List<Document> documents) {
+    return new CollectionIngester(channel, INGEST_BATCH, DEADLINE_SECONDS).ingest(name, documents);
+  }
+
+  /** Rankings per query id, in query order. */
+  public Map<String, List<ScoredDoc>> search(Family family, List<Query> queries, DenseOptions dense, int topK) {
+    Map<String, List<ScoredDoc>> rankings = new LinkedHashMap<>();
+    for (int from = 0; from < queries.size(); from += SEARCH_BATCH) {
+      SearchRequest.Builder request =
+          SearchRequest.newBuilder()
+              .setCollection(name)
+              .setFamily(family)
+              .setTopK(topK)
+              .addAllQueries(queries.subList(from, Math.min(queries.size(), from + SEARCH_BATCH)));
+      if (dense != null) {
+        request.setDense(dense);
+      }
+      for (Ranking ranking :
+          index.withDeadlineAfter(DEADLINE_SECONDS, TimeUnit.SECONDS).search(request.build()).getRankingsList()) {
+        rankings.put(ranking.getQueryId(), toScoredDocs(ranking));
+      }
+    }
+    return rankings;
+  }
+
+  static List<ScoredDoc> toScoredDocs(Ranking ranking) {
+    List<ScoredDoc> docs = new ArrayList<>(ranking.getDocumentsCount());
+    for (ScoredDocument doc : ranking.getDocumentsList()) {
+      docs.add(new ScoredDoc(doc.getDocId(), doc.getScore()));
+    }
+    return docs;
+  }
+
+  @Override
+  public void close() {
+    index.withDeadlineAfter(60, TimeUnit.SECONDS).dropCollection(DropCollectionRequest.newBuilder().setName(name).build());
+  }
+}
