@@ -1,0 +1,124 @@
+package dev.tenbin.encoder.batching;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tenbin.core.Cancellation;
+import dev.tenbin.core.CancelledException;
+import dev.tenbin.core.OverloadedException;
+import dev.tenbin.encoder.onnx.OnnxModel;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+class TokenBudgetBatcherTest {
+  /** A fake forward pass recording the shapes it was given; output = the token count per input. */
+  private static OnnxModel.Output fakeForward(long[][] ids, List<int[]> shapes) {
+    int longest = 0;
+    for (long[] row : ids) {
+      longest = Math.max(longest, row.length);
+    }
+    shapes.add(new int[] {ids.length, longest});
+    float[] values = new float[ids.length * longest];
+    for (int b = 0; b < ids.length; b++) {
+      values[b * longest] = ids[b].length;
+    }
+    return new OnnxModel.Output(values, new long[] {ids.length, longest, 1}, longest);
+  }
+
+  private static long[] tokens(int n) {
+    return new long[n];
+  }
+
+  @Test
+  void passesStayUnderTheTokenBudgetAndGroupSimilarLengths() {
+    List<int[]> shapes = new CopyOnWriteArrayList<>();
+    try (TokenBudgetBatcher<Float> batcher =
+        new TokenBudgetBatcher<>(
+            "t", ids -> fakeForward(ids, shapes), (out, i, n) -> out.values()[out.offset(i, 0)],
+            new BatchingLimits(40, 100, 1000, Duration.ZERO))) {
+      long[][] inputs = {tokens(20), tokens(2), tokens(19), tokens(3), tokens(2), tokens(18)};
+      var served = batcher.submit(inputs, Cancellation.NEVER);
+      assertThat(served.results()).containsExactly(20f, 2f, 19f, 3f, 2f, 18f);
+      for (int[] shape : shapes) {
+        assertThat(shape[0] * shape[1]).isLessThanOrEqualTo(40);
+      }
+      // Short inputs are batched together rather than padded to the long ones.
+      assertThat(shapes.getFirst()).containsExactly(3, 3);
+      assertThat(served.timings().batches()).isEqualTo(shapes.size());
+      assertThat(served.timings().paddedTokens()).isEqualTo(shapes.stream().mapToLong(s -> (long) s[0] * s[1]).sum());
+    }
+  }
+
+  @Test
+  void aFullQueueRefusesInsteadOfGrowing() throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    try (TokenBudgetBatcher<Float> batcher =
+        new TokenBudgetBatcher<>(
+            "t",
+            ids -> {
+              try {
+                release.await(5, TimeUnit.SECONDS);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+              return fakeForward(ids, new CopyOnWriteArrayList<>());
+            },
+            (out, i, n) -> 0f,
+            new BatchingLimits(1000, 100, 4, Duration.ZERO))) {
+      Thread first = Thread.ofVirtual().start(() -> batcher.submit(new long[][] {tokens(1)}, Cancellation.NEVER));
+      Thread.sleep(100); // the worker is now blocked in its pass
+      Thread second = Thread.ofVirtual().start(() -> batcher.submit(new long[][] {tokens(1), tokens(1), tokens(1)}, Cancellation.NEVER));
+      Thread.sleep(100);
+      assertThatThrownBy(() -> batcher.submit(new long[][] {tokens(1), tokens(1)}, Cancellation.NEVER))
+          .isInstanceOf(OverloadedException.class)
+          .hasMessageContaining("queue is full");
+      release.countDown();
+      first.join(5000);
+      second.join(5000);
+    }
+  }
+
+  @Test
+  void aCancelledRequestLeavesTheQueueWithoutBeingComputed() throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    List<int[]> shapes = new CopyOnWriteArrayList<>();
+    try (TokenBudgetBatcher<Float> batcher =
+        new TokenBudgetBatcher<>(
+            "t",
+            ids -> {
+              try {
+                release.await(5, TimeUnit.SECONDS);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+              return fakeForward(ids, shapes);
+            },
+            (out, i, n) -> 0f,
+            new BatchingLimits(1000, 100, 100, Duration.ZERO))) {
+      Thread blocker = Thread.ofVirtual().start(() -> batcher.submit(new long[][] {tokens(1)}, Cancellation.NEVER));
+      Thread.sleep(100);
+      AtomicBoolean cancelled = new AtomicBoolean();
+      Thread.ofVirtual()
+          .start(
+              () -> {
+                try {
+                  Thread.sleep(100);
+                } catch (InterruptedException ignored) {
+                }
+                cancelled.set(true);
+              });
+      assertThatThrownBy(() -> batcher.submit(new long[][] {tokens(7), tokens(7)}, cancelled::get))
+          .isInstanceOf(CancelledException.class);
+      release.countDown();
+      blocker.join(5000);
+      Thread.sleep(100);
+      assertThat(shapes).noneMatch(shape -> shape[1] == 7);
+      assertThat(batcher.queued()).isZero();
+    }
+  }
+}

@@ -1,0 +1,119 @@
+package dev.tenbin.encoder.grpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tenbin.core.Cancellation;
+import dev.tenbin.encoder.EncoderServer;
+import dev.tenbin.encoder.EncoderServiceConfig;
+import dev.tenbin.encoder.client.EncoderClient;
+import dev.tenbin.encoder.testing.TinyModels;
+import dev.tenbin.proto.encoder.v1.EncodeDenseRequest;
+import dev.tenbin.proto.encoder.v1.EncoderServiceGrpc;
+import dev.tenbin.proto.encoder.v1.GetModelInfoRequest;
+import dev.tenbin.proto.encoder.v1.InputRole;
+import dev.tenbin.proto.encoder.v1.ListModelsRequest;
+import dev.tenbin.proto.encoder.v1.TokenizeRequest;
+import dev.tenbin.rpc.StatusMapper;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.inprocess.InProcessChannelBuilder;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class EncoderGrpcServiceTest {
+  @TempDir Path tmp;
+  EncoderServer.Embedded server;
+  ManagedChannel channel;
+  EncoderServiceGrpc.EncoderServiceBlockingStub stub;
+
+  @BeforeEach
+  void start() throws Exception {
+    TinyModels.dense(tmp.resolve("models"), "tiny-dense", false);
+    String name = "encoder-" + UUID.randomUUID();
+    server =
+        EncoderServer.startInProcess(
+            name, EncoderServiceConfig.embedded(tmp.resolve("models"), tmp.resolve("cache")), new SimpleMeterRegistry());
+    channel = InProcessChannelBuilder.forName(name).directExecutor().build();
+    stub = EncoderServiceGrpc.newBlockingStub(channel);
+  }
+
+  @AfterEach
+  void stop() {
+    channel.shutdownNow();
+    server.close();
+  }
+
+  @Test
+  void vectorsOverGrpcEqualTheInProcessComputationBitForBit() {
+    List<String> texts = List.of("apple banana", "cherry", "date elder fig grape");
+    List<float[]> overGrpc = EncoderClient.of(channel).encodeDense("tiny-dense", texts, false, 0);
+    List<float[]> inProcess = server.core().encodeDense("tiny-dense", texts, false, 0, Cancellation.NEVER).vectors();
+    for (int i = 0; i < texts.size(); i++) {
+      for (int d = 0; d < overGrpc.get(i).length; d++) {
+        assertThat(Float.floatToRawIntBits(overGrpc.get(i)[d])).isEqualTo(Float.floatToRawIntBits(inProcess.get(i)[d]));
+      }
+    }
+    List<float[]> streamed = EncoderClient.of(channel).streamEncodeDense("tiny-dense", texts, false, 2, done -> {});
+    assertThat(streamed).hasSize(3);
+    assertThat(streamed.get(2)).containsExactly(inProcess.get(2));
+  }
+
+  @Test
+  void responsesCarryTimingMetadata() {
+    var response =
+        stub.encodeDense(
+            EncodeDenseRequest.newBuilder().setModelId("tiny-dense").addTexts("apple").setRole(InputRole.INPUT_ROLE_DOCUMENT).build());
+    assertThat(response.getMetadata().getInputTokens()).isEqualTo(3);
+    assertThat(response.getMetadata().getInferenceNanos()).isPositive();
+    assertThat(response.getMetadata().getBatchCount()).isEqualTo(1);
+  }
+
+  @Test
+  void tokenizeAndModelInfoDescribeTheModel() {
+    var tokens =
+        stub.tokenize(TokenizeRequest.newBuilder().setModelId("tiny-dense").addTexts("apple").setRole(InputRole.INPUT_ROLE_QUERY).build());
+    assertThat(tokens.getTexts(0).getTokensList()).containsExactly("[CLS]", "query", "apple", "[SEP]");
+    var info = stub.getModelInfo(GetModelInfoRequest.newBuilder().setModelId("tiny-dense").build());
+    assertThat(info.getCard().getRevision()).isEqualTo("test-rev");
+    assertThat(info.getCard().getSource()).startsWith("dir:");
+    assertThat(info.getExecutionProvider()).isEqualTo("CPU");
+    assertThat(stub.listModels(ListModelsRequest.getDefaultInstance()).getModelsList())
+        .extracting(m -> m.getId())
+        .contains("tiny-dense", "bge-small-en-v1.5");
+  }
+
+  @Test
+  void badInputIsInvalidArgumentOrNotFoundNamingTheField() {
+    assertThatThrownBy(
+            () ->
+                stub.encodeDense(
+                    EncodeDenseRequest.newBuilder().setModelId("tiny-dense").addTexts(" ").setRole(InputRole.INPUT_ROLE_DOCUMENT).build()))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+              assertThat(StatusMapper.violatedField(e)).isEqualTo("texts[0]");
+            });
+    assertThatThrownBy(
+            () ->
+                stub.encodeDense(
+                    EncodeDenseRequest.newBuilder().setModelId("nope").addTexts("x").setRole(InputRole.INPUT_ROLE_DOCUMENT).build()))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND);
+              assertThat(StatusMapper.violatedField(e)).isEqualTo("model_id");
+            });
+    assertThatThrownBy(
+            () -> stub.encodeDense(EncodeDenseRequest.newBuilder().setModelId("tiny-dense").addTexts("x").build()))
+        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> assertThat(StatusMapper.violatedField(e)).isEqualTo("role"));
+  }
+}
