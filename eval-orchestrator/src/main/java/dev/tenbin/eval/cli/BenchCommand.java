@@ -20,7 +20,7 @@ import picocli.CommandLine.Option;
     name = "bench",
     mixinStandardHelpOptions = true,
     description = "Measure throughput, in-process against over gRPC, in one run.",
-    subcommands = {BenchCommand.Bm25.class})
+    subcommands = {BenchCommand.Bm25.class, BenchCommand.Encoder.class})
 public final class BenchCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -80,6 +80,94 @@ public final class BenchCommand implements Runnable {
             result.inProcess().indexDocsPerSecond(), result.inProcess().queriesPerSecond(),
             result.grpc().indexDocsPerSecond(), result.grpc().queriesPerSecond(),
             result.indexRatio(), result.queryRatio());
+      }
+      out.flush();
+      return 0;
+    }
+  }
+
+  /** {@code tenbin bench encoder --model MODEL}. */
+  @Command(
+      name = "encoder",
+      mixinStandardHelpOptions = true,
+      description =
+          "Encoder documents/s in-process vs over gRPC, token-budget vs fixed-32 batching, full vs"
+              + " LightRetriever query latency, and the LightRetriever cache build (built if missing).")
+  static final class Encoder implements Callable<Integer> {
+    @Option(names = "--model", required = true) String model;
+
+    @Option(names = "--dataset", paramLabel = "DIR", description = "Take documents and queries from this BEIR folder (default: seeded synthetic mixed-length texts).")
+    Path dataset;
+
+    @Option(names = "--documents", defaultValue = "256", description = "Documents encoded per measurement.")
+    int documents;
+
+    @Option(names = "--queries", defaultValue = "100", description = "Queries timed one at a time.")
+    int queries;
+
+    @Option(names = "--cache-dir", defaultValue = "${env:TENBIN_CACHE_DIR:-.tenbin/cache}") Path cacheDirectory;
+
+    @Option(names = "--json") boolean json;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      java.util.List<String> docs = new java.util.ArrayList<>();
+      java.util.List<String> qs = new java.util.ArrayList<>();
+      if (dataset != null) {
+        BeirDataset data = BeirDatasetReader.read(dataset);
+        data.corpus().stream().limit(documents).forEach(d -> docs.add(d.titleAndText()));
+        data.evaluatedQueryIds().stream().limit(queries).forEach(id -> qs.add(data.queries().get(id)));
+      } else {
+        java.util.Random random = new java.util.Random(17);
+        String[] words = "the of retrieval model vector index query document score rank dense sparse token batch latency memory quantized binary cosine passage answer".split(" ");
+        for (int i = 0; i < documents; i++) {
+          int length = 8 + random.nextInt(248);
+          StringBuilder text = new StringBuilder();
+          for (int w = 0; w < length; w++) {
+            text.append(words[random.nextInt(words.length)]).append(' ');
+          }
+          docs.add(text.toString().trim());
+        }
+        for (int i = 0; i < queries; i++) {
+          qs.add(words[random.nextInt(words.length)] + " " + words[random.nextInt(words.length)] + " " + words[random.nextInt(words.length)]);
+        }
+      }
+      PrintWriter err = spec.commandLine().getErr();
+      var config = dev.tenbin.encoder.EncoderServiceConfig.embedded(Path.of("models"), cacheDirectory);
+      dev.tenbin.encoder.bench.EncoderBenchmark.Result r;
+      try (var core = new dev.tenbin.encoder.EncoderCore(config)) {
+        r =
+            new dev.tenbin.encoder.bench.EncoderBenchmark(core, model)
+                .run(docs, qs, done -> {
+                  err.printf("\rtenbin: LightRetriever cache %d rows", done);
+                  err.flush();
+                });
+      }
+      err.println();
+      ObjectNode root = new ObjectMapper().createObjectNode();
+      root.put("model", r.model());
+      root.put("documents", r.documents());
+      root.put("in_process_docs_per_s", r.inProcessDocsPerSecond());
+      root.put("grpc_docs_per_s", r.grpcDocsPerSecond());
+      root.put("grpc_over_in_process", r.grpcOverInProcess());
+      root.put("token_budget_docs_per_s", r.tokenBudgetDocsPerSecond());
+      root.put("fixed32_docs_per_s", r.fixed32DocsPerSecond());
+      root.put("token_budget_over_fixed32", r.tokenBudgetOverFixed32());
+      root.put("full_query_us", r.fullQueryMicros());
+      root.put("light_query_us", r.lightQueryMicros());
+      root.put("light_speedup", r.lightSpeedup());
+      root.put("full_queries_per_s", r.fullQueriesPerSecond());
+      root.put("light_queries_per_s", r.lightQueriesPerSecond());
+      root.put("cache_build_s", r.cacheBuildSeconds());
+      root.put("cache_bytes", r.cacheBytes());
+      root.put("cache_vocabulary", r.vocabularySize());
+      PrintWriter out = spec.commandLine().getOut();
+      if (json) {
+        out.println(root);
+      } else {
+        root.fields().forEachRemaining(e -> out.printf("%-28s %s%n", e.getKey(), e.getValue()));
       }
       out.flush();
       return 0;

@@ -93,23 +93,33 @@ public final class MetricsCommand implements Callable<Integer> {
   }
 
   private static void warnAboutRun(Qrels qrels, Map<String, List<ScoredDoc>> run, PrintWriter err) {
+    if (run.isEmpty()) {
+      err.println("tenbin metrics: warning: the run file holds no results; every query scores 0");
+    }
     List<String> unjudged = run.keySet().stream().filter(q -> !qrels.isJudged(q)).toList();
     if (!unjudged.isEmpty()) {
       err.println(
-          "tenbin metrics: warning: " + unjudged.size() + " run queries have no judgments and are"
-              + " ignored, as trec_eval ignores them: " + examples(unjudged));
+          "tenbin metrics: warning: ignoring " + count(unjudged.size(), "run query", "run queries")
+              + " without judgments, as trec_eval does: " + examples(unjudged));
     }
-    long duplicates = 0;
-    for (List<ScoredDoc> ranking : run.values()) {
-      Set<String> seen = new HashSet<>();
-      duplicates += ranking.stream().filter(doc -> !seen.add(doc.docId())).count();
+    long repeats = 0;
+    for (Map.Entry<String, List<ScoredDoc>> query : run.entrySet()) {
+      if (qrels.isJudged(query.getKey())) {
+        Set<String> seen = new HashSet<>();
+        repeats += query.getValue().stream().filter(doc -> !seen.add(doc.docId())).count();
+      }
     }
-    if (duplicates > 0) {
+    if (repeats > 0) {
       err.println(
-          "tenbin metrics: warning: " + duplicates + " run lines repeat a docno within their query;"
-              + " the first line of each is kept (trec_eval 10 refuses such a run)");
+          "tenbin metrics: warning: " + count(repeats, "run line repeats", "run lines repeat")
+              + " a docno of its query; the first line of each docno is kept"
+              + " (trec_eval 10 refuses such a run)");
     }
     err.flush();
+  }
+
+  private static String count(long n, String one, String many) {
+    return n + " " + (n == 1 ? one : many);
   }
 
   private static String examples(List<String> ids) {

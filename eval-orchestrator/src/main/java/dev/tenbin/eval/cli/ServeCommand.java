@@ -11,10 +11,10 @@ import picocli.CommandLine.Parameters;
 /** Runs one of the services as a standalone gRPC server from the same launcher. */
 @Command(
     name = "serve",
-    description = "Run a service as a standalone gRPC server: index | rerank | eval.",
+    description = "Run a service as a standalone gRPC server: index | encoder | rerank | eval.",
     mixinStandardHelpOptions = true)
 public final class ServeCommand implements Callable<Integer> {
-  @Parameters(index = "0", description = "index | rerank | eval")
+  @Parameters(index = "0", description = "index | encoder | rerank | eval")
   String service;
 
   @Parameters(index = "1..*", arity = "0..*", description = "The service's own options (--help).")
@@ -29,9 +29,10 @@ public final class ServeCommand implements Callable<Integer> {
           case "index" -> new IndexServer();
           case "rerank" -> new RerankServer();
           case "eval" -> new EvalServer();
+          case "encoder" -> new dev.tenbin.encoder.EncoderServer();
           default ->
               throw new IllegalArgumentException(
-                  "unknown service '" + service + "': expected index, rerank or eval");
+                  "unknown service '" + service + "': expected index, encoder, rerank or eval");
         };
     CommandLine serverCli = new CommandLine(server);
     serverCli.setOut(spec.commandLine().getOut());

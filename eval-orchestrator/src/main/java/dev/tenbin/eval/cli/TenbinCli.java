@@ -13,7 +13,9 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     version = "tenbin 0.1.0",
     description = "Weighs retrieval systems against each other under identical conditions.",
-    subcommands = {EvalCommand.class, MetricsCommand.class, ServeCommand.class, BenchCommand.class})
+    subcommands = {
+      EvalCommand.class, MetricsCommand.class, LightCommand.class, ServeCommand.class, BenchCommand.class
+    })
 public final class TenbinCli implements Runnable {
   /** Exit code for bad input: a wrong flag, a missing or corrupt file. */
   public static final int EXIT_USAGE = 2;

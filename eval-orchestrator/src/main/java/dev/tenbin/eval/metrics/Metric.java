@@ -1,25 +1,32 @@
 package dev.tenbin.eval.metrics;
 
 /**
- * One cut-off metric as {@code trec_eval} defines it, computed from the grades of a ranking in
- * order.
+ * One cut-off metric as {@code trec_eval} 10 defines it (relevance level 1: grades of 0 or less,
+ * and unjudged documents, are not relevant), computed from the grades of a ranking in order.
  *
  * @param name the reported name, e.g. "ndcg@10"
  * @param kind what is measured
- * @param cutoff the depth k
+ * @param cutoff the depth k: only the first k positions of the ranking count
  */
 public record Metric(String name, Kind kind, int cutoff) {
   /** The measures Tenbin reports. */
   public enum Kind {
-    /** {@code ndcg_cut}: gain = grade (> 0), discount log2(rank + 1), ideal from all judgments. */
+    /**
+     * {@code ndcg_cut.k}: DCG = sum over the top k of grade / log2(rank + 1) for grades above 0,
+     * over the DCG of all judged relevant grades sorted descending and cut at k; 0 when that ideal
+     * is 0.
+     */
     NDCG,
-    /** {@code recall}: relevant retrieved in the top k over all relevant. */
+    /** {@code recall.k}: relevant documents in the top k over all relevant; 0 when none is. */
     RECALL,
-    /** {@code success} (accuracy): 1 when a relevant document is in the top k. */
+    /** {@code success.k} (accuracy@k): 1 when a relevant document is in the top k, else 0. */
     SUCCESS,
-    /** Reciprocal rank of the first relevant document within the top k, else 0. */
+    /** Reciprocal rank of the first relevant document within the top k, else 0 (MRR@k). */
     RECIPROCAL_RANK,
-    /** {@code map_cut}: sum of precision at each relevant rank within k, over all relevant. */
+    /**
+     * {@code map_cut.k}: the sum of precision@r over the ranks r &le; k holding a relevant
+     * document, over the number of relevant documents; 0 when none is.
+     */
     AVERAGE_PRECISION
   }
 
@@ -32,28 +39,28 @@ public record Metric(String name, Kind kind, int cutoff) {
   /**
    * The metric of one ranking.
    *
-   * @param grades grade of the document at each rank (0 for unjudged or non-relevant)
+   * @param grades grade of the document at each position (0 or less for unjudged or non-relevant)
    * @param judged the query's judgments, for the number of relevant documents and the ideal DCG
    */
   public double compute(int[] grades, JudgedQuery judged) {
     int depth = Math.min(cutoff, grades.length);
-    switch (kind) {
+    return switch (kind) {
       case NDCG -> {
         double ideal = judged.idealDcg(cutoff);
         if (ideal == 0) {
-          return 0;
+          yield 0;
         }
         double dcg = 0;
         for (int i = 0; i < depth; i++) {
           if (grades[i] > 0) {
-            dcg += grades[i] / log2(i + 2);
+            dcg += grades[i] / DcgDiscount.divisor(i);
           }
         }
-        return dcg / ideal;
+        yield dcg / ideal;
       }
       case RECALL -> {
         if (judged.relevantCount() == 0) {
-          return 0;
+          yield 0;
         }
         int found = 0;
         for (int i = 0; i < depth; i++) {
@@ -61,27 +68,27 @@ public record Metric(String name, Kind kind, int cutoff) {
             found++;
           }
         }
-        return (double) found / judged.relevantCount();
+        yield (double) found / judged.relevantCount();
       }
       case SUCCESS -> {
         for (int i = 0; i < depth; i++) {
           if (grades[i] > 0) {
-            return 1;
+            yield 1;
           }
         }
-        return 0;
+        yield 0;
       }
       case RECIPROCAL_RANK -> {
         for (int i = 0; i < depth; i++) {
           if (grades[i] > 0) {
-            return 1.0 / (i + 1);
+            yield 1.0 / (i + 1);
           }
         }
-        return 0;
+        yield 0;
       }
       case AVERAGE_PRECISION -> {
         if (judged.relevantCount() == 0) {
-          return 0;
+          yield 0;
         }
         double sum = 0;
         int found = 0;
@@ -91,13 +98,8 @@ public record Metric(String name, Kind kind, int cutoff) {
             sum += (double) found / (i + 1);
           }
         }
-        return sum / judged.relevantCount();
+        yield sum / judged.relevantCount();
       }
-      default -> throw new IllegalStateException(kind.toString());
-    }
-  }
-
-  static double log2(double x) {
-    return Math.log(x) / Math.log(2);
+    };
   }
 }

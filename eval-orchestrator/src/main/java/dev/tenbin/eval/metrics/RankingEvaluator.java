@@ -3,14 +3,18 @@ package dev.tenbin.eval.metrics;
 import dev.tenbin.eval.tieaware.TieAwareEvaluator;
 import dev.tenbin.eval.tieaware.TieAwareValue;
 import dev.tenbin.eval.tieaware.TieGroups;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Evaluates rankings against qrels as {@code trec_eval -c} does: every listed query counts, and a
- * query absent from the run scores 0 on every metric. Means are plain arithmetic means.
+ * Evaluates rankings against qrels as {@code trec_eval -c} does: every listed query counts, a query
+ * absent from the run scores 0 on every metric, and means are plain arithmetic means over the
+ * listed queries. Each metric also gets its tie-aware value (see {@link TieAwareEvaluator}).
  */
 public final class RankingEvaluator {
   private final List<Metric> metrics;
@@ -19,50 +23,55 @@ public final class RankingEvaluator {
     this.metrics = List.copyOf(metrics);
   }
 
+  /** The evaluator of {@link MetricSuite#standard()}. */
   public static RankingEvaluator standard() {
     return new RankingEvaluator(MetricSuite.standard());
   }
 
+  /**
+   * @param qrels the judgments
+   * @param run query id to ranking
+   * @param queryIds the queries to average over (a repeated id counts once)
+   * @param order how each ranking is ordered before it is measured
+   */
   public Evaluation evaluate(
       Qrels qrels, Map<String, List<ScoredDoc>> run, Collection<String> queryIds, RunOrder order) {
     Map<String, Map<String, Double>> perQuery = new LinkedHashMap<>();
-    double[] sums = new double[metrics.size()];
-    double[][] tieSums = new double[metrics.size()][4];
-    for (String queryId : queryIds) {
+    Map<String, Map<String, TieAwareValue>> perQueryTieAware = new LinkedHashMap<>();
+    for (String queryId : new LinkedHashSet<>(queryIds)) {
       List<ScoredDoc> ranking = order.apply(run.getOrDefault(queryId, List.of()));
-      JudgedQuery judged = new JudgedQuery(qrels.judgments(queryId).values());
       int[] grades = new int[ranking.size()];
       for (int i = 0; i < grades.length; i++) {
         grades[i] = qrels.grade(queryId, ranking.get(i).docId());
       }
+      JudgedQuery judged = JudgedQuery.of(qrels, queryId);
       TieGroups groups = TieGroups.of(ranking);
       Map<String, Double> values = new LinkedHashMap<>();
-      for (int m = 0; m < metrics.size(); m++) {
-        Metric metric = metrics.get(m);
-        TieAwareValue tie = TieAwareEvaluator.evaluate(metric, grades, groups, judged);
-        double value = metric.compute(grades, judged);
-        values.put(metric.name(), value);
-        sums[m] += value;
-        tieSums[m][0] += tie.expected();
-        tieSums[m][1] += tie.min();
-        tieSums[m][2] += tie.max();
+      Map<String, TieAwareValue> tieValues = new LinkedHashMap<>();
+      for (Metric metric : metrics) {
+        values.put(metric.name(), metric.compute(grades, judged));
+        tieValues.put(metric.name(), TieAwareEvaluator.evaluate(metric, grades, groups, judged));
       }
-      perQuery.put(queryId, values);
+      perQuery.put(queryId, Collections.unmodifiableMap(values));
+      perQueryTieAware.put(queryId, Collections.unmodifiableMap(tieValues));
     }
-    int n = queryIds.size();
     Map<String, Double> means = new LinkedHashMap<>();
     Map<String, TieAwareValue> tieAware = new LinkedHashMap<>();
-    for (int m = 0; m < metrics.size(); m++) {
-      String name = metrics.get(m).name();
-      double mean = n == 0 ? 0 : sums[m] / n;
-      means.put(name, mean);
-      if (n == 0) {
-        tieAware.put(name, TieAwareValue.ZERO);
-      } else {
-        tieAware.put(
-            name, TieAwareValue.of(tieSums[m][0] / n, tieSums[m][1] / n, tieSums[m][2] / n, mean));
+    for (Metric metric : metrics) {
+      List<TieAwareValue> tieValues = new ArrayList<>(perQuery.size());
+      double sum = 0;
+      for (String queryId : perQuery.keySet()) {
+        sum += perQuery.get(queryId).get(metric.name());
+        tieValues.add(perQueryTieAware.get(queryId).get(metric.name()));
       }
+      means.put(metric.name(), perQuery.isEmpty() ? 0 : sum / perQuery.size());
+      tieAware.put(metric.name(), TieAwareValue.mean(tieValues));
     }
-    return new Evaluation(n, means, tieAware, perQuery);
+    return new Evaluation(
+        perQuery.size(),
+        Collections.unmodifiableMap(means),
+        Collections.unmodifiableMap(tieAware),
+        Collections.unmodifiableMap(perQuery),
+        Collections.unmodifiableMap(perQueryTieAware));
   }
 }

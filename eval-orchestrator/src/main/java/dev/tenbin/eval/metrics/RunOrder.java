@@ -6,27 +6,46 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
-/** The order in which a ranking is evaluated. */
+/**
+ * The order in which a query's ranking is evaluated. In both orders a document id repeated within
+ * a ranking keeps only its first occurrence (in the order given), so it can be counted once.
+ */
 public enum RunOrder {
   /**
-   * As given: Tenbin's rankings are already ordered by score descending, then doc id ascending.
+   * The list as given. Tenbin's own rankings are already ordered by score descending, then doc id
+   * ascending, and that deterministic order is what Tenbin reports.
    */
   AS_GIVEN,
   /**
-   * As {@code trec_eval} evaluates a run file: re-sorted by score descending, ties broken by docno
-   * descending (strcmp order); a docno repeated within a query keeps its first line.
+   * As {@code trec_eval} orders a run file: the rank column is ignored and the documents are
+   * re-sorted by score descending, equal scores by docno descending in {@code strcmp} order (the
+   * byte order of UTF-8, which is code point order). trec_eval 10 itself refuses a run with a docno
+   * repeated within a query ("duplicate docs"); here the first line of such a docno is kept.
    */
   TREC_EVAL;
 
-  private static final Comparator<ScoredDoc> TREC_EVAL_ORDER =
-      Comparator.comparingDouble(ScoredDoc::score)
-          .reversed()
-          .thenComparing(ScoredDoc::docId, Comparator.reverseOrder());
+  /** Score descending with C's {@code >}/{@code <} (so 0.0 and -0.0 tie), then docno descending. */
+  static final Comparator<ScoredDoc> TREC_EVAL_ORDER =
+      (a, b) -> {
+        if (a.score() > b.score()) {
+          return -1;
+        }
+        if (a.score() < b.score()) {
+          return 1;
+        }
+        return compareAsStrcmp(b.docId(), a.docId());
+      };
 
+  /** The ranking to evaluate: a new list, the input is left as it is. */
   public List<ScoredDoc> apply(List<ScoredDoc> ranking) {
-    if (this == AS_GIVEN) {
-      return ranking;
+    List<ScoredDoc> unique = firstOccurrences(ranking);
+    if (this == TREC_EVAL) {
+      unique.sort(TREC_EVAL_ORDER);
     }
+    return unique;
+  }
+
+  private static List<ScoredDoc> firstOccurrences(List<ScoredDoc> ranking) {
     Set<String> seen = new HashSet<>();
     List<ScoredDoc> unique = new ArrayList<>(ranking.size());
     for (ScoredDoc doc : ranking) {
@@ -34,7 +53,25 @@ public enum RunOrder {
         unique.add(doc);
       }
     }
-    unique.sort(TREC_EVAL_ORDER);
     return unique;
+  }
+
+  /**
+   * Compares as {@code strcmp} compares the UTF-8 bytes of two strings: by code point. (String's
+   * own compareTo compares UTF-16 units, which orders supplementary characters below U+E000-U+FFFF.)
+   */
+  static int compareAsStrcmp(String a, String b) {
+    int i = 0;
+    int j = 0;
+    while (i < a.length() && j < b.length()) {
+      int ca = a.codePointAt(i);
+      int cb = b.codePointAt(j);
+      if (ca != cb) {
+        return Integer.compare(ca, cb);
+      }
+      i += Character.charCount(ca);
+      j += Character.charCount(cb);
+    }
+    return Integer.compare(a.length() - i, b.length() - j);
   }
 }

@@ -3,6 +3,7 @@ package dev.tenbin.eval.run;
 import dev.tenbin.eval.metrics.Qrels;
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,17 +11,26 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Reads qrels in TREC form ({@code qid iter docid grade}) or BEIR form ({@code query-id corpus-id
- * score}, tab separated, usually with a header line), detected from the column count. A repeated
- * judgment keeps the last grade.
+ * Reads relevance judgments in either of two forms, told apart by the column count of the first
+ * line:
+ *
+ * <ul>
+ *   <li>TREC qrels: {@code qid iter docid grade}, whitespace separated (the iter column is ignored);
+ *   <li>BEIR tsv: {@code query-id corpus-id score}, with or without the header line {@code
+ *       query-id\tcorpus-id\tscore} (a first line whose third column is not an integer).
+ * </ul>
+ *
+ * <p>Grades are integers; 1 or more is relevant and 0 or less is judged non-relevant. Blank lines
+ * are skipped. A query with any judgment line counts as judged, even when all its grades are 0. A
+ * document judged twice for one query keeps its last grade (trec_eval refuses such files).
  */
 public final class QrelsReader {
   private QrelsReader() {}
 
-  /** @throws IllegalArgumentException naming the file and line of anything malformed */
+  /** @throws InputFileException naming the file (and line) of anything missing or malformed */
   public static Qrels read(Path file) {
     if (!Files.isRegularFile(file)) {
-      throw new IllegalArgumentException("qrels file not found: " + file);
+      throw InputFileException.of(file, "qrels file not found");
     }
     Map<String, Map<String, Integer>> judgments = new LinkedHashMap<>();
     int lineNumber = 0;
@@ -32,47 +42,48 @@ public final class QrelsReader {
         if (line.isBlank()) {
           continue;
         }
-        String[] parts = line.trim().split("\\s+");
+        String[] parts = line.strip().split("\\s+");
         if (columns < 0) {
-          if (parts.length == 3 && !isInteger(parts[2])) {
-            columns = 3; // a BEIR header such as "query-id corpus-id score"
+          if (parts.length == 3 && parseGrade(parts[2]) == null) {
+            columns = 3; // the BEIR header "query-id corpus-id score"
             continue;
           }
-          columns = parts.length;
-          if (columns != 3 && columns != 4) {
-            throw new IllegalArgumentException(
-                file + " line " + lineNumber + ": expected 3 (BEIR) or 4 (TREC) columns, got " + parts.length);
+          if (parts.length != 3 && parts.length != 4) {
+            throw InputFileException.atLine(
+                file, lineNumber,
+                "expected 4 columns (qid iter docid grade) or 3 (query-id corpus-id score), got "
+                    + parts.length);
           }
+          columns = parts.length;
         }
         if (parts.length != columns) {
-          throw new IllegalArgumentException(
-              file + " line " + lineNumber + ": expected " + columns + " columns, got " + parts.length);
+          throw InputFileException.atLine(
+              file, lineNumber, "expected " + columns + " columns like the first line, got " + parts.length);
         }
-        String grade = parts[columns - 1];
-        if (!isInteger(grade)) {
-          throw new IllegalArgumentException(
-              file + " line " + lineNumber + ": grade '" + grade + "' is not an integer");
+        String gradeText = parts[columns - 1];
+        Integer grade = parseGrade(gradeText);
+        if (grade == null) {
+          throw InputFileException.atLine(file, lineNumber, "grade '" + gradeText + "' is not an integer");
         }
-        String docId = columns == 3 ? parts[1] : parts[2];
-        judgments.computeIfAbsent(parts[0], q -> new LinkedHashMap<>()).put(docId, Integer.parseInt(grade));
+        String docId = parts[columns - 2];
+        judgments.computeIfAbsent(parts[0], q -> new LinkedHashMap<>()).put(docId, grade);
       }
-    } catch (java.nio.charset.CharacterCodingException e) {
-      throw new IllegalArgumentException(file + " line " + (lineNumber + 1) + ": not valid UTF-8");
+    } catch (CharacterCodingException e) {
+      throw InputFileException.atLine(file, lineNumber + 1, "not valid UTF-8");
     } catch (IOException e) {
-      throw new IllegalArgumentException("cannot read " + file + ": " + e.getMessage());
+      throw InputFileException.of(file, "cannot read qrels file (" + e.getMessage() + ")");
     }
     if (judgments.isEmpty()) {
-      throw new IllegalArgumentException("no judgments in " + file);
+      throw InputFileException.of(file, "no judgments in qrels file");
     }
     return Qrels.of(judgments);
   }
 
-  private static boolean isInteger(String value) {
+  private static Integer parseGrade(String text) {
     try {
-      Integer.parseInt(value);
-      return true;
+      return Integer.valueOf(text);
     } catch (NumberFormatException e) {
-      return false;
+      return null;
     }
   }
 }

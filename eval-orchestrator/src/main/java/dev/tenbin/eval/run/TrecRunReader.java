@@ -3,6 +3,7 @@ package dev.tenbin.eval.run;
 import dev.tenbin.eval.metrics.ScoredDoc;
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,14 +12,24 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Reads a TREC run file: {@code qid Q0 docid rank score tag}, whitespace separated. */
+/**
+ * Reads a TREC run file: {@code qid Q0 docid rank score tag}, six whitespace-separated columns.
+ * Blank lines and lines starting with {@code #} are skipped, as trec_eval skips them. The rank
+ * column must be present but is not used: trec_eval orders by score (see {@code RunOrder}). The
+ * score is parsed as a double, as trec_eval's {@code atof} does, and must be finite.
+ */
 public final class TrecRunReader {
   private TrecRunReader() {}
 
-  /** Query id to documents in file order (the rank column is ignored, as trec_eval does). */
+  /**
+   * Query id to documents in file order, queries in the order first seen. Repeated documents are
+   * kept here; evaluation keeps the first of each.
+   *
+   * @throws InputFileException naming the file (and line) of anything missing or malformed
+   */
   public static Map<String, List<ScoredDoc>> read(Path file) {
     if (!Files.isRegularFile(file)) {
-      throw new IllegalArgumentException("run file not found: " + file);
+      throw InputFileException.of(file, "run file not found");
     }
     Map<String, List<ScoredDoc>> run = new LinkedHashMap<>();
     int lineNumber = 0;
@@ -26,32 +37,36 @@ public final class TrecRunReader {
       String line;
       while ((line = reader.readLine()) != null) {
         lineNumber++;
-        if (line.isBlank()) {
+        String stripped = line.strip();
+        if (stripped.isEmpty() || stripped.startsWith("#")) {
           continue;
         }
-        String[] parts = line.trim().split("\\s+");
+        String[] parts = stripped.split("\\s+");
         if (parts.length != 6) {
-          throw new IllegalArgumentException(
-              file + " line " + lineNumber + ": expected 6 columns (qid Q0 docid rank score tag), got "
-                  + parts.length);
+          throw InputFileException.atLine(
+              file, lineNumber, "expected 6 columns (qid Q0 docid rank score tag), got " + parts.length);
         }
-        double score;
-        try {
-          score = Double.parseDouble(parts[4]);
-        } catch (NumberFormatException e) {
-          throw new IllegalArgumentException(
-              file + " line " + lineNumber + ": score '" + parts[4] + "' is not a number");
-        }
-        if (!Double.isFinite(score)) {
-          throw new IllegalArgumentException(file + " line " + lineNumber + ": score must be finite");
-        }
+        double score = parseScore(file, lineNumber, parts[4]);
         run.computeIfAbsent(parts[0], q -> new ArrayList<>()).add(new ScoredDoc(parts[2], score));
       }
-    } catch (java.nio.charset.CharacterCodingException e) {
-      throw new IllegalArgumentException(file + " line " + (lineNumber + 1) + ": not valid UTF-8");
+    } catch (CharacterCodingException e) {
+      throw InputFileException.atLine(file, lineNumber + 1, "not valid UTF-8");
     } catch (IOException e) {
-      throw new IllegalArgumentException("cannot read " + file + ": " + e.getMessage());
+      throw InputFileException.of(file, "cannot read run file (" + e.getMessage() + ")");
     }
     return run;
+  }
+
+  private static double parseScore(Path file, int lineNumber, String text) {
+    double score;
+    try {
+      score = Double.parseDouble(text);
+    } catch (NumberFormatException e) {
+      throw InputFileException.atLine(file, lineNumber, "score '" + text + "' is not a number");
+    }
+    if (!Double.isFinite(score)) {
+      throw InputFileException.atLine(file, lineNumber, "score '" + text + "' is not finite");
+    }
+    return score;
   }
 }

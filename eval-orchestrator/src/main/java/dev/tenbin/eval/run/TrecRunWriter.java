@@ -3,34 +3,59 @@ package dev.tenbin.eval.run;
 import dev.tenbin.eval.metrics.ScoredDoc;
 import java.io.BufferedWriter;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
+import java.io.Writer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Writes a TREC run file in the order given, ranks from 1. Scores are printed in the shortest form
- * that reads back to the same value (FP32 scores as floats), so ties and near-ties survive the
- * round trip; trec_eval parses them with atof.
+ * Writes TREC run files: one line {@code qid Q0 docid rank score tag} per document, single spaces,
+ * {@code \n} line ends, queries and documents in the order given, ranks from 1.
+ *
+ * <p>Score format: a score that is exactly a float (every FP32 score of Tenbin's services) is
+ * printed with {@link Float#toString(float)}, any other with {@link Double#toString(double)}: the
+ * shortest decimal that reads back to the same value, e.g. {@code 2.5946288}, {@code 1.0E-7}. Read
+ * back (by {@link TrecRunReader}, or by trec_eval's {@code atof}, then narrowed to float) it gives
+ * the same score bits, so ties and one-ulp differences survive the round trip and trec_eval orders
+ * the file as Tenbin ordered it, up to its docno tie-break.
  */
 public final class TrecRunWriter {
   private TrecRunWriter() {}
 
   public static void write(Path file, Map<String, List<ScoredDoc>> run, String tag) throws IOException {
     try (BufferedWriter out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
-      for (Map.Entry<String, List<ScoredDoc>> query : run.entrySet()) {
-        int rank = 1;
-        for (ScoredDoc doc : query.getValue()) {
-          out.write(query.getKey() + " Q0 " + doc.docId() + " " + rank++ + " " + format(doc.score()) + " " + tag);
-          out.newLine();
-        }
+      write(out, run, tag);
+    }
+  }
+
+  /** Writes to an open writer, which is left open. */
+  public static void write(Writer out, Map<String, List<ScoredDoc>> run, String tag) throws IOException {
+    requireToken("tag", tag);
+    StringBuilder line = new StringBuilder();
+    for (Map.Entry<String, List<ScoredDoc>> query : run.entrySet()) {
+      requireToken("query id", query.getKey());
+      int rank = 1;
+      for (ScoredDoc doc : query.getValue()) {
+        requireToken("doc id", doc.docId());
+        line.setLength(0);
+        line.append(query.getKey()).append(" Q0 ").append(doc.docId()).append(' ').append(rank++)
+            .append(' ').append(format(doc.score())).append(' ').append(tag).append('\n');
+        out.write(line.toString());
       }
     }
   }
 
+  /** The shortest decimal that reads back to the score, as a float when the score is one. */
   static String format(double score) {
     float asFloat = (float) score;
     return (double) asFloat == score ? Float.toString(asFloat) : Double.toString(score);
+  }
+
+  private static void requireToken(String what, String value) {
+    if (value.isEmpty() || value.codePoints().anyMatch(Character::isWhitespace)) {
+      throw new IllegalArgumentException(what + " '" + value + "' is empty or holds whitespace");
+    }
   }
 }

@@ -5,84 +5,114 @@ import static org.assertj.core.api.Assertions.within;
 
 import dev.tenbin.eval.metrics.JudgedQuery;
 import dev.tenbin.eval.metrics.Metric;
+import dev.tenbin.eval.metrics.MetricSuite;
+import dev.tenbin.eval.metrics.RunOrder;
+import dev.tenbin.eval.metrics.ScoredDoc;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.stream.IntStream;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
-import net.jqwik.api.Example;
 
-/** Closed forms against brute force over every order of the tied groups. */
+/**
+ * The closed forms against brute force: every order of the documents within each tied group is
+ * enumerated and measured, and the expectation, min and max must match, for the nine reported
+ * metrics and for every kind of metric at generic cut-offs.
+ */
 class TieAwarePropertiesTest {
-  record Case(int[] grades, int[] groupSizes, int extraRelevant, Metric metric) {}
+  private static final int[] GENERIC_CUTOFFS = {1, 2, 3, 5, 8};
+
+  /**
+   * A small ranking: document i has score {@code scores[i]} (few distinct values, so many ties) and
+   * grade {@code grades[i]} (-1 to 3); {@code unretrieved} more relevant grades are judged but not
+   * retrieved.
+   */
+  record Case(int[] scores, int[] grades, int[] unretrieved) {
+    @Override
+    public String toString() {
+      return "scores " + Arrays.toString(scores) + " grades " + Arrays.toString(grades)
+          + " unretrieved " + Arrays.toString(unretrieved);
+    }
+  }
 
   @Provide
-  Arbitrary<Case> cases() {
-    Arbitrary<int[]> grades = Arbitraries.integers().between(-1, 3).array(int[].class).ofMinSize(1).ofMaxSize(8);
-    Arbitrary<Metric.Kind> kinds = Arbitraries.of(Metric.Kind.class);
-    Arbitrary<Integer> cutoffs = Arbitraries.integers().between(1, 9);
-    Arbitrary<Long> groupSeeds = Arbitraries.longs();
-    Arbitrary<Integer> extra = Arbitraries.integers().between(0, 2);
-    return Combinators.combine(grades, kinds, cutoffs, groupSeeds, extra)
-        .as(
-            (g, kind, k, seed, more) -> {
-              java.util.Random random = new java.util.Random(seed);
-              List<Integer> sizes = new ArrayList<>();
-              int left = g.length;
-              while (left > 0) {
-                int size = 1 + random.nextInt(Math.min(left, 4));
-                sizes.add(size);
-                left -= size;
-              }
-              return new Case(g, sizes.stream().mapToInt(Integer::intValue).toArray(), more, new Metric("m", kind, k));
-            });
+  Arbitrary<Case> rankingsWithTies() {
+    return Arbitraries.integers().between(1, 8)
+        .flatMap(
+            n ->
+                Combinators.combine(
+                        Arbitraries.integers().between(0, 2).array(int[].class).ofSize(n),
+                        Arbitraries.integers().between(-1, 3).array(int[].class).ofSize(n),
+                        Arbitraries.integers().between(1, 3).array(int[].class).ofMaxSize(2))
+                    .as(Case::new));
   }
 
-  private static TieGroups groups(int[] sizes, int n) {
-    int[] starts = new int[sizes.length];
-    for (int i = 1; i < sizes.length; i++) {
-      starts[i] = starts[i - 1] + sizes[i - 1];
-    }
-    return TieGroups.fromStarts(starts, n);
+  @Provide
+  Arbitrary<Case> rankingsWithoutTies() {
+    return Arbitraries.integers().between(1, 12)
+        .flatMap(
+            n ->
+                Combinators.combine(
+                        Arbitraries.shuffle(IntStream.range(0, n).boxed().toList()),
+                        Arbitraries.integers().between(-1, 3).array(int[].class).ofSize(n),
+                        Arbitraries.integers().between(1, 3).array(int[].class).ofMaxSize(2))
+                    .as((scores, grades, more) ->
+                        new Case(scores.stream().mapToInt(Integer::intValue).toArray(), grades, more)));
   }
 
-  private static JudgedQuery judged(int[] grades, int extraRelevant) {
-    List<Integer> all = new ArrayList<>();
-    for (int g : grades) {
-      all.add(g);
+  /** The nine reported metrics, then each kind at each generic cut-off. */
+  private static List<Metric> metricsUnderTest() {
+    List<Metric> metrics = new ArrayList<>(MetricSuite.standard());
+    for (Metric.Kind kind : Metric.Kind.values()) {
+      for (int k : GENERIC_CUTOFFS) {
+        metrics.add(new Metric(kind + "@" + k, kind, k));
+      }
     }
-    for (int i = 0; i < extraRelevant; i++) {
-      all.add(1 + i); // relevant documents that were not retrieved
-    }
-    return new JudgedQuery(all);
+    return metrics;
   }
 
-  /** Every ranking reachable by permuting within groups. */
+  /** Orders the case as trec_eval would and returns the grades in that order. */
+  private static Ranked rank(Case c) {
+    List<ScoredDoc> docs = new ArrayList<>();
+    for (int i = 0; i < c.scores().length; i++) {
+      docs.add(new ScoredDoc("d" + i, c.scores()[i]));
+    }
+    List<ScoredDoc> ordered = RunOrder.TREC_EVAL.apply(docs);
+    int[] grades = ordered.stream().mapToInt(d -> c.grades()[Integer.parseInt(d.docId().substring(1))]).toArray();
+    List<Integer> judged = new ArrayList<>();
+    Arrays.stream(c.grades()).forEach(judged::add);
+    Arrays.stream(c.unretrieved()).forEach(judged::add);
+    return new Ranked(grades, TieGroups.of(ordered), new JudgedQuery(judged));
+  }
+
+  private record Ranked(int[] grades, TieGroups groups, JudgedQuery judged) {}
+
+  /** Every grade sequence reachable by permuting positions within groups, with repeats. */
   private static List<int[]> allOrders(int[] grades, TieGroups groups) {
-    List<int[]> orders = new ArrayList<>();
-    orders.add(grades.clone());
+    List<int[]> orders = List.of(grades.clone());
     for (int g = 0; g < groups.count(); g++) {
       List<int[]> next = new ArrayList<>();
       for (int[] order : orders) {
-        permute(order, groups.start(g), groups.end(g), groups.start(g), next);
+        permute(order, groups.start(g), groups.end(g), next);
       }
       orders = next;
     }
     return orders;
   }
 
-  private static void permute(int[] a, int from, int to, int i, List<int[]> out) {
-    if (i == to) {
+  private static void permute(int[] a, int i, int to, List<int[]> out) {
+    if (i >= to - 1) {
       out.add(a.clone());
       return;
     }
     for (int j = i; j < to; j++) {
       swap(a, i, j);
-      permute(a, from, to, i + 1, out);
+      permute(a, i + 1, to, out);
       swap(a, i, j);
     }
   }
@@ -93,52 +123,45 @@ class TieAwarePropertiesTest {
     a[j] = t;
   }
 
-  @Property(tries = 800)
-  void closedFormsEqualBruteForceOverAllOrders(@ForAll("cases") Case c) {
-    TieGroups groups = groups(c.groupSizes(), c.grades().length);
-    JudgedQuery judged = judged(c.grades(), c.extraRelevant());
-    double sum = 0;
-    double min = Double.POSITIVE_INFINITY;
-    double max = Double.NEGATIVE_INFINITY;
-    List<int[]> orders = allOrders(c.grades(), groups);
-    for (int[] order : orders) {
-      double v = c.metric().compute(order, judged);
-      sum += v;
-      min = Math.min(min, v);
-      max = Math.max(max, v);
+  @Property(tries = 400)
+  void expectationMinAndMaxEqualBruteForceOverEveryOrderOfTheTies(
+      @ForAll("rankingsWithTies") Case c) {
+    Ranked ranked = rank(c);
+    List<int[]> orders = allOrders(ranked.grades(), ranked.groups());
+    for (Metric metric : metricsUnderTest()) {
+      double sum = 0;
+      double min = Double.POSITIVE_INFINITY;
+      double max = Double.NEGATIVE_INFINITY;
+      for (int[] order : orders) {
+        double v = metric.compute(order, ranked.judged());
+        sum += v;
+        min = Math.min(min, v);
+        max = Math.max(max, v);
+      }
+      double mean = sum / orders.size();
+      double deterministic = metric.compute(ranked.grades(), ranked.judged());
+      TieAwareValue value =
+          TieAwareEvaluator.evaluate(metric, ranked.grades(), ranked.groups(), ranked.judged());
+      String label = metric.name() + " on " + c;
+      assertThat(value.expected()).as(label).isCloseTo(mean, within(1e-12));
+      assertThat(value.min()).as(label).isEqualTo(min);
+      assertThat(value.max()).as(label).isEqualTo(max);
+      assertThat(value.range()).as(label).isEqualTo(max - min);
+      assertThat(value.bias()).as(label).isCloseTo(deterministic - mean, within(1e-12));
+      assertThat(value.expected()).as(label).isBetween(min, max);
     }
-    TieAwareValue value = TieAwareEvaluator.evaluate(c.metric(), c.grades(), groups, judged);
-    String label = c.metric().kind() + "@" + c.metric().cutoff() + " " + Arrays.toString(c.grades())
-        + " groups " + Arrays.toString(c.groupSizes());
-    assertThat(value.expected()).as(label).isCloseTo(sum / orders.size(), within(1e-9));
-    assertThat(value.min()).as(label).isCloseTo(min, within(1e-12));
-    assertThat(value.max()).as(label).isCloseTo(max, within(1e-12));
-    assertThat(value.range()).isCloseTo(max - min, within(1e-12));
-    assertThat(value.bias())
-        .isCloseTo(c.metric().compute(c.grades(), judged) - sum / orders.size(), within(1e-9));
   }
 
-  @Property(tries = 300)
-  void withoutTiesEveryValueIsThePlainMetric(@ForAll("cases") Case c) {
-    int n = c.grades().length;
-    int[] singletons = new int[n];
-    Arrays.fill(singletons, 1);
-    TieGroups groups = groups(singletons, n);
-    JudgedQuery judged = judged(c.grades(), c.extraRelevant());
-    double plain = c.metric().compute(c.grades(), judged);
-    TieAwareValue value = TieAwareEvaluator.evaluate(c.metric(), c.grades(), groups, judged);
-    assertThat(value).isEqualTo(new TieAwareValue(plain, plain, plain, 0, 0));
-  }
-
-  @Example
-  void aRelevantDocumentTiedWithOneOtherAtTheTopHasExpectedReciprocalRankThreeQuarters() {
-    int[] grades = {0, 1};
-    TieGroups groups = TieGroups.fromStarts(new int[] {0}, 2);
-    JudgedQuery judged = new JudgedQuery(List.of(1));
-    TieAwareValue rr = TieAwareEvaluator.evaluate(new Metric("mrr@10", Metric.Kind.RECIPROCAL_RANK, 10), grades, groups, judged);
-    assertThat(rr.expected()).isEqualTo(0.75);
-    assertThat(rr.min()).isEqualTo(0.5);
-    assertThat(rr.max()).isEqualTo(1.0);
-    assertThat(rr.bias()).isEqualTo(-0.25);
+  @Property(tries = 200)
+  void withoutTiesEveryValueIsThePlainMetricWithNoRangeAndNoBias(
+      @ForAll("rankingsWithoutTies") Case c) {
+    Ranked ranked = rank(c);
+    assertThat(ranked.groups().hasTies()).isFalse();
+    for (Metric metric : metricsUnderTest()) {
+      double plain = metric.compute(ranked.grades(), ranked.judged());
+      TieAwareValue value =
+          TieAwareEvaluator.evaluate(metric, ranked.grades(), ranked.groups(), ranked.judged());
+      assertThat(value).as(metric.name() + " on " + c).isEqualTo(new TieAwareValue(plain, plain, plain, 0, 0));
+    }
   }
 }

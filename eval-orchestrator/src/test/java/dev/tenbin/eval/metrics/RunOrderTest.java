@@ -1,0 +1,52 @@
+package dev.tenbin.eval.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class RunOrderTest {
+  private static List<String> ids(List<ScoredDoc> docs) {
+    return docs.stream().map(ScoredDoc::docId).toList();
+  }
+
+  @Test
+  void trecEvalOrderSortsByScoreDescendingThenDocnoDescending() {
+    List<ScoredDoc> run =
+        List.of(new ScoredDoc("b", 1), new ScoredDoc("c", 2), new ScoredDoc("a", 1), new ScoredDoc("B", 1));
+    // "b" > "a" > "B" in strcmp order (lowercase letters are above uppercase in ASCII).
+    assertThat(ids(RunOrder.TREC_EVAL.apply(run))).containsExactly("c", "b", "a", "B");
+  }
+
+  @Test
+  void docnosCompareByCodePointAsStrcmpComparesUtf8() {
+    // U+1F600 is above U+FFFD as a code point (and in UTF-8 bytes) but below it as UTF-16 units.
+    String emoji = "d\uD83D\uDE00";
+    String replacement = "d\uFFFD";
+    assertThat(emoji.compareTo(replacement)).isNegative();
+    List<ScoredDoc> run = List.of(new ScoredDoc(replacement, 1), new ScoredDoc(emoji, 1));
+    assertThat(ids(RunOrder.TREC_EVAL.apply(run))).containsExactly(emoji, replacement);
+  }
+
+  @Test
+  void positiveAndNegativeZeroScoresTie() {
+    List<ScoredDoc> run = List.of(new ScoredDoc("a", -0.0), new ScoredDoc("b", 0.0));
+    assertThat(ids(RunOrder.TREC_EVAL.apply(run))).containsExactly("b", "a");
+    run = List.of(new ScoredDoc("b", -0.0), new ScoredDoc("a", 0.0));
+    assertThat(ids(RunOrder.TREC_EVAL.apply(run))).containsExactly("b", "a");
+  }
+
+  @Test
+  void bothOrdersKeepTheFirstOccurrenceOfARepeatedDocument() {
+    List<ScoredDoc> run = List.of(new ScoredDoc("a", 1), new ScoredDoc("x", 2), new ScoredDoc("a", 3));
+    assertThat(RunOrder.TREC_EVAL.apply(run))
+        .containsExactly(new ScoredDoc("x", 2), new ScoredDoc("a", 1));
+    assertThat(RunOrder.AS_GIVEN.apply(run)).containsExactly(new ScoredDoc("a", 1), new ScoredDoc("x", 2));
+  }
+
+  @Test
+  void asGivenKeepsTheOrderEvenWhenScoresDisagree() {
+    List<ScoredDoc> run = List.of(new ScoredDoc("a", 1), new ScoredDoc("b", 2));
+    assertThat(ids(RunOrder.AS_GIVEN.apply(run))).containsExactly("a", "b");
+  }
+}

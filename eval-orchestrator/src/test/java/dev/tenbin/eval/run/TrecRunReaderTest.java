@@ -1,0 +1,70 @@
+package dev.tenbin.eval.run;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tenbin.eval.metrics.ScoredDoc;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class TrecRunReaderTest {
+  @TempDir Path tmp;
+
+  @Test
+  void readsQueriesAndDocumentsInFileOrderIgnoringTheRankColumn() throws Exception {
+    Path file =
+        Files.writeString(
+            tmp.resolve("run.trec"),
+            "# a comment\nq2 Q0 d9 7 1.5 tag\n\nq1 Q0 d1 1 -2e-3 tag\nq2\tQ0\td8\t1\t3 tag\nq2 Q0 d9 3 0.5 tag\n");
+    Map<String, List<ScoredDoc>> run = TrecRunReader.read(file);
+    assertThat(run.keySet()).containsExactly("q2", "q1");
+    assertThat(run.get("q2"))
+        .containsExactly(new ScoredDoc("d9", 1.5), new ScoredDoc("d8", 3), new ScoredDoc("d9", 0.5));
+    assertThat(run.get("q1")).containsExactly(new ScoredDoc("d1", -0.002));
+  }
+
+  @Test
+  void scoresKeepDoublePrecisionAsTrecEvalReadsThem() throws Exception {
+    // Equal as floats, different as doubles: trec_eval 10 does not tie them, neither does Tenbin.
+    Path file = Files.writeString(tmp.resolve("run"), "q Q0 a 1 0.30000000001 t\nq Q0 b 2 0.30000000002 t\n");
+    List<ScoredDoc> docs = TrecRunReader.read(file).get("q");
+    assertThat((float) docs.get(0).score()).isEqualTo((float) docs.get(1).score());
+    assertThat(docs.get(0).score()).isLessThan(docs.get(1).score());
+  }
+
+  @Test
+  void aLineWithTheWrongColumnCountIsNamedByFileAndLine() throws Exception {
+    Path file = Files.writeString(tmp.resolve("bad.run"), "q1 Q0 d1 1 0.5 t\nq1 Q0 d2 2 0.4\n");
+    assertThatThrownBy(() -> TrecRunReader.read(file))
+        .isInstanceOf(InputFileException.class)
+        .hasMessageContaining("bad.run line 2")
+        .hasMessageContaining("expected 6 columns (qid Q0 docid rank score tag), got 5");
+  }
+
+  @Test
+  void aScoreThatIsNotAFiniteNumberIsNamedByFileAndLine() throws Exception {
+    Path text = Files.writeString(tmp.resolve("text.run"), "q1 Q0 d1 1 0.5 t\nq1 Q0 d2 2 notanumber t\n");
+    assertThatThrownBy(() -> TrecRunReader.read(text))
+        .hasMessageContaining("text.run line 2")
+        .hasMessageContaining("'notanumber'");
+    Path nan = Files.writeString(tmp.resolve("nan.run"), "q1 Q0 d1 1 NaN t\n");
+    assertThatThrownBy(() -> TrecRunReader.read(nan)).hasMessageContaining("nan.run line 1").hasMessageContaining("finite");
+  }
+
+  @Test
+  void aMissingFileIsRefusedByName() {
+    assertThatThrownBy(() -> TrecRunReader.read(tmp.resolve("absent.run")))
+        .isInstanceOf(InputFileException.class)
+        .hasMessageContaining("run file not found")
+        .hasMessageContaining("absent.run");
+  }
+
+  @Test
+  void anEmptyFileIsAnEmptyRun() throws Exception {
+    assertThat(TrecRunReader.read(Files.writeString(tmp.resolve("empty.run"), ""))).isEmpty();
+  }
+}
