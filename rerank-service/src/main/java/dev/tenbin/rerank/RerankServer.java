@@ -24,15 +24,48 @@ public final class RerankServer implements Callable<Integer> {
       description = "Largest number of candidates in one rerank request (default ${DEFAULT-VALUE}).")
   int maxPairs;
 
+  @Option(names = "--models-dir", defaultValue = "${env:TENBIN_MODELS_DIR:-models}",
+      description = "Folder of cross-encoders, <id>/card.json (default ${DEFAULT-VALUE}).")
+  java.nio.file.Path modelsDirectory;
+
+  @Option(names = "--cache-dir", defaultValue = "${env:TENBIN_CACHE_DIR:-.tenbin/cache}") java.nio.file.Path cacheDirectory;
+
+  @Option(names = "--encoder-endpoint", defaultValue = "${env:TENBIN_ENCODER_ENDPOINT:-localhost:50051}",
+      description = "Encoder service for bi-encoder rerankers (dense:MODEL) (default ${DEFAULT-VALUE}).")
+  String encoderEndpoint;
+
+  @Option(names = "--max-batch-tokens", defaultValue = "8192", description = "Padded tokens per forward pass.")
+  int maxBatchTokens;
+
   public RerankServiceConfig config() {
     return new RerankServiceConfig(serverOptions.toSettings(RerankServiceConfig.DEFAULT_PORT), maxPairs);
+  }
+
+  /** The core over a models folder, with bi-encoders reached through {@code encoderChannel}. */
+  public static RerankCore core(
+      java.nio.file.Path models, java.nio.file.Path cache, java.util.function.Supplier<io.grpc.Channel> encoderChannel,
+      int maxPairs, int maxBatchTokens) {
+    var registry =
+        new dev.tenbin.rerank.cross.RerankerRegistry(
+            models, new dev.tenbin.encoder.model.HubDownloader("https://huggingface.co", cache, System.getenv("HF_TOKEN")),
+            dev.tenbin.encoder.onnx.OnnxModel.RuntimeOptions.cpu(Runtime.getRuntime().availableProcessors()), maxBatchTokens);
+    return new RerankCore(
+        registry,
+        () -> new dev.tenbin.rerank.bi.BiEncoderReranker(dev.tenbin.encoder.client.EncoderClient.of(encoderChannel.get())),
+        maxPairs);
   }
 
   @Override
   public Integer call() throws Exception {
     RerankServiceConfig config = config();
+    String[] hostPort = encoderEndpoint.split(":");
+    io.grpc.ManagedChannel encoder =
+        io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder.forAddress(hostPort[0], Integer.parseInt(hostPort[1]))
+            .usePlaintext()
+            .build();
+    RerankCore core = core(modelsDirectory, cacheDirectory, () -> encoder, config.maxPairsPerRequest(), maxBatchTokens);
     GrpcServerHost host =
-        GrpcServerHost.start(config.server(), List.of(new RerankGrpcService(config)))
+        GrpcServerHost.start(config.server(), List.of(new RerankGrpcService(core)))
             .stopOnSignal("rerank-service");
     System.err.printf(
         "rerank-service listening on %s:%d (metrics port %d)%n",

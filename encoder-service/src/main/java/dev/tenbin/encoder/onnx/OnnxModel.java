@@ -69,6 +69,14 @@ public final class OnnxModel implements AutoCloseable {
    * @param ids unpadded token ids
    */
   public Output run(long[][] ids) {
+    return run(ids, null);
+  }
+
+  /**
+   * Runs a batch with explicit token type ids (sentence pairs for cross-encoders); {@code typeIds}
+   * may be null for all zeros.
+   */
+  public Output run(long[][] ids, long[][] typeIds) {
     int batch = ids.length;
     int length = 0;
     for (long[] row : ids) {
@@ -90,9 +98,13 @@ public final class OnnxModel implements AutoCloseable {
         feed.put("attention_mask", OnnxTensor.createTensor(environment, LongBuffer.wrap(mask), shape));
       }
       if (inputs.contains("token_type_ids")) {
-        feed.put(
-            "token_type_ids",
-            OnnxTensor.createTensor(environment, LongBuffer.wrap(new long[batch * length]), shape));
+        long[] types = new long[batch * length];
+        if (typeIds != null) {
+          for (int b = 0; b < batch; b++) {
+            System.arraycopy(typeIds[b], 0, types, b * length, typeIds[b].length);
+          }
+        }
+        feed.put("token_type_ids", OnnxTensor.createTensor(environment, LongBuffer.wrap(types), shape));
       }
       try (OrtSession.Result result = session.run(feed, Set.of(outputName))) {
         OnnxTensor tensor = (OnnxTensor) result.get(0);

@@ -45,6 +45,24 @@ public final class TextTokenizer implements AutoCloseable {
     return new TokenizedBatch(ids, truncated);
   }
 
+  /** Token ids and type ids of (query, document) pairs, truncated to the max length. */
+  public long[][][] encodePairs(String query, java.util.List<String> documents) {
+    long[][] ids = new long[documents.size()][];
+    long[][] types = new long[documents.size()][];
+    for (int i = 0; i < documents.size(); i++) {
+      Encoding encoding = tokenizer.encode(query, documents.get(i));
+      ids[i] = encoding.getIds();
+      types[i] = encoding.getTypeIds();
+    }
+    return new long[][][] {ids, types};
+  }
+
+  /** The id of a token string, or -1 when the vocabulary has none. */
+  public long tokenId(String token) {
+    long[] ids = tokenizer.encode(token, false, false).getIds();
+    return ids.length == 1 ? ids[0] : -1;
+  }
+
   /** Tokens as strings, for the Tokenize RPC. */
   public String[] tokens(String text) {
     return tokenizer.encode(text).getTokens();

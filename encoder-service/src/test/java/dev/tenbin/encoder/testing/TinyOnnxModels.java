@@ -61,6 +61,56 @@ public final class TinyOnnxModels {
     return model(graph);
   }
 
+  /**
+   * A pair classifier (a cross-encoder stand-in): logits = mean over tokens of
+   * embeddings[input_ids] · projection, projection [hidden, outputs]; 1 output for a sigmoid head,
+   * 2 for a softmax head. In FP16 every tensor and the output are half precision.
+   */
+  public static byte[] pairClassifier(
+      float[] embeddings, float[] projection, int vocabulary, int hidden, int outputs, boolean fp16) {
+    int type = fp16 ? FLOAT16 : FLOAT;
+    byte[] graph =
+        graph(
+            List.of(
+                node("Gather", List.of("embeddings", "input_ids"), "hidden", 0),
+                reduceMean("hidden", "pooled"),
+                node("MatMul", List.of("pooled", "projection"), "logits", 0)),
+            List.of(
+                tensor("embeddings", new long[] {vocabulary, hidden}, embeddings, fp16),
+                tensor("projection", new long[] {hidden, outputs}, projection, fp16)),
+            List.of(
+                valueInfo("input_ids", INT64, 2, 0),
+                valueInfo("attention_mask", INT64, 2, 0),
+                valueInfo("token_type_ids", INT64, 2, 0)),
+            List.of(valueInfo2("logits", type, outputs)));
+    return model(graph);
+  }
+
+  private static byte[] reduceMean(String input, String output) {
+    return message(
+        out -> {
+          out.writeString(1, input);
+          out.writeString(2, output);
+          out.writeString(3, "ReduceMean_" + output);
+          out.writeString(4, "ReduceMean");
+          out.writeByteArray(5, message(a -> { a.writeString(1, "axes"); a.writeInt64(8, 1); a.writeEnum(20, 7); }));
+          out.writeByteArray(5, message(a -> { a.writeString(1, "keepdims"); a.writeInt64(3, 0); a.writeEnum(20, 2); }));
+        });
+  }
+
+  /** A [batch, width] value info. */
+  private static byte[] valueInfo2(String name, int elemType, int width) {
+    byte[] shape =
+        message(
+            out -> {
+              out.writeByteArray(1, message(d -> d.writeString(2, "batch")));
+              out.writeByteArray(1, message(d -> d.writeInt64(1, width)));
+            });
+    byte[] tensorType = message(out -> { out.writeInt32(1, elemType); out.writeByteArray(2, shape); });
+    byte[] type = message(out -> out.writeByteArray(1, tensorType));
+    return message(out -> { out.writeString(1, name); out.writeByteArray(2, type); });
+  }
+
   /** A WordLevel tokenizer.json over {@code words} with [PAD]=0 [UNK]=1 [CLS]=2 [SEP]=3, then the words. */
   public static byte[] wordLevelTokenizer(List<String> words) {
     StringBuilder vocab = new StringBuilder("\"[PAD]\":0,\"[UNK]\":1,\"[CLS]\":2,\"[SEP]\":3");

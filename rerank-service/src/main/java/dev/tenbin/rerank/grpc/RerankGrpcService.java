@@ -1,20 +1,69 @@
 package dev.tenbin.rerank.grpc;
 
+import dev.tenbin.core.Cancellation;
+import dev.tenbin.proto.common.v1.Metadata;
+import dev.tenbin.proto.common.v1.ScoredDocument;
+import dev.tenbin.proto.rerank.v1.Candidate;
+import dev.tenbin.proto.rerank.v1.GetRerankerInfoRequest;
+import dev.tenbin.proto.rerank.v1.GetRerankerInfoResponse;
+import dev.tenbin.proto.rerank.v1.RerankRequest;
+import dev.tenbin.proto.rerank.v1.RerankResponse;
 import dev.tenbin.proto.rerank.v1.RerankServiceGrpc;
-import dev.tenbin.rerank.RerankServiceConfig;
+import dev.tenbin.proto.rerank.v1.RerankerInfo;
+import dev.tenbin.proto.rerank.v1.ScoreHead;
+import dev.tenbin.rerank.RerankCore;
+import dev.tenbin.rerank.cross.CrossEncoder;
+import dev.tenbin.rerank.cross.ScorePrecision;
+import io.grpc.Context;
+import io.grpc.stub.StreamObserver;
+import java.util.ArrayList;
+import java.util.List;
 
-/**
- * Adapter for {@code tenbin.rerank.v1}. Cross-encoder, yes/no and bi-encoder rerankers arrive
- * with the rerank issue; until then every RPC answers UNIMPLEMENTED (the generated base class).
- */
+/** Thin adapter from {@code tenbin.rerank.v1} to {@link RerankCore}. */
 public final class RerankGrpcService extends RerankServiceGrpc.RerankServiceImplBase {
-  private final RerankServiceConfig config;
+  private final RerankCore core;
 
-  public RerankGrpcService(RerankServiceConfig config) {
-    this.config = config;
+  public RerankGrpcService(RerankCore core) {
+    this.core = core;
   }
 
-  public RerankServiceConfig config() {
-    return config;
+  @Override
+  public void rerank(RerankRequest request, StreamObserver<RerankResponse> responses) {
+    List<RerankCore.Candidate> candidates = new ArrayList<>(request.getCandidatesCount());
+    for (Candidate candidate : request.getCandidatesList()) {
+      candidates.add(new RerankCore.Candidate(candidate.getDocId(), candidate.getText()));
+    }
+    ScorePrecision precision =
+        request.getPrecision() == dev.tenbin.proto.rerank.v1.ScorePrecision.SCORE_PRECISION_MODEL_DTYPE
+            ? ScorePrecision.MODEL_DTYPE
+            : ScorePrecision.FP32;
+    Context context = Context.current();
+    Cancellation cancellation = context::isCancelled;
+    RerankCore.Reranked reranked =
+        core.rerank(request.getModelId(), request.getQuery(), candidates, precision, request.getTopK(), cancellation);
+    RerankResponse.Builder response =
+        RerankResponse.newBuilder().setMetadata(Metadata.newBuilder().setInferenceNanos(reranked.inferenceNanos()));
+    int rank = 1;
+    for (RerankCore.Scored doc : reranked.documents()) {
+      response.addDocuments(ScoredDocument.newBuilder().setDocId(doc.docId()).setScore(doc.score()).setRank(rank++));
+    }
+    responses.onNext(response.build());
+    responses.onCompleted();
+  }
+
+  @Override
+  public void getRerankerInfo(GetRerankerInfoRequest request, StreamObserver<GetRerankerInfoResponse> responses) {
+    CrossEncoder model = core.crossEncoders().get(request.getModelId());
+    responses.onNext(
+        GetRerankerInfoResponse.newBuilder()
+            .setInfo(
+                RerankerInfo.newBuilder()
+                    .setId(model.card().id())
+                    .setHead(ScoreHead.valueOf("SCORE_HEAD_" + model.card().head().name()))
+                    .setDtype(model.dtype())
+                    .setMaxLength(model.card().maxLength())
+                    .setPromptTemplate(model.card().promptTemplate()))
+            .build());
+    responses.onCompleted();
   }
 }

@@ -1,0 +1,89 @@
+package dev.tenbin.rerank;
+
+import dev.tenbin.core.Cancellation;
+import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.rerank.bi.BiEncoderReranker;
+import dev.tenbin.rerank.cross.RerankerRegistry;
+import dev.tenbin.rerank.cross.ScorePrecision;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/**
+ * The rerank service's plain-Java core: validates a candidate set, scores it with a cross-encoder
+ * or (for {@code dense:MODEL}) a bi-encoder through the encoder service, and orders it by score
+ * descending, then doc id ascending.
+ */
+public final class RerankCore implements AutoCloseable {
+  /** A candidate document. */
+  public record Candidate(String docId, String text) {}
+
+  /** A reranked document. */
+  public record Scored(String docId, float score) {}
+
+  /** The reranked list and how long scoring took. */
+  public record Reranked(List<Scored> documents, long inferenceNanos) {}
+
+  private final RerankerRegistry crossEncoders;
+  private final Supplier<BiEncoderReranker> biEncoders;
+  private final int maxPairs;
+
+  public RerankCore(RerankerRegistry crossEncoders, Supplier<BiEncoderReranker> biEncoders, int maxPairs) {
+    this.crossEncoders = crossEncoders;
+    this.biEncoders = biEncoders;
+    this.maxPairs = maxPairs;
+  }
+
+  public RerankerRegistry crossEncoders() {
+    return crossEncoders;
+  }
+
+  public Reranked rerank(
+      String model, String query, List<Candidate> candidates, ScorePrecision precision, int topK, Cancellation cancellation) {
+    if (query == null || query.isBlank()) {
+      throw new InvalidInputException("query", "query must not be empty");
+    }
+    if (candidates.isEmpty()) {
+      throw new InvalidInputException("candidates", "at least one candidate is required");
+    }
+    if (candidates.size() > maxPairs) {
+      throw new InvalidInputException(
+          "candidates", "at most " + maxPairs + " candidates per request, got " + candidates.size());
+    }
+    if (topK < 0) {
+      throw new InvalidInputException("top_k", "top_k must not be negative");
+    }
+    Set<String> ids = new HashSet<>();
+    List<String> texts = new ArrayList<>(candidates.size());
+    for (int i = 0; i < candidates.size(); i++) {
+      Candidate candidate = candidates.get(i);
+      if (candidate.docId() == null || candidate.docId().isBlank() || !ids.add(candidate.docId())) {
+        throw new InvalidInputException("candidates[" + i + "].doc_id", "candidate doc ids must be non-empty and unique");
+      }
+      if (candidate.text() == null || candidate.text().isBlank()) {
+        throw new InvalidInputException("candidates[" + i + "].text", "candidate text must not be empty");
+      }
+      texts.add(candidate.text());
+    }
+    long start = System.nanoTime();
+    float[] scores =
+        model != null && model.startsWith("dense:")
+            ? biEncoders.get().score(model, query, texts)
+            : crossEncoders.get(model).score(query, texts, precision, cancellation);
+    long inference = System.nanoTime() - start;
+    List<Scored> ranked = new ArrayList<>(scores.length);
+    for (int i = 0; i < scores.length; i++) {
+      ranked.add(new Scored(candidates.get(i).docId(), scores[i]));
+    }
+    ranked.sort(Comparator.comparing(Scored::score, Comparator.reverseOrder()).thenComparing(Scored::docId));
+    return new Reranked(topK == 0 ? ranked : ranked.subList(0, Math.min(topK, ranked.size())), inference);
+  }
+
+  @Override
+  public void close() {
+    crossEncoders.close();
+  }
+}

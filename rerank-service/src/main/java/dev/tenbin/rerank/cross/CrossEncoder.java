@@ -1,0 +1,130 @@
+package dev.tenbin.rerank.cross;
+
+import dev.tenbin.core.Cancellation;
+import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.encoder.model.ModelFiles;
+import dev.tenbin.encoder.onnx.OnnxModel;
+import dev.tenbin.encoder.onnx.TextTokenizer;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A cross-encoder ONNX model scoring (query, document) pairs: token type ids when the graph takes
+ * them, passes of at most {@code maxBatchTokens} padded tokens (pairs sorted by length), and one of
+ * three score heads. By default logits are upcast to FP32 before the score function
+ * (high-precision scoring); {@link ScorePrecision#MODEL_DTYPE} keeps the model's dtype instead.
+ */
+public final class CrossEncoder implements AutoCloseable {
+  private final RerankerCard card;
+  private final TextTokenizer tokenizer;
+  private final OnnxModel onnx;
+  private final long yesId;
+  private final long noId;
+  private final int maxBatchTokens;
+
+  public CrossEncoder(RerankerCard card, ModelFiles files, OnnxModel.RuntimeOptions runtime, int maxBatchTokens) {
+    this.card = card;
+    this.tokenizer = new TextTokenizer(files.tokenizerJson(), card.maxLength());
+    this.onnx = new OnnxModel(files.onnx(), runtime);
+    this.maxBatchTokens = maxBatchTokens;
+    if (card.head() == ScoreHead.YES_NO) {
+      yesId = tokenizer.tokenId(card.yesToken());
+      noId = tokenizer.tokenId(card.noToken());
+      if (yesId < 0 || noId < 0) {
+        throw new InvalidInputException(
+            "model_id", "reranker " + card.id() + ": yes/no tokens are not single tokens of its vocabulary");
+      }
+    } else {
+      yesId = -1;
+      noId = -1;
+    }
+  }
+
+  public RerankerCard card() {
+    return card;
+  }
+
+  /** The model output's dtype, e.g. FLOAT or FLOAT16. */
+  public String dtype() {
+    return onnx.outputType();
+  }
+
+  /** Scores of each document for the query, in input order. */
+  public float[] score(String query, List<String> documents, ScorePrecision precision, Cancellation cancellation) {
+    long[][] ids;
+    long[][] types;
+    if (card.head() == ScoreHead.YES_NO) {
+      List<String> prompts = new ArrayList<>(documents.size());
+      for (String document : documents) {
+        prompts.add(card.promptTemplate().replace("{query}", query).replace("{document}", document));
+      }
+      ids = tokenizer.encode(prompts).ids();
+      types = null;
+    } else {
+      long[][][] pairs = tokenizer.encodePairs(query, documents);
+      ids = pairs[0];
+      types = pairs[1];
+    }
+    Integer[] order = new Integer[ids.length];
+    for (int i = 0; i < order.length; i++) {
+      order[i] = i;
+    }
+    long[][] finalIds = ids;
+    java.util.Arrays.sort(order, java.util.Comparator.comparingInt(i -> finalIds[i].length));
+    float[] scores = new float[documents.size()];
+    boolean half = precision == ScorePrecision.MODEL_DTYPE && dtype().startsWith("FLOAT16");
+    int from = 0;
+    while (from < order.length) {
+      cancellation.throwIfCancelled();
+      int to = from + 1;
+      while (to < order.length && (long) ids[order[to]].length * (to - from + 1) <= maxBatchTokens) {
+        to++;
+      }
+      long[][] batchIds = new long[to - from][];
+      long[][] batchTypes = types == null ? null : new long[to - from][];
+      for (int i = from; i < to; i++) {
+        batchIds[i - from] = ids[order[i]];
+        if (types != null) {
+          batchTypes[i - from] = types[order[i]];
+        }
+      }
+      OnnxModel.Output output = onnx.run(batchIds, batchTypes);
+      for (int i = from; i < to; i++) {
+        scores[order[i]] = head(output, i - from, batchIds[i - from].length, half);
+      }
+      from = to;
+    }
+    return scores;
+  }
+
+  private float head(OnnxModel.Output output, int row, int tokens, boolean half) {
+    float[] values = output.values();
+    return switch (card.head()) {
+      case SIGMOID -> {
+        float logit = round(values[row * output.width()], half);
+        yield round((float) (1 / (1 + Math.exp(-logit))), half);
+      }
+      case SOFTMAX2 -> {
+        float a = round(values[row * 2], half);
+        float b = round(values[row * 2 + 1], half);
+        yield round((float) (1 / (1 + Math.exp(a - b))), half);
+      }
+      case YES_NO -> {
+        int offset = output.offset(row, tokens - 1);
+        float yes = round(values[offset + (int) yesId], half);
+        float no = round(values[offset + (int) noId], half);
+        yield round((float) (1 / (1 + Math.exp(no - yes))), half);
+      }
+    };
+  }
+
+  private static float round(float value, boolean half) {
+    return half ? Float.float16ToFloat(Float.floatToFloat16(value)) : value;
+  }
+
+  @Override
+  public void close() {
+    onnx.close();
+    tokenizer.close();
+  }
+}
