@@ -10,6 +10,10 @@ import dev.tenbin.index.collection.IndexCollection;
 import dev.tenbin.index.collection.IngestDocument;
 import dev.tenbin.index.collection.ScoredHit;
 import dev.tenbin.index.dense.VectorSimilarity;
+import dev.tenbin.index.fusion.RankFusion;
+import dev.tenbin.index.fusion.RankedDoc;
+import dev.tenbin.proto.index.v1.FuseRequest;
+import dev.tenbin.proto.index.v1.FuseResponse;
 import dev.tenbin.index.lexical.Bm25Parameters;
 import dev.tenbin.proto.common.v1.DenseVector;
 import dev.tenbin.proto.common.v1.Similarity;
@@ -235,6 +239,46 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
       response.addRankings(toRanking(query.getId(), hits));
     }
     response.setStats(SearchStats.newBuilder().setSearchNanos(System.nanoTime() - start));
+    responses.onNext(response.build());
+    responses.onCompleted();
+  }
+
+  @Override
+  public void fuse(FuseRequest request, StreamObserver<FuseResponse> responses) {
+    if (request.getSystemsCount() == 0) {
+      throw new InvalidInputException("systems", "at least one ranking set is required");
+    }
+    if (request.getTopK() < 0 || request.getTopK() > config.maxTopK()) {
+      throw new InvalidInputException("top_k", "top_k must be within 0.." + config.maxTopK());
+    }
+    java.util.Map<String, List<List<RankedDoc>>> byQuery = new java.util.LinkedHashMap<>();
+    for (int s = 0; s < request.getSystemsCount(); s++) {
+      for (Ranking ranking : request.getSystems(s).getRankingsList()) {
+        List<List<RankedDoc>> lists =
+            byQuery.computeIfAbsent(ranking.getQueryId(), q -> new ArrayList<>());
+        while (lists.size() < request.getSystemsCount()) {
+          lists.add(new ArrayList<>());
+        }
+        for (ScoredDocument doc : ranking.getDocumentsList()) {
+          lists.get(s).add(new RankedDoc(doc.getDocId(), doc.getScore()));
+        }
+      }
+    }
+    FuseResponse.Builder response = FuseResponse.newBuilder();
+    for (var entry : byQuery.entrySet()) {
+      List<RankedDoc> fused =
+          switch (request.getMethod()) {
+            case FUSION_METHOD_RRF ->
+                RankFusion.reciprocalRank(entry.getValue(), request.getRrfK() == 0 ? 60 : request.getRrfK(), request.getTopK());
+            case FUSION_METHOD_LINEAR -> RankFusion.linear(entry.getValue(), request.getWeightsList(), request.getTopK());
+            default -> throw new InvalidInputException("method", "method must be FUSION_METHOD_RRF or FUSION_METHOD_LINEAR");
+          };
+      List<ScoredHit> hits = new ArrayList<>(fused.size());
+      for (RankedDoc doc : fused) {
+        hits.add(new ScoredHit(doc.docId(), doc.score()));
+      }
+      response.addRankings(toRanking(entry.getKey(), hits));
+    }
     responses.onNext(response.build());
     responses.onCompleted();
   }

@@ -207,7 +207,7 @@ class IndexGrpcServiceTest {
 
   @Test
   void rpcsOfLaterIssuesAnswerUnimplemented() {
-    assertThatThrownBy(() -> index.fuse(FuseRequest.getDefaultInstance()))
+    assertThatThrownBy(() -> index.rescore(dev.tenbin.proto.index.v1.RescoreRequest.getDefaultInstance()))
         .isInstanceOfSatisfying(
             StatusRuntimeException.class,
             e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNIMPLEMENTED));
