@@ -43,6 +43,9 @@ public record EvalReport(
       }
       ObjectNode timings = node.putObject("timings_ms");
       run.timings().forEach(timings::put);
+      if (!run.diagnostics().isEmpty()) {
+        node.set("diagnostics", JSON.valueToTree(run.diagnostics()));
+      }
     }
     ArrayNode warningArray = root.putArray("warnings");
     warnings.forEach(warningArray::add);

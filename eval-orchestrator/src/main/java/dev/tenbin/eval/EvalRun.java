@@ -18,6 +18,7 @@ import java.util.Map;
  * @param perQuery query id to metric values
  * @param rankings query id to ranking (score descending, doc id ascending)
  * @param timings named durations in milliseconds (index_ms, search_ms, ...)
+ * @param diagnostics facts about the run (candidate-set coverage and origin, ...)
  */
 public record EvalRun(
     String retriever,
@@ -28,7 +29,14 @@ public record EvalRun(
     Map<String, TieAwareValue> tieAware,
     Map<String, Map<String, Double>> perQuery,
     Map<String, List<ScoredDoc>> rankings,
-    Map<String, Double> timings) {
+    Map<String, Double> timings,
+    Map<String, Object> diagnostics) {
+
+  public EvalRun withDiagnostics(Map<String, Object> more) {
+    Map<String, Object> merged = new java.util.LinkedHashMap<>(diagnostics);
+    merged.putAll(more);
+    return new EvalRun(retriever, variant, mode, numQueries, metrics, tieAware, perQuery, rankings, timings, merged);
+  }
 
   /** A file-name friendly label: retriever.variant.mode. */
   public String label() {

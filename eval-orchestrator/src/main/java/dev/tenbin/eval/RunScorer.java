@@ -34,6 +34,7 @@ public final class RunScorer {
         evaluation.tieAware(),
         evaluation.perQuery(),
         result.rankings(),
-        timings);
+        timings,
+        Map.of());
   }
 }

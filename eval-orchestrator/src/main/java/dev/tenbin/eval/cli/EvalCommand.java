@@ -7,6 +7,8 @@ import dev.tenbin.eval.RunScorer;
 import dev.tenbin.eval.dataset.BeirDataset;
 import dev.tenbin.eval.dataset.BeirDatasetReader;
 import dev.tenbin.eval.report.ReportWriter;
+import dev.tenbin.eval.candidates.CandidateSet;
+import dev.tenbin.eval.candidates.RerankEvaluation;
 import dev.tenbin.eval.retrieval.Bm25Retrieval;
 import dev.tenbin.eval.retrieval.DenseRetrieval;
 import dev.tenbin.eval.retrieval.RetrieverSpec;
@@ -79,6 +81,24 @@ public final class EvalCommand implements Callable<Integer> {
   String encoderEndpoint;
 
   @Option(
+      names = "--rerank",
+      paramLabel = "MODEL",
+      description = "Rerank the stored candidate set with MODEL: a cross-encoder id or dense:MODEL.")
+  List<String> rerankers = new ArrayList<>();
+
+  @Option(
+      names = "--candidates",
+      defaultValue = "hybrid",
+      description = "Candidate set for --rerank: hybrid or bm25 (default ${DEFAULT-VALUE}).")
+  String candidates;
+
+  @Option(names = "--candidates-dir", paramLabel = "DIR", description = "Where `tenbin candidates build` wrote the sets.")
+  Path candidatesDir;
+
+  @Option(names = "--rerank-endpoint", paramLabel = "HOST:PORT", description = "Use a running rerank service.")
+  String rerankEndpoint;
+
+  @CommandLine.Option(
       names = "--similarity",
       defaultValue = "cosine",
       description = "Dense similarity: cosine or dot (default ${DEFAULT-VALUE}).")
@@ -105,8 +125,13 @@ public final class EvalCommand implements Callable<Integer> {
       throw new InvalidInputException("--top-k", "--top-k must be within 1..10000, got " + topK);
     }
     List<RetrieverSpec> specs = new ArrayList<>();
-    for (String retriever : retrievers) {
-      specs.add(RetrieverSpec.parse(retriever));
+    if (rerankers.isEmpty() || spec.commandLine().getParseResult().hasMatchedOption("--retriever")) {
+      for (String retriever : retrievers) {
+        specs.add(RetrieverSpec.parse(retriever));
+      }
+    }
+    if (!candidates.equals("hybrid") && !candidates.equals("bm25")) {
+      throw new InvalidInputException("--candidates", "--candidates must be hybrid or bm25, got '" + candidates + "'");
     }
     Similarity denseSimilarity =
         switch (similarity.toLowerCase(java.util.Locale.ROOT)) {
@@ -154,6 +179,17 @@ public final class EvalCommand implements Callable<Integer> {
                           denseSimilarity, topK);
             };
         runs.add(RunScorer.score(data, retriever.name(), "base", "retrieval", result));
+      }
+      if (!rerankers.isEmpty()) {
+        if (rerankEndpoint != null) {
+          services.withRerankEndpoint(ServiceEndpoint.parse("--rerank-endpoint", rerankEndpoint));
+        }
+        Path directory = candidatesDir != null ? candidatesDir : CandidateSet.defaultDirectory(dataset);
+        CandidateSet set = CandidateSet.read(CandidateSet.file(directory, candidates));
+        for (String reranker : rerankers) {
+          err.printf("tenbin: reranking the %s candidates of %s with %s%n", candidates, data.name(), reranker);
+          runs.addAll(new RerankEvaluation(services.rerankChannel()).run(data, set, reranker));
+        }
       }
     }
     EvalReport report =

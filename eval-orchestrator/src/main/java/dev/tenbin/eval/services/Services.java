@@ -28,6 +28,9 @@ public final class Services implements AutoCloseable {
   private ManagedChannel encoderChannel;
   private final String encoderDescription;
   private final List<AutoCloseable> owned = new ArrayList<>();
+  private ServiceEndpoint rerankEndpoint;
+  private Path cacheDirectory;
+  private ManagedChannel rerankChannel;
 
   private Services(
       ManagedChannel indexChannel,
@@ -83,6 +86,7 @@ public final class Services implements AutoCloseable {
       encoderDescription = "embedded (in-process)";
     }
     self[0] = new Services(index, indexDescription, encoder, encoderDescription, owned);
+    self[0].cacheDirectory = cacheDirectory;
     return self[0];
   }
 
@@ -109,13 +113,47 @@ public final class Services implements AutoCloseable {
     return encoderChannel;
   }
 
+  /** Points rerank calls at a running rerank service instead of the embedded one. */
+  public Services withRerankEndpoint(ServiceEndpoint endpoint) {
+    this.rerankEndpoint = endpoint;
+    return this;
+  }
+
+  /** The rerank channel, starting the embedded rerank service (over this encoder) on first use. */
+  public synchronized ManagedChannel rerankChannel() {
+    if (rerankChannel == null) {
+      if (rerankEndpoint != null) {
+        rerankChannel = remote(rerankEndpoint);
+      } else {
+        String name = "tenbin-rerank-" + UUID.randomUUID();
+        var core =
+            dev.tenbin.rerank.RerankServer.core(
+                Path.of("models"), cacheDirectory, this::encoderChannel, 1000, 8192);
+        var host =
+            dev.tenbin.rpc.GrpcServerHost.startInProcess(
+                name, new SimpleMeterRegistry(), List.of(new dev.tenbin.rerank.grpc.RerankGrpcService(core)));
+        owned.add(0, core);
+        owned.add(0, host);
+        rerankChannel = InProcessChannelBuilder.forName(name).maxInboundMessageSize(MAX_MESSAGE_BYTES).build();
+      }
+    }
+    return rerankChannel;
+  }
+
   public String encoderDescription() {
     return encoderDescription;
   }
 
   @Override
   public void close() {
-    for (ManagedChannel channel : encoderChannel == null ? List.of(indexChannel) : List.of(indexChannel, encoderChannel)) {
+    List<ManagedChannel> channels = new ArrayList<>(List.of(indexChannel));
+    if (encoderChannel != null) {
+      channels.add(encoderChannel);
+    }
+    if (rerankChannel != null) {
+      channels.add(rerankChannel);
+    }
+    for (ManagedChannel channel : channels) {
       channel.shutdown();
       try {
         channel.awaitTermination(5, TimeUnit.SECONDS);

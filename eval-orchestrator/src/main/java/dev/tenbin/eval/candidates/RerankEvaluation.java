@@ -1,0 +1,115 @@
+package dev.tenbin.eval.candidates;
+
+import dev.tenbin.eval.EvalRun;
+import dev.tenbin.eval.dataset.BeirDataset;
+import dev.tenbin.eval.dataset.CorpusDocument;
+import dev.tenbin.eval.dataset.DatasetException;
+import dev.tenbin.eval.dataset.DatasetFingerprint;
+import dev.tenbin.eval.metrics.Evaluation;
+import dev.tenbin.eval.metrics.RankingEvaluator;
+import dev.tenbin.eval.metrics.RunOrder;
+import dev.tenbin.eval.metrics.ScoredDoc;
+import dev.tenbin.proto.common.v1.ScoredDocument;
+import dev.tenbin.proto.rerank.v1.RerankRequest;
+import dev.tenbin.proto.rerank.v1.RerankServiceGrpc;
+import io.grpc.Channel;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A reranker judged on a fixed candidate set: each query's stored candidates (top-100 plus any
+ * safeguard positive) are re-ordered through the rerank service; metrics are reported with the
+ * safeguard positive ({@code rerank}) and with it removed ({@code rerank_without_safeguard}),
+ * with the set's query coverage and relevant-document coverage as diagnostics.
+ */
+public final class RerankEvaluation {
+  private final Channel rerankChannel;
+
+  public RerankEvaluation(Channel rerankChannel) {
+    this.rerankChannel = rerankChannel;
+  }
+
+  public List<EvalRun> run(BeirDataset dataset, CandidateSet set, String model) {
+    String fingerprint = DatasetFingerprint.of(dataset.directory());
+    if (!fingerprint.equals(set.header().path("dataset_sha256").asText())) {
+      throw new DatasetException(
+          "the candidate set was built from other files than " + dataset.directory() + "; rebuild it with tenbin candidates build");
+    }
+    Map<String, CorpusDocument> corpus = new HashMap<>();
+    for (CorpusDocument doc : dataset.corpus()) {
+      corpus.put(doc.id(), doc);
+    }
+    Map<String, QueryCandidates> byQuery = new HashMap<>();
+    for (QueryCandidates query : set.queries()) {
+      byQuery.put(query.queryId(), query);
+    }
+    var rerank = RerankServiceGrpc.newBlockingStub(rerankChannel);
+    Map<String, List<ScoredDoc>> withSafeguard = new LinkedHashMap<>();
+    Map<String, List<ScoredDoc>> withoutSafeguard = new LinkedHashMap<>();
+    int covered = 0;
+    long relevantInTop = 0;
+    long relevantTotal = 0;
+    long safeguards = 0;
+    long start = System.nanoTime();
+    for (String queryId : dataset.evaluatedQueryIds()) {
+      QueryCandidates candidates = byQuery.get(queryId);
+      if (candidates == null) {
+        throw new DatasetException("the candidate set has no entry for query " + queryId + "; rebuild it");
+      }
+      int positives = 0;
+      for (Candidate candidate : candidates.top()) {
+        positives += dataset.qrels().grade(queryId, candidate.docId()) > 0 ? 1 : 0;
+      }
+      covered += positives > 0 ? 1 : 0;
+      relevantInTop += positives;
+      relevantTotal += dataset.qrels().relevantCount(queryId);
+      List<Candidate> all = new ArrayList<>(candidates.top());
+      if (candidates.safeguard() != null) {
+        all.add(candidates.safeguard());
+        safeguards++;
+      }
+      RerankRequest.Builder request = RerankRequest.newBuilder().setModelId(model).setQuery(dataset.queries().get(queryId));
+      for (Candidate candidate : all) {
+        CorpusDocument doc = corpus.get(candidate.docId());
+        String text = doc == null ? "" : doc.titleAndText();
+        request.addCandidates(
+            dev.tenbin.proto.rerank.v1.Candidate.newBuilder().setDocId(candidate.docId()).setText(text.isBlank() ? "(empty)" : text));
+      }
+      List<ScoredDoc> ranked = new ArrayList<>();
+      for (ScoredDocument doc : rerank.withDeadlineAfter(10, TimeUnit.MINUTES).rerank(request.build()).getDocumentsList()) {
+        ranked.add(new ScoredDoc(doc.getDocId(), doc.getScore()));
+      }
+      withSafeguard.put(queryId, ranked);
+      String safeguardId = candidates.safeguard() == null ? null : candidates.safeguard().docId();
+      withoutSafeguard.put(queryId, ranked.stream().filter(d -> !d.docId().equals(safeguardId)).toList());
+    }
+    long rerankNanos = System.nanoTime() - start;
+    int queries = dataset.evaluatedQueryIds().size();
+    Map<String, Object> diagnostics = new LinkedHashMap<>();
+    diagnostics.put("candidate_set", set.kind());
+    diagnostics.put("candidate_origin", set.header().path("dense_model").asText("bm25"));
+    diagnostics.put("query_coverage", (double) covered / queries);
+    diagnostics.put("relevant_document_coverage", relevantTotal == 0 ? 0.0 : (double) relevantInTop / relevantTotal);
+    diagnostics.put("safeguard_positives", safeguards);
+    Map<String, Double> timings = new LinkedHashMap<>();
+    timings.put("rerank_ms", rerankNanos / 1e6);
+    timings.put("per_query_rerank_us", rerankNanos / 1e3 / queries);
+    return List.of(
+        evalRun(dataset, model, set.kind(), "rerank", withSafeguard, timings, diagnostics),
+        evalRun(dataset, model, set.kind(), "rerank_without_safeguard", withoutSafeguard, timings, diagnostics));
+  }
+
+  private static EvalRun evalRun(
+      BeirDataset dataset, String model, String kind, String mode, Map<String, List<ScoredDoc>> rankings,
+      Map<String, Double> timings, Map<String, Object> diagnostics) {
+    Evaluation evaluation =
+        RankingEvaluator.standard().evaluate(dataset.qrels(), rankings, dataset.evaluatedQueryIds(), RunOrder.AS_GIVEN);
+    return new EvalRun(
+        model, "candidates_" + kind, mode, evaluation.numQueries(), evaluation.means(), evaluation.tieAware(),
+        evaluation.perQuery(), rankings, timings, diagnostics);
+  }
+}

@@ -1,0 +1,37 @@
+package dev.tenbin.eval.dataset;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+
+/** SHA-256 over a BEIR folder's corpus, queries and qrels, in that order: the dataset's identity. */
+public final class DatasetFingerprint {
+  private DatasetFingerprint() {}
+
+  public static String of(Path directory) {
+    try {
+      MessageDigest digest = MessageDigest.getInstance("SHA-256");
+      for (Path file :
+          List.of(directory.resolve("corpus.jsonl"), directory.resolve("queries.jsonl"), directory.resolve("qrels/test.tsv"))) {
+        try (InputStream in = Files.newInputStream(file)) {
+          byte[] buffer = new byte[1 << 16];
+          int read;
+          while ((read = in.read(buffer)) > 0) {
+            digest.update(buffer, 0, read);
+          }
+        }
+      }
+      return HexFormat.of().formatHex(digest.digest());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}
