@@ -35,6 +35,6 @@ public final class RunScorer {
         evaluation.perQuery(),
         result.rankings(),
         timings,
-        Map.of());
+        result.diagnostics());
   }
 }

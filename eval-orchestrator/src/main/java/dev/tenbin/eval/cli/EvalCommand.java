@@ -11,6 +11,7 @@ import dev.tenbin.eval.candidates.CandidateSet;
 import dev.tenbin.eval.candidates.RerankEvaluation;
 import dev.tenbin.eval.retrieval.Bm25Retrieval;
 import dev.tenbin.eval.retrieval.DenseRetrieval;
+import dev.tenbin.eval.retrieval.DenseVariant;
 import dev.tenbin.eval.retrieval.RetrieverSpec;
 import dev.tenbin.proto.common.v1.Similarity;
 import dev.tenbin.eval.retrieval.RetrievalResult;
@@ -81,6 +82,15 @@ public final class EvalCommand implements Callable<Integer> {
   String encoderEndpoint;
 
   @Option(
+      names = "--variant",
+      paramLabel = "NAME",
+      description =
+          "Dense efficiency variant, repeatable: base, int8, binary, int8_rescore, binary_rescore,"
+              + " truncateN, truncateN_binary_rescore, ... Default for dense retrievers: base, int8,"
+              + " binary, int8_rescore and binary_rescore.")
+  List<String> variants = new ArrayList<>();
+
+  @Option(
       names = "--rerank",
       paramLabel = "MODEL",
       description = "Rerank the stored candidate set with MODEL: a cross-encoder id or dense:MODEL.")
@@ -130,6 +140,7 @@ public final class EvalCommand implements Callable<Integer> {
         specs.add(RetrieverSpec.parse(retriever));
       }
     }
+    variants.forEach(DenseVariant::parse);
     if (!candidates.equals("hybrid") && !candidates.equals("bm25")) {
       throw new InvalidInputException("--candidates", "--candidates must be hybrid or bm25, got '" + candidates + "'");
     }
@@ -166,19 +177,26 @@ public final class EvalCommand implements Callable<Integer> {
             "tenbin: %s on %s (%d docs, %d queries) via %s index service%n",
             retriever.name(), data.name(), data.corpus().size(), data.evaluatedQueryIds().size(),
             services.indexDescription());
-        RetrievalResult result =
-            switch (retriever.family()) {
-              case BM25 -> new Bm25Retrieval(services.indexChannel()).run(data, resolvedLanguage, topK);
-              case DENSE, LIGHT ->
-                  new DenseRetrieval(services.indexChannel(), services.encoderChannel(), err)
-                      .run(
-                          data, retriever.model(),
-                          retriever.family() == RetrieverSpec.Family.LIGHT
-                              ? DenseRetrieval.QueryEncoding.LIGHT
-                              : DenseRetrieval.QueryEncoding.FULL,
-                          denseSimilarity, topK);
-            };
-        runs.add(RunScorer.score(data, retriever.name(), "base", "retrieval", result));
+        if (retriever.family() == RetrieverSpec.Family.BM25) {
+          RetrievalResult result = new Bm25Retrieval(services.indexChannel()).run(data, resolvedLanguage, topK);
+          runs.add(RunScorer.score(data, retriever.name(), "base", "retrieval", result));
+          continue;
+        }
+        List<DenseVariant> denseVariants = new ArrayList<>();
+        variants.forEach(v -> denseVariants.add(DenseVariant.parse(v)));
+        if (denseVariants.isEmpty()) {
+          denseVariants.addAll(
+              retriever.family() == RetrieverSpec.Family.DENSE ? DenseVariant.automatic() : List.of(DenseVariant.BASE));
+        }
+        var results =
+            new DenseRetrieval(services.indexChannel(), services.encoderChannel(), err)
+                .run(
+                    data, retriever.model(),
+                    retriever.family() == RetrieverSpec.Family.LIGHT
+                        ? DenseRetrieval.QueryEncoding.LIGHT
+                        : DenseRetrieval.QueryEncoding.FULL,
+                    denseSimilarity, topK, denseVariants);
+        results.forEach((variant, result) -> runs.add(RunScorer.score(data, retriever.name(), variant, "retrieval", result)));
       }
       if (!rerankers.isEmpty()) {
         if (rerankEndpoint != null) {

@@ -38,6 +38,12 @@ public final class DenseRetrieval {
 
   public RetrievalResult run(
       BeirDataset dataset, String modelId, QueryEncoding queryEncoding, Similarity similarity, int topK) {
+    return run(dataset, modelId, queryEncoding, similarity, topK, List.of(DenseVariant.BASE)).get("base");
+  }
+
+  /** One encode, every variant searched from it: variant name to result. */
+  public java.util.Map<String, RetrievalResult> run(
+      BeirDataset dataset, String modelId, QueryEncoding queryEncoding, Similarity similarity, int topK, List<DenseVariant> variants) {
     long start = System.nanoTime();
     List<String> texts = new ArrayList<>(dataset.corpus().size());
     for (CorpusDocument doc : dataset.corpus()) {
@@ -80,12 +86,23 @@ public final class DenseRetrieval {
       for (int i = 0; i < queryIds.size(); i++) {
         queries.add(Query.newBuilder().setId(queryIds.get(i)).setDense(proto(queryVectors.get(i))).build());
       }
-      var rankings =
-          session.search(Family.FAMILY_DENSE, queries, DenseOptions.newBuilder().setSimilarity(similarity).build(), topK);
-      long searched = System.nanoTime();
-      return new RetrievalResult(
-          rankings, (encoded - start) + (indexed - encoded), searched - queriesEncoded, total,
-          encoded - start, queriesEncoded - indexed);
+      java.util.Map<String, RetrievalResult> results = new java.util.LinkedHashMap<>();
+      for (DenseVariant variant : variants) {
+        long searchStart = System.nanoTime();
+        var outcome = session.searchWithStats(Family.FAMILY_DENSE, queries, variant.options(similarity), topK);
+        long searched = System.nanoTime();
+        java.util.Map<String, Object> diagnostics = new java.util.LinkedHashMap<>();
+        diagnostics.put("bytes_per_vector", outcome.bytesPerVector());
+        if (variant.quantization() == dev.tenbin.proto.index.v1.Quantization.QUANTIZATION_INT8) {
+          diagnostics.put("int8_query_clip_rate", outcome.queryValues() == 0 ? 0.0 : (double) outcome.clippedQueryValues() / outcome.queryValues());
+        }
+        results.put(
+            variant.name(),
+            new RetrievalResult(
+                outcome.rankings(), (encoded - start) + (indexed - encoded), searched - searchStart, total,
+                encoded - start, queriesEncoded - indexed, diagnostics));
+      }
+      return results;
     }
   }
 

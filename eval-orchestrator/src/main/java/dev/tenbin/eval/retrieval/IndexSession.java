@@ -52,7 +52,17 @@ public final class IndexSession implements AutoCloseable {
 
   /** Rankings per query id, in query order. */
   public Map<String, List<ScoredDoc>> search(Family family, List<Query> queries, DenseOptions dense, int topK) {
+    return searchWithStats(family, queries, dense, topK).rankings();
+  }
+
+  /** Rankings and the variant's facts (int8 clipped query values, bytes per vector). */
+  public record Outcome(Map<String, List<ScoredDoc>> rankings, long clippedQueryValues, long queryValues, long bytesPerVector) {}
+
+  public Outcome searchWithStats(Family family, List<Query> queries, DenseOptions dense, int topK) {
     Map<String, List<ScoredDoc>> rankings = new LinkedHashMap<>();
+    long clipped = 0;
+    long values = 0;
+    long bytes = 0;
     for (int from = 0; from < queries.size(); from += SEARCH_BATCH) {
       SearchRequest.Builder request =
           SearchRequest.newBuilder()
@@ -63,12 +73,15 @@ public final class IndexSession implements AutoCloseable {
       if (dense != null) {
         request.setDense(dense);
       }
-      for (Ranking ranking :
-          index.withDeadlineAfter(DEADLINE_SECONDS, TimeUnit.SECONDS).search(request.build()).getRankingsList()) {
+      var response = index.withDeadlineAfter(DEADLINE_SECONDS, TimeUnit.SECONDS).search(request.build());
+      for (Ranking ranking : response.getRankingsList()) {
         rankings.put(ranking.getQueryId(), toScoredDocs(ranking));
       }
+      clipped += response.getStats().getClippedQueryValues();
+      values += response.getStats().getQueryValues();
+      bytes = response.getStats().getBytesPerVector();
     }
-    return rankings;
+    return new Outcome(rankings, clipped, values, bytes);
   }
 
   static List<ScoredDoc> toScoredDocs(Ranking ranking) {

@@ -12,6 +12,7 @@ import java.util.Map;
  * @param searchNanos all queries searched
  * @param documentEncodeNanos documents encoded (0 for BM25)
  * @param queryEncodeNanos all queries encoded (0 for BM25)
+ * @param diagnostics facts of the variant (bytes per vector, int8 query clip rate)
  */
 public record RetrievalResult(
     Map<String, List<ScoredDoc>> rankings,
@@ -19,8 +20,9 @@ public record RetrievalResult(
     long searchNanos,
     int documents,
     long documentEncodeNanos,
-    long queryEncodeNanos) {
+    long queryEncodeNanos,
+    Map<String, Object> diagnostics) {
   public RetrievalResult(Map<String, List<ScoredDoc>> rankings, long indexNanos, long searchNanos, int documents) {
-    this(rankings, indexNanos, searchNanos, documents, 0, 0);
+    this(rankings, indexNanos, searchNanos, documents, 0, 0, Map.of());
   }
 }

@@ -86,6 +86,24 @@ class EvalCommandTest {
     }
   }
 
+  @Test
+  void denseRetrievalDerivesTheEfficiencyVariantsFromOneEncode() throws Exception {
+    Path data = TinyBeir.write(tmp.resolve("tiny"));
+    CliRunner result =
+        CliRunner.run("eval", "--dataset", data.toString(), "--retriever", "dense:all-minilm-l6-v2", "--json", "--cache-dir", tmp.resolve("cache").toString());
+    assertThat(result.exitCode()).as(result.err()).isZero();
+    JsonNode runs = new ObjectMapper().readTree(result.out()).get("runs");
+    List<String> variants = new java.util.ArrayList<>();
+    runs.forEach(r -> variants.add(r.get("variant").asText()));
+    assertThat(variants).containsExactly("base", "int8", "binary", "int8_rescore", "binary_rescore");
+    assertThat(runs.get(0).get("diagnostics").get("bytes_per_vector").asInt()).isEqualTo(384 * 4);
+    assertThat(runs.get(1).get("diagnostics").get("bytes_per_vector").asInt()).isEqualTo(384);
+    assertThat(runs.get(1).get("diagnostics").has("int8_query_clip_rate")).isTrue();
+    assertThat(runs.get(2).get("diagnostics").get("bytes_per_vector").asInt()).isEqualTo(48);
+    assertThat(runs.get(0).get("metrics").get("accuracy@1").asDouble()).isEqualTo(1.0);
+    assertThat(result.err()).contains("encoding documents with all-minilm-l6-v2: 4/4");
+  }
+
   private static <T> Iterable<T> iterable(java.util.Iterator<T> iterator) {
     return () -> iterator;
   }

@@ -114,15 +114,23 @@ public final class IndexCollection implements Closeable {
     }
   }
 
-  /** Exact dense top {@code k}: score descending, then doc id ascending. */
-  public List<ScoredHit> searchDense(
-      float[] query, VectorSimilarity similarity, int truncateDimensions, int k, Cancellation cancellation) {
-    ExactDenseSearcher searcher = denseSearcher();
+  /** Dense top {@code k} in any variant: score descending, then doc id ascending. */
+  public DenseRanking searchDense(
+      float[] query, dev.tenbin.index.dense.DenseSearchOptions options, int k, Cancellation cancellation) {
+    var result = denseSearcher().search(query, options, k, cancellation);
     List<ScoredHit> ranking = new ArrayList<>();
-    for (DenseHit hit : searcher.search(query, similarity, truncateDimensions, k, cancellation)) {
+    for (DenseHit hit : result.hits()) {
       ranking.add(new ScoredHit(idsInOrderSnapshot(hit.ordinal()), hit.score()));
     }
-    return ranking;
+    return new DenseRanking(ranking, result.clippedQueryValues(), result.queryValues(), result.bytesPerVector());
+  }
+
+  /** A dense ranking and facts about its variant. */
+  public record DenseRanking(List<ScoredHit> hits, int clippedQueryValues, int queryValues, long bytesPerVector) {}
+
+  /** The int8 calibration of the full-dimension cosine variant (derived from the stored vectors). */
+  public synchronized dev.tenbin.index.quantize.Int8Quantizer int8Calibration() {
+    return dense == null || idsInOrder.isEmpty() ? null : denseSearcher().int8(VectorSimilarity.COSINE, dense.dimension());
   }
 
   private synchronized String idsInOrderSnapshot(int ordinal) {

@@ -52,26 +52,94 @@ public final class ExactDenseSearcher {
         });
   }
 
-  public List<DenseHit> search(
-      float[] query, VectorSimilarity similarity, int truncateDimensions, int k, Cancellation cancellation) {
-    int dims = resolveDimensions(truncateDimensions);
+  private final java.util.Map<String, dev.tenbin.index.quantize.Int8Quantizer> int8Quantizers = new java.util.HashMap<>();
+  private final java.util.Map<String, byte[]> int8Codes = new java.util.HashMap<>();
+  private final java.util.Map<String, long[]> binaryCodes = new java.util.HashMap<>();
+
+  /** The int8 calibration of a similarity and truncation (derived from the stored vectors). */
+  public synchronized dev.tenbin.index.quantize.Int8Quantizer int8(VectorSimilarity similarity, int dims) {
+    String key = similarity + "/" + dims;
+    return int8Quantizers.computeIfAbsent(key, x -> dev.tenbin.index.quantize.Int8Quantizer.calibrate(prepared(similarity, dims), dims));
+  }
+
+  private synchronized byte[] int8Codes(VectorSimilarity similarity, int dims) {
+    return int8Codes.computeIfAbsent(similarity + "/" + dims, key -> int8(similarity, dims).encode(prepared(similarity, dims)));
+  }
+
+  private synchronized long[] binaryCodes(VectorSimilarity similarity, int dims) {
+    return binaryCodes.computeIfAbsent(
+        similarity + "/" + dims, key -> dev.tenbin.index.quantize.BinaryQuantizer.encode(prepared(similarity, dims), dims));
+  }
+
+  /**
+   * A search in any variant: float, int8 or binary scan of the (truncated, for cosine re-normalised)
+   * vectors, optionally re-scoring the quantized top {@code rescoreDepth} with the float vectors.
+   */
+  public DenseSearchResult search(float[] query, DenseSearchOptions options, int k, Cancellation cancellation) {
+    int dims = resolveDimensions(options.truncateDimensions());
     if (query.length != dimension && query.length != dims) {
       throw new InvalidInputException(
           "queries.dense", "query vector has " + query.length + " dimensions; expected " + dimension);
     }
+    VectorSimilarity similarity = options.similarity();
     float[] q = Arrays.copyOf(query, dims);
     if (similarity == VectorSimilarity.COSINE) {
       normalize(q, 0, dims);
     }
-    float[] docs = prepared(similarity, dims);
-    PriorityQueue<DenseHit> heap = new PriorityQueue<>(k + 1, this::worseFirst);
-    float[] row = new float[dims];
-    for (int d = 0; d < size; d++) {
-      if ((d & 4095) == 0) {
-        cancellation.throwIfCancelled();
+    float[] scores = new float[size];
+    int clipped = 0;
+    switch (options.quantization()) {
+      case NONE -> {
+        float[] docs = prepared(similarity, dims);
+        float[] row = new float[dims];
+        for (int d = 0; d < size; d++) {
+          if ((d & 4095) == 0) {
+            cancellation.throwIfCancelled();
+          }
+          System.arraycopy(docs, d * dims, row, 0, dims);
+          scores[d] = VectorUtil.dotProduct(q, row);
+        }
       }
-      System.arraycopy(docs, d * dims, row, 0, dims);
-      DenseHit hit = new DenseHit(d, VectorUtil.dotProduct(q, row));
+      case INT8 -> {
+        var quantizer = int8(similarity, dims);
+        byte[] codes = int8Codes(similarity, dims);
+        var queryCodes = quantizer.encodeQuery(q);
+        clipped = queryCodes.clipped();
+        for (int d = 0; d < size; d++) {
+          if ((d & 4095) == 0) {
+            cancellation.throwIfCancelled();
+          }
+          scores[d] = dev.tenbin.index.quantize.Int8Quantizer.dot(queryCodes.codes(), codes, d * dims);
+        }
+      }
+      case BINARY -> {
+        long[] codes = binaryCodes(similarity, dims);
+        long[] queryBits = dev.tenbin.index.quantize.BinaryQuantizer.encode(q, dims);
+        int words = queryBits.length;
+        for (int d = 0; d < size; d++) {
+          if ((d & 4095) == 0) {
+            cancellation.throwIfCancelled();
+          }
+          scores[d] = dev.tenbin.index.quantize.BinaryQuantizer.similarity(queryBits, codes, d * words, dims);
+        }
+      }
+    }
+    List<DenseHit> hits;
+    if (options.rescore() && options.quantization() != Quantization.NONE) {
+      List<DenseHit> shortlist = topK(scores, Math.max(k, options.rescoreDepth()));
+      int[] ordinals = shortlist.stream().mapToInt(DenseHit::ordinal).toArray();
+      hits = rescore(query, ordinals, similarity, options.truncateDimensions());
+      hits = hits.size() > k ? new ArrayList<>(hits.subList(0, k)) : hits;
+    } else {
+      hits = topK(scores, k);
+    }
+    return new DenseSearchResult(hits, clipped, dims, DenseSearchOptions.bytesPerVector(options.quantization(), dims));
+  }
+
+  private List<DenseHit> topK(float[] scores, int k) {
+    PriorityQueue<DenseHit> heap = new PriorityQueue<>(k + 1, this::worseFirst);
+    for (int d = 0; d < scores.length; d++) {
+      DenseHit hit = new DenseHit(d, scores[d]);
       if (heap.size() < k) {
         heap.add(hit);
       } else if (worseFirst(hit, heap.peek()) > 0) {
@@ -82,6 +150,14 @@ public final class ExactDenseSearcher {
     List<DenseHit> hits = new ArrayList<>(heap);
     hits.sort((a, b) -> worseFirst(b, a));
     return hits;
+  }
+
+  /** Exact float top-k (the base variant). */
+  public List<DenseHit> search(
+      float[] query, VectorSimilarity similarity, int truncateDimensions, int k, Cancellation cancellation) {
+    return search(
+            query, new DenseSearchOptions(similarity, truncateDimensions, Quantization.NONE, false, 100), k, cancellation)
+        .hits();
   }
 
   /** Scores of given ordinals (a candidate set), in final order. */

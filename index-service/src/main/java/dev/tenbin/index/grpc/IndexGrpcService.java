@@ -80,7 +80,7 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
                 spec.getSparseVocabularySize(),
                 spec.getMultivectorDimension()));
     responses.onNext(
-        CreateCollectionResponse.newBuilder().setCollection(describe(collection.stats())).build());
+        CreateCollectionResponse.newBuilder().setCollection(describe(collection)).build());
     responses.onCompleted();
   }
 
@@ -90,7 +90,7 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
     IndexCollection collection = catalog.get(request.getName(), "name");
     responses.onNext(
         DescribeCollectionResponse.newBuilder()
-            .setCollection(describe(collection.stats()))
+            .setCollection(describe(collection))
             .build());
     responses.onCompleted();
   }
@@ -100,7 +100,7 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
       ListCollectionsRequest request, StreamObserver<ListCollectionsResponse> responses) {
     ListCollectionsResponse.Builder response = ListCollectionsResponse.newBuilder();
     for (IndexCollection collection : catalog.list()) {
-      response.addCollections(describe(collection.stats()));
+      response.addCollections(describe(collection));
     }
     responses.onNext(response.build());
     responses.onCompleted();
@@ -205,21 +205,27 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
     VectorSimilarity similarity = VectorSimilarity.COSINE;
     if (family == Family.FAMILY_DENSE) {
       DenseOptions options = request.getDense();
-      if (options.getQuantization() != Quantization.QUANTIZATION_UNSPECIFIED
-          && options.getQuantization() != Quantization.QUANTIZATION_NONE) {
+      if (options.getApproximate()) {
         responses.onError(
-            Status.UNIMPLEMENTED
-                .withDescription("quantization " + options.getQuantization() + " is not implemented yet")
-                .asRuntimeException());
-        return;
-      }
-      if (options.getRescore() || options.getApproximate()) {
-        responses.onError(
-            Status.UNIMPLEMENTED.withDescription("rescore and approximate search are not implemented yet").asRuntimeException());
+            Status.UNIMPLEMENTED.withDescription("approximate (HNSW) search is not implemented yet").asRuntimeException());
         return;
       }
       similarity = options.getSimilarity() == Similarity.SIMILARITY_DOT ? VectorSimilarity.DOT : VectorSimilarity.COSINE;
     }
+    dev.tenbin.index.dense.DenseSearchOptions denseOptions =
+        new dev.tenbin.index.dense.DenseSearchOptions(
+            similarity,
+            request.getDense().getTruncateDimensions(),
+            switch (request.getDense().getQuantization()) {
+              case QUANTIZATION_INT8 -> dev.tenbin.index.dense.Quantization.INT8;
+              case QUANTIZATION_BINARY -> dev.tenbin.index.dense.Quantization.BINARY;
+              default -> dev.tenbin.index.dense.Quantization.NONE;
+            },
+            request.getDense().getRescore(),
+            request.getDense().getRescoreDepth());
+    long clipped = 0;
+    long queryValues = 0;
+    long bytesPerVector = 0;
     Cancellation cancellation = Context.current()::isCancelled;
     long start = System.nanoTime();
     SearchResponse.Builder response = SearchResponse.newBuilder();
@@ -232,13 +238,20 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
         if (!query.hasDense()) {
           throw new InvalidInputException("queries[" + i + "].dense", "a dense search needs a dense query vector");
         }
-        hits =
-            collection.searchDense(
-                toArray(query.getDense()), similarity, request.getDense().getTruncateDimensions(), request.getTopK(), cancellation);
+        var dense = collection.searchDense(toArray(query.getDense()), denseOptions, request.getTopK(), cancellation);
+        hits = dense.hits();
+        clipped += dense.clippedQueryValues();
+        queryValues += dense.queryValues();
+        bytesPerVector = dense.bytesPerVector();
       }
       response.addRankings(toRanking(query.getId(), hits));
     }
-    response.setStats(SearchStats.newBuilder().setSearchNanos(System.nanoTime() - start));
+    response.setStats(
+        SearchStats.newBuilder()
+            .setSearchNanos(System.nanoTime() - start)
+            .setClippedQueryValues(clipped)
+            .setQueryValues(queryValues)
+            .setBytesPerVector(bytesPerVector));
     responses.onNext(response.build());
     responses.onCompleted();
   }
@@ -315,7 +328,8 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
     return values;
   }
 
-  private static CollectionDescription describe(CollectionStats stats) {
+  private static CollectionDescription describe(IndexCollection collection) {
+    CollectionStats stats = collection.stats();
     var spec = stats.spec();
     CollectionDescription.Builder description =
         CollectionDescription.newBuilder()
@@ -335,6 +349,24 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
             .addFamilies(Family.FAMILY_BM25);
     if (spec.denseDimension() > 0) {
       description.addFamilies(Family.FAMILY_DENSE);
+      int dims = spec.denseDimension();
+      for (var quantization : dev.tenbin.index.dense.Quantization.values()) {
+        description.addFootprints(
+            dev.tenbin.proto.index.v1.VariantFootprint.newBuilder()
+                .setVariant(quantization == dev.tenbin.index.dense.Quantization.NONE ? "base" : quantization.name().toLowerCase())
+                .setBytesPerVector(dev.tenbin.index.dense.DenseSearchOptions.bytesPerVector(quantization, dims)));
+      }
+      var calibration = collection.int8Calibration();
+      if (calibration != null) {
+        var proto = dev.tenbin.proto.index.v1.Int8Calibration.newBuilder();
+        for (float v : calibration.minimums()) {
+          proto.addMinimums(v);
+        }
+        for (float v : calibration.maximums()) {
+          proto.addMaximums(v);
+        }
+        description.setInt8Calibration(proto);
+      }
     }
     return description.build();
   }

@@ -1,0 +1,13 @@
+package dev.tenbin.index.dense;
+
+import java.util.List;
+
+/**
+ * Hits of one dense search and facts about it.
+ *
+ * @param hits final order: score descending, then doc id ascending
+ * @param clippedQueryValues int8: query values outside the corpus range, clipped
+ * @param queryValues values in the query (after truncation)
+ * @param bytesPerVector bytes per stored vector in the scanned variant
+ */
+public record DenseSearchResult(List<DenseHit> hits, int clippedQueryValues, int queryValues, long bytesPerVector) {}
