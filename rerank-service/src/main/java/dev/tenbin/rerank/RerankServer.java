@@ -49,9 +49,17 @@ public final class RerankServer implements Callable<Integer> {
         new dev.tenbin.rerank.cross.RerankerRegistry(
             models, new dev.tenbin.encoder.model.HubDownloader("https://huggingface.co", cache, System.getenv("HF_TOKEN")),
             dev.tenbin.encoder.onnx.OnnxModel.RuntimeOptions.cpu(Runtime.getRuntime().availableProcessors()), maxBatchTokens);
+    dev.tenbin.rerank.bi.BiEncoderReranker[] biEncoder = new dev.tenbin.rerank.bi.BiEncoderReranker[1];
     return new RerankCore(
         registry,
-        () -> new dev.tenbin.rerank.bi.BiEncoderReranker(dev.tenbin.encoder.client.EncoderClient.of(encoderChannel.get())),
+        () -> {
+          synchronized (biEncoder) {
+            if (biEncoder[0] == null) {
+              biEncoder[0] = new dev.tenbin.rerank.bi.BiEncoderReranker(dev.tenbin.encoder.client.EncoderClient.of(encoderChannel.get()));
+            }
+            return biEncoder[0];
+          }
+        },
         maxPairs);
   }
 
