@@ -2,6 +2,7 @@ package dev.tenbin.encoder.onnx;
 
 import ai.djl.huggingface.tokenizers.Encoding;
 import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
+import ai.djl.huggingface.tokenizers.jni.TokenizersLibrary;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -70,7 +71,15 @@ public final class TextTokenizer implements AutoCloseable {
 
   /** Tokens without special tokens (the LightRetriever's query side). */
   public long[] idsWithoutSpecialTokens(String text) {
-    return tokenizer.encode(text, false, false).getIds();
+    // Straight to the native tokenizer: only the ids are fetched, not the tokens, spans and masks
+    // DJL's Encoding would copy across JNI (the LightRetriever query path lives on this call).
+    long encoding = TokenizersLibrary.LIB.encode(tokenizer.getHandle(), text, false);
+    try {
+      long[] ids = TokenizersLibrary.LIB.getTokenIds(encoding);
+      return ids.length > maxLength ? java.util.Arrays.copyOf(ids, maxLength) : ids;
+    } finally {
+      TokenizersLibrary.LIB.deleteEncoding(encoding);
+    }
   }
 
   public String decodeToken(long id) {
