@@ -67,6 +67,40 @@ class EncoderGrpcServiceTest {
   }
 
   @Test
+  void lightQueriesAreServedOverGrpcFromTheCache() {
+    var model = server.core().model("tiny-dense");
+    dev.tenbin.encoder.light.TokenEmbeddingCache.build(
+        model, dev.tenbin.encoder.light.TokenEmbeddingCache.folder(tmp.resolve("cache"), model.card()), 4, 4, 0, false, done -> {});
+    List<float[]> light = EncoderClient.of(channel).encodeLightDense("tiny-dense", List.of("apple banana"), 0);
+    List<float[]> local =
+        new dev.tenbin.encoder.light.LightQueryEncoder(server.core(), tmp.resolve("cache")).dense("tiny-dense", List.of("apple banana"), 0, true);
+    assertThat(light.getFirst()).containsExactly(local.getFirst());
+    var sparse =
+        stub.encodeLightQuery(
+            dev.tenbin.proto.encoder.v1.EncodeLightQueryRequest.newBuilder()
+                .setModelId("tiny-dense")
+                .addQueries("apple apple")
+                .setKind(dev.tenbin.proto.encoder.v1.LightQueryKind.LIGHT_QUERY_KIND_SPARSE)
+                .build());
+    assertThat(sparse.getSparse(0).getIndicesList()).containsExactly(4);
+    assertThat(sparse.getSparse(0).getValuesList()).containsExactly(2f);
+  }
+
+  @Test
+  void theClientRetriesUnavailableCallsAndGivesUpAfterItsAttempts() {
+    ManagedChannel nowhere = InProcessChannelBuilder.forName("no-such-server-" + UUID.randomUUID()).build();
+    try {
+      long start = System.nanoTime();
+      assertThatThrownBy(() -> new EncoderClient(nowhere, java.time.Duration.ofSeconds(5), 3).encodeDense("m", List.of("x"), false, 0))
+          .isInstanceOfSatisfying(StatusRuntimeException.class, e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE));
+      // Two back-offs (200 ms, 400 ms) were waited before the third attempt failed.
+      assertThat((System.nanoTime() - start) / 1_000_000).isGreaterThanOrEqualTo(600);
+    } finally {
+      nowhere.shutdownNow();
+    }
+  }
+
+  @Test
   void responsesCarryTimingMetadata() {
     var response =
         stub.encodeDense(
