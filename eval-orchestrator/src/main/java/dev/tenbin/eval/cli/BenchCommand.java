@@ -20,7 +20,7 @@ import picocli.CommandLine.Option;
     name = "bench",
     mixinStandardHelpOptions = true,
     description = "Measure throughput, in-process against over gRPC, in one run.",
-    subcommands = {BenchCommand.Bm25.class, BenchCommand.Encoder.class})
+    subcommands = {BenchCommand.Bm25.class, BenchCommand.Encoder.class, BenchCommand.Rerank.class})
 public final class BenchCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -168,6 +168,57 @@ public final class BenchCommand implements Runnable {
         out.println(root);
       } else {
         root.fields().forEachRemaining(e -> out.printf("%-28s %s%n", e.getKey(), e.getValue()));
+      }
+      out.flush();
+      return 0;
+    }
+  }
+
+  /** {@code tenbin bench rerank --model MODEL --dataset DIR}. */
+  @Command(
+      name = "rerank",
+      mixinStandardHelpOptions = true,
+      description = "Reranking pairs/s, in-process vs over gRPC (loopback), for a cross-encoder or dense:MODEL.")
+  static final class Rerank implements Callable<Integer> {
+    @Option(names = "--model", required = true) String model;
+
+    @Option(names = "--dataset", required = true, paramLabel = "DIR") Path dataset;
+
+    @Option(names = "--models-dir", defaultValue = "models") Path modelsDirectory;
+
+    @Option(names = "--queries", defaultValue = "20") int queries;
+
+    @Option(names = "--pairs", defaultValue = "100", description = "Candidates per request.") int pairs;
+
+    @Option(names = "--cache-dir", defaultValue = "${env:TENBIN_CACHE_DIR:-.tenbin/cache}") Path cacheDirectory;
+
+    @Option(names = "--json") boolean json;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      BeirDataset data = BeirDatasetReader.read(dataset);
+      java.util.List<String> docs = data.corpus().stream().limit(pairs).map(d -> d.titleAndText()).toList();
+      java.util.List<String> qs = data.evaluatedQueryIds().stream().limit(queries).map(id -> data.queries().get(id)).toList();
+      dev.tenbin.eval.bench.RerankBenchmark.Result r;
+      try (var services = dev.tenbin.eval.services.Services.connect(null, null, cacheDirectory);
+          var core =
+              dev.tenbin.rerank.RerankServer.core(modelsDirectory, cacheDirectory, services::encoderChannel, 10_000, 8192)) {
+        r = new dev.tenbin.eval.bench.RerankBenchmark(core).run(model, qs, docs, pairs);
+      }
+      ObjectNode root = new ObjectMapper().createObjectNode();
+      root.put("model", r.model());
+      root.put("requests", r.requests());
+      root.put("pairs_per_request", r.pairsPerRequest());
+      root.put("in_process_pairs_per_s", r.inProcessPairsPerSecond());
+      root.put("grpc_pairs_per_s", r.grpcPairsPerSecond());
+      root.put("grpc_over_in_process", r.ratio());
+      PrintWriter out = spec.commandLine().getOut();
+      if (json) {
+        out.println(root);
+      } else {
+        root.fields().forEachRemaining(e -> out.printf("%-24s %s%n", e.getKey(), e.getValue()));
       }
       out.flush();
       return 0;

@@ -1,0 +1,72 @@
+package dev.tenbin.eval.bench;
+
+import dev.tenbin.core.Cancellation;
+import dev.tenbin.proto.rerank.v1.Candidate;
+import dev.tenbin.proto.rerank.v1.RerankRequest;
+import dev.tenbin.proto.rerank.v1.RerankServiceGrpc;
+import dev.tenbin.rerank.RerankCore;
+import dev.tenbin.rerank.cross.ScorePrecision;
+import dev.tenbin.rerank.grpc.RerankGrpcService;
+import dev.tenbin.rpc.GrpcServerHost;
+import dev.tenbin.rpc.ServerSettings;
+import io.grpc.ManagedChannel;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Reranking throughput in (query, document) pairs per second: the plain-Java core against the
+ * rerank service over loopback gRPC, the same requests in one run (after a warm-up of each).
+ */
+public final class RerankBenchmark {
+  /** The two figures and their ratio. */
+  public record Result(String model, int requests, int pairsPerRequest, double inProcessPairsPerSecond, double grpcPairsPerSecond) {
+    public double ratio() {
+      return grpcPairsPerSecond / inProcessPairsPerSecond;
+    }
+  }
+
+  private final RerankCore core;
+
+  public RerankBenchmark(RerankCore core) {
+    this.core = core;
+  }
+
+  public Result run(String model, List<String> queries, List<String> documents, int pairsPerRequest) {
+    List<RerankCore.Candidate> candidates = new ArrayList<>();
+    for (int i = 0; i < pairsPerRequest; i++) {
+      candidates.add(new RerankCore.Candidate("d" + i, documents.get(i % documents.size())));
+    }
+    core.rerank(model, queries.getFirst(), candidates, ScorePrecision.FP32, 0, Cancellation.NEVER);
+    long start = System.nanoTime();
+    for (String query : queries) {
+      core.rerank(model, query, candidates, ScorePrecision.FP32, 0, Cancellation.NEVER);
+    }
+    double inProcess = (double) queries.size() * pairsPerRequest / ((System.nanoTime() - start) / 1e9);
+
+    GrpcServerHost host =
+        GrpcServerHost.start(
+            new ServerSettings("127.0.0.1", 0, -1, 64 * 1024 * 1024, Duration.ofSeconds(1)),
+            List.of(new RerankGrpcService(core)));
+    ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", host.port()).usePlaintext().build();
+    try {
+      var stub = RerankServiceGrpc.newBlockingStub(channel);
+      RerankRequest.Builder template = RerankRequest.newBuilder().setModelId(model);
+      for (RerankCore.Candidate candidate : candidates) {
+        template.addCandidates(Candidate.newBuilder().setDocId(candidate.docId()).setText(candidate.text()));
+      }
+      stub.rerank(template.setQuery(queries.getFirst()).build());
+      start = System.nanoTime();
+      for (String query : queries) {
+        stub.withDeadlineAfter(10, TimeUnit.MINUTES).rerank(template.setQuery(query).build());
+      }
+      double grpc = (double) queries.size() * pairsPerRequest / ((System.nanoTime() - start) / 1e9);
+      return new Result(model, queries.size(), pairsPerRequest, inProcess, grpc);
+    } finally {
+      channel.shutdownNow();
+      host.close();
+    }
+  }
+}
