@@ -125,6 +125,49 @@ public final class IndexCollection implements Closeable {
     return new DenseRanking(ranking, result.clippedQueryValues(), result.queryValues(), result.bytesPerVector());
   }
 
+  /** BM25 scores of a fixed candidate set, ordered by score descending, then doc id ascending. */
+  public List<ScoredHit> rescoreBm25(String queryText, List<String> docIds, String field, Cancellation cancellation) {
+    int[] ordinals = ordinals(docIds, field);
+    float[] scores = lexical.score(queryText, ordinals, cancellation);
+    List<ScoredHit> hits = new ArrayList<>(ordinals.length);
+    for (int i = 0; i < ordinals.length; i++) {
+      hits.add(new ScoredHit(docIds.get(i), scores[i]));
+    }
+    hits.sort(java.util.Comparator.comparing(ScoredHit::score, java.util.Comparator.reverseOrder()).thenComparing(ScoredHit::docId));
+    return hits;
+  }
+
+  /** Float dense scores of a fixed candidate set (any retrieval model as a reranker). */
+  public List<ScoredHit> rescoreDense(
+      float[] query, List<String> docIds, VectorSimilarity similarity, int truncateDimensions, String field) {
+    int[] ordinals = ordinals(docIds, field);
+    List<ScoredHit> hits = new ArrayList<>(ordinals.length);
+    for (DenseHit hit : denseSearcher().rescore(query, ordinals, similarity, truncateDimensions)) {
+      hits.add(new ScoredHit(idsInOrderSnapshot(hit.ordinal()), hit.score()));
+    }
+    return hits;
+  }
+
+  private synchronized int[] ordinals(List<String> docIds, String field) {
+    if (ordinalById == null || ordinalById.size() != idsInOrder.size()) {
+      ordinalById = new java.util.HashMap<>();
+      for (int i = 0; i < idsInOrder.size(); i++) {
+        ordinalById.put(idsInOrder.get(i), i);
+      }
+    }
+    int[] ordinals = new int[docIds.size()];
+    for (int i = 0; i < ordinals.length; i++) {
+      Integer ordinal = ordinalById.get(docIds.get(i));
+      if (ordinal == null) {
+        throw new InvalidInputException(field + "[" + i + "]", "unknown document id '" + docIds.get(i) + "'");
+      }
+      ordinals[i] = ordinal;
+    }
+    return ordinals;
+  }
+
+  private java.util.Map<String, Integer> ordinalById;
+
   /** A dense ranking and facts about its variant. */
   public record DenseRanking(List<ScoredHit> hits, int clippedQueryValues, int queryValues, long bytesPerVector) {}
 

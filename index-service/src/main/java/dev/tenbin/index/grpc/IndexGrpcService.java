@@ -257,6 +257,43 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
   }
 
   @Override
+  public void rescore(
+      dev.tenbin.proto.index.v1.RescoreRequest request, StreamObserver<dev.tenbin.proto.index.v1.RescoreResponse> responses) {
+    IndexCollection collection = catalog.get(request.getCollection(), "collection");
+    Family family = request.getFamily();
+    if (family != Family.FAMILY_BM25 && family != Family.FAMILY_DENSE) {
+      responses.onError(
+          Status.UNIMPLEMENTED.withDescription("rescoring with " + family + " is not implemented yet").asRuntimeException());
+      return;
+    }
+    VectorSimilarity similarity =
+        request.getDense().getSimilarity() == Similarity.SIMILARITY_DOT ? VectorSimilarity.DOT : VectorSimilarity.COSINE;
+    Cancellation cancellation = Context.current()::isCancelled;
+    long start = System.nanoTime();
+    var response = dev.tenbin.proto.index.v1.RescoreResponse.newBuilder();
+    for (int i = 0; i < request.getCandidatesCount(); i++) {
+      var candidates = request.getCandidates(i);
+      String field = "candidates[" + i + "].doc_ids";
+      List<ScoredHit> hits;
+      if (family == Family.FAMILY_BM25) {
+        hits = collection.rescoreBm25(candidates.getQuery().getText(), candidates.getDocIdsList(), field, cancellation);
+      } else {
+        if (!candidates.getQuery().hasDense()) {
+          throw new InvalidInputException("candidates[" + i + "].query.dense", "dense rescoring needs a dense query vector");
+        }
+        hits =
+            collection.rescoreDense(
+                toArray(candidates.getQuery().getDense()), candidates.getDocIdsList(), similarity,
+                request.getDense().getTruncateDimensions(), field);
+      }
+      response.addRankings(toRanking(candidates.getQuery().getId(), hits));
+    }
+    response.setStats(SearchStats.newBuilder().setSearchNanos(System.nanoTime() - start));
+    responses.onNext(response.build());
+    responses.onCompleted();
+  }
+
+  @Override
   public void fuse(FuseRequest request, StreamObserver<FuseResponse> responses) {
     if (request.getSystemsCount() == 0) {
       throw new InvalidInputException("systems", "at least one ranking set is required");

@@ -206,8 +206,56 @@ class IndexGrpcServiceTest {
   }
 
   @Test
+  void aFixedCandidateSetIsRescoredWithBm25AndUnknownIdsAreNamed() throws Exception {
+    create("docs");
+    ingest(
+        IngestRequest.newBuilder()
+            .setCollection("docs")
+            .addDocuments(doc("a", "apple pie"))
+            .addDocuments(doc("b", "apple apple pie"))
+            .addDocuments(doc("c", "cherry"))
+            .build());
+    var response =
+        index.rescore(
+            dev.tenbin.proto.index.v1.RescoreRequest.newBuilder()
+                .setCollection("docs")
+                .setFamily(Family.FAMILY_BM25)
+                .addCandidates(
+                    dev.tenbin.proto.index.v1.CandidateList.newBuilder()
+                        .setQuery(Query.newBuilder().setId("q").setText("apple"))
+                        .addDocIds("c")
+                        .addDocIds("a")
+                        .addDocIds("b"))
+                .build());
+    assertThat(response.getRankings(0).getDocumentsList()).extracting(d -> d.getDocId()).containsExactly("b", "a", "c");
+    assertThat(response.getRankings(0).getDocuments(2).getScore()).isZero();
+    assertThatThrownBy(
+            () ->
+                index.rescore(
+                    dev.tenbin.proto.index.v1.RescoreRequest.newBuilder()
+                        .setCollection("docs")
+                        .setFamily(Family.FAMILY_BM25)
+                        .addCandidates(
+                            dev.tenbin.proto.index.v1.CandidateList.newBuilder()
+                                .setQuery(Query.newBuilder().setId("q").setText("apple"))
+                                .addDocIds("zzz"))
+                        .build()))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class, e -> assertThat(StatusMapper.violatedField(e)).isEqualTo("candidates[0].doc_ids[0]"));
+  }
+
+  @Test
   void rpcsOfLaterIssuesAnswerUnimplemented() {
-    assertThatThrownBy(() -> index.rescore(dev.tenbin.proto.index.v1.RescoreRequest.getDefaultInstance()))
+    create("docs");
+    assertThatThrownBy(
+            () ->
+                index.search(
+                    SearchRequest.newBuilder()
+                        .setCollection("docs")
+                        .setFamily(Family.FAMILY_SPARSE)
+                        .setTopK(1)
+                        .addQueries(Query.newBuilder().setId("q"))
+                        .build()))
         .isInstanceOfSatisfying(
             StatusRuntimeException.class,
             e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNIMPLEMENTED));
