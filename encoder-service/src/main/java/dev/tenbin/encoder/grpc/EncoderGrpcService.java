@@ -67,33 +67,41 @@ public final class EncoderGrpcService extends EncoderServiceGrpc.EncoderServiceI
   @Override
   public void streamEncodeDense(
       StreamEncodeDenseRequest request, StreamObserver<StreamEncodeDenseResponse> responses) {
-    ServerCallStreamObserver<StreamEncodeDenseResponse> stream =
-        (ServerCallStreamObserver<StreamEncodeDenseResponse>) responses;
-    if (request.getChunkSize() < 0) {
+    boolean query = ProtoConversions.isQuery(request.getRole());
+    Cancellation cancellation = cancellation();
+    streamChunks(
+        responses, request.getTextsList(), request.getChunkSize(),
+        (offset, texts) -> {
+          EncodeResult<float[]> result =
+              core.encodeDense(request.getModelId(), texts, query, request.getDimensions(), cancellation);
+          StreamEncodeDenseResponse.Builder response =
+              StreamEncodeDenseResponse.newBuilder().setOffset(offset).setMetadata(ProtoConversions.metadata(result));
+          result.vectors().forEach(v -> response.addVectors(ProtoConversions.dense(v)));
+          return response.build();
+        });
+  }
+
+  /** Encodes {@code texts} in chunks and streams each chunk's response when the reader is ready. */
+  private static <T> void streamChunks(
+      StreamObserver<T> responses, List<String> texts, int chunkSize, java.util.function.BiFunction<Integer, List<String>, T> encodeChunk) {
+    ServerCallStreamObserver<T> stream = (ServerCallStreamObserver<T>) responses;
+    if (chunkSize < 0) {
       throw new InvalidInputException("chunk_size", "chunk_size must not be negative");
     }
-    if (request.getTextsCount() == 0) {
+    if (texts.isEmpty()) {
       throw new InvalidInputException("texts", "at least one text is required");
     }
-    boolean query = ProtoConversions.isQuery(request.getRole());
-    int chunk = request.getChunkSize() == 0 ? DEFAULT_CHUNK : request.getChunkSize();
-    List<String> texts = request.getTextsList();
-    Cancellation cancellation = cancellation();
+    int chunk = chunkSize == 0 ? DEFAULT_CHUNK : chunkSize;
     try {
       for (int from = 0; from < texts.size(); from += chunk) {
-        cancellation.throwIfCancelled();
-        EncodeResult<float[]> result =
-            core.encodeDense(
-                request.getModelId(), texts.subList(from, Math.min(texts.size(), from + chunk)), query,
-                request.getDimensions(), cancellation);
-        StreamEncodeDenseResponse.Builder response =
-            StreamEncodeDenseResponse.newBuilder().setOffset(from).setMetadata(ProtoConversions.metadata(result));
-        result.vectors().forEach(v -> response.addVectors(ProtoConversions.dense(v)));
-        // Flow control: do not run ahead of a slow reader.
+        if (stream.isCancelled()) {
+          return;
+        }
+        T response = encodeChunk.apply(from, texts.subList(from, Math.min(texts.size(), from + chunk)));
         while (!stream.isReady() && !stream.isCancelled()) {
           LockSupport.parkNanos(1_000_000);
         }
-        stream.onNext(response.build());
+        stream.onNext(response);
       }
       stream.onCompleted();
     } catch (RuntimeException failure) {
@@ -101,6 +109,51 @@ public final class EncoderGrpcService extends EncoderServiceGrpc.EncoderServiceI
         stream.onError(StatusMapper.toStatusException(failure));
       }
     }
+  }
+
+  @Override
+  public void streamEncodeSparse(
+      dev.tenbin.proto.encoder.v1.StreamEncodeSparseRequest request,
+      StreamObserver<dev.tenbin.proto.encoder.v1.StreamEncodeSparseResponse> responses) {
+    boolean query = ProtoConversions.isQuery(request.getRole());
+    Cancellation cancellation = cancellation();
+    streamChunks(
+        responses, request.getTextsList(), request.getChunkSize(),
+        (offset, texts) -> {
+          EncodeResult<SparseVector> result = core.encodeSparse(request.getModelId(), texts, query, request.getTopK(), cancellation);
+          var response =
+              dev.tenbin.proto.encoder.v1.StreamEncodeSparseResponse.newBuilder()
+                  .setOffset(offset)
+                  .setMetadata(ProtoConversions.metadata(result));
+          result.vectors().forEach(v -> response.addVectors(ProtoConversions.sparse(v)));
+          return response.build();
+        });
+  }
+
+  @Override
+  public void streamEncodeMultiVector(
+      dev.tenbin.proto.encoder.v1.StreamEncodeMultiVectorRequest request,
+      StreamObserver<dev.tenbin.proto.encoder.v1.StreamEncodeMultiVectorResponse> responses) {
+    boolean query = ProtoConversions.isQuery(request.getRole());
+    Cancellation cancellation = cancellation();
+    streamChunks(
+        responses, request.getTextsList(), request.getChunkSize(),
+        (offset, texts) -> {
+          EncodeResult<float[]> result = core.encodeMultiVector(request.getModelId(), texts, query, cancellation);
+          int width = core.model(request.getModelId()).card().dimension();
+          var response =
+              dev.tenbin.proto.encoder.v1.StreamEncodeMultiVectorResponse.newBuilder()
+                  .setOffset(offset)
+                  .setMetadata(ProtoConversions.metadata(result));
+          for (float[] matrix : result.vectors()) {
+            MultiVector.Builder vector = MultiVector.newBuilder().setDimension(width).setTokenCount(matrix.length / width);
+            for (float v : matrix) {
+              vector.addValues(v);
+            }
+            response.addVectors(vector);
+          }
+          return response.build();
+        });
   }
 
   @Override

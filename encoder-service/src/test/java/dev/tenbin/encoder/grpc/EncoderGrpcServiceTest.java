@@ -101,6 +101,33 @@ class EncoderGrpcServiceTest {
   }
 
   @Test
+  void sparseAndMultiVectorOutputsStreamInOrderedChunks() throws Exception {
+    TinyModels.sparse(tmp.resolve("models"), "tiny-splade");
+    TinyModels.multiVector(tmp.resolve("models"), "tiny-colbert");
+    var sparse =
+        stub.streamEncodeSparse(
+            dev.tenbin.proto.encoder.v1.StreamEncodeSparseRequest.newBuilder()
+                .setModelId("tiny-splade").addTexts("apple").addTexts("banana").addTexts("cherry")
+                .setRole(InputRole.INPUT_ROLE_DOCUMENT).setChunkSize(2).build());
+    List<Integer> offsets = new java.util.ArrayList<>();
+    int vectors = 0;
+    while (sparse.hasNext()) {
+      var chunk = sparse.next();
+      offsets.add(chunk.getOffset());
+      vectors += chunk.getVectorsCount();
+    }
+    assertThat(offsets).containsExactly(0, 2);
+    assertThat(vectors).isEqualTo(3);
+    var multi =
+        stub.streamEncodeMultiVector(
+            dev.tenbin.proto.encoder.v1.StreamEncodeMultiVectorRequest.newBuilder()
+                .setModelId("tiny-colbert").addTexts("apple banana").setRole(InputRole.INPUT_ROLE_QUERY).build());
+    var first = multi.next();
+    assertThat(first.getVectors(0).getTokenCount()).isEqualTo(4);
+    assertThat(first.getVectors(0).getValuesCount()).isEqualTo(4 * TinyModels.HIDDEN);
+  }
+
+  @Test
   void responsesCarryTimingMetadata() {
     var response =
         stub.encodeDense(
