@@ -70,7 +70,7 @@ public final class RerankCore implements AutoCloseable {
     }
     long start = System.nanoTime();
     float[] scores =
-        model != null && model.startsWith("dense:")
+        BiEncoderReranker.handles(model)
             ? biEncoders.get().score(model, query, texts)
             : crossEncoders.get(model).score(query, texts, precision, cancellation);
     long inference = System.nanoTime() - start;

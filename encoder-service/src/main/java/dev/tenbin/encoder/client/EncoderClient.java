@@ -83,6 +83,54 @@ public final class EncoderClient {
         });
   }
 
+  /** Learned sparse vectors (id → weight maps) of texts in one call. */
+  public List<java.util.Map<Integer, Float>> encodeSparse(String modelId, List<String> texts, boolean query) {
+    var response =
+        retrying(
+            () ->
+                stub()
+                    .encodeSparse(
+                        dev.tenbin.proto.encoder.v1.EncodeSparseRequest.newBuilder()
+                            .setModelId(modelId)
+                            .addAllTexts(texts)
+                            .setRole(query ? InputRole.INPUT_ROLE_QUERY : InputRole.INPUT_ROLE_DOCUMENT)
+                            .build()));
+    List<java.util.Map<Integer, Float>> out = new ArrayList<>();
+    for (var vector : response.getVectorsList()) {
+      java.util.Map<Integer, Float> weights = new java.util.HashMap<>();
+      for (int i = 0; i < vector.getIndicesCount(); i++) {
+        weights.put(vector.getIndices(i), vector.getValues(i));
+      }
+      out.add(weights);
+    }
+    return out;
+  }
+
+  /** Per-token vectors of texts: each as [tokens][dimension]. */
+  public List<float[][]> encodeMultiVector(String modelId, List<String> texts, boolean query) {
+    var response =
+        retrying(
+            () ->
+                stub()
+                    .encodeMultiVector(
+                        dev.tenbin.proto.encoder.v1.EncodeMultiVectorRequest.newBuilder()
+                            .setModelId(modelId)
+                            .addAllTexts(texts)
+                            .setRole(query ? InputRole.INPUT_ROLE_QUERY : InputRole.INPUT_ROLE_DOCUMENT)
+                            .build()));
+    List<float[][]> out = new ArrayList<>();
+    for (var vector : response.getVectorsList()) {
+      float[][] rows = new float[vector.getTokenCount()][vector.getDimension()];
+      for (int t = 0; t < rows.length; t++) {
+        for (int d = 0; d < vector.getDimension(); d++) {
+          rows[t][d] = vector.getValues(t * vector.getDimension() + d);
+        }
+      }
+      out.add(rows);
+    }
+    return out;
+  }
+
   /** LightRetriever dense query vectors (no model inference). */
   public List<float[]> encodeLightDense(String modelId, List<String> queries, int dimensions) {
     return toArrays(

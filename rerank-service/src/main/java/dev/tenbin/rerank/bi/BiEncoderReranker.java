@@ -22,11 +22,25 @@ public final class BiEncoderReranker {
     this.encoder = encoder;
   }
 
-  /** Scores of each document, in input order; {@code model} is "dense:ID". */
+  /** Whether a model id names a retrieval model acting as a reranker. */
+  public static boolean handles(String model) {
+    return model != null && (model.startsWith("dense:") || model.startsWith("sparse:") || model.startsWith("multivector:"));
+  }
+
+  /**
+   * Scores of each document, in input order: {@code dense:ID} by cosine, {@code sparse:ID} by the
+   * dot product of learned sparse vectors, {@code multivector:ID} by MaxSim (sum over query tokens
+   * of the largest dot product with any document token).
+   */
   public float[] score(String model, String query, List<String> documents) {
+    if (model.startsWith("sparse:")) {
+      return sparse(model.substring("sparse:".length()), query, documents);
+    }
+    if (model.startsWith("multivector:")) {
+      return maxSim(model.substring("multivector:".length()), query, documents);
+    }
     if (!model.startsWith("dense:")) {
-      throw new InvalidInputException(
-          "model_id", "bi-encoder rerankers are named dense:MODEL; sparse and multi-vector rerankers are not implemented yet");
+      throw new InvalidInputException("model_id", "bi-encoder rerankers are named dense:, sparse: or multivector:MODEL");
     }
     String id = model.substring("dense:".length());
     float[] q = encoder.encodeDense(id, List.of(query), true, 0).getFirst();
@@ -57,6 +71,42 @@ public final class BiEncoderReranker {
         dot += q[j] * d[j];
       }
       scores[i] = dot;
+    }
+    return scores;
+  }
+
+  private float[] sparse(String id, String query, List<String> documents) {
+    java.util.Map<Integer, Float> q = encoder.encodeSparse(id, List.of(query), true).getFirst();
+    List<java.util.Map<Integer, Float>> docs = encoder.encodeSparse(id, documents, false);
+    float[] scores = new float[docs.size()];
+    for (int i = 0; i < scores.length; i++) {
+      double dot = 0;
+      for (var entry : q.entrySet()) {
+        dot += entry.getValue() * docs.get(i).getOrDefault(entry.getKey(), 0f);
+      }
+      scores[i] = (float) dot;
+    }
+    return scores;
+  }
+
+  private float[] maxSim(String id, String query, List<String> documents) {
+    float[][] q = encoder.encodeMultiVector(id, List.of(query), true).getFirst();
+    List<float[][]> docs = encoder.encodeMultiVector(id, documents, false);
+    float[] scores = new float[docs.size()];
+    for (int i = 0; i < scores.length; i++) {
+      double sum = 0;
+      for (float[] queryToken : q) {
+        float best = Float.NEGATIVE_INFINITY;
+        for (float[] docToken : docs.get(i)) {
+          float dot = 0;
+          for (int d = 0; d < queryToken.length; d++) {
+            dot += queryToken[d] * docToken[d];
+          }
+          best = Math.max(best, dot);
+        }
+        sum += best;
+      }
+      scores[i] = (float) sum;
     }
     return scores;
   }
