@@ -10,7 +10,7 @@ import org.apache.lucene.util.VectorUtil;
 
 /**
  * Exact top-k over a snapshot of float vectors, by dot product or cosine, with Lucene's SIMD dot
- * product ({@code jdk.incubator.vector}). Vectors may be truncated to their leading dimensions
+ * product ({@code jdk.incubator.vector}) and a multi-threaded scan. Vectors may be truncated to their leading dimensions
  * (Matryoshka); for cosine the truncated vectors are re-normalised. Scores are FP32; ties are
  * ordered by document id ascending through {@code idOrder} (ordinal → position of its id in
  * sorted order).
@@ -91,37 +91,34 @@ public final class ExactDenseSearcher {
     switch (options.quantization()) {
       case NONE -> {
         float[] docs = prepared(similarity, dims);
-        float[] row = new float[dims];
-        for (int d = 0; d < size; d++) {
-          if ((d & 4095) == 0) {
-            cancellation.throwIfCancelled();
+        scan(cancellation, (from, to) -> {
+          float[] row = new float[dims];
+          for (int d = from; d < to; d++) {
+            System.arraycopy(docs, d * dims, row, 0, dims);
+            scores[d] = VectorUtil.dotProduct(q, row);
           }
-          System.arraycopy(docs, d * dims, row, 0, dims);
-          scores[d] = VectorUtil.dotProduct(q, row);
-        }
+        });
       }
       case INT8 -> {
         var quantizer = int8(similarity, dims);
         byte[] codes = int8Codes(similarity, dims);
         var queryCodes = quantizer.encodeQuery(q);
         clipped = queryCodes.clipped();
-        for (int d = 0; d < size; d++) {
-          if ((d & 4095) == 0) {
-            cancellation.throwIfCancelled();
+        scan(cancellation, (from, to) -> {
+          for (int d = from; d < to; d++) {
+            scores[d] = dev.tenbin.index.quantize.Int8Quantizer.dot(queryCodes.codes(), codes, d * dims);
           }
-          scores[d] = dev.tenbin.index.quantize.Int8Quantizer.dot(queryCodes.codes(), codes, d * dims);
-        }
+        });
       }
       case BINARY -> {
         long[] codes = binaryCodes(similarity, dims);
         long[] queryBits = dev.tenbin.index.quantize.BinaryQuantizer.encode(q, dims);
         int words = queryBits.length;
-        for (int d = 0; d < size; d++) {
-          if ((d & 4095) == 0) {
-            cancellation.throwIfCancelled();
+        scan(cancellation, (from, to) -> {
+          for (int d = from; d < to; d++) {
+            scores[d] = dev.tenbin.index.quantize.BinaryQuantizer.similarity(queryBits, codes, d * words, dims);
           }
-          scores[d] = dev.tenbin.index.quantize.BinaryQuantizer.similarity(queryBits, codes, d * words, dims);
-        }
+        });
       }
     }
     List<DenseHit> hits;
@@ -134,6 +131,28 @@ public final class ExactDenseSearcher {
       hits = topK(scores, k);
     }
     return new DenseSearchResult(hits, clipped, dims, DenseSearchOptions.bytesPerVector(options.quantization(), dims));
+  }
+
+  private static final int SCAN_BLOCK = 4096;
+
+  /** A block of documents [from, to) to score. */
+  private interface Block {
+    void score(int from, int to);
+  }
+
+  /**
+   * Scores the corpus in blocks of 4,096 documents on the common fork-join pool. Each document's
+   * score depends on nothing else, so results are identical whatever the number of threads.
+   */
+  private void scan(Cancellation cancellation, Block block) {
+    int blocks = (size + SCAN_BLOCK - 1) / SCAN_BLOCK;
+    java.util.stream.IntStream stream = java.util.stream.IntStream.range(0, blocks);
+    (blocks > 1 ? stream.parallel() : stream)
+        .forEach(
+            b -> {
+              cancellation.throwIfCancelled();
+              block.score(b * SCAN_BLOCK, Math.min(size, (b + 1) * SCAN_BLOCK));
+            });
   }
 
   private List<DenseHit> topK(float[] scores, int k) {

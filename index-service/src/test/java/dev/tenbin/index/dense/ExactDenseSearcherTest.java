@@ -75,6 +75,31 @@ class ExactDenseSearcherTest {
   }
 
   @Test
+  void theParallelScanOverManyBlocksMatchesTheReferenceAndIsRepeatable() {
+    Random random = new Random(11);
+    int n = 10_000;
+    float[] docs = new float[n * DIM];
+    for (int i = 0; i < docs.length; i++) {
+      docs[i] = (float) random.nextGaussian();
+    }
+    int[] idOrder = new int[n];
+    for (int i = 0; i < n; i++) {
+      idOrder[i] = i;
+    }
+    ExactDenseSearcher searcher = new ExactDenseSearcher(docs, DIM, idOrder);
+    float[] query = new float[DIM];
+    for (int i = 0; i < DIM; i++) {
+      query[i] = (float) random.nextGaussian();
+    }
+    List<DenseHit> first = searcher.search(query, VectorSimilarity.DOT, 0, 25, Cancellation.NEVER);
+    assertThat(first.stream().map(DenseHit::ordinal).toList())
+        .isEqualTo(reference(docs, query, VectorSimilarity.DOT, DIM, idOrder, 25));
+    for (int repeat = 0; repeat < 5; repeat++) {
+      assertThat(searcher.search(query, VectorSimilarity.DOT, 0, 25, Cancellation.NEVER)).isEqualTo(first);
+    }
+  }
+
+  @Test
   void tiedDuplicatesShareTheirScoreAndFollowIdOrder() {
     float[] docs = {1, 0, 1, 0, 0, 1};
     ExactDenseSearcher searcher = new ExactDenseSearcher(docs, 2, new int[] {1, 0, 2});
