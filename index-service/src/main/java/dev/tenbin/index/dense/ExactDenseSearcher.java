@@ -6,11 +6,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.PriorityQueue;
-import org.apache.lucene.util.VectorUtil;
 
 /**
- * Exact top-k over a snapshot of float vectors, by dot product or cosine, with Lucene's SIMD dot
- * product ({@code jdk.incubator.vector}) and a multi-threaded scan. Vectors may be truncated to their leading dimensions
+ * Exact top-k over a snapshot of float vectors, by dot product or cosine, with a deterministic SIMD dot
+ * product ({@link DotProduct}, {@code jdk.incubator.vector}) and a multi-threaded scan. Vectors may be truncated to their leading dimensions
  * (Matryoshka); for cosine the truncated vectors are re-normalised. Scores are FP32; ties are
  * ordered by document id ascending through {@code idOrder} (ordinal → position of its id in
  * sorted order).
@@ -92,10 +91,8 @@ public final class ExactDenseSearcher {
       case NONE -> {
         float[] docs = prepared(similarity, dims);
         scan(cancellation, (from, to) -> {
-          float[] row = new float[dims];
           for (int d = from; d < to; d++) {
-            System.arraycopy(docs, d * dims, row, 0, dims);
-            scores[d] = VectorUtil.dotProduct(q, row);
+            scores[d] = DotProduct.dot(q, docs, d * dims, dims);
           }
         });
       }
@@ -187,11 +184,9 @@ public final class ExactDenseSearcher {
       normalize(q, 0, dims);
     }
     float[] docs = prepared(similarity, dims);
-    float[] row = new float[dims];
     List<DenseHit> hits = new ArrayList<>(ordinals.length);
     for (int ordinal : ordinals) {
-      System.arraycopy(docs, ordinal * dims, row, 0, dims);
-      hits.add(new DenseHit(ordinal, VectorUtil.dotProduct(q, row)));
+      hits.add(new DenseHit(ordinal, DotProduct.dot(q, docs, ordinal * dims, dims)));
     }
     hits.sort((a, b) -> worseFirst(b, a));
     return hits;
