@@ -38,12 +38,17 @@ public final class DenseRetrieval {
 
   public RetrievalResult run(
       BeirDataset dataset, String modelId, QueryEncoding queryEncoding, Similarity similarity, int topK) {
-    return run(dataset, modelId, queryEncoding, similarity, topK, List.of(DenseVariant.BASE)).get("base");
+    return run(dataset, modelId, queryEncoding, List.of(similarity), topK, List.of(DenseVariant.BASE)).get(key(DenseVariant.BASE, similarity));
   }
 
-  /** One encode, every variant searched from it: variant name to result. */
+  /** The result key of a variant searched with a similarity. */
+  public static String key(DenseVariant variant, Similarity similarity) {
+    return variant.name() + "|" + similarity.name();
+  }
+
+  /** One encode, every variant and similarity searched from it: {@link #key} to result. */
   public java.util.Map<String, RetrievalResult> run(
-      BeirDataset dataset, String modelId, QueryEncoding queryEncoding, Similarity similarity, int topK, List<DenseVariant> variants) {
+      BeirDataset dataset, String modelId, QueryEncoding queryEncoding, List<Similarity> similarities, int topK, List<DenseVariant> variants) {
     long start = System.nanoTime();
     List<String> texts = new ArrayList<>(dataset.corpus().size());
     for (CorpusDocument doc : dataset.corpus()) {
@@ -87,17 +92,19 @@ public final class DenseRetrieval {
         queries.add(Query.newBuilder().setId(queryIds.get(i)).setDense(proto(queryVectors.get(i))).build());
       }
       java.util.Map<String, RetrievalResult> results = new java.util.LinkedHashMap<>();
+      for (Similarity similarity : similarities)
       for (DenseVariant variant : variants) {
         long searchStart = System.nanoTime();
         var outcome = session.searchWithStats(Family.FAMILY_DENSE, queries, variant.options(similarity), topK);
         long searched = System.nanoTime();
         java.util.Map<String, Object> diagnostics = new java.util.LinkedHashMap<>();
         diagnostics.put("bytes_per_vector", outcome.bytesPerVector());
+        diagnostics.put("similarity", similarity == Similarity.SIMILARITY_DOT ? "dot" : "cosine");
         if (variant.quantization() == dev.tenbin.proto.index.v1.Quantization.QUANTIZATION_INT8) {
           diagnostics.put("int8_query_clip_rate", outcome.queryValues() == 0 ? 0.0 : (double) outcome.clippedQueryValues() / outcome.queryValues());
         }
         results.put(
-            variant.name(),
+            key(variant, similarity),
             new RetrievalResult(
                 outcome.rankings(), (encoded - start) + (indexed - encoded), searched - searchStart, total,
                 encoded - start, queriesEncoded - indexed, diagnostics));
