@@ -28,6 +28,10 @@ public final class IndexCollection implements Closeable {
   private final Path directory;
   private final Bm25Index lexical;
   private final DenseVectorStore dense;
+  private final dev.tenbin.index.sparse.SparseVectorStore sparse;
+  private final dev.tenbin.index.multivector.MultiVectorStore multiVectors;
+  private volatile dev.tenbin.index.sparse.ImpactSearcher sparseSearcher;
+  private volatile dev.tenbin.index.multivector.MaxSimSearcher maxSimSearcher;
   private final List<String> idsInOrder;
   private final Set<String> ids;
   private volatile ExactDenseSearcher denseSearcher;
@@ -37,11 +41,25 @@ public final class IndexCollection implements Closeable {
     this.directory = directory;
     this.lexical = lexical;
     this.dense = dense;
+    this.sparse =
+        spec.sparseVocabularySize() > 0
+            ? dev.tenbin.index.sparse.SparseVectorStore.open(directory.resolve("sparse"), spec.sparseVocabularySize())
+            : null;
+    this.multiVectors =
+        spec.multiVectorDimension() > 0
+            ? dev.tenbin.index.multivector.MultiVectorStore.open(directory.resolve("multivector"), spec.multiVectorDimension())
+            : null;
     this.idsInOrder = new ArrayList<>(lexical.idsInOrder());
     this.ids = new HashSet<>(idsInOrder);
+    // Vectors of a batch whose texts never committed are cut off.
     if (dense != null) {
-      // Vectors of a batch whose texts never committed are cut off.
       dense.truncateTo(idsInOrder.size());
+    }
+    if (sparse != null) {
+      sparse.truncateTo(idsInOrder.size());
+    }
+    if (multiVectors != null) {
+      multiVectors.truncateTo(idsInOrder.size());
     }
   }
 
@@ -78,6 +96,14 @@ public final class IndexCollection implements Closeable {
       dense.append(vectors);
       dense.commit();
     }
+    if (sparse != null) {
+      sparse.append(batch.stream().map(IngestDocument::sparse).toList());
+      sparse.commit();
+    }
+    if (multiVectors != null) {
+      multiVectors.append(batch.stream().map(IngestDocument::multiVector).toList());
+      multiVectors.commit();
+    }
     lexical.add(texts);
     lexical.commit();
     for (IngestDocument doc : batch) {
@@ -85,6 +111,8 @@ public final class IndexCollection implements Closeable {
       idsInOrder.add(doc.id());
     }
     denseSearcher = null;
+    sparseSearcher = null;
+    maxSimSearcher = null;
     return lexical.size();
   }
 
@@ -112,6 +140,88 @@ public final class IndexCollection implements Closeable {
       }
       dense.validate(vectors, "documents[{i}].dense");
     }
+    for (int i = 0; i < batch.size(); i++) {
+      if (batch.get(i).sparse() != null && sparse == null) {
+        throw new InvalidInputException("documents[" + i + "].sparse", "collection " + spec.name() + " stores no sparse vectors");
+      }
+      if (batch.get(i).multiVector() != null && multiVectors == null) {
+        throw new InvalidInputException("documents[" + i + "].multi_vector", "collection " + spec.name() + " stores no multi-vectors");
+      }
+    }
+    if (sparse != null) {
+      sparse.validate(batch.stream().map(IngestDocument::sparse).toList(), "documents[{i}].sparse");
+    }
+    if (multiVectors != null) {
+      multiVectors.validate(batch.stream().map(IngestDocument::multiVector).toList(), "documents[{i}].multi_vector");
+    }
+  }
+
+  /** Learned-sparse top {@code k} with query- and document-side pruning (0 = none). */
+  public List<ScoredHit> searchSparse(
+      dev.tenbin.index.sparse.SparseDoc query, int maxQueryDims, int maxDocumentDims, int k, Cancellation cancellation) {
+    if (sparse == null) {
+      throw new InvalidInputException("family", "collection " + spec.name() + " stores no sparse vectors");
+    }
+    sparse.validate(List.of(query), "queries.sparse");
+    dev.tenbin.index.sparse.ImpactSearcher searcher;
+    synchronized (this) {
+      if (sparseSearcher == null) {
+        sparseSearcher = new dev.tenbin.index.sparse.ImpactSearcher(sparse.snapshot(), idOrder());
+      }
+      searcher = sparseSearcher;
+    }
+    List<ScoredHit> ranking = new ArrayList<>();
+    for (var hit : searcher.search(query, maxQueryDims, maxDocumentDims, k, cancellation)) {
+      ranking.add(new ScoredHit(idsInOrderSnapshot(hit.ordinal()), hit.score()));
+    }
+    return ranking;
+  }
+
+  /** Late-interaction (MaxSim) top {@code k} over the whole corpus. */
+  public List<ScoredHit> searchMaxSim(dev.tenbin.index.multivector.TokenVectors query, int k, Cancellation cancellation) {
+    if (multiVectors == null) {
+      throw new InvalidInputException("family", "collection " + spec.name() + " stores no multi-vectors");
+    }
+    multiVectors.validate(List.of(query), "queries.multi_vector");
+    dev.tenbin.index.multivector.MaxSimSearcher searcher;
+    synchronized (this) {
+      if (maxSimSearcher == null) {
+        maxSimSearcher = new dev.tenbin.index.multivector.MaxSimSearcher(multiVectors.snapshot(), multiVectors.dimension(), idOrder());
+      }
+      searcher = maxSimSearcher;
+    }
+    List<ScoredHit> ranking = new ArrayList<>();
+    for (var hit : searcher.search(query, k, cancellation)) {
+      ranking.add(new ScoredHit(idsInOrderSnapshot(hit.ordinal()), hit.score()));
+    }
+    return ranking;
+  }
+
+  /** MaxSim scores of a fixed candidate set, ordered by score, then doc id. */
+  public List<ScoredHit> rescoreMaxSim(dev.tenbin.index.multivector.TokenVectors query, List<String> docIds, String field) {
+    int[] ordinals = ordinals(docIds, field);
+    searchMaxSim(query, 1, Cancellation.NEVER);
+    List<ScoredHit> hits = new ArrayList<>();
+    for (int i = 0; i < ordinals.length; i++) {
+      hits.add(new ScoredHit(docIds.get(i), maxSimSearcher.score(query, ordinals[i])));
+    }
+    hits.sort(java.util.Comparator.comparing(ScoredHit::score, java.util.Comparator.reverseOrder()).thenComparing(ScoredHit::docId));
+    return hits;
+  }
+
+  /** ordinal → position of its id in ascending id order (the tie policy). */
+  private synchronized int[] idOrder() {
+    List<String> sorted = new ArrayList<>(idsInOrder);
+    java.util.Map<String, Integer> position = new java.util.HashMap<>();
+    sorted.sort(null);
+    for (int i = 0; i < sorted.size(); i++) {
+      position.put(sorted.get(i), i);
+    }
+    int[] order = new int[idsInOrder.size()];
+    for (int ordinal = 0; ordinal < order.length; ordinal++) {
+      order[ordinal] = position.get(idsInOrder.get(ordinal));
+    }
+    return order;
   }
 
   /** Dense top {@code k} in any variant: score descending, then doc id ascending. */
@@ -185,17 +295,7 @@ public final class IndexCollection implements Closeable {
       throw new InvalidInputException("family", "collection " + spec.name() + " stores no dense vectors");
     }
     if (denseSearcher == null) {
-      List<String> sorted = new ArrayList<>(idsInOrder);
-      java.util.Map<String, Integer> position = new java.util.HashMap<>();
-      sorted.sort(null);
-      for (int i = 0; i < sorted.size(); i++) {
-        position.put(sorted.get(i), i);
-      }
-      int[] idOrder = new int[idsInOrder.size()];
-      for (int ordinal = 0; ordinal < idOrder.length; ordinal++) {
-        idOrder[ordinal] = position.get(idsInOrder.get(ordinal));
-      }
-      denseSearcher = new ExactDenseSearcher(dense.snapshot(), dense.dimension(), idOrder);
+      denseSearcher = new ExactDenseSearcher(dense.snapshot(), dense.dimension(), idOrder());
     }
     return denseSearcher;
   }

@@ -195,13 +195,6 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
     if (family == Family.FAMILY_UNSPECIFIED) {
       throw new InvalidInputException("family", "family is required (e.g. FAMILY_BM25)");
     }
-    if (family != Family.FAMILY_BM25 && family != Family.FAMILY_DENSE) {
-      responses.onError(
-          Status.UNIMPLEMENTED
-              .withDescription("search family " + family + " is not implemented yet")
-              .asRuntimeException());
-      return;
-    }
     VectorSimilarity similarity = VectorSimilarity.COSINE;
     if (family == Family.FAMILY_DENSE) {
       DenseOptions options = request.getDense();
@@ -234,6 +227,22 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
       List<ScoredHit> hits;
       if (family == Family.FAMILY_BM25) {
         hits = collection.searchBm25(query.getText(), request.getTopK(), cancellation);
+      } else if (family == Family.FAMILY_SPARSE) {
+        if (!query.hasSparse()) {
+          throw new InvalidInputException("queries[" + i + "].sparse", "a sparse search needs a sparse query vector");
+        }
+        if (request.getSparse().getMaxQueryDims() < 0 || request.getSparse().getMaxDocumentDims() < 0) {
+          throw new InvalidInputException("sparse", "pruning limits must not be negative");
+        }
+        hits =
+            collection.searchSparse(
+                toSparse(query.getSparse()), request.getSparse().getMaxQueryDims(), request.getSparse().getMaxDocumentDims(),
+                request.getTopK(), cancellation);
+      } else if (family == Family.FAMILY_MULTIVECTOR) {
+        if (!query.hasMultiVector()) {
+          throw new InvalidInputException("queries[" + i + "].multi_vector", "a late-interaction search needs query token vectors");
+        }
+        hits = collection.searchMaxSim(toTokenVectors(query.getMultiVector()), request.getTopK(), cancellation);
       } else {
         if (!query.hasDense()) {
           throw new InvalidInputException("queries[" + i + "].dense", "a dense search needs a dense query vector");
@@ -261,7 +270,7 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
       dev.tenbin.proto.index.v1.RescoreRequest request, StreamObserver<dev.tenbin.proto.index.v1.RescoreResponse> responses) {
     IndexCollection collection = catalog.get(request.getCollection(), "collection");
     Family family = request.getFamily();
-    if (family != Family.FAMILY_BM25 && family != Family.FAMILY_DENSE) {
+    if (family == Family.FAMILY_UNSPECIFIED || family == Family.FAMILY_SPARSE) {
       responses.onError(
           Status.UNIMPLEMENTED.withDescription("rescoring with " + family + " is not implemented yet").asRuntimeException());
       return;
@@ -277,6 +286,8 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
       List<ScoredHit> hits;
       if (family == Family.FAMILY_BM25) {
         hits = collection.rescoreBm25(candidates.getQuery().getText(), candidates.getDocIdsList(), field, cancellation);
+      } else if (family == Family.FAMILY_MULTIVECTOR) {
+        hits = collection.rescoreMaxSim(toTokenVectors(candidates.getQuery().getMultiVector()), candidates.getDocIdsList(), field);
       } else {
         if (!candidates.getQuery().hasDense()) {
           throw new InvalidInputException("candidates[" + i + "].query.dense", "dense rescoring needs a dense query vector");
@@ -354,7 +365,31 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
   }
 
   private static IngestDocument toIngestDocument(Document doc) {
-    return new IngestDocument(doc.getId(), doc.getTitle(), doc.getText(), doc.hasDense() ? toArray(doc.getDense()) : null);
+    return new IngestDocument(
+        doc.getId(), doc.getTitle(), doc.getText(),
+        doc.hasDense() ? toArray(doc.getDense()) : null,
+        doc.hasSparse() ? toSparse(doc.getSparse()) : null,
+        doc.hasMultiVector() ? toTokenVectors(doc.getMultiVector()) : null);
+  }
+
+  private static dev.tenbin.index.sparse.SparseDoc toSparse(dev.tenbin.proto.common.v1.SparseVector vector) {
+    int[] ids = new int[vector.getIndicesCount()];
+    float[] weights = new float[vector.getValuesCount()];
+    for (int i = 0; i < ids.length; i++) {
+      ids[i] = vector.getIndices(i);
+    }
+    for (int i = 0; i < weights.length; i++) {
+      weights[i] = vector.getValues(i);
+    }
+    return new dev.tenbin.index.sparse.SparseDoc(ids, weights);
+  }
+
+  private static dev.tenbin.index.multivector.TokenVectors toTokenVectors(dev.tenbin.proto.common.v1.MultiVector vector) {
+    float[] values = new float[vector.getValuesCount()];
+    for (int i = 0; i < values.length; i++) {
+      values[i] = vector.getValues(i);
+    }
+    return new dev.tenbin.index.multivector.TokenVectors(vector.getTokenCount(), values);
   }
 
   private static float[] toArray(DenseVector vector) {
@@ -384,6 +419,12 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
             .setDocumentCount(stats.documentCount())
             .setBytesOnDisk(stats.bytesOnDisk())
             .addFamilies(Family.FAMILY_BM25);
+    if (spec.sparseVocabularySize() > 0) {
+      description.addFamilies(Family.FAMILY_SPARSE);
+    }
+    if (spec.multiVectorDimension() > 0) {
+      description.addFamilies(Family.FAMILY_MULTIVECTOR);
+    }
     if (spec.denseDimension() > 0) {
       description.addFamilies(Family.FAMILY_DENSE);
       int dims = spec.denseDimension();

@@ -249,12 +249,10 @@ class IndexGrpcServiceTest {
     create("docs");
     assertThatThrownBy(
             () ->
-                index.search(
-                    SearchRequest.newBuilder()
+                index.rescore(
+                    dev.tenbin.proto.index.v1.RescoreRequest.newBuilder()
                         .setCollection("docs")
                         .setFamily(Family.FAMILY_SPARSE)
-                        .setTopK(1)
-                        .addQueries(Query.newBuilder().setId("q"))
                         .build()))
         .isInstanceOfSatisfying(
             StatusRuntimeException.class,
