@@ -12,6 +12,9 @@ import dev.tenbin.eval.candidates.RerankEvaluation;
 import dev.tenbin.eval.retrieval.Bm25Retrieval;
 import dev.tenbin.eval.retrieval.DenseRetrieval;
 import dev.tenbin.eval.retrieval.DenseVariant;
+import dev.tenbin.eval.retrieval.MultiVectorRetrieval;
+import dev.tenbin.eval.retrieval.SparseRetrieval;
+import dev.tenbin.eval.retrieval.SparseVariant;
 import dev.tenbin.eval.retrieval.RetrieverSpec;
 import dev.tenbin.proto.common.v1.Similarity;
 import dev.tenbin.eval.retrieval.RetrievalResult;
@@ -117,6 +120,12 @@ public final class EvalCommand implements Callable<Integer> {
   String similarity;
 
   @Option(
+      names = "--models-dir",
+      defaultValue = "${env:TENBIN_MODELS_DIR:-models}",
+      description = "Local models of the embedded services, <id>/card.json (default ${DEFAULT-VALUE}).")
+  Path modelsDirectory;
+
+  @Option(
       names = "--cache-dir",
       defaultValue = "${env:TENBIN_CACHE_DIR:-.tenbin/cache}",
       description = "Hub downloads and LightRetriever caches of the embedded encoder (default ${DEFAULT-VALUE}).")
@@ -142,7 +151,13 @@ public final class EvalCommand implements Callable<Integer> {
         specs.add(RetrieverSpec.parse(retriever));
       }
     }
-    variants.forEach(DenseVariant::parse);
+    for (String variant : variants) {
+      if (variant.startsWith("sparse_")) {
+        SparseVariant.parse(variant);
+      } else {
+        DenseVariant.parse(variant);
+      }
+    }
     if (!candidates.equals("hybrid") && !candidates.equals("bm25")) {
       throw new InvalidInputException("--candidates", "--candidates must be hybrid or bm25, got '" + candidates + "'");
     }
@@ -174,7 +189,7 @@ public final class EvalCommand implements Callable<Integer> {
     }
 
     List<EvalRun> runs = new ArrayList<>();
-    try (Services services = Services.connect(endpoint, encoder, cacheDirectory)) {
+    try (Services services = Services.connect(endpoint, encoder, modelsDirectory, cacheDirectory)) {
       for (RetrieverSpec retriever : specs) {
         err.printf(
             "tenbin: %s on %s (%d docs, %d queries) via %s index service%n",
@@ -185,8 +200,25 @@ public final class EvalCommand implements Callable<Integer> {
           runs.add(RunScorer.score(data, retriever.name(), "base", "retrieval", result));
           continue;
         }
+        if (retriever.family() == RetrieverSpec.Family.MULTIVECTOR) {
+          RetrievalResult result = new MultiVectorRetrieval(services.indexChannel(), services.encoderChannel()).run(data, retriever.model(), topK);
+          runs.add(RunScorer.score(data, retriever.name(), "base", "retrieval", result));
+          continue;
+        }
+        if (retriever.family() == RetrieverSpec.Family.SPARSE || retriever.family() == RetrieverSpec.Family.SPARSE_BM25) {
+          List<SparseVariant> sparseVariants = new ArrayList<>();
+          variants.forEach(v -> sparseVariants.addAll(SparseVariant.parse(v)));
+          if (sparseVariants.isEmpty()) {
+            sparseVariants.add(SparseVariant.BASE);
+          }
+          var results =
+              new SparseRetrieval(services.indexChannel(), services.encoderChannel())
+                  .run(data, retriever.model(), retriever.family() == RetrieverSpec.Family.SPARSE_BM25, topK, sparseVariants);
+          results.forEach((variant, result) -> runs.add(RunScorer.score(data, retriever.name(), variant, "retrieval", result)));
+          continue;
+        }
         List<DenseVariant> denseVariants = new ArrayList<>();
-        variants.forEach(v -> denseVariants.add(DenseVariant.parse(v)));
+        variants.stream().filter(v -> !v.startsWith("sparse_")).forEach(v -> denseVariants.add(DenseVariant.parse(v)));
         if (denseVariants.isEmpty()) {
           denseVariants.addAll(
               retriever.family() == RetrieverSpec.Family.DENSE ? DenseVariant.automatic() : List.of(DenseVariant.BASE));

@@ -34,6 +34,10 @@ public final class IndexSession implements AutoCloseable {
   private final IndexServiceGrpc.IndexServiceBlockingStub index;
 
   public IndexSession(Channel channel, String language, int denseDimension) {
+    this(channel, language, denseDimension, 0, 0);
+  }
+
+  public IndexSession(Channel channel, String language, int denseDimension, int sparseVocabulary, int multiVectorDimension) {
     this.channel = channel;
     this.name = "eval-" + UUID.randomUUID();
     this.index = IndexServiceGrpc.newBlockingStub(channel);
@@ -42,12 +46,36 @@ public final class IndexSession implements AutoCloseable {
         .createCollection(
             CreateCollectionRequest.newBuilder()
                 .setSpec(
-                    CollectionSpec.newBuilder().setName(name).setLanguage(language).setDenseDimension(denseDimension))
+                    CollectionSpec.newBuilder()
+                        .setName(name)
+                        .setLanguage(language)
+                        .setDenseDimension(denseDimension)
+                        .setSparseVocabularySize(sparseVocabulary)
+                        .setMultivectorDimension(multiVectorDimension))
                 .build());
   }
 
   public long ingest(List<Document> documents) {
     return new CollectionIngester(channel, INGEST_BATCH, DEADLINE_SECONDS).ingest(name, documents);
+  }
+
+  /** Sparse rankings with a pruning setting. */
+  public Map<String, List<ScoredDoc>> searchSparse(List<Query> queries, dev.tenbin.proto.index.v1.SparseOptions options, int topK) {
+    Map<String, List<ScoredDoc>> rankings = new LinkedHashMap<>();
+    for (int from = 0; from < queries.size(); from += SEARCH_BATCH) {
+      SearchRequest request =
+          SearchRequest.newBuilder()
+              .setCollection(name)
+              .setFamily(Family.FAMILY_SPARSE)
+              .setTopK(topK)
+              .setSparse(options)
+              .addAllQueries(queries.subList(from, Math.min(queries.size(), from + SEARCH_BATCH)))
+              .build();
+      for (Ranking ranking : index.withDeadlineAfter(DEADLINE_SECONDS, TimeUnit.SECONDS).search(request).getRankingsList()) {
+        rankings.put(ranking.getQueryId(), toScoredDocs(ranking));
+      }
+    }
+    return rankings;
   }
 
   /** Rankings per query id, in query order. */

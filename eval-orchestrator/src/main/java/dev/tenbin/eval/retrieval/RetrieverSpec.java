@@ -7,7 +7,10 @@ public record RetrieverSpec(Family family, String model) {
   public enum Family {
     BM25,
     DENSE,
-    LIGHT
+    LIGHT,
+    SPARSE,
+    SPARSE_BM25,
+    MULTIVECTOR
   }
 
   public static RetrieverSpec parse(String text) {
@@ -23,17 +26,26 @@ public record RetrieverSpec(Family family, String model) {
           return new RetrieverSpec(Family.DENSE, model);
         case "light":
           return new RetrieverSpec(Family.LIGHT, model);
+        case "sparse":
+          return new RetrieverSpec(Family.SPARSE, model);
+        case "sparse-bm25":
+          return new RetrieverSpec(Family.SPARSE_BM25, model);
+        case "multivector":
+          return new RetrieverSpec(Family.MULTIVECTOR, model);
         default:
           break;
       }
     }
     throw new InvalidInputException(
         "--retriever",
-        "unknown retriever '" + text + "': expected bm25, dense:MODEL or light:MODEL");
+        "unknown retriever '" + text
+            + "': expected bm25, dense:MODEL, light:MODEL, sparse:MODEL, sparse-bm25:MODEL or multivector:MODEL");
   }
 
   /** The name reported in results, e.g. "dense:bge-small-en-v1.5". */
   public String name() {
-    return family == Family.BM25 ? "bm25" : family.name().toLowerCase(java.util.Locale.ROOT) + ":" + model;
+    return family == Family.BM25
+        ? "bm25"
+        : family.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-') + ":" + model;
   }
 }

@@ -30,6 +30,7 @@ public final class Services implements AutoCloseable {
   private final List<AutoCloseable> owned = new ArrayList<>();
   private ServiceEndpoint rerankEndpoint;
   private Path cacheDirectory;
+  private Path modelsDirectory;
   private ManagedChannel rerankChannel;
 
   private Services(
@@ -55,6 +56,12 @@ public final class Services implements AutoCloseable {
    * only when first asked for.
    */
   public static Services connect(ServiceEndpoint indexEndpoint, ServiceEndpoint encoderEndpoint, Path cacheDirectory) {
+    return connect(indexEndpoint, encoderEndpoint, Path.of("models"), cacheDirectory);
+  }
+
+  /** As above, with the embedded services' local models folder. */
+  public static Services connect(
+      ServiceEndpoint indexEndpoint, ServiceEndpoint encoderEndpoint, Path modelsDirectory, Path cacheDirectory) {
     List<AutoCloseable> owned = new ArrayList<>();
     ManagedChannel index;
     String indexDescription;
@@ -79,7 +86,7 @@ public final class Services implements AutoCloseable {
       encoder =
           () -> {
             String name = "tenbin-encoder-" + UUID.randomUUID();
-            var config = dev.tenbin.encoder.EncoderServiceConfig.embedded(Path.of("models"), cacheDirectory);
+            var config = dev.tenbin.encoder.EncoderServiceConfig.embedded(modelsDirectory, cacheDirectory);
             self[0].owned.add(0, dev.tenbin.encoder.EncoderServer.startInProcess(name, config, new SimpleMeterRegistry()));
             return InProcessChannelBuilder.forName(name).maxInboundMessageSize(MAX_MESSAGE_BYTES).build();
           };
@@ -87,6 +94,7 @@ public final class Services implements AutoCloseable {
     }
     self[0] = new Services(index, indexDescription, encoder, encoderDescription, owned);
     self[0].cacheDirectory = cacheDirectory;
+    self[0].modelsDirectory = modelsDirectory;
     return self[0];
   }
 
@@ -128,7 +136,7 @@ public final class Services implements AutoCloseable {
         String name = "tenbin-rerank-" + UUID.randomUUID();
         var core =
             dev.tenbin.rerank.RerankServer.core(
-                Path.of("models"), cacheDirectory, this::encoderChannel, 1000, 8192);
+                modelsDirectory, cacheDirectory, this::encoderChannel, 1000, 8192);
         var host =
             dev.tenbin.rpc.GrpcServerHost.startInProcess(
                 name, new SimpleMeterRegistry(), List.of(new dev.tenbin.rerank.grpc.RerankGrpcService(core)));

@@ -1,0 +1,165 @@
+package dev.tenbin.eval.retrieval;
+
+import dev.tenbin.eval.dataset.BeirDataset;
+import dev.tenbin.eval.dataset.CorpusDocument;
+import dev.tenbin.proto.common.v1.SparseVector;
+import dev.tenbin.proto.encoder.v1.EncodeLightQueryRequest;
+import dev.tenbin.proto.encoder.v1.EncodeSparseRequest;
+import dev.tenbin.proto.encoder.v1.EncoderServiceGrpc;
+import dev.tenbin.proto.encoder.v1.InputRole;
+import dev.tenbin.proto.encoder.v1.LightQueryKind;
+import dev.tenbin.proto.encoder.v1.StreamEncodeSparseRequest;
+import dev.tenbin.proto.encoder.v1.TokenizeRequest;
+import dev.tenbin.proto.encoder.v1.TokenizedText;
+import dev.tenbin.proto.index.v1.Document;
+import dev.tenbin.proto.index.v1.Family;
+import dev.tenbin.proto.index.v1.Query;
+import io.grpc.Channel;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Learned-sparse retrieval through the services, every pruning setting from one ingest. With a
+ * sparse model ({@code sparse:MODEL}) documents and queries come from its MLM head. Without one
+ * ({@code sparse-bm25:MODEL}) the machinery still runs on real data: documents are BM25 weights
+ * (k1 0.9, b 0.4, idf over the corpus) of the model tokenizer's token ids, and queries are the
+ * LightRetriever token counts.
+ */
+public final class SparseRetrieval {
+  private static final int CHUNK = 64;
+  private final Channel indexChannel;
+  private final Channel encoderChannel;
+
+  public SparseRetrieval(Channel indexChannel, Channel encoderChannel) {
+    this.indexChannel = indexChannel;
+    this.encoderChannel = encoderChannel;
+  }
+
+  public Map<String, RetrievalResult> run(
+      BeirDataset dataset, String model, boolean bm25Weights, int topK, List<SparseVariant> variants) {
+    var encoder = EncoderServiceGrpc.newBlockingStub(encoderChannel).withDeadlineAfter(2, TimeUnit.HOURS);
+    long start = System.nanoTime();
+    List<String> texts = new ArrayList<>();
+    for (CorpusDocument doc : dataset.corpus()) {
+      texts.add(doc.titleAndText());
+    }
+    List<SparseVector> docVectors = new ArrayList<>();
+    if (bm25Weights) {
+      docVectors.addAll(bm25Vectors(encoder, model, texts));
+    } else {
+      var chunks =
+          encoder.streamEncodeSparse(
+              StreamEncodeSparseRequest.newBuilder()
+                  .setModelId(model)
+                  .addAllTexts(texts)
+                  .setRole(InputRole.INPUT_ROLE_DOCUMENT)
+                  .setChunkSize(CHUNK)
+                  .build());
+      chunks.forEachRemaining(chunk -> docVectors.addAll(chunk.getVectorsList()));
+    }
+    long encoded = System.nanoTime();
+    List<String> queryIds = dataset.evaluatedQueryIds();
+    List<String> queryTexts = queryIds.stream().map(id -> dataset.queries().get(id)).toList();
+    List<SparseVector> queryVectors =
+        bm25Weights
+            ? encoder
+                .encodeLightQuery(
+                    EncodeLightQueryRequest.newBuilder()
+                        .setModelId(model)
+                        .addAllQueries(queryTexts)
+                        .setKind(LightQueryKind.LIGHT_QUERY_KIND_SPARSE)
+                        .build())
+                .getSparseList()
+            : encoder
+                .encodeSparse(
+                    EncodeSparseRequest.newBuilder().setModelId(model).addAllTexts(queryTexts).setRole(InputRole.INPUT_ROLE_QUERY).build())
+                .getVectorsList();
+    long queriesEncoded = System.nanoTime();
+    int vocabulary = 1;
+    for (List<SparseVector> list : List.of(docVectors, queryVectors)) {
+      for (SparseVector vector : list) {
+        for (int id : vector.getIndicesList()) {
+          vocabulary = Math.max(vocabulary, id + 1);
+        }
+      }
+    }
+    try (IndexSession session = new IndexSession(indexChannel, "en", 0, vocabulary, 0)) {
+      List<Document> documents = new ArrayList<>();
+      for (int i = 0; i < texts.size(); i++) {
+        CorpusDocument doc = dataset.corpus().get(i);
+        documents.add(Document.newBuilder().setId(doc.id()).setTitle(doc.title()).setText(doc.text()).setSparse(docVectors.get(i)).build());
+      }
+      session.ingest(documents);
+      long indexed = System.nanoTime();
+      List<Query> queries = new ArrayList<>();
+      for (int i = 0; i < queryIds.size(); i++) {
+        queries.add(Query.newBuilder().setId(queryIds.get(i)).setSparse(queryVectors.get(i)).build());
+      }
+      Map<String, RetrievalResult> results = new LinkedHashMap<>();
+      for (SparseVariant variant : variants) {
+        long searchStart = System.nanoTime();
+        var rankings = session.searchSparse(queries, variant.options(), topK);
+        Map<String, Object> diagnostics = new LinkedHashMap<>();
+        diagnostics.put("max_query_dims", variant.maxQueryDims());
+        diagnostics.put("max_document_dims", variant.maxDocumentDims());
+        results.put(
+            variant.name(),
+            new RetrievalResult(
+                rankings, indexed - start, System.nanoTime() - searchStart, texts.size(), encoded - start,
+                queriesEncoded - encoded, diagnostics));
+      }
+      return results;
+    }
+  }
+
+  /** BM25 weights over tokenizer ids, special tokens ([CLS], [SEP], <s>, ...) left out. */
+  private static List<SparseVector> bm25Vectors(EncoderServiceGrpc.EncoderServiceBlockingStub encoder, String model, List<String> texts) {
+    List<Map<Integer, Integer>> counts = new ArrayList<>();
+    for (int from = 0; from < texts.size(); from += CHUNK) {
+      var response =
+          encoder.tokenize(
+              TokenizeRequest.newBuilder()
+                  .setModelId(model)
+                  .addAllTexts(texts.subList(from, Math.min(texts.size(), from + CHUNK)))
+                  .setRole(InputRole.INPUT_ROLE_DOCUMENT)
+                  .build());
+      for (TokenizedText text : response.getTextsList()) {
+        Map<Integer, Integer> tf = new TreeMap<>();
+        for (int i = 0; i < text.getIdsCount(); i++) {
+          String token = text.getTokens(i);
+          boolean special = (token.startsWith("[") && token.endsWith("]")) || (token.startsWith("<") && token.endsWith(">"));
+          if (!special) {
+            tf.merge(text.getIds(i), 1, Integer::sum);
+          }
+        }
+        counts.add(tf);
+      }
+    }
+    Map<Integer, Integer> df = new HashMap<>();
+    double totalLength = 0;
+    for (Map<Integer, Integer> tf : counts) {
+      tf.keySet().forEach(t -> df.merge(t, 1, Integer::sum));
+      totalLength += tf.values().stream().mapToInt(Integer::intValue).sum();
+    }
+    double n = counts.size();
+    double avgdl = Math.max(1, totalLength / n);
+    List<SparseVector> vectors = new ArrayList<>();
+    for (Map<Integer, Integer> tf : counts) {
+      double dl = tf.values().stream().mapToInt(Integer::intValue).sum();
+      SparseVector.Builder vector = SparseVector.newBuilder();
+      tf.forEach(
+          (term, freq) -> {
+            double idf = Math.log(1 + (n - df.get(term) + 0.5) / (df.get(term) + 0.5));
+            double weight = idf * freq / (freq + 0.9 * (1 - 0.4 + 0.4 * dl / avgdl));
+            vector.addIndices(term).addValues((float) weight);
+          });
+      vectors.add(vector.build());
+    }
+    return vectors;
+  }
+}
