@@ -20,7 +20,7 @@ import picocli.CommandLine.Option;
     name = "bench",
     mixinStandardHelpOptions = true,
     description = "Measure throughput, in-process against over gRPC, in one run.",
-    subcommands = {BenchCommand.Bm25.class, BenchCommand.Encoder.class, BenchCommand.Rerank.class})
+    subcommands = {BenchCommand.Bm25.class, BenchCommand.Encoder.class, BenchCommand.Rerank.class, BenchCommand.Index.class})
 public final class BenchCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -220,6 +220,48 @@ public final class BenchCommand implements Runnable {
       } else {
         root.fields().forEachRemaining(e -> out.printf("%-24s %s%n", e.getKey(), e.getValue()));
       }
+      out.flush();
+      return 0;
+    }
+  }
+
+  /** {@code tenbin bench index}. */
+  @Command(
+      name = "index",
+      mixinStandardHelpOptions = true,
+      description =
+          "Exact-scan speeds on seeded synthetic data: float GFLOP/s vs a measured FMA peak, int8 and binary"
+              + " speed-ups, sparse queries/s per pruning setting, MaxSim documents/s.")
+  static final class Index implements Callable<Integer> {
+    @Option(names = "--documents", defaultValue = "10000") int documents;
+
+    @Option(names = "--dimension", defaultValue = "384") int dimension;
+
+    @Option(names = "--queries", defaultValue = "50") int queries;
+
+    @Option(names = "--json") boolean json;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      var r = new dev.tenbin.index.bench.IndexScanBenchmark().run(documents, dimension, queries);
+      ObjectNode root = new ObjectMapper().createObjectNode();
+      root.put("documents", r.documents());
+      root.put("dimension", r.dimension());
+      root.put("float_scan_gflops", r.floatScanGflops());
+      root.put("peak_fma_gflops", r.peakGflops());
+      root.put("float_fraction_of_peak", r.fractionOfPeak());
+      root.put("float_ms_per_query", r.floatMillisPerQuery());
+      root.put("int8_ms_per_query", r.int8MillisPerQuery());
+      root.put("binary_ms_per_query", r.binaryMillisPerQuery());
+      root.put("int8_speedup", r.int8Speedup());
+      root.put("binary_speedup", r.binarySpeedup());
+      ObjectNode sparse = root.putObject("sparse_queries_per_s");
+      r.sparseQueriesPerSecond().forEach(sparse::put);
+      root.put("maxsim_documents_per_s", r.maxSimDocumentsPerSecond());
+      PrintWriter out = spec.commandLine().getOut();
+      out.println(json ? root.toString() : root.toPrettyString());
       out.flush();
       return 0;
     }

@@ -52,7 +52,7 @@ public final class ExactDenseSearcher {
   }
 
   private final java.util.Map<String, dev.tenbin.index.quantize.Int8Quantizer> int8Quantizers = new java.util.HashMap<>();
-  private final java.util.Map<String, byte[]> int8Codes = new java.util.HashMap<>();
+  private final java.util.Map<String, byte[][]> int8Codes = new java.util.HashMap<>();
   private final java.util.Map<String, long[]> binaryCodes = new java.util.HashMap<>();
 
   /** The int8 calibration of a similarity and truncation (derived from the stored vectors). */
@@ -61,8 +61,18 @@ public final class ExactDenseSearcher {
     return int8Quantizers.computeIfAbsent(key, x -> dev.tenbin.index.quantize.Int8Quantizer.calibrate(prepared(similarity, dims), dims));
   }
 
-  private synchronized byte[] int8Codes(VectorSimilarity similarity, int dims) {
-    return int8Codes.computeIfAbsent(similarity + "/" + dims, key -> int8(similarity, dims).encode(prepared(similarity, dims)));
+  /** One code array per document, so Lucene's SIMD integer dot product can read it directly. */
+  private synchronized byte[][] int8Codes(VectorSimilarity similarity, int dims) {
+    return int8Codes.computeIfAbsent(
+        similarity + "/" + dims,
+        key -> {
+          byte[] flat = int8(similarity, dims).encode(prepared(similarity, dims));
+          byte[][] rows = new byte[size][];
+          for (int d = 0; d < size; d++) {
+            rows[d] = Arrays.copyOfRange(flat, d * dims, (d + 1) * dims);
+          }
+          return rows;
+        });
   }
 
   private synchronized long[] binaryCodes(VectorSimilarity similarity, int dims) {
@@ -98,12 +108,13 @@ public final class ExactDenseSearcher {
       }
       case INT8 -> {
         var quantizer = int8(similarity, dims);
-        byte[] codes = int8Codes(similarity, dims);
+        byte[][] codes = int8Codes(similarity, dims);
         var queryCodes = quantizer.encodeQuery(q);
         clipped = queryCodes.clipped();
+        // Integer arithmetic: exact, so the SIMD reduction order cannot change a score.
         scan(cancellation, (from, to) -> {
           for (int d = from; d < to; d++) {
-            scores[d] = dev.tenbin.index.quantize.Int8Quantizer.dot(queryCodes.codes(), codes, d * dims);
+            scores[d] = org.apache.lucene.util.VectorUtil.dotProduct(queryCodes.codes(), codes[d]);
           }
         });
       }
@@ -155,12 +166,15 @@ public final class ExactDenseSearcher {
   private List<DenseHit> topK(float[] scores, int k) {
     PriorityQueue<DenseHit> heap = new PriorityQueue<>(k + 1, this::worseFirst);
     for (int d = 0; d < scores.length; d++) {
-      DenseHit hit = new DenseHit(d, scores[d]);
       if (heap.size() < k) {
-        heap.add(hit);
-      } else if (worseFirst(hit, heap.peek()) > 0) {
+        heap.add(new DenseHit(d, scores[d]));
+        continue;
+      }
+      DenseHit weakest = heap.peek();
+      // Allocate only for documents that enter the heap.
+      if (scores[d] > weakest.score() || (scores[d] == weakest.score() && idOrder[d] < idOrder[weakest.ordinal()])) {
         heap.poll();
-        heap.add(hit);
+        heap.add(new DenseHit(d, scores[d]));
       }
     }
     List<DenseHit> hits = new ArrayList<>(heap);
