@@ -100,6 +100,9 @@ public final class DenseRetrieval {
         java.util.Map<String, Object> diagnostics = new java.util.LinkedHashMap<>();
         diagnostics.put("bytes_per_vector", outcome.bytesPerVector());
         diagnostics.put("similarity", similarity == Similarity.SIMILARITY_DOT ? "dot" : "cosine");
+        if (variant.approximate()) {
+          diagnostics.put("hnsw_recall_vs_exact", outcome.approximateRecall());
+        }
         if (variant.quantization() == dev.tenbin.proto.index.v1.Quantization.QUANTIZATION_INT8) {
           diagnostics.put("int8_query_clip_rate", outcome.queryValues() == 0 ? 0.0 : (double) outcome.clippedQueryValues() / outcome.queryValues());
         }

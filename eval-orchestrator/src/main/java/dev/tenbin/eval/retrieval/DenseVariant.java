@@ -11,10 +11,16 @@ import java.util.regex.Pattern;
 /**
  * An efficiency variant of a dense retriever, named as on the command line: {@code base},
  * {@code int8}, {@code binary}, {@code int8_rescore}, {@code binary_rescore}, and any of them after
- * a truncation, e.g. {@code truncate256}, {@code truncate256_binary_rescore}.
+ * a truncation, e.g. {@code truncate256}, {@code truncate256_binary_rescore}; and {@code hnsw}.
  */
-public record DenseVariant(String name, int truncate, Quantization quantization, boolean rescore) {
+public record DenseVariant(String name, int truncate, Quantization quantization, boolean rescore, boolean approximate) {
   public static final DenseVariant BASE = new DenseVariant("base", 0, Quantization.QUANTIZATION_NONE, false);
+  /** Lucene HNSW candidates re-scored exactly, recall against exact search reported. */
+  public static final DenseVariant HNSW = new DenseVariant("hnsw", 0, Quantization.QUANTIZATION_NONE, false, true);
+
+  public DenseVariant(String name, int truncate, Quantization quantization, boolean rescore) {
+    this(name, truncate, quantization, rescore, false);
+  }
   private static final Pattern NAME = Pattern.compile("(?:truncate(\\d+))?_?(int8|binary)?(_?rescore)?");
 
   /** The variants a dense evaluation derives when it names none. */
@@ -25,6 +31,9 @@ public record DenseVariant(String name, int truncate, Quantization quantization,
   public static DenseVariant parse(String name) {
     if (name.equals("base")) {
       return BASE;
+    }
+    if (name.equals("hnsw")) {
+      return HNSW;
     }
     Matcher m = NAME.matcher(name);
     if (!m.matches() || name.isEmpty() || (m.group(3) != null && m.group(2) == null)) {
@@ -48,6 +57,7 @@ public record DenseVariant(String name, int truncate, Quantization quantization,
         .setQuantization(quantization)
         .setRescore(rescore)
         .setRescoreDepth(100)
+        .setApproximate(approximate)
         .build();
   }
 }

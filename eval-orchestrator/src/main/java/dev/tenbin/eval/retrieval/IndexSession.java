@@ -84,13 +84,15 @@ public final class IndexSession implements AutoCloseable {
   }
 
   /** Rankings and the variant's facts (int8 clipped query values, bytes per vector). */
-  public record Outcome(Map<String, List<ScoredDoc>> rankings, long clippedQueryValues, long queryValues, long bytesPerVector) {}
+  public record Outcome(
+      Map<String, List<ScoredDoc>> rankings, long clippedQueryValues, long queryValues, long bytesPerVector, double approximateRecall) {}
 
   public Outcome searchWithStats(Family family, List<Query> queries, DenseOptions dense, int topK) {
     Map<String, List<ScoredDoc>> rankings = new LinkedHashMap<>();
     long clipped = 0;
     long values = 0;
     long bytes = 0;
+    double recallSum = 0;
     for (int from = 0; from < queries.size(); from += SEARCH_BATCH) {
       SearchRequest.Builder request =
           SearchRequest.newBuilder()
@@ -108,8 +110,9 @@ public final class IndexSession implements AutoCloseable {
       clipped += response.getStats().getClippedQueryValues();
       values += response.getStats().getQueryValues();
       bytes = response.getStats().getBytesPerVector();
+      recallSum += response.getStats().getApproximateRecall() * response.getRankingsCount();
     }
-    return new Outcome(rankings, clipped, values, bytes);
+    return new Outcome(rankings, clipped, values, bytes, queries.isEmpty() ? 0 : recallSum / queries.size());
   }
 
   static List<ScoredDoc> toScoredDocs(Ranking ranking) {

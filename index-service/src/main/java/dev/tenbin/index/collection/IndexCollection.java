@@ -232,7 +232,8 @@ public final class IndexCollection implements Closeable {
     for (DenseHit hit : result.hits()) {
       ranking.add(new ScoredHit(idsInOrderSnapshot(hit.ordinal()), hit.score()));
     }
-    return new DenseRanking(ranking, result.clippedQueryValues(), result.queryValues(), result.bytesPerVector());
+    return new DenseRanking(
+        ranking, result.clippedQueryValues(), result.queryValues(), result.bytesPerVector(), result.approximateRecall());
   }
 
   /** BM25 scores of a fixed candidate set, ordered by score descending, then doc id ascending. */
@@ -279,7 +280,8 @@ public final class IndexCollection implements Closeable {
   private java.util.Map<String, Integer> ordinalById;
 
   /** A dense ranking and facts about its variant. */
-  public record DenseRanking(List<ScoredHit> hits, int clippedQueryValues, int queryValues, long bytesPerVector) {}
+  public record DenseRanking(
+      List<ScoredHit> hits, int clippedQueryValues, int queryValues, long bytesPerVector, double approximateRecall) {}
 
   /** The int8 calibration of the full-dimension cosine variant (derived from the stored vectors). */
   public synchronized dev.tenbin.index.quantize.Int8Quantizer int8Calibration() {

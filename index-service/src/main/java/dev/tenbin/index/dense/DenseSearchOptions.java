@@ -8,11 +8,23 @@ package dev.tenbin.index.dense;
  * @param quantization float, int8 or binary scan
  * @param rescore re-score the quantized top {@code rescoreDepth} with the float vectors
  * @param rescoreDepth how many quantized hits are re-scored (at least k); default 100
+ * @param approximate Lucene HNSW proposes max(k, rescoreDepth) candidates, re-scored exactly in
+ *     float; the recall against the exact top-k is reported
  */
 public record DenseSearchOptions(
-    VectorSimilarity similarity, int truncateDimensions, Quantization quantization, boolean rescore, int rescoreDepth) {
+    VectorSimilarity similarity,
+    int truncateDimensions,
+    Quantization quantization,
+    boolean rescore,
+    int rescoreDepth,
+    boolean approximate) {
   public DenseSearchOptions {
     rescoreDepth = rescoreDepth <= 0 ? 100 : rescoreDepth;
+  }
+
+  public DenseSearchOptions(
+      VectorSimilarity similarity, int truncateDimensions, Quantization quantization, boolean rescore, int rescoreDepth) {
+    this(similarity, truncateDimensions, quantization, rescore, rescoreDepth, false);
   }
 
   public static DenseSearchOptions exact(VectorSimilarity similarity) {

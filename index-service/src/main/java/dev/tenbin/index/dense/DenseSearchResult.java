@@ -9,5 +9,11 @@ import java.util.List;
  * @param clippedQueryValues int8: query values outside the corpus range, clipped
  * @param queryValues values in the query (after truncation)
  * @param bytesPerVector bytes per stored vector in the scanned variant
+ * @param approximateRecall for HNSW searches, |approximate top-k ∩ exact top-k| / k; NaN otherwise
  */
-public record DenseSearchResult(List<DenseHit> hits, int clippedQueryValues, int queryValues, long bytesPerVector) {}
+public record DenseSearchResult(
+    List<DenseHit> hits, int clippedQueryValues, int queryValues, long bytesPerVector, double approximateRecall) {
+  public DenseSearchResult(List<DenseHit> hits, int clippedQueryValues, int queryValues, long bytesPerVector) {
+    this(hits, clippedQueryValues, queryValues, bytesPerVector, Double.NaN);
+  }
+}

@@ -95,6 +95,9 @@ public final class ExactDenseSearcher {
     if (similarity == VectorSimilarity.COSINE) {
       normalize(q, 0, dims);
     }
+    if (options.approximate()) {
+      return approximate(query, q, options, dims, k, cancellation);
+    }
     float[] scores = new float[size];
     int clipped = 0;
     switch (options.quantization()) {
@@ -139,6 +142,28 @@ public final class ExactDenseSearcher {
       hits = topK(scores, k);
     }
     return new DenseSearchResult(hits, clipped, dims, DenseSearchOptions.bytesPerVector(options.quantization(), dims));
+  }
+
+  private final java.util.Map<String, HnswGraph> graphs = new java.util.HashMap<>();
+
+  private synchronized HnswGraph graph(VectorSimilarity similarity, int dims) {
+    return graphs.computeIfAbsent(similarity + "/" + dims, key -> new HnswGraph(prepared(similarity, dims), dims, similarity));
+  }
+
+  /** HNSW candidates re-scored exactly; recall measured against the exact float top-k. */
+  private DenseSearchResult approximate(
+      float[] query, float[] prepared, DenseSearchOptions options, int dims, int k, Cancellation cancellation) {
+    int[] candidates = graph(options.similarity(), dims).search(prepared, Math.max(k, options.rescoreDepth()));
+    List<DenseHit> hits = rescore(query, candidates, options.similarity(), options.truncateDimensions());
+    hits = hits.size() > k ? new ArrayList<>(hits.subList(0, k)) : hits;
+    List<DenseHit> exact =
+        search(query, new DenseSearchOptions(options.similarity(), options.truncateDimensions(), Quantization.NONE, false, 100), k, cancellation)
+            .hits();
+    java.util.Set<Integer> truth = new java.util.HashSet<>();
+    exact.forEach(hit -> truth.add(hit.ordinal()));
+    long found = hits.stream().filter(hit -> truth.contains(hit.ordinal())).count();
+    double recall = exact.isEmpty() ? 1.0 : (double) found / exact.size();
+    return new DenseSearchResult(hits, 0, dims, DenseSearchOptions.bytesPerVector(Quantization.NONE, dims), recall);
   }
 
   private static final int SCAN_BLOCK = 4096;

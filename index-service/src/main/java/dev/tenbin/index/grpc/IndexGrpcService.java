@@ -198,11 +198,6 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
     VectorSimilarity similarity = VectorSimilarity.COSINE;
     if (family == Family.FAMILY_DENSE) {
       DenseOptions options = request.getDense();
-      if (options.getApproximate()) {
-        responses.onError(
-            Status.UNIMPLEMENTED.withDescription("approximate (HNSW) search is not implemented yet").asRuntimeException());
-        return;
-      }
       similarity = options.getSimilarity() == Similarity.SIMILARITY_DOT ? VectorSimilarity.DOT : VectorSimilarity.COSINE;
     }
     dev.tenbin.index.dense.DenseSearchOptions denseOptions =
@@ -215,7 +210,9 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
               default -> dev.tenbin.index.dense.Quantization.NONE;
             },
             request.getDense().getRescore(),
-            request.getDense().getRescoreDepth());
+            request.getDense().getRescoreDepth(),
+            request.getDense().getApproximate());
+    double recallSum = 0;
     long clipped = 0;
     long queryValues = 0;
     long bytesPerVector = 0;
@@ -252,6 +249,7 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
         clipped += dense.clippedQueryValues();
         queryValues += dense.queryValues();
         bytesPerVector = dense.bytesPerVector();
+        recallSum += Double.isNaN(dense.approximateRecall()) ? 0 : dense.approximateRecall();
       }
       response.addRankings(toRanking(query.getId(), hits));
     }
@@ -260,7 +258,8 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
             .setSearchNanos(System.nanoTime() - start)
             .setClippedQueryValues(clipped)
             .setQueryValues(queryValues)
-            .setBytesPerVector(bytesPerVector));
+            .setBytesPerVector(bytesPerVector)
+            .setApproximateRecall(denseOptions.approximate() ? recallSum / request.getQueriesCount() : 0));
     responses.onNext(response.build());
     responses.onCompleted();
   }
