@@ -113,6 +113,9 @@ public final class IndexCollection implements Closeable {
     denseSearcher = null;
     sparseSearcher = null;
     maxSimSearcher = null;
+    if (dense != null) {
+      writeCalibration();
+    }
     return lexical.size();
   }
 
@@ -282,6 +285,29 @@ public final class IndexCollection implements Closeable {
   /** A dense ranking and facts about its variant. */
   public record DenseRanking(
       List<ScoredHit> hits, int clippedQueryValues, int queryValues, long bytesPerVector, double approximateRecall) {}
+
+  /**
+   * Stores the int8 calibration (per-dimension corpus minimum and maximum, cosine and dot, full
+   * dimension) beside the vectors after each commit, so the collection carries the exact ranges its
+   * int8 codes were made with. Truncated variants are calibrated the same way on demand.
+   */
+  private void writeCalibration() {
+    Path file = directory.resolve("dense").resolve("int8-calibration.txt");
+    StringBuilder text = new StringBuilder("# Tenbin int8 calibration: corpus-only per-dimension ranges\n");
+    text.append("documents=").append(idsInOrder.size()).append('\n');
+    for (VectorSimilarity similarity : VectorSimilarity.values()) {
+      var quantizer = denseSearcher().int8(similarity, dense.dimension());
+      text.append(similarity.name().toLowerCase()).append(".min=").append(java.util.Arrays.toString(quantizer.minimums())).append('\n');
+      text.append(similarity.name().toLowerCase()).append(".max=").append(java.util.Arrays.toString(quantizer.maximums())).append('\n');
+    }
+    try {
+      Path tmp = file.resolveSibling("int8-calibration.txt.tmp");
+      Files.writeString(tmp, text);
+      Files.move(tmp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException("cannot store the int8 calibration", e);
+    }
+  }
 
   /** The int8 calibration of the full-dimension cosine variant (derived from the stored vectors). */
   public synchronized dev.tenbin.index.quantize.Int8Quantizer int8Calibration() {

@@ -94,6 +94,23 @@ class CollectionCatalogTest {
   }
 
   @Test
+  void denseCollectionsStoreTheirInt8CalibrationAndAlignVectorsWithTexts() throws Exception {
+    try (CollectionCatalog catalog = CollectionCatalog.open(dataDir)) {
+      IndexCollection collection =
+          catalog.create(new CollectionSpec("v", "en", null, 2, 0, 0));
+      collection.ingest(
+          List.of(new IngestDocument("a", "", "x", new float[] {1, -2}), new IngestDocument("b", "", "y", new float[] {3, 4})));
+      String calibration = Files.readString(dataDir.resolve("v").resolve("dense").resolve("int8-calibration.txt"));
+      assertThat(calibration).contains("documents=2").contains("dot.min=[1.0, -2.0]").contains("dot.max=[3.0, 4.0]");
+      assertThat(collection.int8Calibration().maximums()).hasSize(2);
+      assertThatThrownBy(() -> collection.ingest(List.of(new IngestDocument("c", "", "z"))))
+          .isInstanceOf(InvalidInputException.class)
+          .extracting(e -> ((InvalidInputException) e).field())
+          .isEqualTo("documents[0].dense");
+    }
+  }
+
+  @Test
   void invalidNamesAndLanguagesAreRejected() {
     assertThatThrownBy(() -> CollectionSpec.lexical("../escape", "en"))
         .isInstanceOf(InvalidInputException.class)
