@@ -200,6 +200,32 @@ public final class IndexCollection implements Closeable {
     return ranking;
   }
 
+  /** Sparse dot-product scores of a fixed candidate set (pruning applied), ordered by score, then doc id. */
+  public List<ScoredHit> rescoreSparse(
+      dev.tenbin.index.sparse.SparseDoc query, int maxQueryDims, int maxDocumentDims, List<String> docIds, String field) {
+    if (sparse == null) {
+      throw new InvalidInputException("family", "collection " + spec.name() + " stores no sparse vectors");
+    }
+    sparse.validate(List.of(query), "candidates.query.sparse");
+    int[] ordinals = ordinals(docIds, field);
+    List<dev.tenbin.index.sparse.SparseDoc> docs = sparse.snapshot();
+    dev.tenbin.index.sparse.SparseDoc q = query.pruned(maxQueryDims);
+    List<ScoredHit> hits = new ArrayList<>();
+    for (int i = 0; i < ordinals.length; i++) {
+      dev.tenbin.index.sparse.SparseDoc doc = docs.get(ordinals[i]).pruned(maxDocumentDims);
+      float score = 0;
+      for (int t = 0; t < q.ids().length; t++) {
+        int at = java.util.Arrays.binarySearch(doc.ids(), q.ids()[t]);
+        if (at >= 0) {
+          score += q.weights()[t] * doc.weights()[at];
+        }
+      }
+      hits.add(new ScoredHit(docIds.get(i), score));
+    }
+    hits.sort(java.util.Comparator.comparing(ScoredHit::score, java.util.Comparator.reverseOrder()).thenComparing(ScoredHit::docId));
+    return hits;
+  }
+
   /** MaxSim scores of a fixed candidate set, ordered by score, then doc id. */
   public List<ScoredHit> rescoreMaxSim(dev.tenbin.index.multivector.TokenVectors query, List<String> docIds, String field) {
     int[] ordinals = ordinals(docIds, field);

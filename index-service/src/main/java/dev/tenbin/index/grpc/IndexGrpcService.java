@@ -269,10 +269,8 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
       dev.tenbin.proto.index.v1.RescoreRequest request, StreamObserver<dev.tenbin.proto.index.v1.RescoreResponse> responses) {
     IndexCollection collection = catalog.get(request.getCollection(), "collection");
     Family family = request.getFamily();
-    if (family == Family.FAMILY_UNSPECIFIED || family == Family.FAMILY_SPARSE) {
-      responses.onError(
-          Status.UNIMPLEMENTED.withDescription("rescoring with " + family + " is not implemented yet").asRuntimeException());
-      return;
+    if (family == Family.FAMILY_UNSPECIFIED) {
+      throw new InvalidInputException("family", "family is required (e.g. FAMILY_DENSE)");
     }
     VectorSimilarity similarity =
         request.getDense().getSimilarity() == Similarity.SIMILARITY_DOT ? VectorSimilarity.DOT : VectorSimilarity.COSINE;
@@ -285,6 +283,11 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
       List<ScoredHit> hits;
       if (family == Family.FAMILY_BM25) {
         hits = collection.rescoreBm25(candidates.getQuery().getText(), candidates.getDocIdsList(), field, cancellation);
+      } else if (family == Family.FAMILY_SPARSE) {
+        hits =
+            collection.rescoreSparse(
+                toSparse(candidates.getQuery().getSparse()), request.getSparse().getMaxQueryDims(),
+                request.getSparse().getMaxDocumentDims(), candidates.getDocIdsList(), field);
       } else if (family == Family.FAMILY_MULTIVECTOR) {
         hits = collection.rescoreMaxSim(toTokenVectors(candidates.getQuery().getMultiVector()), candidates.getDocIdsList(), field);
       } else {

@@ -111,6 +111,23 @@ class CollectionCatalogTest {
   }
 
   @Test
+  void sparseSearchAndSparseRescoringOfACandidateSetAgree() {
+    try (CollectionCatalog catalog = CollectionCatalog.open(dataDir)) {
+      IndexCollection collection = catalog.create(new CollectionSpec("s", "en", null, 0, 10, 0));
+      var a = new dev.tenbin.index.sparse.SparseDoc(new int[] {1, 2}, new float[] {1f, 2f});
+      var b = new dev.tenbin.index.sparse.SparseDoc(new int[] {2, 3}, new float[] {0.5f, 4f});
+      collection.ingest(List.of(new IngestDocument("a", "", "", null, a, null), new IngestDocument("b", "", "", null, b, null)));
+      var query = new dev.tenbin.index.sparse.SparseDoc(new int[] {2, 3}, new float[] {1f, 1f});
+      List<ScoredHit> searched = collection.searchSparse(query, 0, 0, 10, Cancellation.NEVER);
+      assertThat(searched).extracting(ScoredHit::docId).containsExactly("b", "a");
+      assertThat(collection.rescoreSparse(query, 0, 0, List.of("a", "b"), "doc_ids")).isEqualTo(searched);
+      // Document-side pruning to one dim keeps b's weight 4 on term 3 and a's weight 2 on term 2.
+      assertThat(collection.rescoreSparse(query, 0, 1, List.of("a", "b"), "doc_ids"))
+          .containsExactly(new ScoredHit("b", 4f), new ScoredHit("a", 2f));
+    }
+  }
+
+  @Test
   void invalidNamesAndLanguagesAreRejected() {
     assertThatThrownBy(() -> CollectionSpec.lexical("../escape", "en"))
         .isInstanceOf(InvalidInputException.class)

@@ -9,7 +9,6 @@ import dev.tenbin.proto.index.v1.CreateCollectionRequest;
 import dev.tenbin.proto.index.v1.DescribeCollectionRequest;
 import dev.tenbin.proto.index.v1.Document;
 import dev.tenbin.proto.index.v1.Family;
-import dev.tenbin.proto.index.v1.FuseRequest;
 import dev.tenbin.proto.index.v1.IndexServiceGrpc;
 import dev.tenbin.proto.index.v1.IngestRequest;
 import dev.tenbin.proto.index.v1.IngestResponse;
@@ -242,21 +241,6 @@ class IndexGrpcServiceTest {
                         .build()))
         .isInstanceOfSatisfying(
             StatusRuntimeException.class, e -> assertThat(StatusMapper.violatedField(e)).isEqualTo("candidates[0].doc_ids[0]"));
-  }
-
-  @Test
-  void rpcsOfLaterIssuesAnswerUnimplemented() {
-    create("docs");
-    assertThatThrownBy(
-            () ->
-                index.rescore(
-                    dev.tenbin.proto.index.v1.RescoreRequest.newBuilder()
-                        .setCollection("docs")
-                        .setFamily(Family.FAMILY_SPARSE)
-                        .build()))
-        .isInstanceOfSatisfying(
-            StatusRuntimeException.class,
-            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNIMPLEMENTED));
   }
 
   @Test
