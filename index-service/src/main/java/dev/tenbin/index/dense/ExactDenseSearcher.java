@@ -5,7 +5,6 @@ import dev.tenbin.core.InvalidInputException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.PriorityQueue;
 
 /**
  * Exact top-k over a snapshot of float vectors, by dot product or cosine, with a deterministic SIMD dot
@@ -189,21 +188,10 @@ public final class ExactDenseSearcher {
   }
 
   private List<DenseHit> topK(float[] scores, int k) {
-    PriorityQueue<DenseHit> heap = new PriorityQueue<>(k + 1, this::worseFirst);
-    for (int d = 0; d < scores.length; d++) {
-      if (heap.size() < k) {
-        heap.add(new DenseHit(d, scores[d]));
-        continue;
-      }
-      DenseHit weakest = heap.peek();
-      // Allocate only for documents that enter the heap.
-      if (scores[d] > weakest.score() || (scores[d] == weakest.score() && idOrder[d] < idOrder[weakest.ordinal()])) {
-        heap.poll();
-        heap.add(new DenseHit(d, scores[d]));
-      }
+    List<DenseHit> hits = new ArrayList<>(k);
+    for (int ordinal : dev.tenbin.index.rank.TopK.select(scores, null, k, idOrder)) {
+      hits.add(new DenseHit(ordinal, scores[ordinal]));
     }
-    List<DenseHit> hits = new ArrayList<>(heap);
-    hits.sort((a, b) -> worseFirst(b, a));
     return hits;
   }
 

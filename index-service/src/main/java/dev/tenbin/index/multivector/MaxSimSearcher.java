@@ -4,7 +4,6 @@ import dev.tenbin.core.Cancellation;
 import dev.tenbin.index.dense.DotProduct;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.PriorityQueue;
 
 /**
  * Exact late interaction: score(d) = Σ over query tokens of the largest dot product with any token
@@ -41,26 +40,17 @@ public final class MaxSimSearcher {
   }
 
   public List<Hit> search(TokenVectors query, int k, Cancellation cancellation) {
-    PriorityQueue<Hit> heap = new PriorityQueue<>(k + 1, this::worseFirst);
-    for (int d = 0; d < docs.size(); d++) {
+    float[] scores = new float[docs.size()];
+    for (int d = 0; d < scores.length; d++) {
       if ((d & 255) == 0) {
         cancellation.throwIfCancelled();
       }
-      Hit hit = new Hit(d, score(query, d));
-      if (heap.size() < k) {
-        heap.add(hit);
-      } else if (worseFirst(hit, heap.peek()) > 0) {
-        heap.poll();
-        heap.add(hit);
-      }
+      scores[d] = score(query, d);
     }
-    List<Hit> hits = new ArrayList<>(heap);
-    hits.sort((a, b) -> worseFirst(b, a));
+    List<Hit> hits = new ArrayList<>(k);
+    for (int ordinal : dev.tenbin.index.rank.TopK.select(scores, null, k, idOrder)) {
+      hits.add(new Hit(ordinal, scores[ordinal]));
+    }
     return hits;
-  }
-
-  private int worseFirst(Hit a, Hit b) {
-    int byScore = Float.compare(a.score(), b.score());
-    return byScore != 0 ? byScore : Integer.compare(idOrder[b.ordinal()], idOrder[a.ordinal()]);
   }
 }

@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
 
 /**
  * Exact impact scoring over an inverted index of sparse document vectors: score(d) = Σ over the
@@ -73,26 +72,10 @@ public final class ImpactSearcher {
         touched[postings.docs()[p]] = true;
       }
     }
-    PriorityQueue<Hit> heap = new PriorityQueue<>(k + 1, this::worseFirst);
-    for (int d = 0; d < scores.length; d++) {
-      if (!touched[d]) {
-        continue;
-      }
-      Hit hit = new Hit(d, scores[d]);
-      if (heap.size() < k) {
-        heap.add(hit);
-      } else if (worseFirst(hit, heap.peek()) > 0) {
-        heap.poll();
-        heap.add(hit);
-      }
+    List<Hit> hits = new ArrayList<>(k);
+    for (int ordinal : dev.tenbin.index.rank.TopK.select(scores, touched, k, idOrder)) {
+      hits.add(new Hit(ordinal, scores[ordinal]));
     }
-    List<Hit> hits = new ArrayList<>(heap);
-    hits.sort((a, b) -> worseFirst(b, a));
     return hits;
-  }
-
-  private int worseFirst(Hit a, Hit b) {
-    int byScore = Float.compare(a.score(), b.score());
-    return byScore != 0 ? byScore : Integer.compare(idOrder[b.ordinal()], idOrder[a.ordinal()]);
   }
 }
