@@ -1,0 +1,69 @@
+package dev.tenbin.eval.nano;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tenbin.eval.dataset.BeirDataset;
+import dev.tenbin.eval.dataset.BeirDatasetReader;
+import dev.tenbin.eval.dataset.CorpusDocument;
+import dev.tenbin.eval.metrics.Qrels;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class NanoSetBuilderTest {
+  @TempDir Path tmp;
+
+  /** 300 queries (two with the same text), each with one positive and two hard negatives; 20,000 docs. */
+  private BeirDataset large() {
+    List<CorpusDocument> corpus = new ArrayList<>();
+    for (int d = 0; d < 20_000; d++) {
+      corpus.add(new CorpusDocument(String.format("d%05d", d), "", "text " + d));
+    }
+    Map<String, String> queries = new LinkedHashMap<>();
+    Map<String, Map<String, Integer>> qrels = new LinkedHashMap<>();
+    for (int q = 0; q < 300; q++) {
+      queries.put("q" + q, q == 1 ? "Query 0" : "query " + q);
+      Map<String, Integer> judged = new LinkedHashMap<>();
+      judged.put(String.format("d%05d", q * 3), 1);
+      judged.put(String.format("d%05d", q * 3 + 1), 0);
+      judged.put(String.format("d%05d", q * 3 + 2), 0);
+      qrels.put("q" + q, judged);
+    }
+    return new BeirDataset("large", tmp, corpus, queries, Qrels.of(qrels), new ArrayList<>(queries.keySet()), List.of());
+  }
+
+  @Test
+  void nanoSetsKeepPositivesThenHardNegativesThenFillerUpToTheCaps() throws Exception {
+    BeirDataset source = large();
+    Files.createDirectories(tmp.resolve("qrels"));
+    Files.writeString(tmp.resolve("corpus.jsonl"), "");
+    Files.writeString(tmp.resolve("queries.jsonl"), "");
+    Files.writeString(tmp.resolve("qrels/test.tsv"), "");
+    Path out = tmp.resolve("nano");
+    var summary = new NanoSetBuilder().build(source, 7, out);
+    assertThat(summary.queries()).isEqualTo(200);
+    assertThat(summary.positives()).isEqualTo(200);
+    assertThat(summary.hardNegatives()).isEqualTo(400);
+    assertThat(summary.documents()).isEqualTo(10_000);
+
+    BeirDataset nano = BeirDatasetReader.read(out);
+    assertThat(nano.corpus()).hasSize(10_000);
+    assertThat(nano.evaluatedQueryIds()).hasSize(200);
+    // "Query 0" and "query 0" are one query after normalisation: at most one of q0 and q1 is kept.
+    assertThat(nano.queries().keySet().stream().filter(id -> id.equals("q0") || id.equals("q1")).count()).isLessThanOrEqualTo(1);
+    // Every kept query's positive is in the corpus.
+    for (String query : nano.evaluatedQueryIds()) {
+      assertThat(nano.qrels().relevantCount(query)).isEqualTo(1);
+    }
+    assertThat(Files.readString(out.resolve("nano.json"))).contains("\"seed\" : 7").contains("round-robin");
+    // The same seed builds the same set.
+    Path again = tmp.resolve("again");
+    new NanoSetBuilder().build(source, 7, again);
+    assertThat(Files.readString(again.resolve("queries.jsonl"))).isEqualTo(Files.readString(out.resolve("queries.jsonl")));
+  }
+}
