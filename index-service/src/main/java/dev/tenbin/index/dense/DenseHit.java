@@ -1,4 +1,4 @@
 package dev.tenbin.index.dense;
 
-/** A document ordinal and its FP32 score. */
+/** A document ordinal (insertion order in the store) and its FP32 score. */
 public record DenseHit(int ordinal, float score) {}

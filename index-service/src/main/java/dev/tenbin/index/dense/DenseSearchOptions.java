@@ -1,15 +1,21 @@
 package dev.tenbin.index.dense;
 
+import java.util.Objects;
+
 /**
- * One efficiency variant of a dense search, derived from the one stored float encode.
+ * One efficiency variant of a dense search, derived from the one stored float encode. Every
+ * combination is valid: truncation × {float, int8, binary} × {no rescore, rescore}, for cosine or
+ * dot, and the optional approximate (HNSW) mode. {@link DenseSearcher} says how each scores.
  *
  * @param similarity cosine or dot
  * @param truncateDimensions leading dimensions kept (Matryoshka); 0 = all
  * @param quantization float, int8 or binary scan
- * @param rescore re-score the quantized top {@code rescoreDepth} with the float vectors
- * @param rescoreDepth how many quantized hits are re-scored (at least k); default 100
+ * @param rescore re-score the quantized top max(k, rescoreDepth) with the float vectors (no effect
+ *     on a float scan)
+ * @param rescoreDepth quantized hits re-scored, or HNSW candidates asked for; 0 or less means the
+ *     default, {@value #DEFAULT_RESCORE_DEPTH}
  * @param approximate Lucene HNSW proposes max(k, rescoreDepth) candidates, re-scored exactly in
- *     float; the recall against the exact top-k is reported
+ *     float; the recall against the exact top-k is reported (the quantization is ignored)
  */
 public record DenseSearchOptions(
     VectorSimilarity similarity,
@@ -18,8 +24,12 @@ public record DenseSearchOptions(
     boolean rescore,
     int rescoreDepth,
     boolean approximate) {
+  public static final int DEFAULT_RESCORE_DEPTH = 100;
+
   public DenseSearchOptions {
-    rescoreDepth = rescoreDepth <= 0 ? 100 : rescoreDepth;
+    Objects.requireNonNull(similarity, "similarity");
+    Objects.requireNonNull(quantization, "quantization");
+    rescoreDepth = rescoreDepth <= 0 ? DEFAULT_RESCORE_DEPTH : rescoreDepth;
   }
 
   public DenseSearchOptions(
@@ -27,11 +37,12 @@ public record DenseSearchOptions(
     this(similarity, truncateDimensions, quantization, rescore, rescoreDepth, false);
   }
 
+  /** The exact float scan over all dimensions (the base variant). */
   public static DenseSearchOptions exact(VectorSimilarity similarity) {
-    return new DenseSearchOptions(similarity, 0, Quantization.NONE, false, 100);
+    return new DenseSearchOptions(similarity, 0, Quantization.NONE, false, DEFAULT_RESCORE_DEPTH);
   }
 
-  /** Bytes one stored vector takes in this variant's scan. */
+  /** Bytes one stored vector of {@code dims} dimensions takes in a scan: d·4, d, or ceil(d / 8). */
   public static long bytesPerVector(Quantization quantization, int dims) {
     return switch (quantization) {
       case NONE -> 4L * dims;

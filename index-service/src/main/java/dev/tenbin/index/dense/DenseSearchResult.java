@@ -6,13 +6,19 @@ import java.util.List;
  * Hits of one dense search and facts about it.
  *
  * @param hits final order: score descending, then doc id ascending
- * @param clippedQueryValues int8: query values outside the corpus range, clipped
+ * @param clippedQueryValues int8: query values outside the corpus range, clipped; 0 otherwise
  * @param queryValues values in the query (after truncation)
- * @param bytesPerVector bytes per stored vector in the scanned variant
- * @param approximateRecall for HNSW searches, |approximate top-k ∩ exact top-k| / k; NaN otherwise
+ * @param bytesPerVector bytes per stored vector in the scanned variant (the float vectors a rescore
+ *     reads for its shortlist are not counted)
+ * @param approximateRecall for HNSW searches, |approximate top-k ∩ exact top-k| / |exact top-k|;
+ *     NaN otherwise
  */
 public record DenseSearchResult(
     List<DenseHit> hits, int clippedQueryValues, int queryValues, long bytesPerVector, double approximateRecall) {
+  public DenseSearchResult {
+    hits = List.copyOf(hits);
+  }
+
   public DenseSearchResult(List<DenseHit> hits, int clippedQueryValues, int queryValues, long bytesPerVector) {
     this(hits, clippedQueryValues, queryValues, bytesPerVector, Double.NaN);
   }

@@ -3,48 +3,108 @@ package dev.tenbin.index.dense;
 import dev.tenbin.core.InvalidInputException;
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.StringReader;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.FloatBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Properties;
 
 /**
- * Float32 vectors of one collection, appended in ordinal order to a little-endian file and read
- * back through a memory mapping. A small {@code count} file, replaced atomically after the data is
- * forced to disk, says how many vectors are committed; bytes past it (an interrupted batch) are cut
- * off when the store is reopened.
+ * Float32 vectors of one collection, persistent and append-only, addressed by ordinal (insertion
+ * order).
+ *
+ * <h2>Files</h2>
+ *
+ * <ul>
+ *   <li>{@code vectors.f32}: the vectors back to back, little-endian, read through memory mappings
+ *       of up to 1 GiB each (so the store is not limited to the 2 GiB of one mapping).
+ *   <li>{@code manifest}: {@code count} (committed vectors) and {@code dimension}, replaced
+ *       atomically. Stores written before the manifest existed have a {@code count} file instead,
+ *       read once and replaced by a manifest.
+ * </ul>
+ *
+ * <h2>Commit protocol</h2>
+ *
+ * {@link #append} writes after the committed vectors; nothing appended is visible ({@link #size},
+ * {@link #vector}, {@link #snapshot}) until {@link #commit}, which forces the data file to disk
+ * and then atomically replaces the manifest (written to a temporary file, forced, moved with
+ * {@code ATOMIC_MOVE}). A crash at any point leaves the previous or the new committed state: on
+ * reopen only the manifest's count is visible and any bytes past it are cut off. {@link #rollback}
+ * discards uncommitted appends; {@link #truncateTo} drops committed vectors from the end (the
+ * collection aligns the store with the documents its lexical index committed).
+ *
+ * <p>Thread-safe; all methods are synchronized.
  */
 public final class DenseVectorStore implements Closeable {
+  private static final String DATA = "vectors.f32";
+  private static final String MANIFEST = "manifest";
+  private static final String LEGACY_COUNT = "count";
+  private static final long MAX_MAPPING_BYTES = 1L << 30;
+  private static final int WRITE_BUFFER_BYTES = 16 << 20;
+  /** Largest float[] the JVM reliably allocates. */
+  private static final long MAX_ARRAY = Integer.MAX_VALUE - 8;
+
   private final Path directory;
   private final int dimension;
+  private final int vectorsPerMapping;
   private final FileChannel channel;
+  private final List<FloatBuffer> mappings = new ArrayList<>();
   private int committed;
   private int pending;
-  private java.nio.FloatBuffer mapped;
+  private boolean closed;
 
-  private DenseVectorStore(Path directory, int dimension) throws IOException {
+  private DenseVectorStore(Path directory, int dimension, long mappingBytes) throws IOException {
     this.directory = directory;
     this.dimension = dimension;
+    this.vectorsPerMapping = (int) Math.max(1, mappingBytes / (4L * dimension));
     Files.createDirectories(directory);
-    Path countFile = directory.resolve("count");
-    this.committed = Files.exists(countFile) ? Integer.parseInt(Files.readString(countFile).trim()) : 0;
+    this.committed = readCommittedCount();
     this.channel =
-        FileChannel.open(directory.resolve("vectors.f32"), StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
-    channel.truncate(bytes(committed));
-    remap();
+        FileChannel.open(directory.resolve(DATA), StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    try {
+      if (channel.size() < bytes(committed)) {
+        throw new IllegalStateException(
+            "dense vectors in " + directory + " are damaged: " + DATA + " holds " + channel.size()
+                + " bytes, the manifest commits " + committed + " vectors of " + dimension + " dimensions");
+      }
+      channel.truncate(bytes(committed));
+      if (!Files.exists(directory.resolve(MANIFEST))) {
+        writeManifest(committed);
+        Files.deleteIfExists(directory.resolve(LEGACY_COUNT));
+      }
+      remap(0);
+    } catch (IOException | RuntimeException e) {
+      channel.close();
+      throw e;
+    }
   }
 
+  /**
+   * Creates the store in {@code directory}, or reopens it with its committed vectors.
+   *
+   * @throws IllegalStateException when the store there holds vectors of another dimension or its
+   *     data file is shorter than its manifest says
+   */
   public static DenseVectorStore open(Path directory, int dimension) {
+    return open(directory, dimension, MAX_MAPPING_BYTES);
+  }
+
+  /** {@link #open(Path, int)} with mappings of at most {@code mappingBytes} (tests use small ones). */
+  static DenseVectorStore open(Path directory, int dimension, long mappingBytes) {
     if (dimension < 1) {
-      throw new IllegalArgumentException("dimension must be positive");
+      throw new IllegalArgumentException("dimension must be positive, got " + dimension);
     }
     try {
-      return new DenseVectorStore(directory, dimension);
+      return new DenseVectorStore(directory, dimension, mappingBytes);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot open dense vectors in " + directory, e);
     }
@@ -59,100 +119,155 @@ public final class DenseVectorStore implements Closeable {
     return committed;
   }
 
-  /** Checks vectors without storing them: dimension and finiteness, naming the offending field. */
+  /**
+   * Checks vectors without storing them: present, {@link #dimension()} values, all finite. The
+   * exception names the field, {@code field} with {@code {i}} replaced by the document's position
+   * in the list (e.g. {@code documents[{i}].dense} → {@code documents[3].dense}).
+   */
   public void validate(List<float[]> vectors, String field) {
     for (int i = 0; i < vectors.size(); i++) {
       float[] vector = vectors.get(i);
       String name = field.replace("{i}", Integer.toString(i));
       if (vector == null) {
-        throw new InvalidInputException(name, "a dense vector is required");
+        throw new InvalidInputException(name, "document " + i + " has no dense vector; this collection needs one");
       }
       if (vector.length != dimension) {
         throw new InvalidInputException(
-            name, "dense vector has " + vector.length + " dimensions; the collection stores " + dimension);
+            name, "the dense vector of document " + i + " has " + vector.length + " dimensions; the collection stores " + dimension);
       }
-      for (float v : vector) {
-        if (!Float.isFinite(v)) {
-          throw new InvalidInputException(name, "dense vector holds a NaN or infinite value");
+      for (int d = 0; d < vector.length; d++) {
+        if (!Float.isFinite(vector[d])) {
+          throw new InvalidInputException(
+              name, "the dense vector of document " + i + " holds a NaN or infinite value at dimension " + d);
         }
       }
     }
   }
 
-  /** Writes vectors after the committed ones; visible after {@link #commit()}. */
+  /**
+   * Validates ({@link #validate} with {@code documents[{i}].dense}) and writes vectors after the
+   * committed and pending ones; they become visible at {@link #commit()}. Nothing is written when
+   * any vector is invalid.
+   */
   public synchronized void append(List<float[]> vectors) {
-    ByteBuffer buffer = ByteBuffer.allocate(vectors.size() * dimension * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
-    for (float[] vector : vectors) {
-      for (float v : vector) {
-        buffer.putFloat(v);
-      }
+    ensureOpen();
+    validate(vectors, "documents[{i}].dense");
+    if ((long) committed + pending + vectors.size() > Integer.MAX_VALUE) {
+      throw new IllegalStateException("a dense store holds at most " + Integer.MAX_VALUE + " vectors");
     }
-    buffer.flip();
+    int perWrite = Math.max(1, WRITE_BUFFER_BYTES / (dimension * Float.BYTES));
+    ByteBuffer buffer =
+        ByteBuffer.allocate(Math.min(vectors.size(), perWrite) * dimension * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
     try {
       long position = bytes(committed + pending);
-      while (buffer.hasRemaining()) {
-        position += channel.write(buffer, position);
+      for (int from = 0; from < vectors.size(); from += perWrite) {
+        buffer.clear();
+        FloatBuffer floats = buffer.asFloatBuffer();
+        int to = Math.min(vectors.size(), from + perWrite);
+        for (int i = from; i < to; i++) {
+          floats.put(vectors.get(i));
+        }
+        buffer.limit(floats.position() * Float.BYTES);
+        while (buffer.hasRemaining()) {
+          position += channel.write(buffer, position);
+        }
       }
       pending += vectors.size();
     } catch (IOException e) {
-      throw new UncheckedIOException(e);
+      throw new UncheckedIOException("cannot append dense vectors in " + directory, e);
     }
   }
 
+  /** Makes the appended vectors durable and visible at once. */
   public synchronized void commit() {
+    ensureOpen();
+    if (pending == 0) {
+      return;
+    }
     try {
       channel.force(false);
-      Path tmp = directory.resolve("count.tmp");
-      Files.writeString(tmp, Integer.toString(committed + pending));
-      Files.move(tmp, directory.resolve("count"), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      writeManifest(committed + pending);
+      int firstNew = committed;
       committed += pending;
       pending = 0;
-      remap();
+      remap(firstNew);
     } catch (IOException e) {
-      throw new UncheckedIOException(e);
+      throw new UncheckedIOException("cannot commit dense vectors in " + directory, e);
     }
   }
 
+  /** Discards the vectors appended since the last commit. */
   public synchronized void rollback() {
+    ensureOpen();
     pending = 0;
     try {
       channel.truncate(bytes(committed));
     } catch (IOException e) {
-      throw new UncheckedIOException(e);
+      throw new UncheckedIOException("cannot roll back dense vectors in " + directory, e);
     }
   }
 
-  /** Keeps the first {@code count} vectors (the collection aligns the store with its texts). */
+  /**
+   * Keeps only the first {@code count} committed vectors (durably) and discards uncommitted
+   * appends; a count at or above {@link #size()} keeps every committed vector.
+   */
   public synchronized void truncateTo(int count) {
-    if (count >= committed) {
-      return;
+    ensureOpen();
+    if (count < 0) {
+      throw new IllegalArgumentException("count must not be negative, got " + count);
     }
-    committed = count;
-    pending = 0;
     try {
-      Files.writeString(directory.resolve("count"), Integer.toString(count));
-      channel.truncate(bytes(count));
-      remap();
+      pending = 0;
+      if (count < committed) {
+        // The manifest first: a crash before the file shrinks leaves bytes that reopening cuts off.
+        writeManifest(count);
+        committed = count;
+        channel.truncate(bytes(count));
+        channel.force(false);
+        mappings.clear();
+        remap(0);
+      } else {
+        channel.truncate(bytes(committed));
+      }
     } catch (IOException e) {
-      throw new UncheckedIOException(e);
+      throw new UncheckedIOException("cannot truncate dense vectors in " + directory, e);
     }
   }
 
-  /** A committed vector. */
+  /** A copy of committed vector {@code ordinal}. */
   public synchronized float[] vector(int ordinal) {
+    ensureOpen();
+    if (ordinal < 0 || ordinal >= committed) {
+      throw new IndexOutOfBoundsException("ordinal " + ordinal + " is not within 0.." + (committed - 1));
+    }
     float[] out = new float[dimension];
-    mapped.get(ordinal * dimension, out, 0, dimension);
+    mappings.get(ordinal / vectorsPerMapping).get((ordinal % vectorsPerMapping) * dimension, out, 0, dimension);
     return out;
   }
 
-  /** All committed vectors as one row-major array (the scan reads it sequentially). */
+  /**
+   * All committed vectors as one row-major array, the form {@link DenseSearcher} scans.
+   *
+   * @throws IllegalStateException when they exceed the largest Java array (2³¹ floats)
+   */
   public synchronized float[] snapshot() {
-    float[] out = new float[committed * dimension];
-    mapped.get(0, out, 0, out.length);
+    ensureOpen();
+    long total = (long) committed * dimension;
+    if (total > MAX_ARRAY) {
+      throw new IllegalStateException(
+          committed + " vectors of " + dimension + " dimensions exceed the " + MAX_ARRAY + " floats one scan array holds");
+    }
+    float[] out = new float[(int) total];
+    int at = 0;
+    for (FloatBuffer mapping : mappings) {
+      mapping.get(0, out, at, mapping.capacity());
+      at += mapping.capacity();
+    }
     return out;
   }
 
-  public long bytesOnDisk() {
+  /** Bytes of committed vectors. */
+  public synchronized long bytesOnDisk() {
     return bytes(committed);
   }
 
@@ -160,13 +275,71 @@ public final class DenseVectorStore implements Closeable {
     return (long) vectors * dimension * Float.BYTES;
   }
 
-  private void remap() throws IOException {
-    mapped =
-        channel.map(FileChannel.MapMode.READ_ONLY, 0, bytes(committed)).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer();
+  /** Maps the committed vectors from the mapping holding {@code firstChanged} on; earlier ones stay. */
+  private void remap(int firstChanged) throws IOException {
+    int keep = Math.min(mappings.size(), firstChanged / vectorsPerMapping);
+    mappings.subList(keep, mappings.size()).clear();
+    for (long start = (long) keep * vectorsPerMapping; start < committed; start += vectorsPerMapping) {
+      long vectorsHere = Math.min(vectorsPerMapping, committed - start);
+      mappings.add(
+          channel
+              .map(FileChannel.MapMode.READ_ONLY, bytes((int) start), bytes((int) vectorsHere))
+              .order(ByteOrder.LITTLE_ENDIAN)
+              .asFloatBuffer());
+    }
+  }
+
+  private int readCommittedCount() throws IOException {
+    Path manifest = directory.resolve(MANIFEST);
+    if (Files.exists(manifest)) {
+      Properties properties = new Properties();
+      properties.load(new StringReader(Files.readString(manifest, StandardCharsets.UTF_8)));
+      int stored = Integer.parseInt(properties.getProperty("dimension", "-1").trim());
+      if (stored != dimension) {
+        throw new IllegalStateException(
+            "dense vectors in " + directory + " have " + stored + " dimensions, not " + dimension);
+      }
+      return Integer.parseInt(properties.getProperty("count", "0").trim());
+    }
+    Path legacy = directory.resolve(LEGACY_COUNT);
+    return Files.exists(legacy) ? Integer.parseInt(Files.readString(legacy).trim()) : 0;
+  }
+
+  /** Replaces the manifest atomically and durably. */
+  private void writeManifest(int count) throws IOException {
+    String text = "# Tenbin dense vectors: float32 little-endian in " + DATA + "\ncount=" + count + "\ndimension=" + dimension + "\n";
+    Path tmp = directory.resolve(MANIFEST + ".tmp");
+    try (FileChannel out =
+        FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
+      out.write(StandardCharsets.UTF_8.encode(text));
+      out.force(true);
+    }
+    Files.move(tmp, directory.resolve(MANIFEST), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    forceDirectory();
+  }
+
+  /** Makes the manifest's rename durable where the platform allows forcing a directory. */
+  private void forceDirectory() {
+    try (FileChannel dir = FileChannel.open(directory, StandardOpenOption.READ)) {
+      dir.force(true);
+    } catch (IOException e) {
+      // Some platforms (Windows) cannot open a directory; the rename is then as durable as the OS makes it.
+    }
+  }
+
+  private void ensureOpen() {
+    if (closed) {
+      throw new IllegalStateException("dense vectors in " + directory + " are closed");
+    }
   }
 
   @Override
   public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    mappings.clear();
     try {
       channel.close();
     } catch (IOException e) {

@@ -3,6 +3,7 @@ package dev.tenbin.index.dense;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.KnnFloatVectorField;
@@ -33,7 +34,7 @@ final class HnswGraph implements AutoCloseable {
     try (IndexWriter writer = new IndexWriter(directory, new IndexWriterConfig().setRAMBufferSizeMB(256))) {
       int n = vectors.length / dims;
       for (int d = 0; d < n; d++) {
-        float[] row = java.util.Arrays.copyOfRange(vectors, d * dims, (d + 1) * dims);
+        float[] row = Arrays.copyOfRange(vectors, d * dims, (d + 1) * dims);
         Document doc = new Document();
         doc.add(new KnnFloatVectorField(FIELD, row, function));
         writer.addDocument(doc);

@@ -3,72 +3,69 @@ package dev.tenbin.index.fusion;
 import dev.tenbin.core.InvalidInputException;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Fusion of several rankings of one query. Fused lists are ordered by fused score descending, then
- * doc id ascending; fused scores are FP32 (accumulated in double, then rounded once).
+ * Fuses several rankings of one query into one: {@link ReciprocalRankFusion} or
+ * {@link MinMaxInterpolation}.
+ *
+ * <p>Input rankings are lists of (doc id, score) in rank order, best first. A doc id listed twice
+ * in one ranking counts once, at its first (best) place. The fused ranking holds every document of
+ * any input, with FP32 scores (accumulated in double, rounded once), ordered by fused score
+ * descending, then doc id ascending ({@link String#compareTo}); since the order compares the
+ * rounded scores, it is always consistent with the scores returned.
  */
-public final class RankFusion {
-  private RankFusion() {}
+public sealed interface RankFusion permits ReciprocalRankFusion, MinMaxInterpolation {
+  /** Ranking order: score descending, then doc id ascending. */
+  Comparator<RankedDoc> ORDER =
+      Comparator.comparing(RankedDoc::score, (a, b) -> a.floatValue() == b.floatValue() ? 0 : Float.compare(b, a))
+          .thenComparing(RankedDoc::docId);
 
-  /**
-   * Reciprocal rank fusion: score(d) = Σ over rankings containing d of 1 / (k + rank), rank from 1.
-   * A document missing from a ranking contributes nothing for it. k = 60 for hybrid search, 100 for
-   * Tenbin's candidate sets.
-   */
-  public static List<RankedDoc> reciprocalRank(List<List<RankedDoc>> rankings, int k, int topK) {
-    if (k < 0) {
-      throw new InvalidInputException("rrf_k", "rrf_k must not be negative, got " + k);
-    }
-    Map<String, Double> fused = new LinkedHashMap<>();
-    for (List<RankedDoc> ranking : rankings) {
-      for (int rank = 0; rank < ranking.size(); rank++) {
-        fused.merge(ranking.get(rank).docId(), 1.0 / (k + rank + 1), Double::sum);
-      }
-    }
-    return top(fused, topK);
+  /** The fused ranking of {@code rankings}, all of it. */
+  List<RankedDoc> fuse(List<List<RankedDoc>> rankings);
+
+  /** {@link ReciprocalRankFusion} with constant {@code k}, cut to {@code topK} (0 = all). */
+  static List<RankedDoc> reciprocalRank(List<List<RankedDoc>> rankings, int k, int topK) {
+    return top(new ReciprocalRankFusion(k).fuse(rankings), topK);
   }
 
-  /**
-   * Normalised linear interpolation: each ranking's scores min-max normalised to [0, 1] over its
-   * own list (a list whose scores are all equal maps to 1), a document missing from a list counts 0
-   * there, and the fused score is Σ weight_i · normalised_i.
-   */
-  public static List<RankedDoc> linear(List<List<RankedDoc>> rankings, List<Float> weights, int topK) {
-    if (weights.size() != rankings.size()) {
-      throw new InvalidInputException(
-          "weights", "one weight per ranking is needed: " + rankings.size() + " rankings, " + weights.size() + " weights");
-    }
-    Map<String, Double> fused = new LinkedHashMap<>();
-    for (int i = 0; i < rankings.size(); i++) {
-      List<RankedDoc> ranking = rankings.get(i);
-      if (ranking.isEmpty()) {
-        continue;
-      }
-      double min = Double.POSITIVE_INFINITY;
-      double max = Double.NEGATIVE_INFINITY;
-      for (RankedDoc doc : ranking) {
-        min = Math.min(min, doc.score());
-        max = Math.max(max, doc.score());
-      }
-      for (RankedDoc doc : ranking) {
-        double normalised = max > min ? (doc.score() - min) / (max - min) : 1.0;
-        fused.merge(doc.docId(), weights.get(i) * normalised, Double::sum);
-      }
-    }
-    return top(fused, topK);
+  /** {@link MinMaxInterpolation} with one weight per ranking, cut to {@code topK} (0 = all). */
+  static List<RankedDoc> linear(List<List<RankedDoc>> rankings, List<Float> weights, int topK) {
+    return top(new MinMaxInterpolation(weights).fuse(rankings), topK);
   }
 
-  private static List<RankedDoc> top(Map<String, Double> fused, int topK) {
+  /** The first {@code topK} of a fused ranking; 0 or less keeps all. */
+  static List<RankedDoc> top(List<RankedDoc> fused, int topK) {
+    return topK > 0 && fused.size() > topK ? new ArrayList<>(fused.subList(0, topK)) : fused;
+  }
+
+  /** Each ranking's documents in rank order without repeats (first place kept). */
+  static List<List<RankedDoc>> withoutRepeats(List<List<RankedDoc>> rankings) {
+    List<List<RankedDoc>> out = new ArrayList<>(rankings.size());
+    for (int r = 0; r < rankings.size(); r++) {
+      List<RankedDoc> ranking = rankings.get(r);
+      if (ranking == null) {
+        throw new InvalidInputException("rankings[" + r + "]", "a ranking is required (it may be empty)");
+      }
+      Map<String, RankedDoc> first = new LinkedHashMap<>();
+      for (RankedDoc doc : ranking) {
+        if (doc == null || doc.docId() == null) {
+          throw new InvalidInputException("rankings[" + r + "]", "every ranked document needs a doc id");
+        }
+        first.putIfAbsent(doc.docId(), doc);
+      }
+      out.add(new ArrayList<>(first.values()));
+    }
+    return out;
+  }
+
+  /** Fused double scores rounded to FP32 and sorted into ranking order. */
+  static List<RankedDoc> ranked(Map<String, Double> fused) {
     List<RankedDoc> out = new ArrayList<>(fused.size());
-    Map<String, Float> rounded = new HashMap<>();
-    fused.forEach((id, score) -> rounded.put(id, (float) (double) score));
-    rounded.forEach((id, score) -> out.add(new RankedDoc(id, score)));
-    out.sort(Comparator.comparing(RankedDoc::score, Comparator.reverseOrder()).thenComparing(RankedDoc::docId));
-    return topK > 0 && out.size() > topK ? new ArrayList<>(out.subList(0, topK)) : out;
+    fused.forEach((id, score) -> out.add(new RankedDoc(id, (float) (double) score + 0.0f)));
+    out.sort(ORDER);
+    return out;
   }
 }

@@ -1,33 +1,42 @@
 package dev.tenbin.index.quantize;
 
 /**
- * Sign quantization: bit = (x > 0), packed 64 to a long. The score is a Hamming similarity,
- * dimension − popcount(query XOR document), so it ties often; the float score keeps the ties
- * visible to tie-aware metrics.
+ * Sign quantization: bit d of a vector is {@code x[d] > 0} (so 0 and −0 give 0), packed 64 to a
+ * long, dimension d at bit {@code d mod 64} of word {@code d / 64}; the unused high bits of the last
+ * word are 0 in every code, so they never count as a difference.
+ *
+ * <p>The score is the Hamming similarity {@code dims − popcount(query XOR document)}: the number of
+ * dimensions whose signs agree, an integer in [0, dims] returned as a float. Many documents share a
+ * score, so rankings keep the scores and break ties by doc id, and tie-aware metrics downstream can
+ * see them. A vector takes {@code ceil(dims / 8)} bytes of bits (in memory the codes are padded to
+ * whole longs).
  */
 public final class BinaryQuantizer {
   private BinaryQuantizer() {}
 
+  /** Longs per packed vector. */
   public static int words(int dims) {
     return (dims + 63) / 64;
   }
 
-  /** Packed bits of row-major vectors of {@code dims} dimensions. */
+  /** Packed bits of row-major vectors of {@code dims} dimensions, {@link #words} longs per vector. */
   public static long[] encode(float[] vectors, int dims) {
     int n = vectors.length / dims;
     int words = words(dims);
     long[] bits = new long[n * words];
     for (int v = 0; v < n; v++) {
+      int row = v * dims;
+      int out = v * words;
       for (int d = 0; d < dims; d++) {
-        if (vectors[v * dims + d] > 0) {
-          bits[v * words + d / 64] |= 1L << (d % 64);
+        if (vectors[row + d] > 0) {
+          bits[out + (d >>> 6)] |= 1L << (d & 63);
         }
       }
     }
     return bits;
   }
 
-  /** dimension − Hamming distance between a query's words and one document's. */
+  /** dims − Hamming distance between a query's words and one document's, starting at {@code offset}. */
   public static int similarity(long[] query, long[] docs, int offset, int dims) {
     int distance = 0;
     for (int w = 0; w < query.length; w++) {

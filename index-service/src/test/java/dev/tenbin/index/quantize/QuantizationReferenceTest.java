@@ -5,22 +5,37 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.index.dense.DenseHit;
 import dev.tenbin.index.dense.DenseSearchOptions;
-import dev.tenbin.index.dense.ExactDenseSearcher;
+import dev.tenbin.index.dense.DenseSearchResult;
+import dev.tenbin.index.dense.DenseSearcher;
 import dev.tenbin.index.dense.Quantization;
 import dev.tenbin.index.dense.VectorSimilarity;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
-/** int8 and binary codes and scores against a direct implementation of the formulas. */
+/**
+ * int8 and binary codes and scores against a direct implementation of the formulas: per-dimension
+ * corpus min and max, step = (max − min) / 255, code = floor((x − min) / step) − 128 clipped to
+ * [−128, 127] (−128 throughout a constant dimension), score = Σ code_q · code_d; bit = x > 0,
+ * score = dims − Hamming distance. Both apply to the vectors the float variant scores: truncated,
+ * and for cosine normalised in FP32.
+ */
 class QuantizationReferenceTest {
-  private static final int N = 300;
-  private static final int DIM = 24;
+  private static final int N = 400;
+  private static final int DIM = 37;
+  private static final int CONSTANT_DIMENSION = 5;
 
-  private static float[] random(long seed, int n) {
-    Random random = new Random(seed);
+  @TempDir Path dir;
+
+  private static float[] gaussian(Random random, int n) {
     float[] v = new float[n];
     for (int i = 0; i < n; i++) {
       v[i] = (float) random.nextGaussian();
@@ -28,89 +43,228 @@ class QuantizationReferenceTest {
     return v;
   }
 
-  @Test
-  void int8CodesFollowTheAffineFormulaAndClipQueriesToTheCorpusRange() {
-    float[] docs = random(1, N * DIM);
+  /** A corpus with one dimension that is 0 everywhere (so constant for dot and cosine alike). */
+  private static float[] corpus(long seed) {
+    float[] docs = gaussian(new Random(seed), N * DIM);
     for (int i = 0; i < N; i++) {
-      docs[i * DIM + 5] = 0.25f; // a constant dimension
+      docs[i * DIM + CONSTANT_DIMENSION] = 0f;
     }
-    Int8Quantizer quantizer = Int8Quantizer.calibrate(docs, DIM);
-    for (int d = 0; d < DIM; d++) {
-      double min = Double.POSITIVE_INFINITY;
-      double max = Double.NEGATIVE_INFINITY;
-      for (int i = 0; i < N; i++) {
-        min = Math.min(min, docs[i * DIM + d]);
-        max = Math.max(max, docs[i * DIM + d]);
-      }
-      float step = (float) ((float) max - (float) min) / 255f;
-      for (int i = 0; i < N; i++) {
-        float x = docs[i * DIM + d];
-        int expected = step > 0 ? (int) Math.max(-128, Math.min(127, Math.floor((x - (float) min) / step) - 128)) : -128;
-        assertThat((int) quantizer.code(x, d)).isEqualTo(expected);
-      }
-    }
-    float[] query = random(2, DIM);
-    query[0] = 100f;
-    query[1] = -100f;
-    var codes = quantizer.encodeQuery(query);
-    assertThat(codes.codes()[0]).isEqualTo((byte) 127);
-    assertThat(codes.codes()[1]).isEqualTo((byte) -128);
-    assertThat(codes.clipped()).isGreaterThanOrEqualTo(2);
+    return docs;
   }
 
-  private record Ref(int ordinal, double score) {}
-
-  @Test
-  void int8AndBinarySearchesRankByTheReferenceScores() {
-    float[] docs = random(3, N * DIM);
-    int[] idOrder = new int[N];
-    for (int i = 0; i < N; i++) {
-      idOrder[i] = i;
-    }
-    ExactDenseSearcher searcher = new ExactDenseSearcher(docs, DIM, idOrder);
-    float[] query = random(4, DIM);
-    Int8Quantizer quantizer = Int8Quantizer.calibrate(docs, DIM);
-    byte[] codes = quantizer.encode(docs);
-    byte[] queryCodes = quantizer.encodeQuery(query).codes();
-    List<Ref> int8 = new ArrayList<>();
-    List<Ref> binary = new ArrayList<>();
-    for (int i = 0; i < N; i++) {
-      long dot = 0;
-      int agree = 0;
-      for (int d = 0; d < DIM; d++) {
-        dot += queryCodes[d] * codes[i * DIM + d];
-        agree += (query[d] > 0) == (docs[i * DIM + d] > 0) ? 1 : 0;
+  /** The float variant's view of one vector: first {@code dims} values, normalised in FP32 for cosine. */
+  private static float[] prepared(float[] values, int offset, int dims, VectorSimilarity similarity) {
+    float[] out = Arrays.copyOfRange(values, offset, offset + dims);
+    if (similarity == VectorSimilarity.COSINE) {
+      double sum = 0;
+      for (float x : out) {
+        sum += (double) x * x;
       }
-      int8.add(new Ref(i, dot));
-      binary.add(new Ref(i, agree));
+      float norm = (float) Math.sqrt(sum);
+      for (int i = 0; i < dims; i++) {
+        out[i] = norm > 0 ? out[i] / norm : out[i];
+      }
     }
-    Comparator<Ref> order = Comparator.comparingDouble((Ref r) -> -r.score()).thenComparingInt(Ref::ordinal);
-    int8.sort(order);
-    binary.sort(order);
-    var int8Hits = searcher.search(query, new DenseSearchOptions(VectorSimilarity.DOT, 0, Quantization.INT8, false, 100), 20, Cancellation.NEVER);
-    var binaryHits = searcher.search(query, new DenseSearchOptions(VectorSimilarity.DOT, 0, Quantization.BINARY, false, 100), 20, Cancellation.NEVER);
-    assertThat(int8Hits.hits()).extracting(DenseHit::ordinal).isEqualTo(int8.subList(0, 20).stream().map(Ref::ordinal).toList());
-    assertThat(int8Hits.hits()).extracting(h -> (double) h.score()).isEqualTo(int8.subList(0, 20).stream().map(Ref::score).toList());
-    assertThat(binaryHits.hits()).extracting(DenseHit::ordinal).isEqualTo(binary.subList(0, 20).stream().map(Ref::ordinal).toList());
-    assertThat(binaryHits.hits()).extracting(h -> (double) h.score()).isEqualTo(binary.subList(0, 20).stream().map(Ref::score).toList());
-    assertThat(int8Hits.bytesPerVector()).isEqualTo(DIM);
-    assertThat(binaryHits.bytesPerVector()).isEqualTo(3);
+    return out;
+  }
+
+  private record Ranges(float[] min, float[] max) {}
+
+  private static Ranges ranges(float[][] docs, int dims) {
+    float[] min = new float[dims];
+    float[] max = new float[dims];
+    Arrays.fill(min, Float.POSITIVE_INFINITY);
+    Arrays.fill(max, Float.NEGATIVE_INFINITY);
+    for (float[] doc : docs) {
+      for (int d = 0; d < dims; d++) {
+        min[d] = Math.min(min[d], doc[d]);
+        max[d] = Math.max(max[d], doc[d]);
+      }
+    }
+    return new Ranges(min, max);
+  }
+
+  /** floor((x − min) / step) − 128 with step = (max − min) / 255, in exact rational arithmetic. */
+  private static int referenceCode(float x, float min, float max) {
+    if (max == min) {
+      return -128;
+    }
+    // (x − min) / ((max − min) / 255) = 255 · (x − min) / (max − min): a quotient of two exact values.
+    BigDecimal low = new BigDecimal(min);
+    BigDecimal numerator = new BigDecimal(x).subtract(low).multiply(BigDecimal.valueOf(255));
+    int floor = numerator.divide(new BigDecimal(max).subtract(low), 0, RoundingMode.FLOOR).intValueExact();
+    return Math.max(-128, Math.min(127, floor - 128));
+  }
+
+  private record Ref(int ordinal, long score) {}
+
+  private static List<Ref> ranked(long[] scores, int[] idOrder) {
+    List<Ref> refs = new ArrayList<>();
+    for (int i = 0; i < scores.length; i++) {
+      refs.add(new Ref(i, scores[i]));
+    }
+    refs.sort(Comparator.comparingLong((Ref r) -> -r.score()).thenComparingInt(r -> idOrder[r.ordinal()]));
+    return refs;
+  }
+
+  private static void assertHitsEqual(List<DenseHit> hits, List<Ref> reference, String what) {
+    List<Ref> top = reference.subList(0, hits.size());
+    assertThat(hits).extracting(DenseHit::ordinal).as(what).isEqualTo(top.stream().map(Ref::ordinal).toList());
+    assertThat(hits).extracting(DenseHit::score).as(what).isEqualTo(top.stream().map(r -> (float) r.score()).toList());
   }
 
   @Test
-  void rescoringReordersTheQuantizedShortlistByFloatScores() {
-    float[] docs = random(5, N * DIM);
-    int[] idOrder = new int[N];
-    for (int i = 0; i < N; i++) {
-      idOrder[i] = i;
+  void int8CodesScoresAndClippingEqualTheReferenceForEverySimilarityAndTruncation() {
+    float[] docs = corpus(1);
+    Random random = new Random(2);
+    int[] idOrder = IntStream.range(0, N).map(i -> (i * 7) % N).toArray();
+    DenseSearcher searcher = new DenseSearcher(docs, DIM, idOrder);
+    for (VectorSimilarity similarity : VectorSimilarity.values()) {
+      for (int truncate : new int[] {0, 20, 9}) {
+        int dims = truncate == 0 ? DIM : truncate;
+        String what = similarity + " d" + dims;
+        float[][] prepared = new float[N][];
+        for (int i = 0; i < N; i++) {
+          prepared[i] = prepared(docs, i * DIM, dims, similarity);
+        }
+        Ranges ranges = ranges(prepared, dims);
+        Int8Calibration calibration = searcher.int8Calibration(similarity, truncate);
+        assertThat(calibration.min()).as(what).containsExactly(ranges.min());
+        assertThat(calibration.max()).as(what).containsExactly(ranges.max());
+        assertThat(calibration.constantDimensions()).as(what).isEqualTo(1);
+
+        Int8Quantizer quantizer = searcher.int8(similarity, truncate);
+        float[] flat = new float[N * dims];
+        for (int i = 0; i < N; i++) {
+          System.arraycopy(prepared[i], 0, flat, i * dims, dims);
+        }
+        byte[] codes = quantizer.encode(flat);
+        for (int i = 0; i < N; i++) {
+          for (int d = 0; d < dims; d++) {
+            assertThat((int) codes[i * dims + d]).as("%s doc %d dim %d", what, i, d)
+                .isEqualTo(referenceCode(prepared[i][d], ranges.min()[d], ranges.max()[d]));
+          }
+        }
+
+        float[] query = gaussian(random, DIM);
+        query[0] = 50f; // far above every corpus value: clipped for dot (and usually for cosine)
+        float[] q = prepared(query, 0, dims, similarity);
+        int[] queryCodes = new int[dims];
+        int clipped = 0;
+        for (int d = 0; d < dims; d++) {
+          queryCodes[d] = referenceCode(q[d], ranges.min()[d], ranges.max()[d]);
+          clipped += q[d] < ranges.min()[d] || q[d] > ranges.max()[d] ? 1 : 0;
+        }
+        long[] scores = new long[N];
+        for (int i = 0; i < N; i++) {
+          for (int d = 0; d < dims; d++) {
+            scores[i] += (long) queryCodes[d] * referenceCode(prepared[i][d], ranges.min()[d], ranges.max()[d]);
+          }
+        }
+        DenseSearchResult result =
+            searcher.search(query, new DenseSearchOptions(similarity, truncate, Quantization.INT8, false, 0), 40, Cancellation.NEVER);
+        assertHitsEqual(result.hits(), ranked(scores, idOrder), what);
+        assertThat(result.clippedQueryValues()).as(what).isEqualTo(clipped).isPositive();
+        assertThat(result.queryValues()).isEqualTo(dims);
+        assertThat(result.bytesPerVector()).isEqualTo(dims);
+      }
     }
-    ExactDenseSearcher searcher = new ExactDenseSearcher(docs, DIM, idOrder);
-    float[] query = random(6, DIM);
-    var shortlist = searcher.search(query, new DenseSearchOptions(VectorSimilarity.COSINE, 16, Quantization.BINARY, false, 50), 50, Cancellation.NEVER);
-    var rescored = searcher.search(query, new DenseSearchOptions(VectorSimilarity.COSINE, 16, Quantization.BINARY, true, 50), 10, Cancellation.NEVER);
-    List<Integer> candidates = shortlist.hits().stream().map(DenseHit::ordinal).toList();
-    var exact = searcher.rescore(query, candidates.stream().mapToInt(Integer::intValue).toArray(), VectorSimilarity.COSINE, 16);
-    assertThat(rescored.hits()).isEqualTo(exact.subList(0, 10));
-    assertThat(rescored.hits()).allSatisfy(h -> assertThat(candidates).contains(h.ordinal()));
+  }
+
+  @Test
+  void binaryCodesAndHammingScoresEqualTheReferenceForEverySimilarityAndTruncation() {
+    float[] docs = corpus(3);
+    Random random = new Random(4);
+    int[] idOrder = IntStream.range(0, N).map(i -> N - 1 - i).toArray();
+    DenseSearcher searcher = new DenseSearcher(docs, DIM, idOrder);
+    for (VectorSimilarity similarity : VectorSimilarity.values()) {
+      for (int truncate : new int[] {0, 20, 9}) {
+        int dims = truncate == 0 ? DIM : truncate;
+        float[] query = gaussian(random, DIM);
+        float[] q = prepared(query, 0, dims, similarity);
+        long[] scores = new long[N];
+        for (int i = 0; i < N; i++) {
+          float[] doc = prepared(docs, i * DIM, dims, similarity);
+          for (int d = 0; d < dims; d++) {
+            scores[i] += (q[d] > 0) == (doc[d] > 0) ? 1 : 0;
+          }
+        }
+        DenseSearchResult result =
+            searcher.search(query, new DenseSearchOptions(similarity, truncate, Quantization.BINARY, false, 0), 60, Cancellation.NEVER);
+        assertHitsEqual(result.hits(), ranked(scores, idOrder), similarity + " d" + dims);
+        assertThat(result.bytesPerVector()).isEqualTo((dims + 7) / 8);
+      }
+    }
+  }
+
+  @Test
+  void binaryCodesPackOneSignBitPerDimensionLowBitFirst() {
+    int dims = 70;
+    float[] vector = new float[dims];
+    vector[0] = 1f;
+    vector[1] = -1f;
+    vector[2] = -0f;
+    vector[3] = 0f;
+    vector[63] = 1e-30f;
+    vector[64] = 2f;
+    vector[69] = 3f;
+    long[] bits = BinaryQuantizer.encode(vector, dims);
+    assertThat(bits).containsExactly(1L | (1L << 63), 1L | (1L << 5));
+    assertThat(BinaryQuantizer.similarity(bits, bits, 0, dims)).isEqualTo(dims);
+    assertThat(BinaryQuantizer.similarity(bits, new long[2], 0, dims)).isEqualTo(dims - 4);
+  }
+
+  @Test
+  void theSimdInt8KernelEqualsTheScalarDotProductIncludingExtremeCodes() {
+    Random random = new Random(6);
+    for (int length = 0; length <= 100; length++) {
+      byte[] query = new byte[length];
+      byte[] docs = new byte[length + 5];
+      random.nextBytes(query);
+      random.nextBytes(docs);
+      var widened = new Int8Quantizer.QueryCodes(query, 0).widened();
+      assertThat(Int8Quantizer.dot(widened, docs, 3)).as("length %d", length)
+          .isEqualTo(Int8Quantizer.dot(query, docs, 3));
+    }
+    byte[] lowest = new byte[4096];
+    Arrays.fill(lowest, (byte) -128);
+    byte[] highest = new byte[4096];
+    Arrays.fill(highest, (byte) 127);
+    var lowestQuery = new Int8Quantizer.QueryCodes(lowest, 0).widened();
+    assertThat(Int8Quantizer.dot(lowestQuery, lowest, 0)).isEqualTo(4096 * 16384);
+    assertThat(Int8Quantizer.dot(lowestQuery, highest, 0)).isEqualTo(4096 * -16256);
+  }
+
+  @Test
+  void aConstantDimensionCodesEveryValueAsTheLowestCodeAndCountsOtherQueryValuesAsClipped() {
+    Int8Quantizer quantizer = Int8Quantizer.calibrate(new float[] {0.25f, -1f, 0.25f, 1f}, 2);
+    assertThat(quantizer.code(0.25f, 0)).isEqualTo((byte) -128);
+    assertThat(quantizer.code(-1f, 1)).isEqualTo((byte) -128);
+    assertThat(quantizer.code(1f, 1)).isEqualTo((byte) 127);
+    var query = quantizer.encodeQuery(new float[] {0.3f, 2f});
+    assertThat(query.codes()).containsExactly((byte) -128, (byte) 127);
+    assertThat(query.clipped()).isEqualTo(2);
+    assertThat(quantizer.encodeQuery(new float[] {0.25f, 0f}).clipped()).isZero();
+  }
+
+  @Test
+  void aCalibrationSurvivesWritingAndReadingExactly() {
+    Int8Calibration calibration =
+        new Int8Calibration(new float[] {-0f, 1.4e-45f, -3.4028235e38f, 0.1f}, new float[] {0f, 1e-3f, 3.4028235e38f, 0.1f});
+    Path file = dir.resolve("int8-cosine-4.calibration");
+    calibration.write(file);
+    Int8Calibration read = Int8Calibration.read(file);
+    assertThat(read).isEqualTo(calibration);
+    assertThat(read.min()[0]).isEqualTo(-0f);
+    assertThat(read.constantDimensions()).isEqualTo(2);
+    assertThat(Int8Quantizer.of(read).code(0.1f, 3)).isEqualTo((byte) -128);
+  }
+
+  @Test
+  void bytesPerVectorAreFourPerFloatOnePerInt8CodeAndOnePerEightBits() {
+    assertThat(DenseSearchOptions.bytesPerVector(Quantization.NONE, 384)).isEqualTo(1536);
+    assertThat(DenseSearchOptions.bytesPerVector(Quantization.INT8, 384)).isEqualTo(384);
+    assertThat(DenseSearchOptions.bytesPerVector(Quantization.BINARY, 384)).isEqualTo(48);
+    assertThat(DenseSearchOptions.bytesPerVector(Quantization.BINARY, 65)).isEqualTo(9);
   }
 }

@@ -1,0 +1,522 @@
+package dev.tenbin.index.dense;
+
+import dev.tenbin.core.Cancellation;
+import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.index.quantize.BinaryQuantizer;
+import dev.tenbin.index.quantize.Int8Calibration;
+import dev.tenbin.index.quantize.Int8Quantizer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntFunction;
+import java.util.stream.IntStream;
+
+/**
+ * Top-k dense search over one committed snapshot of float vectors, in every efficiency variant
+ * derived from that one float encode: cosine or dot, truncated to leading dimensions or not, scanned
+ * in float, int8 or binary, optionally re-scored in float, or proposed by an HNSW graph.
+ *
+ * <h2>Scores</h2>
+ *
+ * <ul>
+ *   <li><b>Truncation</b> keeps the first d dimensions of documents and query (Matryoshka). For
+ *       cosine the truncated vectors are re-normalised.
+ *   <li><b>Cosine</b> is the dot product of unit vectors. Each stored vector (after truncation) and
+ *       each query is normalised once in FP32: the norm is accumulated in double, rounded to float,
+ *       and every value divided by it in float. A zero vector stays zero and scores 0.
+ *   <li><b>Float</b> scores are FP32 dot products from {@link DotProduct}: FMA in SIMD lanes, then a
+ *       fixed reduction order, so a score does not depend on the JIT, the thread count or whether
+ *       the query came alone or in a batch. They differ from a double-precision reference by
+ *       rounding only (a relative 1e-6 or so for hundreds of dimensions), so two documents whose
+ *       exact scores are that close may swap places against the reference; identical vectors
+ *       always get bit-identical scores and are ordered by id.
+ *   <li><b>int8</b> ({@link Int8Quantizer}) scans codes of the vectors the float variant scores
+ *       (truncated, and for cosine normalised), calibrated per (similarity, truncation) on the
+ *       corpus only; the score is the int dot product of the query's and the document's codes,
+ *       returned as a float. The query values outside the corpus ranges are clipped and counted.
+ *   <li><b>Binary</b> ({@link BinaryQuantizer}) scans sign bits of the same vectors; the score is
+ *       the Hamming similarity dims − hamming distance, an integer returned as a float.
+ *   <li><b>Rescore</b> takes the quantized top max(k, rescoreDepth) and returns its best k by float
+ *       score (the scores are then those of the float variant).
+ *   <li><b>Approximate</b> asks Lucene's HNSW graph over the float variant's vectors for
+ *       max(k, rescoreDepth) candidates and returns their best k by exact float score; the recall
+ *       of that top-k against the exact float top-k is reported. The quantization is ignored.
+ * </ul>
+ *
+ * <h2>Order and determinism</h2>
+ *
+ * Hits come in ranking order: score descending, then document id ascending, through {@code idOrder}
+ * (ordinal → position of the document's id in ascending {@link String#compareTo} order; among
+ * equal scores the smaller position ranks first). The scan is split into blocks of 4,096 documents
+ * on the common fork-join pool (or the pool the caller runs in); each document's score depends on
+ * nothing else and the order is total, so results are identical whatever the number of threads.
+ *
+ * <h2>Lifecycle</h2>
+ *
+ * Built over a snapshot ({@link DenseVectorStore#snapshot()}); build a new searcher after a commit.
+ * The prepared vectors, codes and graph of a variant are built on its first use and kept (the int8
+ * calibration with them, see {@link #int8Calibration}). Thread-safe.
+ */
+public sealed class DenseSearcher permits ExactDenseSearcher {
+  /** Documents per parallel scan task. */
+  static final int SCAN_BLOCK = 4096;
+
+  /** Bytes of stored vectors scored against every query of a batch before moving on (L2-sized). */
+  private static final int CACHE_BLOCK_BYTES = 128 * 1024;
+
+  /** Score buffer of one batch chunk, in floats (64 MiB); a batch is scanned chunk by chunk. */
+  private static final long BATCH_SCORE_FLOATS = 16L << 20;
+
+  private final float[] vectors;
+  private final int dimension;
+  private final int size;
+  private final int[] idOrder;
+  private final TopK topK;
+  private final ConcurrentHashMap<VariantKey, Variant> variants = new ConcurrentHashMap<>();
+
+  /**
+   * @param vectors committed vectors, row-major, {@code dimension} floats each (not copied: do not
+   *     modify)
+   * @param idOrder ordinal → position of the document's id in ascending id order
+   */
+  public DenseSearcher(float[] vectors, int dimension, int[] idOrder) {
+    if (dimension < 1 || vectors.length % dimension != 0) {
+      throw new IllegalArgumentException(
+          vectors.length + " values are not whole vectors of " + dimension + " dimensions");
+    }
+    if (idOrder.length != vectors.length / dimension) {
+      throw new IllegalArgumentException(
+          "idOrder has " + idOrder.length + " entries for " + vectors.length / dimension + " vectors");
+    }
+    this.vectors = vectors;
+    this.dimension = dimension;
+    this.size = vectors.length / dimension;
+    this.idOrder = idOrder;
+    this.topK = new TopK(idOrder);
+  }
+
+  /** Documents searched. */
+  public int size() {
+    return size;
+  }
+
+  public int dimension() {
+    return dimension;
+  }
+
+  /** One query's top {@code k} in the variant {@code options} names. */
+  public DenseSearchResult search(float[] query, DenseSearchOptions options, int k, Cancellation cancellation) {
+    return searchAll(List.of(query), i -> "queries.dense", options, k, cancellation).get(0);
+  }
+
+  /**
+   * The top {@code k} of many queries, identical to calling {@link #search} for each. The float
+   * scan reads each block of stored vectors once for four queries and keeps blocks cache-resident
+   * across the batch, so it runs several times faster per query than one query at a time.
+   */
+  public List<DenseSearchResult> searchBatch(
+      List<float[]> queries, DenseSearchOptions options, int k, Cancellation cancellation) {
+    return searchAll(queries, i -> "queries[" + i + "].dense", options, k, cancellation);
+  }
+
+  /** The exact float top {@code k} (the base variant). */
+  public List<DenseHit> search(
+      float[] query, VectorSimilarity similarity, int truncateDimensions, int k, Cancellation cancellation) {
+    return search(query, new DenseSearchOptions(similarity, truncateDimensions, Quantization.NONE, false, 0), k, cancellation)
+        .hits();
+  }
+
+  /**
+   * Scores a fixed candidate set (any retrieval model as a reranker) and returns all of it in
+   * ranking order. Each candidate gets the score the variant's scan would give it: float, or with
+   * {@code rescore} float too; int8 code dot product; Hamming similarity. {@code approximate} and
+   * {@code rescoreDepth} do not apply. A candidate listed twice is scored once.
+   *
+   * @throws IllegalArgumentException when an ordinal is not one of this snapshot's
+   */
+  public DenseSearchResult rescore(
+      float[] query, int[] candidateOrdinals, DenseSearchOptions options, Cancellation cancellation) {
+    int dims = resolveDimensions(options.truncateDimensions());
+    Variant variant = variant(options.similarity(), dims);
+    PreparedQuery q = prepare(query, "queries.dense", options.similarity(), dims);
+    Quantization scoring = options.rescore() ? Quantization.NONE : options.quantization();
+    int[] candidates = distinct(candidateOrdinals);
+    List<DenseHit> hits = new ArrayList<>(candidates.length);
+    int clipped = 0;
+    switch (scoring) {
+      case NONE -> {
+        float[] docs = variant.floats();
+        for (int i = 0; i < candidates.length; i++) {
+          if ((i & 1023) == 0) {
+            cancellation.throwIfCancelled();
+          }
+          hits.add(TopK.hit(candidates[i], DotProduct.dot(q.floats(), docs, candidates[i] * dims, dims)));
+        }
+      }
+      case INT8 -> {
+        Int8Quantizer.QueryCodes codes = variant.quantizer().encodeQuery(q.floats());
+        clipped = codes.clipped();
+        short[] widened = codes.widened();
+        byte[] docs = variant.int8Codes();
+        for (int ordinal : candidates) {
+          hits.add(TopK.hit(ordinal, Int8Quantizer.dot(widened, docs, ordinal * dims)));
+        }
+      }
+      case BINARY -> {
+        long[] bits = BinaryQuantizer.encode(q.floats(), dims);
+        long[] docs = variant.bits();
+        for (int ordinal : candidates) {
+          hits.add(TopK.hit(ordinal, BinaryQuantizer.similarity(bits, docs, ordinal * bits.length, dims)));
+        }
+      }
+    }
+    hits.sort(topK.ranking());
+    return new DenseSearchResult(hits, clipped, dims, DenseSearchOptions.bytesPerVector(options.quantization(), dims));
+  }
+
+  /** Float scores of a fixed candidate set, in ranking order. */
+  public List<DenseHit> rescore(float[] query, int[] ordinals, VectorSimilarity similarity, int truncateDimensions) {
+    return rescore(
+            query, ordinals, new DenseSearchOptions(similarity, truncateDimensions, Quantization.NONE, false, 0), Cancellation.NEVER)
+        .hits();
+  }
+
+  /**
+   * The int8 quantizer of a (similarity, truncation) variant, calibrated on this snapshot's
+   * vectors on first use. Over an empty snapshot every range is [0, 0].
+   */
+  public Int8Quantizer int8(VectorSimilarity similarity, int truncateDimensions) {
+    return variant(similarity, resolveDimensions(truncateDimensions)).quantizer();
+  }
+
+  /** The corpus ranges the int8 variant of (similarity, truncation) quantizes with. */
+  public Int8Calibration int8Calibration(VectorSimilarity similarity, int truncateDimensions) {
+    return int8(similarity, truncateDimensions).calibration();
+  }
+
+  private List<DenseSearchResult> searchAll(
+      List<float[]> queries,
+      IntFunction<String> field,
+      DenseSearchOptions options,
+      int k,
+      Cancellation cancellation) {
+    if (k < 0) {
+      throw new InvalidInputException("top_k", "top_k must not be negative, got " + k);
+    }
+    int dims = resolveDimensions(options.truncateDimensions());
+    PreparedQuery[] prepared = new PreparedQuery[queries.size()];
+    for (int i = 0; i < prepared.length; i++) {
+      prepared[i] = prepare(queries.get(i), field.apply(i), options.similarity(), dims);
+    }
+    if (options.approximate()) {
+      List<DenseSearchResult> results = new ArrayList<>(prepared.length);
+      for (PreparedQuery q : prepared) {
+        results.add(approximate(q, options, dims, k, cancellation));
+      }
+      return results;
+    }
+    Variant variant = variant(options.similarity(), dims);
+    long bytesPerVector = DenseSearchOptions.bytesPerVector(options.quantization(), dims);
+    int depth = options.rescore() && options.quantization() != Quantization.NONE ? Math.max(k, options.rescoreDepth()) : k;
+    int chunk = (int) Math.max(1, Math.min(prepared.length, BATCH_SCORE_FLOATS / Math.max(1, size)));
+    List<DenseSearchResult> results = new ArrayList<>(prepared.length);
+    for (int from = 0; from < prepared.length; from += chunk) {
+      PreparedQuery[] part = Arrays.copyOfRange(prepared, from, Math.min(prepared.length, from + chunk));
+      ScanQueries scan = ScanQueries.of(part, options.quantization(), variant);
+      float[][] scores = new float[part.length][size];
+      scan(scan, scores, dims, cancellation);
+      DenseSearchResult[] done = new DenseSearchResult[part.length];
+      IntStream each = IntStream.range(0, part.length);
+      (part.length > 1 ? each.parallel() : each)
+          .forEach(
+              i -> {
+                List<DenseHit> hits = topK.select(scores[i], depth);
+                if (depth != k) {
+                  hits = floatRescore(part[i], hits, variant, dims, k);
+                }
+                done[i] = new DenseSearchResult(hits, scan.clipped()[i], dims, bytesPerVector);
+              });
+      results.addAll(Arrays.asList(done));
+    }
+    return results;
+  }
+
+  /** The shortlist re-scored in float, best {@code k} first. */
+  private List<DenseHit> floatRescore(PreparedQuery q, List<DenseHit> shortlist, Variant variant, int dims, int k) {
+    float[] docs = variant.floats();
+    List<DenseHit> hits = new ArrayList<>(shortlist.size());
+    for (DenseHit hit : shortlist) {
+      hits.add(TopK.hit(hit.ordinal(), DotProduct.dot(q.floats(), docs, hit.ordinal() * dims, dims)));
+    }
+    return topK.sortAndCut(hits, k);
+  }
+
+  /** HNSW candidates re-scored exactly; recall measured against the exact float top-k. */
+  private DenseSearchResult approximate(
+      PreparedQuery q, DenseSearchOptions options, int dims, int k, Cancellation cancellation) {
+    long bytesPerVector = DenseSearchOptions.bytesPerVector(Quantization.NONE, dims);
+    if (size == 0 || k == 0) {
+      return new DenseSearchResult(List.of(), 0, dims, bytesPerVector, 1.0);
+    }
+    Variant variant = variant(options.similarity(), dims);
+    cancellation.throwIfCancelled();
+    int[] candidates = variant.graph().search(q.floats(), Math.max(k, options.rescoreDepth()));
+    List<DenseHit> proposed = new ArrayList<>(candidates.length);
+    for (int ordinal : candidates) {
+      proposed.add(new DenseHit(ordinal, 0));
+    }
+    List<DenseHit> hits = floatRescore(q, proposed, variant, dims, k);
+    float[][] scores = new float[1][size];
+    scan(ScanQueries.of(new PreparedQuery[] {q}, Quantization.NONE, variant), scores, dims, cancellation);
+    List<DenseHit> exact = topK.select(scores[0], k);
+    Set<Integer> truth = new HashSet<>();
+    exact.forEach(hit -> truth.add(hit.ordinal()));
+    long found = hits.stream().filter(hit -> truth.contains(hit.ordinal())).count();
+    return new DenseSearchResult(hits, 0, dims, bytesPerVector, (double) found / exact.size());
+  }
+
+  /**
+   * Scores every document for every query into {@code scores[query][ordinal]}: blocks of
+   * {@link #SCAN_BLOCK} documents in parallel; inside a block, cache-sized runs of documents are
+   * scored against all queries (four at a time in float) before the next run is read.
+   */
+  private void scan(ScanQueries queries, float[][] scores, int dims, Cancellation cancellation) {
+    int blocks = (size + SCAN_BLOCK - 1) / SCAN_BLOCK;
+    int bytesPerDoc = (int) Math.max(1, queries.quantization() == Quantization.NONE ? 4L * dims : dims);
+    int run = Math.max(1, CACHE_BLOCK_BYTES / bytesPerDoc);
+    IntStream stream = IntStream.range(0, blocks);
+    (blocks > 1 ? stream.parallel() : stream)
+        .forEach(
+            b -> {
+              cancellation.throwIfCancelled();
+              int end = Math.min(size, (b + 1) * SCAN_BLOCK);
+              for (int from = b * SCAN_BLOCK; from < end; from += run) {
+                queries.score(scores, from, Math.min(end, from + run), dims);
+              }
+            });
+  }
+
+  /** The queries of one scan in the form its kernel reads, and the stored side it reads them against. */
+  private record ScanQueries(
+      Quantization quantization,
+      PreparedQuery[] queries,
+      short[][] int8,
+      long[][] bits,
+      int[] clipped,
+      float[] floatDocs,
+      byte[] int8Docs,
+      long[] bitDocs) {
+    static ScanQueries of(PreparedQuery[] queries, Quantization quantization, Variant variant) {
+      int[] clipped = new int[queries.length];
+      return switch (quantization) {
+        case NONE -> new ScanQueries(quantization, queries, null, null, clipped, variant.floats(), null, null);
+        case INT8 -> {
+          short[][] int8 = new short[queries.length][];
+          Int8Quantizer quantizer = variant.quantizer();
+          for (int i = 0; i < queries.length; i++) {
+            Int8Quantizer.QueryCodes codes = quantizer.encodeQuery(queries[i].floats());
+            int8[i] = codes.widened();
+            clipped[i] = codes.clipped();
+          }
+          yield new ScanQueries(quantization, queries, int8, null, clipped, null, variant.int8Codes(), null);
+        }
+        case BINARY -> {
+          long[][] bits = new long[queries.length][];
+          for (int i = 0; i < queries.length; i++) {
+            bits[i] = BinaryQuantizer.encode(queries[i].floats(), queries[i].floats().length);
+          }
+          yield new ScanQueries(quantization, queries, null, bits, clipped, null, null, variant.bits());
+        }
+      };
+    }
+
+    /** Scores documents [from, to) for every query. */
+    void score(float[][] scores, int from, int to, int dims) {
+      switch (quantization) {
+        case NONE -> {
+          float[] docs = floatDocs;
+          float[] four = new float[4];
+          int q = 0;
+          for (; q + 4 <= queries.length; q += 4) {
+            float[] q0 = queries[q].floats();
+            float[] q1 = queries[q + 1].floats();
+            float[] q2 = queries[q + 2].floats();
+            float[] q3 = queries[q + 3].floats();
+            for (int d = from; d < to; d++) {
+              DotProduct.dot4(q0, q1, q2, q3, docs, d * dims, dims, four, 0);
+              scores[q][d] = four[0];
+              scores[q + 1][d] = four[1];
+              scores[q + 2][d] = four[2];
+              scores[q + 3][d] = four[3];
+            }
+          }
+          for (; q < queries.length; q++) {
+            float[] query = queries[q].floats();
+            float[] out = scores[q];
+            for (int d = from; d < to; d++) {
+              out[d] = DotProduct.dot(query, docs, d * dims, dims);
+            }
+          }
+        }
+        case INT8 -> {
+          byte[] docs = int8Docs;
+          for (int q = 0; q < queries.length; q++) {
+            short[] query = int8[q];
+            float[] out = scores[q];
+            for (int d = from; d < to; d++) {
+              out[d] = Int8Quantizer.dot(query, docs, d * dims);
+            }
+          }
+        }
+        case BINARY -> {
+          long[] docs = bitDocs;
+          int words = BinaryQuantizer.words(dims);
+          for (int q = 0; q < queries.length; q++) {
+            long[] query = bits[q];
+            float[] out = scores[q];
+            for (int d = from; d < to; d++) {
+              out[d] = BinaryQuantizer.similarity(query, docs, d * words, dims);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /** A query truncated and, for cosine, normalised: the float variant's view of it. */
+  private record PreparedQuery(float[] floats) {}
+
+  private PreparedQuery prepare(float[] query, String field, VectorSimilarity similarity, int dims) {
+    if (query == null) {
+      throw new InvalidInputException(field, "a dense query vector is required");
+    }
+    if (query.length != dimension && query.length != dims) {
+      throw new InvalidInputException(
+          field,
+          "query vector has " + query.length + " dimensions; the collection stores " + dimension
+              + (dims != dimension ? " (or give the " + dims + " kept by truncation)" : ""));
+    }
+    for (int i = 0; i < dims; i++) {
+      if (!Float.isFinite(query[i])) {
+        throw new InvalidInputException(field, "query vector holds a NaN or infinite value at dimension " + i);
+      }
+    }
+    float[] q = Arrays.copyOf(query, dims);
+    if (similarity == VectorSimilarity.COSINE) {
+      normalize(q, 0, dims);
+    }
+    return new PreparedQuery(q);
+  }
+
+  private int resolveDimensions(int truncate) {
+    if (truncate < 0 || truncate > dimension) {
+      throw new InvalidInputException(
+          "dense.truncate_dimensions", "truncate_dimensions must be within 0.." + dimension + ", got " + truncate);
+    }
+    return truncate == 0 ? dimension : truncate;
+  }
+
+  private int[] distinct(int[] ordinals) {
+    Set<Integer> seen = new HashSet<>();
+    int[] out = new int[ordinals.length];
+    int n = 0;
+    for (int ordinal : ordinals) {
+      if (ordinal < 0 || ordinal >= size) {
+        throw new IllegalArgumentException("ordinal " + ordinal + " is not within 0.." + (size - 1));
+      }
+      if (seen.add(ordinal)) {
+        out[n++] = ordinal;
+      }
+    }
+    return Arrays.copyOf(out, n);
+  }
+
+  private Variant variant(VectorSimilarity similarity, int dims) {
+    return variants.computeIfAbsent(new VariantKey(similarity, dims), key -> new Variant(key));
+  }
+
+  /** Normalises {@code values[offset, offset + length)} in FP32; a zero vector stays zero. */
+  static void normalize(float[] values, int offset, int length) {
+    double sum = 0;
+    for (int i = offset; i < offset + length; i++) {
+      sum += (double) values[i] * values[i];
+    }
+    float norm = (float) Math.sqrt(sum);
+    if (norm > 0) {
+      for (int i = offset; i < offset + length; i++) {
+        values[i] /= norm;
+      }
+    }
+  }
+
+  private record VariantKey(VectorSimilarity similarity, int dims) {}
+
+  /** What one (similarity, truncation) needs, each part built on first use and then kept. */
+  private final class Variant {
+    private final VectorSimilarity similarity;
+    private final int dims;
+    private float[] floats;
+    private Int8Quantizer quantizer;
+    private byte[] int8Codes;
+    private long[] bits;
+    private HnswGraph graph;
+
+    Variant(VariantKey key) {
+      this.similarity = key.similarity();
+      this.dims = key.dims();
+    }
+
+    /** The vectors the float variant scores: truncated, and for cosine normalised. */
+    synchronized float[] floats() {
+      if (floats == null) {
+        if (similarity == VectorSimilarity.DOT && dims == dimension) {
+          floats = vectors;
+        } else {
+          float[] out = new float[size * dims];
+          for (int d = 0; d < size; d++) {
+            System.arraycopy(vectors, d * dimension, out, d * dims, dims);
+            if (similarity == VectorSimilarity.COSINE) {
+              normalize(out, d * dims, dims);
+            }
+          }
+          floats = out;
+        }
+      }
+      return floats;
+    }
+
+    synchronized Int8Quantizer quantizer() {
+      if (quantizer == null) {
+        quantizer =
+            size == 0
+                ? Int8Quantizer.of(new Int8Calibration(new float[dims], new float[dims]))
+                : Int8Quantizer.calibrate(floats(), dims);
+      }
+      return quantizer;
+    }
+
+    synchronized byte[] int8Codes() {
+      if (int8Codes == null) {
+        int8Codes = quantizer().encode(floats());
+      }
+      return int8Codes;
+    }
+
+    synchronized long[] bits() {
+      if (bits == null) {
+        bits = BinaryQuantizer.encode(floats(), dims);
+      }
+      return bits;
+    }
+
+    synchronized HnswGraph graph() {
+      if (graph == null) {
+        graph = new HnswGraph(floats(), dims, similarity);
+      }
+      return graph;
+    }
+  }
+}

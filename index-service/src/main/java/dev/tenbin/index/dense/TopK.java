@@ -1,0 +1,122 @@
+package dev.tenbin.index.dense;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * The ranking order of dense hits, score descending then doc id ascending (through {@code idOrder},
+ * ordinal → position of its id in ascending id order), and a top-k selection in that order.
+ *
+ * <p>The order is total, so the selected set and its order are unique: they cannot depend on how
+ * the scan was split across threads or in which order scores arrived.
+ */
+final class TopK {
+  private final int[] idOrder;
+  private final Comparator<DenseHit> ranking;
+
+  TopK(int[] idOrder) {
+    this.idOrder = idOrder;
+    this.ranking = (a, b) -> compare(b.score(), b.ordinal(), a.score(), a.ordinal());
+  }
+
+  /** Best first: higher score, then smaller id. */
+  Comparator<DenseHit> ranking() {
+    return ranking;
+  }
+
+  /**
+   * Positive when (scoreA, ordinalA) ranks above (scoreB, ordinalB). Scores compare numerically, so
+   * 0 and −0 tie (and are broken by id); a NaN, which validated finite inputs only give through
+   * overflow, ranks above every number, as in {@link Float#compare}.
+   */
+  private int compare(float scoreA, int ordinalA, float scoreB, int ordinalB) {
+    if (scoreA != scoreB) {
+      int byScore = Float.compare(scoreA, scoreB);
+      if (byScore != 0) {
+        return byScore;
+      }
+    }
+    return Integer.compare(idOrder[ordinalB], idOrder[ordinalA]);
+  }
+
+  /** A hit as returned: −0 becomes 0, so equal scores also look equal downstream. */
+  static DenseHit hit(int ordinal, float score) {
+    return new DenseHit(ordinal, score + 0.0f);
+  }
+
+  /** The best {@code k} of {@code scores} (indexed by ordinal), best first. */
+  List<DenseHit> select(float[] scores, int k) {
+    int n = Math.min(k, scores.length);
+    if (n <= 0) {
+      return List.of();
+    }
+    // A min-heap (weakest hit at the root) of ordinals, allocation-free while scanning.
+    int[] heap = new int[n];
+    int filled = 0;
+    for (int d = 0; d < scores.length; d++) {
+      float score = scores[d];
+      if (filled < n) {
+        heap[filled] = d;
+        siftUp(heap, filled++, scores);
+        continue;
+      }
+      float weakest = scores[heap[0]];
+      if (score < weakest) {
+        continue; // the common case, decided on the score alone
+      }
+      if (compare(score, d, weakest, heap[0]) > 0) {
+        heap[0] = d;
+        siftDown(heap, n, scores);
+      }
+    }
+    List<DenseHit> hits = new ArrayList<>(n);
+    for (int ordinal : heap) {
+      hits.add(hit(ordinal, scores[ordinal]));
+    }
+    hits.sort(ranking);
+    return hits;
+  }
+
+  /** Hits sorted into ranking order, best first (in place), returning the best {@code k}. */
+  List<DenseHit> sortAndCut(List<DenseHit> hits, int k) {
+    hits.sort(ranking);
+    return hits.size() > k ? new ArrayList<>(hits.subList(0, k)) : hits;
+  }
+
+  private void siftUp(int[] heap, int at, float[] scores) {
+    int child = heap[at];
+    while (at > 0) {
+      int parentAt = (at - 1) >>> 1;
+      int parent = heap[parentAt];
+      if (compare(scores[parent], parent, scores[child], child) <= 0) {
+        break;
+      }
+      heap[at] = parent;
+      at = parentAt;
+    }
+    heap[at] = child;
+  }
+
+  private void siftDown(int[] heap, int size, float[] scores) {
+    int at = 0;
+    int item = heap[0];
+    while (true) {
+      int left = 2 * at + 1;
+      if (left >= size) {
+        break;
+      }
+      int weaker = left;
+      int right = left + 1;
+      if (right < size && compare(scores[heap[right]], heap[right], scores[heap[left]], heap[left]) < 0) {
+        weaker = right;
+      }
+      if (compare(scores[heap[weaker]], heap[weaker], scores[item], item) >= 0) {
+        break;
+      }
+      heap[at] = heap[weaker];
+      at = weaker;
+    }
+    heap[at] = item;
+  }
+}

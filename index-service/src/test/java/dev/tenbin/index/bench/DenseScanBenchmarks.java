@@ -1,0 +1,160 @@
+package dev.tenbin.index.bench;
+
+import dev.tenbin.core.Cancellation;
+import dev.tenbin.index.dense.DenseSearchOptions;
+import dev.tenbin.index.dense.DenseSearcher;
+import dev.tenbin.index.dense.Quantization;
+import dev.tenbin.index.dense.VectorSimilarity;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * The dense scans side by side on one seeded corpus (N × 384, dot, top-100, all cores), plus the
+ * FMA peak they are measured against:
+ *
+ * <ul>
+ *   <li>{@code float|int8|binary}: one query per operation;
+ *   <li>{@code float|int8|binaryBatch}: {@value #BATCH} queries per operation through
+ *       {@link DenseSearcher#searchBatch} (divide by {@value #BATCH} for a query);
+ *   <li>{@code fmaPeak}: 256-bit FMA on in-cache data, 8 independent accumulators per core, on every
+ *       core: {@value #PEAK_FLOP_PER_THREAD} FLOP per thread per operation.
+ * </ul>
+ *
+ * GFLOP/s of a float scan = 2 · N · 384 · queries / time; speed-ups are float time / int8 (binary)
+ * time. Run: {@code ./tenbin jmh DenseScanBenchmarks -f 1 -wi 3 -i 5 -w 1 -r 1}.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "-Xss4m"})
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+public class DenseScanBenchmarks {
+  static final int DIM = 384;
+  static final int BATCH = 64;
+  static final int K = 100;
+  private static final VectorSpecies<Float> SPECIES = FloatVector.SPECIES_256;
+  private static final int PEAK_LENGTH = 1024;
+  private static final int PEAK_ROUNDS = 2_000;
+  static final long PEAK_FLOP_PER_THREAD = 2L * PEAK_LENGTH * PEAK_ROUNDS;
+
+  @Param({"100000"})
+  int documents;
+
+  DenseSearcher searcher;
+  float[] query;
+  List<float[]> batch;
+  float[] peakA;
+  float[] peakB;
+  int threads;
+
+  @Setup
+  public void setup() {
+    Random random = new Random(42);
+    float[] vectors = new float[documents * DIM];
+    for (int i = 0; i < vectors.length; i++) {
+      vectors[i] = (float) random.nextGaussian();
+    }
+    searcher = new DenseSearcher(vectors, DIM, IntStream.range(0, documents).toArray());
+    batch = new ArrayList<>();
+    for (int q = 0; q < BATCH; q++) {
+      float[] v = new float[DIM];
+      for (int i = 0; i < DIM; i++) {
+        v[i] = (float) random.nextGaussian();
+      }
+      batch.add(v);
+    }
+    query = batch.get(0);
+    for (Quantization quantization : Quantization.values()) {
+      searcher.search(query, options(quantization), K, Cancellation.NEVER); // builds codes outside the timing
+    }
+    peakA = new float[PEAK_LENGTH];
+    peakB = new float[PEAK_LENGTH];
+    for (int i = 0; i < PEAK_LENGTH; i++) {
+      peakA[i] = 1e-3f * i;
+      peakB[i] = 1e-3f;
+    }
+    threads = Runtime.getRuntime().availableProcessors();
+  }
+
+  private static DenseSearchOptions options(Quantization quantization) {
+    return new DenseSearchOptions(VectorSimilarity.DOT, 0, quantization, false, 0);
+  }
+
+  @Benchmark
+  public Object float1() {
+    return searcher.search(query, options(Quantization.NONE), K, Cancellation.NEVER);
+  }
+
+  @Benchmark
+  public Object int8() {
+    return searcher.search(query, options(Quantization.INT8), K, Cancellation.NEVER);
+  }
+
+  @Benchmark
+  public Object binary() {
+    return searcher.search(query, options(Quantization.BINARY), K, Cancellation.NEVER);
+  }
+
+  @Benchmark
+  public Object floatBatch() {
+    return searcher.searchBatch(batch, options(Quantization.NONE), K, Cancellation.NEVER);
+  }
+
+  @Benchmark
+  public Object int8Batch() {
+    return searcher.searchBatch(batch, options(Quantization.INT8), K, Cancellation.NEVER);
+  }
+
+  @Benchmark
+  public Object binaryBatch() {
+    return searcher.searchBatch(batch, options(Quantization.BINARY), K, Cancellation.NEVER);
+  }
+
+  @Benchmark
+  public double fmaPeak() {
+    return IntStream.range(0, threads).parallel().mapToDouble(t -> fmaLoop(peakA, peakB)).sum();
+  }
+
+  private static double fmaLoop(float[] a, float[] b) {
+    int step = SPECIES.length();
+    FloatVector a0 = FloatVector.zero(SPECIES);
+    FloatVector a1 = a0;
+    FloatVector a2 = a0;
+    FloatVector a3 = a0;
+    FloatVector a4 = a0;
+    FloatVector a5 = a0;
+    FloatVector a6 = a0;
+    FloatVector a7 = a0;
+    for (int r = 0; r < PEAK_ROUNDS; r++) {
+      for (int i = 0; i < a.length; i += 8 * step) {
+        a0 = FloatVector.fromArray(SPECIES, a, i).fma(FloatVector.fromArray(SPECIES, b, i), a0);
+        a1 = FloatVector.fromArray(SPECIES, a, i + step).fma(FloatVector.fromArray(SPECIES, b, i + step), a1);
+        a2 = FloatVector.fromArray(SPECIES, a, i + 2 * step).fma(FloatVector.fromArray(SPECIES, b, i + 2 * step), a2);
+        a3 = FloatVector.fromArray(SPECIES, a, i + 3 * step).fma(FloatVector.fromArray(SPECIES, b, i + 3 * step), a3);
+        a4 = FloatVector.fromArray(SPECIES, a, i + 4 * step).fma(FloatVector.fromArray(SPECIES, b, i + 4 * step), a4);
+        a5 = FloatVector.fromArray(SPECIES, a, i + 5 * step).fma(FloatVector.fromArray(SPECIES, b, i + 5 * step), a5);
+        a6 = FloatVector.fromArray(SPECIES, a, i + 6 * step).fma(FloatVector.fromArray(SPECIES, b, i + 6 * step), a6);
+        a7 = FloatVector.fromArray(SPECIES, a, i + 7 * step).fma(FloatVector.fromArray(SPECIES, b, i + 7 * step), a7);
+      }
+    }
+    return a0.add(a1).add(a2).add(a3).add(a4).add(a5).add(a6).add(a7).reduceLanes(VectorOperators.ADD);
+  }
+}
