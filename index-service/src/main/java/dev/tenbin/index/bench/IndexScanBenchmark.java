@@ -2,7 +2,7 @@ package dev.tenbin.index.bench;
 
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.index.dense.DenseSearchOptions;
-import dev.tenbin.index.dense.ExactDenseSearcher;
+import dev.tenbin.index.dense.DenseSearcher;
 import dev.tenbin.index.dense.Quantization;
 import dev.tenbin.index.dense.VectorSimilarity;
 import dev.tenbin.index.multivector.MaxSimSearcher;
@@ -58,7 +58,7 @@ public final class IndexScanBenchmark {
       vectors[i] = (float) random.nextGaussian();
     }
     int[] idOrder = IntStream.range(0, documents).toArray();
-    ExactDenseSearcher searcher = new ExactDenseSearcher(vectors, dimension, idOrder);
+    DenseSearcher searcher = new DenseSearcher(vectors, dimension, idOrder);
     List<float[]> qs = new ArrayList<>();
     for (int q = 0; q < queries; q++) {
       float[] query = new float[dimension];
@@ -75,7 +75,7 @@ public final class IndexScanBenchmark {
         documents, dimension, gflops, peakGflops(), floatMs, int8Ms, binaryMs, sparse(random), maxSim(random));
   }
 
-  private static double millisPerQuery(ExactDenseSearcher searcher, List<float[]> queries, Quantization quantization) {
+  private static double millisPerQuery(DenseSearcher searcher, List<float[]> queries, Quantization quantization) {
     DenseSearchOptions options = new DenseSearchOptions(VectorSimilarity.DOT, 0, quantization, false, 100);
     for (int warm = 0; warm < 3; warm++) {
       for (float[] q : queries) {

@@ -4,7 +4,7 @@ import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.index.dense.DenseHit;
 import dev.tenbin.index.dense.DenseVectorStore;
-import dev.tenbin.index.dense.ExactDenseSearcher;
+import dev.tenbin.index.dense.DenseSearcher;
 import dev.tenbin.index.dense.VectorSimilarity;
 import dev.tenbin.index.lexical.Bm25Index;
 import dev.tenbin.index.lexical.LanguageAnalyzers;
@@ -34,7 +34,7 @@ public final class IndexCollection implements Closeable {
   private volatile dev.tenbin.index.multivector.MaxSimSearcher maxSimSearcher;
   private final List<String> idsInOrder;
   private final Set<String> ids;
-  private volatile ExactDenseSearcher denseSearcher;
+  private volatile DenseSearcher denseSearcher;
 
   private IndexCollection(CollectionSpec spec, Path directory, Bm25Index lexical, DenseVectorStore dense) {
     this.spec = spec;
@@ -265,6 +265,22 @@ public final class IndexCollection implements Closeable {
         ranking, result.clippedQueryValues(), result.queryValues(), result.bytesPerVector(), result.approximateRecall());
   }
 
+  /** Dense top {@code k} of several queries in one pass; identical to searching one at a time. */
+  public List<DenseRanking> searchDenseBatch(
+      List<float[]> queries, dev.tenbin.index.dense.DenseSearchOptions options, int k, Cancellation cancellation) {
+    List<DenseRanking> rankings = new ArrayList<>(queries.size());
+    for (var result : denseSearcher().searchBatch(queries, options, k, cancellation)) {
+      List<ScoredHit> ranking = new ArrayList<>();
+      for (DenseHit hit : result.hits()) {
+        ranking.add(new ScoredHit(idsInOrderSnapshot(hit.ordinal()), hit.score()));
+      }
+      rankings.add(
+          new DenseRanking(
+              ranking, result.clippedQueryValues(), result.queryValues(), result.bytesPerVector(), result.approximateRecall()));
+    }
+    return rankings;
+  }
+
   /** BM25 scores of a fixed candidate set, ordered by score descending, then doc id ascending. */
   public List<ScoredHit> rescoreBm25(String queryText, List<String> docIds, String field, Cancellation cancellation) {
     int[] ordinals = ordinals(docIds, field);
@@ -344,12 +360,12 @@ public final class IndexCollection implements Closeable {
     return idsInOrder.get(ordinal);
   }
 
-  private synchronized ExactDenseSearcher denseSearcher() {
+  private synchronized DenseSearcher denseSearcher() {
     if (dense == null) {
       throw new InvalidInputException("family", "collection " + spec.name() + " stores no dense vectors");
     }
     if (denseSearcher == null) {
-      denseSearcher = new ExactDenseSearcher(dense.snapshot(), dense.dimension(), idOrder());
+      denseSearcher = new DenseSearcher(dense.snapshot(), dense.dimension(), idOrder());
     }
     return denseSearcher;
   }

@@ -60,7 +60,7 @@ import java.util.stream.IntStream;
  * The prepared vectors, codes and graph of a variant are built on its first use and kept (the int8
  * calibration with them, see {@link #int8Calibration}). Thread-safe.
  */
-public sealed class DenseSearcher permits ExactDenseSearcher {
+public final class DenseSearcher {
   /** Documents per parallel scan task. */
   static final int SCAN_BLOCK = 4096;
 
@@ -220,7 +220,8 @@ public sealed class DenseSearcher permits ExactDenseSearcher {
     }
     Variant variant = variant(options.similarity(), dims);
     long bytesPerVector = DenseSearchOptions.bytesPerVector(options.quantization(), dims);
-    int depth = options.rescore() && options.quantization() != Quantization.NONE ? Math.max(k, options.rescoreDepth()) : k;
+    boolean floatRescore = options.rescore() && options.quantization() != Quantization.NONE;
+    int depth = floatRescore ? Math.max(k, options.rescoreDepth()) : k;
     int chunk = (int) Math.max(1, Math.min(prepared.length, BATCH_SCORE_FLOATS / Math.max(1, size)));
     List<DenseSearchResult> results = new ArrayList<>(prepared.length);
     for (int from = 0; from < prepared.length; from += chunk) {
@@ -234,7 +235,8 @@ public sealed class DenseSearcher permits ExactDenseSearcher {
           .forEach(
               i -> {
                 List<DenseHit> hits = topK.select(scores[i], depth);
-                if (depth != k) {
+                // Re-ordered in float even when the shortlist is exactly k long (k = depth = 100).
+                if (floatRescore) {
                   hits = floatRescore(part[i], hits, variant, dims, k);
                 }
                 done[i] = new DenseSearchResult(hits, scan.clipped()[i], dims, bytesPerVector);

@@ -219,6 +219,18 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
     Cancellation cancellation = Context.current()::isCancelled;
     long start = System.nanoTime();
     SearchResponse.Builder response = SearchResponse.newBuilder();
+    List<IndexCollection.DenseRanking> denseBatch = null;
+    if (family == Family.FAMILY_DENSE) {
+      // One pass over the corpus serves several queries at once (same results as one at a time).
+      List<float[]> vectors = new ArrayList<>(request.getQueriesCount());
+      for (int i = 0; i < request.getQueriesCount(); i++) {
+        if (!request.getQueries(i).hasDense()) {
+          throw new InvalidInputException("queries[" + i + "].dense", "a dense search needs a dense query vector");
+        }
+        vectors.add(toArray(request.getQueries(i).getDense()));
+      }
+      denseBatch = collection.searchDenseBatch(vectors, denseOptions, request.getTopK(), cancellation);
+    }
     for (int i = 0; i < request.getQueriesCount(); i++) {
       Query query = request.getQueries(i);
       List<ScoredHit> hits;
@@ -241,10 +253,7 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
         }
         hits = collection.searchMaxSim(toTokenVectors(query.getMultiVector()), request.getTopK(), cancellation);
       } else {
-        if (!query.hasDense()) {
-          throw new InvalidInputException("queries[" + i + "].dense", "a dense search needs a dense query vector");
-        }
-        var dense = collection.searchDense(toArray(query.getDense()), denseOptions, request.getTopK(), cancellation);
+        var dense = denseBatch.get(i);
         hits = dense.hits();
         clipped += dense.clippedQueryValues();
         queryValues += dense.queryValues();

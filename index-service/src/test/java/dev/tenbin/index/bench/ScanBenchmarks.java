@@ -3,7 +3,7 @@ package dev.tenbin.index.bench;
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.index.dense.DenseSearchOptions;
 import dev.tenbin.index.dense.DotProduct;
-import dev.tenbin.index.dense.ExactDenseSearcher;
+import dev.tenbin.index.dense.DenseSearcher;
 import dev.tenbin.index.dense.Quantization;
 import dev.tenbin.index.dense.VectorSimilarity;
 import dev.tenbin.index.multivector.MaxSimSearcher;
@@ -44,7 +44,7 @@ public class ScanBenchmarks {
   int documents;
 
   static final int DIM = 384;
-  ExactDenseSearcher searcher;
+  DenseSearcher searcher;
   float[] vectors;
   float[] query;
   ImpactSearcher sparse;
@@ -59,7 +59,7 @@ public class ScanBenchmarks {
     for (int i = 0; i < vectors.length; i++) {
       vectors[i] = (float) random.nextGaussian();
     }
-    searcher = new ExactDenseSearcher(vectors, DIM, IntStream.range(0, documents).toArray());
+    searcher = new DenseSearcher(vectors, DIM, IntStream.range(0, documents).toArray());
     query = new float[DIM];
     for (int i = 0; i < DIM; i++) {
       query[i] = (float) random.nextGaussian();

@@ -273,6 +273,21 @@ class DenseSearcherTest {
   }
 
   @Test
+  void rescoringReordersTheShortlistEvenWhenItIsExactlyKLong() {
+    Random random = new Random(6);
+    int n = 400;
+    float[] docs = gaussian(random, n * DIM);
+    DenseSearcher searcher = new DenseSearcher(docs, DIM, shuffledIdOrder(random, n));
+    float[] query = gaussian(random, DIM);
+    // k = rescoreDepth = 100, as every evaluation asks: the binary top-100 must come back in float order.
+    var binary = searcher.search(query, new DenseSearchOptions(VectorSimilarity.COSINE, 0, Quantization.BINARY, false, 100), 100, Cancellation.NEVER);
+    var rescored = searcher.search(query, new DenseSearchOptions(VectorSimilarity.COSINE, 0, Quantization.BINARY, true, 100), 100, Cancellation.NEVER);
+    int[] candidates = binary.hits().stream().mapToInt(DenseHit::ordinal).toArray();
+    assertThat(rescored.hits()).isEqualTo(searcher.rescore(query, candidates, VectorSimilarity.COSINE, 0));
+    assertThat(rescored.hits()).isNotEqualTo(binary.hits());
+  }
+
+  @Test
   void aCandidateSetIsScoredAsTheVariantsScanWouldScoreItOncePerDocument() {
     Random random = new Random(8);
     int n = 300;
