@@ -25,6 +25,7 @@ public final class EncoderCore implements AutoCloseable {
   private final Map<String, LoadedModel> loaded = new ConcurrentHashMap<>();
 
   public EncoderCore(EncoderServiceConfig config) {
+    config.runtime().requireAvailable();
     this.config = config;
     this.registry =
         new ModelRegistry(

@@ -34,30 +34,36 @@ public final class EncoderServer implements Callable<Integer> {
   Path cacheDirectory;
 
   @Option(names = "--intra-op-threads", defaultValue = "${env:TENBIN_INTRA_OP_THREADS:-0}",
-      description = "ONNX Runtime intra-op threads; 0 = one per core.")
+      description = "ONNX Runtime intra-op threads per session; 0 = one per core (env TENBIN_INTRA_OP_THREADS).")
   int intraOpThreads;
 
   @Option(names = "--execution-provider", defaultValue = "${env:TENBIN_EXECUTION_PROVIDER:-cpu}",
-      description = "cpu or cuda (cuda needs the build's -Pgpu profile).")
+      description = "cpu or cuda; cuda needs the build's -Pgpu profile (env TENBIN_EXECUTION_PROVIDER; default ${DEFAULT-VALUE}).")
   String executionProvider;
 
   @Option(names = "--max-batch-tokens", defaultValue = "${env:TENBIN_MAX_BATCH_TOKENS:-16384}",
       description = "Padded tokens per forward pass (default ${DEFAULT-VALUE}).")
   int maxBatchTokens;
 
-  @Option(names = "--max-batch-size", defaultValue = "256", description = "Inputs per forward pass.")
+  @Option(names = "--max-batch-size", defaultValue = "256",
+      description = "Inputs per forward pass at most (default ${DEFAULT-VALUE}).")
   int maxBatchSize;
 
   @Option(names = "--max-queued-inputs", defaultValue = "${env:TENBIN_MAX_QUEUED_INPUTS:-100000}",
-      description = "Inputs waiting at most before RESOURCE_EXHAUSTED.")
+      description = "Inputs waiting at most; beyond, requests get RESOURCE_EXHAUSTED (env TENBIN_MAX_QUEUED_INPUTS; default ${DEFAULT-VALUE}).")
   int maxQueued;
 
-  @Option(names = "--max-queue-delay-ms", defaultValue = "2", description = "Longest wait for a batch to fill.")
+  @Option(names = "--max-queue-delay-ms", defaultValue = "2",
+      description = "How long the first waiting input may wait for others to fill its batch (default ${DEFAULT-VALUE}).")
   long maxQueueDelayMs;
 
-  @Option(names = "--max-inputs-per-request", defaultValue = "10000") int maxInputs;
+  @Option(names = "--max-inputs-per-request", defaultValue = "10000",
+      description = "Texts per request at most; more is INVALID_ARGUMENT (default ${DEFAULT-VALUE}).")
+  int maxInputs;
 
-  @Option(names = "--max-text-chars", defaultValue = "100000") int maxTextChars;
+  @Option(names = "--max-text-chars", defaultValue = "100000",
+      description = "Characters per text at most; longer is INVALID_ARGUMENT (default ${DEFAULT-VALUE}).")
+  int maxTextChars;
 
   @Option(names = "--hub-endpoint", defaultValue = "${env:HF_ENDPOINT:-https://huggingface.co}",
       description = "Hugging Face hub base URL (env HF_ENDPOINT).")

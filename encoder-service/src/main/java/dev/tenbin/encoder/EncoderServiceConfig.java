@@ -35,6 +35,11 @@ public record EncoderServiceConfig(
     if (maxTextChars < 1) {
       throw new IllegalArgumentException("--max-text-chars must be positive");
     }
+    if (maxInputsPerRequest > batching.maxQueuedInputs()) {
+      throw new IllegalArgumentException(
+          "--max-inputs-per-request (" + maxInputsPerRequest + ") must not exceed --max-queued-inputs ("
+              + batching.maxQueuedInputs() + "): such a request could never be queued");
+    }
   }
 
   /** Defaults for embedded use and tests. */
@@ -45,8 +50,22 @@ public record EncoderServiceConfig(
         BatchingLimits.DEFAULT, 10_000, 100_000, "https://huggingface.co");
   }
 
+  /** These batching limits; the inputs-per-request cap shrinks to the queue bound if larger. */
   public EncoderServiceConfig withBatching(BatchingLimits limits) {
     return new EncoderServiceConfig(
-        server, modelsDirectory, cacheDirectory, runtime, limits, maxInputsPerRequest, maxTextChars, hubEndpoint);
+        server, modelsDirectory, cacheDirectory, runtime, limits,
+        Math.min(maxInputsPerRequest, limits.maxQueuedInputs()), maxTextChars, hubEndpoint);
+  }
+
+  /** Another Hugging Face hub endpoint (a mirror, or a fake one in tests). */
+  public EncoderServiceConfig withHubEndpoint(String endpoint) {
+    return new EncoderServiceConfig(
+        server, modelsDirectory, cacheDirectory, runtime, batching, maxInputsPerRequest, maxTextChars, endpoint);
+  }
+
+  /** These caps on one request: texts per request and characters per text. */
+  public EncoderServiceConfig withRequestLimits(int maxInputs, int maxChars) {
+    return new EncoderServiceConfig(
+        server, modelsDirectory, cacheDirectory, runtime, batching, maxInputs, maxChars, hubEndpoint);
   }
 }

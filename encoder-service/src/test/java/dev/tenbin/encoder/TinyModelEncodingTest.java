@@ -11,6 +11,7 @@ import dev.tenbin.encoder.testing.TinyOnnxModels;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -126,6 +127,22 @@ class TinyModelEncodingTest {
     assertThat(sparse.indices()).hasSize((int) nonZero);
     SparseVector top = core.encodeSparse("tiny-splade", List.of("elder"), false, 2, Cancellation.NEVER).vectors().getFirst();
     assertThat(top.indices()).hasSize(2);
+  }
+
+  @Test
+  void cudaIsRefusedAtStartWithWhatToDoWhenTheBuildHasNoCudaProvider() {
+    Assumptions.assumeFalse(
+        ai.onnxruntime.OrtEnvironment.getAvailableProviders().contains(ai.onnxruntime.OrtProvider.CUDA),
+        "this build carries the CUDA provider");
+    var config = EncoderServiceConfig.embedded(tmp.resolve("models"), tmp.resolve("cache"));
+    var cuda =
+        new EncoderServiceConfig(
+            config.server(), config.modelsDirectory(), config.cacheDirectory(),
+            new dev.tenbin.encoder.onnx.OnnxModel.RuntimeOptions(1, true), config.batching(),
+            config.maxInputsPerRequest(), config.maxTextChars(), config.hubEndpoint());
+    assertThatThrownBy(() -> new EncoderCore(cuda))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("-Pgpu");
   }
 
   @Test

@@ -22,8 +22,9 @@ import java.util.function.Function;
  * length and cut into forward passes whose padded size (inputs × longest) stays under
  * {@code maxBatchTokens}, so short inputs are not padded to long ones. The queue is bounded (a
  * full queue refuses with {@link OverloadedException}), the first waiting input waits at most
- * {@code maxQueueDelay} for company, and inputs of a cancelled request leave the queue without
- * being computed. One worker thread per model runs the passes; ONNX Runtime parallelises inside.
+ * {@code maxQueueDelay} for company, and the inputs of a cancelled or expired request leave the
+ * queue within 20 ms (their places free for others) and are not computed. One worker thread per
+ * model runs the passes; ONNX Runtime parallelises inside.
  *
  * <p>A request's inputs enter the queue together, so a request alone in the queue is batched the
  * same way every time (deterministic vectors for the evaluation path).
@@ -100,7 +101,7 @@ public final class TokenBudgetBatcher<R> implements AutoCloseable {
     try {
       while (true) {
         try {
-          List<R> results = request.done.get(50, TimeUnit.MILLISECONDS);
+          List<R> results = request.done.get(20, TimeUnit.MILLISECONDS);
           synchronized (request) {
             return new Served<>(
                 results,
@@ -108,7 +109,7 @@ public final class TokenBudgetBatcher<R> implements AutoCloseable {
           }
         } catch (java.util.concurrent.TimeoutException waiting) {
           if (cancellation.isCancelled()) {
-            request.done.completeExceptionally(new CancelledException("the call was cancelled"));
+            withdraw(request);
           }
         }
       }
@@ -121,6 +122,17 @@ public final class TokenBudgetBatcher<R> implements AutoCloseable {
       }
       throw new IllegalStateException(e.getCause());
     }
+  }
+
+  /** A cancelled or expired request leaves the queue at once, giving its places back. */
+  private void withdraw(Request<R> request) {
+    lock.lock();
+    try {
+      queue.removeIf(pending -> pending.request() == request);
+    } finally {
+      lock.unlock();
+    }
+    request.done.completeExceptionally(new CancelledException("the call was cancelled or its deadline passed"));
   }
 
   /** Results in input order and what serving them cost. */

@@ -1,6 +1,9 @@
 package dev.tenbin.encoder.client;
 
+import dev.tenbin.encoder.SparseVector;
+import dev.tenbin.encoder.onnx.TokenizedBatch;
 import dev.tenbin.proto.common.v1.DenseVector;
+import dev.tenbin.proto.common.v1.MultiVector;
 import dev.tenbin.proto.encoder.v1.EncodeDenseRequest;
 import dev.tenbin.proto.encoder.v1.EncodeDenseResponse;
 import dev.tenbin.proto.encoder.v1.EncodeLightQueryRequest;
@@ -9,8 +12,16 @@ import dev.tenbin.proto.encoder.v1.GetModelInfoRequest;
 import dev.tenbin.proto.encoder.v1.GetModelInfoResponse;
 import dev.tenbin.proto.encoder.v1.InputRole;
 import dev.tenbin.proto.encoder.v1.LightQueryKind;
+import dev.tenbin.proto.encoder.v1.ListModelsRequest;
 import dev.tenbin.proto.encoder.v1.StreamEncodeDenseRequest;
 import dev.tenbin.proto.encoder.v1.StreamEncodeDenseResponse;
+import dev.tenbin.proto.encoder.v1.StreamEncodeMultiVectorRequest;
+import dev.tenbin.proto.encoder.v1.StreamEncodeMultiVectorResponse;
+import dev.tenbin.proto.encoder.v1.StreamEncodeSparseRequest;
+import dev.tenbin.proto.encoder.v1.StreamEncodeSparseResponse;
+import dev.tenbin.proto.encoder.v1.TokenizeRequest;
+import dev.tenbin.proto.encoder.v1.TokenizeResponse;
+import dev.tenbin.proto.encoder.v1.TokenizedText;
 import io.grpc.Channel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -19,6 +30,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntConsumer;
 import java.util.function.Supplier;
 
 /**
@@ -38,6 +50,11 @@ public final class EncoderClient {
 
   public static EncoderClient of(Channel channel) {
     return new EncoderClient(channel, Duration.ofMinutes(30), 4);
+  }
+
+  /** The same client with another per-call deadline. */
+  public EncoderClient withDeadline(Duration newDeadline) {
+    return new EncoderClient(channel, newDeadline, maxAttempts);
   }
 
   private EncoderServiceGrpc.EncoderServiceBlockingStub stub() {
@@ -120,15 +137,126 @@ public final class EncoderClient {
                             .build()));
     List<float[][]> out = new ArrayList<>();
     for (var vector : response.getVectorsList()) {
-      float[][] rows = new float[vector.getTokenCount()][vector.getDimension()];
-      for (int t = 0; t < rows.length; t++) {
-        for (int d = 0; d < vector.getDimension(); d++) {
-          rows[t][d] = vector.getValues(t * vector.getDimension() + d);
-        }
-      }
-      out.add(rows);
+      out.add(rows(vector));
     }
     return out;
+  }
+
+  /** Learned sparse vectors of many texts through the server-streaming RPC, in order. */
+  public List<SparseVector> streamEncodeSparse(
+      String modelId, List<String> texts, boolean query, int topK, int chunkSize, IntConsumer progress) {
+    return retrying(
+        () -> {
+          List<SparseVector> vectors = new ArrayList<>(texts.size());
+          Iterator<StreamEncodeSparseResponse> chunks =
+              stub()
+                  .streamEncodeSparse(
+                      StreamEncodeSparseRequest.newBuilder()
+                          .setModelId(modelId)
+                          .addAllTexts(texts)
+                          .setRole(role(query))
+                          .setTopK(topK)
+                          .setChunkSize(chunkSize)
+                          .build());
+          while (chunks.hasNext()) {
+            for (var vector : chunks.next().getVectorsList()) {
+              vectors.add(sparse(vector));
+            }
+            progress.accept(vectors.size());
+          }
+          return vectors;
+        });
+  }
+
+  /** Per-token vectors ([tokens][dimension]) of many texts through the server-streaming RPC, in order. */
+  public List<float[][]> streamEncodeMultiVector(
+      String modelId, List<String> texts, boolean query, int chunkSize, IntConsumer progress) {
+    return retrying(
+        () -> {
+          List<float[][]> matrices = new ArrayList<>(texts.size());
+          Iterator<StreamEncodeMultiVectorResponse> chunks =
+              stub()
+                  .streamEncodeMultiVector(
+                      StreamEncodeMultiVectorRequest.newBuilder()
+                          .setModelId(modelId)
+                          .addAllTexts(texts)
+                          .setRole(role(query))
+                          .setChunkSize(chunkSize)
+                          .build());
+          while (chunks.hasNext()) {
+            for (MultiVector vector : chunks.next().getVectorsList()) {
+              matrices.add(rows(vector));
+            }
+            progress.accept(matrices.size());
+          }
+          return matrices;
+        });
+  }
+
+  /** LightRetriever sparse query vectors: token counts over the vocabulary (no model inference). */
+  public List<SparseVector> encodeLightSparse(String modelId, List<String> queries) {
+    var response =
+        retrying(
+            () ->
+                stub()
+                    .encodeLightQuery(
+                        EncodeLightQueryRequest.newBuilder()
+                            .setModelId(modelId)
+                            .addAllQueries(queries)
+                            .setKind(LightQueryKind.LIGHT_QUERY_KIND_SPARSE)
+                            .build()));
+    List<SparseVector> out = new ArrayList<>(response.getSparseCount());
+    for (var vector : response.getSparseList()) {
+      out.add(sparse(vector));
+    }
+    return out;
+  }
+
+  /** Token ids of texts as the model sees them (prompt and special tokens included, truncated). */
+  public TokenizedBatch tokenize(String modelId, List<String> texts, boolean query) {
+    TokenizeResponse response =
+        retrying(
+            () ->
+                stub()
+                    .tokenize(
+                        TokenizeRequest.newBuilder().setModelId(modelId).addAllTexts(texts).setRole(role(query)).build()));
+    long[][] ids = new long[response.getTextsCount()][];
+    boolean[] truncated = new boolean[ids.length];
+    for (int i = 0; i < ids.length; i++) {
+      TokenizedText text = response.getTexts(i);
+      ids[i] = text.getIdsList().stream().mapToLong(Integer::longValue).toArray();
+      truncated[i] = text.getTruncated();
+    }
+    return new TokenizedBatch(ids, truncated);
+  }
+
+  /** Cards of the models the service can load without the network. */
+  public List<dev.tenbin.proto.encoder.v1.ModelCard> listModels() {
+    return retrying(() -> stub().listModels(ListModelsRequest.getDefaultInstance())).getModelsList();
+  }
+
+  private static InputRole role(boolean query) {
+    return query ? InputRole.INPUT_ROLE_QUERY : InputRole.INPUT_ROLE_DOCUMENT;
+  }
+
+  private static SparseVector sparse(dev.tenbin.proto.common.v1.SparseVector vector) {
+    int[] indices = new int[vector.getIndicesCount()];
+    float[] values = new float[indices.length];
+    for (int i = 0; i < indices.length; i++) {
+      indices[i] = vector.getIndices(i);
+      values[i] = vector.getValues(i);
+    }
+    return new SparseVector(indices, values);
+  }
+
+  private static float[][] rows(MultiVector vector) {
+    float[][] rows = new float[vector.getTokenCount()][vector.getDimension()];
+    for (int t = 0; t < rows.length; t++) {
+      for (int d = 0; d < vector.getDimension(); d++) {
+        rows[t][d] = vector.getValues(t * vector.getDimension() + d);
+      }
+    }
+    return rows;
   }
 
   /** LightRetriever dense query vectors (no model inference). */

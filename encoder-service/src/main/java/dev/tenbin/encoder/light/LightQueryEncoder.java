@@ -1,9 +1,11 @@
 package dev.tenbin.encoder.light;
 
 import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.core.PreconditionException;
 import dev.tenbin.encoder.EncoderCore;
 import dev.tenbin.encoder.LoadedModel;
 import dev.tenbin.encoder.SparseVector;
+import dev.tenbin.encoder.model.ModelCard;
 import dev.tenbin.encoder.onnx.Pooler;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -32,10 +34,11 @@ public final class LightQueryEncoder {
   }
 
   public List<float[]> dense(String modelId, List<String> queries, int dimensions, boolean normalize) {
+    validate(queries);
     LoadedModel model = core.model(modelId);
     int dims = model.card().resolveDimensions(dimensions, "dimensions");
     TokenEmbeddingCache cache =
-        caches.computeIfAbsent(modelId, id -> TokenEmbeddingCache.load(cacheFolder(id)));
+        caches.computeIfAbsent(modelId, id -> checked(TokenEmbeddingCache.load(cacheFolder(id)), model.card()));
     List<float[]> vectors = new ArrayList<>(queries.size());
     for (int i = 0; i < queries.size(); i++) {
       float[] mean = cache.average(tokens(model, queries, i));
@@ -44,7 +47,24 @@ public final class LightQueryEncoder {
     return vectors;
   }
 
+  /** A cache made for another model, revision, prompt or dimension is refused, not served. */
+  private TokenEmbeddingCache checked(TokenEmbeddingCache cache, ModelCard card) {
+    CacheManifest manifest = cache.manifest();
+    if (!manifest.modelId().equals(card.id())
+        || !manifest.modelRevision().equals(card.revision())
+        || !manifest.prompt().equals(card.queryPrompt())
+        || manifest.dimension() != card.dimension()) {
+      throw new PreconditionException(
+          "model_id",
+          "the LightRetriever cache in " + cacheFolder(card.id()) + " was built for " + manifest.modelId() + " revision '"
+              + manifest.modelRevision() + "' (prompt '" + manifest.prompt() + "', " + manifest.dimension()
+              + " dimensions), not " + card.id() + " revision '" + card.revision() + "'; rebuild it");
+    }
+    return cache;
+  }
+
   public List<SparseVector> sparse(String modelId, List<String> queries) {
+    validate(queries);
     LoadedModel model = core.model(modelId);
     List<SparseVector> vectors = new ArrayList<>(queries.size());
     for (int i = 0; i < queries.size(); i++) {
@@ -62,6 +82,24 @@ public final class LightQueryEncoder {
       vectors.add(new SparseVector(indices, values));
     }
     return vectors;
+  }
+
+  private void validate(List<String> queries) {
+    if (queries.isEmpty()) {
+      throw new InvalidInputException("queries", "at least one query is required");
+    }
+    int limit = core.config().maxInputsPerRequest();
+    if (queries.size() > limit) {
+      throw new InvalidInputException("queries", "at most " + limit + " queries per request, got " + queries.size());
+    }
+    for (int i = 0; i < queries.size(); i++) {
+      String query = queries.get(i);
+      if (query != null && query.length() > core.config().maxTextChars()) {
+        throw new InvalidInputException(
+            "queries[" + i + "]",
+            "query " + i + " has " + query.length() + " characters; the limit is " + core.config().maxTextChars());
+      }
+    }
   }
 
   private static long[] tokens(LoadedModel model, List<String> queries, int i) {

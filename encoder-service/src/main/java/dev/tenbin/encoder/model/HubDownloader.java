@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
@@ -24,8 +25,9 @@ import java.util.regex.Pattern;
  * (branch, tag or commit) is resolved to its commit SHA through the hub API; files are fetched
  * from {@code /{repo}/resolve/{sha}/{file}} into {@code cache/hub/{owner}--{name}/{sha}/}, each
  * written to a temporary file and renamed, and the card records the source and the resolved SHA.
- * A finished download is never fetched again. The repository must carry a Tenbin
- * {@code card.json} (or one is given by the caller).
+ * A finished download is never fetched again. The card comes from the caller (a local
+ * {@code card.json} naming the hub source), the repository's own Tenbin {@code card.json}, or
+ * the repository's sentence-transformers metadata.
  */
 public final class HubDownloader {
   private static final Pattern REPO = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*");
@@ -61,24 +63,56 @@ public final class HubDownloader {
 
   /** The folder holding the downloaded model (card.json, ONNX, tokenizer). */
   public Path fetch(Reference reference) {
+    return fetch(reference, null);
+  }
+
+  /**
+   * The folder holding the downloaded model. The card is, in order: {@code given} (a local card
+   * naming this hub source), the repository's {@code card.json}, or one read from its
+   * sentence-transformers metadata ({@link SentenceTransformersCard}).
+   */
+  public Path fetch(Reference reference, ModelCard given) {
     String sha = SHA.matcher(reference.revision()).matches() ? reference.revision() : resolve(reference);
     Path folder = cacheDirectory.resolve("hub").resolve(reference.repository().replace("/", "--")).resolve(sha);
     if (Files.isRegularFile(folder.resolve("card.json")) && Files.exists(folder.resolve(".complete"))) {
       return folder;
     }
+    String repository = reference.repository();
     try {
       Files.createDirectories(folder);
-      download(reference.repository(), sha, "card.json", folder);
-      ModelCard card = LocalModelDirectory.readCard(folder);
+      ModelCard card = given;
+      if (card == null && download(repository, sha, "card.json", folder)) {
+        card = LocalModelDirectory.readCard(folder);
+      }
+      if (card == null) {
+        card =
+            SentenceTransformersCard.derive(
+                repository,
+                new SentenceTransformersCard.Repository() {
+                  @Override
+                  public Optional<JsonNode> json(String file) throws IOException {
+                    return download(repository, sha, file, folder)
+                        ? Optional.of(LocalModelDirectory.JSON.readTree(folder.resolve(file).toFile()))
+                        : Optional.empty();
+                  }
+
+                  @Override
+                  public boolean fetch(String file) throws IOException {
+                    return download(repository, sha, file, folder);
+                  }
+                });
+      }
       for (String file : List.of(card.onnxFile(), card.tokenizerFile())) {
-        download(reference.repository(), sha, file, folder);
+        if (!download(repository, sha, file, folder)) {
+          throw new NotFoundException("model_id", "hub repository " + repository + "@" + sha + " has no " + file);
+        }
       }
       LocalModelDirectory.writeCard(
-          folder, card.withOrigin("hub:" + reference.repository() + "@" + reference.revision(), reference.revision(), sha));
+          folder, card.withOrigin("hub:" + repository + "@" + reference.revision(), reference.revision(), sha));
       Files.writeString(folder.resolve(".complete"), sha);
       return folder;
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot download " + reference.repository() + "@" + sha, e);
+      throw new UncheckedIOException("cannot download " + repository + "@" + sha, e);
     }
   }
 
@@ -100,20 +134,35 @@ public final class HubDownloader {
     }
   }
 
-  private void download(String repository, String sha, String file, Path folder) throws IOException {
-    Path target = folder.resolve(file);
-    if (Files.exists(target) && !file.equals("card.json")) {
-      return;
+  /** Downloads one file (written whole, then renamed into place); false when the hub has none. */
+  private boolean download(String repository, String sha, String file, Path folder) throws IOException {
+    Path base = folder.toAbsolutePath().normalize();
+    Path target = base.resolve(file).normalize();
+    if (!target.startsWith(base)) {
+      throw new InvalidInputException("model_id", "file name outside the model folder: " + file);
     }
-    HttpResponse<InputStream> response = get(endpoint + "/" + repository + "/resolve/" + sha + "/" + file);
-    Path partial = folder.resolve(file + ".part");
+    if (Files.exists(target)) {
+      return true;
+    }
+    HttpResponse<InputStream> response = get(endpoint + "/" + repository + "/resolve/" + sha + "/" + file, true);
+    if (response == null) {
+      return false;
+    }
+    Files.createDirectories(target.getParent());
+    Path partial = target.resolveSibling(target.getFileName() + ".part");
     try (InputStream body = response.body()) {
       Files.copy(body, partial, StandardCopyOption.REPLACE_EXISTING);
     }
     Files.move(partial, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    return true;
   }
 
   private HttpResponse<InputStream> get(String url) {
+    return get(url, false);
+  }
+
+  /** A successful response; null for a 404 when {@code missingOk}, NOT_FOUND otherwise. */
+  private HttpResponse<InputStream> get(String url, boolean missingOk) {
     HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofMinutes(10)).GET();
     if (token != null && !token.isBlank()) {
       request.header("Authorization", "Bearer " + token);
@@ -122,6 +171,9 @@ public final class HubDownloader {
       HttpResponse<InputStream> response = http.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
       if (response.statusCode() == 404) {
         response.body().close();
+        if (missingOk) {
+          return null;
+        }
         throw new NotFoundException("model_id", "the hub has no " + url);
       }
       if (response.statusCode() / 100 != 2) {

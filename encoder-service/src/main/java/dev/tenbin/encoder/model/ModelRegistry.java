@@ -9,7 +9,8 @@ import java.util.Optional;
 
 /**
  * Finds a model's files by id: the built-in models first, then a folder of the same name under
- * the models directory, then {@code hub:OWNER/NAME@REVISION}, downloaded once into the cache.
+ * the models directory (its {@code card.json} may name a hub source for the files), then
+ * {@code hub:OWNER/NAME@REVISION}, downloaded once into the cache.
  */
 public final class ModelRegistry {
   private final Path modelsDirectory;
@@ -33,6 +34,10 @@ public final class ModelRegistry {
     }
     Path local = localFolder(id);
     if (local != null) {
+      ModelCard card = LocalModelDirectory.readCard(local);
+      if (card.source().startsWith("hub:") && !Files.exists(local.resolve(card.onnxFile()))) {
+        return fromHub(card);
+      }
       return LocalModelDirectory.load(local);
     }
     throw new NotFoundException(
@@ -42,7 +47,16 @@ public final class ModelRegistry {
             + "; hub models are named hub:OWNER/NAME@REVISION");
   }
 
-  /** Cards of the models that can be loaded without the network. */
+  /** A local card whose files live on the hub: the card as written, the files downloaded once. */
+  private ModelFiles fromHub(ModelCard card) {
+    Path folder = hub.fetch(HubDownloader.Reference.parse(card.source().substring(4)), card);
+    ModelFiles downloaded = LocalModelDirectory.load(folder);
+    ModelCard origin = downloaded.card();
+    return new ModelFiles(
+        card.withOrigin(origin.source(), origin.revision(), origin.resolvedSha()), downloaded.onnx(), downloaded.tokenizerJson());
+  }
+
+  /** Cards of the local and built-in models (a local card may name its files on the hub). */
   public List<ModelCard> available() {
     List<ModelCard> cards = new ArrayList<>();
     for (String id : BuiltinModels.ids()) {

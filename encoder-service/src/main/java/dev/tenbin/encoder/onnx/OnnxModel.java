@@ -1,10 +1,10 @@
 package dev.tenbin.encoder.onnx;
 
 import ai.onnxruntime.NodeInfo;
-import ai.onnxruntime.OnnxJavaType;
 import ai.onnxruntime.OnnxTensor;
 import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtException;
+import ai.onnxruntime.OrtProvider;
 import ai.onnxruntime.OrtSession;
 import ai.onnxruntime.TensorInfo;
 import java.nio.FloatBuffer;
@@ -31,6 +31,16 @@ public final class OnnxModel implements AutoCloseable {
     public static RuntimeOptions cpu(int threads) {
       return new RuntimeOptions(threads, false);
     }
+
+    /** Fails at start-up, with what to do, when CUDA is asked of a build that lacks it. */
+    public void requireAvailable() {
+      if (cuda && !OrtEnvironment.getAvailableProviders().contains(OrtProvider.CUDA)) {
+        throw new IllegalArgumentException(
+            "--execution-provider cuda needs the CUDA build of ONNX Runtime: build with -Pgpu "
+                + "(com.microsoft.onnxruntime:onnxruntime_gpu); this build offers "
+                + OrtEnvironment.getAvailableProviders());
+      }
+    }
   }
 
   public OnnxModel(byte[] onnx, RuntimeOptions options) {
@@ -41,7 +51,13 @@ public final class OnnxModel implements AutoCloseable {
       }
       sessionOptions.setOptimizationLevel(OrtSession.SessionOptions.OptLevel.ALL_OPT);
       if (options.cuda()) {
-        sessionOptions.addCUDA(0);
+        try {
+          sessionOptions.addCUDA(0);
+        } catch (OrtException e) {
+          throw new IllegalStateException(
+              "cannot start the CUDA execution provider (is an NVIDIA GPU with a CUDA 12 driver present?): "
+                  + e.getMessage(), e);
+        }
       }
       this.session = environment.createSession(onnx, sessionOptions);
       this.inputs = session.getInputNames();
@@ -141,10 +157,6 @@ public final class OnnxModel implements AutoCloseable {
     public int offset(int batchIndex, int token) {
       return (batchIndex * paddedLength + token) * width();
     }
-  }
-
-  static boolean isHalf(OnnxJavaType type) {
-    return type == OnnxJavaType.FLOAT16 || type == OnnxJavaType.BFLOAT16;
   }
 
   @Override

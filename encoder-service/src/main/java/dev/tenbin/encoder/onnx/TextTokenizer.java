@@ -17,9 +17,11 @@ import java.util.Map;
 public final class TextTokenizer implements AutoCloseable {
   private final HuggingFaceTokenizer tokenizer;
   private final int maxLength;
+  private final BertWordPiece fast;
 
   public TextTokenizer(byte[] tokenizerJson, int maxLength) {
     this.maxLength = maxLength;
+    this.fast = BertWordPiece.of(tokenizerJson, maxLength).orElse(null);
     try {
       this.tokenizer =
           HuggingFaceTokenizer.newInstance(
@@ -41,7 +43,7 @@ public final class TextTokenizer implements AutoCloseable {
     for (int i = 0; i < texts.size(); i++) {
       Encoding encoding = tokenizer.encode(texts.get(i));
       ids[i] = encoding.getIds();
-      truncated[i] = encoding.exceedMaxLength() || ids[i].length >= maxLength;
+      truncated[i] = encoding.exceedMaxLength();
     }
     return new TokenizedBatch(ids, truncated);
   }
@@ -69,8 +71,23 @@ public final class TextTokenizer implements AutoCloseable {
     return tokenizer.encode(text).getTokens();
   }
 
-  /** Tokens without special tokens (the LightRetriever's query side). */
+  /**
+   * Tokens without special tokens (the LightRetriever's query side), truncated to the max length.
+   * BERT WordPiece tokenizers answer from the pure-Java {@link BertWordPiece} when it handles the
+   * text exactly; every other text and tokenizer goes to the native tokenizer.
+   */
   public long[] idsWithoutSpecialTokens(String text) {
+    if (fast != null) {
+      long[] ids = fast.encode(text);
+      if (ids != null) {
+        return ids;
+      }
+    }
+    return nativeIdsWithoutSpecialTokens(text);
+  }
+
+  /** {@link #idsWithoutSpecialTokens} from the native tokenizer alone. */
+  public long[] nativeIdsWithoutSpecialTokens(String text) {
     // Straight to the native tokenizer: only the ids are fetched, not the tokens, spans and masks
     // DJL's Encoding would copy across JNI (the LightRetriever query path lives on this call).
     long encoding = TokenizersLibrary.LIB.encode(tokenizer.getHandle(), text, false);
@@ -84,6 +101,11 @@ public final class TextTokenizer implements AutoCloseable {
 
   public String decodeToken(long id) {
     return tokenizer.decode(new long[] {id}, false);
+  }
+
+  /** Whether a pure-Java WordPiece fast path serves {@link #idsWithoutSpecialTokens}. */
+  public boolean hasFastPath() {
+    return fast != null;
   }
 
   public int maxLength() {

@@ -94,6 +94,17 @@ class LightRetrieverTest {
   }
 
   @Test
+  void aCacheBuiltForAnotherRevisionIsRefused() throws Exception {
+    build();
+    Path manifest = light.cacheFolder("tiny-dense").resolve("manifest.json");
+    Files.writeString(manifest, Files.readString(manifest).replace("\"test-rev\"", "\"old-rev\""));
+    assertThatThrownBy(() -> light.dense("tiny-dense", List.of("apple"), 0, true))
+        .isInstanceOf(PreconditionException.class)
+        .hasMessageContaining("old-rev")
+        .hasMessageContaining("rebuild");
+  }
+
+  @Test
   void sparseQueriesAreTokenCounts() {
     SparseVector counts = light.sparse("tiny-dense", List.of("apple banana apple")).getFirst();
     assertThat(counts.indices()).containsExactly(4, 5);

@@ -152,6 +152,7 @@ public final class BenchCommand implements Runnable {
       root.put("in_process_docs_per_s", r.inProcessDocsPerSecond());
       root.put("grpc_docs_per_s", r.grpcDocsPerSecond());
       root.put("grpc_over_in_process", r.grpcOverInProcess());
+      root.put("grpc_in_process_transport_docs_per_s", r.grpcInProcessTransportDocsPerSecond());
       root.put("token_budget_docs_per_s", r.tokenBudgetDocsPerSecond());
       root.put("fixed32_docs_per_s", r.fixed32DocsPerSecond());
       root.put("token_budget_over_fixed32", r.tokenBudgetOverFixed32());

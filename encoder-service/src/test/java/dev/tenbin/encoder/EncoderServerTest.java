@@ -1,0 +1,49 @@
+package dev.tenbin.encoder;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** The server's flags become one validated config record. */
+class EncoderServerTest {
+  private static EncoderServiceConfig parse(String... args) {
+    EncoderServer server = new EncoderServer();
+    new CommandLine(server).parseArgs(args);
+    return server.config();
+  }
+
+  @Test
+  void flagsBecomeTheConfigRecord() {
+    EncoderServiceConfig config =
+        parse(
+            "--port", "6000", "--models-dir", "/m", "--cache-dir", "/c", "--intra-op-threads", "3", "--max-batch-tokens", "4096",
+            "--max-queued-inputs", "500", "--max-queue-delay-ms", "5", "--max-inputs-per-request", "100", "--max-text-chars", "2000");
+    assertThat(config.server().port()).isEqualTo(6000);
+    assertThat(config.modelsDirectory()).isEqualTo(Path.of("/m"));
+    assertThat(config.cacheDirectory()).isEqualTo(Path.of("/c"));
+    assertThat(config.runtime().intraOpThreads()).isEqualTo(3);
+    assertThat(config.runtime().cuda()).isFalse();
+    assertThat(config.batching().maxBatchTokens()).isEqualTo(4096);
+    assertThat(config.batching().maxQueuedInputs()).isEqualTo(500);
+    assertThat(config.batching().maxQueueDelay()).isEqualTo(Duration.ofMillis(5));
+    assertThat(config.maxInputsPerRequest()).isEqualTo(100);
+    assertThat(config.maxTextChars()).isEqualTo(2000);
+  }
+
+  @Test
+  void theDefaultPortIs50051AndCudaIsChosenByFlag() {
+    assertThat(parse().server().port()).isEqualTo(EncoderServiceConfig.DEFAULT_PORT).isEqualTo(50051);
+    assertThat(parse("--execution-provider", "CUDA").runtime().cuda()).isTrue();
+  }
+
+  @Test
+  void inconsistentFlagsAreRefusedWithAClearMessage() {
+    assertThatThrownBy(() -> parse("--execution-provider", "tpu")).hasMessageContaining("cpu or cuda");
+    assertThatThrownBy(() -> parse("--max-queued-inputs", "10", "--max-inputs-per-request", "20"))
+        .hasMessageContaining("--max-inputs-per-request (20) must not exceed --max-queued-inputs (10)");
+  }
+}

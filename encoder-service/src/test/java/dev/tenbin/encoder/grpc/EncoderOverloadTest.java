@@ -1,0 +1,129 @@
+package dev.tenbin.encoder.grpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tenbin.encoder.EncoderServer;
+import dev.tenbin.encoder.EncoderServiceConfig;
+import dev.tenbin.encoder.batching.BatchingLimits;
+import dev.tenbin.encoder.testing.TinyModels;
+import dev.tenbin.proto.encoder.v1.EncodeDenseRequest;
+import dev.tenbin.proto.encoder.v1.EncodeDenseResponse;
+import dev.tenbin.proto.encoder.v1.EncodeLightQueryRequest;
+import dev.tenbin.proto.encoder.v1.EncoderServiceGrpc;
+import dev.tenbin.proto.encoder.v1.GetModelInfoRequest;
+import dev.tenbin.proto.encoder.v1.TokenizeRequest;
+import dev.tenbin.proto.encoder.v1.InputRole;
+import dev.tenbin.proto.encoder.v1.LightQueryKind;
+import dev.tenbin.rpc.StatusMapper;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.inprocess.InProcessChannelBuilder;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Bad input and overload over gRPC, with a small queue (3 inputs) whose first input waits up to
+ * 1.5 s for company, so that requests can be caught waiting.
+ */
+class EncoderOverloadTest {
+  @TempDir Path tmp;
+  EncoderServer.Embedded server;
+  ManagedChannel channel;
+  EncoderServiceGrpc.EncoderServiceBlockingStub stub;
+
+  @BeforeEach
+  void start() throws Exception {
+    TinyModels.dense(tmp.resolve("models"), "tiny-dense", false);
+    String name = "encoder-overload-" + UUID.randomUUID();
+    EncoderServiceConfig config =
+        EncoderServiceConfig.embedded(tmp.resolve("models"), tmp.resolve("cache"))
+            .withBatching(new BatchingLimits(1_000_000, 256, 3, Duration.ofMillis(1500)))
+            .withRequestLimits(3, 50);
+    server = EncoderServer.startInProcess(name, config, new SimpleMeterRegistry());
+    channel = InProcessChannelBuilder.forName(name).build();
+    stub = EncoderServiceGrpc.newBlockingStub(channel);
+    // Load the model and its tokenizer now, so that the tests' timings are spent in the queue.
+    stub.getModelInfo(GetModelInfoRequest.newBuilder().setModelId("tiny-dense").build());
+    stub.tokenize(
+        TokenizeRequest.newBuilder().setModelId("tiny-dense").addTexts("apple").setRole(InputRole.INPUT_ROLE_DOCUMENT).build());
+  }
+
+  @AfterEach
+  void stop() {
+    channel.shutdownNow();
+    server.close();
+  }
+
+  private static EncodeDenseRequest request(String... texts) {
+    return EncodeDenseRequest.newBuilder()
+        .setModelId("tiny-dense")
+        .addAllTexts(java.util.List.of(texts))
+        .setRole(InputRole.INPUT_ROLE_DOCUMENT)
+        .build();
+  }
+
+  private static void assertStatus(Runnable call, Status.Code code, String field) {
+    assertThatThrownBy(call::run)
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(code);
+              if (field != null) {
+                assertThat(StatusMapper.violatedField(e)).isEqualTo(field);
+              }
+            });
+  }
+
+  @Test
+  void tooManyInputsOrTooLongATextIsInvalidArgumentNamingTheField() {
+    assertStatus(() -> stub.encodeDense(request("apple", "banana", "cherry", "date")), Status.Code.INVALID_ARGUMENT, "texts");
+    assertStatus(() -> stub.encodeDense(request("apple", "x".repeat(51))), Status.Code.INVALID_ARGUMENT, "texts[1]");
+    assertStatus(() -> stub.encodeDense(request()), Status.Code.INVALID_ARGUMENT, "texts");
+    assertStatus(
+        () -> stub.encodeDense(request("apple").toBuilder().setDimensions(5).build()), Status.Code.INVALID_ARGUMENT, "dimensions");
+    assertStatus(
+        () ->
+            stub.encodeLightQuery(
+                EncodeLightQueryRequest.newBuilder().setModelId("tiny-dense").setKind(LightQueryKind.LIGHT_QUERY_KIND_SPARSE).build()),
+        Status.Code.INVALID_ARGUMENT, "queries");
+    assertStatus(
+        () ->
+            stub.encodeLightQuery(
+                EncodeLightQueryRequest.newBuilder()
+                    .setModelId("tiny-dense")
+                    .addAllQueries(Collections.nCopies(4, "apple"))
+                    .setKind(LightQueryKind.LIGHT_QUERY_KIND_SPARSE)
+                    .build()),
+        Status.Code.INVALID_ARGUMENT, "queries");
+  }
+
+  @Test
+  void aFullQueueIsResourceExhaustedRatherThanUnboundedMemory() throws Exception {
+    CompletableFuture<EncodeDenseResponse> waiting =
+        CompletableFuture.supplyAsync(() -> stub.encodeDense(request("apple", "banana")));
+    Thread.sleep(300); // two inputs wait in the queue for company
+    assertStatus(() -> stub.encodeDense(request("cherry", "date")), Status.Code.RESOURCE_EXHAUSTED, null);
+    assertThat(waiting.get(10, TimeUnit.SECONDS).getVectorsCount()).isEqualTo(2);
+  }
+
+  @Test
+  void anExpiredCallGivesItsPlaceInTheQueueBack() throws Exception {
+    assertStatus(
+        () -> stub.withDeadlineAfter(300, TimeUnit.MILLISECONDS).encodeDense(request("apple", "banana")),
+        Status.Code.DEADLINE_EXCEEDED, null);
+    Thread.sleep(100); // the server notices the expiry within 20 ms
+    // Had the expired inputs stayed queued, these two would not fit beside them (limit 3).
+    assertThat(stub.encodeDense(request("cherry", "date")).getVectorsCount()).isEqualTo(2);
+  }
+}
