@@ -2,6 +2,7 @@ package dev.tenbin.eval.candidates;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tenbin.eval.cache.EmbeddingCache;
 import dev.tenbin.eval.dataset.BeirDataset;
 import dev.tenbin.eval.dataset.DatasetFingerprint;
 import dev.tenbin.eval.metrics.ScoredDoc;
@@ -37,18 +38,33 @@ public final class CandidateSetBuilder {
   private final Channel indexChannel;
   private final Channel encoderChannel;
   private final PrintWriter progress;
+  private final EmbeddingCache embeddingCache;
 
   public CandidateSetBuilder(Channel indexChannel, Channel encoderChannel, PrintWriter progress) {
+    this(indexChannel, encoderChannel, progress, null);
+  }
+
+  private CandidateSetBuilder(Channel indexChannel, Channel encoderChannel, PrintWriter progress, EmbeddingCache embeddingCache) {
     this.indexChannel = indexChannel;
     this.encoderChannel = encoderChannel;
     this.progress = progress;
+    this.embeddingCache = embeddingCache;
+  }
+
+  /** The same builder encoding the dense half through {@code cache}. */
+  public CandidateSetBuilder withEmbeddingCache(EmbeddingCache cache) {
+    return new CandidateSetBuilder(indexChannel, encoderChannel, progress, cache);
   }
 
   /** The hybrid and the BM25-only sets. */
   public List<CandidateSet> build(BeirDataset dataset, String language, String denseModel) {
     Map<String, List<ScoredDoc>> bm25 = new Bm25Retrieval(indexChannel).run(dataset, language, DEPTH).rankings();
+    DenseRetrieval denseRetrieval = new DenseRetrieval(indexChannel, encoderChannel, progress);
+    if (embeddingCache != null) {
+      denseRetrieval = denseRetrieval.withEmbeddingCache(embeddingCache);
+    }
     Map<String, List<ScoredDoc>> dense =
-        new DenseRetrieval(indexChannel, encoderChannel, progress)
+        denseRetrieval
             .run(dataset, denseModel, DenseRetrieval.QueryEncoding.FULL, Similarity.SIMILARITY_COSINE, DEPTH)
             .rankings();
     FuseRequest.Builder fuse =

@@ -1,6 +1,8 @@
 package dev.tenbin.eval.retrieval;
 
 import dev.tenbin.encoder.client.EncoderClient;
+import dev.tenbin.eval.cache.CachedEncoder;
+import dev.tenbin.eval.cache.EmbeddingCache;
 import dev.tenbin.eval.dataset.BeirDataset;
 import dev.tenbin.eval.dataset.CorpusDocument;
 import dev.tenbin.proto.common.v1.DenseVector;
@@ -29,11 +31,22 @@ public final class DenseRetrieval {
   private final Channel indexChannel;
   private final EncoderClient encoder;
   private final PrintWriter progress;
+  private final CachedEncoder cached;
 
   public DenseRetrieval(Channel indexChannel, Channel encoderChannel, PrintWriter progress) {
+    this(indexChannel, EncoderClient.of(encoderChannel), progress, null);
+  }
+
+  private DenseRetrieval(Channel indexChannel, EncoderClient encoder, PrintWriter progress, CachedEncoder cached) {
     this.indexChannel = indexChannel;
-    this.encoder = EncoderClient.of(encoderChannel);
+    this.encoder = encoder;
     this.progress = progress;
+    this.cached = cached;
+  }
+
+  /** The same retrieval encoding documents and full queries through {@code cache}. */
+  public DenseRetrieval withEmbeddingCache(EmbeddingCache cache) {
+    return new DenseRetrieval(indexChannel, encoder, progress, cache.cached(encoder));
   }
 
   public RetrievalResult run(
@@ -55,15 +68,17 @@ public final class DenseRetrieval {
       texts.add(doc.titleAndText());
     }
     int total = texts.size();
+    java.util.function.IntConsumer report =
+        done -> {
+          if (done % 512 < 64 || done == total) {
+            progress.printf("\rtenbin: encoding documents with %s: %d/%d", modelId, done, total);
+            progress.flush();
+          }
+        };
     List<float[]> docVectors =
-        encoder.streamEncodeDense(
-            modelId, texts, false, 64,
-            done -> {
-              if (done % 512 < 64 || done == total) {
-                progress.printf("\rtenbin: encoding documents with %s: %d/%d", modelId, done, total);
-                progress.flush();
-              }
-            });
+        cached != null
+            ? cached.dense(modelId, texts, false, report)
+            : encoder.streamEncodeDense(modelId, texts, false, 64, report);
     progress.println();
     long encoded = System.nanoTime();
     int dimension = docVectors.getFirst().length;
@@ -85,7 +100,9 @@ public final class DenseRetrieval {
       List<float[]> queryVectors =
           queryEncoding == QueryEncoding.LIGHT
               ? encoder.encodeLightDense(modelId, queryTexts, 0)
-              : encoder.encodeDense(modelId, queryTexts, true, 0);
+              : cached != null
+                  ? cached.dense(modelId, queryTexts, true, done -> {})
+                  : encoder.encodeDense(modelId, queryTexts, true, 0);
       long queriesEncoded = System.nanoTime();
       List<Query> queries = new ArrayList<>(queryIds.size());
       for (int i = 0; i < queryIds.size(); i++) {

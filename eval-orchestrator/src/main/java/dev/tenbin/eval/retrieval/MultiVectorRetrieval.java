@@ -1,5 +1,8 @@
 package dev.tenbin.eval.retrieval;
 
+import dev.tenbin.encoder.client.EncoderClient;
+import dev.tenbin.eval.cache.CachedEncoder;
+import dev.tenbin.eval.cache.EmbeddingCache;
 import dev.tenbin.eval.dataset.BeirDataset;
 import dev.tenbin.eval.dataset.CorpusDocument;
 import dev.tenbin.proto.common.v1.MultiVector;
@@ -20,10 +23,21 @@ import java.util.concurrent.TimeUnit;
 public final class MultiVectorRetrieval {
   private final Channel indexChannel;
   private final Channel encoderChannel;
+  private final CachedEncoder cached;
 
   public MultiVectorRetrieval(Channel indexChannel, Channel encoderChannel) {
+    this(indexChannel, encoderChannel, null);
+  }
+
+  private MultiVectorRetrieval(Channel indexChannel, Channel encoderChannel, CachedEncoder cached) {
     this.indexChannel = indexChannel;
     this.encoderChannel = encoderChannel;
+    this.cached = cached;
+  }
+
+  /** The same retrieval encoding documents and queries through {@code cache}. */
+  public MultiVectorRetrieval withEmbeddingCache(EmbeddingCache cache) {
+    return new MultiVectorRetrieval(indexChannel, encoderChannel, cache.cached(EncoderClient.of(encoderChannel)));
   }
 
   public RetrievalResult run(BeirDataset dataset, String model, int topK) {
@@ -31,18 +45,25 @@ public final class MultiVectorRetrieval {
     long start = System.nanoTime();
     List<String> texts = dataset.corpus().stream().map(CorpusDocument::titleAndText).toList();
     List<MultiVector> docVectors = new ArrayList<>();
-    encoder
-        .streamEncodeMultiVector(
-            StreamEncodeMultiVectorRequest.newBuilder().setModelId(model).addAllTexts(texts).setRole(InputRole.INPUT_ROLE_DOCUMENT).setChunkSize(32).build())
-        .forEachRemaining(chunk -> docVectors.addAll(chunk.getVectorsList()));
+    if (cached != null) {
+      cached.multiVector(model, texts, false, done -> {}).forEach(rows -> docVectors.add(proto(rows)));
+    } else {
+      encoder
+          .streamEncodeMultiVector(
+              StreamEncodeMultiVectorRequest.newBuilder().setModelId(model).addAllTexts(texts).setRole(InputRole.INPUT_ROLE_DOCUMENT).setChunkSize(32).build())
+          .forEachRemaining(chunk -> docVectors.addAll(chunk.getVectorsList()));
+    }
     long encoded = System.nanoTime();
     List<String> queryIds = dataset.evaluatedQueryIds();
+    List<String> queryTexts = queryIds.stream().map(id -> dataset.queries().get(id)).toList();
     List<MultiVector> queryVectors =
-        encoder
+        cached != null
+            ? cached.multiVector(model, queryTexts, true, done -> {}).stream().map(MultiVectorRetrieval::proto).toList()
+            : encoder
             .encodeMultiVector(
                 EncodeMultiVectorRequest.newBuilder()
                     .setModelId(model)
-                    .addAllTexts(queryIds.stream().map(id -> dataset.queries().get(id)).toList())
+                    .addAllTexts(queryTexts)
                     .setRole(InputRole.INPUT_ROLE_QUERY)
                     .build())
             .getVectorsList();
@@ -65,5 +86,16 @@ public final class MultiVectorRetrieval {
           rankings, indexed - start, System.nanoTime() - indexed, texts.size(), encoded - start, queriesEncoded - encoded,
           Map.of("bytes_per_token", 4L * dimension));
     }
+  }
+
+  private static MultiVector proto(float[][] rows) {
+    int dimension = rows.length == 0 ? 0 : rows[0].length;
+    MultiVector.Builder out = MultiVector.newBuilder().setTokenCount(rows.length).setDimension(dimension);
+    for (float[] row : rows) {
+      for (float value : row) {
+        out.addValues(value);
+      }
+    }
+    return out.build();
   }
 }

@@ -1,5 +1,8 @@
 package dev.tenbin.eval.retrieval;
 
+import dev.tenbin.encoder.client.EncoderClient;
+import dev.tenbin.eval.cache.CachedEncoder;
+import dev.tenbin.eval.cache.EmbeddingCache;
 import dev.tenbin.eval.dataset.BeirDataset;
 import dev.tenbin.eval.dataset.CorpusDocument;
 import dev.tenbin.proto.common.v1.SparseVector;
@@ -34,10 +37,24 @@ public final class SparseRetrieval {
   private static final int CHUNK = 64;
   private final Channel indexChannel;
   private final Channel encoderChannel;
+  private final CachedEncoder cached;
 
   public SparseRetrieval(Channel indexChannel, Channel encoderChannel) {
+    this(indexChannel, encoderChannel, null);
+  }
+
+  private SparseRetrieval(Channel indexChannel, Channel encoderChannel, CachedEncoder cached) {
     this.indexChannel = indexChannel;
     this.encoderChannel = encoderChannel;
+    this.cached = cached;
+  }
+
+  /**
+   * The same retrieval encoding learned-sparse documents and queries through {@code cache} (the
+   * BM25-weighted and LightRetriever paths run no model and are not cached).
+   */
+  public SparseRetrieval withEmbeddingCache(EmbeddingCache cache) {
+    return new SparseRetrieval(indexChannel, encoderChannel, cache.cached(EncoderClient.of(encoderChannel)));
   }
 
   public Map<String, RetrievalResult> run(
@@ -51,6 +68,8 @@ public final class SparseRetrieval {
     List<SparseVector> docVectors = new ArrayList<>();
     if (bm25Weights) {
       docVectors.addAll(bm25Vectors(encoder, model, texts));
+    } else if (cached != null) {
+      cached.sparse(model, texts, false, 0, done -> {}).forEach(v -> docVectors.add(proto(v)));
     } else {
       var chunks =
           encoder.streamEncodeSparse(
@@ -75,7 +94,9 @@ public final class SparseRetrieval {
                         .setKind(LightQueryKind.LIGHT_QUERY_KIND_SPARSE)
                         .build())
                 .getSparseList()
-            : encoder
+            : cached != null
+                ? cached.sparse(model, queryTexts, true, 0, done -> {}).stream().map(SparseRetrieval::proto).toList()
+                : encoder
                 .encodeSparse(
                     EncodeSparseRequest.newBuilder().setModelId(model).addAllTexts(queryTexts).setRole(InputRole.INPUT_ROLE_QUERY).build())
                 .getVectorsList();
@@ -115,6 +136,14 @@ public final class SparseRetrieval {
       }
       return results;
     }
+  }
+
+  private static SparseVector proto(dev.tenbin.encoder.SparseVector vector) {
+    SparseVector.Builder out = SparseVector.newBuilder();
+    for (int i = 0; i < vector.indices().length; i++) {
+      out.addIndices(vector.indices()[i]).addValues(vector.values()[i]);
+    }
+    return out.build();
   }
 
   /** BM25 weights over tokenizer ids, special tokens ([CLS], [SEP], <s>, ...) left out. */

@@ -1,0 +1,93 @@
+package dev.tenbin.eval.cache;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.tenbin.proto.encoder.v1.ModelCard;
+import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
+
+/**
+ * Everything besides the text that determines an encoder output: one key space of the {@link
+ * EmbeddingCache}. Two encodes under equal keys of the same text give the same vector, so any
+ * change here (a new revision, another prompt or max length, a truncation) starts a new space.
+ *
+ * @param modelId the model id the encoder serves
+ * @param revision the card's revision
+ * @param resolvedSha the resolved commit of a hub download ("" for other sources)
+ * @param role "query" or "document"
+ * @param prompt the prompt the card prepends for that role
+ * @param maxLength the card's max length in tokens
+ * @param outputKind {@link Kind#label()}: "dense", "sparse" or "multivector"
+ * @param dtype the card's weight dtype
+ * @param pooling the card's pooling
+ * @param normalize whether the card normalizes outputs
+ * @param topK sparse top-k pruning (0: none), else 0
+ */
+public record CacheKey(
+    String modelId,
+    String revision,
+    String resolvedSha,
+    String role,
+    String prompt,
+    int maxLength,
+    String outputKind,
+    String dtype,
+    String pooling,
+    boolean normalize,
+    int topK) {
+
+  /** The three kinds of encoder output the cache stores. */
+  public enum Kind {
+    DENSE("dense"),
+    SPARSE("sparse"),
+    MULTI_VECTOR("multivector");
+
+    private final String label;
+
+    Kind(String label) {
+      this.label = label;
+    }
+
+    public String label() {
+      return label;
+    }
+  }
+
+  private static final ObjectMapper JSON =
+      new ObjectMapper()
+          .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
+          .configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true)
+          .configure(SerializationFeature.INDENT_OUTPUT, true);
+
+  /** The key of encoding with {@code card}'s model in {@code role}, as {@code kind}. */
+  public static CacheKey of(ModelCard card, boolean query, Kind kind, int topK) {
+    return new CacheKey(
+        card.getId(),
+        card.getRevision(),
+        card.getResolvedSha(),
+        query ? "query" : "document",
+        query ? card.getQueryPrompt() : card.getDocumentPrompt(),
+        card.getMaxLength(),
+        kind.label(),
+        card.getDtype(),
+        card.getPooling().name(),
+        card.getNormalize(),
+        kind == Kind.SPARSE ? topK : 0);
+  }
+
+  /** The key as JSON (snake_case fields), written as {@code key.json} of its folder. */
+  public String toJson() {
+    try {
+      return JSON.writeValueAsString(this);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot write a cache key as JSON", e);
+    }
+  }
+
+  /** The folder name of the key space: the first 32 hex digits of SHA-256 over {@link #toJson()}. */
+  public String id() {
+    return HexFormat.of().formatHex(TextHash.sha256(toJson().getBytes(StandardCharsets.UTF_8)), 0, 16);
+  }
+}

@@ -1,0 +1,124 @@
+package dev.tenbin.eval.cache;
+
+import dev.tenbin.encoder.SparseVector;
+import dev.tenbin.encoder.client.EncoderClient;
+import dev.tenbin.proto.encoder.v1.ModelCard;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntConsumer;
+
+/**
+ * Encodes through an {@link EmbeddingCache}: cached texts are read back bit for bit, the others
+ * (each distinct text once, in input order) are encoded in one streamed call and stored. Results
+ * are in input order, one fresh array per input, as the uncached {@link EncoderClient} calls
+ * return them. Each model's card (revision, prompts, max length, dtype) is fetched once per
+ * instance to form the {@link CacheKey}.
+ */
+public final class CachedEncoder {
+  private static final int DENSE_CHUNK = 64;
+  private static final int SPARSE_CHUNK = 64;
+  private static final int MULTI_VECTOR_CHUNK = 32;
+
+  private final EmbeddingCache cache;
+  private final EncoderClient client;
+  private final Map<String, ModelCard> cards = new ConcurrentHashMap<>();
+
+  CachedEncoder(EmbeddingCache cache, EncoderClient client) {
+    this.cache = cache;
+    this.client = client;
+  }
+
+  /** Dense vectors at the model's full dimension, as {@link EncoderClient#streamEncodeDense} returns them. */
+  public List<float[]> dense(String modelId, List<String> texts, boolean query, IntConsumer progress) {
+    CacheKey key = CacheKey.of(card(modelId), query, CacheKey.Kind.DENSE, 0);
+    return through(
+        key, PayloadCodec.DENSE, texts, progress,
+        (misses, done) -> client.streamEncodeDense(modelId, misses, query, DENSE_CHUNK, done));
+  }
+
+  /** Learned sparse vectors, pruned to the {@code topK} largest weights (0: all). */
+  public List<SparseVector> sparse(String modelId, List<String> texts, boolean query, int topK, IntConsumer progress) {
+    CacheKey key = CacheKey.of(card(modelId), query, CacheKey.Kind.SPARSE, topK);
+    return through(
+        key, PayloadCodec.SPARSE, texts, progress,
+        (misses, done) -> client.streamEncodeSparse(modelId, misses, query, topK, SPARSE_CHUNK, done));
+  }
+
+  /** Per-token vectors, each as [tokens][dimension]. */
+  public List<float[][]> multiVector(String modelId, List<String> texts, boolean query, IntConsumer progress) {
+    CacheKey key = CacheKey.of(card(modelId), query, CacheKey.Kind.MULTI_VECTOR, 0);
+    return through(
+        key, PayloadCodec.MULTI_VECTOR, texts, progress,
+        (misses, done) -> client.streamEncodeMultiVector(modelId, misses, query, MULTI_VECTOR_CHUNK, done));
+  }
+
+  /** The streamed encode of the missing texts. */
+  @FunctionalInterface
+  private interface Encode<T> {
+    List<T> encode(List<String> texts, IntConsumer done);
+  }
+
+  private <T> List<T> through(
+      CacheKey key, PayloadCodec<T> codec, List<String> texts, IntConsumer progress, Encode<T> encode) {
+    KeySpace space = cache.space(key);
+    List<T> results = new ArrayList<>(Arrays.asList(newArray(texts.size())));
+    Map<TextHash, List<Integer>> missing = new LinkedHashMap<>();
+    List<String> missingTexts = new ArrayList<>();
+    long hitBytes = 0;
+    for (int i = 0; i < texts.size(); i++) {
+      TextHash hash = TextHash.of(texts.get(i));
+      List<Integer> positions = missing.get(hash);
+      if (positions != null) {
+        positions.add(i);
+        continue;
+      }
+      ByteBuffer payload = space.read(hash);
+      if (payload == null) {
+        missing.computeIfAbsent(hash, h -> new ArrayList<>()).add(i);
+        missingTexts.add(texts.get(i));
+      } else {
+        hitBytes += payload.remaining();
+        results.set(i, codec.decode(payload));
+      }
+    }
+    int hits = texts.size() - missing.values().stream().mapToInt(List::size).sum();
+    cache.recordHits(hits, hitBytes);
+    if (!missing.isEmpty()) {
+      List<T> encoded = encode.encode(missingTexts, done -> progress.accept(hits + done));
+      if (encoded.size() != missingTexts.size()) {
+        throw new IllegalStateException(
+            "the encoder returned " + encoded.size() + " outputs for " + missingTexts.size() + " texts");
+      }
+      List<TextHash> hashes = new ArrayList<>(missing.keySet());
+      List<byte[]> payloads = new ArrayList<>(hashes.size());
+      for (int m = 0; m < hashes.size(); m++) {
+        byte[] payload = codec.encode(encoded.get(m));
+        payloads.add(payload);
+        List<Integer> positions = missing.get(hashes.get(m));
+        results.set(positions.getFirst(), encoded.get(m));
+        for (int p = 1; p < positions.size(); p++) {
+          results.set(positions.get(p), codec.decode(ByteBuffer.wrap(payload).order(ByteOrder.LITTLE_ENDIAN)));
+        }
+      }
+      long written = space.append(hashes, payloads);
+      cache.recordMisses(hashes.size(), written);
+    }
+    progress.accept(texts.size());
+    return results;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <T> T[] newArray(int size) {
+    return (T[]) new Object[size];
+  }
+
+  private ModelCard card(String modelId) {
+    return cards.computeIfAbsent(modelId, id -> client.modelInfo(id).getCard());
+  }
+}

@@ -1,0 +1,92 @@
+package dev.tenbin.eval.cache;
+
+import dev.tenbin.encoder.SparseVector;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * How one encoder output is stored: little-endian IEEE floats, so a value reads back with the
+ * same bits. Dense: {@code float32[n]}; sparse: {@code int32 n, int32[n] ids, float32[n] weights};
+ * multi-vector: {@code int32 tokens, int32 dimension, float32[tokens * dimension]} row by row.
+ */
+interface PayloadCodec<T> {
+  byte[] encode(T value);
+
+  /** Decodes the whole of {@code payload} (little-endian). */
+  T decode(ByteBuffer payload);
+
+  PayloadCodec<float[]> DENSE =
+      new PayloadCodec<>() {
+        @Override
+        public byte[] encode(float[] vector) {
+          ByteBuffer out = allocate(4 * vector.length);
+          out.asFloatBuffer().put(vector);
+          return out.array();
+        }
+
+        @Override
+        public float[] decode(ByteBuffer payload) {
+          float[] vector = new float[payload.remaining() / 4];
+          payload.order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(vector);
+          return vector;
+        }
+      };
+
+  PayloadCodec<SparseVector> SPARSE =
+      new PayloadCodec<>() {
+        @Override
+        public byte[] encode(SparseVector vector) {
+          int n = vector.indices().length;
+          ByteBuffer out = allocate(4 + 8 * n);
+          out.putInt(n);
+          out.asIntBuffer().put(vector.indices());
+          out.position(4 + 4 * n);
+          out.asFloatBuffer().put(vector.values());
+          return out.array();
+        }
+
+        @Override
+        public SparseVector decode(ByteBuffer payload) {
+          payload.order(ByteOrder.LITTLE_ENDIAN);
+          int n = payload.getInt();
+          int[] indices = new int[n];
+          float[] values = new float[n];
+          payload.asIntBuffer().get(indices);
+          payload.position(payload.position() + 4 * n);
+          payload.asFloatBuffer().get(values);
+          return new SparseVector(indices, values);
+        }
+      };
+
+  PayloadCodec<float[][]> MULTI_VECTOR =
+      new PayloadCodec<>() {
+        @Override
+        public byte[] encode(float[][] rows) {
+          int dimension = rows.length == 0 ? 0 : rows[0].length;
+          ByteBuffer out = allocate(8 + 4 * rows.length * dimension);
+          out.putInt(rows.length).putInt(dimension);
+          var floats = out.asFloatBuffer();
+          for (float[] row : rows) {
+            floats.put(row);
+          }
+          return out.array();
+        }
+
+        @Override
+        public float[][] decode(ByteBuffer payload) {
+          payload.order(ByteOrder.LITTLE_ENDIAN);
+          int tokens = payload.getInt();
+          int dimension = payload.getInt();
+          float[][] rows = new float[tokens][dimension];
+          var floats = payload.asFloatBuffer();
+          for (float[] row : rows) {
+            floats.get(row);
+          }
+          return rows;
+        }
+      };
+
+  private static ByteBuffer allocate(int bytes) {
+    return ByteBuffer.allocate(bytes).order(ByteOrder.LITTLE_ENDIAN);
+  }
+}

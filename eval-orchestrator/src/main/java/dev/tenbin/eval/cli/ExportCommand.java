@@ -1,0 +1,102 @@
+package dev.tenbin.eval.cli;
+
+import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.eval.export.CellSelection;
+import dev.tenbin.eval.export.TrecExport;
+import dev.tenbin.eval.store.CellRecord;
+import dev.tenbin.eval.store.ResultStore;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code tenbin export}: stored results in other tools' formats. */
+@Command(
+    name = "export",
+    mixinStandardHelpOptions = true,
+    description = "Export stored job results in other tools' formats.",
+    subcommands = {ExportCommand.Trec.class})
+public final class ExportCommand implements Runnable {
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(spec.commandLine().getErr());
+  }
+
+  @Command(
+      name = "trec",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Write one stored cell's rankings as a TREC run file (qid Q0 docid rank score tag).",
+        "Scores read back to the stored FP32 values, so 'tenbin metrics' on the file reproduces the"
+            + " stored metrics (where equal scores are tied, trec_eval breaks ties by docno descending"
+            + " while Tenbin stores doc id ascending; the tie-aware values agree either way)."
+      })
+  static final class Trec implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "JOB_DIR", description = "A job output folder (holding cells/).")
+    Path jobDir;
+
+    @Option(names = "--cell", paramLabel = "FINGERPRINT_PREFIX", description = "The cell, by a prefix of its fingerprint.")
+    String cell;
+
+    @Option(names = "--system", paramLabel = "S", description = "The cell's system, e.g. bm25 or dense:bge-small-en-v1.5 (with --task).")
+    String system;
+
+    @Option(names = "--task", paramLabel = "T", description = "The cell's task, e.g. NanoSciFact.")
+    String task;
+
+    @Option(names = "--variant", paramLabel = "V", description = "The cell's variant, when the system has several.")
+    String variant;
+
+    @Option(names = "--mode", paramLabel = "M", description = "retrieval, rerank or candidates, when several match.")
+    String mode;
+
+    @Option(names = "--out", paramLabel = "FILE", description = "The run file (default: stdout).")
+    Path out;
+
+    @Option(names = "--tag", paramLabel = "TAG", description = "The run tag column (default: SYSTEM/VARIANT).")
+    String tag;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      CellSelection selection =
+          cell != null
+              ? new CellSelection(cell, system, task, variant, mode)
+              : CellSelection.bySystem(system, task, variant, mode);
+      CellRecord chosen = selection.select(ResultStore.existing(jobDir, "JOB_DIR").readAll());
+      String runTag = tag != null ? tag : TrecExport.defaultTag(chosen);
+      if (runTag.isEmpty() || runTag.codePoints().anyMatch(Character::isWhitespace)) {
+        throw new InvalidInputException("--tag", "--tag '" + runTag + "' must be one word (no whitespace)");
+      }
+      try {
+        if (out == null) {
+          PrintWriter stdout = spec.commandLine().getOut();
+          TrecExport.write(chosen, stdout, runTag);
+          stdout.flush();
+        } else {
+          try (Writer writer = new BufferedWriter(Files.newBufferedWriter(out, StandardCharsets.UTF_8))) {
+            TrecExport.write(chosen, writer, runTag);
+          }
+          PrintWriter err = spec.commandLine().getErr();
+          err.println("tenbin export: wrote " + chosen.key().label() + " to " + out);
+          err.flush();
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot write " + (out == null ? "the run" : out), e);
+      }
+      return 0;
+    }
+  }
+}

@@ -1,0 +1,49 @@
+package dev.tenbin.eval.job;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.tenbin.eval.store.CellRecord;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The identity of a cell's result: SHA-256 (hex) over a canonical JSON object (keys sorted) of
+ * everything that determines it — the cell key, the dataset's SHA, the model's id, revision,
+ * resolved hub SHA, dtype, prompts and maximum length, the variant and mode, the similarity and
+ * depth, the library versions that decide scores (Lucene for BM25, ONNX Runtime for models), the
+ * candidate set a reranker reads, and the result format version. Timings and the Tenbin build are
+ * deliberately not part of it: two runs that must give the same rankings share a fingerprint.
+ */
+public final class CellFingerprint {
+  private static final ObjectMapper CANONICAL =
+      new ObjectMapper()
+          .configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true)
+          .configure(com.fasterxml.jackson.databind.MapperFeature.SORT_PROPERTIES_ALPHABETICALLY, true);
+
+  private CellFingerprint() {}
+
+  /** The fingerprint of the given identifying fields. */
+  public static String of(Map<String, ?> fields) {
+    Map<String, Object> sorted = new TreeMap<>(fields);
+    sorted.put("format_version", CellRecord.FORMAT_VERSION);
+    try {
+      byte[] canonical = CANONICAL.writeValueAsBytes(sorted);
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(canonical));
+    } catch (NoSuchAlgorithmException | com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** SHA-256 (hex) of a string, e.g. a text or a file's identity. */
+  public static String sha256(String text) {
+    try {
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

@@ -1,0 +1,79 @@
+package dev.tenbin.eval.job;
+
+import dev.tenbin.eval.EvalRun;
+import dev.tenbin.eval.dataset.BeirDataset;
+import dev.tenbin.eval.dataset.CorpusDocument;
+import dev.tenbin.eval.metrics.ScoredDoc;
+import dev.tenbin.eval.store.CellRecord;
+import dev.tenbin.eval.store.StoredDoc;
+import dev.tenbin.eval.store.StoredQuery;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/** Turns an evaluated run into the stored record of its cell. */
+public final class CellRecords {
+  private CellRecords() {}
+
+  public static CellRecord of(PlannedCell cell, EvalRun run, JobTask task) {
+    BeirDataset data = task.data();
+    Map<String, Double> facts = new TreeMap<>(cell.facts());
+    facts.put("num_queries", (double) run.numQueries());
+    facts.put("num_documents", (double) data.corpus().size());
+    double[] words = WORDS.computeIfAbsent(task.datasetSha(), sha -> words(data));
+    facts.put("avg_query_tokens", words[0]);
+    facts.put("avg_document_tokens", words[1]);
+    if (run.diagnostics().get("bytes_per_vector") instanceof Number bytes && bytes.doubleValue() > 0) {
+      facts.put("bytes_per_vector", bytes.doubleValue());
+    }
+    List<StoredQuery> queries = new ArrayList<>();
+    for (String queryId : data.evaluatedQueryIds()) {
+      List<ScoredDoc> ranking = run.rankings().getOrDefault(queryId, List.of());
+      List<StoredDoc> docs = new ArrayList<>(ranking.size());
+      for (int i = 0; i < ranking.size(); i++) {
+        docs.add(new StoredDoc(ranking.get(i).docId(), ranking.get(i).score(), i + 1));
+      }
+      Map<String, Double> metrics = run.perQuery().getOrDefault(queryId, Map.of());
+      queries.add(new StoredQuery(queryId, Collections.unmodifiableMap(new java.util.LinkedHashMap<>(metrics)), docs));
+    }
+    return new CellRecord(
+        CellRecord.FORMAT_VERSION,
+        cell.fingerprint(),
+        cell.key(),
+        cell.versions(),
+        facts,
+        run.metrics(),
+        run.tieAware(),
+        run.timings(),
+        new TreeMap<>(run.diagnostics()),
+        queries,
+        Instant.now().truncatedTo(ChronoUnit.MILLIS).toString());
+  }
+
+  private static final Map<String, double[]> WORDS = new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** Mean whitespace-separated words of the evaluated queries and of the documents (title + text). */
+  private static double[] words(BeirDataset d) {
+    long queryWords = 0;
+    for (String id : d.evaluatedQueryIds()) {
+      queryWords += count(d.queries().getOrDefault(id, ""));
+    }
+    long documentWords = 0;
+    for (CorpusDocument doc : d.corpus()) {
+      documentWords += count(doc.titleAndText());
+    }
+    return new double[] {
+      d.evaluatedQueryIds().isEmpty() ? 0 : (double) queryWords / d.evaluatedQueryIds().size(),
+      d.corpus().isEmpty() ? 0 : (double) documentWords / d.corpus().size()
+    };
+  }
+
+  private static int count(String text) {
+    String trimmed = text.strip();
+    return trimmed.isEmpty() ? 0 : trimmed.split("\\s+").length;
+  }
+}

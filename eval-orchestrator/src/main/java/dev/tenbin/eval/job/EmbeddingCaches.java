@@ -1,0 +1,56 @@
+package dev.tenbin.eval.job;
+
+import dev.tenbin.eval.cache.EmbeddingCache;
+import dev.tenbin.eval.candidates.CandidateSetBuilder;
+import dev.tenbin.eval.retrieval.DenseRetrieval;
+import dev.tenbin.eval.retrieval.MultiVectorRetrieval;
+import dev.tenbin.eval.retrieval.SparseRetrieval;
+import java.nio.file.Path;
+
+/**
+ * The embedding cache a job's retrieval classes encode through: {@code <cache-dir>/embeddings},
+ * keyed by model revision, prompt, maximum length and text hash, shared by every job that uses the
+ * same cache folder, so variants and reruns never re-encode.
+ */
+final class EmbeddingCaches {
+  private EmbeddingCaches() {}
+
+  static EmbeddingCache open(Path cacheDirectory) {
+    return EmbeddingCache.open(cacheDirectory.resolve("embeddings"));
+  }
+
+  /**
+   * Hooks that encode through {@code cache}; with {@code lightCaches} non-null (an embedded
+   * encoder), LightRetriever caches missing there are built before their first use.
+   */
+  static WorkRunner.RetrievalHooks hook(EmbeddingCache cache, java.util.function.BiConsumer<String, java.io.PrintWriter> lightCaches) {
+    return new WorkRunner.RetrievalHooks() {
+      @Override
+      public void prepareLightCache(String model, java.io.PrintWriter progress) {
+        if (lightCaches != null) {
+          lightCaches.accept(model, progress);
+        }
+      }
+
+      @Override
+      public DenseRetrieval dense(DenseRetrieval retrieval) {
+        return retrieval.withEmbeddingCache(cache);
+      }
+
+      @Override
+      public SparseRetrieval sparse(SparseRetrieval retrieval) {
+        return retrieval.withEmbeddingCache(cache);
+      }
+
+      @Override
+      public MultiVectorRetrieval multiVector(MultiVectorRetrieval retrieval) {
+        return retrieval.withEmbeddingCache(cache);
+      }
+
+      @Override
+      public CandidateSetBuilder candidates(CandidateSetBuilder builder) {
+        return builder.withEmbeddingCache(cache);
+      }
+    };
+  }
+}

@@ -1,0 +1,25 @@
+package dev.tenbin.eval.job;
+
+import dev.tenbin.eval.store.CellRecord;
+
+/** What a running job reports: to progress bars on a terminal, or to the eval service's watchers. */
+public interface JobListener {
+  JobListener NONE = new JobListener() {};
+
+  /** The plan is known: {@code stored} of {@code total} cells are already in the store. */
+  default void planned(int total, int stored) {}
+
+  /** A work item starts; it will store {@code missingCells} cells. */
+  default void workStarted(Work work, int missingCells) {}
+
+  /** Progress inside the running work item, e.g. documents encoded. */
+  default void workProgress(Work work, long done, long total, String stage) {}
+
+  /** A cell's result has been stored. */
+  default void cellStored(CellRecord record) {}
+
+  /** A work item failed; the job goes on with the others. */
+  default void workFailed(Work work, String message) {}
+
+  default void finished(JobOutcome outcome) {}
+}

@@ -1,0 +1,20 @@
+package dev.tenbin.eval.job;
+
+import java.util.List;
+
+/**
+ * How a job run ended.
+ *
+ * @param cellsTotal cells in the plan
+ * @param cellsAlreadyStored cells found in the store when the run began (not recomputed)
+ * @param cellsComputed cells computed and stored by this run
+ * @param failures one line per failed work item
+ * @param cancelled whether the run was cancelled before the end
+ * @param elapsedMillis wall time of the run
+ */
+public record JobOutcome(
+    int cellsTotal, int cellsAlreadyStored, int cellsComputed, List<String> failures, boolean cancelled, long elapsedMillis) {
+  public boolean succeeded() {
+    return failures.isEmpty() && !cancelled && cellsAlreadyStored + cellsComputed == cellsTotal;
+  }
+}

@@ -1,0 +1,29 @@
+package dev.tenbin.eval.job;
+
+import dev.tenbin.eval.store.CellRecord;
+import dev.tenbin.eval.store.ResultStore;
+import dev.tenbin.eval.warehouse.Warehouse;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * What a finished job writes beside its cells: the leaderboards (terminal table on stdout,
+ * {@code leaderboard.md}, {@code leaderboard.html}) and the DuckDB warehouse
+ * ({@code warehouse.duckdb}). Both are rebuilt from the stored cells, so they can be rebuilt at
+ * any time with {@code tenbin report} and {@code tenbin warehouse build}.
+ */
+public final class JobReports {
+  private JobReports() {}
+
+  public static void write(Path jobDirectory, PrintWriter out, PrintWriter err) {
+    List<CellRecord> cells = ResultStore.existing(jobDirectory, "--out").readAll();
+    if (cells.isEmpty()) {
+      err.println("tenbin: no stored cells yet; no leaderboard or warehouse written");
+      return;
+    }
+    var summary = Warehouse.build(List.of(jobDirectory), jobDirectory.resolve("warehouse.duckdb"));
+    summary.warnings().forEach(warning -> err.println("tenbin: warning: " + warning));
+    err.println("tenbin: warehouse " + summary.databaseFile() + " (" + summary.rowCounts().getOrDefault("cells", 0L) + " cells)");
+  }
+}

@@ -1,0 +1,206 @@
+package dev.tenbin.eval.job;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tenbin.core.Cancellation;
+import dev.tenbin.core.CancelledException;
+import dev.tenbin.core.PreconditionException;
+import dev.tenbin.eval.TenbinVersion;
+import dev.tenbin.eval.services.Services;
+import dev.tenbin.eval.store.CellRecord;
+import dev.tenbin.eval.store.ResultStore;
+import io.grpc.StatusRuntimeException;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Runs a planned job into its output folder, cell by cell, skipping every cell already stored.
+ *
+ * <p>The folder holds {@code job.json} (the plan), {@code cells/} (the result store),
+ * {@code candidates/} (candidate sets, one file per fingerprint) and {@code events.jsonl} (an
+ * append-only log of work started, cells stored and failures). A run holds an exclusive lock on
+ * {@code .lock}, so two runs never write one folder at once. Killed at any moment, the folder
+ * holds only whole cells; running the same job again computes exactly the missing ones.
+ */
+public final class JobRunner {
+  private final Services services;
+  private final Path directory;
+  private final JobListener listener;
+  private final Cancellation cancellation;
+  private final WorkRunner.RetrievalHooks cache;
+
+  public JobRunner(
+      Services services, Path directory, JobListener listener, Cancellation cancellation, WorkRunner.RetrievalHooks cache) {
+    this.services = services;
+    this.directory = directory;
+    this.listener = listener;
+    this.cancellation = cancellation;
+    this.cache = cache;
+  }
+
+  public JobOutcome run(JobSpec spec, List<Work> plan) {
+    long start = System.nanoTime();
+    try {
+      Files.createDirectories(directory);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create the job folder " + directory, e);
+    }
+    try (FileChannel lockFile = FileChannel.open(directory.resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        FileLock lock = tryLock(lockFile)) {
+      ResultStore store = ResultStore.open(directory);
+      Path candidates = directory.resolve("candidates");
+      Files.createDirectories(candidates);
+      writePlan(spec, plan);
+      int total = 0;
+      int stored = 0;
+      for (Work work : plan) {
+        total += work.cells().size();
+        for (PlannedCell cell : work.cells()) {
+          stored += store.contains(cell.fingerprint()) ? 1 : 0;
+        }
+      }
+      listener.planned(total, stored);
+      event("job_started", null, "cells " + total + ", stored " + stored);
+      int computed = 0;
+      List<String> failures = new ArrayList<>();
+      boolean cancelled = false;
+      for (Work work : plan) {
+        Set<String> missing = new HashSet<>();
+        for (PlannedCell cell : work.cells()) {
+          if (!store.contains(cell.fingerprint())) {
+            missing.add(cell.fingerprint());
+          }
+        }
+        boolean artifactsMissing =
+            work.kind() == Work.Kind.CANDIDATES
+                && work.artifacts().stream().anyMatch(fp -> !Files.isRegularFile(WorkRunner.candidateFile(candidates, fp)));
+        if (missing.isEmpty() && !artifactsMissing) {
+          continue;
+        }
+        if (cancellation.isCancelled()) {
+          cancelled = true;
+          break;
+        }
+        listener.workStarted(work, missing.size());
+        event("work_started", work, missing.size() + " cells");
+        PrintWriter progress =
+            new PrintWriter(new ProgressWriter((done, all) -> listener.workProgress(work, done, all, "encode"), cancellation));
+        try {
+          List<CellRecord> records = new WorkRunner(services, spec, candidates, progress, cache).run(work, missing);
+          for (CellRecord record : records) {
+            if (store.append(record)) {
+              computed++;
+              event("cell_stored", work, record.fingerprint() + " " + record.key().label());
+              listener.cellStored(record);
+            }
+          }
+        } catch (CancelledException e) {
+          cancelled = true;
+          event("cancelled", work, "");
+          break;
+        } catch (RuntimeException e) {
+          if (cancellation.isCancelled()) {
+            cancelled = true;
+            break;
+          }
+          String message = work.label() + ": " + describe(e);
+          failures.add(message);
+          event("work_failed", work, describe(e));
+          listener.workFailed(work, message);
+        }
+      }
+      JobOutcome outcome =
+          new JobOutcome(total, stored, computed, List.copyOf(failures), cancelled, (System.nanoTime() - start) / 1_000_000);
+      event(cancelled ? "job_cancelled" : "job_finished", null, computed + " computed, " + failures.size() + " failed");
+      listener.finished(outcome);
+      return outcome;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot use the job folder " + directory, e);
+    }
+  }
+
+  private FileLock tryLock(FileChannel channel) throws IOException {
+    FileLock lock;
+    try {
+      lock = channel.tryLock();
+    } catch (java.nio.channels.OverlappingFileLockException e) {
+      lock = null;
+    }
+    if (lock == null) {
+      throw new PreconditionException("--out", "another job is running in " + directory + "; wait for it or choose another --out");
+    }
+    return lock;
+  }
+
+  static String describe(Throwable failure) {
+    if (failure instanceof StatusRuntimeException status) {
+      return "service call failed: " + status.getStatus().getCode()
+          + (status.getStatus().getDescription() == null ? "" : ": " + status.getStatus().getDescription());
+    }
+    return failure.getMessage() == null ? failure.getClass().getSimpleName() : failure.getMessage();
+  }
+
+  /** Writes job.json: the spec, the versions, and every cell of the plan with its fingerprint. */
+  private void writePlan(JobSpec spec, List<Work> plan) throws IOException {
+    ObjectNode root = ResultStore.JSON.createObjectNode();
+    root.put("name", spec.name());
+    root.put("spec_file", spec.file().toAbsolutePath().toString());
+    root.put("tenbin_version", TenbinVersion.get());
+    root.put("planned_at", Instant.now().toString());
+    ArrayNode cells = root.putArray("cells");
+    for (Work work : plan) {
+      for (PlannedCell cell : work.cells()) {
+        ObjectNode node = cells.addObject();
+        node.put("fingerprint", cell.fingerprint());
+        node.put("label", cell.key().label());
+        node.put("work", work.label());
+      }
+      for (String artifact : work.artifacts()) {
+        if (work.kind() == Work.Kind.CANDIDATES) {
+          ObjectNode node = root.withArray("candidate_sets").addObject();
+          node.put("fingerprint", artifact);
+          node.put("work", work.label());
+        }
+      }
+    }
+    Path temporary = directory.resolve(".job.json.tmp");
+    Files.writeString(temporary, ResultStore.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(root), StandardCharsets.UTF_8);
+    Files.move(temporary, directory.resolve("job.json"), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    if (Files.isRegularFile(spec.file())) {
+      Files.copy(spec.file(), directory.resolve("job.yaml"), StandardCopyOption.REPLACE_EXISTING);
+    }
+  }
+
+  private synchronized void event(String type, Work work, String detail) {
+    ObjectNode event = ResultStore.JSON.createObjectNode();
+    event.put("at", Instant.now().toString());
+    event.put("event", type);
+    if (work != null) {
+      event.put("work", work.label());
+    }
+    event.put("detail", detail);
+    try {
+      Files.writeString(
+          directory.resolve("events.jsonl"),
+          event + "\n",
+          StandardCharsets.UTF_8,
+          StandardOpenOption.CREATE,
+          StandardOpenOption.APPEND);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot append to " + directory.resolve("events.jsonl"), e);
+    }
+  }
+}

@@ -1,0 +1,243 @@
+package dev.tenbin.eval.job;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.eval.retrieval.DenseVariant;
+import dev.tenbin.eval.retrieval.RetrieverSpec;
+import dev.tenbin.eval.retrieval.SparseVariant;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * A job: retrievers and rerankers × the tasks of one or more task sets × efficiency variants ×
+ * modes, read from YAML.
+ *
+ * <pre>{@code
+ * name: shared-datasets
+ * task_sets: [local-beir.yaml]          # relative to this file
+ * tasks: [xquad-en, msmarco-5k]         # optional: only these tasks
+ * retrievers:
+ *   - bm25
+ *   - dense:bge-small-en-v1.5           # no variants given: the automatic ones
+ *   - {retriever: dense:e5-small-v2, variants: [base, int8_rescore]}
+ *   - light:bge-small-en-v1.5           # LightRetriever: dense lookup, token-count sparse, hybrid
+ * rerankers: [dense:bge-small-en-v1.5]  # rescoring the stored candidate sets
+ * candidates: {dense_model: bge-small-en-v1.5, sets: [hybrid, bm25]}
+ * similarity: cosine                    # cosine, dot or best
+ * light_hybrid_dense_weight: 0.5
+ * top_k: 100
+ * }</pre>
+ *
+ * @param name the job's name
+ * @param file the spec file (for messages)
+ * @param taskSets task set spec files, resolved against the spec's folder
+ * @param taskFilter task names to keep; empty keeps every task
+ * @param retrievers what runs over whole corpora
+ * @param rerankers reranker ids ({@code dense:MODEL}, {@code sparse:MODEL}, {@code multivector:MODEL}
+ *     or a cross-encoder id) rescoring candidate sets
+ * @param candidateDenseModel the dense model of the hybrid candidate set
+ * @param candidateSets "hybrid" and/or "bm25"
+ * @param similarity "cosine", "dot" or "best"
+ * @param lightHybridDenseWeight the dense weight of LightRetriever's normalized interpolation
+ * @param topK depth of stored rankings
+ */
+public record JobSpec(
+    String name,
+    Path file,
+    List<Path> taskSets,
+    List<String> taskFilter,
+    List<RetrieverEntry> retrievers,
+    List<String> rerankers,
+    String candidateDenseModel,
+    List<String> candidateSets,
+    String similarity,
+    double lightHybridDenseWeight,
+    int topK) {
+
+  /** A retriever and the variants to evaluate; empty variants means the family's automatic set. */
+  public record RetrieverEntry(RetrieverSpec retriever, List<String> variants) {}
+
+  private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+  private static final Set<String> KEYS =
+      Set.of("name", "task_sets", "tasks", "retrievers", "rerankers", "candidates", "similarity",
+          "light_hybrid_dense_weight", "top_k");
+
+  /** Reads and checks a spec file; every problem names the YAML field. */
+  public static JobSpec read(Path file) {
+    if (!Files.isRegularFile(file)) {
+      throw new InvalidInputException("SPEC", "job spec " + file + " does not exist or is not a file");
+    }
+    try {
+      return parse(Files.readString(file), file);
+    } catch (IOException e) {
+      throw new InvalidInputException("SPEC", "cannot read job spec " + file + ": " + e.getMessage());
+    }
+  }
+
+  /** Parses spec text; {@code file} locates relative task set paths. */
+  public static JobSpec parse(String yaml, Path file) {
+    JsonNode root;
+    try {
+      root = YAML.readTree(yaml);
+    } catch (IOException e) {
+      throw new InvalidInputException("SPEC", "job spec " + file + " is not valid YAML: " + firstLine(e.getMessage()));
+    }
+    if (root == null || !root.isObject()) {
+      throw error(file, "", "the job spec must be a YAML mapping");
+    }
+    for (Iterator<String> names = root.fieldNames(); names.hasNext(); ) {
+      String key = names.next();
+      if (!KEYS.contains(key)) {
+        throw error(file, key, "unknown field; expected one of " + new java.util.TreeSet<>(KEYS));
+      }
+    }
+    Path base = file.toAbsolutePath().getParent();
+    String name = text(file, root, "name", fileStem(file));
+    List<Path> taskSets = new ArrayList<>();
+    for (String path : strings(file, root, "task_sets")) {
+      taskSets.add(base.resolve(path).normalize());
+    }
+    if (taskSets.isEmpty()) {
+      throw error(file, "task_sets", "name at least one task set file");
+    }
+    List<RetrieverEntry> retrievers = new ArrayList<>();
+    JsonNode retrieverNodes = root.path("retrievers");
+    if (!retrieverNodes.isMissingNode() && !retrieverNodes.isArray()) {
+      throw error(file, "retrievers", "must be a list");
+    }
+    for (int i = 0; i < retrieverNodes.size(); i++) {
+      retrievers.add(retriever(file, "retrievers[" + i + "]", retrieverNodes.get(i)));
+    }
+    List<String> rerankers = strings(file, root, "rerankers");
+    JsonNode candidates = root.path("candidates");
+    String candidateModel = candidates.path("dense_model").asText("");
+    List<String> sets = candidates.has("sets") ? strings(file, candidates, "sets", "candidates.sets") : List.of("hybrid");
+    for (int i = 0; i < sets.size(); i++) {
+      if (!sets.get(i).equals("hybrid") && !sets.get(i).equals("bm25")) {
+        throw error(file, "candidates.sets[" + i + "]", "expected hybrid or bm25, got '" + sets.get(i) + "'");
+      }
+    }
+    if (!rerankers.isEmpty() && candidateModel.isBlank()) {
+      throw error(file, "candidates.dense_model", "rerankers need the candidate sets' dense model (candidates: {dense_model: MODEL})");
+    }
+    if (retrievers.isEmpty() && rerankers.isEmpty()) {
+      throw error(file, "retrievers", "name at least one retriever or reranker");
+    }
+    String similarity = text(file, root, "similarity", "cosine").toLowerCase(Locale.ROOT);
+    if (!Set.of("cosine", "dot", "best").contains(similarity)) {
+      throw error(file, "similarity", "expected cosine, dot or best, got '" + similarity + "'");
+    }
+    double weight = root.path("light_hybrid_dense_weight").asDouble(0.5);
+    if (!(weight >= 0 && weight <= 1)) {
+      throw error(file, "light_hybrid_dense_weight", "must be within 0..1");
+    }
+    int topK = root.path("top_k").asInt(100);
+    if (topK < 1 || topK > 1000) {
+      throw error(file, "top_k", "must be within 1..1000, got " + root.path("top_k").asText());
+    }
+    return new JobSpec(
+        name, file, List.copyOf(taskSets), strings(file, root, "tasks"), List.copyOf(retrievers), rerankers,
+        candidateModel, sets, similarity, weight, topK);
+  }
+
+  private static RetrieverEntry retriever(Path file, String field, JsonNode node) {
+    String text;
+    List<String> variants = new ArrayList<>();
+    if (node.isTextual()) {
+      text = node.asText();
+    } else if (node.isObject()) {
+      text = node.path("retriever").asText("");
+      for (Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
+        String key = names.next();
+        if (!key.equals("retriever") && !key.equals("variants")) {
+          throw error(file, field + "." + key, "unknown field; expected retriever or variants");
+        }
+      }
+      variants.addAll(strings(file, node, "variants", field + ".variants"));
+    } else {
+      throw error(file, field, "expected a retriever name or {retriever: NAME, variants: [...]}");
+    }
+    RetrieverSpec spec;
+    try {
+      spec = RetrieverSpec.parse(text);
+    } catch (InvalidInputException e) {
+      throw error(file, field, e.getMessage());
+    }
+    for (int i = 0; i < variants.size(); i++) {
+      String variant = variants.get(i);
+      try {
+        switch (spec.family()) {
+          case SPARSE, SPARSE_BM25 -> SparseVariant.parse(variant);
+          case DENSE -> DenseVariant.parse(variant);
+          default -> {
+            if (!variant.equals("base")) {
+              throw new InvalidInputException(field, spec.name() + " has only the variant base");
+            }
+          }
+        }
+      } catch (InvalidInputException e) {
+        throw error(file, field + ".variants[" + i + "]", e.getMessage());
+      }
+    }
+    return new RetrieverEntry(spec, List.copyOf(variants));
+  }
+
+  private static String text(Path file, JsonNode root, String key, String fallback) {
+    JsonNode node = root.path(key);
+    if (node.isMissingNode() || node.isNull()) {
+      return fallback;
+    }
+    if (!node.isValueNode()) {
+      throw error(file, key, "must be a single value");
+    }
+    return node.asText();
+  }
+
+  private static List<String> strings(Path file, JsonNode root, String key) {
+    return strings(file, root, key, key);
+  }
+
+  private static List<String> strings(Path file, JsonNode root, String key, String field) {
+    JsonNode node = root.path(key);
+    if (node.isMissingNode() || node.isNull()) {
+      return List.of();
+    }
+    if (node.isTextual()) {
+      return List.of(node.asText());
+    }
+    if (!node.isArray()) {
+      throw error(file, field, "must be a list");
+    }
+    List<String> values = new ArrayList<>();
+    for (int i = 0; i < node.size(); i++) {
+      if (!node.get(i).isValueNode() || node.get(i).asText().isBlank()) {
+        throw error(file, field + "[" + i + "]", "must be a non-empty name");
+      }
+      values.add(node.get(i).asText().trim());
+    }
+    return List.copyOf(values);
+  }
+
+  private static InvalidInputException error(Path file, String field, String message) {
+    return new InvalidInputException(
+        field.isEmpty() ? "SPEC" : field, "job spec " + file + (field.isEmpty() ? "" : ", field " + field) + ": " + message);
+  }
+
+  private static String fileStem(Path file) {
+    String name = file.getFileName().toString();
+    int dot = name.lastIndexOf('.');
+    return dot > 0 ? name.substring(0, dot) : name;
+  }
+
+  private static String firstLine(String message) {
+    return message == null ? "" : message.lines().findFirst().orElse("");
+  }
+}

@@ -1,0 +1,58 @@
+package dev.tenbin.eval.taskset;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/** Where a task's collection comes from: a local BEIR folder or a pinned Hugging Face dataset. */
+public sealed interface DatasetSource {
+
+  /** One line for people, e.g. {@code hub:zeta-alpha-ai/NanoSciFact@main (split train)}. */
+  String describe();
+
+  /**
+   * A BEIR-format folder on disk ({@code corpus.jsonl}, {@code queries.jsonl}, {@code
+   * qrels/test.tsv}).
+   *
+   * @param directory absolute, with {@code ~} and {@code ${ENV}} expanded
+   */
+  record LocalBeir(Path directory) implements DatasetSource {
+    @Override
+    public String describe() {
+      return "local:" + directory;
+    }
+  }
+
+  /**
+   * A dataset repository on a Hugging Face hub, at a pinned revision.
+   *
+   * @param repository {@code owner/name}
+   * @param revision a branch, tag or 40-hex commit SHA (only a SHA is fully reproducible)
+   * @param split the split that holds this task, e.g. {@code train} or {@code NanoSciFact}
+   * @param configs role ({@code corpus}, {@code queries}, {@code qrels}) to the config (folder)
+   *     name in the repository; all three roles are present
+   * @param format {@code parquet} or {@code jsonl} to only consider files of that format, or
+   *     empty to detect it from the repository's files
+   */
+  record HubDataset(
+      String repository, String revision, String split, Map<String, String> configs, String format)
+      implements DatasetSource {
+
+    /** The roles a BEIR collection is made of, in the order they are read. */
+    public static final List<String> ROLES = List.of("corpus", "queries", "qrels");
+
+    public HubDataset {
+      configs = Map.copyOf(configs);
+    }
+
+    /** The config name of {@code role}; the role itself when not remapped. */
+    public String config(String role) {
+      return configs.getOrDefault(role, role);
+    }
+
+    @Override
+    public String describe() {
+      return "hub:" + repository + "@" + revision + " (split " + split + ")";
+    }
+  }
+}

@@ -1,0 +1,250 @@
+package dev.tenbin.eval.taskset;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.eval.taskset.DatasetSource.HubDataset;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * Downloads the files of a task from a dataset repository on a Hugging Face hub, at a pinned
+ * revision.
+ *
+ * <p>The revision (branch, tag or commit) is resolved with {@code GET
+ * {endpoint}/api/datasets/{repo}/revision/{revision}}, which answers the commit {@code sha} and the
+ * repository's files ({@code siblings}). For each of the roles corpus, queries and qrels the files
+ * of the task's config and split are chosen by {@link HubFileSelector}'s rule (in short: {@code
+ * C/S-*.parquet}, {@code C/S.parquet}, {@code data/C/S-*.parquet}, {@code C/S.jsonl}, {@code
+ * C/S.jsonl.gz}, {@code C/S-*.jsonl}, {@code C.jsonl}, and for qrels also {@code .tsv}) and fetched
+ * from {@code {endpoint}/datasets/{repo}/resolve/{sha}/{path}} into {@code
+ * {cache}/datasets/{repo}/{sha}/{path}}, each written to a temporary file and renamed into place.
+ * Files already there are not fetched again. {@code resolved.json} ({@link HubManifest}) records
+ * the repository, the revision asked for, the commit, the files and their sizes, and the download
+ * time.
+ *
+ * <p>A revision that is a full 40-hex commit SHA, once its manifest is present, loads without any
+ * request; a branch or tag is resolved again on each load (one small request) and reuses the files.
+ */
+public final class HubDatasetClient {
+  /** The public hub, used when neither the constructor nor {@code HF_ENDPOINT} names another. */
+  public static final String DEFAULT_ENDPOINT = "https://huggingface.co";
+
+  private static final Pattern SHA = Pattern.compile("[0-9a-f]{40}");
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final String endpoint;
+  private final Path cacheDirectory;
+  private final String token;
+  private final HttpClient http;
+
+  /**
+   * @param endpoint the hub's base URL, e.g. {@value #DEFAULT_ENDPOINT}
+   * @param cacheDirectory where snapshots are kept, under {@code datasets/}
+   * @param token sent as {@code Authorization: Bearer} when not null or blank
+   */
+  public HubDatasetClient(String endpoint, Path cacheDirectory, String token) {
+    this.endpoint = endpoint.endsWith("/") ? endpoint.substring(0, endpoint.length() - 1) : endpoint;
+    this.cacheDirectory = cacheDirectory;
+    this.token = token;
+    this.http =
+        HttpClient.newBuilder()
+            .followRedirects(HttpClient.Redirect.NORMAL)
+            .connectTimeout(Duration.ofSeconds(20))
+            .build();
+  }
+
+  /** A client for {@code HF_ENDPOINT} (default {@value #DEFAULT_ENDPOINT}) with token {@code HF_TOKEN}. */
+  public static HubDatasetClient fromEnvironment(Map<String, String> environment, Path cacheDirectory) {
+    String endpoint = environment.getOrDefault("HF_ENDPOINT", "");
+    return new HubDatasetClient(
+        endpoint.isBlank() ? DEFAULT_ENDPOINT : endpoint, cacheDirectory, environment.get("HF_TOKEN"));
+  }
+
+  public String endpoint() {
+    return endpoint;
+  }
+
+  /** The snapshot folder of {@code repository} at commit {@code sha}. */
+  public Path snapshotDirectory(String repository, String sha) {
+    return cacheDirectory.resolve("datasets").resolve(repository).resolve(sha);
+  }
+
+  /** Downloads (or finds in the cache) the corpus, queries and qrels files of {@code source}. */
+  public HubSnapshot fetch(HubDataset source) {
+    HubManifest manifest =
+        SHA.matcher(source.revision()).matches()
+            ? HubManifest.read(snapshotDirectory(source.repository(), source.revision()))
+            : null;
+    if (manifest == null) {
+      manifest = resolve(source);
+    }
+    Path snapshot = snapshotDirectory(source.repository(), manifest.sha());
+    Map<String, List<String>> hubPaths = new LinkedHashMap<>();
+    Map<String, List<Path>> files = new LinkedHashMap<>();
+    Map<String, Long> sizes = new LinkedHashMap<>(manifest.files());
+    boolean downloaded = false;
+    for (String role : HubDataset.ROLES) {
+      List<String> selected = select(source, manifest, role);
+      List<Path> local = new ArrayList<>();
+      for (String path : selected) {
+        Path target = localPath(snapshot, path);
+        if (!Files.isRegularFile(target)) {
+          download(source.repository(), manifest.sha(), path, target);
+          downloaded = true;
+        }
+        sizes.put(path, size(target));
+        local.add(target);
+      }
+      hubPaths.put(role, selected);
+      files.put(role, local);
+    }
+    boolean revisionChanged = !manifest.revision().equals(source.revision());
+    if (downloaded || revisionChanged || !Files.isRegularFile(snapshot.resolve(HubManifest.FILE_NAME))) {
+      String when = downloaded ? Instant.now().toString() : manifest.downloadedAt();
+      new HubManifest(source.repository(), source.revision(), manifest.sha(), manifest.siblings(), sizes, when)
+          .write(snapshot);
+    }
+    return new HubSnapshot(source.repository(), source.revision(), manifest.sha(), snapshot, files, hubPaths);
+  }
+
+  private static List<String> select(HubDataset source, HubManifest manifest, String role) {
+    String config = source.config(role);
+    List<String> selected =
+        HubFileSelector.select(manifest.siblings(), role, config, source.split(), source.format());
+    if (selected.isEmpty()) {
+      throw new InvalidInputException(
+          "source.split",
+          "hub dataset " + source.repository() + "@" + manifest.sha() + " has no " + role + " file for config '"
+              + config + "' and split '" + source.split() + "' (looked for "
+              + String.join(", ", HubFileSelector.patterns(role, config, source.split(), source.format())) + ")");
+    }
+    return selected;
+  }
+
+  /** Asks the hub which commit the revision names and which files the repository has there. */
+  private HubManifest resolve(HubDataset source) {
+    String url =
+        endpoint + "/api/datasets/" + source.repository() + "/revision/"
+            + URLEncoder.encode(source.revision(), StandardCharsets.UTF_8);
+    HttpResponse<InputStream> response = get(url, Duration.ofMinutes(1), source);
+    JsonNode json;
+    try (InputStream body = response.body()) {
+      json = JSON.readTree(body);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read the hub's answer from " + url, e);
+    }
+    String sha = json == null ? "" : json.path("sha").asText("");
+    if (!SHA.matcher(sha).matches()) {
+      throw new IllegalStateException("the hub answered no commit SHA for " + url);
+    }
+    List<String> siblings = new ArrayList<>();
+    for (JsonNode sibling : json.path("siblings")) {
+      String name = sibling.path("rfilename").asText("");
+      if (!name.isEmpty()) {
+        siblings.add(name);
+      }
+    }
+    HubManifest known = HubManifest.read(snapshotDirectory(source.repository(), sha));
+    Map<String, Long> files = known == null ? Map.of() : known.files();
+    String downloadedAt = known == null ? "" : known.downloadedAt();
+    return new HubManifest(source.repository(), source.revision(), sha, siblings, files, downloadedAt);
+  }
+
+  private void download(String repository, String sha, String path, Path target) {
+    StringBuilder url = new StringBuilder(endpoint + "/datasets/" + repository + "/resolve/" + sha);
+    for (String segment : path.split("/")) {
+      url.append('/').append(URLEncoder.encode(segment, StandardCharsets.UTF_8).replace("+", "%20"));
+    }
+    HttpResponse<InputStream> response = get(url.toString(), Duration.ofMinutes(30), null);
+    try (InputStream body = response.body()) {
+      Files.createDirectories(target.getParent());
+      Path partial = Files.createTempFile(target.getParent(), target.getFileName().toString(), ".part");
+      try {
+        Files.copy(body, partial, StandardCopyOption.REPLACE_EXISTING);
+        Files.move(partial, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      } finally {
+        Files.deleteIfExists(partial);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot download " + url, e);
+    }
+  }
+
+  /**
+   * A 2xx response. For the revision API ({@code source} given) 404 and 401/403 are the caller's
+   * mistake (an unknown, gated or private repository or revision); anything else is a failure
+   * naming the URL.
+   */
+  private HttpResponse<InputStream> get(String url, Duration timeout, HubDataset source) {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).timeout(timeout).GET();
+    if (token != null && !token.isBlank()) {
+      request.header("Authorization", "Bearer " + token);
+    }
+    HttpResponse<InputStream> response;
+    try {
+      response = http.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot reach the hub at " + url, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while fetching " + url, e);
+    }
+    int status = response.statusCode();
+    if (status / 100 == 2) {
+      return response;
+    }
+    try {
+      response.body().close();
+    } catch (IOException ignored) {
+      // the status says all there is to say
+    }
+    if (source != null && status == 404) {
+      throw new InvalidInputException(
+          "source.revision",
+          "the hub at " + endpoint + " has no dataset " + source.repository() + " at revision '"
+              + source.revision() + "' (HTTP 404 from " + url + ")");
+    }
+    if (source != null && (status == 401 || status == 403)) {
+      throw new InvalidInputException(
+          "source.hub",
+          "the hub refused dataset " + source.repository() + "@" + source.revision() + " (HTTP " + status
+              + " from " + url + "): it does not exist, or it is gated or private and needs HF_TOKEN");
+    }
+    throw new IllegalStateException("the hub answered HTTP " + status + " for " + url);
+  }
+
+  private static Path localPath(Path snapshot, String path) {
+    Path base = snapshot.toAbsolutePath().normalize();
+    Path target = base.resolve(path).normalize();
+    if (!target.startsWith(base) || target.equals(base)) {
+      throw new IllegalStateException("the hub listed a file outside the repository: " + path);
+    }
+    return target;
+  }
+
+  private static long size(Path file) {
+    try {
+      return Files.size(file);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + file, e);
+    }
+  }
+}

@@ -1,0 +1,341 @@
+package dev.tenbin.eval.warehouse;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.eval.store.CellKey;
+import dev.tenbin.eval.store.CellRecord;
+import dev.tenbin.eval.store.ResultStore;
+import dev.tenbin.eval.store.StoredDoc;
+import dev.tenbin.eval.store.StoredQuery;
+import dev.tenbin.eval.tieaware.TieAwareValue;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import org.duckdb.DuckDBAppender;
+import org.duckdb.DuckDBConnection;
+
+/**
+ * A DuckDB file holding every stored cell of one or more job folders, for ad-hoc SQL over results.
+ *
+ * <p>Tables (one row per cell, or per cell and name; {@code fingerprint} joins them all):
+ *
+ * <ul>
+ *   <li>{@code cells(fingerprint PK, job_dir, format_version, benchmark, dataset, task, language,
+ *       domain, model, family, system, variant, mode, label, finished_at TIMESTAMP (UTC),
+ *       num_queries, num_documents, stored_queries)}: the cell key; {@code num_queries} and {@code
+ *       num_documents} come from the cell's facts (NULL when absent), {@code stored_queries} counts
+ *       its stored per-query results
+ *   <li>{@code versions(fingerprint, name, value VARCHAR)}: resolved versions (dataset_sha,
+ *       model_revision, ...)
+ *   <li>{@code facts(fingerprint, name, value DOUBLE)}
+ *   <li>{@code metrics(fingerprint, metric, value DOUBLE)}: mean over the evaluated queries
+ *   <li>{@code tie_aware(fingerprint, metric, expected, "min", "max", "range", bias)}
+ *   <li>{@code timings(fingerprint, name, value DOUBLE)}: the unit is in the name (_ms, _us)
+ *   <li>{@code diagnostics(fingerprint, name, value VARCHAR)}: the value as JSON text ({@code
+ *       value::JSON} in SQL)
+ *   <li>{@code query_metrics(fingerprint, query_id, metric, value DOUBLE)}
+ *   <li>{@code rankings(fingerprint, query_id, rank, doc_id, score DOUBLE)}: the stored top-100
+ * </ul>
+ *
+ * Views: {@code cell_scores} (one row per cell, the main metrics as columns {@code ndcg_at_10},
+ * {@code recall_at_100}, ..., plus {@code ndcg_at_10_tie_range} and {@code cell_ms}) and {@code
+ * system_summary} (per benchmark, system, variant and mode: tasks, datasets, and nDCG@10 and
+ * recall@100 macro-averaged over datasets, each dataset the mean of its tasks).
+ *
+ * <p>The database is built into a temporary file beside the target and renamed into place, so a
+ * failed build leaves the previous file (or none) and never a half database. Rows are loaded in a
+ * fixed order (job folders as given, cells in {@link ResultStore#ORDER}, maps in stored order),
+ * so a rebuild holds the same content. A fingerprint stored in more than one job folder is loaded
+ * once, from the first, with a warning.
+ */
+public final class Warehouse {
+  private Warehouse() {}
+
+  /**
+   * What a build loaded.
+   *
+   * @param databaseFile the database written
+   * @param rowCounts table name to rows loaded, in schema order
+   * @param warnings duplicate fingerprints skipped, one line each
+   */
+  public record BuildSummary(Path databaseFile, Map<String, Long> rowCounts, List<String> warnings) {}
+
+  /**
+   * Loads every stored cell of {@code jobDirs} into a new DuckDB file at {@code databaseFile}
+   * (replacing it atomically if it exists).
+   *
+   * @throws InvalidInputException when a job folder holds no {@code cells/} folder or none is given
+   */
+  public static BuildSummary build(List<Path> jobDirs, Path databaseFile) {
+    if (jobDirs.isEmpty()) {
+      throw new InvalidInputException("JOB_DIR", "name at least one job folder");
+    }
+    List<ResultStore> stores = new ArrayList<>();
+    for (Path jobDir : jobDirs) {
+      stores.add(ResultStore.existing(jobDir, "JOB_DIR"));
+    }
+    Path target = databaseFile.toAbsolutePath().normalize();
+    Path temporary = target.resolveSibling("." + target.getFileName() + "." + UUID.randomUUID() + ".tmp");
+    try {
+      Files.createDirectories(target.getParent());
+      BuildSummary summary;
+      try (DuckDBConnection connection = open(temporary)) {
+        summary = load(connection, jobDirs, stores, target);
+        try (Statement statement = connection.createStatement()) {
+          statement.execute("CHECKPOINT");
+        }
+      }
+      try {
+        Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      } catch (AtomicMoveNotSupportedException e) {
+        Files.move(temporary, target, StandardCopyOption.REPLACE_EXISTING);
+      }
+      return summary;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write warehouse " + target, e);
+    } catch (SQLException e) {
+      throw new IllegalStateException("cannot build warehouse " + target + ": " + e.getMessage(), e);
+    } finally {
+      deleteQuietly(temporary);
+      deleteQuietly(temporary.resolveSibling(temporary.getFileName() + ".wal"));
+    }
+  }
+
+  /** A read-only connection to a built warehouse. */
+  public static Connection openReadOnly(Path databaseFile) {
+    if (!Files.isRegularFile(databaseFile)) {
+      throw new InvalidInputException("FILE", "warehouse " + databaseFile + " not found");
+    }
+    Properties properties = new Properties();
+    properties.setProperty("duckdb.read_only", "true");
+    try {
+      return DriverManager.getConnection("jdbc:duckdb:" + databaseFile.toAbsolutePath(), properties);
+    } catch (SQLException e) {
+      throw new InvalidInputException("FILE", "cannot open warehouse " + databaseFile + ": " + e.getMessage());
+    }
+  }
+
+  private static DuckDBConnection open(Path file) throws SQLException {
+    return DriverManager.getConnection("jdbc:duckdb:" + file).unwrap(DuckDBConnection.class);
+  }
+
+  private static BuildSummary load(
+      DuckDBConnection connection, List<Path> jobDirs, List<ResultStore> stores, Path target) throws SQLException {
+    try (Statement statement = connection.createStatement()) {
+      for (WarehouseSchema.Table table : WarehouseSchema.TABLES) {
+        statement.execute(table.ddl());
+      }
+      for (String view : WarehouseSchema.views()) {
+        statement.execute(view);
+      }
+    }
+    Map<String, Path> loadedFrom = new HashMap<>();
+    List<String> warnings = new ArrayList<>();
+    try (Appenders appenders = new Appenders(connection)) {
+      for (int i = 0; i < stores.size(); i++) {
+        Path jobDir = jobDirs.get(i).toAbsolutePath().normalize();
+        for (CellRecord cell : stores.get(i).readAll()) {
+          Path first = loadedFrom.putIfAbsent(cell.fingerprint(), jobDir);
+          if (first != null) {
+            warnings.add(
+                "cell " + cell.fingerprint() + " (" + cell.key().label() + ") of " + jobDir
+                    + " is also in " + first + "; loaded once, from " + first);
+            continue;
+          }
+          appenders.append(jobDir, cell);
+        }
+      }
+    }
+    Map<String, Long> counts = new LinkedHashMap<>();
+    try (Statement statement = connection.createStatement()) {
+      for (WarehouseSchema.Table table : WarehouseSchema.TABLES) {
+        try (ResultSet rows = statement.executeQuery("SELECT count(*) FROM " + table.name())) {
+          rows.next();
+          counts.put(table.name(), rows.getLong(1));
+        }
+      }
+    }
+    return new BuildSummary(target, counts, List.copyOf(warnings));
+  }
+
+  /** One appender per table, open for the whole load. */
+  private static final class Appenders implements AutoCloseable {
+    private final DuckDBAppender cells;
+    private final DuckDBAppender versions;
+    private final DuckDBAppender facts;
+    private final DuckDBAppender metrics;
+    private final DuckDBAppender tieAware;
+    private final DuckDBAppender timings;
+    private final DuckDBAppender diagnostics;
+    private final DuckDBAppender queryMetrics;
+    private final DuckDBAppender rankings;
+
+    Appenders(DuckDBConnection connection) throws SQLException {
+      cells = connection.createAppender("cells");
+      versions = connection.createAppender("versions");
+      facts = connection.createAppender("facts");
+      metrics = connection.createAppender("metrics");
+      tieAware = connection.createAppender("tie_aware");
+      timings = connection.createAppender("timings");
+      diagnostics = connection.createAppender("diagnostics");
+      queryMetrics = connection.createAppender("query_metrics");
+      rankings = connection.createAppender("rankings");
+    }
+
+    void append(Path jobDir, CellRecord cell) throws SQLException {
+      String fingerprint = cell.fingerprint();
+      CellKey key = cell.key();
+      Map<String, Double> facts = orEmpty(cell.facts());
+      cells.beginRow()
+          .append(fingerprint)
+          .append(jobDir.toString())
+          .append(cell.formatVersion())
+          .append(key.benchmark())
+          .append(key.dataset())
+          .append(key.task())
+          .append(key.language())
+          .append(key.domain())
+          .append(key.model())
+          .append(key.family())
+          .append(key.system())
+          .append(key.variant())
+          .append(key.mode())
+          .append(key.label());
+      LocalDateTime finished = finishedAt(cell.finishedAt());
+      if (finished == null) {
+        cells.appendNull();
+      } else {
+        cells.append(finished);
+      }
+      appendCount(cells, facts.get("num_queries"));
+      appendCount(cells, facts.get("num_documents"));
+      cells.append(cell.queries() == null ? 0 : cell.queries().size()).endRow();
+
+      for (var entry : orEmpty(cell.versions()).entrySet()) {
+        versions.beginRow().append(fingerprint).append(entry.getKey()).append(entry.getValue()).endRow();
+      }
+      appendNumbers(this.facts, fingerprint, facts);
+      appendNumbers(metrics, fingerprint, orEmpty(cell.metrics()));
+      for (var entry : orEmpty(cell.tieAware()).entrySet()) {
+        TieAwareValue value = entry.getValue();
+        tieAware.beginRow().append(fingerprint).append(entry.getKey())
+            .append(value.expected()).append(value.min()).append(value.max()).append(value.range()).append(value.bias())
+            .endRow();
+      }
+      appendNumbers(timings, fingerprint, orEmpty(cell.timings()));
+      for (var entry : orEmpty(cell.diagnostics()).entrySet()) {
+        diagnostics.beginRow().append(fingerprint).append(entry.getKey()).append(json(entry.getValue())).endRow();
+      }
+      for (StoredQuery query : cell.queries() == null ? List.<StoredQuery>of() : cell.queries()) {
+        appendNumbersOfQuery(fingerprint, query);
+        for (StoredDoc doc : query.docs() == null ? List.<StoredDoc>of() : query.docs()) {
+          rankings.beginRow().append(fingerprint).append(query.queryId()).append(doc.rank())
+              .append(doc.docId()).append(doc.score()).endRow();
+        }
+      }
+    }
+
+    private void appendNumbersOfQuery(String fingerprint, StoredQuery query) throws SQLException {
+      for (var entry : orEmpty(query.metrics()).entrySet()) {
+        queryMetrics.beginRow().append(fingerprint).append(query.queryId()).append(entry.getKey());
+        appendDouble(queryMetrics, entry.getValue());
+        queryMetrics.endRow();
+      }
+    }
+
+    private static void appendNumbers(DuckDBAppender appender, String fingerprint, Map<String, Double> values)
+        throws SQLException {
+      for (var entry : values.entrySet()) {
+        appender.beginRow().append(fingerprint).append(entry.getKey());
+        appendDouble(appender, entry.getValue());
+        appender.endRow();
+      }
+    }
+
+    private static void appendDouble(DuckDBAppender appender, Double value) throws SQLException {
+      if (value == null) {
+        appender.appendNull();
+      } else {
+        appender.append(value.doubleValue());
+      }
+    }
+
+    private static void appendCount(DuckDBAppender appender, Double value) throws SQLException {
+      if (value == null) {
+        appender.appendNull();
+      } else {
+        appender.append((int) Math.round(value));
+      }
+    }
+
+    @Override
+    public void close() throws SQLException {
+      SQLException failure = null;
+      for (DuckDBAppender appender :
+          List.of(cells, versions, facts, metrics, tieAware, timings, diagnostics, queryMetrics, rankings)) {
+        try {
+          appender.close();
+        } catch (SQLException e) {
+          if (failure == null) {
+            failure = e;
+          } else {
+            failure.addSuppressed(e);
+          }
+        }
+      }
+      if (failure != null) {
+        throw failure;
+      }
+    }
+  }
+
+  private static <K, V> Map<K, V> orEmpty(Map<K, V> map) {
+    return map == null ? Map.of() : map;
+  }
+
+  private static String json(Object value) {
+    try {
+      return ResultStore.JSON.writeValueAsString(value);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot write a diagnostic as JSON", e);
+    }
+  }
+
+  private static LocalDateTime finishedAt(String text) {
+    if (text == null || text.isEmpty()) {
+      return null;
+    }
+    try {
+      return LocalDateTime.ofInstant(Instant.parse(text), ZoneOffset.UTC);
+    } catch (DateTimeParseException e) {
+      return null;
+    }
+  }
+
+  private static void deleteQuietly(Path path) {
+    try {
+      Files.deleteIfExists(path);
+    } catch (IOException ignored) {
+      // a leftover temporary file is harmless: its name starts with a dot and ends in .tmp
+    }
+  }
+}

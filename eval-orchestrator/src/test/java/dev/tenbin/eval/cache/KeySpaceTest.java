@@ -1,0 +1,175 @@
+package dev.tenbin.eval.cache;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class KeySpaceTest {
+  @TempDir Path tmp;
+
+  private static final CacheKey KEY =
+      new CacheKey("m", "rev", "", "document", "", 512, "dense", "fp32", "MEAN", true, 0);
+
+  private static float[] vector(Random random, int dimension) {
+    float[] v = new float[dimension];
+    for (int i = 0; i < dimension; i++) {
+      v[i] = random.nextFloat() - 0.5f;
+    }
+    return v;
+  }
+
+  private static void put(KeySpace space, List<String> texts, List<float[]> vectors) {
+    space.append(texts.stream().map(TextHash::of).toList(), vectors.stream().map(PayloadCodec.DENSE::encode).toList());
+  }
+
+  private static float[] get(KeySpace space, String text) {
+    ByteBuffer payload = space.read(TextHash.of(text));
+    return payload == null ? null : PayloadCodec.DENSE.decode(payload);
+  }
+
+  @Test
+  void reopeningFindsEveryRecordBitForBit() {
+    Random random = new Random(1);
+    List<float[]> vectors = List.of(vector(random, 8), new float[] {Float.NaN, -0.0f, Float.MIN_VALUE, 1e-38f});
+    try (KeySpace space = KeySpace.open(tmp, KEY, KeySpace.DEFAULT_SEGMENT_BYTES)) {
+      put(space, List.of("a", "b"), vectors);
+    }
+
+    try (KeySpace reopened = KeySpace.open(tmp, KEY, KeySpace.DEFAULT_SEGMENT_BYTES)) {
+      assertThat(reopened.size()).isEqualTo(2);
+      assertThat(get(reopened, "a")).isEqualTo(vectors.get(0));
+      float[] special = get(reopened, "b");
+      for (int i = 0; i < special.length; i++) {
+        assertThat(Float.floatToRawIntBits(special[i])).isEqualTo(Float.floatToRawIntBits(vectors.get(1)[i]));
+      }
+      assertThat(get(reopened, "c")).isNull();
+    }
+    assertThat(tmp.resolve("key.json")).content().contains("\"model_id\" : \"m\"", "\"max_length\" : 512");
+  }
+
+  @Test
+  void aTornTrailingRecordIsIgnoredAndCutOffBeforeTheNextAppend() throws Exception {
+    Random random = new Random(2);
+    float[] kept = vector(random, 16);
+    try (KeySpace space = KeySpace.open(tmp, KEY, KeySpace.DEFAULT_SEGMENT_BYTES)) {
+      put(space, List.of("kept", "torn"), List.of(kept, vector(random, 16)));
+    }
+    Path segment = tmp.resolve("segment-000001.bin");
+    long full = Files.size(segment);
+    try (FileChannel channel = FileChannel.open(segment, StandardOpenOption.WRITE)) {
+      channel.truncate(full - 5);
+    }
+
+    float[] added = vector(random, 16);
+    try (KeySpace space = KeySpace.open(tmp, KEY, KeySpace.DEFAULT_SEGMENT_BYTES)) {
+      assertThat(space.size()).isEqualTo(1);
+      assertThat(get(space, "torn")).isNull();
+      put(space, List.of("added"), List.of(added));
+    }
+
+    try (KeySpace space = KeySpace.open(tmp, KEY, KeySpace.DEFAULT_SEGMENT_BYTES)) {
+      assertThat(space.size()).isEqualTo(2);
+      assertThat(get(space, "kept")).isEqualTo(kept);
+      assertThat(get(space, "added")).isEqualTo(added);
+    }
+    assertThat(Files.size(segment)).isEqualTo(full);
+  }
+
+  @Test
+  void garbageAfterTheLastRecordFailsItsChecksumAndIsIgnored() throws Exception {
+    try (KeySpace space = KeySpace.open(tmp, KEY, KeySpace.DEFAULT_SEGMENT_BYTES)) {
+      put(space, List.of("a"), List.of(new float[] {1, 2}));
+    }
+    ByteBuffer zeros = ByteBuffer.allocate(KeySpace.HEADER + 8).order(ByteOrder.LITTLE_ENDIAN);
+    zeros.putInt(TextHash.BYTES, 8);
+    Files.write(tmp.resolve("segment-000001.bin"), zeros.array(), StandardOpenOption.APPEND);
+
+    try (KeySpace space = KeySpace.open(tmp, KEY, KeySpace.DEFAULT_SEGMENT_BYTES)) {
+      assertThat(space.size()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void concurrentAppendsFromThreadsAndASecondOpenerLoseNothing() throws Exception {
+    int threads = 4;
+    int perThread = 200;
+    try (KeySpace first = KeySpace.open(tmp, KEY, 4096);
+        KeySpace second = KeySpace.open(tmp, KEY, 4096)) {
+      ExecutorService pool = Executors.newFixedThreadPool(threads);
+      List<Future<?>> done = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        KeySpace space = t % 2 == 0 ? first : second;
+        int thread = t;
+        done.add(
+            pool.submit(
+                () -> {
+                  for (int i = 0; i < perThread; i += 10) {
+                    List<String> texts = new ArrayList<>();
+                    List<float[]> vectors = new ArrayList<>();
+                    for (int j = i; j < i + 10; j++) {
+                      texts.add(thread + ":" + j);
+                      vectors.add(new float[] {thread, j});
+                    }
+                    put(space, texts, vectors);
+                  }
+                }));
+      }
+      for (Future<?> future : done) {
+        future.get();
+      }
+      pool.shutdown();
+    }
+
+    try (KeySpace space = KeySpace.open(tmp, KEY, 4096)) {
+      assertThat(space.size()).isEqualTo(threads * perThread);
+      for (int t = 0; t < threads; t++) {
+        for (int i = 0; i < perThread; i++) {
+          assertThat(get(space, t + ":" + i)).containsExactly(t, i);
+        }
+      }
+    }
+    assertThat(tmp.resolve("segment-000002.bin")).as("segments roll over at the size limit").exists();
+  }
+
+  @Test
+  void loadingTenThousandDense384dVectorsTakesWellUnderASecond() {
+    Random random = new Random(3);
+    List<String> texts = new ArrayList<>();
+    List<float[]> vectors = new ArrayList<>();
+    for (int i = 0; i < 10_000; i++) {
+      texts.add("document number " + i);
+      vectors.add(vector(random, 384));
+    }
+    try (KeySpace space = KeySpace.open(tmp, KEY, KeySpace.DEFAULT_SEGMENT_BYTES)) {
+      put(space, texts, vectors);
+    }
+
+    long start = System.nanoTime();
+    List<float[]> loaded = new ArrayList<>();
+    try (KeySpace space = KeySpace.open(tmp, KEY, KeySpace.DEFAULT_SEGMENT_BYTES)) {
+      long opened = System.nanoTime();
+      for (String text : texts) {
+        loaded.add(get(space, text));
+      }
+      long read = System.nanoTime();
+      System.out.printf(
+          "embedding cache: open+index 10k x 384-d %.1f ms, read all %.1f ms, total %.1f ms%n",
+          (opened - start) / 1e6, (read - opened) / 1e6, (read - start) / 1e6);
+      assertThat((read - start) / 1e9).isLessThan(1.0);
+    }
+    assertThat(loaded.get(9_999)).isEqualTo(vectors.get(9_999));
+  }
+}

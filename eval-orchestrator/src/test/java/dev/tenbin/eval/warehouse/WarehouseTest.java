@@ -1,0 +1,152 @@
+package dev.tenbin.eval.warehouse;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.eval.store.CellRecord;
+import dev.tenbin.eval.store.ResultStore;
+import dev.tenbin.eval.store.TestCells;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class WarehouseTest {
+  @TempDir Path tmp;
+
+  private final CellRecord bm25 = TestCells.cell(TestCells.key("NanoSciFact", "bm25", "bm25", "base"), TestCells.QRELS, TestCells.run(0f));
+  private final CellRecord dense = TestCells.cell(TestCells.key("NanoSciFact", "dense", "tiny", "int8"), TestCells.QRELS, TestCells.run(1f));
+  private final CellRecord other = TestCells.cell(TestCells.key("NanoFiQA", "dense", "tiny", "int8"), TestCells.QRELS, TestCells.run(2f));
+
+  private Path job(String name, CellRecord... cells) {
+    ResultStore store = ResultStore.open(tmp.resolve(name));
+    for (CellRecord cell : cells) {
+      store.append(cell);
+    }
+    return tmp.resolve(name);
+  }
+
+  private static List<List<Object>> rows(Path database, String sql) throws SQLException {
+    try (Connection connection = Warehouse.openReadOnly(database);
+        Statement statement = connection.createStatement();
+        ResultSet rows = statement.executeQuery(sql)) {
+      ResultSetMetaData meta = rows.getMetaData();
+      List<List<Object>> out = new ArrayList<>();
+      while (rows.next()) {
+        List<Object> row = new ArrayList<>();
+        for (int c = 1; c <= meta.getColumnCount(); c++) {
+          row.add(rows.getObject(c));
+        }
+        out.add(row);
+      }
+      return out;
+    }
+  }
+
+  @Test
+  void everyPartOfEveryCellLandsInItsTable() throws Exception {
+    Path database = tmp.resolve("w.duckdb");
+    Warehouse.BuildSummary summary = Warehouse.build(List.of(job("job", bm25, dense)), database);
+
+    assertThat(summary.rowCounts())
+        .containsEntry("cells", 2L)
+        .containsEntry("versions", 4L)
+        .containsEntry("facts", 4L)
+        .containsEntry("metrics", 18L)
+        .containsEntry("tie_aware", 18L)
+        .containsEntry("timings", 4L)
+        .containsEntry("diagnostics", 4L)
+        .containsEntry("query_metrics", 36L)
+        .containsEntry("rankings", 12L);
+    assertThat(summary.warnings()).isEmpty();
+    assertThat(rows(database, "SELECT system, variant, num_queries, num_documents, finished_at::VARCHAR FROM cells ORDER BY system"))
+        .containsExactly(
+            List.of("bm25", "base", 2, 10, "2025-01-02 03:04:05"),
+            List.of("dense:tiny", "int8", 2, 10, "2025-01-02 03:04:05"));
+    assertThat(rows(database, "SELECT value FROM metrics WHERE fingerprint = '" + dense.fingerprint() + "' AND metric = 'ndcg@10'"))
+        .containsExactly(List.of(dense.metrics().get("ndcg@10")));
+    assertThat(rows(database, "SELECT score FROM rankings WHERE fingerprint = '" + dense.fingerprint() + "' AND query_id = 'q2' AND rank = 1"))
+        .containsExactly(List.of(dense.queries().get(1).docs().getFirst().score()));
+    assertThat(rows(database, "SELECT value::JSON->>'bm25' FROM diagnostics WHERE name = 'candidate_origin' AND fingerprint = '" + bm25.fingerprint() + "'"))
+        .containsExactly(List.of("3"));
+  }
+
+  @Test
+  void viewsPivotTheMainMetricsAndAverageSystemsOverDatasets() throws Exception {
+    Path database = tmp.resolve("w.duckdb");
+    Warehouse.build(List.of(job("job", bm25, dense, other)), database);
+
+    assertThat(rows(database, "SELECT ndcg_at_10, recall_at_100, mrr_at_10 FROM cell_scores WHERE system = 'bm25'"))
+        .containsExactly(List.of(bm25.metrics().get("ndcg@10"), bm25.metrics().get("recall@100"), bm25.metrics().get("mrr@10")));
+    assertThat(rows(database, "SELECT tasks, datasets, ndcg_at_10 FROM system_summary WHERE system = 'dense:tiny'"))
+        .containsExactly(List.of(2L, 2L, (dense.metrics().get("ndcg@10") + other.metrics().get("ndcg@10")) / 2));
+  }
+
+  @Test
+  void aFingerprintInTwoJobFoldersIsLoadedOnceFromTheFirstWithAWarning() throws Exception {
+    Path first = job("first", bm25);
+    Path second = job("second", bm25, dense);
+    Path database = tmp.resolve("w.duckdb");
+
+    Warehouse.BuildSummary summary = Warehouse.build(List.of(first, second), database);
+
+    assertThat(summary.rowCounts()).containsEntry("cells", 2L);
+    assertThat(summary.warnings()).singleElement().asString().contains(bm25.fingerprint(), "second", "first");
+    assertThat(rows(database, "SELECT job_dir FROM cells WHERE system = 'bm25'"))
+        .containsExactly(List.of(first.toAbsolutePath().normalize().toString()));
+  }
+
+  @Test
+  void aRebuildReplacesTheFileWithTheSameContent() throws Exception {
+    Path jobDir = job("job", bm25, dense);
+    Path database = tmp.resolve("w.duckdb");
+    String everything =
+        "SELECT * FROM cells ORDER BY fingerprint";
+    String ranked = "SELECT * FROM rankings ORDER BY fingerprint, query_id, rank";
+    Warehouse.build(List.of(jobDir), database);
+    List<List<Object>> cells = rows(database, everything);
+    List<List<Object>> rankings = rows(database, ranked);
+
+    Warehouse.build(List.of(jobDir), database);
+
+    assertThat(rows(database, everything)).isEqualTo(cells);
+    assertThat(rows(database, ranked)).isEqualTo(rankings);
+    try (Stream<Path> files = Files.list(tmp)) {
+      assertThat(files.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder("job", "w.duckdb");
+    }
+  }
+
+  @Test
+  void aFailedBuildLeavesThePreviousDatabaseUntouchedAndNoTemporaryFiles() throws Exception {
+    Path database = tmp.resolve("w.duckdb");
+    Warehouse.build(List.of(job("job", bm25)), database);
+    long size = Files.size(database);
+    Path broken = job("broken", dense);
+    Files.writeString(broken.resolve("cells").resolve(dense.fingerprint() + ".json"), "{ not json");
+
+    assertThatThrownBy(() -> Warehouse.build(List.of(tmp.resolve("job"), broken), database))
+        .hasMessageContaining(dense.fingerprint());
+
+    assertThat(Files.size(database)).isEqualTo(size);
+    assertThat(rows(database, "SELECT count(*) FROM cells")).containsExactly(List.of(1L));
+    try (Stream<Path> files = Files.list(tmp)) {
+      assertThat(files.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder("job", "broken", "w.duckdb");
+    }
+  }
+
+  @Test
+  void aFolderWithoutCellsIsBadInput() {
+    assertThatThrownBy(() -> Warehouse.build(List.of(tmp.resolve("nothing")), tmp.resolve("w.duckdb")))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("holds no job results");
+  }
+}
