@@ -3,6 +3,9 @@ package dev.tenbin.eval;
 import dev.tenbin.eval.grpc.EvalGrpcService;
 import dev.tenbin.rpc.GrpcServerHost;
 import dev.tenbin.rpc.ServerOptions;
+import dev.tenbin.eval.job.JobLauncher;
+import dev.tenbin.eval.job.JobManager;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -18,15 +21,20 @@ public final class EvalServer implements Callable<Integer> {
 
   @Mixin ServerOptions serverOptions = new ServerOptions();
 
+  @Mixin dev.tenbin.eval.cli.ServiceOptions services = new dev.tenbin.eval.cli.ServiceOptions();
+
   @Override
   public Integer call() throws Exception {
     var settings = serverOptions.toSettings(DEFAULT_PORT);
+    JobLauncher launcher = new JobLauncher(services.toOptions());
+    JobManager jobs = new JobManager(launcher::run, Path.of(""));
     GrpcServerHost host =
-        GrpcServerHost.start(settings, List.of(new EvalGrpcService())).stopOnSignal("eval-service");
+        GrpcServerHost.start(settings, List.of(new EvalGrpcService(jobs))).stopOnSignal("eval-service");
     System.err.printf(
         "eval-service listening on %s:%d (metrics port %d)%n",
         settings.host(), host.port(), host.metricsPort());
     host.blockUntilShutdown();
+    jobs.close();
     return 0;
   }
 }

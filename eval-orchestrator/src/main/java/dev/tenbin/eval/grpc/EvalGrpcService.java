@@ -1,9 +1,154 @@
 package dev.tenbin.eval.grpc;
 
+import dev.tenbin.eval.job.JobManager;
+import dev.tenbin.eval.store.CellRecord;
+import dev.tenbin.eval.store.ResultStore;
+import dev.tenbin.eval.store.StoredDoc;
+import dev.tenbin.eval.store.StoredQuery;
+import dev.tenbin.proto.common.v1.Ranking;
+import dev.tenbin.proto.common.v1.ScoredDocument;
+import dev.tenbin.proto.eval.v1.CancelJobRequest;
+import dev.tenbin.proto.eval.v1.CancelJobResponse;
+import dev.tenbin.proto.eval.v1.CellResult;
+import dev.tenbin.proto.eval.v1.EvalMode;
 import dev.tenbin.proto.eval.v1.EvalServiceGrpc;
+import dev.tenbin.proto.eval.v1.GetJobRequest;
+import dev.tenbin.proto.eval.v1.GetJobResponse;
+import dev.tenbin.proto.eval.v1.GetResultsRequest;
+import dev.tenbin.proto.eval.v1.GetResultsResponse;
+import dev.tenbin.proto.eval.v1.Job;
+import dev.tenbin.proto.eval.v1.JobState;
+import dev.tenbin.proto.eval.v1.ListJobsRequest;
+import dev.tenbin.proto.eval.v1.ListJobsResponse;
+import dev.tenbin.proto.eval.v1.MetricValue;
+import dev.tenbin.proto.eval.v1.SubmitJobRequest;
+import dev.tenbin.proto.eval.v1.SubmitJobResponse;
+import dev.tenbin.proto.eval.v1.WatchJobRequest;
+import dev.tenbin.proto.eval.v1.WatchJobResponse;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import java.nio.file.Files;
+import java.util.Map;
 
 /**
- * Adapter for {@code tenbin.eval.v1}. Jobs (submit, watch, cancel, results) arrive with the
- * orchestrator issue; until then every RPC answers UNIMPLEMENTED (the generated base class).
+ * Adapter for {@code tenbin.eval.v1} over a {@link JobManager}: submit, get, watch (a stream of
+ * job states until it ends), cancel, list, and the stored results of a job, one cell at a time.
+ * Errors are exceptions mapped to statuses by the shared interceptor (unknown job: NOT_FOUND; bad
+ * spec: INVALID_ARGUMENT naming spec_yaml or output_dir).
  */
-public final class EvalGrpcService extends EvalServiceGrpc.EvalServiceImplBase {}
+public final class EvalGrpcService extends EvalServiceGrpc.EvalServiceImplBase {
+  private final JobManager jobs;
+
+  public EvalGrpcService(JobManager jobs) {
+    this.jobs = jobs;
+  }
+
+  @Override
+  public void submitJob(SubmitJobRequest request, StreamObserver<SubmitJobResponse> response) {
+    JobManager.Snapshot job = jobs.submit(request.getSpecYaml(), request.getOutputDir());
+    response.onNext(SubmitJobResponse.newBuilder().setJob(proto(job)).build());
+    response.onCompleted();
+  }
+
+  @Override
+  public void getJob(GetJobRequest request, StreamObserver<GetJobResponse> response) {
+    response.onNext(GetJobResponse.newBuilder().setJob(proto(jobs.get(request.getJobId()))).build());
+    response.onCompleted();
+  }
+
+  @Override
+  public void listJobs(ListJobsRequest request, StreamObserver<ListJobsResponse> response) {
+    ListJobsResponse.Builder out = ListJobsResponse.newBuilder();
+    jobs.list().forEach(job -> out.addJobs(proto(job)));
+    response.onNext(out.build());
+    response.onCompleted();
+  }
+
+  @Override
+  public void cancelJob(CancelJobRequest request, StreamObserver<CancelJobResponse> response) {
+    response.onNext(CancelJobResponse.newBuilder().setJob(proto(jobs.cancel(request.getJobId()))).build());
+    response.onCompleted();
+  }
+
+  @Override
+  public void watchJob(WatchJobRequest request, StreamObserver<WatchJobResponse> response) {
+    ServerCallStreamObserver<WatchJobResponse> call = (ServerCallStreamObserver<WatchJobResponse>) response;
+    Object lock = new Object();
+    boolean[] ended = {false};
+    Runnable[] stop = {() -> {}};
+    stop[0] =
+        jobs.watch(
+            request.getJobId(),
+            snapshot -> {
+              synchronized (lock) {
+                if (ended[0] || call.isCancelled()) {
+                  return;
+                }
+                call.onNext(WatchJobResponse.newBuilder().setJob(proto(snapshot)).build());
+                if (snapshot.state().finished()) {
+                  ended[0] = true;
+                  call.onCompleted();
+                }
+              }
+            });
+    call.setOnCancelHandler(() -> stop[0].run());
+    synchronized (lock) {
+      if (ended[0]) {
+        stop[0].run();
+      }
+    }
+  }
+
+  @Override
+  public void getResults(GetResultsRequest request, StreamObserver<GetResultsResponse> response) {
+    java.nio.file.Path directory = jobs.directory(request.getJobId());
+    if (Files.isDirectory(directory.resolve("cells"))) {
+      for (CellRecord cell : ResultStore.existing(directory, "job_id").readAll()) {
+        response.onNext(GetResultsResponse.newBuilder().setCell(proto(cell)).build());
+      }
+    }
+    response.onCompleted();
+  }
+
+  static Job proto(JobManager.Snapshot job) {
+    return Job.newBuilder()
+        .setId(job.id())
+        .setState(
+            switch (job.state()) {
+              case QUEUED -> JobState.JOB_STATE_QUEUED;
+              case RUNNING -> JobState.JOB_STATE_RUNNING;
+              case SUCCEEDED -> JobState.JOB_STATE_SUCCEEDED;
+              case FAILED -> JobState.JOB_STATE_FAILED;
+              case CANCELLED -> JobState.JOB_STATE_CANCELLED;
+            })
+        .setCellsTotal(job.cellsTotal())
+        .setCellsDone(job.cellsDone())
+        .setCellsCached(job.cellsCached())
+        .setRunningCell(job.runningWork())
+        .setError(job.error())
+        .setOutputDir(job.outputDirectory().toString())
+        .build();
+  }
+
+  static CellResult proto(CellRecord cell) {
+    CellResult.Builder out =
+        CellResult.newBuilder()
+            .setFingerprint(cell.fingerprint())
+            .setModel(cell.key().system())
+            .setTask(cell.key().benchmark() + "/" + cell.key().task())
+            .setVariant(cell.key().variant())
+            .setMode(cell.key().mode().equals("retrieval") ? EvalMode.EVAL_MODE_RETRIEVAL : EvalMode.EVAL_MODE_RERANK)
+            .setNumQueries(cell.queries().size());
+    for (Map.Entry<String, Double> metric : cell.metrics().entrySet()) {
+      out.addMetrics(MetricValue.newBuilder().setName(metric.getKey()).setValue(metric.getValue()));
+    }
+    for (StoredQuery query : cell.queries()) {
+      Ranking.Builder ranking = Ranking.newBuilder().setQueryId(query.queryId());
+      for (StoredDoc doc : query.docs()) {
+        ranking.addDocuments(ScoredDocument.newBuilder().setDocId(doc.docId()).setScore((float) doc.score()).setRank(doc.rank()));
+      }
+      out.addRankings(ranking);
+    }
+    return out.build();
+  }
+}

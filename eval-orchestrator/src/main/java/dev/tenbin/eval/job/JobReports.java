@@ -1,5 +1,7 @@
 package dev.tenbin.eval.job;
 
+import dev.tenbin.eval.aggregate.LeaderboardOptions;
+import dev.tenbin.eval.leaderboard.Leaderboards;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
 import dev.tenbin.eval.warehouse.Warehouse;
@@ -22,6 +24,10 @@ public final class JobReports {
       err.println("tenbin: no stored cells yet; no leaderboard or warehouse written");
       return;
     }
+    String table = Leaderboards.writeAll(cells, jobDirectory, LeaderboardOptions.defaults());
+    out.print(table);
+    out.flush();
+    err.println("tenbin: leaderboards " + jobDirectory.resolve(Leaderboards.HTML_FILE) + ", " + jobDirectory.resolve(Leaderboards.MARKDOWN_FILE));
     var summary = Warehouse.build(List.of(jobDirectory), jobDirectory.resolve("warehouse.duckdb"));
     summary.warnings().forEach(warning -> err.println("tenbin: warning: " + warning));
     err.println("tenbin: warehouse " + summary.databaseFile() + " (" + summary.rowCounts().getOrDefault("cells", 0L) + " cells)");

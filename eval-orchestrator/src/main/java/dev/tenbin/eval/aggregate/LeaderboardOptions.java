@@ -1,0 +1,72 @@
+package dev.tenbin.eval.aggregate;
+
+/**
+ * What a leaderboard ranks by, over which cells, and how its uncertainty is estimated.
+ *
+ * @param metric the metric a cell's score is (× 100), e.g. "ndcg@10"
+ * @param aggregate the aggregate rows are ranked by
+ * @param scope the cells covered
+ * @param bootstrapDraws task resamples for score intervals and swap probabilities (0: none)
+ * @param correlationResamples model resamples for the correlation intervals
+ * @param seed the seed of both bootstraps
+ * @param official a published ranking to correlate with, or null
+ */
+public record LeaderboardOptions(
+    String metric,
+    Aggregate aggregate,
+    Scope scope,
+    int bootstrapDraws,
+    int correlationResamples,
+    long seed,
+    OfficialRanking official) {
+  public static final String DEFAULT_METRIC = "ndcg@10";
+  public static final int DEFAULT_BOOTSTRAP_DRAWS = 2_000;
+  public static final int DEFAULT_CORRELATION_RESAMPLES = 10_000;
+  public static final long DEFAULT_SEED = 42;
+
+  public LeaderboardOptions {
+    if (metric == null || metric.isBlank()) {
+      throw new IllegalArgumentException("metric must be named");
+    }
+    if (bootstrapDraws < 0 || correlationResamples < 0) {
+      throw new IllegalArgumentException("resample counts must be >= 0");
+    }
+    aggregate = aggregate == null ? Aggregate.MACRO : aggregate;
+    scope = scope == null ? Scope.ALL : scope;
+  }
+
+  /** nDCG@10, macro, every cell, 2,000 task draws, 10,000 model draws, seed 42, no official ranking. */
+  public static LeaderboardOptions defaults() {
+    return new LeaderboardOptions(
+        DEFAULT_METRIC, Aggregate.MACRO, Scope.ALL, DEFAULT_BOOTSTRAP_DRAWS, DEFAULT_CORRELATION_RESAMPLES,
+        DEFAULT_SEED, null);
+  }
+
+  public LeaderboardOptions withMetric(String value) {
+    return new LeaderboardOptions(value, aggregate, scope, bootstrapDraws, correlationResamples, seed, official);
+  }
+
+  public LeaderboardOptions withAggregate(Aggregate value) {
+    return new LeaderboardOptions(metric, value, scope, bootstrapDraws, correlationResamples, seed, official);
+  }
+
+  public LeaderboardOptions withScope(Scope value) {
+    return new LeaderboardOptions(metric, aggregate, value, bootstrapDraws, correlationResamples, seed, official);
+  }
+
+  public LeaderboardOptions withBootstrapDraws(int value) {
+    return new LeaderboardOptions(metric, aggregate, scope, value, correlationResamples, seed, official);
+  }
+
+  public LeaderboardOptions withCorrelationResamples(int value) {
+    return new LeaderboardOptions(metric, aggregate, scope, bootstrapDraws, value, seed, official);
+  }
+
+  public LeaderboardOptions withSeed(long value) {
+    return new LeaderboardOptions(metric, aggregate, scope, bootstrapDraws, correlationResamples, value, official);
+  }
+
+  public LeaderboardOptions withOfficial(OfficialRanking value) {
+    return new LeaderboardOptions(metric, aggregate, scope, bootstrapDraws, correlationResamples, seed, value);
+  }
+}

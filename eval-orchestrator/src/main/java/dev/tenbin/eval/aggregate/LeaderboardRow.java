@@ -1,0 +1,60 @@
+package dev.tenbin.eval.aggregate;
+
+import java.util.Map;
+
+/**
+ * One row of a leaderboard.
+ *
+ * @param key system, variant and mode
+ * @param facts dimension, parameters, bytes per vector, latency
+ * @param scores score (metric × 100) per covered task, in task order
+ * @param tieRanges tie range (× 100) per covered task
+ * @param benchmarks hierarchical score per covered benchmark
+ * @param micro micro aggregate over the covered tasks
+ * @param macro macro aggregate over the covered tasks
+ * @param covered how many tasks of the scope the row has
+ * @param total how many tasks the scope has
+ * @param rank competition rank by the chosen aggregate; null for an incomplete (unranked) row
+ * @param borda Borda score among complete rows; null when unranked
+ * @param delta difference to the system's base row; null when that row is absent
+ * @param microInterval task-bootstrap 95% interval of micro; null when unranked or not bootstrapped
+ * @param macroInterval task-bootstrap 95% interval of macro; null likewise
+ * @param swapWithNext probability of swapping rank with the next ranked row; null for the last
+ */
+public record LeaderboardRow(
+    RowKey key,
+    RowFacts facts,
+    Map<TaskRef, Double> scores,
+    Map<TaskRef, Double> tieRanges,
+    Map<String, Double> benchmarks,
+    double micro,
+    double macro,
+    int covered,
+    int total,
+    Integer rank,
+    Double borda,
+    BaseDelta delta,
+    Interval microInterval,
+    Interval macroInterval,
+    Double swapWithNext) {
+
+  /** Whether the row is ranked: it has every task of the scope. */
+  public boolean complete() {
+    return rank != null;
+  }
+
+  /** The chosen aggregate. */
+  public double score(Aggregate aggregate) {
+    return aggregate == Aggregate.MICRO ? micro : macro;
+  }
+
+  /** The interval of the chosen aggregate, or null. */
+  public Interval interval(Aggregate aggregate) {
+    return aggregate == Aggregate.MICRO ? microInterval : macroInterval;
+  }
+
+  /** The tie range of an aggregate: the same aggregate over the tasks' tie ranges. */
+  public double tieRange(Aggregate aggregate) {
+    return aggregate.of(java.util.List.copyOf(tieRanges.keySet()), tieRanges::get);
+  }
+}

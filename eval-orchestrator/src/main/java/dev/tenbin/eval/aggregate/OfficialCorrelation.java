@@ -1,0 +1,97 @@
+package dev.tenbin.eval.aggregate;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.SplittableRandom;
+
+/**
+ * How well our aggregate agrees with a published ranking: Spearman's rho and Pearson's r over the
+ * models both rank, each with a percentile bootstrap 95% interval over models (pairs resampled with
+ * replacement; draws where a side is constant are left out).
+ *
+ * @param official the published ranking
+ * @param matches the models both rank, in the official file's order
+ * @param unmatched official models without a ranked row of ours
+ * @param spearman rho; NaN with fewer than two matches
+ * @param spearmanInterval 95% interval, null with fewer than three matches
+ * @param pearson r between our aggregate and the official score (or negated rank)
+ * @param pearsonInterval 95% interval, null with fewer than three matches
+ */
+public record OfficialCorrelation(
+    OfficialRanking official,
+    List<Match> matches,
+    List<String> unmatched,
+    double spearman,
+    Interval spearmanInterval,
+    double pearson,
+    Interval pearsonInterval) {
+
+  /**
+   * One model ranked by both.
+   *
+   * @param model the official model name
+   * @param row our row it was matched with
+   * @param ours our aggregate score
+   * @param theirs the official value as written (score or rank)
+   */
+  public record Match(String model, RowKey row, double ours, double theirs) {}
+
+  /**
+   * Matches each official model with our ranked rows whose system or model id equals its name
+   * (ignoring case), preferring the base variant, then the best score; then correlates.
+   *
+   * @param ranked our ranked rows and their aggregate scores
+   */
+  public static OfficialCorrelation compute(
+      OfficialRanking official, List<Scored> ranked, int resamples, long seed) {
+    List<Match> matches = new ArrayList<>();
+    List<String> unmatched = new ArrayList<>();
+    for (String model : official.values().keySet()) {
+      Optional<Scored> best =
+          ranked.stream()
+              .filter(s -> s.row().system().equalsIgnoreCase(model) || s.row().model().equalsIgnoreCase(model))
+              .max(Comparator.comparing((Scored s) -> s.row().isBase()).thenComparingDouble(Scored::score));
+      if (best.isPresent()) {
+        matches.add(new Match(model, best.get().row(), best.get().score(), official.values().get(model)));
+      } else {
+        unmatched.add(model);
+      }
+    }
+    double[] ours = matches.stream().mapToDouble(Match::ours).toArray();
+    double[] theirs = matches.stream().mapToDouble(m -> official.goodness(m.model())).toArray();
+    Interval spearmanInterval = null;
+    Interval pearsonInterval = null;
+    if (matches.size() >= 3) {
+      double[][] draws = bootstrap(ours, theirs, resamples, seed);
+      spearmanInterval = Interval.percentile(draws[0], 0.95);
+      pearsonInterval = Interval.percentile(draws[1], 0.95);
+    }
+    return new OfficialCorrelation(
+        official, List.copyOf(matches), List.copyOf(unmatched), Correlation.spearman(ours, theirs),
+        spearmanInterval, Correlation.pearson(ours, theirs), pearsonInterval);
+  }
+
+  /** A ranked row and its aggregate score. */
+  public record Scored(RowKey row, double score) {}
+
+  private static double[][] bootstrap(double[] ours, double[] theirs, int resamples, long seed) {
+    SplittableRandom random = new SplittableRandom(seed);
+    int n = ours.length;
+    double[] spearman = new double[resamples];
+    double[] pearson = new double[resamples];
+    double[] x = new double[n];
+    double[] y = new double[n];
+    for (int draw = 0; draw < resamples; draw++) {
+      for (int i = 0; i < n; i++) {
+        int pick = random.nextInt(n);
+        x[i] = ours[pick];
+        y[i] = theirs[pick];
+      }
+      spearman[draw] = Correlation.spearman(x, y);
+      pearson[draw] = Correlation.pearson(x, y);
+    }
+    return new double[][] {spearman, pearson};
+  }
+}

@@ -1,0 +1,160 @@
+package dev.tenbin.eval.cli;
+
+import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.eval.aggregate.Aggregate;
+import dev.tenbin.eval.aggregate.Leaderboard;
+import dev.tenbin.eval.aggregate.LeaderboardOptions;
+import dev.tenbin.eval.aggregate.OfficialRanking;
+import dev.tenbin.eval.aggregate.Scope;
+import dev.tenbin.eval.leaderboard.Leaderboards;
+import dev.tenbin.eval.leaderboard.ReportFormat;
+import dev.tenbin.eval.store.CellRecord;
+import dev.tenbin.eval.store.ResultStore;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeSet;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code tenbin report}: the leaderboard of one or more finished jobs, as a terminal table,
+ * Markdown, a self-contained HTML page or JSON.
+ */
+@Command(
+    name = "report",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Rank the systems of finished jobs: micro and macro averages (macro hierarchical over the"
+          + " languages of a dataset), competition ranks of the rows that have every task in scope,"
+          + " delta vs each system's base variant, Borda counts, task-bootstrap intervals and swap"
+          + " probabilities, and agreement with an official ranking.",
+      "Rows missing a task of the scope are listed unranked with their coverage."
+    })
+public final class ReportCommand implements Callable<Integer> {
+  @Parameters(arity = "1..*", paramLabel = "JOB_DIR", description = "Job output folders (holding cells/).")
+  List<Path> jobs;
+
+  @Option(names = "--format", defaultValue = "table", paramLabel = "FORMAT",
+      description = "table, markdown, html or json (default ${DEFAULT-VALUE}).")
+  String format;
+
+  @Option(names = "--out", paramLabel = "FILE",
+      description = "Write the report to FILE instead of stdout (Markdown also writes its two chart SVGs beside it).")
+  Path out;
+
+  @Option(names = "--metric", defaultValue = LeaderboardOptions.DEFAULT_METRIC, paramLabel = "METRIC",
+      description = "The metric a cell scores by, × 100 (default ${DEFAULT-VALUE}).")
+  String metric;
+
+  @Option(names = "--aggregate", defaultValue = "macro", paramLabel = "KIND",
+      description = "Rank by macro (every benchmark equal) or micro (every task equal); default ${DEFAULT-VALUE}.")
+  String aggregate;
+
+  @Option(names = "--benchmark", paramLabel = "B", description = "Only this benchmark.") String benchmark;
+
+  @Option(names = "--language", paramLabel = "L", description = "Only tasks in this language.") String language;
+
+  @Option(names = "--domain", paramLabel = "D", description = "Only tasks of this domain.") String domain;
+
+  @Option(names = "--mode", paramLabel = "MODE", description = "Only retrieval or rerank (or candidates) cells.")
+  String mode;
+
+  @Option(names = "--official", paramLabel = "CSV",
+      description = "A published ranking to correlate with: header model,score or model,rank.")
+  Path official;
+
+  @Option(names = "--seed", defaultValue = "42", description = "Bootstrap seed (default ${DEFAULT-VALUE}).")
+  long seed;
+
+  @Option(names = "--bootstrap", defaultValue = "2000", paramLabel = "N",
+      description = "Task-bootstrap draws; 0 to skip (default ${DEFAULT-VALUE}).")
+  int draws;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    ReportFormat reportFormat = parseFormat();
+    Aggregate kind = parseAggregate();
+    if (draws < 0) {
+      throw new InvalidInputException("--bootstrap", "--bootstrap must be 0 or more, got " + draws);
+    }
+    if (mode != null && !List.of("retrieval", "rerank", "candidates").contains(mode)) {
+      throw new InvalidInputException("--mode", "--mode must be retrieval, rerank or candidates, got '" + mode + "'");
+    }
+    List<CellRecord> cells = new ArrayList<>();
+    for (Path job : jobs) {
+      cells.addAll(ResultStore.existing(job, "JOB_DIR").readAll());
+    }
+    if (cells.isEmpty()) {
+      throw new InvalidInputException("JOB_DIR", "JOB_DIR " + jobs + " holds no finished cells yet");
+    }
+    checkMetric(cells);
+    Scope scope = new Scope(benchmark, language, domain, mode);
+    checkScope(cells, scope);
+    LeaderboardOptions options =
+        LeaderboardOptions.defaults()
+            .withMetric(metric)
+            .withAggregate(kind)
+            .withScope(scope)
+            .withBootstrapDraws(draws)
+            .withSeed(seed)
+            .withOfficial(official == null ? null : readOfficial());
+    Leaderboard board = Leaderboard.of(cells, options);
+    if (out == null) {
+      PrintWriter stdout = spec.commandLine().getOut();
+      stdout.print(reportFormat.render(board));
+      stdout.flush();
+    } else {
+      Leaderboards.write(board, reportFormat, out);
+      spec.commandLine().getErr().printf("tenbin: %s leaderboard of %d rows -> %s%n",
+          reportFormat.name().toLowerCase(java.util.Locale.ROOT), board.rows().size(), out);
+    }
+    return 0;
+  }
+
+  private ReportFormat parseFormat() {
+    try {
+      return ReportFormat.parse(format);
+    } catch (IllegalArgumentException e) {
+      throw new InvalidInputException("--format", "--format must be table, markdown, html or json, got '" + format + "'");
+    }
+  }
+
+  private Aggregate parseAggregate() {
+    try {
+      return Aggregate.parse(aggregate);
+    } catch (IllegalArgumentException e) {
+      throw new InvalidInputException("--aggregate", "--aggregate must be macro or micro, got '" + aggregate + "'");
+    }
+  }
+
+  private OfficialRanking readOfficial() {
+    if (!Files.isRegularFile(official)) {
+      throw new InvalidInputException("--official", "--official " + official + " is not a file");
+    }
+    return OfficialRanking.read(official, "--official");
+  }
+
+  private void checkMetric(List<CellRecord> cells) {
+    TreeSet<String> known = new TreeSet<>();
+    cells.forEach(c -> known.addAll(c.metrics() == null ? List.of() : c.metrics().keySet()));
+    if (!known.contains(metric)) {
+      throw new InvalidInputException("--metric", "--metric " + metric + " is not in the stored cells; known: " + known);
+    }
+  }
+
+  private static void checkScope(List<CellRecord> cells, Scope scope) {
+    if (cells.stream().noneMatch(c -> scope.includes(c.key()))) {
+      String field = scope.benchmark() != null ? "--benchmark" : scope.language() != null ? "--language"
+          : scope.domain() != null ? "--domain" : "--mode";
+      throw new InvalidInputException(field, "no stored cell matches " + scope.describe());
+    }
+  }
+}

@@ -1,0 +1,146 @@
+package dev.tenbin.eval.leaderboard;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tenbin.eval.aggregate.Interval;
+import dev.tenbin.eval.aggregate.Leaderboard;
+import dev.tenbin.eval.aggregate.LeaderboardRow;
+import dev.tenbin.eval.aggregate.OfficialCorrelation;
+import dev.tenbin.eval.aggregate.TaskRef;
+import java.util.Map;
+
+/**
+ * A leaderboard as JSON: the {@code --format json} contract and the data the HTML page's script
+ * renders. Scores are on the 0..100 scale; absent values are null.
+ */
+final class LeaderboardJson {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private LeaderboardJson() {}
+
+  static ObjectNode tree(Leaderboard board) {
+    ObjectNode root = JSON.createObjectNode();
+    root.put("metric", board.metric());
+    root.put("aggregate", board.aggregate().label());
+    ObjectNode scope = root.putObject("scope");
+    scope.put("benchmark", board.options().scope().benchmark());
+    scope.put("language", board.options().scope().language());
+    scope.put("domain", board.options().scope().domain());
+    scope.put("mode", board.options().scope().mode());
+    root.put("seed", board.options().seed());
+    root.put("bootstrap_draws", board.options().bootstrapDraws());
+    ArrayNode benchmarks = root.putArray("benchmarks");
+    board.benchmarks().forEach(benchmarks::add);
+    ArrayNode tasks = root.putArray("tasks");
+    for (TaskRef task : board.tasks()) {
+      ObjectNode node = tasks.addObject();
+      node.put("id", task.id());
+      node.put("benchmark", task.benchmark());
+      node.put("dataset", task.dataset());
+      node.put("task", task.task());
+      node.put("language", task.language());
+      node.put("domain", task.domain());
+      Double queryWords = board.matrix().taskFact(task, "avg_query_tokens");
+      Double documentWords = board.matrix().taskFact(task, "avg_document_tokens");
+      node.put("avg_query_tokens", queryWords);
+      node.put("avg_document_tokens", documentWords);
+      node.put("query_length", LengthBuckets.query(queryWords));
+      node.put("document_length", LengthBuckets.document(documentWords));
+    }
+    ArrayNode rows = root.putArray("rows");
+    board.rows().forEach(row -> row(rows.addObject(), row, board));
+    if (board.correlation() != null) {
+      correlation(root.putObject("correlation"), board.correlation());
+    } else {
+      root.putNull("correlation");
+    }
+    return root;
+  }
+
+  static String text(Leaderboard board, boolean pretty) {
+    try {
+      return pretty
+          ? JSON.writerWithDefaultPrettyPrinter().writeValueAsString(tree(board))
+          : JSON.writeValueAsString(tree(board));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot write the leaderboard as JSON", e);
+    }
+  }
+
+  private static void row(ObjectNode node, LeaderboardRow row, Leaderboard board) {
+    node.put("id", row.key().id());
+    node.put("system", row.key().system());
+    node.put("family", row.key().family());
+    node.put("model", row.key().model());
+    node.put("variant", row.key().variant());
+    node.put("mode", row.key().mode());
+    node.put("rank", row.rank());
+    node.put("complete", row.complete());
+    node.put("covered", row.covered());
+    node.put("total", row.total());
+    node.put("micro", row.micro());
+    node.put("macro", row.macro());
+    node.put("borda", row.borda());
+    numbers(node.putObject("benchmarks"), row.benchmarks());
+    ObjectNode scores = node.putObject("scores");
+    row.scores().forEach((task, score) -> scores.put(task.id(), score));
+    ObjectNode ties = node.putObject("tie_ranges");
+    row.tieRanges().forEach((task, range) -> ties.put(task.id(), range));
+    if (row.delta() == null) {
+      node.putNull("delta");
+    } else {
+      ObjectNode delta = node.putObject("delta");
+      delta.put("micro", row.delta().micro());
+      delta.put("macro", row.delta().macro());
+      numbers(delta.putObject("benchmarks"), row.delta().benchmarks());
+      ObjectNode perTask = delta.putObject("tasks");
+      row.delta().tasks().forEach((task, value) -> perTask.put(task.id(), value));
+    }
+    interval(node, "micro_interval", row.microInterval());
+    interval(node, "macro_interval", row.macroInterval());
+    node.put("swap_with_next", row.swapWithNext());
+    node.put("dimension", row.facts().dimension());
+    node.put("parameters", row.facts().parameters());
+    node.put("parameters_bucket", LengthBuckets.parameters(row.facts().parameters()));
+    node.put("bytes_per_vector", row.facts().bytesPerVector());
+    node.put("latency_us", row.facts().latencyUs());
+  }
+
+  private static void numbers(ObjectNode node, Map<String, Double> values) {
+    values.forEach(node::put);
+  }
+
+  private static void interval(ObjectNode node, String name, Interval interval) {
+    if (interval == null) {
+      node.putNull(name);
+    } else {
+      node.putArray(name).add(interval.low()).add(interval.high());
+    }
+  }
+
+  private static void correlation(ObjectNode node, OfficialCorrelation correlation) {
+    node.put("source", correlation.official().source());
+    node.put("column", correlation.official().column());
+    node.put("n", correlation.matches().size());
+    node.put("spearman", finite(correlation.spearman()));
+    interval(node, "spearman_interval", correlation.spearmanInterval());
+    node.put("pearson", finite(correlation.pearson()));
+    interval(node, "pearson_interval", correlation.pearsonInterval());
+    ArrayNode matches = node.putArray("matches");
+    for (OfficialCorrelation.Match match : correlation.matches()) {
+      ObjectNode m = matches.addObject();
+      m.put("model", match.model());
+      m.put("row", match.row().id());
+      m.put("ours", match.ours());
+      m.put("theirs", match.theirs());
+    }
+    ArrayNode unmatched = node.putArray("unmatched");
+    correlation.unmatched().forEach(unmatched::add);
+  }
+
+  private static Double finite(double value) {
+    return Double.isFinite(value) ? value : null;
+  }
+}

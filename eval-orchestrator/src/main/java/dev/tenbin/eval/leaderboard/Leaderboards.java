@@ -1,0 +1,92 @@
+package dev.tenbin.eval.leaderboard;
+
+import dev.tenbin.eval.aggregate.Leaderboard;
+import dev.tenbin.eval.aggregate.LeaderboardOptions;
+import dev.tenbin.eval.store.CellRecord;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.List;
+
+/**
+ * The leaderboard files of a job: call {@link #writeAll} when a job ends.
+ *
+ * <p>Writes {@code leaderboard.html} (self-contained), {@code leaderboard.md} with the two Pareto
+ * charts beside it ({@code leaderboard-pareto-bytes.svg}, {@code leaderboard-pareto-latency.svg})
+ * and {@code leaderboard.json}; each file is written to a temporary name and renamed into place.
+ */
+public final class Leaderboards {
+  public static final String HTML_FILE = "leaderboard.html";
+  public static final String MARKDOWN_FILE = "leaderboard.md";
+  public static final String JSON_FILE = "leaderboard.json";
+  public static final String BYTES_CHART_FILE = "leaderboard-pareto-bytes.svg";
+  public static final String LATENCY_CHART_FILE = "leaderboard-pareto-latency.svg";
+
+  private Leaderboards() {}
+
+  /**
+   * Writes the leaderboard files of {@code cells} into {@code outDir} (created if needed).
+   *
+   * @return the terminal table, for the job's summary
+   */
+  public static String writeAll(List<CellRecord> cells, Path outDir, LeaderboardOptions options) {
+    Leaderboard board = Leaderboard.of(cells, options);
+    try {
+      Files.createDirectories(outDir);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create " + outDir, e);
+    }
+    write(outDir.resolve(BYTES_CHART_FILE), svgFile(LeaderboardCharts.bytesPerVector(board)));
+    write(outDir.resolve(LATENCY_CHART_FILE), svgFile(LeaderboardCharts.latency(board)));
+    write(outDir.resolve(MARKDOWN_FILE), MarkdownReport.render(board, List.of(BYTES_CHART_FILE, LATENCY_CHART_FILE)));
+    write(outDir.resolve(HTML_FILE), HtmlReport.render(board));
+    write(outDir.resolve(JSON_FILE), ReportFormat.JSON.render(board));
+    return TerminalTable.render(board);
+  }
+
+  /**
+   * Writes one report to {@code file}; for Markdown also its charts beside it
+   * ({@code NAME-pareto-bytes.svg}, {@code NAME-pareto-latency.svg}), linked from it.
+   */
+  public static void write(Leaderboard board, ReportFormat format, Path file) {
+    Path parent = file.toAbsolutePath().getParent();
+    try {
+      Files.createDirectories(parent);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create " + parent, e);
+    }
+    if (format == ReportFormat.MARKDOWN) {
+      String stem = file.getFileName().toString().replaceFirst("\\.md$", "");
+      String bytes = stem + "-pareto-bytes.svg";
+      String latency = stem + "-pareto-latency.svg";
+      write(parent.resolve(bytes), svgFile(LeaderboardCharts.bytesPerVector(board)));
+      write(parent.resolve(latency), svgFile(LeaderboardCharts.latency(board)));
+      write(file, MarkdownReport.render(board, List.of(bytes, latency)));
+    } else {
+      write(file, format.render(board));
+    }
+  }
+
+  /** A standalone SVG file: the inline chart with its styles embedded. */
+  static String svgFile(String svg) {
+    String style = "<style>text{font:11px sans-serif}.axis{stroke:#5a6570}.grid{stroke:#e8ecef}"
+        + ".point{fill:#9aa5b1;stroke:#fff}.point.frontier{fill:#d9480f}"
+        + ".frontier-line{fill:none;stroke:#d9480f;stroke-width:1.5;stroke-dasharray:4 2}"
+        + ".chart-title{font-weight:600;font-size:13px}.point-label{fill:#7a2e0b;font-size:10px}</style>";
+    int end = svg.indexOf('>') + 1;
+    return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + svg.substring(0, end) + style + svg.substring(end) + "\n";
+  }
+
+  private static void write(Path file, String text) {
+    Path temporary = file.resolveSibling("." + file.getFileName() + ".tmp");
+    try {
+      Files.writeString(temporary, text, StandardCharsets.UTF_8);
+      Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write " + file, e);
+    }
+  }
+}

@@ -1,0 +1,88 @@
+package dev.tenbin.eval.leaderboard;
+
+import dev.tenbin.eval.aggregate.Leaderboard;
+import dev.tenbin.eval.aggregate.LeaderboardRow;
+import dev.tenbin.eval.aggregate.TaskRef;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The leaderboard as Markdown: the main table (with bootstrap interval, swap probability and
+ * Borda), the per-task table, links to the Pareto charts when they were written beside it, and the
+ * correlation with the official ranking.
+ */
+public final class MarkdownReport {
+  static final String TIE_MARK = " ⚠";
+
+  private MarkdownReport() {}
+
+  /**
+   * Renders the report.
+   *
+   * @param chartFiles file names of the bytes-per-vector and latency charts, relative to the
+   *     Markdown file, or an empty list to leave the charts out
+   */
+  public static String render(Leaderboard board, List<String> chartFiles) {
+    StringBuilder md = new StringBuilder("# Tenbin leaderboard\n\n");
+    md.append(escape(ReportText.title(board))).append("\n\n");
+    SummaryTable summary = SummaryTable.of(board, TIE_MARK, true);
+    table(md, summary.header, summary.rows, summary.numeric);
+    md.append('\n').append(escape(ReportText.footnote(board, TIE_MARK.strip()))).append("\n\n");
+    if (board.correlation() != null) {
+      md.append(escape(ReportText.correlation(board.correlation()))).append("\n\n");
+    }
+    if (!chartFiles.isEmpty()) {
+      md.append("## Pareto frontiers\n\n");
+      for (String file : chartFiles) {
+        md.append("![Pareto frontier](").append(file.replace(" ", "%20").replace(")", "%29")).append(")\n\n");
+      }
+    }
+    md.append("## Per task\n\n");
+    perTask(md, board);
+    return md.toString();
+  }
+
+  private static void perTask(StringBuilder md, Leaderboard board) {
+    TieMarkers ties = new TieMarkers(board);
+    List<String> header = new ArrayList<>(List.of("system", "variant", "mode"));
+    List<Boolean> numeric = new ArrayList<>(List.of(false, false, false));
+    for (TaskRef task : board.tasks()) {
+      header.add(task.id() + " (" + task.language() + ")");
+      numeric.add(true);
+    }
+    List<List<String>> rows = new ArrayList<>();
+    for (LeaderboardRow row : board.rows()) {
+      List<String> cells = new ArrayList<>(List.of(row.key().system(), row.key().variant(), row.key().mode()));
+      for (TaskRef task : board.tasks()) {
+        Double score = row.scores().get(task);
+        String cell = Numbers.score(score) + (ties.task(row, task) == null ? "" : TIE_MARK);
+        if (row.delta() != null && !row.key().isBase() && row.delta().tasks().containsKey(task)) {
+          cell += " (" + Numbers.delta(row.delta().tasks().get(task)) + ")";
+        }
+        cells.add(cell);
+      }
+      rows.add(cells);
+    }
+    table(md, header, rows, numeric);
+    md.append("\nIn parentheses: the difference to the system's base variant.\n");
+  }
+
+  private static void table(StringBuilder md, List<String> header, List<List<String>> rows, List<Boolean> numeric) {
+    md.append('|');
+    header.forEach(h -> md.append(' ').append(escape(h)).append(" |"));
+    md.append("\n|");
+    numeric.forEach(n -> md.append(n ? " ---: |" : " --- |"));
+    md.append('\n');
+    for (List<String> row : rows) {
+      md.append('|');
+      row.forEach(cell -> md.append(' ').append(escape(cell)).append(" |"));
+      md.append('\n');
+    }
+  }
+
+  /** Escapes text so that it shows literally: HTML specials, pipes, and Markdown emphasis. */
+  static String escape(String text) {
+    return Html.escape(text).replace("\\", "\\\\").replace("|", "\\|").replace("*", "\\*").replace("_", "\\_")
+        .replace("`", "\\`").replace("[", "\\[").replace("]", "\\]");
+  }
+}

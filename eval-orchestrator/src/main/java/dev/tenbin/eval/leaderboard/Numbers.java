@@ -1,0 +1,39 @@
+package dev.tenbin.eval.leaderboard;
+
+import java.util.Locale;
+
+/** How the reports print numbers: two decimals, a sign on deltas, "–" for absent values. */
+final class Numbers {
+  static final String ABSENT = "–";
+
+  private Numbers() {}
+
+  static String score(Double value) {
+    return value == null || value.isNaN() ? ABSENT : String.format(Locale.ROOT, "%.2f", value);
+  }
+
+  static String delta(Double value) {
+    return value == null || value.isNaN() ? ABSENT : String.format(Locale.ROOT, "%+.2f", value);
+  }
+
+  static String probability(Double value) {
+    return value == null ? ABSENT : String.format(Locale.ROOT, "%.2f", value);
+  }
+
+  /** Compact axis labels: 950, 1.5k, 12k, 3M. */
+  static String compact(double value) {
+    double magnitude = Math.abs(value);
+    if (magnitude >= 1e6) {
+      return trim(value / 1e6) + "M";
+    }
+    if (magnitude >= 1e3) {
+      return trim(value / 1e3) + "k";
+    }
+    return trim(value);
+  }
+
+  private static String trim(double value) {
+    String text = String.format(Locale.ROOT, "%.2f", value);
+    return text.contains(".") ? text.replaceAll("0+$", "").replaceAll("\\.$", "") : text;
+  }
+}

@@ -1,0 +1,145 @@
+package dev.tenbin.eval.leaderboard;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * An inline SVG scatter plot of quality against a cost, with the Pareto frontier highlighted and
+ * connected. The cost axis is logarithmic when every cost is positive and they span a factor of 10
+ * or more. The page's script draws the same chart (leaderboard.js, {@code paretoSvg}) when filters
+ * change; keep the two in step.
+ */
+final class ParetoChart {
+  static final int WIDTH = 520;
+  static final int HEIGHT = 340;
+  private static final int LEFT = 64;
+  private static final int RIGHT = 20;
+  private static final int TOP = 30;
+  private static final int BOTTOM = 52;
+
+  private ParetoChart() {}
+
+  /**
+   * The chart as an {@code <svg>} element.
+   *
+   * @param id the element id
+   * @param title the chart title
+   * @param costLabel what the x axis measures
+   * @param qualityLabel what the y axis measures
+   * @param raw the points (frontier flags are recomputed)
+   */
+  static String svg(String id, String title, String costLabel, String qualityLabel, List<ParetoFrontier.Point> raw) {
+    List<ParetoFrontier.Point> points = ParetoFrontier.of(raw);
+    StringBuilder svg = new StringBuilder();
+    svg.append(String.format(Locale.ROOT,
+        "<svg id=\"%s\" class=\"pareto\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"%s\">",
+        Html.escape(id), WIDTH, HEIGHT, WIDTH, HEIGHT, Html.escape(title)));
+    svg.append(String.format(Locale.ROOT, "<text class=\"chart-title\" x=\"%d\" y=\"18\">%s</text>", LEFT, Html.escape(title)));
+    if (points.isEmpty()) {
+      svg.append(String.format(Locale.ROOT,
+          "<text class=\"empty\" x=\"%d\" y=\"%d\">no ranked row has this cost</text></svg>", LEFT, HEIGHT / 2));
+      return svg.toString();
+    }
+    double minCost = points.stream().mapToDouble(ParetoFrontier.Point::cost).min().orElseThrow();
+    double maxCost = points.stream().mapToDouble(ParetoFrontier.Point::cost).max().orElseThrow();
+    boolean log = minCost > 0 && maxCost / minCost >= 10;
+    Axis x = log ? Axis.log(minCost, maxCost) : Axis.linear(minCost, maxCost);
+    double minQuality = points.stream().mapToDouble(ParetoFrontier.Point::quality).min().orElseThrow();
+    double maxQuality = points.stream().mapToDouble(ParetoFrontier.Point::quality).max().orElseThrow();
+    Axis y = Axis.linear(minQuality, maxQuality);
+    int plotRight = WIDTH - RIGHT;
+    int plotBottom = HEIGHT - BOTTOM;
+
+    svg.append(String.format(Locale.ROOT,
+        "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/><line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>",
+        LEFT, plotBottom, plotRight, plotBottom, LEFT, TOP, LEFT, plotBottom));
+    for (double tick : x.ticks) {
+      double px = LEFT + x.fraction(tick) * (plotRight - LEFT);
+      svg.append(String.format(Locale.ROOT,
+          "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/><text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>",
+          px, TOP, px, plotBottom, px, plotBottom + 16, Numbers.compact(tick)));
+    }
+    for (double tick : y.ticks) {
+      double py = plotBottom - y.fraction(tick) * (plotBottom - TOP);
+      svg.append(String.format(Locale.ROOT,
+          "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/><text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>",
+          LEFT, py, plotRight, py, LEFT - 6, py + 4, Numbers.compact(tick)));
+    }
+    svg.append(String.format(Locale.ROOT,
+        "<text class=\"axis-label\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>",
+        (LEFT + plotRight) / 2, HEIGHT - 10, Html.escape(costLabel + (log ? " (log scale)" : ""))));
+    svg.append(String.format(Locale.ROOT,
+        "<text class=\"axis-label\" transform=\"translate(16 %d) rotate(-90)\" text-anchor=\"middle\">%s</text>",
+        (TOP + plotBottom) / 2, Html.escape(qualityLabel)));
+
+    List<String> line = new ArrayList<>();
+    StringBuilder circles = new StringBuilder();
+    for (ParetoFrontier.Point point : points) {
+      double px = LEFT + x.fraction(point.cost()) * (plotRight - LEFT);
+      double py = plotBottom - y.fraction(point.quality()) * (plotBottom - TOP);
+      String tooltip = String.format(Locale.ROOT, "%s: quality %.2f, %s %s",
+          point.label(), point.quality(), costLabel, Numbers.compact(point.cost()));
+      circles.append(String.format(Locale.ROOT,
+          "<circle class=\"point%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" data-row=\"%s\"><title>%s</title></circle>",
+          point.frontier() ? " frontier" : "", px, py, point.frontier() ? 5 : 4, Html.escape(point.id()), Html.escape(tooltip)));
+      if (point.frontier()) {
+        line.add(String.format(Locale.ROOT, "%.1f,%.1f", px, py));
+        circles.append(String.format(Locale.ROOT,
+            "<text class=\"point-label\" x=\"%.1f\" y=\"%.1f\"%s>%s</text>", px > plotRight - 160 ? px - 7 : px + 7, py - 7,
+            px > plotRight - 160 ? " text-anchor=\"end\"" : "", Html.escape(point.label())));
+      }
+    }
+    svg.append("<polyline class=\"frontier-line\" points=\"").append(String.join(" ", line)).append("\"/>");
+    svg.append(circles).append("</svg>");
+    return svg.toString();
+  }
+
+  /** A scale from values to [0, 1] with its tick values. */
+  private record Axis(double low, double high, boolean log, List<Double> ticks) {
+    static Axis linear(double min, double max) {
+      double span = max - min;
+      double pad = span == 0 ? Math.max(1, Math.abs(min) * 0.05) : span * 0.08;
+      double step = niceStep((span + 2 * pad) / 5);
+      double low = Math.floor((min - pad) / step) * step;
+      double high = Math.ceil((max + pad) / step) * step;
+      List<Double> ticks = new ArrayList<>();
+      for (double tick = low; tick <= high + step / 2; tick += step) {
+        ticks.add(Math.round(tick / step) * step);
+      }
+      return new Axis(low, high, false, ticks);
+    }
+
+    static Axis log(double min, double max) {
+      double low = min / 1.5;
+      double high = max * 1.5;
+      List<Double> ticks = new ArrayList<>();
+      List<Double> decades = new ArrayList<>();
+      for (int k = (int) Math.floor(Math.log10(low)); k <= (int) Math.ceil(Math.log10(high)); k++) {
+        for (int m : new int[] {1, 2, 5}) {
+          double tick = m * Math.pow(10, k);
+          if (tick >= low && tick <= high) {
+            ticks.add(tick);
+            if (m == 1) {
+              decades.add(tick);
+            }
+          }
+        }
+      }
+      return new Axis(low, high, true, ticks.size() > 8 && decades.size() >= 2 ? decades : ticks);
+    }
+
+    double fraction(double value) {
+      return log
+          ? (Math.log10(value) - Math.log10(low)) / (Math.log10(high) - Math.log10(low))
+          : (value - low) / (high - low);
+    }
+
+    private static double niceStep(double raw) {
+      double magnitude = Math.pow(10, Math.floor(Math.log10(raw)));
+      double normalized = raw / magnitude;
+      double nice = normalized <= 1 ? 1 : normalized <= 2 ? 2 : normalized <= 5 ? 5 : 10;
+      return nice * magnitude;
+    }
+  }
+}

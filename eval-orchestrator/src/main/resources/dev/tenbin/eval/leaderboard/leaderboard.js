@@ -1,0 +1,365 @@
+(function () {
+  'use strict';
+  var body = document.body;
+  window.addEventListener('error', function (event) {
+    body.setAttribute('data-render-error', String(event.message || event));
+  });
+  var data = JSON.parse(document.getElementById('leaderboard-data').textContent);
+  var TOLERANCE = 1e-9;
+  var TASK_FILTERS = [['benchmark', 'benchmark'], ['language', 'language'], ['domain', 'domain'],
+    ['query_length', 'query length'], ['document_length', 'document length']];
+  var ROW_FILTERS = [['family', 'family'], ['variant', 'variant'], ['mode', 'mode'],
+    ['dimension', 'dimension'], ['parameters_bucket', 'parameters']];
+  var state = { aggregate: data.aggregate, sort: 'rank', desc: false, filters: {} };
+
+  function esc(text) {
+    return String(text).replace(/[&<>"']/g, function (c) {
+      return { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c];
+    });
+  }
+  function fmt(value) { return value == null || isNaN(value) ? '–' : value.toFixed(2); }
+  function signed(value) { return value == null || isNaN(value) ? '–' : (value >= 0 ? '+' : '') + value.toFixed(2); }
+  function mean(values) { var s = 0; values.forEach(function (v) { s += v; }); return s / values.length; }
+  function distinct(values) {
+    var seen = {}; var out = [];
+    values.forEach(function (v) { var k = v == null ? 'unknown' : String(v); if (!(k in seen)) { seen[k] = 1; out.push(k); } });
+    return out.sort(function (a, b) { return isNaN(a) || isNaN(b) ? (a < b ? -1 : a > b ? 1 : 0) : a - b; });
+  }
+
+  // Aggregates, as dev.tenbin.eval.aggregate.Aggregate: micro = mean over tasks; macro = mean over
+  // benchmarks of (mean over datasets of (mean over the dataset's tasks)).
+  function benchmarkScores(tasks, value) {
+    var groups = {}; var order = [];
+    tasks.forEach(function (t) {
+      if (!(t.benchmark in groups)) { groups[t.benchmark] = {}; order.push(t.benchmark); }
+      var datasets = groups[t.benchmark];
+      (datasets[t.dataset] = datasets[t.dataset] || []).push(value(t));
+    });
+    var scores = {};
+    order.forEach(function (b) {
+      scores[b] = mean(Object.keys(groups[b]).map(function (d) { return mean(groups[b][d]); }));
+    });
+    return scores;
+  }
+  function aggregate(kind, tasks, value) {
+    if (!tasks.length) { return NaN; }
+    if (kind === 'micro') { return mean(tasks.map(value)); }
+    var scores = benchmarkScores(tasks, value);
+    return mean(Object.keys(scores).map(function (b) { return scores[b]; }));
+  }
+
+  function taskPasses(task) {
+    return TASK_FILTERS.every(function (f) {
+      var want = state.filters[f[0]];
+      return !want || String(task[f[0]] == null ? 'unknown' : task[f[0]]) === want;
+    });
+  }
+  function rowPasses(row) {
+    return ROW_FILTERS.every(function (f) {
+      var want = state.filters[f[0]];
+      return !want || String(row[f[0]] == null ? 'unknown' : row[f[0]]) === want;
+    });
+  }
+  function findBase(row) {
+    for (var i = 0; i < data.rows.length; i++) {
+      var r = data.rows[i];
+      if (r.system === row.system && r.mode === row.mode && r.variant === 'base') { return r; }
+    }
+    return null;
+  }
+
+  function compute() {
+    var kind = state.aggregate;
+    var tasks = data.tasks.filter(taskPasses);
+    var rows = data.rows.filter(rowPasses).map(function (src) {
+      var covered = tasks.filter(function (t) { return t.id in src.scores; });
+      var score = function (t) { return src.scores[t.id]; };
+      var row = {
+        src: src, covered: covered, total: tasks.length,
+        complete: tasks.length > 0 && covered.length === tasks.length,
+        micro: aggregate('micro', covered, score), macro: aggregate('macro', covered, score),
+        bench: benchmarkScores(covered, score),
+        tie: aggregate(kind, covered, function (t) { return src.tie_ranges[t.id] || 0; }),
+        rank: null, borda: null, delta: null
+      };
+      var base = findBase(src);
+      if (base) {
+        var shared = covered.filter(function (t) { return t.id in base.scores; });
+        if (shared.length) {
+          row.delta = aggregate(kind, shared, function (t) { return src.scores[t.id] - base.scores[t.id]; });
+        }
+      }
+      row.value = row[kind];
+      return row;
+    }).filter(function (row) { return row.covered.length > 0; });
+    var ranked = rows.filter(function (r) { return r.complete; });
+    ranked.forEach(function (r) {
+      var better = ranked.filter(function (o) { return o.value > r.value + TOLERANCE; }).length;
+      r.rank = better + 1;
+      r.borda = 0;
+      tasks.forEach(function (t) {
+        ranked.forEach(function (o) {
+          if (o === r) { return; }
+          var d = r.src.scores[t.id] - o.src.scores[t.id];
+          r.borda += Math.abs(d) <= TOLERANCE ? 0.5 : d > 0 ? 1 : 0;
+        });
+      });
+    });
+    ranked.sort(function (a, b) { return a.rank - b.rank; });
+    ranked.forEach(function (r, i) {
+      var gap = Infinity;
+      if (i > 0) { gap = Math.min(gap, Math.abs(ranked[i - 1].value - r.value)); }
+      if (i + 1 < ranked.length) { gap = Math.min(gap, Math.abs(ranked[i + 1].value - r.value)); }
+      r.tieWarning = isFinite(gap) && r.tie > gap ? tieText(r.tie, gap) : null;
+    });
+    return { tasks: tasks, rows: rows, ranked: ranked, benchmarks: distinct(tasks.map(function (t) { return t.benchmark; })) };
+  }
+  function tieText(range, gap) {
+    return 'tie range ' + range.toFixed(2) + ' exceeds the gap ' + gap.toFixed(2)
+      + ' to the neighbouring row: tie-breaking alone could swap them';
+  }
+  function tieBadge(text) { return text ? '<span class="tie" title="' + esc(text) + '">⚠</span>' : ''; }
+  function pristine() {
+    return Object.keys(state.filters).every(function (k) { return !state.filters[k]; });
+  }
+
+  var SORTS = {
+    rank: function (r) { return r.rank; }, system: function (r) { return r.src.system; },
+    variant: function (r) { return r.src.variant; }, mode: function (r) { return r.src.mode; },
+    micro: function (r) { return r.micro; }, macro: function (r) { return r.macro; },
+    delta: function (r) { return r.delta; }, borda: function (r) { return r.borda; },
+    tasks: function (r) { return r.covered.length; }
+  };
+  function sortKey(name) {
+    if (SORTS[name]) { return SORTS[name]; }
+    var benchmark = name.replace(/^bench:/, '');
+    return function (r) { return r.bench[benchmark]; };
+  }
+  function sortRows(rows) {
+    var key = sortKey(state.sort);
+    var sign = state.desc ? -1 : 1;
+    return rows.slice().sort(function (a, b) {
+      var x = key(a); var y = key(b);
+      var xa = x == null || (typeof x === 'number' && isNaN(x)); var ya = y == null || (typeof y === 'number' && isNaN(y));
+      if (xa || ya) { return xa === ya ? (b.covered.length - a.covered.length) : xa ? 1 : -1; }
+      var c = typeof x === 'string' ? x.localeCompare(y) : x - y;
+      return c !== 0 ? sign * c : (b.covered.length - a.covered.length) || (b.value - a.value);
+    });
+  }
+
+  function renderTable(view) {
+    var kind = state.aggregate;
+    var showStats = pristine() && kind === data.aggregate;
+    var head = [['rank', 'Rank'], ['system', 'System'], ['variant', 'Variant'], ['mode', 'Mode'],
+      ['micro', 'Micro'], ['macro', 'Macro']];
+    view.benchmarks.forEach(function (b) { head.push(['bench:' + b, b]); });
+    head.push(['delta', 'Δ base']);
+    head.push([null, '95% CI (' + kind + ')'], [null, 'P(swap next)'], ['borda', 'Borda'], ['tasks', 'Tasks']);
+    var html = '<thead><tr>' + head.map(function (h) {
+      var cls = h[0] && h[0] === state.sort ? ' class="sorted-' + (state.desc ? 'desc' : 'asc') + '"' : '';
+      return '<th' + (h[0] ? ' data-sort="' + esc(h[0]) + '"' : '') + cls + '>' + esc(h[1]) + '</th>';
+    }).join('') + '</tr></thead><tbody>';
+    sortRows(view.rows).forEach(function (r) {
+      var interval = r.src[kind + '_interval'];
+      var delta = r.delta == null ? '–' : '<span class="' + (r.delta > 0 ? 'pos' : r.delta < 0 ? 'neg' : '') + '">' + signed(r.delta) + '</span>';
+      html += '<tr class="row' + (r.complete ? '' : ' unranked') + (r.src.variant === 'base' ? ' base' : '')
+        + '" data-row="' + esc(r.src.id) + '" data-rank="' + (r.rank == null ? '' : r.rank) + '">'
+        + '<td class="num">' + (r.rank == null ? '–' : r.rank) + '</td>'
+        + '<td class="system">' + esc(r.src.system) + '</td><td class="variant">' + esc(r.src.variant) + '</td>'
+        + '<td>' + esc(r.src.mode) + '</td>'
+        + '<td class="num micro">' + fmt(r.micro) + (kind === 'micro' ? tieBadge(r.tieWarning) : '') + '</td>'
+        + '<td class="num macro">' + fmt(r.macro) + (kind === 'macro' ? tieBadge(r.tieWarning) : '') + '</td>'
+        + view.benchmarks.map(function (b) { return '<td class="num">' + fmt(r.bench[b]) + '</td>'; }).join('')
+        + '<td class="num">' + delta + '</td>'
+        + '<td class="num">' + (showStats && interval && r.complete ? fmt(interval[0]) + '–' + fmt(interval[1]) : '–') + '</td>'
+        + '<td class="num">' + (showStats && r.complete && r.src.swap_with_next != null ? r.src.swap_with_next.toFixed(2) : '–') + '</td>'
+        + '<td class="num">' + (r.borda == null ? '–' : r.borda.toFixed(1)) + '</td>'
+        + '<td class="num">' + r.covered.length + '/' + r.total + '</td></tr>';
+    });
+    document.getElementById('leaderboard').innerHTML = html + '</tbody>';
+    document.getElementById('row-count').textContent = view.ranked.length + ' of ' + view.rows.length
+      + ' rows ranked over ' + view.tasks.length + ' tasks' + (showStats ? '' : '; bootstrap columns apply to the unfiltered view only');
+  }
+
+  function renderTasks(view) {
+    var html = '<thead><tr><th>System</th><th>Variant</th><th>Mode</th>' + view.tasks.map(function (t) {
+      return '<th title="' + esc(t.dataset + ', ' + t.language + (t.domain ? ', ' + t.domain : '')) + '">' + esc(t.id) + '</th>';
+    }).join('') + '</tr></thead><tbody>';
+    sortRows(view.rows).forEach(function (r) {
+      html += '<tr class="task-row' + (r.complete ? '' : ' unranked') + '" data-row="' + esc(r.src.id) + '"><td>' + esc(r.src.system)
+        + '</td><td>' + esc(r.src.variant) + '</td><td>' + esc(r.src.mode) + '</td>';
+      view.tasks.forEach(function (t) {
+        var score = r.src.scores[t.id];
+        if (score == null) { html += '<td class="num">–</td>'; return; }
+        var gap = Infinity;
+        view.rows.forEach(function (o) {
+          var theirs = o.src.scores[t.id];
+          if (o !== r && theirs != null) { gap = Math.min(gap, Math.abs(theirs - score)); }
+        });
+        var range = r.src.tie_ranges[t.id] || 0;
+        html += '<td class="num">' + fmt(score) + tieBadge(isFinite(gap) && range > gap ? tieText(range, gap) : null) + '</td>';
+      });
+      html += '</tr>';
+    });
+    document.getElementById('tasks').innerHTML = html + '</tbody>';
+  }
+
+  // The Pareto chart, as dev.tenbin.eval.leaderboard.ParetoChart draws it.
+  function compact(v) {
+    var trim = function (x) { return String(Math.round(x * 100) / 100); };
+    var m = Math.abs(v);
+    return m >= 1e6 ? trim(v / 1e6) + 'M' : m >= 1e3 ? trim(v / 1e3) + 'k' : trim(v);
+  }
+  function niceStep(raw) {
+    var mag = Math.pow(10, Math.floor(Math.log10(raw))); var n = raw / mag;
+    return (n <= 1 ? 1 : n <= 2 ? 2 : n <= 5 ? 5 : 10) * mag;
+  }
+  function linearAxis(min, max) {
+    var span = max - min; var pad = span === 0 ? Math.max(1, Math.abs(min) * 0.05) : span * 0.08;
+    var step = niceStep((span + 2 * pad) / 5);
+    var low = Math.floor((min - pad) / step) * step; var high = Math.ceil((max + pad) / step) * step;
+    var ticks = [];
+    for (var t = low; t <= high + step / 2; t += step) { ticks.push(Math.round(t / step) * step); }
+    return { ticks: ticks, f: function (v) { return (v - low) / (high - low); } };
+  }
+  function logAxis(min, max) {
+    var low = min / 1.5; var high = max * 1.5; var ticks = []; var decades = [];
+    for (var k = Math.floor(Math.log10(low)); k <= Math.ceil(Math.log10(high)); k++) {
+      [1, 2, 5].forEach(function (m) {
+        var t = m * Math.pow(10, k);
+        if (t >= low && t <= high) { ticks.push(t); if (m === 1) { decades.push(t); } }
+      });
+    }
+    return { ticks: ticks.length > 8 && decades.length >= 2 ? decades : ticks, log: true,
+      f: function (v) { return (Math.log10(v) - Math.log10(low)) / (Math.log10(high) - Math.log10(low)); } };
+  }
+  function paretoSvg(id, title, costLabel, qualityLabel, raw) {
+    var W = 520, H = 340, L = 64, R = 20, T = 30, B = 52, pr = W - R, pb = H - B;
+    var svg = '<svg id="' + id + '" class="pareto" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ' + W + ' ' + H
+      + '" width="' + W + '" height="' + H + '" role="img" aria-label="' + esc(title) + '">'
+      + '<text class="chart-title" x="' + L + '" y="18">' + esc(title) + '</text>';
+    if (!raw.length) { return svg + '<text class="empty" x="' + L + '" y="' + H / 2 + '">no ranked row has this cost</text></svg>'; }
+    var points = raw.slice().sort(function (a, b) { return a.cost - b.cost || b.quality - a.quality; });
+    var best = -Infinity;
+    points.forEach(function (p) { p.frontier = p.quality > best; best = Math.max(best, p.quality); });
+    var costs = points.map(function (p) { return p.cost; }); var qs = points.map(function (p) { return p.quality; });
+    var minC = Math.min.apply(null, costs), maxC = Math.max.apply(null, costs);
+    var x = minC > 0 && maxC / minC >= 10 ? logAxis(minC, maxC) : linearAxis(minC, maxC);
+    var y = linearAxis(Math.min.apply(null, qs), Math.max.apply(null, qs));
+    svg += '<line class="axis" x1="' + L + '" y1="' + pb + '" x2="' + pr + '" y2="' + pb + '"/><line class="axis" x1="' + L
+      + '" y1="' + T + '" x2="' + L + '" y2="' + pb + '"/>';
+    x.ticks.forEach(function (t) {
+      var px = (L + x.f(t) * (pr - L)).toFixed(1);
+      svg += '<line class="grid" x1="' + px + '" y1="' + T + '" x2="' + px + '" y2="' + pb + '"/><text class="tick" x="' + px
+        + '" y="' + (pb + 16) + '" text-anchor="middle">' + compact(t) + '</text>';
+    });
+    y.ticks.forEach(function (t) {
+      var py = (pb - y.f(t) * (pb - T)).toFixed(1);
+      svg += '<line class="grid" x1="' + L + '" y1="' + py + '" x2="' + pr + '" y2="' + py + '"/><text class="tick" x="' + (L - 6)
+        + '" y="' + (Number(py) + 4) + '" text-anchor="end">' + compact(t) + '</text>';
+    });
+    svg += '<text class="axis-label" x="' + (L + pr) / 2 + '" y="' + (H - 10) + '" text-anchor="middle">'
+      + esc(costLabel + (x.log ? ' (log scale)' : '')) + '</text><text class="axis-label" transform="translate(16 ' + (T + pb) / 2
+      + ') rotate(-90)" text-anchor="middle">' + esc(qualityLabel) + '</text>';
+    var line = []; var marks = '';
+    points.forEach(function (p) {
+      var px = L + x.f(p.cost) * (pr - L); var py = pb - y.f(p.quality) * (pb - T);
+      marks += '<circle class="point' + (p.frontier ? ' frontier' : '') + '" cx="' + px.toFixed(1) + '" cy="' + py.toFixed(1)
+        + '" r="' + (p.frontier ? 5 : 4) + '" data-row="' + esc(p.id) + '"><title>' + esc(p.label + ': quality ' + p.quality.toFixed(2)
+        + ', ' + costLabel + ' ' + compact(p.cost)) + '</title></circle>';
+      if (p.frontier) {
+        line.push(px.toFixed(1) + ',' + py.toFixed(1));
+        var end = px > pr - 160;
+        marks += '<text class="point-label" x="' + (end ? px - 7 : px + 7).toFixed(1) + '" y="' + (py - 7).toFixed(1) + '"'
+          + (end ? ' text-anchor="end"' : '') + '>' + esc(p.label) + '</text>';
+      }
+    });
+    return svg + '<polyline class="frontier-line" points="' + line.join(' ') + '"/>' + marks + '</svg>';
+  }
+  function renderCharts(view) {
+    var quality = data.metric + ' ' + state.aggregate + ' ×100';
+    var points = function (cost) {
+      return view.ranked.filter(function (r) { return r.src[cost] != null && r.src[cost] > 0; }).map(function (r) {
+        return { id: r.src.id, label: r.src.system + '/' + r.src.variant + (r.src.mode === 'retrieval' ? '' : ' (' + r.src.mode + ')'),
+          cost: r.src[cost], quality: r.value };
+      });
+    };
+    document.getElementById('figure-bytes').innerHTML =
+      paretoSvg('chart-bytes', 'Quality against memory', 'bytes per vector', quality, points('bytes_per_vector'));
+    document.getElementById('figure-latency').innerHTML =
+      paretoSvg('chart-latency', 'Quality against query latency', 'µs per query (encode + search)', quality, points('latency_us'));
+  }
+
+  function buildControls() {
+    var html = '<fieldset id="aggregate-switch"><legend>Aggregate</legend>' + ['macro', 'micro'].map(function (k) {
+      return '<label><span><input type="radio" name="aggregate" value="' + k + '"' + (state.aggregate === k ? ' checked' : '')
+        + '> ' + k + '</span></label>';
+    }).join('') + '</fieldset>';
+    var filter = function (f, values) {
+      var current = state.filters[f[0]] || '';
+      return '<label>' + esc(f[1]) + '<select class="filter" data-filter="' + f[0] + '"><option value="">all</option>'
+        + values.map(function (v) { return '<option' + (v === current ? ' selected' : '') + ' value="' + esc(v) + '">' + esc(v) + '</option>'; }).join('')
+        + '</select></label>';
+    };
+    TASK_FILTERS.forEach(function (f) { html += filter(f, distinct(data.tasks.map(function (t) { return t[f[0]]; }))); });
+    ROW_FILTERS.forEach(function (f) { html += filter(f, distinct(data.rows.map(function (r) { return r[f[0]]; }))); });
+    var controls = document.getElementById('controls');
+    controls.innerHTML = html;
+    controls.addEventListener('change', function (event) {
+      var target = event.target;
+      if (target.name === 'aggregate') { state.aggregate = target.value; }
+      if (target.dataset && target.dataset.filter) { state.filters[target.dataset.filter] = target.value; }
+      render();
+    });
+    document.getElementById('leaderboard').addEventListener('click', function (event) {
+      var th = event.target.closest('th[data-sort]');
+      if (!th) { return; }
+      var key = th.getAttribute('data-sort');
+      state.desc = state.sort === key ? !state.desc : ['micro', 'macro', 'borda', 'delta', 'tasks'].indexOf(key) >= 0 || key.indexOf('bench:') === 0;
+      state.sort = key;
+      render();
+    });
+  }
+
+  // State in the URL fragment, e.g. #aggregate=micro&language=de&sort=system&desc=1
+  function readHash() {
+    location.hash.replace(/^#/, '').split('&').forEach(function (pair) {
+      if (!pair) { return; }
+      var kv = pair.split('='); var k = decodeURIComponent(kv[0]); var v = decodeURIComponent(kv[1] || '');
+      if (k === 'aggregate' && (v === 'micro' || v === 'macro')) { state.aggregate = v; }
+      else if (k === 'sort') { state.sort = v; }
+      else if (k === 'desc') { state.desc = v === '1'; }
+      else { state.filters[k] = v; }
+    });
+  }
+  function writeHash() {
+    var parts = [];
+    if (state.aggregate !== data.aggregate) { parts.push('aggregate=' + state.aggregate); }
+    Object.keys(state.filters).forEach(function (k) { if (state.filters[k]) { parts.push(encodeURIComponent(k) + '=' + encodeURIComponent(state.filters[k])); } });
+    if (state.sort !== 'rank') { parts.push('sort=' + encodeURIComponent(state.sort)); }
+    if (state.desc) { parts.push('desc=1'); }
+    try {
+      history.replaceState(null, '', parts.length ? '#' + parts.join('&') : location.pathname);
+    } catch (ignored) {
+      // some browsers refuse history changes on file: pages; the view still works
+    }
+  }
+
+  function render() {
+    var view = compute();
+    renderTable(view);
+    renderTasks(view);
+    renderCharts(view);
+    writeHash();
+  }
+
+  try {
+    readHash();
+    buildControls();
+    render();
+    body.setAttribute('data-render', 'ok');
+  } catch (error) {
+    body.setAttribute('data-render-error', String(error && error.message || error));
+    throw error;
+  }
+})();

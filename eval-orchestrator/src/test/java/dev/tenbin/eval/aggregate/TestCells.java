@@ -1,0 +1,114 @@
+package dev.tenbin.eval.aggregate;
+
+import dev.tenbin.eval.store.CellKey;
+import dev.tenbin.eval.store.CellRecord;
+import dev.tenbin.eval.tieaware.TieAwareValue;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** Builds small synthetic {@link CellRecord}s for aggregation and report tests. */
+public final class TestCells {
+  private static final AtomicLong SERIAL = new AtomicLong();
+
+  private String benchmark = "bench";
+  private String dataset;
+  private String task = "task";
+  private String language = "en";
+  private String domain = "";
+  private String family = "dense";
+  private String model = "m";
+  private String variant = "base";
+  private String mode = "retrieval";
+  private String finishedAt = "2025-01-01T00:00:00Z";
+  private double ndcg10;
+  private double tieRange;
+  private final Map<String, Double> facts = new HashMap<>();
+  private final Map<String, Double> timings = new HashMap<>();
+
+  private TestCells() {}
+
+  /** A cell of {@code system} ("bm25" or "family:model") and variant on a task, scoring {@code ndcg10}. */
+  public static TestCells cell(String benchmark, String task, String system, String variant, double ndcg10) {
+    TestCells cell = new TestCells();
+    cell.benchmark = benchmark;
+    cell.task = task;
+    cell.system(system);
+    cell.variant = variant;
+    cell.ndcg10 = ndcg10;
+    return cell;
+  }
+
+  private void system(String system) {
+    if (system.equals("bm25")) {
+      family = "bm25";
+      model = "bm25";
+    } else {
+      int colon = system.indexOf(':');
+      family = system.substring(0, colon);
+      model = system.substring(colon + 1);
+    }
+  }
+
+  public TestCells dataset(String value) {
+    dataset = value;
+    return this;
+  }
+
+  public TestCells language(String value) {
+    language = value;
+    return this;
+  }
+
+  public TestCells domain(String value) {
+    domain = value;
+    return this;
+  }
+
+  public TestCells mode(String value) {
+    mode = value;
+    return this;
+  }
+
+  public TestCells finishedAt(String value) {
+    finishedAt = value;
+    return this;
+  }
+
+  /** The tie-aware range of ndcg@10 (0..1 scale). */
+  public TestCells tieRange(double value) {
+    tieRange = value;
+    return this;
+  }
+
+  public TestCells fact(String name, double value) {
+    facts.put(name, value);
+    return this;
+  }
+
+  public TestCells timing(String name, double value) {
+    timings.put(name, value);
+    return this;
+  }
+
+  public CellRecord build() {
+    CellKey key =
+        new CellKey(benchmark, dataset == null ? task : dataset, task, language, domain, model, family, variant, mode);
+    String fingerprint = HexFormat.of().formatHex(java.nio.ByteBuffer.allocate(8).putLong(SERIAL.incrementAndGet()).array())
+        + HexFormat.of().formatHex(Integer.toHexString(key.hashCode()).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    return new CellRecord(
+        CellRecord.FORMAT_VERSION,
+        fingerprint,
+        key,
+        Map.of("tenbin_version", "test"),
+        Map.copyOf(facts),
+        Map.of("ndcg@10", ndcg10, "recall@100", Math.min(1, ndcg10 + 0.2)),
+        Map.of("ndcg@10", new TieAwareValue(ndcg10, ndcg10 - tieRange / 2, ndcg10 + tieRange / 2, tieRange, 0)),
+        Map.copyOf(timings),
+        Map.of(),
+        List.of(),
+        finishedAt);
+  }
+}

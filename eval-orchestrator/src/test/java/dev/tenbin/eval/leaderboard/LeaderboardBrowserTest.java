@@ -1,0 +1,177 @@
+package dev.tenbin.eval.leaderboard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import dev.tenbin.eval.aggregate.Leaderboard;
+import dev.tenbin.eval.aggregate.LeaderboardOptions;
+import dev.tenbin.eval.aggregate.LeaderboardRow;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Loads the HTML leaderboard in headless Chromium and checks the page after its script ran. Needs
+ * the Debian package {@code chromium} ({@code /usr/bin/chromium}); set
+ * {@code TENBIN_SKIP_BROWSER_TESTS=1} to skip on machines without it.
+ */
+class LeaderboardBrowserTest {
+  private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+  private static final long TIMEOUT_SECONDS = 90;
+  private static final Leaderboard BOARD =
+      Leaderboard.of(SyntheticJob.cells(), LeaderboardOptions.defaults().withBootstrapDraws(200));
+
+  @TempDir static Path dir;
+  private static Path page;
+
+  @BeforeAll
+  static void writePage() throws IOException {
+    Assumptions.assumeFalse("1".equals(System.getenv("TENBIN_SKIP_BROWSER_TESTS")), "TENBIN_SKIP_BROWSER_TESTS=1");
+    if (!Files.isExecutable(CHROMIUM)) {
+      fail("headless Chromium is needed at " + CHROMIUM + ": install the Debian package 'chromium'"
+          + " (apt-get install chromium), or set TENBIN_SKIP_BROWSER_TESTS=1 to skip the browser tests");
+    }
+    page = dir.resolve("leaderboard.html");
+    Files.writeString(page, HtmlReport.render(BOARD), StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void theScriptRendersEveryRowWithTheSameRanksAsJava() throws Exception {
+    String dom = dumpDom("");
+
+    assertThat(bodyTag(dom)).contains("data-render=\"ok\"").doesNotContain("data-render-error");
+    Map<String, String> ranks = new HashMap<>();
+    Matcher row = Pattern.compile("<tr class=\"row[^\"]*\" data-row=\"([^\"]*)\" data-rank=\"([^\"]*)\"").matcher(tbody(dom, "leaderboard"));
+    while (row.find()) {
+      ranks.put(unescape(row.group(1)), row.group(2));
+    }
+    Map<String, String> expected = new HashMap<>();
+    for (LeaderboardRow r : BOARD.rows()) {
+      expected.put(r.key().id(), r.rank() == null ? "" : String.valueOf(r.rank()));
+    }
+    assertThat(ranks).isEqualTo(expected);
+  }
+
+  @Test
+  void theChartsShowHighlightedFrontierPoints() throws Exception {
+    String dom = dumpDom("");
+
+    for (String chart : List.of("chart-bytes", "chart-latency")) {
+      Matcher svg = Pattern.compile("<svg id=\"" + chart + "\".*?</svg>", Pattern.DOTALL).matcher(dom);
+      assertThat(svg.find()).as(chart).isTrue();
+      assertThat(svg.group()).contains("class=\"point frontier\"", "class=\"frontier-line\"", "class=\"axis-label\"");
+    }
+    // bm25 stores no vectors: it is on the latency chart only
+    assertThat(svgOf(dom, "chart-bytes")).doesNotContain("data-row=\"bm25/base/retrieval\"");
+    assertThat(svgOf(dom, "chart-latency")).contains("data-row=\"bm25/base/retrieval\"");
+  }
+
+  @Test
+  void sortingFilterAndAggregateControlsArePresent() throws Exception {
+    String dom = dumpDom("");
+
+    assertThat(dom).contains("data-sort=\"rank\"", "data-sort=\"macro\"", "data-sort=\"bench:MLQA-mini\"");
+    for (String filter : List.of("benchmark", "language", "domain", "query_length", "document_length", "family", "variant",
+        "dimension", "parameters_bucket")) {
+      assertThat(dom).contains("data-filter=\"" + filter + "\"");
+    }
+    assertThat(dom).contains("name=\"aggregate\" value=\"micro\"");
+  }
+
+  @Test
+  void aTieMarkerFlagsTheCellWhoseTieRangeExceedsTheGap() throws Exception {
+    String tasks = tbody(dumpDom(""), "tasks");
+    Matcher tie = Pattern.compile("<tr class=\"task-row[^\"]*\" data-row=\"([^\"]*)\">(.*?)</tr>").matcher(tasks);
+    List<String> flagged = new ArrayList<>();
+    while (tie.find()) {
+      if (tie.group(2).contains("class=\"tie\"")) {
+        flagged.add(unescape(tie.group(1)));
+      }
+    }
+    assertThat(flagged).containsExactly(SyntheticJob.AWKWARD_SYSTEM + "/int8/retrieval");
+  }
+
+  @Test
+  void theUrlFragmentFiltersTasksAndSortsRows() throws Exception {
+    String dom = dumpDom("#language=de&sort=system");
+
+    assertThat(bodyTag(dom)).contains("data-render=\"ok\"").doesNotContain("data-render-error");
+    String body = tbody(dom, "leaderboard");
+    // e5-small has no German task, so it drops out; the rest are sorted by system name
+    assertThat(body).doesNotContain("e5-small");
+    Matcher first = Pattern.compile("<td class=\"system\">([^<]*)</td>").matcher(body);
+    assertThat(first.find()).isTrue();
+    assertThat(first.group(1)).isEqualTo("bm25");
+    assertThat(tbody(dom, "tasks")).doesNotContain("NanoSciFact");
+    assertThat(dom).contains("over 1 tasks");
+  }
+
+  @Test
+  void aScreenshotOfThePageIsAPng() throws Exception {
+    Path png = dir.resolve("leaderboard.png");
+    run(List.of("--screenshot=" + png, "--window-size=1280,1600", page.toUri().toString()));
+    byte[] bytes = Files.readAllBytes(png);
+    assertThat(bytes.length).isGreaterThan(10_000);
+    assertThat(new String(bytes, 1, 3, StandardCharsets.US_ASCII)).isEqualTo("PNG");
+  }
+
+  private static String bodyTag(String dom) {
+    Matcher body = Pattern.compile("<body[^>]*>").matcher(dom);
+    assertThat(body.find()).isTrue();
+    return body.group();
+  }
+
+  private static String svgOf(String dom, String id) {
+    Matcher svg = Pattern.compile("<svg id=\"" + id + "\".*?</svg>", Pattern.DOTALL).matcher(dom);
+    assertThat(svg.find()).isTrue();
+    return svg.group();
+  }
+
+  private static String tbody(String dom, String tableId) {
+    Matcher table = Pattern.compile("<table id=\"" + tableId + "\">.*?<tbody>(.*?)</tbody>", Pattern.DOTALL).matcher(dom);
+    assertThat(table.find()).as("table " + tableId).isTrue();
+    return table.group(1);
+  }
+
+  private static String unescape(String attribute) {
+    return attribute.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&#39;", "'").replace("&amp;", "&");
+  }
+
+  private static String dumpDom(String fragment) throws Exception {
+    return run(List.of("--dump-dom", page.toUri() + fragment));
+  }
+
+  private static String run(List<String> arguments) throws Exception {
+    Path profile = Files.createTempDirectory(dir, "profile");
+    Path stdout = Files.createTempFile(dir, "chromium", ".out");
+    Path stderr = Files.createTempFile(dir, "chromium", ".err");
+    List<String> command = new ArrayList<>(List.of(CHROMIUM.toString(), "--headless", "--no-sandbox", "--disable-gpu",
+        "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--user-data-dir=" + profile, "--virtual-time-budget=5000"));
+    command.addAll(arguments);
+    Process process = new ProcessBuilder(command).redirectOutput(stdout.toFile()).redirectError(stderr.toFile()).start();
+    if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+      process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+      fail("chromium did not finish within " + TIMEOUT_SECONDS + " s: " + tail(stderr));
+    }
+    assertThat(process.exitValue()).as("chromium exit status; stderr: %s", tail(stderr)).isZero();
+    return Files.readString(stdout, StandardCharsets.UTF_8);
+  }
+
+  private static String tail(Path file) throws IOException {
+    String text = Files.readString(file, StandardCharsets.UTF_8);
+    return text.substring(Math.max(0, text.length() - 2000));
+  }
+}

@@ -1,0 +1,103 @@
+package dev.tenbin.eval.leaderboard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tenbin.eval.aggregate.Leaderboard;
+import dev.tenbin.eval.aggregate.LeaderboardOptions;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ReportFormatsTest {
+  private static final Leaderboard BOARD =
+      Leaderboard.of(SyntheticJob.cells(), LeaderboardOptions.defaults().withBootstrapDraws(200));
+
+  @Test
+  void theTerminalTableHasOneAlignedLinePerRowWithRanksAndCoverage() {
+    String table = TerminalTable.render(BOARD);
+    List<String> lines = table.lines().toList();
+
+    assertThat(lines.get(1)).contains("rank", "system", "variant", "mode", "micro", "macro", "MLQA-mini", "NanoBEIR-en", "Δ base", "tasks");
+    List<String> rows = lines.subList(3, 3 + BOARD.rows().size());
+    assertThat(rows.getFirst()).startsWith("   1  " + SyntheticJob.AWKWARD_SYSTEM).endsWith("5/5");
+    assertThat(rows.getLast()).startsWith("   –  dense:e5-small").endsWith("4/5");
+    assertThat(rows.stream().map(String::length).distinct()).hasSize(1);
+  }
+
+  @Test
+  void markdownHasTheMainAndPerTaskTablesWithEscapedNames() {
+    String md = MarkdownReport.render(BOARD, List.of("c1.svg", "c2.svg"));
+
+    assertThat(md).contains("| rank | system |", "## Per task", "NanoBEIR-en/NanoSciFact (en)", "![Pareto frontier](c1.svg)");
+    assertThat(md).contains("dense:evil&lt;b&gt;&amp;&quot;model").doesNotContain("evil<b>");
+    assertThat(md).contains("⚠");
+    long tableLines = md.lines().filter(l -> l.startsWith("|")).count();
+    assertThat(tableLines).isEqualTo(2 * (2 + BOARD.rows().size()));
+  }
+
+  @Test
+  void theHtmlPageIsSelfContainedAndEscapesEveryName() {
+    String html = HtmlReport.render(BOARD);
+
+    assertThat(html).doesNotContain("evil<b>").contains("dense:evil&lt;b&gt;&amp;&quot;model");
+    assertThat(html).doesNotContainPattern("<script[^>]* src=").doesNotContainPattern("<link ");
+    Matcher data = Pattern.compile("<script type=\"application/json\" id=\"leaderboard-data\">(.*?)</script>", Pattern.DOTALL).matcher(html);
+    assertThat(data.find()).isTrue();
+    assertThat(data.group(1)).doesNotContain("<").contains("evil\\u003cb\\u003e\\u0026");
+  }
+
+  @Test
+  void theHtmlOnlyMentionsTheSvgNamespaceAsAUrl() {
+    String html = HtmlReport.render(BOARD).replace("http://www.w3.org/2000/svg", "");
+    assertThat(html).doesNotContain("http://", "https://", "//cdn");
+  }
+
+  @Test
+  void jsonCarriesRowsTasksAndTheChosenAggregate() throws Exception {
+    JsonNode json = new ObjectMapper().readTree(ReportFormat.JSON.render(BOARD));
+
+    assertThat(json.get("aggregate").asText()).isEqualTo("macro");
+    assertThat(json.get("tasks")).hasSize(5);
+    assertThat(json.get("rows")).hasSize(BOARD.rows().size());
+    JsonNode top = json.get("rows").get(0);
+    assertThat(top.get("system").asText()).isEqualTo(SyntheticJob.AWKWARD_SYSTEM);
+    assertThat(top.get("rank").asInt()).isEqualTo(1);
+    assertThat(top.get("macro_interval")).hasSize(2);
+    assertThat(json.get("tasks").get(0).get("query_length").asText()).isNotEmpty();
+  }
+
+  @Test
+  void writeAllWritesTheHtmlMarkdownJsonAndChartsAndReturnsTheTable(@TempDir Path dir) throws Exception {
+    String table = Leaderboards.writeAll(SyntheticJob.cells(), dir, LeaderboardOptions.defaults().withBootstrapDraws(100));
+
+    assertThat(table).contains("bm25");
+    for (String file : List.of(Leaderboards.HTML_FILE, Leaderboards.MARKDOWN_FILE, Leaderboards.JSON_FILE,
+        Leaderboards.BYTES_CHART_FILE, Leaderboards.LATENCY_CHART_FILE)) {
+      assertThat(dir.resolve(file)).isNotEmptyFile();
+    }
+    assertThat(Files.readString(dir.resolve(Leaderboards.BYTES_CHART_FILE))).startsWith("<?xml").contains("point frontier");
+    try (var listing = Files.list(dir)) {
+      assertThat(listing.map(p -> p.getFileName().toString())).noneMatch(n -> n.endsWith(".tmp"));
+    }
+  }
+
+  @Test
+  void aWideTieRangeIsMarkedOnTheTaskWhereItExceedsTheGap() {
+    TieMarkers ties = new TieMarkers(BOARD);
+    var awkwardInt8 = BOARD.rows().stream()
+        .filter(r -> r.key().system().equals(SyntheticJob.AWKWARD_SYSTEM) && r.key().variant().equals("int8")).findFirst().orElseThrow();
+    var bm25 = BOARD.rows().stream().filter(r -> r.key().system().equals("bm25")).findFirst().orElseThrow();
+
+    var scifact = BOARD.tasks().stream().filter(t -> t.task().equals("NanoSciFact")).findFirst().orElseThrow();
+    var fiqa = BOARD.tasks().stream().filter(t -> t.task().equals("NanoFiQA")).findFirst().orElseThrow();
+    assertThat(ties.task(awkwardInt8, scifact)).contains("exceeds the gap");
+    assertThat(ties.task(awkwardInt8, fiqa)).isNull();
+    assertThat(ties.task(bm25, scifact)).isNull();
+  }
+}
