@@ -1,0 +1,160 @@
+package dev.tenbin.eval.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.tenbin.encoder.testing.TinyModels;
+import dev.tenbin.eval.store.CellRecord;
+import dev.tenbin.eval.store.ResultStore;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code tenbin run}: a job over every family on the embedded services, stored cell by cell and resumable. */
+class RunCommandTest {
+  @TempDir Path tmp;
+  private Path spec;
+  private Path out;
+  private Path models;
+
+  @BeforeEach
+  void writeJob() throws Exception {
+    Path data = TinyBeir.write(tmp.resolve("data").resolve("tiny"));
+    models = tmp.resolve("models");
+    TinyModels.dense(models, "tiny-dense", false);
+    Files.writeString(
+        tmp.resolve("tasks.yaml"),
+        """
+        name: tiny-bench
+        tasks:
+          - name: tiny
+            language: en
+            domain: fruit
+            source: {path: data/tiny}
+        """);
+    spec = tmp.resolve("job.yaml");
+    Files.writeString(
+        spec,
+        """
+        name: tiny-job
+        task_sets: [tasks.yaml]
+        retrievers:
+          - bm25
+          - {retriever: dense:tiny-dense, variants: [base, int8]}
+          - light:tiny-dense
+        rerankers: [dense:tiny-dense]
+        candidates: {dense_model: tiny-dense}
+        """);
+    out = tmp.resolve("out");
+    assertThat(data).isDirectory();
+  }
+
+  private CliRunner run() {
+    return CliRunner.run(
+        "run", spec.toString(), "--out", out.toString(), "--models-dir", models.toString(), "--cache-dir",
+        tmp.resolve("cache").toString(), "--progress", "lines");
+  }
+
+  @Test
+  void aJobStoresOneCellPerSystemVariantAndModeAndWritesLeaderboardsAndWarehouse() throws Exception {
+    CliRunner first = run();
+    assertThat(first.exitCode()).as(first.err()).isZero();
+    List<CellRecord> cells = ResultStore.existing(out, "--out").readAll();
+    assertThat(cells).extracting(c -> c.key().system() + "/" + c.key().variant() + "/" + c.key().mode())
+        .containsExactlyInAnyOrder(
+            "bm25/base/retrieval",
+            "dense:tiny-dense/base/retrieval",
+            "dense:tiny-dense/int8/retrieval",
+            "light:tiny-dense/base/retrieval",
+            "light-sparse:tiny-dense/base/retrieval",
+            "light-hybrid:tiny-dense/base/retrieval",
+            "rerank-dense:tiny-dense/candidates_hybrid/rerank",
+            "rerank-dense:tiny-dense/candidates_hybrid/rerank_without_safeguard");
+    CellRecord bm25 = cells.stream().filter(c -> c.key().family().equals("bm25")).findFirst().orElseThrow();
+    assertThat(bm25.metrics().get("accuracy@1")).isEqualTo(1.0);
+    assertThat(bm25.queries()).hasSize(3);
+    assertThat(bm25.queries().getFirst().docs().getFirst().rank()).isEqualTo(1);
+    assertThat(bm25.versions()).containsKeys("dataset_sha", "lucene_version", "tenbin_version");
+    assertThat(bm25.tieAware()).containsKey("ndcg@10");
+    CellRecord int8 = cells.stream().filter(c -> c.key().variant().equals("int8")).findFirst().orElseThrow();
+    assertThat(int8.versions()).containsKeys("model_revision", "onnxruntime_provider", "model_dtype");
+    assertThat(int8.diagnostics()).containsKeys("int8_query_clip_rate", "bytes_per_vector");
+    assertThat(int8.facts()).containsKeys("bytes_per_vector", "dimension", "avg_query_tokens", "avg_document_tokens");
+    assertThat(int8.timings()).containsKeys("per_query_encode_us", "per_query_search_us");
+    CellRecord rerank = cells.stream().filter(c -> c.key().mode().equals("rerank")).findFirst().orElseThrow();
+    assertThat(rerank.diagnostics()).containsKeys("query_coverage", "relevant_document_coverage", "candidate_origin");
+    assertThat(out.resolve("leaderboard.html")).isNotEmptyFile();
+    assertThat(out.resolve("leaderboard.md")).content().contains("bm25");
+    assertThat(out.resolve("warehouse.duckdb")).isNotEmptyFile();
+    assertThat(first.out()).contains("bm25");
+  }
+
+  @Test
+  void aRerunComputesNothingAndAResumedJobComputesExactlyTheMissingCellsWithIdenticalRankings() throws Exception {
+    assertThat(run().exitCode()).isZero();
+    Map<String, byte[]> before = cellFiles();
+    assertThat(before).hasSize(8);
+
+    CliRunner again = run();
+    assertThat(again.exitCode()).as(again.err()).isZero();
+    assertThat(again.err()).contains("8 already stored, 0 computed");
+    Map<String, byte[]> unchanged = cellFiles();
+    before.forEach((name, bytes) -> assertThat(unchanged.get(name)).as(name).isEqualTo(bytes));
+
+    // As after a kill -9 mid-cell: one cell never renamed into place, a torn temporary file left behind.
+    String lost = before.keySet().stream().filter(name -> !name.startsWith(".")).sorted().findFirst().orElseThrow();
+    CellRecord original = ResultStore.JSON.readValue(before.get(lost), CellRecord.class);
+    Files.delete(out.resolve("cells").resolve(lost));
+    Files.writeString(out.resolve("cells").resolve("." + lost + ".1234.tmp"), "{\"format_ver");
+
+    CliRunner resumed = run();
+    assertThat(resumed.exitCode()).as(resumed.err()).isZero();
+    assertThat(resumed.err()).contains("7 already stored, 1 computed");
+    assertThat(ResultStore.existing(out, "--out").readAll()).hasSize(8);
+    CellRecord recomputed = ResultStore.existing(out, "--out").read(original.fingerprint()).orElseThrow();
+    assertThat(recomputed.queries()).isEqualTo(original.queries());
+    assertThat(recomputed.metrics()).isEqualTo(original.metrics());
+
+    Map<String, Integer> stored = new HashMap<>();
+    for (String line : Files.readAllLines(out.resolve("events.jsonl"), StandardCharsets.UTF_8)) {
+      JsonNode event = ResultStore.JSON.readTree(line);
+      if (event.get("event").asText().equals("cell_stored")) {
+        stored.merge(event.get("detail").asText().split(" ")[0], 1, Integer::sum);
+      }
+    }
+    assertThat(stored).hasSize(8);
+    stored.forEach((fingerprint, times) ->
+        assertThat(times).as(fingerprint).isEqualTo(fingerprint.equals(original.fingerprint()) ? 2 : 1));
+  }
+
+  @Test
+  void aBadSpecIsAClearErrorNamingTheField() throws Exception {
+    Files.writeString(spec, "name: x\ntask_sets: [tasks.yaml]\nretrievers: [dense:tiny-dense]\nsimilarity: manhattan\n");
+    CliRunner result = run();
+    assertThat(result.exitCode()).isEqualTo(2);
+    assertThat(result.err()).contains("similarity").contains("cosine, dot or best").doesNotContain("Exception");
+    Files.writeString(spec, "name: x\ntask_sets: [tasks.yaml]\nretrievers: [{retriever: dense:tiny-dense, variants: [int9]}]\n");
+    assertThat(run().err()).contains("retrievers[0].variants[0]");
+    Files.writeString(spec, "name: x\ntask_sets: [missing.yaml]\nretrievers: [bm25]\n");
+    CliRunner missing = run();
+    assertThat(missing.exitCode()).isEqualTo(2);
+    assertThat(missing.err()).contains("missing.yaml");
+  }
+
+  private Map<String, byte[]> cellFiles() throws Exception {
+    Map<String, byte[]> files = new HashMap<>();
+    try (Stream<Path> list = Files.list(out.resolve("cells"))) {
+      for (Path file : list.toList()) {
+        files.put(file.getFileName().toString(), Files.readAllBytes(file));
+      }
+    }
+    return files;
+  }
+}
