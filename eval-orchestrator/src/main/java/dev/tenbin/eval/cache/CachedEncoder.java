@@ -15,7 +15,8 @@ import java.util.function.IntConsumer;
 
 /**
  * Encodes through an {@link EmbeddingCache}: cached texts are read back bit for bit, the others
- * (each distinct text once, in input order) are encoded in one streamed call and stored. Results
+ * (each distinct text once, in input order) are encoded in streamed calls of {@link #SLICE}
+ * texts, each slice stored as soon as it is encoded. Results
  * are in input order, one fresh array per input, as the uncached {@link EncoderClient} calls
  * return them. Each model's card (revision, prompts, max length, dtype) is fetched once per
  * instance to form the {@link CacheKey}.
@@ -24,6 +25,8 @@ public final class CachedEncoder {
   private static final int DENSE_CHUNK = 64;
   private static final int SPARSE_CHUNK = 64;
   private static final int MULTI_VECTOR_CHUNK = 32;
+  /** Missing texts are encoded and stored this many at a time, so an interrupted encode keeps its finished slices. */
+  static final int SLICE = 512;
 
   private final EmbeddingCache cache;
   private final EncoderClient client;
@@ -89,25 +92,27 @@ public final class CachedEncoder {
     }
     int hits = texts.size() - missing.values().stream().mapToInt(List::size).sum();
     cache.recordHits(hits, hitBytes);
-    if (!missing.isEmpty()) {
-      List<T> encoded = encode.encode(missingTexts, done -> progress.accept(hits + done));
-      if (encoded.size() != missingTexts.size()) {
+    List<TextHash> hashes = new ArrayList<>(missing.keySet());
+    for (int from = 0; from < hashes.size(); from += SLICE) {
+      int to = Math.min(hashes.size(), from + SLICE);
+      int before = hits + from;
+      List<T> encoded = encode.encode(missingTexts.subList(from, to), done -> progress.accept(before + done));
+      if (encoded.size() != to - from) {
         throw new IllegalStateException(
-            "the encoder returned " + encoded.size() + " outputs for " + missingTexts.size() + " texts");
+            "the encoder returned " + encoded.size() + " outputs for " + (to - from) + " texts");
       }
-      List<TextHash> hashes = new ArrayList<>(missing.keySet());
-      List<byte[]> payloads = new ArrayList<>(hashes.size());
-      for (int m = 0; m < hashes.size(); m++) {
-        byte[] payload = codec.encode(encoded.get(m));
+      List<byte[]> payloads = new ArrayList<>(to - from);
+      for (int m = from; m < to; m++) {
+        byte[] payload = codec.encode(encoded.get(m - from));
         payloads.add(payload);
         List<Integer> positions = missing.get(hashes.get(m));
-        results.set(positions.getFirst(), encoded.get(m));
+        results.set(positions.getFirst(), encoded.get(m - from));
         for (int p = 1; p < positions.size(); p++) {
           results.set(positions.get(p), codec.decode(ByteBuffer.wrap(payload).order(ByteOrder.LITTLE_ENDIAN)));
         }
       }
-      long written = space.append(hashes, payloads);
-      cache.recordMisses(hashes.size(), written);
+      long written = space.append(hashes.subList(from, to), payloads);
+      cache.recordMisses(to - from, written);
     }
     progress.accept(texts.size());
     return results;

@@ -105,6 +105,28 @@ class EmbeddingCacheTest {
   }
 
   @Test
+  void anEncodeInterruptedAfterItsFirstSliceKeepsThatSliceAndTheNextCallEncodesOnlyTheRest() {
+    EmbeddingCache cache = cache();
+    CachedEncoder cached = cache.cached(encoder());
+    List<String> texts = new java.util.ArrayList<>();
+    for (int i = 0; i < CachedEncoder.SLICE + 100; i++) {
+      texts.add("apple " + i);
+    }
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> cached.dense("tiny-dense", texts, false, done -> {
+              if (done > CachedEncoder.SLICE) {
+                throw new IllegalStateException("killed");
+              }
+            }))
+        .hasMessage("killed");
+    assertThat(cache.stats().misses()).isEqualTo(CachedEncoder.SLICE);
+
+    cached.dense("tiny-dense", texts, false, done -> {});
+    assertThat(cache.stats().hits()).isEqualTo(CachedEncoder.SLICE);
+    assertThat(cache.stats().misses()).isEqualTo(CachedEncoder.SLICE + 100);
+  }
+
+  @Test
   void repeatedTextsAreEncodedOnceAndCountedAsOneMiss() {
     EmbeddingCache cache = cache();
     cache.cached(encoder()).dense("tiny-dense", TEXTS, true, done -> {});
