@@ -8,13 +8,9 @@ import dev.tenbin.eval.dataset.DatasetFingerprint;
 import dev.tenbin.eval.metrics.ScoredDoc;
 import dev.tenbin.eval.retrieval.Bm25Retrieval;
 import dev.tenbin.eval.retrieval.DenseRetrieval;
-import dev.tenbin.proto.common.v1.Ranking;
-import dev.tenbin.proto.common.v1.ScoredDocument;
+import dev.tenbin.eval.retrieval.Fusion;
+import java.util.LinkedHashMap;
 import dev.tenbin.proto.common.v1.Similarity;
-import dev.tenbin.proto.index.v1.FuseRequest;
-import dev.tenbin.proto.index.v1.FusionMethod;
-import dev.tenbin.proto.index.v1.IndexServiceGrpc;
-import dev.tenbin.proto.index.v1.RankingSet;
 import io.grpc.Channel;
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -22,7 +18,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Builds the fixed candidate sets of a task, once, for every model to be scored on: BM25 top-500
@@ -67,19 +62,10 @@ public final class CandidateSetBuilder {
         denseRetrieval
             .run(dataset, denseModel, DenseRetrieval.QueryEncoding.FULL, Similarity.SIMILARITY_COSINE, DEPTH)
             .rankings();
-    FuseRequest.Builder fuse =
-        FuseRequest.newBuilder().setMethod(FusionMethod.FUSION_METHOD_RRF).setRrfK(RRF_K).setTopK(2 * DEPTH);
-    fuse.addSystems(rankingSet("bm25", bm25));
-    fuse.addSystems(rankingSet("dense", dense));
-    Map<String, List<ScoredDoc>> fused = new HashMap<>();
-    for (Ranking ranking :
-        IndexServiceGrpc.newBlockingStub(indexChannel).withDeadlineAfter(10, TimeUnit.MINUTES).fuse(fuse.build()).getRankingsList()) {
-      List<ScoredDoc> docs = new ArrayList<>();
-      for (ScoredDocument doc : ranking.getDocumentsList()) {
-        docs.add(new ScoredDoc(doc.getDocId(), doc.getScore()));
-      }
-      fused.put(ranking.getQueryId(), docs);
-    }
+    Map<String, Map<String, List<ScoredDoc>>> systems = new LinkedHashMap<>();
+    systems.put("bm25", bm25);
+    systems.put("dense", dense);
+    Map<String, List<ScoredDoc>> fused = Fusion.reciprocalRank(indexChannel, RRF_K, 2 * DEPTH, systems);
     ObjectNode header = header(dataset, "hybrid", language, denseModel);
     ObjectNode bm25Header = header(dataset, "bm25", language, "");
     List<QueryCandidates> hybrid = new ArrayList<>();
@@ -135,20 +121,6 @@ public final class CandidateSetBuilder {
       }
     }
     return ranks;
-  }
-
-  private static RankingSet rankingSet(String name, Map<String, List<ScoredDoc>> rankings) {
-    RankingSet.Builder set = RankingSet.newBuilder().setName(name);
-    rankings.forEach(
-        (queryId, docs) -> {
-          Ranking.Builder ranking = Ranking.newBuilder().setQueryId(queryId);
-          int rank = 1;
-          for (ScoredDoc doc : docs) {
-            ranking.addDocuments(ScoredDocument.newBuilder().setDocId(doc.docId()).setScore((float) doc.score()).setRank(rank++));
-          }
-          set.addRankings(ranking);
-        });
-    return set.build();
   }
 
   private static ObjectNode header(BeirDataset dataset, String kind, String language, String denseModel) {

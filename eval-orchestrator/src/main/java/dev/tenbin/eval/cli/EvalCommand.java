@@ -18,7 +18,6 @@ import dev.tenbin.eval.retrieval.SparseVariant;
 import dev.tenbin.eval.retrieval.RetrieverSpec;
 import dev.tenbin.proto.common.v1.Similarity;
 import dev.tenbin.eval.retrieval.RetrievalResult;
-import dev.tenbin.eval.services.ServiceEndpoint;
 import dev.tenbin.eval.services.Services;
 import dev.tenbin.index.lexical.LanguageAnalyzers;
 import dev.tenbin.index.lexical.LanguageDetector;
@@ -73,18 +72,6 @@ public final class EvalCommand implements Callable<Integer> {
   Path out;
 
   @Option(
-      names = "--index-endpoint",
-      paramLabel = "HOST:PORT",
-      description = "Use a running index service instead of the embedded one.")
-  String indexEndpoint;
-
-  @Option(
-      names = "--encoder-endpoint",
-      paramLabel = "HOST:PORT",
-      description = "Use a running encoder service instead of the embedded one.")
-  String encoderEndpoint;
-
-  @Option(
       names = "--variant",
       paramLabel = "NAME",
       description =
@@ -108,9 +95,6 @@ public final class EvalCommand implements Callable<Integer> {
   @Option(names = "--candidates-dir", paramLabel = "DIR", description = "Where `tenbin candidates build` wrote the sets.")
   Path candidatesDir;
 
-  @Option(names = "--rerank-endpoint", paramLabel = "HOST:PORT", description = "Use a running rerank service.")
-  String rerankEndpoint;
-
   @CommandLine.Option(
       names = "--similarity",
       defaultValue = "cosine",
@@ -120,22 +104,12 @@ public final class EvalCommand implements Callable<Integer> {
   String similarity;
 
   @Option(
-      names = "--models-dir",
-      defaultValue = "${env:TENBIN_MODELS_DIR:-models}",
-      description = "Local models of the embedded services, <id>/card.json (default ${DEFAULT-VALUE}).")
-  Path modelsDirectory;
-
-  @Option(
-      names = "--cache-dir",
-      defaultValue = "${env:TENBIN_CACHE_DIR:-.tenbin/cache}",
-      description = "Hub downloads and LightRetriever caches of the embedded encoder (default ${DEFAULT-VALUE}).")
-  Path cacheDirectory;
-
-  @Option(
       names = "--top-k",
       defaultValue = "100",
       description = "Depth of each ranking (default ${DEFAULT-VALUE}).")
   int topK;
+
+  @CommandLine.Mixin ServiceOptions serviceOptions = new ServiceOptions();
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -168,10 +142,7 @@ public final class EvalCommand implements Callable<Integer> {
           case "best" -> List.of(Similarity.SIMILARITY_COSINE, Similarity.SIMILARITY_DOT);
           default -> throw new InvalidInputException("--similarity", "--similarity must be cosine, dot or best, got '" + similarity + "'");
         };
-    ServiceEndpoint endpoint =
-        indexEndpoint == null ? null : ServiceEndpoint.parse("--index-endpoint", indexEndpoint);
-    ServiceEndpoint encoder =
-        encoderEndpoint == null ? null : ServiceEndpoint.parse("--encoder-endpoint", encoderEndpoint);
+    var endpoints = serviceOptions.toOptions();
     ReportWriter writer = out == null ? null : ReportWriter.prepare(out);
 
     BeirDataset data = BeirDatasetReader.read(dataset);
@@ -189,7 +160,7 @@ public final class EvalCommand implements Callable<Integer> {
     }
 
     List<EvalRun> runs = new ArrayList<>();
-    try (Services services = Services.connect(endpoint, encoder, modelsDirectory, cacheDirectory)) {
+    try (Services services = Services.connect(endpoints.index(), endpoints.encoder(), endpoints.modelsDirectory(), endpoints.cacheDirectory())) {
       for (RetrieverSpec retriever : specs) {
         err.printf(
             "tenbin: %s on %s (%d docs, %d queries) via %s index service%n",
@@ -245,8 +216,8 @@ public final class EvalCommand implements Callable<Integer> {
         }
       }
       if (!rerankers.isEmpty()) {
-        if (rerankEndpoint != null) {
-          services.withRerankEndpoint(ServiceEndpoint.parse("--rerank-endpoint", rerankEndpoint));
+        if (endpoints.rerank() != null) {
+          services.withRerankEndpoint(endpoints.rerank());
         }
         Path directory = candidatesDir != null ? candidatesDir : CandidateSet.defaultDirectory(dataset);
         CandidateSet set = CandidateSet.read(CandidateSet.file(directory, candidates));

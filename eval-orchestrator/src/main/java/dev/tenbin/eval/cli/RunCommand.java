@@ -6,7 +6,6 @@ import dev.tenbin.eval.job.JobLauncher;
 import dev.tenbin.eval.job.JobOutcome;
 import dev.tenbin.eval.job.JobReports;
 import dev.tenbin.eval.job.JobSpec;
-import dev.tenbin.eval.services.ServiceEndpoint;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;

@@ -10,19 +10,14 @@ import dev.tenbin.eval.metrics.ScoredDoc;
 import dev.tenbin.eval.retrieval.Bm25Retrieval;
 import dev.tenbin.eval.retrieval.DenseRetrieval;
 import dev.tenbin.eval.retrieval.DenseVariant;
+import dev.tenbin.eval.retrieval.Fusion;
 import dev.tenbin.eval.retrieval.MultiVectorRetrieval;
 import dev.tenbin.eval.retrieval.RetrievalResult;
 import dev.tenbin.eval.retrieval.SparseRetrieval;
 import dev.tenbin.eval.retrieval.SparseVariant;
 import dev.tenbin.eval.services.Services;
 import dev.tenbin.eval.store.CellRecord;
-import dev.tenbin.proto.common.v1.Ranking;
-import dev.tenbin.proto.common.v1.ScoredDocument;
 import dev.tenbin.proto.common.v1.Similarity;
-import dev.tenbin.proto.index.v1.FuseRequest;
-import dev.tenbin.proto.index.v1.FusionMethod;
-import dev.tenbin.proto.index.v1.IndexServiceGrpc;
-import dev.tenbin.proto.index.v1.RankingSet;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -30,7 +25,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Runs one work item through the services and turns its runs into cell records. Only the cells
@@ -207,23 +201,12 @@ public final class WorkRunner {
             .run(data, model, true, spec.topK(), List.of(SparseVariant.BASE))
             .get(SparseVariant.BASE.name());
     long start = System.nanoTime();
-    FuseRequest.Builder fuse =
-        FuseRequest.newBuilder()
-            .setMethod(FusionMethod.FUSION_METHOD_LINEAR)
-            .addWeights((float) spec.lightHybridDenseWeight())
-            .addWeights((float) (1 - spec.lightHybridDenseWeight()))
-            .setTopK(spec.topK())
-            .addSystems(rankingSet("light-dense", dense.rankings()))
-            .addSystems(rankingSet("light-sparse", sparse.rankings()));
-    Map<String, List<ScoredDoc>> fused = new LinkedHashMap<>();
-    for (Ranking ranking :
-        IndexServiceGrpc.newBlockingStub(services.indexChannel()).withDeadlineAfter(10, TimeUnit.MINUTES).fuse(fuse.build()).getRankingsList()) {
-      List<ScoredDoc> docs = new ArrayList<>(ranking.getDocumentsCount());
-      for (ScoredDocument doc : ranking.getDocumentsList()) {
-        docs.add(new ScoredDoc(doc.getDocId(), doc.getScore()));
-      }
-      fused.put(ranking.getQueryId(), docs);
-    }
+    Map<String, Map<String, List<ScoredDoc>>> systems = new LinkedHashMap<>();
+    systems.put("light-dense", dense.rankings());
+    systems.put("light-sparse", sparse.rankings());
+    Map<String, List<ScoredDoc>> fused =
+        Fusion.linear(
+            services.indexChannel(), List.of(spec.lightHybridDenseWeight(), 1 - spec.lightHybridDenseWeight()), spec.topK(), systems);
     long fuseNanos = System.nanoTime() - start;
     EvalRun sparseRun = RunScorer.score(data, "light-sparse:" + model, "base", "retrieval", sparse);
     Map<String, Double> denseTimings = dense.timings();
@@ -244,19 +227,5 @@ public final class WorkRunner {
         default -> runs.put(cell.fingerprint(), hybridRun);
       }
     }
-  }
-
-  private static RankingSet rankingSet(String name, Map<String, List<ScoredDoc>> rankings) {
-    RankingSet.Builder set = RankingSet.newBuilder().setName(name);
-    rankings.forEach(
-        (queryId, docs) -> {
-          Ranking.Builder ranking = Ranking.newBuilder().setQueryId(queryId);
-          int rank = 1;
-          for (ScoredDoc doc : docs) {
-            ranking.addDocuments(ScoredDocument.newBuilder().setDocId(doc.docId()).setScore((float) doc.score()).setRank(rank++));
-          }
-          set.addRankings(ranking);
-        });
-    return set.build();
   }
 }

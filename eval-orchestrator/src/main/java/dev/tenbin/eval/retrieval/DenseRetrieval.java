@@ -7,7 +7,6 @@ import dev.tenbin.eval.dataset.BeirDataset;
 import dev.tenbin.eval.dataset.CorpusDocument;
 import dev.tenbin.proto.common.v1.DenseVector;
 import dev.tenbin.proto.common.v1.Similarity;
-import dev.tenbin.proto.index.v1.DenseOptions;
 import dev.tenbin.proto.index.v1.Document;
 import dev.tenbin.proto.index.v1.Family;
 import dev.tenbin.proto.index.v1.Query;

@@ -15,7 +15,6 @@ import dev.tenbin.proto.encoder.v1.StreamEncodeSparseRequest;
 import dev.tenbin.proto.encoder.v1.TokenizeRequest;
 import dev.tenbin.proto.encoder.v1.TokenizedText;
 import dev.tenbin.proto.index.v1.Document;
-import dev.tenbin.proto.index.v1.Family;
 import dev.tenbin.proto.index.v1.Query;
 import io.grpc.Channel;
 import java.util.ArrayList;
