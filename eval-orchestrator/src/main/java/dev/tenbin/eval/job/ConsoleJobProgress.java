@@ -113,6 +113,15 @@ public final class ConsoleJobProgress implements JobListener, AutoCloseable {
         outcome.cancelled() ? "cancelled" : outcome.succeeded() ? "done" : "incomplete",
         outcome.cellsTotal(), outcome.cellsAlreadyStored(), outcome.cellsComputed(), outcome.failures().size(),
         outcome.elapsedMillis() / 1000.0);
+    if (!outcome.millisByKind().isEmpty()) {
+      StringBuilder line = new StringBuilder("tenbin: time by work kind:");
+      outcome.millisByKind().entrySet().stream()
+          .sorted(java.util.Map.Entry.<String, Long>comparingByValue().reversed())
+          .forEach(e -> line.append(String.format(
+              Locale.ROOT, " %s %.1f s (%.0f%%)", e.getKey(), e.getValue() / 1000.0,
+              100.0 * e.getValue() / Math.max(1, outcome.elapsedMillis()))));
+      err.println(line);
+    }
     err.flush();
   }
 

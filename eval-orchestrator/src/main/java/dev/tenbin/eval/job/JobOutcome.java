@@ -11,9 +11,20 @@ import java.util.List;
  * @param failures one line per failed work item
  * @param cancelled whether the run was cancelled before the end
  * @param elapsedMillis wall time of the run
+ * @param millisByKind wall time spent in work items of each kind (bm25, dense, light, candidates, rerank, ...)
  */
 public record JobOutcome(
-    int cellsTotal, int cellsAlreadyStored, int cellsComputed, List<String> failures, boolean cancelled, long elapsedMillis) {
+    int cellsTotal,
+    int cellsAlreadyStored,
+    int cellsComputed,
+    List<String> failures,
+    boolean cancelled,
+    long elapsedMillis,
+    java.util.Map<String, Long> millisByKind) {
+  public JobOutcome(int cellsTotal, int cellsAlreadyStored, int cellsComputed, List<String> failures, boolean cancelled, long elapsedMillis) {
+    this(cellsTotal, cellsAlreadyStored, cellsComputed, failures, cancelled, elapsedMillis, java.util.Map.of());
+  }
+
   public boolean succeeded() {
     return failures.isEmpty() && !cancelled && cellsAlreadyStored + cellsComputed == cellsTotal;
   }

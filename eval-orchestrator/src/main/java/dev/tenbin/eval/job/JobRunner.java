@@ -75,6 +75,7 @@ public final class JobRunner {
       listener.planned(total, stored);
       event("job_started", null, "cells " + total + ", stored " + stored);
       int computed = 0;
+      java.util.Map<String, Long> millisByKind = new java.util.TreeMap<>();
       List<String> failures = new ArrayList<>();
       boolean cancelled = false;
       for (Work work : plan) {
@@ -98,6 +99,7 @@ public final class JobRunner {
         event("work_started", work, missing.size() + " cells");
         PrintWriter progress =
             new PrintWriter(new ProgressWriter((done, all) -> listener.workProgress(work, done, all, "encode"), cancellation));
+        long workStart = System.nanoTime();
         try {
           List<CellRecord> records = new WorkRunner(services, spec, candidates, progress, cache).run(work, missing);
           for (CellRecord record : records) {
@@ -120,10 +122,15 @@ public final class JobRunner {
           failures.add(message);
           event("work_failed", work, describe(e));
           listener.workFailed(work, message);
+        } finally {
+          long millis = (System.nanoTime() - workStart) / 1_000_000;
+          millisByKind.merge(work.kind().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'), millis, Long::sum);
+          event("work_finished", work, millis + " ms");
         }
       }
       JobOutcome outcome =
-          new JobOutcome(total, stored, computed, List.copyOf(failures), cancelled, (System.nanoTime() - start) / 1_000_000);
+          new JobOutcome(
+              total, stored, computed, List.copyOf(failures), cancelled, (System.nanoTime() - start) / 1_000_000, millisByKind);
       event(cancelled ? "job_cancelled" : "job_finished", null, computed + " computed, " + failures.size() + " failed");
       listener.finished(outcome);
       return outcome;
