@@ -32,6 +32,8 @@ public final class TenbinCli implements Runnable {
   /** A command line with Tenbin's error handling: one clear message, a non-zero exit, no trace. */
   public static CommandLine commandLine() {
     CommandLine cli = new CommandLine(new TenbinCli());
+    // `tenbin serve SERVICE --port N ...`: everything after the service name is the service's own.
+    cli.getSubcommands().get("serve").setStopAtPositional(true);
     cli.setExecutionExceptionHandler(
         (failure, commandLine, parseResult) -> {
           commandLine.getErr().println("tenbin: " + describe(failure));
