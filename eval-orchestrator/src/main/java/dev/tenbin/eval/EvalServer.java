@@ -27,7 +27,17 @@ public final class EvalServer implements Callable<Integer> {
   public Integer call() throws Exception {
     var settings = serverOptions.toSettings(DEFAULT_PORT);
     JobLauncher launcher = new JobLauncher(services.toOptions());
-    JobManager jobs = new JobManager(launcher::run, Path.of(""));
+    java.io.PrintWriter log = new java.io.PrintWriter(System.err, true);
+    JobManager jobs =
+        new JobManager(
+            (spec, directory, listener, cancellation) -> {
+              var outcome = launcher.run(spec, directory, listener, cancellation);
+              if (!outcome.cancelled()) {
+                dev.tenbin.eval.job.JobReports.write(directory, new java.io.PrintWriter(java.io.Writer.nullWriter()), log);
+              }
+              return outcome;
+            },
+            Path.of(""));
     GrpcServerHost host =
         GrpcServerHost.start(settings, List.of(new EvalGrpcService(jobs))).stopOnSignal("eval-service");
     System.err.printf(

@@ -83,7 +83,7 @@ public final class JobManager implements AutoCloseable {
         throw new PreconditionException("output_dir", "job " + job.id + " is already writing into " + directory);
       }
     }
-    TrackedJob job = new TrackedJob("job-" + UUID.randomUUID().toString().substring(0, 12), spec, directory);
+    TrackedJob job = new TrackedJob("job-" + UUID.randomUUID().toString().replace("-", "").substring(0, 12), spec, directory);
     jobs.put(job.id, job);
     job.future = worker.submit(() -> execute(job));
     return job.snapshot();
