@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.tenbin.encoder.testing.TinyModels;
+import dev.tenbin.encoder.testing.TinyOnnxModels;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
 import java.nio.charset.StandardCharsets;
@@ -132,6 +133,43 @@ class RunCommandTest {
     assertThat(stored).hasSize(8);
     stored.forEach((fingerprint, times) ->
         assertThat(times).as(fingerprint).isEqualTo(fingerprint.equals(original.fingerprint()) ? 2 : 1));
+  }
+
+  @Test
+  void learnedSparseWithAPruningGridLateInteractionAndACrossEncoderRunAsCellsToo() throws Exception {
+    TinyModels.sparse(models, "tiny-splade");
+    TinyModels.multiVector(models, "tiny-colbert");
+    Path crossEncoder = Files.createDirectories(models.resolve("tiny-ce"));
+    float[] table = TinyOnnxModels.table(TinyModels.VOCABULARY, TinyModels.HIDDEN, 1);
+    float[] head = TinyOnnxModels.table(TinyModels.HIDDEN, 1, 2);
+    Files.write(crossEncoder.resolve("model.onnx"), TinyOnnxModels.pairClassifier(table, head, TinyModels.VOCABULARY, TinyModels.HIDDEN, 1, false));
+    Files.write(crossEncoder.resolve("tokenizer.json"), TinyOnnxModels.wordLevelTokenizer(TinyModels.WORDS));
+    Files.writeString(crossEncoder.resolve("card.json"), "{\"id\":\"tiny-ce\",\"revision\":\"r1\",\"head\":\"SIGMOID\"}");
+    Files.writeString(
+        spec,
+        """
+        task_sets: [tasks.yaml]
+        retrievers:
+          - {retriever: sparse:tiny-splade, variants: [base, sparse_q8_d64]}
+          - multivector:tiny-colbert
+        rerankers: [tiny-ce]
+        candidates: {dense_model: tiny-dense, sets: [hybrid, bm25]}
+        """);
+    CliRunner result = run();
+    assertThat(result.exitCode()).as(result.err()).isZero();
+    assertThat(ResultStore.existing(out, "--out").readAll())
+        .extracting(c -> c.key().system() + "/" + c.key().variant() + "/" + c.key().mode())
+        .containsExactlyInAnyOrder(
+            "sparse:tiny-splade/base/retrieval",
+            "sparse:tiny-splade/sparse_q8_d64/retrieval",
+            "multivector:tiny-colbert/base/retrieval",
+            "rerank-cross:tiny-ce/candidates_hybrid/rerank",
+            "rerank-cross:tiny-ce/candidates_hybrid/rerank_without_safeguard",
+            "rerank-cross:tiny-ce/candidates_bm25/rerank",
+            "rerank-cross:tiny-ce/candidates_bm25/rerank_without_safeguard");
+    CellRecord cross =
+        ResultStore.existing(out, "--out").readAll().stream().filter(c -> c.key().family().equals("rerank-cross")).findFirst().orElseThrow();
+    assertThat(cross.versions()).containsEntry("model_revision", "r1");
   }
 
   @Test

@@ -59,6 +59,8 @@ public final class RerankGrpcService extends RerankServiceGrpc.RerankServiceImpl
             .setInfo(
                 RerankerInfo.newBuilder()
                     .setId(model.card().id())
+                    .setRevision(model.card().resolvedSha().isEmpty() ? model.card().revision() : model.card().resolvedSha())
+                    .setSource(model.card().resolvedSha().isEmpty() ? "local" : "hub")
                     .setHead(ScoreHead.valueOf("SCORE_HEAD_" + model.card().head().name()))
                     .setDtype(model.dtype())
                     .setMaxLength(model.card().maxLength())
