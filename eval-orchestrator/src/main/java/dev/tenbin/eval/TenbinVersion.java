@@ -20,6 +20,11 @@ public final class TenbinVersion {
     return PROPERTIES.getProperty("lucene", "unknown");
   }
 
+  /** The DJL Hugging Face tokenizers release the encoders tokenize with. */
+  public static String tokenizers() {
+    return PROPERTIES.getProperty("tokenizers", "unknown");
+  }
+
   /** The ONNX Runtime release the encoders run on. */
   public static String onnxRuntime() {
     return PROPERTIES.getProperty("onnxruntime", "unknown");

@@ -14,7 +14,7 @@ import java.util.TreeMap;
  * The identity of a cell's result: SHA-256 (hex) over a canonical JSON object (keys sorted) of
  * everything that determines it — the cell key, the dataset's SHA, the model's id, revision,
  * resolved hub SHA, dtype, prompts and maximum length, the variant and mode, the similarity and
- * depth, the library versions that decide scores (Lucene for BM25, ONNX Runtime for models), the
+ * depth, the library versions that decide scores (Lucene for BM25, ONNX Runtime and the tokenizers for models), the
  * candidate set a reranker reads, and the result format version. Timings and the Tenbin build are
  * deliberately not part of it: two runs that must give the same rankings share a fingerprint.
  */

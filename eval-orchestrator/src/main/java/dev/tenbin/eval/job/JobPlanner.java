@@ -166,6 +166,7 @@ public final class JobPlanner {
     Map<String, Object> identity = new LinkedHashMap<>();
     identity.put("model", facts.identity());
     identity.put("onnxruntime", TenbinVersion.onnxRuntime());
+    identity.put("tokenizers", TenbinVersion.tokenizers());
     identity.put("similarity", spec.similarity());
     identity.put("variant", variant);
     return identity;
@@ -174,6 +175,7 @@ public final class JobPlanner {
   private static Map<String, String> modelVersions(ModelFacts facts) {
     Map<String, String> versions = new LinkedHashMap<>(facts.versions());
     versions.put("onnxruntime_version", TenbinVersion.onnxRuntime());
+    versions.put("tokenizers_version", TenbinVersion.tokenizers());
     return versions;
   }
 
