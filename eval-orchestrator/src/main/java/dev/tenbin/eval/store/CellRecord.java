@@ -6,7 +6,7 @@ import java.util.Map;
 
 /**
  * The stored result of one finished cell: one schema for every family and mode. Written once, as
- * {@code cells/<fingerprint>.json} of a job's output folder, and never rewritten.
+ * {@code cells/<fingerprint>.json.gz} of a job's output folder, and never rewritten.
  *
  * @param formatVersion {@link #FORMAT_VERSION}
  * @param fingerprint SHA-256 (hex) over everything that determines the cell's result; see the job runner

@@ -21,7 +21,8 @@ import java.util.UUID;
 import java.util.stream.Stream;
 
 /**
- * The append-only store of finished cells under a job's output folder: {@code cells/<fingerprint>.json}.
+ * The append-only store of finished cells under a job's output folder:
+ * {@code cells/<fingerprint>.json.gz} (gzip-compressed JSON; plain {@code .json} cells are read too).
  *
  * <p>A cell is written to a temporary file, forced to disk and renamed into place in one atomic
  * step, so after a crash (even {@code kill -9}) a cell is either wholly present or absent: a
@@ -64,15 +65,26 @@ public final class ResultStore {
     return cells;
   }
 
+  /** The file a new cell is written to. */
   private Path file(String fingerprint) {
     if (!fingerprint.matches("[0-9a-f]{16,64}")) {
       throw new IllegalArgumentException("not a fingerprint: " + fingerprint);
     }
-    return cells.resolve(fingerprint + ".json");
+    return cells.resolve(fingerprint + ".json.gz");
+  }
+
+  /** The stored file of a cell, compressed or plain; null when the cell is not stored. */
+  public Path storedFile(String fingerprint) {
+    Path compressed = file(fingerprint);
+    if (Files.isRegularFile(compressed)) {
+      return compressed;
+    }
+    Path plain = cells.resolve(fingerprint + ".json");
+    return Files.isRegularFile(plain) ? plain : null;
   }
 
   public boolean contains(String fingerprint) {
-    return Files.isRegularFile(file(fingerprint));
+    return storedFile(fingerprint) != null;
   }
 
   /**
@@ -81,12 +93,12 @@ public final class ResultStore {
    */
   public synchronized boolean append(CellRecord cell) {
     Path target = file(cell.fingerprint());
-    if (Files.exists(target)) {
+    if (contains(cell.fingerprint())) {
       return false;
     }
     Path temporary = cells.resolve("." + cell.fingerprint() + "." + UUID.randomUUID() + ".tmp");
     try {
-      try (OutputStream out = Files.newOutputStream(temporary, StandardOpenOption.CREATE_NEW)) {
+      try (OutputStream out = new java.util.zip.GZIPOutputStream(Files.newOutputStream(temporary, StandardOpenOption.CREATE_NEW), 1 << 16)) {
         JSON.writeValue(out, cell);
       }
       try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.WRITE)) {
@@ -109,18 +121,15 @@ public final class ResultStore {
   }
 
   public Optional<CellRecord> read(String fingerprint) {
-    Path path = file(fingerprint);
-    if (!Files.isRegularFile(path)) {
-      return Optional.empty();
-    }
-    return Optional.of(readFile(path));
+    Path path = storedFile(fingerprint);
+    return path == null ? Optional.empty() : Optional.of(readFile(path));
   }
 
   /** Every stored cell, ordered by benchmark, task, system, variant and mode. */
   public List<CellRecord> readAll() {
     List<CellRecord> all = new ArrayList<>();
     try (Stream<Path> files = Files.list(cells)) {
-      for (Path path : files.filter(p -> p.getFileName().toString().matches("[0-9a-f]+\\.json")).toList()) {
+      for (Path path : files.filter(p -> p.getFileName().toString().matches("[0-9a-f]+\\.json(\\.gz)?")).toList()) {
         all.add(readFile(path));
       }
     } catch (IOException e) {
@@ -140,8 +149,10 @@ public final class ResultStore {
           .thenComparing(CellRecord::fingerprint);
 
   private static CellRecord readFile(Path path) {
-    try {
-      return JSON.readValue(path.toFile(), CellRecord.class);
+    try (java.io.InputStream raw = Files.newInputStream(path);
+        java.io.InputStream in =
+            path.getFileName().toString().endsWith(".gz") ? new java.util.zip.GZIPInputStream(raw, 1 << 16) : raw) {
+      return JSON.readValue(in, CellRecord.class);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read stored cell " + path, e);
     }

@@ -80,6 +80,7 @@ class RunKillResumeTest {
     JsonNode plan = ResultStore.JSON.readTree(out.resolve("job.json").toFile());
     List<String> planned = new ArrayList<>();
     plan.get("cells").forEach(cell -> planned.add(cell.get("fingerprint").asText()));
-    assertThat(planned).hasSize(14).allMatch(fp -> Files.exists(out.resolve("cells").resolve(fp + ".json")));
+    ResultStore store = ResultStore.existing(out, "--out");
+    assertThat(planned).hasSize(14).allMatch(store::contains);
   }
 }

@@ -1,0 +1,50 @@
+package dev.tenbin.eval.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The append-only store: whole cells or none, never rewritten, read back exactly. */
+class ResultStoreTest {
+  @TempDir Path tmp;
+
+  private final CellRecord cell = TestCells.cell(TestCells.key("NanoSciFact", "dense", "m", "int8"), TestCells.QRELS, TestCells.run(0));
+
+  @Test
+  void aStoredCellReadsBackEqualWithItsScoresBitForBit() {
+    ResultStore store = ResultStore.open(tmp);
+    assertThat(store.contains(cell.fingerprint())).isFalse();
+    assertThat(store.append(cell)).isTrue();
+    assertThat(store.contains(cell.fingerprint())).isTrue();
+    assertThat(store.storedFile(cell.fingerprint()).getFileName().toString()).endsWith(".json.gz");
+    CellRecord back = store.read(cell.fingerprint()).orElseThrow();
+    assertThat(back).isEqualTo(cell);
+    assertThat(back.queries().get(1).docs().getFirst().score()).isEqualTo((double) 2.5946288f);
+  }
+
+  @Test
+  void aStoredCellIsNeverRewritten() throws Exception {
+    ResultStore store = ResultStore.open(tmp);
+    store.append(cell);
+    byte[] first = Files.readAllBytes(store.storedFile(cell.fingerprint()));
+    assertThat(store.append(cell)).isFalse();
+    assertThat(Files.readAllBytes(store.storedFile(cell.fingerprint()))).isEqualTo(first);
+  }
+
+  @Test
+  void tornTemporaryFilesAreIgnoredAndPlainJsonCellsAreReadToo() throws Exception {
+    ResultStore store = ResultStore.open(tmp);
+    Files.writeString(store.directory().resolve("." + cell.fingerprint() + ".x.tmp"), "{\"format_vers");
+    assertThat(store.readAll()).isEmpty();
+    assertThat(store.contains(cell.fingerprint())).isFalse();
+    try (OutputStream out = Files.newOutputStream(store.directory().resolve(cell.fingerprint() + ".json"))) {
+      ResultStore.JSON.writeValue(out, cell);
+    }
+    assertThat(store.readAll()).containsExactly(cell);
+    assertThat(store.append(cell)).isFalse();
+  }
+}
