@@ -25,6 +25,11 @@ public final class RunScorer {
     int queries = Math.max(1, dataset.evaluatedQueryIds().size());
     timings.put("per_query_encode_us", result.queryEncodeNanos() / 1e3 / queries);
     timings.put("per_query_search_us", result.searchNanos() / 1e3 / queries);
+    for (String latency : java.util.List.of("query_encode_latency_us", "search_latency_us")) {
+      if (result.diagnostics().get(latency) instanceof Number value) {
+        timings.put(latency, value.doubleValue());
+      }
+    }
     return new EvalRun(
         retriever,
         variant,

@@ -10,8 +10,9 @@ import java.util.Map;
  * @param dimension vector dimension, or null (BM25, unknown)
  * @param parameters model parameter count, or null
  * @param bytesPerVector stored bytes per document vector, or null
- * @param latencyUs mean over the row's cells of the measured per-query latency, encode plus search
- *     (µs), or null when no cell timed it
+ * @param latencyUs mean over the row's cells of the measured single-query latency, encode plus search
+ *     (µs; the cells' {@code query_encode_latency_us + search_latency_us} probes, else their batch
+ *     per-query averages), or null when no cell timed it
  */
 public record RowFacts(Double dimension, Double parameters, Double bytesPerVector, Double latencyUs) {
   /** The facts of a row's cells: the first cell that knows a fact supplies it. */
@@ -20,8 +21,9 @@ public record RowFacts(Double dimension, Double parameters, Double bytesPerVecto
     int timed = 0;
     for (CellRecord cell : cells) {
       Map<String, Double> timings = cell.timings() == null ? Map.of() : cell.timings();
-      Double encode = timings.get("per_query_encode_us");
-      Double search = timings.get("per_query_search_us");
+      boolean probed = timings.containsKey("search_latency_us");
+      Double encode = timings.get(probed ? "query_encode_latency_us" : "per_query_encode_us");
+      Double search = timings.get(probed ? "search_latency_us" : "per_query_search_us");
       if (encode != null || search != null) {
         latency += (encode == null ? 0 : encode) + (search == null ? 0 : search);
         timed++;

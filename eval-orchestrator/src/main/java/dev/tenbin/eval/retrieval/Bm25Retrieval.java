@@ -34,7 +34,11 @@ public final class Bm25Retrieval {
         queries.add(Query.newBuilder().setId(queryId).setText(dataset.queries().get(queryId)).build());
       }
       var rankings = session.search(Family.FAMILY_BM25, queries, null, topK);
-      return new RetrievalResult(rankings, indexed - start, System.nanoTime() - indexed, documents.size());
+      long searched = System.nanoTime();
+      double latency = LatencyProbe.medianMicros(queries, query -> session.search(Family.FAMILY_BM25, List.of(query), null, topK));
+      return new RetrievalResult(
+          rankings, indexed - start, searched - indexed, documents.size(), 0, 0,
+          java.util.Map.of("query_encode_latency_us", 0.0, "search_latency_us", latency));
     }
   }
 }

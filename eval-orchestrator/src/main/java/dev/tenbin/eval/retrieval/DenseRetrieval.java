@@ -107,6 +107,16 @@ public final class DenseRetrieval {
       for (int i = 0; i < queryIds.size(); i++) {
         queries.add(Query.newBuilder().setId(queryIds.get(i)).setDense(proto(queryVectors.get(i))).build());
       }
+      double encodeLatency =
+          LatencyProbe.medianMicros(
+              queryTexts,
+              text -> {
+                if (queryEncoding == QueryEncoding.LIGHT) {
+                  encoder.encodeLightDense(modelId, List.of(text), 0);
+                } else {
+                  encoder.encodeDense(modelId, List.of(text), true, 0);
+                }
+              });
       java.util.Map<String, RetrievalResult> results = new java.util.LinkedHashMap<>();
       for (Similarity similarity : similarities)
       for (DenseVariant variant : variants) {
@@ -115,6 +125,10 @@ public final class DenseRetrieval {
         long searched = System.nanoTime();
         java.util.Map<String, Object> diagnostics = new java.util.LinkedHashMap<>();
         diagnostics.put("bytes_per_vector", outcome.bytesPerVector());
+        diagnostics.put("query_encode_latency_us", encodeLatency);
+        diagnostics.put(
+            "search_latency_us",
+            LatencyProbe.medianMicros(queries, query -> session.search(Family.FAMILY_DENSE, List.of(query), variant.options(similarity), topK)));
         diagnostics.put("similarity", similarity == Similarity.SIMILARITY_DOT ? "dot" : "cosine");
         if (variant.approximate()) {
           diagnostics.put("hnsw_recall_vs_exact", outcome.approximateRecall());

@@ -89,6 +89,11 @@ class RunCommandTest {
     assertThat(int8.diagnostics()).containsKeys("int8_query_clip_rate", "bytes_per_vector");
     assertThat(int8.facts()).containsKeys("bytes_per_vector", "dimension", "avg_query_tokens", "avg_document_tokens");
     assertThat(int8.timings()).containsKeys("per_query_encode_us", "per_query_search_us");
+    assertThat(int8.timings().get("query_encode_latency_us")).isPositive();
+    assertThat(int8.timings().get("search_latency_us")).isPositive();
+    assertThat(bm25.timings().get("search_latency_us")).isPositive();
+    CellRecord light = cells.stream().filter(c -> c.key().family().equals("light")).findFirst().orElseThrow();
+    assertThat(light.timings().get("query_encode_latency_us")).isPositive();
     CellRecord rerank = cells.stream().filter(c -> c.key().mode().equals("rerank")).findFirst().orElseThrow();
     assertThat(rerank.diagnostics()).containsKeys("query_coverage", "relevant_document_coverage", "candidate_origin");
     assertThat(out.resolve("leaderboard.html")).isNotEmptyFile();
