@@ -46,6 +46,16 @@ public final class JobCommands {
         description = "The eval service (default ${DEFAULT-VALUE}).")
     String endpoint;
 
+    /** Opens a channel to the service, runs {@code body} with it and closes it. */
+    <T> T call(java.util.function.Function<ManagedChannel, T> body) {
+      ManagedChannel channel = open();
+      try {
+        return body.apply(channel);
+      } finally {
+        close(channel);
+      }
+    }
+
     ManagedChannel open() {
       ServiceEndpoint parsed = ServiceEndpoint.parse("--endpoint", endpoint);
       return NettyChannelBuilder.forAddress(parsed.host(), parsed.port())
@@ -110,8 +120,7 @@ public final class JobCommands {
       } catch (IOException e) {
         throw new InvalidInputException("SPEC", "cannot read job spec " + specFile + ": " + e.getMessage());
       }
-      ManagedChannel channel = endpoint.open();
-      try {
+      return endpoint.call(channel -> {
         Job job =
             EvalServiceGrpc.newBlockingStub(channel)
                 .withDeadlineAfter(1, TimeUnit.MINUTES)
@@ -120,9 +129,7 @@ public final class JobCommands {
         spec.commandLine().getOut().println(job.getId());
         spec.commandLine().getOut().flush();
         return watch ? Watch.follow(channel, job.getId(), spec.commandLine().getErr()) : 0;
-      } finally {
-        close(channel);
-      }
+      });
     }
   }
 
@@ -136,18 +143,13 @@ public final class JobCommands {
 
     @Override
     public Integer call() {
-      ManagedChannel channel = endpoint.open();
-      try {
-        Job job =
-            EvalServiceGrpc.newBlockingStub(channel)
-                .withDeadlineAfter(1, TimeUnit.MINUTES)
-                .getJob(GetJobRequest.newBuilder().setJobId(jobId).build())
-                .getJob();
-        spec.commandLine().getOut().println(describe(job));
-        return exitCode(job);
-      } finally {
-        close(channel);
-      }
+      Job job =
+          endpoint.call(channel -> EvalServiceGrpc.newBlockingStub(channel)
+              .withDeadlineAfter(1, TimeUnit.MINUTES)
+              .getJob(GetJobRequest.newBuilder().setJobId(jobId).build())
+              .getJob());
+      spec.commandLine().getOut().println(describe(job));
+      return exitCode(job);
     }
   }
 
@@ -161,12 +163,7 @@ public final class JobCommands {
 
     @Override
     public Integer call() {
-      ManagedChannel channel = endpoint.open();
-      try {
-        return follow(channel, jobId, spec.commandLine().getErr());
-      } finally {
-        close(channel);
-      }
+      return endpoint.call(channel -> follow(channel, jobId, spec.commandLine().getErr()));
     }
 
     static int follow(ManagedChannel channel, String jobId, PrintWriter err) {
@@ -192,18 +189,13 @@ public final class JobCommands {
 
     @Override
     public Integer call() {
-      ManagedChannel channel = endpoint.open();
-      try {
-        Job job =
-            EvalServiceGrpc.newBlockingStub(channel)
-                .withDeadlineAfter(1, TimeUnit.MINUTES)
-                .cancelJob(CancelJobRequest.newBuilder().setJobId(jobId).build())
-                .getJob();
-        spec.commandLine().getOut().println(describe(job));
-        return 0;
-      } finally {
-        close(channel);
-      }
+      Job job =
+          endpoint.call(channel -> EvalServiceGrpc.newBlockingStub(channel)
+              .withDeadlineAfter(1, TimeUnit.MINUTES)
+              .cancelJob(CancelJobRequest.newBuilder().setJobId(jobId).build())
+              .getJob());
+      spec.commandLine().getOut().println(describe(job));
+      return 0;
     }
   }
 
@@ -222,8 +214,7 @@ public final class JobCommands {
     @Override
     public Integer call() {
       PrintWriter out = spec.commandLine().getOut();
-      ManagedChannel channel = endpoint.open();
-      try {
+      return endpoint.call(channel -> {
         Iterator<dev.tenbin.proto.eval.v1.GetResultsResponse> cells =
             EvalServiceGrpc.newBlockingStub(channel)
                 .withDeadlineAfter(10, TimeUnit.MINUTES)
@@ -244,9 +235,7 @@ public final class JobCommands {
         }
         out.flush();
         return 0;
-      } finally {
-        close(channel);
-      }
+      });
     }
 
     private String toJson(CellResult cell) {
