@@ -191,6 +191,20 @@ public final class WorkRunner {
   }
 
   /** LightRetriever: the dense lookup, the token-count sparse side, and their normalized interpolation. */
+  /** The hybrid's latency is its two sides' (queries are encoded and searched both ways). */
+  private Map<String, Object> hybridDiagnostics(EvalRun dense, EvalRun sparse) {
+    Map<String, Object> diagnostics = new LinkedHashMap<>();
+    diagnostics.put("fusion", "min-max normalized, dense weight " + spec.lightHybridDenseWeight());
+    for (String latency : List.of("query_encode_latency_us", "search_latency_us")) {
+      Double denseValue = dense.timings().get(latency);
+      Double sparseValue = sparse.timings().get(latency);
+      if (denseValue != null && sparseValue != null) {
+        diagnostics.put(latency, denseValue + sparseValue);
+      }
+    }
+    return diagnostics;
+  }
+
   private void light(Work work, Map<String, EvalRun> runs) {
     BeirDataset data = work.task().data();
     String model = work.model();
@@ -218,7 +232,7 @@ public final class WorkRunner {
             data.corpus().size(),
             (long) (denseTimings.get("document_encode_ms") * 1e6) + sparse.documentEncodeNanos(),
             (long) (denseTimings.get("query_encode_ms") * 1e6) + sparse.queryEncodeNanos(),
-            Map.of("fusion", "min-max normalized, dense weight " + spec.lightHybridDenseWeight()));
+            hybridDiagnostics(dense, sparseRun));
     EvalRun hybridRun = RunScorer.score(data, "light-hybrid:" + model, "base", "retrieval", hybrid);
     for (PlannedCell cell : work.cells()) {
       switch (cell.key().family()) {

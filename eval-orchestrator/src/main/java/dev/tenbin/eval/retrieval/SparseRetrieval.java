@@ -100,6 +100,22 @@ public final class SparseRetrieval {
                     EncodeSparseRequest.newBuilder().setModelId(model).addAllTexts(queryTexts).setRole(InputRole.INPUT_ROLE_QUERY).build())
                 .getVectorsList();
     long queriesEncoded = System.nanoTime();
+    double encodeLatency =
+        LatencyProbe.medianMicros(
+            queryTexts,
+            text -> {
+              if (bm25Weights) {
+                encoder.encodeLightQuery(
+                    EncodeLightQueryRequest.newBuilder()
+                        .setModelId(model)
+                        .addQueries(text)
+                        .setKind(LightQueryKind.LIGHT_QUERY_KIND_SPARSE)
+                        .build());
+              } else {
+                encoder.encodeSparse(
+                    EncodeSparseRequest.newBuilder().setModelId(model).addTexts(text).setRole(InputRole.INPUT_ROLE_QUERY).build());
+              }
+            });
     int vocabulary = 1;
     for (List<SparseVector> list : List.of(docVectors, queryVectors)) {
       for (SparseVector vector : list) {
@@ -127,6 +143,9 @@ public final class SparseRetrieval {
         Map<String, Object> diagnostics = new LinkedHashMap<>();
         diagnostics.put("max_query_dims", variant.maxQueryDims());
         diagnostics.put("max_document_dims", variant.maxDocumentDims());
+        diagnostics.put("query_encode_latency_us", encodeLatency);
+        diagnostics.put(
+            "search_latency_us", LatencyProbe.medianMicros(queries, query -> session.searchSparse(List.of(query), variant.options(), topK)));
         results.put(
             variant.name(),
             new RetrievalResult(

@@ -94,6 +94,10 @@ class RunCommandTest {
     assertThat(bm25.timings().get("search_latency_us")).isPositive();
     CellRecord light = cells.stream().filter(c -> c.key().family().equals("light")).findFirst().orElseThrow();
     assertThat(light.timings().get("query_encode_latency_us")).isPositive();
+    for (String family : List.of("light-sparse", "light-hybrid")) {
+      CellRecord cell = cells.stream().filter(c -> c.key().family().equals(family)).findFirst().orElseThrow();
+      assertThat(cell.timings().get("search_latency_us")).as(family).isPositive();
+    }
     CellRecord rerank = cells.stream().filter(c -> c.key().mode().equals("rerank")).findFirst().orElseThrow();
     assertThat(rerank.diagnostics()).containsKeys("query_coverage", "relevant_document_coverage", "candidate_origin");
     assertThat(out.resolve("leaderboard.html")).isNotEmptyFile();
