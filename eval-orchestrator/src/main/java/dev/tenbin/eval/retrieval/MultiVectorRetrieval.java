@@ -82,9 +82,17 @@ public final class MultiVectorRetrieval {
         queries.add(Query.newBuilder().setId(queryIds.get(i)).setMultiVector(queryVectors.get(i)).build());
       }
       var rankings = session.search(Family.FAMILY_MULTIVECTOR, queries, null, topK);
+      long searched = System.nanoTime();
+      double encodeLatency =
+          LatencyProbe.medianMicros(
+              queryTexts,
+              text -> encoder.encodeMultiVector(
+                  EncodeMultiVectorRequest.newBuilder().setModelId(model).addTexts(text).setRole(InputRole.INPUT_ROLE_QUERY).build()));
+      double searchLatency =
+          LatencyProbe.medianMicros(queries, query -> session.search(Family.FAMILY_MULTIVECTOR, List.of(query), null, topK));
       return new RetrievalResult(
-          rankings, indexed - start, System.nanoTime() - indexed, texts.size(), encoded - start, queriesEncoded - encoded,
-          Map.of("bytes_per_token", 4L * dimension));
+          rankings, indexed - start, searched - indexed, texts.size(), encoded - start, queriesEncoded - encoded,
+          Map.of("bytes_per_token", 4L * dimension, "query_encode_latency_us", encodeLatency, "search_latency_us", searchLatency));
     }
   }
 

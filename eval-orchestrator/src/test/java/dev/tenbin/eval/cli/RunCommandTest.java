@@ -180,6 +180,10 @@ class RunCommandTest {
     CellRecord cross =
         ResultStore.existing(out, "--out").readAll().stream().filter(c -> c.key().family().equals("rerank-cross")).findFirst().orElseThrow();
     assertThat(cross.versions()).containsEntry("model_revision", "r1");
+    CellRecord maxSim =
+        ResultStore.existing(out, "--out").readAll().stream().filter(c -> c.key().family().equals("multivector")).findFirst().orElseThrow();
+    assertThat(maxSim.timings().get("search_latency_us")).isPositive();
+    assertThat(maxSim.timings().get("query_encode_latency_us")).isPositive();
   }
 
   @Test
