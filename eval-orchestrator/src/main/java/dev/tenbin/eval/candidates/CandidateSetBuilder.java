@@ -53,8 +53,8 @@ public final class CandidateSetBuilder {
 
   /** The hybrid and the BM25-only sets. */
   public List<CandidateSet> build(BeirDataset dataset, String language, String denseModel) {
-    Map<String, List<ScoredDoc>> bm25 = new Bm25Retrieval(indexChannel).run(dataset, language, DEPTH).rankings();
-    DenseRetrieval denseRetrieval = new DenseRetrieval(indexChannel, encoderChannel, progress);
+    Map<String, List<ScoredDoc>> bm25 = new Bm25Retrieval(indexChannel).withoutLatencyProbe().run(dataset, language, DEPTH).rankings();
+    DenseRetrieval denseRetrieval = new DenseRetrieval(indexChannel, encoderChannel, progress).withoutLatencyProbe();
     if (embeddingCache != null) {
       denseRetrieval = denseRetrieval.withEmbeddingCache(embeddingCache);
     }

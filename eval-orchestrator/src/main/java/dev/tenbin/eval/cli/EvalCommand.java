@@ -1,6 +1,7 @@
 package dev.tenbin.eval.cli;
 
 import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.eval.DenseSimilarities;
 import dev.tenbin.eval.EvalReport;
 import dev.tenbin.eval.EvalRun;
 import dev.tenbin.eval.RunScorer;
@@ -135,13 +136,7 @@ public final class EvalCommand implements Callable<Integer> {
     if (!candidates.equals("hybrid") && !candidates.equals("bm25")) {
       throw new InvalidInputException("--candidates", "--candidates must be hybrid or bm25, got '" + candidates + "'");
     }
-    List<Similarity> denseSimilarities =
-        switch (similarity.toLowerCase(java.util.Locale.ROOT)) {
-          case "cosine" -> List.of(Similarity.SIMILARITY_COSINE);
-          case "dot" -> List.of(Similarity.SIMILARITY_DOT);
-          case "best" -> List.of(Similarity.SIMILARITY_COSINE, Similarity.SIMILARITY_DOT);
-          default -> throw new InvalidInputException("--similarity", "--similarity must be cosine, dot or best, got '" + similarity + "'");
-        };
+    List<Similarity> denseSimilarities = DenseSimilarities.parse("--similarity", similarity);
     var endpoints = serviceOptions.toOptions();
     ReportWriter writer = out == null ? null : ReportWriter.prepare(out);
 
@@ -202,18 +197,7 @@ public final class EvalCommand implements Callable<Integer> {
                         ? DenseRetrieval.QueryEncoding.LIGHT
                         : DenseRetrieval.QueryEncoding.FULL,
                     denseSimilarities, topK, denseVariants);
-        for (DenseVariant variant : denseVariants) {
-          EvalRun best = null;
-          for (Similarity candidate : denseSimilarities) {
-            EvalRun run =
-                RunScorer.score(
-                    data, retriever.name(), variant.name(), "retrieval", results.get(DenseRetrieval.key(variant, candidate)));
-            if (best == null || run.metrics().get("ndcg@10") > best.metrics().get("ndcg@10")) {
-              best = run;
-            }
-          }
-          runs.add(best);
-        }
+        runs.addAll(DenseSimilarities.bestPerVariant(data, retriever.name(), denseVariants, denseSimilarities, results).values());
       }
       if (!rerankers.isEmpty()) {
         if (endpoints.rerank() != null) {

@@ -85,7 +85,7 @@ public final class JobManager implements AutoCloseable {
     }
     TrackedJob job = new TrackedJob("job-" + UUID.randomUUID().toString().replace("-", "").substring(0, 12), spec, directory);
     jobs.put(job.id, job);
-    job.future = worker.submit(() -> execute(job));
+    worker.submit(() -> execute(job));
     return job.snapshot();
   }
 
@@ -195,7 +195,6 @@ public final class JobManager implements AutoCloseable {
     final Path directory;
     final List<Consumer<Snapshot>> watchers = new CopyOnWriteArrayList<>();
     volatile boolean cancelRequested;
-    java.util.concurrent.Future<?> future;
     State state = State.QUEUED;
     int total;
     int done;

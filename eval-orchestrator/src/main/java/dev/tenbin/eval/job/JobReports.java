@@ -28,7 +28,7 @@ public final class JobReports {
     out.print(table);
     out.flush();
     err.println("tenbin: leaderboards " + jobDirectory.resolve(Leaderboards.HTML_FILE) + ", " + jobDirectory.resolve(Leaderboards.MARKDOWN_FILE));
-    var summary = Warehouse.build(List.of(jobDirectory), jobDirectory.resolve("warehouse.duckdb"));
+    var summary = Warehouse.build(jobDirectory, cells, jobDirectory.resolve("warehouse.duckdb"));
     summary.warnings().forEach(warning -> err.println("tenbin: warning: " + warning));
     err.println("tenbin: warehouse " + summary.databaseFile() + " (" + summary.rowCounts().getOrDefault("cells", 0L) + " cells)");
   }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.eval.DenseSimilarities;
 import dev.tenbin.eval.retrieval.DenseVariant;
 import dev.tenbin.eval.retrieval.RetrieverSpec;
 import dev.tenbin.eval.retrieval.SparseVariant;
@@ -132,8 +133,10 @@ public record JobSpec(
       throw error(file, "retrievers", "name at least one retriever or reranker");
     }
     String similarity = text(file, root, "similarity", "cosine").toLowerCase(Locale.ROOT);
-    if (!Set.of("cosine", "dot", "best").contains(similarity)) {
-      throw error(file, "similarity", "expected cosine, dot or best, got '" + similarity + "'");
+    try {
+      DenseSimilarities.parse("similarity", similarity);
+    } catch (InvalidInputException e) {
+      throw error(file, "similarity", e.getMessage());
     }
     double weight = root.path("light_hybrid_dense_weight").asDouble(0.5);
     if (!(weight >= 0 && weight <= 1)) {

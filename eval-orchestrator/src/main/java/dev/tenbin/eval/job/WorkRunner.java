@@ -1,5 +1,6 @@
 package dev.tenbin.eval.job;
 
+import dev.tenbin.eval.DenseSimilarities;
 import dev.tenbin.eval.EvalRun;
 import dev.tenbin.eval.RunScorer;
 import dev.tenbin.eval.candidates.CandidateSet;
@@ -165,32 +166,16 @@ public final class WorkRunner {
   /** Dense runs per variant name; with similarity "best", per variant the better of cosine and dot by nDCG@10. */
   private Map<String, EvalRun> denseRuns(
       BeirDataset data, String model, DenseRetrieval.QueryEncoding encoding, List<DenseVariant> variants, String name) {
-    Map<String, EvalRun> best = new LinkedHashMap<>();
     if (variants.isEmpty()) {
-      return best;
+      return Map.of();
     }
-    List<Similarity> similarities =
-        switch (spec.similarity()) {
-          case "dot" -> List.of(Similarity.SIMILARITY_DOT);
-          case "best" -> List.of(Similarity.SIMILARITY_COSINE, Similarity.SIMILARITY_DOT);
-          default -> List.of(Similarity.SIMILARITY_COSINE);
-        };
+    List<Similarity> similarities = DenseSimilarities.parse("similarity", spec.similarity());
     Map<String, RetrievalResult> results =
         cache.dense(new DenseRetrieval(services.indexChannel(), services.encoderChannel(), progress))
             .run(data, model, encoding, similarities, spec.topK(), variants);
-    for (DenseVariant variant : variants) {
-      for (Similarity similarity : similarities) {
-        EvalRun run = RunScorer.score(data, name, variant.name(), "retrieval", results.get(DenseRetrieval.key(variant, similarity)));
-        EvalRun current = best.get(variant.name());
-        if (current == null || run.metrics().get("ndcg@10") > current.metrics().get("ndcg@10")) {
-          best.put(variant.name(), run);
-        }
-      }
-    }
-    return best;
+    return DenseSimilarities.bestPerVariant(data, name, variants, similarities, results);
   }
 
-  /** LightRetriever: the dense lookup, the token-count sparse side, and their normalized interpolation. */
   /** The hybrid's latency is its two sides' (queries are encoded and searched both ways). */
   private Map<String, Object> hybridDiagnostics(EvalRun dense, EvalRun sparse) {
     Map<String, Object> diagnostics = new LinkedHashMap<>();
@@ -205,6 +190,7 @@ public final class WorkRunner {
     return diagnostics;
   }
 
+  /** LightRetriever: the dense lookup, the token-count sparse side, and their normalized interpolation. */
   private void light(Work work, Map<String, EvalRun> runs) {
     BeirDataset data = work.task().data();
     String model = work.model();

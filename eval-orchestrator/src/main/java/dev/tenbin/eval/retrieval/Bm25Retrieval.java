@@ -15,9 +15,20 @@ import java.util.List;
  */
 public final class Bm25Retrieval {
   private final Channel channel;
+  private final boolean probeLatency;
 
   public Bm25Retrieval(Channel channel) {
+    this(channel, true);
+  }
+
+  private Bm25Retrieval(Channel channel, boolean probeLatency) {
     this.channel = channel;
+    this.probeLatency = probeLatency;
+  }
+
+  /** The same retrieval without the single-query latency probe (for rankings that are only an input, such as candidate sets). */
+  public Bm25Retrieval withoutLatencyProbe() {
+    return new Bm25Retrieval(channel, false);
   }
 
   public RetrievalResult run(BeirDataset dataset, String language, int topK) {
@@ -35,6 +46,9 @@ public final class Bm25Retrieval {
       }
       var rankings = session.search(Family.FAMILY_BM25, queries, null, topK);
       long searched = System.nanoTime();
+      if (!probeLatency) {
+        return new RetrievalResult(rankings, indexed - start, searched - indexed, documents.size());
+      }
       double latency = LatencyProbe.medianMicros(queries, query -> session.search(Family.FAMILY_BM25, List.of(query), null, topK));
       return new RetrievalResult(
           rankings, indexed - start, searched - indexed, documents.size(), 0, 0,

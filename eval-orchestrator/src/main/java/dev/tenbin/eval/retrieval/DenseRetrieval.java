@@ -31,21 +31,29 @@ public final class DenseRetrieval {
   private final EncoderClient encoder;
   private final PrintWriter progress;
   private final CachedEncoder cached;
+  private final boolean probeLatency;
 
   public DenseRetrieval(Channel indexChannel, Channel encoderChannel, PrintWriter progress) {
-    this(indexChannel, EncoderClient.of(encoderChannel), progress, null);
+    this(indexChannel, EncoderClient.of(encoderChannel), progress, null, true);
   }
 
-  private DenseRetrieval(Channel indexChannel, EncoderClient encoder, PrintWriter progress, CachedEncoder cached) {
+  private DenseRetrieval(
+      Channel indexChannel, EncoderClient encoder, PrintWriter progress, CachedEncoder cached, boolean probeLatency) {
     this.indexChannel = indexChannel;
     this.encoder = encoder;
     this.progress = progress;
     this.cached = cached;
+    this.probeLatency = probeLatency;
   }
 
   /** The same retrieval encoding documents and full queries through {@code cache}. */
   public DenseRetrieval withEmbeddingCache(EmbeddingCache cache) {
-    return new DenseRetrieval(indexChannel, encoder, progress, cache.cached(encoder));
+    return new DenseRetrieval(indexChannel, encoder, progress, cache.cached(encoder), probeLatency);
+  }
+
+  /** The same retrieval without the single-query latency probe (for rankings that are only an input, such as candidate sets). */
+  public DenseRetrieval withoutLatencyProbe() {
+    return new DenseRetrieval(indexChannel, encoder, progress, cached, false);
   }
 
   public RetrievalResult run(
@@ -108,7 +116,7 @@ public final class DenseRetrieval {
         queries.add(Query.newBuilder().setId(queryIds.get(i)).setDense(proto(queryVectors.get(i))).build());
       }
       double encodeLatency =
-          LatencyProbe.medianMicros(
+          !probeLatency ? 0 : LatencyProbe.medianMicros(
               queryTexts,
               text -> {
                 if (queryEncoding == QueryEncoding.LIGHT) {
@@ -125,10 +133,12 @@ public final class DenseRetrieval {
         long searched = System.nanoTime();
         java.util.Map<String, Object> diagnostics = new java.util.LinkedHashMap<>();
         diagnostics.put("bytes_per_vector", outcome.bytesPerVector());
-        diagnostics.put("query_encode_latency_us", encodeLatency);
-        diagnostics.put(
-            "search_latency_us",
-            LatencyProbe.medianMicros(queries, query -> session.search(Family.FAMILY_DENSE, List.of(query), variant.options(similarity), topK)));
+        if (probeLatency) {
+          diagnostics.put("query_encode_latency_us", encodeLatency);
+          diagnostics.put(
+              "search_latency_us",
+              LatencyProbe.medianMicros(queries, query -> session.search(Family.FAMILY_DENSE, List.of(query), variant.options(similarity), topK)));
+        }
         diagnostics.put("similarity", similarity == Similarity.SIMILARITY_DOT ? "dot" : "cosine");
         if (variant.approximate()) {
           diagnostics.put("hnsw_recall_vs_exact", outcome.approximateRecall());

@@ -89,17 +89,30 @@ public final class Warehouse {
     if (jobDirs.isEmpty()) {
       throw new InvalidInputException("JOB_DIR", "name at least one job folder");
     }
-    List<ResultStore> stores = new ArrayList<>();
+    List<Source> sources = new ArrayList<>();
     for (Path jobDir : jobDirs) {
-      stores.add(ResultStore.existing(jobDir, "JOB_DIR"));
+      ResultStore store = ResultStore.existing(jobDir, "JOB_DIR");
+      sources.add(new Source(jobDir, store::readAll));
     }
+    return buildFrom(sources, databaseFile);
+  }
+
+  /** As {@link #build(List, Path)} for one job folder whose cells the caller has already read. */
+  public static BuildSummary build(Path jobDir, List<CellRecord> cells, Path databaseFile) {
+    return buildFrom(List.of(new Source(jobDir, () -> cells)), databaseFile);
+  }
+
+  /** A job folder and its stored cells, read when the build reaches them. */
+  private record Source(Path jobDir, java.util.function.Supplier<List<CellRecord>> cells) {}
+
+  private static BuildSummary buildFrom(List<Source> sources, Path databaseFile) {
     Path target = databaseFile.toAbsolutePath().normalize();
     Path temporary = target.resolveSibling("." + target.getFileName() + "." + UUID.randomUUID() + ".tmp");
     try {
       Files.createDirectories(target.getParent());
       BuildSummary summary;
       try (DuckDBConnection connection = open(temporary)) {
-        summary = load(connection, jobDirs, stores, target);
+        summary = load(connection, sources, target);
         try (Statement statement = connection.createStatement()) {
           statement.execute("CHECKPOINT");
         }
@@ -139,7 +152,7 @@ public final class Warehouse {
   }
 
   private static BuildSummary load(
-      DuckDBConnection connection, List<Path> jobDirs, List<ResultStore> stores, Path target) throws SQLException {
+      DuckDBConnection connection, List<Source> sources, Path target) throws SQLException {
     try (Statement statement = connection.createStatement()) {
       for (WarehouseSchema.Table table : WarehouseSchema.TABLES) {
         statement.execute(table.ddl());
@@ -151,9 +164,9 @@ public final class Warehouse {
     Map<String, Path> loadedFrom = new HashMap<>();
     List<String> warnings = new ArrayList<>();
     try (Appenders appenders = new Appenders(connection)) {
-      for (int i = 0; i < stores.size(); i++) {
-        Path jobDir = jobDirs.get(i).toAbsolutePath().normalize();
-        for (CellRecord cell : stores.get(i).readAll()) {
+      for (Source source : sources) {
+        Path jobDir = source.jobDir().toAbsolutePath().normalize();
+        for (CellRecord cell : source.cells().get()) {
           Path first = loadedFrom.putIfAbsent(cell.fingerprint(), jobDir);
           if (first != null) {
             warnings.add(
