@@ -8,6 +8,7 @@ import dev.tenbin.eval.dataset.DatasetFingerprint;
 import dev.tenbin.eval.metrics.ScoredDoc;
 import dev.tenbin.eval.retrieval.Bm25Retrieval;
 import dev.tenbin.eval.retrieval.DenseRetrieval;
+import dev.tenbin.eval.retrieval.EncodeProgress;
 import dev.tenbin.eval.retrieval.Fusion;
 import java.util.LinkedHashMap;
 import dev.tenbin.proto.common.v1.Similarity;
@@ -32,14 +33,18 @@ public final class CandidateSetBuilder {
 
   private final Channel indexChannel;
   private final Channel encoderChannel;
-  private final PrintWriter progress;
+  private final EncodeProgress progress;
   private final EmbeddingCache embeddingCache;
 
   public CandidateSetBuilder(Channel indexChannel, Channel encoderChannel, PrintWriter progress) {
+    this(indexChannel, encoderChannel, EncodeProgress.printingTo(progress));
+  }
+
+  public CandidateSetBuilder(Channel indexChannel, Channel encoderChannel, EncodeProgress progress) {
     this(indexChannel, encoderChannel, progress, null);
   }
 
-  private CandidateSetBuilder(Channel indexChannel, Channel encoderChannel, PrintWriter progress, EmbeddingCache embeddingCache) {
+  private CandidateSetBuilder(Channel indexChannel, Channel encoderChannel, EncodeProgress progress, EmbeddingCache embeddingCache) {
     this.indexChannel = indexChannel;
     this.encoderChannel = encoderChannel;
     this.progress = progress;

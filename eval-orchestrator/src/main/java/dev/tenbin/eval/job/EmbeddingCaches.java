@@ -3,6 +3,7 @@ package dev.tenbin.eval.job;
 import dev.tenbin.eval.cache.EmbeddingCache;
 import dev.tenbin.eval.candidates.CandidateSetBuilder;
 import dev.tenbin.eval.retrieval.DenseRetrieval;
+import dev.tenbin.eval.retrieval.EncodeProgress;
 import dev.tenbin.eval.retrieval.MultiVectorRetrieval;
 import dev.tenbin.eval.retrieval.SparseRetrieval;
 import java.nio.file.Path;
@@ -23,10 +24,10 @@ final class EmbeddingCaches {
    * Hooks that encode through {@code cache}; with {@code lightCaches} non-null (an embedded
    * encoder), LightRetriever caches missing there are built before their first use.
    */
-  static WorkRunner.RetrievalHooks hook(EmbeddingCache cache, java.util.function.BiConsumer<String, java.io.PrintWriter> lightCaches) {
+  static WorkRunner.RetrievalHooks hook(EmbeddingCache cache, java.util.function.BiConsumer<String, EncodeProgress> lightCaches) {
     return new WorkRunner.RetrievalHooks() {
       @Override
-      public void prepareLightCache(String model, java.io.PrintWriter progress) {
+      public void prepareLightCache(String model, EncodeProgress progress) {
         if (lightCaches != null) {
           lightCaches.accept(model, progress);
         }

@@ -6,12 +6,12 @@ import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.CancelledException;
 import dev.tenbin.core.PreconditionException;
 import dev.tenbin.eval.TenbinVersion;
+import dev.tenbin.eval.retrieval.EncodeProgress;
 import dev.tenbin.eval.services.Services;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
 import io.grpc.StatusRuntimeException;
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -97,8 +97,11 @@ public final class JobRunner {
         }
         listener.workStarted(work, missing.size());
         event("work_started", work, missing.size() + " cells");
-        PrintWriter progress =
-            new PrintWriter(new ProgressWriter((done, all) -> listener.workProgress(work, done, all, "encode"), cancellation));
+        EncodeProgress progress =
+            (what, done, all) -> {
+              listener.workProgress(work, done, all, what);
+              cancellation.throwIfCancelled();
+            };
         long workStart = System.nanoTime();
         try {
           List<CellRecord> records = new WorkRunner(services, spec, candidates, progress, cache).run(work, missing);

@@ -4,7 +4,7 @@ import dev.tenbin.encoder.EncoderCore;
 import dev.tenbin.encoder.EncoderServiceConfig;
 import dev.tenbin.encoder.light.TokenEmbeddingCache;
 import dev.tenbin.encoder.LoadedModel;
-import java.io.PrintWriter;
+import dev.tenbin.eval.retrieval.EncodeProgress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
@@ -24,7 +24,7 @@ final class LightCaches {
     this.cacheDirectory = cacheDirectory;
   }
 
-  synchronized void ensure(String model, PrintWriter progress) {
+  synchronized void ensure(String model, EncodeProgress progress) {
     if (ready.contains(model)) {
       return;
     }
@@ -35,10 +35,7 @@ final class LightCaches {
         int vocabulary = TokenEmbeddingCache.vocabularySize(loaded.tokenizerJson());
         TokenEmbeddingCache.build(
             loaded, folder, 2048, 256, 0, false,
-            done -> {
-              progress.printf("\rtenbin: LightRetriever cache of %s: %d/%d", model, done, vocabulary);
-              progress.flush();
-            });
+            done -> progress.update("LightRetriever cache of " + model, done, vocabulary));
       }
     }
     ready.add(model);

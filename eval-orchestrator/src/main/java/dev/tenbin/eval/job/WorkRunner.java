@@ -11,6 +11,7 @@ import dev.tenbin.eval.metrics.ScoredDoc;
 import dev.tenbin.eval.retrieval.Bm25Retrieval;
 import dev.tenbin.eval.retrieval.DenseRetrieval;
 import dev.tenbin.eval.retrieval.DenseVariant;
+import dev.tenbin.eval.retrieval.EncodeProgress;
 import dev.tenbin.eval.retrieval.Fusion;
 import dev.tenbin.eval.retrieval.MultiVectorRetrieval;
 import dev.tenbin.eval.retrieval.RetrievalResult;
@@ -19,7 +20,6 @@ import dev.tenbin.eval.retrieval.SparseVariant;
 import dev.tenbin.eval.services.Services;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.proto.common.v1.Similarity;
-import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -36,7 +36,7 @@ public final class WorkRunner {
   private final Services services;
   private final JobSpec spec;
   private final Path candidatesDirectory;
-  private final PrintWriter progress;
+  private final EncodeProgress progress;
   private final RetrievalHooks cache;
 
   /**
@@ -47,7 +47,7 @@ public final class WorkRunner {
     RetrievalHooks NONE = new RetrievalHooks() {};
 
     /** Makes sure the encoder can answer LightRetriever queries for {@code model}. */
-    default void prepareLightCache(String model, PrintWriter progress) {}
+    default void prepareLightCache(String model, EncodeProgress progress) {}
 
     default DenseRetrieval dense(DenseRetrieval retrieval) {
       return retrieval;
@@ -66,7 +66,7 @@ public final class WorkRunner {
     }
   }
 
-  public WorkRunner(Services services, JobSpec spec, Path candidatesDirectory, PrintWriter progress, RetrievalHooks cache) {
+  public WorkRunner(Services services, JobSpec spec, Path candidatesDirectory, EncodeProgress progress, RetrievalHooks cache) {
     this.services = services;
     this.spec = spec;
     this.candidatesDirectory = candidatesDirectory;

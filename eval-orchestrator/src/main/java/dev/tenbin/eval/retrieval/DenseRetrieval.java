@@ -29,16 +29,20 @@ public final class DenseRetrieval {
 
   private final Channel indexChannel;
   private final EncoderClient encoder;
-  private final PrintWriter progress;
+  private final EncodeProgress progress;
   private final CachedEncoder cached;
   private final boolean probeLatency;
 
   public DenseRetrieval(Channel indexChannel, Channel encoderChannel, PrintWriter progress) {
+    this(indexChannel, encoderChannel, EncodeProgress.printingTo(progress));
+  }
+
+  public DenseRetrieval(Channel indexChannel, Channel encoderChannel, EncodeProgress progress) {
     this(indexChannel, EncoderClient.of(encoderChannel), progress, null, true);
   }
 
   private DenseRetrieval(
-      Channel indexChannel, EncoderClient encoder, PrintWriter progress, CachedEncoder cached, boolean probeLatency) {
+      Channel indexChannel, EncoderClient encoder, EncodeProgress progress, CachedEncoder cached, boolean probeLatency) {
     this.indexChannel = indexChannel;
     this.encoder = encoder;
     this.progress = progress;
@@ -75,18 +79,12 @@ public final class DenseRetrieval {
       texts.add(doc.titleAndText());
     }
     int total = texts.size();
-    java.util.function.IntConsumer report =
-        done -> {
-          if (done % 512 < 64 || done == total) {
-            progress.printf("\rtenbin: encoding documents with %s: %d/%d", modelId, done, total);
-            progress.flush();
-          }
-        };
+    String what = "encoding documents with " + modelId;
+    java.util.function.IntConsumer report = done -> progress.update(what, done, total);
     List<float[]> docVectors =
         cached != null
             ? cached.dense(modelId, texts, false, report)
             : encoder.streamEncodeDense(modelId, texts, false, 64, report);
-    progress.println();
     long encoded = System.nanoTime();
     int dimension = docVectors.getFirst().length;
     try (IndexSession session = new IndexSession(indexChannel, "en", dimension)) {

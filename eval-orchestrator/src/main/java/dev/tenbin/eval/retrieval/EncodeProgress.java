@@ -1,0 +1,28 @@
+package dev.tenbin.eval.retrieval;
+
+import java.io.PrintWriter;
+
+/**
+ * Progress of a long encode (documents of a corpus, a LightRetriever vocabulary): what is being
+ * encoded, how many items are done of how many. A job turns it into progress bars and checks for
+ * cancellation in it; {@code tenbin eval} prints it.
+ */
+@FunctionalInterface
+public interface EncodeProgress {
+  EncodeProgress NONE = (what, done, total) -> {};
+
+  void update(String what, long done, long total);
+
+  /** Prints "\rtenbin: WHAT: done/total" every 512 items or so, and a line end when done. */
+  static EncodeProgress printingTo(PrintWriter out) {
+    return (what, done, total) -> {
+      if (done % 512 < 64 || done == total) {
+        out.printf("\rtenbin: %s: %d/%d", what, done, total);
+        if (done == total) {
+          out.println();
+        }
+        out.flush();
+      }
+    };
+  }
+}
