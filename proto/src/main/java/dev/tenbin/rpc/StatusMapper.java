@@ -8,8 +8,10 @@ import dev.tenbin.core.CancelledException;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.core.NotFoundException;
 import dev.tenbin.core.OverloadedException;
+import dev.tenbin.core.PermissionDeniedException;
 import dev.tenbin.core.PreconditionException;
 import dev.tenbin.core.TenbinException;
+import dev.tenbin.core.UnavailableException;
 import io.grpc.StatusRuntimeException;
 import io.grpc.protobuf.StatusProto;
 import org.slf4j.Logger;
@@ -79,6 +81,8 @@ public final class StatusMapper {
       case OverloadedException e -> Code.RESOURCE_EXHAUSTED;
       case PreconditionException e -> Code.FAILED_PRECONDITION;
       case CancelledException e -> Code.CANCELLED;
+      case UnavailableException e -> Code.UNAVAILABLE;
+      case PermissionDeniedException e -> Code.PERMISSION_DENIED;
       default -> Code.INTERNAL;
     };
   }
