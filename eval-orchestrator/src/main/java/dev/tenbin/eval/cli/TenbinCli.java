@@ -14,7 +14,7 @@ import picocli.CommandLine.Command;
     version = "tenbin 0.1.0",
     description = "Weighs retrieval systems against each other under identical conditions.",
     subcommands = {
-      EvalCommand.class, MetricsCommand.class, RunCommand.class, JobCommands.Submit.class, JobCommands.Status.class, JobCommands.Watch.class, JobCommands.Cancel.class, JobCommands.Results.class, TasksCommand.class, WarehouseCommand.class, ExportCommand.class, ReportCommand.class, CandidatesCommand.class, NanoCommand.class, LightCommand.class, ServeCommand.class, BenchCommand.class
+      EvalCommand.class, MetricsCommand.class, RunCommand.class, JobCommands.Submit.class, JobCommands.Status.class, JobCommands.Watch.class, JobCommands.Cancel.class, JobCommands.Results.class, TasksCommand.class, WarehouseCommand.class, ExportCommand.class, ReportCommand.class, CandidatesCommand.class, NanoCommand.class, LightCommand.class, ServeCommand.class, BenchCommand.class, DrillCommand.class
     })
 public final class TenbinCli implements Runnable {
   /** Exit code for bad input: a wrong flag, a missing or corrupt file. */
