@@ -41,6 +41,13 @@ public final class SigtermDrill {
           signalled++;
           child.terminate();
         }
+        if (!encoding && child.isAlive()) {
+          // The encode never showed progress in time: not a trial of this drill.
+          child.kill();
+          child.awaitExit(Duration.ofSeconds(30));
+          log.line(name + ": no encode progress within 3 minutes; skipped");
+          continue;
+        }
         int exit = child.awaitExit(Duration.ofSeconds(90));
         if (exit == -1) {
           hung++;
@@ -52,6 +59,8 @@ public final class SigtermDrill {
         if (child.crashed()) {
           crashes++;
           log.line(name + ": CRASH (exit " + exit + "), see " + child.log());
+        } else if (exit == -1) {
+          log.line(name + ": still running 90 s after SIGTERM (hang), killed");
         } else {
           log.line(name + ": exit " + exit + (encoding ? " after SIGTERM mid-encode" : " (finished before the signal)"));
         }
