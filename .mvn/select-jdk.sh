@@ -38,3 +38,13 @@ tenbin_select_jdk() {
 }
 
 tenbin_select_jdk
+
+# Maven's own Guice calls sun.misc.Unsafe; JDK 24+ warns about it on every build. Allow it for the
+# Maven JVM only (the option exists from JDK 23; older JDKs would refuse to start with it, which is
+# why it is not in .mvn/jvm.config). TENBIN_VERBOSE=1 keeps the warnings.
+if [ -z "${TENBIN_VERBOSE:-}" ] && [ "$(tenbin_java_feature_version "$JAVA_HOME/bin/java")" -ge 23 ] 2>/dev/null; then
+  case " ${MAVEN_OPTS:-} " in
+    *" --sun-misc-unsafe-memory-access="*) ;;
+    *) export MAVEN_OPTS="--sun-misc-unsafe-memory-access=allow${MAVEN_OPTS:+ $MAVEN_OPTS}" ;;
+  esac
+fi

@@ -1,21 +1,32 @@
 package dev.tenbin.rpc;
 
+import io.grpc.ForwardingServerCall;
 import io.grpc.ForwardingServerCallListener;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
+import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 
 /**
  * Closes a call with the mapped status when a service method throws, so adapters can let core
- * exceptions propagate instead of translating them in every method.
+ * exceptions propagate instead of translating them in every method; and passes every status a
+ * method closes its call with (thrown, or handed to {@code onError} by hand) through {@link
+ * StatusMapper#sanitize}: error ids instead of exception text, messages cut to a size that fits.
  */
 public final class ExceptionMappingInterceptor implements ServerInterceptor {
   @Override
   public <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(
       ServerCall<ReqT, RespT> call, Metadata headers, ServerCallHandler<ReqT, RespT> next) {
-    ServerCall.Listener<ReqT> delegate = next.startCall(call, headers);
+    ServerCall<ReqT, RespT> safeCall = new SanitizingCall<>(call);
+    ServerCall.Listener<ReqT> delegate;
+    try {
+      delegate = next.startCall(safeCall, headers);
+    } catch (RuntimeException failure) {
+      closeWith(safeCall, failure);
+      return new ServerCall.Listener<>() {};
+    }
     return new ForwardingServerCallListener.SimpleForwardingServerCallListener<>(delegate) {
       @Override
       public void onMessage(ReqT message) {
@@ -36,15 +47,34 @@ public final class ExceptionMappingInterceptor implements ServerInterceptor {
         try {
           step.run();
         } catch (RuntimeException failure) {
-          StatusRuntimeException status = StatusMapper.toStatusException(failure);
-          Metadata trailers = status.getTrailers() == null ? new Metadata() : status.getTrailers();
-          try {
-            call.close(status.getStatus(), trailers);
-          } catch (IllegalStateException alreadyClosed) {
-            // The call was closed by the method before it threw; nothing more to tell the client.
-          }
+          closeWith(safeCall, failure);
         }
       }
     };
+  }
+
+  private static void closeWith(ServerCall<?, ?> call, RuntimeException failure) {
+    StatusRuntimeException status = StatusMapper.toStatusException(failure);
+    Metadata trailers = status.getTrailers() == null ? new Metadata() : status.getTrailers();
+    try {
+      call.close(status.getStatus(), trailers);
+    } catch (IllegalStateException alreadyClosed) {
+      // The call was closed by the method before it threw; nothing more to tell the client.
+    }
+  }
+
+  /** A call whose close passes the status through {@link StatusMapper#sanitize}. */
+  private static final class SanitizingCall<ReqT, RespT>
+      extends ForwardingServerCall.SimpleForwardingServerCall<ReqT, RespT> {
+    SanitizingCall(ServerCall<ReqT, RespT> delegate) {
+      super(delegate);
+    }
+
+    @Override
+    public void close(Status status, Metadata trailers) {
+      StatusMapper.Outgoing safe =
+          StatusMapper.sanitize(status, trailers, getMethodDescriptor().getFullMethodName());
+      super.close(safe.status(), safe.trailers());
+    }
   }
 }

@@ -1,14 +1,19 @@
 package dev.tenbin.rpc;
 
 import io.grpc.BindableService;
+import io.grpc.InsecureServerCredentials;
 import io.grpc.Server;
 import io.grpc.ServerBuilder;
+import io.grpc.ServerCredentials;
 import io.grpc.ServerInterceptors;
 import io.grpc.ServerServiceDefinition;
+import io.grpc.TlsServerCredentials;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
+import io.grpc.util.AdvancedTlsX509TrustManager;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.grpc.MetricCollectingServerInterceptor;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -17,15 +22,25 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Runs one or more gRPC services the Tenbin way: health checking ({@code grpc.health.v1}), server
- * reflection (grpcurl works), Micrometer request counts and latency per RPC, exception-to-status
- * mapping, a message size cap, and a graceful stop (shutdown, await, shutdownNow).
+ * reflection ({@code v1} and {@code v1alpha}, so old and new grpcurl work), Micrometer request
+ * counts and latency histograms per RPC plus JVM and process metrics, exception-to-status mapping
+ * with error ids, and a graceful stop (shutdown, await, shutdownNow).
+ *
+ * <p>A network server also gets what a service reachable by others needs ({@link ServerSettings}):
+ * TLS and mutual TLS from PEM files reloaded without a restart ({@link TlsFiles}), bearer tokens
+ * ({@link BearerAuthInterceptor}), a fixed handler pool with an admission limit ({@link
+ * AdmissionControl}), keepalive that drops dead clients, and message and header size limits.
  */
 public final class GrpcServerHost implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(GrpcServerHost.class);
@@ -36,6 +51,7 @@ public final class GrpcServerHost implements AutoCloseable {
   private final MetricsHttpServer metricsEndpoint;
   private final Duration shutdownGrace;
   private final String inProcessName;
+  private final Deque<AutoCloseable> resources;
 
   private GrpcServerHost(
       Server server,
@@ -43,26 +59,74 @@ public final class GrpcServerHost implements AutoCloseable {
       MeterRegistry registry,
       MetricsHttpServer metricsEndpoint,
       Duration shutdownGrace,
-      String inProcessName) {
+      String inProcessName,
+      Deque<AutoCloseable> resources) {
     this.server = server;
     this.health = health;
     this.registry = registry;
     this.metricsEndpoint = metricsEndpoint;
     this.shutdownGrace = shutdownGrace;
     this.inProcessName = inProcessName;
+    this.resources = resources;
   }
 
   /** Starts a network server (Netty) with a Prometheus registry and, if enabled, its endpoint. */
   public static GrpcServerHost start(ServerSettings settings, List<BindableService> services) {
+    ServerSecurity security = settings.security();
+    ServingLimits limits = settings.limits();
+    security.checkBind(settings.host());
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    ServerBuilder<?> builder =
-        NettyServerBuilder.forAddress(new InetSocketAddress(settings.host(), settings.port()))
-            .maxInboundMessageSize(settings.maxMessageBytes());
-    MetricsHttpServer endpoint =
-        settings.metricsPort() >= 0
-            ? MetricsHttpServer.start(settings.host(), settings.metricsPort(), registry)
-            : null;
-    return build(builder, registry, services, endpoint, settings.shutdownGrace(), null);
+    // Closed in reverse order of opening when the host stops (or when starting fails).
+    Deque<AutoCloseable> resources = new ArrayDeque<>();
+    MetricsHttpServer endpoint = null;
+    try {
+      resources.push(OperatorMetrics.bind(registry));
+      AdmissionControl admission = new AdmissionControl(limits, registry);
+      resources.push(admission);
+      NettyServerBuilder builder =
+          NettyServerBuilder.forAddress(
+                  new InetSocketAddress(settings.host(), settings.port()), credentials(security, resources))
+              .maxInboundMessageSize(settings.maxMessageBytes())
+              .maxInboundMetadataSize(limits.maxMetadataBytes())
+              .maxConcurrentCallsPerConnection(limits.maxConcurrentCallsPerConnection())
+              .keepAliveTime(limits.keepAliveTime().toMillis(), TimeUnit.MILLISECONDS)
+              .keepAliveTimeout(limits.keepAliveTimeout().toMillis(), TimeUnit.MILLISECONDS)
+              .maxConnectionIdle(limits.maxConnectionIdle().toMillis(), TimeUnit.MILLISECONDS)
+              .permitKeepAliveTime(ServingLimits.PERMIT_KEEPALIVE_TIME.toSeconds(), TimeUnit.SECONDS)
+              .permitKeepAliveWithoutCalls(false)
+              .executor(admission.admissionExecutor())
+              .callExecutor(admission.executorSupplier())
+              .addStreamTracerFactory(admission.tracerFactory());
+      // Server interceptors run last-added first: tokens are checked before admission.
+      builder.intercept(admission.interceptor());
+      if (security.tokens()) {
+        BearerTokens tokens = BearerTokens.load(security.authTokenFile(), BearerTokens.DEFAULT_RECHECK);
+        Counter unauthenticated =
+            Counter.builder("tenbin.rpc.calls.unauthenticated")
+                .description("Calls refused for a missing or wrong bearer token")
+                .register(registry);
+        builder.intercept(new BearerAuthInterceptor(tokens, unauthenticated::increment));
+      }
+      warnIfOpen(settings);
+      if (settings.metricsPort() >= 0) {
+        endpoint = MetricsHttpServer.start(settings.host(), settings.metricsPort(), registry);
+      }
+      GrpcServerHost host =
+          build(builder, registry, services, endpoint, settings.shutdownGrace(), null, resources);
+      log.info(
+          "gRPC on {}:{}: {}, {}; {} handler threads, {} concurrent calls at most",
+          settings.host(), host.port(),
+          security.tls() ? (security.mutualTls() ? "TLS with client certificates" : "TLS") : "plaintext",
+          security.tokens() ? "bearer tokens required" : "no tokens",
+          limits.handlerThreads(), limits.maxConcurrentCalls());
+      return host;
+    } catch (RuntimeException failure) {
+      if (endpoint != null) {
+        endpoint.close();
+      }
+      closeAll(resources);
+      throw failure;
+    }
   }
 
   /** Starts an in-process server (the orchestrator's embedded default, and tests). */
@@ -71,16 +135,58 @@ public final class GrpcServerHost implements AutoCloseable {
     ServerBuilder<?> builder =
         InProcessServerBuilder.forName(name)
             .maxInboundMessageSize(ServerSettings.DEFAULT_MAX_MESSAGE_BYTES);
-    return build(builder, registry, services, null, Duration.ofSeconds(5), name);
+    return build(builder, registry, services, null, Duration.ofSeconds(5), name, new ArrayDeque<>());
   }
 
+  private static ServerCredentials credentials(ServerSecurity security, Deque<AutoCloseable> resources) {
+    if (!security.tls()) {
+      return InsecureServerCredentials.create();
+    }
+    ScheduledExecutorService reloads =
+        Executors.newSingleThreadScheduledExecutor(
+            runnable -> {
+              Thread thread = new Thread(runnable, "tenbin-tls-reload");
+              thread.setDaemon(true);
+              return thread;
+            });
+    resources.push(reloads::shutdownNow);
+    TlsFiles files =
+        TlsFiles.open(
+            security.tlsCert(), security.tlsKey(), security.tlsClientCa(),
+            new TlsFiles.Labels("--tls-cert", "--tls-key", "--tls-client-ca"),
+            AdvancedTlsX509TrustManager.Verification.CERTIFICATE_ONLY_VERIFICATION,
+            security.reloadInterval(), reloads);
+    resources.push(files);
+    TlsServerCredentials.Builder tls = TlsServerCredentials.newBuilder().keyManager(files.keyManager());
+    if (security.mutualTls()) {
+      tls.trustManager(files.trustManager()).clientAuth(TlsServerCredentials.ClientAuth.REQUIRE);
+    }
+    return tls.build();
+  }
+
+  private static void warnIfOpen(ServerSettings settings) {
+    if (ServerSecurity.isLoopback(settings.host())) {
+      return;
+    }
+    if (!settings.security().tls()) {
+      log.warn("serving plaintext on {} (--allow-plaintext): only behind a TLS-terminating proxy or mesh", settings.host());
+    }
+    if (!settings.security().tokens() && !settings.security().mutualTls()) {
+      log.warn(
+          "no --auth-token-file and no --tls-client-ca: every client that reaches {}:{} is trusted",
+          settings.host(), settings.port());
+    }
+  }
+
+  @SuppressWarnings("deprecation") // v1alpha reflection, for grpcurl releases that only know it
   private static GrpcServerHost build(
       ServerBuilder<?> builder,
       MeterRegistry registry,
       List<BindableService> services,
       MetricsHttpServer endpoint,
       Duration grace,
-      String inProcessName) {
+      String inProcessName,
+      Deque<AutoCloseable> resources) {
     HealthStatusManager health = new HealthStatusManager();
     MetricCollectingServerInterceptor metrics = new MetricCollectingServerInterceptor(registry);
     ExceptionMappingInterceptor errors = new ExceptionMappingInterceptor();
@@ -92,13 +198,11 @@ public final class GrpcServerHost implements AutoCloseable {
     }
     builder.addService(health.getHealthService());
     builder.addService(ProtoReflectionServiceV1.newInstance());
+    builder.addService(io.grpc.protobuf.services.ProtoReflectionService.newInstance());
     Server server;
     try {
       server = builder.build().start();
     } catch (IOException e) {
-      if (endpoint != null) {
-        endpoint.close();
-      }
       throw new UncheckedIOException("cannot start the gRPC server: " + e.getMessage(), e);
     }
     for (BindableService service : services) {
@@ -109,7 +213,7 @@ public final class GrpcServerHost implements AutoCloseable {
     health.setStatus(
         HealthStatusManager.SERVICE_NAME_ALL_SERVICES,
         io.grpc.health.v1.HealthCheckResponse.ServingStatus.SERVING);
-    return new GrpcServerHost(server, health, registry, endpoint, grace, inProcessName);
+    return new GrpcServerHost(server, health, registry, endpoint, grace, inProcessName, resources);
   }
 
   /** The bound gRPC port (network servers only; -1 in-process). */
@@ -163,6 +267,19 @@ public final class GrpcServerHost implements AutoCloseable {
     } finally {
       if (metricsEndpoint != null) {
         metricsEndpoint.close();
+      }
+      closeAll(resources);
+    }
+  }
+
+  private static void closeAll(Deque<AutoCloseable> resources) {
+    synchronized (resources) {
+      while (!resources.isEmpty()) {
+        try {
+          resources.pop().close();
+        } catch (Exception e) {
+          log.warn("closing a server resource failed: {}", e.toString());
+        }
       }
     }
   }

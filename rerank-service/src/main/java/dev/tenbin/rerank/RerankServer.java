@@ -18,6 +18,9 @@ import picocli.CommandLine.Option;
 public final class RerankServer implements Callable<Integer> {
   @Mixin ServerOptions serverOptions = new ServerOptions();
 
+  /** How to reach the encoder (--service-tls-ca, --service-auth-token-file, ...). */
+  @Mixin dev.tenbin.rpc.ServiceClientOptions encoderSecurity = new dev.tenbin.rpc.ServiceClientOptions();
+
   @Option(
       names = "--max-pairs-per-request",
       defaultValue = "${env:TENBIN_RERANK_MAX_PAIRS:-1000}",
@@ -66,11 +69,14 @@ public final class RerankServer implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     RerankServiceConfig config = config();
-    String[] hostPort = encoderEndpoint.split(":");
+    int colon = encoderEndpoint.lastIndexOf(':');
+    if (colon <= 0) {
+      throw new IllegalArgumentException("--encoder-endpoint must be host:port, got '" + encoderEndpoint + "'");
+    }
     io.grpc.ManagedChannel encoder =
-        io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder.forAddress(hostPort[0], Integer.parseInt(hostPort[1]))
-            .usePlaintext()
-            .build();
+        dev.tenbin.rpc.ClientChannels.open(
+            encoderEndpoint.substring(0, colon), Integer.parseInt(encoderEndpoint.substring(colon + 1)),
+            encoderSecurity.toSecurity(), dev.tenbin.rpc.ClientChannels.DEFAULT_MAX_INBOUND_MESSAGE_BYTES);
     RerankCore core = core(modelsDirectory, cacheDirectory, () -> encoder, config.maxPairsPerRequest(), maxBatchTokens);
     GrpcServerHost host =
         GrpcServerHost.start(config.server(), List.of(new RerankGrpcService(core)))

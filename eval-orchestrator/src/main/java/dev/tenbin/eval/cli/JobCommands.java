@@ -15,8 +15,9 @@ import dev.tenbin.proto.eval.v1.JobState;
 import dev.tenbin.proto.eval.v1.MetricValue;
 import dev.tenbin.proto.eval.v1.SubmitJobRequest;
 import dev.tenbin.proto.eval.v1.WatchJobRequest;
+import dev.tenbin.rpc.ClientChannels;
+import dev.tenbin.rpc.ClientOptions;
 import io.grpc.ManagedChannel;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -46,6 +47,8 @@ public final class JobCommands {
         description = "The eval service (default ${DEFAULT-VALUE}).")
     String endpoint;
 
+    @CommandLine.Mixin ClientOptions security = new ClientOptions();
+
     /** Opens a channel to the service, runs {@code body} with it and closes it. */
     <T> T call(java.util.function.Function<ManagedChannel, T> body) {
       ManagedChannel channel = open();
@@ -58,10 +61,7 @@ public final class JobCommands {
 
     ManagedChannel open() {
       ServiceEndpoint parsed = ServiceEndpoint.parse("--endpoint", endpoint);
-      return NettyChannelBuilder.forAddress(parsed.host(), parsed.port())
-          .usePlaintext()
-          .maxInboundMessageSize(512 * 1024 * 1024)
-          .build();
+      return ClientChannels.open(parsed.host(), parsed.port(), security.toSecurity(), 512 * 1024 * 1024);
     }
   }
 

@@ -2,11 +2,19 @@ package dev.tenbin.eval.cli;
 
 import dev.tenbin.eval.job.JobLauncher;
 import dev.tenbin.eval.services.ServiceEndpoint;
+import dev.tenbin.rpc.ClientSecurity;
+import dev.tenbin.rpc.ServiceClientOptions;
 import java.nio.file.Path;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** Where a job's services are (embedded unless an endpoint is given) and where caches live. */
+/**
+ * Where a job's services are (embedded unless an endpoint is given), how to reach them ({@code
+ * --service-tls-ca}, {@code --service-auth-token-file}, ...) and where caches live.
+ */
 public final class ServiceOptions {
+  @Mixin ServiceClientOptions security = new ServiceClientOptions();
+
   @Option(names = "--index-endpoint", paramLabel = "HOST:PORT", description = "Use a running index service instead of the embedded one.")
   String indexEndpoint;
 
@@ -29,15 +37,16 @@ public final class ServiceOptions {
   Path cacheDirectory;
 
   public JobLauncher.Options toOptions() {
+    ClientSecurity reach = security.toSecurity();
     return new JobLauncher.Options(
-        endpoint("--index-endpoint", indexEndpoint),
-        endpoint("--encoder-endpoint", encoderEndpoint),
-        endpoint("--rerank-endpoint", rerankEndpoint),
+        endpoint("--index-endpoint", indexEndpoint, reach),
+        endpoint("--encoder-endpoint", encoderEndpoint, reach),
+        endpoint("--rerank-endpoint", rerankEndpoint, reach),
         modelsDirectory,
         cacheDirectory);
   }
 
-  private static ServiceEndpoint endpoint(String field, String value) {
-    return value == null ? null : ServiceEndpoint.parse(field, value);
+  private static ServiceEndpoint endpoint(String field, String value, ClientSecurity reach) {
+    return value == null ? null : ServiceEndpoint.parse(field, value).withSecurity(reach);
   }
 }

@@ -74,6 +74,7 @@ public final class TenbinCli implements Runnable {
   }
 
   public static void main(String[] args) {
+    dev.tenbin.rpc.QuietConsole.apply();
     System.exit(commandLine().execute(args));
   }
 }

@@ -1,9 +1,28 @@
 package dev.tenbin.eval.services;
 
 import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.rpc.ClientSecurity;
 
-/** A remote service address given as {@code host:port}. */
-public record ServiceEndpoint(String host, int port) {
+/**
+ * A remote service address given as {@code host:port}, and how to reach it (TLS, token; plaintext
+ * unless told otherwise).
+ */
+public record ServiceEndpoint(String host, int port, ClientSecurity security) {
+  public ServiceEndpoint {
+    if (security == null) {
+      security = ClientSecurity.plaintext();
+    }
+  }
+
+  public ServiceEndpoint(String host, int port) {
+    this(host, port, null);
+  }
+
+  /** The same address reached with {@code newSecurity}. */
+  public ServiceEndpoint withSecurity(ClientSecurity newSecurity) {
+    return new ServiceEndpoint(host, port, newSecurity);
+  }
+
   public static ServiceEndpoint parse(String option, String value) {
     int colon = value == null ? -1 : value.lastIndexOf(':');
     if (colon <= 0 || colon == value.length() - 1) {

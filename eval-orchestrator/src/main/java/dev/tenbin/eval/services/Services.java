@@ -1,9 +1,9 @@
 package dev.tenbin.eval.services;
 
 import dev.tenbin.index.IndexServer;
+import dev.tenbin.rpc.ClientChannels;
 import io.grpc.ManagedChannel;
 import io.grpc.inprocess.InProcessChannelBuilder;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -99,10 +99,7 @@ public final class Services implements AutoCloseable {
   }
 
   private static ManagedChannel remote(ServiceEndpoint endpoint) {
-    return NettyChannelBuilder.forAddress(endpoint.host(), endpoint.port())
-        .usePlaintext()
-        .maxInboundMessageSize(MAX_MESSAGE_BYTES)
-        .build();
+    return ClientChannels.open(endpoint.host(), endpoint.port(), endpoint.security(), MAX_MESSAGE_BYTES);
   }
 
   public ManagedChannel indexChannel() {

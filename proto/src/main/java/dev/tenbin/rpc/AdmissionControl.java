@@ -1,0 +1,165 @@
+package dev.tenbin.rpc;
+
+import io.grpc.Context;
+import io.grpc.Metadata;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallExecutorSupplier;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.ServerStreamTracer;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Where and whether a call runs: at most {@code maxConcurrentCalls} calls are admitted at a time,
+ * and admitted calls run on a fixed pool of named handler threads instead of gRPC's unbounded
+ * cached pool.
+ *
+ * <p>The decision is taken when the stream arrives, on the transport thread (a {@link
+ * ServerStreamTracer} takes a permit and records the outcome in the call's {@link Context}; the
+ * permit comes back when the stream closes, however it ends). Method lookup, health checks and
+ * refusals run on a small separate pool, so a refusal ({@code RESOURCE_EXHAUSTED} with {@code
+ * google.rpc.RetryInfo}) leaves within milliseconds even when every handler thread is busy, and
+ * health checks answer under any load. Health checks are never counted.
+ */
+final class AdmissionControl implements AutoCloseable {
+  private static final Context.Key<Boolean> ADMITTED = Context.key("tenbin-admitted");
+  private static final String HEALTH_PREFIX = "grpc.health.v1.Health/";
+
+  private final int limit;
+  private final ServingLimits limits;
+  private final Semaphore permits;
+  private final ThreadPoolExecutor handlers;
+  private final ExecutorService admission;
+  private final Counter refused;
+
+  AdmissionControl(ServingLimits limits, MeterRegistry registry) {
+    this.limits = limits;
+    this.limit = limits.maxConcurrentCalls();
+    this.permits = new Semaphore(limit);
+    this.handlers =
+        new ThreadPoolExecutor(
+            limits.handlerThreads(), limits.handlerThreads(), 0, TimeUnit.MILLISECONDS,
+            new LinkedBlockingQueue<>(), named("grpc-handler-"));
+    this.admission =
+        new ThreadPoolExecutor(2, 2, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), named("grpc-admission-"));
+    Gauge.builder("tenbin.rpc.calls.active", this, AdmissionControl::active)
+        .description("Calls admitted and not yet closed")
+        .register(registry);
+    Gauge.builder("tenbin.rpc.calls.limit", () -> limit)
+        .description("Calls admitted at once at most (--max-concurrent-calls)")
+        .register(registry);
+    Gauge.builder("tenbin.rpc.handler.queue", handlers, pool -> pool.getQueue().size())
+        .description("Admitted calls waiting for a handler thread")
+        .register(registry);
+    this.refused =
+        Counter.builder("tenbin.rpc.calls.refused")
+            .description("Calls refused with RESOURCE_EXHAUSTED by the admission limit")
+            .register(registry);
+  }
+
+  /** The executor gRPC runs method lookup (and refusals, health) on. */
+  Executor admissionExecutor() {
+    return admission;
+  }
+
+  /** Admitted calls to the handler pool; the rest stay on the admission executor. */
+  ServerCallExecutorSupplier executorSupplier() {
+    return new ServerCallExecutorSupplier() {
+      @Override
+      public <ReqT, RespT> Executor getExecutor(ServerCall<ReqT, RespT> call, Metadata headers) {
+        return Boolean.TRUE.equals(ADMITTED.get()) ? handlers : null;
+      }
+    };
+  }
+
+  /** Takes a permit per arriving stream (health excepted) and gives it back when it closes. */
+  ServerStreamTracer.Factory tracerFactory() {
+    return new ServerStreamTracer.Factory() {
+      @Override
+      public ServerStreamTracer newServerStreamTracer(String fullMethodName, Metadata headers) {
+        if (fullMethodName.startsWith(HEALTH_PREFIX)) {
+          return new ServerStreamTracer() {};
+        }
+        boolean admitted = permits.tryAcquire();
+        AtomicBoolean released = new AtomicBoolean(!admitted);
+        return new ServerStreamTracer() {
+          @Override
+          public Context filterContext(Context context) {
+            return context.withValue(ADMITTED, admitted);
+          }
+
+          @Override
+          public void streamClosed(Status status) {
+            if (released.compareAndSet(false, true)) {
+              permits.release();
+            }
+          }
+        };
+      }
+    };
+  }
+
+  /** Closes calls that were not admitted, at once, with RESOURCE_EXHAUSTED and RetryInfo. */
+  ServerInterceptor interceptor() {
+    return new ServerInterceptor() {
+      @Override
+      public <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(
+          ServerCall<ReqT, RespT> call, Metadata headers, ServerCallHandler<ReqT, RespT> next) {
+        if (!Boolean.FALSE.equals(ADMITTED.get())) {
+          return next.startCall(call, headers);
+        }
+        refused.increment();
+        StatusRuntimeException busy =
+            StatusMapper.overloaded(
+                "server busy: " + limit + " concurrent calls at most (--max-concurrent-calls); retry after "
+                    + limits.retryAfter().toMillis() + " ms",
+                limits.retryAfter());
+        call.close(busy.getStatus(), busy.getTrailers());
+        return new ServerCall.Listener<>() {};
+      }
+    };
+  }
+
+  /** Calls admitted and not yet closed. */
+  int active() {
+    return limit - permits.availablePermits();
+  }
+
+  /** Stops the pools (after the server has terminated), waiting a little for running handlers. */
+  @Override
+  public void close() {
+    handlers.shutdown();
+    admission.shutdown();
+    try {
+      if (!handlers.awaitTermination(5, TimeUnit.SECONDS)) {
+        handlers.shutdownNow();
+      }
+    } catch (InterruptedException e) {
+      handlers.shutdownNow();
+      Thread.currentThread().interrupt();
+    }
+    admission.shutdownNow();
+  }
+
+  private static ThreadFactory named(String prefix) {
+    AtomicInteger count = new AtomicInteger();
+    return runnable -> {
+      Thread thread = new Thread(runnable, prefix + count.incrementAndGet());
+      thread.setDaemon(true);
+      return thread;
+    };
+  }
+}

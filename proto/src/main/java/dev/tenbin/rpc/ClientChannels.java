@@ -1,0 +1,169 @@
+package dev.tenbin.rpc;
+
+import io.grpc.CallOptions;
+import io.grpc.ChannelCredentials;
+import io.grpc.ClientCall;
+import io.grpc.CompositeChannelCredentials;
+import io.grpc.ConnectivityState;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
+import io.grpc.TlsChannelCredentials;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.util.AdvancedTlsX509TrustManager;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The one way Tenbin opens a channel to a Tenbin server (the CLI, the orchestrator's remote
+ * services, the rerank service's encoder), following a {@link ClientSecurity}: plaintext, or TLS
+ * with hostname verification against a CA file or the system's CAs, optionally a client certificate
+ * (mutual TLS, reloaded from disk when it changes), and optionally a bearer token on every call
+ * ({@link BearerTokenCredentials}). Channels send keepalive pings while calls are open, so a dead
+ * server is noticed.
+ *
+ * <p>The Java {@code EncoderClient} takes any {@link io.grpc.Channel}: give it one from here, e.g.
+ * {@code EncoderClient.of(ClientChannels.open("encoder.internal", 50051,
+ * ClientSecurity.trusting(ca).withTokenFile(token), ClientChannels.DEFAULT_MAX_INBOUND_MESSAGE_BYTES))}.
+ */
+public final class ClientChannels {
+  /** Largest response accepted unless told otherwise (encodings of big batches are large). */
+  public static final int DEFAULT_MAX_INBOUND_MESSAGE_BYTES = 256 * 1024 * 1024;
+
+  private static final Duration KEEPALIVE_TIME = Duration.ofSeconds(60);
+  private static final Duration KEEPALIVE_TIMEOUT = Duration.ofSeconds(20);
+  private static final Duration RELOAD_INTERVAL = Duration.ofMinutes(1);
+
+  private ClientChannels() {}
+
+  /** A channel to {@code host:port}; {@link IllegalArgumentException} for unreadable files. */
+  public static ManagedChannel open(String host, int port, ClientSecurity security, int maxInboundMessageBytes) {
+    TlsFiles files = null;
+    ChannelCredentials credentials;
+    if (security.tls()) {
+      TlsChannelCredentials.Builder tls = TlsChannelCredentials.newBuilder();
+      if (security.caFile() != null || security.clientCert() != null) {
+        files =
+            TlsFiles.open(
+                security.clientCert(), security.clientKey(), security.caFile(),
+                new TlsFiles.Labels("client certificate", "client key", "TLS CA file"),
+                AdvancedTlsX509TrustManager.Verification.CERTIFICATE_AND_HOST_NAME_VERIFICATION,
+                RELOAD_INTERVAL, Reloads.SCHEDULER);
+        if (files.keyManager() != null) {
+          tls.keyManager(files.keyManager());
+        }
+        if (files.trustManager() != null) {
+          tls.trustManager(files.trustManager());
+        }
+      }
+      credentials = tls.build();
+    } else {
+      credentials = InsecureChannelCredentials.create();
+    }
+    try {
+      if (security.tokenFile() != null) {
+        credentials =
+            CompositeChannelCredentials.create(credentials, new BearerTokenCredentials(security.tokenFile()));
+      }
+      NettyChannelBuilder builder =
+          NettyChannelBuilder.forAddress(host, port, credentials)
+              .maxInboundMessageSize(maxInboundMessageBytes)
+              .keepAliveTime(KEEPALIVE_TIME.toSeconds(), TimeUnit.SECONDS)
+              .keepAliveTimeout(KEEPALIVE_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+      if (security.serverName() != null) {
+        builder.overrideAuthority(security.serverName() + ":" + port);
+      }
+      ManagedChannel channel = builder.build();
+      return files == null ? channel : new OwningChannel(channel, files);
+    } catch (RuntimeException failure) {
+      if (files != null) {
+        files.close();
+      }
+      throw failure;
+    }
+  }
+
+  /** Checks of client certificate files, shared by all channels of the process. */
+  private static final class Reloads {
+    static final ScheduledExecutorService SCHEDULER =
+        Executors.newSingleThreadScheduledExecutor(
+            runnable -> {
+              Thread thread = new Thread(runnable, "tenbin-client-tls-reload");
+              thread.setDaemon(true);
+              return thread;
+            });
+  }
+
+  /** A channel that stops watching its certificate files when it is shut down. */
+  private static final class OwningChannel extends ManagedChannel {
+    private final ManagedChannel delegate;
+    private final TlsFiles files;
+
+    OwningChannel(ManagedChannel delegate, TlsFiles files) {
+      this.delegate = delegate;
+      this.files = files;
+    }
+
+    @Override
+    public ManagedChannel shutdown() {
+      files.close();
+      delegate.shutdown();
+      return this;
+    }
+
+    @Override
+    public ManagedChannel shutdownNow() {
+      files.close();
+      delegate.shutdownNow();
+      return this;
+    }
+
+    @Override
+    public boolean isShutdown() {
+      return delegate.isShutdown();
+    }
+
+    @Override
+    public boolean isTerminated() {
+      return delegate.isTerminated();
+    }
+
+    @Override
+    public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
+      return delegate.awaitTermination(timeout, unit);
+    }
+
+    @Override
+    public ConnectivityState getState(boolean requestConnection) {
+      return delegate.getState(requestConnection);
+    }
+
+    @Override
+    public void notifyWhenStateChanged(ConnectivityState source, Runnable callback) {
+      delegate.notifyWhenStateChanged(source, callback);
+    }
+
+    @Override
+    public void resetConnectBackoff() {
+      delegate.resetConnectBackoff();
+    }
+
+    @Override
+    public void enterIdle() {
+      delegate.enterIdle();
+    }
+
+    @Override
+    public <ReqT, RespT> ClientCall<ReqT, RespT> newCall(
+        MethodDescriptor<ReqT, RespT> method, CallOptions callOptions) {
+      return delegate.newCall(method, callOptions);
+    }
+
+    @Override
+    public String authority() {
+      return delegate.authority();
+    }
+  }
+}

@@ -1,0 +1,68 @@
+package dev.tenbin.rpc;
+
+import java.io.BufferedOutputStream;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Keeps standard error for what a user or operator must act on: libraries' start-up chatter that
+ * is logged at INFO through java.util.logging (Lucene's "Java vector incubator API enabled" line)
+ * is raised to WARNING, so their real warnings and errors still show. {@code TENBIN_VERBOSE=1}
+ * leaves everything as the libraries set it.
+ *
+ * <p>The JVM's own "Using incubator modules" banner is printed before any Java code runs, so the
+ * {@code tenbin} launcher passes the JVM's standard error through a filter that drops that line, and
+ * hands the real standard error over as well ({@code -Dtenbin.stderr=/dev/fd/3}, opened in append
+ * mode). {@link #apply()} points {@link System#err} there, so what Java prints never waits behind the
+ * filter (and cannot arrive after the process has exited); native code still writes through it.
+ */
+public final class QuietConsole {
+  /** java.util.logging loggers whose INFO lines are start-up chatter. */
+  private static final List<String> CHATTY = List.of("org.apache.lucene.internal.vectorization");
+
+  // java.util.logging keeps loggers weakly: hold them, or the level is lost with the logger.
+  private static final List<Logger> QUIETED = new ArrayList<>();
+
+  private QuietConsole() {}
+
+  /** Whether {@code TENBIN_VERBOSE} asks for every log line. */
+  public static boolean verbose() {
+    String value = System.getenv("TENBIN_VERBOSE");
+    return value != null && !value.isBlank() && !value.equals("0") && !value.equalsIgnoreCase("false");
+  }
+
+  /**
+   * Takes the launcher's standard error, then quiets the chatty loggers unless {@link #verbose()};
+   * call first thing in a main method.
+   */
+  public static synchronized void apply() {
+    useLauncherStderr();
+    if (verbose() || !QUIETED.isEmpty()) {
+      return;
+    }
+    for (String name : CHATTY) {
+      Logger logger = Logger.getLogger(name);
+      logger.setLevel(Level.WARNING);
+      QUIETED.add(logger);
+    }
+  }
+
+  private static void useLauncherStderr() {
+    String target = System.getProperty("tenbin.stderr");
+    if (target == null || target.isBlank()) {
+      return;
+    }
+    System.clearProperty("tenbin.stderr");
+    try {
+      FileOutputStream stderr = new FileOutputStream(target, true);
+      System.setErr(new PrintStream(new BufferedOutputStream(stderr, 8192), true, System.err.charset()));
+    } catch (IOException | SecurityException e) {
+      // Keep the filtered standard error: everything still arrives.
+    }
+  }
+}

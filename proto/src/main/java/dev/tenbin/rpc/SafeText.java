@@ -1,0 +1,119 @@
+package dev.tenbin.rpc;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Cuts text that goes to a client (status messages, field paths) to a size that always fits in
+ * HTTP/2 trailers: a value echoed in an error can be as long as the request allowed, and a status
+ * larger than the client's header limit (8 KiB by default) turns into {@code INTERNAL http2
+ * exception} instead of the error it was. Every long run of non-blank characters (a value) is cut
+ * to {@value #MAX_VALUE_CHARS} characters with an ellipsis and its original length; the whole text
+ * is then cut to a byte budget the same way. Cutting is idempotent: cut text is not cut again.
+ */
+public final class SafeText {
+  /** Characters of one value (a run without whitespace) kept before it is cut. */
+  public static final int MAX_VALUE_CHARS = 256;
+
+  /** UTF-8 bytes of a status message at most (grpc-java sends it percent-encoded, twice). */
+  public static final int MAX_MESSAGE_BYTES = 1000;
+
+  /** UTF-8 bytes of a field path in a {@code BadRequest} at most. */
+  public static final int MAX_FIELD_BYTES = 300;
+
+  /** UTF-8 bytes of a field violation's description at most. */
+  public static final int MAX_DESCRIPTION_BYTES = 600;
+
+  private SafeText() {}
+
+  /** {@code text} fit for a status message, or null when {@code text} is null. */
+  public static String message(String text) {
+    return cut(text, MAX_MESSAGE_BYTES);
+  }
+
+  /** Long values cut to {@link #MAX_VALUE_CHARS}, then the whole to {@code maxBytes} of UTF-8. */
+  public static String cut(String text, int maxBytes) {
+    if (text == null) {
+      return null;
+    }
+    String values = cutValues(text);
+    if (utf8Length(values) <= maxBytes) {
+      return values;
+    }
+    // A blank before the ellipsis keeps the suffix its own run, so cutting again changes nothing.
+    String suffix = " \u2026(" + text.length() + " chars)";
+    int budget = Math.max(0, maxBytes - utf8Length(suffix));
+    return prefixWithin(values, budget) + suffix;
+  }
+
+  /** Whether {@link #cut} would change {@code text}. */
+  public static boolean needsCut(String text, int maxBytes) {
+    return text != null && !cut(text, maxBytes).equals(text);
+  }
+
+  private static String cutValues(String text) {
+    StringBuilder out = null;
+    int runStart = 0;
+    for (int i = 0; i <= text.length(); i++) {
+      boolean boundary = i == text.length() || Character.isWhitespace(text.charAt(i));
+      if (!boundary) {
+        continue;
+      }
+      int runLength = i - runStart;
+      if (runLength > MAX_VALUE_CHARS) {
+        if (out == null) {
+          out = new StringBuilder(text.length() / 4).append(text, 0, runStart);
+        }
+        // The cut run ("xxxx…(12345") is MAX_VALUE_CHARS long at most, so cutting again changes nothing.
+        String marker = "\u2026(" + runLength;
+        String run = text.substring(runStart, i);
+        out.append(prefixChars(run, MAX_VALUE_CHARS - marker.length())).append(marker).append(" chars)");
+      } else if (out != null) {
+        out.append(text, runStart, i);
+      }
+      if (out != null && i < text.length()) {
+        out.append(text.charAt(i));
+      }
+      runStart = i + 1;
+    }
+    return out == null ? text : out.toString();
+  }
+
+  /** The first {@code chars} characters, not splitting a surrogate pair. */
+  private static String prefixChars(String text, int chars) {
+    int end = Math.min(chars, text.length());
+    if (end > 0 && end < text.length() && Character.isHighSurrogate(text.charAt(end - 1))) {
+      end--;
+    }
+    return text.substring(0, end);
+  }
+
+  /** The longest prefix whose UTF-8 encoding fits in {@code maxBytes}. */
+  private static String prefixWithin(String text, int maxBytes) {
+    int bytes = 0;
+    int i = 0;
+    while (i < text.length()) {
+      int codePoint = text.codePointAt(i);
+      int size = utf8Length(codePoint);
+      if (bytes + size > maxBytes) {
+        break;
+      }
+      bytes += size;
+      i += Character.charCount(codePoint);
+    }
+    return text.substring(0, i);
+  }
+
+  static int utf8Length(String text) {
+    return text.getBytes(StandardCharsets.UTF_8).length;
+  }
+
+  private static int utf8Length(int codePoint) {
+    if (codePoint < 0x80) {
+      return 1;
+    }
+    if (codePoint < 0x800) {
+      return 2;
+    }
+    return codePoint < 0x10000 ? 3 : 4;
+  }
+}

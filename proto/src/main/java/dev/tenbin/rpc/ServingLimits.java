@@ -1,0 +1,102 @@
+package dev.tenbin.rpc;
+
+import java.time.Duration;
+
+/**
+ * How much a server takes on at once, and how it notices dead clients.
+ *
+ * <p>Calls run on a fixed pool of {@code handlerThreads} named {@code grpc-handler-N}; at most
+ * {@code maxConcurrentCalls} calls are admitted at a time and the next one is refused at once with
+ * {@code RESOURCE_EXHAUSTED} and a {@code google.rpc.RetryInfo} of {@code retryAfter} (the refusal
+ * runs on a separate small pool, so it is immediate even when every handler thread is busy).
+ * Health checks are never refused. Admitted calls beyond the thread count wait in the pool's queue,
+ * which therefore holds at most {@code maxConcurrentCalls} entries.
+ *
+ * @param handlerThreads threads running service methods
+ * @param maxConcurrentCalls calls admitted at once over all connections
+ * @param maxConcurrentCallsPerConnection HTTP/2 streams one connection may have open (beyond,
+ *     clients queue locally)
+ * @param keepAliveTime ping a connection after this long without traffic
+ * @param keepAliveTimeout drop the connection (and cancel its calls) when a ping is not answered
+ *     within this
+ * @param maxConnectionIdle close a connection that has had no call for this long
+ * @param maxMetadataBytes largest request header block (metadata) accepted
+ * @param retryAfter the retry delay sent with an admission refusal
+ */
+public record ServingLimits(
+    int handlerThreads,
+    int maxConcurrentCalls,
+    int maxConcurrentCallsPerConnection,
+    Duration keepAliveTime,
+    Duration keepAliveTimeout,
+    Duration maxConnectionIdle,
+    int maxMetadataBytes,
+    Duration retryAfter) {
+  public static final Duration DEFAULT_KEEPALIVE_TIME = Duration.ofSeconds(60);
+  public static final Duration DEFAULT_KEEPALIVE_TIMEOUT = Duration.ofSeconds(20);
+  public static final Duration DEFAULT_MAX_CONNECTION_IDLE = Duration.ofMinutes(15);
+  public static final int DEFAULT_MAX_METADATA_BYTES = 8192;
+  public static final Duration DEFAULT_RETRY_AFTER = Duration.ofSeconds(1);
+
+  /** Clients may ping this often at most (our clients ping every 60 s when a call is open). */
+  public static final Duration PERMIT_KEEPALIVE_TIME = Duration.ofSeconds(30);
+
+  public ServingLimits {
+    if (handlerThreads < 1) {
+      throw new IllegalArgumentException("--handler-threads must be at least 1, got " + handlerThreads);
+    }
+    if (maxConcurrentCalls < 1) {
+      throw new IllegalArgumentException("--max-concurrent-calls must be at least 1, got " + maxConcurrentCalls);
+    }
+    if (maxConcurrentCallsPerConnection < 1) {
+      throw new IllegalArgumentException(
+          "--max-concurrent-calls-per-connection must be at least 1, got " + maxConcurrentCallsPerConnection);
+    }
+    if (maxMetadataBytes < 1024) {
+      throw new IllegalArgumentException("--max-metadata-bytes must be at least 1024, got " + maxMetadataBytes);
+    }
+    requirePositive(keepAliveTime, "--keepalive-seconds");
+    requirePositive(keepAliveTimeout, "--keepalive-timeout-seconds");
+    requirePositive(maxConnectionIdle, "--max-connection-idle-seconds");
+    requirePositive(retryAfter, "retry delay");
+  }
+
+  /** Handler threads when none are given: two per core, at least 4. */
+  public static int defaultHandlerThreads() {
+    return Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
+  }
+
+  /** Admitted calls when none are given: four per handler thread. */
+  public static int defaultMaxConcurrentCalls(int handlerThreads) {
+    return 4 * handlerThreads;
+  }
+
+  /** Streams per connection when none are given: twice the admitted calls, at least 100. */
+  public static int defaultMaxConcurrentCallsPerConnection(int maxConcurrentCalls) {
+    return Math.max(100, 2 * maxConcurrentCalls);
+  }
+
+  /** The defaults for this machine. */
+  public static ServingLimits defaults() {
+    return of(0, 0, 0);
+  }
+
+  /** Limits with the given sizes, each 0 meaning its default; timings are the defaults. */
+  public static ServingLimits of(int handlerThreads, int maxConcurrentCalls, int maxConcurrentCallsPerConnection) {
+    int threads = handlerThreads != 0 ? handlerThreads : defaultHandlerThreads();
+    int calls = maxConcurrentCalls != 0 ? maxConcurrentCalls : defaultMaxConcurrentCalls(Math.max(1, threads));
+    int perConnection =
+        maxConcurrentCallsPerConnection != 0
+            ? maxConcurrentCallsPerConnection
+            : defaultMaxConcurrentCallsPerConnection(Math.max(1, calls));
+    return new ServingLimits(
+        threads, calls, perConnection, DEFAULT_KEEPALIVE_TIME, DEFAULT_KEEPALIVE_TIMEOUT,
+        DEFAULT_MAX_CONNECTION_IDLE, DEFAULT_MAX_METADATA_BYTES, DEFAULT_RETRY_AFTER);
+  }
+
+  private static void requirePositive(Duration value, String name) {
+    if (value == null || value.isNegative() || value.isZero()) {
+      throw new IllegalArgumentException(name + " must be positive");
+    }
+  }
+}
