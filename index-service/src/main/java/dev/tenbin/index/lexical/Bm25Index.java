@@ -43,62 +43,136 @@ import org.apache.lucene.util.BytesRef;
 public final class Bm25Index implements Closeable {
   static final String ID_FIELD = "id";
   static final String CONTENTS_FIELD = "contents";
+  /** SHA-256 of a document's content, stored so a re-sent document can be recognised. */
+  static final String DIGEST_FIELD = "digest";
   private static final Sort SCORE_THEN_ID =
       new Sort(SortField.FIELD_SCORE, new SortField(ID_FIELD, SortField.Type.STRING));
 
+  private final Path path;
   private final Directory directory;
   private final Analyzer analyzer;
   private final BM25Similarity similarity;
-  private final IndexWriter writer;
+  private IndexWriter writer;
   private volatile DirectoryReader reader;
 
-  private Bm25Index(Directory directory, Analyzer analyzer, Bm25Parameters parameters)
+  private Bm25Index(Path path, Directory directory, Analyzer analyzer, Bm25Parameters parameters)
       throws IOException {
+    this.path = path;
     this.directory = directory;
     this.analyzer = analyzer;
     this.similarity = new BM25Similarity(parameters.k1(), parameters.b());
-    IndexWriterConfig config =
-        new IndexWriterConfig(analyzer)
-            .setSimilarity(similarity)
-            .setMergePolicy(new LogDocMergePolicy())
-            .setOpenMode(IndexWriterConfig.OpenMode.CREATE_OR_APPEND)
-            .setRAMBufferSizeMB(64)
-            // Only explicit commits publish documents: an unfinished batch never survives.
-            .setCommitOnClose(false);
-    this.writer = new IndexWriter(directory, config);
-    this.writer.commit();
-    this.reader = DirectoryReader.open(directory);
-  }
-
-  /** Opens (or creates) the index in {@code dir}; the last committed state is what is visible. */
-  public static Bm25Index open(Path dir, Analyzer analyzer, Bm25Parameters parameters) {
+    this.writer = new IndexWriter(directory, writerConfig());
     try {
-      return new Bm25Index(FSDirectory.open(dir), analyzer, parameters);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot open the BM25 index in " + dir, e);
+      this.writer.commit();
+      this.reader = DirectoryReader.open(directory);
+      if (reader.numDocs() != reader.maxDoc()) {
+        int deleted = reader.maxDoc() - reader.numDocs();
+        reader.decRef();
+        throw new IllegalStateException(
+            "the BM25 index in " + path + " holds " + deleted + " deleted document(s), left by a failed ingest of an"
+                + " older version; its documents no longer line up with their vectors");
+      }
+    } catch (IOException | RuntimeException e) {
+      writer.rollback();
+      throw e;
     }
   }
 
-  /** Adds documents; they become visible (and durable) with {@link #commit()}. */
-  public void add(List<LexicalDocument> documents) {
+  private IndexWriterConfig writerConfig() {
+    return new IndexWriterConfig(analyzer)
+        .setSimilarity(similarity)
+        .setMergePolicy(new LogDocMergePolicy())
+        .setOpenMode(IndexWriterConfig.OpenMode.CREATE_OR_APPEND)
+        .setRAMBufferSizeMB(64)
+        // Only explicit commits publish documents: an unfinished batch never survives.
+        .setCommitOnClose(false);
+  }
+
+  /**
+   * Opens (or creates) the index in {@code dir}; the last committed state is what is visible.
+   *
+   * @throws IllegalStateException when the index holds deleted documents (ordinals would shift)
+   * @throws UncheckedIOException when it cannot be read (corrupt files, locked by another writer)
+   */
+  public static Bm25Index open(Path dir, Analyzer analyzer, Bm25Parameters parameters) {
+    Directory directory = null;
     try {
-      for (LexicalDocument doc : documents) {
-        Document lucene = new Document();
-        lucene.add(new StringField(ID_FIELD, doc.id(), Field.Store.NO));
-        lucene.add(new StoredField(ID_FIELD, doc.id()));
-        lucene.add(new SortedDocValuesField(ID_FIELD, new BytesRef(doc.id())));
-        lucene.add(new TextField(CONTENTS_FIELD, doc.contents(), Field.Store.NO));
-        writer.addDocument(lucene);
+      directory = FSDirectory.open(dir);
+      return new Bm25Index(dir, directory, analyzer, parameters);
+    } catch (IOException | RuntimeException e) {
+      if (directory != null) {
+        try {
+          directory.close();
+        } catch (IOException suppressed) {
+          e.addSuppressed(suppressed);
+        }
       }
+      if (e instanceof IOException io) {
+        throw new UncheckedIOException("cannot open the BM25 index in " + dir + ": " + io.getMessage(), io);
+      }
+      throw (RuntimeException) e;
+    }
+  }
+
+  /** Adds documents without digests; they become visible (and durable) with {@link #commit()}. */
+  public void add(List<LexicalDocument> documents) {
+    for (LexicalDocument doc : documents) {
+      add(doc, null);
+    }
+  }
+
+  /**
+   * Adds one document and its content digest (may be null); it becomes visible (and durable) with
+   * {@link #commit()}.
+   *
+   * @throws IllegalArgumentException when Lucene refuses the document (e.g. a term over 32,766
+   *     bytes); the writer then holds a deleted document, so the caller must {@link #rollback()}
+   */
+  public synchronized void add(LexicalDocument doc, byte[] digest) {
+    Document lucene = new Document();
+    lucene.add(new StringField(ID_FIELD, doc.id(), Field.Store.NO));
+    lucene.add(new StoredField(ID_FIELD, doc.id()));
+    lucene.add(new SortedDocValuesField(ID_FIELD, new BytesRef(doc.id())));
+    lucene.add(new TextField(CONTENTS_FIELD, doc.contents(), Field.Store.NO));
+    if (digest != null) {
+      lucene.add(new StoredField(DIGEST_FIELD, digest));
+    }
+    try {
+      writer.addDocument(lucene);
     } catch (IOException e) {
-      throw new UncheckedIOException(e);
+      throw new UncheckedIOException("cannot add a document to the BM25 index in " + path, e);
     }
   }
 
   /** Makes everything added so far durable and visible, atomically. */
-  public void commit() {
+  public synchronized void commit() {
     try {
       writer.commit();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot commit the BM25 index in " + path, e);
+    }
+    refresh();
+  }
+
+  /**
+   * Discards everything added since the last commit (Lucene's {@link IndexWriter#rollback()}, which
+   * closes the writer) and opens a new writer and reader on the last commit.
+   */
+  public synchronized void rollback() {
+    try {
+      writer.rollback();
+      writer = new IndexWriter(directory, writerConfig());
+      DirectoryReader fresh = DirectoryReader.open(directory);
+      DirectoryReader old = reader;
+      reader = fresh;
+      old.decRef();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot roll back the BM25 index in " + path, e);
+    }
+  }
+
+  private void refresh() {
+    try {
       DirectoryReader refreshed = DirectoryReader.openIfChanged(reader);
       if (refreshed != null) {
         DirectoryReader old = reader;
@@ -106,7 +180,20 @@ public final class Bm25Index implements Closeable {
         old.decRef();
       }
     } catch (IOException e) {
+      throw new UncheckedIOException("cannot reopen the BM25 index in " + path, e);
+    }
+  }
+
+  /** The content digest stored with committed document {@code ordinal}, or null (none stored). */
+  public byte[] digest(int ordinal) {
+    DirectoryReader current = acquire();
+    try {
+      BytesRef digest = current.storedFields().document(ordinal, java.util.Set.of(DIGEST_FIELD)).getBinaryValue(DIGEST_FIELD);
+      return digest == null ? null : BytesRef.deepCopyOf(digest).bytes;
+    } catch (IOException e) {
       throw new UncheckedIOException(e);
+    } finally {
+      release(current);
     }
   }
 
@@ -122,7 +209,11 @@ public final class Bm25Index implements Closeable {
       StoredFields stored = current.storedFields();
       List<String> ids = new ArrayList<>(current.maxDoc());
       for (int doc = 0; doc < current.maxDoc(); doc++) {
-        ids.add(stored.document(doc).get(ID_FIELD));
+        String id = stored.document(doc).get(ID_FIELD);
+        if (id == null) {
+          throw new IllegalStateException("the BM25 index in " + path + " holds a document without an id (ordinal " + doc + ")");
+        }
+        ids.add(id);
       }
       return ids;
     } catch (IOException e) {
@@ -217,13 +308,16 @@ public final class Bm25Index implements Closeable {
   }
 
   @Override
-  public void close() {
-    try {
-      reader.decRef();
-      writer.close();
-      directory.close();
+  public synchronized void close() {
+    try (Directory closing = directory) {
+      try {
+        reader.decRef();
+      } finally {
+        // Nothing uncommitted is kept: rollback releases the write lock without a commit.
+        writer.rollback();
+      }
     } catch (IOException e) {
-      throw new UncheckedIOException(e);
+      throw new UncheckedIOException("cannot close the BM25 index in " + path, e);
     }
   }
 }
