@@ -75,7 +75,7 @@ public final class CollectionCatalog implements Closeable, MeterBinder {
       if (!spec.name().equals(name)) {
         throw new IllegalStateException("its spec names it " + Excerpt.of(spec.name()) + ", not after its folder");
       }
-      collections.put(name, IndexCollection.open(spec, folder));
+      collections.put(name, IndexCollection.open(spec, folder, false));
     } catch (RuntimeException | StackOverflowError | OutOfMemoryError e) {
       String error = "cannot be opened: " + describe(e);
       log.error("quarantining collection {} in {}: {}", name, folder, error, e);
@@ -103,7 +103,7 @@ public final class CollectionCatalog implements Closeable, MeterBinder {
     Path folder = dataDirectory.createCollectionFolder(spec.name());
     IndexCollection collection = null;
     try {
-      collection = IndexCollection.open(spec, folder);
+      collection = IndexCollection.open(spec, folder, true);
       dataDirectory.publishSpec(folder, spec);
     } catch (RuntimeException | Error e) {
       try {

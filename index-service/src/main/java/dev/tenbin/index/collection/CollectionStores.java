@@ -25,13 +25,16 @@ import java.util.List;
  * behind as damaged. {@link #rollback()} returns every store to Lucene's last commit.
  */
 final class CollectionStores implements Closeable {
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(CollectionStores.class);
+  private final Path directory;
   final Bm25Index lexical;
   final DenseVectorStore dense;
   final SparseVectorStore sparse;
   final MultiVectorStore multiVectors;
 
   private CollectionStores(
-      Bm25Index lexical, DenseVectorStore dense, SparseVectorStore sparse, MultiVectorStore multiVectors) {
+      Path directory, Bm25Index lexical, DenseVectorStore dense, SparseVectorStore sparse, MultiVectorStore multiVectors) {
+    this.directory = directory;
     this.lexical = lexical;
     this.dense = dense;
     this.sparse = sparse;
@@ -39,14 +42,16 @@ final class CollectionStores implements Closeable {
   }
 
   /**
-   * Opens (or creates) every store the spec names under {@code directory}; whatever opened is closed
-   * again when a later one fails.
+   * Opens every store the spec names under {@code directory} ({@code create}: a new collection's,
+   * created empty; otherwise the BM25 index must exist); whatever opened is closed again when a
+   * later one fails.
    */
-  static CollectionStores open(CollectionSpec spec, Path directory) {
+  static CollectionStores open(CollectionSpec spec, Path directory, boolean create) {
     List<java.io.Closeable> opened = new ArrayList<>();
     try {
       Bm25Index lexical =
-          Bm25Index.open(directory.resolve("bm25"), LanguageAnalyzers.forLanguage(spec.language()), spec.bm25());
+          Bm25Index.open(
+              directory.resolve("bm25"), LanguageAnalyzers.forLanguage(spec.language()), spec.bm25(), !create);
       opened.add(lexical);
       DenseVectorStore dense =
           spec.denseDimension() > 0 ? DenseVectorStore.open(directory.resolve("dense"), spec.denseDimension()) : null;
@@ -60,7 +65,7 @@ final class CollectionStores implements Closeable {
           spec.multiVectorDimension() > 0
               ? MultiVectorStore.open(directory.resolve("multivector"), spec.multiVectorDimension())
               : null;
-      return new CollectionStores(lexical, dense, sparse, multiVectors);
+      return new CollectionStores(directory, lexical, dense, sparse, multiVectors);
     } catch (RuntimeException | Error e) {
       closeQuietly(opened, e);
       throw e;
@@ -81,15 +86,27 @@ final class CollectionStores implements Closeable {
     requireAtLeast("sparse vectors", sparse == null ? documents : sparse.size(), documents);
     requireAtLeast("multi-vectors", multiVectors == null ? documents : multiVectors.size(), documents);
     if (dense != null) {
+      noteCut("dense vectors", dense.size(), documents);
       dense.truncateTo(documents);
     }
     if (sparse != null) {
+      noteCut("sparse vectors", sparse.size(), documents);
       sparse.truncateTo(documents);
     }
     if (multiVectors != null) {
+      noteCut("multi-vectors", multiVectors.size(), documents);
       multiVectors.truncateTo(documents);
     }
     return ids;
+  }
+
+  private void noteCut(String store, int held, int documents) {
+    if (held > documents) {
+      log.warn(
+          "collection in {}: cutting {} committed {} past the BM25 index's {} documents (a batch whose texts never"
+              + " committed)",
+          directory, held - documents, store, documents);
+    }
   }
 
   private static void requireAtLeast(String store, int held, int documents) {
@@ -154,7 +171,7 @@ final class CollectionStores implements Closeable {
     return alignToLexical();
   }
 
-  long bytesOnDisk(Path directory) {
+  long bytesOnDisk() {
     try (var files = java.nio.file.Files.walk(directory)) {
       return files.filter(java.nio.file.Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
     } catch (java.io.IOException | java.io.UncheckedIOException e) {

@@ -62,13 +62,13 @@ public final class IndexCollection implements Closeable {
   }
 
   /**
-   * Opens the collection in {@code directory} at its last commit.
+   * Opens the collection in {@code directory} at its last commit, or creates it empty.
    *
    * @throws RuntimeException when its stores cannot be opened or do not belong together (nothing
    *     is left open then)
    */
-  static IndexCollection open(CollectionSpec spec, Path directory) {
-    CollectionStores stores = CollectionStores.open(spec, directory);
+  static IndexCollection open(CollectionSpec spec, Path directory, boolean create) {
+    CollectionStores stores = CollectionStores.open(spec, directory, create);
     try {
       return new IndexCollection(spec, directory, stores, stores.alignToLexical());
     } catch (RuntimeException | Error e) {
@@ -97,7 +97,7 @@ public final class IndexCollection implements Closeable {
 
   /** Bytes the collection's files take on disk, or -1 when they cannot be measured. */
   public long bytesOnDisk() {
-    return stores.bytesOnDisk(directory);
+    return stores.bytesOnDisk();
   }
 
   /** Test hook: failures to inject while a batch is written. */

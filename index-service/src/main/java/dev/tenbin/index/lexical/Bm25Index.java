@@ -55,13 +55,16 @@ public final class Bm25Index implements Closeable {
   private IndexWriter writer;
   private volatile DirectoryReader reader;
 
-  private Bm25Index(Path path, Directory directory, Analyzer analyzer, Bm25Parameters parameters)
+  private Bm25Index(Path path, Directory directory, Analyzer analyzer, Bm25Parameters parameters, boolean mustExist)
       throws IOException {
     this.path = path;
     this.directory = directory;
     this.analyzer = analyzer;
     this.similarity = new BM25Similarity(parameters.k1(), parameters.b());
-    this.writer = new IndexWriter(directory, writerConfig());
+    this.writer =
+        new IndexWriter(
+            directory,
+            writerConfig().setOpenMode(mustExist ? IndexWriterConfig.OpenMode.APPEND : IndexWriterConfig.OpenMode.CREATE_OR_APPEND));
     try {
       this.writer.commit();
       this.reader = DirectoryReader.open(directory);
@@ -82,7 +85,7 @@ public final class Bm25Index implements Closeable {
     return new IndexWriterConfig(analyzer)
         .setSimilarity(similarity)
         .setMergePolicy(new LogDocMergePolicy())
-        .setOpenMode(IndexWriterConfig.OpenMode.CREATE_OR_APPEND)
+        .setOpenMode(IndexWriterConfig.OpenMode.APPEND)
         .setRAMBufferSizeMB(64)
         // Only explicit commits publish documents: an unfinished batch never survives.
         .setCommitOnClose(false);
@@ -95,10 +98,18 @@ public final class Bm25Index implements Closeable {
    * @throws UncheckedIOException when it cannot be read (corrupt files, locked by another writer)
    */
   public static Bm25Index open(Path dir, Analyzer analyzer, Bm25Parameters parameters) {
+    return open(dir, analyzer, parameters, false);
+  }
+
+  /**
+   * As {@link #open(Path, Analyzer, Bm25Parameters)}; with {@code mustExist} an index that is not
+   * there is an error (an existing collection whose index went missing), not a new empty index.
+   */
+  public static Bm25Index open(Path dir, Analyzer analyzer, Bm25Parameters parameters, boolean mustExist) {
     Directory directory = null;
     try {
       directory = FSDirectory.open(dir);
-      return new Bm25Index(dir, directory, analyzer, parameters);
+      return new Bm25Index(dir, directory, analyzer, parameters, mustExist);
     } catch (IOException | RuntimeException e) {
       if (directory != null) {
         try {
