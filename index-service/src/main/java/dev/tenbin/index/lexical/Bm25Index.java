@@ -1,6 +1,7 @@
 package dev.tenbin.index.lexical;
 
 import dev.tenbin.core.Cancellation;
+import dev.tenbin.core.UnavailableException;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -54,6 +55,7 @@ public final class Bm25Index implements Closeable {
   private final BM25Similarity similarity;
   private IndexWriter writer;
   private volatile DirectoryReader reader;
+  private volatile boolean closed;
 
   private Bm25Index(Path path, Directory directory, Analyzer analyzer, Bm25Parameters parameters, boolean mustExist)
       throws IOException {
@@ -301,12 +303,17 @@ public final class Bm25Index implements Closeable {
     }
   }
 
+  /** The current reader, referenced; a reader swapped out meanwhile is retried, a closed index refused. */
   private DirectoryReader acquire() {
     while (true) {
       DirectoryReader current = reader;
       if (current.tryIncRef()) {
         return current;
       }
+      if (closed && current == reader) {
+        throw new UnavailableException("the collection was closed (dropped, or the service is stopping)");
+      }
+      Thread.onSpinWait();
     }
   }
 
@@ -320,6 +327,10 @@ public final class Bm25Index implements Closeable {
 
   @Override
   public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
     try (Directory closing = directory) {
       try {
         reader.decRef();
