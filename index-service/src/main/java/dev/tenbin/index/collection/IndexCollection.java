@@ -49,6 +49,7 @@ public final class IndexCollection implements Closeable {
   private final Map<String, Integer> ordinalById = new HashMap<>();
   private IngestFaults faults = IngestFaults.NONE;
   private volatile String failure;
+  private volatile boolean closed;
   private volatile DenseSearcher denseSearcher;
   private volatile ImpactSearcher sparseSearcher;
   private volatile MaxSimSearcher maxSimSearcher;
@@ -206,6 +207,10 @@ public final class IndexCollection implements Closeable {
   }
 
   private void requireServing() {
+    if (closed) {
+      throw new UnavailableException(
+          "collection " + spec.name() + " was closed (dropped, or the service is stopping)");
+    }
     String why = failure;
     if (why != null) {
       throw new PreconditionException("collection", "collection " + spec.name() + " stopped serving: " + why);
@@ -461,6 +466,9 @@ public final class IndexCollection implements Closeable {
 
   @Override
   public synchronized void close() {
-    stores.close();
+    if (!closed) {
+      closed = true;
+      stores.close();
+    }
   }
 }

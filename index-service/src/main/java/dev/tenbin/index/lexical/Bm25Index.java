@@ -8,6 +8,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
@@ -44,6 +45,8 @@ import org.apache.lucene.util.BytesRef;
 public final class Bm25Index implements Closeable {
   static final String ID_FIELD = "id";
   static final String CONTENTS_FIELD = "contents";
+  /** Commit user data: the documents a commit holds, checked at open against what Lucene holds. */
+  static final String DOCUMENTS_KEY = "tenbin.documents";
   /** SHA-256 of a document's content, stored so a re-sent document can be recognised. */
   static final String DIGEST_FIELD = "digest";
   private static final Sort SCORE_THEN_ID =
@@ -56,6 +59,7 @@ public final class Bm25Index implements Closeable {
   private IndexWriter writer;
   private volatile DirectoryReader reader;
   private volatile boolean closed;
+  private int added;
 
   private Bm25Index(Path path, Directory directory, Analyzer analyzer, Bm25Parameters parameters, boolean mustExist)
       throws IOException {
@@ -70,12 +74,20 @@ public final class Bm25Index implements Closeable {
     try {
       this.writer.commit();
       this.reader = DirectoryReader.open(directory);
+      String recorded = reader.getIndexCommit().getUserData().get(DOCUMENTS_KEY);
       if (reader.numDocs() != reader.maxDoc()) {
         int deleted = reader.maxDoc() - reader.numDocs();
         reader.decRef();
         throw new IllegalStateException(
             "the BM25 index in " + path + " holds " + deleted + " deleted document(s), left by a failed ingest of an"
                 + " older version; its documents no longer line up with their vectors");
+      }
+      if (recorded != null && !recorded.equals(Integer.toString(reader.maxDoc()))) {
+        int held = reader.maxDoc();
+        reader.decRef();
+        throw new IllegalStateException(
+            "the BM25 index in " + path + " holds " + held + " documents where its last commit recorded " + recorded
+                + " (changed outside the index service)");
       }
     } catch (IOException | RuntimeException e) {
       writer.rollback();
@@ -152,6 +164,7 @@ public final class Bm25Index implements Closeable {
     }
     try {
       writer.addDocument(lucene);
+      added++;
     } catch (IOException e) {
       throw new UncheckedIOException("cannot add a document to the BM25 index in " + path, e);
     }
@@ -160,7 +173,9 @@ public final class Bm25Index implements Closeable {
   /** Makes everything added so far durable and visible, atomically. */
   public synchronized void commit() {
     try {
+      writer.setLiveCommitData(Map.of(DOCUMENTS_KEY, Integer.toString(reader.maxDoc() + added)).entrySet());
       writer.commit();
+      added = 0;
     } catch (IOException e) {
       throw new UncheckedIOException("cannot commit the BM25 index in " + path, e);
     }
@@ -173,6 +188,7 @@ public final class Bm25Index implements Closeable {
    */
   public synchronized void rollback() {
     try {
+      added = 0;
       writer.rollback();
       writer = new IndexWriter(directory, writerConfig());
       DirectoryReader fresh = DirectoryReader.open(directory);

@@ -35,6 +35,26 @@ class QuarantineTest {
           }
         }
       }
+      case "lucene-deleted" -> {
+        // What a failed ingest of the older version left: a refused document kept as deleted.
+        try (var writer =
+            new org.apache.lucene.index.IndexWriter(
+                org.apache.lucene.store.FSDirectory.open(folder.resolve("bm25")),
+                new org.apache.lucene.index.IndexWriterConfig().setMergePolicy(org.apache.lucene.index.NoMergePolicy.INSTANCE))) {
+          writer.deleteDocuments(new org.apache.lucene.index.Term("id", "a"));
+          writer.commit();
+        }
+      }
+      case "lucene-merged" -> {
+        // A document removed by another writer: the ordinals of the rest would shift under the vectors.
+        try (var writer =
+            new org.apache.lucene.index.IndexWriter(
+                org.apache.lucene.store.FSDirectory.open(folder.resolve("bm25")), new org.apache.lucene.index.IndexWriterConfig())) {
+          writer.deleteDocuments(new org.apache.lucene.index.Term("id", "a"));
+          writer.forceMerge(1);
+          writer.commit();
+        }
+      }
       case "lucene-gone" -> {
         try (var files = Files.list(folder.resolve("bm25"))) {
           for (Path file : files.toList()) {
@@ -50,7 +70,7 @@ class QuarantineTest {
   @ValueSource(
       strings = {
         "spec-garbage", "spec-renamed", "dense-short", "dense-manifest", "dense-dimension", "dense-behind",
-        "lucene-segments", "lucene-gone"
+        "lucene-segments", "lucene-deleted", "lucene-merged", "lucene-gone"
       })
   void aDamagedCollectionIsQuarantinedListedAndDroppableWhileTheOthersServe(String how) throws Exception {
     try (CollectionCatalog catalog = CollectionCatalog.open(dataDir)) {

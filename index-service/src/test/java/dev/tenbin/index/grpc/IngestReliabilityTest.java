@@ -378,4 +378,44 @@ class IngestReliabilityTest {
         Status.Code.NOT_FOUND,
         "name");
   }
+
+  @Test
+  void aCorruptCollectionIsQuarantinedOverGrpcWhileTheOthersServeAndItCanBeDropped() throws Exception {
+    createFull("broken");
+    createFull("healthy");
+    ingest(batch("broken", full("a", "apple", 1, 0)));
+    ingest(batch("healthy", full("a", "apple", 1, 0)));
+    stop();
+    java.nio.file.Files.write(dataDir.resolve("broken").resolve("sparse").resolve("sparse.bin"), new byte[] {0, 0, 0, 99});
+    startServer();
+
+    assertThat(index.listCollections(ListCollectionsRequest.getDefaultInstance()).getCollectionsList())
+        .extracting(d -> d.getSpec().getName() + ":" + d.getState())
+        .containsExactly("broken:COLLECTION_STATE_FAILED", "healthy:COLLECTION_STATE_READY");
+    CollectionDescription broken = describe("broken");
+    assertThat(broken.getError()).contains("sparse vectors").contains("damaged");
+    assertThat(broken.getSpec().getDenseDimension()).isEqualTo(2);
+    assertStatus(
+        () -> search("broken", Family.FAMILY_DENSE, denseQuery()), Status.Code.FAILED_PRECONDITION, "collection");
+    assertStatus(
+        () -> ingest(batch("broken", full("b", "apple", 1, 0))), Status.Code.FAILED_PRECONDITION, "collection");
+    assertStatus(
+        () ->
+            index.rescore(
+                dev.tenbin.proto.index.v1.RescoreRequest.newBuilder()
+                    .setCollection("broken")
+                    .setFamily(Family.FAMILY_BM25)
+                    .addCandidates(dev.tenbin.proto.index.v1.CandidateList.newBuilder().setQuery(Query.newBuilder().setText("apple")).addDocIds("a"))
+                    .build()),
+        Status.Code.FAILED_PRECONDITION,
+        "collection");
+    assertEveryFamilyHolds("healthy", "a");
+
+    assertThat(index.dropCollection(dev.tenbin.proto.index.v1.DropCollectionRequest.newBuilder().setName("broken").build()).getDropped())
+        .isTrue();
+    assertThat(dataDir.resolve("broken")).doesNotExist();
+    assertThat(index.listCollections(ListCollectionsRequest.getDefaultInstance()).getCollectionsList())
+        .extracting(d -> d.getSpec().getName())
+        .containsExactly("healthy");
+  }
 }
