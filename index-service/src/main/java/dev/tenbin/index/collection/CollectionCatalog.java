@@ -43,6 +43,7 @@ public final class CollectionCatalog implements Closeable, MeterBinder {
   private final Map<String, Quarantined> quarantined = new ConcurrentSkipListMap<>();
   private final Map<String, List<Meter>> meters = new HashMap<>();
   private MeterRegistry registry;
+  private final java.util.Set<String> describeFailuresLogged = java.util.concurrent.ConcurrentHashMap.newKeySet();
   private boolean closed;
 
   /** A collection folder that could not be opened. */
@@ -181,7 +182,9 @@ public final class CollectionCatalog implements Closeable, MeterBinder {
     try {
       return collection.stats();
     } catch (RuntimeException e) {
-      log.error("collection {} cannot be described", collection.spec().name(), e);
+      if (describeFailuresLogged.add(collection.spec().name())) {
+        log.error("collection {} cannot be described (logged once)", collection.spec().name(), e);
+      }
       return new CollectionStats(
           collection.spec().name(), collection.spec(), CollectionState.FAILED, "cannot be described: " + describe(e),
           0, -1, null);

@@ -47,7 +47,10 @@ public final class DocumentRules {
     }
   }
 
-  /** UTF-8 length of {@code value}, counted until it passes {@code limit} (then any larger number). */
+  /**
+   * The UTF-8 length of {@code value} as far as {@code limit} matters: a number above {@code limit}
+   * exactly when the encoded value is longer than {@code limit} bytes (counting stops there).
+   */
   static long utf8Length(String value, int limit) {
     if (value == null) {
       return 0;
