@@ -49,6 +49,7 @@ final class DataDirectory implements Closeable {
   static final String COLLECTION_MARKER = ".tenbin-collection";
   static final String SPEC_FILE = "collection.properties";
   static final int FORMAT = 1;
+  private static final java.util.Set<String> IGNORED = java.util.Set.of(ROOT_MARKER + ".tmp", "lost+found");
   private static final Pattern COLLECTION_NAME = Pattern.compile("[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}");
 
   private final Path root;
@@ -66,7 +67,8 @@ final class DataDirectory implements Closeable {
    * root marker; a folder with the marker is used as it is. A non-empty folder without the marker
    * is adopted only when it is a data directory of an older version: every entry a folder holding
    * a collection spec ({@value #SPEC_FILE}); each then gets its collection marker and the root its
-   * marker. Anything else is refused.
+   * marker. Anything else is refused. A {@code lost+found} folder (a formatted volume's) does not
+   * count and is never touched.
    *
    * @throws DataDirectoryRefusedException when the folder is not the service's, is of a newer
    *     format, or is in use by another index service
@@ -100,8 +102,9 @@ final class DataDirectory implements Closeable {
       return List.of();
     }
     try (Stream<Path> list = Files.list(root)) {
-      // A marker's temporary file is what an interrupted initialisation leaves.
-      return list.filter(p -> !p.getFileName().toString().equals(ROOT_MARKER + ".tmp")).sorted().toList();
+      // A marker's temporary file is what an interrupted initialisation leaves; lost+found is what
+      // a freshly formatted volume (a Kubernetes persistent volume) holds. Neither is ever touched.
+      return list.filter(p -> !IGNORED.contains(p.getFileName().toString())).sorted().toList();
     }
   }
 
@@ -191,7 +194,7 @@ final class DataDirectory implements Closeable {
     try (DirectoryStream<Path> entries = Files.newDirectoryStream(root)) {
       for (Path entry : entries) {
         String name = entry.getFileName().toString();
-        if (name.equals(ROOT_MARKER)) {
+        if (name.equals(ROOT_MARKER) || IGNORED.contains(name)) {
           continue;
         }
         boolean folder = Files.isDirectory(entry, LinkOption.NOFOLLOW_LINKS);

@@ -49,6 +49,20 @@ class DataDirectoryTest {
   }
 
   @Test
+  void aFreshVolumeHoldingOnlyLostAndFoundIsInitialisedAndLostAndFoundLeftAlone() throws Exception {
+    Path volume = Files.createDirectories(tmp.resolve("volume"));
+    Files.createDirectories(volume.resolve("lost+found"));
+    Files.writeString(volume.resolve("lost+found").resolve("#1234"), "recovered");
+    try (CollectionCatalog catalog = CollectionCatalog.open(volume)) {
+      catalog.create(CollectionSpec.lexical("c", "en"));
+    }
+    try (CollectionCatalog catalog = CollectionCatalog.open(volume)) {
+      assertThat(catalog.describeAll()).extracting(CollectionStats::name).containsExactly("c");
+    }
+    assertThat(volume.resolve("lost+found").resolve("#1234")).hasContent("recovered");
+  }
+
+  @Test
   void aFolderHoldingOtherFilesIsRefusedAndLeftUntouched() throws Exception {
     Path home = Files.createDirectories(tmp.resolve("home"));
     Files.createDirectories(home.resolve("photos"));
