@@ -1,6 +1,7 @@
 package dev.tenbin.index;
 
 import dev.tenbin.index.collection.CollectionCatalog;
+import dev.tenbin.index.collection.DataDirectoryRefusedException;
 import dev.tenbin.index.grpc.IndexGrpcService;
 import dev.tenbin.rpc.GrpcServerHost;
 import dev.tenbin.rpc.ServerOptions;
@@ -11,8 +12,10 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /** Runs the index service: {@code tenbin.index.v1} over gRPC, collections on local disk. */
 @Command(
@@ -25,7 +28,9 @@ public final class IndexServer implements Callable<Integer>, AutoCloseable {
   @Option(
       names = "--data-dir",
       defaultValue = "${env:TENBIN_INDEX_DATA_DIR:-.tenbin/index-data}",
-      description = "Folder holding the collections (env TENBIN_INDEX_DATA_DIR; default ${DEFAULT-VALUE}).")
+      description =
+          "Folder holding the collections (env TENBIN_INDEX_DATA_DIR; default ${DEFAULT-VALUE}). A missing or"
+              + " empty folder is initialised; one with files the index service did not create is refused (exit 2).")
   Path dataDirectory;
 
   @Option(
@@ -39,6 +44,8 @@ public final class IndexServer implements Callable<Integer>, AutoCloseable {
       defaultValue = "${env:TENBIN_INDEX_MAX_QUERIES:-10000}",
       description = "Largest number of queries in one search request (default ${DEFAULT-VALUE}).")
   int maxQueries;
+
+  @Spec CommandSpec spec;
 
   private CollectionCatalog catalog;
   private GrpcServerHost host;
@@ -57,8 +64,14 @@ public final class IndexServer implements Callable<Integer>, AutoCloseable {
   public static Embedded startInProcess(String name, Path dataDirectory, MeterRegistry registry) {
     IndexServiceConfig config = IndexServiceConfig.embedded(dataDirectory);
     CollectionCatalog catalog = CollectionCatalog.open(dataDirectory);
-    GrpcServerHost host = GrpcServerHost.startInProcess(name, registry, services(catalog, config));
-    return new Embedded(catalog, host);
+    try {
+      GrpcServerHost host = GrpcServerHost.startInProcess(name, registry, services(catalog, config));
+      catalog.bindTo(host.registry());
+      return new Embedded(catalog, host);
+    } catch (RuntimeException e) {
+      catalog.close();
+      throw e;
+    }
   }
 
   /** An in-process index service and its catalog; closing stops both. */
@@ -70,11 +83,21 @@ public final class IndexServer implements Callable<Integer>, AutoCloseable {
     }
   }
 
+  /**
+   * Serves until stopped. Exits with 2, naming {@code --data-dir}, when the data directory is not
+   * the index service's to use (see {@link CollectionCatalog#open}); nothing in it is changed then.
+   */
   @Override
   public Integer call() throws Exception {
     IndexServiceConfig config = config();
-    catalog = CollectionCatalog.open(config.dataDirectory());
+    try {
+      catalog = CollectionCatalog.open(config.dataDirectory());
+    } catch (DataDirectoryRefusedException refused) {
+      spec.commandLine().getErr().println("index-service: --data-dir " + config.dataDirectory() + " refused: " + refused.getMessage());
+      return 2;
+    }
     host = GrpcServerHost.start(config.server(), services(catalog, config)).stopOnSignal("index-service");
+    catalog.bindTo(host.registry());
     System.err.printf(
         "index-service listening on %s:%d (metrics port %d, data %s)%n",
         config.server().host(), host.port(), host.metricsPort(), config.dataDirectory());

@@ -6,7 +6,7 @@ import dev.tenbin.index.lexical.LanguageAnalyzers;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.UncheckedIOException;
-import java.io.Writer;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,9 +19,9 @@ import java.util.regex.Pattern;
  * @param name collection name: letters, digits, '.', '_' and '-', at most 128 characters
  * @param language normalised ISO 639 code selecting the BM25 analyzer
  * @param bm25 BM25 parameters
- * @param denseDimension dimension of stored dense vectors, 0 for none
+ * @param denseDimension dimension of stored dense vectors, 0 for none, at most {@value #MAX_DIMENSION}
  * @param sparseVocabularySize vocabulary size of stored sparse vectors, 0 for none
- * @param multiVectorDimension dimension of stored token vectors, 0 for none
+ * @param multiVectorDimension dimension of stored token vectors, 0 for none, at most {@value #MAX_DIMENSION}
  */
 public record CollectionSpec(
     String name,
@@ -30,6 +30,9 @@ public record CollectionSpec(
     int denseDimension,
     int sparseVocabularySize,
     int multiVectorDimension) {
+  /** Largest dense or multi-vector dimension. */
+  public static final int MAX_DIMENSION = 65_536;
+
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,128}");
 
   public CollectionSpec {
@@ -37,20 +40,19 @@ public record CollectionSpec(
       throw new InvalidInputException(
           "spec.name",
           "collection name must be 1-128 letters, digits, '.', '_' or '-' (not starting with"
-              + " '.'), got '"
-              + name
-              + "'");
+              + " '.'), got "
+              + Excerpt.of(name));
     }
     language = LanguageAnalyzers.normalize(language);
     bm25 = bm25 == null ? Bm25Parameters.ANSERINI_DEFAULTS : bm25;
-    requireNonNegative("spec.dense_dimension", denseDimension);
-    requireNonNegative("spec.sparse_vocabulary_size", sparseVocabularySize);
-    requireNonNegative("spec.multivector_dimension", multiVectorDimension);
+    requireWithin("spec.dense_dimension", denseDimension, MAX_DIMENSION);
+    requireWithin("spec.sparse_vocabulary_size", sparseVocabularySize, Integer.MAX_VALUE);
+    requireWithin("spec.multivector_dimension", multiVectorDimension, MAX_DIMENSION);
   }
 
-  private static void requireNonNegative(String field, int value) {
-    if (value < 0) {
-      throw new InvalidInputException(field, field + " must not be negative, got " + value);
+  private static void requireWithin(String field, int value, int max) {
+    if (value < 0 || value > max) {
+      throw new InvalidInputException(field, field + " must be within 0.." + max + ", got " + value);
     }
   }
 
@@ -58,7 +60,8 @@ public record CollectionSpec(
     return new CollectionSpec(name, language, Bm25Parameters.ANSERINI_DEFAULTS, 0, 0, 0);
   }
 
-  void writeTo(Path file) {
+  /** The spec as the text of its {@code collection.properties} file. */
+  String toProperties() {
     Properties props = new Properties();
     props.setProperty("name", name);
     props.setProperty("language", language);
@@ -67,28 +70,39 @@ public record CollectionSpec(
     props.setProperty("dense.dimension", Integer.toString(denseDimension));
     props.setProperty("sparse.vocabulary_size", Integer.toString(sparseVocabularySize));
     props.setProperty("multivector.dimension", Integer.toString(multiVectorDimension));
-    try (Writer out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+    StringWriter out = new StringWriter();
+    try {
       props.store(out, "Tenbin collection spec");
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+    return out.toString();
   }
 
+  /**
+   * Reads a spec file.
+   *
+   * @throws IllegalStateException when the file is unreadable or does not hold a valid spec
+   */
   static CollectionSpec readFrom(Path file) {
     Properties props = new Properties();
     try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
       props.load(in);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot read collection spec " + file, e);
+    } catch (IOException | IllegalArgumentException e) {
+      throw new IllegalStateException("the collection spec " + file.getFileName() + " cannot be read", e);
     }
-    return new CollectionSpec(
-        props.getProperty("name"),
-        props.getProperty("language"),
-        new Bm25Parameters(
-            Float.parseFloat(props.getProperty("bm25.k1")),
-            Float.parseFloat(props.getProperty("bm25.b"))),
-        Integer.parseInt(props.getProperty("dense.dimension", "0")),
-        Integer.parseInt(props.getProperty("sparse.vocabulary_size", "0")),
-        Integer.parseInt(props.getProperty("multivector.dimension", "0")));
+    try {
+      return new CollectionSpec(
+          props.getProperty("name"),
+          props.getProperty("language"),
+          new Bm25Parameters(
+              Float.parseFloat(props.getProperty("bm25.k1")),
+              Float.parseFloat(props.getProperty("bm25.b"))),
+          Integer.parseInt(props.getProperty("dense.dimension", "0")),
+          Integer.parseInt(props.getProperty("sparse.vocabulary_size", "0")),
+          Integer.parseInt(props.getProperty("multivector.dimension", "0")));
+    } catch (RuntimeException e) {
+      throw new IllegalStateException("the collection spec " + file.getFileName() + " is damaged: it does not hold a valid spec", e);
+    }
   }
 }

@@ -1,6 +1,7 @@
 package dev.tenbin.index.dense;
 
 import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.index.storage.DurableFiles;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.StringReader;
@@ -12,7 +13,6 @@ import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
@@ -291,40 +291,36 @@ public final class DenseVectorStore implements Closeable {
 
   private int readCommittedCount() throws IOException {
     Path manifest = directory.resolve(MANIFEST);
-    if (Files.exists(manifest)) {
-      Properties properties = new Properties();
-      properties.load(new StringReader(Files.readString(manifest, StandardCharsets.UTF_8)));
-      int stored = Integer.parseInt(properties.getProperty("dimension", "-1").trim());
-      if (stored != dimension) {
-        throw new IllegalStateException(
-            "dense vectors in " + directory + " have " + stored + " dimensions, not " + dimension);
+    try {
+      if (Files.exists(manifest)) {
+        Properties properties = new Properties();
+        properties.load(new StringReader(Files.readString(manifest, StandardCharsets.UTF_8)));
+        int stored = Integer.parseInt(properties.getProperty("dimension", "-1").trim());
+        if (stored != dimension) {
+          throw new IllegalStateException(
+              "dense vectors in " + directory + " have " + stored + " dimensions, not " + dimension);
+        }
+        return nonNegative(Integer.parseInt(properties.getProperty("count", "0").trim()));
       }
-      return Integer.parseInt(properties.getProperty("count", "0").trim());
+      Path legacy = directory.resolve(LEGACY_COUNT);
+      return Files.exists(legacy) ? nonNegative(Integer.parseInt(Files.readString(legacy).trim())) : 0;
+    } catch (NumberFormatException | java.nio.charset.CharacterCodingException e) {
+      throw new IllegalStateException("the dense manifest in " + directory + " is damaged (not a count and a dimension)");
     }
-    Path legacy = directory.resolve(LEGACY_COUNT);
-    return Files.exists(legacy) ? Integer.parseInt(Files.readString(legacy).trim()) : 0;
+  }
+
+  private int nonNegative(int count) {
+    if (count < 0) {
+      throw new IllegalStateException("the dense manifest in " + directory + " is damaged (negative count)");
+    }
+    return count;
   }
 
   /** Replaces the manifest atomically and durably. */
   private void writeManifest(int count) throws IOException {
-    String text = "# Tenbin dense vectors: float32 little-endian in " + DATA + "\ncount=" + count + "\ndimension=" + dimension + "\n";
-    Path tmp = directory.resolve(MANIFEST + ".tmp");
-    try (FileChannel out =
-        FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
-      out.write(StandardCharsets.UTF_8.encode(text));
-      out.force(true);
-    }
-    Files.move(tmp, directory.resolve(MANIFEST), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    forceDirectory();
-  }
-
-  /** Makes the manifest's rename durable where the platform allows forcing a directory. */
-  private void forceDirectory() {
-    try (FileChannel dir = FileChannel.open(directory, StandardOpenOption.READ)) {
-      dir.force(true);
-    } catch (IOException e) {
-      // Some platforms (Windows) cannot open a directory; the rename is then as durable as the OS makes it.
-    }
+    DurableFiles.replace(
+        directory.resolve(MANIFEST),
+        "# Tenbin dense vectors: float32 little-endian in " + DATA + "\ncount=" + count + "\ndimension=" + dimension + "\n");
   }
 
   private void ensureOpen() {

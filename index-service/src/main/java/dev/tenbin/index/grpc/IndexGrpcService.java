@@ -7,7 +7,6 @@ import dev.tenbin.index.collection.CollectionCatalog;
 import dev.tenbin.index.collection.CollectionSpec;
 import dev.tenbin.index.collection.CollectionStats;
 import dev.tenbin.index.collection.IndexCollection;
-import dev.tenbin.index.collection.IngestDocument;
 import dev.tenbin.index.collection.ScoredHit;
 import dev.tenbin.index.dense.VectorSimilarity;
 import dev.tenbin.index.fusion.RankFusion;
@@ -16,17 +15,12 @@ import dev.tenbin.proto.index.v1.FuseRequest;
 import dev.tenbin.proto.index.v1.FuseResponse;
 import dev.tenbin.index.lexical.Bm25Parameters;
 import dev.tenbin.proto.common.v1.DenseVector;
-import dev.tenbin.proto.common.v1.Similarity;
-import dev.tenbin.proto.index.v1.DenseOptions;
-import dev.tenbin.proto.index.v1.Quantization;
 import dev.tenbin.proto.common.v1.Ranking;
 import dev.tenbin.proto.common.v1.ScoredDocument;
-import dev.tenbin.proto.index.v1.CollectionDescription;
 import dev.tenbin.proto.index.v1.CreateCollectionRequest;
 import dev.tenbin.proto.index.v1.CreateCollectionResponse;
 import dev.tenbin.proto.index.v1.DescribeCollectionRequest;
 import dev.tenbin.proto.index.v1.DescribeCollectionResponse;
-import dev.tenbin.proto.index.v1.Document;
 import dev.tenbin.proto.index.v1.DropCollectionRequest;
 import dev.tenbin.proto.index.v1.DropCollectionResponse;
 import dev.tenbin.proto.index.v1.Family;
@@ -39,9 +33,7 @@ import dev.tenbin.proto.index.v1.Query;
 import dev.tenbin.proto.index.v1.SearchRequest;
 import dev.tenbin.proto.index.v1.SearchResponse;
 import dev.tenbin.proto.index.v1.SearchStats;
-import dev.tenbin.rpc.StatusMapper;
 import io.grpc.Context;
-import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import java.util.ArrayList;
 import java.util.List;
@@ -80,17 +72,18 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
                 spec.getSparseVocabularySize(),
                 spec.getMultivectorDimension()));
     responses.onNext(
-        CreateCollectionResponse.newBuilder().setCollection(describe(collection)).build());
+        CreateCollectionResponse.newBuilder()
+            .setCollection(CollectionDescriptions.of(catalog.describe(collection.spec().name(), "spec.name")))
+            .build());
     responses.onCompleted();
   }
 
   @Override
   public void describeCollection(
       DescribeCollectionRequest request, StreamObserver<DescribeCollectionResponse> responses) {
-    IndexCollection collection = catalog.get(request.getName(), "name");
     responses.onNext(
         DescribeCollectionResponse.newBuilder()
-            .setCollection(describe(collection))
+            .setCollection(CollectionDescriptions.of(catalog.describe(request.getName(), "name")))
             .build());
     responses.onCompleted();
   }
@@ -99,8 +92,8 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
   public void listCollections(
       ListCollectionsRequest request, StreamObserver<ListCollectionsResponse> responses) {
     ListCollectionsResponse.Builder response = ListCollectionsResponse.newBuilder();
-    for (IndexCollection collection : catalog.list()) {
-      response.addCollections(describe(collection));
+    for (CollectionStats stats : catalog.describeAll()) {
+      response.addCollections(CollectionDescriptions.of(stats));
     }
     responses.onNext(response.build());
     responses.onCompleted();
@@ -109,73 +102,16 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
   @Override
   public void dropCollection(
       DropCollectionRequest request, StreamObserver<DropCollectionResponse> responses) {
-    catalog.get(request.getName(), "name");
+    catalog.describe(request.getName(), "name");
     responses.onNext(
         DropCollectionResponse.newBuilder().setDropped(catalog.drop(request.getName())).build());
     responses.onCompleted();
   }
 
+  /** One acknowledgement per committed batch; see {@link IngestStream}. */
   @Override
   public StreamObserver<IngestRequest> ingest(StreamObserver<IngestResponse> responses) {
-    return new StreamObserver<>() {
-      private IndexCollection collection;
-      private long ingested;
-      private int batches;
-      private boolean failed;
-
-      @Override
-      public void onNext(IngestRequest request) {
-        if (failed) {
-          return;
-        }
-        try {
-          if (collection == null) {
-            collection = catalog.get(request.getCollection(), "collection");
-          } else if (!request.getCollection().isEmpty()
-              && !request.getCollection().equals(collection.spec().name())) {
-            throw new InvalidInputException(
-                "collection", "one ingest stream must name one collection");
-          }
-          List<IngestDocument> batch = new ArrayList<>(request.getDocumentsCount());
-          for (Document doc : request.getDocumentsList()) {
-            batch.add(toIngestDocument(doc));
-          }
-          collection.ingest(batch);
-          ingested += batch.size();
-          batches++;
-        } catch (RuntimeException failure) {
-          failed = true;
-          responses.onError(StatusMapper.toStatusException(failure));
-        }
-      }
-
-      @Override
-      public void onError(Throwable t) {
-        // The client went away; committed batches stay committed.
-      }
-
-      @Override
-      public void onCompleted() {
-        if (failed) {
-          return;
-        }
-        if (collection == null) {
-          responses.onError(
-              StatusMapper.withField(
-                  com.google.rpc.Code.INVALID_ARGUMENT,
-                  "an ingest stream must carry at least one message naming the collection",
-                  "collection"));
-          return;
-        }
-        responses.onNext(
-            IngestResponse.newBuilder()
-                .setDocumentsIngested(ingested)
-                .setBatchesCommitted(batches)
-                .setDocumentCount(collection.size())
-                .build());
-        responses.onCompleted();
-      }
-    };
+    return new IngestStream(catalog, responses);
   }
 
   @Override
@@ -191,27 +127,9 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
           "at most " + config.maxQueriesPerRequest() + " queries per request, got "
               + request.getQueriesCount());
     }
-    Family family = request.getFamily();
-    if (family == Family.FAMILY_UNSPECIFIED) {
-      throw new InvalidInputException("family", "family is required (e.g. FAMILY_BM25)");
-    }
-    VectorSimilarity similarity = VectorSimilarity.COSINE;
-    if (family == Family.FAMILY_DENSE) {
-      DenseOptions options = request.getDense();
-      similarity = options.getSimilarity() == Similarity.SIMILARITY_DOT ? VectorSimilarity.DOT : VectorSimilarity.COSINE;
-    }
-    dev.tenbin.index.dense.DenseSearchOptions denseOptions =
-        new dev.tenbin.index.dense.DenseSearchOptions(
-            similarity,
-            request.getDense().getTruncateDimensions(),
-            switch (request.getDense().getQuantization()) {
-              case QUANTIZATION_INT8 -> dev.tenbin.index.dense.Quantization.INT8;
-              case QUANTIZATION_BINARY -> dev.tenbin.index.dense.Quantization.BINARY;
-              default -> dev.tenbin.index.dense.Quantization.NONE;
-            },
-            request.getDense().getRescore(),
-            request.getDense().getRescoreDepth(),
-            request.getDense().getApproximate());
+    Family family = RequestOptions.family(request.getFamily(), request.getFamilyValue());
+    dev.tenbin.index.dense.DenseSearchOptions denseOptions = RequestOptions.dense(request.getDense());
+    RequestOptions.sparse(request.getSparse());
     double recallSum = 0;
     long clipped = 0;
     long queryValues = 0;
@@ -240,9 +158,6 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
         if (!query.hasSparse()) {
           throw new InvalidInputException("queries[" + i + "].sparse", "a sparse search needs a sparse query vector");
         }
-        if (request.getSparse().getMaxQueryDims() < 0 || request.getSparse().getMaxDocumentDims() < 0) {
-          throw new InvalidInputException("sparse", "pruning limits must not be negative");
-        }
         hits =
             collection.searchSparse(
                 toSparse(query.getSparse()), request.getSparse().getMaxQueryDims(), request.getSparse().getMaxDocumentDims(),
@@ -252,13 +167,15 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
           throw new InvalidInputException("queries[" + i + "].multi_vector", "a late-interaction search needs query token vectors");
         }
         hits = collection.searchMaxSim(toTokenVectors(query.getMultiVector()), request.getTopK(), cancellation);
-      } else {
+      } else if (family == Family.FAMILY_DENSE) {
         var dense = denseBatch.get(i);
         hits = dense.hits();
         clipped += dense.clippedQueryValues();
         queryValues += dense.queryValues();
         bytesPerVector = dense.bytesPerVector();
         recallSum += Double.isNaN(dense.approximateRecall()) ? 0 : dense.approximateRecall();
+      } else {
+        throw new IllegalStateException("family " + family + " has no search");
       }
       response.addRankings(toRanking(query.getId(), hits));
     }
@@ -277,12 +194,14 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
   public void rescore(
       dev.tenbin.proto.index.v1.RescoreRequest request, StreamObserver<dev.tenbin.proto.index.v1.RescoreResponse> responses) {
     IndexCollection collection = catalog.get(request.getCollection(), "collection");
-    Family family = request.getFamily();
-    if (family == Family.FAMILY_UNSPECIFIED) {
-      throw new InvalidInputException("family", "family is required (e.g. FAMILY_DENSE)");
+    Family family = RequestOptions.family(request.getFamily(), request.getFamilyValue());
+    VectorSimilarity similarity = RequestOptions.similarity(request.getDense());
+    RequestOptions.sparse(request.getSparse());
+    if (request.getCandidatesCount() > config.maxQueriesPerRequest()) {
+      throw new InvalidInputException(
+          "candidates",
+          "at most " + config.maxQueriesPerRequest() + " candidate lists per request, got " + request.getCandidatesCount());
     }
-    VectorSimilarity similarity =
-        request.getDense().getSimilarity() == Similarity.SIMILARITY_DOT ? VectorSimilarity.DOT : VectorSimilarity.COSINE;
     Cancellation cancellation = Context.current()::isCancelled;
     long start = System.nanoTime();
     var response = dev.tenbin.proto.index.v1.RescoreResponse.newBuilder();
@@ -299,7 +218,7 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
                 request.getSparse().getMaxDocumentDims(), candidates.getDocIdsList(), field);
       } else if (family == Family.FAMILY_MULTIVECTOR) {
         hits = collection.rescoreMaxSim(toTokenVectors(candidates.getQuery().getMultiVector()), candidates.getDocIdsList(), field);
-      } else {
+      } else if (family == Family.FAMILY_DENSE) {
         if (!candidates.getQuery().hasDense()) {
           throw new InvalidInputException("candidates[" + i + "].query.dense", "dense rescoring needs a dense query vector");
         }
@@ -307,6 +226,8 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
             collection.rescoreDense(
                 toArray(candidates.getQuery().getDense()), candidates.getDocIdsList(), similarity,
                 request.getDense().getTruncateDimensions(), field);
+      } else {
+        throw new IllegalStateException("family " + family + " has no rescoring");
       }
       response.addRankings(toRanking(candidates.getQuery().getId(), hits));
     }
@@ -375,88 +296,15 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
     return ranking.build();
   }
 
-  private static IngestDocument toIngestDocument(Document doc) {
-    return new IngestDocument(
-        doc.getId(), doc.getTitle(), doc.getText(),
-        doc.hasDense() ? toArray(doc.getDense()) : null,
-        doc.hasSparse() ? toSparse(doc.getSparse()) : null,
-        doc.hasMultiVector() ? toTokenVectors(doc.getMultiVector()) : null);
-  }
-
   private static dev.tenbin.index.sparse.SparseDoc toSparse(dev.tenbin.proto.common.v1.SparseVector vector) {
-    int[] ids = new int[vector.getIndicesCount()];
-    float[] weights = new float[vector.getValuesCount()];
-    for (int i = 0; i < ids.length; i++) {
-      ids[i] = vector.getIndices(i);
-    }
-    for (int i = 0; i < weights.length; i++) {
-      weights[i] = vector.getValues(i);
-    }
-    return new dev.tenbin.index.sparse.SparseDoc(ids, weights);
+    return ProtoVectors.sparse(vector);
   }
 
   private static dev.tenbin.index.multivector.TokenVectors toTokenVectors(dev.tenbin.proto.common.v1.MultiVector vector) {
-    float[] values = new float[vector.getValuesCount()];
-    for (int i = 0; i < values.length; i++) {
-      values[i] = vector.getValues(i);
-    }
-    return new dev.tenbin.index.multivector.TokenVectors(vector.getTokenCount(), values);
+    return ProtoVectors.tokens(vector);
   }
 
   private static float[] toArray(DenseVector vector) {
-    float[] values = new float[vector.getValuesCount()];
-    for (int i = 0; i < values.length; i++) {
-      values[i] = vector.getValues(i);
-    }
-    return values;
-  }
-
-  private static CollectionDescription describe(IndexCollection collection) {
-    CollectionStats stats = collection.stats();
-    var spec = stats.spec();
-    CollectionDescription.Builder description =
-        CollectionDescription.newBuilder()
-            .setSpec(
-                dev.tenbin.proto.index.v1.CollectionSpec.newBuilder()
-                    .setName(spec.name())
-                    .setLanguage(spec.language())
-                    .setBm25(
-                        dev.tenbin.proto.index.v1.Bm25Parameters.newBuilder()
-                            .setK1(spec.bm25().k1())
-                            .setB(spec.bm25().b()))
-                    .setDenseDimension(spec.denseDimension())
-                    .setSparseVocabularySize(spec.sparseVocabularySize())
-                    .setMultivectorDimension(spec.multiVectorDimension()))
-            .setDocumentCount(stats.documentCount())
-            .setBytesOnDisk(stats.bytesOnDisk())
-            .addFamilies(Family.FAMILY_BM25);
-    if (spec.sparseVocabularySize() > 0) {
-      description.addFamilies(Family.FAMILY_SPARSE);
-    }
-    if (spec.multiVectorDimension() > 0) {
-      description.addFamilies(Family.FAMILY_MULTIVECTOR);
-    }
-    if (spec.denseDimension() > 0) {
-      description.addFamilies(Family.FAMILY_DENSE);
-      int dims = spec.denseDimension();
-      for (var quantization : dev.tenbin.index.dense.Quantization.values()) {
-        description.addFootprints(
-            dev.tenbin.proto.index.v1.VariantFootprint.newBuilder()
-                .setVariant(quantization == dev.tenbin.index.dense.Quantization.NONE ? "base" : quantization.name().toLowerCase())
-                .setBytesPerVector(dev.tenbin.index.dense.DenseSearchOptions.bytesPerVector(quantization, dims)));
-      }
-      var calibration = collection.int8Calibration();
-      if (calibration != null) {
-        var proto = dev.tenbin.proto.index.v1.Int8Calibration.newBuilder();
-        for (float v : calibration.minimums()) {
-          proto.addMinimums(v);
-        }
-        for (float v : calibration.maximums()) {
-          proto.addMaximums(v);
-        }
-        description.setInt8Calibration(proto);
-      }
-    }
-    return description.build();
+    return ProtoVectors.dense(vector);
   }
 }

@@ -1,12 +1,14 @@
 package dev.tenbin.index.lexical;
 
 import dev.tenbin.core.Cancellation;
+import dev.tenbin.core.UnavailableException;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
@@ -43,62 +45,163 @@ import org.apache.lucene.util.BytesRef;
 public final class Bm25Index implements Closeable {
   static final String ID_FIELD = "id";
   static final String CONTENTS_FIELD = "contents";
+  /** Commit user data: the documents a commit holds, checked at open against what Lucene holds. */
+  static final String DOCUMENTS_KEY = "tenbin.documents";
+  /** SHA-256 of a document's content, stored so a re-sent document can be recognised. */
+  static final String DIGEST_FIELD = "digest";
   private static final Sort SCORE_THEN_ID =
       new Sort(SortField.FIELD_SCORE, new SortField(ID_FIELD, SortField.Type.STRING));
 
+  private final Path path;
   private final Directory directory;
   private final Analyzer analyzer;
   private final BM25Similarity similarity;
-  private final IndexWriter writer;
+  private IndexWriter writer;
   private volatile DirectoryReader reader;
+  private volatile boolean closed;
+  private int added;
 
-  private Bm25Index(Directory directory, Analyzer analyzer, Bm25Parameters parameters)
+  private Bm25Index(Path path, Directory directory, Analyzer analyzer, Bm25Parameters parameters, boolean mustExist)
       throws IOException {
+    this.path = path;
     this.directory = directory;
     this.analyzer = analyzer;
     this.similarity = new BM25Similarity(parameters.k1(), parameters.b());
-    IndexWriterConfig config =
-        new IndexWriterConfig(analyzer)
-            .setSimilarity(similarity)
-            .setMergePolicy(new LogDocMergePolicy())
-            .setOpenMode(IndexWriterConfig.OpenMode.CREATE_OR_APPEND)
-            .setRAMBufferSizeMB(64)
-            // Only explicit commits publish documents: an unfinished batch never survives.
-            .setCommitOnClose(false);
-    this.writer = new IndexWriter(directory, config);
-    this.writer.commit();
-    this.reader = DirectoryReader.open(directory);
-  }
-
-  /** Opens (or creates) the index in {@code dir}; the last committed state is what is visible. */
-  public static Bm25Index open(Path dir, Analyzer analyzer, Bm25Parameters parameters) {
+    this.writer =
+        new IndexWriter(
+            directory,
+            writerConfig().setOpenMode(mustExist ? IndexWriterConfig.OpenMode.APPEND : IndexWriterConfig.OpenMode.CREATE_OR_APPEND));
     try {
-      return new Bm25Index(FSDirectory.open(dir), analyzer, parameters);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot open the BM25 index in " + dir, e);
+      this.writer.commit();
+      this.reader = DirectoryReader.open(directory);
+      String recorded = reader.getIndexCommit().getUserData().get(DOCUMENTS_KEY);
+      if (reader.numDocs() != reader.maxDoc()) {
+        int deleted = reader.maxDoc() - reader.numDocs();
+        reader.decRef();
+        throw new IllegalStateException(
+            "the BM25 index in " + path + " holds " + deleted + " deleted document(s), left by a failed ingest of an"
+                + " older version; its documents no longer line up with their vectors");
+      }
+      if (recorded != null && !recorded.equals(Integer.toString(reader.maxDoc()))) {
+        int held = reader.maxDoc();
+        reader.decRef();
+        throw new IllegalStateException(
+            "the BM25 index in " + path + " holds " + held + " documents where its last commit recorded " + recorded
+                + " (changed outside the index service)");
+      }
+    } catch (IOException | RuntimeException e) {
+      writer.rollback();
+      throw e;
     }
   }
 
-  /** Adds documents; they become visible (and durable) with {@link #commit()}. */
-  public void add(List<LexicalDocument> documents) {
+  private IndexWriterConfig writerConfig() {
+    return new IndexWriterConfig(analyzer)
+        .setSimilarity(similarity)
+        .setMergePolicy(new LogDocMergePolicy())
+        .setOpenMode(IndexWriterConfig.OpenMode.APPEND)
+        .setRAMBufferSizeMB(64)
+        // Only explicit commits publish documents: an unfinished batch never survives.
+        .setCommitOnClose(false);
+  }
+
+  /**
+   * Opens (or creates) the index in {@code dir}; the last committed state is what is visible.
+   *
+   * @throws IllegalStateException when the index holds deleted documents (ordinals would shift)
+   * @throws UncheckedIOException when it cannot be read (corrupt files, locked by another writer)
+   */
+  public static Bm25Index open(Path dir, Analyzer analyzer, Bm25Parameters parameters) {
+    return open(dir, analyzer, parameters, false);
+  }
+
+  /**
+   * As {@link #open(Path, Analyzer, Bm25Parameters)}; with {@code mustExist} an index that is not
+   * there is an error (an existing collection whose index went missing), not a new empty index.
+   */
+  public static Bm25Index open(Path dir, Analyzer analyzer, Bm25Parameters parameters, boolean mustExist) {
+    Directory directory = null;
     try {
-      for (LexicalDocument doc : documents) {
-        Document lucene = new Document();
-        lucene.add(new StringField(ID_FIELD, doc.id(), Field.Store.NO));
-        lucene.add(new StoredField(ID_FIELD, doc.id()));
-        lucene.add(new SortedDocValuesField(ID_FIELD, new BytesRef(doc.id())));
-        lucene.add(new TextField(CONTENTS_FIELD, doc.contents(), Field.Store.NO));
-        writer.addDocument(lucene);
+      directory = FSDirectory.open(dir);
+      return new Bm25Index(dir, directory, analyzer, parameters, mustExist);
+    } catch (IOException | RuntimeException e) {
+      if (directory != null) {
+        try {
+          directory.close();
+        } catch (IOException suppressed) {
+          e.addSuppressed(suppressed);
+        }
       }
+      if (e instanceof IOException io) {
+        throw new UncheckedIOException("cannot open the BM25 index in " + dir + ": " + io.getMessage(), io);
+      }
+      throw (RuntimeException) e;
+    }
+  }
+
+  /** Adds documents without digests; they become visible (and durable) with {@link #commit()}. */
+  public void add(List<LexicalDocument> documents) {
+    for (LexicalDocument doc : documents) {
+      add(doc, null);
+    }
+  }
+
+  /**
+   * Adds one document and its content digest (may be null); it becomes visible (and durable) with
+   * {@link #commit()}.
+   *
+   * @throws IllegalArgumentException when Lucene refuses the document (e.g. a term over 32,766
+   *     bytes); the writer then holds a deleted document, so the caller must {@link #rollback()}
+   */
+  public synchronized void add(LexicalDocument doc, byte[] digest) {
+    Document lucene = new Document();
+    lucene.add(new StringField(ID_FIELD, doc.id(), Field.Store.NO));
+    lucene.add(new StoredField(ID_FIELD, doc.id()));
+    lucene.add(new SortedDocValuesField(ID_FIELD, new BytesRef(doc.id())));
+    lucene.add(new TextField(CONTENTS_FIELD, doc.contents(), Field.Store.NO));
+    if (digest != null) {
+      lucene.add(new StoredField(DIGEST_FIELD, digest));
+    }
+    try {
+      writer.addDocument(lucene);
+      added++;
     } catch (IOException e) {
-      throw new UncheckedIOException(e);
+      throw new UncheckedIOException("cannot add a document to the BM25 index in " + path, e);
     }
   }
 
   /** Makes everything added so far durable and visible, atomically. */
-  public void commit() {
+  public synchronized void commit() {
     try {
+      writer.setLiveCommitData(Map.of(DOCUMENTS_KEY, Integer.toString(reader.maxDoc() + added)).entrySet());
       writer.commit();
+      added = 0;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot commit the BM25 index in " + path, e);
+    }
+    refresh();
+  }
+
+  /**
+   * Discards everything added since the last commit (Lucene's {@link IndexWriter#rollback()}, which
+   * closes the writer) and opens a new writer and reader on the last commit.
+   */
+  public synchronized void rollback() {
+    try {
+      added = 0;
+      writer.rollback();
+      writer = new IndexWriter(directory, writerConfig());
+      DirectoryReader fresh = DirectoryReader.open(directory);
+      DirectoryReader old = reader;
+      reader = fresh;
+      old.decRef();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot roll back the BM25 index in " + path, e);
+    }
+  }
+
+  private void refresh() {
+    try {
       DirectoryReader refreshed = DirectoryReader.openIfChanged(reader);
       if (refreshed != null) {
         DirectoryReader old = reader;
@@ -106,7 +209,20 @@ public final class Bm25Index implements Closeable {
         old.decRef();
       }
     } catch (IOException e) {
+      throw new UncheckedIOException("cannot reopen the BM25 index in " + path, e);
+    }
+  }
+
+  /** The content digest stored with committed document {@code ordinal}, or null (none stored). */
+  public byte[] digest(int ordinal) {
+    DirectoryReader current = acquire();
+    try {
+      BytesRef digest = current.storedFields().document(ordinal, java.util.Set.of(DIGEST_FIELD)).getBinaryValue(DIGEST_FIELD);
+      return digest == null ? null : BytesRef.deepCopyOf(digest).bytes;
+    } catch (IOException e) {
       throw new UncheckedIOException(e);
+    } finally {
+      release(current);
     }
   }
 
@@ -122,7 +238,11 @@ public final class Bm25Index implements Closeable {
       StoredFields stored = current.storedFields();
       List<String> ids = new ArrayList<>(current.maxDoc());
       for (int doc = 0; doc < current.maxDoc(); doc++) {
-        ids.add(stored.document(doc).get(ID_FIELD));
+        String id = stored.document(doc).get(ID_FIELD);
+        if (id == null) {
+          throw new IllegalStateException("the BM25 index in " + path + " holds a document without an id (ordinal " + doc + ")");
+        }
+        ids.add(id);
       }
       return ids;
     } catch (IOException e) {
@@ -199,12 +319,17 @@ public final class Bm25Index implements Closeable {
     }
   }
 
+  /** The current reader, referenced; a reader swapped out meanwhile is retried, a closed index refused. */
   private DirectoryReader acquire() {
     while (true) {
       DirectoryReader current = reader;
       if (current.tryIncRef()) {
         return current;
       }
+      if (closed && current == reader) {
+        throw new UnavailableException("the collection was closed (dropped, or the service is stopping)");
+      }
+      Thread.onSpinWait();
     }
   }
 
@@ -217,13 +342,20 @@ public final class Bm25Index implements Closeable {
   }
 
   @Override
-  public void close() {
-    try {
-      reader.decRef();
-      writer.close();
-      directory.close();
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    try (Directory closing = directory) {
+      try {
+        reader.decRef();
+      } finally {
+        // Nothing uncommitted is kept: rollback releases the write lock without a commit.
+        writer.rollback();
+      }
     } catch (IOException e) {
-      throw new UncheckedIOException(e);
+      throw new UncheckedIOException("cannot close the BM25 index in " + path, e);
     }
   }
 }

@@ -135,7 +135,8 @@ public final class LanguageAnalyzers {
     if (!ISO_LANGUAGES.contains(primary) && !primary.equals("ckb")) {
       throw new InvalidInputException(
           "spec.language",
-          "unknown language '" + code + "': expected an ISO 639-1 code such as en, de, ar, zh, ja");
+          "unknown language '" + (code.length() > 64 ? code.substring(0, 64) + "…" : code)
+              + "': expected an ISO 639-1 code such as en, de, ar, zh, ja");
     }
     return primary;
   }

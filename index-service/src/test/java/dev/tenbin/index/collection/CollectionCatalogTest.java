@@ -86,7 +86,9 @@ class CollectionCatalogTest {
 
   @Test
   void aFolderLeftByAnInterruptedCreateIsRemovedAtStart() throws Exception {
+    CollectionCatalog.open(dataDir).close();
     Files.createDirectories(dataDir.resolve("half").resolve("bm25"));
+    Files.writeString(dataDir.resolve("half").resolve(DataDirectory.COLLECTION_MARKER), "format=1\nname=half\n");
     try (CollectionCatalog catalog = CollectionCatalog.open(dataDir)) {
       assertThat(catalog.list()).isEmpty();
     }

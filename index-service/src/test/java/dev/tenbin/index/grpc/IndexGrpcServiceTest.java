@@ -61,34 +61,10 @@ class IndexGrpcServiceTest {
             .build());
   }
 
+  /** Streams the batches; returns the last acknowledgement, or throws the call's failure. */
   private IngestResponse ingest(IngestRequest... batches) throws Exception {
-    CompletableFuture<IngestResponse> done = new CompletableFuture<>();
-    StreamObserver<IngestRequest> requests =
-        IndexServiceGrpc.newStub(channel)
-            .ingest(
-                new StreamObserver<>() {
-                  @Override
-                  public void onNext(IngestResponse value) {
-                    done.complete(value);
-                  }
-
-                  @Override
-                  public void onError(Throwable t) {
-                    done.completeExceptionally(t);
-                  }
-
-                  @Override
-                  public void onCompleted() {}
-                });
-    for (IngestRequest batch : batches) {
-      requests.onNext(batch);
-    }
-    requests.onCompleted();
-    try {
-      return done.get(30, TimeUnit.SECONDS);
-    } catch (java.util.concurrent.ExecutionException e) {
-      throw (Exception) e.getCause();
-    }
+    java.util.List<IngestResponse> acks = new IngestClient(channel).send(batches);
+    return acks.getLast();
   }
 
   private static Document doc(String id, String text) {
