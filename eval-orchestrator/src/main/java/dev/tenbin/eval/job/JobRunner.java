@@ -167,7 +167,7 @@ public final class JobRunner {
   private void writePlan(JobSpec spec, List<Work> plan) throws IOException {
     ObjectNode root = ResultStore.JSON.createObjectNode();
     root.put("name", spec.name());
-    root.put("spec_file", spec.file().toAbsolutePath().toString());
+    root.put("spec_file", Files.isRegularFile(spec.file()) ? spec.file().toAbsolutePath().toString() : spec.file().toString());
     root.put("tenbin_version", TenbinVersion.get());
     root.put("planned_at", Instant.now().toString());
     ArrayNode cells = root.putArray("cells");
@@ -189,9 +189,10 @@ public final class JobRunner {
     Path temporary = directory.resolve(".job.json.tmp");
     Files.writeString(temporary, ResultStore.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(root), StandardCharsets.UTF_8);
     Files.move(temporary, directory.resolve("job.json"), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-    if (Files.isRegularFile(spec.file())) {
-      Files.copy(spec.file(), directory.resolve("job.yaml"), StandardCopyOption.REPLACE_EXISTING);
-    }
+    // The spec as it was parsed (never a copy of a file named by a client).
+    Path specCopy = directory.resolve(".job.yaml.tmp");
+    Files.writeString(specCopy, spec.yaml(), StandardCharsets.UTF_8);
+    Files.move(specCopy, directory.resolve("job.yaml"), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
   }
 
   private synchronized void event(String type, Work work, String detail) {
