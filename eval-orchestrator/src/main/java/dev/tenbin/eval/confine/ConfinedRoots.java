@@ -16,8 +16,8 @@ import java.util.List;
  *
  * <p>A path is resolved (relative ones against a base folder), normalised, and then the real path
  * of its longest existing prefix is taken, so {@code ..} and symbolic links that lead out are both
- * caught; the path returned is that real path (plus the part that does not exist yet), and it is the
- * one to read or write. A path outside is a {@link PermissionDeniedException} naming the request
+ * caught; it is accepted when that real path lies inside a root, and the path returned is that real
+ * path (plus the part that does not exist yet): the one to read or write. A path outside is a {@link PermissionDeniedException} naming the request
  * field; the message quotes the value as sent (cut), never anything read from the file system.
  */
 public final class ConfinedRoots {
@@ -106,15 +106,25 @@ public final class ConfinedRoots {
       throw new PermissionDeniedException(field, field + ": " + shown + ": this service has no " + what + " configured");
     }
     boolean lexicallyInside = within(normal, real) || within(normal, configured);
-    if (!lexicallyInside) {
-      throw new PermissionDeniedException(field, field + ": " + shown + " lies outside the " + what + " " + real);
-    }
-    Path resolved = realPathOfExistingPrefix(field, normal, shown);
-    if (!within(resolved, real)) {
+    Path resolved;
+    try {
+      resolved = realPathOfExistingPrefix(normal);
+    } catch (IOException e) {
+      // A link that points nowhere (or a folder we may not enter): refuse rather than guess.
       throw new PermissionDeniedException(
-          field, field + ": " + shown + " leads outside the " + what + " " + real + " through a symbolic link");
+          field,
+          field + ": " + shown + (lexicallyInside
+              ? " cannot be resolved inside the " + what + " (a broken symbolic link or an unreadable folder)"
+              : " lies outside the " + what + " " + real));
     }
-    return resolved;
+    if (within(resolved, real)) {
+      return resolved;
+    }
+    throw new PermissionDeniedException(
+        field,
+        field + ": " + shown + (lexicallyInside
+            ? " leads outside the " + what + " " + real + " through a symbolic link"
+            : " lies outside the " + what + " " + real));
   }
 
   private static boolean within(Path path, List<Path> roots) {
@@ -126,7 +136,8 @@ public final class ConfinedRoots {
     return false;
   }
 
-  private Path realPathOfExistingPrefix(String field, Path normal, String shown) {
+  /** The real path of the longest existing prefix of {@code normal}, with the rest (which cannot hold links) appended. */
+  private static Path realPathOfExistingPrefix(Path normal) throws IOException {
     Path existing = normal;
     while (existing != null && !Files.exists(existing, LinkOption.NOFOLLOW_LINKS)) {
       existing = existing.getParent();
@@ -134,12 +145,6 @@ public final class ConfinedRoots {
     if (existing == null) {
       return normal;
     }
-    try {
-      return existing.toRealPath().resolve(existing.relativize(normal));
-    } catch (IOException e) {
-      // A link that points nowhere (or a folder we may not enter): refuse rather than guess.
-      throw new PermissionDeniedException(
-          field, field + ": " + shown + " cannot be resolved inside the " + what + " (a broken symbolic link or an unreadable folder)");
-    }
+    return existing.toRealPath().resolve(existing.relativize(normal));
   }
 }

@@ -78,6 +78,17 @@ class JobAdmissionTest {
   }
 
   @Test
+  void aPathThatReachesARootThroughALinkIsAcceptedAsItsRealPath() throws Exception {
+    Files.createDirectories(results);
+    Path alias = Files.createSymbolicLink(tmp.resolve("alias"), results);
+    assertThat(admit(tasks(data.resolve("tiny").toString()), alias.resolve("runs/c").toString()).directory())
+        .isEqualTo(results.toRealPath().resolve("runs/c"));
+    Path dataAlias = Files.createSymbolicLink(tmp.resolve("data-alias"), data);
+    assertThat(admit(tasks(dataAlias.resolve("tiny").toString()), "o").taskSets().getFirst().task("local").orElseThrow().source())
+        .isEqualTo(new LocalBeir(data.resolve("tiny").toRealPath()));
+  }
+
+  @Test
   void outputFoldersOutsideTheResultsRootAreDenied() throws Exception {
     String local = tasks(data.resolve("tiny").toString());
     refused(PermissionDeniedException.class, "output_dir", local, "/etc/x");
