@@ -117,6 +117,7 @@ public final class JobManager implements AutoCloseable {
         continue;
       }
       table.event(job.id, "requeued", "was " + record.state().name().toLowerCase(java.util.Locale.ROOT) + " when the service stopped");
+      job.state = State.QUEUED; // waiting to resume; the table says running until it does
       log.info("job {} queued again after a restart (it was {} when the service stopped)", job.id, record.state());
       worker.submit(() -> execute(job));
     }
@@ -164,13 +165,21 @@ public final class JobManager implements AutoCloseable {
 
   private void execute(TrackedJob job) {
     boolean resumed;
+    boolean cancelledBeforeStart;
     synchronized (job) {
       if (job.state.finished() || closing) {
         return;
       }
-      resumed = job.state == State.RUNNING || job.started != null;
-      job.state = State.RUNNING;
-      job.started = Instant.now();
+      cancelledBeforeStart = job.cancelRequested;
+      resumed = job.started != null;
+      if (!cancelledBeforeStart) {
+        job.state = State.RUNNING;
+        job.started = Instant.now();
+      }
+    }
+    if (cancelledBeforeStart) {
+      finish(job, State.CANCELLED, job.error);
+      return;
     }
     persist(job, resumed ? "resumed" : "started", "");
     log.info("job {} {}", job.id, resumed ? "resumed" : "started");

@@ -10,6 +10,7 @@ import dev.tenbin.eval.retrieval.EncodeProgress;
 import dev.tenbin.eval.services.Services;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
+import io.grpc.Context;
 import io.grpc.StatusRuntimeException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -103,8 +104,11 @@ public final class JobRunner {
               cancellation.throwIfCancelled();
             };
         long workStart = System.nanoTime();
+        // The work item's service calls run in their own gRPC context, cancelled when it ends: a call it
+        // abandoned (a stream left when the job was cancelled mid-encode) is cancelled on the service too.
+        Context.CancellableContext calls = Context.current().withCancellation();
         try {
-          List<CellRecord> records = new WorkRunner(services, spec, candidates, progress, cache).run(work, missing);
+          List<CellRecord> records = within(calls, () -> new WorkRunner(services, spec, candidates, progress, cache).run(work, missing));
           for (CellRecord record : records) {
             if (store.append(record)) {
               computed++;
@@ -126,6 +130,7 @@ public final class JobRunner {
           event("work_failed", work, describe(e));
           listener.workFailed(work, message);
         } finally {
+          calls.cancel(null);
           long millis = (System.nanoTime() - workStart) / 1_000_000;
           millisByKind.merge(work.kind().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'), millis, Long::sum);
           event("work_finished", work, millis + " ms");
@@ -139,6 +144,15 @@ public final class JobRunner {
       return outcome;
     } catch (IOException e) {
       throw new UncheckedIOException("cannot use the job folder " + directory, e);
+    }
+  }
+
+  private static <T> T within(Context context, java.util.function.Supplier<T> body) {
+    Context previous = context.attach();
+    try {
+      return body.get();
+    } finally {
+      context.detach(previous);
     }
   }
 
