@@ -3,6 +3,7 @@ package dev.tenbin.eval.cli;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.eval.job.JobSpec;
 import dev.tenbin.eval.services.ServiceEndpoint;
 import dev.tenbin.eval.store.ResultStore;
 import dev.tenbin.proto.eval.v1.CancelJobRequest;
@@ -12,17 +13,21 @@ import dev.tenbin.proto.eval.v1.GetJobRequest;
 import dev.tenbin.proto.eval.v1.GetResultsRequest;
 import dev.tenbin.proto.eval.v1.Job;
 import dev.tenbin.proto.eval.v1.JobState;
+import dev.tenbin.proto.eval.v1.ListJobsRequest;
 import dev.tenbin.proto.eval.v1.MetricValue;
 import dev.tenbin.proto.eval.v1.SubmitJobRequest;
+import dev.tenbin.proto.eval.v1.TaskSetDocument;
 import dev.tenbin.proto.eval.v1.WatchJobRequest;
 import dev.tenbin.rpc.ClientChannels;
 import dev.tenbin.rpc.ClientOptions;
 import io.grpc.ManagedChannel;
+import io.grpc.StatusRuntimeException;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
@@ -32,8 +37,10 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * The eval service's client commands: {@code tenbin submit | status | watch | cancel | results}.
- * Each talks to a running {@code tenbin serve eval} at {@code --endpoint}.
+ * The eval service's client commands: {@code tenbin submit | status | watch | cancel | results}
+ * and {@code tenbin job list}, each also as {@code tenbin job VERB}. Each talks to a running
+ * {@code tenbin serve eval} at {@code --endpoint}. {@code submit} resolves the spec's task sets on
+ * this machine (relative to the spec file) and sends them with the job.
  */
 public final class JobCommands {
   private JobCommands() {}
@@ -97,16 +104,35 @@ public final class JobCommands {
         : RunCommand.EXIT_INCOMPLETE;
   }
 
-  @Command(name = "submit", mixinStandardHelpOptions = true, description = "Submit a job spec to a running eval service.")
+  @Command(
+      name = "submit",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Submit a job spec to a running eval service.",
+        "The spec's task sets are read here (relative to the spec file) and sent with it; relative dataset paths in them",
+        "resolve against their own folder and must lie under one of the service's --data-root folders (~ and ${ENV} are",
+        "not expanded). The whole job is checked before it is queued: a bad job exits 2 with the service's message."
+      })
   public static final class Submit implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "SPEC", description = "Job spec (YAML); relative task set paths resolve on the service.")
+    @Parameters(index = "0", paramLabel = "SPEC", description = "Job spec (YAML); its task_sets are resolved relative to it, here.")
     Path specFile;
 
-    @Option(names = "--out", required = true, paramLabel = "DIR", description = "Output folder on the service's file system.")
+    @Option(
+        names = "--out",
+        required = true,
+        paramLabel = "DIR",
+        description = "The job's folder, relative to the service's --results-root (an absolute path must lie inside it).")
     String out;
 
-    @Option(names = "--watch", description = "Follow the job until it ends.")
+    @Option(names = "--watch", description = "Follow the job until it ends; exit 3 when it ends failed or cancelled.")
     boolean watch;
+
+    @Option(
+        names = "--reconnect-seconds",
+        defaultValue = "120",
+        paramLabel = "S",
+        description = "With --watch: how long to keep reconnecting when the service is unavailable (default ${DEFAULT-VALUE}).")
+    int reconnectSeconds;
 
     @CommandLine.Mixin Endpoint endpoint = new Endpoint();
 
@@ -114,22 +140,47 @@ public final class JobCommands {
 
     @Override
     public Integer call() {
-      String yaml;
-      try {
-        yaml = Files.readString(specFile);
-      } catch (IOException e) {
-        throw new InvalidInputException("SPEC", "cannot read job spec " + specFile + ": " + e.getMessage());
-      }
+      SubmitJobRequest request = request(specFile, out);
       return endpoint.call(channel -> {
         Job job =
             EvalServiceGrpc.newBlockingStub(channel)
                 .withDeadlineAfter(1, TimeUnit.MINUTES)
-                .submitJob(SubmitJobRequest.newBuilder().setSpecYaml(yaml).setOutputDir(out).build())
+                .submitJob(request)
                 .getJob();
         spec.commandLine().getOut().println(job.getId());
         spec.commandLine().getOut().flush();
-        return watch ? Watch.follow(channel, job.getId(), spec.commandLine().getErr()) : 0;
+        spec.commandLine().getErr().println("tenbin: " + job.getId() + " queued, writing into " + job.getOutputDir());
+        spec.commandLine().getErr().flush();
+        return watch ? Watch.follow(channel, job.getId(), spec.commandLine().getErr(), reconnectSeconds) : 0;
       });
+    }
+
+    /**
+     * The request for {@code specFile}: the spec text and every task set it names, read from this
+     * machine (relative to the spec's folder) with the folder it was read from.
+     */
+    static SubmitJobRequest request(Path specFile, String out) {
+      JobSpec job = JobSpec.read(specFile);
+      SubmitJobRequest.Builder request = SubmitJobRequest.newBuilder().setSpecYaml(job.yaml()).setOutputDir(out);
+      for (int i = 0; i < job.taskSetNames().size(); i++) {
+        Path file = job.taskSets().get(i);
+        if (!Files.isRegularFile(file)) {
+          throw new InvalidInputException(
+              "task_sets[" + i + "]", "job spec " + specFile + " names task set " + job.taskSetNames().get(i) + ", not found at " + file);
+        }
+        String yaml;
+        try {
+          yaml = Files.readString(file);
+        } catch (IOException e) {
+          throw new InvalidInputException("task_sets[" + i + "]", "cannot read task set " + file + ": " + e.getMessage());
+        }
+        request.addTaskSets(
+            TaskSetDocument.newBuilder()
+                .setName(job.taskSetNames().get(i))
+                .setYaml(yaml)
+                .setBaseDir(file.toAbsolutePath().normalize().getParent().toString()));
+      }
+      return request.build();
     }
   }
 
@@ -153,9 +204,16 @@ public final class JobCommands {
     }
   }
 
-  @Command(name = "watch", mixinStandardHelpOptions = true, description = "Follow a job until it ends.")
+  @Command(name = "watch", mixinStandardHelpOptions = true, description = "Follow a job until it ends; exit 3 when it ends failed or cancelled.")
   public static final class Watch implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "JOB") String jobId;
+
+    @Option(
+        names = "--reconnect-seconds",
+        defaultValue = "120",
+        paramLabel = "S",
+        description = "How long to keep reconnecting when the service is unavailable, e.g. restarting (default ${DEFAULT-VALUE}).")
+    int reconnectSeconds;
 
     @CommandLine.Mixin Endpoint endpoint = new Endpoint();
 
@@ -163,19 +221,48 @@ public final class JobCommands {
 
     @Override
     public Integer call() {
-      return endpoint.call(channel -> follow(channel, jobId, spec.commandLine().getErr()));
+      return endpoint.call(channel -> follow(channel, jobId, spec.commandLine().getErr(), reconnectSeconds));
     }
 
-    static int follow(ManagedChannel channel, String jobId, PrintWriter err) {
+    /**
+     * Prints the job's states until it ends; jobs survive a restart of the service, so an
+     * unavailable service is retried for {@code reconnectSeconds}.
+     */
+    static int follow(ManagedChannel channel, String jobId, PrintWriter err, int reconnectSeconds) {
       Job last = null;
-      Iterator<dev.tenbin.proto.eval.v1.WatchJobResponse> updates =
-          EvalServiceGrpc.newBlockingStub(channel).watchJob(WatchJobRequest.newBuilder().setJobId(jobId).build());
-      while (updates.hasNext()) {
-        last = updates.next().getJob();
-        err.println("tenbin: " + describe(last));
-        err.flush();
+      long giveUpAt = 0;
+      while (true) {
+        try {
+          Iterator<dev.tenbin.proto.eval.v1.WatchJobResponse> updates =
+              EvalServiceGrpc.newBlockingStub(channel).watchJob(WatchJobRequest.newBuilder().setJobId(jobId).build());
+          while (updates.hasNext()) {
+            last = updates.next().getJob();
+            giveUpAt = 0;
+            err.println("tenbin: " + describe(last));
+            err.flush();
+          }
+          return last == null ? RunCommand.EXIT_INCOMPLETE : exitCode(last);
+        } catch (StatusRuntimeException e) {
+          if (e.getStatus().getCode() != io.grpc.Status.Code.UNAVAILABLE) {
+            throw e;
+          }
+          long now = System.nanoTime();
+          if (giveUpAt == 0) {
+            giveUpAt = now + TimeUnit.SECONDS.toNanos(reconnectSeconds);
+            err.println("tenbin: the eval service is unavailable; reconnecting for up to " + reconnectSeconds + " s");
+            err.flush();
+          }
+          if (now - giveUpAt > 0) {
+            throw e;
+          }
+          try {
+            Thread.sleep(1000);
+          } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            throw e;
+          }
+        }
       }
-      return last == null ? RunCommand.EXIT_INCOMPLETE : exitCode(last);
     }
   }
 
@@ -196,6 +283,72 @@ public final class JobCommands {
               .getJob());
       spec.commandLine().getOut().println(describe(job));
       return 0;
+    }
+  }
+
+  @Command(name = "list", mixinStandardHelpOptions = true, description = "List the service's jobs, oldest first, finished ones included.")
+  public static final class ListJobs implements Callable<Integer> {
+    @Option(names = "--json", description = "One JSON object per job, one per line.") boolean json;
+
+    @CommandLine.Mixin Endpoint endpoint = new Endpoint();
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      PrintWriter out = spec.commandLine().getOut();
+      List<Job> jobs =
+          endpoint.call(channel -> EvalServiceGrpc.newBlockingStub(channel)
+              .withDeadlineAfter(1, TimeUnit.MINUTES)
+              .listJobs(ListJobsRequest.getDefaultInstance())
+              .getJobsList());
+      if (!json) {
+        out.printf(Locale.ROOT, "%-16s %-9s %-11s %-20s %-24s %s%n", "id", "state", "cells", "submitted", "name", "output");
+      }
+      for (Job job : jobs) {
+        String state = job.getState().name().replace("JOB_STATE_", "").toLowerCase(Locale.ROOT);
+        String submitted = job.hasSubmitTime() ? instant(job.getSubmitTime()).toString() : "";
+        if (json) {
+          ObjectNode node = ResultStore.JSON.createObjectNode();
+          node.put("id", job.getId());
+          node.put("name", job.getName());
+          node.put("state", state);
+          node.put("cells_total", job.getCellsTotal());
+          node.put("cells_done", job.getCellsDone());
+          node.put("cells_cached", job.getCellsCached());
+          node.put("output_dir", job.getOutputDir());
+          node.put("submitted", submitted);
+          node.put("started", job.hasStartTime() ? instant(job.getStartTime()).toString() : "");
+          node.put("ended", job.hasEndTime() ? instant(job.getEndTime()).toString() : "");
+          node.put("error", job.getError());
+          out.println(node);
+        } else {
+          out.printf(
+              Locale.ROOT, "%-16s %-9s %-11s %-20s %-24s %s%n", job.getId(), state, job.getCellsDone() + "/" + job.getCellsTotal(),
+              submitted.length() > 19 ? submitted.substring(0, 19) : submitted, job.getName(), job.getOutputDir());
+        }
+      }
+      out.flush();
+      return 0;
+    }
+
+    private static java.time.Instant instant(com.google.protobuf.Timestamp timestamp) {
+      return java.time.Instant.ofEpochSecond(timestamp.getSeconds(), timestamp.getNanos());
+    }
+  }
+
+  /** {@code tenbin job VERB}: the job commands under one name. */
+  @Command(
+      name = "job",
+      mixinStandardHelpOptions = true,
+      description = "The eval service's jobs: submit | list | status | watch | cancel | results.",
+      subcommands = {Submit.class, ListJobs.class, Status.class, Watch.class, Cancel.class, Results.class})
+  public static final class Jobs implements Runnable {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+      spec.commandLine().usage(spec.commandLine().getErr());
     }
   }
 

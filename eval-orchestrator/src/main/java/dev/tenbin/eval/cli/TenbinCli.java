@@ -14,7 +14,7 @@ import picocli.CommandLine.Command;
     version = "tenbin 0.1.0",
     description = "Weighs retrieval systems against each other under identical conditions.",
     subcommands = {
-      EvalCommand.class, MetricsCommand.class, RunCommand.class, JobCommands.Submit.class, JobCommands.Status.class, JobCommands.Watch.class, JobCommands.Cancel.class, JobCommands.Results.class, TasksCommand.class, WarehouseCommand.class, ExportCommand.class, ReportCommand.class, CandidatesCommand.class, NanoCommand.class, LightCommand.class, ServeCommand.class, BenchCommand.class, DrillCommand.class
+      EvalCommand.class, MetricsCommand.class, RunCommand.class, JobCommands.Submit.class, JobCommands.Status.class, JobCommands.Watch.class, JobCommands.Cancel.class, JobCommands.Results.class, JobCommands.Jobs.class, TasksCommand.class, WarehouseCommand.class, ExportCommand.class, ReportCommand.class, CandidatesCommand.class, NanoCommand.class, LightCommand.class, ServeCommand.class, BenchCommand.class, DrillCommand.class
     })
 public final class TenbinCli implements Runnable {
   /** Exit code for bad input: a wrong flag, a missing or corrupt file. */
@@ -66,7 +66,7 @@ public final class TenbinCli implements Runnable {
     }
     if (failure instanceof StatusRuntimeException status) {
       return switch (status.getStatus().getCode()) {
-        case INVALID_ARGUMENT, NOT_FOUND, ALREADY_EXISTS, FAILED_PRECONDITION -> EXIT_USAGE;
+        case INVALID_ARGUMENT, NOT_FOUND, ALREADY_EXISTS, FAILED_PRECONDITION, PERMISSION_DENIED -> EXIT_USAGE;
         default -> EXIT_FAILURE;
       };
     }

@@ -1,6 +1,8 @@
 package dev.tenbin.eval.grpc;
 
+import com.google.protobuf.Timestamp;
 import dev.tenbin.eval.job.JobManager;
+import dev.tenbin.eval.job.JobRequest;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
 import dev.tenbin.eval.store.StoredDoc;
@@ -23,18 +25,23 @@ import dev.tenbin.proto.eval.v1.ListJobsResponse;
 import dev.tenbin.proto.eval.v1.MetricValue;
 import dev.tenbin.proto.eval.v1.SubmitJobRequest;
 import dev.tenbin.proto.eval.v1.SubmitJobResponse;
+import dev.tenbin.proto.eval.v1.TaskSetDocument;
 import dev.tenbin.proto.eval.v1.WatchJobRequest;
 import dev.tenbin.proto.eval.v1.WatchJobResponse;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.nio.file.Files;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /**
  * Adapter for {@code tenbin.eval.v1} over a {@link JobManager}: submit, get, watch (a stream of
  * job states until it ends), cancel, list, and the stored results of a job, one cell at a time.
  * Errors are exceptions mapped to statuses by the shared interceptor (unknown job: NOT_FOUND; bad
- * spec: INVALID_ARGUMENT naming spec_yaml or output_dir).
+ * spec or task set: INVALID_ARGUMENT naming the field; a path outside the service's roots:
+ * PERMISSION_DENIED naming the field).
  */
 public final class EvalGrpcService extends EvalServiceGrpc.EvalServiceImplBase {
   private final JobManager jobs;
@@ -45,7 +52,11 @@ public final class EvalGrpcService extends EvalServiceGrpc.EvalServiceImplBase {
 
   @Override
   public void submitJob(SubmitJobRequest request, StreamObserver<SubmitJobResponse> response) {
-    JobManager.Snapshot job = jobs.submit(request.getSpecYaml(), request.getOutputDir());
+    List<JobRequest.TaskSetDocument> taskSets = new ArrayList<>();
+    for (TaskSetDocument document : request.getTaskSetsList()) {
+      taskSets.add(new JobRequest.TaskSetDocument(document.getName(), document.getYaml(), document.getBaseDir()));
+    }
+    JobManager.Snapshot job = jobs.submit(new JobRequest(request.getSpecYaml(), taskSets, request.getOutputDir()));
     response.onNext(SubmitJobResponse.newBuilder().setJob(proto(job)).build());
     response.onCompleted();
   }
@@ -111,7 +122,7 @@ public final class EvalGrpcService extends EvalServiceGrpc.EvalServiceImplBase {
   }
 
   static Job proto(JobManager.Snapshot job) {
-    return Job.newBuilder()
+    Job.Builder out = Job.newBuilder()
         .setId(job.id())
         .setState(
             switch (job.state()) {
@@ -127,7 +138,21 @@ public final class EvalGrpcService extends EvalServiceGrpc.EvalServiceImplBase {
         .setRunningCell(job.runningWork())
         .setError(job.error())
         .setOutputDir(job.outputDirectory().toString())
-        .build();
+        .setName(job.name());
+    if (job.submitted() != null) {
+      out.setSubmitTime(timestamp(job.submitted()));
+    }
+    if (job.started() != null) {
+      out.setStartTime(timestamp(job.started()));
+    }
+    if (job.ended() != null) {
+      out.setEndTime(timestamp(job.ended()));
+    }
+    return out.build();
+  }
+
+  private static Timestamp timestamp(Instant instant) {
+    return Timestamp.newBuilder().setSeconds(instant.getEpochSecond()).setNanos(instant.getNano()).build();
   }
 
   static CellResult proto(CellRecord cell) {

@@ -1,7 +1,6 @@
 package dev.tenbin.eval.job;
 
 import dev.tenbin.core.Cancellation;
-import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.encoder.client.EncoderClient;
 import dev.tenbin.eval.services.ServiceEndpoint;
 import dev.tenbin.eval.services.Services;
@@ -21,10 +20,8 @@ import dev.tenbin.proto.rerank.v1.RerankerInfo;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
@@ -52,29 +49,24 @@ public final class JobLauncher {
     this.options = options;
   }
 
-  /** Reads the spec and its task sets and loads every selected task. */
+  /** Reads the task set files a local spec names ({@code tenbin run}; the eval service never does). */
+  public List<TaskSetSpec> readTaskSets(JobSpec spec) {
+    TaskSetParser parser = new TaskSetParser();
+    return spec.taskSets().stream().map(parser::parse).toList();
+  }
+
+  /** Reads the spec's task sets and loads every selected task. */
   public List<JobTask> loadTasks(JobSpec spec) {
+    return loadTasks(spec, readTaskSets(spec));
+  }
+
+  /** Loads every task of {@code taskSets} that {@code spec} selects. */
+  public List<JobTask> loadTasks(JobSpec spec, List<TaskSetSpec> taskSets) {
     TaskLoader loader =
         new TaskLoader(options.cacheDirectory(), HubDatasetClient.fromEnvironment(System.getenv(), options.cacheDirectory()));
     List<JobTask> tasks = new ArrayList<>();
-    Set<String> wanted = new LinkedHashSet<>(spec.taskFilter());
-    Set<String> seen = new LinkedHashSet<>();
-    for (Path file : spec.taskSets()) {
-      TaskSetSpec taskSet = new TaskSetParser().parse(file);
-      for (TaskSpec task : taskSet.tasks()) {
-        seen.add(task.name());
-        if (!wanted.isEmpty() && !wanted.contains(task.name())) {
-          continue;
-        }
-        tasks.add(toJobTask(taskSet, loader.load(taskSet, task)));
-      }
-    }
-    wanted.removeAll(seen);
-    if (!wanted.isEmpty()) {
-      throw new InvalidInputException("tasks", "job spec " + spec.file() + " names tasks its task sets lack: " + wanted);
-    }
-    if (tasks.isEmpty()) {
-      throw new InvalidInputException("task_sets", "job spec " + spec.file() + " selects no task");
+    for (TaskSelection.Selected selected : TaskSelection.select(spec, taskSets)) {
+      tasks.add(toJobTask(selected.taskSet(), loader.load(selected.taskSet(), selected.task())));
     }
     return tasks;
   }
@@ -104,9 +96,15 @@ public final class JobLauncher {
     return new JobPlanner(spec, id -> encoderFacts(services, id), id -> rerankerFacts(services, id)).plan(tasks);
   }
 
-  /** Loads, plans and runs a job into {@code directory}. */
+  /** Loads, plans and runs a local job into {@code directory}, reading its task set files. */
   public JobOutcome run(JobSpec spec, Path directory, JobListener listener, Cancellation cancellation) {
-    List<JobTask> tasks = loadTasks(spec);
+    return run(spec, readTaskSets(spec), directory, listener, cancellation);
+  }
+
+  /** Loads, plans and runs a job whose task sets are already read and checked into {@code directory}. */
+  public JobOutcome run(
+      JobSpec spec, List<TaskSetSpec> taskSets, Path directory, JobListener listener, Cancellation cancellation) {
+    List<JobTask> tasks = loadTasks(spec, taskSets);
     try (Services services = connect();
         var cache = EmbeddingCaches.open(options.cacheDirectory())) {
       List<Work> plan = plan(spec, tasks, services);

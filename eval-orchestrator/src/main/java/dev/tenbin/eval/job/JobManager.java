@@ -1,26 +1,42 @@
 package dev.tenbin.eval.job;
 
-import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.NotFoundException;
 import dev.tenbin.core.PreconditionException;
+import dev.tenbin.core.TenbinException;
+import dev.tenbin.eval.confine.MessageText;
 import dev.tenbin.eval.store.CellRecord;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The jobs of a running eval service: submitted, queued and run one at a time (the services a job
- * calls are the shared resource), watched, cancelled. Plain Java; the gRPC adapter only translates.
+ * The jobs of an eval service: checked and queued at submit, run one at a time (the services a job
+ * calls are the shared resource), watched, cancelled, listed. Plain Java; the gRPC adapter only
+ * translates.
+ *
+ * <p>Every job lives in the {@link JobTable}: a new manager over the same state folder lists every
+ * job again, and queues again those that were queued or running when the last one stopped (killed
+ * or shut down); their runs resume where they were, as the runner never recomputes a stored cell. A
+ * job whose cancellation was asked for is never resumed. Each submit, start, resume, cancel and end
+ * is logged with the job's id.
  */
 public final class JobManager implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(JobManager.class);
+  private static final int MAX_ERROR_CHARS = 4000;
+
   /** The lifecycle of a job. */
   public enum State {
     QUEUED,
@@ -34,18 +50,30 @@ public final class JobManager implements AutoCloseable {
     }
   }
 
-  /** A point-in-time view of a job. */
+  /** A point-in-time view of a job; {@code started} and {@code ended} are null until then. */
   public record Snapshot(
-      String id, State state, int cellsTotal, int cellsDone, int cellsCached, String runningWork, String error, Path outputDirectory) {}
+      String id,
+      String name,
+      State state,
+      int cellsTotal,
+      int cellsDone,
+      int cellsCached,
+      String runningWork,
+      String error,
+      Path outputDirectory,
+      Instant submitted,
+      Instant started,
+      Instant ended) {}
 
-  /** Runs a submitted job; tests replace it to avoid real services. */
+  /** Runs an admitted job; tests replace it to avoid real services. */
   @FunctionalInterface
   public interface Executor {
-    JobOutcome run(JobSpec spec, Path directory, JobListener listener, dev.tenbin.core.Cancellation cancellation);
+    JobOutcome run(AdmittedJob job, JobListener listener, Cancellation cancellation);
   }
 
+  private final JobAdmission admission;
+  private final JobTable table;
   private final Executor executor;
-  private final Path workingDirectory;
   private final ExecutorService worker =
       Executors.newSingleThreadExecutor(runnable -> {
         Thread thread = new Thread(runnable, "tenbin-eval-jobs");
@@ -53,96 +81,207 @@ public final class JobManager implements AutoCloseable {
         return thread;
       });
   private final Map<String, TrackedJob> jobs = new LinkedHashMap<>();
+  private long nextSequence = 1;
+  private volatile boolean closing;
 
   /**
-   * @param executor runs one job (normally {@link JobLauncher#run})
-   * @param workingDirectory relative task set paths and output folders of submitted specs resolve here
+   * Opens the job table under {@code folders}' state folder, lists its jobs again and queues again
+   * those that were queued or running.
    */
-  public JobManager(Executor executor, Path workingDirectory) {
-    this.executor = executor;
-    this.workingDirectory = workingDirectory.toAbsolutePath();
+  public static JobManager open(ServiceFolders folders, Executor executor) {
+    JobAdmission admission = JobAdmission.of(folders);
+    JobTable table = JobTable.open(folders.stateDirectory());
+    try {
+      return new JobManager(admission, table, executor);
+    } catch (RuntimeException e) {
+      table.close();
+      throw e;
+    }
   }
 
-  /** Checks and queues a job; a bad spec or output folder is refused at once. */
-  public synchronized Snapshot submit(String specYaml, String outputDirectory) {
-    if (outputDirectory == null || outputDirectory.isBlank()) {
-      throw new InvalidInputException("output_dir", "output_dir is required: the folder the job writes into");
+  JobManager(JobAdmission admission, JobTable table, Executor executor) {
+    this.admission = admission;
+    this.table = table;
+    this.executor = executor;
+    for (JobRecord record : table.load()) {
+      TrackedJob job = new TrackedJob(record, null);
+      jobs.put(job.id, job);
+      nextSequence = Math.max(nextSequence, record.sequence() + 1);
+      if (record.state().finished()) {
+        continue;
+      }
+      if (record.cancelRequested()) {
+        job.end(State.CANCELLED, job.error);
+        persist(job, "cancelled", "its cancellation was asked for before the service stopped; not resumed");
+        log.info("job {} cancelled: its cancellation was asked for before the service stopped; not resumed", job.id);
+        continue;
+      }
+      table.event(job.id, "requeued", "was " + record.state().name().toLowerCase(java.util.Locale.ROOT) + " when the service stopped");
+      job.state = State.QUEUED; // waiting to resume; the table says running until it does
+      log.info("job {} queued again after a restart (it was {} when the service stopped)", job.id, record.state());
+      worker.submit(() -> execute(job));
     }
-    if (specYaml == null || specYaml.isBlank()) {
-      throw new InvalidInputException("spec_yaml", "spec_yaml is required: the job spec as YAML text");
+  }
+
+  /** The results root and data roots this manager confines jobs to. */
+  public JobAdmission admission() {
+    return admission;
+  }
+
+  /** Checks and queues a job; a bad spec, task set, dataset or output folder is refused at once. */
+  public synchronized Snapshot submit(JobRequest request) {
+    if (closing) {
+      throw new dev.tenbin.core.UnavailableException("the eval service is shutting down");
     }
-    JobSpec spec;
-    try {
-      spec = JobSpec.parse(specYaml, workingDirectory.resolve("submitted-job.yaml"));
-    } catch (InvalidInputException e) {
-      throw new InvalidInputException("spec_yaml", e.getMessage());
-    }
-    Path directory = workingDirectory.resolve(outputDirectory).normalize();
+    String id = newId();
+    AdmittedJob admitted = admission.admit(id, request);
     for (TrackedJob job : jobs.values()) {
-      if (!job.state.finished() && job.directory.equals(directory)) {
-        throw new PreconditionException("output_dir", "job " + job.id + " is already writing into " + directory);
+      if (!job.isFinished() && job.directory.equals(admitted.directory())) {
+        throw new PreconditionException("output_dir", "job " + job.id + " is already writing into " + admitted.directory());
       }
     }
-    TrackedJob job = new TrackedJob("job-" + UUID.randomUUID().toString().replace("-", "").substring(0, 12), spec, directory);
-    jobs.put(job.id, job);
+    JobRecord record =
+        new JobRecord(
+            id, nextSequence++, admitted.spec().name(), State.QUEUED, false, request, admitted.directory(), Instant.now(),
+            null, null, 0, 0, 0, "");
+    TrackedJob job = new TrackedJob(record, admitted);
+    table.save(record);
+    table.event(id, "submitted", "into " + admitted.directory());
+    jobs.put(id, job);
+    log.info("job {} submitted: {} into {}", id, MessageText.quote(admitted.spec().name()), admitted.directory());
     worker.submit(() -> execute(job));
     return job.snapshot();
   }
 
+  private String newId() {
+    String id;
+    do {
+      byte[] bytes = new byte[6];
+      ThreadLocalRandom.current().nextBytes(bytes);
+      id = "job-" + HexFormat.of().formatHex(bytes);
+    } while (jobs.containsKey(id));
+    return id;
+  }
+
   private void execute(TrackedJob job) {
+    boolean resumed;
+    boolean cancelledBeforeStart;
     synchronized (job) {
-      if (job.state == State.CANCELLED) {
+      if (job.state.finished() || closing) {
         return;
       }
-      job.state = State.RUNNING;
+      cancelledBeforeStart = job.cancelRequested;
+      resumed = job.started != null;
+      if (!cancelledBeforeStart) {
+        job.state = State.RUNNING;
+        job.started = Instant.now();
+      }
+    }
+    if (cancelledBeforeStart) {
+      finish(job, State.CANCELLED, job.error);
+      return;
+    }
+    persist(job, resumed ? "resumed" : "started", "");
+    log.info("job {} {}", job.id, resumed ? "resumed" : "started");
+    job.publish();
+    AdmittedJob admitted = job.admitted;
+    if (admitted == null) {
+      try {
+        admitted = admission.admit(job.id, job.request);
+      } catch (TenbinException e) {
+        finish(job, State.FAILED, "the job is no longer valid on this service: " + e.getMessage());
+        return;
+      }
+      if (!admitted.directory().equals(job.directory)) {
+        finish(job, State.FAILED, "the job's folder " + job.directory + " is no longer inside the results root");
+        return;
+      }
+    }
+    Cancellation cancellation = () -> job.cancelRequested || closing;
+    State end;
+    String error;
+    try {
+      JobOutcome outcome = executor.run(admitted, job, cancellation);
+      end = outcome.cancelled() ? State.CANCELLED : outcome.succeeded() ? State.SUCCEEDED : State.FAILED;
+      error = String.join("; ", outcome.failures());
+    } catch (RuntimeException | StackOverflowError e) {
+      end = job.cancelRequested || closing ? State.CANCELLED : State.FAILED;
+      error = JobRunner.describe(e);
+      if (end == State.FAILED) {
+        log.warn("job {} failed", job.id, e);
+      }
+    }
+    if (end == State.CANCELLED && closing && !job.cancelRequested) {
+      synchronized (job) {
+        job.runningWork = "";
+      }
+      table.event(job.id, "stopped", "the service shut down; the job resumes when it starts again");
+      log.info("job {} stopped by the service's shutdown; it resumes when the service starts again", job.id);
+      return;
+    }
+    finish(job, end, error);
+  }
+
+  private void finish(TrackedJob job, State state, String error) {
+    job.end(state, error);
+    Snapshot snapshot = job.snapshot();
+    persist(job, state.name().toLowerCase(java.util.Locale.ROOT), snapshot.cellsDone() + "/" + snapshot.cellsTotal() + " cells");
+    if (state == State.FAILED) {
+      log.info("job {} failed: {}", job.id, MessageText.cut(snapshot.error(), 500));
+    } else {
+      log.info("job {} {}: {}/{} cells ({} already stored)", job.id, state.name().toLowerCase(java.util.Locale.ROOT),
+          snapshot.cellsDone(), snapshot.cellsTotal(), snapshot.cellsCached());
     }
     job.publish();
+  }
+
+  /** Saves the job's record and logs the event; a table that cannot be written is logged, not fatal to the run. */
+  private void persist(TrackedJob job, String event, String detail) {
     try {
-      JobOutcome outcome = executor.run(job.spec, job.directory, job, () -> job.cancelRequested);
       synchronized (job) {
-        job.state = outcome.cancelled() ? State.CANCELLED : outcome.succeeded() ? State.SUCCEEDED : State.FAILED;
-        if (!outcome.failures().isEmpty()) {
-          job.error = String.join("; ", outcome.failures());
-        }
-        job.runningWork = "";
+        // under the job's lock, so an older view of the job never overwrites a newer one
+        table.save(job.record());
+        table.event(job.id, event, detail);
       }
     } catch (RuntimeException e) {
-      synchronized (job) {
-        job.state = job.cancelRequested ? State.CANCELLED : State.FAILED;
-        job.error = JobRunner.describe(e);
-        job.runningWork = "";
-      }
+      log.error("job {}: cannot record '{}' in the job table", job.id, event, e);
     }
-    job.publish();
   }
 
   public synchronized Snapshot get(String id) {
     return find(id).snapshot();
   }
 
+  /** Every job, in submission order. */
   public synchronized List<Snapshot> list() {
     List<Snapshot> all = new ArrayList<>();
     jobs.values().forEach(job -> all.add(job.snapshot()));
     return all;
   }
 
-  /** Asks a job to stop: a queued job never starts, a running one stops at its next check. */
+  /**
+   * Asks a job to stop: a queued job never starts, a running one stops at its next check (between
+   * work items or encoder batches, never inside a native call) and ends CANCELLED. The request is
+   * recorded at once, so a job cancelled while running is not resumed after a restart.
+   */
   public Snapshot cancel(String id) {
     TrackedJob job;
     synchronized (this) {
       job = find(id);
     }
-    boolean publish = false;
+    boolean ended;
     synchronized (job) {
-      if (!job.state.finished()) {
-        job.cancelRequested = true;
-        if (job.state == State.QUEUED) {
-          job.state = State.CANCELLED;
-          publish = true;
-        }
+      if (job.state.finished() || job.cancelRequested) {
+        return job.snapshot();
       }
+      job.cancelRequested = true;
+      ended = job.state == State.QUEUED;
     }
-    if (publish) {
+    if (ended) {
+      finish(job, State.CANCELLED, job.error);
+    } else {
+      persist(job, "cancel_requested", "");
+      log.info("job {} cancel requested; it stops at its next check", job.id);
       job.publish();
     }
     return job.snapshot();
@@ -162,6 +301,14 @@ public final class JobManager implements AutoCloseable {
     return () -> job.watchers.remove(watcher);
   }
 
+  /** The job's events log (submitted, started, resumed, cancel requested, ended ...), oldest first. */
+  public List<com.fasterxml.jackson.databind.JsonNode> events(String id) {
+    synchronized (this) {
+      find(id);
+    }
+    return table.events(id);
+  }
+
   /** The output folder of a job, for reading its stored cells. */
   public synchronized Path directory(String id) {
     return find(id).directory;
@@ -170,46 +317,90 @@ public final class JobManager implements AutoCloseable {
   private TrackedJob find(String id) {
     TrackedJob job = jobs.get(id);
     if (job == null) {
-      throw new NotFoundException("job_id", "no job " + id + " on this eval service");
+      throw new NotFoundException("job_id", "no job " + MessageText.quote(id) + " on this eval service");
     }
     return job;
   }
 
+  /**
+   * Stops the running job at its next check without cancelling it (it stays running in the table
+   * and resumes at the next start), waits for it, and releases the table.
+   */
   @Override
   public void close() {
     synchronized (this) {
-      jobs.values().forEach(job -> job.cancelRequested = true);
+      if (closing) {
+        return;
+      }
+      closing = true;
     }
     worker.shutdown();
     try {
-      worker.awaitTermination(30, TimeUnit.SECONDS);
+      if (!worker.awaitTermination(60, TimeUnit.SECONDS)) {
+        log.warn("the running job did not stop within 60 s; releasing the job table anyway");
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    table.close();
   }
 
   /** A job and its live counters; it is the job's listener. */
   private static final class TrackedJob implements JobListener {
     final String id;
-    final JobSpec spec;
+    final long sequence;
+    final String name;
+    final JobRequest request;
     final Path directory;
+    final Instant submitted;
+    final AdmittedJob admitted;
     final List<Consumer<Snapshot>> watchers = new CopyOnWriteArrayList<>();
     volatile boolean cancelRequested;
-    State state = State.QUEUED;
+    State state;
+    Instant started;
+    Instant ended;
     int total;
     int done;
     int cached;
     String runningWork = "";
-    String error = "";
+    String error;
 
-    TrackedJob(String id, JobSpec spec, Path directory) {
-      this.id = id;
-      this.spec = spec;
-      this.directory = directory;
+    TrackedJob(JobRecord record, AdmittedJob admitted) {
+      this.id = record.id();
+      this.sequence = record.sequence();
+      this.name = record.name();
+      this.request = record.request();
+      this.directory = record.outputDirectory();
+      this.submitted = record.submitted();
+      this.admitted = admitted;
+      this.cancelRequested = record.cancelRequested();
+      this.state = record.state();
+      this.started = record.started();
+      this.ended = record.ended();
+      this.total = record.cellsTotal();
+      this.done = record.cellsDone();
+      this.cached = record.cellsCached();
+      this.error = record.error();
+    }
+
+    synchronized boolean isFinished() {
+      return state.finished();
+    }
+
+    synchronized void end(State state, String error) {
+      this.state = state;
+      this.error = MessageText.cut(error, MAX_ERROR_CHARS);
+      this.ended = Instant.now();
+      this.runningWork = "";
+    }
+
+    synchronized JobRecord record() {
+      return new JobRecord(
+          id, sequence, name, state, cancelRequested, request, directory, submitted, started, ended, total, done, cached, error);
     }
 
     synchronized Snapshot snapshot() {
-      return new Snapshot(id, state, total, done, cached, runningWork, error, directory);
+      return new Snapshot(id, name, state, total, done, cached, runningWork, error, directory, submitted, started, ended);
     }
 
     void publish() {
@@ -252,7 +443,7 @@ public final class JobManager implements AutoCloseable {
     @Override
     public void workFailed(Work work, String message) {
       synchronized (this) {
-        error = error.isEmpty() ? message : error + "; " + message;
+        error = MessageText.cut(error.isEmpty() ? message : error + "; " + message, MAX_ERROR_CHARS);
       }
       publish();
     }

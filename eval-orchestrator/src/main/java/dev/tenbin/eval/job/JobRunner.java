@@ -10,6 +10,7 @@ import dev.tenbin.eval.retrieval.EncodeProgress;
 import dev.tenbin.eval.services.Services;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
+import io.grpc.Context;
 import io.grpc.StatusRuntimeException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -103,8 +104,11 @@ public final class JobRunner {
               cancellation.throwIfCancelled();
             };
         long workStart = System.nanoTime();
+        // The work item's service calls run in their own gRPC context, cancelled when it ends: a call it
+        // abandoned (a stream left when the job was cancelled mid-encode) is cancelled on the service too.
+        Context.CancellableContext calls = Context.current().withCancellation();
         try {
-          List<CellRecord> records = new WorkRunner(services, spec, candidates, progress, cache).run(work, missing);
+          List<CellRecord> records = within(calls, () -> new WorkRunner(services, spec, candidates, progress, cache).run(work, missing));
           for (CellRecord record : records) {
             if (store.append(record)) {
               computed++;
@@ -126,6 +130,7 @@ public final class JobRunner {
           event("work_failed", work, describe(e));
           listener.workFailed(work, message);
         } finally {
+          calls.cancel(null);
           long millis = (System.nanoTime() - workStart) / 1_000_000;
           millisByKind.merge(work.kind().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'), millis, Long::sum);
           event("work_finished", work, millis + " ms");
@@ -139,6 +144,15 @@ public final class JobRunner {
       return outcome;
     } catch (IOException e) {
       throw new UncheckedIOException("cannot use the job folder " + directory, e);
+    }
+  }
+
+  private static <T> T within(Context context, java.util.function.Supplier<T> body) {
+    Context previous = context.attach();
+    try {
+      return body.get();
+    } finally {
+      context.detach(previous);
     }
   }
 
@@ -167,7 +181,7 @@ public final class JobRunner {
   private void writePlan(JobSpec spec, List<Work> plan) throws IOException {
     ObjectNode root = ResultStore.JSON.createObjectNode();
     root.put("name", spec.name());
-    root.put("spec_file", spec.file().toAbsolutePath().toString());
+    root.put("spec_file", Files.isRegularFile(spec.file()) ? spec.file().toAbsolutePath().toString() : spec.file().toString());
     root.put("tenbin_version", TenbinVersion.get());
     root.put("planned_at", Instant.now().toString());
     ArrayNode cells = root.putArray("cells");
@@ -189,9 +203,10 @@ public final class JobRunner {
     Path temporary = directory.resolve(".job.json.tmp");
     Files.writeString(temporary, ResultStore.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(root), StandardCharsets.UTF_8);
     Files.move(temporary, directory.resolve("job.json"), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-    if (Files.isRegularFile(spec.file())) {
-      Files.copy(spec.file(), directory.resolve("job.yaml"), StandardCopyOption.REPLACE_EXISTING);
-    }
+    // The spec as it was parsed (never a copy of a file named by a client).
+    Path specCopy = directory.resolve(".job.yaml.tmp");
+    Files.writeString(specCopy, spec.yaml(), StandardCharsets.UTF_8);
+    Files.move(specCopy, directory.resolve("job.yaml"), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
   }
 
   private synchronized void event(String type, Work work, String detail) {

@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.eval.DenseSimilarities;
+import dev.tenbin.eval.confine.MessageText;
+import dev.tenbin.eval.taskset.YamlErrors;
 import dev.tenbin.eval.retrieval.DenseVariant;
 import dev.tenbin.eval.retrieval.RetrieverSpec;
 import dev.tenbin.eval.retrieval.SparseVariant;
@@ -39,7 +41,10 @@ import java.util.Set;
  *
  * @param name the job's name
  * @param file the spec file (for messages)
- * @param taskSets task set spec files, resolved against the spec's folder
+ * @param yaml the spec's text
+ * @param taskSetNames the task set files as written in the spec
+ * @param taskSets task set spec files, resolved against the spec's folder (a local run reads them;
+ *     the eval service never does: its clients send the task sets with the job)
  * @param taskFilter task names to keep; empty keeps every task
  * @param retrievers what runs over whole corpora
  * @param rerankers reranker ids ({@code dense:MODEL}, {@code sparse:MODEL}, {@code multivector:MODEL}
@@ -53,6 +58,8 @@ import java.util.Set;
 public record JobSpec(
     String name,
     Path file,
+    String yaml,
+    List<String> taskSetNames,
     List<Path> taskSets,
     List<String> taskFilter,
     List<RetrieverEntry> retrievers,
@@ -67,6 +74,8 @@ public record JobSpec(
   public record RetrieverEntry(RetrieverSpec retriever, List<String> variants) {}
 
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+  private static final int MAX_NAME = 200;
+  private static final int MAX_MESSAGE = 600;
   private static final Set<String> KEYS =
       Set.of("name", "task_sets", "tasks", "retrievers", "rerankers", "candidates", "similarity",
           "light_hybrid_dense_weight", "top_k");
@@ -88,8 +97,8 @@ public record JobSpec(
     JsonNode root;
     try {
       root = YAML.readTree(yaml);
-    } catch (IOException e) {
-      throw new InvalidInputException("SPEC", "job spec " + file + " is not valid YAML: " + firstLine(e.getMessage()));
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new InvalidInputException("SPEC", "job spec " + file + " is not valid YAML: " + YamlErrors.describe(e));
     }
     if (root == null || !root.isObject()) {
       throw error(file, "", "the job spec must be a YAML mapping");
@@ -97,14 +106,22 @@ public record JobSpec(
     for (Iterator<String> names = root.fieldNames(); names.hasNext(); ) {
       String key = names.next();
       if (!KEYS.contains(key)) {
-        throw error(file, key, "unknown field; expected one of " + new java.util.TreeSet<>(KEYS));
+        throw error(file, MessageText.cut(key, MessageText.MAX_SHOWN), "unknown field; expected one of " + new java.util.TreeSet<>(KEYS));
       }
     }
     Path base = file.toAbsolutePath().getParent();
     String name = text(file, root, "name", fileStem(file));
+    if (name.length() > MAX_NAME) {
+      throw error(file, "name", "longer than " + MAX_NAME + " characters");
+    }
+    List<String> taskSetNames = strings(file, root, "task_sets");
     List<Path> taskSets = new ArrayList<>();
-    for (String path : strings(file, root, "task_sets")) {
-      taskSets.add(base.resolve(path).normalize());
+    for (int i = 0; i < taskSetNames.size(); i++) {
+      try {
+        taskSets.add(base.resolve(taskSetNames.get(i)).normalize());
+      } catch (java.nio.file.InvalidPathException e) {
+        throw error(file, "task_sets[" + i + "]", MessageText.quote(taskSetNames.get(i)) + " is not a file path");
+      }
     }
     if (taskSets.isEmpty()) {
       throw error(file, "task_sets", "name at least one task set file");
@@ -123,7 +140,7 @@ public record JobSpec(
     List<String> sets = candidates.has("sets") ? strings(file, candidates, "sets", "candidates.sets") : List.of("hybrid");
     for (int i = 0; i < sets.size(); i++) {
       if (!sets.get(i).equals("hybrid") && !sets.get(i).equals("bm25")) {
-        throw error(file, "candidates.sets[" + i + "]", "expected hybrid or bm25, got '" + sets.get(i) + "'");
+        throw error(file, "candidates.sets[" + i + "]", "expected hybrid or bm25, got " + MessageText.quote(sets.get(i)));
       }
     }
     if (!rerankers.isEmpty() && candidateModel.isBlank()) {
@@ -144,10 +161,10 @@ public record JobSpec(
     }
     int topK = root.path("top_k").asInt(100);
     if (topK < 1 || topK > 1000) {
-      throw error(file, "top_k", "must be within 1..1000, got " + root.path("top_k").asText());
+      throw error(file, "top_k", "must be within 1..1000, got " + MessageText.quote(root.path("top_k").asText()));
     }
     return new JobSpec(
-        name, file, List.copyOf(taskSets), strings(file, root, "tasks"), List.copyOf(retrievers), rerankers,
+        name, file, yaml, taskSetNames, List.copyOf(taskSets), strings(file, root, "tasks"), List.copyOf(retrievers), rerankers,
         candidateModel, sets, similarity, weight, topK);
   }
 
@@ -161,7 +178,7 @@ public record JobSpec(
       for (Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
         String key = names.next();
         if (!key.equals("retriever") && !key.equals("variants")) {
-          throw error(file, field + "." + key, "unknown field; expected retriever or variants");
+          throw error(file, field + "." + MessageText.cut(key, MessageText.MAX_SHOWN), "unknown field; expected retriever or variants");
         }
       }
       variants.addAll(strings(file, node, "variants", field + ".variants"));
@@ -231,16 +248,13 @@ public record JobSpec(
 
   private static InvalidInputException error(Path file, String field, String message) {
     return new InvalidInputException(
-        field.isEmpty() ? "SPEC" : field, "job spec " + file + (field.isEmpty() ? "" : ", field " + field) + ": " + message);
+        field.isEmpty() ? "SPEC" : field,
+        "job spec " + file + (field.isEmpty() ? "" : ", field " + field) + ": " + MessageText.cut(message, MAX_MESSAGE));
   }
 
   private static String fileStem(Path file) {
     String name = file.getFileName().toString();
     int dot = name.lastIndexOf('.');
     return dot > 0 ? name.substring(0, dot) : name;
-  }
-
-  private static String firstLine(String message) {
-    return message == null ? "" : message.lines().findFirst().orElse("");
   }
 }

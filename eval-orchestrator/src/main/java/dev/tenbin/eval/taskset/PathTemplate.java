@@ -9,7 +9,7 @@ import java.util.regex.Pattern;
  * A path as written in a spec: a leading {@code ~} is the home folder, {@code ${NAME}} is an
  * environment variable, and a relative result is resolved against the spec file's folder.
  */
-final class PathTemplate {
+final class PathTemplate implements DatasetPaths {
   private static final Pattern VARIABLE = Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)}");
 
   private final Map<String, String> environment;
@@ -18,6 +18,11 @@ final class PathTemplate {
   PathTemplate(Map<String, String> environment, Path home) {
     this.environment = environment;
     this.home = home;
+  }
+
+  @Override
+  public Path resolve(String raw, Path base, String field) {
+    return resolve(raw, base);
   }
 
   /**

@@ -2,7 +2,9 @@ package dev.tenbin.eval.taskset;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.tenbin.core.InvalidInputException;
-import java.nio.file.Path;
+import dev.tenbin.core.PermissionDeniedException;
+import dev.tenbin.core.TenbinException;
+import dev.tenbin.eval.confine.MessageText;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -17,9 +19,9 @@ import java.util.regex.Pattern;
 final class SpecNode {
   private final JsonNode node;
   private final String path;
-  private final Path file;
+  private final String file;
 
-  SpecNode(JsonNode node, String path, Path file) {
+  SpecNode(JsonNode node, String path, String file) {
     this.node = node;
     this.path = path;
     this.file = file;
@@ -59,7 +61,7 @@ final class SpecNode {
     while (names.hasNext()) {
       String name = names.next();
       if (!allowed.contains(name)) {
-        throw error(field(name), "unknown key '" + name + "' (expected one of " + String.join(", ", allowed) + ")");
+        throw error(field(name), "unknown key " + MessageText.quote(name) + " (expected one of " + String.join(", ", allowed) + ")");
       }
     }
     return this;
@@ -103,7 +105,7 @@ final class SpecNode {
   String text(Pattern pattern, String expected) {
     String text = text();
     if (!pattern.matcher(text).matches()) {
-      throw error(path, "'" + text + "' is not " + expected);
+      throw error(path, MessageText.quote(text) + " is not " + expected);
     }
     return text;
   }
@@ -111,6 +113,18 @@ final class SpecNode {
   /** The string under {@code key}, or {@code fallback} when absent. */
   String optionalText(String key, String fallback) {
     return has(key) ? child(key).text() : fallback;
+  }
+
+  /**
+   * A refusal of this value by a {@link DatasetPaths} (e.g. a path outside the data roots), as the
+   * same exception type naming this value's YAML path; the refusal's message is kept.
+   */
+  TenbinException refused(TenbinException refusal) {
+    String message = file + ": " + refusal.getMessage();
+    return switch (refusal) {
+      case PermissionDeniedException e -> new PermissionDeniedException(path, message);
+      default -> new InvalidInputException(path, message);
+    };
   }
 
   InvalidInputException error(String message) {

@@ -5,6 +5,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.core.TenbinException;
+import dev.tenbin.eval.confine.MessageText;
 import dev.tenbin.eval.taskset.DatasetSource.HubDataset;
 import dev.tenbin.eval.taskset.DatasetSource.LocalBeir;
 import java.io.IOException;
@@ -50,8 +52,10 @@ import java.util.stream.Stream;
  *     xquad-de: {dataset: xquad, language: de}
  * }</pre>
  *
- * <p>Paths may start with {@code ~} and hold {@code ${ENV}} variables; relative ones are resolved
- * against the spec file's folder. Unknown keys, duplicate keys and duplicate task names are errors.
+ * <p>For a local run, paths may start with {@code ~} and hold {@code ${ENV}} variables; relative
+ * ones are resolved against the spec file's folder. How paths are resolved is a {@link DatasetPaths}:
+ * the eval service expands nothing and refuses paths outside its data roots. YAML syntax errors
+ * give a line and column, never the source text. Unknown keys, duplicate keys and duplicate task names are errors.
  * Every error is an {@link InvalidInputException} whose field is the YAML path of the offending
  * value (e.g. {@code tasks[3].source.revision}) and whose message starts with the spec file.
  */
@@ -71,7 +75,7 @@ public final class TaskSetParser {
 
   private static final YAMLMapper YAML = yamlMapper();
 
-  private final PathTemplate paths;
+  private final DatasetPaths paths;
 
   /** A parser that expands {@code ~} and {@code ${ENV}} from this process's environment. */
   public TaskSetParser() {
@@ -80,7 +84,12 @@ public final class TaskSetParser {
 
   /** A parser that expands {@code ${ENV}} from {@code environment} and {@code ~} to {@code home}. */
   public TaskSetParser(Map<String, String> environment, Path home) {
-    this.paths = new PathTemplate(Map.copyOf(environment), home);
+    this(DatasetPaths.expanding(environment, home));
+  }
+
+  /** A parser whose local paths are resolved (and possibly refused) by {@code paths}. */
+  public TaskSetParser(DatasetPaths paths) {
+    this.paths = paths;
   }
 
   /** Reads and validates the spec in {@code file}. */
@@ -88,23 +97,33 @@ public final class TaskSetParser {
     if (!Files.isRegularFile(file)) {
       throw new InvalidInputException("spec", "task-set spec not found: " + file);
     }
-    JsonNode tree;
+    String yaml;
     try {
-      tree = YAML.readTree(file.toFile());
-    } catch (JsonProcessingException e) {
-      var location = e.getLocation();
-      throw new InvalidInputException(
-          "spec",
-          file + (location == null ? "" : " line " + location.getLineNr()) + ": not valid YAML ("
-              + e.getOriginalMessage() + ")");
+      yaml = Files.readString(file);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read " + file, e);
     }
-    if (tree == null || tree.isMissingNode() || tree.isNull()) {
-      throw new InvalidInputException("spec", file + ": empty task-set spec");
+    return parse(yaml, file.toString(), file.toAbsolutePath().normalize().getParent());
+  }
+
+  /**
+   * Validates task-set YAML text.
+   *
+   * @param yaml the task set
+   * @param source how messages name it (its file, or where a client sent it from)
+   * @param base the folder relative paths resolve against (absolute)
+   */
+  public TaskSetSpec parse(String yaml, String source, Path base) {
+    JsonNode tree;
+    try {
+      tree = YAML.readTree(yaml);
+    } catch (JsonProcessingException e) {
+      throw new InvalidInputException("spec", source + ": not valid YAML (" + YamlErrors.describe(e) + ")");
     }
-    Path base = file.toAbsolutePath().normalize().getParent();
-    SpecNode root = new SpecNode(tree, "", file).mapping(SPEC_KEYS);
+    if (tree == null || tree.isMissingNode() || tree.isNull()) {
+      throw new InvalidInputException("spec", source + ": empty task-set spec");
+    }
+    SpecNode root = new SpecNode(tree, "", source).mapping(SPEC_KEYS);
     String name = root.required("name").text();
     List<TaskSpec> tasks = new ArrayList<>();
     if (root.has("tasks")) {
@@ -161,7 +180,7 @@ public final class TaskSetParser {
     }
     String revision = node.child("revision").text(REVISION, "a branch, tag or commit SHA");
     if (revision.contains("..")) {
-      throw node.child("revision").error("'" + revision + "' is not a branch, tag or commit SHA");
+      throw node.child("revision").error(MessageText.quote(revision) + " is not a branch, tag or commit SHA");
     }
     String split = node.has("split") ? node.child("split").text(NAME, "a split name") : "train";
     Map<String, String> configs = new LinkedHashMap<>();
@@ -175,10 +194,13 @@ public final class TaskSetParser {
   }
 
   private Path path(SpecNode node, Path base) {
+    String raw = node.text();
     try {
-      return paths.resolve(node.text(), base);
+      return paths.resolve(raw, base, node.path());
     } catch (IllegalArgumentException e) {
       throw node.error(e.getMessage());
+    } catch (TenbinException e) {
+      throw node.refused(e);
     }
   }
 
@@ -204,10 +226,16 @@ public final class TaskSetParser {
     }
     List<TaskSpec> tasks = new ArrayList<>();
     Set<String> found = new LinkedHashSet<>();
-    for (Path folder : beirFolders(directory)) {
-      String name = folder.getFileName().toString();
+    for (Path listed : beirFolders(directory)) {
+      String name = listed.getFileName().toString();
+      Path folder;
+      try {
+        folder = paths.found(listed, pathNode.path());
+      } catch (TenbinException e) {
+        throw pathNode.refused(e);
+      }
       if (!NAME.matcher(name).matches()) {
-        throw pathNode.error("folder name '" + name + "' cannot be a task name (letters, digits, '.', '_' or '-')");
+        throw pathNode.error("folder name " + MessageText.quote(name) + " cannot be a task name (letters, digits, '.', '_' or '-')");
       }
       found.add(name);
       SpecNode overrides = folders.get(name);
@@ -224,7 +252,7 @@ public final class TaskSetParser {
     }
     for (var entry : folders.entrySet()) {
       if (!found.contains(entry.getKey())) {
-        throw entry.getValue().error("no BEIR folder " + entry.getKey() + " (with corpus.jsonl) under " + directory);
+        throw entry.getValue().error("no BEIR folder " + MessageText.quote(entry.getKey()) + " (with corpus.jsonl) under " + directory);
       }
     }
     if (tasks.isEmpty()) {
@@ -251,7 +279,7 @@ public final class TaskSetParser {
       if (!names.add(tasks.get(i).name())) {
         throw root.error(
             i < declared ? "tasks[" + i + "].name" : "tasks_from",
-            "duplicate task name '" + tasks.get(i).name() + "'");
+            "duplicate task name " + MessageText.quote(tasks.get(i).name()));
       }
     }
   }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.tenbin.eval.job.JobListener;
 import dev.tenbin.eval.job.JobManager;
 import dev.tenbin.eval.job.JobOutcome;
+import dev.tenbin.eval.job.ServiceFolders;
 import dev.tenbin.eval.store.CellKey;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
@@ -21,6 +22,8 @@ import dev.tenbin.proto.eval.v1.Job;
 import dev.tenbin.proto.eval.v1.JobState;
 import dev.tenbin.proto.eval.v1.ListJobsRequest;
 import dev.tenbin.proto.eval.v1.SubmitJobRequest;
+import dev.tenbin.proto.eval.v1.TaskSetDocument;
+import dev.tenbin.rpc.StatusMapper;
 import dev.tenbin.proto.eval.v1.WatchJobRequest;
 import dev.tenbin.proto.eval.v1.WatchJobResponse;
 import dev.tenbin.rpc.GrpcServerHost;
@@ -49,6 +52,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class EvalGrpcServiceTest {
   private static final String SPEC = "name: t\ntask_sets: [tasks.yaml]\nretrievers: [bm25]\n";
+  static final String HUB_TASKS =
+      "name: b\ntasks:\n  - {name: t, language: en, source: {hub: owner/data, revision: main}}\n";
 
   @TempDir Path tmp;
   private final CountDownLatch release = new CountDownLatch(1);
@@ -90,7 +95,10 @@ class EvalGrpcServiceTest {
 
   @BeforeEach
   void start() {
-    jobs = new JobManager((spec, dir, listener, cancellation) -> fakeJob(dir, listener, cancellation), tmp);
+    jobs =
+        JobManager.open(
+            new ServiceFolders(tmp.resolve("state"), tmp.resolve("results"), List.of()),
+            (job, listener, cancellation) -> fakeJob(job.directory(), listener, cancellation));
     String name = "eval-" + UUID.randomUUID();
     host = GrpcServerHost.startInProcess(name, new SimpleMeterRegistry(), List.of(new EvalGrpcService(jobs)));
     channel = InProcessChannelBuilder.forName(name).build();
@@ -106,14 +114,28 @@ class EvalGrpcServiceTest {
   }
 
   private Job submit(String out) {
-    return stub.submitJob(SubmitJobRequest.newBuilder().setSpecYaml(SPEC).setOutputDir(out).build()).getJob();
+    return stub.submitJob(request(SPEC, out)).getJob();
+  }
+
+  static SubmitJobRequest request(String spec, String out) {
+    return SubmitJobRequest.newBuilder()
+        .setSpecYaml(spec)
+        .setOutputDir(out)
+        .addTaskSets(TaskSetDocument.newBuilder().setName("tasks.yaml").setYaml(HUB_TASKS))
+        .build();
+  }
+
+  private Path results() throws java.io.IOException {
+    return tmp.resolve("results").toRealPath();
   }
 
   @Test
   void aSubmittedJobIsWatchedUntilItSucceedsAndItsCellsStreamBackWithScoredRankings() throws Exception {
     Job job = submit("out");
     assertThat(job.getId()).startsWith("job-");
-    assertThat(job.getOutputDir()).isEqualTo(tmp.resolve("out").toString());
+    assertThat(job.getOutputDir()).isEqualTo(results().resolve("out").toString());
+    assertThat(job.getName()).isEqualTo("t");
+    assertThat(job.hasSubmitTime()).isTrue();
     started.await(10, TimeUnit.SECONDS);
     Iterator<WatchJobResponse> updates = stub.watchJob(WatchJobRequest.newBuilder().setJobId(job.getId()).build());
     List<Job> seen = new ArrayList<>();
@@ -124,6 +146,7 @@ class EvalGrpcServiceTest {
     assertThat(seen.getLast().getState()).isEqualTo(JobState.JOB_STATE_SUCCEEDED);
     assertThat(seen.getLast().getCellsDone()).isEqualTo(2);
     assertThat(seen.getLast().getCellsTotal()).isEqualTo(2);
+    assertThat(seen.getLast().hasEndTime()).isTrue();
 
     List<GetResultsResponse> results = new ArrayList<>();
     stub.getResults(GetResultsRequest.newBuilder().setJobId(job.getId()).build()).forEachRemaining(results::add);
@@ -147,7 +170,7 @@ class EvalGrpcServiceTest {
       last = updates.next().getJob();
     }
     assertThat(last.getState()).isEqualTo(JobState.JOB_STATE_CANCELLED);
-    assertThat(ResultStore.existing(tmp.resolve("out"), "out").readAll()).hasSize(1);
+    assertThat(ResultStore.existing(results().resolve("out"), "out").readAll()).hasSize(1);
   }
 
   @Test
@@ -163,7 +186,7 @@ class EvalGrpcServiceTest {
     updates.forEachRemaining(update -> {});
     assertThat(stub.getJob(GetJobRequest.newBuilder().setJobId(second.getId()).build()).getJob().getState())
         .isEqualTo(JobState.JOB_STATE_CANCELLED);
-    assertThat(tmp.resolve("second")).doesNotExist();
+    assertThat(results().resolve("second")).doesNotExist();
   }
 
   @Test
@@ -171,9 +194,10 @@ class EvalGrpcServiceTest {
     assertThatThrownBy(() -> stub.submitJob(SubmitJobRequest.newBuilder().setSpecYaml("name: [unclosed").setOutputDir("o").build()))
         .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
           assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
-          assertThat(e.getStatus().getDescription()).contains("not valid YAML");
+          assertThat(e.getStatus().getDescription()).contains("not valid YAML").contains("line 1, column").doesNotContain("unclosed");
+          assertThat(StatusMapper.violatedField(e)).isEqualTo("spec_yaml");
         });
-    assertThatThrownBy(() -> stub.submitJob(SubmitJobRequest.newBuilder().setSpecYaml(SPEC).build()))
+    assertThatThrownBy(() -> stub.submitJob(request(SPEC, "").toBuilder().clearOutputDir().build()))
         .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
           assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
           assertThat(e.getStatus().getDescription()).contains("output_dir");
@@ -190,6 +214,33 @@ class EvalGrpcServiceTest {
         .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
           assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
           assertThat(e.getStatus().getDescription()).contains("already writing");
+        });
+  }
+
+  @Test
+  void outputFoldersOutsideTheResultsRootArePermissionDeniedNamingTheField() {
+    for (String out : List.of("/etc/x", "../../../tmp/x", tmp.resolve("elsewhere").toString())) {
+      assertThatThrownBy(() -> submit(out))
+          .as(out)
+          .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+            assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED);
+            assertThat(StatusMapper.violatedField(e)).isEqualTo("output_dir");
+            assertThat(e.getStatus().getDescription()).startsWith("output_dir: ").contains("outside the results root");
+          });
+    }
+    assertThat(Path.of("/etc/x")).doesNotExist();
+    assertThat(stub.listJobs(ListJobsRequest.getDefaultInstance()).getJobsList()).isEmpty();
+  }
+
+  @Test
+  void aTaskSetTheClientDidNotSendIsNeverReadFromTheServicesDisk() {
+    SubmitJobRequest request =
+        SubmitJobRequest.newBuilder().setSpecYaml("task_sets: [/etc/passwd]\nretrievers: [bm25]\n").setOutputDir("o").build();
+    assertThatThrownBy(() -> stub.submitJob(request))
+        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+          assertThat(StatusMapper.violatedField(e)).isEqualTo("spec_yaml.task_sets[0]");
+          assertThat(e.getStatus().getDescription()).contains("was not sent with the job").doesNotContain("root:");
         });
   }
 }

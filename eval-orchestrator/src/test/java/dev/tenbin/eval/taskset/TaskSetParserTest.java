@@ -177,12 +177,12 @@ class TaskSetParserTest {
   }
 
   @Test
-  void yamlSyntaxErrorsNameTheFileAndLine() throws Exception {
+  void yamlSyntaxErrorsNameTheFileLineAndColumnWithoutTheSourceText() throws Exception {
     Path file = spec("name: demo\ntasks:\n  - name: [unclosed\n");
     assertThatThrownBy(() -> parser.parse(file))
         .isInstanceOf(InvalidInputException.class)
-        .hasMessageContaining("set.yaml line")
-        .hasMessageContaining("not valid YAML");
+        .hasMessageContaining("set.yaml: not valid YAML (line 4, column 1: expected ',' or ']'")
+        .hasMessageNotContaining("unclosed");
     Path duplicate = spec("name: demo\nname: again\ntasks: []\n");
     assertThatThrownBy(() -> parser.parse(duplicate)).hasMessageContaining("not valid YAML").hasMessageContaining("name");
     assertThatThrownBy(() -> parser.parse(tmp.resolve("absent.yaml"))).hasMessageContaining("task-set spec not found");
@@ -221,7 +221,7 @@ class TaskSetParserTest {
     assertInvalid(
         () -> parser.parse(spec("name: f\ntasks_from: {path: ../data, folders: {xquad-fr: {language: fr}}}\n")),
         "tasks_from.folders.xquad-fr",
-        "no BEIR folder xquad-fr");
+        "no BEIR folder 'xquad-fr'");
     assertInvalid(() -> parser.parse(spec("name: f\ntasks_from: ../nowhere\n")), "tasks_from", "folder not found");
   }
 }
