@@ -10,10 +10,14 @@ import dev.tenbin.encoder.onnx.TextTokenizer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.IntConsumer;
 
 /**
  * A model ready to serve: its card, tokenizer, ONNX session and one batcher per output kind. All
  * pooling and scoring happens in FP32 whatever the model's own dtype.
+ *
+ * <p>Closing drains and joins the batchers first (waiting requests get UNAVAILABLE, the running
+ * pass finishes), then frees the session and the tokenizer once no thread is inside them.
  */
 public final class LoadedModel implements AutoCloseable {
   private final ModelCard card;
@@ -24,18 +28,24 @@ public final class LoadedModel implements AutoCloseable {
   private final TokenBudgetBatcher<float[]> tokenVectors;
   private final TokenBudgetBatcher<SparseVector> sparse;
 
-  LoadedModel(ModelFiles files, OnnxModel.RuntimeOptions runtime, BatchingLimits limits) {
+  LoadedModel(ModelFiles files, OnnxModel.RuntimeOptions runtime, BatchingLimits limits, IntConsumer passTokens) {
     this.card = files.card();
     this.tokenizerJson = files.tokenizerJson();
     this.tokenizer = new TextTokenizer(files.tokenizerJson(), card.maxLength());
-    this.onnx = new OnnxModel(files.onnx(), runtime);
+    try {
+      this.onnx = new OnnxModel("model " + card.id(), files.onnx(), runtime);
+    } catch (RuntimeException e) {
+      tokenizer.close();
+      throw e;
+    }
     this.pooled =
         new TokenBudgetBatcher<>(
             card.id() + "-pooled", onnx::run,
-            (output, index, tokens) -> Pooler.pool(output, index, tokens, card.pooling()), limits);
+            (output, index, tokens) -> Pooler.pool(output, index, tokens, card.pooling()), limits, passTokens);
     this.tokenVectors =
-        new TokenBudgetBatcher<>(card.id() + "-tokens", onnx::run, LoadedModel::tokenMatrix, limits);
-    this.sparse = new TokenBudgetBatcher<>(card.id() + "-sparse", onnx::run, LoadedModel::maxPooledLogits, limits);
+        new TokenBudgetBatcher<>(card.id() + "-tokens", onnx::run, LoadedModel::tokenMatrix, limits, passTokens);
+    this.sparse =
+        new TokenBudgetBatcher<>(card.id() + "-sparse", onnx::run, LoadedModel::maxPooledLogits, limits, passTokens);
   }
 
   public ModelCard card() {
@@ -69,6 +79,18 @@ public final class LoadedModel implements AutoCloseable {
 
   TokenBudgetBatcher<SparseVector> sparseBatcher() {
     return sparse;
+  }
+
+  /** Inputs waiting in this model's queues. */
+  int queuedInputs() {
+    return pooled.queued() + tokenVectors.queued() + sparse.queued();
+  }
+
+  /** Inputs accepted and not finished: being tokenized, waiting, or in the running pass. */
+  int inFlightInputs() {
+    return pooled.queued() + pooled.reserved() + pooled.running()
+        + tokenVectors.queued() + tokenVectors.reserved() + tokenVectors.running()
+        + sparse.queued() + sparse.reserved() + sparse.running();
   }
 
   /** Per-token vectors of one input, padding removed, row-major. */
@@ -109,6 +131,7 @@ public final class LoadedModel implements AutoCloseable {
     return new SparseVector(indices, values);
   }
 
+  /** Drains and joins the batchers, then frees the session and the tokenizer. */
   @Override
   public void close() {
     pooled.close();
