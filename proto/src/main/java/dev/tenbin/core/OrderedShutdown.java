@@ -109,8 +109,10 @@ public final class OrderedShutdown {
                 () -> {
                   for (Stage stage : Stage.values()) {
                     for (Step step : plan.getOrDefault(stage, List.of()).reversed()) {
+                      long start = System.nanoTime();
                       try {
                         step.action().close();
+                        log.debug("shutdown: closed {} in {} ms", step.name(), (System.nanoTime() - start) / 1_000_000);
                       } catch (Exception | LinkageError e) {
                         log.warn("shutdown: closing {} failed", step.name(), e);
                       }
