@@ -3,6 +3,7 @@ package dev.tenbin.encoder;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenbin.encoder.testing.EncodeUntilStopped;
+import dev.tenbin.encoder.testing.PrintOrtHookRemoved;
 import dev.tenbin.encoder.testing.TinyModels;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -101,6 +102,25 @@ class ChildJvmShutdownTest {
       Child child = start("exit-" + round, sameFlags(), "exit", Long.toString(round * 53L % 400));
       awaitEncoding(child.process());
       assertEndedWithoutACrash(child, 0);
+    }
+  }
+
+  @Test
+  void withoutTheAddOpensFlagOnnxRuntimesHookStaysAndNothingIsPrinted() throws Exception {
+    List<String> withoutOpens = sameFlags().stream().filter(flag -> !flag.startsWith("--add-opens")).toList();
+    for (boolean opened : List.of(true, false)) {
+      List<String> command = new ArrayList<>();
+      command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+      command.addAll(opened ? sameFlags() : withoutOpens);
+      command.addAll(List.of("-cp", System.getProperty("java.class.path"), PrintOrtHookRemoved.class.getName()));
+      Path errors = tmp.resolve("hook-" + opened + ".txt");
+      Process process = new ProcessBuilder(command).redirectError(errors.toFile()).start();
+      String out = new String(process.getInputStream().readAllBytes()).trim();
+      assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+      assertThat(process.exitValue()).isZero();
+      assertThat(out).isEqualTo(Boolean.toString(opened));
+      assertThat(Files.readString(errors).lines().filter(line -> !line.startsWith("WARNING: Using incubator modules")))
+          .as("nothing on stderr").isEmpty();
     }
   }
 }
