@@ -4,6 +4,7 @@ import dev.tenbin.encoder.batching.BatchingLimits;
 import dev.tenbin.encoder.batching.TokenBudgetBatcher;
 import dev.tenbin.encoder.model.ModelCard;
 import dev.tenbin.encoder.model.ModelFiles;
+import dev.tenbin.encoder.model.OutputKind;
 import dev.tenbin.encoder.onnx.OnnxModel;
 import dev.tenbin.encoder.onnx.Pooler;
 import dev.tenbin.encoder.onnx.TextTokenizer;
@@ -13,7 +14,7 @@ import java.util.List;
 import java.util.function.IntConsumer;
 
 /**
- * A model ready to serve: its card, tokenizer, ONNX session and one batcher per output kind. All
+ * A model ready to serve: its card, tokenizer, ONNX session and the batcher of its output kind. All
  * pooling and scoring happens in FP32 whatever the model's own dtype.
  *
  * <p>Closing drains and joins the batchers first (waiting requests get UNAVAILABLE, the running
@@ -38,14 +39,19 @@ public final class LoadedModel implements AutoCloseable {
       tokenizer.close();
       throw e;
     }
+    // One batcher, one worker thread, for the one output kind the card serves.
+    OutputKind kind = card.outputKind();
     this.pooled =
-        new TokenBudgetBatcher<>(
-            card.id() + "-pooled", onnx::run,
-            (output, index, tokens) -> Pooler.pool(output, index, tokens, card.pooling()), limits, passTokens);
+        kind != OutputKind.DENSE ? null
+            : new TokenBudgetBatcher<>(
+                card.id() + "-pooled", onnx::run,
+                (output, index, tokens) -> Pooler.pool(output, index, tokens, card.pooling()), limits, passTokens);
     this.tokenVectors =
-        new TokenBudgetBatcher<>(card.id() + "-tokens", onnx::run, LoadedModel::tokenMatrix, limits, passTokens);
+        kind != OutputKind.MULTIVECTOR ? null
+            : new TokenBudgetBatcher<>(card.id() + "-tokens", onnx::run, LoadedModel::tokenMatrix, limits, passTokens);
     this.sparse =
-        new TokenBudgetBatcher<>(card.id() + "-sparse", onnx::run, LoadedModel::maxPooledLogits, limits, passTokens);
+        kind != OutputKind.SPARSE ? null
+            : new TokenBudgetBatcher<>(card.id() + "-sparse", onnx::run, LoadedModel::maxPooledLogits, limits, passTokens);
   }
 
   public ModelCard card() {
@@ -69,28 +75,41 @@ public final class LoadedModel implements AutoCloseable {
     return onnx.outputType();
   }
 
+  /** The batcher of pooled vectors (DENSE cards). */
   TokenBudgetBatcher<float[]> pooledBatcher() {
-    return pooled;
+    return require(pooled);
   }
 
+  /** The batcher of per-token vectors (MULTIVECTOR cards). */
   TokenBudgetBatcher<float[]> tokenBatcher() {
-    return tokenVectors;
+    return require(tokenVectors);
   }
 
+  /** The batcher of learned sparse vectors (SPARSE cards). */
   TokenBudgetBatcher<SparseVector> sparseBatcher() {
-    return sparse;
+    return require(sparse);
   }
 
-  /** Inputs waiting in this model's queues. */
+  private <R> TokenBudgetBatcher<R> require(TokenBudgetBatcher<R> batcher) {
+    if (batcher == null) {
+      throw new IllegalStateException("model " + card.id() + " serves " + card.outputKind() + " outputs only");
+    }
+    return batcher;
+  }
+
+  private TokenBudgetBatcher<?> batcher() {
+    return pooled != null ? pooled : tokenVectors != null ? tokenVectors : sparse;
+  }
+
+  /** Inputs waiting in this model's queue. */
   int queuedInputs() {
-    return pooled.queued() + tokenVectors.queued() + sparse.queued();
+    return batcher().queued();
   }
 
   /** Inputs accepted and not finished: being tokenized, waiting, or in the running pass. */
   int inFlightInputs() {
-    return pooled.queued() + pooled.reserved() + pooled.running()
-        + tokenVectors.queued() + tokenVectors.reserved() + tokenVectors.running()
-        + sparse.queued() + sparse.reserved() + sparse.running();
+    TokenBudgetBatcher<?> batcher = batcher();
+    return batcher.queued() + batcher.reserved() + batcher.running();
   }
 
   /** Per-token vectors of one input, padding removed, row-major. */
@@ -134,9 +153,7 @@ public final class LoadedModel implements AutoCloseable {
   /** Drains and joins the batchers, then frees the session and the tokenizer. */
   @Override
   public void close() {
-    pooled.close();
-    tokenVectors.close();
-    sparse.close();
+    batcher().close();
     onnx.close();
     tokenizer.close();
   }

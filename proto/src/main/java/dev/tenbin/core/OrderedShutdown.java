@@ -63,7 +63,11 @@ public final class OrderedShutdown {
         throw new UnavailableException("the process is shutting down");
       }
       if (!hookInstalled) {
-        Runtime.getRuntime().addShutdownHook(new Thread(OrderedShutdown::run, "tenbin-shutdown"));
+        try {
+          Runtime.getRuntime().addShutdownHook(new Thread(OrderedShutdown::run, "tenbin-shutdown"));
+        } catch (IllegalStateException shutdownInProgress) {
+          throw new UnavailableException("the process is shutting down");
+        }
         hookInstalled = true;
       }
       STEPS.computeIfAbsent(stage, s -> new LinkedHashMap<>()).put(key, new Step(name, action));

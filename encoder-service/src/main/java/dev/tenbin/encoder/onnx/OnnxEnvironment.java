@@ -1,7 +1,9 @@
 package dev.tenbin.encoder.onnx;
 
 import ai.onnxruntime.OrtEnvironment;
+import ai.onnxruntime.OrtLoggingLevel;
 import java.lang.reflect.Field;
+import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -21,8 +23,8 @@ import org.slf4j.LoggerFactory;
  * when it first creates the environment; Tenbin's {@link dev.tenbin.core.OrderedShutdown} then
  * drains every batcher and session first. Taking the hook out needs
  * {@code --add-opens java.base/java.lang=ALL-UNNAMED} (in {@code tenbin.jvm.args} and the
- * {@code tenbin} launcher); without it (library use) the hook stays, a debug line says so, and the
- * ordered drain still narrows the window.
+ * {@code tenbin} launcher). Without it (library use) the hook stays and the environment is given one
+ * more native reference instead, so that the hook's release frees nothing; a debug line says so.
  */
 public final class OnnxEnvironment {
   private static final Logger log = LoggerFactory.getLogger(OnnxEnvironment.class);
@@ -39,8 +41,30 @@ public final class OnnxEnvironment {
       List<Thread> before = ShutdownHooks.registered();
       environment = OrtEnvironment.getEnvironment();
       ortHookRemoved = removeOrtShutdownHook(before);
+      if (!ortHookRemoved) {
+        holdAnotherReference();
+      }
     }
     return environment;
+  }
+
+  /**
+   * The fallback when the hook cannot be taken out: the native environment is reference-counted
+   * (each {@code CreateEnv} adds one, each {@code ReleaseEnv} drops one), so one more reference,
+   * never released, leaves ONNX Runtime's hook nothing to free. Needs no JVM flag (ONNX Runtime's
+   * classes are on the class path); when even this is closed to us, a debug line says so.
+   */
+  private static void holdAnotherReference() {
+    try {
+      Field api = Class.forName("ai.onnxruntime.OnnxRuntime").getDeclaredField("ortApiHandle");
+      api.setAccessible(true);
+      Method create = OrtEnvironment.class.getDeclaredMethod("createHandle", long.class, int.class, String.class);
+      create.setAccessible(true);
+      create.invoke(null, api.getLong(null), OrtLoggingLevel.ORT_LOGGING_LEVEL_WARNING.getValue(), "tenbin");
+      log.debug("ONNX Runtime's shutdown hook stays; the environment holds one more reference so that it frees nothing");
+    } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+      log.debug("cannot keep ONNX Runtime's environment alive past its shutdown hook: {}", e.toString());
+    }
   }
 
   /** Whether ONNX Runtime's own shutdown hook was taken out (false without the add-opens flag). */
