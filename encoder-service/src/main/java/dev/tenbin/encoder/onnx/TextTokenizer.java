@@ -3,13 +3,17 @@ package dev.tenbin.encoder.onnx;
 import ai.djl.huggingface.tokenizers.Encoding;
 import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
 import ai.djl.huggingface.tokenizers.jni.TokenizersLibrary;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.Lifetime;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * A Hugging Face tokenizer (DJL) loaded from the bytes of a {@code tokenizer.json}, never by hub
@@ -72,19 +76,19 @@ public final class TextTokenizer implements AutoCloseable {
   /** Characters per kept token in the prefix tried first; generous, real text averages ~5. */
   private static final int PREFIX_CHARS_PER_TOKEN = 16;
 
-  private static final java.util.Set<String> WHITESPACE_PRE_TOKENIZERS =
-      java.util.Set.of("BertPreTokenizer", "Whitespace", "WhitespaceSplit");
+  private static final Set<String> WHITESPACE_PRE_TOKENIZERS =
+      Set.of("BertPreTokenizer", "Whitespace", "WhitespaceSplit");
 
   /** Whether the tokenizer's pre-tokenizer splits words at whitespace before anything else. */
   static boolean splitsAtWhitespace(byte[] tokenizerJson) {
     try {
-      com.fasterxml.jackson.databind.JsonNode pre =
-          new com.fasterxml.jackson.databind.ObjectMapper().readTree(tokenizerJson).path("pre_tokenizer");
+      JsonNode pre =
+          new ObjectMapper().readTree(tokenizerJson).path("pre_tokenizer");
       if (WHITESPACE_PRE_TOKENIZERS.contains(pre.path("type").asText())) {
         return true;
       }
       if (pre.path("type").asText().equals("Sequence")) {
-        for (com.fasterxml.jackson.databind.JsonNode step : pre.path("pretokenizers")) {
+        for (JsonNode step : pre.path("pretokenizers")) {
           if (WHITESPACE_PRE_TOKENIZERS.contains(step.path("type").asText())) {
             return true;
           }
@@ -193,7 +197,7 @@ public final class TextTokenizer implements AutoCloseable {
       long encoding = TokenizersLibrary.LIB.encode(tokenizer.getHandle(), text, false);
       try {
         long[] ids = TokenizersLibrary.LIB.getTokenIds(encoding);
-        return ids.length > maxLength ? java.util.Arrays.copyOf(ids, maxLength) : ids;
+        return ids.length > maxLength ? Arrays.copyOf(ids, maxLength) : ids;
       } finally {
         TokenizersLibrary.LIB.deleteEncoding(encoding);
       }
