@@ -2,27 +2,55 @@ package dev.tenbin.encoder;
 
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.core.OrderedShutdown;
 import dev.tenbin.encoder.batching.TokenBudgetBatcher;
 import dev.tenbin.encoder.model.HubDownloader;
+import dev.tenbin.encoder.model.ModelCache;
 import dev.tenbin.encoder.model.ModelCard;
 import dev.tenbin.encoder.model.ModelRegistry;
 import dev.tenbin.encoder.model.OutputKind;
 import dev.tenbin.encoder.onnx.Pooler;
 import dev.tenbin.encoder.onnx.TokenizedBatch;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.ToDoubleFunction;
 
 /**
- * The encoder service's plain-Java core: validates inputs, loads models on first use, adds the
- * card's prompt, tokenizes, and serves dense, multi-vector and sparse outputs through the models'
- * token-budget batchers. The gRPC adapter only converts.
+ * The encoder service's plain-Java core: validates inputs, loads allowed models on first use
+ * (unloading idle ones when the policy says so), adds the card's prompt, tokenizes, and serves
+ * dense, multi-vector and sparse outputs through the models' token-budget batchers. The gRPC
+ * adapter only converts.
+ *
+ * <p>A request holds its model for the whole call and reserves its places in the model's queue
+ * before it is tokenized, so tokenization counts against the queue bound; tokenizing stops
+ * between texts when the caller goes. The core is registered with the process's
+ * {@link OrderedShutdown}: on SIGTERM or {@code System.exit} its models are drained and closed
+ * before the process ends.
+ *
+ * <p>Meters ({@link #bindTo}): {@code tenbin.encoder.models.loaded}, and per model (tag
+ * {@code model}) {@code tenbin.encoder.queue.inputs}, {@code tenbin.encoder.inflight.inputs} and
+ * the distribution {@code tenbin.encoder.batch.tokens} (padded tokens per forward pass).
  */
-public final class EncoderCore implements AutoCloseable {
+public final class EncoderCore implements AutoCloseable, MeterBinder {
+  /** What GetModelInfo reports: the card and the output's dtype. */
+  public record ModelInfo(ModelCard card, String dtype) {}
+
   private final EncoderServiceConfig config;
   private final ModelRegistry registry;
-  private final Map<String, LoadedModel> loaded = new ConcurrentHashMap<>();
+  private final ModelCache<LoadedModel> models;
+  private final Map<String, ModelInfo> infos = new ConcurrentHashMap<>();
+  private final CompositeMeterRegistry meters = new CompositeMeterRegistry();
+  private final Set<String> meteredModels = ConcurrentHashMap.newKeySet();
+  private final OrderedShutdown.Registration shutdown;
 
   public EncoderCore(EncoderServiceConfig config) {
     config.runtime().requireAvailable();
@@ -31,65 +59,167 @@ public final class EncoderCore implements AutoCloseable {
         new ModelRegistry(
             config.modelsDirectory(),
             new HubDownloader(config.hubEndpoint(), config.cacheDirectory(), System.getenv("HF_TOKEN")));
+    this.models =
+        new ModelCache<>(
+            "encoder", this::load, config.models().idleUnload(),
+            new ModelCache.Listener<>() {
+              @Override
+              public void loaded(String id, LoadedModel model) {
+                infos.put(id, new ModelInfo(model.card(), model.dtype()));
+              }
+
+              @Override
+              public void unloaded(String id, LoadedModel model) {}
+            });
+    Gauge.builder("tenbin.encoder.models.loaded", models, cache -> cache.loadedIds().size())
+        .description("Models loaded in the encoder now")
+        .register(meters);
+    this.shutdown = OrderedShutdown.register(OrderedShutdown.Stage.WORKERS, "encoder core", this);
+  }
+
+  private LoadedModel load(String id) {
+    meterModel(id);
+    DistributionSummary batchTokens =
+        DistributionSummary.builder("tenbin.encoder.batch.tokens")
+            .description("Padded tokens per forward pass")
+            .baseUnit("tokens")
+            .tag("model", id)
+            .publishPercentileHistogram()
+            .register(meters);
+    return new LoadedModel(registry.load(id), config.runtime(), config.batching(), batchTokens::record);
+  }
+
+  /** Registers the per-model gauges once per model id; they read 0 while the model is unloaded. */
+  private void meterModel(String id) {
+    if (!meteredModels.add(id)) {
+      return;
+    }
+    gauge("tenbin.encoder.queue.inputs", "Inputs waiting in the model's queue", id, LoadedModel::queuedInputs);
+    gauge(
+        "tenbin.encoder.inflight.inputs", "Inputs accepted and not finished (tokenizing, queued or running)", id,
+        LoadedModel::inFlightInputs);
+  }
+
+  private void gauge(String name, String description, String id, ToDoubleFunction<LoadedModel> value) {
+    Gauge.builder(name, models, cache -> {
+          LoadedModel model = cache.loadedOrNull(id);
+          return model == null ? 0 : value.applyAsDouble(model);
+        })
+        .description(description)
+        .baseUnit("inputs")
+        .tag("model", id)
+        .register(meters);
+  }
+
+  /** Publishes this core's meters to {@code registry} (call once the server's host has started). */
+  @Override
+  public void bindTo(MeterRegistry registry) {
+    meters.add(registry);
   }
 
   public EncoderServiceConfig config() {
     return config;
   }
 
-  /** The loaded model, loading it on first use (NOT_FOUND naming {@code model_id} if unknown). */
-  public LoadedModel model(String id) {
+  /**
+   * The model, loaded if needed, held until the handle is closed (an idle model is unloaded only
+   * when no handle is held). PERMISSION_DENIED naming {@code model_id} when the policy does not
+   * allow it, NOT_FOUND when it is unknown.
+   */
+  public ModelCache<LoadedModel>.Handle acquire(String id) {
     if (id == null || id.isBlank()) {
       throw new InvalidInputException("model_id", "model_id is required");
     }
-    LoadedModel model = loaded.get(id);
-    if (model != null) {
-      return model;
-    }
-    synchronized (this) {
-      return loaded.computeIfAbsent(
-          id, key -> new LoadedModel(registry.load(key), config.runtime(), config.batching()));
+    config.models().check(ModelRegistry.source(id), id, "model_id");
+    return models.acquire(ModelRegistry.canonicalId(id));
+  }
+
+  /**
+   * The loaded model, loading it on first use, without holding it. For embedded use (tools such as
+   * {@code tenbin light build} whose core never unloads); a served call holds {@link #acquire}.
+   */
+  public LoadedModel model(String id) {
+    try (var handle = acquire(id)) {
+      return handle.model();
     }
   }
 
+  /** The card and dtype of a model; loads it once if needed, without keeping it held. */
+  public ModelInfo info(String id) {
+    if (id == null || id.isBlank()) {
+      throw new InvalidInputException("model_id", "model_id is required");
+    }
+    config.models().check(ModelRegistry.source(id), id, "model_id");
+    ModelInfo known = infos.get(ModelRegistry.canonicalId(id));
+    if (known != null) {
+      return known;
+    }
+    try (var handle = acquire(id)) {
+      return new ModelInfo(handle.model().card(), handle.model().dtype());
+    }
+  }
+
+  /** Ids of the models loaded now. */
+  public Set<String> loadedModels() {
+    return models.loadedIds();
+  }
+
+  /** Unloads the models idle for the policy's idle time now (the background unloader does it too). */
+  public List<String> unloadIdleModels() {
+    return models.unloadIdle();
+  }
+
+  /** Cards of the built-in and local models this service may load. */
   public List<ModelCard> availableModels() {
-    return registry.available();
+    List<ModelCard> allowed = new ArrayList<>();
+    for (ModelCard card : registry.available()) {
+      if (config.models().allows(ModelRegistry.source(card.id()), card.id())) {
+        allowed.add(card);
+      }
+    }
+    return allowed;
   }
 
   /** Dense vectors, pooled and normalised per the card, truncated to {@code dimensions}. */
   public EncodeResult<float[]> encodeDense(
       String modelId, List<String> texts, boolean query, int dimensions, Cancellation cancellation) {
-    LoadedModel model = model(modelId);
-    ModelCard card = model.card();
-    requireKind(card, OutputKind.DENSE);
-    int dims = card.resolveDimensions(dimensions, "dimensions");
-    Run<float[]> run = run(model, model.pooledBatcher(), texts, query, cancellation);
-    List<float[]> vectors = new ArrayList<>(run.served.results().size());
-    for (float[] pooled : run.served.results()) {
-      vectors.add(Pooler.finish(pooled, dims, card.normalize()));
+    validate(texts);
+    try (var handle = acquire(modelId)) {
+      LoadedModel model = handle.model();
+      ModelCard card = model.card();
+      requireKind(card, OutputKind.DENSE);
+      int dims = card.resolveDimensions(dimensions, "dimensions");
+      Run<float[]> run = run(model, model.pooledBatcher(), texts, query, cancellation);
+      List<float[]> vectors = new ArrayList<>(run.served.results().size());
+      for (float[] pooled : run.served.results()) {
+        vectors.add(Pooler.finish(pooled, dims, card.normalize()));
+      }
+      return run.result(vectors);
     }
-    return run.result(vectors);
   }
 
   /** Per-token vectors (padding removed), each normalised when the card says so. */
   public EncodeResult<float[]> encodeMultiVector(
       String modelId, List<String> texts, boolean query, Cancellation cancellation) {
-    LoadedModel model = model(modelId);
-    requireKind(model.card(), OutputKind.MULTIVECTOR);
-    Run<float[]> run = run(model, model.tokenBatcher(), texts, query, cancellation);
-    int width = model.card().dimension();
-    List<float[]> matrices = new ArrayList<>();
-    for (float[] matrix : run.served.results()) {
-      if (model.card().normalize() && width > 0) {
-        for (int offset = 0; offset < matrix.length; offset += width) {
-          float[] row = java.util.Arrays.copyOfRange(matrix, offset, offset + width);
-          Pooler.normalizeInPlace(row);
-          System.arraycopy(row, 0, matrix, offset, width);
+    validate(texts);
+    try (var handle = acquire(modelId)) {
+      LoadedModel model = handle.model();
+      requireKind(model.card(), OutputKind.MULTIVECTOR);
+      Run<float[]> run = run(model, model.tokenBatcher(), texts, query, cancellation);
+      int width = model.card().dimension();
+      List<float[]> matrices = new ArrayList<>();
+      for (float[] matrix : run.served.results()) {
+        if (model.card().normalize() && width > 0) {
+          for (int offset = 0; offset < matrix.length; offset += width) {
+            float[] row = Arrays.copyOfRange(matrix, offset, offset + width);
+            Pooler.normalizeInPlace(row);
+            System.arraycopy(row, 0, matrix, offset, width);
+          }
         }
+        matrices.add(matrix);
       }
-      matrices.add(matrix);
+      return run.result(matrices);
     }
-    return run.result(matrices);
   }
 
   /** Learned sparse vectors; {@code topK} > 0 keeps the largest weights. */
@@ -98,21 +228,45 @@ public final class EncoderCore implements AutoCloseable {
     if (topK < 0) {
       throw new InvalidInputException("top_k", "top_k must not be negative");
     }
-    LoadedModel model = model(modelId);
-    requireKind(model.card(), OutputKind.SPARSE);
-    Run<SparseVector> run = run(model, model.sparseBatcher(), texts, query, cancellation);
-    List<SparseVector> vectors = new ArrayList<>();
-    for (SparseVector vector : run.served.results()) {
-      vectors.add(topK == 0 ? vector : SparseVectors.topK(vector, topK));
+    validate(texts);
+    try (var handle = acquire(modelId)) {
+      LoadedModel model = handle.model();
+      requireKind(model.card(), OutputKind.SPARSE);
+      Run<SparseVector> run = run(model, model.sparseBatcher(), texts, query, cancellation);
+      List<SparseVector> vectors = new ArrayList<>();
+      for (SparseVector vector : run.served.results()) {
+        vectors.add(topK == 0 ? vector : SparseVectors.topK(vector, topK));
+      }
+      return run.result(vectors);
     }
-    return run.result(vectors);
   }
 
   /** Token ids of texts (prompt added), as the model sees them. */
   public TokenizedBatch tokenize(String modelId, List<String> texts, boolean query) {
-    LoadedModel model = model(modelId);
+    return tokenize(modelId, texts, query, Cancellation.NEVER);
+  }
+
+  /** Token ids of texts (prompt added), as the model sees them; stops when the caller goes. */
+  public TokenizedBatch tokenize(String modelId, List<String> texts, boolean query, Cancellation cancellation) {
     validate(texts);
-    return model.tokenizer().encode(prompted(model.card(), texts, query));
+    try (var handle = acquire(modelId)) {
+      LoadedModel model = handle.model();
+      return model.tokenizer().encode(prompted(model.card(), texts, query), cancellation);
+    }
+  }
+
+  /** Token strings of texts (prompt added), for the Tokenize RPC. */
+  public List<String[]> tokenStrings(String modelId, List<String> texts, boolean query, Cancellation cancellation) {
+    validate(texts);
+    try (var handle = acquire(modelId)) {
+      LoadedModel model = handle.model();
+      List<String[]> tokens = new ArrayList<>(texts.size());
+      for (String text : prompted(model.card(), texts, query)) {
+        cancellation.throwIfCancelled();
+        tokens.add(model.tokenizer().tokens(text));
+      }
+      return tokens;
+    }
   }
 
   private record Run<R>(TokenBudgetBatcher.Served<R> served, long tokenizeNanos, long tokens) {
@@ -122,14 +276,16 @@ public final class EncoderCore implements AutoCloseable {
     }
   }
 
+  /** Reserves the request's places, tokenizes (cancellable between texts), then queues and waits. */
   private <R> Run<R> run(
       LoadedModel model, TokenBudgetBatcher<R> batcher, List<String> texts, boolean query, Cancellation cancellation) {
-    validate(texts);
-    long start = System.nanoTime();
-    TokenizedBatch tokens = model.tokenizer().encode(prompted(model.card(), texts, query));
-    long tokenizeNanos = System.nanoTime() - start;
-    cancellation.throwIfCancelled();
-    return new Run<>(batcher.submit(tokens.ids(), cancellation), tokenizeNanos, tokens.tokens());
+    try (TokenBudgetBatcher<R>.Reservation places = batcher.reserve(texts.size())) {
+      long start = System.nanoTime();
+      TokenizedBatch tokens = model.tokenizer().encode(prompted(model.card(), texts, query), cancellation);
+      long tokenizeNanos = System.nanoTime() - start;
+      cancellation.throwIfCancelled();
+      return new Run<>(batcher.submit(places, tokens.ids(), cancellation), tokenizeNanos, tokens.tokens());
+    }
   }
 
   static List<String> prompted(ModelCard card, List<String> texts, boolean query) {
@@ -163,6 +319,21 @@ public final class EncoderCore implements AutoCloseable {
             "text " + i + " has " + text.length() + " characters; the limit is " + config.maxTextChars());
       }
     }
+    checkRequestChars(texts);
+  }
+
+  /** INVALID_ARGUMENT naming {@code texts} when the texts together exceed the per-request cap. */
+  public void checkRequestChars(List<String> texts) {
+    long total = 0;
+    for (String text : texts) {
+      total += text == null ? 0 : text.length();
+    }
+    if (total > config.maxRequestChars()) {
+      throw new InvalidInputException(
+          "texts",
+          "the texts have " + total + " characters together; the limit is " + config.maxRequestChars()
+              + " per request: send them in several requests");
+    }
   }
 
   private static void requireKind(ModelCard card, OutputKind kind) {
@@ -172,9 +343,13 @@ public final class EncoderCore implements AutoCloseable {
     }
   }
 
+  /**
+   * Closes every model: waiting requests get UNAVAILABLE, running passes finish, batcher threads
+   * are joined, sessions and tokenizers are freed once no thread is inside them.
+   */
   @Override
   public void close() {
-    loaded.values().forEach(LoadedModel::close);
-    loaded.clear();
+    models.close();
+    shutdown.close();
   }
 }

@@ -1,8 +1,10 @@
 package dev.tenbin.encoder;
 
+import dev.tenbin.core.OrderedShutdown;
 import dev.tenbin.encoder.batching.BatchingLimits;
 import dev.tenbin.encoder.grpc.EncoderGrpcService;
 import dev.tenbin.encoder.light.LightQueryEncoder;
+import dev.tenbin.encoder.model.ModelPolicy;
 import dev.tenbin.encoder.onnx.OnnxModel;
 import dev.tenbin.rpc.GrpcServerHost;
 import dev.tenbin.rpc.ServerOptions;
@@ -65,6 +67,32 @@ public final class EncoderServer implements Callable<Integer> {
       description = "Characters per text at most; longer is INVALID_ARGUMENT (default ${DEFAULT-VALUE}).")
   int maxTextChars;
 
+  @Option(names = "--max-request-chars", defaultValue = "${env:TENBIN_MAX_REQUEST_CHARS:-10000000}",
+      description = "Characters per request at most, all texts together (a streaming request counts whole); more is"
+          + " INVALID_ARGUMENT, so a request too big to tokenize in seconds is refused, not queued"
+          + " (env TENBIN_MAX_REQUEST_CHARS; default ${DEFAULT-VALUE}).")
+  long maxRequestChars;
+
+  @Option(names = "--max-queue-wait-seconds", defaultValue = "${env:TENBIN_MAX_QUEUE_WAIT_SECONDS:-10}",
+      description = "Refuse a request (RESOURCE_EXHAUSTED with a retry delay) when the inputs ahead of it would take"
+          + " longer than this at the throughput measured so far; 0 = no bound (env TENBIN_MAX_QUEUE_WAIT_SECONDS;"
+          + " default ${DEFAULT-VALUE}).")
+  long maxQueueWaitSeconds;
+
+  @Option(names = "--allow-models", split = ",", paramLabel = "PATTERN",
+      description = {"Which models may be loaded; repeatable or comma-separated (env TENBIN_ALLOW_MODELS). A glob"
+          + " (* any characters, ? one; case-insensitive) over the model id of built-in and local models"
+          + " ('bge-*', 'e5-small-v2'), or SOURCE:ID with SOURCE builtin, local (a folder in --models-dir) or hub"
+          + " ('builtin:*', 'local:my-model', 'hub:BAAI/*' for any BAAI repository at any revision, 'hub:*').",
+          "Hub downloads are off unless a hub: pattern allows them. Default: builtin:*,local:*. A model not allowed"
+          + " is PERMISSION_DENIED naming model_id."})
+  List<String> allowModels;
+
+  @Option(names = "--model-idle-seconds", defaultValue = "${env:TENBIN_MODEL_IDLE_SECONDS:-600}",
+      description = "Unload a model no call has used for this long, freeing its memory and threads; 0 = never"
+          + " (env TENBIN_MODEL_IDLE_SECONDS; default ${DEFAULT-VALUE}).")
+  long modelIdleSeconds;
+
   @Option(names = "--hub-endpoint", defaultValue = "${env:HF_ENDPOINT:-https://huggingface.co}",
       description = "Hugging Face hub base URL (env HF_ENDPOINT).")
   String hubEndpoint;
@@ -77,11 +105,21 @@ public final class EncoderServer implements Callable<Integer> {
           default -> throw new IllegalArgumentException("--execution-provider must be cpu or cuda, got " + executionProvider);
         };
     int threads = intraOpThreads > 0 ? intraOpThreads : Runtime.getRuntime().availableProcessors();
+    if (maxQueueWaitSeconds < 0) {
+      throw new IllegalArgumentException("--max-queue-wait-seconds must not be negative");
+    }
+    List<String> patterns = allowModels;
+    if (patterns == null || patterns.isEmpty()) {
+      String env = System.getenv("TENBIN_ALLOW_MODELS");
+      patterns = env == null ? List.of() : List.of(env);
+    }
     return new EncoderServiceConfig(
         serverOptions.toSettings(EncoderServiceConfig.DEFAULT_PORT), modelsDirectory, cacheDirectory,
         new OnnxModel.RuntimeOptions(threads, cuda),
-        new BatchingLimits(maxBatchTokens, maxBatchSize, maxQueued, Duration.ofMillis(maxQueueDelayMs)),
-        maxInputs, maxTextChars, hubEndpoint);
+        new BatchingLimits(
+            maxBatchTokens, maxBatchSize, maxQueued, Duration.ofMillis(maxQueueDelayMs),
+            Duration.ofSeconds(maxQueueWaitSeconds)),
+        maxInputs, maxTextChars, maxRequestChars, ModelPolicy.of(patterns, modelIdleSeconds), hubEndpoint);
   }
 
   public static List<BindableService> services(EncoderCore core) {
@@ -99,14 +137,34 @@ public final class EncoderServer implements Callable<Integer> {
 
   public static Embedded startInProcess(String name, EncoderServiceConfig config, MeterRegistry registry) {
     EncoderCore core = new EncoderCore(config);
-    return new Embedded(core, GrpcServerHost.startInProcess(name, registry, services(core)));
+    GrpcServerHost host;
+    try {
+      host = GrpcServerHost.startInProcess(name, registry, services(core));
+    } catch (RuntimeException e) {
+      core.close();
+      throw e;
+    }
+    core.bindTo(host.registry());
+    return new Embedded(core, host);
   }
 
+  /**
+   * Serves until SIGTERM/SIGINT. The process's ordered shutdown stops the server first (in-flight
+   * calls get the grace period), then drains the models, then frees native resources.
+   */
   @Override
   public Integer call() throws Exception {
     EncoderServiceConfig config = config();
     EncoderCore core = new EncoderCore(config);
-    GrpcServerHost host = GrpcServerHost.start(config.server(), services(core)).stopOnSignal("encoder-service");
+    GrpcServerHost host;
+    try {
+      host = GrpcServerHost.start(config.server(), services(core));
+    } catch (RuntimeException e) {
+      core.close();
+      throw e;
+    }
+    OrderedShutdown.register(OrderedShutdown.Stage.SERVERS, "encoder-service server", host);
+    core.bindTo(host.registry());
     System.err.printf(
         "encoder-service listening on %s:%d (metrics port %d, %s)%n",
         config.server().host(), host.port(), host.metricsPort(), config.runtime().cuda() ? "CUDA" : "CPU");

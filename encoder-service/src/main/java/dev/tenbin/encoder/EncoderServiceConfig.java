@@ -1,6 +1,7 @@
 package dev.tenbin.encoder;
 
 import dev.tenbin.encoder.batching.BatchingLimits;
+import dev.tenbin.encoder.model.ModelPolicy;
 import dev.tenbin.encoder.onnx.OnnxModel;
 import dev.tenbin.rpc.ServerSettings;
 import java.nio.file.Path;
@@ -15,6 +16,8 @@ import java.nio.file.Path;
  * @param batching token-budget batching limits
  * @param maxInputsPerRequest largest number of texts in one request
  * @param maxTextChars largest text accepted, in characters
+ * @param maxRequestChars largest total of characters over the texts of one request
+ * @param models which models may be loaded, and when an unused one is unloaded
  * @param hubEndpoint base URL of the Hugging Face hub (a fake one in tests)
  */
 public record EncoderServiceConfig(
@@ -25,8 +28,16 @@ public record EncoderServiceConfig(
     BatchingLimits batching,
     int maxInputsPerRequest,
     int maxTextChars,
+    long maxRequestChars,
+    ModelPolicy models,
     String hubEndpoint) {
   public static final int DEFAULT_PORT = 50051;
+
+  /**
+   * Characters per request a network server accepts by default: tokenizing that many takes
+   * seconds, not minutes, on one core.
+   */
+  public static final long DEFAULT_MAX_REQUEST_CHARS = 10_000_000;
 
   public EncoderServiceConfig {
     if (maxInputsPerRequest < 1) {
@@ -35,37 +46,63 @@ public record EncoderServiceConfig(
     if (maxTextChars < 1) {
       throw new IllegalArgumentException("--max-text-chars must be positive");
     }
+    if (maxRequestChars < maxTextChars) {
+      throw new IllegalArgumentException(
+          "--max-request-chars (" + maxRequestChars + ") must be at least --max-text-chars (" + maxTextChars + ")");
+    }
     if (maxInputsPerRequest > batching.maxQueuedInputs()) {
       throw new IllegalArgumentException(
           "--max-inputs-per-request (" + maxInputsPerRequest + ") must not exceed --max-queued-inputs ("
               + batching.maxQueuedInputs() + "): such a request could never be queued");
     }
+    if (models == null) {
+      throw new IllegalArgumentException("a model policy is required");
+    }
   }
 
-  /** Defaults for embedded use and tests. */
+  /**
+   * Defaults for embedded use and tests: every model the user names may be loaded (this is the
+   * user's own process), none is unloaded, no cap on a request's characters.
+   */
   public static EncoderServiceConfig embedded(Path modelsDirectory, Path cacheDirectory) {
     return new EncoderServiceConfig(
         ServerSettings.ephemeral(), modelsDirectory, cacheDirectory,
         OnnxModel.RuntimeOptions.cpu(Runtime.getRuntime().availableProcessors()),
-        BatchingLimits.DEFAULT, 10_000, 100_000, "https://huggingface.co");
+        BatchingLimits.DEFAULT, 10_000, 100_000, Long.MAX_VALUE, ModelPolicy.allowAll(), "https://huggingface.co");
   }
 
   /** These batching limits; the inputs-per-request cap shrinks to the queue bound if larger. */
   public EncoderServiceConfig withBatching(BatchingLimits limits) {
     return new EncoderServiceConfig(
         server, modelsDirectory, cacheDirectory, runtime, limits,
-        Math.min(maxInputsPerRequest, limits.maxQueuedInputs()), maxTextChars, hubEndpoint);
+        Math.min(maxInputsPerRequest, limits.maxQueuedInputs()), maxTextChars, maxRequestChars, models, hubEndpoint);
   }
 
   /** Another Hugging Face hub endpoint (a mirror, or a fake one in tests). */
   public EncoderServiceConfig withHubEndpoint(String endpoint) {
     return new EncoderServiceConfig(
-        server, modelsDirectory, cacheDirectory, runtime, batching, maxInputsPerRequest, maxTextChars, endpoint);
+        server, modelsDirectory, cacheDirectory, runtime, batching, maxInputsPerRequest, maxTextChars,
+        maxRequestChars, models, endpoint);
   }
 
   /** These caps on one request: texts per request and characters per text. */
   public EncoderServiceConfig withRequestLimits(int maxInputs, int maxChars) {
     return new EncoderServiceConfig(
-        server, modelsDirectory, cacheDirectory, runtime, batching, maxInputs, maxChars, hubEndpoint);
+        server, modelsDirectory, cacheDirectory, runtime, batching, maxInputs, maxChars,
+        Math.max(maxChars, maxRequestChars), models, hubEndpoint);
+  }
+
+  /** This cap on the characters of one request. */
+  public EncoderServiceConfig withMaxRequestChars(long maxChars) {
+    return new EncoderServiceConfig(
+        server, modelsDirectory, cacheDirectory, runtime, batching, maxInputsPerRequest, maxTextChars, maxChars,
+        models, hubEndpoint);
+  }
+
+  /** This model policy (allowed models, idle unloading). */
+  public EncoderServiceConfig withModels(ModelPolicy policy) {
+    return new EncoderServiceConfig(
+        server, modelsDirectory, cacheDirectory, runtime, batching, maxInputsPerRequest, maxTextChars,
+        maxRequestChars, policy, hubEndpoint);
   }
 }

@@ -4,16 +4,21 @@ import dev.tenbin.encoder.batching.BatchingLimits;
 import dev.tenbin.encoder.batching.TokenBudgetBatcher;
 import dev.tenbin.encoder.model.ModelCard;
 import dev.tenbin.encoder.model.ModelFiles;
+import dev.tenbin.encoder.model.OutputKind;
 import dev.tenbin.encoder.onnx.OnnxModel;
 import dev.tenbin.encoder.onnx.Pooler;
 import dev.tenbin.encoder.onnx.TextTokenizer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.IntConsumer;
 
 /**
- * A model ready to serve: its card, tokenizer, ONNX session and one batcher per output kind. All
+ * A model ready to serve: its card, tokenizer, ONNX session and the batcher of its output kind. All
  * pooling and scoring happens in FP32 whatever the model's own dtype.
+ *
+ * <p>Closing drains and joins the batchers first (waiting requests get UNAVAILABLE, the running
+ * pass finishes), then frees the session and the tokenizer once no thread is inside them.
  */
 public final class LoadedModel implements AutoCloseable {
   private final ModelCard card;
@@ -24,18 +29,29 @@ public final class LoadedModel implements AutoCloseable {
   private final TokenBudgetBatcher<float[]> tokenVectors;
   private final TokenBudgetBatcher<SparseVector> sparse;
 
-  LoadedModel(ModelFiles files, OnnxModel.RuntimeOptions runtime, BatchingLimits limits) {
+  LoadedModel(ModelFiles files, OnnxModel.RuntimeOptions runtime, BatchingLimits limits, IntConsumer passTokens) {
     this.card = files.card();
     this.tokenizerJson = files.tokenizerJson();
     this.tokenizer = new TextTokenizer(files.tokenizerJson(), card.maxLength());
-    this.onnx = new OnnxModel(files.onnx(), runtime);
+    try {
+      this.onnx = new OnnxModel("model " + card.id(), files.onnx(), runtime);
+    } catch (RuntimeException e) {
+      tokenizer.close();
+      throw e;
+    }
+    // One batcher, one worker thread, for the one output kind the card serves.
+    OutputKind kind = card.outputKind();
     this.pooled =
-        new TokenBudgetBatcher<>(
-            card.id() + "-pooled", onnx::run,
-            (output, index, tokens) -> Pooler.pool(output, index, tokens, card.pooling()), limits);
+        kind != OutputKind.DENSE ? null
+            : new TokenBudgetBatcher<>(
+                card.id() + "-pooled", onnx::run,
+                (output, index, tokens) -> Pooler.pool(output, index, tokens, card.pooling()), limits, passTokens);
     this.tokenVectors =
-        new TokenBudgetBatcher<>(card.id() + "-tokens", onnx::run, LoadedModel::tokenMatrix, limits);
-    this.sparse = new TokenBudgetBatcher<>(card.id() + "-sparse", onnx::run, LoadedModel::maxPooledLogits, limits);
+        kind != OutputKind.MULTIVECTOR ? null
+            : new TokenBudgetBatcher<>(card.id() + "-tokens", onnx::run, LoadedModel::tokenMatrix, limits, passTokens);
+    this.sparse =
+        kind != OutputKind.SPARSE ? null
+            : new TokenBudgetBatcher<>(card.id() + "-sparse", onnx::run, LoadedModel::maxPooledLogits, limits, passTokens);
   }
 
   public ModelCard card() {
@@ -59,16 +75,41 @@ public final class LoadedModel implements AutoCloseable {
     return onnx.outputType();
   }
 
+  /** The batcher of pooled vectors (DENSE cards). */
   TokenBudgetBatcher<float[]> pooledBatcher() {
-    return pooled;
+    return require(pooled);
   }
 
+  /** The batcher of per-token vectors (MULTIVECTOR cards). */
   TokenBudgetBatcher<float[]> tokenBatcher() {
-    return tokenVectors;
+    return require(tokenVectors);
   }
 
+  /** The batcher of learned sparse vectors (SPARSE cards). */
   TokenBudgetBatcher<SparseVector> sparseBatcher() {
-    return sparse;
+    return require(sparse);
+  }
+
+  private <R> TokenBudgetBatcher<R> require(TokenBudgetBatcher<R> batcher) {
+    if (batcher == null) {
+      throw new IllegalStateException("model " + card.id() + " serves " + card.outputKind() + " outputs only");
+    }
+    return batcher;
+  }
+
+  private TokenBudgetBatcher<?> batcher() {
+    return pooled != null ? pooled : tokenVectors != null ? tokenVectors : sparse;
+  }
+
+  /** Inputs waiting in this model's queue. */
+  int queuedInputs() {
+    return batcher().queued();
+  }
+
+  /** Inputs accepted and not finished: being tokenized, waiting, or in the running pass. */
+  int inFlightInputs() {
+    TokenBudgetBatcher<?> batcher = batcher();
+    return batcher.queued() + batcher.reserved() + batcher.running();
   }
 
   /** Per-token vectors of one input, padding removed, row-major. */
@@ -109,11 +150,10 @@ public final class LoadedModel implements AutoCloseable {
     return new SparseVector(indices, values);
   }
 
+  /** Drains and joins the batchers, then frees the session and the tokenizer. */
   @Override
   public void close() {
-    pooled.close();
-    tokenVectors.close();
-    sparse.close();
+    batcher().close();
     onnx.close();
     tokenizer.close();
   }

@@ -46,4 +46,34 @@ class EncoderServerTest {
     assertThatThrownBy(() -> parse("--max-queued-inputs", "10", "--max-inputs-per-request", "20"))
         .hasMessageContaining("--max-inputs-per-request (20) must not exceed --max-queued-inputs (10)");
   }
+
+  @Test
+  void aNetworkServerAllowsBuiltInAndLocalModelsUnloadsIdleOnesAndBoundsRequestsByDefault() {
+    EncoderServiceConfig config = parse();
+    assertThat(config.models().allow()).containsExactly("builtin:*", "local:*");
+    assertThat(config.models().idleUnload()).isEqualTo(Duration.ofMinutes(10));
+    assertThat(config.maxRequestChars()).isEqualTo(EncoderServiceConfig.DEFAULT_MAX_REQUEST_CHARS);
+    assertThat(config.batching().maxQueueWait()).isEqualTo(Duration.ofSeconds(10));
+  }
+
+  @Test
+  void modelPolicyAndBoundsComeFromFlags() {
+    EncoderServiceConfig config =
+        parse(
+            "--allow-models", "bge-*,e5-*", "--allow-models", "hub:BAAI/*", "--model-idle-seconds", "0",
+            "--max-request-chars", "500000", "--max-queue-wait-seconds", "3");
+    assertThat(config.models().allow()).containsExactly("bge-*", "e5-*", "hub:BAAI/*");
+    assertThat(config.models().idleUnload()).isZero();
+    assertThat(config.maxRequestChars()).isEqualTo(500_000);
+    assertThat(config.batching().maxQueueWait()).isEqualTo(Duration.ofSeconds(3));
+    assertThatThrownBy(() -> parse("--model-idle-seconds", "-1")).hasMessageContaining("--model-idle-seconds");
+    assertThatThrownBy(() -> parse("--max-request-chars", "10")).hasMessageContaining("--max-request-chars");
+  }
+
+  @Test
+  void theEmbeddedServicesAllowEveryModelAndNeverUnload() {
+    EncoderServiceConfig embedded = EncoderServiceConfig.embedded(Path.of("m"), Path.of("c"));
+    assertThat(embedded.models().allow()).contains("hub:*");
+    assertThat(embedded.models().idleUnload()).isZero();
+  }
 }

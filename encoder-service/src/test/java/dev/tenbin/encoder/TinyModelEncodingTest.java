@@ -139,7 +139,8 @@ class TinyModelEncodingTest {
         new EncoderServiceConfig(
             config.server(), config.modelsDirectory(), config.cacheDirectory(),
             new dev.tenbin.encoder.onnx.OnnxModel.RuntimeOptions(1, true), config.batching(),
-            config.maxInputsPerRequest(), config.maxTextChars(), config.hubEndpoint());
+            config.maxInputsPerRequest(), config.maxTextChars(), config.maxRequestChars(), config.models(),
+            config.hubEndpoint());
     assertThatThrownBy(() -> new EncoderCore(cuda))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("-Pgpu");

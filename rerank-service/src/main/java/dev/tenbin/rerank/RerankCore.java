@@ -2,9 +2,13 @@ package dev.tenbin.rerank;
 
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.core.OrderedShutdown;
 import dev.tenbin.rerank.bi.BiEncoderReranker;
 import dev.tenbin.rerank.cross.RerankerRegistry;
 import dev.tenbin.rerank.cross.ScorePrecision;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -16,8 +20,12 @@ import java.util.function.Supplier;
  * The rerank service's plain-Java core: validates a candidate set, scores it with a cross-encoder
  * or (for {@code dense:MODEL}) a bi-encoder through the encoder service, and orders it by score
  * descending, then doc id ascending.
+ *
+ * <p>Registered with the process's {@link OrderedShutdown}, so SIGTERM or {@code System.exit}
+ * closes its cross-encoders (each finishing its running pass) before the process ends. Meter
+ * ({@link #bindTo}): {@code tenbin.rerank.models.loaded}.
  */
-public final class RerankCore implements AutoCloseable {
+public final class RerankCore implements AutoCloseable, MeterBinder {
   /** A candidate document. */
   public record Candidate(String docId, String text) {}
 
@@ -30,11 +38,20 @@ public final class RerankCore implements AutoCloseable {
   private final RerankerRegistry crossEncoders;
   private final Supplier<BiEncoderReranker> biEncoders;
   private final int maxPairs;
+  private final OrderedShutdown.Registration shutdown;
 
   public RerankCore(RerankerRegistry crossEncoders, Supplier<BiEncoderReranker> biEncoders, int maxPairs) {
     this.crossEncoders = crossEncoders;
     this.biEncoders = biEncoders;
     this.maxPairs = maxPairs;
+    this.shutdown = OrderedShutdown.register(OrderedShutdown.Stage.WORKERS, "rerank core", this);
+  }
+
+  @Override
+  public void bindTo(MeterRegistry registry) {
+    Gauge.builder("tenbin.rerank.models.loaded", crossEncoders, cross -> cross.loadedIds().size())
+        .description("Cross-encoders loaded in the rerank service now")
+        .register(registry);
   }
 
   public RerankerRegistry crossEncoders() {
@@ -69,10 +86,14 @@ public final class RerankCore implements AutoCloseable {
       texts.add(candidate.text());
     }
     long start = System.nanoTime();
-    float[] scores =
-        BiEncoderReranker.handles(model)
-            ? biEncoders.get().score(model, query, texts)
-            : crossEncoders.get(model).score(query, texts, precision, cancellation);
+    float[] scores;
+    if (BiEncoderReranker.handles(model)) {
+      scores = biEncoders.get().score(model, query, texts);
+    } else {
+      try (var crossEncoder = crossEncoders.acquire(model)) {
+        scores = crossEncoder.model().score(query, texts, precision, cancellation);
+      }
+    }
     long inference = System.nanoTime() - start;
     List<Scored> ranked = new ArrayList<>(scores.length);
     for (int i = 0; i < scores.length; i++) {
@@ -85,5 +106,6 @@ public final class RerankCore implements AutoCloseable {
   @Override
   public void close() {
     crossEncoders.close();
+    shutdown.close();
   }
 }

@@ -148,7 +148,7 @@ class CrossEncoderTest {
     var half = core.rerank("tiny-fp16", "apple grape", candidates(texts), ScorePrecision.MODEL_DTYPE, 0, Cancellation.NEVER);
     assertThat(tiedPairs(fp32.documents())).isZero();
     assertThat(tiedPairs(half.documents())).isPositive();
-    assertThat(core.crossEncoders().get("tiny-fp16").dtype()).isEqualTo("FLOAT16");
+    assertThat(core.crossEncoders().info("tiny-fp16").dtype()).isEqualTo("FLOAT16");
   }
 
   static int tiedPairs(List<RerankCore.Scored> docs) {

@@ -4,7 +4,6 @@ import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.encoder.EncodeResult;
 import dev.tenbin.encoder.EncoderCore;
-import dev.tenbin.encoder.LoadedModel;
 import dev.tenbin.encoder.SparseVector;
 import dev.tenbin.encoder.light.LightQueryEncoder;
 import dev.tenbin.encoder.model.ModelCard;
@@ -29,12 +28,11 @@ import dev.tenbin.proto.encoder.v1.StreamEncodeDenseResponse;
 import dev.tenbin.proto.encoder.v1.TokenizeRequest;
 import dev.tenbin.proto.encoder.v1.TokenizeResponse;
 import dev.tenbin.proto.encoder.v1.TokenizedText;
-import dev.tenbin.rpc.StatusMapper;
 import io.grpc.Context;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.util.List;
-import java.util.concurrent.locks.LockSupport;
+import java.util.function.BiFunction;
 
 /** Thin adapter from {@code tenbin.encoder.v1} to {@link EncoderCore}. */
 public final class EncoderGrpcService extends EncoderServiceGrpc.EncoderServiceImplBase {
@@ -81,34 +79,43 @@ public final class EncoderGrpcService extends EncoderServiceGrpc.EncoderServiceI
         });
   }
 
-  /** Encodes {@code texts} in chunks and streams each chunk's response when the reader is ready. */
-  private static <T> void streamChunks(
-      StreamObserver<T> responses, List<String> texts, int chunkSize, java.util.function.BiFunction<Integer, List<String>, T> encodeChunk) {
-    ServerCallStreamObserver<T> stream = (ServerCallStreamObserver<T>) responses;
+  /**
+   * Encodes {@code texts} in chunks, one chunk each time the reader can take a message: the work
+   * runs in the call's on-ready callbacks (grpc-java's manual flow control), so a slow reader holds
+   * at most one encoded chunk and no thread waits for it. Failures propagate to the
+   * exception-mapping interceptor, which closes the call with the mapped status.
+   */
+  private void streamChunks(
+      StreamObserver<?> responses, List<String> texts, int chunkSize, BiFunction<Integer, List<String>, ?> encodeChunk) {
     if (chunkSize < 0) {
       throw new InvalidInputException("chunk_size", "chunk_size must not be negative");
     }
     if (texts.isEmpty()) {
       throw new InvalidInputException("texts", "at least one text is required");
     }
+    core.checkRequestChars(texts);
+    @SuppressWarnings("unchecked")
+    ServerCallStreamObserver<Object> stream = (ServerCallStreamObserver<Object>) responses;
     int chunk = chunkSize == 0 ? DEFAULT_CHUNK : chunkSize;
-    try {
-      for (int from = 0; from < texts.size(); from += chunk) {
-        if (stream.isCancelled()) {
-          return;
-        }
-        T response = encodeChunk.apply(from, texts.subList(from, Math.min(texts.size(), from + chunk)));
-        while (!stream.isReady() && !stream.isCancelled()) {
-          LockSupport.parkNanos(1_000_000);
-        }
-        stream.onNext(response);
-      }
-      stream.onCompleted();
-    } catch (RuntimeException failure) {
-      if (!stream.isCancelled()) {
-        stream.onError(StatusMapper.toStatusException(failure));
-      }
-    }
+    int[] next = {0};
+    stream.setOnCancelHandler(() -> {});
+    stream.setOnReadyHandler(
+        () -> {
+          if (next[0] >= texts.size()) {
+            return;
+          }
+          while (stream.isReady() && !stream.isCancelled() && next[0] < texts.size()) {
+            int from = next[0];
+            int to = Math.min(texts.size(), from + chunk);
+            next[0] = texts.size(); // a failing chunk ends the stream
+            Object response = encodeChunk.apply(from, texts.subList(from, to));
+            next[0] = to;
+            stream.onNext(response);
+          }
+          if (next[0] >= texts.size() && !stream.isCancelled()) {
+            stream.onCompleted();
+          }
+        });
   }
 
   @Override
@@ -140,7 +147,7 @@ public final class EncoderGrpcService extends EncoderServiceGrpc.EncoderServiceI
         responses, request.getTextsList(), request.getChunkSize(),
         (offset, texts) -> {
           EncodeResult<float[]> result = core.encodeMultiVector(request.getModelId(), texts, query, cancellation);
-          int width = core.model(request.getModelId()).card().dimension();
+          int width = core.info(request.getModelId()).card().dimension();
           var response =
               dev.tenbin.proto.encoder.v1.StreamEncodeMultiVectorResponse.newBuilder()
                   .setOffset(offset)
@@ -174,7 +181,7 @@ public final class EncoderGrpcService extends EncoderServiceGrpc.EncoderServiceI
     EncodeResult<float[]> result =
         core.encodeMultiVector(
             request.getModelId(), request.getTextsList(), ProtoConversions.isQuery(request.getRole()), cancellation());
-    int width = core.model(request.getModelId()).card().dimension();
+    int width = core.info(request.getModelId()).card().dimension();
     EncodeMultiVectorResponse.Builder response =
         EncodeMultiVectorResponse.newBuilder().setMetadata(ProtoConversions.metadata(result));
     for (float[] matrix : result.vectors()) {
@@ -214,28 +221,29 @@ public final class EncoderGrpcService extends EncoderServiceGrpc.EncoderServiceI
   @Override
   public void tokenize(TokenizeRequest request, StreamObserver<TokenizeResponse> responses) {
     boolean query = request.getRole() == dev.tenbin.proto.encoder.v1.InputRole.INPUT_ROLE_QUERY;
-    TokenizedBatch batch = core.tokenize(request.getModelId(), request.getTextsList(), query);
-    LoadedModel model = core.model(request.getModelId());
+    Cancellation cancellation = cancellation();
+    TokenizedBatch batch = core.tokenize(request.getModelId(), request.getTextsList(), query, cancellation);
+    List<String[]> tokens = core.tokenStrings(request.getModelId(), request.getTextsList(), query, cancellation);
     TokenizeResponse.Builder response = TokenizeResponse.newBuilder();
     for (int i = 0; i < batch.size(); i++) {
       TokenizedText.Builder text = TokenizedText.newBuilder().setTruncated(batch.truncated()[i]);
       for (long id : batch.ids()[i]) {
         text.addIds((int) id);
       }
-      String prompted = (query ? model.card().queryPrompt() : model.card().documentPrompt()) + request.getTexts(i);
-      text.addAllTokens(List.of(model.tokenizer().tokens(prompted)));
+      text.addAllTokens(List.of(tokens.get(i)));
       response.addTexts(text);
     }
     responses.onNext(response.build());
     responses.onCompleted();
   }
 
+  /** The card and dtype; a model loaded for this is not kept (it unloads when idle). */
   @Override
   public void getModelInfo(GetModelInfoRequest request, StreamObserver<GetModelInfoResponse> responses) {
-    LoadedModel model = core.model(request.getModelId());
+    EncoderCore.ModelInfo info = core.info(request.getModelId());
     responses.onNext(
         GetModelInfoResponse.newBuilder()
-            .setCard(ProtoConversions.card(model.card(), model.dtype()))
+            .setCard(ProtoConversions.card(info.card(), info.dtype()))
             .setExecutionProvider(core.config().runtime().cuda() ? "CUDA" : "CPU")
             .build());
     responses.onCompleted();

@@ -30,21 +30,23 @@ public final class LightQueryEncoder {
   }
 
   public Path cacheFolder(String modelId) {
-    return TokenEmbeddingCache.folder(cacheDirectory, core.model(modelId).card());
+    return TokenEmbeddingCache.folder(cacheDirectory, core.info(modelId).card());
   }
 
   public List<float[]> dense(String modelId, List<String> queries, int dimensions, boolean normalize) {
     validate(queries);
-    LoadedModel model = core.model(modelId);
-    int dims = model.card().resolveDimensions(dimensions, "dimensions");
-    TokenEmbeddingCache cache =
-        caches.computeIfAbsent(modelId, id -> checked(TokenEmbeddingCache.load(cacheFolder(id)), model.card()));
-    List<float[]> vectors = new ArrayList<>(queries.size());
-    for (int i = 0; i < queries.size(); i++) {
-      float[] mean = cache.average(tokens(model, queries, i));
-      vectors.add(normalize ? Pooler.finish(mean, dims, true) : java.util.Arrays.copyOf(mean, dims));
+    try (var handle = core.acquire(modelId)) {
+      LoadedModel model = handle.model();
+      int dims = model.card().resolveDimensions(dimensions, "dimensions");
+      TokenEmbeddingCache cache =
+          caches.computeIfAbsent(modelId, id -> checked(TokenEmbeddingCache.load(cacheFolder(id)), model.card()));
+      List<float[]> vectors = new ArrayList<>(queries.size());
+      for (int i = 0; i < queries.size(); i++) {
+        float[] mean = cache.average(tokens(model, queries, i));
+        vectors.add(normalize ? Pooler.finish(mean, dims, true) : java.util.Arrays.copyOf(mean, dims));
+      }
+      return vectors;
     }
-    return vectors;
   }
 
   /** A cache made for another model, revision, prompt or dimension is refused, not served. */
@@ -65,29 +67,32 @@ public final class LightQueryEncoder {
 
   public List<SparseVector> sparse(String modelId, List<String> queries) {
     validate(queries);
-    LoadedModel model = core.model(modelId);
-    List<SparseVector> vectors = new ArrayList<>(queries.size());
-    for (int i = 0; i < queries.size(); i++) {
-      TreeMap<Integer, Integer> counts = new TreeMap<>();
-      for (long id : tokens(model, queries, i)) {
-        counts.merge((int) id, 1, Integer::sum);
+    try (var handle = core.acquire(modelId)) {
+      LoadedModel model = handle.model();
+      List<SparseVector> vectors = new ArrayList<>(queries.size());
+      for (int i = 0; i < queries.size(); i++) {
+        TreeMap<Integer, Integer> counts = new TreeMap<>();
+        for (long id : tokens(model, queries, i)) {
+          counts.merge((int) id, 1, Integer::sum);
+        }
+        int[] indices = new int[counts.size()];
+        float[] values = new float[counts.size()];
+        int j = 0;
+        for (var entry : counts.entrySet()) {
+          indices[j] = entry.getKey();
+          values[j++] = entry.getValue();
+        }
+        vectors.add(new SparseVector(indices, values));
       }
-      int[] indices = new int[counts.size()];
-      float[] values = new float[counts.size()];
-      int j = 0;
-      for (var entry : counts.entrySet()) {
-        indices[j] = entry.getKey();
-        values[j++] = entry.getValue();
-      }
-      vectors.add(new SparseVector(indices, values));
+      return vectors;
     }
-    return vectors;
   }
 
   private void validate(List<String> queries) {
     if (queries.isEmpty()) {
       throw new InvalidInputException("queries", "at least one query is required");
     }
+    core.checkRequestChars(queries);
     int limit = core.config().maxInputsPerRequest();
     if (queries.size() > limit) {
       throw new InvalidInputException("queries", "at most " + limit + " queries per request, got " + queries.size());

@@ -56,6 +56,19 @@ public final class ModelRegistry {
         card.withOrigin(origin.source(), origin.revision(), origin.resolvedSha()), downloaded.onnx(), downloaded.tokenizerJson());
   }
 
+  /** Where a model id points: a built-in model, a hub repository, or a folder in the models directory. */
+  public static ModelPolicy.Source source(String id) {
+    if (BuiltinModels.isBuiltin(id)) {
+      return ModelPolicy.Source.BUILTIN;
+    }
+    return id.startsWith("hub:") ? ModelPolicy.Source.HUB : ModelPolicy.Source.LOCAL;
+  }
+
+  /** One spelling per model: built-in ids are case-insensitive and canonically lower case. */
+  public static String canonicalId(String id) {
+    return BuiltinModels.isBuiltin(id) ? id.toLowerCase(java.util.Locale.ROOT) : id;
+  }
+
   /** Cards of the local and built-in models (a local card may name its files on the hub). */
   public List<ModelCard> available() {
     List<ModelCard> cards = new ArrayList<>();

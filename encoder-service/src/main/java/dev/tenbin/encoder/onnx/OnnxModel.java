@@ -7,6 +7,8 @@ import ai.onnxruntime.OrtException;
 import ai.onnxruntime.OrtProvider;
 import ai.onnxruntime.OrtSession;
 import ai.onnxruntime.TensorInfo;
+import dev.tenbin.core.Lifetime;
+import dev.tenbin.core.OrderedShutdown;
 import java.nio.FloatBuffer;
 import java.nio.LongBuffer;
 import java.util.HashMap;
@@ -18,10 +20,16 @@ import java.util.Set;
  * {@code attention_mask} and (when the graph declares it) {@code token_type_ids}, padded to the
  * batch's longest input, and returns the first output as FP32 — fp16 outputs are upcast here, so
  * pooling and scores are always computed in FP32.
+ *
+ * <p>Every run holds a lease on the session's {@link Lifetime}: {@link #close()} refuses new runs
+ * (UNAVAILABLE), waits for the running ones and only then frees the session. Each session is also
+ * registered with the process's {@link OrderedShutdown}, so the JVM's exit waits for its runs.
  */
 public final class OnnxModel implements AutoCloseable {
   private final OrtEnvironment environment;
   private final OrtSession session;
+  private final Lifetime lifetime;
+  private final OrderedShutdown.Registration shutdown;
   private final Set<String> inputs;
   private final String outputName;
   private final String outputType;
@@ -44,7 +52,16 @@ public final class OnnxModel implements AutoCloseable {
   }
 
   public OnnxModel(byte[] onnx, RuntimeOptions options) {
-    this.environment = OrtEnvironment.getEnvironment();
+    this("an ONNX model", onnx, options);
+  }
+
+  /**
+   * A session over the graph in {@code onnx}.
+   *
+   * @param name what the model is, for messages ("model bge-small-en-v1.5")
+   */
+  public OnnxModel(String name, byte[] onnx, RuntimeOptions options) {
+    this.environment = OnnxEnvironment.get();
     try (OrtSession.SessionOptions sessionOptions = new OrtSession.SessionOptions()) {
       if (options.intraOpThreads() > 0) {
         sessionOptions.setIntraOpNumThreads(options.intraOpThreads());
@@ -68,6 +85,15 @@ public final class OnnxModel implements AutoCloseable {
     } catch (OrtException e) {
       throw new IllegalStateException("cannot create an ONNX Runtime session: " + e.getMessage(), e);
     }
+    this.lifetime = new Lifetime(name, this::free);
+    OrderedShutdown.Registration registration;
+    try {
+      registration = OrderedShutdown.register(OrderedShutdown.Stage.NATIVE, name, this);
+    } catch (RuntimeException shuttingDown) {
+      free();
+      throw shuttingDown;
+    }
+    this.shutdown = registration;
   }
 
   /** The element type of the model's output, e.g. FLOAT or FLOAT16. */
@@ -93,6 +119,12 @@ public final class OnnxModel implements AutoCloseable {
    * may be null for all zeros.
    */
   public Output run(long[][] ids, long[][] typeIds) {
+    try (Lifetime.Lease lease = lifetime.acquire()) {
+      return runLeased(ids, typeIds);
+    }
+  }
+
+  private Output runLeased(long[][] ids, long[][] typeIds) {
     int batch = ids.length;
     int length = 0;
     for (long[] row : ids) {
@@ -159,12 +191,23 @@ public final class OnnxModel implements AutoCloseable {
     }
   }
 
+  /** Whether the session is closing or closed (new runs are refused). */
+  public boolean isClosing() {
+    return lifetime.isClosing();
+  }
+
+  /** Refuses new runs, waits for the running ones, then frees the session. */
   @Override
   public void close() {
+    lifetime.close();
+    shutdown.close();
+  }
+
+  private void free() {
     try {
       session.close();
     } catch (OrtException e) {
-      throw new IllegalStateException(e);
+      throw new IllegalStateException("cannot free the ONNX Runtime session: " + e.getMessage(), e);
     }
   }
 }

@@ -3,21 +3,55 @@ package dev.tenbin.encoder.onnx;
 import ai.djl.huggingface.tokenizers.Encoding;
 import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
 import ai.djl.huggingface.tokenizers.jni.TokenizersLibrary;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tenbin.core.Cancellation;
+import dev.tenbin.core.Lifetime;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * A Hugging Face tokenizer (DJL) loaded from the bytes of a {@code tokenizer.json}, never by hub
  * name: special tokens added, truncation at the card's max length, no padding (batches pad
  * themselves).
+ *
+ * <p>Every native call holds a lease on the tokenizer's {@link Lifetime}, so {@link #close()} frees
+ * the native tokenizer only once no thread is inside it; calls after closing are UNAVAILABLE.
+ * Batches are tokenized one text at a time, checking the caller's cancellation between texts.
+ *
+ * <p>The native tokenizer reads a whole text even when it keeps only the first {@code maxLength}
+ * tokens (a 100,000-character text costs ~150 ms). For tokenizers that split words at whitespace
+ * before anything else, a long text is first tokenized from a prefix cut at a whitespace: when
+ * that prefix already overflows the maximum length, its tokens are exactly the full text's (every
+ * word of the prefix is whole) and the rest is never read; otherwise the full text is tokenized.
  */
 public final class TextTokenizer implements AutoCloseable {
+  static {
+    // DJL probes for CUDA when it loads its native library and, on a machine with the CUDA toolkit
+    // but no usable GPU, warns on stderr. The tokenizer never uses CUDA: keep that probe quiet
+    // (slf4j-simple reads these properties when the logger is created; an explicit setting wins).
+    quietLogger("ai.djl.util.cuda.CudaUtils", "error");
+    quietLogger("ai.djl.util.Platform", "warn");
+  }
+
   private final HuggingFaceTokenizer tokenizer;
   private final int maxLength;
   private final BertWordPiece fast;
+  private final Lifetime lifetime;
+  /** Texts longer than this are first tokenized from a prefix of about this length; 0 = never. */
+  private final int prefixChars;
+
+  private static void quietLogger(String name, String level) {
+    String property = "org.slf4j.simpleLogger.log." + name;
+    if (System.getProperty(property) == null) {
+      System.setProperty(property, level);
+    }
+  }
 
   public TextTokenizer(byte[] tokenizerJson, int maxLength) {
     this.maxLength = maxLength;
@@ -35,40 +69,109 @@ public final class TextTokenizer implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot load tokenizer.json", e);
     }
+    this.lifetime = new Lifetime("the tokenizer", tokenizer::close);
+    this.prefixChars = splitsAtWhitespace(tokenizerJson) ? PREFIX_CHARS_PER_TOKEN * maxLength : 0;
+  }
+
+  /** Characters per kept token in the prefix tried first; generous, real text averages ~5. */
+  private static final int PREFIX_CHARS_PER_TOKEN = 16;
+
+  private static final Set<String> WHITESPACE_PRE_TOKENIZERS =
+      Set.of("BertPreTokenizer", "Whitespace", "WhitespaceSplit");
+
+  /** Whether the tokenizer's pre-tokenizer splits words at whitespace before anything else. */
+  static boolean splitsAtWhitespace(byte[] tokenizerJson) {
+    try {
+      JsonNode pre =
+          new ObjectMapper().readTree(tokenizerJson).path("pre_tokenizer");
+      if (WHITESPACE_PRE_TOKENIZERS.contains(pre.path("type").asText())) {
+        return true;
+      }
+      if (pre.path("type").asText().equals("Sequence")) {
+        for (JsonNode step : pre.path("pretokenizers")) {
+          if (WHITESPACE_PRE_TOKENIZERS.contains(step.path("type").asText())) {
+            return true;
+          }
+        }
+      }
+      return false;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /** One text's encoding, from a whitespace-cut prefix when that is exact (see the class comment). */
+  private Encoding encodeOne(String text) {
+    if (prefixChars > 0 && text.length() > prefixChars) {
+      int cut = prefixChars;
+      int floor = prefixChars / 2;
+      while (cut > floor && !Character.isWhitespace(text.charAt(cut))) {
+        cut--;
+      }
+      if (cut > floor) {
+        Encoding prefix = tokenizer.encode(text.substring(0, cut));
+        if (prefix.exceedMaxLength()) {
+          return prefix;
+        }
+      }
+    }
+    return tokenizer.encode(text);
+  }
+
+  /** The native tokenizer's encoding of the whole text, never from a prefix (tests). */
+  long[] encodeWhole(String text) {
+    try (Lifetime.Lease lease = lifetime.acquire()) {
+      return tokenizer.encode(text).getIds();
+    }
   }
 
   public TokenizedBatch encode(List<String> texts) {
+    return encode(texts, Cancellation.NEVER);
+  }
+
+  /** Token ids of each text; stops between texts when the caller has gone (CANCELLED). */
+  public TokenizedBatch encode(List<String> texts, Cancellation cancellation) {
     long[][] ids = new long[texts.size()][];
     boolean[] truncated = new boolean[texts.size()];
     for (int i = 0; i < texts.size(); i++) {
-      Encoding encoding = tokenizer.encode(texts.get(i));
-      ids[i] = encoding.getIds();
-      truncated[i] = encoding.exceedMaxLength();
+      cancellation.throwIfCancelled();
+      try (Lifetime.Lease lease = lifetime.acquire()) {
+        Encoding encoding = encodeOne(texts.get(i));
+        ids[i] = encoding.getIds();
+        truncated[i] = encoding.exceedMaxLength();
+      }
     }
     return new TokenizedBatch(ids, truncated);
   }
 
   /** Token ids and type ids of (query, document) pairs, truncated to the max length. */
-  public long[][][] encodePairs(String query, java.util.List<String> documents) {
+  public long[][][] encodePairs(String query, List<String> documents, Cancellation cancellation) {
     long[][] ids = new long[documents.size()][];
     long[][] types = new long[documents.size()][];
     for (int i = 0; i < documents.size(); i++) {
-      Encoding encoding = tokenizer.encode(query, documents.get(i));
-      ids[i] = encoding.getIds();
-      types[i] = encoding.getTypeIds();
+      cancellation.throwIfCancelled();
+      try (Lifetime.Lease lease = lifetime.acquire()) {
+        Encoding encoding = tokenizer.encode(query, documents.get(i));
+        ids[i] = encoding.getIds();
+        types[i] = encoding.getTypeIds();
+      }
     }
     return new long[][][] {ids, types};
   }
 
   /** The id of a token string, or -1 when the vocabulary has none. */
   public long tokenId(String token) {
-    long[] ids = tokenizer.encode(token, false, false).getIds();
-    return ids.length == 1 ? ids[0] : -1;
+    try (Lifetime.Lease lease = lifetime.acquire()) {
+      long[] ids = tokenizer.encode(token, false, false).getIds();
+      return ids.length == 1 ? ids[0] : -1;
+    }
   }
 
   /** Tokens as strings, for the Tokenize RPC. */
   public String[] tokens(String text) {
-    return tokenizer.encode(text).getTokens();
+    try (Lifetime.Lease lease = lifetime.acquire()) {
+      return tokenizer.encode(text).getTokens();
+    }
   }
 
   /**
@@ -90,17 +193,21 @@ public final class TextTokenizer implements AutoCloseable {
   public long[] nativeIdsWithoutSpecialTokens(String text) {
     // Straight to the native tokenizer: only the ids are fetched, not the tokens, spans and masks
     // DJL's Encoding would copy across JNI (the LightRetriever query path lives on this call).
-    long encoding = TokenizersLibrary.LIB.encode(tokenizer.getHandle(), text, false);
-    try {
-      long[] ids = TokenizersLibrary.LIB.getTokenIds(encoding);
-      return ids.length > maxLength ? java.util.Arrays.copyOf(ids, maxLength) : ids;
-    } finally {
-      TokenizersLibrary.LIB.deleteEncoding(encoding);
+    try (Lifetime.Lease lease = lifetime.acquire()) {
+      long encoding = TokenizersLibrary.LIB.encode(tokenizer.getHandle(), text, false);
+      try {
+        long[] ids = TokenizersLibrary.LIB.getTokenIds(encoding);
+        return ids.length > maxLength ? Arrays.copyOf(ids, maxLength) : ids;
+      } finally {
+        TokenizersLibrary.LIB.deleteEncoding(encoding);
+      }
     }
   }
 
   public String decodeToken(long id) {
-    return tokenizer.decode(new long[] {id}, false);
+    try (Lifetime.Lease lease = lifetime.acquire()) {
+      return tokenizer.decode(new long[] {id}, false);
+    }
   }
 
   /** Whether a pure-Java WordPiece fast path serves {@link #idsWithoutSpecialTokens}. */
@@ -112,8 +219,9 @@ public final class TextTokenizer implements AutoCloseable {
     return maxLength;
   }
 
+  /** Refuses new calls, waits for the running ones, then frees the native tokenizer. */
   @Override
   public void close() {
-    tokenizer.close();
+    lifetime.close();
   }
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.CancelledException;
 import dev.tenbin.core.OverloadedException;
+import dev.tenbin.core.UnavailableException;
 import dev.tenbin.encoder.onnx.OnnxModel;
 import java.time.Duration;
 import java.util.List;
@@ -123,6 +124,125 @@ class TokenBudgetBatcherTest {
       blocker.join(5000);
       assertThat(later.get(5, TimeUnit.SECONDS)).hasSize(2);
       assertThat(shapes).noneMatch(shape -> shape[1] == 7);
+    }
+  }
+
+  /** A forward pass that blocks until released, telling when it has started. */
+  private static final class GatedForward {
+    final CountDownLatch started = new CountDownLatch(1);
+    final CountDownLatch release = new CountDownLatch(1);
+    final java.util.concurrent.atomic.AtomicInteger passes = new java.util.concurrent.atomic.AtomicInteger();
+    final AtomicBoolean inside = new AtomicBoolean();
+
+    OnnxModel.Output run(long[][] ids) {
+      passes.incrementAndGet();
+      inside.set(true);
+      started.countDown();
+      try {
+        release.await(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } finally {
+        inside.set(false);
+      }
+      return fakeForward(ids, new CopyOnWriteArrayList<>());
+    }
+  }
+
+  @Test
+  void closeWaitsForTheRunningPassThenRefusesWhatWaitsAndJoinsTheWorker() throws Exception {
+    GatedForward forward = new GatedForward();
+    TokenBudgetBatcher<Float> batcher =
+        new TokenBudgetBatcher<>(
+            "gated", forward::run, (out, i, n) -> out.values()[out.offset(i, 0)],
+            new BatchingLimits(1000, 100, 100, Duration.ZERO));
+    var running = java.util.concurrent.CompletableFuture.supplyAsync(
+        () -> batcher.submit(new long[][] {tokens(3)}, Cancellation.NEVER).results());
+    assertThat(forward.started.await(10, TimeUnit.SECONDS)).isTrue();
+    var waiting = java.util.concurrent.CompletableFuture.supplyAsync(
+        () -> batcher.submit(new long[][] {tokens(4)}, Cancellation.NEVER).results());
+    while (batcher.queued() == 0) {
+      Thread.sleep(5);
+    }
+    Thread closer = Thread.ofPlatform().start(batcher::close);
+    closer.join(200);
+    assertThat(closer.isAlive()).as("close waits for the pass in flight").isTrue();
+    assertThat(forward.inside).isTrue();
+    forward.release.countDown();
+    closer.join(10_000);
+    assertThat(closer.isAlive()).isFalse();
+    assertThat(running.get(10, TimeUnit.SECONDS)).containsExactly(3f);
+    assertThatThrownBy(() -> waiting.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(UnavailableException.class);
+    assertThat(forward.passes).as("nothing runs after close").hasValue(1);
+    assertThat(Thread.getAllStackTraces().keySet()).noneMatch(t -> t.getName().equals("batcher-gated"));
+    assertThatThrownBy(() -> batcher.submit(new long[][] {tokens(1)}, Cancellation.NEVER))
+        .isInstanceOf(UnavailableException.class);
+  }
+
+  @Test
+  void closingBetweenPassesLeavesTheRemainingPassesUnrun() throws Exception {
+    GatedForward forward = new GatedForward();
+    // A budget of 4 tokens: three inputs of 4 tokens need three passes.
+    TokenBudgetBatcher<Float> batcher =
+        new TokenBudgetBatcher<>("split", forward::run, (out, i, n) -> 0f, new BatchingLimits(4, 100, 100, Duration.ZERO));
+    var request = java.util.concurrent.CompletableFuture.supplyAsync(
+        () -> batcher.submit(new long[][] {tokens(4), tokens(4), tokens(4)}, Cancellation.NEVER));
+    assertThat(forward.started.await(10, TimeUnit.SECONDS)).isTrue();
+    Thread closer = Thread.ofPlatform().start(batcher::close);
+    Thread.sleep(50);
+    forward.release.countDown();
+    closer.join(10_000);
+    assertThatThrownBy(() -> request.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(UnavailableException.class);
+    assertThat(forward.passes).hasValue(1);
+  }
+
+  @Test
+  void placesReservedForTokenizationCountAgainstTheQueueBound() {
+    try (TokenBudgetBatcher<Float> batcher =
+        new TokenBudgetBatcher<>("r", ids -> fakeForward(ids, new CopyOnWriteArrayList<>()), (out, i, n) -> 0f,
+            new BatchingLimits(1000, 100, 5, Duration.ZERO))) {
+      var first = batcher.reserve(3);
+      assertThat(batcher.reserved()).isEqualTo(3);
+      assertThatThrownBy(() -> batcher.reserve(3))
+          .isInstanceOfSatisfying(OverloadedException.class, e -> assertThat(e.retryAfter()).isPositive());
+      var second = batcher.reserve(2);
+      assertThat(batcher.submit(second, new long[][] {tokens(1), tokens(2)}, Cancellation.NEVER).results()).hasSize(2);
+      second.close();
+      first.close(); // a request that failed while tokenizing gives its places back
+      assertThat(batcher.reserved()).isZero();
+      assertThat(batcher.reserve(5).places()).isEqualTo(5);
+    }
+  }
+
+  @Test
+  void workAheadLongerThanTheQueueWaitBoundIsRefusedWithARetryDelay() throws Exception {
+    GatedForward forward = new GatedForward();
+    forward.release.countDown(); // passes run at once, but take measurable time below
+    TokenBudgetBatcher<Float> batcher =
+        new TokenBudgetBatcher<>(
+            "slow",
+            ids -> {
+              try {
+                Thread.sleep(20);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+              return forward.run(ids);
+            },
+            (out, i, n) -> 0f,
+            new BatchingLimits(1000, 1, 1000, Duration.ZERO, Duration.ofMillis(50)));
+    try (batcher) {
+      // One pass measures ~20 ms per input (batches of one).
+      batcher.submit(new long[][] {tokens(1)}, Cancellation.NEVER);
+      // With 10 inputs ahead (~200 ms of work) a further request would wait over 50 ms.
+      var ahead = batcher.reserve(10);
+      assertThatThrownBy(() -> batcher.reserve(1))
+          .isInstanceOfSatisfying(OverloadedException.class, e -> {
+            assertThat(e.getMessage()).contains("busy");
+            assertThat(e.retryAfter()).isGreaterThanOrEqualTo(Duration.ofSeconds(1));
+          });
+      ahead.close();
+      assertThat(batcher.reserve(1).places()).as("nothing ahead: admitted").isEqualTo(1);
     }
   }
 }

@@ -126,4 +126,38 @@ class EncoderOverloadTest {
     // Had the expired inputs stayed queued, these two would not fit beside them (limit 3).
     assertThat(stub.encodeDense(request("cherry", "date")).getVectorsCount()).isEqualTo(2);
   }
+
+  @Test
+  void aFourfoldOverloadIsRefusedAtOnceWhileAdmittedCallsWaitAndTheServiceRecovers() throws Exception {
+    // Capacity: 3 queued inputs (one request of 3); 4x that arrives at once.
+    java.util.List<CompletableFuture<Status.Code>> calls = new java.util.ArrayList<>();
+    java.util.concurrent.ExecutorService clients = java.util.concurrent.Executors.newFixedThreadPool(4);
+    try {
+      for (int i = 0; i < 4; i++) {
+        calls.add(CompletableFuture.supplyAsync(() -> {
+          try {
+            stub.encodeDense(request("apple", "banana", "cherry"));
+            return Status.Code.OK;
+          } catch (StatusRuntimeException e) {
+            return e.getStatus().getCode();
+          }
+        }, clients));
+      }
+      // The first refusal comes while the admitted call still waits in the queue (1.5 s for company).
+      Status.Code first = CompletableFuture.anyOf(calls.toArray(CompletableFuture[]::new))
+          .thenApply(Status.Code.class::cast).get(10, TimeUnit.SECONDS);
+      assertThat(first).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+      java.util.List<Status.Code> codes = new java.util.ArrayList<>();
+      for (CompletableFuture<Status.Code> call : calls) {
+        codes.add(call.get(20, TimeUnit.SECONDS));
+      }
+      assertThat(codes).containsOnly(Status.Code.OK, Status.Code.RESOURCE_EXHAUSTED);
+      assertThat(codes).filteredOn(code -> code == Status.Code.RESOURCE_EXHAUSTED).hasSizeGreaterThanOrEqualTo(2);
+      assertThat(codes).contains(Status.Code.OK);
+      // Recovered: the queue is empty again and a normal request is served.
+      assertThat(stub.encodeDense(request("date", "elder")).getVectorsCount()).isEqualTo(2);
+    } finally {
+      clients.shutdownNow();
+    }
+  }
 }

@@ -1,6 +1,14 @@
 package dev.tenbin.encoder.onnx;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tenbin.core.CancelledException;
+import dev.tenbin.core.UnavailableException;
+import dev.tenbin.encoder.model.BuiltinModels;
+import java.util.ArrayList;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.tenbin.encoder.testing.TinyModels;
 import dev.tenbin.encoder.testing.TinyOnnxModels;
@@ -8,7 +16,10 @@ import java.util.Collections;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The tokenizer adds [CLS]/[SEP], truncates at the max length and says when it did. */
+/**
+ * The tokenizer adds [CLS]/[SEP], truncates at the max length and says when it did; long texts read
+ * from a prefix give the same tokens as whole; closing and cancelling are safe.
+ */
 class TextTokenizerTest {
   @Test
   void specialTokensAreAddedAndTruncationIsReportedOnlyWhenTokensWereCut() {
@@ -22,6 +33,91 @@ class TextTokenizerTest {
       assertThat(batch.truncated()).containsExactly(false, false, true);
       assertThat(tokenizer.idsWithoutSpecialTokens("apple banana")).containsExactly(4, 5);
       assertThat(tokenizer.hasFastPath()).isFalse();
+    }
+  }
+
+  private static String words(Random random, int chars, String... vocabulary) {
+    StringBuilder text = new StringBuilder();
+    while (text.length() < chars) {
+      text.append(vocabulary[random.nextInt(vocabulary.length)]);
+    }
+    return text.toString();
+  }
+
+  @Test
+  void longTextsReadFromAPrefixGiveExactlyTheWholeTextsTokens() {
+    byte[] json = BuiltinModels.load("bge-small-en-v1.5").orElseThrow().tokenizerJson();
+    assertThat(TextTokenizer.splitsAtWhitespace(json)).isTrue();
+    Random random = new Random(7);
+    List<String> texts = new ArrayList<>();
+    texts.add(words(random, 100_000, "retrieval ", "dense, ", "Token-budget ", "naïve ", "東京 ", "x"));
+    // Very long words (each one [UNK] token) and whitespace runs: the prefix does not overflow, so
+    // the whole text is read.
+    texts.add(words(random, 60_000, "a".repeat(150) + " ", "          ", "b".repeat(400) + "\n"));
+    texts.add(words(random, 9_000, "word ") + "end");
+    texts.add(words(random, 8_200, "supercalifragilistic ", "\t\t\t", "ok "));
+    texts.add("x".repeat(20_000) + " tail words here");
+    try (TextTokenizer tokenizer = new TextTokenizer(json, 512)) {
+      TokenizedBatch batch = tokenizer.encode(texts);
+      for (int i = 0; i < texts.size(); i++) {
+        assertThat(batch.ids()[i]).as("text %d", i).containsExactly(tokenizer.encodeWhole(texts.get(i)));
+        assertThat(batch.truncated()[i]).as("text %d", i).isEqualTo(batch.ids()[i].length == 512);
+      }
+    }
+  }
+
+  @Test
+  void tokenizingStopsBetweenTextsOnceTheCallerHasGone() {
+    try (TextTokenizer tokenizer = new TextTokenizer(TinyOnnxModels.wordLevelTokenizer(TinyModels.WORDS), 8)) {
+      AtomicInteger asked = new AtomicInteger();
+      List<String> texts = Collections.nCopies(1000, "apple banana");
+      // The caller goes after the third text.
+      assertThatThrownBy(() -> tokenizer.encode(texts, () -> asked.incrementAndGet() > 3))
+          .isInstanceOf(CancelledException.class);
+      assertThat(asked).hasValue(4);
+    }
+  }
+
+  @Test
+  void aClosedTokenizerRefusesCallsInsteadOfTouchingFreedMemory() {
+    TextTokenizer tokenizer = new TextTokenizer(TinyOnnxModels.wordLevelTokenizer(TinyModels.WORDS), 8);
+    tokenizer.close();
+    assertThatThrownBy(() -> tokenizer.encode(List.of("apple"))).isInstanceOf(UnavailableException.class);
+    assertThatThrownBy(() -> tokenizer.tokens("apple")).isInstanceOf(UnavailableException.class);
+    assertThatThrownBy(() -> tokenizer.nativeIdsWithoutSpecialTokens("apple")).isInstanceOf(UnavailableException.class);
+    tokenizer.close();
+  }
+
+  @Test
+  void closingWhileOtherThreadsTokenizeEndsEveryCallCleanly() throws Exception {
+    byte[] json = BuiltinModels.load("all-minilm-l6-v2").orElseThrow().tokenizerJson();
+    String text = words(new Random(3), 20_000, "token ", "budget ", "batching ");
+    for (int round = 0; round < Integer.getInteger("tenbin.stress", 2); round++) {
+      TextTokenizer tokenizer = new TextTokenizer(json, 512);
+      AtomicInteger ok = new AtomicInteger();
+      AtomicInteger refused = new AtomicInteger();
+      List<Thread> threads = new ArrayList<>();
+      for (int t = 0; t < 3; t++) {
+        threads.add(Thread.ofPlatform().start(() -> {
+          while (true) {
+            try {
+              tokenizer.encode(List.of(text, "short text"));
+              tokenizer.nativeIdsWithoutSpecialTokens("a query");
+              ok.incrementAndGet();
+            } catch (UnavailableException closed) {
+              refused.incrementAndGet();
+              return;
+            }
+          }
+        }));
+      }
+      Thread.sleep(20 + round % 7);
+      tokenizer.close();
+      for (Thread thread : threads) {
+        thread.join(10_000);
+        assertThat(thread.isAlive()).isFalse();
+      }
+      assertThat(refused).hasValue(3);
     }
   }
 }

@@ -13,6 +13,10 @@ import java.util.List;
  * them, passes of at most {@code maxBatchTokens} padded tokens (pairs sorted by length), and one of
  * three score heads. By default logits are upcast to FP32 before the score function
  * (high-precision scoring); {@link ScorePrecision#MODEL_DTYPE} keeps the model's dtype instead.
+ *
+ * <p>Scoring runs on the caller's thread; cancellation takes effect between texts and between
+ * passes. The session and tokenizer guard their own lifetimes, so closing a cross-encoder while it
+ * scores lets the running pass finish and fails the rest of the call with UNAVAILABLE.
  */
 public final class CrossEncoder implements AutoCloseable {
   private final RerankerCard card;
@@ -25,7 +29,12 @@ public final class CrossEncoder implements AutoCloseable {
   public CrossEncoder(RerankerCard card, ModelFiles files, OnnxModel.RuntimeOptions runtime, int maxBatchTokens) {
     this.card = card;
     this.tokenizer = new TextTokenizer(files.tokenizerJson(), card.maxLength());
-    this.onnx = new OnnxModel(files.onnx(), runtime);
+    try {
+      this.onnx = new OnnxModel("reranker " + card.id(), files.onnx(), runtime);
+    } catch (RuntimeException e) {
+      tokenizer.close();
+      throw e;
+    }
     this.maxBatchTokens = maxBatchTokens;
     if (card.head() == ScoreHead.YES_NO) {
       yesId = tokenizer.tokenId(card.yesToken());
@@ -58,10 +67,10 @@ public final class CrossEncoder implements AutoCloseable {
       for (String document : documents) {
         prompts.add(card.promptTemplate().replace("{query}", query).replace("{document}", document));
       }
-      ids = tokenizer.encode(prompts).ids();
+      ids = tokenizer.encode(prompts, cancellation).ids();
       types = null;
     } else {
-      long[][][] pairs = tokenizer.encodePairs(query, documents);
+      long[][][] pairs = tokenizer.encodePairs(query, documents, cancellation);
       ids = pairs[0];
       types = pairs[1];
     }
@@ -122,6 +131,7 @@ public final class CrossEncoder implements AutoCloseable {
     return half ? Float.float16ToFloat(Float.floatToFloat16(value)) : value;
   }
 
+  /** Refuses new passes, waits for the running one, frees the session and the tokenizer. */
   @Override
   public void close() {
     onnx.close();

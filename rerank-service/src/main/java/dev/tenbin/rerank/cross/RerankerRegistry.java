@@ -6,41 +6,101 @@ import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.core.NotFoundException;
 import dev.tenbin.encoder.model.HubDownloader;
 import dev.tenbin.encoder.model.LocalModelDirectory;
+import dev.tenbin.encoder.model.ModelCache;
 import dev.tenbin.encoder.model.ModelFiles;
+import dev.tenbin.encoder.model.ModelPolicy;
 import dev.tenbin.encoder.onnx.OnnxModel;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Cross-encoders by id, through the same model-card mechanism as the encoder: a folder
  * {@code models/<id>/} (card.json with the reranker fields, model.onnx, tokenizer.json) or
- * {@code hub:OWNER/NAME@REVISION} downloaded once at a pinned revision.
+ * {@code hub:OWNER/NAME@REVISION} downloaded once at a pinned revision. Which ids may be loaded,
+ * and when an unused one is unloaded, is the {@link ModelPolicy}'s to say (sources {@code local}
+ * and {@code hub}); a caller holds its cross-encoder ({@link #acquire}) while it scores.
  */
 public final class RerankerRegistry implements AutoCloseable {
   private static final ObjectMapper JSON =
       new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
 
+  /** What GetRerankerInfo reports: the card and the output's dtype. */
+  public record Info(RerankerCard card, String dtype) {}
+
   private final Path modelsDirectory;
   private final HubDownloader hub;
   private final OnnxModel.RuntimeOptions runtime;
   private final int maxBatchTokens;
-  private final Map<String, CrossEncoder> loaded = new ConcurrentHashMap<>();
+  private final ModelPolicy policy;
+  private final ModelCache<CrossEncoder> loaded;
+  private final Map<String, Info> infos = new ConcurrentHashMap<>();
 
+  /** Every reranker allowed, none unloaded (the embedded service and tests). */
   public RerankerRegistry(Path modelsDirectory, HubDownloader hub, OnnxModel.RuntimeOptions runtime, int maxBatchTokens) {
+    this(modelsDirectory, hub, runtime, maxBatchTokens, ModelPolicy.allowAll());
+  }
+
+  public RerankerRegistry(
+      Path modelsDirectory, HubDownloader hub, OnnxModel.RuntimeOptions runtime, int maxBatchTokens, ModelPolicy policy) {
     this.modelsDirectory = modelsDirectory;
     this.hub = hub;
     this.runtime = runtime;
     this.maxBatchTokens = maxBatchTokens;
+    this.policy = policy;
+    this.loaded =
+        new ModelCache<>(
+            "reranker", this::load, policy.idleUnload(),
+            new ModelCache.Listener<>() {
+              @Override
+              public void loaded(String id, CrossEncoder model) {
+                infos.put(id, new Info(model.card(), model.dtype()));
+              }
+
+              @Override
+              public void unloaded(String id, CrossEncoder model) {}
+            });
   }
 
-  public CrossEncoder get(String id) {
+  /**
+   * The cross-encoder, loaded if needed and held until the handle is closed. PERMISSION_DENIED
+   * naming {@code model_id} when the policy does not allow it, NOT_FOUND when it is unknown.
+   */
+  public ModelCache<CrossEncoder>.Handle acquire(String id) {
+    check(id);
+    return loaded.acquire(id);
+  }
+
+  /** The card and dtype of a reranker; loads it once if needed, without keeping it held. */
+  public Info info(String id) {
+    check(id);
+    Info known = infos.get(id);
+    if (known != null) {
+      return known;
+    }
+    try (var handle = loaded.acquire(id)) {
+      return new Info(handle.model().card(), handle.model().dtype());
+    }
+  }
+
+  /** Ids of the cross-encoders loaded now. */
+  public Set<String> loadedIds() {
+    return loaded.loadedIds();
+  }
+
+  /** Unloads the cross-encoders idle for the policy's idle time now (a background task does it too). */
+  public java.util.List<String> unloadIdle() {
+    return loaded.unloadIdle();
+  }
+
+  private void check(String id) {
     if (id == null || id.isBlank()) {
       throw new InvalidInputException("model_id", "model_id is required");
     }
-    return loaded.computeIfAbsent(id, this::load);
+    policy.check(id.startsWith("hub:") ? ModelPolicy.Source.HUB : ModelPolicy.Source.LOCAL, id, "model_id");
   }
 
   private CrossEncoder load(String id) {
@@ -58,16 +118,18 @@ public final class RerankerRegistry implements AutoCloseable {
       }
     }
     ModelFiles files = LocalModelDirectory.load(folder);
+    RerankerCard card;
     try {
-      RerankerCard card = JSON.readValue(folder.resolve("card.json").toFile(), RerankerCard.class);
-      return new CrossEncoder(card, files, runtime, maxBatchTokens);
+      card = JSON.readValue(folder.resolve("card.json").toFile(), RerankerCard.class);
     } catch (IOException e) {
       throw new InvalidInputException("model_id", "cannot read the reranker card of " + id + ": " + e.getMessage());
     }
+    return new CrossEncoder(card, files, runtime, maxBatchTokens);
   }
 
+  /** Closes every cross-encoder; a scoring call in flight ends after its running pass (UNAVAILABLE). */
   @Override
   public void close() {
-    loaded.values().forEach(CrossEncoder::close);
+    loaded.close();
   }
 }

@@ -12,7 +12,8 @@ import dev.tenbin.proto.rerank.v1.RerankServiceGrpc;
 import dev.tenbin.proto.rerank.v1.RerankerInfo;
 import dev.tenbin.proto.rerank.v1.ScoreHead;
 import dev.tenbin.rerank.RerankCore;
-import dev.tenbin.rerank.cross.CrossEncoder;
+import dev.tenbin.rerank.cross.RerankerCard;
+import dev.tenbin.rerank.cross.RerankerRegistry;
 import dev.tenbin.rerank.cross.ScorePrecision;
 import io.grpc.Context;
 import io.grpc.stub.StreamObserver;
@@ -53,18 +54,19 @@ public final class RerankGrpcService extends RerankServiceGrpc.RerankServiceImpl
 
   @Override
   public void getRerankerInfo(GetRerankerInfoRequest request, StreamObserver<GetRerankerInfoResponse> responses) {
-    CrossEncoder model = core.crossEncoders().get(request.getModelId());
+    RerankerRegistry.Info model = core.crossEncoders().info(request.getModelId());
+    RerankerCard card = model.card();
     responses.onNext(
         GetRerankerInfoResponse.newBuilder()
             .setInfo(
                 RerankerInfo.newBuilder()
-                    .setId(model.card().id())
-                    .setRevision(model.card().resolvedSha().isEmpty() ? model.card().revision() : model.card().resolvedSha())
-                    .setSource(model.card().resolvedSha().isEmpty() ? "local" : "hub")
-                    .setHead(ScoreHead.valueOf("SCORE_HEAD_" + model.card().head().name()))
+                    .setId(card.id())
+                    .setRevision(card.resolvedSha().isEmpty() ? card.revision() : card.resolvedSha())
+                    .setSource(card.resolvedSha().isEmpty() ? "local" : "hub")
+                    .setHead(ScoreHead.valueOf("SCORE_HEAD_" + card.head().name()))
                     .setDtype(model.dtype())
-                    .setMaxLength(model.card().maxLength())
-                    .setPromptTemplate(model.card().promptTemplate()))
+                    .setMaxLength(card.maxLength())
+                    .setPromptTemplate(card.promptTemplate()))
             .build());
     responses.onCompleted();
   }
