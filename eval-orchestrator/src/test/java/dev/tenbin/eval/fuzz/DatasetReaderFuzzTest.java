@@ -29,6 +29,8 @@ import java.util.List;
  * (qrels and TREC runs are whitespace separated).
  */
 class DatasetReaderFuzzTest {
+  // Dictionary entries hold no control characters: Jazzer 0.30.0 writes them unescaped and
+  // libFuzzer then refuses the dictionary file.
   private static final ObjectMapper STRICT =
       new ObjectMapper()
           .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
@@ -37,7 +39,7 @@ class DatasetReaderFuzzTest {
   private static final String QUERIES = "{\"_id\":\"q1\",\"text\":\"apple?\"}\n{\"_id\":\"q2\",\"text\":\"banana?\"}\n";
   private static final String QRELS = "query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td2\t2\n";
 
-  @DictionaryEntries({"{\"_id\":\"", "\"text\":\"", "\"title\":", "\",", "\"}", "null", "true", "1e9", "[]", "{}", "\\u0000", "\\t", "\r\n"})
+  @DictionaryEntries({"{\"_id\":\"", "\"text\":\"", "\"title\":", "\",", "\"}", "null", "true", "1e9", "[]", "{}", "\\u0000", "\\t"})
   @FuzzTest
   void corpusLines(byte[] corpus) throws Exception {
     Path dir = folder(corpus, QUERIES.getBytes(StandardCharsets.UTF_8), QRELS.getBytes(StandardCharsets.UTF_8));
@@ -57,7 +59,7 @@ class DatasetReaderFuzzTest {
     assertThat(dataset.corpus().stream().map(CorpusDocument::id).distinct()).hasSameSizeAs(records);
   }
 
-  @DictionaryEntries({"{\"_id\":\"", "\"text\":\"", "\"title\":", "\",", "\"}", "null", "true", "1e9", "[]", "{}", "\\u0000", "\\t", "\r\n"})
+  @DictionaryEntries({"{\"_id\":\"", "\"text\":\"", "\"title\":", "\",", "\"}", "null", "true", "1e9", "[]", "{}", "\\u0000", "\\t"})
   @FuzzTest
   void queryLines(byte[] queries) throws Exception {
     Path dir = folder(CORPUS.getBytes(StandardCharsets.UTF_8), queries, QRELS.getBytes(StandardCharsets.UTF_8));
@@ -76,7 +78,7 @@ class DatasetReaderFuzzTest {
     assertThat(dataset.evaluatedQueryIds()).isNotEmpty().allMatch(id -> dataset.qrels().relevantCount(id) > 0);
   }
 
-  @DictionaryEntries({"query-id\tcorpus-id\tscore\n", "q1", "d1", "\t", " Q0 ", "\n", "-1", "2147483648"})
+  @DictionaryEntries({"query-id", "corpus-id", "score", "q1", "d1", " Q0 ", "-1", "2147483648"})
   @FuzzTest
   void qrelsLines(byte[] qrels) throws Exception {
     Path dir = folder(CORPUS.getBytes(StandardCharsets.UTF_8), QUERIES.getBytes(StandardCharsets.UTF_8), qrels);
