@@ -87,8 +87,11 @@ class EvalRpcFuzzTest {
   @FuzzTest
   void everyRpcAnswersHostileRequestsWithAClientStatus(FuzzedDataProvider data) {
     fuzzer.call(data);
-    assertThat(jobs.list()).allSatisfy(
-        job -> assertThat(job.outputDirectory().normalize()).as("job folders stay under the results folder").startsWith(results));
+    for (JobManager.Snapshot job : jobs.list()) {
+      assertThat(job.outputDirectory().normalize().startsWith(results))
+          .as("the folder %s of job %s lies under the results folder", job.outputDirectory(), job.id())
+          .isTrue();
+    }
     var eval = EvalServiceGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS);
     assertThat(eval.listJobs(ListJobsRequest.getDefaultInstance()).getJobsList()).anySatisfy(job -> assertThat(job.getId()).isEqualTo(storedJob));
     List<String> cells = new ArrayList<>();

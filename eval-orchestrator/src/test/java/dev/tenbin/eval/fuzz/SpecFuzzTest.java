@@ -2,6 +2,7 @@ package dev.tenbin.eval.fuzz;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.code_intelligence.jazzer.junit.DictionaryEntries;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.eval.job.JobSpec;
@@ -19,6 +20,10 @@ import java.util.Map;
  * something to evaluate, depths and weights in range).
  */
 class SpecFuzzTest {
+  @DictionaryEntries({
+    "name: ", "tasks:", "- name: ", "language: ", "source: {path: ", "hub: ", "revision: ", "tasks_from: ",
+    "folders:", "dataset: ", "${DATA}", "${NOPE}", "~/", "\"\\0\"", "&a ", "*a", "!!binary ", "? ", "data/t1"
+  })
   @FuzzTest
   void taskSetYaml(byte[] yaml) throws Exception {
     Path dir = Scratch.fresh("taskset");
@@ -40,6 +45,11 @@ class SpecFuzzTest {
     assertThat(spec.tasks().stream().map(TaskSpec::name).distinct()).hasSameSizeAs(spec.tasks());
   }
 
+  @DictionaryEntries({
+    "task_sets: ", "retrievers: ", "rerankers: ", "candidates: {dense_model: ", "sets: ", "variants: ",
+    "{retriever: ", "dense:", "sparse:", "light:", "bm25", "top_k: ", "similarity: ", "light_hybrid_dense_weight: ",
+    "\"\\0\"", ".nan", ".inf", "1e400", "&a ", "*a", "!!binary "
+  })
   @FuzzTest
   void jobSpecYaml(byte[] yaml) {
     Path file = Scratch.fresh("job").resolve("job.yaml");

@@ -10,6 +10,7 @@ import dev.tenbin.proto.common.v1.MultiVector;
 import dev.tenbin.proto.common.v1.SparseVector;
 import dev.tenbin.proto.index.v1.CollectionSpec;
 import dev.tenbin.proto.index.v1.CreateCollectionRequest;
+import dev.tenbin.proto.index.v1.DescribeCollectionRequest;
 import dev.tenbin.proto.index.v1.Document;
 import dev.tenbin.proto.index.v1.Family;
 import dev.tenbin.proto.index.v1.IndexServiceGrpc;
@@ -39,8 +40,9 @@ import org.junit.jupiter.api.BeforeAll;
  * Fuzzes every RPC of the index service in-process on a temporary data folder: create, ingest,
  * search, rescore, fuse, describe, list and drop with hostile messages, against collections of
  * every family that exist. Contract: no INTERNAL or UNKNOWN, no hang, nothing written beside the
- * data folder, and afterwards the service still lists its collections and answers a search on a
- * collection the fuzzer never touches, with every document it holds.
+ * data folder, a refused one-batch ingest leaves every collection as it was (all or nothing), every
+ * collection can still be described, and the service still lists its collections and answers a
+ * search on a collection the fuzzer never touches, with every document it holds.
  */
 class IndexRpcFuzzTest {
   private static final String PROBE = "probe-collection-never-fuzzed";
@@ -92,7 +94,11 @@ class IndexRpcFuzzTest {
 
   @FuzzTest
   void everyRpcAnswersHostileRequestsWithAClientStatus(FuzzedDataProvider data) throws Exception {
-    fuzzer.call(data);
+    Map<String, Long> before = documentCounts();
+    RpcFuzzer.Outcome outcome = fuzzer.call(data);
+    if (outcome != null && outcome.method().endsWith("/Ingest") && outcome.requests() == 1 && outcome.code() != Status.Code.OK) {
+      assertThat(documentCounts()).as("a refused one-batch ingest changes no collection (%s)", outcome).isEqualTo(before);
+    }
     try (var beside = Files.list(root)) {
       assertThat(beside.map(p -> p.getFileName().toString())).as("nothing is written beside the data folder").containsExactly("data");
     }
@@ -108,6 +114,26 @@ class IndexRpcFuzzTest {
                 .addQueries(Query.newBuilder().setId("q").setText("apple banana cherry"))
                 .build());
     assertThat(found.getRankings(0).getDocumentsList()).extracting(d -> d.getDocId()).containsExactlyInAnyOrder("d0", "d1", "d2");
+  }
+
+  /** The document count of each collection the fuzzer names, -1 when absent; never a server failure. */
+  private static Map<String, Long> documentCounts() {
+    Map<String, Long> counts = new java.util.TreeMap<>();
+    var index = IndexServiceGrpc.newBlockingStub(channel);
+    for (String name : List.of("c1", "c2", "c3")) {
+      try {
+        counts.put(
+            name,
+            index.withDeadlineAfter(60, TimeUnit.SECONDS)
+                .describeCollection(DescribeCollectionRequest.newBuilder().setName(name).build())
+                .getCollection()
+                .getDocumentCount());
+      } catch (StatusRuntimeException e) {
+        assertThat(e.getStatus().getCode()).as("describing %s: %s", name, e.getStatus()).isEqualTo(Status.Code.NOT_FOUND);
+        counts.put(name, -1L);
+      }
+    }
+    return counts;
   }
 
   private static void create(String name, String language, int dimension) {

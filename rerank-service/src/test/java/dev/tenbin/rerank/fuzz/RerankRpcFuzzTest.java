@@ -79,6 +79,12 @@ class RerankRpcFuzzTest {
     String name = "rerank-fuzz-" + UUID.randomUUID();
     host = GrpcServerHost.startInProcess(name, new SimpleMeterRegistry(), List.of(new RerankGrpcService(core)));
     channel = InProcessChannelBuilder.forName(name).directExecutor().build();
+    // Load the cross-encoders before fuzzing: loading a tokenizer makes DJL call home (an HTTP
+    // request to the EC2 metadata address, see FINDINGS), which Jazzer's SSRF detector reports on
+    // every fuzzing run otherwise.
+    for (String model : List.of("tiny-sigmoid", "tiny-softmax", "tiny-yesno")) {
+      rerank(model);
+    }
     List<String> texts = List.of("apple banana", "query cherry", "fig", "grape elder apple");
     ProtoFuzz generator =
         new ProtoFuzz(
@@ -109,17 +115,19 @@ class RerankRpcFuzzTest {
   @FuzzTest
   void everyRpcAnswersHostileRequestsWithAClientStatus(FuzzedDataProvider data) {
     fuzzer.call(data);
-    var still =
-        RerankServiceGrpc.newBlockingStub(channel)
-            .withDeadlineAfter(30, TimeUnit.SECONDS)
-            .rerank(
-                RerankRequest.newBuilder()
-                    .setModelId("tiny-sigmoid")
-                    .setQuery("apple")
-                    .addCandidates(Candidate.newBuilder().setDocId("a").setText("apple banana"))
-                    .addCandidates(Candidate.newBuilder().setDocId("b").setText("cherry"))
-                    .build());
-    assertThat(still.getDocumentsList()).extracting(d -> d.getDocId()).containsExactlyInAnyOrder("a", "b");
+    assertThat(rerank("tiny-sigmoid").getDocumentsList()).extracting(d -> d.getDocId()).containsExactlyInAnyOrder("a", "b");
+  }
+
+  private static dev.tenbin.proto.rerank.v1.RerankResponse rerank(String model) {
+    return RerankServiceGrpc.newBlockingStub(channel)
+        .withDeadlineAfter(30, TimeUnit.SECONDS)
+        .rerank(
+            RerankRequest.newBuilder()
+                .setModelId(model)
+                .setQuery("apple")
+                .addCandidates(Candidate.newBuilder().setDocId("a").setText("apple banana"))
+                .addCandidates(Candidate.newBuilder().setDocId("b").setText("cherry"))
+                .build());
   }
 
   private static void model(Path models, String id, byte[] onnx, String card) throws Exception {
