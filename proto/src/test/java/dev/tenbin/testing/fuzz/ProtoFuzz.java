@@ -27,20 +27,17 @@ public final class ProtoFuzz {
           "a/b", "CON", "\uFEFF", "\uD800", "😀", "\t\n\r", "%s%n", "null", "hub:", "dense:", "a:b:c", "-1",
           "9223372036854775808", "NaN", "\u202Eabc");
 
+  /** Nested messages deeper than this are left empty. */
+  private static final int MAX_DEPTH = 4;
+
   private final Map<String, List<String>> hints;
-  private final int maxDepth;
 
   /**
    * @param hints per field name ({@code model_id}, {@code collection}, ...), values that exist on
    *     the server under test; a hinted string field takes one of them most of the time
    */
   public ProtoFuzz(Map<String, List<String>> hints) {
-    this(hints, 4);
-  }
-
-  ProtoFuzz(Map<String, List<String>> hints, int maxDepth) {
     this.hints = Map.copyOf(hints);
-    this.maxDepth = maxDepth;
   }
 
   /** The message of {@code prototype}'s type that {@code bytes} encode, or null when they encode none. */
@@ -96,7 +93,7 @@ public final class ProtoFuzz {
         case BYTE_STRING -> ByteString.copyFrom(data.consumeBytes(data.consumeInt(0, 64)));
         case ENUM -> enumValue(field.getEnumType(), data);
         case MESSAGE ->
-            depth >= maxDepth
+            depth >= MAX_DEPTH
                 ? builder.newBuilderForField(field).build()
                 : fill(builder.newBuilderForField(field), depth + 1).build();
       };
