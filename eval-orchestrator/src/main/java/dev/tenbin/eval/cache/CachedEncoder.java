@@ -82,12 +82,13 @@ public final class CachedEncoder {
         continue;
       }
       ByteBuffer payload = space.read(hash);
-      if (payload == null) {
+      T cached = payload == null ? null : decodeOrNull(codec, payload);
+      if (cached == null) {
         missing.computeIfAbsent(hash, h -> new ArrayList<>()).add(i);
         missingTexts.add(texts.get(i));
       } else {
-        hitBytes += payload.remaining();
-        results.set(i, codec.decode(payload));
+        hitBytes += payload.limit();
+        results.set(i, cached);
       }
     }
     int hits = texts.size() - missing.values().stream().mapToInt(List::size).sum();
@@ -116,6 +117,15 @@ public final class CachedEncoder {
     }
     progress.accept(texts.size());
     return results;
+  }
+
+  /** The cached value, or null when its record is not a value of this kind (it is encoded again). */
+  private static <T> T decodeOrNull(PayloadCodec<T> codec, ByteBuffer payload) {
+    try {
+      return codec.decode(payload);
+    } catch (CorruptPayloadException e) {
+      return null;
+    }
   }
 
   @SuppressWarnings("unchecked")

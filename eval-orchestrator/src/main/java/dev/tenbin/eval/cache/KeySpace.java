@@ -27,7 +27,8 @@ import java.util.zip.CRC32C;
  * record built by scanning the segments on open.
  *
  * <p>Crash and concurrency safety: a record is only trusted when it lies wholly inside the file and
- * its checksum matches, so a torn trailing record (a crash mid-append) ends the scan. Appends take
+ * its checksum matches, so a torn trailing record (a crash mid-append) ends the scan; every read
+ * checks its record again, so damage after the scan makes a record missing, never wrong. Appends take
  * an exclusive {@link FileLock} on the folder's {@code lock} file (and this object's monitor, for
  * the threads of one process); under the lock a writer first reads the records other processes
  * appended since it last looked, cuts off a torn tail, then writes at the end. So processes never
@@ -82,27 +83,50 @@ final class KeySpace implements AutoCloseable {
     return index.containsKey(hash);
   }
 
-  /** The payload stored for {@code hash}, or null. */
+  /**
+   * The payload stored for {@code hash}, or null. The whole record is read again and checked (its
+   * hash, length and checksum) before its payload is returned: a record that was damaged, or cut
+   * off or overwritten by another opener after this one indexed it, is dropped from the index and
+   * reported missing (the caller encodes the text again and the next append stores it anew), never
+   * returned as another record's bytes.
+   */
   ByteBuffer read(TextHash hash) {
     Location location = index.get(hash);
     if (location == null) {
       return null;
     }
-    ByteBuffer payload = ByteBuffer.allocate(location.length()).order(ByteOrder.LITTLE_ENDIAN);
+    ByteBuffer record = ByteBuffer.allocate(HEADER + location.length()).order(ByteOrder.LITTLE_ENDIAN);
     FileChannel segment = segments.get(location.segment());
     try {
-      long position = location.offset();
-      while (payload.hasRemaining()) {
-        int read = segment.read(payload, position);
+      long position = location.offset() - HEADER;
+      while (record.hasRemaining()) {
+        int read = segment.read(record, position);
         if (read < 0) {
-          throw new IOException("segment ended inside a record");
+          index.remove(hash, location);
+          return null;
         }
         position += read;
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read embedding cache folder " + directory, e);
     }
-    return payload.flip();
+    record.flip();
+    if (!intact(record, hash, location.length())) {
+      index.remove(hash, location);
+      return null;
+    }
+    return record.position(HEADER).slice().order(ByteOrder.LITTLE_ENDIAN);
+  }
+
+  /** Whether {@code record} (header and payload) is a whole record of {@code hash} with its checksum. */
+  private static boolean intact(ByteBuffer record, TextHash hash, int length) {
+    if (!TextHash.read(record.duplicate()).equals(hash) || record.getInt(TextHash.BYTES) != length) {
+      return false;
+    }
+    CRC32C crc = new CRC32C();
+    crc.update(record.array(), 0, TextHash.BYTES);
+    crc.update(record.array(), HEADER, length);
+    return (int) crc.getValue() == record.getInt(TextHash.BYTES + 4);
   }
 
   /**

@@ -12,7 +12,11 @@ import java.nio.ByteOrder;
 interface PayloadCodec<T> {
   byte[] encode(T value);
 
-  /** Decodes the whole of {@code payload} (little-endian). */
+  /**
+   * Decodes the whole of {@code payload} (little-endian).
+   *
+   * @throws CorruptPayloadException when its size or counts do not form a value of this kind
+   */
   T decode(ByteBuffer payload);
 
   PayloadCodec<float[]> DENSE =
@@ -26,6 +30,9 @@ interface PayloadCodec<T> {
 
         @Override
         public float[] decode(ByteBuffer payload) {
+          if (payload.remaining() % 4 != 0) {
+            throw new CorruptPayloadException("a dense payload of " + payload.remaining() + " bytes is not a whole number of floats");
+          }
           float[] vector = new float[payload.remaining() / 4];
           payload.order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(vector);
           return vector;
@@ -48,7 +55,10 @@ interface PayloadCodec<T> {
         @Override
         public SparseVector decode(ByteBuffer payload) {
           payload.order(ByteOrder.LITTLE_ENDIAN);
-          int n = payload.getInt();
+          int n = payload.remaining() >= 4 ? payload.getInt() : -1;
+          if (n < 0 || 8L * n != payload.remaining()) {
+            throw new CorruptPayloadException("a sparse payload's count does not match its " + (payload.limit()) + " bytes");
+          }
           int[] indices = new int[n];
           float[] values = new float[n];
           payload.asIntBuffer().get(indices);
@@ -75,8 +85,15 @@ interface PayloadCodec<T> {
         @Override
         public float[][] decode(ByteBuffer payload) {
           payload.order(ByteOrder.LITTLE_ENDIAN);
+          if (payload.remaining() < 8) {
+            throw new CorruptPayloadException("a multi-vector payload of " + payload.remaining() + " bytes has no header");
+          }
           int tokens = payload.getInt();
           int dimension = payload.getInt();
+          if (tokens < 0 || dimension < 0 || (tokens > 0 && dimension == 0) || 4L * tokens * dimension != payload.remaining()) {
+            throw new CorruptPayloadException(
+                "a multi-vector payload of " + tokens + " x " + dimension + " does not match its " + payload.limit() + " bytes");
+          }
           float[][] rows = new float[tokens][dimension];
           var floats = payload.asFloatBuffer();
           for (float[] row : rows) {

@@ -12,7 +12,9 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Reads a BEIR-format folder. Missing or corrupt files and an empty corpus are errors; qrels that
+ * Reads a BEIR-format folder. Missing or corrupt files and an empty corpus are errors, as are ids
+ * that are not {@link dev.tenbin.eval.run.RecordIds valid ids} (runs and qrels could not name them)
+ * and titles or texts that are not strings; qrels that
  * name queries or documents absent from the files are counted and reported as warnings, as real
  * collections have them.
  */
@@ -91,16 +93,13 @@ public final class BeirDatasetReader {
     JsonlReader.read(
         file,
         (node, line) -> {
-          String id = JsonlReader.requiredText(node, "_id", file, line);
-          if (id.isBlank()) {
-            throw new DatasetException(file + " line " + line + ": empty \"_id\"");
-          }
+          String id = JsonlReader.requiredId(node, "_id", file, line);
           if (!seen.add(id)) {
             throw new DatasetException(file + " line " + line + ": duplicate \"_id\" " + id);
           }
           corpus.add(
               new CorpusDocument(
-                  id, JsonlReader.optionalText(node, "title"), JsonlReader.optionalText(node, "text")));
+                  id, JsonlReader.optionalText(node, "title", file, line), JsonlReader.optionalText(node, "text", file, line)));
         });
     return corpus;
   }
@@ -110,7 +109,7 @@ public final class BeirDatasetReader {
     JsonlReader.read(
         file,
         (node, line) -> {
-          String id = JsonlReader.requiredText(node, "_id", file, line);
+          String id = JsonlReader.requiredId(node, "_id", file, line);
           if (queries.putIfAbsent(id, JsonlReader.requiredText(node, "text", file, line)) != null) {
             throw new DatasetException(file + " line " + line + ": duplicate \"_id\" " + id);
           }

@@ -20,7 +20,7 @@ import java.util.Map;
  *       query-id\tcorpus-id\tscore} (a first line whose third column is not an integer).
  * </ul>
  *
- * <p>Grades are integers; 1 or more is relevant and 0 or less is judged non-relevant. Blank lines
+ * <p>Ids follow {@link RecordIds}. Grades are integers; 1 or more is relevant and 0 or less is judged non-relevant. Blank lines
  * are skipped. A query with any judgment line counts as judged, even when all its grades are 0. A
  * document judged twice for one query keeps its last grade (trec_eval refuses such files).
  */
@@ -66,6 +66,8 @@ public final class QrelsReader {
           throw InputFileException.atLine(file, lineNumber, "grade '" + gradeText + "' is not an integer");
         }
         String docId = parts[columns - 2];
+        requireId(file, lineNumber, "query id", parts[0]);
+        requireId(file, lineNumber, "document id", docId);
         judgments.computeIfAbsent(parts[0], q -> new LinkedHashMap<>()).put(docId, grade);
       }
     } catch (CharacterCodingException e) {
@@ -77,6 +79,13 @@ public final class QrelsReader {
       throw InputFileException.of(file, "no judgments in qrels file");
     }
     return Qrels.of(judgments);
+  }
+
+  private static void requireId(Path file, int lineNumber, String what, String id) {
+    String problem = RecordIds.problem(id);
+    if (problem != null) {
+      throw InputFileException.atLine(file, lineNumber, what + " " + problem);
+    }
   }
 
   private static Integer parseGrade(String text) {

@@ -15,7 +15,7 @@ import java.util.Map;
 /**
  * Reads a TREC run file: {@code qid Q0 docid rank score tag}, six whitespace-separated columns.
  * Blank lines and lines starting with {@code #} are skipped, as trec_eval skips them. The rank
- * column must be present but is not used: trec_eval orders by score (see {@code RunOrder}). The
+ * column must be present but is not used; ids follow {@link RecordIds}: trec_eval orders by score (see {@code RunOrder}). The
  * score is parsed as a double, as trec_eval's {@code atof} does, and must be finite.
  */
 public final class TrecRunReader {
@@ -46,6 +46,8 @@ public final class TrecRunReader {
           throw InputFileException.atLine(
               file, lineNumber, "expected 6 columns (qid Q0 docid rank score tag), got " + parts.length);
         }
+        requireId(file, lineNumber, "query id", parts[0]);
+        requireId(file, lineNumber, "document id", parts[2]);
         double score = parseScore(file, lineNumber, parts[4]);
         run.computeIfAbsent(parts[0], q -> new ArrayList<>()).add(new ScoredDoc(parts[2], score));
       }
@@ -55,6 +57,13 @@ public final class TrecRunReader {
       throw InputFileException.of(file, "cannot read run file (" + e.getMessage() + ")");
     }
     return run;
+  }
+
+  private static void requireId(Path file, int lineNumber, String what, String id) {
+    String problem = RecordIds.problem(id);
+    if (problem != null) {
+      throw InputFileException.atLine(file, lineNumber, what + " " + problem);
+    }
   }
 
   private static double parseScore(Path file, int lineNumber, String text) {

@@ -20,6 +20,10 @@ import java.util.Map;
  * back (by {@link TrecRunReader}, or by trec_eval's {@code atof}, then narrowed to float) it gives
  * the same score bits, so ties and one-ulp differences survive the round trip and trec_eval orders
  * the file as Tenbin ordered it, up to its docno tie-break.
+ *
+ * <p>Only what reads back is written: ids and the tag follow {@link RecordIds}, a query id does
+ * not start with {@code #} (a comment line) and scores are finite; anything else is an {@link
+ * IllegalArgumentException} naming it.
  */
 public final class TrecRunWriter {
   private TrecRunWriter() {}
@@ -36,9 +40,15 @@ public final class TrecRunWriter {
     StringBuilder line = new StringBuilder();
     for (Map.Entry<String, List<ScoredDoc>> query : run.entrySet()) {
       requireToken("query id", query.getKey());
+      if (query.getKey().startsWith("#")) {
+        throw new IllegalArgumentException("query id '" + query.getKey() + "' starts with '#', which marks a comment line");
+      }
       int rank = 1;
       for (ScoredDoc doc : query.getValue()) {
         requireToken("doc id", doc.docId());
+        if (!Double.isFinite(doc.score())) {
+          throw new IllegalArgumentException("score " + doc.score() + " of doc id '" + doc.docId() + "' is not finite");
+        }
         line.setLength(0);
         line.append(query.getKey()).append(" Q0 ").append(doc.docId()).append(' ').append(rank++)
             .append(' ').append(format(doc.score())).append(' ').append(tag).append('\n');
@@ -54,8 +64,9 @@ public final class TrecRunWriter {
   }
 
   private static void requireToken(String what, String value) {
-    if (value.isEmpty() || value.codePoints().anyMatch(Character::isWhitespace)) {
-      throw new IllegalArgumentException(what + " '" + value + "' is empty or holds whitespace");
+    String problem = RecordIds.problem(value);
+    if (problem != null) {
+      throw new IllegalArgumentException(what + " '" + value + "' " + problem);
     }
   }
 }

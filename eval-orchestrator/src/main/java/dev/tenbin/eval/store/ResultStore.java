@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.core.PreconditionException;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -26,7 +27,9 @@ import java.util.stream.Stream;
  *
  * <p>A cell is written to a temporary file, forced to disk and renamed into place in one atomic
  * step, so after a crash (even {@code kill -9}) a cell is either wholly present or absent: a
- * resumed job recomputes exactly the absent ones. A present cell is never rewritten.
+ * resumed job recomputes exactly the absent ones. A present cell is never rewritten. A cell file
+ * damaged afterwards (on disk, or by hand) is refused when read, naming the file, never read as
+ * something else.
  */
 public final class ResultStore {
   /** The JSON mapping of stored cells (snake_case field names). */
@@ -34,6 +37,8 @@ public final class ResultStore {
       new ObjectMapper()
           .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
           .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+  /** Reads stored cells: one JSON value per file, nothing after it. */
+  private static final ObjectMapper STRICT = JSON.copy().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
   private final Path cells;
 
@@ -148,13 +153,82 @@ public final class ResultStore {
           .thenComparing(c -> c.key().mode())
           .thenComparing(CellRecord::fingerprint);
 
+  /**
+   * Reads a stored cell, refusing one that is damaged: a compressed file is read to its end, so the
+   * gzip checksum covers every byte; the JSON must be one complete cell record (every part present)
+   * whose fingerprint is the file's name.
+   *
+   * @throws PreconditionException naming the file when it is damaged or not a cell
+   */
   private static CellRecord readFile(Path path) {
-    try (java.io.InputStream raw = Files.newInputStream(path);
-        java.io.InputStream in =
-            path.getFileName().toString().endsWith(".gz") ? new java.util.zip.GZIPInputStream(raw, 1 << 16) : raw) {
-      return JSON.readValue(in, CellRecord.class);
+    String name = path.getFileName().toString();
+    boolean compressed = name.endsWith(".gz");
+    byte[] json;
+    try (java.io.InputStream raw = Files.newInputStream(path)) {
+      json = compressed ? gunzip(raw) : raw.readAllBytes();
+    } catch (java.util.zip.ZipException | java.io.EOFException e) {
+      throw damaged(path, "not a whole gzip file");
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read stored cell " + path, e);
     }
+    CellRecord cell;
+    try {
+      cell = STRICT.readValue(json, CellRecord.class);
+    } catch (IOException e) {
+      throw damaged(path, "not a cell record in JSON");
+    }
+    String fingerprint = name.substring(0, name.indexOf('.'));
+    String problem = problem(cell, fingerprint);
+    if (problem != null) {
+      throw damaged(path, problem);
+    }
+    return cell;
+  }
+
+  private static byte[] gunzip(java.io.InputStream raw) throws IOException {
+    try (java.io.InputStream in = new java.util.zip.GZIPInputStream(raw, 1 << 16)) {
+      return in.readAllBytes();
+    }
+  }
+
+  private static PreconditionException damaged(Path path, String problem) {
+    return new PreconditionException(
+        null, "stored cell " + path + " is damaged (" + problem + "); delete it and run the job again to recompute the cell");
+  }
+
+  /** What a read cell lacks, or null when it is complete and its fingerprint is {@code fingerprint}. */
+  private static String problem(CellRecord cell, String fingerprint) {
+    if (cell == null) {
+      return "no cell record";
+    }
+    if (cell.formatVersion() != CellRecord.FORMAT_VERSION) {
+      return "format version " + cell.formatVersion() + ", expected " + CellRecord.FORMAT_VERSION;
+    }
+    if (!fingerprint.equals(cell.fingerprint())) {
+      return "its fingerprint is not its file name";
+    }
+    CellKey key = cell.key();
+    if (key == null
+        || Stream.of(key.benchmark(), key.dataset(), key.task(), key.language(), key.domain(), key.model(),
+                key.family(), key.variant(), key.mode())
+            .anyMatch(java.util.Objects::isNull)) {
+      return "incomplete key";
+    }
+    if (cell.versions() == null || cell.diagnostics() == null || cell.finishedAt() == null
+        || hasNulls(cell.facts()) || hasNulls(cell.metrics()) || hasNulls(cell.tieAware()) || hasNulls(cell.timings())
+        || cell.versions().containsValue(null) || cell.queries() == null) {
+      return "a part is missing";
+    }
+    for (StoredQuery query : cell.queries()) {
+      if (query == null || query.queryId() == null || hasNulls(query.metrics()) || query.docs() == null
+          || query.docs().stream().anyMatch(doc -> doc == null || doc.docId() == null)) {
+        return "a query is incomplete";
+      }
+    }
+    return null;
+  }
+
+  private static boolean hasNulls(java.util.Map<String, ?> map) {
+    return map == null || map.containsValue(null);
   }
 }

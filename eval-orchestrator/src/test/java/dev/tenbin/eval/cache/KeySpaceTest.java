@@ -89,6 +89,34 @@ class KeySpaceTest {
   }
 
   @Test
+  void aRecordDamagedAfterItWasIndexedReadsAsMissingNeverAsOtherBytes() throws Exception {
+    float[] a = {1, 2, 3, 4};
+    try (KeySpace space = KeySpace.open(tmp, KEY, KeySpace.DEFAULT_SEGMENT_BYTES)) {
+      put(space, List.of("a", "b"), List.of(a, new float[] {5, 6, 7, 8}));
+    }
+    Path segment = tmp.resolve("segment-000001.bin");
+    try (KeySpace stale = KeySpace.open(tmp, KEY, KeySpace.DEFAULT_SEGMENT_BYTES)) {
+      // b's payload is damaged on disk; a later opener stops its scan there, cuts b off and
+      // appends c where b was: the earlier opener's index still points b at those bytes.
+      long lastByte = Files.size(segment) - 1;
+      try (FileChannel channel = FileChannel.open(segment, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+        channel.write(ByteBuffer.wrap(new byte[] {42}), lastByte);
+      }
+      try (KeySpace later = KeySpace.open(tmp, KEY, KeySpace.DEFAULT_SEGMENT_BYTES)) {
+        assertThat(get(later, "b")).isNull();
+        put(later, List.of("c"), List.of(new float[] {9, 9, 9, 9, 9, 9}));
+      }
+      assertThat(get(stale, "a")).isEqualTo(a);
+      assertThat(get(stale, "b")).as("checked again on read: missing, not c's bytes").isNull();
+
+      try (FileChannel channel = FileChannel.open(segment, StandardOpenOption.WRITE)) {
+        channel.truncate(10);
+      }
+      assertThat(get(stale, "a")).as("a record cut off after indexing is missing, not an error").isNull();
+    }
+  }
+
+  @Test
   void garbageAfterTheLastRecordFailsItsChecksumAndIsIgnored() throws Exception {
     try (KeySpace space = KeySpace.open(tmp, KEY, KeySpace.DEFAULT_SEGMENT_BYTES)) {
       put(space, List.of("a"), List.of(new float[] {1, 2}));

@@ -76,4 +76,12 @@ class QrelsReaderTest {
     Path empty = Files.writeString(tmp.resolve("empty.qrels"), "\n");
     assertThatThrownBy(() -> QrelsReader.read(empty)).hasMessageContaining("no judgments");
   }
+
+  @Test
+  void idsWithControlCharactersAreRefusedNamingTheLine() throws Exception {
+    Path file = Files.writeString(tmp.resolve("qrels.trec"), "q1 0 d1 1\nq\u0011 0 d2 0\n");
+    assertThatThrownBy(() -> QrelsReader.read(file))
+        .isInstanceOf(InputFileException.class)
+        .hasMessageContaining("line 2: query id holds a control character");
+  }
 }

@@ -65,4 +65,15 @@ class TrecRunWriterTest {
     assertThatThrownBy(() -> TrecRunWriter.write(new StringWriter(), Map.of(), "my run"))
         .hasMessageContaining("tag");
   }
+
+  @Test
+  void whatWouldNotReadBackIsRefused() {
+    assertThatThrownBy(() -> TrecRunWriter.write(new StringWriter(), Map.of("#q", List.of(new ScoredDoc("d", 1))), "t"))
+        .as("a query id starting with # would read back as a comment line")
+        .hasMessageContaining("query id '#q'");
+    assertThatThrownBy(() -> TrecRunWriter.write(new StringWriter(), Map.of("q", List.of(new ScoredDoc("d", Double.NEGATIVE_INFINITY))), "t"))
+        .hasMessageContaining("not finite");
+    assertThatThrownBy(() -> TrecRunWriter.write(new StringWriter(), Map.of("q\u0001", List.of(new ScoredDoc("d", 1))), "t"))
+        .hasMessageContaining("control character");
+  }
 }

@@ -1,7 +1,9 @@
 package dev.tenbin.eval.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tenbin.core.PreconditionException;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -46,5 +48,26 @@ class ResultStoreTest {
     }
     assertThat(store.readAll()).containsExactly(cell);
     assertThat(store.append(cell)).isFalse();
+  }
+
+  @Test
+  void aDamagedCellFileIsRefusedNamingItNeverReadAsAnotherCell() throws Exception {
+    ResultStore store = ResultStore.open(tmp);
+    store.append(cell);
+    Path file = store.storedFile(cell.fingerprint());
+    byte[] bytes = Files.readAllBytes(file);
+    Files.write(file, java.util.Arrays.copyOf(bytes, bytes.length - 4));
+    assertThatThrownBy(() -> store.read(cell.fingerprint()))
+        .isInstanceOf(PreconditionException.class)
+        .hasMessageContaining(file.getFileName().toString())
+        .hasMessageContaining("damaged");
+    assertThatThrownBy(store::readAll).isInstanceOf(PreconditionException.class);
+
+    Files.delete(file);
+    Path plain = store.directory().resolve(cell.fingerprint() + ".json");
+    for (String content : new String[] {"null", "{}", ResultStore.JSON.writeValueAsString(cell).replace(cell.fingerprint(), "0".repeat(64))}) {
+      Files.writeString(plain, content);
+      assertThatThrownBy(() -> store.read(cell.fingerprint())).as(content).isInstanceOf(PreconditionException.class);
+    }
   }
 }
