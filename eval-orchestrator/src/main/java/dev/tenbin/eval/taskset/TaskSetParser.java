@@ -100,6 +100,8 @@ public final class TaskSetParser {
     String yaml;
     try {
       yaml = Files.readString(file);
+    } catch (java.nio.charset.CharacterCodingException e) {
+      throw new InvalidInputException("spec", "task-set spec " + file + " is not UTF-8 text");
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read " + file, e);
     }

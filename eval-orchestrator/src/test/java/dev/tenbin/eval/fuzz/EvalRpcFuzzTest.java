@@ -5,8 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.tenbin.eval.grpc.EvalGrpcService;
+import dev.tenbin.eval.drill.SyntheticBeir;
 import dev.tenbin.eval.job.JobManager;
 import dev.tenbin.eval.job.JobOutcome;
+import dev.tenbin.eval.job.JobRequest;
+import dev.tenbin.eval.job.ServiceFolders;
 import dev.tenbin.eval.store.ResultStore;
 import dev.tenbin.eval.store.TestCells;
 import dev.tenbin.proto.eval.v1.EvalServiceGrpc;
@@ -52,15 +55,26 @@ class EvalRpcFuzzTest {
   static void start() throws Exception {
     sandbox = Files.createTempDirectory("eval-fuzz");
     results = Files.createDirectories(sandbox.resolve("a/b/c/d/e/f/g/h/i/results"));
-    jobs = new JobManager((spec, directory, listener, cancellation) -> {
-      listener.planned(0, 0);
-      return new JobOutcome(0, 0, 0, List.of(), cancellation.isCancelled(), 0);
-    }, results);
+    Path data = Files.createDirectories(sandbox.resolve("data"));
+    SyntheticBeir.write(data.resolve("tiny"), 20, 10, 4, 1);
+    jobs =
+        JobManager.open(
+            new ServiceFolders(sandbox.resolve("state"), results, List.of(data)),
+            (job, listener, cancellation) -> {
+              listener.planned(0, 0);
+              return new JobOutcome(0, 0, 0, List.of(), cancellation.isCancelled(), 0);
+            });
     String spec = "task_sets: [sets/local.yaml]\nretrievers: [bm25]\n";
-    storedJob = jobs.submit(spec, "stored").id();
+    List<JobRequest.TaskSetDocument> taskSets =
+        List.of(
+            new JobRequest.TaskSetDocument(
+                "sets/local.yaml",
+                "name: b\ntasks:\n  - {name: tiny, language: en, source: {path: " + data.resolve("tiny") + "}}\n",
+                data.toString()));
+    storedJob = jobs.submit(new JobRequest(spec, taskSets, "stored")).id();
     ResultStore.open(results.resolve("stored"))
         .append(TestCells.cell(TestCells.key("NanoSciFact", "bm25", "bm25", "base"), TestCells.QRELS, TestCells.run(0)));
-    String corruptJob = jobs.submit(spec, "corrupt").id();
+    String corruptJob = jobs.submit(new JobRequest(spec, taskSets, "corrupt")).id();
     Files.write(Files.createDirectories(results.resolve("corrupt/cells")).resolve("00000000000000000000.json.gz"), new byte[] {31, -117, 8, 0});
     String name = "eval-fuzz-" + UUID.randomUUID();
     host = GrpcServerHost.startInProcess(name, new SimpleMeterRegistry(), List.of(new EvalGrpcService(jobs)));
