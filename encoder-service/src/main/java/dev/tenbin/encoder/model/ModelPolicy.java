@@ -98,8 +98,37 @@ public record ModelPolicy(List<String> allow, Duration idleUnload) {
     return false;
   }
 
-  /** PERMISSION_DENIED naming {@code field} unless the model may be loaded. */
+  /** Longest model id accepted (hub ids included: {@code hub:OWNER/NAME@REVISION}). */
+  public static final int MAX_ID_LENGTH = 256;
+
+  /**
+   * INVALID_ARGUMENT naming {@code field} unless {@code id} can name a model at all: not blank, at
+   * most {@link #MAX_ID_LENGTH} characters, no whitespace or control characters (an id becomes a
+   * folder name and a URL path).
+   */
+  public static void requireWellFormed(String id, String field) {
+    if (id == null || id.isBlank()) {
+      throw new dev.tenbin.core.InvalidInputException(field, field + " is required");
+    }
+    if (id.length() > MAX_ID_LENGTH) {
+      throw new dev.tenbin.core.InvalidInputException(
+          field, field + " has " + id.length() + " characters; model ids have at most " + MAX_ID_LENGTH);
+    }
+    for (int i = 0; i < id.length(); i++) {
+      char c = id.charAt(i);
+      if (Character.isISOControl(c) || Character.isWhitespace(c) || Character.isSpaceChar(c)) {
+        throw new dev.tenbin.core.InvalidInputException(
+            field, field + " holds a space or control character at position " + i + "; model ids have none");
+      }
+    }
+  }
+
+  /**
+   * INVALID_ARGUMENT naming {@code field} for an id no model can have ({@link #requireWellFormed}),
+   * PERMISSION_DENIED unless the model may be loaded.
+   */
   public void check(Source source, String id, String field) {
+    requireWellFormed(id, field);
     if (!allows(source, id)) {
       throw new PermissionDeniedException(
           field,

@@ -31,12 +31,21 @@ import java.util.Set;
  * word of the prefix is whole) and the rest is never read; otherwise the full text is tokenized.
  */
 public final class TextTokenizer implements AutoCloseable {
+  /** DJL's opt-out of its usage tracking (environment variable or system property). */
+  static final String DJL_TRACKING_SWITCH = "OPT_OUT_TRACKING";
+
   static {
     // DJL probes for CUDA when it loads its native library and, on a machine with the CUDA toolkit
     // but no usable GPU, warns on stderr. The tokenizer never uses CUDA: keep that probe quiet
     // (slf4j-simple reads these properties when the logger is created; an explicit setting wins).
     quietLogger("ai.djl.util.cuda.CudaUtils", "error");
     quietLogger("ai.djl.util.Platform", "warn");
+    // DJL "calls home" when a tokenizer is created: an HTTP request to the EC2 metadata address
+    // (169.254.169.254) and a telemetry download from S3. A service must not talk to anyone it was
+    // not told to: opt out, unless the operator set the switch themselves.
+    if (System.getenv(DJL_TRACKING_SWITCH) == null && System.getProperty(DJL_TRACKING_SWITCH) == null) {
+      System.setProperty(DJL_TRACKING_SWITCH, "true");
+    }
   }
 
   private final HuggingFaceTokenizer tokenizer;

@@ -22,6 +22,31 @@ import org.junit.jupiter.api.Test;
  */
 class TextTokenizerTest {
   @Test
+  void loadingATokenizerOptsOutOfDjlUsageTrackingAndOpensNoConnection() throws Exception {
+    java.util.List<java.net.URI> asked = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+    java.net.ProxySelector previous = java.net.ProxySelector.getDefault();
+    java.net.ProxySelector.setDefault(new java.net.ProxySelector() {
+      @Override
+      public java.util.List<java.net.Proxy> select(java.net.URI uri) {
+        asked.add(uri);
+        return java.util.List.of(java.net.Proxy.NO_PROXY);
+      }
+
+      @Override
+      public void connectFailed(java.net.URI uri, java.net.SocketAddress address, java.io.IOException e) {}
+    });
+    try (TextTokenizer tokenizer = new TextTokenizer(TinyOnnxModels.wordLevelTokenizer(TinyModels.WORDS), 8)) {
+      assertThat(System.getProperty(TextTokenizer.DJL_TRACKING_SWITCH)).isEqualTo("true");
+      // What DJL runs when a tokenizer is created: with the opt-out it returns before any request.
+      ai.djl.util.Ec2Utils.callHome("Huggingface");
+      assertThat(tokenizer.encode(List.of("apple")).ids()[0]).isNotEmpty();
+    } finally {
+      java.net.ProxySelector.setDefault(previous);
+    }
+    assertThat(asked).as("URLs DJL tried to reach").isEmpty();
+  }
+
+  @Test
   void specialTokensAreAddedAndTruncationIsReportedOnlyWhenTokensWereCut() {
     try (TextTokenizer tokenizer = new TextTokenizer(TinyOnnxModels.wordLevelTokenizer(TinyModels.WORDS), 8)) {
       String fits = String.join(" ", Collections.nCopies(6, "apple"));

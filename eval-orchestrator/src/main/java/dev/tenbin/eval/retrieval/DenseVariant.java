@@ -42,7 +42,16 @@ public record DenseVariant(String name, int truncate, Quantization quantization,
           "unknown variant '" + name + "': expected base, int8, binary, int8_rescore, binary_rescore,"
               + " truncateN or truncateN_<int8|binary>[_rescore]");
     }
-    int truncate = m.group(1) == null ? 0 : Integer.parseInt(m.group(1));
+    int truncate = 0;
+    if (m.group(1) != null) {
+      // At most 65,536 dimensions (the index's cap); longer digit strings would overflow an int.
+      truncate = m.group(1).length() > 5 ? Integer.MAX_VALUE : Integer.parseInt(m.group(1));
+      if (truncate < 1 || truncate > 65_536) {
+        throw new InvalidInputException(
+            "--variant", "variant '" + name + "' truncates to " + (m.group(1).length() > 12 ? "a huge number of" : m.group(1))
+                + " dimensions; truncateN needs 1 <= N <= 65536");
+      }
+    }
     Quantization quantization =
         m.group(2) == null
             ? Quantization.QUANTIZATION_NONE

@@ -23,4 +23,14 @@ class DenseVariantTest {
     assertThatThrownBy(() -> DenseVariant.parse("float16")).isInstanceOf(InvalidInputException.class);
     assertThatThrownBy(() -> DenseVariant.parse("rescore")).isInstanceOf(InvalidInputException.class);
   }
+
+  @Test
+  void truncationOutsideOneTo65536DimensionsIsRejectedNamingTheVariantNotAnOverflow() {
+    assertThat(DenseVariant.parse("truncate65536").truncate()).isEqualTo(65_536);
+    for (String name : java.util.List.of("truncate0", "truncate65537", "truncate333333333333333333333333128_int8")) {
+      assertThatThrownBy(() -> DenseVariant.parse(name))
+          .as(name)
+          .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.field()).isEqualTo("--variant"));
+    }
+  }
 }

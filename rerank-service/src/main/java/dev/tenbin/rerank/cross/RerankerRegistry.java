@@ -86,6 +86,45 @@ public final class RerankerRegistry implements AutoCloseable {
     }
   }
 
+  /**
+   * The cross-encoders this service could load without the network and is allowed to: folders of
+   * {@code --models-dir} whose {@code card.json} names a score {@code head}, sorted by id. Nothing
+   * is loaded; a card that cannot be read is left out.
+   */
+  public java.util.List<RerankerCard> available() {
+    java.util.List<RerankerCard> cards = new java.util.ArrayList<>();
+    if (modelsDirectory == null || !Files.isDirectory(modelsDirectory)) {
+      return cards;
+    }
+    try (var folders = Files.list(modelsDirectory)) {
+      for (Path folder : folders.sorted().toList()) {
+        Path cardFile = folder.resolve("card.json");
+        String id = folder.getFileName().toString();
+        if (!Files.isRegularFile(cardFile) || !policy.allows(ModelPolicy.Source.LOCAL, id)) {
+          continue;
+        }
+        try {
+          com.fasterxml.jackson.databind.JsonNode json = JSON.readTree(cardFile.toFile());
+          if (json != null && json.has("head")) {
+            RerankerCard card = JSON.treeToValue(json, RerankerCard.class);
+            cards.add(card.id() == null || card.id().isBlank() ? withId(card, id) : card);
+          }
+        } catch (IOException | IllegalArgumentException e) {
+          // Not a reranker card (or a damaged one): GetRerankerInfo of that id reports why.
+        }
+      }
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException("cannot list " + modelsDirectory, e);
+    }
+    return cards;
+  }
+
+  private static RerankerCard withId(RerankerCard card, String id) {
+    return new RerankerCard(
+        id, card.head(), card.maxLength(), card.promptTemplate(), card.yesToken(), card.noToken(), card.revision(),
+        card.resolvedSha());
+  }
+
   /** Ids of the cross-encoders loaded now. */
   public Set<String> loadedIds() {
     return loaded.loadedIds();

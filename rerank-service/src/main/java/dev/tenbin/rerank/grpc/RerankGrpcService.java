@@ -6,6 +6,8 @@ import dev.tenbin.proto.common.v1.ScoredDocument;
 import dev.tenbin.proto.rerank.v1.Candidate;
 import dev.tenbin.proto.rerank.v1.GetRerankerInfoRequest;
 import dev.tenbin.proto.rerank.v1.GetRerankerInfoResponse;
+import dev.tenbin.proto.rerank.v1.ListRerankersRequest;
+import dev.tenbin.proto.rerank.v1.ListRerankersResponse;
 import dev.tenbin.proto.rerank.v1.RerankRequest;
 import dev.tenbin.proto.rerank.v1.RerankResponse;
 import dev.tenbin.proto.rerank.v1.RerankServiceGrpc;
@@ -55,19 +57,30 @@ public final class RerankGrpcService extends RerankServiceGrpc.RerankServiceImpl
   @Override
   public void getRerankerInfo(GetRerankerInfoRequest request, StreamObserver<GetRerankerInfoResponse> responses) {
     RerankerRegistry.Info model = core.crossEncoders().info(request.getModelId());
-    RerankerCard card = model.card();
-    responses.onNext(
-        GetRerankerInfoResponse.newBuilder()
-            .setInfo(
-                RerankerInfo.newBuilder()
-                    .setId(card.id())
-                    .setRevision(card.resolvedSha().isEmpty() ? card.revision() : card.resolvedSha())
-                    .setSource(card.resolvedSha().isEmpty() ? "local" : "hub")
-                    .setHead(ScoreHead.valueOf("SCORE_HEAD_" + card.head().name()))
-                    .setDtype(model.dtype())
-                    .setMaxLength(card.maxLength())
-                    .setPromptTemplate(card.promptTemplate()))
-            .build());
+    responses.onNext(GetRerankerInfoResponse.newBuilder().setInfo(info(model.card(), model.dtype())).build());
     responses.onCompleted();
+  }
+
+  /** The cross-encoders of the models folder this service may load (dtype empty: none is loaded to list it). */
+  @Override
+  public void listRerankers(ListRerankersRequest request, StreamObserver<ListRerankersResponse> responses) {
+    ListRerankersResponse.Builder response = ListRerankersResponse.newBuilder();
+    for (RerankerCard card : core.crossEncoders().available()) {
+      response.addRerankers(info(card, ""));
+    }
+    responses.onNext(response.build());
+    responses.onCompleted();
+  }
+
+  private static RerankerInfo info(RerankerCard card, String dtype) {
+    return RerankerInfo.newBuilder()
+        .setId(card.id())
+        .setRevision(card.resolvedSha().isEmpty() ? card.revision() : card.resolvedSha())
+        .setSource(card.resolvedSha().isEmpty() ? "local" : "hub")
+        .setHead(ScoreHead.valueOf("SCORE_HEAD_" + card.head().name()))
+        .setDtype(dtype)
+        .setMaxLength(card.maxLength())
+        .setPromptTemplate(card.promptTemplate())
+        .build();
   }
 }
