@@ -104,8 +104,10 @@ public final class EvalServer implements Callable<Integer> {
         folders.stateDirectory(),
         jobs.admission().resultsRoot(),
         jobs.admission().dataRoots().isEmpty() ? "none (local datasets refused; hub datasets only)" : jobs.admission().dataRoots());
-    // On SIGTERM the running job stops at its next check and stays running in the table, to resume at the next start.
-    Runtime.getRuntime().addShutdownHook(new Thread(jobs::close, "eval-service-jobs-shutdown"));
+    // On SIGTERM the server stops first, then the running job stops at its next check and stays
+    // running in the table (to resume at the next start), and only then do the embedded services
+    // it calls close.
+    dev.tenbin.core.OrderedShutdown.register(dev.tenbin.core.OrderedShutdown.Stage.JOBS, "eval-service jobs", jobs);
     GrpcServerHost host;
     try {
       host = GrpcServerHost.start(settings, List.of(new EvalGrpcService(jobs))).stopOnSignal("eval-service");

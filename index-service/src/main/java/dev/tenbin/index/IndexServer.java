@@ -96,6 +96,8 @@ public final class IndexServer implements Callable<Integer>, AutoCloseable {
       spec.commandLine().getErr().println("index-service: --data-dir " + config.dataDirectory() + " refused: " + refused.getMessage());
       return 2;
     }
+    // At shutdown the server stops first (in-flight ingests commit or roll back), then the catalog.
+    dev.tenbin.core.OrderedShutdown.register(dev.tenbin.core.OrderedShutdown.Stage.WORKERS, "index catalog", catalog);
     host = GrpcServerHost.start(config.server(), services(catalog, config)).stopOnSignal("index-service");
     catalog.bindTo(host.registry());
     System.err.printf(

@@ -11,7 +11,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The process's one ordered shutdown: a single JVM shutdown hook that closes what was registered,
- * stage by stage — servers first (stop taking calls, let in-flight ones finish), then workers
+ * stage by stage — servers first (stop taking calls, let in-flight ones finish), then job
+ * runners (stop at their next check), then workers
  * (model cores and their batchers: queued work refused, running passes finished, threads joined),
  * then native resources (ONNX Runtime sessions). JVM shutdown hooks otherwise run all at once, in
  * no order; this one runs on SIGTERM, {@code System.exit} and the end of {@code main}.
@@ -29,6 +30,11 @@ public final class OrderedShutdown {
   public enum Stage {
     /** gRPC servers: refuse new calls, give in-flight ones their grace period. */
     SERVERS,
+    /**
+     * Job runners (the eval service): stop the running job at its next check, before the services
+     * it calls go away, so a durable job stays running in its table and resumes at the next start.
+     */
+    JOBS,
     /** Model cores and batchers: refuse queued work, finish running passes, join threads. */
     WORKERS,
     /** Native resources (ONNX Runtime sessions), each waiting for the runs it has begun. */

@@ -1,5 +1,6 @@
 package dev.tenbin.rpc;
 
+import dev.tenbin.core.OrderedShutdown;
 import io.grpc.BindableService;
 import io.grpc.InsecureServerCredentials;
 import io.grpc.Server;
@@ -234,16 +235,19 @@ public final class GrpcServerHost implements AutoCloseable {
     return registry;
   }
 
-  /** Stops gracefully when the JVM receives SIGTERM or SIGINT. */
+  /**
+   * Stops gracefully when the JVM shuts down (SIGTERM, SIGINT, {@code System.exit}): first among
+   * the process's {@link OrderedShutdown} steps, so no call is still running when the service's
+   * cores and native resources close after it.
+   */
   public GrpcServerHost stopOnSignal(String serviceName) {
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  log.info("{}: shutting down, grace {}", serviceName, shutdownGrace);
-                  close();
-                },
-                serviceName + "-shutdown"));
+    OrderedShutdown.register(
+        OrderedShutdown.Stage.SERVERS,
+        serviceName + " server",
+        () -> {
+          log.info("{}: shutting down, grace {}", serviceName, shutdownGrace);
+          close();
+        });
     return this;
   }
 

@@ -30,6 +30,7 @@ import java.util.regex.Pattern;
  * the repository's sentence-transformers metadata.
  */
 public final class HubDownloader {
+  private static final Pattern REVISION = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._/-]{0,199}");
   private static final Pattern REPO = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*");
   private static final Pattern SHA = Pattern.compile("[0-9a-f]{40}");
 
@@ -49,6 +50,11 @@ public final class HubDownloader {
       String repository = text.substring(0, at);
       if (!REPO.matcher(repository).matches()) {
         throw new InvalidInputException("model_id", "not a hub repository name: " + repository);
+      }
+      String revision = text.substring(at + 1);
+      if (!REVISION.matcher(revision).matches() || revision.contains("..")) {
+        throw new InvalidInputException(
+            "model_id", "not a hub revision (a commit, branch or tag: letters, digits, '.', '_', '-', '/'): " + revision);
       }
       return new Reference(repository, text.substring(at + 1));
     }

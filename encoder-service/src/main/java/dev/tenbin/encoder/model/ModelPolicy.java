@@ -101,10 +101,14 @@ public record ModelPolicy(List<String> allow, Duration idleUnload) {
   /** Longest model id accepted (hub ids included: {@code hub:OWNER/NAME@REVISION}). */
   public static final int MAX_ID_LENGTH = 256;
 
+  /** Built-in and local model ids: a folder name in {@code --models-dir}, ASCII. */
+  private static final Pattern LOCAL_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._+-]*");
+
   /**
    * INVALID_ARGUMENT naming {@code field} unless {@code id} can name a model at all: not blank, at
-   * most {@link #MAX_ID_LENGTH} characters, no whitespace or control characters (an id becomes a
-   * folder name and a URL path).
+   * most {@link #MAX_ID_LENGTH} characters, and either {@code hub:OWNER/NAME@REVISION} (checked by
+   * {@link HubDownloader.Reference#parse}) or a built-in or local id of ASCII letters, digits and
+   * {@code . _ + -} (it becomes a folder name: no separators, no {@code ..}, no control characters).
    */
   public static void requireWellFormed(String id, String field) {
     if (id == null || id.isBlank()) {
@@ -114,12 +118,15 @@ public record ModelPolicy(List<String> allow, Duration idleUnload) {
       throw new dev.tenbin.core.InvalidInputException(
           field, field + " has " + id.length() + " characters; model ids have at most " + MAX_ID_LENGTH);
     }
-    for (int i = 0; i < id.length(); i++) {
-      char c = id.charAt(i);
-      if (Character.isISOControl(c) || Character.isWhitespace(c) || Character.isSpaceChar(c)) {
-        throw new dev.tenbin.core.InvalidInputException(
-            field, field + " holds a space or control character at position " + i + "; model ids have none");
-      }
+    if (id.startsWith("hub:")) {
+      HubDownloader.Reference.parse(id.substring(4));
+      return;
+    }
+    if (!LOCAL_ID.matcher(id).matches() || id.contains("..")) {
+      throw new dev.tenbin.core.InvalidInputException(
+          field,
+          field + " must be a built-in or local model id (ASCII letters, digits, '.', '_', '+', '-') or"
+              + " hub:OWNER/NAME@REVISION");
     }
   }
 
