@@ -4,6 +4,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tenbin.eval.drill.DrillLog;
 import dev.tenbin.eval.drill.DrillResult;
+import dev.tenbin.eval.drill.CancelDrill;
+import dev.tenbin.eval.drill.KillRestartDrill;
+import dev.tenbin.eval.drill.LongIdDrill;
+import dev.tenbin.eval.drill.OverloadDrill;
 import dev.tenbin.eval.drill.SigtermDrill;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -24,7 +28,10 @@ import picocli.CommandLine.Option;
     name = "drill",
     mixinStandardHelpOptions = true,
     description = "Fault drills against real service processes; each prints one reliability table row.",
-    subcommands = {DrillCommand.Sigterm.class})
+    subcommands = {
+      DrillCommand.Sigterm.class, DrillCommand.Cancel.class, DrillCommand.LongId.class, DrillCommand.KillRestart.class,
+      DrillCommand.Overload.class
+    })
 public final class DrillCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -102,6 +109,116 @@ public final class DrillCommand implements Runnable {
       DrillLog log = DrillLog.printingTo(spec.commandLine().getErr());
       log.line("work folder " + work);
       return common.report(spec, SigtermDrill.run(work, model, repeat, documents, common.seed, log));
+    }
+  }
+
+  /** {@code tenbin drill cancel-encode}. */
+  @Command(name = "cancel-encode", mixinStandardHelpOptions = true,
+      description = "Cancel jobs of a `tenbin serve eval` while its embedded encoder runs a dense model; the service must stay up.")
+  static final class Cancel implements Callable<Integer> {
+    @CommandLine.Mixin Common common = new Common();
+
+    @Option(names = "--model", defaultValue = "all-minilm-l6-v2", description = "Dense model (default ${DEFAULT-VALUE}).")
+    String model;
+
+    @Option(names = "--repeat", defaultValue = "10", description = "Jobs submitted and cancelled (default ${DEFAULT-VALUE}).")
+    int repeat;
+
+    @Option(names = "--documents", defaultValue = "600", description = "Synthetic documents per job (default ${DEFAULT-VALUE}).")
+    int documents;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws InterruptedException {
+      if (repeat < 1 || documents < 10) {
+        throw new IllegalArgumentException("--repeat must be at least 1 and --documents at least 10");
+      }
+      Path work = common.work("cancel-encode");
+      DrillLog log = DrillLog.printingTo(spec.commandLine().getErr());
+      log.line("work folder " + work);
+      return common.report(spec, CancelDrill.run(work, model, repeat, documents, common.seed, log));
+    }
+  }
+
+  /** {@code tenbin drill long-id-ingest}. */
+  @Command(name = "long-id-ingest", mixinStandardHelpOptions = true,
+      description = "Ingest a batch with a valid document and a 40,000-character id into `tenbin serve index`; the collection must stay whole.")
+  static final class LongId implements Callable<Integer> {
+    @CommandLine.Mixin Common common = new Common();
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+      Path work = common.work("long-id-ingest");
+      DrillLog log = DrillLog.printingTo(spec.commandLine().getErr());
+      log.line("work folder " + work);
+      return common.report(spec, LongIdDrill.run(work, log));
+    }
+  }
+
+  /** {@code tenbin drill kill-restart --service S}. */
+  @Command(name = "kill-restart", mixinStandardHelpOptions = true,
+      description = "Run the four services as processes, kill -9 one of them mid-job and restart it; the job must complete with no cell lost or computed twice.")
+  static final class KillRestart implements Callable<Integer> {
+    @CommandLine.Mixin Common common = new Common();
+
+    @Option(names = "--service", required = true, description = "index, encoder, rerank or eval.")
+    String service;
+
+    @Option(names = "--model", defaultValue = "all-minilm-l6-v2", description = "Dense model (default ${DEFAULT-VALUE}).")
+    String model;
+
+    @Option(names = "--documents", defaultValue = "400", description = "Synthetic documents (default ${DEFAULT-VALUE}).")
+    int documents;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+      KillRestartDrill.Target target;
+      try {
+        target = KillRestartDrill.Target.valueOf(service.toUpperCase(java.util.Locale.ROOT));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("--service must be index, encoder, rerank or eval, got '" + service + "'");
+      }
+      Path work = common.work("kill-restart-" + target.name().toLowerCase(java.util.Locale.ROOT));
+      DrillLog log = DrillLog.printingTo(spec.commandLine().getErr());
+      log.line("work folder " + work);
+      return common.report(spec, KillRestartDrill.run(work, target, model, documents, common.seed, log));
+    }
+  }
+
+  /** {@code tenbin drill overload}. */
+  @Command(name = "overload", mixinStandardHelpOptions = true,
+      description = "Offer a `tenbin serve encoder` several times its measured capacity; it must refuse quickly, stay bounded and recover.")
+  static final class Overload implements Callable<Integer> {
+    @CommandLine.Mixin Common common = new Common();
+
+    @Option(names = "--model", defaultValue = "all-minilm-l6-v2", description = "Dense model (default ${DEFAULT-VALUE}).")
+    String model;
+
+    @Option(names = "--factor", defaultValue = "4", description = "Offered load over measured capacity (default ${DEFAULT-VALUE}).")
+    double factor;
+
+    @Option(names = "--seconds", defaultValue = "60", description = "Length of the overload (default ${DEFAULT-VALUE}).")
+    int seconds;
+
+    @Option(names = "--heap", defaultValue = "1g", description = "The encoder's -Xmx (default ${DEFAULT-VALUE}).")
+    String heap;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+      if (factor <= 0 || seconds < 1) {
+        throw new IllegalArgumentException("--factor must be positive and --seconds at least 1");
+      }
+      Path work = common.work("overload");
+      DrillLog log = DrillLog.printingTo(spec.commandLine().getErr());
+      log.line("work folder " + work);
+      return common.report(spec, OverloadDrill.run(work, model, factor, seconds, heap, common.seed, log));
     }
   }
 }

@@ -42,6 +42,11 @@ public final class ChildTenbin implements AutoCloseable {
    * Starts {@code tenbin ARGS...} with its output (stdout and stderr) in {@code workDirectory/NAME.log}.
    */
   public static ChildTenbin start(Path workDirectory, String name, List<String> args) {
+    return start(workDirectory, name, List.of(), args);
+  }
+
+  /** As {@link #start(Path, String, List)}, with extra JVM flags (e.g. {@code -Xmx1g}). */
+  public static ChildTenbin start(Path workDirectory, String name, List<String> jvmFlags, List<String> args) {
     try {
       Files.createDirectories(workDirectory);
       Path crashes = Files.createDirectories(workDirectory.resolve(name + "-crash"));
@@ -49,6 +54,7 @@ public final class ChildTenbin implements AutoCloseable {
       List<String> command = new ArrayList<>();
       command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
       command.addAll(inheritedJvmFlags());
+      command.addAll(jvmFlags);
       command.add("-XX:ErrorFile=" + crashes.resolve("hs_err_pid%p.log"));
       command.add("-cp");
       command.add(System.getProperty("java.class.path"));

@@ -98,6 +98,12 @@ public final class ConsoleJobProgress implements JobListener, AutoCloseable {
   }
 
   @Override
+  public synchronized void workRetrying(Work work, int attempt, String reason) {
+    err.println("tenbin: " + work.label() + ": attempt " + attempt + " failed (" + reason + "); retrying");
+    err.flush();
+  }
+
+  @Override
   public synchronized void workFailed(Work work, String message) {
     closeWorkBar();
     err.println("tenbin: failed: " + message);

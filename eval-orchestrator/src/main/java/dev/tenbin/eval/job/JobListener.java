@@ -18,6 +18,12 @@ public interface JobListener {
   /** A cell's result has been stored. */
   default void cellStored(CellRecord record) {}
 
+  /**
+   * A work item's attempt failed because a service it calls is unavailable; it runs again after a
+   * pause (its stored cells are kept, only the missing ones are computed).
+   */
+  default void workRetrying(Work work, int attempt, String reason) {}
+
   /** A work item failed; the job goes on with the others. */
   default void workFailed(Work work, String message) {}
 

@@ -11,7 +11,10 @@ import dev.tenbin.eval.services.Services;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
 import io.grpc.Context;
+import dev.tenbin.core.OrderedShutdown;
+import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import java.time.Duration;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
@@ -42,14 +45,29 @@ public final class JobRunner {
   private final JobListener listener;
   private final Cancellation cancellation;
   private final WorkRunner.RetrievalHooks cache;
+  private final Duration serviceRetry;
+
+  /** How long a work item waits for an UNAVAILABLE service to come back before it fails. */
+  public static final Duration DEFAULT_SERVICE_RETRY = Duration.ofMinutes(5);
 
   public JobRunner(
       Services services, Path directory, JobListener listener, Cancellation cancellation, WorkRunner.RetrievalHooks cache) {
+    this(services, directory, listener, cancellation, cache, DEFAULT_SERVICE_RETRY);
+  }
+
+  /**
+   * @param serviceRetry how long a work item keeps retrying while a service it calls is UNAVAILABLE
+   *     (zero: never)
+   */
+  public JobRunner(
+      Services services, Path directory, JobListener listener, Cancellation cancellation, WorkRunner.RetrievalHooks cache,
+      Duration serviceRetry) {
     this.services = services;
     this.directory = directory;
     this.listener = listener;
     this.cancellation = cancellation;
     this.cache = cache;
+    this.serviceRetry = serviceRetry;
   }
 
   public JobOutcome run(JobSpec spec, List<Work> plan) {
@@ -104,36 +122,65 @@ public final class JobRunner {
               cancellation.throwIfCancelled();
             };
         long workStart = System.nanoTime();
-        // The work item's service calls run in their own gRPC context, cancelled when it ends: a call it
-        // abandoned (a stream left when the job was cancelled mid-encode) is cancelled on the service too.
-        Context.CancellableContext calls = Context.current().withCancellation();
+        long retryUntil = workStart + serviceRetry.toNanos();
+        boolean stop = false;
         try {
-          List<CellRecord> records = within(calls, () -> new WorkRunner(services, spec, candidates, progress, cache).run(work, missing));
-          for (CellRecord record : records) {
-            if (store.append(record)) {
-              computed++;
-              event("cell_stored", work, record.fingerprint() + " " + record.key().label());
-              listener.cellStored(record);
+          for (int attempt = 1; ; attempt++) {
+            // The work item's service calls run in their own gRPC context, cancelled when it ends: a call
+            // it abandoned (a stream left when the job was cancelled mid-encode) is cancelled on the
+            // service too.
+            Context.CancellableContext calls = Context.current().withCancellation();
+            try {
+              List<CellRecord> records =
+                  within(calls, () -> new WorkRunner(services, spec, candidates, progress, cache).run(work, missing));
+              for (CellRecord record : records) {
+                if (store.append(record)) {
+                  computed++;
+                  event("cell_stored", work, record.fingerprint() + " " + record.key().label());
+                  listener.cellStored(record);
+                }
+              }
+              break;
+            } catch (CancelledException e) {
+              cancelled = true;
+              stop = true;
+              event("cancelled", work, "");
+              break;
+            } catch (RuntimeException e) {
+              if (cancellation.isCancelled()) {
+                cancelled = true;
+                stop = true;
+                break;
+              }
+              Duration wait = retryDelay(e, attempt, retryUntil);
+              if (wait != null) {
+                String reason = describe(e);
+                event("work_retry", work, "attempt " + attempt + " failed (" + reason + "); retrying in " + wait.toSeconds() + " s");
+                listener.workRetrying(work, attempt, reason);
+                if (!pause(wait)) {
+                  cancelled = true;
+                  stop = true;
+                  break;
+                }
+                services.resetConnectBackoff();
+                continue;
+              }
+              String message = work.label() + ": " + describe(e);
+              failures.add(message);
+              event("work_failed", work, describe(e));
+              listener.workFailed(work, message);
+              break;
+            } finally {
+              calls.cancel(null);
             }
           }
-        } catch (CancelledException e) {
-          cancelled = true;
-          event("cancelled", work, "");
-          break;
-        } catch (RuntimeException e) {
-          if (cancellation.isCancelled()) {
-            cancelled = true;
-            break;
-          }
-          String message = work.label() + ": " + describe(e);
-          failures.add(message);
-          event("work_failed", work, describe(e));
-          listener.workFailed(work, message);
         } finally {
-          calls.cancel(null);
           long millis = (System.nanoTime() - workStart) / 1_000_000;
           millisByKind.merge(work.kind().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'), millis, Long::sum);
           event("work_finished", work, millis + " ms");
+        }
+        if (stop) {
+          break;
         }
       }
       JobOutcome outcome =
@@ -145,6 +192,50 @@ public final class JobRunner {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot use the job folder " + directory, e);
     }
+  }
+
+  /**
+   * How long to wait before running a work item again after {@code failure}, or null to give up: a
+   * service that is UNAVAILABLE (restarting, killed, its pod rescheduled) is waited for with
+   * exponential backoff (1 s doubling, at most 30 s between tries) until {@code retryUntil}; nothing
+   * else is retried, and nothing while this process itself shuts down.
+   */
+  static Duration retryDelay(Throwable failure, int attempt, long retryUntil) {
+    if (!unavailable(failure) || OrderedShutdown.isShuttingDown()) {
+      return null;
+    }
+    Duration wait = Duration.ofSeconds(Math.min(30, 1L << Math.min(attempt - 1, 5)));
+    return System.nanoTime() + wait.toNanos() < retryUntil ? wait : null;
+  }
+
+  /** Whether a service call in the failure's cause chain ended UNAVAILABLE. */
+  static boolean unavailable(Throwable failure) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof StatusRuntimeException status && status.getStatus().getCode() == Status.Code.UNAVAILABLE) {
+        return true;
+      }
+      if (cause.getCause() == cause) {
+        break;
+      }
+    }
+    return false;
+  }
+
+  /** Sleeps, waking to check for cancellation; false when the job was cancelled meanwhile. */
+  private boolean pause(Duration wait) {
+    long until = System.nanoTime() + wait.toNanos();
+    while (System.nanoTime() < until) {
+      if (cancellation.isCancelled()) {
+        return false;
+      }
+      try {
+        Thread.sleep(Math.min(200, Math.max(1, (until - System.nanoTime()) / 1_000_000)));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      }
+    }
+    return !cancellation.isCancelled();
   }
 
   private static <T> T within(Context context, java.util.function.Supplier<T> body) {

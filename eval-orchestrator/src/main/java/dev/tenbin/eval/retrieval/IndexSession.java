@@ -124,7 +124,16 @@ public final class IndexSession implements AutoCloseable {
   }
 
   @Override
+  /**
+   * Drops the collection. Best effort: when the index service cannot be reached (it restarted, it
+   * is gone) the evaluation's results stand and the collection is left for an operator to drop.
+   */
   public void close() {
-    index.withDeadlineAfter(60, TimeUnit.SECONDS).dropCollection(DropCollectionRequest.newBuilder().setName(name).build());
+    try {
+      index.withDeadlineAfter(60, TimeUnit.SECONDS).dropCollection(DropCollectionRequest.newBuilder().setName(name).build());
+    } catch (io.grpc.StatusRuntimeException e) {
+      org.slf4j.LoggerFactory.getLogger(IndexSession.class)
+          .warn("could not drop the evaluation collection {}: {}", name, e.getStatus().getCode());
+    }
   }
 }

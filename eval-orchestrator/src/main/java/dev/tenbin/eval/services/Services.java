@@ -149,6 +149,20 @@ public final class Services implements AutoCloseable {
     return encoderDescription;
   }
 
+  /**
+   * Makes every open channel try to connect again now instead of after its reconnect backoff (up
+   * to two minutes): called before a work item is retried after a service came back.
+   */
+  public synchronized void resetConnectBackoff() {
+    indexChannel.resetConnectBackoff();
+    if (encoderChannel != null) {
+      encoderChannel.resetConnectBackoff();
+    }
+    if (rerankChannel != null) {
+      rerankChannel.resetConnectBackoff();
+    }
+  }
+
   @Override
   public void close() {
     List<ManagedChannel> channels = new ArrayList<>(List.of(indexChannel));
