@@ -20,6 +20,11 @@ import java.util.logging.Logger;
  * hands the real standard error over as well ({@code -Dtenbin.stderr=/dev/fd/3}, opened in append
  * mode). {@link #apply()} points {@link System#err} there, so what Java prints never waits behind the
  * filter (and cannot arrive after the process has exited); native code still writes through it.
+ *
+ * <p>It does so only when that descriptor is still the file the launcher saw
+ * ({@code -Dtenbin.stderr.identity=DEVICE:INODE}): a JVM that merely copied the flags (a child
+ * process started with this JVM's arguments) has some other file at fd 3 — its own first open file,
+ * such as the JDK's {@code lib/modules} — and must never append to it.
  */
 public final class QuietConsole {
   /** java.util.logging loggers whose INFO lines are start-up chatter. */
@@ -54,15 +59,30 @@ public final class QuietConsole {
 
   private static void useLauncherStderr() {
     String target = System.getProperty("tenbin.stderr");
-    if (target == null || target.isBlank()) {
+    String identity = System.getProperty("tenbin.stderr.identity");
+    System.clearProperty("tenbin.stderr");
+    System.clearProperty("tenbin.stderr.identity");
+    if (target == null || target.isBlank() || !isFile(target, identity)) {
       return;
     }
-    System.clearProperty("tenbin.stderr");
     try {
       FileOutputStream stderr = new FileOutputStream(target, true);
       System.setErr(new PrintStream(new BufferedOutputStream(stderr, 8192), true, System.err.charset()));
     } catch (IOException | SecurityException e) {
       // Keep the filtered standard error: everything still arrives.
+    }
+  }
+
+  /** Whether {@code path} (followed through links) is the file {@code identity} ("DEVICE:INODE") names. */
+  static boolean isFile(String path, String identity) {
+    if (identity == null || !identity.matches("\\d+:\\d+")) {
+      return false;
+    }
+    try {
+      java.util.Map<String, Object> attributes = java.nio.file.Files.readAttributes(java.nio.file.Path.of(path), "unix:dev,ino");
+      return identity.equals(attributes.get("dev") + ":" + attributes.get("ino"));
+    } catch (IOException | RuntimeException e) {
+      return false;
     }
   }
 }

@@ -73,7 +73,15 @@ public final class TenbinCli implements Runnable {
     return EXIT_FAILURE;
   }
 
+  private static final String SLF4J_DEFAULT_LEVEL = "org.slf4j.simpleLogger.defaultLogLevel";
+
   public static void main(String[] args) {
+    // Services log what operators read (job ids, listening addresses) at INFO; a command someone
+    // runs at a terminal keeps its stderr to its own progress and to warnings.
+    boolean serving = args.length > 0 && args[0].equals("serve");
+    if (!serving && !dev.tenbin.rpc.QuietConsole.verbose() && System.getProperty(SLF4J_DEFAULT_LEVEL) == null) {
+      System.setProperty(SLF4J_DEFAULT_LEVEL, "warn");
+    }
     dev.tenbin.rpc.QuietConsole.apply();
     System.exit(commandLine().execute(args));
   }

@@ -72,7 +72,10 @@ public final class ChildTenbin implements AutoCloseable {
     }
   }
 
-  /** The flags of this JVM a child needs to behave the same (modules, native access, stack, GC). */
+  /**
+   * The flags of this JVM a child needs to behave the same (modules, native access, stack, GC), not
+   * {@code -Dtenbin.stderr} (the launcher's file descriptor for this process's stderr).
+   */
   static List<String> inheritedJvmFlags() {
     List<String> flags = new ArrayList<>();
     List<String> mine = ManagementFactory.getRuntimeMXBean().getInputArguments();
@@ -85,7 +88,7 @@ public final class ChildTenbin implements AutoCloseable {
       } else if (flag.startsWith("--add-modules=") || flag.startsWith("--add-opens=")
           || flag.startsWith("--enable-native-access") || flag.startsWith("-Xss")
           || flag.startsWith("-XX:+Use") || flag.startsWith("-Djava.util.logging")
-          || flag.startsWith("-Dtenbin.")) {
+          || (flag.startsWith("-Dtenbin.") && !flag.startsWith("-Dtenbin.stderr="))) {
         flags.add(flag);
       }
     }
