@@ -82,7 +82,8 @@ public final class KillRestartDrill {
           return new DrillResult(title(target), load(model, documents), "none: the job never reached the moment to kill",
               using.map(j -> j.getState().name()).orElse("no answer"), false);
         }
-        Thread.sleep(200 + new SplittableRandom(seed).nextInt(1_500));
+        // The BM25 item is short: kill the index at once; the others at a random point of their item.
+        Thread.sleep(target == Target.INDEX ? new SplittableRandom(seed).nextInt(300) : 200 + new SplittableRandom(seed).nextInt(1_500));
         ChildTenbin victim = running.get(target);
         victim.kill();
         victim.awaitExit(Duration.ofSeconds(30));
@@ -105,12 +106,14 @@ public final class KillRestartDrill {
         verdict =
             "job " + end.map(j -> j.getState().name().replace("JOB_STATE_", "").toLowerCase()).orElse("did not end")
                 + "; " + cells.planned() + " cells planned, " + cells.missing() + " missing, " + cells.storedTwice()
-                + " stored twice" + (crashed ? "; a service crashed" : "")
+                + " stored twice; " + cells.retries() + " work-item retries after UNAVAILABLE"
+                + (crashed ? "; a service crashed" : "")
                 + end.filter(j -> !j.getError().isEmpty()).map(j -> "; error: " + j.getError()).orElse("");
         log.line(verdict);
         return new DrillResult(
             title(target), load(model, documents),
-            "SIGKILL of the " + target.name().toLowerCase() + " service during '" + killedDuring + "', restart 1 s later",
+            "SIGKILL of the " + target.name().toLowerCase() + " service during '" + killedDuring + "' ("
+                + using.get().getCellsDone() + " of " + using.get().getCellsTotal() + " cells stored), restart 1 s later",
             verdict, passed);
       } finally {
         DrillClients.close(eval);
@@ -143,7 +146,9 @@ public final class KillRestartDrill {
       }
       String work = job.getRunningCell();
       return switch (target) {
-        case INDEX, ENCODER -> work.startsWith("dense:");
+        // BM25 is index work alone (create, ingest, search): the first work item, about two seconds.
+        case INDEX -> work.startsWith("bm25");
+        case ENCODER -> work.startsWith("dense:");
         case RERANK -> work.startsWith("rerank");
         case EVAL -> job.getCellsDone() >= 1 && job.getState() == JobState.JOB_STATE_RUNNING;
       };
@@ -151,11 +156,11 @@ public final class KillRestartDrill {
   }
 
   /** Planned cells of a job folder, how many are not stored, and how many were logged stored twice. */
-  private record Cells(int planned, int missing, int storedTwice) {}
+  private record Cells(int planned, int missing, int storedTwice, int retries) {}
 
   private static Cells cells(Path folder) throws IOException {
     if (!Files.isRegularFile(folder.resolve("job.json"))) {
-      return new Cells(0, 0, 0);
+      return new Cells(0, 0, 0, 0);
     }
     JsonNode plan = ResultStore.JSON.readTree(folder.resolve("job.json").toFile());
     ResultStore store = ResultStore.existing(folder, "job");
@@ -166,6 +171,7 @@ public final class KillRestartDrill {
       missing += store.contains(cell.get("fingerprint").asText()) ? 0 : 1;
     }
     Map<String, Integer> stored = new HashMap<>();
+    int retries = 0;
     Path events = folder.resolve("events.jsonl");
     if (Files.exists(events)) {
       for (String line : Files.readAllLines(events, StandardCharsets.UTF_8)) {
@@ -173,12 +179,13 @@ public final class KillRestartDrill {
           continue; // a line torn by a kill
         }
         JsonNode event = ResultStore.JSON.readTree(line);
+        retries += event.path("event").asText().equals("work_retry") ? 1 : 0;
         if (event.path("event").asText().equals("cell_stored")) {
           stored.merge(event.get("detail").asText().split(" ")[0], 1, Integer::sum);
         }
       }
     }
     int twice = (int) stored.values().stream().filter(times -> times > 1).count();
-    return new Cells(planned, missing, twice);
+    return new Cells(planned, missing, twice, retries);
   }
 }
