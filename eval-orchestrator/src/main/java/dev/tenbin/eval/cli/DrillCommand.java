@@ -137,7 +137,11 @@ public final class DrillCommand implements Runnable {
       Path work = common.work("cancel-encode");
       DrillLog log = DrillLog.printingTo(spec.commandLine().getErr());
       log.line("work folder " + work);
-      return common.report(spec, CancelDrill.run(work, model, repeat, documents, common.seed, log));
+      try {
+        return common.report(spec, CancelDrill.run(work, model, repeat, documents, common.seed, log));
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException("cannot prepare the drill's data in " + work, e);
+      }
     }
   }
 

@@ -24,8 +24,8 @@ public final class CancelDrill {
   private CancelDrill() {}
 
   public static DrillResult run(Path work, String model, int repeats, int documents, long seed, DrillLog log)
-      throws InterruptedException {
-    Path data = work.resolve("data");
+      throws InterruptedException, java.io.IOException {
+    Path data = java.nio.file.Files.createDirectories(work.resolve("data"));
     SplittableRandom random = new SplittableRandom(seed);
     int port = DrillClients.freePort();
     Map<String, Integer> ends = new TreeMap<>();
@@ -38,7 +38,6 @@ public final class CancelDrill {
             List.of("serve", "eval", "--port", Integer.toString(port), "--state-dir", work.resolve("state").toString(),
                 "--results-root", work.resolve("results").toString(), "--data-root", data.toString(),
                 "--cache-dir", work.resolve("cache").toString(), "--models-dir", work.resolve("models").toString()))) {
-      // The data root must exist before the service starts.
       service.awaitListeningPort(Duration.ofMinutes(2));
       ManagedChannel eval = DrillClients.channel(port);
       try {
