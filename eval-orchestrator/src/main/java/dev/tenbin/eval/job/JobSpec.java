@@ -96,7 +96,7 @@ public record JobSpec(
   public static JobSpec parse(String yaml, Path file) {
     JsonNode root;
     try {
-      root = YAML.readTree(yaml);
+      root = YamlErrors.readTree(YAML, yaml);
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
       throw new InvalidInputException("SPEC", "job spec " + file + " is not valid YAML: " + YamlErrors.describe(e));
     }

@@ -14,6 +14,7 @@ import java.util.regex.Pattern;
  */
 public record SparseVariant(String name, int maxQueryDims, int maxDocumentDims) {
   public static final SparseVariant BASE = new SparseVariant("base", 0, 0);
+  static final int MAX_DIMS = 262_144;
   private static final Pattern NAME = Pattern.compile("sparse_q(\\d+)_d(\\d+)");
 
   public static List<SparseVariant> parse(String name) {
@@ -34,7 +35,17 @@ public record SparseVariant(String name, int maxQueryDims, int maxDocumentDims) 
       throw new InvalidInputException(
           "--variant", "unknown sparse variant '" + name + "': expected base, sparse_qQ_dD or sparse_grid");
     }
-    return List.of(new SparseVariant(name, Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2))));
+    return List.of(new SparseVariant(name, dims(name, m.group(1)), dims(name, m.group(2))));
+  }
+
+  /** Active dimensions kept: 1 to {@value #MAX_DIMS} (a sparse vector over any real vocabulary). */
+  private static int dims(String name, String digits) {
+    int value = digits.length() > 6 ? Integer.MAX_VALUE : Integer.parseInt(digits);
+    if (value < 1 || value > MAX_DIMS) {
+      throw new InvalidInputException(
+          "--variant", "sparse variant '" + name + "': sparse_qQ_dD needs 1 <= Q, D <= " + MAX_DIMS);
+    }
+    return value;
   }
 
   public SparseOptions options() {

@@ -118,7 +118,7 @@ public final class TaskSetParser {
   public TaskSetSpec parse(String yaml, String source, Path base) {
     JsonNode tree;
     try {
-      tree = YAML.readTree(yaml);
+      tree = YamlErrors.readTree(YAML, yaml);
     } catch (JsonProcessingException e) {
       throw new InvalidInputException("spec", source + ": not valid YAML (" + YamlErrors.describe(e) + ")");
     }

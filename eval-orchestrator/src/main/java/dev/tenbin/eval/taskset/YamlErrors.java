@@ -1,7 +1,10 @@
 package dev.tenbin.eval.taskset;
 
 import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tenbin.eval.confine.MessageText;
 import org.yaml.snakeyaml.error.Mark;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
@@ -14,6 +17,23 @@ import org.yaml.snakeyaml.error.MarkedYAMLException;
  */
 public final class YamlErrors {
   private YamlErrors() {}
+
+  /**
+   * Parses YAML text. The YAML parser can fail on some inputs with an unchecked exception of its own
+   * (SnakeYAML's reader throws IndexOutOfBoundsException on certain characters at its buffer
+   * boundary); that is reported like any syntax error, as a {@link JsonProcessingException}.
+   */
+  public static JsonNode readTree(ObjectMapper yaml, String text)
+      throws JsonProcessingException {
+    try {
+      return yaml.readTree(text);
+    } catch (JsonProcessingException e) {
+      throw e;
+    } catch (RuntimeException | StackOverflowError e) {
+      throw new JsonParseException(
+          null, "the YAML parser cannot read this text (" + e.getClass().getSimpleName() + ")");
+    }
+  }
 
   public static String describe(JsonProcessingException error) {
     for (Throwable cause = error; cause != null; cause = cause.getCause()) {
