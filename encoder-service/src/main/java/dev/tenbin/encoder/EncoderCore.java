@@ -4,7 +4,6 @@ import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.core.OrderedShutdown;
 import dev.tenbin.encoder.batching.TokenBudgetBatcher;
-import dev.tenbin.encoder.model.HubDownloader;
 import dev.tenbin.encoder.model.ModelCache;
 import dev.tenbin.encoder.model.ModelCard;
 import dev.tenbin.encoder.model.ModelRegistry;
@@ -57,8 +56,7 @@ public final class EncoderCore implements AutoCloseable, MeterBinder {
     this.config = config;
     this.registry =
         new ModelRegistry(
-            config.modelsDirectory(),
-            new HubDownloader(config.hubEndpoint(), config.cacheDirectory(), System.getenv("HF_TOKEN")));
+            config.modelsDirectory(), config.hub().downloader(config.cacheDirectory()));
     this.models =
         new ModelCache<>(
             "encoder", this::load, config.models().idleUnload(),

@@ -1,9 +1,9 @@
 package dev.tenbin.encoder;
 
-import dev.tenbin.core.OrderedShutdown;
 import dev.tenbin.encoder.batching.BatchingLimits;
 import dev.tenbin.encoder.grpc.EncoderGrpcService;
 import dev.tenbin.encoder.light.LightQueryEncoder;
+import dev.tenbin.encoder.model.HubAccess;
 import dev.tenbin.encoder.model.ModelPolicy;
 import dev.tenbin.encoder.onnx.OnnxModel;
 import dev.tenbin.rpc.GrpcServerHost;
@@ -79,7 +79,7 @@ public final class EncoderServer implements Callable<Integer> {
           + " default ${DEFAULT-VALUE}).")
   long maxQueueWaitSeconds;
 
-  @Option(names = "--allow-models", split = ",", paramLabel = "PATTERN",
+  @Option(names = "--allow-models", split = ",", paramLabel = "PATTERN", defaultValue = "${env:TENBIN_ALLOW_MODELS}",
       description = {"Which models may be loaded; repeatable or comma-separated (env TENBIN_ALLOW_MODELS). A glob"
           + " (* any characters, ? one; case-insensitive) over the model id of built-in and local models"
           + " ('bge-*', 'e5-small-v2'), or SOURCE:ID with SOURCE builtin, local (a folder in --models-dir) or hub"
@@ -94,7 +94,9 @@ public final class EncoderServer implements Callable<Integer> {
   long modelIdleSeconds;
 
   @Option(names = "--hub-endpoint", defaultValue = "${env:HF_ENDPOINT:-https://huggingface.co}",
-      description = "Hugging Face hub base URL (env HF_ENDPOINT).")
+      paramLabel = "URL",
+      description = "Hugging Face hub base URL (env HF_ENDPOINT; default ${DEFAULT-VALUE}); a token for gated models"
+          + " comes from env HF_TOKEN.")
   String hubEndpoint;
 
   public EncoderServiceConfig config() {
@@ -104,14 +106,12 @@ public final class EncoderServer implements Callable<Integer> {
           case "cuda" -> true;
           default -> throw new IllegalArgumentException("--execution-provider must be cpu or cuda, got " + executionProvider);
         };
+    if (intraOpThreads < 0) {
+      throw new IllegalArgumentException("--intra-op-threads must be 0 (one per core) or positive, got " + intraOpThreads);
+    }
     int threads = intraOpThreads > 0 ? intraOpThreads : Runtime.getRuntime().availableProcessors();
     if (maxQueueWaitSeconds < 0) {
       throw new IllegalArgumentException("--max-queue-wait-seconds must not be negative");
-    }
-    List<String> patterns = allowModels;
-    if (patterns == null || patterns.isEmpty()) {
-      String env = System.getenv("TENBIN_ALLOW_MODELS");
-      patterns = env == null ? List.of() : List.of(env);
     }
     return new EncoderServiceConfig(
         serverOptions.toSettings(EncoderServiceConfig.DEFAULT_PORT), modelsDirectory, cacheDirectory,
@@ -119,14 +119,18 @@ public final class EncoderServer implements Callable<Integer> {
         new BatchingLimits(
             maxBatchTokens, maxBatchSize, maxQueued, Duration.ofMillis(maxQueueDelayMs),
             Duration.ofSeconds(maxQueueWaitSeconds)),
-        maxInputs, maxTextChars, maxRequestChars, ModelPolicy.of(patterns, modelIdleSeconds), hubEndpoint);
+        maxInputs, maxTextChars, maxRequestChars, ModelPolicy.of(allowModels, modelIdleSeconds),
+        HubAccess.fromEnvironment().withEndpoint(hubEndpoint));
   }
 
   public static List<BindableService> services(EncoderCore core) {
     return List.of(new EncoderGrpcService(core, new LightQueryEncoder(core, core.config().cacheDirectory())));
   }
 
-  /** An in-process encoder service and its core; closing stops both. */
+  /**
+   * A started encoder service (network or in-process) and its core. The host owns the core:
+   * closing stops the server (in-flight calls get their grace), then drains and closes the models.
+   */
   public record Embedded(EncoderCore core, GrpcServerHost host) implements AutoCloseable {
     @Override
     public void close() {
@@ -139,7 +143,21 @@ public final class EncoderServer implements Callable<Integer> {
     EncoderCore core = new EncoderCore(config);
     GrpcServerHost host;
     try {
-      host = GrpcServerHost.startInProcess(name, registry, services(core));
+      host = GrpcServerHost.startInProcess(name, registry, services(core)).owning(core);
+    } catch (RuntimeException e) {
+      core.close();
+      throw e;
+    }
+    core.bindTo(host.registry());
+    return new Embedded(core, host);
+  }
+
+  /** Starts the network server of {@code config}; closing the result stops it and closes its core. */
+  public static Embedded start(EncoderServiceConfig config) {
+    EncoderCore core = new EncoderCore(config);
+    GrpcServerHost host;
+    try {
+      host = GrpcServerHost.start(config.server(), services(core)).owning(core);
     } catch (RuntimeException e) {
       core.close();
       throw e;
@@ -155,21 +173,14 @@ public final class EncoderServer implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     EncoderServiceConfig config = config();
-    EncoderCore core = new EncoderCore(config);
-    GrpcServerHost host;
-    try {
-      host = GrpcServerHost.start(config.server(), services(core));
-    } catch (RuntimeException e) {
-      core.close();
-      throw e;
+    try (Embedded running = start(config)) {
+      running.host().stopOnSignal("encoder-service");
+      System.err.printf(
+          "encoder-service listening on %s:%d (metrics port %d, %s)%n",
+          config.server().host(), running.host().port(), running.host().metricsPort(),
+          config.runtime().cuda() ? "CUDA" : "CPU");
+      running.host().blockUntilShutdown();
     }
-    OrderedShutdown.register(OrderedShutdown.Stage.SERVERS, "encoder-service server", host);
-    core.bindTo(host.registry());
-    System.err.printf(
-        "encoder-service listening on %s:%d (metrics port %d, %s)%n",
-        config.server().host(), host.port(), host.metricsPort(), config.runtime().cuda() ? "CUDA" : "CPU");
-    host.blockUntilShutdown();
-    core.close();
     return 0;
   }
 

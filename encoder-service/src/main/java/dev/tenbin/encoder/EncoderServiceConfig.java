@@ -1,6 +1,7 @@
 package dev.tenbin.encoder;
 
 import dev.tenbin.encoder.batching.BatchingLimits;
+import dev.tenbin.encoder.model.HubAccess;
 import dev.tenbin.encoder.model.ModelPolicy;
 import dev.tenbin.encoder.onnx.OnnxModel;
 import dev.tenbin.rpc.ServerSettings;
@@ -18,7 +19,7 @@ import java.nio.file.Path;
  * @param maxTextChars largest text accepted, in characters
  * @param maxRequestChars largest total of characters over the texts of one request
  * @param models which models may be loaded, and when an unused one is unloaded
- * @param hubEndpoint base URL of the Hugging Face hub (a fake one in tests)
+ * @param hub the Hugging Face hub models are downloaded from, and its token (a fake hub in tests)
  */
 public record EncoderServiceConfig(
     ServerSettings server,
@@ -30,7 +31,7 @@ public record EncoderServiceConfig(
     int maxTextChars,
     long maxRequestChars,
     ModelPolicy models,
-    String hubEndpoint) {
+    HubAccess hub) {
   public static final int DEFAULT_PORT = 50051;
 
   /**
@@ -58,6 +59,23 @@ public record EncoderServiceConfig(
     if (models == null) {
       throw new IllegalArgumentException("a model policy is required");
     }
+    if (server == null) {
+      throw new IllegalArgumentException("server settings are required");
+    }
+    if (modelsDirectory == null) {
+      throw new IllegalArgumentException("--models-dir is required");
+    }
+    if (cacheDirectory == null) {
+      throw new IllegalArgumentException("--cache-dir is required");
+    }
+    if (hub == null) {
+      throw new IllegalArgumentException("a hub endpoint (--hub-endpoint) is required");
+    }
+  }
+
+  /** The hub's base URL. */
+  public String hubEndpoint() {
+    return hub.endpoint();
   }
 
   /**
@@ -68,41 +86,42 @@ public record EncoderServiceConfig(
     return new EncoderServiceConfig(
         ServerSettings.ephemeral(), modelsDirectory, cacheDirectory,
         OnnxModel.RuntimeOptions.cpu(Runtime.getRuntime().availableProcessors()),
-        BatchingLimits.DEFAULT, 10_000, 100_000, Long.MAX_VALUE, ModelPolicy.allowAll(), "https://huggingface.co");
+        BatchingLimits.DEFAULT, 10_000, 100_000, Long.MAX_VALUE, ModelPolicy.allowAll(),
+        HubAccess.fromEnvironment());
   }
 
   /** These batching limits; the inputs-per-request cap shrinks to the queue bound if larger. */
   public EncoderServiceConfig withBatching(BatchingLimits limits) {
     return new EncoderServiceConfig(
         server, modelsDirectory, cacheDirectory, runtime, limits,
-        Math.min(maxInputsPerRequest, limits.maxQueuedInputs()), maxTextChars, maxRequestChars, models, hubEndpoint);
+        Math.min(maxInputsPerRequest, limits.maxQueuedInputs()), maxTextChars, maxRequestChars, models, hub);
   }
 
   /** Another Hugging Face hub endpoint (a mirror, or a fake one in tests). */
   public EncoderServiceConfig withHubEndpoint(String endpoint) {
     return new EncoderServiceConfig(
         server, modelsDirectory, cacheDirectory, runtime, batching, maxInputsPerRequest, maxTextChars,
-        maxRequestChars, models, endpoint);
+        maxRequestChars, models, hub.withEndpoint(endpoint));
   }
 
   /** These caps on one request: texts per request and characters per text. */
   public EncoderServiceConfig withRequestLimits(int maxInputs, int maxChars) {
     return new EncoderServiceConfig(
         server, modelsDirectory, cacheDirectory, runtime, batching, maxInputs, maxChars,
-        Math.max(maxChars, maxRequestChars), models, hubEndpoint);
+        Math.max(maxChars, maxRequestChars), models, hub);
   }
 
   /** This cap on the characters of one request. */
   public EncoderServiceConfig withMaxRequestChars(long maxChars) {
     return new EncoderServiceConfig(
         server, modelsDirectory, cacheDirectory, runtime, batching, maxInputsPerRequest, maxTextChars, maxChars,
-        models, hubEndpoint);
+        models, hub);
   }
 
   /** This model policy (allowed models, idle unloading). */
   public EncoderServiceConfig withModels(ModelPolicy policy) {
     return new EncoderServiceConfig(
         server, modelsDirectory, cacheDirectory, runtime, batching, maxInputsPerRequest, maxTextChars,
-        maxRequestChars, policy, hubEndpoint);
+        maxRequestChars, policy, hub);
   }
 }

@@ -76,4 +76,45 @@ class EncoderServerTest {
     assertThat(embedded.models().allow()).contains("hub:*");
     assertThat(embedded.models().idleUnload()).isZero();
   }
+
+  @org.junit.jupiter.params.ParameterizedTest(name = "[{index}] {0} {1}")
+  @org.junit.jupiter.params.provider.CsvSource({
+    "--intra-op-threads,-1,--intra-op-threads must be 0 (one per core) or positive",
+    "--max-batch-tokens,0,--max-batch-tokens must be positive",
+    "--max-batch-size,0,--max-batch-size must be positive",
+    "--max-queued-inputs,0,--max-queued-inputs must be positive",
+    "--max-queue-delay-ms,-1,--max-queue-delay-ms must not be negative",
+    "--max-queue-wait-seconds,-1,--max-queue-wait-seconds must not be negative",
+    "--max-inputs-per-request,0,--max-inputs-per-request must be positive",
+    "--max-text-chars,0,--max-text-chars must be positive",
+    "--hub-endpoint,not a url,--hub-endpoint (env HF_ENDPOINT)",
+    "--metrics-port,-5,--metrics-port must be -1 (off) or within 0..65535",
+  })
+  void aBadValueIsRefusedAtStartNamingTheFlag(String flag, String value, String message) {
+    assertThatThrownBy(() -> parse(flag, value)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining(message);
+  }
+
+  @Test
+  void theHubTokenNeverShowsInTheConfig() {
+    var hub = new dev.tenbin.encoder.model.HubAccess("https://huggingface.co", "hf_secret_token_value");
+    assertThat(hub.toString()).doesNotContain("hf_secret").contains("token=set");
+    assertThat(parse().withModels(dev.tenbin.encoder.model.ModelPolicy.allowAll()).toString()).doesNotContain("hf_");
+  }
+
+  @Test
+  void aStoppedServerHasClosedItsCore(@org.junit.jupiter.api.io.TempDir Path tmp) {
+    EncoderServiceConfig config =
+        parse("--port", "0", "--metrics-port", "-1", "--models-dir", tmp.resolve("m").toString(), "--cache-dir",
+            tmp.resolve("c").toString());
+    EncoderServer.Embedded running = EncoderServer.start(config);
+    try {
+      assertThat(running.host().port()).isPositive();
+      running.host().close();
+      assertThatThrownBy(() -> running.core().acquire("bge-small-en-v1.5"))
+          .as("the host closed the core it owns")
+          .isInstanceOf(dev.tenbin.core.UnavailableException.class);
+    } finally {
+      running.close();
+    }
+  }
 }

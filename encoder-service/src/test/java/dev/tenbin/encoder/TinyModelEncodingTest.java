@@ -140,7 +140,7 @@ class TinyModelEncodingTest {
             config.server(), config.modelsDirectory(), config.cacheDirectory(),
             new dev.tenbin.encoder.onnx.OnnxModel.RuntimeOptions(1, true), config.batching(),
             config.maxInputsPerRequest(), config.maxTextChars(), config.maxRequestChars(), config.models(),
-            config.hubEndpoint());
+            config.hub());
     assertThatThrownBy(() -> new EncoderCore(cuda))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("-Pgpu");

@@ -31,11 +31,10 @@ import picocli.CommandLine.Option;
       "Serves evaluation jobs over gRPC (tenbin.eval.v1).",
       "Jobs survive restarts: they live in a job table under --state-dir, and a job that was queued or running when the"
           + " service stopped (or was killed) resumes when it starts again; finished cells are never recomputed.",
-      "Clients send task sets inline (tenbin submit does). The service reads local datasets only under --data-root"
+      "Clients send task sets inline (tenbin job submit does). The service reads local datasets only under --data-root"
           + " folders and writes job folders only under --results-root; anything else is PERMISSION_DENIED."
     })
 public final class EvalServer implements Callable<Integer> {
-  public static final int DEFAULT_PORT = 50054;
   private static final Logger log = LoggerFactory.getLogger(EvalServer.class);
 
   @Mixin ServerOptions serverOptions = new ServerOptions();
@@ -83,15 +82,30 @@ public final class EvalServer implements Callable<Integer> {
         dataRoots == null ? List.of() : dataRoots);
   }
 
-  @Override
-  public Integer call() throws Exception {
-    var settings = serverOptions.toSettings(DEFAULT_PORT);
-    JobLauncher launcher = new JobLauncher(services.toOptions());
+  /** The flags and environment as one checked config; a bad value names its flag. */
+  public EvalServiceConfig config() {
+    return new EvalServiceConfig(serverOptions.toSettings(EvalServiceConfig.DEFAULT_PORT), folders(), services.toOptions());
+  }
+
+  /**
+   * A started eval service. The host owns the job manager: closing stops the server first, then the
+   * running job at its next check (it stays running in the table, to resume at the next start), and
+   * releases the job table.
+   */
+  public record Running(GrpcServerHost host, JobManager jobs) implements AutoCloseable {
+    @Override
+    public void close() {
+      host.close();
+    }
+  }
+
+  /** Opens the job table of {@code config} and starts its network server. */
+  public static Running start(EvalServiceConfig config) {
+    JobLauncher launcher = new JobLauncher(config.services());
     PrintWriter reportLog = new PrintWriter(System.err, true);
-    ServiceFolders folders = folders();
     JobManager jobs =
         JobManager.open(
-            folders,
+            config.folders(),
             (job, listener, cancellation) -> {
               var outcome = launcher.run(job.spec(), job.taskSets(), job.directory(), listener, cancellation);
               if (!outcome.cancelled()) {
@@ -101,25 +115,33 @@ public final class EvalServer implements Callable<Integer> {
             });
     log.info(
         "eval-service state {}, results root {}, data roots {}",
-        folders.stateDirectory(),
+        config.folders().stateDirectory(),
         jobs.admission().resultsRoot(),
         jobs.admission().dataRoots().isEmpty() ? "none (local datasets refused; hub datasets only)" : jobs.admission().dataRoots());
-    // On SIGTERM the server stops first, then the running job stops at its next check and stays
-    // running in the table (to resume at the next start), and only then do the embedded services
-    // it calls close.
-    dev.tenbin.core.OrderedShutdown.register(dev.tenbin.core.OrderedShutdown.Stage.JOBS, "eval-service jobs", jobs);
-    GrpcServerHost host;
     try {
-      host = GrpcServerHost.start(settings, List.of(new EvalGrpcService(jobs))).stopOnSignal("eval-service");
+      GrpcServerHost host = GrpcServerHost.start(config.server(), List.of(new EvalGrpcService(jobs))).owning(jobs);
+      return new Running(host, jobs);
     } catch (RuntimeException e) {
       jobs.close();
       throw e;
     }
-    System.err.printf(
-        "eval-service listening on %s:%d (metrics port %d)%n",
-        settings.host(), host.port(), host.metricsPort());
-    host.blockUntilShutdown();
-    jobs.close();
+  }
+
+  /**
+   * Serves until SIGTERM/SIGINT: the server stops first, then the running job stops at its next
+   * check and stays running in the table (to resume at the next start), and only then do the
+   * embedded services it calls close.
+   */
+  @Override
+  public Integer call() throws Exception {
+    EvalServiceConfig config = config();
+    try (Running running = start(config)) {
+      running.host().stopOnSignal("eval-service");
+      System.err.printf(
+          "eval-service listening on %s:%d (metrics port %d)%n",
+          config.server().host(), running.host().port(), running.host().metricsPort());
+      running.host().blockUntilShutdown();
+    }
     return 0;
   }
 }

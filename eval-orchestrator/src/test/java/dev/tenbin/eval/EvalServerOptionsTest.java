@@ -1,14 +1,24 @@
 package dev.tenbin.eval;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tenbin.eval.job.JobManager;
+import dev.tenbin.rpc.HostPort;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
-/** The eval service's folders from its options: repeatable data roots, results root under the state folder by default. */
+/**
+ * The eval service's options become one checked config record (folders, services, network); a
+ * started service releases its job table when it stops.
+ */
 class EvalServerOptionsTest {
+  @TempDir Path tmp;
+
   private static EvalServer parse(String... args) {
     EvalServer server = new EvalServer();
     new CommandLine(server).parseArgs(args);
@@ -29,5 +39,57 @@ class EvalServerOptionsTest {
     assertThat(parse().folders().dataRoots()).isEqualTo(List.of());
     String help = new CommandLine(new EvalServer()).getUsageMessage();
     assertThat(help).contains("--data-root").contains("--results-root").contains("--state-dir").contains("refused");
+  }
+
+  @Test
+  void everyOptionLandsInTheConfigRecord() throws Exception {
+    Path data = Files.createDirectories(tmp.resolve("data"));
+    EvalServiceConfig config =
+        parse(
+            "--port", "7100", "--state-dir", tmp.resolve("state").toString(), "--data-root", data.toString(),
+            "--index-endpoint", "[::1]:6001", "--encoder-endpoint", "encoder:6002", "--models-dir", "/m", "--cache-dir",
+            "/c").config();
+    assertThat(config.server().port()).isEqualTo(7100);
+    assertThat(config.folders().dataRoots()).containsExactly(data);
+    assertThat(config.folders().stateDirectory()).isEqualTo(tmp.resolve("state"));
+    assertThat(new HostPort(config.services().index().host(), config.services().index().port()))
+        .isEqualTo(new HostPort("::1", 6001));
+    assertThat(config.services().encoder().toString()).isEqualTo("encoder:6002");
+    assertThat(config.services().rerank()).as("embedded unless given").isNull();
+    assertThat(config.services().modelsDirectory()).isEqualTo(Path.of("/m"));
+    assertThat(config.services().cacheDirectory()).isEqualTo(Path.of("/c"));
+    assertThat(parse().config().server().port()).isEqualTo(EvalServiceConfig.DEFAULT_PORT);
+  }
+
+  @Test
+  void badValuesAreRefusedAtStartNamingTheFlag() throws Exception {
+    Path file = Files.writeString(tmp.resolve("a-file"), "x");
+    assertThatThrownBy(() -> parse("--data-root", tmp.resolve("missing").toString()).config())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--data-root " + tmp.resolve("missing") + " is not a folder");
+    assertThatThrownBy(() -> parse("--state-dir", file.toString()).config())
+        .hasMessageContaining("--state-dir " + file + " is not a folder");
+    assertThatThrownBy(() -> parse("--results-root", file.toString()).config())
+        .hasMessageContaining("--results-root " + file + " is not a folder");
+    assertThatThrownBy(() -> parse("--rerank-endpoint", "rerank").config())
+        .hasMessageContaining("--rerank-endpoint is missing its port");
+    assertThatThrownBy(() -> parse("--port", "-1").config()).hasMessageContaining("--port must be within 0..65535");
+  }
+
+  @Test
+  void aStoppedServiceHasReleasedItsJobTable() {
+    EvalServiceConfig config =
+        parse("--port", "0", "--metrics-port", "-1", "--state-dir", tmp.resolve("state").toString()).config();
+    EvalServer.Running running = EvalServer.start(config);
+    try {
+      assertThatThrownBy(() -> JobManager.open(config.folders(), (job, listener, cancellation) -> null))
+          .as("the running service holds the job table")
+          .isInstanceOf(dev.tenbin.core.PreconditionException.class)
+          .hasMessageContaining("another eval service uses the state folder");
+      running.host().close();
+      JobManager.open(config.folders(), (job, listener, cancellation) -> null).close();
+    } finally {
+      running.close();
+    }
   }
 }

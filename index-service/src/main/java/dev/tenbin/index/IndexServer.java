@@ -47,8 +47,7 @@ public final class IndexServer implements Callable<Integer>, AutoCloseable {
 
   @Spec CommandSpec spec;
 
-  private CollectionCatalog catalog;
-  private GrpcServerHost host;
+  private volatile Embedded running;
 
   public IndexServiceConfig config() {
     return new IndexServiceConfig(
@@ -65,7 +64,7 @@ public final class IndexServer implements Callable<Integer>, AutoCloseable {
     IndexServiceConfig config = IndexServiceConfig.embedded(dataDirectory);
     CollectionCatalog catalog = CollectionCatalog.open(dataDirectory);
     try {
-      GrpcServerHost host = GrpcServerHost.startInProcess(name, registry, services(catalog, config));
+      GrpcServerHost host = GrpcServerHost.startInProcess(name, registry, services(catalog, config)).owning(catalog);
       catalog.bindTo(host.registry());
       return new Embedded(catalog, host);
     } catch (RuntimeException e) {
@@ -74,7 +73,26 @@ public final class IndexServer implements Callable<Integer>, AutoCloseable {
     }
   }
 
-  /** An in-process index service and its catalog; closing stops both. */
+  /**
+   * Starts the network server of {@code config}; {@link DataDirectoryRefusedException} when the
+   * data directory is not the index service's to use (nothing in it is changed then).
+   */
+  public static Embedded start(IndexServiceConfig config) {
+    CollectionCatalog catalog = CollectionCatalog.open(config.dataDirectory());
+    try {
+      GrpcServerHost host = GrpcServerHost.start(config.server(), services(catalog, config)).owning(catalog);
+      catalog.bindTo(host.registry());
+      return new Embedded(catalog, host);
+    } catch (RuntimeException e) {
+      catalog.close();
+      throw e;
+    }
+  }
+
+  /**
+   * A started index service (network or in-process) and its catalog. The host owns the catalog:
+   * closing stops the server (in-flight ingests commit or roll back), then closes the catalog.
+   */
   public record Embedded(CollectionCatalog catalog, GrpcServerHost host) implements AutoCloseable {
     @Override
     public void close() {
@@ -90,31 +108,28 @@ public final class IndexServer implements Callable<Integer>, AutoCloseable {
   @Override
   public Integer call() throws Exception {
     IndexServiceConfig config = config();
+    Embedded running;
     try {
-      catalog = CollectionCatalog.open(config.dataDirectory());
+      running = start(config);
     } catch (DataDirectoryRefusedException refused) {
       spec.commandLine().getErr().println("index-service: --data-dir " + config.dataDirectory() + " refused: " + refused.getMessage());
       return 2;
     }
-    // At shutdown the server stops first (in-flight ingests commit or roll back), then the catalog.
-    dev.tenbin.core.OrderedShutdown.register(dev.tenbin.core.OrderedShutdown.Stage.WORKERS, "index catalog", catalog);
-    host = GrpcServerHost.start(config.server(), services(catalog, config)).stopOnSignal("index-service");
-    catalog.bindTo(host.registry());
-    System.err.printf(
-        "index-service listening on %s:%d (metrics port %d, data %s)%n",
-        config.server().host(), host.port(), host.metricsPort(), config.dataDirectory());
-    host.blockUntilShutdown();
-    catalog.close();
+    try (running) {
+      this.running = running;
+      running.host().stopOnSignal("index-service");
+      System.err.printf(
+          "index-service listening on %s:%d (metrics port %d, data %s)%n",
+          config.server().host(), running.host().port(), running.host().metricsPort(), config.dataDirectory());
+      running.host().blockUntilShutdown();
+    }
     return 0;
   }
 
   @Override
   public void close() {
-    if (host != null) {
-      host.close();
-    }
-    if (catalog != null) {
-      catalog.close();
+    if (running != null) {
+      running.close();
     }
   }
 

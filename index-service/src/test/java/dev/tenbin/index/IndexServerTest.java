@@ -54,4 +54,41 @@ class IndexServerTest {
       assertThat(registry.get("tenbin.index.collections").tag("state", "ready").gauge().value()).isEqualTo(1);
     }
   }
+
+  private static IndexServiceConfig parse(String... args) {
+    IndexServer server = new IndexServer();
+    new CommandLine(server).parseArgs(args);
+    return server.config();
+  }
+
+  @Test
+  void everyOptionLandsInTheConfigRecordAndBadValuesAreRefusedNamingTheFlag() {
+    IndexServiceConfig config = parse("--data-dir", "/d", "--max-top-k", "50", "--max-queries-per-request", "7");
+    assertThat(config.dataDirectory()).isEqualTo(Path.of("/d"));
+    assertThat(config.maxTopK()).isEqualTo(50);
+    assertThat(config.maxQueriesPerRequest()).isEqualTo(7);
+    assertThat(config.server().port()).isEqualTo(IndexServiceConfig.DEFAULT_PORT);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> parse("--max-top-k", "0"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--max-top-k must be at least 1");
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> parse("--max-queries-per-request", "-3"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--max-queries-per-request must be at least 1");
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> parse("--port", "65536"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--port must be within 0..65535");
+  }
+
+  @Test
+  void aStoppedServerHasClosedItsCatalogReleasingTheDataDirectory() {
+    Path data = tmp.resolve("data");
+    IndexServiceConfig config = parse("--data-dir", data.toString(), "--port", "0", "--metrics-port", "-1");
+    IndexServer.Embedded running = IndexServer.start(config);
+    try {
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> dev.tenbin.index.collection.CollectionCatalog.open(data))
+          .as("the running server holds the data directory")
+          .hasMessageContaining("in use");
+      running.host().close();
+      dev.tenbin.index.collection.CollectionCatalog.open(data).close();
+    } finally {
+      running.close();
+    }
+  }
 }

@@ -53,6 +53,8 @@ public final class GrpcServerHost implements AutoCloseable {
   private final Duration shutdownGrace;
   private final String inProcessName;
   private final Deque<AutoCloseable> resources;
+  private final Deque<AutoCloseable> owned = new ArrayDeque<>();
+  private boolean closed;
 
   private GrpcServerHost(
       Server server,
@@ -251,13 +253,44 @@ public final class GrpcServerHost implements AutoCloseable {
     return this;
   }
 
+  /**
+   * Hands {@code resource} (a service's core, a channel it calls out on) to this host: it is closed
+   * when the host stops, after the server has terminated and its handler threads have stopped, so
+   * no call can still use it. Resources close in reverse order of handing over; closing one that is
+   * already closed must be harmless. When the host is already stopped, {@code resource} is closed at
+   * once.
+   */
+  public GrpcServerHost owning(AutoCloseable resource) {
+    boolean stopped;
+    synchronized (owned) {
+      stopped = server.isShutdown();
+      if (!stopped) {
+        owned.push(resource);
+      }
+    }
+    if (stopped) {
+      Deque<AutoCloseable> alone = new ArrayDeque<>();
+      alone.push(resource);
+      closeAll(alone);
+    }
+    return this;
+  }
+
   public void blockUntilShutdown() throws InterruptedException {
     server.awaitTermination();
   }
 
-  /** Health goes NOT_SERVING, new calls are refused, in-flight calls get the grace period. */
+  /**
+   * Health goes NOT_SERVING, new calls are refused, in-flight calls get the grace period; then what
+   * the host owns is closed. A second call (the signal handler and the serving thread both close)
+   * returns once the first has finished.
+   */
   @Override
-  public void close() {
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
     health.enterTerminalState();
     server.shutdown();
     try {
@@ -273,6 +306,9 @@ public final class GrpcServerHost implements AutoCloseable {
         metricsEndpoint.close();
       }
       closeAll(resources);
+      synchronized (owned) {
+        closeAll(owned);
+      }
     }
   }
 

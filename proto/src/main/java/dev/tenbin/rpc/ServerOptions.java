@@ -19,9 +19,12 @@ public final class ServerOptions {
 
   @Option(
       names = "--port",
-      defaultValue = "${env:TENBIN_PORT:-__DEFAULT_PORT__}",
-      description = "gRPC port; 0 picks a free one (env TENBIN_PORT).")
-  String port;
+      paramLabel = "N",
+      defaultValue = "${env:TENBIN_PORT}",
+      description =
+          "gRPC port; 0 picks a free one (env TENBIN_PORT; default the service's own: index 50052,"
+              + " encoder 50051, rerank 50053, eval 50054).")
+  Integer port;
 
   @Option(
       names = "--metrics-port",
@@ -143,18 +146,27 @@ public final class ServerOptions {
       description = "Close a connection without calls after this long (default ${DEFAULT-VALUE}).")
   long maxConnectionIdleSeconds;
 
-  /** Resolves the options; {@code defaultPort} applies when neither flag nor env set the port. */
+  /**
+   * Resolves and checks the options ({@link IllegalArgumentException} naming the flag); {@code
+   * defaultPort} applies when neither flag nor env set the port.
+   */
   public ServerSettings toSettings(int defaultPort) {
-    int resolvedPort;
-    if (port == null || port.equals("__DEFAULT_PORT__")) {
-      resolvedPort = defaultPort;
-    } else {
-      try {
-        resolvedPort = Integer.parseInt(port.trim());
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException("--port must be a number, got '" + port + "'");
-      }
+    int resolvedPort = port == null ? defaultPort : port;
+    if (host == null || host.isBlank()) {
+      throw new IllegalArgumentException("--host must not be blank");
     }
+    if (metricsPort < -1) {
+      throw new IllegalArgumentException("--metrics-port must be -1 (off) or within 0..65535, got " + metricsPort);
+    }
+    if (shutdownGraceSeconds < 0) {
+      throw new IllegalArgumentException("--shutdown-grace-seconds must not be negative, got " + shutdownGraceSeconds);
+    }
+    if (tlsReloadSeconds < 1) {
+      throw new IllegalArgumentException("--tls-reload-seconds must be at least 1, got " + tlsReloadSeconds);
+    }
+    zeroOrPositive("--handler-threads", handlerThreads);
+    zeroOrPositive("--max-concurrent-calls", maxConcurrentCalls);
+    zeroOrPositive("--max-concurrent-calls-per-connection", maxConcurrentCallsPerConnection);
     ServingLimits sizes = ServingLimits.of(handlerThreads, maxConcurrentCalls, maxConcurrentCallsPerConnection);
     ServingLimits limits =
         new ServingLimits(
@@ -166,5 +178,11 @@ public final class ServerOptions {
             tlsCert, tlsKey, tlsClientCa, authTokenFile, Duration.ofSeconds(tlsReloadSeconds), allowPlaintext);
     return new ServerSettings(
         host, resolvedPort, metricsPort, maxMessageBytes, Duration.ofSeconds(shutdownGraceSeconds), security, limits);
+  }
+
+  private static void zeroOrPositive(String flag, int value) {
+    if (value < 0) {
+      throw new IllegalArgumentException(flag + " must be 0 (its default) or positive, got " + value);
+    }
   }
 }

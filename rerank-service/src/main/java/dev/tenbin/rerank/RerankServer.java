@@ -1,18 +1,29 @@
 package dev.tenbin.rerank;
 
-import dev.tenbin.core.OrderedShutdown;
+import dev.tenbin.encoder.model.HubAccess;
 import dev.tenbin.encoder.model.ModelPolicy;
 import dev.tenbin.rerank.grpc.RerankGrpcService;
+import dev.tenbin.rpc.ClientChannels;
 import dev.tenbin.rpc.GrpcServerHost;
+import dev.tenbin.rpc.HostPort;
 import dev.tenbin.rpc.ServerOptions;
+import dev.tenbin.rpc.ServiceClientOptions;
+import io.grpc.ManagedChannel;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** Runs the rerank service: {@code tenbin.rerank.v1} over gRPC. */
+/**
+ * Runs the rerank service: {@code tenbin.rerank.v1} over gRPC. Flags and environment become one
+ * {@link RerankServiceConfig} ({@link #config}); {@link #start} opens the encoder channel and the
+ * core and hands both to the server host, which closes them after the server has stopped.
+ */
 @Command(
     name = "rerank-service",
     mixinStandardHelpOptions = true,
@@ -21,28 +32,39 @@ public final class RerankServer implements Callable<Integer> {
   @Mixin ServerOptions serverOptions = new ServerOptions();
 
   /** How to reach the encoder (--service-tls-ca, --service-auth-token-file, ...). */
-  @Mixin dev.tenbin.rpc.ServiceClientOptions encoderSecurity = new dev.tenbin.rpc.ServiceClientOptions();
+  @Mixin ServiceClientOptions encoderSecurity = new ServiceClientOptions();
 
   @Option(
       names = "--max-pairs-per-request",
+      paramLabel = "N",
       defaultValue = "${env:TENBIN_RERANK_MAX_PAIRS:-1000}",
-      description = "Largest number of candidates in one rerank request (default ${DEFAULT-VALUE}).")
+      description = "Largest number of candidates in one rerank request (env TENBIN_RERANK_MAX_PAIRS; default ${DEFAULT-VALUE}).")
   int maxPairs;
 
-  @Option(names = "--models-dir", defaultValue = "${env:TENBIN_MODELS_DIR:-models}",
-      description = "Folder of cross-encoders, <id>/card.json (default ${DEFAULT-VALUE}).")
-  java.nio.file.Path modelsDirectory;
+  @Option(names = "--models-dir", paramLabel = "DIR", defaultValue = "${env:TENBIN_MODELS_DIR:-models}",
+      description = "Folder of cross-encoders, <id>/card.json (env TENBIN_MODELS_DIR; default ${DEFAULT-VALUE}).")
+  Path modelsDirectory;
 
-  @Option(names = "--cache-dir", defaultValue = "${env:TENBIN_CACHE_DIR:-.tenbin/cache}") java.nio.file.Path cacheDirectory;
+  @Option(names = "--cache-dir", paramLabel = "DIR", defaultValue = "${env:TENBIN_CACHE_DIR:-.tenbin/cache}",
+      description = "Hub downloads (env TENBIN_CACHE_DIR; default ${DEFAULT-VALUE}).")
+  Path cacheDirectory;
 
-  @Option(names = "--encoder-endpoint", defaultValue = "${env:TENBIN_ENCODER_ENDPOINT:-localhost:50051}",
-      description = "Encoder service for bi-encoder rerankers (dense:MODEL) (default ${DEFAULT-VALUE}).")
+  @Option(names = "--hub-endpoint", paramLabel = "URL", defaultValue = "${env:HF_ENDPOINT:-https://huggingface.co}",
+      description = "Hugging Face hub base URL (env HF_ENDPOINT; default ${DEFAULT-VALUE}); a token for gated models"
+          + " comes from env HF_TOKEN.")
+  String hubEndpoint;
+
+  @Option(names = "--encoder-endpoint", paramLabel = "HOST:PORT",
+      defaultValue = "${env:TENBIN_ENCODER_ENDPOINT:-localhost:50051}",
+      description = "Encoder service for bi-encoder rerankers (dense:MODEL); [ADDRESS]:PORT for IPv6 (env"
+          + " TENBIN_ENCODER_ENDPOINT; default ${DEFAULT-VALUE}).")
   String encoderEndpoint;
 
-  @Option(names = "--max-batch-tokens", defaultValue = "8192", description = "Padded tokens per forward pass.")
+  @Option(names = "--max-batch-tokens", paramLabel = "N", defaultValue = "8192",
+      description = "Padded tokens per forward pass (default ${DEFAULT-VALUE}).")
   int maxBatchTokens;
 
-  @Option(names = "--allow-models", split = ",", paramLabel = "PATTERN",
+  @Option(names = "--allow-models", split = ",", paramLabel = "PATTERN", defaultValue = "${env:TENBIN_ALLOW_MODELS}",
       description = {"Which cross-encoders may be loaded; repeatable or comma-separated (env TENBIN_ALLOW_MODELS). A"
           + " glob (* any characters, ? one; case-insensitive) over the id of a model in --models-dir ('ms-marco-*'),"
           + " or SOURCE:ID with SOURCE local or hub ('local:*', 'hub:BAAI/*' for any BAAI repository at any"
@@ -52,38 +74,42 @@ public final class RerankServer implements Callable<Integer> {
           + " encoder service they run on."})
   List<String> allowModels;
 
-  @Option(names = "--model-idle-seconds", defaultValue = "${env:TENBIN_MODEL_IDLE_SECONDS:-600}",
+  @Option(names = "--model-idle-seconds", paramLabel = "N", defaultValue = "${env:TENBIN_MODEL_IDLE_SECONDS:-600}",
       description = "Unload a cross-encoder no call has used for this long; 0 = never (env TENBIN_MODEL_IDLE_SECONDS;"
           + " default ${DEFAULT-VALUE}).")
   long modelIdleSeconds;
 
+  /** The flags and environment as one checked config; a bad value names its flag. */
   public RerankServiceConfig config() {
-    List<String> patterns = allowModels;
-    if (patterns == null || patterns.isEmpty()) {
-      String env = System.getenv("TENBIN_ALLOW_MODELS");
-      patterns = env == null ? List.of() : List.of(env);
-    }
     return new RerankServiceConfig(
-        serverOptions.toSettings(RerankServiceConfig.DEFAULT_PORT), maxPairs, ModelPolicy.of(patterns, modelIdleSeconds));
+        serverOptions.toSettings(RerankServiceConfig.DEFAULT_PORT), modelsDirectory, cacheDirectory,
+        HubAccess.fromEnvironment().withEndpoint(hubEndpoint), HostPort.parse("--encoder-endpoint", encoderEndpoint),
+        encoderSecurity.toSecurity(), maxPairs, maxBatchTokens, ModelPolicy.of(allowModels, modelIdleSeconds));
   }
 
   /**
    * The core over a models folder, with bi-encoders reached through {@code encoderChannel}; every
-   * reranker allowed and none unloaded (the services embedded in {@code tenbin run/eval}).
+   * reranker allowed and none unloaded, the hub from the environment (the services embedded in
+   * {@code tenbin run/eval}).
    */
   public static RerankCore core(
-      java.nio.file.Path models, java.nio.file.Path cache, java.util.function.Supplier<io.grpc.Channel> encoderChannel,
-      int maxPairs, int maxBatchTokens) {
-    return core(models, cache, encoderChannel, maxPairs, maxBatchTokens, ModelPolicy.allowAll());
+      Path models, Path cache, Supplier<io.grpc.Channel> encoderChannel, int maxPairs, int maxBatchTokens) {
+    return core(models, cache, HubAccess.fromEnvironment(), encoderChannel, maxPairs, maxBatchTokens, ModelPolicy.allowAll());
   }
 
-  /** The core over a models folder under a model policy. */
-  public static RerankCore core(
-      java.nio.file.Path models, java.nio.file.Path cache, java.util.function.Supplier<io.grpc.Channel> encoderChannel,
-      int maxPairs, int maxBatchTokens, ModelPolicy policy) {
+  /** The core of a network server. */
+  public static RerankCore core(RerankServiceConfig config, Supplier<io.grpc.Channel> encoderChannel) {
+    return core(
+        config.modelsDirectory(), config.cacheDirectory(), config.hub(), encoderChannel, config.maxPairsPerRequest(),
+        config.maxBatchTokens(), config.models());
+  }
+
+  private static RerankCore core(
+      Path models, Path cache, HubAccess hub, Supplier<io.grpc.Channel> encoderChannel, int maxPairs, int maxBatchTokens,
+      ModelPolicy policy) {
     var registry =
         new dev.tenbin.rerank.cross.RerankerRegistry(
-            models, new dev.tenbin.encoder.model.HubDownloader("https://huggingface.co", cache, System.getenv("HF_TOKEN")),
+            models, hub.downloader(cache),
             dev.tenbin.encoder.onnx.OnnxModel.RuntimeOptions.cpu(Runtime.getRuntime().availableProcessors()), maxBatchTokens,
             policy);
     dev.tenbin.rerank.bi.BiEncoderReranker[] biEncoder = new dev.tenbin.rerank.bi.BiEncoderReranker[1];
@@ -100,36 +126,64 @@ public final class RerankServer implements Callable<Integer> {
         maxPairs);
   }
 
+  /**
+   * A started rerank service. The host owns the core and the encoder channel: closing stops the
+   * server (in-flight calls get their grace), then closes the cross-encoders, then the channel.
+   */
+  public record Running(GrpcServerHost host, RerankCore core, ManagedChannel encoderChannel) implements AutoCloseable {
+    @Override
+    public void close() {
+      host.close();
+    }
+  }
+
+  /** Starts the network server of {@code config}. */
+  public static Running start(RerankServiceConfig config) {
+    HostPort encoderAddress = config.encoderEndpoint();
+    ManagedChannel encoder =
+        ClientChannels.open(
+            encoderAddress.host(), encoderAddress.port(), config.encoderSecurity(),
+            ClientChannels.DEFAULT_MAX_INBOUND_MESSAGE_BYTES);
+    RerankCore core = null;
+    GrpcServerHost host = null;
+    try {
+      core = core(config, () -> encoder);
+      host = GrpcServerHost.start(config.server(), List.of(new RerankGrpcService(core)));
+      host.owning(() -> close(encoder)).owning(core);
+      core.bindTo(host.registry());
+      return new Running(host, core, encoder);
+    } catch (RuntimeException e) {
+      if (host != null) {
+        host.close();
+      }
+      if (core != null) {
+        core.close();
+      }
+      close(encoder);
+      throw e;
+    }
+  }
+
+  private static void close(ManagedChannel channel) {
+    channel.shutdownNow();
+    try {
+      channel.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Serves until SIGTERM/SIGINT: the server stops first, then the core's cross-encoders, then the channel. */
   @Override
   public Integer call() throws Exception {
     RerankServiceConfig config = config();
-    int colon = encoderEndpoint.lastIndexOf(':');
-    if (colon <= 0) {
-      throw new IllegalArgumentException("--encoder-endpoint must be host:port, got '" + encoderEndpoint + "'");
+    try (Running running = start(config)) {
+      running.host().stopOnSignal("rerank-service");
+      System.err.printf(
+          "rerank-service listening on %s:%d (metrics port %d, encoder %s)%n",
+          config.server().host(), running.host().port(), running.host().metricsPort(), config.encoderEndpoint());
+      running.host().blockUntilShutdown();
     }
-    io.grpc.ManagedChannel encoder =
-        dev.tenbin.rpc.ClientChannels.open(
-            encoderEndpoint.substring(0, colon), Integer.parseInt(encoderEndpoint.substring(colon + 1)),
-            encoderSecurity.toSecurity(), dev.tenbin.rpc.ClientChannels.DEFAULT_MAX_INBOUND_MESSAGE_BYTES);
-    RerankCore core =
-        core(modelsDirectory, cacheDirectory, () -> encoder, config.maxPairsPerRequest(), maxBatchTokens, config.models());
-    GrpcServerHost host;
-    try {
-      host = GrpcServerHost.start(config.server(), List.of(new RerankGrpcService(core)));
-    } catch (RuntimeException e) {
-      core.close();
-      encoder.shutdownNow();
-      throw e;
-    }
-    // Servers stop first (in-flight calls get their grace), then the core's cross-encoders.
-    OrderedShutdown.register(OrderedShutdown.Stage.SERVERS, "rerank-service server", host);
-    core.bindTo(host.registry());
-    System.err.printf(
-        "rerank-service listening on %s:%d (metrics port %d)%n",
-        config.server().host(), host.port(), host.metricsPort());
-    host.blockUntilShutdown();
-    core.close();
-    encoder.shutdownNow();
     return 0;
   }
 

@@ -1,13 +1,29 @@
 package dev.tenbin.rerank;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.core.UnavailableException;
+import dev.tenbin.rpc.HostPort;
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import io.grpc.StatusRuntimeException;
+import io.grpc.health.v1.HealthCheckRequest;
+import io.grpc.health.v1.HealthGrpc;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import picocli.CommandLine;
 
-/** The rerank server's flags become its config record, model policy included. */
+/** The rerank server's flags become its one config record; a started server closes what it opened. */
 class RerankServerTest {
+  @TempDir Path tmp;
+
   private static RerankServiceConfig parse(String... args) {
     RerankServer server = new RerankServer();
     new CommandLine(server).parseArgs(args);
@@ -26,5 +42,69 @@ class RerankServerTest {
     RerankServiceConfig config = parse("--allow-models", "hub:cross-encoder/*,local:ms-*", "--model-idle-seconds", "30");
     assertThat(config.models().allow()).containsExactly("hub:cross-encoder/*", "local:ms-*");
     assertThat(config.models().idleUnload()).isEqualTo(Duration.ofSeconds(30));
+  }
+
+  @Test
+  void everyOptionLandsInTheConfigRecord() {
+    RerankServiceConfig config =
+        parse(
+            "--port", "7000", "--models-dir", "/m", "--cache-dir", "/c", "--hub-endpoint", "http://mirror.internal:8080",
+            "--encoder-endpoint", "[::1]:6000", "--max-pairs-per-request", "50", "--max-batch-tokens", "1024");
+    assertThat(config.server().port()).isEqualTo(7000);
+    assertThat(config.modelsDirectory()).isEqualTo(Path.of("/m"));
+    assertThat(config.cacheDirectory()).isEqualTo(Path.of("/c"));
+    assertThat(config.hub().endpoint()).isEqualTo("http://mirror.internal:8080");
+    assertThat(config.encoderEndpoint()).isEqualTo(new HostPort("::1", 6000));
+    assertThat(config.maxPairsPerRequest()).isEqualTo(50);
+    assertThat(config.maxBatchTokens()).isEqualTo(1024);
+    assertThat(parse().server().port()).isEqualTo(RerankServiceConfig.DEFAULT_PORT);
+    assertThat(parse().hub().endpoint()).as("the hub is not hard-coded: the flag or HF_ENDPOINT sets it").isNotBlank();
+  }
+
+  @ParameterizedTest(name = "[{index}] {0} {1}")
+  @CsvSource({
+    "--max-pairs-per-request,0,--max-pairs-per-request must be at least 1",
+    "--max-batch-tokens,0,--max-batch-tokens must be at least 1",
+    "--model-idle-seconds,-1,--model-idle-seconds must not be negative",
+    "--hub-endpoint,ftp://hub,--hub-endpoint (env HF_ENDPOINT) must be an http(s) URL",
+    "--encoder-endpoint,encoder,--encoder-endpoint is missing its port",
+    "--encoder-endpoint,::1:50051,--encoder-endpoint has several ':'",
+    "--port,70000,--port must be within 0..65535",
+  })
+  void aBadValueIsRefusedAtStartNamingTheFlag(String flag, String value, String message) {
+    assertThatThrownBy(() -> parse(flag, value))
+        .isInstanceOfAny(IllegalArgumentException.class, InvalidInputException.class)
+        .hasMessageContaining(message);
+  }
+
+  @Test
+  void aStoppedServerHasClosedItsCoreAndItsEncoderChannel() {
+    RerankServiceConfig config =
+        parse(
+            "--port", "0", "--metrics-port", "-1", "--models-dir", tmp.resolve("models").toString(), "--cache-dir",
+            tmp.resolve("cache").toString(), "--encoder-endpoint", "127.0.0.1:1");
+    RerankServer.Running running = RerankServer.start(config);
+    int port = running.host().port();
+    ManagedChannel client = ManagedChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build();
+    try {
+      assertThat(HealthGrpc.newBlockingStub(client).withDeadlineAfter(10, TimeUnit.SECONDS)
+              .check(HealthCheckRequest.getDefaultInstance()).getStatus().name())
+          .isEqualTo("SERVING");
+      assertThat(running.encoderChannel().isShutdown()).isFalse();
+
+      running.close();
+
+      assertThat(running.encoderChannel().isShutdown()).as("encoder channel shut down").isTrue();
+      assertThat(running.encoderChannel().isTerminated()).as("encoder channel terminated").isTrue();
+      assertThatThrownBy(() -> running.core().crossEncoders().acquire("any-model"))
+          .as("the core's cross-encoders are closed")
+          .isInstanceOf(UnavailableException.class);
+      assertThatThrownBy(() -> HealthGrpc.newBlockingStub(client).withDeadlineAfter(10, TimeUnit.SECONDS)
+              .check(HealthCheckRequest.getDefaultInstance()))
+          .isInstanceOf(StatusRuntimeException.class);
+    } finally {
+      client.shutdownNow();
+      running.close();
+    }
   }
 }

@@ -18,8 +18,14 @@ public record BatchingLimits(
   public static final BatchingLimits DEFAULT = new BatchingLimits(16_384, 256, 100_000, Duration.ofMillis(2));
 
   public BatchingLimits {
-    if (maxBatchTokens < 1 || maxBatchSize < 1 || maxQueuedInputs < 1) {
-      throw new IllegalArgumentException("batching limits must be positive");
+    if (maxBatchTokens < 1) {
+      throw new IllegalArgumentException("--max-batch-tokens must be positive, got " + maxBatchTokens);
+    }
+    if (maxBatchSize < 1) {
+      throw new IllegalArgumentException("--max-batch-size must be positive, got " + maxBatchSize);
+    }
+    if (maxQueuedInputs < 1) {
+      throw new IllegalArgumentException("--max-queued-inputs must be positive, got " + maxQueuedInputs);
     }
     if (maxQueueDelay.isNegative()) {
       throw new IllegalArgumentException("--max-queue-delay-ms must not be negative");

@@ -143,7 +143,7 @@ public final class CandidateSetBuilder {
     }
     header.put("keep", KEEP);
     header.put("safeguard", "one positive appended at rank 101 when the top-100 holds none: best-ranked positive of the fused list, else the first judged positive by doc id");
-    header.put("tenbin_version", "0.1.0");
+    header.put("tenbin_version", dev.tenbin.eval.TenbinVersion.get());
     return header;
   }
 }

@@ -43,22 +43,22 @@ public final class ExportCommand implements Runnable {
             + " while Tenbin stores doc id ascending; the tie-aware values agree either way)."
       })
   static final class Trec implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "JOB_DIR", description = "A job output folder (holding cells/).")
+    @Parameters(index = "0", paramLabel = "DIR", description = "A job output folder (holding cells/).")
     Path jobDir;
 
     @Option(names = "--cell", paramLabel = "FINGERPRINT_PREFIX", description = "The cell, by a prefix of its fingerprint.")
     String cell;
 
-    @Option(names = "--system", paramLabel = "S", description = "The cell's system, e.g. bm25 or dense:bge-small-en-v1.5 (with --task).")
+    @Option(names = "--system", paramLabel = "SYSTEM", description = "The cell's system, e.g. bm25 or dense:bge-small-en-v1.5 (with --task).")
     String system;
 
-    @Option(names = "--task", paramLabel = "T", description = "The cell's task, e.g. NanoSciFact.")
+    @Option(names = "--task", paramLabel = "TASK", description = "The cell's task, e.g. NanoSciFact.")
     String task;
 
-    @Option(names = "--variant", paramLabel = "V", description = "The cell's variant, when the system has several.")
+    @Option(names = "--variant", paramLabel = "VARIANT", description = "The cell's variant, when the system has several.")
     String variant;
 
-    @Option(names = "--mode", paramLabel = "M", description = "retrieval, rerank or candidates, when several match.")
+    @Option(names = "--mode", paramLabel = "MODE", description = "retrieval, rerank or candidates, when several match.")
     String mode;
 
     @Option(names = "--out", paramLabel = "FILE", description = "The run file (default: stdout).")

@@ -37,8 +37,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * The eval service's client commands: {@code tenbin submit | status | watch | cancel | results}
- * and {@code tenbin job list}, each also as {@code tenbin job VERB}. Each talks to a running
+ * The eval service's client commands, {@code tenbin job submit | list | status | watch | cancel |
+ * results} (the flat {@code tenbin submit}, ... are deprecated aliases, see {@link TenbinCli}). Each talks to a running
  * {@code tenbin serve eval} at {@code --endpoint}. {@code submit} resolves the spec's task sets on
  * this machine (relative to the spec file) and sends them with the job.
  */
@@ -51,7 +51,7 @@ public final class JobCommands {
         names = "--endpoint",
         defaultValue = "${env:TENBIN_EVAL_ENDPOINT:-localhost:50054}",
         paramLabel = "HOST:PORT",
-        description = "The eval service (default ${DEFAULT-VALUE}).")
+        description = "The eval service; [ADDRESS]:PORT for IPv6 (env TENBIN_EVAL_ENDPOINT; default ${DEFAULT-VALUE}).")
     String endpoint;
 
     @CommandLine.Mixin ClientOptions security = new ClientOptions();
@@ -130,7 +130,7 @@ public final class JobCommands {
     @Option(
         names = "--reconnect-seconds",
         defaultValue = "120",
-        paramLabel = "S",
+        paramLabel = "N",
         description = "With --watch: how long to keep reconnecting when the service is unavailable (default ${DEFAULT-VALUE}).")
     int reconnectSeconds;
 
@@ -186,7 +186,7 @@ public final class JobCommands {
 
   @Command(name = "status", mixinStandardHelpOptions = true, description = "Show a job's state.")
   public static final class Status implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "JOB") String jobId;
+    @Parameters(index = "0", paramLabel = "JOB", description = "The job's id (job-…), as submit printed it.") String jobId;
 
     @CommandLine.Mixin Endpoint endpoint = new Endpoint();
 
@@ -206,12 +206,12 @@ public final class JobCommands {
 
   @Command(name = "watch", mixinStandardHelpOptions = true, description = "Follow a job until it ends; exit 3 when it ends failed or cancelled.")
   public static final class Watch implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "JOB") String jobId;
+    @Parameters(index = "0", paramLabel = "JOB", description = "The job's id (job-…), as submit printed it.") String jobId;
 
     @Option(
         names = "--reconnect-seconds",
         defaultValue = "120",
-        paramLabel = "S",
+        paramLabel = "N",
         description = "How long to keep reconnecting when the service is unavailable, e.g. restarting (default ${DEFAULT-VALUE}).")
     int reconnectSeconds;
 
@@ -268,7 +268,7 @@ public final class JobCommands {
 
   @Command(name = "cancel", mixinStandardHelpOptions = true, description = "Cancel a queued or running job.")
   public static final class Cancel implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "JOB") String jobId;
+    @Parameters(index = "0", paramLabel = "JOB", description = "The job's id (job-…), as submit printed it.") String jobId;
 
     @CommandLine.Mixin Endpoint endpoint = new Endpoint();
 
@@ -354,7 +354,7 @@ public final class JobCommands {
 
   @Command(name = "results", mixinStandardHelpOptions = true, description = "Print a job's stored cells: metrics (and rankings with --rankings).")
   public static final class Results implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "JOB") String jobId;
+    @Parameters(index = "0", paramLabel = "JOB", description = "The job's id (job-…), as submit printed it.") String jobId;
 
     @Option(names = "--json", description = "One JSON object per cell, one per line.") boolean json;
 

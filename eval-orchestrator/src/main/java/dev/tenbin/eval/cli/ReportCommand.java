@@ -37,7 +37,7 @@ import picocli.CommandLine.Parameters;
       "Rows missing a task of the scope are listed unranked with their coverage."
     })
 public final class ReportCommand implements Callable<Integer> {
-  @Parameters(arity = "1..*", paramLabel = "JOB_DIR", description = "Job output folders (holding cells/).")
+  @Parameters(arity = "1..*", paramLabel = "DIR", description = "Job output folders (holding cells/).")
   List<Path> jobs;
 
   @Option(names = "--format", defaultValue = "table", paramLabel = "FORMAT",
@@ -56,16 +56,16 @@ public final class ReportCommand implements Callable<Integer> {
       description = "Rank by macro (every benchmark equal) or micro (every task equal); default ${DEFAULT-VALUE}.")
   String aggregate;
 
-  @Option(names = "--benchmark", paramLabel = "B", description = "Only this benchmark.") String benchmark;
+  @Option(names = "--benchmark", paramLabel = "BENCHMARK", description = "Only this benchmark.") String benchmark;
 
-  @Option(names = "--language", paramLabel = "L", description = "Only tasks in this language.") String language;
+  @Option(names = "--language", paramLabel = "LANGUAGE", description = "Only tasks in this language.") String language;
 
-  @Option(names = "--domain", paramLabel = "D", description = "Only tasks of this domain.") String domain;
+  @Option(names = "--domain", paramLabel = "DOMAIN", description = "Only tasks of this domain.") String domain;
 
   @Option(names = "--mode", paramLabel = "MODE", description = "Only retrieval or rerank (or candidates) cells.")
   String mode;
 
-  @Option(names = "--official", paramLabel = "CSV",
+  @Option(names = "--official", paramLabel = "FILE",
       description = "A published ranking to correlate with: header model,score or model,rank.")
   Path official;
 

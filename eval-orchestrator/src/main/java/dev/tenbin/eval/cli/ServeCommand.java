@@ -14,10 +14,10 @@ import picocli.CommandLine.Parameters;
     description = "Run a service as a standalone gRPC server: index | encoder | rerank | eval.",
     mixinStandardHelpOptions = true)
 public final class ServeCommand implements Callable<Integer> {
-  @Parameters(index = "0", description = "index | encoder | rerank | eval")
+  @Parameters(index = "0", paramLabel = "SERVICE", description = "index | encoder | rerank | eval")
   String service;
 
-  @Parameters(index = "1..*", arity = "0..*", description = "The service's own options (--help).")
+  @Parameters(index = "1..*", arity = "0..*", paramLabel = "OPTION", description = "The service's own options (--help).")
   String[] options = new String[0];
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -35,6 +35,8 @@ public final class ServeCommand implements Callable<Integer> {
                   "unknown service '" + service + "': expected index, encoder, rerank or eval");
         };
     CommandLine serverCli = new CommandLine(server);
+    serverCli.getCommandSpec().versionProvider(new TenbinCli.Version());
+    HelpPlaceholders.apply(serverCli);
     serverCli.setOut(spec.commandLine().getOut());
     serverCli.setErr(spec.commandLine().getErr());
     serverCli.setExecutionExceptionHandler(

@@ -73,7 +73,7 @@ public final class TasksCommand implements Runnable {
     public Integer call() {
       TaskSetSpec taskSet = new TaskSetParser().parse(specFile);
       TaskLoader loader =
-          new TaskLoader(cacheDirectory, HubDatasetClient.fromEnvironment(System.getenv(), cacheDirectory));
+          new TaskLoader(cacheDirectory, HubDatasetClient.fromEnvironment(cacheDirectory));
       PrintWriter out = spec.commandLine().getOut();
       PrintWriter err = spec.commandLine().getErr();
       out.println("task\tdocs\tqueries\tdataset_sha");

@@ -1,26 +1,51 @@
 package dev.tenbin.eval.cli;
 
 import dev.tenbin.core.TenbinException;
+import dev.tenbin.eval.TenbinVersion;
 import dev.tenbin.eval.dataset.DatasetException;
 import io.grpc.StatusRuntimeException;
 import java.io.UncheckedIOException;
+import java.util.Map;
+import java.util.function.Supplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** The {@code tenbin} command: evaluation, metrics and the services, as subcommands. */
+/**
+ * The {@code tenbin} command: evaluation, metrics and the services, as subcommands; the eval
+ * service's jobs under {@code tenbin job submit|list|status|watch|cancel|results}. The flat names
+ * of before ({@code tenbin submit}, ...) still work as hidden aliases that print a one-line
+ * deprecation note to stderr.
+ */
 @Command(
     name = "tenbin",
     mixinStandardHelpOptions = true,
-    version = "tenbin 0.1.0",
+    versionProvider = TenbinCli.Version.class,
     description = "Weighs retrieval systems against each other under identical conditions.",
     subcommands = {
-      EvalCommand.class, MetricsCommand.class, RunCommand.class, JobCommands.Submit.class, JobCommands.Status.class, JobCommands.Watch.class, JobCommands.Cancel.class, JobCommands.Results.class, JobCommands.Jobs.class, TasksCommand.class, WarehouseCommand.class, ExportCommand.class, ReportCommand.class, CandidatesCommand.class, NanoCommand.class, LightCommand.class, ServeCommand.class, BenchCommand.class, DrillCommand.class
+      EvalCommand.class, MetricsCommand.class, RunCommand.class, JobCommands.Jobs.class, TasksCommand.class, WarehouseCommand.class, ExportCommand.class, ReportCommand.class, CandidatesCommand.class, NanoCommand.class, LightCommand.class, ServeCommand.class, BenchCommand.class, DrillCommand.class
     })
 public final class TenbinCli implements Runnable {
   /** Exit code for bad input: a wrong flag, a missing or corrupt file. */
   public static final int EXIT_USAGE = 2;
   /** Exit code for a failure inside Tenbin or a service it called. */
   public static final int EXIT_FAILURE = 1;
+
+  /** The old flat job commands, each now {@code tenbin job VERB}. */
+  static final Map<String, Supplier<Object>> DEPRECATED_JOB_ALIASES =
+      Map.of(
+          "submit", JobCommands.Submit::new,
+          "status", JobCommands.Status::new,
+          "watch", JobCommands.Watch::new,
+          "cancel", JobCommands.Cancel::new,
+          "results", JobCommands.Results::new);
+
+  /** {@code --version}: from {@link TenbinVersion}, the version the build stamped. */
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      return new String[] {"tenbin " + TenbinVersion.get()};
+    }
+  }
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -32,6 +57,22 @@ public final class TenbinCli implements Runnable {
   /** A command line with Tenbin's error handling: one clear message, a non-zero exit, no trace. */
   public static CommandLine commandLine() {
     CommandLine cli = new CommandLine(new TenbinCli());
+    DEPRECATED_JOB_ALIASES.forEach(
+        (verb, command) -> {
+          CommandLine alias = new CommandLine(command.get());
+          alias.getCommandSpec().usageMessage().hidden(true);
+          cli.addSubcommand(verb, alias);
+        });
+    cli.setExecutionStrategy(
+        parseResult -> {
+          if (parseResult.hasSubcommand() && DEPRECATED_JOB_ALIASES.containsKey(parseResult.subcommand().commandSpec().name())) {
+            String verb = parseResult.subcommand().commandSpec().name();
+            cli.getErr().println("tenbin: 'tenbin " + verb + "' is deprecated; use 'tenbin job " + verb + "'");
+            cli.getErr().flush();
+          }
+          return new CommandLine.RunLast().execute(parseResult);
+        });
+    HelpPlaceholders.apply(cli);
     // `tenbin serve SERVICE --port N ...`: everything after the service name is the service's own.
     cli.getSubcommands().get("serve").setStopAtPositional(true);
     cli.setExecutionExceptionHandler(

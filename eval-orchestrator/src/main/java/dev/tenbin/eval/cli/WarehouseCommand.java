@@ -42,7 +42,7 @@ public final class WarehouseCommand implements Runnable {
         "A cell stored in several job folders is loaded once, from the first named."
       })
   static final class Build implements Callable<Integer> {
-    @Parameters(arity = "1..*", paramLabel = "JOB_DIR", description = "Job output folders (each holding cells/).")
+    @Parameters(arity = "1..*", paramLabel = "DIR", description = "Job output folders (each holding cells/).")
     List<Path> jobDirs;
 
     @Option(names = "--out", paramLabel = "FILE", description = "The database file (default: JOB_DIR/warehouse.duckdb of the first job folder).")

@@ -15,7 +15,7 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code tenbin cancel} while a dense model encodes: one {@code tenbin serve eval} (its encoder and
+ * {@code tenbin job cancel} while a dense model encodes: one {@code tenbin serve eval} (its encoder and
  * index embedded) runs job after job, each over a fresh synthetic collection (so nothing comes
  * from the embedding cache), and each is cancelled at a random moment of its encode. The service
  * must stay up through every cancel and stop cleanly on SIGTERM at the end.

@@ -149,7 +149,7 @@ public final class JobAdmission {
         throw new InvalidInputException(
             "spec_yaml.task_sets[" + i + "]",
             "the spec names task set " + MessageText.quote(name) + " but it was not sent with the job: the eval service"
-                + " reads no task set from its own disk (`tenbin submit` sends the spec's task sets)");
+                + " reads no task set from its own disk (`tenbin job submit` sends the spec's task sets)");
       }
       documentOf.add(j);
     }

@@ -63,7 +63,7 @@ public final class JobLauncher {
   /** Loads every task of {@code taskSets} that {@code spec} selects. */
   public List<JobTask> loadTasks(JobSpec spec, List<TaskSetSpec> taskSets) {
     TaskLoader loader =
-        new TaskLoader(options.cacheDirectory(), HubDatasetClient.fromEnvironment(System.getenv(), options.cacheDirectory()));
+        new TaskLoader(options.cacheDirectory(), HubDatasetClient.fromEnvironment(options.cacheDirectory()));
     List<JobTask> tasks = new ArrayList<>();
     for (TaskSelection.Selected selected : TaskSelection.select(spec, taskSets)) {
       tasks.add(toJobTask(selected.taskSet(), loader.load(selected.taskSet(), selected.task())));

@@ -1,11 +1,11 @@
 package dev.tenbin.eval.services;
 
-import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.rpc.ClientSecurity;
+import dev.tenbin.rpc.HostPort;
 
 /**
- * A remote service address given as {@code host:port}, and how to reach it (TLS, token; plaintext
- * unless told otherwise).
+ * A remote service address given as {@code host:port} (or {@code [ipv6]:port}), and how to reach
+ * it (TLS, token; plaintext unless told otherwise).
  */
 public record ServiceEndpoint(String host, int port, ClientSecurity security) {
   public ServiceEndpoint {
@@ -23,25 +23,14 @@ public record ServiceEndpoint(String host, int port, ClientSecurity security) {
     return new ServiceEndpoint(host, port, newSecurity);
   }
 
+  /** Parses {@code value} given for {@code option} with the one endpoint parser, {@link HostPort}. */
   public static ServiceEndpoint parse(String option, String value) {
-    int colon = value == null ? -1 : value.lastIndexOf(':');
-    if (colon <= 0 || colon == value.length() - 1) {
-      throw new InvalidInputException(option, option + " must be host:port, got '" + value + "'");
-    }
-    try {
-      int port = Integer.parseInt(value.substring(colon + 1));
-      if (port < 1 || port > 65535) {
-        throw new NumberFormatException();
-      }
-      return new ServiceEndpoint(value.substring(0, colon), port);
-    } catch (NumberFormatException e) {
-      throw new InvalidInputException(
-          option, option + " needs a port within 1..65535, got '" + value + "'");
-    }
+    HostPort address = HostPort.parse(option, value);
+    return new ServiceEndpoint(address.host(), address.port());
   }
 
   @Override
   public String toString() {
-    return host + ":" + port;
+    return new HostPort(host, port).toString();
   }
 }

@@ -72,6 +72,14 @@ public final class HubDatasetClient {
   }
 
   /** A client for {@code HF_ENDPOINT} (default {@value #DEFAULT_ENDPOINT}) with token {@code HF_TOKEN}. */
+  /**
+   * A client for this process's environment ({@code HF_ENDPOINT}, {@code HF_TOKEN}): the one place
+   * the orchestrator reads the hub's environment for datasets.
+   */
+  public static HubDatasetClient fromEnvironment(Path cacheDirectory) {
+    return fromEnvironment(System.getenv(), cacheDirectory);
+  }
+
   public static HubDatasetClient fromEnvironment(Map<String, String> environment, Path cacheDirectory) {
     String endpoint = environment.getOrDefault("HF_ENDPOINT", "");
     return new HubDatasetClient(

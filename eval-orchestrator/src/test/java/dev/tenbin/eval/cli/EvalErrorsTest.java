@@ -60,7 +60,7 @@ class EvalErrorsTest {
     assertThat(badFlag.exitCode()).isEqualTo(2);
     assertThat(badFlag.err()).contains("Unknown option: '--frobnicate'");
     assertCleanFailure(
-        CliRunner.run("eval", "--dataset", data.toString(), "--index-endpoint", "nonsense"), "host:port");
+        CliRunner.run("eval", "--dataset", data.toString(), "--index-endpoint", "nonsense"), "--index-endpoint is missing its port (HOST:PORT), got 'nonsense'");
   }
 
   @Test

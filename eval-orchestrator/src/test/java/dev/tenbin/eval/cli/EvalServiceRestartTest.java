@@ -183,7 +183,7 @@ class EvalServiceRestartTest {
     Process first = serve(tmp.resolve("first.log"), data, models);
     String id;
     try {
-      CliRunner submit = CliRunner.run("submit", spec.toString(), "--out", "job", "--endpoint", endpoint(first, tmp.resolve("first.log")));
+      CliRunner submit = CliRunner.run("job", "submit", spec.toString(), "--out", "job", "--endpoint", endpoint(first, tmp.resolve("first.log")));
       assertThat(submit.exitCode()).as(submit.err()).isZero();
       id = submit.out().strip();
       Path events = out.resolve("events.jsonl");

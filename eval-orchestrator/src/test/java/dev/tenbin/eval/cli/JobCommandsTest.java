@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code tenbin submit | status | watch | cancel | results} and {@code tenbin job list} against an
+ * {@code tenbin job submit | status | watch | cancel | results | list} against an
  * eval service on loopback whose data root is {@code shared/datasets} and whose job executor stores
  * one cell (or fails, for a job named {@code fails}).
  */
@@ -98,16 +98,16 @@ class JobCommandsTest {
   @Test
   void aSubmittedJobIsFollowedToTheEndAndItsResultsPrinted() throws Exception {
     Path spec = clientSpec("job");
-    CliRunner submit = CliRunner.run("submit", spec.toString(), "--out", "out", "--watch", "--endpoint", endpoint);
+    CliRunner submit = CliRunner.run("job", "submit", spec.toString(), "--out", "out", "--watch", "--endpoint", endpoint);
     assertThat(submit.exitCode()).as(submit.err()).isZero();
     String id = submit.out().strip();
     assertThat(id).matches("job-[0-9a-f]{12}");
     assertThat(submit.err()).contains(id + " succeeded: 1/1 cells");
 
-    CliRunner status = CliRunner.run("status", id, "--endpoint", endpoint);
+    CliRunner status = CliRunner.run("job", "status", id, "--endpoint", endpoint);
     assertThat(status.out()).contains("succeeded");
 
-    CliRunner table = CliRunner.run("results", id, "--endpoint", endpoint);
+    CliRunner table = CliRunner.run("job", "results", id, "--endpoint", endpoint);
     assertThat(table.out()).contains("bm25").contains("0.7500").contains("1.0000");
     CliRunner json = CliRunner.run("job", "results", id, "--json", "--rankings", "--endpoint", endpoint);
     var cell = ResultStore.JSON.readTree(json.out().lines().findFirst().orElseThrow());
@@ -118,7 +118,7 @@ class JobCommandsTest {
   @Test
   void submitResolvesTheTaskSetsOnTheClientRelativeToTheSpecAndTheServiceReadsTheDatasetUnderItsDataRoot() throws Exception {
     Path spec = clientSpec("job");
-    CliRunner submit = CliRunner.run("submit", spec.toString(), "--out", "runs/x", "--watch", "--endpoint", endpoint);
+    CliRunner submit = CliRunner.run("job", "submit", spec.toString(), "--out", "runs/x", "--watch", "--endpoint", endpoint);
     assertThat(submit.exitCode()).as(submit.err()).isZero();
     AdmittedJob ran = lastRun.get();
     assertThat(ran.directory()).isEqualTo(tmp.resolve("results").toRealPath().resolve("runs/x"));
@@ -139,7 +139,7 @@ class JobCommandsTest {
     TinyBeir.write(datasets.resolve("xquad-en"));
     TinyBeir.write(datasets.resolve("arcd-ar"));
     CliRunner submit =
-        CliRunner.run("submit", repo.resolve("examples/jobs/small-dense.yaml").toString(), "--out", "runs/x", "--watch", "--endpoint", endpoint);
+        CliRunner.run("job", "submit", repo.resolve("examples/jobs/small-dense.yaml").toString(), "--out", "runs/x", "--watch", "--endpoint", endpoint);
     assertThat(submit.exitCode()).as(submit.err()).isZero();
     assertThat(lastRun.get().spec().taskFilter()).containsExactly("xquad-en", "arcd-ar");
     assertThat(lastRun.get().taskSets().getFirst().task("xquad-en").orElseThrow().source())
@@ -149,18 +149,18 @@ class JobCommandsTest {
   @Test
   void aBadJobFailsAtSubmitWithTheFieldNamedAndANonZeroExit() throws Exception {
     Path spec = clientSpec("job");
-    CliRunner outside = CliRunner.run("submit", spec.toString(), "--out", "/etc/x", "--endpoint", endpoint);
+    CliRunner outside = CliRunner.run("job", "submit", spec.toString(), "--out", "/etc/x", "--endpoint", endpoint);
     assertThat(outside.exitCode()).isNotZero();
     assertThat(outside.out()).isEmpty();
     assertThat(outside.err()).contains("PERMISSION_DENIED").contains("output_dir").doesNotContain("Exception");
 
     Files.writeString(tmp.resolve("client/sets/tasks.yaml"), "name: b\ntasks:\n  - {name: tiny, language: en, source: {path: /etc}}\n");
-    CliRunner dataset = CliRunner.run("submit", spec.toString(), "--out", "o", "--endpoint", endpoint);
+    CliRunner dataset = CliRunner.run("job", "submit", spec.toString(), "--out", "o", "--endpoint", endpoint);
     assertThat(dataset.exitCode()).isNotZero();
     assertThat(dataset.err()).contains("PERMISSION_DENIED").contains("tasks[0].source.path").contains("outside the data roots");
 
     Files.delete(tmp.resolve("client/sets/tasks.yaml"));
-    CliRunner missing = CliRunner.run("submit", spec.toString(), "--out", "o", "--endpoint", endpoint);
+    CliRunner missing = CliRunner.run("job", "submit", spec.toString(), "--out", "o", "--endpoint", endpoint);
     assertThat(missing.exitCode()).isEqualTo(2);
     assertThat(missing.err()).contains("names task set ../sets/tasks.yaml, not found");
     assertThat(lastRun.get()).isNull();
@@ -169,7 +169,7 @@ class JobCommandsTest {
   @Test
   void submitWithWatchExitsNonZeroWhenTheJobFails() throws Exception {
     Path spec = clientSpec("fails");
-    CliRunner submit = CliRunner.run("submit", spec.toString(), "--out", "f", "--watch", "--endpoint", endpoint);
+    CliRunner submit = CliRunner.run("job", "submit", spec.toString(), "--out", "f", "--watch", "--endpoint", endpoint);
     assertThat(submit.exitCode()).isEqualTo(RunCommand.EXIT_INCOMPLETE);
     assertThat(submit.err()).contains("failed").contains("the index is gone");
   }
@@ -177,7 +177,7 @@ class JobCommandsTest {
   @Test
   void jobListShowsEveryJobAgainAfterTheServiceRestarts() throws Exception {
     Path spec = clientSpec("job");
-    String id = CliRunner.run("submit", spec.toString(), "--out", "out", "--watch", "--endpoint", endpoint).out().strip();
+    String id = CliRunner.run("job", "submit", spec.toString(), "--out", "out", "--watch", "--endpoint", endpoint).out().strip();
     CliRunner before = CliRunner.run("job", "list", "--endpoint", endpoint);
     assertThat(before.exitCode()).as(before.err()).isZero();
     assertThat(before.out()).contains(id).contains("succeeded").contains("1/1");
@@ -192,18 +192,18 @@ class JobCommandsTest {
     assertThat(listed.get("state").asText()).isEqualTo("succeeded");
     assertThat(listed.get("cells_done").asInt()).isEqualTo(1);
     assertThat(listed.get("ended").asText()).isNotEmpty();
-    assertThat(CliRunner.run("results", id, "--endpoint", endpoint).out()).contains("0.7500");
+    assertThat(CliRunner.run("job", "results", id, "--endpoint", endpoint).out()).contains("0.7500");
   }
 
   @Test
   void unknownJobsAndUnreachableServicesAreClearErrors() {
-    CliRunner cancel = CliRunner.run("cancel", "job-000000000000", "--endpoint", endpoint);
+    CliRunner cancel = CliRunner.run("job", "cancel", "job-000000000000", "--endpoint", endpoint);
     assertThat(cancel.exitCode()).isEqualTo(2);
     assertThat(cancel.err()).contains("NOT_FOUND").contains("no job 'job-000000000000'");
-    CliRunner badSpec = CliRunner.run("submit", tmp.resolve("missing.yaml").toString(), "--out", "o", "--endpoint", endpoint);
+    CliRunner badSpec = CliRunner.run("job", "submit", tmp.resolve("missing.yaml").toString(), "--out", "o", "--endpoint", endpoint);
     assertThat(badSpec.exitCode()).isEqualTo(2);
     assertThat(badSpec.err()).contains("missing.yaml");
-    CliRunner refused = CliRunner.run("status", "job-1", "--endpoint", "127.0.0.1:1");
+    CliRunner refused = CliRunner.run("job", "status", "job-1", "--endpoint", "127.0.0.1:1");
     assertThat(refused.exitCode()).isEqualTo(1);
     assertThat(refused.err()).contains("UNAVAILABLE").doesNotContain("Exception");
   }

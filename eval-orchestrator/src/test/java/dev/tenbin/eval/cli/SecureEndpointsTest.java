@@ -75,25 +75,25 @@ class SecureEndpointsTest {
       String endpoint = "localhost:" + host.port();
 
       CliRunner ok =
-          CliRunner.run("status", "job-1", "--endpoint", endpoint, "--tls-ca", caFile.toString(), "--auth-token-file", tokens.toString());
+          CliRunner.run("job", "status", "job-1", "--endpoint", endpoint, "--tls-ca", caFile.toString(), "--auth-token-file", tokens.toString());
       assertThat(ok.exitCode()).as(ok.err()).isZero();
       assertThat(ok.out()).contains("job-1 succeeded: 3/3 cells");
 
       CliRunner wrongToken =
-          CliRunner.run("status", "job-1", "--endpoint", endpoint, "--tls-ca", caFile.toString(), "--auth-token-file", wrong.toString());
+          CliRunner.run("job", "status", "job-1", "--endpoint", endpoint, "--tls-ca", caFile.toString(), "--auth-token-file", wrong.toString());
       assertThat(wrongToken.exitCode()).isEqualTo(TenbinCli.EXIT_FAILURE);
       assertThat(wrongToken.err()).contains("UNAUTHENTICATED").doesNotContain("not-the-token");
 
-      CliRunner noToken = CliRunner.run("status", "job-1", "--endpoint", endpoint, "--tls-ca", caFile.toString());
+      CliRunner noToken = CliRunner.run("job", "status", "job-1", "--endpoint", endpoint, "--tls-ca", caFile.toString());
       assertThat(noToken.exitCode()).isEqualTo(TenbinCli.EXIT_FAILURE);
       assertThat(noToken.err()).contains("UNAUTHENTICATED");
 
-      CliRunner plaintext = CliRunner.run("status", "job-1", "--endpoint", endpoint, "--auth-token-file", tokens.toString());
+      CliRunner plaintext = CliRunner.run("job", "status", "job-1", "--endpoint", endpoint, "--auth-token-file", tokens.toString());
       assertThat(plaintext.exitCode()).isEqualTo(TenbinCli.EXIT_FAILURE);
       assertThat(plaintext.err()).contains("UNAVAILABLE").doesNotContain(TOKEN);
 
       CliRunner missingCa =
-          CliRunner.run("status", "job-1", "--endpoint", endpoint, "--tls-ca", tmp.resolve("nope.pem").toString());
+          CliRunner.run("job", "status", "job-1", "--endpoint", endpoint, "--tls-ca", tmp.resolve("nope.pem").toString());
       assertThat(missingCa.exitCode()).isEqualTo(TenbinCli.EXIT_USAGE);
       assertThat(missingCa.err()).contains("--tls-ca").contains("nope.pem");
     }
