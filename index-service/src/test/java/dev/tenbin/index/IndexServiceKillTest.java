@@ -8,6 +8,8 @@ import dev.tenbin.proto.index.v1.CollectionState;
 import dev.tenbin.proto.index.v1.CreateCollectionRequest;
 import dev.tenbin.proto.index.v1.DescribeCollectionRequest;
 import dev.tenbin.proto.index.v1.Document;
+import dev.tenbin.proto.common.v1.Similarity;
+import dev.tenbin.proto.index.v1.DenseOptions;
 import dev.tenbin.proto.index.v1.Family;
 import dev.tenbin.proto.index.v1.IndexServiceGrpc;
 import dev.tenbin.proto.index.v1.IngestRequest;
@@ -208,6 +210,7 @@ class IndexServiceKillTest {
                     .setCollection("c")
                     .setFamily(Family.FAMILY_DENSE)
                     .setTopK(topK)
+                    .setDense(DenseOptions.newBuilder().setSimilarity(Similarity.SIMILARITY_COSINE))
                     .addQueries(Query.newBuilder().setId("q").setDense(query))
                     .build());
     assertThat(bm25.getRankings(0).getDocumentsCount()).isEqualTo(count);

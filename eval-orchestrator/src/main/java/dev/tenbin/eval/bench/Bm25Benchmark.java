@@ -88,7 +88,9 @@ public final class Bm25Benchmark {
       start = System.nanoTime();
       for (int pass = 0; pass < searchPasses; pass++) {
         for (String query : queries) {
-          collection.searchBm25(query, 100, Cancellation.NEVER);
+          collection.search(
+              dev.tenbin.index.search.SearchRequest.topK(List.of(new dev.tenbin.index.search.LexicalQuery(query)), 100),
+              Cancellation.NEVER);
         }
       }
       double searchSeconds = (System.nanoTime() - start) / 1e9;

@@ -1,8 +1,10 @@
 package dev.tenbin.eval.drill;
 
 import dev.tenbin.proto.common.v1.DenseVector;
+import dev.tenbin.proto.common.v1.Similarity;
 import dev.tenbin.proto.index.v1.CollectionSpec;
 import dev.tenbin.proto.index.v1.CreateCollectionRequest;
+import dev.tenbin.proto.index.v1.DenseOptions;
 import dev.tenbin.proto.index.v1.DescribeCollectionRequest;
 import dev.tenbin.proto.index.v1.Document;
 import dev.tenbin.proto.index.v1.Family;
@@ -155,6 +157,7 @@ public final class LongIdDrill {
               .getRankings(0).getDocumentsCount();
       int dense =
           index.search(SearchRequest.newBuilder().setCollection("drill").setFamily(Family.FAMILY_DENSE).setTopK(10)
+                  .setDense(DenseOptions.newBuilder().setSimilarity(Similarity.SIMILARITY_COSINE))
                   .addQueries(Query.newBuilder().setId("q").setDense(document("q", "").getDense())).build())
               .getRankings(0).getDocumentsCount();
       if (dense != documents || bm25 > documents || (documents > 0 && bm25 == 0)) {

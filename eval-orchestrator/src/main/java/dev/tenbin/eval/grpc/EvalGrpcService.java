@@ -81,33 +81,24 @@ public final class EvalGrpcService extends EvalServiceGrpc.EvalServiceImplBase {
     response.onCompleted();
   }
 
+  /**
+   * Streams the job's states until it ends, under flow control ({@link LatestValueStream}): a
+   * reader that does not keep up gets the newest state when it asks again, never a backlog.
+   */
   @Override
   public void watchJob(WatchJobRequest request, StreamObserver<WatchJobResponse> response) {
     ServerCallStreamObserver<WatchJobResponse> call = (ServerCallStreamObserver<WatchJobResponse>) response;
-    Object lock = new Object();
-    boolean[] ended = {false};
-    Runnable[] stop = {() -> {}};
-    stop[0] =
-        jobs.watch(
-            request.getJobId(),
-            snapshot -> {
-              synchronized (lock) {
-                if (ended[0] || call.isCancelled()) {
-                  return;
-                }
-                call.onNext(WatchJobResponse.newBuilder().setJob(proto(snapshot)).build());
-                if (snapshot.state().finished()) {
-                  ended[0] = true;
-                  call.onCompleted();
-                }
-              }
-            });
-    call.setOnCancelHandler(() -> stop[0].run());
-    synchronized (lock) {
-      if (ended[0]) {
-        stop[0].run();
-      }
-    }
+    LatestValueStream<WatchJobResponse> stream =
+        new LatestValueStream<>(call, update -> isFinished(update.getJob().getState()));
+    Runnable stop = jobs.watch(request.getJobId(), snapshot -> stream.offer(WatchJobResponse.newBuilder().setJob(proto(snapshot)).build()));
+    stream.whenEnded(stop);
+  }
+
+  private static boolean isFinished(JobState state) {
+    return switch (state) {
+      case JOB_STATE_SUCCEEDED, JOB_STATE_FAILED, JOB_STATE_CANCELLED -> true;
+      default -> false;
+    };
   }
 
   @Override

@@ -7,7 +7,9 @@ import dev.tenbin.core.Cancellation;
 import dev.tenbin.index.IndexServiceConfig;
 import dev.tenbin.index.collection.CollectionCatalog;
 import dev.tenbin.index.collection.CollectionSpec;
-import dev.tenbin.index.collection.ScoredHit;
+import dev.tenbin.index.rank.Hit;
+import dev.tenbin.index.search.LexicalQuery;
+import dev.tenbin.index.search.SearchRequest;
 import dev.tenbin.index.grpc.IndexGrpcService;
 import dev.tenbin.proto.index.v1.Document;
 import dev.tenbin.rpc.ExceptionMappingInterceptor;
@@ -171,8 +173,9 @@ class CollectionIngesterTest {
   private void assertHoldsExactly(List<Document> docs) {
     var collection = catalog.get("c", "collection");
     assertThat(collection.size()).isEqualTo(docs.size());
-    assertThat(collection.searchBm25("apple", 1_000, Cancellation.NEVER))
-        .extracting(ScoredHit::docId)
+    var search = SearchRequest.topK(List.of(new LexicalQuery("apple")), 1_000);
+    assertThat(collection.search(search, Cancellation.NEVER).rankings().getFirst())
+        .extracting(Hit::docId)
         .containsExactlyInAnyOrderElementsOf(docs.stream().map(Document::getId).toList());
   }
 

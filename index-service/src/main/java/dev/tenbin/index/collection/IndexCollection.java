@@ -4,15 +4,22 @@ import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.core.PreconditionException;
 import dev.tenbin.core.UnavailableException;
-import dev.tenbin.index.dense.DenseHit;
+import dev.tenbin.index.rank.OrdinalHit;
 import dev.tenbin.index.dense.DenseSearchOptions;
 import dev.tenbin.index.dense.DenseSearcher;
 import dev.tenbin.index.dense.VectorSimilarity;
-import dev.tenbin.index.lexical.LexicalHit;
 import dev.tenbin.index.multivector.MaxSimSearcher;
 import dev.tenbin.index.multivector.MultiVectorStore;
-import dev.tenbin.index.multivector.TokenVectors;
 import dev.tenbin.index.quantize.Int8Quantizer;
+import dev.tenbin.index.rank.Hit;
+import dev.tenbin.index.search.DenseQuery;
+import dev.tenbin.index.search.LexicalQuery;
+import dev.tenbin.index.search.MultiVectorQuery;
+import dev.tenbin.index.search.Query;
+import dev.tenbin.index.search.SearchRequest;
+import dev.tenbin.index.search.SearchResult;
+import dev.tenbin.index.search.SearchStats;
+import dev.tenbin.index.search.SparseQuery;
 import dev.tenbin.index.sparse.ImpactSearcher;
 import dev.tenbin.index.sparse.SparseDoc;
 import dev.tenbin.index.sparse.SparseVectorStore;
@@ -23,7 +30,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -249,57 +255,104 @@ public final class IndexCollection implements Closeable {
     return maxSimSearcher;
   }
 
-  /** Learned-sparse top {@code k} with query- and document-side pruning (0 = none). */
-  public List<ScoredHit> searchSparse(
-      SparseDoc query, int maxQueryDims, int maxDocumentDims, int k, Cancellation cancellation) {
-    SparseVectorStore sparse = stores.sparse;
-    if (sparse == null) {
-      throw new InvalidInputException("family", "collection " + spec.name() + " stores no sparse vectors");
+  /**
+   * Runs one search request: the top {@code k} of the collection or the scores of fixed candidate
+   * lists, for queries of one family. Every ranking is best first: score descending, then doc id
+   * ascending. Dense queries are searched in one pass over the corpus (the same results as one at
+   * a time).
+   *
+   * @throws InvalidInputException naming the field when the collection does not store the family's
+   *     representation ({@code family}), a query vector does not fit it, or a candidate id is unknown
+   *     ({@code candidates[i].doc_ids[j]})
+   */
+  public SearchResult search(SearchRequest request, Cancellation cancellation) {
+    long start = System.nanoTime();
+    if (!request.isRescore() && !request.queries().isEmpty() && request.queries().getFirst() instanceof DenseQuery first) {
+      return denseTopK(request, first.options(), start, cancellation);
     }
-    sparse.validate(List.of(query), "queries.sparse");
-    ImpactSearcher searcher;
-    synchronized (this) {
-      if (sparseSearcher == null) {
-        sparseSearcher = new ImpactSearcher(sparse.snapshot(), idOrder());
+    List<List<Hit>> rankings = new ArrayList<>(request.queries().size());
+    for (int i = 0; i < request.queries().size(); i++) {
+      Query query = request.queries().get(i);
+      rankings.add(
+          request.isRescore()
+              ? rescore(query, request.candidates().get(i), "candidates[" + i + "].doc_ids", cancellation)
+              : topK(query, request.k(), cancellation));
+    }
+    return new SearchResult(rankings, SearchStats.timed(System.nanoTime() - start));
+  }
+
+  private List<Hit> topK(Query query, int k, Cancellation cancellation) {
+    return switch (query) {
+      case LexicalQuery lexical -> stores.lexical.search(lexical.text(), k, cancellation);
+      case SparseQuery sparse ->
+          ids(sparseSearcher(sparse, "queries.sparse")
+              .search(sparse.vector(), sparse.maxQueryDims(), sparse.maxDocumentDims(), k, cancellation));
+      case MultiVectorQuery multiVector ->
+          ids(maxSimSearcher(multiVector, "queries.multi_vector").search(multiVector.tokens(), k, cancellation));
+      case DenseQuery dense -> throw new IllegalStateException("dense queries are searched as one batch");
+    };
+  }
+
+  /** Dense top {@code k} of every query in one pass, with the variant's facts. */
+  private SearchResult denseTopK(
+      SearchRequest request, DenseSearchOptions options, long start, Cancellation cancellation) {
+    List<float[]> vectors = new ArrayList<>(request.queries().size());
+    for (Query query : request.queries()) {
+      vectors.add(((DenseQuery) query).vector());
+    }
+    List<List<Hit>> rankings = new ArrayList<>(vectors.size());
+    long clipped = 0;
+    long queryValues = 0;
+    long bytesPerVector = 0;
+    double recallSum = 0;
+    for (var result : denseSearcher().searchBatch(vectors, options, request.k(), cancellation)) {
+      rankings.add(ids(result.hits()));
+      clipped += result.clippedQueryValues();
+      queryValues += result.queryValues();
+      bytesPerVector = result.bytesPerVector();
+      recallSum += Double.isNaN(result.approximateRecall()) ? 0 : result.approximateRecall();
+    }
+    double recall = options.approximate() ? recallSum / vectors.size() : 0;
+    return new SearchResult(
+        rankings, new SearchStats(System.nanoTime() - start, clipped, queryValues, bytesPerVector, recall));
+  }
+
+  /** The scores of a fixed candidate set, ordered by score descending, then doc id ascending. */
+  private List<Hit> rescore(Query query, List<String> docIds, String field, Cancellation cancellation) {
+    return switch (query) {
+      case LexicalQuery lexical -> {
+        int[] ordinals = ordinals(docIds, field);
+        float[] scores = stores.lexical.score(lexical.text(), ordinals, cancellation);
+        yield ranked(docIds, scores);
       }
-      searcher = sparseSearcher;
-    }
-    List<ScoredHit> ranking = new ArrayList<>();
-    for (var hit : searcher.search(query, maxQueryDims, maxDocumentDims, k, cancellation)) {
-      ranking.add(new ScoredHit(idsInOrderSnapshot(hit.ordinal()), hit.score()));
-    }
-    return ranking;
+      case SparseQuery sparse -> rescoreSparse(sparse, docIds, field);
+      case MultiVectorQuery multiVector -> {
+        MaxSimSearcher maxSim = maxSimSearcher(multiVector, "candidates.query.multi_vector");
+        int[] ordinals = ordinals(docIds, field);
+        float[] scores = new float[ordinals.length];
+        for (int i = 0; i < ordinals.length; i++) {
+          scores[i] = maxSim.score(multiVector.tokens(), ordinals[i]);
+        }
+        yield ranked(docIds, scores);
+      }
+      case DenseQuery dense -> {
+        int[] ordinals = ordinals(docIds, field);
+        DenseSearchOptions options = dense.options();
+        yield ids(denseSearcher().rescore(dense.vector(), ordinals, options.similarity(), options.truncateDimensions()));
+      }
+    };
   }
 
-  /** Late-interaction (MaxSim) top {@code k} over the whole corpus. */
-  public List<ScoredHit> searchMaxSim(TokenVectors query, int k, Cancellation cancellation) {
-    MultiVectorStore multiVectors = stores.multiVectors;
-    if (multiVectors == null) {
-      throw new InvalidInputException("family", "collection " + spec.name() + " stores no multi-vectors");
-    }
-    multiVectors.validate(List.of(query), "queries.multi_vector");
-    MaxSimSearcher searcher = maxSimSearcher();
-    List<ScoredHit> ranking = new ArrayList<>();
-    for (var hit : searcher.search(query, k, cancellation)) {
-      ranking.add(new ScoredHit(idsInOrderSnapshot(hit.ordinal()), hit.score()));
-    }
-    return ranking;
-  }
-
-  /** Sparse dot-product scores of a fixed candidate set (pruning applied), ordered by score, then doc id. */
-  public List<ScoredHit> rescoreSparse(
-      SparseDoc query, int maxQueryDims, int maxDocumentDims, List<String> docIds, String field) {
-    SparseVectorStore sparse = stores.sparse;
-    if (sparse == null) {
-      throw new InvalidInputException("family", "collection " + spec.name() + " stores no sparse vectors");
-    }
-    sparse.validate(List.of(query), "candidates.query.sparse");
+  /** Sparse dot products of a fixed candidate set, pruning applied. */
+  private List<Hit> rescoreSparse(SparseQuery query, List<String> docIds, String field) {
+    SparseVectorStore sparse = sparseStore();
+    sparse.validate(List.of(query.vector()), "candidates.query.sparse");
     int[] ordinals = ordinals(docIds, field);
     List<SparseDoc> docs = sparse.snapshot();
-    SparseDoc q = query.pruned(maxQueryDims);
-    List<ScoredHit> hits = new ArrayList<>();
+    SparseDoc q = query.vector().pruned(query.maxQueryDims());
+    float[] scores = new float[ordinals.length];
     for (int i = 0; i < ordinals.length; i++) {
-      SparseDoc doc = docs.get(ordinals[i]).pruned(maxDocumentDims);
+      SparseDoc doc = docs.get(ordinals[i]).pruned(query.maxDocumentDims());
       float score = 0;
       for (int t = 0; t < q.ids().length; t++) {
         int at = Arrays.binarySearch(doc.ids(), q.ids()[t]);
@@ -307,26 +360,56 @@ public final class IndexCollection implements Closeable {
           score += q.weights()[t] * doc.weights()[at];
         }
       }
-      hits.add(new ScoredHit(docIds.get(i), score));
+      scores[i] = score;
     }
-    hits.sort(Comparator.comparing(ScoredHit::score, Comparator.reverseOrder()).thenComparing(ScoredHit::docId));
+    return ranked(docIds, scores);
+  }
+
+  /** Candidates with their scores, sorted into ranking order. */
+  private static List<Hit> ranked(List<String> docIds, float[] scores) {
+    List<Hit> hits = new ArrayList<>(scores.length);
+    for (int i = 0; i < scores.length; i++) {
+      hits.add(new Hit(docIds.get(i), scores[i]));
+    }
+    hits.sort(Hit.RANKING);
     return hits;
   }
 
-  /** MaxSim scores of a fixed candidate set, ordered by score, then doc id. */
-  public List<ScoredHit> rescoreMaxSim(TokenVectors query, List<String> docIds, String field) {
+  /** A searcher's hits with their doc ids, in the searcher's order. */
+  private synchronized List<Hit> ids(List<OrdinalHit> hits) {
+    List<Hit> ranking = new ArrayList<>(hits.size());
+    for (OrdinalHit hit : hits) {
+      ranking.add(new Hit(idsInOrder.get(hit.ordinal()), hit.score()));
+    }
+    return ranking;
+  }
+
+  private SparseVectorStore sparseStore() {
+    SparseVectorStore sparse = stores.sparse;
+    if (sparse == null) {
+      throw new InvalidInputException("family", "collection " + spec.name() + " stores no sparse vectors");
+    }
+    return sparse;
+  }
+
+  private synchronized ImpactSearcher sparseSearcher(SparseQuery query, String field) {
+    SparseVectorStore sparse = sparseStore();
+    sparse.validate(List.of(query.vector()), field);
+    if (sparseSearcher == null) {
+      sparseSearcher = new ImpactSearcher(sparse.snapshot(), idOrder());
+    }
+    return sparseSearcher;
+  }
+
+  private synchronized MaxSimSearcher maxSimSearcher(MultiVectorQuery query, String field) {
     if (stores.multiVectors == null) {
       throw new InvalidInputException("family", "collection " + spec.name() + " stores no multi-vectors");
     }
-    stores.multiVectors.validate(List.of(query), "candidates.query.multi_vector");
-    int[] ordinals = ordinals(docIds, field);
-    MaxSimSearcher maxSim = maxSimSearcher();
-    List<ScoredHit> hits = new ArrayList<>();
-    for (int i = 0; i < ordinals.length; i++) {
-      hits.add(new ScoredHit(docIds.get(i), maxSim.score(query, ordinals[i])));
+    stores.multiVectors.validate(List.of(query.tokens()), field);
+    if (maxSimSearcher == null) {
+      maxSimSearcher = new MaxSimSearcher(stores.multiVectors.snapshot(), stores.multiVectors.dimension(), idOrder());
     }
-    hits.sort(Comparator.comparing(ScoredHit::score, Comparator.reverseOrder()).thenComparing(ScoredHit::docId));
-    return hits;
+    return maxSimSearcher;
   }
 
   /** ordinal → position of its id in ascending id order (the tie policy). */
@@ -343,61 +426,6 @@ public final class IndexCollection implements Closeable {
     }
     return order;
   }
-
-  /** Dense top {@code k} in any variant: score descending, then doc id ascending. */
-  public DenseRanking searchDense(
-      float[] query, DenseSearchOptions options, int k, Cancellation cancellation) {
-    var result = denseSearcher().search(query, options, k, cancellation);
-    List<ScoredHit> ranking = new ArrayList<>();
-    for (DenseHit hit : result.hits()) {
-      ranking.add(new ScoredHit(idsInOrderSnapshot(hit.ordinal()), hit.score()));
-    }
-    return new DenseRanking(
-        ranking, result.clippedQueryValues(), result.queryValues(), result.bytesPerVector(), result.approximateRecall());
-  }
-
-  /** Dense top {@code k} of several queries in one pass; identical to searching one at a time. */
-  public List<DenseRanking> searchDenseBatch(
-      List<float[]> queries, DenseSearchOptions options, int k, Cancellation cancellation) {
-    List<DenseRanking> rankings = new ArrayList<>(queries.size());
-    for (var result : denseSearcher().searchBatch(queries, options, k, cancellation)) {
-      List<ScoredHit> ranking = new ArrayList<>();
-      for (DenseHit hit : result.hits()) {
-        ranking.add(new ScoredHit(idsInOrderSnapshot(hit.ordinal()), hit.score()));
-      }
-      rankings.add(
-          new DenseRanking(
-              ranking, result.clippedQueryValues(), result.queryValues(), result.bytesPerVector(), result.approximateRecall()));
-    }
-    return rankings;
-  }
-
-  /** BM25 scores of a fixed candidate set, ordered by score descending, then doc id ascending. */
-  public List<ScoredHit> rescoreBm25(String queryText, List<String> docIds, String field, Cancellation cancellation) {
-    int[] ordinals = ordinals(docIds, field);
-    float[] scores = stores.lexical.score(queryText, ordinals, cancellation);
-    List<ScoredHit> hits = new ArrayList<>(ordinals.length);
-    for (int i = 0; i < ordinals.length; i++) {
-      hits.add(new ScoredHit(docIds.get(i), scores[i]));
-    }
-    hits.sort(Comparator.comparing(ScoredHit::score, Comparator.reverseOrder()).thenComparing(ScoredHit::docId));
-    return hits;
-  }
-
-  /** Float dense scores of a fixed candidate set (any retrieval model as a reranker). */
-  public List<ScoredHit> rescoreDense(
-      float[] query, List<String> docIds, VectorSimilarity similarity, int truncateDimensions, String field) {
-    int[] ordinals = ordinals(docIds, field);
-    List<ScoredHit> hits = new ArrayList<>(ordinals.length);
-    for (DenseHit hit : denseSearcher().rescore(query, ordinals, similarity, truncateDimensions)) {
-      hits.add(new ScoredHit(idsInOrderSnapshot(hit.ordinal()), hit.score()));
-    }
-    return hits;
-  }
-
-  /** A dense ranking and facts about its variant. */
-  public record DenseRanking(
-      List<ScoredHit> hits, int clippedQueryValues, int queryValues, long bytesPerVector, double approximateRecall) {}
 
   /**
    * Stores the int8 calibration (per-dimension corpus minimum and maximum, cosine and dot, full
@@ -427,10 +455,6 @@ public final class IndexCollection implements Closeable {
         : denseSearcher().int8(VectorSimilarity.COSINE, stores.dense.dimension());
   }
 
-  private synchronized String idsInOrderSnapshot(int ordinal) {
-    return idsInOrder.get(ordinal);
-  }
-
   private synchronized DenseSearcher denseSearcher() {
     if (stores.dense == null) {
       throw new InvalidInputException("family", "collection " + spec.name() + " stores no dense vectors");
@@ -439,16 +463,6 @@ public final class IndexCollection implements Closeable {
       denseSearcher = new DenseSearcher(stores.dense.snapshot(), stores.dense.dimension(), idOrder());
     }
     return denseSearcher;
-  }
-
-  /** BM25 top {@code k}: score descending, then doc id ascending. */
-  public List<ScoredHit> searchBm25(String queryText, int k, Cancellation cancellation) {
-    List<LexicalHit> hits = stores.lexical.search(queryText, k, cancellation);
-    List<ScoredHit> ranking = new ArrayList<>(hits.size());
-    for (LexicalHit hit : hits) {
-      ranking.add(new ScoredHit(hit.docId(), hit.score()));
-    }
-    return ranking;
   }
 
   /** What describing the collection reports. */

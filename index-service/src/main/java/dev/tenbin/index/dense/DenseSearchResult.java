@@ -1,5 +1,7 @@
 package dev.tenbin.index.dense;
 
+import dev.tenbin.index.rank.OrdinalHit;
+
 import java.util.List;
 
 /**
@@ -14,12 +16,12 @@ import java.util.List;
  *     NaN otherwise
  */
 public record DenseSearchResult(
-    List<DenseHit> hits, int clippedQueryValues, int queryValues, long bytesPerVector, double approximateRecall) {
+    List<OrdinalHit> hits, int clippedQueryValues, int queryValues, long bytesPerVector, double approximateRecall) {
   public DenseSearchResult {
     hits = List.copyOf(hits);
   }
 
-  public DenseSearchResult(List<DenseHit> hits, int clippedQueryValues, int queryValues, long bytesPerVector) {
+  public DenseSearchResult(List<OrdinalHit> hits, int clippedQueryValues, int queryValues, long bytesPerVector) {
     this(hits, clippedQueryValues, queryValues, bytesPerVector, Double.NaN);
   }
 }

@@ -1,5 +1,8 @@
 package dev.tenbin.index.dense;
 
+import dev.tenbin.index.rank.OrdinalHit;
+import dev.tenbin.index.rank.TopK;
+
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.index.quantize.BinaryQuantizer;
@@ -123,7 +126,7 @@ public final class DenseSearcher {
   }
 
   /** The exact float top {@code k} (the base variant). */
-  public List<DenseHit> search(
+  public List<OrdinalHit> search(
       float[] query, VectorSimilarity similarity, int truncateDimensions, int k, Cancellation cancellation) {
     return search(query, new DenseSearchOptions(similarity, truncateDimensions, Quantization.NONE, false, 0), k, cancellation)
         .hits();
@@ -144,7 +147,7 @@ public final class DenseSearcher {
     PreparedQuery q = prepare(query, "queries.dense", options.similarity(), dims);
     Quantization scoring = options.rescore() ? Quantization.NONE : options.quantization();
     int[] candidates = distinct(candidateOrdinals);
-    List<DenseHit> hits = new ArrayList<>(candidates.length);
+    List<OrdinalHit> hits = new ArrayList<>(candidates.length);
     int clipped = 0;
     switch (scoring) {
       case NONE -> {
@@ -178,7 +181,7 @@ public final class DenseSearcher {
   }
 
   /** Float scores of a fixed candidate set, in ranking order. */
-  public List<DenseHit> rescore(float[] query, int[] ordinals, VectorSimilarity similarity, int truncateDimensions) {
+  public List<OrdinalHit> rescore(float[] query, int[] ordinals, VectorSimilarity similarity, int truncateDimensions) {
     return rescore(
             query, ordinals, new DenseSearchOptions(similarity, truncateDimensions, Quantization.NONE, false, 0), Cancellation.NEVER)
         .hits();
@@ -234,7 +237,7 @@ public final class DenseSearcher {
       (part.length > 1 ? each.parallel() : each)
           .forEach(
               i -> {
-                List<DenseHit> hits = topK.select(scores[i], depth);
+                List<OrdinalHit> hits = topK.select(scores[i], depth);
                 // Re-ordered in float even when the shortlist is exactly k long (k = depth = 100).
                 if (floatRescore) {
                   hits = floatRescore(part[i], hits, variant, dims, k);
@@ -247,10 +250,10 @@ public final class DenseSearcher {
   }
 
   /** The shortlist re-scored in float, best {@code k} first. */
-  private List<DenseHit> floatRescore(PreparedQuery q, List<DenseHit> shortlist, Variant variant, int dims, int k) {
+  private List<OrdinalHit> floatRescore(PreparedQuery q, List<OrdinalHit> shortlist, Variant variant, int dims, int k) {
     float[] docs = variant.floats();
-    List<DenseHit> hits = new ArrayList<>(shortlist.size());
-    for (DenseHit hit : shortlist) {
+    List<OrdinalHit> hits = new ArrayList<>(shortlist.size());
+    for (OrdinalHit hit : shortlist) {
       hits.add(TopK.hit(hit.ordinal(), DotProduct.dot(q.floats(), docs, hit.ordinal() * dims, dims)));
     }
     return topK.sortAndCut(hits, k);
@@ -266,14 +269,14 @@ public final class DenseSearcher {
     Variant variant = variant(options.similarity(), dims);
     cancellation.throwIfCancelled();
     int[] candidates = variant.graph().search(q.floats(), Math.max(k, options.rescoreDepth()));
-    List<DenseHit> proposed = new ArrayList<>(candidates.length);
+    List<OrdinalHit> proposed = new ArrayList<>(candidates.length);
     for (int ordinal : candidates) {
-      proposed.add(new DenseHit(ordinal, 0));
+      proposed.add(new OrdinalHit(ordinal, 0));
     }
-    List<DenseHit> hits = floatRescore(q, proposed, variant, dims, k);
+    List<OrdinalHit> hits = floatRescore(q, proposed, variant, dims, k);
     float[][] scores = new float[1][size];
     scan(ScanQueries.of(new PreparedQuery[] {q}, Quantization.NONE, variant), scores, dims, cancellation);
-    List<DenseHit> exact = topK.select(scores[0], k);
+    List<OrdinalHit> exact = topK.select(scores[0], k);
     Set<Integer> truth = new HashSet<>();
     exact.forEach(hit -> truth.add(hit.ordinal()));
     long found = hits.stream().filter(hit -> truth.contains(hit.ordinal())).count();

@@ -1,5 +1,7 @@
 package dev.tenbin.index.fusion;
 
+import dev.tenbin.index.rank.Hit;
+
 import dev.tenbin.core.InvalidInputException;
 import java.util.Collections;
 import java.util.HashMap;
@@ -36,18 +38,18 @@ public record MinMaxInterpolation(List<Float> weights) implements RankFusion {
   }
 
   @Override
-  public List<RankedDoc> fuse(List<List<RankedDoc>> rankings) {
+  public List<Hit> fuse(List<List<Hit>> rankings) {
     if (weights.size() != rankings.size()) {
       throw new InvalidInputException(
           "weights", "one weight per ranking is needed: " + rankings.size() + " rankings, " + weights.size() + " weights");
     }
-    List<List<RankedDoc>> lists = RankFusion.withoutRepeats(rankings);
+    List<List<Hit>> lists = RankFusion.withoutRepeats(rankings);
     Map<String, Double> fused = new HashMap<>();
     for (int i = 0; i < lists.size(); i++) {
-      List<RankedDoc> ranking = lists.get(i);
+      List<Hit> ranking = lists.get(i);
       double min = Double.POSITIVE_INFINITY;
       double max = Double.NEGATIVE_INFINITY;
-      for (RankedDoc doc : ranking) {
+      for (Hit doc : ranking) {
         if (!Float.isFinite(doc.score())) {
           throw new InvalidInputException(
               "rankings[" + i + "]", "document '" + doc.docId() + "' has a NaN or infinite score");
@@ -56,7 +58,7 @@ public record MinMaxInterpolation(List<Float> weights) implements RankFusion {
         max = Math.max(max, doc.score());
       }
       double weight = weights.get(i);
-      for (RankedDoc doc : ranking) {
+      for (Hit doc : ranking) {
         double normalised = max > min ? (doc.score() - min) / (max - min) : 1.0;
         fused.merge(doc.docId(), weight * normalised, Double::sum);
       }

@@ -1,5 +1,7 @@
 package dev.tenbin.index.fusion;
 
+import dev.tenbin.index.rank.Hit;
+
 import dev.tenbin.core.InvalidInputException;
 import java.util.HashMap;
 import java.util.List;
@@ -26,9 +28,9 @@ public record ReciprocalRankFusion(int k) implements RankFusion {
   }
 
   @Override
-  public List<RankedDoc> fuse(List<List<RankedDoc>> rankings) {
+  public List<Hit> fuse(List<List<Hit>> rankings) {
     Map<String, Double> fused = new HashMap<>();
-    for (List<RankedDoc> ranking : RankFusion.withoutRepeats(rankings)) {
+    for (List<Hit> ranking : RankFusion.withoutRepeats(rankings)) {
       for (int rank = 1; rank <= ranking.size(); rank++) {
         fused.merge(ranking.get(rank - 1).docId(), 1.0 / ((double) k + rank), Double::sum);
       }

@@ -1,20 +1,17 @@
 package dev.tenbin.index.grpc;
 
-import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.index.IndexServiceConfig;
 import dev.tenbin.index.collection.CollectionCatalog;
 import dev.tenbin.index.collection.CollectionSpec;
 import dev.tenbin.index.collection.CollectionStats;
 import dev.tenbin.index.collection.IndexCollection;
-import dev.tenbin.index.collection.ScoredHit;
-import dev.tenbin.index.dense.VectorSimilarity;
 import dev.tenbin.index.fusion.RankFusion;
-import dev.tenbin.index.fusion.RankedDoc;
+import dev.tenbin.index.rank.Hit;
+import dev.tenbin.index.search.SearchResult;
 import dev.tenbin.proto.index.v1.FuseRequest;
 import dev.tenbin.proto.index.v1.FuseResponse;
 import dev.tenbin.index.lexical.Bm25Parameters;
-import dev.tenbin.proto.common.v1.DenseVector;
 import dev.tenbin.proto.common.v1.Ranking;
 import dev.tenbin.proto.common.v1.ScoredDocument;
 import dev.tenbin.proto.index.v1.CreateCollectionRequest;
@@ -23,13 +20,15 @@ import dev.tenbin.proto.index.v1.DescribeCollectionRequest;
 import dev.tenbin.proto.index.v1.DescribeCollectionResponse;
 import dev.tenbin.proto.index.v1.DropCollectionRequest;
 import dev.tenbin.proto.index.v1.DropCollectionResponse;
-import dev.tenbin.proto.index.v1.Family;
+import dev.tenbin.proto.index.v1.CandidateList;
 import dev.tenbin.proto.index.v1.IndexServiceGrpc;
 import dev.tenbin.proto.index.v1.IngestRequest;
 import dev.tenbin.proto.index.v1.IngestResponse;
 import dev.tenbin.proto.index.v1.ListCollectionsRequest;
 import dev.tenbin.proto.index.v1.ListCollectionsResponse;
 import dev.tenbin.proto.index.v1.Query;
+import dev.tenbin.proto.index.v1.RescoreRequest;
+import dev.tenbin.proto.index.v1.RescoreResponse;
 import dev.tenbin.proto.index.v1.SearchRequest;
 import dev.tenbin.proto.index.v1.SearchResponse;
 import dev.tenbin.proto.index.v1.SearchStats;
@@ -39,16 +38,20 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Thin adapter from {@code tenbin.index.v1} to the collection catalog: converts and validates
- * requests; core exceptions become statuses in {@code ExceptionMappingInterceptor}.
+ * Thin adapter from {@code tenbin.index.v1} to the collection catalog: search and rescore requests
+ * are validated and mapped by {@link SearchRequests} into the core's one request, then served by one
+ * call of {@link IndexCollection#search}; core exceptions become statuses in {@code
+ * ExceptionMappingInterceptor} ({@code dev.tenbin.rpc.StatusMapper}).
  */
 public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBase {
   private final CollectionCatalog catalog;
   private final IndexServiceConfig config;
+  private final SearchRequests requests;
 
   public IndexGrpcService(CollectionCatalog catalog, IndexServiceConfig config) {
     this.catalog = catalog;
     this.config = config;
+    this.requests = new SearchRequests(config);
   }
 
   @Override
@@ -114,126 +117,49 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
     return new IngestStream(catalog, responses);
   }
 
+  /** Validation and mapping in {@link SearchRequests}, then one core call. */
   @Override
   public void search(SearchRequest request, StreamObserver<SearchResponse> responses) {
     IndexCollection collection = catalog.get(request.getCollection(), "collection");
-    validateTopK(request.getTopK());
-    if (request.getQueriesCount() == 0) {
-      throw new InvalidInputException("queries", "at least one query is required");
-    }
-    if (request.getQueriesCount() > config.maxQueriesPerRequest()) {
-      throw new InvalidInputException(
-          "queries",
-          "at most " + config.maxQueriesPerRequest() + " queries per request, got "
-              + request.getQueriesCount());
-    }
-    Family family = RequestOptions.family(request.getFamily(), request.getFamilyValue());
-    dev.tenbin.index.dense.DenseSearchOptions denseOptions = RequestOptions.dense(request.getDense());
-    RequestOptions.sparse(request.getSparse());
-    double recallSum = 0;
-    long clipped = 0;
-    long queryValues = 0;
-    long bytesPerVector = 0;
-    Cancellation cancellation = Context.current()::isCancelled;
-    long start = System.nanoTime();
-    SearchResponse.Builder response = SearchResponse.newBuilder();
-    List<IndexCollection.DenseRanking> denseBatch = null;
-    if (family == Family.FAMILY_DENSE) {
-      // One pass over the corpus serves several queries at once (same results as one at a time).
-      List<float[]> vectors = new ArrayList<>(request.getQueriesCount());
-      for (int i = 0; i < request.getQueriesCount(); i++) {
-        if (!request.getQueries(i).hasDense()) {
-          throw new InvalidInputException("queries[" + i + "].dense", "a dense search needs a dense query vector");
-        }
-        vectors.add(toArray(request.getQueries(i).getDense()));
-      }
-      denseBatch = collection.searchDenseBatch(vectors, denseOptions, request.getTopK(), cancellation);
-    }
-    for (int i = 0; i < request.getQueriesCount(); i++) {
-      Query query = request.getQueries(i);
-      List<ScoredHit> hits;
-      if (family == Family.FAMILY_BM25) {
-        hits = collection.searchBm25(query.getText(), request.getTopK(), cancellation);
-      } else if (family == Family.FAMILY_SPARSE) {
-        if (!query.hasSparse()) {
-          throw new InvalidInputException("queries[" + i + "].sparse", "a sparse search needs a sparse query vector");
-        }
-        hits =
-            collection.searchSparse(
-                toSparse(query.getSparse()), request.getSparse().getMaxQueryDims(), request.getSparse().getMaxDocumentDims(),
-                request.getTopK(), cancellation);
-      } else if (family == Family.FAMILY_MULTIVECTOR) {
-        if (!query.hasMultiVector()) {
-          throw new InvalidInputException("queries[" + i + "].multi_vector", "a late-interaction search needs query token vectors");
-        }
-        hits = collection.searchMaxSim(toTokenVectors(query.getMultiVector()), request.getTopK(), cancellation);
-      } else if (family == Family.FAMILY_DENSE) {
-        var dense = denseBatch.get(i);
-        hits = dense.hits();
-        clipped += dense.clippedQueryValues();
-        queryValues += dense.queryValues();
-        bytesPerVector = dense.bytesPerVector();
-        recallSum += Double.isNaN(dense.approximateRecall()) ? 0 : dense.approximateRecall();
-      } else {
-        throw new IllegalStateException("family " + family + " has no search");
-      }
-      response.addRankings(toRanking(query.getId(), hits));
-    }
-    response.setStats(
-        SearchStats.newBuilder()
-            .setSearchNanos(System.nanoTime() - start)
-            .setClippedQueryValues(clipped)
-            .setQueryValues(queryValues)
-            .setBytesPerVector(bytesPerVector)
-            .setApproximateRecall(denseOptions.approximate() ? recallSum / request.getQueriesCount() : 0));
-    responses.onNext(response.build());
+    SearchResult result = collection.search(requests.search(request), Context.current()::isCancelled);
+    responses.onNext(
+        SearchResponse.newBuilder()
+            .addAllRankings(rankings(result, request.getQueriesList()))
+            .setStats(stats(result.stats()))
+            .build());
     responses.onCompleted();
   }
 
+  /** Validation and mapping in {@link SearchRequests}, then one core call. */
   @Override
-  public void rescore(
-      dev.tenbin.proto.index.v1.RescoreRequest request, StreamObserver<dev.tenbin.proto.index.v1.RescoreResponse> responses) {
+  public void rescore(RescoreRequest request, StreamObserver<RescoreResponse> responses) {
     IndexCollection collection = catalog.get(request.getCollection(), "collection");
-    Family family = RequestOptions.family(request.getFamily(), request.getFamilyValue());
-    VectorSimilarity similarity = RequestOptions.similarity(request.getDense());
-    RequestOptions.sparse(request.getSparse());
-    if (request.getCandidatesCount() > config.maxQueriesPerRequest()) {
-      throw new InvalidInputException(
-          "candidates",
-          "at most " + config.maxQueriesPerRequest() + " candidate lists per request, got " + request.getCandidatesCount());
-    }
-    Cancellation cancellation = Context.current()::isCancelled;
-    long start = System.nanoTime();
-    var response = dev.tenbin.proto.index.v1.RescoreResponse.newBuilder();
-    for (int i = 0; i < request.getCandidatesCount(); i++) {
-      var candidates = request.getCandidates(i);
-      String field = "candidates[" + i + "].doc_ids";
-      List<ScoredHit> hits;
-      if (family == Family.FAMILY_BM25) {
-        hits = collection.rescoreBm25(candidates.getQuery().getText(), candidates.getDocIdsList(), field, cancellation);
-      } else if (family == Family.FAMILY_SPARSE) {
-        hits =
-            collection.rescoreSparse(
-                toSparse(candidates.getQuery().getSparse()), request.getSparse().getMaxQueryDims(),
-                request.getSparse().getMaxDocumentDims(), candidates.getDocIdsList(), field);
-      } else if (family == Family.FAMILY_MULTIVECTOR) {
-        hits = collection.rescoreMaxSim(toTokenVectors(candidates.getQuery().getMultiVector()), candidates.getDocIdsList(), field);
-      } else if (family == Family.FAMILY_DENSE) {
-        if (!candidates.getQuery().hasDense()) {
-          throw new InvalidInputException("candidates[" + i + "].query.dense", "dense rescoring needs a dense query vector");
-        }
-        hits =
-            collection.rescoreDense(
-                toArray(candidates.getQuery().getDense()), candidates.getDocIdsList(), similarity,
-                request.getDense().getTruncateDimensions(), field);
-      } else {
-        throw new IllegalStateException("family " + family + " has no rescoring");
-      }
-      response.addRankings(toRanking(candidates.getQuery().getId(), hits));
-    }
-    response.setStats(SearchStats.newBuilder().setSearchNanos(System.nanoTime() - start));
-    responses.onNext(response.build());
+    SearchResult result = collection.search(requests.rescore(request), Context.current()::isCancelled);
+    List<Query> queries = request.getCandidatesList().stream().map(CandidateList::getQuery).toList();
+    responses.onNext(
+        RescoreResponse.newBuilder()
+            .addAllRankings(rankings(result, queries))
+            .setStats(SearchStats.newBuilder().setSearchNanos(result.stats().searchNanos()))
+            .build());
     responses.onCompleted();
+  }
+
+  private static List<Ranking> rankings(SearchResult result, List<Query> queries) {
+    List<Ranking> rankings = new ArrayList<>(queries.size());
+    for (int i = 0; i < queries.size(); i++) {
+      rankings.add(toRanking(queries.get(i).getId(), result.rankings().get(i)));
+    }
+    return rankings;
+  }
+
+  private static SearchStats stats(dev.tenbin.index.search.SearchStats stats) {
+    return SearchStats.newBuilder()
+        .setSearchNanos(stats.searchNanos())
+        .setClippedQueryValues(stats.clippedQueryValues())
+        .setQueryValues(stats.queryValues())
+        .setBytesPerVector(stats.bytesPerVector())
+        .setApproximateRecall(stats.approximateRecall())
+        .build();
   }
 
   @Override
@@ -244,49 +170,38 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
     if (request.getTopK() < 0 || request.getTopK() > config.maxTopK()) {
       throw new InvalidInputException("top_k", "top_k must be within 0.." + config.maxTopK());
     }
-    java.util.Map<String, List<List<RankedDoc>>> byQuery = new java.util.LinkedHashMap<>();
+    java.util.Map<String, List<List<Hit>>> byQuery = new java.util.LinkedHashMap<>();
     for (int s = 0; s < request.getSystemsCount(); s++) {
       for (Ranking ranking : request.getSystems(s).getRankingsList()) {
-        List<List<RankedDoc>> lists =
+        List<List<Hit>> lists =
             byQuery.computeIfAbsent(ranking.getQueryId(), q -> new ArrayList<>());
         while (lists.size() < request.getSystemsCount()) {
           lists.add(new ArrayList<>());
         }
         for (ScoredDocument doc : ranking.getDocumentsList()) {
-          lists.get(s).add(new RankedDoc(doc.getDocId(), doc.getScore()));
+          lists.get(s).add(new Hit(doc.getDocId(), doc.getScore()));
         }
       }
     }
     FuseResponse.Builder response = FuseResponse.newBuilder();
     for (var entry : byQuery.entrySet()) {
-      List<RankedDoc> fused =
+      List<Hit> fused =
           switch (request.getMethod()) {
             case FUSION_METHOD_RRF ->
                 RankFusion.reciprocalRank(entry.getValue(), request.getRrfK() == 0 ? 60 : request.getRrfK(), request.getTopK());
             case FUSION_METHOD_LINEAR -> RankFusion.linear(entry.getValue(), request.getWeightsList(), request.getTopK());
             default -> throw new InvalidInputException("method", "method must be FUSION_METHOD_RRF or FUSION_METHOD_LINEAR");
           };
-      List<ScoredHit> hits = new ArrayList<>(fused.size());
-      for (RankedDoc doc : fused) {
-        hits.add(new ScoredHit(doc.docId(), doc.score()));
-      }
-      response.addRankings(toRanking(entry.getKey(), hits));
+      response.addRankings(toRanking(entry.getKey(), fused));
     }
     responses.onNext(response.build());
     responses.onCompleted();
   }
 
-  private void validateTopK(int topK) {
-    if (topK <= 0 || topK > config.maxTopK()) {
-      throw new InvalidInputException(
-          "top_k", "top_k must be within 1.." + config.maxTopK() + ", got " + topK);
-    }
-  }
-
-  static Ranking toRanking(String queryId, List<ScoredHit> hits) {
+  static Ranking toRanking(String queryId, List<Hit> hits) {
     Ranking.Builder ranking = Ranking.newBuilder().setQueryId(queryId);
     int rank = 1;
-    for (ScoredHit hit : hits) {
+    for (Hit hit : hits) {
       ranking.addDocuments(
           ScoredDocument.newBuilder()
               .setDocId(hit.docId())
@@ -294,17 +209,5 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
               .setRank(rank++));
     }
     return ranking.build();
-  }
-
-  private static dev.tenbin.index.sparse.SparseDoc toSparse(dev.tenbin.proto.common.v1.SparseVector vector) {
-    return ProtoVectors.sparse(vector);
-  }
-
-  private static dev.tenbin.index.multivector.TokenVectors toTokenVectors(dev.tenbin.proto.common.v1.MultiVector vector) {
-    return ProtoVectors.tokens(vector);
-  }
-
-  private static float[] toArray(DenseVector vector) {
-    return ProtoVectors.dense(vector);
   }
 }

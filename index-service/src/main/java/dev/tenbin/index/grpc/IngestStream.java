@@ -9,27 +9,44 @@ import dev.tenbin.proto.index.v1.Document;
 import dev.tenbin.proto.index.v1.IngestRequest;
 import dev.tenbin.proto.index.v1.IngestResponse;
 import dev.tenbin.rpc.StatusMapper;
+import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * One Ingest call: each request is one batch, committed by the collection and acknowledged with
- * one response before gRPC delivers the next request (so a slow commit pushes back on the client).
- * The first failure ends the call with its status; batches acknowledged before it stay committed.
+ * one response. Flow control is manual (grpc-java's manual flow-control pattern): the next batch is
+ * asked for only once the acknowledgement of the last one can be sent ({@code isReady}), so a slow
+ * commit pushes back on the client and a client that does not read its acknowledgements stops the
+ * stream instead of making the server buffer them. Failures end the call with the status of the
+ * one {@link StatusMapper}; batches acknowledged before it stay committed.
  */
 final class IngestStream implements StreamObserver<IngestRequest> {
   private final CollectionCatalog catalog;
-  private final StreamObserver<IngestResponse> responses;
+  private final ServerCallStreamObserver<IngestResponse> responses;
   private String collectionName;
   private long sequence;
   private long documents;
   private int batches;
   private boolean finished;
+  /** True while the next batch is due but not asked for (waiting for the reader to be ready). */
+  private boolean nextDue = true;
 
+  /** Call from the service method: installs manual flow control before the method returns. */
   IngestStream(CollectionCatalog catalog, StreamObserver<IngestResponse> responses) {
     this.catalog = catalog;
-    this.responses = responses;
+    this.responses = (ServerCallStreamObserver<IngestResponse>) responses;
+    this.responses.disableAutoRequest();
+    this.responses.setOnReadyHandler(this::requestNextWhenReady);
+  }
+
+  /** Asks for the next batch when one is due and its acknowledgement could be sent. */
+  private void requestNextWhenReady() {
+    if (!finished && nextDue && responses.isReady()) {
+      nextDue = false;
+      responses.request(1);
+    }
   }
 
   @Override
@@ -62,6 +79,8 @@ final class IngestStream implements StreamObserver<IngestRequest> {
               .setBatchAlreadyCommitted(result.alreadyCommitted())
               .setLastDocumentId(result.lastDocumentId())
               .build());
+      nextDue = true;
+      requestNextWhenReady();
     } catch (RuntimeException failure) {
       finished = true;
       responses.onError(StatusMapper.toStatusException(failure));
@@ -82,10 +101,9 @@ final class IngestStream implements StreamObserver<IngestRequest> {
     finished = true;
     if (sequence == 0) {
       responses.onError(
-          StatusMapper.withField(
-              com.google.rpc.Code.INVALID_ARGUMENT,
-              "an ingest stream must carry at least one message naming the collection",
-              "collection"));
+          StatusMapper.toStatusException(
+              new InvalidInputException(
+                  "collection", "an ingest stream must carry at least one message naming the collection")));
       return;
     }
     responses.onCompleted();

@@ -1,5 +1,7 @@
 package dev.tenbin.index.lexical;
 
+import dev.tenbin.index.rank.Hit;
+
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.UnavailableException;
 import java.io.Closeable;
@@ -253,7 +255,7 @@ public final class Bm25Index implements Closeable {
   }
 
   /** Top {@code k} hits for a query text, ties by id ascending. */
-  public List<LexicalHit> search(String queryText, int k, Cancellation cancellation) {
+  public List<Hit> search(String queryText, int k, Cancellation cancellation) {
     cancellation.throwIfCancelled();
     Query query = BagOfWordsQuery.build(analyzer, CONTENTS_FIELD, queryText);
     if (query == null) {
@@ -265,11 +267,11 @@ public final class Bm25Index implements Closeable {
       searcher.setSimilarity(similarity);
       TopFieldDocs top = searcher.search(query, k, SCORE_THEN_ID, true);
       StoredFields stored = searcher.storedFields();
-      List<LexicalHit> hits = new ArrayList<>(top.scoreDocs.length);
+      List<Hit> hits = new ArrayList<>(top.scoreDocs.length);
       for (ScoreDoc scoreDoc : top.scoreDocs) {
         FieldDoc fieldDoc = (FieldDoc) scoreDoc;
         String id = stored.document(fieldDoc.doc).get(ID_FIELD);
-        hits.add(new LexicalHit(fieldDoc.doc, id, fieldDoc.score));
+        hits.add(new Hit(id, fieldDoc.score));
       }
       return hits;
     } catch (IOException e) {

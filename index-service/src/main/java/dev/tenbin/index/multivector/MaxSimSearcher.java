@@ -1,8 +1,9 @@
 package dev.tenbin.index.multivector;
 
 import dev.tenbin.core.Cancellation;
+import dev.tenbin.index.rank.OrdinalHit;
+import dev.tenbin.index.rank.TopK;
 import dev.tenbin.index.dense.DotProduct;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -13,16 +14,13 @@ import java.util.List;
 public final class MaxSimSearcher {
   private final List<TokenVectors> docs;
   private final int dimension;
-  private final int[] idOrder;
+  private final TopK topK;
 
   public MaxSimSearcher(List<TokenVectors> docs, int dimension, int[] idOrder) {
     this.docs = docs;
     this.dimension = dimension;
-    this.idOrder = idOrder;
+    this.topK = new TopK(idOrder);
   }
-
-  /** A hit: document ordinal and score. */
-  public record Hit(int ordinal, float score) {}
 
   public float score(TokenVectors query, int ordinal) {
     TokenVectors doc = docs.get(ordinal);
@@ -39,7 +37,7 @@ public final class MaxSimSearcher {
     return sum;
   }
 
-  public List<Hit> search(TokenVectors query, int k, Cancellation cancellation) {
+  public List<OrdinalHit> search(TokenVectors query, int k, Cancellation cancellation) {
     float[] scores = new float[docs.size()];
     for (int d = 0; d < scores.length; d++) {
       if ((d & 255) == 0) {
@@ -47,10 +45,6 @@ public final class MaxSimSearcher {
       }
       scores[d] = score(query, d);
     }
-    List<Hit> hits = new ArrayList<>(k);
-    for (int ordinal : dev.tenbin.index.rank.TopK.select(scores, null, k, idOrder)) {
-      hits.add(new Hit(ordinal, scores[ordinal]));
-    }
-    return hits;
+    return topK.select(scores, null, k);
   }
 }

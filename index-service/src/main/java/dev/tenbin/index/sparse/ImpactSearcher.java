@@ -1,6 +1,8 @@
 package dev.tenbin.index.sparse;
 
 import dev.tenbin.core.Cancellation;
+import dev.tenbin.index.rank.OrdinalHit;
+import dev.tenbin.index.rank.TopK;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -18,16 +20,13 @@ public final class ImpactSearcher {
   private record Postings(int[] docs, float[] weights) {}
 
   private final List<SparseDoc> docs;
-  private final int[] idOrder;
+  private final TopK topK;
   private final Map<Integer, Map<Integer, Postings>> indexes = new HashMap<>();
 
   public ImpactSearcher(List<SparseDoc> docs, int[] idOrder) {
     this.docs = docs;
-    this.idOrder = idOrder;
+    this.topK = new TopK(idOrder);
   }
-
-  /** A hit: document ordinal and score. */
-  public record Hit(int ordinal, float score) {}
 
   private synchronized Map<Integer, Postings> index(int maxDocumentDims) {
     return indexes.computeIfAbsent(
@@ -55,7 +54,7 @@ public final class ImpactSearcher {
         });
   }
 
-  public List<Hit> search(SparseDoc query, int maxQueryDims, int maxDocumentDims, int k, Cancellation cancellation) {
+  public List<OrdinalHit> search(SparseDoc query, int maxQueryDims, int maxDocumentDims, int k, Cancellation cancellation) {
     SparseDoc q = query.pruned(maxQueryDims);
     Map<Integer, Postings> index = index(maxDocumentDims);
     float[] scores = new float[docs.size()];
@@ -72,10 +71,6 @@ public final class ImpactSearcher {
         touched[postings.docs()[p]] = true;
       }
     }
-    List<Hit> hits = new ArrayList<>(k);
-    for (int ordinal : dev.tenbin.index.rank.TopK.select(scores, touched, k, idOrder)) {
-      hits.add(new Hit(ordinal, scores[ordinal]));
-    }
-    return hits;
+    return topK.select(scores, touched, k);
   }
 }

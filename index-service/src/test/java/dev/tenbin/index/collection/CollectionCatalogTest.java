@@ -1,10 +1,13 @@
 package dev.tenbin.index.collection;
 
+import dev.tenbin.index.rank.Hit;
+import dev.tenbin.index.search.LexicalQuery;
+import dev.tenbin.index.search.SparseQuery;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenbin.core.AlreadyExistsException;
-import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.core.NotFoundException;
 import java.nio.file.Files;
@@ -26,8 +29,8 @@ class CollectionCatalogTest {
       IndexCollection collection = reopened.get("news", "name");
       assertThat(collection.spec().language()).isEqualTo("de");
       assertThat(collection.size()).isEqualTo(1);
-      assertThat(collection.searchBm25("Haus", 10, Cancellation.NEVER))
-          .extracting(ScoredHit::docId)
+      assertThat(Searches.top(collection, new LexicalQuery("Haus"), 10))
+          .extracting(Hit::docId)
           .containsExactly("d1");
     }
   }
@@ -46,7 +49,7 @@ class CollectionCatalogTest {
           .extracting(e -> ((InvalidInputException) e).field())
           .isEqualTo("documents[1].id");
       assertThat(collection.size()).isEqualTo(1);
-      assertThat(collection.searchBm25("second", 10, Cancellation.NEVER)).isEmpty();
+      assertThat(Searches.top(collection, new LexicalQuery("second"), 10)).isEmpty();
     }
   }
 
@@ -120,12 +123,12 @@ class CollectionCatalogTest {
       var b = new dev.tenbin.index.sparse.SparseDoc(new int[] {2, 3}, new float[] {0.5f, 4f});
       collection.ingest(List.of(new IngestDocument("a", "", "", null, a, null), new IngestDocument("b", "", "", null, b, null)));
       var query = new dev.tenbin.index.sparse.SparseDoc(new int[] {2, 3}, new float[] {1f, 1f});
-      List<ScoredHit> searched = collection.searchSparse(query, 0, 0, 10, Cancellation.NEVER);
-      assertThat(searched).extracting(ScoredHit::docId).containsExactly("b", "a");
-      assertThat(collection.rescoreSparse(query, 0, 0, List.of("a", "b"), "doc_ids")).isEqualTo(searched);
+      List<Hit> searched = Searches.top(collection, new SparseQuery(query, 0, 0), 10);
+      assertThat(searched).extracting(Hit::docId).containsExactly("b", "a");
+      assertThat(Searches.rescore(collection, new SparseQuery(query, 0, 0), List.of("a", "b"))).isEqualTo(searched);
       // Document-side pruning to one dim keeps b's weight 4 on term 3 and a's weight 2 on term 2.
-      assertThat(collection.rescoreSparse(query, 0, 1, List.of("a", "b"), "doc_ids"))
-          .containsExactly(new ScoredHit("b", 4f), new ScoredHit("a", 2f));
+      assertThat(Searches.rescore(collection, new SparseQuery(query, 0, 1), List.of("a", "b")))
+          .containsExactly(new Hit("b", 4f), new Hit("a", 2f));
     }
   }
 

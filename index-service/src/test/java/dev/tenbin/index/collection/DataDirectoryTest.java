@@ -1,9 +1,11 @@
 package dev.tenbin.index.collection;
 
+import dev.tenbin.index.rank.Hit;
+import dev.tenbin.index.search.LexicalQuery;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.PreconditionException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -91,8 +93,8 @@ class DataDirectoryTest {
     Files.delete(dataDir.resolve("news").resolve(DataDirectory.COLLECTION_MARKER));
 
     try (CollectionCatalog catalog = CollectionCatalog.open(dataDir)) {
-      assertThat(catalog.get("news", "name").searchBm25("apple", 10, Cancellation.NEVER))
-          .extracting(ScoredHit::docId)
+      assertThat(Searches.top(catalog.get("news", "name"), new LexicalQuery("apple"), 10))
+          .extracting(Hit::docId)
           .containsExactly("d1");
       assertThat(catalog.drop("news")).isTrue();
     }

@@ -1,9 +1,14 @@
 package dev.tenbin.index.collection;
 
+import dev.tenbin.index.rank.Hit;
+import dev.tenbin.index.search.LexicalQuery;
+import dev.tenbin.index.search.DenseQuery;
+import dev.tenbin.index.search.SparseQuery;
+import dev.tenbin.index.search.MultiVectorQuery;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.core.PreconditionException;
 import dev.tenbin.core.UnavailableException;
@@ -39,18 +44,18 @@ class IngestAtomicityTest {
   /** Every family of the collection finds exactly {@code ids}; every store holds as many. */
   private static void assertHolds(IndexCollection collection, String... ids) {
     assertThat(collection.size()).isEqualTo(ids.length);
-    assertThat(collection.searchBm25("apple", 10, Cancellation.NEVER)).extracting(ScoredHit::docId).containsExactlyInAnyOrder(ids);
-    assertThat(collection.searchDense(new float[] {1, 0.5f}, DenseSearchOptions.exact(VectorSimilarity.DOT), 10, Cancellation.NEVER).hits())
-        .extracting(ScoredHit::docId)
+    assertThat(Searches.top(collection, new LexicalQuery("apple"), 10)).extracting(Hit::docId).containsExactlyInAnyOrder(ids);
+    assertThat(Searches.top(collection, new DenseQuery(new float[] {1, 0.5f}, DenseSearchOptions.exact(VectorSimilarity.DOT)), 10))
+        .extracting(Hit::docId)
         .containsExactlyInAnyOrder(ids);
-    assertThat(collection.searchSparse(new SparseDoc(new int[] {1, 3}, new float[] {1, 1}), 0, 0, 10, Cancellation.NEVER))
-        .extracting(ScoredHit::docId)
+    assertThat(Searches.top(collection, new SparseQuery(new SparseDoc(new int[] {1, 3}, new float[] {1, 1}), 0, 0), 10))
+        .extracting(Hit::docId)
         .containsExactlyInAnyOrder(ids);
-    assertThat(collection.searchMaxSim(new TokenVectors(1, new float[] {1, 1}), 10, Cancellation.NEVER))
-        .extracting(ScoredHit::docId)
+    assertThat(Searches.top(collection, new MultiVectorQuery(new TokenVectors(1, new float[] {1, 1})), 10))
+        .extracting(Hit::docId)
         .containsExactlyInAnyOrder(ids);
     if (ids.length > 0) {
-      assertThat(collection.rescoreBm25("apple", List.of(ids), "doc_ids", Cancellation.NEVER)).hasSize(ids.length);
+      assertThat(Searches.rescore(collection, new LexicalQuery("apple"), List.of(ids))).hasSize(ids.length);
     }
   }
 

@@ -1,9 +1,11 @@
 package dev.tenbin.index.collection;
 
+import dev.tenbin.index.rank.Hit;
+import dev.tenbin.index.search.LexicalQuery;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.PreconditionException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -100,8 +102,8 @@ class QuarantineTest {
       refused.accept("collection");
       assertThatThrownBy(() -> catalog.create(CollectionSpec.lexical("broken", "en")))
           .isInstanceOf(dev.tenbin.core.AlreadyExistsException.class);
-      assertThat(catalog.get("healthy", "collection").searchBm25("pie", 10, Cancellation.NEVER))
-          .extracting(ScoredHit::docId)
+      assertThat(Searches.top(catalog.get("healthy", "collection"), new LexicalQuery("pie"), 10))
+          .extracting(Hit::docId)
           .containsExactly("b");
 
       assertThat(catalog.drop("broken")).isTrue();

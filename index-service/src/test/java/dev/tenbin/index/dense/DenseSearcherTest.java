@@ -1,5 +1,7 @@
 package dev.tenbin.index.dense;
 
+import dev.tenbin.index.rank.OrdinalHit;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
@@ -79,7 +81,7 @@ class DenseSearcherTest {
    * exact scores lie within their rounding allowance may trade places; every score is within its
    * allowance of the exact one; and the hits are in the tie policy's order of their own scores.
    */
-  private static void assertMatchesReference(List<DenseHit> hits, List<Reference> reference, int k, int[] idOrder, String what) {
+  private static void assertMatchesReference(List<OrdinalHit> hits, List<Reference> reference, int k, int[] idOrder, String what) {
     assertThat(hits).as(what).hasSize(Math.min(k, reference.size()));
     Reference[] byOrdinal = new Reference[reference.size()];
     reference.forEach(r -> byOrdinal[r.ordinal()] = r);
@@ -93,10 +95,10 @@ class DenseSearcherTest {
             .isLessThanOrEqualTo(got.tolerance() + expected.tolerance());
       }
     }
-    assertThat(new HashSet<>(hits.stream().map(DenseHit::ordinal).toList())).hasSize(hits.size());
+    assertThat(new HashSet<>(hits.stream().map(OrdinalHit::ordinal).toList())).hasSize(hits.size());
     for (int i = 1; i < hits.size(); i++) {
-      DenseHit before = hits.get(i - 1);
-      DenseHit after = hits.get(i);
+      OrdinalHit before = hits.get(i - 1);
+      OrdinalHit after = hits.get(i);
       assertThat(before.score() > after.score() || (before.score() == after.score() && idOrder[before.ordinal()] < idOrder[after.ordinal()]))
           .as("%s: rank %d follows the tie policy", what, i)
           .isTrue();
@@ -122,7 +124,7 @@ class DenseSearcherTest {
         int dims = truncate == 0 ? DIM : truncate;
         for (int q = 0; q < 15; q++) {
           float[] query = q == 0 ? Arrays.copyOf(docs, DIM) : gaussian(random, DIM);
-          List<DenseHit> hits = searcher.search(query, similarity, truncate, 25, Cancellation.NEVER);
+          List<OrdinalHit> hits = searcher.search(query, similarity, truncate, 25, Cancellation.NEVER);
           assertMatchesReference(
               hits, reference(docs, DIM, query, similarity, dims, idOrder), 25, idOrder, similarity + " d" + dims + " q" + q);
         }
@@ -149,8 +151,8 @@ class DenseSearcherTest {
         query[i] = random.nextInt(3) - 1;
       }
       List<Reference> reference = reference(docs, DIM, query, VectorSimilarity.DOT, dims, idOrder);
-      List<DenseHit> hits = searcher.search(query, VectorSimilarity.DOT, truncate, 200, Cancellation.NEVER);
-      assertThat(hits).extracting(DenseHit::ordinal).as("d%d", dims)
+      List<OrdinalHit> hits = searcher.search(query, VectorSimilarity.DOT, truncate, 200, Cancellation.NEVER);
+      assertThat(hits).extracting(OrdinalHit::ordinal).as("d%d", dims)
           .isEqualTo(reference.subList(0, 200).stream().map(Reference::ordinal).toList());
       assertThat(hits).extracting(h -> (double) h.score()).as("d%d", dims)
           .isEqualTo(reference.subList(0, 200).stream().map(Reference::score).toList());
@@ -162,8 +164,8 @@ class DenseSearcherTest {
     float[] docs = {1, 0, 0.3f, 1, 0, 0.3f, 0, 1, 0, 1, 0, 0.3f};
     DenseSearcher searcher = new DenseSearcher(docs, 3, new int[] {2, 0, 3, 1});
     for (VectorSimilarity similarity : VectorSimilarity.values()) {
-      List<DenseHit> hits = searcher.search(new float[] {0.7f, 0.1f, 0.2f}, similarity, 0, 4, Cancellation.NEVER);
-      assertThat(hits).extracting(DenseHit::ordinal).containsExactly(1, 3, 0, 2);
+      List<OrdinalHit> hits = searcher.search(new float[] {0.7f, 0.1f, 0.2f}, similarity, 0, 4, Cancellation.NEVER);
+      assertThat(hits).extracting(OrdinalHit::ordinal).containsExactly(1, 3, 0, 2);
       assertThat(hits.get(0).score()).isEqualTo(hits.get(1).score()).isEqualTo(hits.get(2).score());
     }
   }
@@ -172,7 +174,7 @@ class DenseSearcherTest {
   void cosineTruncationRenormalisesTheKeptDimensions() {
     float[] docs = {3, 4, 100, 1, 0, 0};
     DenseSearcher searcher = new DenseSearcher(docs, 3, new int[] {0, 1});
-    List<DenseHit> hits = searcher.search(new float[] {3, 4, 0}, VectorSimilarity.COSINE, 2, 2, Cancellation.NEVER);
+    List<OrdinalHit> hits = searcher.search(new float[] {3, 4, 0}, VectorSimilarity.COSINE, 2, 2, Cancellation.NEVER);
     assertThat(hits.get(0).ordinal()).isZero();
     assertThat(hits.get(0).score()).isCloseTo(1f, within(1e-6f));
     assertThat(hits.get(1).score()).isCloseTo(0.6f, within(1e-6f));
@@ -260,13 +262,13 @@ class DenseSearcherTest {
     for (Quantization quantization : new Quantization[] {Quantization.INT8, Quantization.BINARY}) {
       var shortlist = searcher.search(query, new DenseSearchOptions(VectorSimilarity.COSINE, 24, quantization, false, 0), 50, Cancellation.NEVER);
       var rescored = searcher.search(query, new DenseSearchOptions(VectorSimilarity.COSINE, 24, quantization, true, 50), 10, Cancellation.NEVER);
-      int[] candidates = shortlist.hits().stream().mapToInt(DenseHit::ordinal).toArray();
-      List<DenseHit> floatScores = searcher.rescore(query, candidates, VectorSimilarity.COSINE, 24);
+      int[] candidates = shortlist.hits().stream().mapToInt(OrdinalHit::ordinal).toArray();
+      List<OrdinalHit> floatScores = searcher.rescore(query, candidates, VectorSimilarity.COSINE, 24);
       assertThat(rescored.hits()).isEqualTo(floatScores.subList(0, 10));
       assertThat(rescored.bytesPerVector()).isEqualTo(DenseSearchOptions.bytesPerVector(quantization, 24));
       // The float scores are those of the float scan.
-      List<DenseHit> exact = searcher.search(query, VectorSimilarity.COSINE, 24, n, Cancellation.NEVER);
-      for (DenseHit hit : rescored.hits()) {
+      List<OrdinalHit> exact = searcher.search(query, VectorSimilarity.COSINE, 24, n, Cancellation.NEVER);
+      for (OrdinalHit hit : rescored.hits()) {
         assertThat(exact).contains(hit);
       }
     }
@@ -282,7 +284,7 @@ class DenseSearcherTest {
     // k = rescoreDepth = 100, as every evaluation asks: the binary top-100 must come back in float order.
     var binary = searcher.search(query, new DenseSearchOptions(VectorSimilarity.COSINE, 0, Quantization.BINARY, false, 100), 100, Cancellation.NEVER);
     var rescored = searcher.search(query, new DenseSearchOptions(VectorSimilarity.COSINE, 0, Quantization.BINARY, true, 100), 100, Cancellation.NEVER);
-    int[] candidates = binary.hits().stream().mapToInt(DenseHit::ordinal).toArray();
+    int[] candidates = binary.hits().stream().mapToInt(OrdinalHit::ordinal).toArray();
     assertThat(rescored.hits()).isEqualTo(searcher.rescore(query, candidates, VectorSimilarity.COSINE, 0));
     assertThat(rescored.hits()).isNotEqualTo(binary.hits());
   }
@@ -298,7 +300,7 @@ class DenseSearcherTest {
     for (DenseSearchOptions options : everyScanVariant(20)) {
       DenseSearchResult rescored = searcher.rescore(query, candidates, options, Cancellation.NEVER);
       DenseSearchResult scan = searcher.search(query, options.rescore() ? new DenseSearchOptions(options.similarity(), 20, Quantization.NONE, false, 0) : options, n, Cancellation.NEVER);
-      assertThat(rescored.hits()).extracting(DenseHit::ordinal).containsExactlyInAnyOrder(40, 7, 299, 0, 123);
+      assertThat(rescored.hits()).extracting(OrdinalHit::ordinal).containsExactlyInAnyOrder(40, 7, 299, 0, 123);
       assertThat(scan.hits()).as("%s", options).containsSubsequence(rescored.hits());
     }
   }
@@ -307,7 +309,7 @@ class DenseSearcherTest {
   void kBeyondTheCorpusReturnsEveryDocumentAndZeroReturnsNone() {
     DenseSearcher searcher = new DenseSearcher(new float[] {1, 0, 0, 1}, 2, new int[] {1, 0});
     assertThat(searcher.search(new float[] {1, 1}, VectorSimilarity.DOT, 0, 10, Cancellation.NEVER))
-        .containsExactly(new DenseHit(1, 1f), new DenseHit(0, 1f));
+        .containsExactly(new OrdinalHit(1, 1f), new OrdinalHit(0, 1f));
     assertThat(searcher.search(new float[] {1, 1}, VectorSimilarity.DOT, 0, 0, Cancellation.NEVER)).isEmpty();
   }
 

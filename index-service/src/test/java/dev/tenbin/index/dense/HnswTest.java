@@ -1,5 +1,7 @@
 package dev.tenbin.index.dense;
 
+import dev.tenbin.index.rank.OrdinalHit;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenbin.core.Cancellation;
@@ -25,8 +27,8 @@ class HnswTest {
     }
     var approximate =
         searcher.search(query, new DenseSearchOptions(VectorSimilarity.COSINE, 0, Quantization.NONE, false, 100, true), 10, Cancellation.NEVER);
-    List<DenseHit> exact = searcher.search(query, VectorSimilarity.COSINE, 0, 10, Cancellation.NEVER);
-    List<DenseHit> all = searcher.search(query, VectorSimilarity.COSINE, 0, n, Cancellation.NEVER);
+    List<OrdinalHit> exact = searcher.search(query, VectorSimilarity.COSINE, 0, 10, Cancellation.NEVER);
+    List<OrdinalHit> all = searcher.search(query, VectorSimilarity.COSINE, 0, n, Cancellation.NEVER);
     assertThat(approximate.approximateRecall()).isGreaterThanOrEqualTo(0.9);
     // Every returned score is the exact float score of that document.
     assertThat(all).containsAll(approximate.hits());

@@ -1,5 +1,7 @@
 package dev.tenbin.index.fusion;
 
+import dev.tenbin.index.rank.Hit;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -8,16 +10,16 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class RankFusionTest {
-  private static RankedDoc d(String id, float score) {
-    return new RankedDoc(id, score);
+  private static Hit d(String id, float score) {
+    return new Hit(id, score);
   }
 
-  private static final List<RankedDoc> BM25 = List.of(d("a", 9), d("b", 8), d("c", 7));
-  private static final List<RankedDoc> DENSE = List.of(d("c", 0.9f), d("a", 0.8f), d("x", 0.1f));
+  private static final List<Hit> BM25 = List.of(d("a", 9), d("b", 8), d("c", 7));
+  private static final List<Hit> DENSE = List.of(d("c", 0.9f), d("a", 0.8f), d("x", 0.1f));
 
   @Test
   void reciprocalRankFusionSumsOneOverKPlusRankAndMissingDocumentsContributeNothing() {
-    List<RankedDoc> fused = new ReciprocalRankFusion(100).fuse(List.of(BM25, DENSE));
+    List<Hit> fused = new ReciprocalRankFusion(100).fuse(List.of(BM25, DENSE));
     // a: 1/101 + 1/102; c: 1/103 + 1/101; b: 1/102; x: 1/103.
     assertThat(fused).containsExactly(
         d("a", (float) (1.0 / 101 + 1.0 / 102)),
@@ -28,36 +30,36 @@ class RankFusionTest {
 
   @Test
   void theRrfConstantChangesScoresAsTheFormulaSays() {
-    List<RankedDoc> fused = new ReciprocalRankFusion(ReciprocalRankFusion.HYBRID_SEARCH_K).fuse(List.of(BM25, DENSE));
+    List<Hit> fused = new ReciprocalRankFusion(ReciprocalRankFusion.HYBRID_SEARCH_K).fuse(List.of(BM25, DENSE));
     assertThat(fused.get(0)).isEqualTo(d("a", (float) (1.0 / 61 + 1.0 / 62)));
     assertThat(new ReciprocalRankFusion(0).fuse(List.of(BM25)).get(1)).isEqualTo(d("b", 0.5f));
   }
 
   @Test
   void rrfRanksByPositionNotByInputScore() {
-    List<RankedDoc> tiedInput = List.of(d("q", 1f), d("p", 1f));
-    assertThat(new ReciprocalRankFusion(60).fuse(List.of(tiedInput))).extracting(RankedDoc::docId).containsExactly("q", "p");
+    List<Hit> tiedInput = List.of(d("q", 1f), d("p", 1f));
+    assertThat(new ReciprocalRankFusion(60).fuse(List.of(tiedInput))).extracting(Hit::docId).containsExactly("q", "p");
   }
 
   @Test
   void equalFusedScoresAreOrderedByDocId() {
-    List<RankedDoc> fused = new ReciprocalRankFusion(60).fuse(List.of(List.of(d("z", 1)), List.of(d("b", 1)), List.of(d("m", 5))));
-    assertThat(fused).extracting(RankedDoc::docId).containsExactly("b", "m", "z");
-    assertThat(fused).extracting(RankedDoc::score).containsOnly((float) (1.0 / 61));
+    List<Hit> fused = new ReciprocalRankFusion(60).fuse(List.of(List.of(d("z", 1)), List.of(d("b", 1)), List.of(d("m", 5))));
+    assertThat(fused).extracting(Hit::docId).containsExactly("b", "m", "z");
+    assertThat(fused).extracting(Hit::score).containsOnly((float) (1.0 / 61));
   }
 
   @Test
   void aDocumentListedTwiceInOneRankingCountsOnceAtItsBestPlace() {
-    List<RankedDoc> repeated = List.of(d("a", 3), d("b", 2), d("a", 1));
+    List<Hit> repeated = List.of(d("a", 3), d("b", 2), d("a", 1));
     assertThat(new ReciprocalRankFusion(0).fuse(List.of(repeated))).containsExactly(d("a", 1f), d("b", 0.5f));
     assertThat(new MinMaxInterpolation(List.of(1f)).fuse(List.of(repeated))).containsExactly(d("a", 1f), d("b", 0f));
   }
 
   @Test
   void minMaxInterpolationNormalisesEachListWeighsItAndCountsMissingDocumentsAsZero() {
-    List<RankedDoc> first = List.of(d("a", 10), d("b", 5), d("c", 0));
-    List<RankedDoc> second = List.of(d("c", 3), d("a", 1), d("d", 2));
-    List<RankedDoc> fused = new MinMaxInterpolation(List.of(0.7f, 0.3f)).fuse(List.of(first, second));
+    List<Hit> first = List.of(d("a", 10), d("b", 5), d("c", 0));
+    List<Hit> second = List.of(d("c", 3), d("a", 1), d("d", 2));
+    List<Hit> fused = new MinMaxInterpolation(List.of(0.7f, 0.3f)).fuse(List.of(first, second));
     // first: a 1, b .5, c 0; second: c 1, a 0, d .5.
     // a .7; b .35; c .3; d .15.
     assertThat(fused).containsExactly(
@@ -69,9 +71,9 @@ class RankFusionTest {
 
   @Test
   void aListWithOneScoreCountsEachOfItsDocumentsAsOne() {
-    List<RankedDoc> constant = List.of(d("b", 4), d("a", 4));
-    List<RankedDoc> other = List.of(d("c", 2), d("a", 1));
-    List<RankedDoc> fused = new MinMaxInterpolation(List.of(0.5f, 0.5f)).fuse(List.of(constant, other));
+    List<Hit> constant = List.of(d("b", 4), d("a", 4));
+    List<Hit> other = List.of(d("c", 2), d("a", 1));
+    List<Hit> fused = new MinMaxInterpolation(List.of(0.5f, 0.5f)).fuse(List.of(constant, other));
     // a: .5·1 + .5·0 = .5; b: .5·1 = .5; c: .5·1 = .5 -> a three-way tie, ordered by id.
     assertThat(fused).containsExactly(d("a", 0.5f), d("b", 0.5f), d("c", 0.5f));
     assertThat(MinMaxInterpolation.equalWeights(2).fuse(List.of(List.of(d("only", -3)), List.of())))
@@ -80,7 +82,7 @@ class RankFusionTest {
 
   @Test
   void theStaticHelpersCutToTopK() {
-    assertThat(RankFusion.reciprocalRank(List.of(BM25, DENSE), 100, 2)).extracting(RankedDoc::docId).containsExactly("a", "c");
+    assertThat(RankFusion.reciprocalRank(List.of(BM25, DENSE), 100, 2)).extracting(Hit::docId).containsExactly("a", "c");
     assertThat(RankFusion.reciprocalRank(List.of(BM25, DENSE), 100, 0)).hasSize(4);
     assertThat(RankFusion.linear(List.of(BM25, DENSE), List.of(0.5f, 0.5f), 3)).hasSize(3);
   }

@@ -6,11 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.tenbin.index.IndexServer;
 import dev.tenbin.proto.common.v1.DenseVector;
 import dev.tenbin.proto.common.v1.MultiVector;
+import dev.tenbin.proto.common.v1.Similarity;
 import dev.tenbin.proto.common.v1.SparseVector;
 import dev.tenbin.proto.index.v1.CollectionDescription;
 import dev.tenbin.proto.index.v1.CollectionSpec;
 import dev.tenbin.proto.index.v1.CollectionState;
 import dev.tenbin.proto.index.v1.CreateCollectionRequest;
+import dev.tenbin.proto.index.v1.DenseOptions;
 import dev.tenbin.proto.index.v1.DescribeCollectionRequest;
 import dev.tenbin.proto.index.v1.Document;
 import dev.tenbin.proto.index.v1.Family;
@@ -108,14 +110,21 @@ class IngestReliabilityTest {
   }
 
   private List<String> search(String collection, Family family, Query.Builder query) {
+    SearchRequest.Builder request =
+        SearchRequest.newBuilder().setCollection(collection).setFamily(family).setTopK(10).addQueries(query);
+    if (family == Family.FAMILY_DENSE) {
+      request.setDense(COSINE);
+    }
     return index
-        .search(SearchRequest.newBuilder().setCollection(collection).setFamily(family).setTopK(10).addQueries(query).build())
+        .search(request.build())
         .getRankings(0)
         .getDocumentsList()
         .stream()
         .map(d -> d.getDocId())
         .toList();
   }
+
+  private static final DenseOptions COSINE = DenseOptions.newBuilder().setSimilarity(Similarity.SIMILARITY_COSINE).build();
 
   private static Query.Builder denseQuery() {
     return Query.newBuilder().setId("q").setDense(DenseVector.newBuilder().addValues(1).addValues(0.5f));
@@ -321,7 +330,13 @@ class IngestReliabilityTest {
     createFull("c");
     ingest(batch("c", full("a", "apple", 1, 0)));
     SearchRequest dense =
-        SearchRequest.newBuilder().setCollection("c").setFamily(Family.FAMILY_DENSE).setTopK(5).addQueries(denseQuery()).build();
+        SearchRequest.newBuilder()
+            .setCollection("c")
+            .setFamily(Family.FAMILY_DENSE)
+            .setTopK(5)
+            .setDense(COSINE)
+            .addQueries(denseQuery())
+            .build();
 
     assertInvalid(() -> index.search(dense.toBuilder().setFamily(Family.FAMILY_UNSPECIFIED).build()), "family");
     assertInvalid(() -> index.search(dense.toBuilder().setFamilyValue(99).build()), "family");
@@ -355,7 +370,7 @@ class IngestReliabilityTest {
                     .addCandidates(dev.tenbin.proto.index.v1.CandidateList.newBuilder().setQuery(denseQuery()).addDocIds("a"))
                     .build()),
         "family");
-    // The documented defaults still hold: UNSPECIFIED similarity and quantization are cosine and float.
+    // UNSPECIFIED quantization is still the documented float scan.
     assertThat(index.search(dense).getRankings(0).getDocumentsList()).extracting(d -> d.getDocId()).containsExactly("a");
   }
 

@@ -1,5 +1,7 @@
 package dev.tenbin.index.lexical;
 
+import dev.tenbin.index.rank.Hit;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
@@ -34,14 +36,14 @@ class Bm25IndexTest {
             new LexicalDocument("d1", "", "apple banana apple"),
             new LexicalDocument("d2", "", "banana cherry"),
             new LexicalDocument("d3", "", "cherry date elder fig"))) {
-      List<LexicalHit> hits = index.search("apple", 10, Cancellation.NEVER);
+      List<Hit> hits = index.search("apple", 10, Cancellation.NEVER);
       // N = 3, df(apple) = 1, tf = 2, dl = 3, avgdl = 9 / 3 = 3.
-      assertThat(hits).extracting(LexicalHit::docId).containsExactly("d1");
+      assertThat(hits).extracting(Hit::docId).containsExactly("d1");
       assertThat(hits.get(0).score()).isCloseTo((float) bm25(2, 1, 3, 3, 3, 0.9, 0.4), within(1e-5f));
 
-      List<LexicalHit> banana = index.search("banana", 10, Cancellation.NEVER);
+      List<Hit> banana = index.search("banana", 10, Cancellation.NEVER);
       // d2 is shorter (dl 2 < dl 3), so it wins with tf = 1 each.
-      assertThat(banana).extracting(LexicalHit::docId).containsExactly("d2", "d1");
+      assertThat(banana).extracting(Hit::docId).containsExactly("d2", "d1");
       assertThat(banana.get(0).score()).isCloseTo((float) bm25(1, 2, 3, 2, 3, 0.9, 0.4), within(1e-5f));
       assertThat(banana.get(1).score()).isCloseTo((float) bm25(1, 2, 3, 3, 3, 0.9, 0.4), within(1e-5f));
     }
@@ -64,9 +66,9 @@ class Bm25IndexTest {
             new LexicalDocument("c", "", "same words"),
             new LexicalDocument("a", "", "same words"),
             new LexicalDocument("b", "", "same words"))) {
-      List<LexicalHit> hits = index.search("same", 10, Cancellation.NEVER);
-      assertThat(hits).extracting(LexicalHit::docId).containsExactly("a", "b", "c");
-      assertThat(hits).extracting(LexicalHit::score).containsOnly(hits.get(0).score());
+      List<Hit> hits = index.search("same", 10, Cancellation.NEVER);
+      assertThat(hits).extracting(Hit::docId).containsExactly("a", "b", "c");
+      assertThat(hits).extracting(Hit::score).containsOnly(hits.get(0).score());
     }
   }
 
@@ -79,7 +81,7 @@ class Bm25IndexTest {
             new LexicalDocument("d2", "", "beta"),
             new LexicalDocument("d3", "", "gamma"))) {
       float once = index.search("alpha beta", 10, Cancellation.NEVER).get(0).score();
-      List<LexicalHit> twice = index.search("alpha alpha beta", 10, Cancellation.NEVER);
+      List<Hit> twice = index.search("alpha alpha beta", 10, Cancellation.NEVER);
       assertThat(twice.get(0).docId()).isEqualTo("d1");
       assertThat(twice.get(0).score()).isCloseTo(2 * once, within(1e-5f));
     }

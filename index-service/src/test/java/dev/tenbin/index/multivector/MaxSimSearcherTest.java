@@ -1,5 +1,7 @@
 package dev.tenbin.index.multivector;
 
+import dev.tenbin.index.rank.OrdinalHit;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenbin.core.Cancellation;
@@ -56,7 +58,7 @@ class MaxSimSearcherTest {
     }
     reference.sort(Comparator.comparingDouble((Ref r) -> -r.score()).thenComparingInt(Ref::ordinal));
     var hits = new MaxSimSearcher(docs, DIM, idOrder).search(query, 15, Cancellation.NEVER);
-    assertThat(hits.stream().map(MaxSimSearcher.Hit::ordinal).toList())
+    assertThat(hits.stream().map(OrdinalHit::ordinal).toList())
         .isEqualTo(reference.subList(0, 15).stream().map(Ref::ordinal).toList());
     assertThat(hits.stream().map(h -> (double) h.score()).toList())
         .isEqualTo(reference.subList(0, 15).stream().map(Ref::score).toList());

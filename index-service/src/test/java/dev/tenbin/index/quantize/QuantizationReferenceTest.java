@@ -3,7 +3,7 @@ package dev.tenbin.index.quantize;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenbin.core.Cancellation;
-import dev.tenbin.index.dense.DenseHit;
+import dev.tenbin.index.rank.OrdinalHit;
 import dev.tenbin.index.dense.DenseSearchOptions;
 import dev.tenbin.index.dense.DenseSearchResult;
 import dev.tenbin.index.dense.DenseSearcher;
@@ -107,10 +107,10 @@ class QuantizationReferenceTest {
     return refs;
   }
 
-  private static void assertHitsEqual(List<DenseHit> hits, List<Ref> reference, String what) {
+  private static void assertHitsEqual(List<OrdinalHit> hits, List<Ref> reference, String what) {
     List<Ref> top = reference.subList(0, hits.size());
-    assertThat(hits).extracting(DenseHit::ordinal).as(what).isEqualTo(top.stream().map(Ref::ordinal).toList());
-    assertThat(hits).extracting(DenseHit::score).as(what).isEqualTo(top.stream().map(r -> (float) r.score()).toList());
+    assertThat(hits).extracting(OrdinalHit::ordinal).as(what).isEqualTo(top.stream().map(Ref::ordinal).toList());
+    assertThat(hits).extracting(OrdinalHit::score).as(what).isEqualTo(top.stream().map(r -> (float) r.score()).toList());
   }
 
   @Test

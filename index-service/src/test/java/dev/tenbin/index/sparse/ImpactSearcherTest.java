@@ -1,5 +1,7 @@
 package dev.tenbin.index.sparse;
 
+import dev.tenbin.index.rank.OrdinalHit;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -67,7 +69,7 @@ class ImpactSearcherTest {
         }
         reference.sort(Comparator.comparingDouble((Ref r) -> -r.score()).thenComparingInt(Ref::ordinal));
         var hits = searcher.search(query, q, dMax, 20, Cancellation.NEVER);
-        assertThat(hits.stream().map(ImpactSearcher.Hit::ordinal).toList())
+        assertThat(hits.stream().map(OrdinalHit::ordinal).toList())
             .as("q=%d d=%d", q, dMax)
             .isEqualTo(reference.subList(0, Math.min(20, reference.size())).stream().map(Ref::ordinal).toList());
       }
