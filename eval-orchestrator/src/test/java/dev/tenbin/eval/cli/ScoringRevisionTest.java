@@ -7,6 +7,9 @@ import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import dev.tenbin.eval.job.CellFingerprint;
 import dev.tenbin.eval.job.ScoringRevision;
 import dev.tenbin.eval.metrics.Qrels;
@@ -17,8 +20,10 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
@@ -48,7 +53,7 @@ class ScoringRevisionTest {
     Map<String, Object> outputs = new LinkedHashMap<>();
     outputs.put("metrics", metricOutputs());
     outputs.put("bm25_eval", bm25EvalOutputs());
-    String digest = CellFingerprint.sha256(CANONICAL.writeValueAsString(outputs));
+    String digest = CellFingerprint.sha256(CANONICAL.writeValueAsString(rounded(CANONICAL.valueToTree(outputs))));
 
     Properties golden = new Properties();
     try (InputStream in = ScoringRevisionTest.class.getResourceAsStream("/scoring-revision.properties")) {
@@ -69,6 +74,29 @@ class ScoringRevisionTest {
         .isEqualTo(goldenDigest);
   }
 
+  /**
+   * Numbers to 10 significant digits, so a last-ulp difference of {@code Math.log} between platforms
+   * does not move the digest while any real change does.
+   */
+  private static JsonNode rounded(JsonNode node) {
+    if (node.isObject()) {
+      ObjectNode out = CANONICAL.createObjectNode();
+      List<String> names = new ArrayList<>();
+      node.fieldNames().forEachRemaining(names::add);
+      names.stream().sorted().forEach(name -> out.set(name, rounded(node.get(name))));
+      return out;
+    }
+    if (node.isArray()) {
+      ArrayNode out = CANONICAL.createArrayNode();
+      node.forEach(element -> out.add(rounded(element)));
+      return out;
+    }
+    if (node.isFloatingPointNumber()) {
+      return TextNode.valueOf(String.format(Locale.ROOT, "%.10g", node.asDouble()));
+    }
+    return node;
+  }
+
   /** Every standard metric, plain and tie-aware, per query and mean, on a graded run with ties. */
   private static Map<String, Object> metricOutputs() {
     Qrels qrels =
@@ -81,7 +109,7 @@ class ScoringRevisionTest {
     Map<String, List<ScoredDoc>> run = new LinkedHashMap<>();
     run.put("q1", List.of(doc("d1", 0.9f), doc("d2", 0.7f), doc("d3", 0.7f), doc("d4", 0.7f), doc("d7", 0.2f), doc("d9", 0.1f)));
     run.put("q2", List.of(doc("d1", 2f), doc("d3", 1.5f), doc("d2", 1.5f)));
-    List<ScoredDoc> long3 = new java.util.ArrayList<>();
+    List<ScoredDoc> long3 = new ArrayList<>();
     for (int i = 0; i < 120; i++) {
       long3.add(doc("x" + i, 100 - i / 3));
     }
@@ -113,7 +141,14 @@ class ScoringRevisionTest {
     outputs.put("num_queries", run.get("num_queries"));
     try (Stream<Path> files = Files.list(out.resolve("runs"))) {
       for (Path file : files.sorted().toList()) {
-        outputs.put(file.getFileName().toString(), Files.readString(file, StandardCharsets.UTF_8));
+        // each line's score to 6 significant digits (Lucene's BM25 idf uses Math.log): ids and order exact
+        List<String> lines = new ArrayList<>();
+        for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+          String[] columns = line.split(" ");
+          columns[4] = String.format(Locale.ROOT, "%.6g", Double.parseDouble(columns[4]));
+          lines.add(String.join(" ", columns));
+        }
+        outputs.put(file.getFileName().toString(), lines);
       }
     }
     return outputs;
