@@ -13,11 +13,14 @@ import dev.tenbin.encoder.testing.TinyModels;
 import dev.tenbin.encoder.testing.TinyOnnxModels;
 import dev.tenbin.rerank.cross.RerankerRegistry;
 import dev.tenbin.rerank.cross.ScorePrecision;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -32,10 +35,26 @@ class CrossEncoderTest {
   RerankCore core;
 
   private void model(String id, byte[] onnx, String card) throws Exception {
+    model(id, onnx, card, TinyOnnxModels.wordLevelTokenizer(TinyModels.WORDS));
+  }
+
+  private void model(String id, byte[] onnx, String card, byte[] tokenizer) throws Exception {
     Path dir = Files.createDirectories(tmp.resolve("models").resolve(id));
     Files.write(dir.resolve("model.onnx"), onnx);
-    Files.write(dir.resolve("tokenizer.json"), TinyOnnxModels.wordLevelTokenizer(TinyModels.WORDS));
+    Files.write(dir.resolve("tokenizer.json"), tokenizer);
     Files.writeString(dir.resolve("card.json"), card);
+  }
+
+  /** The word-level tokenizer with a decoder-style template: [CLS] before a text, no [SEP] after it. */
+  private static byte[] tokenizerWithoutTrailingSep() {
+    String json = new String(TinyOnnxModels.wordLevelTokenizer(TinyModels.WORDS), StandardCharsets.UTF_8);
+    String withSep =
+        "\"single\":[{\"SpecialToken\":{\"id\":\"[CLS]\",\"type_id\":0}},{\"Sequence\":{\"id\":\"A\",\"type_id\":0}},"
+            + "{\"SpecialToken\":{\"id\":\"[SEP]\",\"type_id\":0}}]";
+    assertThat(json).contains(withSep);
+    return json.replace(
+            withSep, "\"single\":[{\"SpecialToken\":{\"id\":\"[CLS]\",\"type_id\":0}},{\"Sequence\":{\"id\":\"A\",\"type_id\":0}}]")
+        .getBytes(StandardCharsets.UTF_8);
   }
 
   @BeforeEach
@@ -55,7 +74,8 @@ class CrossEncoderTest {
         "tiny-yesno",
         TinyOnnxModels.mlmEncoder(table, TinyOnnxModels.table(H, V, 5), V, H),
         "{\"id\":\"tiny-yesno\",\"head\":\"YES_NO\",\"prompt_template\":\"query {query} document {document}\","
-            + "\"yes_token\":\"apple\",\"no_token\":\"banana\"}");
+            + "\"yes_token\":\"apple\",\"no_token\":\"banana\"}",
+        tokenizerWithoutTrailingSep());
     RerankerRegistry registry =
         new RerankerRegistry(tmp.resolve("models"), new HubDownloader("http://127.0.0.1:9", tmp.resolve("cache"), null), OnnxModel.RuntimeOptions.cpu(1), 64);
     core = new RerankCore(registry, () -> { throw new IllegalStateException("no encoder in this test"); }, 100);
@@ -114,21 +134,34 @@ class CrossEncoderTest {
   }
 
   @Test
-  void yesNoHeadReadsTheLastPositionsYesAndNoLogits() {
+  void yesNoHeadReadsEachPromptsLastPositionsYesAndNoLogits() {
+    // Prompts of different lengths ("query cherry document date" is 5 tokens with [CLS], "... elder
+    // fig" 6), scored in one padded batch: each score comes from its own last token.
     var reranked = core.rerank("tiny-yesno", "cherry", candidates("date", "elder fig"), ScorePrecision.FP32, 0, Cancellation.NEVER);
     float[] table = TinyOnnxModels.table(V, H, 1);
     float[] lm = TinyOnnxModels.table(H, V, 5);
-    // "query cherry document date" -> [CLS] query cherry [UNK] date [SEP]; last position is [SEP]=3.
+    int yesId = 4 + TinyModels.WORDS.indexOf("apple");
+    int noId = 4 + TinyModels.WORDS.indexOf("banana");
+    Map<String, Double> expected = new LinkedHashMap<>();
+    expected.put("d0", yesNo(table, lm, 4 + TinyModels.WORDS.indexOf("date"), yesId, noId));
+    expected.put("d1", yesNo(table, lm, 4 + TinyModels.WORDS.indexOf("fig"), yesId, noId));
+    assertThat(Math.abs(expected.get("d0") - expected.get("d1"))).as("the candidates score differently").isGreaterThan(1e-3);
+    List<String> order = expected.entrySet().stream().sorted(Map.Entry.<String, Double>comparingByValue().reversed()).map(Map.Entry::getKey).toList();
+    assertThat(reranked.documents()).extracting(RerankCore.Scored::docId).containsExactlyElementsOf(order);
+    for (RerankCore.Scored doc : reranked.documents()) {
+      assertThat((double) doc.score()).as(doc.docId()).isCloseTo(expected.get(doc.docId()), within(1e-5));
+    }
+  }
+
+  /** sigmoid(yes logit - no logit) at a position holding {@code token}. */
+  private static double yesNo(float[] table, float[] lm, int token, int yesId, int noId) {
     double yes = 0;
     double no = 0;
     for (int d = 0; d < H; d++) {
-      yes += table[3 * H + d] * lm[d * V + 4];
-      no += table[3 * H + d] * lm[d * V + 5];
+      yes += table[token * H + d] * lm[d * V + yesId];
+      no += table[token * H + d] * lm[d * V + noId];
     }
-    double expected = 1 / (1 + Math.exp(no - yes));
-    // Both prompts end in [SEP], so both candidates get the same score and the id order decides.
-    assertThat(reranked.documents()).extracting(RerankCore.Scored::docId).containsExactly("d0", "d1");
-    assertThat((double) reranked.documents().getFirst().score()).isCloseTo(expected, within(1e-5));
+    return 1 / (1 + Math.exp(no - yes));
   }
 
   @Test

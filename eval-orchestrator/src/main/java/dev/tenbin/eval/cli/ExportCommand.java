@@ -38,9 +38,9 @@ public final class ExportCommand implements Runnable {
       mixinStandardHelpOptions = true,
       description = {
         "Write one stored cell's rankings as a TREC run file (qid Q0 docid rank score tag).",
-        "Scores read back to the stored FP32 values, so 'tenbin metrics' on the file reproduces the"
-            + " stored metrics (where equal scores are tied, trec_eval breaks ties by docno descending"
-            + " while Tenbin stores doc id ascending; the tie-aware values agree either way)."
+        "Scores are the stored FP32 values, tie-broken: a score equal to (or above) the one written on"
+            + " the line above is written one FP32 ulp below it, so trec_eval and 'tenbin metrics' read the"
+            + " file in the stored order and reproduce the stored metrics (README, Tie policy)."
       })
   static final class Trec implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "DIR", description = "A job output folder (holding cells/).")

@@ -15,8 +15,9 @@ import java.util.Map;
 
 /**
  * A stored cell's rankings as a TREC run: queries in stored order, each query's documents by
- * stored rank, written by {@link TrecRunWriter} so every score reads back to the same FP32 value
- * and the file orders as the cell did (ties included). Queries with an empty ranking have no line.
+ * stored rank, written by {@link TrecRunWriter} with tie-broken scores, so trec_eval orders the file
+ * as the cell did (ties included) and scores it as Tenbin did; the stored cell keeps the true FP32
+ * scores. Queries with an empty ranking have no line.
  */
 public final class TrecExport {
   private TrecExport() {}

@@ -15,7 +15,8 @@ import java.util.TreeMap;
  * everything that determines it — the cell key, the dataset's SHA, the model's id, revision,
  * resolved hub SHA, dtype, prompts and maximum length, the variant and mode, the similarity and
  * depth, the library versions that decide scores (Lucene for BM25, ONNX Runtime and the tokenizers for models), the
- * candidate set a reranker reads, and the result format version. Timings and the Tenbin build are
+ * candidate set a reranker reads, the result format version and the {@link ScoringRevision} of the
+ * ranking and metric code. Timings and the Tenbin build are
  * deliberately not part of it: two runs that must give the same rankings share a fingerprint.
  */
 public final class CellFingerprint {
@@ -26,10 +27,16 @@ public final class CellFingerprint {
 
   private CellFingerprint() {}
 
-  /** The fingerprint of the given identifying fields. */
+  /** The fingerprint of the given identifying fields, at the current {@link ScoringRevision}. */
   public static String of(Map<String, ?> fields) {
+    return of(fields, ScoringRevision.CURRENT);
+  }
+
+  /** The fingerprint the given fields have (or had) under another scoring revision. */
+  static String of(Map<String, ?> fields, int scoringRevision) {
     Map<String, Object> sorted = new TreeMap<>(fields);
     sorted.put("format_version", CellRecord.FORMAT_VERSION);
+    sorted.put("scoring_revision", scoringRevision);
     try {
       byte[] canonical = CANONICAL.writeValueAsBytes(sorted);
       return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(canonical));

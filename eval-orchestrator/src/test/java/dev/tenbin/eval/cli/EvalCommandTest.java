@@ -104,25 +104,6 @@ class EvalCommandTest {
     assertThat(result.err()).contains("encoding documents with all-minilm-l6-v2: 4/4");
   }
 
-  @Test
-  void bestSimilarityReportsTheBetterOfCosineAndDotPerVariant() throws Exception {
-    Path data = TinyBeir.write(tmp.resolve("tiny"));
-    String cache = tmp.resolve("cache").toString();
-    JsonNode best = runOf("--similarity", "best", data, cache);
-    JsonNode cosine = runOf("--similarity", "cosine", data, cache);
-    JsonNode dot = runOf("--similarity", "dot", data, cache);
-    double expected = Math.max(cosine.get("metrics").get("ndcg@10").asDouble(), dot.get("metrics").get("ndcg@10").asDouble());
-    assertThat(best.get("metrics").get("ndcg@10").asDouble()).isEqualTo(expected);
-    assertThat(best.get("diagnostics").get("similarity").asText()).isIn("cosine", "dot");
-  }
-
-  private static JsonNode runOf(String flag, String value, Path data, String cache) throws Exception {
-    CliRunner result =
-        CliRunner.run("eval", "--dataset", data.toString(), "--retriever", "dense:all-minilm-l6-v2", "--variant", "binary", flag, value, "--json", "--cache-dir", cache);
-    assertThat(result.exitCode()).as(result.err()).isZero();
-    return new ObjectMapper().readTree(result.out()).get("runs").get(0);
-  }
-
   private static <T> Iterable<T> iterable(java.util.Iterator<T> iterator) {
     return () -> iterator;
   }

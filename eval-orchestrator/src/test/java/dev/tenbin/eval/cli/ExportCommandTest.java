@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.tenbin.eval.metrics.Evaluation;
 import dev.tenbin.eval.metrics.RankingEvaluator;
 import dev.tenbin.eval.metrics.RunOrder;
 import dev.tenbin.eval.metrics.ScoredDoc;
@@ -13,7 +12,6 @@ import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
 import dev.tenbin.eval.store.StoredDoc;
 import dev.tenbin.eval.store.TestCells;
-import dev.tenbin.eval.tieaware.TieAwareValue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -84,29 +82,34 @@ class ExportCommandTest {
   }
 
   @Test
-  void withTiedScoresTheStoredOrderAndTheTieAwareDistributionSurviveTheRoundTrip() {
+  void withExactlyTiedScoresTheExportedRunScoresUnderTrecEvalAsTheStoredCell() throws Exception {
     Map<String, List<ScoredDoc>> tied = new LinkedHashMap<>();
     tied.put("q1", List.of(new ScoredDoc("d1", 0.7f), new ScoredDoc("d2", 0.7f), new ScoredDoc("d3", 0.1f)));
     tied.put("q2", List.of(new ScoredDoc("d2", 0.3f), new ScoredDoc("d4", 0.3f)));
     CellRecord cell = TestCells.cell(TestCells.key("NanoSciFact", "bm25", "bm25", "base"), TestCells.QRELS, tied);
+    Path run = export(job(cell), "--system", "bm25", "--task", "NanoSciFact");
+    Path qrels = tmp.resolve("qrels.txt");
+    Files.writeString(qrels, "q1 0 d1 1\nq1 0 d9 0\nq2 0 d4 2\nq2 0 d2 1\n");
 
-    Map<String, List<ScoredDoc>> readBack = TrecRunReader.read(export(job(cell), "--system", "bm25", "--task", "NanoSciFact"));
+    CliRunner metrics = CliRunner.run("metrics", "--qrels", qrels.toString(), "--run", run.toString(), "--json");
 
-    List<String> queries = List.of("q1", "q2");
-    Evaluation asStored = RankingEvaluator.standard().evaluate(TestCells.QRELS, readBack, queries, RunOrder.AS_GIVEN);
-    Evaluation asTrecEval = RankingEvaluator.standard().evaluate(TestCells.QRELS, readBack, queries, RunOrder.TREC_EVAL);
-    assertThat(asStored.means()).isEqualTo(cell.metrics());
-    assertThat(asStored.tieAware()).isEqualTo(cell.tieAware());
-    assertThat(withoutBias(asTrecEval.tieAware())).isEqualTo(withoutBias(cell.tieAware()));
-    assertThat(asTrecEval.means().get("mrr@10"))
-        .as("trec_eval breaks the ties by docno descending, Tenbin stored doc id ascending")
-        .isLessThan(cell.metrics().get("mrr@10"));
-  }
-
-  private static Map<String, List<Double>> withoutBias(Map<String, TieAwareValue> values) {
-    Map<String, List<Double>> out = new LinkedHashMap<>();
-    values.forEach((name, v) -> out.put(name, List.of(v.expected(), v.min(), v.max(), v.range())));
-    return out;
+    assertThat(metrics.exitCode()).as(metrics.err()).isZero();
+    JsonNode json = new ObjectMapper().readTree(metrics.out());
+    assertThat(RankingEvaluator.standard().evaluate(TestCells.QRELS, tied, List.of("q1", "q2"), RunOrder.TREC_EVAL).means())
+        .as("trec_eval's docno-descending order of the true tied scores would score differently")
+        .isNotEqualTo(cell.metrics());
+    cell.metrics().forEach((name, value) -> assertThat(json.get("metrics").get(name).asDouble()).as(name).isEqualTo(value));
+    Map<String, List<ScoredDoc>> readBack = TrecRunReader.read(run);
+    for (String query : tied.keySet()) {
+      assertThat(RunOrder.TREC_EVAL.apply(readBack.get(query)))
+          .as("trec_eval's order of the file is the stored order")
+          .extracting(ScoredDoc::docId)
+          .containsExactlyElementsOf(tied.get(query).stream().map(ScoredDoc::docId).toList());
+    }
+    assertThat(ResultStore.open(tmp.resolve("job")).read(cell.fingerprint()).orElseThrow().queries().getFirst().docs())
+        .as("the stored cell keeps the true, tied FP32 scores")
+        .extracting(StoredDoc::score)
+        .containsExactly((double) 0.7f, (double) 0.7f, (double) 0.1f);
   }
 
   @Test

@@ -107,10 +107,11 @@ class RunFileFuzzTest {
       return;
     }
     Map<String, List<ScoredDoc>> back = TrecRunReader.read(file);
+    // The file holds the tie-broken scores (strictly decreasing within a query), exactly.
     Map<String, List<ScoredDoc>> written = new LinkedHashMap<>();
     run.forEach((query, docs) -> {
       if (!docs.isEmpty()) {
-        written.computeIfAbsent(query, q -> new ArrayList<>()).addAll(docs);
+        written.put(query, TrecRunWriter.tieBroken(docs));
       }
     });
     assertThat(back.keySet()).containsExactlyElementsOf(written.keySet());
@@ -119,6 +120,10 @@ class RunFileFuzzTest {
       assertThat(read).hasSameSizeAs(query.getValue());
       for (int i = 0; i < read.size(); i++) {
         assertThat(read.get(i).docId()).isEqualTo(query.getValue().get(i).docId());
+        assertThat(read.get(i).docId()).isEqualTo(run.get(query.getKey()).get(i).docId());
+        if (i > 0) {
+          assertThat(read.get(i).score()).as("written score of %s", read.get(i).docId()).isLessThan(read.get(i - 1).score());
+        }
         double score = query.getValue().get(i).score();
         if ((double) (float) score == score) {
           // An FP32 score is written as the shortest float decimal: it reads back as that float.

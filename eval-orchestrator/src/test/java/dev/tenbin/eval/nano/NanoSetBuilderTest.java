@@ -66,4 +66,57 @@ class NanoSetBuilderTest {
     new NanoSetBuilder().build(source, 7, again);
     assertThat(Files.readString(again.resolve("queries.jsonl"))).isEqualTo(Files.readString(out.resolve("queries.jsonl")));
   }
+
+  /**
+   * Three queries: two with 6,000 hard negatives each, one with two. The corpus cap (10,000) cuts
+   * the negatives, so their order decides which are kept: round r takes the r-th negative of every
+   * query that has one, in the order the queries were drawn.
+   */
+  @Test
+  void hardNegativesAreTakenRoundRobinAcrossQueriesInDrawnOrderUpToTheCap() throws Exception {
+    List<CorpusDocument> corpus = new ArrayList<>();
+    Map<String, Map<String, Integer>> qrels = new LinkedHashMap<>();
+    Map<String, String> queries = new LinkedHashMap<>();
+    int[] negativeCounts = {6_000, 2, 6_000};
+    for (int q = 0; q < 3; q++) {
+      String query = "q" + q;
+      queries.put(query, "query " + q);
+      Map<String, Integer> judged = new LinkedHashMap<>();
+      judged.put(query + "-pos", 1);
+      corpus.add(new CorpusDocument(query + "-pos", "", "positive"));
+      for (int n = 0; n < negativeCounts[q]; n++) {
+        judged.put(query + "-neg" + n, 0);
+        corpus.add(new CorpusDocument(query + "-neg" + n, "", "negative"));
+      }
+      qrels.put(query, judged);
+    }
+    corpus.add(new CorpusDocument("filler", "", "never needed"));
+    Files.createDirectories(tmp.resolve("qrels"));
+    Files.writeString(tmp.resolve("corpus.jsonl"), "");
+    Files.writeString(tmp.resolve("queries.jsonl"), "");
+    Files.writeString(tmp.resolve("qrels/test.tsv"), "");
+    BeirDataset source = new BeirDataset("three", tmp, corpus, queries, Qrels.of(qrels), new ArrayList<>(queries.keySet()), List.of());
+
+    Path out = tmp.resolve("nano-three");
+    var summary = new NanoSetBuilder().build(source, 11, out);
+
+    BeirDataset nano = BeirDatasetReader.read(out);
+    List<String> drawn = new ArrayList<>(nano.queries().keySet());
+    assertThat(drawn).containsExactlyInAnyOrder("q0", "q1", "q2");
+    List<String> expected = new ArrayList<>();
+    drawn.forEach(query -> expected.add(query + "-pos"));
+    for (int round = 0; expected.size() < NanoSetBuilder.MAX_DOCUMENTS; round++) {
+      for (String query : drawn) {
+        if (round < negativeCounts[Integer.parseInt(query.substring(1))] && expected.size() < NanoSetBuilder.MAX_DOCUMENTS) {
+          expected.add(query + "-neg" + round);
+        }
+      }
+    }
+    assertThat(nano.corpus()).extracting(CorpusDocument::id).containsExactlyElementsOf(expected);
+    assertThat(summary.positives()).isEqualTo(3);
+    assertThat(summary.hardNegatives()).isEqualTo(9_997);
+    assertThat(summary.filler()).isZero();
+    // Round-robin keeps both negatives of q1 and splits the rest evenly between q0 and q2.
+    assertThat(nano.corpus()).extracting(CorpusDocument::id).contains("q1-neg0", "q1-neg1", "q0-neg4996", "q2-neg4996").doesNotContain("q0-neg4998", "q2-neg4998");
+  }
 }

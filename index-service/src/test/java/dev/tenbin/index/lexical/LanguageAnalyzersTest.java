@@ -40,12 +40,14 @@ class LanguageAnalyzersTest {
   @Test
   void japaneseUsesKuromojiAndKoreanUsesNori() {
     assertThat(terms("ja", "東京都に住んでいます")).contains("東京");
-    assertThat(terms("ko", "한국어를 공부합니다")).isNotEmpty();
+    // Nori splits the compound 한국어 (Korean language) and drops the particle 를, the verb suffix 하 and the ending ㅂ니다.
+    assertThat(terms("ko", "한국어를 공부합니다")).containsExactly("한국", "어", "공부");
   }
 
   @Test
   void thaiIsSegmentedByIcuDictionary() {
-    assertThat(terms("th", "ภาษาไทยง่ายนิดเดียว")).hasSizeGreaterThan(1);
+    // Written without spaces: ภาษา (language) ไทย (Thai) ง่าย (easy) นิด (a little) เดียว (only).
+    assertThat(terms("th", "ภาษาไทยง่ายนิดเดียว")).containsExactly("ภาษา", "ไทย", "ง่าย", "นิด", "เดียว");
   }
 
   @Test
