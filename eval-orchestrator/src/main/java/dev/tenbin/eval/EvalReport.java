@@ -27,7 +27,7 @@ public record EvalReport(
       ObjectNode node = runArray.addObject();
       node.put("retriever", run.retriever());
       node.put("variant", run.variant());
-      node.put("mode", run.mode());
+      node.put("mode", run.mode().wireName());
       node.put("num_queries", run.numQueries());
       ObjectNode metrics = node.putObject("metrics");
       run.metrics().forEach(metrics::put);
@@ -42,7 +42,7 @@ public record EvalReport(
         metric.put("bias", value.bias());
       }
       ObjectNode timings = node.putObject("timings_ms");
-      run.timings().forEach(timings::put);
+      run.timings().asMap().forEach(timings::put);
       if (!run.diagnostics().isEmpty()) {
         node.set("diagnostics", JSON.valueToTree(run.diagnostics()));
       }
@@ -76,7 +76,7 @@ public record EvalReport(
     for (EvalRun run : runs) {
       table.append(
           String.format(
-              Locale.ROOT, "%-28s %-10s %-10s %7d", run.retriever(), run.variant(), run.mode(), run.numQueries()));
+              Locale.ROOT, "%-28s %-10s %-10s %7d", run.retriever(), run.variant(), run.mode().wireName(), run.numQueries()));
       for (String name : metricNames) {
         table.append(String.format(Locale.ROOT, " %12.4f", run.metrics().get(name)));
       }

@@ -1,0 +1,20 @@
+package dev.tenbin.eval.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tenbin.eval.family.Families;
+import dev.tenbin.eval.family.RetrievalFamily;
+import org.junit.jupiter.api.Test;
+
+class EvalHelpTest {
+  @Test
+  void evalHelpListsEveryRegisteredRetrieverAndReranker() {
+    CliRunner result = CliRunner.run("eval", "--help");
+    assertThat(result.exitCode()).as(result.err()).isZero();
+    String help = result.out().replaceAll("\\s+", " ");
+    for (RetrievalFamily family : Families.retrieval()) {
+      assertThat(help).contains(family.usage() + " (" + family.description().replaceAll("\\s+", " ") + ")");
+    }
+    assertThat(help).contains("Default bm25.").contains("a cross-encoder id or dense:MODEL, sparse:MODEL, multivector:MODEL");
+  }
+}
