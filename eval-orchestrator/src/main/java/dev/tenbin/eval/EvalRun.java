@@ -32,12 +32,6 @@ public record EvalRun(
     RunTimings timings,
     Map<String, Object> diagnostics) {
 
-  public EvalRun withDiagnostics(Map<String, Object> more) {
-    Map<String, Object> merged = new java.util.LinkedHashMap<>(diagnostics);
-    merged.putAll(more);
-    return new EvalRun(retriever, variant, mode, numQueries, metrics, tieAware, perQuery, rankings, timings, merged);
-  }
-
   /** A file-name friendly label: retriever.variant.mode. */
   public String label() {
     return (retriever + "." + variant + "." + mode.wireName()).replaceAll("[^A-Za-z0-9._-]", "_");

@@ -4,6 +4,7 @@ import dev.tenbin.eval.EvalRun;
 import dev.tenbin.eval.RunMode;
 import dev.tenbin.eval.RunScorer;
 import dev.tenbin.eval.TenbinVersion;
+import dev.tenbin.eval.job.CellIdentity;
 import dev.tenbin.eval.job.JobPlanner;
 import dev.tenbin.eval.job.JobSpec;
 import dev.tenbin.eval.job.JobTask;
@@ -11,7 +12,6 @@ import dev.tenbin.eval.job.Work;
 import dev.tenbin.eval.job.WorkRunner;
 import dev.tenbin.eval.retrieval.Bm25Retrieval;
 import dev.tenbin.eval.retrieval.RetrievalResult;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -40,9 +40,7 @@ final class Bm25Family implements RetrievalFamily {
 
   @Override
   public Work plan(JobPlanner planner, JobTask task, JobSpec.RetrieverEntry entry) {
-    Map<String, Object> identity = new LinkedHashMap<>();
-    identity.put("lucene", TenbinVersion.lucene());
-    identity.put("bm25", "k1=0.9 b=0.4 title+text");
+    CellIdentity identity = CellIdentity.empty().with("lucene", TenbinVersion.lucene()).with("bm25", "k1=0.9 b=0.4 title+text");
     return new Work(
         this, task, "",
         List.of(planner.cell(task, name(), name(), "base", RunMode.RETRIEVAL, identity, Map.of("lucene_version", TenbinVersion.lucene()), Map.of())),

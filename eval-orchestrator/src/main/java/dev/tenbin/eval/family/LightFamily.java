@@ -6,6 +6,7 @@ import dev.tenbin.eval.RunScorer;
 import dev.tenbin.eval.RunTimings;
 import dev.tenbin.eval.Timing;
 import dev.tenbin.eval.dataset.BeirDataset;
+import dev.tenbin.eval.job.CellIdentity;
 import dev.tenbin.eval.job.JobPlanner;
 import dev.tenbin.eval.job.JobSpec;
 import dev.tenbin.eval.job.JobTask;
@@ -68,12 +69,12 @@ final class LightFamily implements RetrievalFamily {
               task, model, name(), variant, RunMode.RETRIEVAL, planner.modelIdentity(facts, variant), JobPlanner.modelVersions(facts),
               JobPlanner.modelFacts(facts, facts.dimension())));
     }
-    Map<String, Object> identity = planner.modelIdentity(facts, "base");
+    CellIdentity identity = planner.modelIdentity(facts, "base");
     cells.add(
         planner.cell(
             task, model, SPARSE_SIDE, "base", RunMode.RETRIEVAL, identity, JobPlanner.modelVersions(facts), JobPlanner.modelFacts(facts, 0)));
-    Map<String, Object> hybrid = new LinkedHashMap<>(identity);
-    hybrid.put("hybrid", "min-max normalized interpolation, dense weight " + planner.spec().lightHybridDenseWeight());
+    CellIdentity hybrid =
+        identity.with("hybrid", "min-max normalized interpolation, dense weight " + planner.spec().lightHybridDenseWeight());
     cells.add(
         planner.cell(
             task, model, HYBRID, "base", RunMode.RETRIEVAL, hybrid, JobPlanner.modelVersions(facts),

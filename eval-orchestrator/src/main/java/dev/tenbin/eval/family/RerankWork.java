@@ -3,6 +3,7 @@ package dev.tenbin.eval.family;
 import dev.tenbin.eval.EvalRun;
 import dev.tenbin.eval.candidates.CandidateSet;
 import dev.tenbin.eval.candidates.RerankEvaluation;
+import dev.tenbin.eval.job.CellIdentity;
 import dev.tenbin.eval.job.JobPlanner;
 import dev.tenbin.eval.job.JobTask;
 import dev.tenbin.eval.job.ModelFacts;
@@ -53,9 +54,8 @@ final class RerankWork implements WorkFamily {
     ModelFacts facts = biEncoder.isPresent() ? planner.encoderFacts(model) : planner.rerankerFacts(reranker);
     List<PlannedCell> cells = new ArrayList<>();
     for (RunMode mode : RunMode.RERANK_MODES) {
-      Map<String, Object> identity = planner.modelIdentity(facts, "candidates_" + kind);
-      identity.put("candidate_set", candidatesFingerprint);
-      identity.put("reranker", reranker);
+      CellIdentity identity =
+          planner.modelIdentity(facts, "candidates_" + kind).with("candidate_set", candidatesFingerprint).with("reranker", reranker);
       cells.add(
           planner.cell(
               task, model, family, "candidates_" + kind, mode, identity, JobPlanner.modelVersions(facts),

@@ -85,31 +85,33 @@ public final class JobPlanner {
   private Map<String, String> candidateSets(JobTask task) {
     Map<String, String> sets = new LinkedHashMap<>();
     for (String kind : spec.candidateSets()) {
-      Map<String, Object> identity = new LinkedHashMap<>();
-      identity.put("artifact", "candidate_set");
-      identity.put("kind", kind);
-      identity.put("dataset_sha", task.datasetSha());
-      identity.put("language", task.language());
-      identity.put("lucene", TenbinVersion.lucene());
-      identity.put("recipe", "bm25 top-500 + dense top-500, RRF k=100, top-100, safeguard at 101");
+      CellIdentity identity =
+          CellIdentity.empty()
+              .with("artifact", "candidate_set")
+              .with("kind", kind)
+              .with("dataset_sha", task.datasetSha())
+              .with("language", task.language())
+              .with("lucene", TenbinVersion.lucene())
+              .with("recipe", "bm25 top-500 + dense top-500, RRF k=100, top-100, safeguard at 101");
       if (kind.equals("hybrid")) {
-        identity.put("dense_model", encoderModels.apply(spec.candidateDenseModel()).identity());
-        identity.put("onnxruntime", TenbinVersion.onnxRuntime());
+        identity =
+            identity
+                .with("dense_model", encoderModels.apply(spec.candidateDenseModel()).identity())
+                .with("onnxruntime", TenbinVersion.onnxRuntime());
       }
-      sets.put(kind, CellFingerprint.of(identity));
+      sets.put(kind, identity.fingerprint());
     }
     return sets;
   }
 
   /** What identifies a model's cell: the model, the libraries that score it, similarity and variant. */
-  public Map<String, Object> modelIdentity(ModelFacts facts, String variant) {
-    Map<String, Object> identity = new LinkedHashMap<>();
-    identity.put("model", facts.identity());
-    identity.put("onnxruntime", TenbinVersion.onnxRuntime());
-    identity.put("tokenizers", TenbinVersion.tokenizers());
-    identity.put("similarity", spec.similarity());
-    identity.put("variant", variant);
-    return identity;
+  public CellIdentity modelIdentity(ModelFacts facts, String variant) {
+    return CellIdentity.empty()
+        .with("model", facts.identity())
+        .with("onnxruntime", TenbinVersion.onnxRuntime())
+        .with("tokenizers", TenbinVersion.tokenizers())
+        .with("similarity", spec.similarity())
+        .with("variant", variant);
   }
 
   /** The versions stored with a model's cell. */
@@ -137,20 +139,17 @@ public final class JobPlanner {
    * dataset and the depth, and the versions and facts stored with it.
    */
   public PlannedCell cell(
-      JobTask task, String model, String family, String variant, RunMode mode, Map<String, Object> identity,
+      JobTask task, String model, String family, String variant, RunMode mode, CellIdentity identity,
       Map<String, String> versions, Map<String, Double> facts) {
     CellKey key = new CellKey(task.benchmark(), task.dataset(), task.task(), task.language(), task.domain(), model, family, variant, mode.wireName());
-    Map<String, Object> fields = new LinkedHashMap<>(identity);
-    fields.put("key", key);
-    fields.put("dataset_sha", task.datasetSha());
-    fields.put("top_k", spec.topK());
+    String fingerprint = identity.with("key", key).with("dataset_sha", task.datasetSha()).with("top_k", spec.topK()).fingerprint();
     Map<String, String> allVersions = new LinkedHashMap<>();
     allVersions.put("dataset_sha", task.datasetSha());
     allVersions.putAll(task.provenance());
     allVersions.putAll(versions);
     allVersions.put("tenbin_version", TenbinVersion.get());
     return new PlannedCell(
-        key, CellFingerprint.of(fields), Collections.unmodifiableMap(new TreeMap<>(allVersions)),
+        key, fingerprint, Collections.unmodifiableMap(new TreeMap<>(allVersions)),
         Collections.unmodifiableMap(new TreeMap<>(facts)));
   }
 }
