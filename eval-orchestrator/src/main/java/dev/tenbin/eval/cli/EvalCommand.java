@@ -148,19 +148,21 @@ public final class EvalCommand implements Callable<Integer> {
 
     Path candidateFile =
         CandidateSet.file(candidatesDir != null ? candidatesDir : CandidateSet.defaultDirectory(dataset), candidates);
-    List<EvalRun> runs;
+    List<EvalJob.Result> results;
     try (Services services = Services.connect(endpoints.index(), endpoints.encoder(), endpoints.modelsDirectory(), endpoints.cacheDirectory())) {
       if (!rerankers.isEmpty() && endpoints.rerank() != null) {
         services.withRerankEndpoint(endpoints.rerank());
       }
-      runs =
+      results =
           EvalJob.run(
               services, endpoints.cacheDirectory(), endpoints.encoder() == null ? endpoints.modelsDirectory() : null,
               new EvalJob.Request(data, resolvedLanguage, specs, variants, rerankers, candidates, candidateFile, similarity, topK),
               err);
     }
     EvalReport report =
-        new EvalReport(data.name(), resolvedLanguage, languageSource, runs, data.warnings());
+        new EvalReport(
+            data.name(), resolvedLanguage, languageSource, results.stream().map(EvalJob.Result::run).toList(), data.warnings(),
+            results.stream().map(EvalJob.Result::provenance).toList());
     if (writer != null) {
       writer.write(report);
     }

@@ -1,6 +1,7 @@
 package dev.tenbin.eval.job;
 
 import dev.tenbin.eval.EvalRun;
+import dev.tenbin.eval.RunProvenance;
 import dev.tenbin.eval.dataset.BeirDataset;
 import dev.tenbin.eval.dataset.DatasetFingerprint;
 import dev.tenbin.eval.family.RetrievalFamily;
@@ -46,15 +47,18 @@ public final class EvalJob {
       BeirDataset data, String language, List<RetrieverSpec> retrievers, List<String> variants, List<String> rerankers,
       String candidateKind, Path candidateFile, String similarity, int topK) {}
 
+  /** An evaluated run and the cell it was stored as. */
+  public record Result(EvalRun run, RunProvenance provenance) {}
+
   private EvalJob() {}
 
   /**
    * Runs {@code request} through {@code services}, encoding through the embedding cache under
    * {@code cacheDirectory}; {@code modelsDirectory} is non-null when the encoder is the embedded one
    * (then a missing LightRetriever cache is built there first). Returns the evaluated runs in plan
-   * order (retrievers, then rerankers). Progress goes to {@code err}.
+   * order (retrievers, then rerankers) with their cells' fingerprints and versions. Progress goes to {@code err}.
    */
-  public static List<EvalRun> run(Services services, Path cacheDirectory, Path modelsDirectory, Request request, PrintWriter err) {
+  public static List<Result> run(Services services, Path cacheDirectory, Path modelsDirectory, Request request, PrintWriter err) {
     BeirDataset data = request.data();
     JobSpec spec = spec(request);
     JobTask task =
@@ -83,16 +87,16 @@ public final class EvalJob {
       if (collector.failure.get() != null) {
         throw collector.failure.get();
       }
-      List<EvalRun> runs = new ArrayList<>();
+      List<Result> results = new ArrayList<>();
       for (Work work : plan) {
         for (PlannedCell cell : work.cells()) {
           EvalRun run = collector.runs.get(cell.fingerprint());
           if (run != null) {
-            runs.add(run);
+            results.add(new Result(run, new RunProvenance(cell.fingerprint(), cell.versions())));
           }
         }
       }
-      return runs;
+      return results;
     } finally {
       delete(folder);
     }
