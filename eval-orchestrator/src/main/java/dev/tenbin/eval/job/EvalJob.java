@@ -26,8 +26,8 @@ import java.util.stream.Stream;
 /**
  * {@code tenbin eval} as a job: one task (the BEIR folder), the retrievers and rerankers of the
  * command line, planned by the same families and run by the same {@link JobRunner} as {@code tenbin
- * run} (same cell fingerprints, same embedding cache, same records) into a scratch job folder that
- * is deleted afterwards. A failing work item ends the run with its exception; nothing is retried.
+ * run} (same cell fingerprints, same embedding cache, same records) into a scratch job folder under
+ * {@code <cache-dir>/eval-jobs} that is deleted afterwards. A failing work item ends the run with its exception; nothing is retried.
  */
 public final class EvalJob {
   /**
@@ -65,7 +65,7 @@ public final class EvalJob {
         new JobTask(
             data.name(), data.name(), data.name(), request.language(), "", data, DatasetFingerprint.of(data.directory()),
             Map.of("dataset_path", data.directory().toAbsolutePath().toString()));
-    Path folder = scratchFolder();
+    Path folder = scratchFolder(cacheDirectory);
     try (var cache = EmbeddingCaches.open(cacheDirectory)) {
       JobPlanner planner =
           new JobPlanner(spec, id -> JobLauncher.encoderFacts(services, id), id -> JobLauncher.rerankerFacts(services, id));
@@ -137,9 +137,11 @@ public final class EvalJob {
     }
   }
 
-  private static Path scratchFolder() {
+  /** A new folder under {@code <cache-dir>/eval-jobs} (the CLI writes only where it was told to). */
+  private static Path scratchFolder(Path cacheDirectory) {
     try {
-      return Files.createTempDirectory("tenbin-eval-");
+      Path parent = Files.createDirectories(cacheDirectory.resolve("eval-jobs"));
+      return Files.createTempDirectory(parent, "eval-");
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create a scratch job folder", e);
     }

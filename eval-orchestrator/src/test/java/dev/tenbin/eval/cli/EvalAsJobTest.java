@@ -47,6 +47,9 @@ class EvalAsJobTest {
             .get("runs");
     assertThat(cached.get(0).get("metrics")).isEqualTo(runs.get(0).get("metrics"));
     assertThat(cached.get(0).get("fingerprint")).isEqualTo(runs.get(0).get("fingerprint"));
+    try (Stream<Path> left = Files.list(cache.resolve("eval-jobs"))) {
+      assertThat(left).as("the scratch job folders are deleted").isEmpty();
+    }
   }
 
   private static JsonNode run(String... args) throws Exception {
