@@ -37,7 +37,7 @@ public final class DenseSimilarities {
     for (DenseVariant variant : variants) {
       for (Similarity similarity : similarities) {
         EvalRun run =
-            RunScorer.score(data, retriever, variant.name(), "retrieval", results.get(DenseRetrieval.key(variant, similarity)));
+            RunScorer.score(data, retriever, variant.name(), RunMode.RETRIEVAL, results.get(DenseRetrieval.key(variant, similarity)));
         EvalRun current = best.get(variant.name());
         if (current == null || run.metrics().get("ndcg@10") > current.metrics().get("ndcg@10")) {
           best.put(variant.name(), run);

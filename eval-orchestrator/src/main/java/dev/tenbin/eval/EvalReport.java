@@ -12,10 +12,23 @@ import java.util.Map;
 /**
  * The outcome of {@code tenbin eval}: one JSON object (the stable contract of {@code --json}) or
  * a terminal table.
+ *
+ * @param provenance per run (same index), its cell's fingerprint and versions; empty when unknown
  */
 public record EvalReport(
-    String dataset, String language, String languageSource, List<EvalRun> runs, List<String> warnings) {
+    String dataset, String language, String languageSource, List<EvalRun> runs, List<String> warnings,
+    List<RunProvenance> provenance) {
   private static final ObjectMapper JSON = new ObjectMapper();
+
+  public EvalReport {
+    if (!provenance.isEmpty() && provenance.size() != runs.size()) {
+      throw new IllegalArgumentException("one provenance per run");
+    }
+  }
+
+  public EvalReport(String dataset, String language, String languageSource, List<EvalRun> runs, List<String> warnings) {
+    this(dataset, language, languageSource, runs, warnings, List.of());
+  }
 
   public ObjectNode toJsonTree() {
     ObjectNode root = JSON.createObjectNode();
@@ -23,11 +36,12 @@ public record EvalReport(
     root.put("language", language);
     root.put("language_source", languageSource);
     ArrayNode runArray = root.putArray("runs");
-    for (EvalRun run : runs) {
+    for (int i = 0; i < runs.size(); i++) {
+      EvalRun run = runs.get(i);
       ObjectNode node = runArray.addObject();
       node.put("retriever", run.retriever());
       node.put("variant", run.variant());
-      node.put("mode", run.mode());
+      node.put("mode", run.mode().wireName());
       node.put("num_queries", run.numQueries());
       ObjectNode metrics = node.putObject("metrics");
       run.metrics().forEach(metrics::put);
@@ -42,9 +56,14 @@ public record EvalReport(
         metric.put("bias", value.bias());
       }
       ObjectNode timings = node.putObject("timings_ms");
-      run.timings().forEach(timings::put);
+      run.timings().asMap().forEach(timings::put);
       if (!run.diagnostics().isEmpty()) {
         node.set("diagnostics", JSON.valueToTree(run.diagnostics()));
+      }
+      if (!provenance.isEmpty()) {
+        node.put("fingerprint", provenance.get(i).fingerprint());
+        ObjectNode versions = node.putObject("versions");
+        provenance.get(i).versions().forEach(versions::put);
       }
     }
     ArrayNode warningArray = root.putArray("warnings");
@@ -76,7 +95,7 @@ public record EvalReport(
     for (EvalRun run : runs) {
       table.append(
           String.format(
-              Locale.ROOT, "%-28s %-10s %-10s %7d", run.retriever(), run.variant(), run.mode(), run.numQueries()));
+              Locale.ROOT, "%-28s %-10s %-10s %7d", run.retriever(), run.variant(), run.mode().wireName(), run.numQueries()));
       for (String name : metricNames) {
         table.append(String.format(Locale.ROOT, " %12.4f", run.metrics().get(name)));
       }

@@ -11,35 +11,29 @@ import java.util.Map;
  *
  * @param retriever e.g. "bm25", "dense:bge-small-en-v1.5"
  * @param variant e.g. "base", "int8_rescore"
- * @param mode "retrieval", "rerank" or "rerank_without_safeguard"
+ * @param mode over the whole corpus or a candidate set
  * @param numQueries evaluated queries
  * @param metrics mean metric values, in the standard order
  * @param tieAware per metric: expectation, min, max, range and bias over orders of tied scores
  * @param perQuery query id to metric values
  * @param rankings query id to ranking (score descending, doc id ascending)
- * @param timings named durations in milliseconds (index_ms, search_ms, ...)
+ * @param timings its measured durations
  * @param diagnostics facts about the run (candidate-set coverage and origin, ...)
  */
 public record EvalRun(
     String retriever,
     String variant,
-    String mode,
+    RunMode mode,
     int numQueries,
     Map<String, Double> metrics,
     Map<String, TieAwareValue> tieAware,
     Map<String, Map<String, Double>> perQuery,
     Map<String, List<ScoredDoc>> rankings,
-    Map<String, Double> timings,
+    RunTimings timings,
     Map<String, Object> diagnostics) {
-
-  public EvalRun withDiagnostics(Map<String, Object> more) {
-    Map<String, Object> merged = new java.util.LinkedHashMap<>(diagnostics);
-    merged.putAll(more);
-    return new EvalRun(retriever, variant, mode, numQueries, metrics, tieAware, perQuery, rankings, timings, merged);
-  }
 
   /** A file-name friendly label: retriever.variant.mode. */
   public String label() {
-    return (retriever + "." + variant + "." + mode).replaceAll("[^A-Za-z0-9._-]", "_");
+    return (retriever + "." + variant + "." + mode.wireName()).replaceAll("[^A-Za-z0-9._-]", "_");
   }
 }

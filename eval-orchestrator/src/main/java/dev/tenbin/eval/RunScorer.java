@@ -5,7 +5,7 @@ import dev.tenbin.eval.metrics.Evaluation;
 import dev.tenbin.eval.metrics.RankingEvaluator;
 import dev.tenbin.eval.metrics.RunOrder;
 import dev.tenbin.eval.retrieval.RetrievalResult;
-import java.util.LinkedHashMap;
+import java.util.EnumMap;
 import java.util.Map;
 
 /** Turns a retrieval result into an evaluated run over the dataset's evaluated queries. */
@@ -13,20 +13,20 @@ public final class RunScorer {
   private RunScorer() {}
 
   public static EvalRun score(
-      BeirDataset dataset, String retriever, String variant, String mode, RetrievalResult result) {
+      BeirDataset dataset, String retriever, String variant, RunMode mode, RetrievalResult result) {
     Evaluation evaluation =
         RankingEvaluator.standard()
             .evaluate(dataset.qrels(), result.rankings(), dataset.evaluatedQueryIds(), RunOrder.AS_GIVEN);
-    Map<String, Double> timings = new LinkedHashMap<>();
-    timings.put("index_ms", result.indexNanos() / 1e6);
-    timings.put("search_ms", result.searchNanos() / 1e6);
-    timings.put("document_encode_ms", result.documentEncodeNanos() / 1e6);
-    timings.put("query_encode_ms", result.queryEncodeNanos() / 1e6);
+    Map<Timing, Double> timings = new EnumMap<>(Timing.class);
+    timings.put(Timing.INDEX_MS, result.indexNanos() / 1e6);
+    timings.put(Timing.SEARCH_MS, result.searchNanos() / 1e6);
+    timings.put(Timing.DOCUMENT_ENCODE_MS, result.documentEncodeNanos() / 1e6);
+    timings.put(Timing.QUERY_ENCODE_MS, result.queryEncodeNanos() / 1e6);
     int queries = Math.max(1, dataset.evaluatedQueryIds().size());
-    timings.put("per_query_encode_us", result.queryEncodeNanos() / 1e3 / queries);
-    timings.put("per_query_search_us", result.searchNanos() / 1e3 / queries);
-    for (String latency : java.util.List.of("query_encode_latency_us", "search_latency_us")) {
-      if (result.diagnostics().get(latency) instanceof Number value) {
+    timings.put(Timing.PER_QUERY_ENCODE_US, result.queryEncodeNanos() / 1e3 / queries);
+    timings.put(Timing.PER_QUERY_SEARCH_US, result.searchNanos() / 1e3 / queries);
+    for (Timing latency : java.util.List.of(Timing.QUERY_ENCODE_LATENCY_US, Timing.SEARCH_LATENCY_US)) {
+      if (result.diagnostics().get(latency.key()) instanceof Number value) {
         timings.put(latency, value.doubleValue());
       }
     }
@@ -39,7 +39,7 @@ public final class RunScorer {
         evaluation.tieAware(),
         evaluation.perQuery(),
         result.rankings(),
-        timings,
+        RunTimings.of(timings),
         result.diagnostics());
   }
 }

@@ -29,7 +29,7 @@ public record RowKey(String family, String model, String variant, String mode) {
 
   /** "family:model", or "bm25", as {@link CellKey#system()}. */
   public String system() {
-    return family.equals("bm25") ? "bm25" : family + ":" + model;
+    return CellKey.system(family, model);
   }
 
   public boolean isBase() {

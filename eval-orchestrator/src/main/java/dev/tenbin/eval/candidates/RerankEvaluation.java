@@ -1,6 +1,9 @@
 package dev.tenbin.eval.candidates;
 
 import dev.tenbin.eval.EvalRun;
+import dev.tenbin.eval.RunMode;
+import dev.tenbin.eval.RunTimings;
+import dev.tenbin.eval.Timing;
 import dev.tenbin.eval.dataset.BeirDataset;
 import dev.tenbin.eval.dataset.CorpusDocument;
 import dev.tenbin.eval.dataset.DatasetException;
@@ -95,17 +98,18 @@ public final class RerankEvaluation {
     diagnostics.put("query_coverage", (double) covered / queries);
     diagnostics.put("relevant_document_coverage", relevantTotal == 0 ? 0.0 : (double) relevantInTop / relevantTotal);
     diagnostics.put("safeguard_positives", safeguards);
-    Map<String, Double> timings = new LinkedHashMap<>();
-    timings.put("rerank_ms", rerankNanos / 1e6);
-    timings.put("per_query_rerank_us", rerankNanos / 1e3 / queries);
+    Map<Timing, Double> measured = new java.util.EnumMap<>(Timing.class);
+    measured.put(Timing.RERANK_MS, rerankNanos / 1e6);
+    measured.put(Timing.PER_QUERY_RERANK_US, rerankNanos / 1e3 / queries);
+    RunTimings timings = RunTimings.of(measured);
     return List.of(
-        evalRun(dataset, model, set.kind(), "rerank", withSafeguard, timings, diagnostics),
-        evalRun(dataset, model, set.kind(), "rerank_without_safeguard", withoutSafeguard, timings, diagnostics));
+        evalRun(dataset, model, set.kind(), RunMode.RERANK, withSafeguard, timings, diagnostics),
+        evalRun(dataset, model, set.kind(), RunMode.RERANK_WITHOUT_SAFEGUARD, withoutSafeguard, timings, diagnostics));
   }
 
   private static EvalRun evalRun(
-      BeirDataset dataset, String model, String kind, String mode, Map<String, List<ScoredDoc>> rankings,
-      Map<String, Double> timings, Map<String, Object> diagnostics) {
+      BeirDataset dataset, String model, String kind, RunMode mode, Map<String, List<ScoredDoc>> rankings,
+      RunTimings timings, Map<String, Object> diagnostics) {
     Evaluation evaluation =
         RankingEvaluator.standard().evaluate(dataset.qrels(), rankings, dataset.evaluatedQueryIds(), RunOrder.AS_GIVEN);
     return new EvalRun(

@@ -4,21 +4,15 @@ import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.eval.DenseSimilarities;
 import dev.tenbin.eval.EvalReport;
 import dev.tenbin.eval.EvalRun;
-import dev.tenbin.eval.RunScorer;
 import dev.tenbin.eval.dataset.BeirDataset;
+import dev.tenbin.eval.job.EvalJob;
 import dev.tenbin.eval.dataset.BeirDatasetReader;
 import dev.tenbin.eval.report.ReportWriter;
 import dev.tenbin.eval.candidates.CandidateSet;
-import dev.tenbin.eval.candidates.RerankEvaluation;
-import dev.tenbin.eval.retrieval.Bm25Retrieval;
-import dev.tenbin.eval.retrieval.DenseRetrieval;
 import dev.tenbin.eval.retrieval.DenseVariant;
-import dev.tenbin.eval.retrieval.MultiVectorRetrieval;
-import dev.tenbin.eval.retrieval.SparseRetrieval;
 import dev.tenbin.eval.retrieval.SparseVariant;
+import dev.tenbin.eval.family.Families;
 import dev.tenbin.eval.retrieval.RetrieverSpec;
-import dev.tenbin.proto.common.v1.Similarity;
-import dev.tenbin.eval.retrieval.RetrievalResult;
 import dev.tenbin.eval.services.Services;
 import dev.tenbin.index.lexical.LanguageAnalyzers;
 import dev.tenbin.index.lexical.LanguageDetector;
@@ -33,11 +27,13 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code tenbin eval}: index a BEIR-format folder, retrieve the top-100 per query through the
- * services, and report trec_eval-exact metrics.
+ * services, and report trec_eval-exact metrics. It runs as a one-task job ({@link EvalJob}): the
+ * same families, fingerprints, embedding cache and runner as {@code tenbin run}.
  */
 @Command(
     name = "eval",
     mixinStandardHelpOptions = true,
+    resourceBundle = "dev.tenbin.eval.cli.FamilyHelp",
     description = "Evaluate retrievers on a BEIR-format folder (corpus.jsonl, queries.jsonl, qrels/test.tsv).")
 public final class EvalCommand implements Callable<Integer> {
   @Option(names = "--dataset", required = true, paramLabel = "DIR", description = "BEIR-format folder.")
@@ -48,11 +44,7 @@ public final class EvalCommand implements Callable<Integer> {
       defaultValue = "bm25",
       split = ",",
       paramLabel = "NAME",
-      description =
-          "Retriever(s) to evaluate, repeatable or comma-separated: bm25, dense:MODEL (e.g."
-              + " dense:bge-small-en-v1.5), light:MODEL (LightRetriever query lookup against the"
-              + " model's document vectors; build its cache first with `tenbin light build`)."
-              + " Default ${DEFAULT-VALUE}.")
+      descriptionKey = "retriever")
   List<String> retrievers = new ArrayList<>();
 
   @Option(
@@ -84,7 +76,7 @@ public final class EvalCommand implements Callable<Integer> {
   @Option(
       names = "--rerank",
       paramLabel = "MODEL",
-      description = "Rerank the stored candidate set with MODEL: a cross-encoder id or dense:MODEL.")
+      descriptionKey = "rerank")
   List<String> rerankers = new ArrayList<>();
 
   @Option(
@@ -123,7 +115,7 @@ public final class EvalCommand implements Callable<Integer> {
     List<RetrieverSpec> specs = new ArrayList<>();
     if (rerankers.isEmpty() || spec.commandLine().getParseResult().hasMatchedOption("--retriever")) {
       for (String retriever : retrievers) {
-        specs.add(RetrieverSpec.parse(retriever));
+        specs.add(Families.parse(retriever));
       }
     }
     for (String variant : variants) {
@@ -136,7 +128,7 @@ public final class EvalCommand implements Callable<Integer> {
     if (!candidates.equals("hybrid") && !candidates.equals("bm25")) {
       throw new InvalidInputException("--candidates", "--candidates must be hybrid or bm25, got '" + candidates + "'");
     }
-    List<Similarity> denseSimilarities = DenseSimilarities.parse("--similarity", similarity);
+    DenseSimilarities.parse("--similarity", similarity);
     var endpoints = serviceOptions.toOptions();
     ReportWriter writer = out == null ? null : ReportWriter.prepare(out);
 
@@ -154,65 +146,23 @@ public final class EvalCommand implements Callable<Integer> {
           "tenbin: language " + resolvedLanguage + " (detected from the corpus; --language overrides)");
     }
 
-    List<EvalRun> runs = new ArrayList<>();
+    Path candidateFile =
+        CandidateSet.file(candidatesDir != null ? candidatesDir : CandidateSet.defaultDirectory(dataset), candidates);
+    List<EvalJob.Result> results;
     try (Services services = Services.connect(endpoints.index(), endpoints.encoder(), endpoints.modelsDirectory(), endpoints.cacheDirectory())) {
-      for (RetrieverSpec retriever : specs) {
-        err.printf(
-            "tenbin: %s on %s (%d docs, %d queries) via %s index service%n",
-            retriever.name(), data.name(), data.corpus().size(), data.evaluatedQueryIds().size(),
-            services.indexDescription());
-        if (retriever.family() == RetrieverSpec.Family.BM25) {
-          RetrievalResult result = new Bm25Retrieval(services.indexChannel()).run(data, resolvedLanguage, topK);
-          runs.add(RunScorer.score(data, retriever.name(), "base", "retrieval", result));
-          continue;
-        }
-        if (retriever.family() == RetrieverSpec.Family.MULTIVECTOR) {
-          RetrievalResult result = new MultiVectorRetrieval(services.indexChannel(), services.encoderChannel()).run(data, retriever.model(), topK);
-          runs.add(RunScorer.score(data, retriever.name(), "base", "retrieval", result));
-          continue;
-        }
-        if (retriever.family() == RetrieverSpec.Family.SPARSE || retriever.family() == RetrieverSpec.Family.SPARSE_BM25) {
-          List<SparseVariant> sparseVariants = new ArrayList<>();
-          variants.forEach(v -> sparseVariants.addAll(SparseVariant.parse(v)));
-          if (sparseVariants.isEmpty()) {
-            sparseVariants.add(SparseVariant.BASE);
-          }
-          var results =
-              new SparseRetrieval(services.indexChannel(), services.encoderChannel())
-                  .run(data, retriever.model(), retriever.family() == RetrieverSpec.Family.SPARSE_BM25, topK, sparseVariants);
-          results.forEach((variant, result) -> runs.add(RunScorer.score(data, retriever.name(), variant, "retrieval", result)));
-          continue;
-        }
-        List<DenseVariant> denseVariants = new ArrayList<>();
-        variants.stream().filter(v -> !v.startsWith("sparse_")).forEach(v -> denseVariants.add(DenseVariant.parse(v)));
-        if (denseVariants.isEmpty()) {
-          denseVariants.addAll(
-              retriever.family() == RetrieverSpec.Family.DENSE ? DenseVariant.automatic() : List.of(DenseVariant.BASE));
-        }
-        var results =
-            new DenseRetrieval(services.indexChannel(), services.encoderChannel(), err)
-                .run(
-                    data, retriever.model(),
-                    retriever.family() == RetrieverSpec.Family.LIGHT
-                        ? DenseRetrieval.QueryEncoding.LIGHT
-                        : DenseRetrieval.QueryEncoding.FULL,
-                    denseSimilarities, topK, denseVariants);
-        runs.addAll(DenseSimilarities.bestPerVariant(data, retriever.name(), denseVariants, denseSimilarities, results).values());
+      if (!rerankers.isEmpty() && endpoints.rerank() != null) {
+        services.withRerankEndpoint(endpoints.rerank());
       }
-      if (!rerankers.isEmpty()) {
-        if (endpoints.rerank() != null) {
-          services.withRerankEndpoint(endpoints.rerank());
-        }
-        Path directory = candidatesDir != null ? candidatesDir : CandidateSet.defaultDirectory(dataset);
-        CandidateSet set = CandidateSet.read(CandidateSet.file(directory, candidates));
-        for (String reranker : rerankers) {
-          err.printf("tenbin: reranking the %s candidates of %s with %s%n", candidates, data.name(), reranker);
-          runs.addAll(new RerankEvaluation(services.rerankChannel()).run(data, set, reranker));
-        }
-      }
+      results =
+          EvalJob.run(
+              services, endpoints.cacheDirectory(), endpoints.encoder() == null ? endpoints.modelsDirectory() : null,
+              new EvalJob.Request(data, resolvedLanguage, specs, variants, rerankers, candidates, candidateFile, similarity, topK),
+              err);
     }
     EvalReport report =
-        new EvalReport(data.name(), resolvedLanguage, languageSource, runs, data.warnings());
+        new EvalReport(
+            data.name(), resolvedLanguage, languageSource, results.stream().map(EvalJob.Result::run).toList(), data.warnings(),
+            results.stream().map(EvalJob.Result::provenance).toList());
     if (writer != null) {
       writer.write(report);
     }

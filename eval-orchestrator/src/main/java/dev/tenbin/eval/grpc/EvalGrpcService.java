@@ -1,6 +1,7 @@
 package dev.tenbin.eval.grpc;
 
 import com.google.protobuf.Timestamp;
+import dev.tenbin.eval.RunMode;
 import dev.tenbin.eval.job.JobManager;
 import dev.tenbin.eval.job.JobRequest;
 import dev.tenbin.eval.store.CellRecord;
@@ -153,7 +154,7 @@ public final class EvalGrpcService extends EvalServiceGrpc.EvalServiceImplBase {
             .setModel(cell.key().system())
             .setTask(cell.key().benchmark() + "/" + cell.key().task())
             .setVariant(cell.key().variant())
-            .setMode(cell.key().mode().equals("retrieval") ? EvalMode.EVAL_MODE_RETRIEVAL : EvalMode.EVAL_MODE_RERANK)
+            .setMode(cell.key().mode().equals(RunMode.RETRIEVAL.wireName()) ? EvalMode.EVAL_MODE_RETRIEVAL : EvalMode.EVAL_MODE_RERANK)
             .setNumQueries(cell.queries().size());
     for (Map.Entry<String, Double> metric : cell.metrics().entrySet()) {
       out.addMetrics(MetricValue.newBuilder().setName(metric.getKey()).setValue(metric.getValue()));

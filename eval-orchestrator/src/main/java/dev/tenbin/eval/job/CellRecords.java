@@ -48,7 +48,7 @@ public final class CellRecords {
         facts,
         run.metrics(),
         run.tieAware(),
-        run.timings(),
+        run.timings().asMap(),
         new TreeMap<>(run.diagnostics()),
         queries,
         Instant.now().truncatedTo(ChronoUnit.MILLIS).toString());

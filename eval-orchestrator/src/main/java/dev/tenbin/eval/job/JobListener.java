@@ -1,5 +1,6 @@
 package dev.tenbin.eval.job;
 
+import dev.tenbin.eval.EvalRun;
 import dev.tenbin.eval.store.CellRecord;
 
 /** What a running job reports: to progress bars on a terminal, or to the eval service's watchers. */
@@ -18,6 +19,9 @@ public interface JobListener {
   /** A cell's result has been stored. */
   default void cellStored(CellRecord record) {}
 
+  /** A cell's result has been stored; {@code run} is the evaluated run it was made from (rankings of every query). */
+  default void cellStored(CellRecord record, EvalRun run) {}
+
   /**
    * A work item's attempt failed because a service it calls is unavailable; it runs again after a
    * pause (its stored cells are kept, only the missing ones are computed).
@@ -26,6 +30,9 @@ public interface JobListener {
 
   /** A work item failed; the job goes on with the others. */
   default void workFailed(Work work, String message) {}
+
+  /** A work item failed with {@code failure}; called after {@link #workFailed(Work, String)}. */
+  default void workFailed(Work work, RuntimeException failure) {}
 
   default void finished(JobOutcome outcome) {}
 }

@@ -105,7 +105,7 @@ public final class JobRunner {
           }
         }
         boolean artifactsMissing =
-            work.kind() == Work.Kind.CANDIDATES
+            work.kind().writesArtifacts()
                 && work.artifacts().stream().anyMatch(fp -> !Files.isRegularFile(WorkRunner.candidateFile(candidates, fp)));
         if (missing.isEmpty() && !artifactsMissing) {
           continue;
@@ -131,13 +131,14 @@ public final class JobRunner {
             // service too.
             Context.CancellableContext calls = Context.current().withCancellation();
             try {
-              List<CellRecord> records =
-                  within(calls, () -> new WorkRunner(services, spec, candidates, progress, cache).run(work, missing));
-              for (CellRecord record : records) {
+              java.util.Map<String, dev.tenbin.eval.EvalRun> runs =
+                  within(calls, () -> new WorkRunner(services, spec, candidates, progress, cache).runs(work, missing));
+              for (CellRecord record : WorkRunner.records(work, missing, runs)) {
                 if (store.append(record)) {
                   computed++;
                   event("cell_stored", work, record.fingerprint() + " " + record.key().label());
                   listener.cellStored(record);
+                  listener.cellStored(record, runs.get(record.fingerprint()));
                 }
               }
               break;
@@ -169,6 +170,7 @@ public final class JobRunner {
               failures.add(message);
               event("work_failed", work, describe(e));
               listener.workFailed(work, message);
+              listener.workFailed(work, e);
               break;
             } finally {
               calls.cancel(null);
@@ -176,7 +178,7 @@ public final class JobRunner {
           }
         } finally {
           long millis = (System.nanoTime() - workStart) / 1_000_000;
-          millisByKind.merge(work.kind().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'), millis, Long::sum);
+          millisByKind.merge(work.kind().name(), millis, Long::sum);
           event("work_finished", work, millis + " ms");
         }
         if (stop) {
@@ -284,7 +286,7 @@ public final class JobRunner {
         node.put("work", work.label());
       }
       for (String artifact : work.artifacts()) {
-        if (work.kind() == Work.Kind.CANDIDATES) {
+        if (work.kind().writesArtifacts()) {
           ObjectNode node = root.withArray("candidate_sets").addObject();
           node.put("fingerprint", artifact);
           node.put("work", work.label());

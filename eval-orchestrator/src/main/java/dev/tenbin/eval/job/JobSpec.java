@@ -7,9 +7,8 @@ import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.eval.DenseSimilarities;
 import dev.tenbin.eval.confine.MessageText;
 import dev.tenbin.eval.taskset.YamlErrors;
-import dev.tenbin.eval.retrieval.DenseVariant;
+import dev.tenbin.eval.family.Families;
 import dev.tenbin.eval.retrieval.RetrieverSpec;
-import dev.tenbin.eval.retrieval.SparseVariant;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,6 +31,7 @@ import java.util.Set;
  *   - dense:bge-small-en-v1.5           # no variants given: the automatic ones
  *   - {retriever: dense:e5-small-v2, variants: [base, int8_rescore]}
  *   - light:bge-small-en-v1.5           # LightRetriever: dense lookup, token-count sparse, hybrid
+ *   - sparse:MODEL, sparse-bm25:MODEL, multivector:MODEL  # see Families for every family
  * rerankers: [dense:bge-small-en-v1.5]  # rescoring the stored candidate sets
  * candidates: {dense_model: bge-small-en-v1.5, sets: [hybrid, bm25]}
  * similarity: cosine                    # cosine, dot or best
@@ -187,22 +187,14 @@ public record JobSpec(
     }
     RetrieverSpec spec;
     try {
-      spec = RetrieverSpec.parse(text);
+      spec = Families.parse(text);
     } catch (InvalidInputException e) {
       throw error(file, field, e.getMessage());
     }
     for (int i = 0; i < variants.size(); i++) {
       String variant = variants.get(i);
       try {
-        switch (spec.family()) {
-          case SPARSE, SPARSE_BM25 -> SparseVariant.parse(variant);
-          case DENSE -> DenseVariant.parse(variant);
-          default -> {
-            if (!variant.equals("base")) {
-              throw new InvalidInputException(field, spec.name() + " has only the variant base");
-            }
-          }
-        }
+        spec.family().checkVariant(field, variant);
       } catch (InvalidInputException e) {
         throw error(file, field + ".variants[" + i + "]", e.getMessage());
       }

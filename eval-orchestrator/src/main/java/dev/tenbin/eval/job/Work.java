@@ -1,5 +1,6 @@
 package dev.tenbin.eval.job;
 
+import dev.tenbin.eval.family.WorkFamily;
 import java.util.List;
 
 /**
@@ -9,35 +10,17 @@ import java.util.List;
  * every one of its cells is stored; a resumed job re-runs an unfinished item and stores only the
  * cells still missing.
  *
- * @param kind what runs
+ * @param kind what runs it: a retrieval family, the candidate sets or a reranker (see
+ *     {@link dev.tenbin.eval.family.Families})
  * @param task the task
  * @param model the model (retriever or reranker id); "" for BM25 and candidate sets
- * @param cells the cells it produces (for CANDIDATES: none, it produces {@link #artifacts})
- * @param artifacts fingerprints of the candidate sets it writes (CANDIDATES), or the one it reads (RERANK)
- * @param candidateKind "hybrid" or "bm25" for RERANK; "" otherwise
+ * @param cells the cells it produces (candidate sets: none, they produce {@link #artifacts})
+ * @param artifacts fingerprints of the candidate sets it writes, or of the one a reranker reads
+ * @param candidateKind "hybrid" or "bm25" for a reranker; "" otherwise
  */
-public record Work(Kind kind, JobTask task, String model, List<PlannedCell> cells, List<String> artifacts, String candidateKind) {
-  /** The kinds of work. */
-  public enum Kind {
-    BM25,
-    DENSE,
-    LIGHT,
-    SPARSE,
-    SPARSE_BM25,
-    MULTIVECTOR,
-    CANDIDATES,
-    RERANK
-  }
-
+public record Work(WorkFamily kind, JobTask task, String model, List<PlannedCell> cells, List<String> artifacts, String candidateKind) {
   /** E.g. "dense:bge-small-en-v1.5 on local-beir/xquad-en". */
   public String label() {
-    String what =
-        switch (kind) {
-          case BM25 -> "bm25";
-          case CANDIDATES -> "candidate sets";
-          case RERANK -> "rerank " + model + " over " + candidateKind;
-          default -> kind.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-') + ":" + model;
-        };
-    return what + " on " + task.benchmark() + "/" + task.task();
+    return kind.label(this) + " on " + task.benchmark() + "/" + task.task();
   }
 }

@@ -29,7 +29,15 @@ public record CellKey(
 
   /** The system a leaderboard row stands for: family and model, e.g. "dense:bge-small-en-v1.5". */
   public String system() {
-    return family.equals("bm25") ? "bm25" : family + ":" + model;
+    return system(family, model);
+  }
+
+  /**
+   * The system of a cell family and model, as its {@linkplain dev.tenbin.eval.family.Families retrieval family}
+   * names it ("bm25" has no model); other cell families (light-sparse, rerank-dense, ...) are "family:model".
+   */
+  public static String system(String family, String model) {
+    return dev.tenbin.eval.family.Families.named(family).map(f -> f.system(model)).orElse(family + ":" + model);
   }
 
   /** A short human label, e.g. "dense:bge-small-en-v1.5/int8 on NanoBEIR-en/NanoSciFact (retrieval)". */

@@ -1,0 +1,57 @@
+package dev.tenbin.eval.family;
+
+import dev.tenbin.eval.EvalRun;
+import dev.tenbin.eval.RunMode;
+import dev.tenbin.eval.RunScorer;
+import dev.tenbin.eval.TenbinVersion;
+import dev.tenbin.eval.job.CellIdentity;
+import dev.tenbin.eval.job.JobPlanner;
+import dev.tenbin.eval.job.JobSpec;
+import dev.tenbin.eval.job.JobTask;
+import dev.tenbin.eval.job.Work;
+import dev.tenbin.eval.job.WorkRunner;
+import dev.tenbin.eval.retrieval.Bm25Retrieval;
+import dev.tenbin.eval.retrieval.RetrievalResult;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** {@code bm25}: Lucene BM25 over title and text with the task language's analyzer. */
+final class Bm25Family implements RetrievalFamily {
+  @Override
+  public String name() {
+    return "bm25";
+  }
+
+  @Override
+  public String usage() {
+    return "bm25";
+  }
+
+  @Override
+  public String description() {
+    return "Lucene BM25 (k1=0.9, b=0.4) over title and text with the language's analyzer";
+  }
+
+  @Override
+  public boolean takesModel() {
+    return false;
+  }
+
+  @Override
+  public Work plan(JobPlanner planner, JobTask task, JobSpec.RetrieverEntry entry) {
+    CellIdentity identity = CellIdentity.empty().with("lucene", TenbinVersion.lucene()).with("bm25", "k1=0.9 b=0.4 title+text");
+    return new Work(
+        this, task, "",
+        List.of(planner.cell(task, name(), name(), "base", RunMode.RETRIEVAL, identity, Map.of("lucene_version", TenbinVersion.lucene()), Map.of())),
+        List.of(), "");
+  }
+
+  @Override
+  public Map<String, EvalRun> run(WorkRunner runner, Work work, Set<String> missing) {
+    RetrievalResult result =
+        new Bm25Retrieval(runner.services().indexChannel()).run(work.task().data(), work.task().language(), runner.spec().topK());
+    return Map.of(
+        work.cells().getFirst().fingerprint(), RunScorer.score(work.task().data(), system(""), "base", RunMode.RETRIEVAL, result));
+  }
+}

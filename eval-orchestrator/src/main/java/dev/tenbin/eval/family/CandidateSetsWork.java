@@ -1,0 +1,44 @@
+package dev.tenbin.eval.family;
+
+import dev.tenbin.eval.EvalRun;
+import dev.tenbin.eval.candidates.CandidateSet;
+import dev.tenbin.eval.candidates.CandidateSetBuilder;
+import dev.tenbin.eval.job.Work;
+import dev.tenbin.eval.job.WorkRunner;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** The candidate sets of a task (BM25 and hybrid), written as artifacts for the rerankers. */
+final class CandidateSetsWork implements WorkFamily {
+  @Override
+  public String name() {
+    return "candidates";
+  }
+
+  @Override
+  public String label(Work work) {
+    return "candidate sets";
+  }
+
+  @Override
+  public boolean writesArtifacts() {
+    return true;
+  }
+
+  @Override
+  public Map<String, EvalRun> run(WorkRunner runner, Work work, Set<String> missing) {
+    List<CandidateSet> sets =
+        runner.hooks().candidates(new CandidateSetBuilder(runner.services().indexChannel(), runner.services().encoderChannel(), runner.progress()))
+            .build(work.task().data(), work.task().language(), work.model());
+    List<String> kinds = runner.spec().candidateSets();
+    for (int i = 0; i < kinds.size(); i++) {
+      for (CandidateSet set : sets) {
+        if (set.kind().equals(kinds.get(i))) {
+          set.write(runner.candidateFile(work.artifacts().get(i)));
+        }
+      }
+    }
+    return Map.of();
+  }
+}

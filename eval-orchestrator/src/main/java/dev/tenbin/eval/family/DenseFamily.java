@@ -1,0 +1,101 @@
+package dev.tenbin.eval.family;
+
+import dev.tenbin.eval.EvalRun;
+import dev.tenbin.eval.RunMode;
+import dev.tenbin.eval.job.JobPlanner;
+import dev.tenbin.eval.job.JobSpec;
+import dev.tenbin.eval.job.JobTask;
+import dev.tenbin.eval.job.ModelFacts;
+import dev.tenbin.eval.job.PlannedCell;
+import dev.tenbin.eval.job.Work;
+import dev.tenbin.eval.job.WorkRunner;
+import dev.tenbin.eval.retrieval.DenseRetrieval;
+import dev.tenbin.eval.retrieval.DenseVariant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * {@code dense:MODEL}: exact and quantized dense retrieval; a model's efficiency variants share one
+ * encode and one index. Without variants, the automatic ones plus the model's Matryoshka
+ * truncations.
+ */
+final class DenseFamily implements RetrievalFamily {
+  @Override
+  public String name() {
+    return "dense";
+  }
+
+  @Override
+  public String description() {
+    return "dense embeddings of an encoder model, in efficiency variants (int8, binary, rescoring, truncation)";
+  }
+
+  @Override
+  public void checkVariant(String field, String variant) {
+    DenseVariant.parse(variant);
+  }
+
+  @Override
+  public List<String> evalVariants(List<String> flags) {
+    List<String> variants = flags.stream().filter(v -> !SparseFamily.isSparseVariant(v)).toList();
+    return variants.isEmpty() ? DenseVariant.automatic().stream().map(DenseVariant::name).toList() : variants;
+  }
+
+  @Override
+  public boolean rescoresCandidates() {
+    return true;
+  }
+
+  @Override
+  public Work plan(JobPlanner planner, JobTask task, JobSpec.RetrieverEntry entry) {
+    String model = entry.retriever().model();
+    ModelFacts facts = planner.encoderFacts(model);
+    List<PlannedCell> cells = new ArrayList<>();
+    for (String variant : variants(entry, facts)) {
+      DenseVariant parsed = DenseVariant.parse(variant);
+      Map<String, Double> modelFacts = JobPlanner.modelFacts(facts, parsed.truncate() > 0 ? parsed.truncate() : facts.dimension());
+      cells.add(
+          planner.cell(
+              task, model, name(), variant, RunMode.RETRIEVAL, planner.modelIdentity(facts, variant), JobPlanner.modelVersions(facts),
+              modelFacts));
+    }
+    return new Work(this, task, model, cells, List.of(), "");
+  }
+
+  @Override
+  public Map<String, EvalRun> run(WorkRunner runner, Work work, Set<String> missing) {
+    List<DenseVariant> variants = new ArrayList<>();
+    for (PlannedCell cell : work.cells()) {
+      if (missing.contains(cell.fingerprint())) {
+        variants.add(DenseVariant.parse(cell.key().variant()));
+      }
+    }
+    Map<String, EvalRun> best =
+        runner.denseRuns(work.task().data(), work.model(), DenseRetrieval.QueryEncoding.FULL, variants, system(work.model()));
+    Map<String, EvalRun> runs = new LinkedHashMap<>();
+    for (PlannedCell cell : work.cells()) {
+      if (best.containsKey(cell.key().variant())) {
+        runs.put(cell.fingerprint(), best.get(cell.key().variant()));
+      }
+    }
+    return runs;
+  }
+
+  private static List<String> variants(JobSpec.RetrieverEntry entry, ModelFacts facts) {
+    if (!entry.variants().isEmpty()) {
+      return entry.variants();
+    }
+    List<String> variants = new ArrayList<>();
+    DenseVariant.automatic().forEach(v -> variants.add(v.name()));
+    for (int dimension : facts.matryoshkaDimensions()) {
+      if (dimension > 0 && dimension < facts.dimension()) {
+        variants.add("truncate" + dimension);
+        variants.add("truncate" + dimension + "_binary_rescore");
+      }
+    }
+    return variants;
+  }
+}

@@ -1,0 +1,167 @@
+package dev.tenbin.eval.family;
+
+import dev.tenbin.eval.EvalRun;
+import dev.tenbin.eval.RunMode;
+import dev.tenbin.eval.RunScorer;
+import dev.tenbin.eval.RunTimings;
+import dev.tenbin.eval.Timing;
+import dev.tenbin.eval.dataset.BeirDataset;
+import dev.tenbin.eval.job.CellIdentity;
+import dev.tenbin.eval.job.JobPlanner;
+import dev.tenbin.eval.job.JobSpec;
+import dev.tenbin.eval.job.JobTask;
+import dev.tenbin.eval.job.ModelFacts;
+import dev.tenbin.eval.job.PlannedCell;
+import dev.tenbin.eval.job.Work;
+import dev.tenbin.eval.job.WorkRunner;
+import dev.tenbin.eval.metrics.ScoredDoc;
+import dev.tenbin.eval.retrieval.DenseRetrieval;
+import dev.tenbin.eval.retrieval.DenseVariant;
+import dev.tenbin.eval.retrieval.Fusion;
+import dev.tenbin.eval.retrieval.RetrievalResult;
+import dev.tenbin.eval.retrieval.SparseRetrieval;
+import dev.tenbin.eval.retrieval.SparseVariant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * {@code light:MODEL}: LightRetriever. Its cells share two rankings: the dense lookup of query
+ * tokens against the model's document vectors ({@code light}, in dense variants), the token-count
+ * sparse side ({@code light-sparse}) and their normalized interpolation ({@code light-hybrid}).
+ */
+final class LightFamily implements RetrievalFamily {
+  static final String SPARSE_SIDE = "light-sparse";
+  static final String HYBRID = "light-hybrid";
+
+  @Override
+  public String name() {
+    return "light";
+  }
+
+  @Override
+  public String description() {
+    return "LightRetriever: query token lookup against the model's document vectors, its token-count sparse side and"
+        + " their hybrid";
+  }
+
+  @Override
+  public void checkVariant(String field, String variant) {
+    DenseVariant.parse(variant);
+  }
+
+  @Override
+  public List<String> evalVariants(List<String> flags) {
+    List<String> variants = flags.stream().filter(v -> !SparseFamily.isSparseVariant(v)).toList();
+    return variants.isEmpty() ? List.of(DenseVariant.BASE.name()) : variants;
+  }
+
+  @Override
+  public Work plan(JobPlanner planner, JobTask task, JobSpec.RetrieverEntry entry) {
+    String model = entry.retriever().model();
+    ModelFacts facts = planner.encoderFacts(model);
+    List<PlannedCell> cells = new ArrayList<>();
+    for (String variant : entry.variants().isEmpty() ? List.of("base") : entry.variants()) {
+      cells.add(
+          planner.cell(
+              task, model, name(), variant, RunMode.RETRIEVAL, planner.modelIdentity(facts, variant), JobPlanner.modelVersions(facts),
+              JobPlanner.modelFacts(facts, facts.dimension())));
+    }
+    CellIdentity identity = planner.modelIdentity(facts, "base");
+    cells.add(
+        planner.cell(
+            task, model, SPARSE_SIDE, "base", RunMode.RETRIEVAL, identity, JobPlanner.modelVersions(facts), JobPlanner.modelFacts(facts, 0)));
+    CellIdentity hybrid =
+        identity.with("hybrid", "min-max normalized interpolation, dense weight " + planner.spec().lightHybridDenseWeight());
+    cells.add(
+        planner.cell(
+            task, model, HYBRID, "base", RunMode.RETRIEVAL, hybrid, JobPlanner.modelVersions(facts),
+            JobPlanner.modelFacts(facts, facts.dimension())));
+    return new Work(this, task, model, cells, List.of(), "");
+  }
+
+  @Override
+  public Map<String, EvalRun> run(WorkRunner runner, Work work, Set<String> missing) {
+    BeirDataset data = work.task().data();
+    String model = work.model();
+    List<DenseVariant> variants = new ArrayList<>();
+    boolean sides = false;
+    for (PlannedCell cell : work.cells()) {
+      if (missing.contains(cell.fingerprint())) {
+        if (cell.key().family().equals(name())) {
+          variants.add(DenseVariant.parse(cell.key().variant()));
+        } else {
+          sides = true;
+        }
+      }
+    }
+    if (sides && variants.stream().noneMatch(v -> v.name().equals(DenseVariant.BASE.name()))) {
+      variants.add(DenseVariant.BASE);
+    }
+    runner.hooks().prepareLightCache(model, runner.progress());
+    Map<String, EvalRun> dense = runner.denseRuns(data, model, DenseRetrieval.QueryEncoding.LIGHT, variants, system(model));
+    Map<String, EvalRun> runs = new LinkedHashMap<>();
+    for (PlannedCell cell : work.cells()) {
+      if (cell.key().family().equals(name()) && dense.containsKey(cell.key().variant())) {
+        runs.put(cell.fingerprint(), dense.get(cell.key().variant()));
+      }
+    }
+    if (sides) {
+      Map<String, EvalRun> sideRuns = sides(runner, data, model, dense.get(DenseVariant.BASE.name()));
+      for (PlannedCell cell : work.cells()) {
+        if (sideRuns.containsKey(cell.key().family())) {
+          runs.put(cell.fingerprint(), sideRuns.get(cell.key().family()));
+        }
+      }
+    }
+    return runs;
+  }
+
+  /** The sparse side and the hybrid, by cell family. */
+  private Map<String, EvalRun> sides(WorkRunner runner, BeirDataset data, String model, EvalRun dense) {
+    double weight = runner.spec().lightHybridDenseWeight();
+    int topK = runner.spec().topK();
+    RetrievalResult sparse =
+        runner.hooks().sparse(new SparseRetrieval(runner.services().indexChannel(), runner.services().encoderChannel()))
+            .run(data, model, true, topK, List.of(SparseVariant.BASE))
+            .get(SparseVariant.BASE.name());
+    long start = System.nanoTime();
+    Map<String, Map<String, List<ScoredDoc>>> systems = new LinkedHashMap<>();
+    systems.put("light-dense", dense.rankings());
+    systems.put(SPARSE_SIDE, sparse.rankings());
+    Map<String, List<ScoredDoc>> fused = Fusion.linear(runner.services().indexChannel(), List.of(weight, 1 - weight), topK, systems);
+    long fuseNanos = System.nanoTime() - start;
+    EvalRun sparseRun = RunScorer.score(data, SPARSE_SIDE + ":" + model, "base", RunMode.RETRIEVAL, sparse);
+    RunTimings denseTimings = dense.timings();
+    RetrievalResult hybrid =
+        new RetrievalResult(
+            fused,
+            (long) (denseTimings.require(Timing.INDEX_MS) * 1e6) + sparse.indexNanos(),
+            (long) (denseTimings.require(Timing.SEARCH_MS) * 1e6) + sparse.searchNanos() + fuseNanos,
+            data.corpus().size(),
+            (long) (denseTimings.require(Timing.DOCUMENT_ENCODE_MS) * 1e6) + sparse.documentEncodeNanos(),
+            (long) (denseTimings.require(Timing.QUERY_ENCODE_MS) * 1e6) + sparse.queryEncodeNanos(),
+            hybridDiagnostics(weight, dense, sparseRun));
+    Map<String, EvalRun> runs = new LinkedHashMap<>();
+    runs.put(SPARSE_SIDE, sparseRun);
+    runs.put(HYBRID, RunScorer.score(data, HYBRID + ":" + model, "base", RunMode.RETRIEVAL, hybrid));
+    return runs;
+  }
+
+  /** The hybrid's latency is its two sides' (queries are encoded and searched both ways). */
+  private static Map<String, Object> hybridDiagnostics(double weight, EvalRun dense, EvalRun sparse) {
+    Map<String, Object> diagnostics = new LinkedHashMap<>();
+    diagnostics.put("fusion", "min-max normalized, dense weight " + weight);
+    Double encode = RunTimings.sum(dense.timings().get(Timing.QUERY_ENCODE_LATENCY_US), sparse.timings().get(Timing.QUERY_ENCODE_LATENCY_US));
+    if (encode != null) {
+      diagnostics.put("query_encode_latency_us", encode);
+    }
+    Double search = RunTimings.sum(dense.timings().get(Timing.SEARCH_LATENCY_US), sparse.timings().get(Timing.SEARCH_LATENCY_US));
+    if (search != null) {
+      diagnostics.put("search_latency_us", search);
+    }
+    return diagnostics;
+  }
+}

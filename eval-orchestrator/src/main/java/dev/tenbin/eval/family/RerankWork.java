@@ -1,0 +1,81 @@
+package dev.tenbin.eval.family;
+
+import dev.tenbin.eval.EvalRun;
+import dev.tenbin.eval.candidates.CandidateSet;
+import dev.tenbin.eval.candidates.RerankEvaluation;
+import dev.tenbin.eval.job.CellIdentity;
+import dev.tenbin.eval.job.JobPlanner;
+import dev.tenbin.eval.job.JobTask;
+import dev.tenbin.eval.job.ModelFacts;
+import dev.tenbin.eval.job.PlannedCell;
+import dev.tenbin.eval.job.Work;
+import dev.tenbin.eval.job.WorkRunner;
+import dev.tenbin.eval.RunMode;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * A reranker over a stored candidate set: a cross-encoder id, or {@code FAMILY:MODEL} of a
+ * retrieval family that {@linkplain RetrievalFamily#rescoresCandidates() rescores candidates}. One
+ * pass gives both modes ({@link RunMode#RERANK} and {@link RunMode#RERANK_WITHOUT_SAFEGUARD}); the
+ * cells' family is {@code rerank-FAMILY} or {@code rerank-cross}.
+ */
+final class RerankWork implements WorkFamily {
+  static final String PREFIX = "rerank-";
+  static final String CROSS = "cross";
+
+  @Override
+  public String name() {
+    return "rerank";
+  }
+
+  @Override
+  public String label(Work work) {
+    return "rerank " + work.model() + " over " + work.candidateKind();
+  }
+
+  /** The bi-encoder family a reranker id names ({@code dense:MODEL}), if any. */
+  static Optional<RetrievalFamily> biEncoder(String reranker) {
+    int colon = reranker.indexOf(':');
+    return colon > 0
+        ? Families.named(reranker.substring(0, colon)).filter(RetrievalFamily::rescoresCandidates)
+        : Optional.empty();
+  }
+
+  /** Plans the cells of {@code reranker} over the candidate set {@code kind} with the given fingerprint. */
+  Work plan(JobPlanner planner, JobTask task, String reranker, String kind, String candidatesFingerprint) {
+    Optional<RetrievalFamily> biEncoder = biEncoder(reranker);
+    String model = biEncoder.isPresent() ? reranker.substring(reranker.indexOf(':') + 1) : reranker;
+    String family = PREFIX + biEncoder.map(RetrievalFamily::name).orElse(CROSS);
+    ModelFacts facts = biEncoder.isPresent() ? planner.encoderFacts(model) : planner.rerankerFacts(reranker);
+    List<PlannedCell> cells = new ArrayList<>();
+    for (RunMode mode : RunMode.RERANK_MODES) {
+      CellIdentity identity =
+          planner.modelIdentity(facts, "candidates_" + kind).with("candidate_set", candidatesFingerprint).with("reranker", reranker);
+      cells.add(
+          planner.cell(
+              task, model, family, "candidates_" + kind, mode, identity, JobPlanner.modelVersions(facts),
+              JobPlanner.modelFacts(facts, facts.dimension())));
+    }
+    return new Work(this, task, reranker, cells, List.of(candidatesFingerprint), kind);
+  }
+
+  @Override
+  public Map<String, EvalRun> run(WorkRunner runner, Work work, Set<String> missing) {
+    CandidateSet set = CandidateSet.read(runner.candidateFile(work.artifacts().getFirst()));
+    List<EvalRun> reranked = new RerankEvaluation(runner.services().rerankChannel()).run(work.task().data(), set, work.model());
+    Map<String, EvalRun> runs = new LinkedHashMap<>();
+    for (PlannedCell cell : work.cells()) {
+      for (EvalRun run : reranked) {
+        if (run.mode().wireName().equals(cell.key().mode())) {
+          runs.put(cell.fingerprint(), run);
+        }
+      }
+    }
+    return runs;
+  }
+}
