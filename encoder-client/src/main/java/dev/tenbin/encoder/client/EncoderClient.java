@@ -1,9 +1,8 @@
 package dev.tenbin.encoder.client;
 
-import dev.tenbin.encoder.SparseVector;
-import dev.tenbin.encoder.onnx.TokenizedBatch;
 import dev.tenbin.proto.common.v1.DenseVector;
 import dev.tenbin.proto.common.v1.MultiVector;
+import dev.tenbin.proto.common.v1.SparseVector;
 import dev.tenbin.proto.encoder.v1.EncodeDenseRequest;
 import dev.tenbin.proto.encoder.v1.EncodeDenseResponse;
 import dev.tenbin.proto.encoder.v1.EncodeLightQueryRequest;
@@ -38,6 +37,14 @@ import java.util.function.Supplier;
  * fail with UNAVAILABLE are retried with backoff, and bulk encoding streams in chunks.
  */
 public final class EncoderClient {
+  /**
+   * Token ids of several texts as the model sees them.
+   *
+   * @param ids per text, its token ids (special tokens included, truncated to the max length)
+   * @param truncated per text, whether tokens were cut
+   */
+  public record Tokens(long[][] ids, boolean[] truncated) {}
+
   private final Channel channel;
   private final Duration deadline;
   private final int maxAttempts;
@@ -160,7 +167,7 @@ public final class EncoderClient {
                           .build());
           while (chunks.hasNext()) {
             for (var vector : chunks.next().getVectorsList()) {
-              vectors.add(sparse(vector));
+              vectors.add(vector);
             }
             progress.accept(vectors.size());
           }
@@ -205,15 +212,11 @@ public final class EncoderClient {
                             .addAllQueries(queries)
                             .setKind(LightQueryKind.LIGHT_QUERY_KIND_SPARSE)
                             .build()));
-    List<SparseVector> out = new ArrayList<>(response.getSparseCount());
-    for (var vector : response.getSparseList()) {
-      out.add(sparse(vector));
-    }
-    return out;
+    return response.getSparseList();
   }
 
   /** Token ids of texts as the model sees them (prompt and special tokens included, truncated). */
-  public TokenizedBatch tokenize(String modelId, List<String> texts, boolean query) {
+  public Tokens tokenize(String modelId, List<String> texts, boolean query) {
     TokenizeResponse response =
         retrying(
             () ->
@@ -227,7 +230,7 @@ public final class EncoderClient {
       ids[i] = text.getIdsList().stream().mapToLong(Integer::longValue).toArray();
       truncated[i] = text.getTruncated();
     }
-    return new TokenizedBatch(ids, truncated);
+    return new Tokens(ids, truncated);
   }
 
   /** Cards of the models the service can load without the network. */
@@ -237,16 +240,6 @@ public final class EncoderClient {
 
   private static InputRole role(boolean query) {
     return query ? InputRole.INPUT_ROLE_QUERY : InputRole.INPUT_ROLE_DOCUMENT;
-  }
-
-  private static SparseVector sparse(dev.tenbin.proto.common.v1.SparseVector vector) {
-    int[] indices = new int[vector.getIndicesCount()];
-    float[] values = new float[indices.length];
-    for (int i = 0; i < indices.length; i++) {
-      indices[i] = vector.getIndices(i);
-      values[i] = vector.getValues(i);
-    }
-    return new SparseVector(indices, values);
   }
 
   private static float[][] rows(MultiVector vector) {
