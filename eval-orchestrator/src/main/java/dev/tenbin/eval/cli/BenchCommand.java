@@ -136,15 +136,11 @@ public final class BenchCommand implements Runnable {
       }
       PrintWriter err = spec.commandLine().getErr();
       var config = dev.tenbin.encoder.EncoderServiceConfig.embedded(Path.of("models"), cacheDirectory);
-      dev.tenbin.encoder.bench.EncoderBenchmark.Result r;
-      try (var core = new dev.tenbin.encoder.EncoderCore(config)) {
-        r =
-            new dev.tenbin.encoder.bench.EncoderBenchmark(core, model)
-                .run(docs, qs, done -> {
-                  err.printf("\rtenbin: LightRetriever cache %d rows", done);
-                  err.flush();
-                });
-      }
+      dev.tenbin.encoder.bench.EncoderBenchmark.Result r =
+          dev.tenbin.encoder.bench.EncoderBenchmark.run(config, model, docs, qs, done -> {
+            err.printf("\rtenbin: LightRetriever cache %d rows", done);
+            err.flush();
+          });
       err.println();
       ObjectNode root = new ObjectMapper().createObjectNode();
       root.put("model", r.model());
@@ -202,11 +198,11 @@ public final class BenchCommand implements Runnable {
       BeirDataset data = BeirDatasetReader.read(dataset);
       java.util.List<String> docs = data.corpus().stream().limit(pairs).map(d -> d.titleAndText()).toList();
       java.util.List<String> qs = data.evaluatedQueryIds().stream().limit(queries).map(id -> data.queries().get(id)).toList();
-      dev.tenbin.eval.bench.RerankBenchmark.Result r;
-      try (var services = dev.tenbin.eval.services.Services.connect(null, null, cacheDirectory);
-          var core =
-              dev.tenbin.rerank.RerankServer.core(modelsDirectory, cacheDirectory, services::encoderChannel, 10_000, 8192)) {
-        r = new dev.tenbin.eval.bench.RerankBenchmark(core).run(model, qs, docs, pairs);
+      dev.tenbin.rerank.bench.RerankBenchmark.Result r;
+      try (var services = dev.tenbin.eval.services.Services.connect(null, null, cacheDirectory)) {
+        r =
+            dev.tenbin.rerank.bench.RerankBenchmark.run(
+                modelsDirectory, cacheDirectory, services::encoderChannel, model, qs, docs, pairs);
       }
       ObjectNode root = new ObjectMapper().createObjectNode();
       root.put("model", r.model());
