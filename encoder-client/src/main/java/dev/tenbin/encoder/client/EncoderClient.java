@@ -3,6 +3,8 @@ package dev.tenbin.encoder.client;
 import dev.tenbin.proto.common.v1.DenseVector;
 import dev.tenbin.proto.common.v1.MultiVector;
 import dev.tenbin.proto.common.v1.SparseVector;
+import dev.tenbin.proto.encoder.v1.BuildLightCacheRequest;
+import dev.tenbin.proto.encoder.v1.BuildLightCacheResponse;
 import dev.tenbin.proto.encoder.v1.EncodeDenseRequest;
 import dev.tenbin.proto.encoder.v1.EncodeDenseResponse;
 import dev.tenbin.proto.encoder.v1.EncodeLightQueryRequest;
@@ -10,6 +12,8 @@ import dev.tenbin.proto.encoder.v1.EncoderServiceGrpc;
 import dev.tenbin.proto.encoder.v1.GetModelInfoRequest;
 import dev.tenbin.proto.encoder.v1.GetModelInfoResponse;
 import dev.tenbin.proto.encoder.v1.InputRole;
+import dev.tenbin.proto.encoder.v1.LightCache;
+import dev.tenbin.proto.encoder.v1.LightCacheDtype;
 import dev.tenbin.proto.encoder.v1.LightQueryKind;
 import dev.tenbin.proto.encoder.v1.ListModelsRequest;
 import dev.tenbin.proto.encoder.v1.StreamEncodeDenseRequest;
@@ -22,6 +26,7 @@ import dev.tenbin.proto.encoder.v1.TokenizeRequest;
 import dev.tenbin.proto.encoder.v1.TokenizeResponse;
 import dev.tenbin.proto.encoder.v1.TokenizedText;
 import io.grpc.Channel;
+import io.grpc.Context;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.time.Duration;
@@ -231,6 +236,51 @@ public final class EncoderClient {
       truncated[i] = text.getTruncated();
     }
     return new Tokens(ids, truncated);
+  }
+
+  /**
+   * Has the encoder build (or resume, or reuse) the LightRetriever token-embedding cache of {@code
+   * modelId} in its own cache directory, and waits for it; {@code progress} hears (rows done,
+   * vocabulary size) while it builds. An interrupted build resumes where it stopped, so UNAVAILABLE
+   * is retried like any call.
+   *
+   * @param dtype row storage of a new cache (UNSPECIFIED: FP32)
+   * @param batchSize tokens per forward pass; 0 lets the service choose
+   */
+  public LightCache buildLightCache(String modelId, LightCacheDtype dtype, int batchSize, LightCacheProgress progress) {
+    BuildLightCacheRequest request =
+        BuildLightCacheRequest.newBuilder().setModelId(modelId).setDtype(dtype).setBatchSize(batchSize).build();
+    return retrying(
+        () -> {
+          // A listener that throws (a cancelled job) cancels the call, so the service stops building.
+          Context.CancellableContext call = Context.current().withCancellation();
+          try {
+            return call.call(() -> readBuild(stub().buildLightCache(request), progress));
+          } catch (RuntimeException e) {
+            throw e;
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          } finally {
+            call.cancel(null);
+          }
+        });
+  }
+
+  private static LightCache readBuild(Iterator<BuildLightCacheResponse> messages, LightCacheProgress progress) {
+    while (messages.hasNext()) {
+      BuildLightCacheResponse message = messages.next();
+      progress.rowsDone(message.getRowsDone(), message.getVocabularySize());
+      if (message.hasCache()) {
+        return message.getCache();
+      }
+    }
+    throw Status.INTERNAL.withDescription("the encoder ended BuildLightCache without the finished cache").asRuntimeException();
+  }
+
+  /** Told how far a LightRetriever cache build has got. */
+  @FunctionalInterface
+  public interface LightCacheProgress {
+    void rowsDone(int rows, int vocabularySize);
   }
 
   /** Cards of the models the service can load without the network. */

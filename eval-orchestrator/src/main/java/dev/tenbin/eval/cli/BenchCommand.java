@@ -5,8 +5,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tenbin.eval.bench.Bm25Benchmark;
 import dev.tenbin.eval.dataset.BeirDataset;
 import dev.tenbin.eval.dataset.BeirDatasetReader;
-import dev.tenbin.index.lexical.LanguageAnalyzers;
-import dev.tenbin.index.lexical.LanguageDetector;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -49,10 +47,10 @@ public final class BenchCommand implements Runnable {
     @Override
     public Integer call() {
       BeirDataset data = BeirDatasetReader.read(dataset);
-      String lang =
-          language != null
-              ? LanguageAnalyzers.normalize(language)
-              : LanguageDetector.detect(data.textSample(200_000));
+      String lang;
+      try (var services = dev.tenbin.eval.services.Services.connect(null)) {
+        lang = dev.tenbin.eval.services.IndexLanguage.resolve(services.indexChannel(), language, data::textSample).code();
+      }
       Bm25Benchmark.Result result = new Bm25Benchmark(data, lang, passes).run();
       PrintWriter out = spec.commandLine().getOut();
       if (json) {

@@ -19,9 +19,8 @@ import dev.tenbin.eval.retrieval.SparseVariant;
 import dev.tenbin.eval.retrieval.RetrieverSpec;
 import dev.tenbin.proto.common.v1.Similarity;
 import dev.tenbin.eval.retrieval.RetrievalResult;
+import dev.tenbin.eval.services.IndexLanguage;
 import dev.tenbin.eval.services.Services;
-import dev.tenbin.index.lexical.LanguageAnalyzers;
-import dev.tenbin.index.lexical.LanguageDetector;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -142,20 +141,19 @@ public final class EvalCommand implements Callable<Integer> {
 
     BeirDataset data = BeirDatasetReader.read(dataset);
     data.warnings().forEach(warning -> err.println("tenbin: warning: " + warning));
+    List<EvalRun> runs = new ArrayList<>();
     String resolvedLanguage;
     String languageSource;
-    if (language != null) {
-      resolvedLanguage = LanguageAnalyzers.normalize(language);
-      languageSource = "flag";
-    } else {
-      resolvedLanguage = LanguageDetector.detect(data.textSample(200_000));
-      languageSource = "detected";
-      err.println(
-          "tenbin: language " + resolvedLanguage + " (detected from the corpus; --language overrides)");
-    }
-
-    List<EvalRun> runs = new ArrayList<>();
     try (Services services = Services.connect(endpoints.index(), endpoints.encoder(), endpoints.modelsDirectory(), endpoints.cacheDirectory())) {
+      // The index resolves the language: the flag normalised, or detected from the corpus.
+      resolvedLanguage = IndexLanguage.resolve(services.indexChannel(), language, data::textSample).code();
+      if (language != null) {
+        languageSource = "flag";
+      } else {
+        languageSource = "detected";
+        err.println(
+            "tenbin: language " + resolvedLanguage + " (detected from the corpus; --language overrides)");
+      }
       for (RetrieverSpec retriever : specs) {
         err.printf(
             "tenbin: %s on %s (%d docs, %d queries) via %s index service%n",
