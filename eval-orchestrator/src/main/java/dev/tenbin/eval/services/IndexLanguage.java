@@ -22,6 +22,9 @@ public record IndexLanguage(String code, boolean detected) {
   /** How much corpus text the detection reads. */
   public static final int SAMPLE_CHARS = 200_000;
 
+  /** Calls made before an UNAVAILABLE index fails the lookup. */
+  static final int MAX_ATTEMPTS = 4;
+
   /**
    * Resolves {@code language} (null: detect; blank: English) on the index behind {@code index}; {@code
    * sample} gives the corpus text and is only read when detecting.
@@ -34,16 +37,33 @@ public record IndexLanguage(String code, boolean detected) {
     } else {
       request.setTextSample(sample.apply(SAMPLE_CHARS));
     }
-    ResolveLanguageResponse response;
-    try {
-      response = IndexServiceGrpc.newBlockingStub(index).withDeadlineAfter(60, TimeUnit.SECONDS).resolveLanguage(request.build());
-    } catch (StatusRuntimeException e) {
-      if (e.getStatus().getCode() == Status.Code.INVALID_ARGUMENT) {
-        // A language code the index does not know: the caller's input, reported as such.
-        throw new InvalidInputException("language", e.getStatus().getDescription());
+    ResolveLanguageResponse response = null;
+    long backoffMillis = 200;
+    for (int attempt = 1; response == null; attempt++) {
+      try {
+        response = IndexServiceGrpc.newBlockingStub(index).withDeadlineAfter(60, TimeUnit.SECONDS).resolveLanguage(request.build());
+      } catch (StatusRuntimeException e) {
+        if (e.getStatus().getCode() == Status.Code.INVALID_ARGUMENT) {
+          // A language code the index does not know: the caller's input, reported as such.
+          throw new InvalidInputException("language", e.getStatus().getDescription());
+        }
+        // A restarting index: try again a few times, as the service clients do.
+        if (e.getStatus().getCode() != Status.Code.UNAVAILABLE || attempt >= MAX_ATTEMPTS) {
+          throw e;
+        }
+        sleep(backoffMillis, e);
+        backoffMillis *= 2;
       }
-      throw e;
     }
     return new IndexLanguage(response.getLanguage(), response.getSource() == LanguageSource.LANGUAGE_SOURCE_DETECTED);
+  }
+
+  private static void sleep(long millis, StatusRuntimeException cause) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException interrupted) {
+      Thread.currentThread().interrupt();
+      throw cause;
+    }
   }
 }
