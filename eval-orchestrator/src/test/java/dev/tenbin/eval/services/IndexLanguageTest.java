@@ -79,10 +79,10 @@ class IndexLanguageTest {
   @Test
   void aGivenCodeIsNormalisedAndAnUnknownOneIsTheCallersError() throws Exception {
     AtomicInteger calls = new AtomicInteger();
-    assertThat(withIndex(0, calls, channel -> IndexLanguage.resolve(channel, "EN", max -> "unused")))
-        .isEqualTo(new IndexLanguage("en", false));
-    assertThat(withIndex(0, calls, channel -> IndexLanguage.resolve(channel, " ", max -> "Der Hund und die Katze")))
-        .isEqualTo(new IndexLanguage("en", false));
+    IndexLanguage given = withIndex(0, calls, channel -> IndexLanguage.resolve(channel, "EN", max -> "unused"));
+    IndexLanguage blank = withIndex(0, calls, channel -> IndexLanguage.resolve(channel, " ", max -> "Der Hund und die Katze"));
+    assertThat(given).isEqualTo(new IndexLanguage("en", false));
+    assertThat(blank).isEqualTo(new IndexLanguage("en", false));
     assertThatThrownBy(() -> withIndex(0, calls, channel -> IndexLanguage.resolve(channel, "klingon", max -> "")))
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining("unknown language 'klingon'");
