@@ -164,6 +164,32 @@ public final class RerankServer implements Callable<Integer> {
     }
   }
 
+  /** A rerank service started in-process (embedded), with the core it serves. */
+  public record Embedded(RerankCore core, GrpcServerHost host) implements AutoCloseable {
+    @Override
+    public void close() {
+      host.close();
+      core.close();
+    }
+  }
+
+  /**
+   * Starts the embedded rerank service under the in-process name {@code name} (every reranker allowed,
+   * none unloaded), with bi-encoders reached through {@code encoderChannel}.
+   */
+  public static Embedded startInProcess(
+      String name, java.nio.file.Path models, java.nio.file.Path cache,
+      java.util.function.Supplier<io.grpc.Channel> encoderChannel, int maxPairs, int maxBatchTokens,
+      io.micrometer.core.instrument.MeterRegistry registry) {
+    RerankCore core = core(models, cache, encoderChannel, maxPairs, maxBatchTokens);
+    try {
+      return new Embedded(core, GrpcServerHost.startInProcess(name, registry, List.of(new RerankGrpcService(core))));
+    } catch (RuntimeException e) {
+      core.close();
+      throw e;
+    }
+  }
+
   private static void close(ManagedChannel channel) {
     channel.shutdownNow();
     try {

@@ -70,6 +70,15 @@ public final class EncoderBenchmark {
     this.modelId = modelId;
   }
 
+  /** Measures {@code modelId} on a core of its own over {@code config}, closed afterwards. */
+  public static Result run(
+      dev.tenbin.encoder.EncoderServiceConfig config, String modelId, List<String> documents, List<String> queries,
+      IntConsumer cacheProgress) {
+    try (EncoderCore core = new EncoderCore(config)) {
+      return new EncoderBenchmark(core, modelId).run(documents, queries, cacheProgress);
+    }
+  }
+
   public Result run(List<String> documents, List<String> queries, IntConsumer cacheProgress) {
     LoadedModel model = core.model(modelId);
     documentsMeasured = documents.size();

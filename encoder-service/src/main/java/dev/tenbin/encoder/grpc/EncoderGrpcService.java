@@ -5,7 +5,12 @@ import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.encoder.EncodeResult;
 import dev.tenbin.encoder.EncoderCore;
 import dev.tenbin.encoder.SparseVector;
+import dev.tenbin.encoder.light.CacheManifest;
 import dev.tenbin.encoder.light.LightQueryEncoder;
+import dev.tenbin.proto.encoder.v1.BuildLightCacheRequest;
+import dev.tenbin.proto.encoder.v1.BuildLightCacheResponse;
+import dev.tenbin.proto.encoder.v1.LightCache;
+import dev.tenbin.proto.encoder.v1.LightCacheDtype;
 import dev.tenbin.encoder.model.ModelCard;
 import dev.tenbin.encoder.onnx.TokenizedBatch;
 import dev.tenbin.proto.common.v1.MultiVector;
@@ -216,6 +221,42 @@ public final class EncoderGrpcService extends EncoderServiceGrpc.EncoderServiceI
         dev.tenbin.proto.common.v1.Metadata.newBuilder().setTokenizeNanos(System.nanoTime() - start));
     responses.onNext(response.build());
     responses.onCompleted();
+  }
+
+  @Override
+  public void buildLightCache(BuildLightCacheRequest request, StreamObserver<BuildLightCacheResponse> responses) {
+    boolean fp16 =
+        switch (request.getDtype()) {
+          case LIGHT_CACHE_DTYPE_UNSPECIFIED, LIGHT_CACHE_DTYPE_FP32 -> false;
+          case LIGHT_CACHE_DTYPE_FP16 -> true;
+          case UNRECOGNIZED -> throw new InvalidInputException("dtype", "unknown dtype value " + request.getDtypeValue());
+        };
+    ServerCallStreamObserver<BuildLightCacheResponse> stream = (ServerCallStreamObserver<BuildLightCacheResponse>) responses;
+    stream.setOnCancelHandler(() -> {});
+    // Progress is advisory: a message is skipped while the client is not reading, never queued.
+    LightQueryEncoder.BuiltCache built =
+        light.buildCache(
+            request.getModelId(), fp16, request.getBatchSize(),
+            (rows, vocabulary) -> {
+              if (stream.isReady() && !stream.isCancelled()) {
+                stream.onNext(BuildLightCacheResponse.newBuilder().setRowsDone(rows).setVocabularySize(vocabulary).build());
+              }
+            },
+            cancellation());
+    CacheManifest manifest = built.manifest();
+    stream.onNext(
+        BuildLightCacheResponse.newBuilder()
+            .setRowsDone(manifest.vocabularySize())
+            .setVocabularySize(manifest.vocabularySize())
+            .setCache(
+                LightCache.newBuilder()
+                    .setVocabularySize(manifest.vocabularySize())
+                    .setDimension(manifest.dimension())
+                    .setDtype(manifest.dtype().equals("fp16") ? LightCacheDtype.LIGHT_CACHE_DTYPE_FP16 : LightCacheDtype.LIGHT_CACHE_DTYPE_FP32)
+                    .setLocation(built.folder().toString())
+                    .setReused(built.reused()))
+            .build());
+    stream.onCompleted();
   }
 
   @Override

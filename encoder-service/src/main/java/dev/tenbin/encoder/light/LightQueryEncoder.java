@@ -1,5 +1,6 @@
 package dev.tenbin.encoder.light;
 
+import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.core.PreconditionException;
 import dev.tenbin.encoder.EncoderCore;
@@ -7,12 +8,14 @@ import dev.tenbin.encoder.LoadedModel;
 import dev.tenbin.encoder.SparseVector;
 import dev.tenbin.encoder.model.ModelCard;
 import dev.tenbin.encoder.onnx.Pooler;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntConsumer;
 
 /**
  * LightRetriever's query side, with no model inference: dense = the mean of the cached rows of the
@@ -27,6 +30,80 @@ public final class LightQueryEncoder {
   public LightQueryEncoder(EncoderCore core, Path cacheDirectory) {
     this.core = core;
     this.cacheDirectory = cacheDirectory;
+  }
+
+  /** Rows per cache chunk file; a resumed build restarts at the first missing chunk. */
+  static final int CHUNK_ROWS = 2048;
+
+  /** Vocabulary tokens per forward pass when the caller does not choose. */
+  public static final int DEFAULT_BUILD_BATCH = 256;
+
+  /** The largest batch a build accepts. */
+  public static final int MAX_BUILD_BATCH = 4096;
+
+  /**
+   * A finished cache.
+   *
+   * @param manifest its manifest (vocabulary size, dimension, dtype)
+   * @param folder where it lives under the service's cache directory
+   * @param reused whether it was already complete (nothing encoded)
+   */
+  public record BuiltCache(CacheManifest manifest, Path folder, boolean reused) {}
+
+  private final Map<Path, Object> buildLocks = new ConcurrentHashMap<>();
+
+  /**
+   * Builds the token-embedding cache of {@code modelId} in the service's cache directory, resuming a
+   * partial one; a complete cache is returned as it is. One build per model runs at a time (a second
+   * caller waits, then finds the cache complete). The model is held loaded while it builds.
+   *
+   * @param fp16 store the rows of a new cache as FP16
+   * @param batchSize tokens per forward pass, 1..{@value #MAX_BUILD_BATCH}; 0 = {@value #DEFAULT_BUILD_BATCH}
+   * @param progress told (rows done, vocabulary size) after each chunk
+   * @param cancellation checked between chunks: a cancelled build stops there, and resumes later
+   */
+  public BuiltCache buildCache(
+      String modelId, boolean fp16, int batchSize, ProgressListener progress, Cancellation cancellation) {
+    if (batchSize < 0 || batchSize > MAX_BUILD_BATCH) {
+      throw new InvalidInputException(
+          "batch_size", "batch_size must be between 1 and " + MAX_BUILD_BATCH + " (0: " + DEFAULT_BUILD_BATCH + "), got " + batchSize);
+    }
+    try (var handle = core.acquire(modelId)) {
+      LoadedModel model = handle.model();
+      Path folder = TokenEmbeddingCache.folder(cacheDirectory, model.card());
+      synchronized (buildLocks.computeIfAbsent(folder, f -> new Object())) {
+        TokenEmbeddingCache complete = completeCache(folder);
+        if (complete != null) {
+          return new BuiltCache(complete.manifest(), folder, true);
+        }
+        int vocabulary = TokenEmbeddingCache.vocabularySize(model.tokenizerJson());
+        IntConsumer rows =
+            done -> {
+              progress.rowsDone(done, vocabulary);
+              cancellation.throwIfCancelled();
+            };
+        CacheManifest manifest =
+            TokenEmbeddingCache.build(
+                model, folder, CHUNK_ROWS, batchSize == 0 ? DEFAULT_BUILD_BATCH : batchSize, 0, fp16, rows);
+        caches.remove(modelId);
+        return new BuiltCache(manifest, folder, false);
+      }
+    }
+  }
+
+  /** Told how far a cache build has got. */
+  @FunctionalInterface
+  public interface ProgressListener {
+    void rowsDone(int rows, int vocabularySize);
+  }
+
+  /** The complete cache in {@code folder}, or null when there is none or it is partial or unreadable. */
+  private static TokenEmbeddingCache completeCache(Path folder) {
+    try {
+      return Files.isDirectory(folder) ? TokenEmbeddingCache.load(folder) : null;
+    } catch (RuntimeException e) {
+      return null;
+    }
   }
 
   public Path cacheFolder(String modelId) {

@@ -60,13 +60,13 @@ class EncoderClientTest {
   @Test
   void streamedSparseVectorsEqualTheUnaryOnesInOrder() {
     List<Integer> progress = new ArrayList<>();
-    List<SparseVector> streamed = client.streamEncodeSparse("tiny-splade", TEXTS, false, 3, 2, progress::add);
+    List<dev.tenbin.proto.common.v1.SparseVector> streamed = client.streamEncodeSparse("tiny-splade", TEXTS, false, 3, 2, progress::add);
     List<SparseVector> unary = server.core().encodeSparse("tiny-splade", TEXTS, false, 3, Cancellation.NEVER).vectors();
     assertThat(progress).containsExactly(2, 4, 5);
     assertThat(streamed).hasSize(TEXTS.size());
     for (int i = 0; i < TEXTS.size(); i++) {
-      assertThat(streamed.get(i).indices()).containsExactly(unary.get(i).indices());
-      assertThat(streamed.get(i).values()).containsExactly(unary.get(i).values());
+      assertThat(streamed.get(i).getIndicesList()).containsExactly(boxed(unary.get(i).indices()));
+      assertThat(streamed.get(i).getValuesList()).containsExactly(boxed(unary.get(i).values()));
     }
   }
 
@@ -86,9 +86,9 @@ class EncoderClientTest {
     var tokens = client.tokenize("tiny-dense", List.of("apple banana"), true);
     assertThat(tokens.ids()[0]).containsExactly(2, 11, 4, 5, 3); // [CLS] query apple banana [SEP]
     assertThat(tokens.truncated()).containsExactly(false);
-    SparseVector counts = client.encodeLightSparse("tiny-dense", List.of("fig fig apple")).getFirst();
-    assertThat(counts.indices()).containsExactly(4, 9);
-    assertThat(counts.values()).containsExactly(1f, 2f);
+    var counts = client.encodeLightSparse("tiny-dense", List.of("fig fig apple")).getFirst();
+    assertThat(counts.getIndicesList()).containsExactly(4, 9);
+    assertThat(counts.getValuesList()).containsExactly(1f, 2f);
     assertThat(client.listModels()).extracting(card -> card.getId()).contains("tiny-dense", "tiny-splade", "all-minilm-l6-v2");
   }
 
@@ -107,5 +107,17 @@ class EncoderClientTest {
     assertThatThrownBy(() -> counted.encodeDense("no-such-model", List.of("x"), false, 0))
         .isInstanceOfSatisfying(StatusRuntimeException.class, e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND));
     assertThat(calls).hasValue(1);
+  }
+
+  private static Integer[] boxed(int[] values) {
+    return java.util.Arrays.stream(values).boxed().toArray(Integer[]::new);
+  }
+
+  private static Float[] boxed(float[] values) {
+    Float[] out = new Float[values.length];
+    for (int i = 0; i < values.length; i++) {
+      out[i] = values[i];
+    }
+    return out;
   }
 }

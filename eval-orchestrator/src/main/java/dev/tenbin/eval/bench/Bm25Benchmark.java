@@ -1,22 +1,15 @@
 package dev.tenbin.eval.bench;
 
-import dev.tenbin.core.Cancellation;
 import dev.tenbin.eval.dataset.BeirDataset;
 import dev.tenbin.eval.dataset.CorpusDocument;
-import dev.tenbin.index.IndexServer;
-import dev.tenbin.index.collection.CollectionCatalog;
-import dev.tenbin.index.collection.CollectionSpec;
-import dev.tenbin.index.collection.IndexCollection;
-import dev.tenbin.index.collection.IngestDocument;
 import dev.tenbin.eval.retrieval.CollectionIngester;
+import dev.tenbin.index.bench.Bm25CoreBenchmark;
 import dev.tenbin.proto.index.v1.CreateCollectionRequest;
 import dev.tenbin.proto.index.v1.Document;
 import dev.tenbin.proto.index.v1.Family;
 import dev.tenbin.proto.index.v1.IndexServiceGrpc;
 import dev.tenbin.proto.index.v1.Query;
 import dev.tenbin.proto.index.v1.SearchRequest;
-import dev.tenbin.rpc.GrpcServerHost;
-import dev.tenbin.rpc.ServerSettings;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import java.io.IOException;
@@ -74,27 +67,13 @@ public final class Bm25Benchmark {
 
   private Figures inProcess(List<String> queries, int searchPasses) {
     Path dir = tempDir();
-    try (CollectionCatalog catalog = CollectionCatalog.open(dir)) {
-      IndexCollection collection = catalog.create(CollectionSpec.lexical("bench", language));
-      List<IngestDocument> docs = new ArrayList<>();
+    try {
+      List<Bm25CoreBenchmark.Document> docs = new ArrayList<>();
       for (CorpusDocument doc : dataset.corpus()) {
-        docs.add(new IngestDocument(doc.id(), doc.title(), doc.text()));
+        docs.add(new Bm25CoreBenchmark.Document(doc.id(), doc.title(), doc.text()));
       }
-      long start = System.nanoTime();
-      for (int from = 0; from < docs.size(); from += 1000) {
-        collection.ingest(docs.subList(from, Math.min(docs.size(), from + 1000)));
-      }
-      double indexSeconds = (System.nanoTime() - start) / 1e9;
-      start = System.nanoTime();
-      for (int pass = 0; pass < searchPasses; pass++) {
-        for (String query : queries) {
-          collection.search(
-              dev.tenbin.index.search.SearchRequest.topK(List.of(new dev.tenbin.index.search.LexicalQuery(query)), 100),
-              Cancellation.NEVER);
-        }
-      }
-      double searchSeconds = (System.nanoTime() - start) / 1e9;
-      return new Figures(docs.size() / indexSeconds, (double) queries.size() * searchPasses / searchSeconds);
+      Bm25CoreBenchmark.Figures figures = Bm25CoreBenchmark.inProcess(dir, language, docs, queries, searchPasses);
+      return new Figures(figures.indexDocsPerSecond(), figures.queriesPerSecond());
     } finally {
       delete(dir);
     }
@@ -102,14 +81,9 @@ public final class Bm25Benchmark {
 
   private Figures grpc(List<String> queries, int searchPasses) {
     Path dir = tempDir();
-    CollectionCatalog catalog = CollectionCatalog.open(dir);
-    var config = dev.tenbin.index.IndexServiceConfig.embedded(dir);
-    GrpcServerHost host =
-        GrpcServerHost.start(
-            new ServerSettings("127.0.0.1", 0, -1, ServerSettings.DEFAULT_MAX_MESSAGE_BYTES, java.time.Duration.ofSeconds(1)),
-            IndexServer.services(catalog, config));
+    Bm25CoreBenchmark.Loopback server = Bm25CoreBenchmark.serveOnLoopback(dir);
     ManagedChannel channel =
-        NettyChannelBuilder.forAddress("127.0.0.1", host.port()).usePlaintext().build();
+        NettyChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext().build();
     try {
       var index = IndexServiceGrpc.newBlockingStub(channel);
       index.createCollection(
@@ -144,8 +118,7 @@ public final class Bm25Benchmark {
       return new Figures(docs.size() / indexSeconds, (double) queries.size() * searchPasses / searchSeconds);
     } finally {
       channel.shutdownNow();
-      host.close();
-      catalog.close();
+      server.close();
       delete(dir);
     }
   }

@@ -1,6 +1,5 @@
 package dev.tenbin.eval.cache;
 
-import dev.tenbin.encoder.SparseVector;
 import dev.tenbin.encoder.client.EncoderClient;
 import dev.tenbin.proto.encoder.v1.ModelCard;
 import java.nio.ByteBuffer;
@@ -50,7 +49,10 @@ public final class CachedEncoder {
     CacheKey key = CacheKey.of(card(modelId), query, CacheKey.Kind.SPARSE, topK);
     return through(
         key, PayloadCodec.SPARSE, texts, progress,
-        (misses, done) -> client.streamEncodeSparse(modelId, misses, query, topK, SPARSE_CHUNK, done));
+        (misses, done) ->
+            client.streamEncodeSparse(modelId, misses, query, topK, SPARSE_CHUNK, done).stream()
+                .map(SparseVector::of)
+                .toList());
   }
 
   /** Per-token vectors, each as [tokens][dimension]. */

@@ -1,6 +1,5 @@
 package dev.tenbin.eval.cache;
 
-import dev.tenbin.encoder.SparseVector;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 

@@ -5,8 +5,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tenbin.eval.bench.Bm25Benchmark;
 import dev.tenbin.eval.dataset.BeirDataset;
 import dev.tenbin.eval.dataset.BeirDatasetReader;
-import dev.tenbin.index.lexical.LanguageAnalyzers;
-import dev.tenbin.index.lexical.LanguageDetector;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -49,10 +47,10 @@ public final class BenchCommand implements Runnable {
     @Override
     public Integer call() {
       BeirDataset data = BeirDatasetReader.read(dataset);
-      String lang =
-          language != null
-              ? LanguageAnalyzers.normalize(language)
-              : LanguageDetector.detect(data.textSample(200_000));
+      String lang;
+      try (var services = dev.tenbin.eval.services.Services.connect(null)) {
+        lang = dev.tenbin.eval.services.IndexLanguage.resolve(services.indexChannel(), language, data::textSample).code();
+      }
       Bm25Benchmark.Result result = new Bm25Benchmark(data, lang, passes).run();
       PrintWriter out = spec.commandLine().getOut();
       if (json) {
@@ -136,15 +134,11 @@ public final class BenchCommand implements Runnable {
       }
       PrintWriter err = spec.commandLine().getErr();
       var config = dev.tenbin.encoder.EncoderServiceConfig.embedded(Path.of("models"), cacheDirectory);
-      dev.tenbin.encoder.bench.EncoderBenchmark.Result r;
-      try (var core = new dev.tenbin.encoder.EncoderCore(config)) {
-        r =
-            new dev.tenbin.encoder.bench.EncoderBenchmark(core, model)
-                .run(docs, qs, done -> {
-                  err.printf("\rtenbin: LightRetriever cache %d rows", done);
-                  err.flush();
-                });
-      }
+      dev.tenbin.encoder.bench.EncoderBenchmark.Result r =
+          dev.tenbin.encoder.bench.EncoderBenchmark.run(config, model, docs, qs, done -> {
+            err.printf("\rtenbin: LightRetriever cache %d rows", done);
+            err.flush();
+          });
       err.println();
       ObjectNode root = new ObjectMapper().createObjectNode();
       root.put("model", r.model());
@@ -202,11 +196,11 @@ public final class BenchCommand implements Runnable {
       BeirDataset data = BeirDatasetReader.read(dataset);
       java.util.List<String> docs = data.corpus().stream().limit(pairs).map(d -> d.titleAndText()).toList();
       java.util.List<String> qs = data.evaluatedQueryIds().stream().limit(queries).map(id -> data.queries().get(id)).toList();
-      dev.tenbin.eval.bench.RerankBenchmark.Result r;
-      try (var services = dev.tenbin.eval.services.Services.connect(null, null, cacheDirectory);
-          var core =
-              dev.tenbin.rerank.RerankServer.core(modelsDirectory, cacheDirectory, services::encoderChannel, 10_000, 8192)) {
-        r = new dev.tenbin.eval.bench.RerankBenchmark(core).run(model, qs, docs, pairs);
+      dev.tenbin.rerank.bench.RerankBenchmark.Result r;
+      try (var services = dev.tenbin.eval.services.Services.connect(null, null, cacheDirectory)) {
+        r =
+            dev.tenbin.rerank.bench.RerankBenchmark.run(
+                modelsDirectory, cacheDirectory, services::encoderChannel, model, qs, docs, pairs);
       }
       ObjectNode root = new ObjectMapper().createObjectNode();
       root.put("model", r.model());

@@ -4,9 +4,8 @@ import dev.tenbin.eval.candidates.CandidateSet;
 import dev.tenbin.eval.candidates.CandidateSetBuilder;
 import dev.tenbin.eval.dataset.BeirDataset;
 import dev.tenbin.eval.dataset.BeirDatasetReader;
+import dev.tenbin.eval.services.IndexLanguage;
 import dev.tenbin.eval.services.Services;
-import dev.tenbin.index.lexical.LanguageAnalyzers;
-import dev.tenbin.index.lexical.LanguageDetector;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -48,9 +47,9 @@ public final class CandidatesCommand implements Runnable {
     public Integer call() {
       PrintWriter err = spec.commandLine().getErr();
       BeirDataset data = BeirDatasetReader.read(dataset);
-      String lang = language != null ? LanguageAnalyzers.normalize(language) : LanguageDetector.detect(data.textSample(200_000));
       Path directory = candidatesDir != null ? candidatesDir : CandidateSet.defaultDirectory(dataset);
       try (Services services = Services.connect(null, null, cacheDirectory)) {
+        String lang = IndexLanguage.resolve(services.indexChannel(), language, data::textSample).code();
         for (CandidateSet set : new CandidateSetBuilder(services.indexChannel(), services.encoderChannel(), err).build(data, lang, denseModel)) {
           Path file = CandidateSet.file(directory, set.kind());
           set.write(file);

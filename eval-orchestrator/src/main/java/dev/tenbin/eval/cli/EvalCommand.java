@@ -13,9 +13,8 @@ import dev.tenbin.eval.retrieval.DenseVariant;
 import dev.tenbin.eval.retrieval.SparseVariant;
 import dev.tenbin.eval.family.Families;
 import dev.tenbin.eval.retrieval.RetrieverSpec;
+import dev.tenbin.eval.services.IndexLanguage;
 import dev.tenbin.eval.services.Services;
-import dev.tenbin.index.lexical.LanguageAnalyzers;
-import dev.tenbin.index.lexical.LanguageDetector;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -136,26 +135,25 @@ public final class EvalCommand implements Callable<Integer> {
     data.warnings().forEach(warning -> err.println("tenbin: warning: " + warning));
     String resolvedLanguage;
     String languageSource;
-    if (language != null) {
-      resolvedLanguage = LanguageAnalyzers.normalize(language);
-      languageSource = "flag";
-    } else {
-      resolvedLanguage = LanguageDetector.detect(data.textSample(200_000));
-      languageSource = "detected";
-      err.println(
-          "tenbin: language " + resolvedLanguage + " (detected from the corpus; --language overrides)");
-    }
-
     Path candidateFile =
         CandidateSet.file(candidatesDir != null ? candidatesDir : CandidateSet.defaultDirectory(dataset), candidates);
     List<EvalJob.Result> results;
     try (Services services = Services.connect(endpoints.index(), endpoints.encoder(), endpoints.modelsDirectory(), endpoints.cacheDirectory())) {
+      // The index resolves the language: the flag normalised, or detected from the corpus.
+      resolvedLanguage = IndexLanguage.resolve(services.indexChannel(), language, data::textSample).code();
+      if (language != null) {
+        languageSource = "flag";
+      } else {
+        languageSource = "detected";
+        err.println(
+            "tenbin: language " + resolvedLanguage + " (detected from the corpus; --language overrides)");
+      }
       if (!rerankers.isEmpty() && endpoints.rerank() != null) {
         services.withRerankEndpoint(endpoints.rerank());
       }
       results =
           EvalJob.run(
-              services, endpoints.cacheDirectory(), endpoints.encoder() == null ? endpoints.modelsDirectory() : null,
+              services, endpoints.cacheDirectory(),
               new EvalJob.Request(data, resolvedLanguage, specs, variants, rerankers, candidates, candidateFile, similarity, topK),
               err);
     }

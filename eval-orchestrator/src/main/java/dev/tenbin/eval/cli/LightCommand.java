@@ -1,12 +1,10 @@
 package dev.tenbin.eval.cli;
 
-import dev.tenbin.encoder.EncoderCore;
-import dev.tenbin.encoder.EncoderServiceConfig;
-import dev.tenbin.encoder.LoadedModel;
-import dev.tenbin.encoder.light.CacheManifest;
-import dev.tenbin.encoder.light.TokenEmbeddingCache;
+import dev.tenbin.encoder.client.EncoderClient;
+import dev.tenbin.eval.services.Services;
+import dev.tenbin.proto.encoder.v1.LightCache;
+import dev.tenbin.proto.encoder.v1.LightCacheDtype;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
@@ -32,11 +30,14 @@ public final class LightCommand implements Runnable {
   @Command(
       name = "build",
       mixinStandardHelpOptions = true,
-      description = "Encode every vocabulary token in the model's query prompt; resumes after an interruption.")
+      description = {
+        "Encode every vocabulary token in the model's query prompt; resumes after an interruption.",
+        "The encoder builds the cache in its own cache directory (the embedded one, or --encoder-endpoint)."
+      })
   static final class Build implements Callable<Integer> {
     @Option(names = "--model", required = true) String model;
 
-    @Option(names = "--cache-dir", defaultValue = "${env:TENBIN_CACHE_DIR:-.tenbin/cache}") Path cacheDirectory;
+    @CommandLine.Mixin ServiceOptions serviceOptions = new ServiceOptions();
 
     @Option(names = "--fp16", description = "Store rows in FP16 (half the size).") boolean fp16;
 
@@ -47,21 +48,34 @@ public final class LightCommand implements Runnable {
     @Override
     public Integer call() {
       PrintWriter err = spec.commandLine().getErr();
-      try (EncoderCore core = new EncoderCore(EncoderServiceConfig.embedded(Path.of("models"), cacheDirectory))) {
-        LoadedModel loaded = core.model(model);
-        Path folder = TokenEmbeddingCache.folder(cacheDirectory, loaded.card());
-        int vocabulary = TokenEmbeddingCache.vocabularySize(loaded.tokenizerJson());
-        CacheManifest manifest;
-        try (ProgressBar bar =
-            new ProgressBarBuilder()
-                .setTaskName("LightRetriever " + model)
-                .setInitialMax(vocabulary)
-                .setStyle(ProgressBarStyle.ASCII)
-                .build()) {
-          manifest = TokenEmbeddingCache.build(loaded, folder, 2048, batchSize, 0, fp16, bar::stepTo);
+      var endpoints = serviceOptions.toOptions();
+      LightCache cache;
+      ProgressBar[] bar = {null};
+      try (Services services =
+          Services.connect(endpoints.index(), endpoints.encoder(), endpoints.modelsDirectory(), endpoints.cacheDirectory())) {
+        cache =
+            EncoderClient.of(services.encoderChannel())
+                .buildLightCache(
+                    model, fp16 ? LightCacheDtype.LIGHT_CACHE_DTYPE_FP16 : LightCacheDtype.LIGHT_CACHE_DTYPE_FP32, batchSize,
+                    (done, vocabulary) -> {
+                      if (bar[0] == null) {
+                        bar[0] =
+                            new ProgressBarBuilder()
+                                .setTaskName("LightRetriever " + model)
+                                .setInitialMax(vocabulary)
+                                .setStyle(ProgressBarStyle.ASCII)
+                                .build();
+                      }
+                      bar[0].stepTo(done);
+                    });
+      } finally {
+        if (bar[0] != null) {
+          bar[0].close();
         }
-        err.printf("tenbin: cache of %s: %d x %d %s in %s%n", model, manifest.vocabularySize(), manifest.dimension(), manifest.dtype(), folder);
       }
+      err.printf(
+          "tenbin: cache of %s: %d x %d %s in %s%n", model, cache.getVocabularySize(), cache.getDimension(),
+          cache.getDtype() == LightCacheDtype.LIGHT_CACHE_DTYPE_FP16 ? "fp16" : "fp32", cache.getLocation());
       return 0;
     }
   }

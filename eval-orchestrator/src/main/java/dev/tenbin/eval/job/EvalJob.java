@@ -54,11 +54,11 @@ public final class EvalJob {
 
   /**
    * Runs {@code request} through {@code services}, encoding through the embedding cache under
-   * {@code cacheDirectory}; {@code modelsDirectory} is non-null when the encoder is the embedded one
-   * (then a missing LightRetriever cache is built there first). Returns the evaluated runs in plan
+   * {@code cacheDirectory}; a missing LightRetriever cache is built by the encoder (embedded or
+   * remote) first. Returns the evaluated runs in plan
    * order (retrievers, then rerankers) with their cells' fingerprints and versions. Progress goes to {@code err}.
    */
-  public static List<Result> run(Services services, Path cacheDirectory, Path modelsDirectory, Request request, PrintWriter err) {
+  public static List<Result> run(Services services, Path cacheDirectory, Request request, PrintWriter err) {
     BeirDataset data = request.data();
     JobSpec spec = spec(request);
     JobTask task =
@@ -80,8 +80,7 @@ public final class EvalJob {
       Collector collector = new Collector(services, data, err);
       new JobRunner(
               services, folder, collector, () -> collector.failure.get() != null,
-              EmbeddingCaches.hook(
-                  cache, modelsDirectory == null ? null : new LightCaches(modelsDirectory, cacheDirectory)::ensure),
+              EmbeddingCaches.hook(cache, new LightCaches(services::encoderChannel)::ensure),
               Duration.ZERO)
           .run(spec, plan);
       if (collector.failure.get() != null) {

@@ -2,6 +2,7 @@ package dev.tenbin.eval.job;
 
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.encoder.client.EncoderClient;
+import dev.tenbin.eval.services.IndexLanguage;
 import dev.tenbin.eval.services.ServiceEndpoint;
 import dev.tenbin.eval.services.Services;
 import dev.tenbin.eval.taskset.HubDatasetClient;
@@ -10,8 +11,6 @@ import dev.tenbin.eval.taskset.TaskLoader;
 import dev.tenbin.eval.taskset.TaskSetParser;
 import dev.tenbin.eval.taskset.TaskSetSpec;
 import dev.tenbin.eval.taskset.TaskSpec;
-import dev.tenbin.index.lexical.LanguageAnalyzers;
-import dev.tenbin.index.lexical.LanguageDetector;
 import dev.tenbin.proto.encoder.v1.GetModelInfoResponse;
 import dev.tenbin.proto.encoder.v1.ModelCard;
 import dev.tenbin.proto.rerank.v1.GetRerankerInfoRequest;
@@ -22,6 +21,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
@@ -57,26 +57,32 @@ public final class JobLauncher {
 
   /** Reads the spec's task sets and loads every selected task. */
   public List<JobTask> loadTasks(JobSpec spec) {
-    return loadTasks(spec, readTaskSets(spec));
+    try (Services services = connect()) {
+      return loadTasks(spec, readTaskSets(spec), services.indexChannel());
+    }
   }
 
-  /** Loads every task of {@code taskSets} that {@code spec} selects. */
-  public List<JobTask> loadTasks(JobSpec spec, List<TaskSetSpec> taskSets) {
+  /**
+   * Loads every task of {@code taskSets} that {@code spec} selects; the index behind {@code index}
+   * resolves each task's language.
+   */
+  public List<JobTask> loadTasks(JobSpec spec, List<TaskSetSpec> taskSets, io.grpc.Channel index) {
     TaskLoader loader =
         new TaskLoader(options.cacheDirectory(), HubDatasetClient.fromEnvironment(options.cacheDirectory()));
     List<JobTask> tasks = new ArrayList<>();
     for (TaskSelection.Selected selected : TaskSelection.select(spec, taskSets)) {
-      tasks.add(toJobTask(selected.taskSet(), loader.load(selected.taskSet(), selected.task())));
+      tasks.add(toJobTask(selected.taskSet(), loader.load(selected.taskSet(), selected.task()), index));
     }
     return tasks;
   }
 
-  private static JobTask toJobTask(TaskSetSpec taskSet, LoadedTask loaded) {
+  private static JobTask toJobTask(TaskSetSpec taskSet, LoadedTask loaded, io.grpc.Channel index) {
     TaskSpec task = loaded.task();
     String language =
-        task.detectsLanguage()
-            ? LanguageDetector.detect(loaded.dataset().textSample(200_000))
-            : LanguageAnalyzers.normalize(task.language());
+        IndexLanguage.resolve(
+                index, task.detectsLanguage() ? null : Objects.requireNonNullElse(task.language(), ""),
+                loaded.dataset()::textSample)
+            .code();
     return new JobTask(
         taskSet.name(), task.dataset(), task.name(), language, task.domain(), loaded.dataset(), loaded.datasetSha(),
         loaded.provenance());
@@ -104,15 +110,14 @@ public final class JobLauncher {
   /** Loads, plans and runs a job whose task sets are already read and checked into {@code directory}. */
   public JobOutcome run(
       JobSpec spec, List<TaskSetSpec> taskSets, Path directory, JobListener listener, Cancellation cancellation) {
-    List<JobTask> tasks = loadTasks(spec, taskSets);
     try (Services services = connect();
         var cache = EmbeddingCaches.open(options.cacheDirectory())) {
+      List<JobTask> tasks = loadTasks(spec, taskSets, services.indexChannel());
       List<Work> plan = plan(spec, tasks, services);
-      return new JobRunner(services, directory, listener, cancellation, EmbeddingCaches.hook(
-                  cache,
-                  options.encoder() == null
-                      ? new LightCaches(options.modelsDirectory(), options.cacheDirectory())::ensure
-                      : null)).run(spec, plan);
+      return new JobRunner(
+              services, directory, listener, cancellation,
+              EmbeddingCaches.hook(cache, new LightCaches(services::encoderChannel)::ensure))
+          .run(spec, plan);
     }
   }
 

@@ -68,7 +68,7 @@ public final class SparseRetrieval {
     if (bm25Weights) {
       docVectors.addAll(bm25Vectors(encoder, model, texts));
     } else if (cached != null) {
-      cached.sparse(model, texts, false, 0, done -> {}).forEach(v -> docVectors.add(proto(v)));
+      cached.sparse(model, texts, false, 0, done -> {}).forEach(v -> docVectors.add(v.toProto()));
     } else {
       var chunks =
           encoder.streamEncodeSparse(
@@ -94,7 +94,7 @@ public final class SparseRetrieval {
                         .build())
                 .getSparseList()
             : cached != null
-                ? cached.sparse(model, queryTexts, true, 0, done -> {}).stream().map(SparseRetrieval::proto).toList()
+                ? cached.sparse(model, queryTexts, true, 0, done -> {}).stream().map(dev.tenbin.eval.cache.SparseVector::toProto).toList()
                 : encoder
                 .encodeSparse(
                     EncodeSparseRequest.newBuilder().setModelId(model).addAllTexts(queryTexts).setRole(InputRole.INPUT_ROLE_QUERY).build())
@@ -154,14 +154,6 @@ public final class SparseRetrieval {
       }
       return results;
     }
-  }
-
-  private static SparseVector proto(dev.tenbin.encoder.SparseVector vector) {
-    SparseVector.Builder out = SparseVector.newBuilder();
-    for (int i = 0; i < vector.indices().length; i++) {
-      out.addIndices(vector.indices()[i]).addValues(vector.values()[i]);
-    }
-    return out.build();
   }
 
   /** BM25 weights over tokenizer ids, special tokens ([CLS], [SEP], <s>, ...) left out. */

@@ -131,14 +131,10 @@ public final class Services implements AutoCloseable {
         rerankChannel = remote(rerankEndpoint);
       } else {
         String name = "tenbin-rerank-" + UUID.randomUUID();
-        var core =
-            dev.tenbin.rerank.RerankServer.core(
-                modelsDirectory, cacheDirectory, this::encoderChannel, 1000, 8192);
-        var host =
-            dev.tenbin.rpc.GrpcServerHost.startInProcess(
-                name, new SimpleMeterRegistry(), List.of(new dev.tenbin.rerank.grpc.RerankGrpcService(core)));
-        owned.add(0, core);
-        owned.add(0, host);
+        owned.add(
+            0,
+            dev.tenbin.rerank.RerankServer.startInProcess(
+                name, modelsDirectory, cacheDirectory, this::encoderChannel, 1000, 8192, new SimpleMeterRegistry()));
         rerankChannel = InProcessChannelBuilder.forName(name).maxInboundMessageSize(MAX_MESSAGE_BYTES).build();
       }
     }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import dev.tenbin.encoder.SparseVector;
 import dev.tenbin.eval.fuzz.Scratch;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenbin.encoder.EncoderServer;
 import dev.tenbin.encoder.EncoderServiceConfig;
-import dev.tenbin.encoder.SparseVector;
 import dev.tenbin.encoder.client.EncoderClient;
 import dev.tenbin.encoder.model.LocalModelDirectory;
 import dev.tenbin.encoder.model.ModelCard;
@@ -139,7 +138,8 @@ class EmbeddingCacheTest {
   @Test
   void sparseAndMultiVectorOutputsRoundTripBitForBit() {
     EncoderClient client = encoder();
-    List<SparseVector> sparse = client.streamEncodeSparse("tiny-splade", TEXTS, false, 0, 64, done -> {});
+    List<SparseVector> sparse =
+        client.streamEncodeSparse("tiny-splade", TEXTS, false, 0, 64, done -> {}).stream().map(SparseVector::of).toList();
     List<float[][]> multi = client.streamEncodeMultiVector("tiny-colbert", TEXTS, true, 32, done -> {});
     EmbeddingCache cache = cache();
     cache.cached(client).sparse("tiny-splade", TEXTS, false, 0, done -> {});

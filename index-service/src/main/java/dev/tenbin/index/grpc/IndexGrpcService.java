@@ -12,6 +12,8 @@ import dev.tenbin.index.search.SearchResult;
 import dev.tenbin.proto.index.v1.FuseRequest;
 import dev.tenbin.proto.index.v1.FuseResponse;
 import dev.tenbin.index.lexical.Bm25Parameters;
+import dev.tenbin.index.lexical.LanguageAnalyzers;
+import dev.tenbin.index.lexical.LanguageDetector;
 import dev.tenbin.proto.common.v1.Ranking;
 import dev.tenbin.proto.common.v1.ScoredDocument;
 import dev.tenbin.proto.index.v1.CreateCollectionRequest;
@@ -26,6 +28,9 @@ import dev.tenbin.proto.index.v1.IngestRequest;
 import dev.tenbin.proto.index.v1.IngestResponse;
 import dev.tenbin.proto.index.v1.ListCollectionsRequest;
 import dev.tenbin.proto.index.v1.ListCollectionsResponse;
+import dev.tenbin.proto.index.v1.LanguageSource;
+import dev.tenbin.proto.index.v1.ResolveLanguageRequest;
+import dev.tenbin.proto.index.v1.ResolveLanguageResponse;
 import dev.tenbin.proto.index.v1.Query;
 import dev.tenbin.proto.index.v1.RescoreRequest;
 import dev.tenbin.proto.index.v1.RescoreResponse;
@@ -44,6 +49,9 @@ import java.util.List;
  * ExceptionMappingInterceptor} ({@code dev.tenbin.rpc.StatusMapper}).
  */
 public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBase {
+  /** The longest text sample {@code ResolveLanguage} reads. */
+  static final int MAX_LANGUAGE_SAMPLE_CHARS = 1 << 20;
+
   private final CollectionCatalog catalog;
   private final IndexServiceConfig config;
   private final SearchRequests requests;
@@ -97,6 +105,25 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
     ListCollectionsResponse.Builder response = ListCollectionsResponse.newBuilder();
     for (CollectionStats stats : catalog.describeAll()) {
       response.addCollections(CollectionDescriptions.of(stats));
+    }
+    responses.onNext(response.build());
+    responses.onCompleted();
+  }
+
+  @Override
+  public void resolveLanguage(ResolveLanguageRequest request, StreamObserver<ResolveLanguageResponse> responses) {
+    ResolveLanguageResponse.Builder response = ResolveLanguageResponse.newBuilder();
+    if (!request.getLanguage().isBlank()) {
+      try {
+        response.setLanguage(LanguageAnalyzers.normalize(request.getLanguage())).setSource(LanguageSource.LANGUAGE_SOURCE_GIVEN);
+      } catch (InvalidInputException e) {
+        throw new InvalidInputException("language", e.getMessage());
+      }
+    } else if (request.getTextSample().length() > MAX_LANGUAGE_SAMPLE_CHARS) {
+      throw new InvalidInputException(
+          "text_sample", "text_sample is limited to " + MAX_LANGUAGE_SAMPLE_CHARS + " characters, got " + request.getTextSample().length());
+    } else {
+      response.setLanguage(LanguageDetector.detect(request.getTextSample())).setSource(LanguageSource.LANGUAGE_SOURCE_DETECTED);
     }
     responses.onNext(response.build());
     responses.onCompleted();

@@ -1,9 +1,10 @@
 package dev.tenbin.encoder.client;
 
-import dev.tenbin.encoder.SparseVector;
-import dev.tenbin.encoder.onnx.TokenizedBatch;
 import dev.tenbin.proto.common.v1.DenseVector;
 import dev.tenbin.proto.common.v1.MultiVector;
+import dev.tenbin.proto.common.v1.SparseVector;
+import dev.tenbin.proto.encoder.v1.BuildLightCacheRequest;
+import dev.tenbin.proto.encoder.v1.BuildLightCacheResponse;
 import dev.tenbin.proto.encoder.v1.EncodeDenseRequest;
 import dev.tenbin.proto.encoder.v1.EncodeDenseResponse;
 import dev.tenbin.proto.encoder.v1.EncodeLightQueryRequest;
@@ -11,6 +12,8 @@ import dev.tenbin.proto.encoder.v1.EncoderServiceGrpc;
 import dev.tenbin.proto.encoder.v1.GetModelInfoRequest;
 import dev.tenbin.proto.encoder.v1.GetModelInfoResponse;
 import dev.tenbin.proto.encoder.v1.InputRole;
+import dev.tenbin.proto.encoder.v1.LightCache;
+import dev.tenbin.proto.encoder.v1.LightCacheDtype;
 import dev.tenbin.proto.encoder.v1.LightQueryKind;
 import dev.tenbin.proto.encoder.v1.ListModelsRequest;
 import dev.tenbin.proto.encoder.v1.StreamEncodeDenseRequest;
@@ -23,6 +26,7 @@ import dev.tenbin.proto.encoder.v1.TokenizeRequest;
 import dev.tenbin.proto.encoder.v1.TokenizeResponse;
 import dev.tenbin.proto.encoder.v1.TokenizedText;
 import io.grpc.Channel;
+import io.grpc.Context;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.time.Duration;
@@ -38,6 +42,14 @@ import java.util.function.Supplier;
  * fail with UNAVAILABLE are retried with backoff, and bulk encoding streams in chunks.
  */
 public final class EncoderClient {
+  /**
+   * Token ids of several texts as the model sees them.
+   *
+   * @param ids per text, its token ids (special tokens included, truncated to the max length)
+   * @param truncated per text, whether tokens were cut
+   */
+  public record Tokens(long[][] ids, boolean[] truncated) {}
+
   private final Channel channel;
   private final Duration deadline;
   private final int maxAttempts;
@@ -160,7 +172,7 @@ public final class EncoderClient {
                           .build());
           while (chunks.hasNext()) {
             for (var vector : chunks.next().getVectorsList()) {
-              vectors.add(sparse(vector));
+              vectors.add(vector);
             }
             progress.accept(vectors.size());
           }
@@ -205,15 +217,11 @@ public final class EncoderClient {
                             .addAllQueries(queries)
                             .setKind(LightQueryKind.LIGHT_QUERY_KIND_SPARSE)
                             .build()));
-    List<SparseVector> out = new ArrayList<>(response.getSparseCount());
-    for (var vector : response.getSparseList()) {
-      out.add(sparse(vector));
-    }
-    return out;
+    return response.getSparseList();
   }
 
   /** Token ids of texts as the model sees them (prompt and special tokens included, truncated). */
-  public TokenizedBatch tokenize(String modelId, List<String> texts, boolean query) {
+  public Tokens tokenize(String modelId, List<String> texts, boolean query) {
     TokenizeResponse response =
         retrying(
             () ->
@@ -227,7 +235,52 @@ public final class EncoderClient {
       ids[i] = text.getIdsList().stream().mapToLong(Integer::longValue).toArray();
       truncated[i] = text.getTruncated();
     }
-    return new TokenizedBatch(ids, truncated);
+    return new Tokens(ids, truncated);
+  }
+
+  /**
+   * Has the encoder build (or resume, or reuse) the LightRetriever token-embedding cache of {@code
+   * modelId} in its own cache directory, and waits for it; {@code progress} hears (rows done,
+   * vocabulary size) while it builds. An interrupted build resumes where it stopped, so UNAVAILABLE
+   * is retried like any call.
+   *
+   * @param dtype row storage of a new cache (UNSPECIFIED: FP32)
+   * @param batchSize tokens per forward pass; 0 lets the service choose
+   */
+  public LightCache buildLightCache(String modelId, LightCacheDtype dtype, int batchSize, LightCacheProgress progress) {
+    BuildLightCacheRequest request =
+        BuildLightCacheRequest.newBuilder().setModelId(modelId).setDtype(dtype).setBatchSize(batchSize).build();
+    return retrying(
+        () -> {
+          // A listener that throws (a cancelled job) cancels the call, so the service stops building.
+          Context.CancellableContext call = Context.current().withCancellation();
+          try {
+            return call.call(() -> readBuild(stub().buildLightCache(request), progress));
+          } catch (RuntimeException e) {
+            throw e;
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          } finally {
+            call.cancel(null);
+          }
+        });
+  }
+
+  private static LightCache readBuild(Iterator<BuildLightCacheResponse> messages, LightCacheProgress progress) {
+    while (messages.hasNext()) {
+      BuildLightCacheResponse message = messages.next();
+      progress.rowsDone(message.getRowsDone(), message.getVocabularySize());
+      if (message.hasCache()) {
+        return message.getCache();
+      }
+    }
+    throw Status.INTERNAL.withDescription("the encoder ended BuildLightCache without the finished cache").asRuntimeException();
+  }
+
+  /** Told how far a LightRetriever cache build has got. */
+  @FunctionalInterface
+  public interface LightCacheProgress {
+    void rowsDone(int rows, int vocabularySize);
   }
 
   /** Cards of the models the service can load without the network. */
@@ -237,16 +290,6 @@ public final class EncoderClient {
 
   private static InputRole role(boolean query) {
     return query ? InputRole.INPUT_ROLE_QUERY : InputRole.INPUT_ROLE_DOCUMENT;
-  }
-
-  private static SparseVector sparse(dev.tenbin.proto.common.v1.SparseVector vector) {
-    int[] indices = new int[vector.getIndicesCount()];
-    float[] values = new float[indices.length];
-    for (int i = 0; i < indices.length; i++) {
-      indices[i] = vector.getIndices(i);
-      values[i] = vector.getValues(i);
-    }
-    return new SparseVector(indices, values);
   }
 
   private static float[][] rows(MultiVector vector) {

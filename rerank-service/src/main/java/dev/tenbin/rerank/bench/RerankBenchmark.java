@@ -1,24 +1,29 @@
-package dev.tenbin.eval.bench;
+package dev.tenbin.rerank.bench;
 
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.proto.rerank.v1.Candidate;
 import dev.tenbin.proto.rerank.v1.RerankRequest;
 import dev.tenbin.proto.rerank.v1.RerankServiceGrpc;
 import dev.tenbin.rerank.RerankCore;
+import dev.tenbin.rerank.RerankServer;
 import dev.tenbin.rerank.cross.ScorePrecision;
 import dev.tenbin.rerank.grpc.RerankGrpcService;
 import dev.tenbin.rpc.GrpcServerHost;
 import dev.tenbin.rpc.ServerSettings;
+import io.grpc.Channel;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * Reranking throughput in (query, document) pairs per second: the plain-Java core against the
  * rerank service over loopback gRPC, the same requests in one run (after a warm-up of each).
+ * {@code tenbin bench rerank} runs it through {@link #run(Path, Path, Supplier, String, List, List, int)}.
  */
 public final class RerankBenchmark {
   /** The two figures and their ratio. */
@@ -32,6 +37,18 @@ public final class RerankBenchmark {
 
   public RerankBenchmark(RerankCore core) {
     this.core = core;
+  }
+
+  /**
+   * Measures {@code model} on a core over {@code models} (bi-encoders reached through {@code
+   * encoderChannel}), closing the core afterwards.
+   */
+  public static Result run(
+      Path models, Path cache, Supplier<Channel> encoderChannel, String model, List<String> queries,
+      List<String> documents, int pairsPerRequest) {
+    try (RerankCore core = RerankServer.core(models, cache, encoderChannel, 10_000, 8192)) {
+      return new RerankBenchmark(core).run(model, queries, documents, pairsPerRequest);
+    }
   }
 
   public Result run(String model, List<String> queries, List<String> documents, int pairsPerRequest) {
