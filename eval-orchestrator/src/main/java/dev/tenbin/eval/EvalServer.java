@@ -18,6 +18,8 @@ import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import java.io.OutputStreamWriter;
+import java.nio.charset.StandardCharsets;
 
 /**
  * Runs the orchestrator as a service: {@code tenbin.eval.v1} over gRPC, with a durable job table
@@ -102,7 +104,7 @@ public final class EvalServer implements Callable<Integer> {
   /** Opens the job table of {@code config} and starts its network server. */
   public static Running start(EvalServiceConfig config) {
     JobLauncher launcher = new JobLauncher(config.services());
-    PrintWriter reportLog = new PrintWriter(System.err, true);
+    PrintWriter reportLog = new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
     JobManager jobs =
         JobManager.open(
             config.folders(),

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import java.nio.charset.StandardCharsets;
 
 /** The ordered shutdown runs in a child JVM: registering steps there and exiting runs them in order. */
 class OrderedShutdownTest {
@@ -38,7 +39,7 @@ class OrderedShutdownTest {
     List<String> command = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"), Child.class.getName()));
     Process child = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
     assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    List<String> lines = new String(child.getInputStream().readAllBytes()).lines().filter(l -> !l.isBlank()).toList();
+    List<String> lines = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8).lines().filter(l -> !l.isBlank()).toList();
     assertThat(child.exitValue()).isZero();
     assertThat(lines).containsExactly("server", "late registration refused", "worker-2", "worker-1", "native");
   }

@@ -183,7 +183,7 @@ final class KeySpace implements AutoCloseable {
     List<Integer> take = new ArrayList<>();
     while (end < hashes.size()) {
       TextHash hash = hashes.get(end);
-      long size = HEADER + payloads.get(end).length;
+      long size = (long) HEADER + payloads.get(end).length;
       if (end > from && bytes + size > room) {
         break;
       }

@@ -5,6 +5,7 @@ import dev.tenbin.proto.eval.v1.EvalServiceGrpc;
 import dev.tenbin.proto.eval.v1.Job;
 import dev.tenbin.proto.eval.v1.JobState;
 import io.grpc.ManagedChannel;
+import java.util.Locale;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -62,7 +63,7 @@ public final class CancelDrill {
             cancelledMidEncode++;
           }
           Optional<Job> end = DrillClients.awaitJob(eval, job.getId(), DrillClients::finished, Duration.ofMinutes(3));
-          String state = end.map(j -> j.getState().name().replace("JOB_STATE_", "").toLowerCase()).orElse("no end");
+          String state = end.map(j -> j.getState().name().replace("JOB_STATE_", "").toLowerCase(Locale.ROOT)).orElse("no end");
           ends.merge(state, 1, Integer::sum);
           boolean alive = service.isAlive() && DrillClients.serving(eval);
           log.line("run " + run + ": " + state + (alive ? ", service serving" : ", SERVICE DOWN"));

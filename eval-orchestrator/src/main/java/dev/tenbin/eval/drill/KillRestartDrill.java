@@ -5,6 +5,7 @@ import dev.tenbin.eval.store.ResultStore;
 import dev.tenbin.proto.eval.v1.Job;
 import dev.tenbin.proto.eval.v1.JobState;
 import io.grpc.ManagedChannel;
+import java.util.Locale;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -63,7 +64,7 @@ public final class KillRestartDrill {
     boolean passed;
     try {
       for (Target service : Target.values()) {
-        ChildTenbin child = ChildTenbin.start(work, service.name().toLowerCase() + "-1", args.get(service));
+        ChildTenbin child = ChildTenbin.start(work, service.name().toLowerCase(Locale.ROOT) + "-1", args.get(service));
         all.add(child);
         running.put(service, child);
         child.awaitListeningPort(Duration.ofMinutes(2));
@@ -73,7 +74,7 @@ public final class KillRestartDrill {
         Job job =
             DrillClients.submit(
                 eval,
-                "name: kill-" + target.name().toLowerCase() + "\ntask_sets: [drill.yaml]\nretrievers:\n  - bm25\n"
+                "name: kill-" + target.name().toLowerCase(Locale.ROOT) + "\ntask_sets: [drill.yaml]\nretrievers:\n  - bm25\n"
                     + "  - {retriever: dense:" + model + ", variants: [base, int8]}\nrerankers: [dense:" + model + "]\n"
                     + "candidates: {dense_model: " + model + ", sets: [hybrid]}\n",
                 "drill.yaml", "name: drill\ntasks:\n  - {name: set, language: en, source: {path: set}}\n", data.toString(), "job");
@@ -88,10 +89,10 @@ public final class KillRestartDrill {
         victim.kill();
         victim.awaitExit(Duration.ofSeconds(30));
         String killedDuring = using.get().getRunningCell();
-        log.line("killed the " + target.name().toLowerCase() + " service (SIGKILL) during '" + killedDuring + "', "
+        log.line("killed the " + target.name().toLowerCase(Locale.ROOT) + " service (SIGKILL) during '" + killedDuring + "', "
             + using.get().getCellsDone() + " cells stored");
         Thread.sleep(1_000);
-        ChildTenbin restarted = ChildTenbin.start(work, target.name().toLowerCase() + "-2", args.get(target));
+        ChildTenbin restarted = ChildTenbin.start(work, target.name().toLowerCase(Locale.ROOT) + "-2", args.get(target));
         all.add(restarted);
         running.put(target, restarted);
         restarted.awaitListeningPort(Duration.ofMinutes(2));
@@ -104,7 +105,7 @@ public final class KillRestartDrill {
             end.isPresent() && end.get().getState() == JobState.JOB_STATE_SUCCEEDED && cells.missing() == 0
                 && cells.storedTwice() == 0 && !crashed;
         verdict =
-            "job " + end.map(j -> j.getState().name().replace("JOB_STATE_", "").toLowerCase()).orElse("did not end")
+            "job " + end.map(j -> j.getState().name().replace("JOB_STATE_", "").toLowerCase(Locale.ROOT)).orElse("did not end")
                 + "; " + cells.planned() + " cells planned, " + cells.missing() + " missing, " + cells.storedTwice()
                 + " stored twice; " + cells.retries() + " work-item retries after UNAVAILABLE"
                 + (crashed ? "; a service crashed" : "")
@@ -112,7 +113,7 @@ public final class KillRestartDrill {
         log.line(verdict);
         return new DrillResult(
             title(target), load(model, documents),
-            "SIGKILL of the " + target.name().toLowerCase() + " service during '" + killedDuring + "' ("
+            "SIGKILL of the " + target.name().toLowerCase(Locale.ROOT) + " service during '" + killedDuring + "' ("
                 + using.get().getCellsDone() + " of " + using.get().getCellsTotal() + " cells stored), restart 1 s later",
             verdict, passed);
       } finally {
@@ -126,7 +127,7 @@ public final class KillRestartDrill {
   }
 
   private static String title(Target target) {
-    return "kill -9 of the " + target.name().toLowerCase() + " service mid-job, restart";
+    return "kill -9 of the " + target.name().toLowerCase(Locale.ROOT) + " service mid-job, restart";
   }
 
   private static String load(String model, int documents) {

@@ -38,7 +38,7 @@ class ReportFormatsTest {
     assertThat(md).contains("dense:evil&lt;b&gt;&amp;&quot;model").doesNotContain("evil<b>");
     assertThat(md).contains("⚠");
     long tableLines = md.lines().filter(l -> l.startsWith("|")).count();
-    assertThat(tableLines).isEqualTo(2 * (2 + BOARD.rows().size()));
+    assertThat(tableLines).isEqualTo(2L * (2 + BOARD.rows().size()));
   }
 
   @Test

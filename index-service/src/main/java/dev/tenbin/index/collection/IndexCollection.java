@@ -24,6 +24,7 @@ import dev.tenbin.index.sparse.ImpactSearcher;
 import dev.tenbin.index.sparse.SparseDoc;
 import dev.tenbin.index.sparse.SparseVectorStore;
 import dev.tenbin.index.storage.DurableFiles;
+import java.util.Locale;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -439,8 +440,8 @@ public final class IndexCollection implements Closeable {
     try {
       for (VectorSimilarity similarity : VectorSimilarity.values()) {
         var quantizer = denseSearcher().int8(similarity, stores.dense.dimension());
-        text.append(similarity.name().toLowerCase()).append(".min=").append(Arrays.toString(quantizer.minimums())).append('\n');
-        text.append(similarity.name().toLowerCase()).append(".max=").append(Arrays.toString(quantizer.maximums())).append('\n');
+        text.append(similarity.name().toLowerCase(Locale.ROOT)).append(".min=").append(Arrays.toString(quantizer.minimums())).append('\n');
+        text.append(similarity.name().toLowerCase(Locale.ROOT)).append(".max=").append(Arrays.toString(quantizer.maximums())).append('\n');
       }
       DurableFiles.replace(directory.resolve("dense").resolve("int8-calibration.txt"), text.toString());
     } catch (IOException | RuntimeException e) {

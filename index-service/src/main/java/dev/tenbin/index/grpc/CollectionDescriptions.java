@@ -10,6 +10,7 @@ import dev.tenbin.proto.index.v1.CollectionDescription;
 import dev.tenbin.proto.index.v1.Family;
 import dev.tenbin.proto.index.v1.Int8Calibration;
 import dev.tenbin.proto.index.v1.VariantFootprint;
+import java.util.Locale;
 
 /** A collection's {@link CollectionStats} as a {@code CollectionDescription}. */
 final class CollectionDescriptions {
@@ -52,7 +53,7 @@ final class CollectionDescriptions {
       for (Quantization quantization : Quantization.values()) {
         description.addFootprints(
             VariantFootprint.newBuilder()
-                .setVariant(quantization == Quantization.NONE ? "base" : quantization.name().toLowerCase())
+                .setVariant(quantization == Quantization.NONE ? "base" : quantization.name().toLowerCase(Locale.ROOT))
                 .setBytesPerVector(DenseSearchOptions.bytesPerVector(quantization, spec.denseDimension())));
       }
       var calibration = stats.int8Calibration();

@@ -18,6 +18,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import java.nio.charset.StandardCharsets;
 
 /**
  * The JVM's own shutdown while passes run, in child JVMs started with this JVM's flags: SIGTERM
@@ -25,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * code 134/139, no "A fatal error" on stderr) and with a quiet stderr. Each case repeats
  * {@code -Dtenbin.stress=N} times (default 1).
  */
-class ChildJvmShutdownTest {
+class ChildJvmShutdownIT {
   private static final int ROUNDS = Integer.getInteger("tenbin.stress", 1);
   private static final String MODEL = "all-minilm-l6-v2";
 
@@ -63,7 +64,7 @@ class ChildJvmShutdownTest {
   }
 
   private static void awaitEncoding(Process process) throws IOException {
-    BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream()));
+    BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
     String line;
     while ((line = out.readLine()) != null) {
       if (line.equals("ENCODING")) {
@@ -129,7 +130,7 @@ class ChildJvmShutdownTest {
       command.addAll(List.of("-cp", System.getProperty("java.class.path"), PrintOrtHookRemoved.class.getName()));
       Path errors = tmp.resolve("hook-" + opened + ".txt");
       Process process = new ProcessBuilder(command).redirectError(errors.toFile()).start();
-      String out = new String(process.getInputStream().readAllBytes()).trim();
+      String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
       assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
       assertThat(process.exitValue()).isZero();
       assertThat(out).isEqualTo(Boolean.toString(opened));

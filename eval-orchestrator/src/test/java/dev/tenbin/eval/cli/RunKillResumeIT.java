@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * stored its first cell; the same command then finishes the job, and every planned cell is stored
  * exactly once.
  */
-class RunKillResumeTest {
+class RunKillResumeIT {
   @TempDir Path tmp;
 
   @Test

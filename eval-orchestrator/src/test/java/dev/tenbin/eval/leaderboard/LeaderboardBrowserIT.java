@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the Debian package {@code chromium} ({@code /usr/bin/chromium}); set
  * {@code TENBIN_SKIP_BROWSER_TESTS=1} to skip on machines without it.
  */
-class LeaderboardBrowserTest {
+class LeaderboardBrowserIT {
   private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
   private static final long TIMEOUT_SECONDS = 90;
   private static final Leaderboard BOARD =

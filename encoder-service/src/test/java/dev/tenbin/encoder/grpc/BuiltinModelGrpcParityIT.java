@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * bit, a direct ONNX Runtime computation of the same batch written here with the raw ORT and DJL
  * APIs (mean over the attention mask in FP32, then L2 normalisation).
  */
-class BuiltinModelGrpcParityTest {
+class BuiltinModelGrpcParityIT {
   private static final String MODEL = "all-minilm-l6-v2";
   private static final List<String> TEXTS =
       List.of(
@@ -73,7 +73,7 @@ class BuiltinModelGrpcParityTest {
   private static float[][] directComputation(int threads) throws Exception {
     byte[] onnx;
     byte[] tokenizerJson;
-    ClassLoader loader = BuiltinModelGrpcParityTest.class.getClassLoader();
+    ClassLoader loader = BuiltinModelGrpcParityIT.class.getClassLoader();
     try (InputStream model = loader.getResourceAsStream(MODEL + ".onnx");
         InputStream tokenizer = loader.getResourceAsStream(MODEL + "-tokenizer.json")) {
       onnx = model.readAllBytes();

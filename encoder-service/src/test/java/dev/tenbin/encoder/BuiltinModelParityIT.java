@@ -14,7 +14,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class BuiltinModelParityTest {
+class BuiltinModelParityIT {
   @TempDir static Path tmp;
   static EncoderCore core;
 

@@ -40,7 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
  * families agree, and re-sending everything completes it without duplicates. Rounds: system
  * property {@code tenbin.kill.rounds} (default 1).
  */
-class IndexServiceKillTest {
+class IndexServiceKillIT {
   private static final int BATCH = 100;
   private static final int BATCHES = 20;
   private static final int DIMENSION = 16;

@@ -38,7 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
  * JVM, then started again), the job resumes and completes with every planned cell stored once and
  * none computed twice.
  */
-class EvalServiceRestartTest {
+class EvalServiceRestartIT {
   private static final Pattern LISTENING = Pattern.compile("eval-service listening on [^:]+:(\\d+)");
 
   @TempDir Path tmp;
