@@ -30,14 +30,13 @@ import java.util.function.ToDoubleFunction;
  * adapter only converts.
  *
  * <p>A request holds its model for the whole call and reserves its places in the model's queue
- * before it is tokenized, so tokenization counts against the queue bound; tokenizing stops
- * between texts when the caller goes. The core is registered with the process's
- * {@link OrderedShutdown}: on SIGTERM or {@code System.exit} its models are drained and closed
- * before the process ends.
+ * before it is tokenized, so tokenization counts against the queue bound; tokenizing stops between
+ * texts when the caller goes. The core is registered with the process's {@link OrderedShutdown}: on
+ * SIGTERM or {@code System.exit} its models are drained and closed before the process ends.
  *
- * <p>Meters ({@link #bindTo}): {@code tenbin.encoder.models.loaded}, and per model (tag
- * {@code model}) {@code tenbin.encoder.queue.inputs}, {@code tenbin.encoder.inflight.inputs} and
- * the distribution {@code tenbin.encoder.batch.tokens} (padded tokens per forward pass).
+ * <p>Meters ({@link #bindTo}): {@code tenbin.encoder.models.loaded}, and per model (tag {@code
+ * model}) {@code tenbin.encoder.queue.inputs}, {@code tenbin.encoder.inflight.inputs} and the
+ * distribution {@code tenbin.encoder.batch.tokens} (padded tokens per forward pass).
  */
 public final class EncoderCore implements AutoCloseable, MeterBinder {
   /** What GetModelInfo reports: the card and the output's dtype. */
@@ -59,7 +58,9 @@ public final class EncoderCore implements AutoCloseable, MeterBinder {
             config.modelsDirectory(), config.hub().downloader(config.cacheDirectory()));
     this.models =
         new ModelCache<>(
-            "encoder", this::load, config.models().idleUnload(),
+            "encoder",
+            this::load,
+            config.models().idleUnload(),
             new ModelCache.Listener<>() {
               @Override
               public void loaded(String id, LoadedModel model) {
@@ -84,7 +85,8 @@ public final class EncoderCore implements AutoCloseable, MeterBinder {
             .tag("model", id)
             .publishPercentileHistogram()
             .register(meters);
-    return new LoadedModel(registry.load(id), config.runtime(), config.batching(), batchTokens::record);
+    return new LoadedModel(
+        registry.load(id), config.runtime(), config.batching(), batchTokens::record);
   }
 
   /** Registers the per-model gauges once per model id; they read 0 while the model is unloaded. */
@@ -92,17 +94,27 @@ public final class EncoderCore implements AutoCloseable, MeterBinder {
     if (!meteredModels.add(id)) {
       return;
     }
-    gauge("tenbin.encoder.queue.inputs", "Inputs waiting in the model's queue", id, LoadedModel::queuedInputs);
     gauge(
-        "tenbin.encoder.inflight.inputs", "Inputs accepted and not finished (tokenizing, queued or running)", id,
+        "tenbin.encoder.queue.inputs",
+        "Inputs waiting in the model's queue",
+        id,
+        LoadedModel::queuedInputs);
+    gauge(
+        "tenbin.encoder.inflight.inputs",
+        "Inputs accepted and not finished (tokenizing, queued or running)",
+        id,
         LoadedModel::inFlightInputs);
   }
 
-  private void gauge(String name, String description, String id, ToDoubleFunction<LoadedModel> value) {
-    Gauge.builder(name, models, cache -> {
-          LoadedModel model = cache.loadedOrNull(id);
-          return model == null ? 0 : value.applyAsDouble(model);
-        })
+  private void gauge(
+      String name, String description, String id, ToDoubleFunction<LoadedModel> value) {
+    Gauge.builder(
+            name,
+            models,
+            cache -> {
+              LoadedModel model = cache.loadedOrNull(id);
+              return model == null ? 0 : value.applyAsDouble(model);
+            })
         .description(description)
         .baseUnit("inputs")
         .tag("model", id)
@@ -162,7 +174,9 @@ public final class EncoderCore implements AutoCloseable, MeterBinder {
     return models.loadedIds();
   }
 
-  /** Unloads the models idle for the policy's idle time now (the background unloader does it too). */
+  /**
+   * Unloads the models idle for the policy's idle time now (the background unloader does it too).
+   */
   public List<String> unloadIdleModels() {
     return models.unloadIdle();
   }
@@ -180,7 +194,11 @@ public final class EncoderCore implements AutoCloseable, MeterBinder {
 
   /** Dense vectors, pooled and normalised per the card, truncated to {@code dimensions}. */
   public EncodeResult<float[]> encodeDense(
-      String modelId, List<String> texts, boolean query, int dimensions, Cancellation cancellation) {
+      String modelId,
+      List<String> texts,
+      boolean query,
+      int dimensions,
+      Cancellation cancellation) {
     validate(texts);
     try (var handle = acquire(modelId)) {
       LoadedModel model = handle.model();
@@ -245,7 +263,8 @@ public final class EncoderCore implements AutoCloseable, MeterBinder {
   }
 
   /** Token ids of texts (prompt added), as the model sees them; stops when the caller goes. */
-  public TokenizedBatch tokenize(String modelId, List<String> texts, boolean query, Cancellation cancellation) {
+  public TokenizedBatch tokenize(
+      String modelId, List<String> texts, boolean query, Cancellation cancellation) {
     validate(texts);
     try (var handle = acquire(modelId)) {
       LoadedModel model = handle.model();
@@ -254,7 +273,8 @@ public final class EncoderCore implements AutoCloseable, MeterBinder {
   }
 
   /** Token strings of texts (prompt added), for the Tokenize RPC. */
-  public List<String[]> tokenStrings(String modelId, List<String> texts, boolean query, Cancellation cancellation) {
+  public List<String[]> tokenStrings(
+      String modelId, List<String> texts, boolean query, Cancellation cancellation) {
     validate(texts);
     try (var handle = acquire(modelId)) {
       LoadedModel model = handle.model();
@@ -270,19 +290,34 @@ public final class EncoderCore implements AutoCloseable, MeterBinder {
   private record Run<R>(TokenBudgetBatcher.Served<R> served, long tokenizeNanos, long tokens) {
     <T> EncodeResult<T> result(List<T> outputs) {
       var t = served.timings();
-      return new EncodeResult<>(outputs, tokenizeNanos, t.queueNanos(), t.inferenceNanos(), tokens, t.paddedTokens(), t.batches());
+      return new EncodeResult<>(
+          outputs,
+          tokenizeNanos,
+          t.queueNanos(),
+          t.inferenceNanos(),
+          tokens,
+          t.paddedTokens(),
+          t.batches());
     }
   }
 
-  /** Reserves the request's places, tokenizes (cancellable between texts), then queues and waits. */
+  /**
+   * Reserves the request's places, tokenizes (cancellable between texts), then queues and waits.
+   */
   private <R> Run<R> run(
-      LoadedModel model, TokenBudgetBatcher<R> batcher, List<String> texts, boolean query, Cancellation cancellation) {
+      LoadedModel model,
+      TokenBudgetBatcher<R> batcher,
+      List<String> texts,
+      boolean query,
+      Cancellation cancellation) {
     try (TokenBudgetBatcher<R>.Reservation places = batcher.reserve(texts.size())) {
       long start = System.nanoTime();
-      TokenizedBatch tokens = model.tokenizer().encode(prompted(model.card(), texts, query), cancellation);
+      TokenizedBatch tokens =
+          model.tokenizer().encode(prompted(model.card(), texts, query), cancellation);
       long tokenizeNanos = System.nanoTime() - start;
       cancellation.throwIfCancelled();
-      return new Run<>(batcher.submit(places, tokens.ids(), cancellation), tokenizeNanos, tokens.tokens());
+      return new Run<>(
+          batcher.submit(places, tokens.ids(), cancellation), tokenizeNanos, tokens.tokens());
     }
   }
 
@@ -304,17 +339,24 @@ public final class EncoderCore implements AutoCloseable, MeterBinder {
     }
     if (texts.size() > config.maxInputsPerRequest()) {
       throw new InvalidInputException(
-          "texts", "at most " + config.maxInputsPerRequest() + " texts per request, got " + texts.size());
+          "texts",
+          "at most " + config.maxInputsPerRequest() + " texts per request, got " + texts.size());
     }
     for (int i = 0; i < texts.size(); i++) {
       String text = texts.get(i);
       if (text == null || text.isBlank()) {
-        throw new InvalidInputException("texts[" + i + "]", "text " + i + " is empty or whitespace only");
+        throw new InvalidInputException(
+            "texts[" + i + "]", "text " + i + " is empty or whitespace only");
       }
       if (text.length() > config.maxTextChars()) {
         throw new InvalidInputException(
             "texts[" + i + "]",
-            "text " + i + " has " + text.length() + " characters; the limit is " + config.maxTextChars());
+            "text "
+                + i
+                + " has "
+                + text.length()
+                + " characters; the limit is "
+                + config.maxTextChars());
       }
     }
     checkRequestChars(texts);
@@ -329,7 +371,10 @@ public final class EncoderCore implements AutoCloseable, MeterBinder {
     if (total > config.maxRequestChars()) {
       throw new InvalidInputException(
           "texts",
-          "the texts have " + total + " characters together; the limit is " + config.maxRequestChars()
+          "the texts have "
+              + total
+              + " characters together; the limit is "
+              + config.maxRequestChars()
               + " per request: send them in several requests");
     }
   }
@@ -337,7 +382,8 @@ public final class EncoderCore implements AutoCloseable, MeterBinder {
   private static void requireKind(ModelCard card, OutputKind kind) {
     if (card.outputKind() != kind) {
       throw new InvalidInputException(
-          "model_id", "model " + card.id() + " produces " + card.outputKind() + " outputs, not " + kind);
+          "model_id",
+          "model " + card.id() + " produces " + card.outputKind() + " outputs, not " + kind);
     }
   }
 

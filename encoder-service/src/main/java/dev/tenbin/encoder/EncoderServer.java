@@ -23,80 +23,127 @@ import picocli.CommandLine.Option;
 @Command(
     name = "encoder-service",
     mixinStandardHelpOptions = true,
-    description = "Serves dense, sparse and multi-vector encoders and the LightRetriever lookup over gRPC.")
+    description =
+        "Serves dense, sparse and multi-vector encoders and the LightRetriever lookup over gRPC.")
 public final class EncoderServer implements Callable<Integer> {
   @Mixin ServerOptions serverOptions = new ServerOptions();
 
-  @Option(names = "--models-dir", defaultValue = "${env:TENBIN_MODELS_DIR:-models}",
-      description = "Folder of local models, <id>/card.json (env TENBIN_MODELS_DIR; default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--models-dir",
+      defaultValue = "${env:TENBIN_MODELS_DIR:-models}",
+      description =
+          "Folder of local models, <id>/card.json (env TENBIN_MODELS_DIR; default ${DEFAULT-VALUE}).")
   Path modelsDirectory;
 
-  @Option(names = "--cache-dir", defaultValue = "${env:TENBIN_CACHE_DIR:-.tenbin/cache}",
-      description = "Hub downloads and LightRetriever caches (env TENBIN_CACHE_DIR; default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--cache-dir",
+      defaultValue = "${env:TENBIN_CACHE_DIR:-.tenbin/cache}",
+      description =
+          "Hub downloads and LightRetriever caches (env TENBIN_CACHE_DIR; default ${DEFAULT-VALUE}).")
   Path cacheDirectory;
 
-  @Option(names = "--intra-op-threads", defaultValue = "${env:TENBIN_INTRA_OP_THREADS:-0}",
-      description = "ONNX Runtime intra-op threads per session; 0 = one per core (env TENBIN_INTRA_OP_THREADS).")
+  @Option(
+      names = "--intra-op-threads",
+      defaultValue = "${env:TENBIN_INTRA_OP_THREADS:-0}",
+      description =
+          "ONNX Runtime intra-op threads per session; 0 = one per core (env TENBIN_INTRA_OP_THREADS).")
   int intraOpThreads;
 
-  @Option(names = "--execution-provider", defaultValue = "${env:TENBIN_EXECUTION_PROVIDER:-cpu}",
-      description = "cpu or cuda; cuda needs the build's -Pgpu profile (env TENBIN_EXECUTION_PROVIDER; default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--execution-provider",
+      defaultValue = "${env:TENBIN_EXECUTION_PROVIDER:-cpu}",
+      description =
+          "cpu or cuda; cuda needs the build's -Pgpu profile (env TENBIN_EXECUTION_PROVIDER; default ${DEFAULT-VALUE}).")
   String executionProvider;
 
-  @Option(names = "--max-batch-tokens", defaultValue = "${env:TENBIN_MAX_BATCH_TOKENS:-16384}",
+  @Option(
+      names = "--max-batch-tokens",
+      defaultValue = "${env:TENBIN_MAX_BATCH_TOKENS:-16384}",
       description = "Padded tokens per forward pass (default ${DEFAULT-VALUE}).")
   int maxBatchTokens;
 
-  @Option(names = "--max-batch-size", defaultValue = "256",
+  @Option(
+      names = "--max-batch-size",
+      defaultValue = "256",
       description = "Inputs per forward pass at most (default ${DEFAULT-VALUE}).")
   int maxBatchSize;
 
-  @Option(names = "--max-queued-inputs", defaultValue = "${env:TENBIN_MAX_QUEUED_INPUTS:-100000}",
-      description = "Inputs waiting at most; beyond, requests get RESOURCE_EXHAUSTED (env TENBIN_MAX_QUEUED_INPUTS; default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--max-queued-inputs",
+      defaultValue = "${env:TENBIN_MAX_QUEUED_INPUTS:-100000}",
+      description =
+          "Inputs waiting at most; beyond, requests get RESOURCE_EXHAUSTED (env TENBIN_MAX_QUEUED_INPUTS; default ${DEFAULT-VALUE}).")
   int maxQueued;
 
-  @Option(names = "--max-queue-delay-ms", defaultValue = "2",
-      description = "How long the first waiting input may wait for others to fill its batch (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--max-queue-delay-ms",
+      defaultValue = "2",
+      description =
+          "How long the first waiting input may wait for others to fill its batch (default ${DEFAULT-VALUE}).")
   long maxQueueDelayMs;
 
-  @Option(names = "--max-inputs-per-request", defaultValue = "10000",
-      description = "Texts per request at most; more is INVALID_ARGUMENT (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--max-inputs-per-request",
+      defaultValue = "10000",
+      description =
+          "Texts per request at most; more is INVALID_ARGUMENT (default ${DEFAULT-VALUE}).")
   int maxInputs;
 
-  @Option(names = "--max-text-chars", defaultValue = "100000",
-      description = "Characters per text at most; longer is INVALID_ARGUMENT (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--max-text-chars",
+      defaultValue = "100000",
+      description =
+          "Characters per text at most; longer is INVALID_ARGUMENT (default ${DEFAULT-VALUE}).")
   int maxTextChars;
 
-  @Option(names = "--max-request-chars", defaultValue = "${env:TENBIN_MAX_REQUEST_CHARS:-10000000}",
-      description = "Characters per request at most, all texts together (a streaming request counts whole); more is"
-          + " INVALID_ARGUMENT, so a request too big to tokenize in seconds is refused, not queued"
-          + " (env TENBIN_MAX_REQUEST_CHARS; default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--max-request-chars",
+      defaultValue = "${env:TENBIN_MAX_REQUEST_CHARS:-10000000}",
+      description =
+          "Characters per request at most, all texts together (a streaming request counts whole); more is"
+              + " INVALID_ARGUMENT, so a request too big to tokenize in seconds is refused, not queued"
+              + " (env TENBIN_MAX_REQUEST_CHARS; default ${DEFAULT-VALUE}).")
   long maxRequestChars;
 
-  @Option(names = "--max-queue-wait-seconds", defaultValue = "${env:TENBIN_MAX_QUEUE_WAIT_SECONDS:-10}",
-      description = "Refuse a request (RESOURCE_EXHAUSTED with a retry delay) when the inputs ahead of it would take"
-          + " longer than this at the throughput measured so far; 0 = no bound (env TENBIN_MAX_QUEUE_WAIT_SECONDS;"
-          + " default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--max-queue-wait-seconds",
+      defaultValue = "${env:TENBIN_MAX_QUEUE_WAIT_SECONDS:-10}",
+      description =
+          "Refuse a request (RESOURCE_EXHAUSTED with a retry delay) when the inputs ahead of it would take"
+              + " longer than this at the throughput measured so far; 0 = no bound (env TENBIN_MAX_QUEUE_WAIT_SECONDS;"
+              + " default ${DEFAULT-VALUE}).")
   long maxQueueWaitSeconds;
 
-  @Option(names = "--allow-models", split = ",", paramLabel = "PATTERN", defaultValue = "${env:TENBIN_ALLOW_MODELS}",
-      description = {"Which models may be loaded; repeatable or comma-separated (env TENBIN_ALLOW_MODELS). A glob"
-          + " (* any characters, ? one; case-insensitive) over the model id of built-in and local models"
-          + " ('bge-*', 'e5-small-v2'), or SOURCE:ID with SOURCE builtin, local (a folder in --models-dir) or hub"
-          + " ('builtin:*', 'local:my-model', 'hub:BAAI/*' for any BAAI repository at any revision, 'hub:*').",
-          "Hub downloads are off unless a hub: pattern allows them. Default: builtin:*,local:*. A model not allowed"
-          + " is PERMISSION_DENIED naming model_id."})
+  @Option(
+      names = "--allow-models",
+      split = ",",
+      paramLabel = "PATTERN",
+      defaultValue = "${env:TENBIN_ALLOW_MODELS}",
+      description = {
+        "Which models may be loaded; repeatable or comma-separated (env TENBIN_ALLOW_MODELS). A glob"
+            + " (* any characters, ? one; case-insensitive) over the model id of built-in and local models"
+            + " ('bge-*', 'e5-small-v2'), or SOURCE:ID with SOURCE builtin, local (a folder in --models-dir) or hub"
+            + " ('builtin:*', 'local:my-model', 'hub:BAAI/*' for any BAAI repository at any revision, 'hub:*').",
+        "Hub downloads are off unless a hub: pattern allows them. Default: builtin:*,local:*. A model not allowed"
+            + " is PERMISSION_DENIED naming model_id."
+      })
   List<String> allowModels;
 
-  @Option(names = "--model-idle-seconds", defaultValue = "${env:TENBIN_MODEL_IDLE_SECONDS:-600}",
-      description = "Unload a model no call has used for this long, freeing its memory and threads; 0 = never"
-          + " (env TENBIN_MODEL_IDLE_SECONDS; default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--model-idle-seconds",
+      defaultValue = "${env:TENBIN_MODEL_IDLE_SECONDS:-600}",
+      description =
+          "Unload a model no call has used for this long, freeing its memory and threads; 0 = never"
+              + " (env TENBIN_MODEL_IDLE_SECONDS; default ${DEFAULT-VALUE}).")
   long modelIdleSeconds;
 
-  @Option(names = "--hub-endpoint", defaultValue = "${env:HF_ENDPOINT:-https://huggingface.co}",
+  @Option(
+      names = "--hub-endpoint",
+      defaultValue = "${env:HF_ENDPOINT:-https://huggingface.co}",
       paramLabel = "URL",
-      description = "Hugging Face hub base URL (env HF_ENDPOINT; default ${DEFAULT-VALUE}); a token for gated models"
-          + " comes from env HF_TOKEN.")
+      description =
+          "Hugging Face hub base URL (env HF_ENDPOINT; default ${DEFAULT-VALUE}); a token for gated models"
+              + " comes from env HF_TOKEN.")
   String hubEndpoint;
 
   public EncoderServiceConfig config() {
@@ -104,32 +151,44 @@ public final class EncoderServer implements Callable<Integer> {
         switch (executionProvider.toLowerCase(java.util.Locale.ROOT)) {
           case "cpu" -> false;
           case "cuda" -> true;
-          default -> throw new IllegalArgumentException("--execution-provider must be cpu or cuda, got " + executionProvider);
+          default ->
+              throw new IllegalArgumentException(
+                  "--execution-provider must be cpu or cuda, got " + executionProvider);
         };
     if (intraOpThreads < 0) {
-      throw new IllegalArgumentException("--intra-op-threads must be 0 (one per core) or positive, got " + intraOpThreads);
+      throw new IllegalArgumentException(
+          "--intra-op-threads must be 0 (one per core) or positive, got " + intraOpThreads);
     }
     int threads = intraOpThreads > 0 ? intraOpThreads : Runtime.getRuntime().availableProcessors();
     if (maxQueueWaitSeconds < 0) {
       throw new IllegalArgumentException("--max-queue-wait-seconds must not be negative");
     }
     return new EncoderServiceConfig(
-        serverOptions.toSettings(EncoderServiceConfig.DEFAULT_PORT), modelsDirectory, cacheDirectory,
+        serverOptions.toSettings(EncoderServiceConfig.DEFAULT_PORT),
+        modelsDirectory,
+        cacheDirectory,
         new OnnxModel.RuntimeOptions(threads, cuda),
         new BatchingLimits(
-            maxBatchTokens, maxBatchSize, maxQueued, Duration.ofMillis(maxQueueDelayMs),
+            maxBatchTokens,
+            maxBatchSize,
+            maxQueued,
+            Duration.ofMillis(maxQueueDelayMs),
             Duration.ofSeconds(maxQueueWaitSeconds)),
-        maxInputs, maxTextChars, maxRequestChars, ModelPolicy.of(allowModels, modelIdleSeconds),
+        maxInputs,
+        maxTextChars,
+        maxRequestChars,
+        ModelPolicy.of(allowModels, modelIdleSeconds),
         HubAccess.fromEnvironment().withEndpoint(hubEndpoint));
   }
 
   public static List<BindableService> services(EncoderCore core) {
-    return List.of(new EncoderGrpcService(core, new LightQueryEncoder(core, core.config().cacheDirectory())));
+    return List.of(
+        new EncoderGrpcService(core, new LightQueryEncoder(core, core.config().cacheDirectory())));
   }
 
   /**
-   * A started encoder service (network or in-process) and its core. The host owns the core:
-   * closing stops the server (in-flight calls get their grace), then drains and closes the models.
+   * A started encoder service (network or in-process) and its core. The host owns the core: closing
+   * stops the server (in-flight calls get their grace), then drains and closes the models.
    */
   public record Embedded(EncoderCore core, GrpcServerHost host) implements AutoCloseable {
     @Override
@@ -139,7 +198,8 @@ public final class EncoderServer implements Callable<Integer> {
     }
   }
 
-  public static Embedded startInProcess(String name, EncoderServiceConfig config, MeterRegistry registry) {
+  public static Embedded startInProcess(
+      String name, EncoderServiceConfig config, MeterRegistry registry) {
     EncoderCore core = new EncoderCore(config);
     GrpcServerHost host;
     try {
@@ -152,7 +212,9 @@ public final class EncoderServer implements Callable<Integer> {
     return new Embedded(core, host);
   }
 
-  /** Starts the network server of {@code config}; closing the result stops it and closes its core. */
+  /**
+   * Starts the network server of {@code config}; closing the result stops it and closes its core.
+   */
   public static Embedded start(EncoderServiceConfig config) {
     EncoderCore core = new EncoderCore(config);
     GrpcServerHost host;
@@ -177,7 +239,9 @@ public final class EncoderServer implements Callable<Integer> {
       running.host().stopOnSignal("encoder-service");
       System.err.printf(
           "encoder-service listening on %s:%d (metrics port %d, %s)%n",
-          config.server().host(), running.host().port(), running.host().metricsPort(),
+          config.server().host(),
+          running.host().port(),
+          running.host().metricsPort(),
           config.runtime().cuda() ? "CUDA" : "CPU");
       running.host().blockUntilShutdown();
     }

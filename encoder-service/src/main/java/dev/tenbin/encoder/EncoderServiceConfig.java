@@ -35,8 +35,8 @@ public record EncoderServiceConfig(
   public static final int DEFAULT_PORT = 50051;
 
   /**
-   * Characters per request a network server accepts by default: tokenizing that many takes
-   * seconds, not minutes, on one core.
+   * Characters per request a network server accepts by default: tokenizing that many takes seconds,
+   * not minutes, on one core.
    */
   public static final long DEFAULT_MAX_REQUEST_CHARS = 10_000_000;
 
@@ -49,12 +49,19 @@ public record EncoderServiceConfig(
     }
     if (maxRequestChars < maxTextChars) {
       throw new IllegalArgumentException(
-          "--max-request-chars (" + maxRequestChars + ") must be at least --max-text-chars (" + maxTextChars + ")");
+          "--max-request-chars ("
+              + maxRequestChars
+              + ") must be at least --max-text-chars ("
+              + maxTextChars
+              + ")");
     }
     if (maxInputsPerRequest > batching.maxQueuedInputs()) {
       throw new IllegalArgumentException(
-          "--max-inputs-per-request (" + maxInputsPerRequest + ") must not exceed --max-queued-inputs ("
-              + batching.maxQueuedInputs() + "): such a request could never be queued");
+          "--max-inputs-per-request ("
+              + maxInputsPerRequest
+              + ") must not exceed --max-queued-inputs ("
+              + batching.maxQueuedInputs()
+              + "): such a request could never be queued");
     }
     if (models == null) {
       throw new IllegalArgumentException("a model policy is required");
@@ -84,44 +91,90 @@ public record EncoderServiceConfig(
    */
   public static EncoderServiceConfig embedded(Path modelsDirectory, Path cacheDirectory) {
     return new EncoderServiceConfig(
-        ServerSettings.ephemeral(), modelsDirectory, cacheDirectory,
+        ServerSettings.ephemeral(),
+        modelsDirectory,
+        cacheDirectory,
         OnnxModel.RuntimeOptions.cpu(Runtime.getRuntime().availableProcessors()),
-        BatchingLimits.DEFAULT, 10_000, 100_000, Long.MAX_VALUE, ModelPolicy.allowAll(),
+        BatchingLimits.DEFAULT,
+        10_000,
+        100_000,
+        Long.MAX_VALUE,
+        ModelPolicy.allowAll(),
         HubAccess.fromEnvironment());
   }
 
   /** These batching limits; the inputs-per-request cap shrinks to the queue bound if larger. */
   public EncoderServiceConfig withBatching(BatchingLimits limits) {
     return new EncoderServiceConfig(
-        server, modelsDirectory, cacheDirectory, runtime, limits,
-        Math.min(maxInputsPerRequest, limits.maxQueuedInputs()), maxTextChars, maxRequestChars, models, hub);
+        server,
+        modelsDirectory,
+        cacheDirectory,
+        runtime,
+        limits,
+        Math.min(maxInputsPerRequest, limits.maxQueuedInputs()),
+        maxTextChars,
+        maxRequestChars,
+        models,
+        hub);
   }
 
   /** Another Hugging Face hub endpoint (a mirror, or a fake one in tests). */
   public EncoderServiceConfig withHubEndpoint(String endpoint) {
     return new EncoderServiceConfig(
-        server, modelsDirectory, cacheDirectory, runtime, batching, maxInputsPerRequest, maxTextChars,
-        maxRequestChars, models, hub.withEndpoint(endpoint));
+        server,
+        modelsDirectory,
+        cacheDirectory,
+        runtime,
+        batching,
+        maxInputsPerRequest,
+        maxTextChars,
+        maxRequestChars,
+        models,
+        hub.withEndpoint(endpoint));
   }
 
   /** These caps on one request: texts per request and characters per text. */
   public EncoderServiceConfig withRequestLimits(int maxInputs, int maxChars) {
     return new EncoderServiceConfig(
-        server, modelsDirectory, cacheDirectory, runtime, batching, maxInputs, maxChars,
-        Math.max(maxChars, maxRequestChars), models, hub);
+        server,
+        modelsDirectory,
+        cacheDirectory,
+        runtime,
+        batching,
+        maxInputs,
+        maxChars,
+        Math.max(maxChars, maxRequestChars),
+        models,
+        hub);
   }
 
   /** This cap on the characters of one request. */
   public EncoderServiceConfig withMaxRequestChars(long maxChars) {
     return new EncoderServiceConfig(
-        server, modelsDirectory, cacheDirectory, runtime, batching, maxInputsPerRequest, maxTextChars, maxChars,
-        models, hub);
+        server,
+        modelsDirectory,
+        cacheDirectory,
+        runtime,
+        batching,
+        maxInputsPerRequest,
+        maxTextChars,
+        maxChars,
+        models,
+        hub);
   }
 
   /** This model policy (allowed models, idle unloading). */
   public EncoderServiceConfig withModels(ModelPolicy policy) {
     return new EncoderServiceConfig(
-        server, modelsDirectory, cacheDirectory, runtime, batching, maxInputsPerRequest, maxTextChars,
-        maxRequestChars, policy, hub);
+        server,
+        modelsDirectory,
+        cacheDirectory,
+        runtime,
+        batching,
+        maxInputsPerRequest,
+        maxTextChars,
+        maxRequestChars,
+        policy,
+        hub);
   }
 }

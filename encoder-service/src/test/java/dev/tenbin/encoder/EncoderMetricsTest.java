@@ -31,14 +31,24 @@ class EncoderMetricsTest {
     // The first waiting input waits up to 1.5 s for company, so inputs can be seen queued.
     BatchingLimits slowToStart = new BatchingLimits(1_000_000, 256, 100, Duration.ofMillis(1500));
     try (EncoderCore core =
-        new EncoderCore(EncoderServiceConfig.embedded(tmp.resolve("models"), tmp.resolve("cache")).withBatching(slowToStart))) {
+        new EncoderCore(
+            EncoderServiceConfig.embedded(tmp.resolve("models"), tmp.resolve("cache"))
+                .withBatching(slowToStart))) {
       SimpleMeterRegistry early = new SimpleMeterRegistry();
       core.bindTo(early);
       assertThat(early.get("tenbin.encoder.models.loaded").gauge().value()).isZero();
       CompletableFuture<?> waiting =
-          CompletableFuture.runAsync(() -> core.encodeDense("tiny-dense", List.of("apple", "banana cherry"), false, 0, Cancellation.NEVER));
+          CompletableFuture.runAsync(
+              () ->
+                  core.encodeDense(
+                      "tiny-dense",
+                      List.of("apple", "banana cherry"),
+                      false,
+                      0,
+                      Cancellation.NEVER));
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-      while (early.find("tenbin.encoder.queue.inputs").gauge() == null || gauge(early, "tenbin.encoder.queue.inputs") < 2) {
+      while (early.find("tenbin.encoder.queue.inputs").gauge() == null
+          || gauge(early, "tenbin.encoder.queue.inputs") < 2) {
         assertThat(System.nanoTime()).as("inputs seen waiting").isLessThan(deadline);
         Thread.sleep(10);
       }
@@ -47,12 +57,14 @@ class EncoderMetricsTest {
       waiting.get(20, TimeUnit.SECONDS);
       assertThat(gauge(early, "tenbin.encoder.queue.inputs")).isZero();
       assertThat(gauge(early, "tenbin.encoder.inflight.inputs")).isZero();
-      DistributionSummary tokens = early.get("tenbin.encoder.batch.tokens").tag("model", "tiny-dense").summary();
+      DistributionSummary tokens =
+          early.get("tenbin.encoder.batch.tokens").tag("model", "tiny-dense").summary();
       assertThat(tokens.count()).isEqualTo(1);
       // [CLS] banana cherry [SEP] is the longest: one pass of 2 inputs × 4 tokens.
       assertThat(tokens.totalAmount()).isEqualTo(8);
 
-      // A registry bound after the model loaded (a server binds once its host is up) gets the meters
+      // A registry bound after the model loaded (a server binds once its host is up) gets the
+      // meters
       // too, with the distribution's histogram buckets.
       PrometheusMeterRegistry late = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
       core.bindTo(late);

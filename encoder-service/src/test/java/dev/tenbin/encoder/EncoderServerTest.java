@@ -20,8 +20,24 @@ class EncoderServerTest {
   void flagsBecomeTheConfigRecord() {
     EncoderServiceConfig config =
         parse(
-            "--port", "6000", "--models-dir", "/m", "--cache-dir", "/c", "--intra-op-threads", "3", "--max-batch-tokens", "4096",
-            "--max-queued-inputs", "500", "--max-queue-delay-ms", "5", "--max-inputs-per-request", "100", "--max-text-chars", "2000");
+            "--port",
+            "6000",
+            "--models-dir",
+            "/m",
+            "--cache-dir",
+            "/c",
+            "--intra-op-threads",
+            "3",
+            "--max-batch-tokens",
+            "4096",
+            "--max-queued-inputs",
+            "500",
+            "--max-queue-delay-ms",
+            "5",
+            "--max-inputs-per-request",
+            "100",
+            "--max-text-chars",
+            "2000");
     assertThat(config.server().port()).isEqualTo(6000);
     assertThat(config.modelsDirectory()).isEqualTo(Path.of("/m"));
     assertThat(config.cacheDirectory()).isEqualTo(Path.of("/c"));
@@ -36,15 +52,19 @@ class EncoderServerTest {
 
   @Test
   void theDefaultPortIs50051AndCudaIsChosenByFlag() {
-    assertThat(parse().server().port()).isEqualTo(EncoderServiceConfig.DEFAULT_PORT).isEqualTo(50051);
+    assertThat(parse().server().port())
+        .isEqualTo(EncoderServiceConfig.DEFAULT_PORT)
+        .isEqualTo(50051);
     assertThat(parse("--execution-provider", "CUDA").runtime().cuda()).isTrue();
   }
 
   @Test
   void inconsistentFlagsAreRefusedWithAClearMessage() {
-    assertThatThrownBy(() -> parse("--execution-provider", "tpu")).hasMessageContaining("cpu or cuda");
+    assertThatThrownBy(() -> parse("--execution-provider", "tpu"))
+        .hasMessageContaining("cpu or cuda");
     assertThatThrownBy(() -> parse("--max-queued-inputs", "10", "--max-inputs-per-request", "20"))
-        .hasMessageContaining("--max-inputs-per-request (20) must not exceed --max-queued-inputs (10)");
+        .hasMessageContaining(
+            "--max-inputs-per-request (20) must not exceed --max-queued-inputs (10)");
   }
 
   @Test
@@ -60,14 +80,24 @@ class EncoderServerTest {
   void modelPolicyAndBoundsComeFromFlags() {
     EncoderServiceConfig config =
         parse(
-            "--allow-models", "bge-*,e5-*", "--allow-models", "hub:BAAI/*", "--model-idle-seconds", "0",
-            "--max-request-chars", "500000", "--max-queue-wait-seconds", "3");
+            "--allow-models",
+            "bge-*,e5-*",
+            "--allow-models",
+            "hub:BAAI/*",
+            "--model-idle-seconds",
+            "0",
+            "--max-request-chars",
+            "500000",
+            "--max-queue-wait-seconds",
+            "3");
     assertThat(config.models().allow()).containsExactly("bge-*", "e5-*", "hub:BAAI/*");
     assertThat(config.models().idleUnload()).isZero();
     assertThat(config.maxRequestChars()).isEqualTo(500_000);
     assertThat(config.batching().maxQueueWait()).isEqualTo(Duration.ofSeconds(3));
-    assertThatThrownBy(() -> parse("--model-idle-seconds", "-1")).hasMessageContaining("--model-idle-seconds");
-    assertThatThrownBy(() -> parse("--max-request-chars", "10")).hasMessageContaining("--max-request-chars");
+    assertThatThrownBy(() -> parse("--model-idle-seconds", "-1"))
+        .hasMessageContaining("--model-idle-seconds");
+    assertThatThrownBy(() -> parse("--max-request-chars", "10"))
+        .hasMessageContaining("--max-request-chars");
   }
 
   @Test
@@ -91,20 +121,31 @@ class EncoderServerTest {
     "--metrics-port,-5,--metrics-port must be -1 (off) or within 0..65535",
   })
   void aBadValueIsRefusedAtStartNamingTheFlag(String flag, String value, String message) {
-    assertThatThrownBy(() -> parse(flag, value)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining(message);
+    assertThatThrownBy(() -> parse(flag, value))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(message);
   }
 
   @Test
   void theHubTokenNeverShowsInTheConfig() {
-    var hub = new dev.tenbin.encoder.model.HubAccess("https://huggingface.co", "hf_secret_token_value");
+    var hub =
+        new dev.tenbin.encoder.model.HubAccess("https://huggingface.co", "hf_secret_token_value");
     assertThat(hub.toString()).doesNotContain("hf_secret").contains("token=set");
-    assertThat(parse().withModels(dev.tenbin.encoder.model.ModelPolicy.allowAll()).toString()).doesNotContain("hf_");
+    assertThat(parse().withModels(dev.tenbin.encoder.model.ModelPolicy.allowAll()).toString())
+        .doesNotContain("hf_");
   }
 
   @Test
   void aStoppedServerHasClosedItsCore(@org.junit.jupiter.api.io.TempDir Path tmp) {
     EncoderServiceConfig config =
-        parse("--port", "0", "--metrics-port", "-1", "--models-dir", tmp.resolve("m").toString(), "--cache-dir",
+        parse(
+            "--port",
+            "0",
+            "--metrics-port",
+            "-1",
+            "--models-dir",
+            tmp.resolve("m").toString(),
+            "--cache-dir",
             tmp.resolve("c").toString());
     EncoderServer.Embedded running = EncoderServer.start(config);
     try {

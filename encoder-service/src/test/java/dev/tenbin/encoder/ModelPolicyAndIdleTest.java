@@ -42,12 +42,17 @@ class ModelPolicyAndIdleTest {
     TinyModels.dense(models, "other-dense", false);
   }
 
-  /** A network-style config: a hub that cannot be reached (a download attempt would fail otherwise). */
+  /**
+   * A network-style config: a hub that cannot be reached (a download attempt would fail otherwise).
+   */
   private EncoderServiceConfig config(ModelPolicy policy) {
-    return EncoderServiceConfig.embedded(models, tmp.resolve("cache")).withHubEndpoint("http://127.0.0.1:9").withModels(policy);
+    return EncoderServiceConfig.embedded(models, tmp.resolve("cache"))
+        .withHubEndpoint("http://127.0.0.1:9")
+        .withModels(policy);
   }
 
-  private static void awaitTrue(java.util.function.BooleanSupplier condition) throws InterruptedException {
+  private static void awaitTrue(java.util.function.BooleanSupplier condition)
+      throws InterruptedException {
     long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
     while (!condition.getAsBoolean()) {
       assertThat(System.nanoTime()).as("waited too long").isLessThan(deadline);
@@ -58,13 +63,22 @@ class ModelPolicyAndIdleTest {
   @Test
   void aHubModelIsPermissionDeniedByDefaultWithoutAnyDownload() {
     try (EncoderCore core = new EncoderCore(config(ModelPolicy.of(List.of(), 0)))) {
-      assertThatThrownBy(() -> core.encodeDense("hub:acme/model@main", List.of("apple"), false, 0, Cancellation.NEVER))
-          .isInstanceOfSatisfying(PermissionDeniedException.class, e -> assertThat(e.field()).isEqualTo("model_id"));
-      assertThat(core.encodeDense("tiny-dense", List.of("apple"), false, 0, Cancellation.NEVER).vectors()).hasSize(1);
+      assertThatThrownBy(
+              () ->
+                  core.encodeDense(
+                      "hub:acme/model@main", List.of("apple"), false, 0, Cancellation.NEVER))
+          .isInstanceOfSatisfying(
+              PermissionDeniedException.class, e -> assertThat(e.field()).isEqualTo("model_id"));
+      assertThat(
+              core.encodeDense("tiny-dense", List.of("apple"), false, 0, Cancellation.NEVER)
+                  .vectors())
+          .hasSize(1);
     }
-    // The embedded services of tenbin run/eval allow what the user names: the hub is tried (and unreachable).
+    // The embedded services of tenbin run/eval allow what the user names: the hub is tried (and
+    // unreachable).
     try (EncoderCore core = new EncoderCore(config(ModelPolicy.allowAll()))) {
-      assertThatThrownBy(() -> core.model("hub:acme/model@main")).isNotInstanceOf(PermissionDeniedException.class);
+      assertThatThrownBy(() -> core.model("hub:acme/model@main"))
+          .isNotInstanceOf(PermissionDeniedException.class);
     }
   }
 
@@ -72,20 +86,34 @@ class ModelPolicyAndIdleTest {
   void overGrpcADisallowedModelIsPermissionDeniedAndListModelsShowsOnlyAllowedOnes() {
     String name = "policy-" + UUID.randomUUID();
     try (EncoderServer.Embedded server =
-        EncoderServer.startInProcess(name, config(ModelPolicy.of(List.of("tiny-*"), 0)), new SimpleMeterRegistry())) {
+        EncoderServer.startInProcess(
+            name, config(ModelPolicy.of(List.of("tiny-*"), 0)), new SimpleMeterRegistry())) {
       ManagedChannel channel = InProcessChannelBuilder.forName(name).directExecutor().build();
       try {
         var stub = EncoderServiceGrpc.newBlockingStub(channel);
         for (String denied : List.of("other-dense", "all-minilm-l6-v2", "hub:BAAI/bge-m3@main")) {
-          assertThatThrownBy(() -> stub.encodeDense(
-                  EncodeDenseRequest.newBuilder().setModelId(denied).addTexts("apple").setRole(InputRole.INPUT_ROLE_DOCUMENT).build()))
-              .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-                assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED);
-                assertThat(StatusMapper.violatedField(e)).isEqualTo("model_id");
-              });
-          assertThatThrownBy(() -> stub.getModelInfo(GetModelInfoRequest.newBuilder().setModelId(denied).build()))
-              .isInstanceOfSatisfying(StatusRuntimeException.class,
-                  e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED));
+          assertThatThrownBy(
+                  () ->
+                      stub.encodeDense(
+                          EncodeDenseRequest.newBuilder()
+                              .setModelId(denied)
+                              .addTexts("apple")
+                              .setRole(InputRole.INPUT_ROLE_DOCUMENT)
+                              .build()))
+              .isInstanceOfSatisfying(
+                  StatusRuntimeException.class,
+                  e -> {
+                    assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED);
+                    assertThat(StatusMapper.violatedField(e)).isEqualTo("model_id");
+                  });
+          assertThatThrownBy(
+                  () ->
+                      stub.getModelInfo(
+                          GetModelInfoRequest.newBuilder().setModelId(denied).build()))
+              .isInstanceOfSatisfying(
+                  StatusRuntimeException.class,
+                  e ->
+                      assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED));
         }
         assertThat(stub.listModels(ListModelsRequest.getDefaultInstance()).getModelsList())
             .extracting(card -> card.getId())
@@ -99,20 +127,30 @@ class ModelPolicyAndIdleTest {
 
   @Test
   void anIdleModelIsUnloadedWithItsThreadsAndLoadsAgainOnTheNextCall() throws Exception {
-    try (EncoderCore core = new EncoderCore(config(new ModelPolicy(List.of("local:*"), Duration.ofMillis(200))))) {
-      float[] first = core.encodeDense("tiny-dense", List.of("apple"), false, 0, Cancellation.NEVER).vectors().getFirst();
+    try (EncoderCore core =
+        new EncoderCore(config(new ModelPolicy(List.of("local:*"), Duration.ofMillis(200))))) {
+      float[] first =
+          core.encodeDense("tiny-dense", List.of("apple"), false, 0, Cancellation.NEVER)
+              .vectors()
+              .getFirst();
       assertThat(core.loadedModels()).containsExactly("tiny-dense");
       awaitTrue(() -> core.loadedModels().isEmpty());
-      awaitTrue(() -> Thread.getAllStackTraces().keySet().stream()
-          .noneMatch(t -> t.getName().startsWith("batcher-tiny-dense") && t.isAlive()));
-      float[] again = core.encodeDense("tiny-dense", List.of("apple"), false, 0, Cancellation.NEVER).vectors().getFirst();
+      awaitTrue(
+          () ->
+              Thread.getAllStackTraces().keySet().stream()
+                  .noneMatch(t -> t.getName().startsWith("batcher-tiny-dense") && t.isAlive()));
+      float[] again =
+          core.encodeDense("tiny-dense", List.of("apple"), false, 0, Cancellation.NEVER)
+              .vectors()
+              .getFirst();
       assertThat(again).containsExactly(first);
     }
   }
 
   @Test
   void modelInfoDoesNotPinAModelAndIsAnsweredWithoutReloading() throws Exception {
-    try (EncoderCore core = new EncoderCore(config(new ModelPolicy(List.of("local:*"), Duration.ofMillis(100))))) {
+    try (EncoderCore core =
+        new EncoderCore(config(new ModelPolicy(List.of("local:*"), Duration.ofMillis(100))))) {
       EncoderCore.ModelInfo info = core.info("tiny-dense");
       assertThat(info.card().id()).isEqualTo("tiny-dense");
       assertThat(info.dtype()).isEqualTo("FLOAT");
@@ -125,39 +163,51 @@ class ModelPolicyAndIdleTest {
 
   @Test
   void callsRacingIdleUnloadingAllSucceedWithFreshlyLoadedModels() throws Exception {
-    try (EncoderCore core = new EncoderCore(config(new ModelPolicy(List.of("local:*"), Duration.ofMillis(1))))) {
+    try (EncoderCore core =
+        new EncoderCore(config(new ModelPolicy(List.of("local:*"), Duration.ofMillis(1))))) {
       AtomicInteger ok = new AtomicInteger();
       List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
       AtomicBoolean sawUnloaded = new AtomicBoolean();
       List<Thread> threads = new ArrayList<>();
       for (int t = 0; t < 3; t++) {
         int seed = t;
-        threads.add(Thread.ofPlatform().start(() -> {
-          for (int i = 0; i < 40; i++) {
-            try {
-              core.encodeDense("tiny-dense", List.of("apple banana", "cherry"), false, 0, Cancellation.NEVER);
-              ok.incrementAndGet();
-              Thread.sleep((i + seed) % 4 * 20L);
-            } catch (RuntimeException | Error e) {
-              failures.add(e);
-            } catch (InterruptedException e) {
-              return;
-            }
-          }
-        }));
+        threads.add(
+            Thread.ofPlatform()
+                .start(
+                    () -> {
+                      for (int i = 0; i < 40; i++) {
+                        try {
+                          core.encodeDense(
+                              "tiny-dense",
+                              List.of("apple banana", "cherry"),
+                              false,
+                              0,
+                              Cancellation.NEVER);
+                          ok.incrementAndGet();
+                          Thread.sleep((i + seed) % 4 * 20L);
+                        } catch (RuntimeException | Error e) {
+                          failures.add(e);
+                        } catch (InterruptedException e) {
+                          return;
+                        }
+                      }
+                    }));
       }
-      Thread sampler = Thread.ofPlatform().start(() -> {
-        while (threads.stream().anyMatch(Thread::isAlive)) {
-          if (core.loadedModels().isEmpty()) {
-            sawUnloaded.set(true);
-          }
-          try {
-            Thread.sleep(1);
-          } catch (InterruptedException e) {
-            return;
-          }
-        }
-      });
+      Thread sampler =
+          Thread.ofPlatform()
+              .start(
+                  () -> {
+                    while (threads.stream().anyMatch(Thread::isAlive)) {
+                      if (core.loadedModels().isEmpty()) {
+                        sawUnloaded.set(true);
+                      }
+                      try {
+                        Thread.sleep(1);
+                      } catch (InterruptedException e) {
+                        return;
+                      }
+                    }
+                  });
       for (Thread thread : threads) {
         thread.join(60_000);
       }

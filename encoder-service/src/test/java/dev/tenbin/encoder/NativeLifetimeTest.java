@@ -40,8 +40,10 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class NativeLifetimeTest {
   private static final int ROUNDS = Integer.getInteger("tenbin.stress", 2);
+
   /** Small passes, so that a request of many inputs runs as many passes. */
-  private static final BatchingLimits SMALL_PASSES = new BatchingLimits(64, 8, 100_000, Duration.ZERO);
+  private static final BatchingLimits SMALL_PASSES =
+      new BatchingLimits(64, 8, 100_000, Duration.ZERO);
 
   @TempDir Path tmp;
   Path models;
@@ -54,7 +56,8 @@ class NativeLifetimeTest {
   }
 
   private EncoderCore core(BatchingLimits limits) {
-    return new EncoderCore(EncoderServiceConfig.embedded(models, tmp.resolve("cache")).withBatching(limits));
+    return new EncoderCore(
+        EncoderServiceConfig.embedded(models, tmp.resolve("cache")).withBatching(limits));
   }
 
   private static List<String> texts(int count, long seed) {
@@ -105,18 +108,25 @@ class NativeLifetimeTest {
   }
 
   /** Runs {@code workers} threads calling {@code call} until stopped or refused; returns them. */
-  private static List<Thread> load(int workers, Outcomes outcomes, AtomicBoolean stop, Supplier<Runnable> call) {
+  private static List<Thread> load(
+      int workers, Outcomes outcomes, AtomicBoolean stop, Supplier<Runnable> call) {
     List<Thread> threads = new ArrayList<>();
     for (int w = 0; w < workers; w++) {
-      threads.add(Thread.ofPlatform().name("load-" + w).start(() -> {
-        while (!stop.get()) {
-          int before = outcomes.counts.getOrDefault("UNAVAILABLE", new AtomicInteger()).get();
-          outcomes.run(call.get());
-          if (outcomes.counts.getOrDefault("UNAVAILABLE", new AtomicInteger()).get() > before) {
-            return; // the service is gone
-          }
-        }
-      }));
+      threads.add(
+          Thread.ofPlatform()
+              .name("load-" + w)
+              .start(
+                  () -> {
+                    while (!stop.get()) {
+                      int before =
+                          outcomes.counts.getOrDefault("UNAVAILABLE", new AtomicInteger()).get();
+                      outcomes.run(call.get());
+                      if (outcomes.counts.getOrDefault("UNAVAILABLE", new AtomicInteger()).get()
+                          > before) {
+                        return; // the service is gone
+                      }
+                    }
+                  }));
     }
     return threads;
   }
@@ -137,15 +147,24 @@ class NativeLifetimeTest {
         AtomicBoolean cancelled = new AtomicBoolean();
         List<Thread> threads = new ArrayList<>();
         for (int t = 0; t < 4; t++) {
-          threads.add(Thread.ofPlatform().start(
-              () -> outcomes.run(() -> core.encodeDense("tiny-dense", texts, false, 0, cancelled::get))));
+          threads.add(
+              Thread.ofPlatform()
+                  .start(
+                      () ->
+                          outcomes.run(
+                              () ->
+                                  core.encodeDense(
+                                      "tiny-dense", texts, false, 0, cancelled::get))));
         }
         Thread.sleep(round % 5);
         cancelled.set(true);
         joinAll(threads);
         assertThat(outcomes.unexpected).isEmpty();
         assertThat(outcomes.total()).isEqualTo(4);
-        assertThat(core.encodeDense("tiny-dense", texts(3, round), false, 0, Cancellation.NEVER).vectors()).hasSize(3);
+        assertThat(
+                core.encodeDense("tiny-dense", texts(3, round), false, 0, Cancellation.NEVER)
+                    .vectors())
+            .hasSize(3);
       }
     }
   }
@@ -155,32 +174,50 @@ class NativeLifetimeTest {
     String name = "lifetime-" + UUID.randomUUID();
     try (EncoderServer.Embedded server =
         EncoderServer.startInProcess(
-            name, EncoderServiceConfig.embedded(models, tmp.resolve("cache")).withBatching(SMALL_PASSES),
+            name,
+            EncoderServiceConfig.embedded(models, tmp.resolve("cache")).withBatching(SMALL_PASSES),
             new SimpleMeterRegistry())) {
       ManagedChannel channel = InProcessChannelBuilder.forName(name).build();
       try {
-        EncoderServiceGrpc.EncoderServiceBlockingStub stub = EncoderServiceGrpc.newBlockingStub(channel);
+        EncoderServiceGrpc.EncoderServiceBlockingStub stub =
+            EncoderServiceGrpc.newBlockingStub(channel);
         EncodeDenseRequest request =
-            EncodeDenseRequest.newBuilder().setModelId("tiny-dense").addAllTexts(texts(400, 2))
-                .setRole(InputRole.INPUT_ROLE_DOCUMENT).build();
+            EncodeDenseRequest.newBuilder()
+                .setModelId("tiny-dense")
+                .addAllTexts(texts(400, 2))
+                .setRole(InputRole.INPUT_ROLE_DOCUMENT)
+                .build();
         StreamEncodeDenseRequest stream =
-            StreamEncodeDenseRequest.newBuilder().setModelId("tiny-dense").addAllTexts(texts(400, 3)).setChunkSize(16)
-                .setRole(InputRole.INPUT_ROLE_DOCUMENT).build();
+            StreamEncodeDenseRequest.newBuilder()
+                .setModelId("tiny-dense")
+                .addAllTexts(texts(400, 3))
+                .setChunkSize(16)
+                .setRole(InputRole.INPUT_ROLE_DOCUMENT)
+                .build();
         for (int round = 0; round < ROUNDS; round++) {
           Outcomes outcomes = new Outcomes();
-          List<Context.CancellableContext> contexts = Collections.synchronizedList(new ArrayList<>());
+          List<Context.CancellableContext> contexts =
+              Collections.synchronizedList(new ArrayList<>());
           List<Thread> threads = new ArrayList<>();
           for (int t = 0; t < 4; t++) {
             boolean streaming = t % 2 == 1;
             Context.CancellableContext context = Context.current().withCancellation();
             contexts.add(context);
-            threads.add(Thread.ofPlatform().start(() -> outcomes.run(() -> context.run(() -> {
-              if (streaming) {
-                stub.streamEncodeDense(stream).forEachRemaining(chunk -> {});
-              } else {
-                stub.encodeDense(request);
-              }
-            }))));
+            threads.add(
+                Thread.ofPlatform()
+                    .start(
+                        () ->
+                            outcomes.run(
+                                () ->
+                                    context.run(
+                                        () -> {
+                                          if (streaming) {
+                                            stub.streamEncodeDense(stream)
+                                                .forEachRemaining(chunk -> {});
+                                          } else {
+                                            stub.encodeDense(request);
+                                          }
+                                        }))));
           }
           // One call is left to finish; the others are cancelled mid-way.
           Thread.sleep(1 + round % 5);
@@ -205,8 +242,18 @@ class NativeLifetimeTest {
       core.encodeDense("tiny-dense", texts.subList(0, 2), false, 0, Cancellation.NEVER);
       Outcomes outcomes = new Outcomes();
       AtomicBoolean stop = new AtomicBoolean();
-      List<Thread> threads = load(3, outcomes, stop, () -> () -> core.encodeDense("tiny-dense", texts, false, 0, Cancellation.NEVER));
-      threads.addAll(load(1, outcomes, stop, () -> () -> core.encodeMultiVector("tiny-colbert", texts, true, Cancellation.NEVER)));
+      List<Thread> threads =
+          load(
+              3,
+              outcomes,
+              stop,
+              () -> () -> core.encodeDense("tiny-dense", texts, false, 0, Cancellation.NEVER));
+      threads.addAll(
+          load(
+              1,
+              outcomes,
+              stop,
+              () -> () -> core.encodeMultiVector("tiny-colbert", texts, true, Cancellation.NEVER)));
       Thread.sleep(5 + round % 11);
       core.close();
       stop.set(true);
@@ -214,12 +261,14 @@ class NativeLifetimeTest {
       assertThat(outcomes.unexpected).isEmpty();
       assertThat(outcomes.counts).containsKey("UNAVAILABLE");
       assertThat(outcomes.counts.keySet()).isSubsetOf("OK", "UNAVAILABLE");
-      assertThat(Thread.getAllStackTraces().keySet()).noneMatch(t -> t.getName().startsWith("batcher-tiny-") && t.isAlive());
+      assertThat(Thread.getAllStackTraces().keySet())
+          .noneMatch(t -> t.getName().startsWith("batcher-tiny-") && t.isAlive());
     }
   }
 
   @Test
-  void closingTheCoreWhileABuiltInModelEncodesWaitsForItsPassAndEndsCallsCleanly() throws Exception {
+  void closingTheCoreWhileABuiltInModelEncodesWaitsForItsPassAndEndsCallsCleanly()
+      throws Exception {
     EncoderCore core = new EncoderCore(EncoderServiceConfig.embedded(models, tmp.resolve("cache")));
     List<String> texts = new ArrayList<>();
     for (String text : texts(300, 9)) {
@@ -228,14 +277,20 @@ class NativeLifetimeTest {
     core.encodeDense("all-minilm-l6-v2", texts.subList(0, 2), false, 0, Cancellation.NEVER);
     Outcomes outcomes = new Outcomes();
     AtomicBoolean stop = new AtomicBoolean();
-    List<Thread> threads = load(3, outcomes, stop, () -> () -> core.encodeDense("all-minilm-l6-v2", texts, false, 0, Cancellation.NEVER));
+    List<Thread> threads =
+        load(
+            3,
+            outcomes,
+            stop,
+            () -> () -> core.encodeDense("all-minilm-l6-v2", texts, false, 0, Cancellation.NEVER));
     Thread.sleep(300);
     core.close();
     stop.set(true);
     joinAll(threads);
     assertThat(outcomes.unexpected).isEmpty();
     assertThat(outcomes.counts).containsKey("UNAVAILABLE");
-    assertThat(Thread.getAllStackTraces().keySet()).noneMatch(t -> t.getName().startsWith("batcher-all-minilm") && t.isAlive());
+    assertThat(Thread.getAllStackTraces().keySet())
+        .noneMatch(t -> t.getName().startsWith("batcher-all-minilm") && t.isAlive());
   }
 
   @Test
@@ -244,13 +299,19 @@ class NativeLifetimeTest {
       String name = "lifetime-shutdown-" + UUID.randomUUID();
       EncoderServer.Embedded server =
           EncoderServer.startInProcess(
-              name, EncoderServiceConfig.embedded(models, tmp.resolve("cache")).withBatching(SMALL_PASSES),
+              name,
+              EncoderServiceConfig.embedded(models, tmp.resolve("cache"))
+                  .withBatching(SMALL_PASSES),
               new SimpleMeterRegistry());
       ManagedChannel channel = InProcessChannelBuilder.forName(name).build();
-      EncoderServiceGrpc.EncoderServiceBlockingStub stub = EncoderServiceGrpc.newBlockingStub(channel);
+      EncoderServiceGrpc.EncoderServiceBlockingStub stub =
+          EncoderServiceGrpc.newBlockingStub(channel);
       EncodeDenseRequest request =
-          EncodeDenseRequest.newBuilder().setModelId("tiny-dense").addAllTexts(texts(200, round))
-              .setRole(InputRole.INPUT_ROLE_DOCUMENT).build();
+          EncodeDenseRequest.newBuilder()
+              .setModelId("tiny-dense")
+              .addAllTexts(texts(200, round))
+              .setRole(InputRole.INPUT_ROLE_DOCUMENT)
+              .build();
       stub.encodeDense(request);
       Outcomes outcomes = new Outcomes();
       AtomicBoolean stop = new AtomicBoolean();

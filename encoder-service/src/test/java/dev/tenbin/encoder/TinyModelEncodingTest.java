@@ -16,7 +16,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Encoding paths on small ONNX models the tests build: mean pooling, fp16, multi-vector, sparse. */
+/**
+ * Encoding paths on small ONNX models the tests build: mean pooling, fp16, multi-vector, sparse.
+ */
 class TinyModelEncodingTest {
   @TempDir Path tmp;
   EncoderCore core;
@@ -62,16 +64,25 @@ class TinyModelEncodingTest {
   void meanPoolingAveragesTheTokensOfTheInputWithSpecialTokensAndPrompt() {
     float[] table = TinyOnnxModels.table(TinyModels.VOCABULARY, TinyModels.HIDDEN, 42);
     // Document "apple banana": [CLS]=2 apple=4 banana=5 [SEP]=3. Query adds the prompt "query"=11.
-    float[] doc = core.encodeDense("tiny-dense", List.of("Apple banana"), false, 0, Cancellation.NEVER).vectors().getFirst();
-    assertThat(doc).containsExactly(expectedMean(table, new long[] {2, 4, 5, 3}, false), within(1e-6f));
-    float[] query = core.encodeDense("tiny-dense", List.of("apple banana"), true, 0, Cancellation.NEVER).vectors().getFirst();
-    assertThat(query).containsExactly(expectedMean(table, new long[] {2, 11, 4, 5, 3}, false), within(1e-6f));
+    float[] doc =
+        core.encodeDense("tiny-dense", List.of("Apple banana"), false, 0, Cancellation.NEVER)
+            .vectors()
+            .getFirst();
+    assertThat(doc)
+        .containsExactly(expectedMean(table, new long[] {2, 4, 5, 3}, false), within(1e-6f));
+    float[] query =
+        core.encodeDense("tiny-dense", List.of("apple banana"), true, 0, Cancellation.NEVER)
+            .vectors()
+            .getFirst();
+    assertThat(query)
+        .containsExactly(expectedMean(table, new long[] {2, 11, 4, 5, 3}, false), within(1e-6f));
   }
 
   @Test
   void fp16ModelsAreAcceptedAndPooledInFp32() {
     float[] table = TinyOnnxModels.table(TinyModels.VOCABULARY, TinyModels.HIDDEN, 42);
-    EncodeResult<float[]> result = core.encodeDense("tiny-fp16", List.of("cherry date"), false, 0, Cancellation.NEVER);
+    EncodeResult<float[]> result =
+        core.encodeDense("tiny-fp16", List.of("cherry date"), false, 0, Cancellation.NEVER);
     assertThat(core.model("tiny-fp16").dtype()).isEqualTo("FLOAT16");
     assertThat(result.vectors().getFirst())
         .containsExactly(expectedMean(table, new long[] {2, 6, 7, 3}, true), within(1e-6f));
@@ -79,8 +90,13 @@ class TinyModelEncodingTest {
 
   @Test
   void matryoshkaTruncationIsLimitedToTheCardsDimensions() {
-    assertThat(core.encodeDense("tiny-dense", List.of("fig"), false, 4, Cancellation.NEVER).vectors().getFirst()).hasSize(4);
-    assertThatThrownBy(() -> core.encodeDense("tiny-dense", List.of("fig"), false, 3, Cancellation.NEVER))
+    assertThat(
+            core.encodeDense("tiny-dense", List.of("fig"), false, 4, Cancellation.NEVER)
+                .vectors()
+                .getFirst())
+        .hasSize(4);
+    assertThatThrownBy(
+            () -> core.encodeDense("tiny-dense", List.of("fig"), false, 3, Cancellation.NEVER))
         .isInstanceOf(InvalidInputException.class)
         .extracting(e -> ((InvalidInputException) e).field())
         .isEqualTo("dimensions");
@@ -89,7 +105,9 @@ class TinyModelEncodingTest {
   @Test
   void multiVectorsKeepOneNormalisedVectorPerRealToken() {
     List<float[]> matrices =
-        core.encodeMultiVector("tiny-colbert", List.of("apple", "apple banana cherry"), false, Cancellation.NEVER).vectors();
+        core.encodeMultiVector(
+                "tiny-colbert", List.of("apple", "apple banana cherry"), false, Cancellation.NEVER)
+            .vectors();
     assertThat(matrices.get(0)).hasSize(3 * TinyModels.HIDDEN);
     assertThat(matrices.get(1)).hasSize(5 * TinyModels.HIDDEN);
     double norm = 0;
@@ -116,7 +134,10 @@ class TinyModelEncodingTest {
         expected[out] = Math.max(expected[out], (float) Math.log1p(Math.max(0, logit)));
       }
     }
-    SparseVector sparse = core.encodeSparse("tiny-splade", List.of("elder"), false, 0, Cancellation.NEVER).vectors().getFirst();
+    SparseVector sparse =
+        core.encodeSparse("tiny-splade", List.of("elder"), false, 0, Cancellation.NEVER)
+            .vectors()
+            .getFirst();
     for (int i = 0; i < sparse.indices().length; i++) {
       assertThat(sparse.values()[i]).isCloseTo(expected[sparse.indices()[i]], within(1e-5f));
     }
@@ -125,21 +146,31 @@ class TinyModelEncodingTest {
       nonZero += e > 0 ? 1 : 0;
     }
     assertThat(sparse.indices()).hasSize((int) nonZero);
-    SparseVector top = core.encodeSparse("tiny-splade", List.of("elder"), false, 2, Cancellation.NEVER).vectors().getFirst();
+    SparseVector top =
+        core.encodeSparse("tiny-splade", List.of("elder"), false, 2, Cancellation.NEVER)
+            .vectors()
+            .getFirst();
     assertThat(top.indices()).hasSize(2);
   }
 
   @Test
   void cudaIsRefusedAtStartWithWhatToDoWhenTheBuildHasNoCudaProvider() {
     Assumptions.assumeFalse(
-        ai.onnxruntime.OrtEnvironment.getAvailableProviders().contains(ai.onnxruntime.OrtProvider.CUDA),
+        ai.onnxruntime.OrtEnvironment.getAvailableProviders()
+            .contains(ai.onnxruntime.OrtProvider.CUDA),
         "this build carries the CUDA provider");
     var config = EncoderServiceConfig.embedded(tmp.resolve("models"), tmp.resolve("cache"));
     var cuda =
         new EncoderServiceConfig(
-            config.server(), config.modelsDirectory(), config.cacheDirectory(),
-            new dev.tenbin.encoder.onnx.OnnxModel.RuntimeOptions(1, true), config.batching(),
-            config.maxInputsPerRequest(), config.maxTextChars(), config.maxRequestChars(), config.models(),
+            config.server(),
+            config.modelsDirectory(),
+            config.cacheDirectory(),
+            new dev.tenbin.encoder.onnx.OnnxModel.RuntimeOptions(1, true),
+            config.batching(),
+            config.maxInputsPerRequest(),
+            config.maxTextChars(),
+            config.maxRequestChars(),
+            config.models(),
             config.hub());
     assertThatThrownBy(() -> new EncoderCore(cuda))
         .isInstanceOf(IllegalArgumentException.class)
@@ -148,7 +179,8 @@ class TinyModelEncodingTest {
 
   @Test
   void askingADenseModelForSparseVectorsIsRejected() {
-    assertThatThrownBy(() -> core.encodeSparse("tiny-dense", List.of("fig"), false, 0, Cancellation.NEVER))
+    assertThatThrownBy(
+            () -> core.encodeSparse("tiny-dense", List.of("fig"), false, 0, Cancellation.NEVER))
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining("DENSE");
   }

@@ -12,9 +12,9 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The dense similarity setting shared by {@code tenbin eval} and jobs: {@code cosine}, {@code dot}, or
- * {@code best} — both searched from one encode and, per variant and task, the better by nDCG@10 kept
- * (as the HAKARI protocol reports it).
+ * The dense similarity setting shared by {@code tenbin eval} and jobs: {@code cosine}, {@code dot},
+ * or {@code best} — both searched from one encode and, per variant and task, the better by nDCG@10
+ * kept (as the HAKARI protocol reports it).
  */
 public final class DenseSimilarities {
   private DenseSimilarities() {}
@@ -25,19 +25,32 @@ public final class DenseSimilarities {
       case "cosine" -> List.of(Similarity.SIMILARITY_COSINE);
       case "dot" -> List.of(Similarity.SIMILARITY_DOT);
       case "best" -> List.of(Similarity.SIMILARITY_COSINE, Similarity.SIMILARITY_DOT);
-      default -> throw new InvalidInputException(field, field + " must be cosine, dot or best, got '" + name + "'");
+      default ->
+          throw new InvalidInputException(
+              field, field + " must be cosine, dot or best, got '" + name + "'");
     };
   }
 
-  /** Per variant name, the scored run of the similarity with the higher nDCG@10 (the first on a tie). */
+  /**
+   * Per variant name, the scored run of the similarity with the higher nDCG@10 (the first on a
+   * tie).
+   */
   public static Map<String, EvalRun> bestPerVariant(
-      BeirDataset data, String retriever, List<DenseVariant> variants, List<Similarity> similarities,
+      BeirDataset data,
+      String retriever,
+      List<DenseVariant> variants,
+      List<Similarity> similarities,
       Map<String, RetrievalResult> results) {
     Map<String, EvalRun> best = new LinkedHashMap<>();
     for (DenseVariant variant : variants) {
       for (Similarity similarity : similarities) {
         EvalRun run =
-            RunScorer.score(data, retriever, variant.name(), RunMode.RETRIEVAL, results.get(DenseRetrieval.key(variant, similarity)));
+            RunScorer.score(
+                data,
+                retriever,
+                variant.name(),
+                RunMode.RETRIEVAL,
+                results.get(DenseRetrieval.key(variant, similarity)));
         EvalRun current = best.get(variant.name());
         if (current == null || run.metrics().get("ndcg@10") > current.metrics().get("ndcg@10")) {
           best.put(variant.name(), run);

@@ -10,13 +10,17 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The outcome of {@code tenbin eval}: one JSON object (the stable contract of {@code --json}) or
- * a terminal table.
+ * The outcome of {@code tenbin eval}: one JSON object (the stable contract of {@code --json}) or a
+ * terminal table.
  *
  * @param provenance per run (same index), its cell's fingerprint and versions; empty when unknown
  */
 public record EvalReport(
-    String dataset, String language, String languageSource, List<EvalRun> runs, List<String> warnings,
+    String dataset,
+    String language,
+    String languageSource,
+    List<EvalRun> runs,
+    List<String> warnings,
     List<RunProvenance> provenance) {
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -26,7 +30,12 @@ public record EvalReport(
     }
   }
 
-  public EvalReport(String dataset, String language, String languageSource, List<EvalRun> runs, List<String> warnings) {
+  public EvalReport(
+      String dataset,
+      String language,
+      String languageSource,
+      List<EvalRun> runs,
+      List<String> warnings) {
     this(dataset, language, languageSource, runs, warnings, List.of());
   }
 
@@ -87,7 +96,9 @@ public record EvalReport(
       return table.toString();
     }
     List<String> metricNames = List.copyOf(runs.getFirst().metrics().keySet());
-    table.append(String.format(Locale.ROOT, "%-28s %-10s %-10s %7s", "retriever", "variant", "mode", "queries"));
+    table.append(
+        String.format(
+            Locale.ROOT, "%-28s %-10s %-10s %7s", "retriever", "variant", "mode", "queries"));
     for (String name : metricNames) {
       table.append(String.format(Locale.ROOT, " %12s", name));
     }
@@ -95,7 +106,12 @@ public record EvalReport(
     for (EvalRun run : runs) {
       table.append(
           String.format(
-              Locale.ROOT, "%-28s %-10s %-10s %7d", run.retriever(), run.variant(), run.mode().wireName(), run.numQueries()));
+              Locale.ROOT,
+              "%-28s %-10s %-10s %7d",
+              run.retriever(),
+              run.variant(),
+              run.mode().wireName(),
+              run.numQueries()));
       for (String name : metricNames) {
         table.append(String.format(Locale.ROOT, " %12.4f", run.metrics().get(name)));
       }

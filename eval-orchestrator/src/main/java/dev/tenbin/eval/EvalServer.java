@@ -7,8 +7,10 @@ import dev.tenbin.eval.job.JobReports;
 import dev.tenbin.eval.job.ServiceFolders;
 import dev.tenbin.rpc.GrpcServerHost;
 import dev.tenbin.rpc.ServerOptions;
+import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.io.Writer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,8 +20,6 @@ import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import java.io.OutputStreamWriter;
-import java.nio.charset.StandardCharsets;
 
 /**
  * Runs the orchestrator as a service: {@code tenbin.eval.v1} over gRPC, with a durable job table
@@ -86,7 +86,8 @@ public final class EvalServer implements Callable<Integer> {
 
   /** The flags and environment as one checked config; a bad value names its flag. */
   public EvalServiceConfig config() {
-    return new EvalServiceConfig(serverOptions.toSettings(EvalServiceConfig.DEFAULT_PORT), folders(), services.toOptions());
+    return new EvalServiceConfig(
+        serverOptions.toSettings(EvalServiceConfig.DEFAULT_PORT), folders(), services.toOptions());
   }
 
   /**
@@ -104,12 +105,14 @@ public final class EvalServer implements Callable<Integer> {
   /** Opens the job table of {@code config} and starts its network server. */
   public static Running start(EvalServiceConfig config) {
     JobLauncher launcher = new JobLauncher(config.services());
-    PrintWriter reportLog = new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
+    PrintWriter reportLog =
+        new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
     JobManager jobs =
         JobManager.open(
             config.folders(),
             (job, listener, cancellation) -> {
-              var outcome = launcher.run(job.spec(), job.taskSets(), job.directory(), listener, cancellation);
+              var outcome =
+                  launcher.run(job.spec(), job.taskSets(), job.directory(), listener, cancellation);
               if (!outcome.cancelled()) {
                 JobReports.write(job.directory(), new PrintWriter(Writer.nullWriter()), reportLog);
               }
@@ -119,9 +122,12 @@ public final class EvalServer implements Callable<Integer> {
         "eval-service state {}, results root {}, data roots {}",
         config.folders().stateDirectory(),
         jobs.admission().resultsRoot(),
-        jobs.admission().dataRoots().isEmpty() ? "none (local datasets refused; hub datasets only)" : jobs.admission().dataRoots());
+        jobs.admission().dataRoots().isEmpty()
+            ? "none (local datasets refused; hub datasets only)"
+            : jobs.admission().dataRoots());
     try {
-      GrpcServerHost host = GrpcServerHost.start(config.server(), List.of(new EvalGrpcService(jobs))).owning(jobs);
+      GrpcServerHost host =
+          GrpcServerHost.start(config.server(), List.of(new EvalGrpcService(jobs))).owning(jobs);
       return new Running(host, jobs);
     } catch (RuntimeException e) {
       jobs.close();

@@ -15,7 +15,8 @@ import java.nio.file.Path;
  * @param services where the jobs' index, encoder and rerank services are (embedded unless given),
  *     how to reach them, and the model and cache folders
  */
-public record EvalServiceConfig(ServerSettings server, ServiceFolders folders, JobLauncher.Options services) {
+public record EvalServiceConfig(
+    ServerSettings server, ServiceFolders folders, JobLauncher.Options services) {
   public static final int DEFAULT_PORT = 50054;
 
   public EvalServiceConfig {
@@ -35,10 +36,12 @@ public record EvalServiceConfig(ServerSettings server, ServiceFolders folders, J
       throw new IllegalArgumentException("--cache-dir is required");
     }
     if (Files.exists(folders.stateDirectory()) && !Files.isDirectory(folders.stateDirectory())) {
-      throw new IllegalArgumentException("--state-dir " + folders.stateDirectory() + " is not a folder");
+      throw new IllegalArgumentException(
+          "--state-dir " + folders.stateDirectory() + " is not a folder");
     }
     if (Files.exists(folders.resultsRoot()) && !Files.isDirectory(folders.resultsRoot())) {
-      throw new IllegalArgumentException("--results-root " + folders.resultsRoot() + " is not a folder");
+      throw new IllegalArgumentException(
+          "--results-root " + folders.resultsRoot() + " is not a folder");
     }
     for (Path root : folders.dataRoots()) {
       if (!Files.isDirectory(root)) {

@@ -16,7 +16,8 @@ public final class RunScorer {
       BeirDataset dataset, String retriever, String variant, RunMode mode, RetrievalResult result) {
     Evaluation evaluation =
         RankingEvaluator.standard()
-            .evaluate(dataset.qrels(), result.rankings(), dataset.evaluatedQueryIds(), RunOrder.AS_GIVEN);
+            .evaluate(
+                dataset.qrels(), result.rankings(), dataset.evaluatedQueryIds(), RunOrder.AS_GIVEN);
     Map<Timing, Double> timings = new EnumMap<>(Timing.class);
     timings.put(Timing.INDEX_MS, result.indexNanos() / 1e6);
     timings.put(Timing.SEARCH_MS, result.searchNanos() / 1e6);
@@ -25,7 +26,8 @@ public final class RunScorer {
     int queries = Math.max(1, dataset.evaluatedQueryIds().size());
     timings.put(Timing.PER_QUERY_ENCODE_US, result.queryEncodeNanos() / 1e3 / queries);
     timings.put(Timing.PER_QUERY_SEARCH_US, result.searchNanos() / 1e3 / queries);
-    for (Timing latency : java.util.List.of(Timing.QUERY_ENCODE_LATENCY_US, Timing.SEARCH_LATENCY_US)) {
+    for (Timing latency :
+        java.util.List.of(Timing.QUERY_ENCODE_LATENCY_US, Timing.SEARCH_LATENCY_US)) {
       if (result.diagnostics().get(latency.key()) instanceof Number value) {
         timings.put(latency, value.doubleValue());
       }

@@ -5,7 +5,10 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.Properties;
 
-/** The versions of this build of Tenbin and of the libraries that decide its results, as the Maven build stamped them. */
+/**
+ * The versions of this build of Tenbin and of the libraries that decide its results, as the Maven
+ * build stamped them.
+ */
 public final class TenbinVersion {
   private static final Properties PROPERTIES = load();
 

@@ -27,8 +27,11 @@ class EvalServerOptionsTest {
 
   @Test
   void dataRootsRepeatAndSplitOnThePathSeparatorAndTheResultsRootDefaultsUnderTheState() {
-    var folders = parse("--state-dir", "/srv/eval", "--data-root", "/d/a:/d/b", "--data-root", "/d/c").folders();
-    assertThat(folders.dataRoots()).containsExactly(Path.of("/d/a"), Path.of("/d/b"), Path.of("/d/c"));
+    var folders =
+        parse("--state-dir", "/srv/eval", "--data-root", "/d/a:/d/b", "--data-root", "/d/c")
+            .folders();
+    assertThat(folders.dataRoots())
+        .containsExactly(Path.of("/d/a"), Path.of("/d/b"), Path.of("/d/c"));
     assertThat(folders.stateDirectory()).isEqualTo(Path.of("/srv/eval"));
     assertThat(folders.resultsRoot()).isEqualTo(Path.of("/srv/eval/results"));
     assertThat(parse("--results-root", "/r").folders().resultsRoot()).isEqualTo(Path.of("/r"));
@@ -38,7 +41,11 @@ class EvalServerOptionsTest {
   void withoutDataRootsLocalDatasetsAreRefusedAsTheHelpSays() {
     assertThat(parse().folders().dataRoots()).isEqualTo(List.of());
     String help = new CommandLine(new EvalServer()).getUsageMessage();
-    assertThat(help).contains("--data-root").contains("--results-root").contains("--state-dir").contains("refused");
+    assertThat(help)
+        .contains("--data-root")
+        .contains("--results-root")
+        .contains("--state-dir")
+        .contains("refused");
   }
 
   @Test
@@ -46,9 +53,21 @@ class EvalServerOptionsTest {
     Path data = Files.createDirectories(tmp.resolve("data"));
     EvalServiceConfig config =
         parse(
-            "--port", "7100", "--state-dir", tmp.resolve("state").toString(), "--data-root", data.toString(),
-            "--index-endpoint", "[::1]:6001", "--encoder-endpoint", "encoder:6002", "--models-dir", "/m", "--cache-dir",
-            "/c").config();
+                "--port",
+                "7100",
+                "--state-dir",
+                tmp.resolve("state").toString(),
+                "--data-root",
+                data.toString(),
+                "--index-endpoint",
+                "[::1]:6001",
+                "--encoder-endpoint",
+                "encoder:6002",
+                "--models-dir",
+                "/m",
+                "--cache-dir",
+                "/c")
+            .config();
     assertThat(config.server().port()).isEqualTo(7100);
     assertThat(config.folders().dataRoots()).containsExactly(data);
     assertThat(config.folders().stateDirectory()).isEqualTo(tmp.resolve("state"));
@@ -73,16 +92,19 @@ class EvalServerOptionsTest {
         .hasMessageContaining("--results-root " + file + " is not a folder");
     assertThatThrownBy(() -> parse("--rerank-endpoint", "rerank").config())
         .hasMessageContaining("--rerank-endpoint is missing its port");
-    assertThatThrownBy(() -> parse("--port", "-1").config()).hasMessageContaining("--port must be within 0..65535");
+    assertThatThrownBy(() -> parse("--port", "-1").config())
+        .hasMessageContaining("--port must be within 0..65535");
   }
 
   @Test
   void aStoppedServiceHasReleasedItsJobTable() {
     EvalServiceConfig config =
-        parse("--port", "0", "--metrics-port", "-1", "--state-dir", tmp.resolve("state").toString()).config();
+        parse("--port", "0", "--metrics-port", "-1", "--state-dir", tmp.resolve("state").toString())
+            .config();
     EvalServer.Running running = EvalServer.start(config);
     try {
-      assertThatThrownBy(() -> JobManager.open(config.folders(), (job, listener, cancellation) -> null))
+      assertThatThrownBy(
+              () -> JobManager.open(config.folders(), (job, listener, cancellation) -> null))
           .as("the running service holds the job table")
           .isInstanceOf(dev.tenbin.core.PreconditionException.class)
           .hasMessageContaining("another eval service uses the state folder");

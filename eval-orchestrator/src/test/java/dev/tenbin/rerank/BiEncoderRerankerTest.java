@@ -28,18 +28,40 @@ class BiEncoderRerankerTest {
     TinyModels.sparse(models, "tiny-splade");
     TinyModels.multiVector(models, "tiny-colbert");
     String name = "encoder-" + UUID.randomUUID();
-    try (var encoder = EncoderServer.startInProcess(name, EncoderServiceConfig.embedded(models, tmp.resolve("cache")), new SimpleMeterRegistry())) {
+    try (var encoder =
+        EncoderServer.startInProcess(
+            name,
+            EncoderServiceConfig.embedded(models, tmp.resolve("cache")),
+            new SimpleMeterRegistry())) {
       ManagedChannel channel = InProcessChannelBuilder.forName(name).build();
-      try (RerankCore core = dev.tenbin.rerank.RerankServer.core(models, tmp.resolve("cache"), () -> channel, 100, 1024)) {
+      try (RerankCore core =
+          dev.tenbin.rerank.RerankServer.core(
+              models, tmp.resolve("cache"), () -> channel, 100, 1024)) {
         List<RerankCore.Candidate> candidates =
-            List.of(new RerankCore.Candidate("a", "apple banana"), new RerankCore.Candidate("b", "cherry date"), new RerankCore.Candidate("c", "apple"));
-        for (String model : List.of("dense:tiny-dense", "sparse:tiny-splade", "multivector:tiny-colbert")) {
-          var reranked = core.rerank(model, "apple", candidates, ScorePrecision.FP32, 0, Cancellation.NEVER);
+            List.of(
+                new RerankCore.Candidate("a", "apple banana"),
+                new RerankCore.Candidate("b", "cherry date"),
+                new RerankCore.Candidate("c", "apple"));
+        for (String model :
+            List.of("dense:tiny-dense", "sparse:tiny-splade", "multivector:tiny-colbert")) {
+          var reranked =
+              core.rerank(model, "apple", candidates, ScorePrecision.FP32, 0, Cancellation.NEVER);
           assertThat(reranked.documents()).as(model).hasSize(3);
         }
         // MaxSim against a direct computation from the core's token vectors.
-        var q = encoder.core().encodeMultiVector("tiny-colbert", List.of("apple"), true, Cancellation.NEVER).vectors().getFirst();
-        var d = encoder.core().encodeMultiVector("tiny-colbert", List.of("cherry date"), false, Cancellation.NEVER).vectors().getFirst();
+        var q =
+            encoder
+                .core()
+                .encodeMultiVector("tiny-colbert", List.of("apple"), true, Cancellation.NEVER)
+                .vectors()
+                .getFirst();
+        var d =
+            encoder
+                .core()
+                .encodeMultiVector(
+                    "tiny-colbert", List.of("cherry date"), false, Cancellation.NEVER)
+                .vectors()
+                .getFirst();
         int h = TinyModels.HIDDEN;
         double expected = 0;
         for (int i = 0; i < q.length / h; i++) {
@@ -53,11 +75,32 @@ class BiEncoderRerankerTest {
           }
           expected += best;
         }
-        var maxSim = core.rerank("multivector:tiny-colbert", "apple", candidates, ScorePrecision.FP32, 0, Cancellation.NEVER);
-        assertThat(maxSim.documents().stream().filter(x -> x.docId().equals("b")).findFirst().orElseThrow().score())
+        var maxSim =
+            core.rerank(
+                "multivector:tiny-colbert",
+                "apple",
+                candidates,
+                ScorePrecision.FP32,
+                0,
+                Cancellation.NEVER);
+        assertThat(
+                maxSim.documents().stream()
+                    .filter(x -> x.docId().equals("b"))
+                    .findFirst()
+                    .orElseThrow()
+                    .score())
             .isCloseTo((float) expected, within(1e-4f));
-        // Dense: the exact-match candidate "apple" (same bag of tokens as the query minus the prompt) ranks first.
-        assertThat(core.rerank("dense:tiny-dense", "apple", candidates, ScorePrecision.FP32, 0, Cancellation.NEVER).documents())
+        // Dense: the exact-match candidate "apple" (same bag of tokens as the query minus the
+        // prompt) ranks first.
+        assertThat(
+                core.rerank(
+                        "dense:tiny-dense",
+                        "apple",
+                        candidates,
+                        ScorePrecision.FP32,
+                        0,
+                        Cancellation.NEVER)
+                    .documents())
             .extracting(RerankCore.Scored::score)
             .isSortedAccordingTo(java.util.Comparator.reverseOrder());
       } finally {

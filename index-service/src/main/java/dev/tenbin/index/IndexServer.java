@@ -12,8 +12,8 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -51,11 +51,15 @@ public final class IndexServer implements Callable<Integer>, AutoCloseable {
 
   public IndexServiceConfig config() {
     return new IndexServiceConfig(
-        serverOptions.toSettings(IndexServiceConfig.DEFAULT_PORT), dataDirectory, maxTopK, maxQueries);
+        serverOptions.toSettings(IndexServiceConfig.DEFAULT_PORT),
+        dataDirectory,
+        maxTopK,
+        maxQueries);
   }
 
   /** The service objects for a config, to host on any server (network or in-process). */
-  public static List<BindableService> services(CollectionCatalog catalog, IndexServiceConfig config) {
+  public static List<BindableService> services(
+      CollectionCatalog catalog, IndexServiceConfig config) {
     return List.of(new IndexGrpcService(catalog, config));
   }
 
@@ -64,7 +68,8 @@ public final class IndexServer implements Callable<Integer>, AutoCloseable {
     IndexServiceConfig config = IndexServiceConfig.embedded(dataDirectory);
     CollectionCatalog catalog = CollectionCatalog.open(dataDirectory);
     try {
-      GrpcServerHost host = GrpcServerHost.startInProcess(name, registry, services(catalog, config)).owning(catalog);
+      GrpcServerHost host =
+          GrpcServerHost.startInProcess(name, registry, services(catalog, config)).owning(catalog);
       catalog.bindTo(host.registry());
       return new Embedded(catalog, host);
     } catch (RuntimeException e) {
@@ -80,7 +85,8 @@ public final class IndexServer implements Callable<Integer>, AutoCloseable {
   public static Embedded start(IndexServiceConfig config) {
     CollectionCatalog catalog = CollectionCatalog.open(config.dataDirectory());
     try {
-      GrpcServerHost host = GrpcServerHost.start(config.server(), services(catalog, config)).owning(catalog);
+      GrpcServerHost host =
+          GrpcServerHost.start(config.server(), services(catalog, config)).owning(catalog);
       catalog.bindTo(host.registry());
       return new Embedded(catalog, host);
     } catch (RuntimeException e) {
@@ -112,7 +118,13 @@ public final class IndexServer implements Callable<Integer>, AutoCloseable {
     try {
       running = start(config);
     } catch (DataDirectoryRefusedException refused) {
-      spec.commandLine().getErr().println("index-service: --data-dir " + config.dataDirectory() + " refused: " + refused.getMessage());
+      spec.commandLine()
+          .getErr()
+          .println(
+              "index-service: --data-dir "
+                  + config.dataDirectory()
+                  + " refused: "
+                  + refused.getMessage());
       return 2;
     }
     try (running) {
@@ -120,7 +132,10 @@ public final class IndexServer implements Callable<Integer>, AutoCloseable {
       running.host().stopOnSignal("index-service");
       System.err.printf(
           "index-service listening on %s:%d (metrics port %d, data %s)%n",
-          config.server().host(), running.host().port(), running.host().metricsPort(), config.dataDirectory());
+          config.server().host(),
+          running.host().port(),
+          running.host().metricsPort(),
+          config.dataDirectory());
       running.host().blockUntilShutdown();
     }
     return 0;

@@ -30,7 +30,10 @@ class IndexServerTest {
     int exit = cli.execute("--data-dir", home.toString(), "--port", "0", "--metrics-port", "-1");
 
     assertThat(exit).isEqualTo(2);
-    assertThat(err.toString()).contains("--data-dir " + home).contains("'thesis.tex'").contains("refused");
+    assertThat(err.toString())
+        .contains("--data-dir " + home)
+        .contains("'thesis.tex'")
+        .contains("refused");
     assertThat(home.resolve("thesis.tex")).hasContent("years of work");
     try (var entries = Files.list(home)) {
       assertThat(entries).containsExactly(home.resolve("thesis.tex"));
@@ -41,17 +44,27 @@ class IndexServerTest {
   void theEmbeddedServicePublishesItsCollectionGauges() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     String name = "index-server-test-" + UUID.randomUUID();
-    try (IndexServer.Embedded server = IndexServer.startInProcess(name, tmp.resolve("data"), registry)) {
+    try (IndexServer.Embedded server =
+        IndexServer.startInProcess(name, tmp.resolve("data"), registry)) {
       ManagedChannel channel = InProcessChannelBuilder.forName(name).directExecutor().build();
       try {
         IndexServiceGrpc.newBlockingStub(channel)
             .createCollection(
-                CreateCollectionRequest.newBuilder().setSpec(CollectionSpec.newBuilder().setName("c")).build());
+                CreateCollectionRequest.newBuilder()
+                    .setSpec(CollectionSpec.newBuilder().setName("c"))
+                    .build());
       } finally {
         channel.shutdownNow();
       }
-      assertThat(registry.get("tenbin.index.collection.documents").tag("collection", "c").gauge().value()).isZero();
-      assertThat(registry.get("tenbin.index.collections").tag("state", "ready").gauge().value()).isEqualTo(1);
+      assertThat(
+              registry
+                  .get("tenbin.index.collection.documents")
+                  .tag("collection", "c")
+                  .gauge()
+                  .value())
+          .isZero();
+      assertThat(registry.get("tenbin.index.collections").tag("state", "ready").gauge().value())
+          .isEqualTo(1);
     }
   }
 
@@ -63,26 +76,33 @@ class IndexServerTest {
 
   @Test
   void everyOptionLandsInTheConfigRecordAndBadValuesAreRefusedNamingTheFlag() {
-    IndexServiceConfig config = parse("--data-dir", "/d", "--max-top-k", "50", "--max-queries-per-request", "7");
+    IndexServiceConfig config =
+        parse("--data-dir", "/d", "--max-top-k", "50", "--max-queries-per-request", "7");
     assertThat(config.dataDirectory()).isEqualTo(Path.of("/d"));
     assertThat(config.maxTopK()).isEqualTo(50);
     assertThat(config.maxQueriesPerRequest()).isEqualTo(7);
     assertThat(config.server().port()).isEqualTo(IndexServiceConfig.DEFAULT_PORT);
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> parse("--max-top-k", "0"))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--max-top-k must be at least 1");
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> parse("--max-queries-per-request", "-3"))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--max-queries-per-request must be at least 1");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--max-top-k must be at least 1");
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> parse("--max-queries-per-request", "-3"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--max-queries-per-request must be at least 1");
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> parse("--port", "65536"))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--port must be within 0..65535");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--port must be within 0..65535");
   }
 
   @Test
   void aStoppedServerHasClosedItsCatalogReleasingTheDataDirectory() {
     Path data = tmp.resolve("data");
-    IndexServiceConfig config = parse("--data-dir", data.toString(), "--port", "0", "--metrics-port", "-1");
+    IndexServiceConfig config =
+        parse("--data-dir", data.toString(), "--port", "0", "--metrics-port", "-1");
     IndexServer.Embedded running = IndexServer.start(config);
     try {
-      org.assertj.core.api.Assertions.assertThatThrownBy(() -> dev.tenbin.index.collection.CollectionCatalog.open(data))
+      org.assertj.core.api.Assertions.assertThatThrownBy(
+              () -> dev.tenbin.index.collection.CollectionCatalog.open(data))
           .as("the running server holds the data directory")
           .hasMessageContaining("in use");
       running.host().close();

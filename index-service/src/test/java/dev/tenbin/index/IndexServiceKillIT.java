@@ -3,13 +3,13 @@ package dev.tenbin.index;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenbin.proto.common.v1.DenseVector;
+import dev.tenbin.proto.common.v1.Similarity;
 import dev.tenbin.proto.index.v1.CollectionSpec;
 import dev.tenbin.proto.index.v1.CollectionState;
 import dev.tenbin.proto.index.v1.CreateCollectionRequest;
+import dev.tenbin.proto.index.v1.DenseOptions;
 import dev.tenbin.proto.index.v1.DescribeCollectionRequest;
 import dev.tenbin.proto.index.v1.Document;
-import dev.tenbin.proto.common.v1.Similarity;
-import dev.tenbin.proto.index.v1.DenseOptions;
 import dev.tenbin.proto.index.v1.Family;
 import dev.tenbin.proto.index.v1.IndexServiceGrpc;
 import dev.tenbin.proto.index.v1.IngestRequest;
@@ -36,8 +36,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * kill -9 of a standalone index service in the middle of an ingest, then a restart on the same data
- * directory: the collection opens at a batch boundary holding at least every acknowledged batch, all
- * families agree, and re-sending everything completes it without duplicates. Rounds: system
+ * directory: the collection opens at a batch boundary holding at least every acknowledged batch,
+ * all families agree, and re-sending everything completes it without duplicates. Rounds: system
  * property {@code tenbin.kill.rounds} (default 1).
  */
 class IndexServiceKillIT {
@@ -64,13 +64,28 @@ class IndexServiceKillIT {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     // As the launcher runs it (the root pom's tenbin.jvm.args).
-    command.addAll(List.of("--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED", "-Xss4m"));
+    command.addAll(
+        List.of(
+            "--add-modules",
+            "jdk.incubator.vector",
+            "--enable-native-access=ALL-UNNAMED",
+            "-Xss4m"));
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
     command.add(IndexServer.class.getName());
-    command.addAll(List.of("--host", "127.0.0.1", "--port", "0", "--metrics-port", "-1", "--data-dir", dataDir.toString()));
+    command.addAll(
+        List.of(
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--metrics-port",
+            "-1",
+            "--data-dir",
+            dataDir.toString()));
     Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-    BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+    BufferedReader out =
+        new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
     CompletableFuture<Integer> port = new CompletableFuture<>();
     Thread reader =
         new Thread(
@@ -86,12 +101,15 @@ class IndexServiceKillIT {
               } catch (java.io.IOException ended) {
                 // The child is gone.
               }
-              port.completeExceptionally(new IllegalStateException("the index service exited before listening"));
+              port.completeExceptionally(
+                  new IllegalStateException("the index service exited before listening"));
             });
     reader.setDaemon(true);
     reader.start();
     ManagedChannel channel =
-        NettyChannelBuilder.forAddress("127.0.0.1", port.get(60, TimeUnit.SECONDS)).usePlaintext().build();
+        NettyChannelBuilder.forAddress("127.0.0.1", port.get(60, TimeUnit.SECONDS))
+            .usePlaintext()
+            .build();
     return new Child(process, channel);
   }
 
@@ -104,12 +122,17 @@ class IndexServiceKillIT {
         vector.addValues((float) Math.sin(n * 31 + d));
       }
       request.addDocuments(
-          Document.newBuilder().setId(String.format("doc-%05d", n)).setText("apple document " + n).setDense(vector));
+          Document.newBuilder()
+              .setId(String.format("doc-%05d", n))
+              .setText("apple document " + n)
+              .setDense(vector));
     }
     return request.build();
   }
 
-  /** Streams every batch; counts acknowledgements; when {@code killAfter} arrived, kills the child. */
+  /**
+   * Streams every batch; counts acknowledgements; when {@code killAfter} arrived, kills the child.
+   */
   private static long ingest(Child child, int killAfter) throws Exception {
     AtomicLong acked = new AtomicLong();
     CountDownLatch ended = new CountDownLatch(1);
@@ -154,10 +177,12 @@ class IndexServiceKillIT {
   }
 
   @Test
-  void killNineMidIngestLeavesTheCollectionAtABatchBoundaryAndReSendingCompletesIt() throws Exception {
+  void killNineMidIngestLeavesTheCollectionAtABatchBoundaryAndReSendingCompletesIt()
+      throws Exception {
     int rounds = Integer.getInteger("tenbin.kill.rounds", 1);
     Child child = start();
-    child.index()
+    child
+        .index()
         .createCollection(
             CreateCollectionRequest.newBuilder()
                 .setSpec(CollectionSpec.newBuilder().setName("c").setDenseDimension(DIMENSION))
@@ -165,18 +190,30 @@ class IndexServiceKillIT {
     for (int round = 0; round < rounds; round++) {
       long acked = ingest(child, 3 + round % 7);
       child = start();
-      var description = child.index().describeCollection(DescribeCollectionRequest.newBuilder().setName("c").build()).getCollection();
+      var description =
+          child
+              .index()
+              .describeCollection(DescribeCollectionRequest.newBuilder().setName("c").build())
+              .getCollection();
       assertThat(description.getState()).isEqualTo(CollectionState.COLLECTION_STATE_READY);
       long count = description.getDocumentCount();
       assertThat(count % BATCH).as("round %d: a batch boundary", round).isZero();
-      assertThat(count).as("round %d: every acknowledged batch survives", round).isGreaterThanOrEqualTo(Math.min(acked, BATCHES) * BATCH);
+      assertThat(count)
+          .as("round %d: every acknowledged batch survives", round)
+          .isGreaterThanOrEqualTo(Math.min(acked, BATCHES) * BATCH);
       assertFamiliesAgree(child, count);
-      System.out.printf("kill round %d: %d batches acknowledged, %d documents after restart%n", round, acked, count);
+      System.out.printf(
+          "kill round %d: %d batches acknowledged, %d documents after restart%n",
+          round, acked, count);
       // Re-sending everything is idempotent and completes the collection.
       assertThat(ingest(child, 0)).isEqualTo(BATCHES);
       assertFamiliesAgree(child, (long) BATCHES * BATCH);
-      child.index().dropCollection(dev.tenbin.proto.index.v1.DropCollectionRequest.newBuilder().setName("c").build());
-      child.index()
+      child
+          .index()
+          .dropCollection(
+              dev.tenbin.proto.index.v1.DropCollectionRequest.newBuilder().setName("c").build());
+      child
+          .index()
           .createCollection(
               CreateCollectionRequest.newBuilder()
                   .setSpec(CollectionSpec.newBuilder().setName("c").setDenseDimension(DIMENSION))
@@ -187,11 +224,17 @@ class IndexServiceKillIT {
 
   /** BM25 and dense both see exactly {@code count} documents. */
   private static void assertFamiliesAgree(Child child, long count) {
-    assertThat(child.index().describeCollection(DescribeCollectionRequest.newBuilder().setName("c").build()).getCollection().getDocumentCount())
+    assertThat(
+            child
+                .index()
+                .describeCollection(DescribeCollectionRequest.newBuilder().setName("c").build())
+                .getCollection()
+                .getDocumentCount())
         .isEqualTo(count);
     int topK = (int) Math.max(1, count);
     var bm25 =
-        child.index()
+        child
+            .index()
             .search(
                 SearchRequest.newBuilder()
                     .setCollection("c")
@@ -204,7 +247,8 @@ class IndexServiceKillIT {
       query.addValues(1);
     }
     var dense =
-        child.index()
+        child
+            .index()
             .search(
                 SearchRequest.newBuilder()
                     .setCollection("c")

@@ -40,7 +40,8 @@ public final class RerankCore implements AutoCloseable, MeterBinder {
   private final int maxPairs;
   private final OrderedShutdown.Registration shutdown;
 
-  public RerankCore(RerankerRegistry crossEncoders, Supplier<BiEncoderReranker> biEncoders, int maxPairs) {
+  public RerankCore(
+      RerankerRegistry crossEncoders, Supplier<BiEncoderReranker> biEncoders, int maxPairs) {
     this.crossEncoders = crossEncoders;
     this.biEncoders = biEncoders;
     this.maxPairs = maxPairs;
@@ -59,7 +60,12 @@ public final class RerankCore implements AutoCloseable, MeterBinder {
   }
 
   public Reranked rerank(
-      String model, String query, List<Candidate> candidates, ScorePrecision precision, int topK, Cancellation cancellation) {
+      String model,
+      String query,
+      List<Candidate> candidates,
+      ScorePrecision precision,
+      int topK,
+      Cancellation cancellation) {
     if (query == null || query.isBlank()) {
       throw new InvalidInputException("query", "query must not be empty");
     }
@@ -68,7 +74,8 @@ public final class RerankCore implements AutoCloseable, MeterBinder {
     }
     if (candidates.size() > maxPairs) {
       throw new InvalidInputException(
-          "candidates", "at most " + maxPairs + " candidates per request, got " + candidates.size());
+          "candidates",
+          "at most " + maxPairs + " candidates per request, got " + candidates.size());
     }
     if (topK < 0) {
       throw new InvalidInputException("top_k", "top_k must not be negative");
@@ -78,10 +85,12 @@ public final class RerankCore implements AutoCloseable, MeterBinder {
     for (int i = 0; i < candidates.size(); i++) {
       Candidate candidate = candidates.get(i);
       if (candidate.docId() == null || candidate.docId().isBlank() || !ids.add(candidate.docId())) {
-        throw new InvalidInputException("candidates[" + i + "].doc_id", "candidate doc ids must be non-empty and unique");
+        throw new InvalidInputException(
+            "candidates[" + i + "].doc_id", "candidate doc ids must be non-empty and unique");
       }
       if (candidate.text() == null || candidate.text().isBlank()) {
-        throw new InvalidInputException("candidates[" + i + "].text", "candidate text must not be empty");
+        throw new InvalidInputException(
+            "candidates[" + i + "].text", "candidate text must not be empty");
       }
       texts.add(candidate.text());
     }
@@ -99,8 +108,11 @@ public final class RerankCore implements AutoCloseable, MeterBinder {
     for (int i = 0; i < scores.length; i++) {
       ranked.add(new Scored(candidates.get(i).docId(), scores[i]));
     }
-    ranked.sort(Comparator.comparing(Scored::score, Comparator.reverseOrder()).thenComparing(Scored::docId));
-    return new Reranked(topK == 0 ? ranked : ranked.subList(0, Math.min(topK, ranked.size())), inference);
+    ranked.sort(
+        Comparator.comparing(Scored::score, Comparator.reverseOrder())
+            .thenComparing(Scored::docId));
+    return new Reranked(
+        topK == 0 ? ranked : ranked.subList(0, Math.min(topK, ranked.size())), inference);
   }
 
   @Override

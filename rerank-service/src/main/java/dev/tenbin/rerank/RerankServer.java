@@ -38,53 +38,87 @@ public final class RerankServer implements Callable<Integer> {
       names = "--max-pairs-per-request",
       paramLabel = "N",
       defaultValue = "${env:TENBIN_RERANK_MAX_PAIRS:-1000}",
-      description = "Largest number of candidates in one rerank request (env TENBIN_RERANK_MAX_PAIRS; default ${DEFAULT-VALUE}).")
+      description =
+          "Largest number of candidates in one rerank request (env TENBIN_RERANK_MAX_PAIRS; default ${DEFAULT-VALUE}).")
   int maxPairs;
 
-  @Option(names = "--models-dir", paramLabel = "DIR", defaultValue = "${env:TENBIN_MODELS_DIR:-models}",
-      description = "Folder of cross-encoders, <id>/card.json (env TENBIN_MODELS_DIR; default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--models-dir",
+      paramLabel = "DIR",
+      defaultValue = "${env:TENBIN_MODELS_DIR:-models}",
+      description =
+          "Folder of cross-encoders, <id>/card.json (env TENBIN_MODELS_DIR; default ${DEFAULT-VALUE}).")
   Path modelsDirectory;
 
-  @Option(names = "--cache-dir", paramLabel = "DIR", defaultValue = "${env:TENBIN_CACHE_DIR:-.tenbin/cache}",
+  @Option(
+      names = "--cache-dir",
+      paramLabel = "DIR",
+      defaultValue = "${env:TENBIN_CACHE_DIR:-.tenbin/cache}",
       description = "Hub downloads (env TENBIN_CACHE_DIR; default ${DEFAULT-VALUE}).")
   Path cacheDirectory;
 
-  @Option(names = "--hub-endpoint", paramLabel = "URL", defaultValue = "${env:HF_ENDPOINT:-https://huggingface.co}",
-      description = "Hugging Face hub base URL (env HF_ENDPOINT; default ${DEFAULT-VALUE}); a token for gated models"
-          + " comes from env HF_TOKEN.")
+  @Option(
+      names = "--hub-endpoint",
+      paramLabel = "URL",
+      defaultValue = "${env:HF_ENDPOINT:-https://huggingface.co}",
+      description =
+          "Hugging Face hub base URL (env HF_ENDPOINT; default ${DEFAULT-VALUE}); a token for gated models"
+              + " comes from env HF_TOKEN.")
   String hubEndpoint;
 
-  @Option(names = "--encoder-endpoint", paramLabel = "HOST:PORT",
+  @Option(
+      names = "--encoder-endpoint",
+      paramLabel = "HOST:PORT",
       defaultValue = "${env:TENBIN_ENCODER_ENDPOINT:-localhost:50051}",
-      description = "Encoder service for bi-encoder rerankers (dense:MODEL); [ADDRESS]:PORT for IPv6 (env"
-          + " TENBIN_ENCODER_ENDPOINT; default ${DEFAULT-VALUE}).")
+      description =
+          "Encoder service for bi-encoder rerankers (dense:MODEL); [ADDRESS]:PORT for IPv6 (env"
+              + " TENBIN_ENCODER_ENDPOINT; default ${DEFAULT-VALUE}).")
   String encoderEndpoint;
 
-  @Option(names = "--max-batch-tokens", paramLabel = "N", defaultValue = "8192",
+  @Option(
+      names = "--max-batch-tokens",
+      paramLabel = "N",
+      defaultValue = "8192",
       description = "Padded tokens per forward pass (default ${DEFAULT-VALUE}).")
   int maxBatchTokens;
 
-  @Option(names = "--allow-models", split = ",", paramLabel = "PATTERN", defaultValue = "${env:TENBIN_ALLOW_MODELS}",
-      description = {"Which cross-encoders may be loaded; repeatable or comma-separated (env TENBIN_ALLOW_MODELS). A"
-          + " glob (* any characters, ? one; case-insensitive) over the id of a model in --models-dir ('ms-marco-*'),"
-          + " or SOURCE:ID with SOURCE local or hub ('local:*', 'hub:BAAI/*' for any BAAI repository at any"
-          + " revision, 'hub:*').",
-          "Hub downloads are off unless a hub: pattern allows them. Default: builtin:*,local:*. A model not allowed"
-          + " is PERMISSION_DENIED naming model_id. Bi-encoder rerankers (dense:MODEL ...) are checked by the"
-          + " encoder service they run on."})
+  @Option(
+      names = "--allow-models",
+      split = ",",
+      paramLabel = "PATTERN",
+      defaultValue = "${env:TENBIN_ALLOW_MODELS}",
+      description = {
+        "Which cross-encoders may be loaded; repeatable or comma-separated (env TENBIN_ALLOW_MODELS). A"
+            + " glob (* any characters, ? one; case-insensitive) over the id of a model in --models-dir ('ms-marco-*'),"
+            + " or SOURCE:ID with SOURCE local or hub ('local:*', 'hub:BAAI/*' for any BAAI repository at any"
+            + " revision, 'hub:*').",
+        "Hub downloads are off unless a hub: pattern allows them. Default: builtin:*,local:*. A model not allowed"
+            + " is PERMISSION_DENIED naming model_id. Bi-encoder rerankers (dense:MODEL ...) are checked by the"
+            + " encoder service they run on."
+      })
   List<String> allowModels;
 
-  @Option(names = "--model-idle-seconds", paramLabel = "N", defaultValue = "${env:TENBIN_MODEL_IDLE_SECONDS:-600}",
-      description = "Unload a cross-encoder no call has used for this long; 0 = never (env TENBIN_MODEL_IDLE_SECONDS;"
-          + " default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--model-idle-seconds",
+      paramLabel = "N",
+      defaultValue = "${env:TENBIN_MODEL_IDLE_SECONDS:-600}",
+      description =
+          "Unload a cross-encoder no call has used for this long; 0 = never (env TENBIN_MODEL_IDLE_SECONDS;"
+              + " default ${DEFAULT-VALUE}).")
   long modelIdleSeconds;
 
   /** The flags and environment as one checked config; a bad value names its flag. */
   public RerankServiceConfig config() {
     return new RerankServiceConfig(
-        serverOptions.toSettings(RerankServiceConfig.DEFAULT_PORT), modelsDirectory, cacheDirectory,
-        HubAccess.fromEnvironment().withEndpoint(hubEndpoint), HostPort.parse("--encoder-endpoint", encoderEndpoint),
-        encoderSecurity.toSecurity(), maxPairs, maxBatchTokens, ModelPolicy.of(allowModels, modelIdleSeconds));
+        serverOptions.toSettings(RerankServiceConfig.DEFAULT_PORT),
+        modelsDirectory,
+        cacheDirectory,
+        HubAccess.fromEnvironment().withEndpoint(hubEndpoint),
+        HostPort.parse("--encoder-endpoint", encoderEndpoint),
+        encoderSecurity.toSecurity(),
+        maxPairs,
+        maxBatchTokens,
+        ModelPolicy.of(allowModels, modelIdleSeconds));
   }
 
   /**
@@ -93,32 +127,60 @@ public final class RerankServer implements Callable<Integer> {
    * {@code tenbin run/eval}).
    */
   public static RerankCore core(
-      Path models, Path cache, Supplier<io.grpc.Channel> encoderChannel, int maxPairs, int maxBatchTokens) {
-    return core(models, cache, HubAccess.fromEnvironment(), encoderChannel, maxPairs, maxBatchTokens, ModelPolicy.allowAll());
+      Path models,
+      Path cache,
+      Supplier<io.grpc.Channel> encoderChannel,
+      int maxPairs,
+      int maxBatchTokens) {
+    return core(
+        models,
+        cache,
+        HubAccess.fromEnvironment(),
+        encoderChannel,
+        maxPairs,
+        maxBatchTokens,
+        ModelPolicy.allowAll());
   }
 
   /** The core of a network server. */
-  public static RerankCore core(RerankServiceConfig config, Supplier<io.grpc.Channel> encoderChannel) {
+  public static RerankCore core(
+      RerankServiceConfig config, Supplier<io.grpc.Channel> encoderChannel) {
     return core(
-        config.modelsDirectory(), config.cacheDirectory(), config.hub(), encoderChannel, config.maxPairsPerRequest(),
-        config.maxBatchTokens(), config.models());
+        config.modelsDirectory(),
+        config.cacheDirectory(),
+        config.hub(),
+        encoderChannel,
+        config.maxPairsPerRequest(),
+        config.maxBatchTokens(),
+        config.models());
   }
 
   private static RerankCore core(
-      Path models, Path cache, HubAccess hub, Supplier<io.grpc.Channel> encoderChannel, int maxPairs, int maxBatchTokens,
+      Path models,
+      Path cache,
+      HubAccess hub,
+      Supplier<io.grpc.Channel> encoderChannel,
+      int maxPairs,
+      int maxBatchTokens,
       ModelPolicy policy) {
     var registry =
         new dev.tenbin.rerank.cross.RerankerRegistry(
-            models, hub.downloader(cache),
-            dev.tenbin.encoder.onnx.OnnxModel.RuntimeOptions.cpu(Runtime.getRuntime().availableProcessors()), maxBatchTokens,
+            models,
+            hub.downloader(cache),
+            dev.tenbin.encoder.onnx.OnnxModel.RuntimeOptions.cpu(
+                Runtime.getRuntime().availableProcessors()),
+            maxBatchTokens,
             policy);
-    dev.tenbin.rerank.bi.BiEncoderReranker[] biEncoder = new dev.tenbin.rerank.bi.BiEncoderReranker[1];
+    dev.tenbin.rerank.bi.BiEncoderReranker[] biEncoder =
+        new dev.tenbin.rerank.bi.BiEncoderReranker[1];
     return new RerankCore(
         registry,
         () -> {
           synchronized (biEncoder) {
             if (biEncoder[0] == null) {
-              biEncoder[0] = new dev.tenbin.rerank.bi.BiEncoderReranker(dev.tenbin.encoder.client.EncoderClient.of(encoderChannel.get()));
+              biEncoder[0] =
+                  new dev.tenbin.rerank.bi.BiEncoderReranker(
+                      dev.tenbin.encoder.client.EncoderClient.of(encoderChannel.get()));
             }
             return biEncoder[0];
           }
@@ -130,7 +192,8 @@ public final class RerankServer implements Callable<Integer> {
    * A started rerank service. The host owns the core and the encoder channel: closing stops the
    * server (in-flight calls get their grace), then closes the cross-encoders, then the channel.
    */
-  public record Running(GrpcServerHost host, RerankCore core, ManagedChannel encoderChannel) implements AutoCloseable {
+  public record Running(GrpcServerHost host, RerankCore core, ManagedChannel encoderChannel)
+      implements AutoCloseable {
     @Override
     public void close() {
       host.close();
@@ -142,7 +205,9 @@ public final class RerankServer implements Callable<Integer> {
     HostPort encoderAddress = config.encoderEndpoint();
     ManagedChannel encoder =
         ClientChannels.open(
-            encoderAddress.host(), encoderAddress.port(), config.encoderSecurity(),
+            encoderAddress.host(),
+            encoderAddress.port(),
+            config.encoderSecurity(),
             ClientChannels.DEFAULT_MAX_INBOUND_MESSAGE_BYTES);
     RerankCore core = null;
     GrpcServerHost host = null;
@@ -174,16 +239,22 @@ public final class RerankServer implements Callable<Integer> {
   }
 
   /**
-   * Starts the embedded rerank service under the in-process name {@code name} (every reranker allowed,
-   * none unloaded), with bi-encoders reached through {@code encoderChannel}.
+   * Starts the embedded rerank service under the in-process name {@code name} (every reranker
+   * allowed, none unloaded), with bi-encoders reached through {@code encoderChannel}.
    */
   public static Embedded startInProcess(
-      String name, java.nio.file.Path models, java.nio.file.Path cache,
-      java.util.function.Supplier<io.grpc.Channel> encoderChannel, int maxPairs, int maxBatchTokens,
+      String name,
+      java.nio.file.Path models,
+      java.nio.file.Path cache,
+      java.util.function.Supplier<io.grpc.Channel> encoderChannel,
+      int maxPairs,
+      int maxBatchTokens,
       io.micrometer.core.instrument.MeterRegistry registry) {
     RerankCore core = core(models, cache, encoderChannel, maxPairs, maxBatchTokens);
     try {
-      return new Embedded(core, GrpcServerHost.startInProcess(name, registry, List.of(new RerankGrpcService(core))));
+      return new Embedded(
+          core,
+          GrpcServerHost.startInProcess(name, registry, List.of(new RerankGrpcService(core))));
     } catch (RuntimeException e) {
       core.close();
       throw e;
@@ -199,7 +270,10 @@ public final class RerankServer implements Callable<Integer> {
     }
   }
 
-  /** Serves until SIGTERM/SIGINT: the server stops first, then the core's cross-encoders, then the channel. */
+  /**
+   * Serves until SIGTERM/SIGINT: the server stops first, then the core's cross-encoders, then the
+   * channel.
+   */
   @Override
   public Integer call() throws Exception {
     RerankServiceConfig config = config();
@@ -207,7 +281,10 @@ public final class RerankServer implements Callable<Integer> {
       running.host().stopOnSignal("rerank-service");
       System.err.printf(
           "rerank-service listening on %s:%d (metrics port %d, encoder %s)%n",
-          config.server().host(), running.host().port(), running.host().metricsPort(), config.encoderEndpoint());
+          config.server().host(),
+          running.host().port(),
+          running.host().metricsPort(),
+          config.encoderEndpoint());
       running.host().blockUntilShutdown();
     }
     return 0;

@@ -59,7 +59,8 @@ public record RerankServiceConfig(
           "--max-pairs-per-request must be at least 1, got " + maxPairsPerRequest);
     }
     if (maxBatchTokens < 1) {
-      throw new IllegalArgumentException("--max-batch-tokens must be at least 1, got " + maxBatchTokens);
+      throw new IllegalArgumentException(
+          "--max-batch-tokens must be at least 1, got " + maxBatchTokens);
     }
     if (models == null) {
       throw new IllegalArgumentException("a model policy is required");

@@ -17,11 +17,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -45,15 +43,19 @@ class CrossEncoderTest {
     Files.writeString(dir.resolve("card.json"), card);
   }
 
-  /** The word-level tokenizer with a decoder-style template: [CLS] before a text, no [SEP] after it. */
+  /**
+   * The word-level tokenizer with a decoder-style template: [CLS] before a text, no [SEP] after it.
+   */
   private static byte[] tokenizerWithoutTrailingSep() {
-    String json = new String(TinyOnnxModels.wordLevelTokenizer(TinyModels.WORDS), StandardCharsets.UTF_8);
+    String json =
+        new String(TinyOnnxModels.wordLevelTokenizer(TinyModels.WORDS), StandardCharsets.UTF_8);
     String withSep =
         "\"single\":[{\"SpecialToken\":{\"id\":\"[CLS]\",\"type_id\":0}},{\"Sequence\":{\"id\":\"A\",\"type_id\":0}},"
             + "{\"SpecialToken\":{\"id\":\"[SEP]\",\"type_id\":0}}]";
     assertThat(json).contains(withSep);
     return json.replace(
-            withSep, "\"single\":[{\"SpecialToken\":{\"id\":\"[CLS]\",\"type_id\":0}},{\"Sequence\":{\"id\":\"A\",\"type_id\":0}}]")
+            withSep,
+            "\"single\":[{\"SpecialToken\":{\"id\":\"[CLS]\",\"type_id\":0}},{\"Sequence\":{\"id\":\"A\",\"type_id\":0}}]")
         .getBytes(StandardCharsets.UTF_8);
   }
 
@@ -67,9 +69,18 @@ class CrossEncoderTest {
     for (int i = 0; i < H; i++) {
       steep[i] = 24 * TinyOnnxModels.table(H, 1, 4)[i];
     }
-    model("tiny-sigmoid", TinyOnnxModels.pairClassifier(table, one, V, H, 1, false), "{\"id\":\"tiny-sigmoid\",\"head\":\"SIGMOID\"}");
-    model("tiny-softmax", TinyOnnxModels.pairClassifier(table, two, V, H, 2, false), "{\"id\":\"tiny-softmax\",\"head\":\"SOFTMAX2\"}");
-    model("tiny-fp16", TinyOnnxModels.pairClassifier(table, steep, V, H, 1, true), "{\"id\":\"tiny-fp16\",\"head\":\"SIGMOID\"}");
+    model(
+        "tiny-sigmoid",
+        TinyOnnxModels.pairClassifier(table, one, V, H, 1, false),
+        "{\"id\":\"tiny-sigmoid\",\"head\":\"SIGMOID\"}");
+    model(
+        "tiny-softmax",
+        TinyOnnxModels.pairClassifier(table, two, V, H, 2, false),
+        "{\"id\":\"tiny-softmax\",\"head\":\"SOFTMAX2\"}");
+    model(
+        "tiny-fp16",
+        TinyOnnxModels.pairClassifier(table, steep, V, H, 1, true),
+        "{\"id\":\"tiny-fp16\",\"head\":\"SIGMOID\"}");
     model(
         "tiny-yesno",
         TinyOnnxModels.mlmEncoder(table, TinyOnnxModels.table(H, V, 5), V, H),
@@ -77,8 +88,18 @@ class CrossEncoderTest {
             + "\"yes_token\":\"apple\",\"no_token\":\"banana\"}",
         tokenizerWithoutTrailingSep());
     RerankerRegistry registry =
-        new RerankerRegistry(tmp.resolve("models"), new HubDownloader("http://127.0.0.1:9", tmp.resolve("cache"), null), OnnxModel.RuntimeOptions.cpu(1), 64);
-    core = new RerankCore(registry, () -> { throw new IllegalStateException("no encoder in this test"); }, 100);
+        new RerankerRegistry(
+            tmp.resolve("models"),
+            new HubDownloader("http://127.0.0.1:9", tmp.resolve("cache"), null),
+            OnnxModel.RuntimeOptions.cpu(1),
+            64);
+    core =
+        new RerankCore(
+            registry,
+            () -> {
+              throw new IllegalStateException("no encoder in this test");
+            },
+            100);
   }
 
   @AfterEach
@@ -95,7 +116,8 @@ class CrossEncoderTest {
   }
 
   /** mean over [CLS] q.. [SEP] d.. [SEP] of table rows, dotted with the projection column. */
-  private static double logit(float[] table, float[] projection, int outputs, int column, long[] ids) {
+  private static double logit(
+      float[] table, float[] projection, int outputs, int column, long[] ids) {
     double sum = 0;
     for (int d = 0; d < H; d++) {
       double mean = 0;
@@ -109,35 +131,63 @@ class CrossEncoderTest {
 
   @Test
   void sigmoidHeadScoresPairsWithTokenTypes() {
-    // One candidate per call: the tiny model averages over padding too, so batch mates would shift it.
-    var reranked = core.rerank("tiny-sigmoid", "apple", candidates("banana"), ScorePrecision.FP32, 0, Cancellation.NEVER);
+    // One candidate per call: the tiny model averages over padding too, so batch mates would shift
+    // it.
+    var reranked =
+        core.rerank(
+            "tiny-sigmoid",
+            "apple",
+            candidates("banana"),
+            ScorePrecision.FP32,
+            0,
+            Cancellation.NEVER);
     float[] table = TinyOnnxModels.table(V, H, 1);
     float[] one = TinyOnnxModels.table(H, 1, 2);
     double bananaScore = 1 / (1 + Math.exp(-logit(table, one, 1, 0, new long[] {2, 4, 3, 5, 3})));
-    assertThat(reranked.documents()).anySatisfy(d -> {
-      assertThat(d.docId()).isEqualTo("d0");
-      assertThat((double) d.score()).isCloseTo(bananaScore, within(1e-5));
-    });
-    var two = core.rerank("tiny-sigmoid", "apple", candidates("banana", "cherry"), ScorePrecision.FP32, 0, Cancellation.NEVER);
-    assertThat(two.documents().get(0).score()).isGreaterThanOrEqualTo(two.documents().get(1).score());
+    assertThat(reranked.documents())
+        .anySatisfy(
+            d -> {
+              assertThat(d.docId()).isEqualTo("d0");
+              assertThat((double) d.score()).isCloseTo(bananaScore, within(1e-5));
+            });
+    var two =
+        core.rerank(
+            "tiny-sigmoid",
+            "apple",
+            candidates("banana", "cherry"),
+            ScorePrecision.FP32,
+            0,
+            Cancellation.NEVER);
+    assertThat(two.documents().get(0).score())
+        .isGreaterThanOrEqualTo(two.documents().get(1).score());
   }
 
   @Test
   void softmaxHeadIsTheProbabilityOfTheSecondLogit() {
-    var reranked = core.rerank("tiny-softmax", "apple", candidates("fig"), ScorePrecision.FP32, 0, Cancellation.NEVER);
+    var reranked =
+        core.rerank(
+            "tiny-softmax", "apple", candidates("fig"), ScorePrecision.FP32, 0, Cancellation.NEVER);
     float[] table = TinyOnnxModels.table(V, H, 1);
     float[] two = TinyOnnxModels.table(H, 2, 3);
     long[] ids = {2, 4, 3, 9, 3};
     double a = logit(table, two, 2, 0, ids);
     double b = logit(table, two, 2, 1, ids);
-    assertThat((double) reranked.documents().getFirst().score()).isCloseTo(Math.exp(b) / (Math.exp(a) + Math.exp(b)), within(1e-5));
+    assertThat((double) reranked.documents().getFirst().score())
+        .isCloseTo(Math.exp(b) / (Math.exp(a) + Math.exp(b)), within(1e-5));
   }
 
   @Test
   void yesNoHeadReadsEachPromptsLastPositionsYesAndNoLogits() {
     // Prompts of different lengths ("query cherry document date" is 5 tokens with [CLS], "... elder
     // fig" 6), scored in one padded batch: each score comes from its own last token.
-    var reranked = core.rerank("tiny-yesno", "cherry", candidates("date", "elder fig"), ScorePrecision.FP32, 0, Cancellation.NEVER);
+    var reranked =
+        core.rerank(
+            "tiny-yesno",
+            "cherry",
+            candidates("date", "elder fig"),
+            ScorePrecision.FP32,
+            0,
+            Cancellation.NEVER);
     float[] table = TinyOnnxModels.table(V, H, 1);
     float[] lm = TinyOnnxModels.table(H, V, 5);
     int yesId = 4 + TinyModels.WORDS.indexOf("apple");
@@ -145,11 +195,21 @@ class CrossEncoderTest {
     Map<String, Double> expected = new LinkedHashMap<>();
     expected.put("d0", yesNo(table, lm, 4 + TinyModels.WORDS.indexOf("date"), yesId, noId));
     expected.put("d1", yesNo(table, lm, 4 + TinyModels.WORDS.indexOf("fig"), yesId, noId));
-    assertThat(Math.abs(expected.get("d0") - expected.get("d1"))).as("the candidates score differently").isGreaterThan(1e-3);
-    List<String> order = expected.entrySet().stream().sorted(Map.Entry.<String, Double>comparingByValue().reversed()).map(Map.Entry::getKey).toList();
-    assertThat(reranked.documents()).extracting(RerankCore.Scored::docId).containsExactlyElementsOf(order);
+    assertThat(Math.abs(expected.get("d0") - expected.get("d1")))
+        .as("the candidates score differently")
+        .isGreaterThan(1e-3);
+    List<String> order =
+        expected.entrySet().stream()
+            .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
+            .map(Map.Entry::getKey)
+            .toList();
+    assertThat(reranked.documents())
+        .extracting(RerankCore.Scored::docId)
+        .containsExactlyElementsOf(order);
     for (RerankCore.Scored doc : reranked.documents()) {
-      assertThat((double) doc.score()).as(doc.docId()).isCloseTo(expected.get(doc.docId()), within(1e-5));
+      assertThat((double) doc.score())
+          .as(doc.docId())
+          .isCloseTo(expected.get(doc.docId()), within(1e-5));
     }
   }
 
@@ -177,8 +237,22 @@ class CrossEncoderTest {
       }
     }
     String[] texts = list.toArray(new String[0]);
-    var fp32 = core.rerank("tiny-fp16", "apple grape", candidates(texts), ScorePrecision.FP32, 0, Cancellation.NEVER);
-    var half = core.rerank("tiny-fp16", "apple grape", candidates(texts), ScorePrecision.MODEL_DTYPE, 0, Cancellation.NEVER);
+    var fp32 =
+        core.rerank(
+            "tiny-fp16",
+            "apple grape",
+            candidates(texts),
+            ScorePrecision.FP32,
+            0,
+            Cancellation.NEVER);
+    var half =
+        core.rerank(
+            "tiny-fp16",
+            "apple grape",
+            candidates(texts),
+            ScorePrecision.MODEL_DTYPE,
+            0,
+            Cancellation.NEVER);
     assertThat(tiedPairs(fp32.documents())).isZero();
     assertThat(tiedPairs(half.documents())).isPositive();
     assertThat(core.crossEncoders().info("tiny-fp16").dtype()).isEqualTo("FLOAT16");
@@ -198,25 +272,48 @@ class CrossEncoderTest {
 
   @Test
   void badRequestsNameTheirField() {
-    assertThatThrownBy(() -> core.rerank("tiny-sigmoid", " ", candidates("a"), ScorePrecision.FP32, 0, Cancellation.NEVER))
+    assertThatThrownBy(
+            () ->
+                core.rerank(
+                    "tiny-sigmoid",
+                    " ",
+                    candidates("a"),
+                    ScorePrecision.FP32,
+                    0,
+                    Cancellation.NEVER))
         .isInstanceOf(InvalidInputException.class)
         .extracting(e -> ((InvalidInputException) e).field())
         .isEqualTo("query");
     assertThatThrownBy(
             () ->
                 core.rerank(
-                    "tiny-sigmoid", "q", List.of(new RerankCore.Candidate("x", "a"), new RerankCore.Candidate("x", "b")),
-                    ScorePrecision.FP32, 0, Cancellation.NEVER))
+                    "tiny-sigmoid",
+                    "q",
+                    List.of(new RerankCore.Candidate("x", "a"), new RerankCore.Candidate("x", "b")),
+                    ScorePrecision.FP32,
+                    0,
+                    Cancellation.NEVER))
         .isInstanceOf(InvalidInputException.class)
         .extracting(e -> ((InvalidInputException) e).field())
         .isEqualTo("candidates[1].doc_id");
     String[] many = new String[101];
     java.util.Arrays.fill(many, "apple");
-    assertThatThrownBy(() -> core.rerank("tiny-sigmoid", "q", candidates(many), ScorePrecision.FP32, 0, Cancellation.NEVER))
+    assertThatThrownBy(
+            () ->
+                core.rerank(
+                    "tiny-sigmoid",
+                    "q",
+                    candidates(many),
+                    ScorePrecision.FP32,
+                    0,
+                    Cancellation.NEVER))
         .isInstanceOf(InvalidInputException.class)
         .extracting(e -> ((InvalidInputException) e).field())
         .isEqualTo("candidates");
-    assertThatThrownBy(() -> core.rerank("missing", "q", candidates("a"), ScorePrecision.FP32, 0, Cancellation.NEVER))
+    assertThatThrownBy(
+            () ->
+                core.rerank(
+                    "missing", "q", candidates("a"), ScorePrecision.FP32, 0, Cancellation.NEVER))
         .isInstanceOf(NotFoundException.class);
   }
 }

@@ -52,8 +52,12 @@ class RerankLifetimeTest {
     Files.write(
         dir.resolve("model.onnx"),
         TinyOnnxModels.pairClassifier(
-            TinyOnnxModels.table(TinyModels.VOCABULARY, TinyModels.HIDDEN, 1), TinyOnnxModels.table(TinyModels.HIDDEN, 1, 2),
-            TinyModels.VOCABULARY, TinyModels.HIDDEN, 1, false));
+            TinyOnnxModels.table(TinyModels.VOCABULARY, TinyModels.HIDDEN, 1),
+            TinyOnnxModels.table(TinyModels.HIDDEN, 1, 2),
+            TinyModels.VOCABULARY,
+            TinyModels.HIDDEN,
+            1,
+            false));
     Files.write(dir.resolve("tokenizer.json"), TinyOnnxModels.wordLevelTokenizer(TinyModels.WORDS));
     Files.writeString(dir.resolve("card.json"), "{\"id\":\"tiny-sigmoid\",\"head\":\"SIGMOID\"}");
   }
@@ -61,11 +65,17 @@ class RerankLifetimeTest {
   private RerankCore core(ModelPolicy policy, int maxBatchTokens) {
     RerankerRegistry registry =
         new RerankerRegistry(
-            tmp.resolve("models"), new HubDownloader("http://127.0.0.1:9", tmp.resolve("cache"), null),
-            OnnxModel.RuntimeOptions.cpu(1), maxBatchTokens, policy);
-    return new RerankCore(registry, () -> {
-      throw new IllegalStateException("no encoder in this test");
-    }, 1000);
+            tmp.resolve("models"),
+            new HubDownloader("http://127.0.0.1:9", tmp.resolve("cache"), null),
+            OnnxModel.RuntimeOptions.cpu(1),
+            maxBatchTokens,
+            policy);
+    return new RerankCore(
+        registry,
+        () -> {
+          throw new IllegalStateException("no encoder in this test");
+        },
+        1000);
   }
 
   private static List<RerankCore.Candidate> candidates(int count, long seed) {
@@ -87,26 +97,41 @@ class RerankLifetimeTest {
     for (int round = 0; round < ROUNDS; round++) {
       // Passes of at most 32 padded tokens: a call runs many passes.
       RerankCore core = core(ModelPolicy.allowAll(), 32);
-      core.rerank("tiny-sigmoid", "apple", candidates.subList(0, 2), ScorePrecision.FP32, 0, Cancellation.NEVER);
+      core.rerank(
+          "tiny-sigmoid",
+          "apple",
+          candidates.subList(0, 2),
+          ScorePrecision.FP32,
+          0,
+          Cancellation.NEVER);
       AtomicInteger ok = new AtomicInteger();
       AtomicInteger unavailable = new AtomicInteger();
       List<Throwable> unexpected = Collections.synchronizedList(new ArrayList<>());
       List<Thread> threads = new ArrayList<>();
       for (int t = 0; t < 3; t++) {
-        threads.add(Thread.ofPlatform().start(() -> {
-          while (true) {
-            try {
-              core.rerank("tiny-sigmoid", "apple cherry", candidates, ScorePrecision.FP32, 10, Cancellation.NEVER);
-              ok.incrementAndGet();
-            } catch (UnavailableException closed) {
-              unavailable.incrementAndGet();
-              return;
-            } catch (RuntimeException | Error e) {
-              unexpected.add(e);
-              return;
-            }
-          }
-        }));
+        threads.add(
+            Thread.ofPlatform()
+                .start(
+                    () -> {
+                      while (true) {
+                        try {
+                          core.rerank(
+                              "tiny-sigmoid",
+                              "apple cherry",
+                              candidates,
+                              ScorePrecision.FP32,
+                              10,
+                              Cancellation.NEVER);
+                          ok.incrementAndGet();
+                        } catch (UnavailableException closed) {
+                          unavailable.incrementAndGet();
+                          return;
+                        } catch (RuntimeException | Error e) {
+                          unexpected.add(e);
+                          return;
+                        }
+                      }
+                    }));
       }
       Thread.sleep(5 + round % 17);
       core.close();
@@ -123,8 +148,15 @@ class RerankLifetimeTest {
   void cancellingAScoringCallEndsItCancelled() {
     try (RerankCore core = core(ModelPolicy.allowAll(), 32)) {
       AtomicInteger asked = new AtomicInteger();
-      assertThatThrownBy(() -> core.rerank(
-              "tiny-sigmoid", "apple", candidates(600, 2), ScorePrecision.FP32, 0, () -> asked.incrementAndGet() > 50))
+      assertThatThrownBy(
+              () ->
+                  core.rerank(
+                      "tiny-sigmoid",
+                      "apple",
+                      candidates(600, 2),
+                      ScorePrecision.FP32,
+                      0,
+                      () -> asked.incrementAndGet() > 50))
           .isInstanceOf(CancelledException.class);
       assertThat(asked).hasValue(51);
     }
@@ -134,24 +166,32 @@ class RerankLifetimeTest {
   void aDisallowedRerankerIsPermissionDeniedOverGrpcWithoutDownloading() {
     String name = "rerank-policy-" + UUID.randomUUID();
     try (RerankCore core = core(ModelPolicy.of(List.of("local:tiny-*"), 0));
-        GrpcServerHost host = GrpcServerHost.startInProcess(name, new SimpleMeterRegistry(), List.of(new RerankGrpcService(core)))) {
+        GrpcServerHost host =
+            GrpcServerHost.startInProcess(
+                name, new SimpleMeterRegistry(), List.of(new RerankGrpcService(core)))) {
       ManagedChannel channel = InProcessChannelBuilder.forName(name).directExecutor().build();
       try {
         var stub = RerankServiceGrpc.newBlockingStub(channel);
         RerankRequest.Builder request =
-            RerankRequest.newBuilder().setQuery("apple").addCandidates(Candidate.newBuilder().setDocId("d").setText("fig"));
-        assertThat(stub.rerank(request.setModelId("tiny-sigmoid").build()).getDocumentsCount()).isEqualTo(1);
+            RerankRequest.newBuilder()
+                .setQuery("apple")
+                .addCandidates(Candidate.newBuilder().setDocId("d").setText("fig"));
+        assertThat(stub.rerank(request.setModelId("tiny-sigmoid").build()).getDocumentsCount())
+            .isEqualTo(1);
         assertThatThrownBy(() -> stub.rerank(request.setModelId("hub:acme/reranker@main").build()))
-            .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED);
-              assertThat(StatusMapper.violatedField(e)).isEqualTo("model_id");
-            });
+            .isInstanceOfSatisfying(
+                StatusRuntimeException.class,
+                e -> {
+                  assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED);
+                  assertThat(StatusMapper.violatedField(e)).isEqualTo("model_id");
+                });
       } finally {
         channel.shutdownNow();
       }
     }
     try (RerankCore core = core(ModelPolicy.of(List.of("local:other-*"), 0))) {
-      assertThatThrownBy(() -> core.crossEncoders().info("tiny-sigmoid")).isInstanceOf(PermissionDeniedException.class);
+      assertThatThrownBy(() -> core.crossEncoders().info("tiny-sigmoid"))
+          .isInstanceOf(PermissionDeniedException.class);
     }
   }
 
@@ -164,7 +204,8 @@ class RerankLifetimeTest {
     try (RerankCore core = core(new ModelPolicy(List.of("local:*"), Duration.ofMillis(100)))) {
       SimpleMeterRegistry registry = new SimpleMeterRegistry();
       core.bindTo(registry);
-      core.rerank("tiny-sigmoid", "apple", candidates(3, 3), ScorePrecision.FP32, 0, Cancellation.NEVER);
+      core.rerank(
+          "tiny-sigmoid", "apple", candidates(3, 3), ScorePrecision.FP32, 0, Cancellation.NEVER);
       assertThat(registry.get("tenbin.rerank.models.loaded").gauge().value()).isEqualTo(1);
       long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
       while (!core.crossEncoders().loadedIds().isEmpty()) {
@@ -173,7 +214,15 @@ class RerankLifetimeTest {
       }
       assertThat(registry.get("tenbin.rerank.models.loaded").gauge().value()).isZero();
       assertThat(core.crossEncoders().info("tiny-sigmoid").dtype()).isEqualTo("FLOAT");
-      assertThat(core.rerank("tiny-sigmoid", "apple", candidates(3, 3), ScorePrecision.FP32, 0, Cancellation.NEVER).documents())
+      assertThat(
+              core.rerank(
+                      "tiny-sigmoid",
+                      "apple",
+                      candidates(3, 3),
+                      ScorePrecision.FP32,
+                      0,
+                      Cancellation.NEVER)
+                  .documents())
           .hasSize(3);
     }
   }

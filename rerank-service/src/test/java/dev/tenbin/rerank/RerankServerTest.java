@@ -20,7 +20,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import picocli.CommandLine;
 
-/** The rerank server's flags become its one config record; a started server closes what it opened. */
+/**
+ * The rerank server's flags become its one config record; a started server closes what it opened.
+ */
 class RerankServerTest {
   @TempDir Path tmp;
 
@@ -39,7 +41,8 @@ class RerankServerTest {
 
   @Test
   void allowedModelsAndIdleTimeComeFromFlags() {
-    RerankServiceConfig config = parse("--allow-models", "hub:cross-encoder/*,local:ms-*", "--model-idle-seconds", "30");
+    RerankServiceConfig config =
+        parse("--allow-models", "hub:cross-encoder/*,local:ms-*", "--model-idle-seconds", "30");
     assertThat(config.models().allow()).containsExactly("hub:cross-encoder/*", "local:ms-*");
     assertThat(config.models().idleUnload()).isEqualTo(Duration.ofSeconds(30));
   }
@@ -48,8 +51,20 @@ class RerankServerTest {
   void everyOptionLandsInTheConfigRecord() {
     RerankServiceConfig config =
         parse(
-            "--port", "7000", "--models-dir", "/m", "--cache-dir", "/c", "--hub-endpoint", "http://mirror.internal:8080",
-            "--encoder-endpoint", "[::1]:6000", "--max-pairs-per-request", "50", "--max-batch-tokens", "1024");
+            "--port",
+            "7000",
+            "--models-dir",
+            "/m",
+            "--cache-dir",
+            "/c",
+            "--hub-endpoint",
+            "http://mirror.internal:8080",
+            "--encoder-endpoint",
+            "[::1]:6000",
+            "--max-pairs-per-request",
+            "50",
+            "--max-batch-tokens",
+            "1024");
     assertThat(config.server().port()).isEqualTo(7000);
     assertThat(config.modelsDirectory()).isEqualTo(Path.of("/m"));
     assertThat(config.cacheDirectory()).isEqualTo(Path.of("/c"));
@@ -58,7 +73,9 @@ class RerankServerTest {
     assertThat(config.maxPairsPerRequest()).isEqualTo(50);
     assertThat(config.maxBatchTokens()).isEqualTo(1024);
     assertThat(parse().server().port()).isEqualTo(RerankServiceConfig.DEFAULT_PORT);
-    assertThat(parse().hub().endpoint()).as("the hub is not hard-coded: the flag or HF_ENDPOINT sets it").isNotBlank();
+    assertThat(parse().hub().endpoint())
+        .as("the hub is not hard-coded: the flag or HF_ENDPOINT sets it")
+        .isNotBlank();
   }
 
   @ParameterizedTest(name = "[{index}] {0} {1}")
@@ -81,14 +98,27 @@ class RerankServerTest {
   void aStoppedServerHasClosedItsCoreAndItsEncoderChannel() {
     RerankServiceConfig config =
         parse(
-            "--port", "0", "--metrics-port", "-1", "--models-dir", tmp.resolve("models").toString(), "--cache-dir",
-            tmp.resolve("cache").toString(), "--encoder-endpoint", "127.0.0.1:1");
+            "--port",
+            "0",
+            "--metrics-port",
+            "-1",
+            "--models-dir",
+            tmp.resolve("models").toString(),
+            "--cache-dir",
+            tmp.resolve("cache").toString(),
+            "--encoder-endpoint",
+            "127.0.0.1:1");
     RerankServer.Running running = RerankServer.start(config);
     int port = running.host().port();
-    ManagedChannel client = ManagedChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build();
+    ManagedChannel client =
+        ManagedChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build();
     try {
-      assertThat(HealthGrpc.newBlockingStub(client).withDeadlineAfter(10, TimeUnit.SECONDS)
-              .check(HealthCheckRequest.getDefaultInstance()).getStatus().name())
+      assertThat(
+              HealthGrpc.newBlockingStub(client)
+                  .withDeadlineAfter(10, TimeUnit.SECONDS)
+                  .check(HealthCheckRequest.getDefaultInstance())
+                  .getStatus()
+                  .name())
           .isEqualTo("SERVING");
       assertThat(running.encoderChannel().isShutdown()).isFalse();
 
@@ -99,8 +129,11 @@ class RerankServerTest {
       assertThatThrownBy(() -> running.core().crossEncoders().acquire("any-model"))
           .as("the core's cross-encoders are closed")
           .isInstanceOf(UnavailableException.class);
-      assertThatThrownBy(() -> HealthGrpc.newBlockingStub(client).withDeadlineAfter(10, TimeUnit.SECONDS)
-              .check(HealthCheckRequest.getDefaultInstance()))
+      assertThatThrownBy(
+              () ->
+                  HealthGrpc.newBlockingStub(client)
+                      .withDeadlineAfter(10, TimeUnit.SECONDS)
+                      .check(HealthCheckRequest.getDefaultInstance()))
           .isInstanceOf(StatusRuntimeException.class);
     } finally {
       client.shutdownNow();

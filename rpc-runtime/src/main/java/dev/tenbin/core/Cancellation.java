@@ -1,8 +1,8 @@
 package dev.tenbin.core;
 
 /**
- * Lets a long-running core loop notice that its caller has gone. The gRPC adapters pass
- * {@code Context.current()::isCancelled}; plain Java callers pass {@link #NEVER}.
+ * Lets a long-running core loop notice that its caller has gone. The gRPC adapters pass {@code
+ * Context.current()::isCancelled}; plain Java callers pass {@link #NEVER}.
  */
 @FunctionalInterface
 public interface Cancellation {

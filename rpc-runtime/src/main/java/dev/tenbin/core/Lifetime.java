@@ -50,7 +50,8 @@ public final class Lifetime {
     long state = this.state.incrementAndGet();
     if ((state & CLOSING) != 0) {
       release();
-      throw new UnavailableException(name + " is being unloaded or the service is shutting down; retry");
+      throw new UnavailableException(
+          name + " is being unloaded or the service is shutting down; retry");
     }
     return lease;
   }

@@ -11,17 +11,17 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The process's one ordered shutdown: a single JVM shutdown hook that closes what was registered,
- * stage by stage — servers first (stop taking calls, let in-flight ones finish), then job
- * runners (stop at their next check), then workers
- * (model cores and their batchers: queued work refused, running passes finished, threads joined),
- * then native resources (ONNX Runtime sessions). JVM shutdown hooks otherwise run all at once, in
- * no order; this one runs on SIGTERM, {@code System.exit} and the end of {@code main}.
+ * stage by stage — servers first (stop taking calls, let in-flight ones finish), then job runners
+ * (stop at their next check), then workers (model cores and their batchers: queued work refused,
+ * running passes finished, threads joined), then native resources (ONNX Runtime sessions). JVM
+ * shutdown hooks otherwise run all at once, in no order; this one runs on SIGTERM, {@code
+ * System.exit} and the end of {@code main}.
  *
  * <p>Process-wide by nature (the JVM has one shutdown), hence static. A registration is dropped
  * when its owner closes normally, so closed cores are not kept alive. Once shutdown has begun, new
  * registrations are refused with {@link UnavailableException}: nothing native starts while the
- * process drains. The whole sequence is bounded ({@code -Dtenbin.shutdown.timeout.seconds},
- * default 60) so a stuck step cannot keep the process alive.
+ * process drains. The whole sequence is bounded ({@code -Dtenbin.shutdown.timeout.seconds}, default
+ * 60) so a stuck step cannot keep the process alive.
  */
 public final class OrderedShutdown {
   private static final Logger log = LoggerFactory.getLogger(OrderedShutdown.class);
@@ -122,7 +122,10 @@ public final class OrderedShutdown {
                       long start = System.nanoTime();
                       try {
                         step.action().close();
-                        log.debug("shutdown: closed {} in {} ms", step.name(), (System.nanoTime() - start) / 1_000_000);
+                        log.debug(
+                            "shutdown: closed {} in {} ms",
+                            step.name(),
+                            (System.nanoTime() - start) / 1_000_000);
                       } catch (Exception | LinkageError e) {
                         log.warn("shutdown: closing {} failed", step.name(), e);
                       }

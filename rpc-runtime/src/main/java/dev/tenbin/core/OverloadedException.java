@@ -18,7 +18,8 @@ public final class OverloadedException extends TenbinException {
 
   public OverloadedException(String message, Duration retryAfter) {
     super(null, message);
-    this.retryAfter = retryAfter == null || retryAfter.isNegative() ? DEFAULT_RETRY_AFTER : retryAfter;
+    this.retryAfter =
+        retryAfter == null || retryAfter.isNegative() ? DEFAULT_RETRY_AFTER : retryAfter;
   }
 
   /** How long the caller should wait before retrying. */

@@ -51,10 +51,15 @@ final class AdmissionControl implements AutoCloseable {
     this.permits = new Semaphore(limit);
     this.handlers =
         new ThreadPoolExecutor(
-            limits.handlerThreads(), limits.handlerThreads(), 0, TimeUnit.MILLISECONDS,
-            new LinkedBlockingQueue<>(), named("grpc-handler-"));
+            limits.handlerThreads(),
+            limits.handlerThreads(),
+            0,
+            TimeUnit.MILLISECONDS,
+            new LinkedBlockingQueue<>(),
+            named("grpc-handler-"));
     this.admission =
-        new ThreadPoolExecutor(2, 2, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), named("grpc-admission-"));
+        new ThreadPoolExecutor(
+            2, 2, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), named("grpc-admission-"));
     Gauge.builder("tenbin.rpc.calls.active", this, AdmissionControl::active)
         .description("Calls admitted and not yet closed")
         .register(registry);
@@ -124,8 +129,11 @@ final class AdmissionControl implements AutoCloseable {
         refused.increment();
         StatusRuntimeException busy =
             StatusMapper.overloaded(
-                "server busy: " + limit + " concurrent calls at most (--max-concurrent-calls); retry after "
-                    + limits.retryAfter().toMillis() + " ms",
+                "server busy: "
+                    + limit
+                    + " concurrent calls at most (--max-concurrent-calls); retry after "
+                    + limits.retryAfter().toMillis()
+                    + " ms",
                 limits.retryAfter());
         call.close(busy.getStatus(), busy.getTrailers());
         return new ServerCall.Listener<>() {};

@@ -31,11 +31,14 @@ public final class BearerTokenCredentials extends CallCredentials {
   }
 
   @Override
-  public void applyRequestMetadata(RequestInfo requestInfo, Executor appExecutor, MetadataApplier applier) {
-    if (requestInfo.getSecurityLevel() == SecurityLevel.NONE && !loopback(requestInfo.getAuthority())) {
+  public void applyRequestMetadata(
+      RequestInfo requestInfo, Executor appExecutor, MetadataApplier applier) {
+    if (requestInfo.getSecurityLevel() == SecurityLevel.NONE
+        && !loopback(requestInfo.getAuthority())) {
       applier.fail(
           Status.UNAUTHENTICATED.withDescription(
-              "refusing to send a bearer token in plaintext to " + requestInfo.getAuthority()
+              "refusing to send a bearer token in plaintext to "
+                  + requestInfo.getAuthority()
                   + ": use TLS (--tls-ca, or --tls for the system's CAs)"));
       return;
     }
@@ -68,7 +71,8 @@ public final class BearerTokenCredentials extends CallCredentials {
       }
       throw new IllegalArgumentException("auth token file " + file + " holds no token");
     } catch (IOException e) {
-      throw new IllegalArgumentException("cannot read the auth token file " + file + " (" + e + ")", e);
+      throw new IllegalArgumentException(
+          "cannot read the auth token file " + file + " (" + e + ")", e);
     }
   }
 

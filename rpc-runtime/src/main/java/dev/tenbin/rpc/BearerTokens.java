@@ -18,15 +18,14 @@ import org.slf4j.LoggerFactory;
 /**
  * The bearer tokens a server accepts, read from a file: one token a line, blank lines and lines
  * starting with {@code #} ignored, each token at least {@value #MIN_TOKEN_CHARS} characters without
- * whitespace. Only SHA-256 hashes are kept, and a presented token is compared with every one of them
- * by {@link MessageDigest#isEqual} (constant time, no early exit), so timing tells nothing about
- * which tokens exist.
+ * whitespace. Only SHA-256 hashes are kept, and a presented token is compared with every one of
+ * them by {@link MessageDigest#isEqual} (constant time, no early exit), so timing tells nothing
+ * about which tokens exist.
  *
  * <p>The file is looked at again (modification time, size, file key) at most every {@code recheck};
  * a changed file replaces the tokens without a restart. A file that cannot be read keeps the
  * previous tokens (a rotation caught half-way), and so does a malformed one; a well-formed file
- * without tokens refuses everyone.
- * Tokens are never logged.
+ * without tokens refuses everyone. Tokens are never logged.
  */
 public final class BearerTokens {
   private static final Logger log = LoggerFactory.getLogger(BearerTokens.class);
@@ -48,7 +47,9 @@ public final class BearerTokens {
     this.state = state;
   }
 
-  /** Reads {@code file}; a missing, unreadable or token-less file is refused with a clear message. */
+  /**
+   * Reads {@code file}; a missing, unreadable or token-less file is refused with a clear message.
+   */
   public static BearerTokens load(Path file, Duration recheck) {
     Stamp stamp;
     List<byte[]> hashes;
@@ -56,7 +57,8 @@ public final class BearerTokens {
       stamp = stamp(file);
       hashes = hashes(Files.readString(file, StandardCharsets.UTF_8), file);
     } catch (IOException e) {
-      throw new IllegalArgumentException("--auth-token-file " + file + ": cannot read (" + e + ")", e);
+      throw new IllegalArgumentException(
+          "--auth-token-file " + file + ": cannot read (" + e + ")", e);
     }
     if (hashes.isEmpty()) {
       throw new IllegalArgumentException("--auth-token-file " + file + " holds no token");
@@ -106,7 +108,10 @@ public final class BearerTokens {
         }
       } catch (IOException | IllegalArgumentException e) {
         if (seen.stamp() != null) {
-          log.warn("--auth-token-file {}: cannot read it, keeping the previous tokens ({})", file, e.getMessage());
+          log.warn(
+              "--auth-token-file {}: cannot read it, keeping the previous tokens ({})",
+              file,
+              e.getMessage());
         }
         next = new State(seen.hashes(), null, now);
       }
@@ -127,12 +132,21 @@ public final class BearerTokens {
       }
       if (token.chars().anyMatch(c -> Character.isWhitespace(c) || c < 0x21 || c > 0x7e)) {
         throw new IllegalArgumentException(
-            "--auth-token-file " + file + " line " + lineNumber + ": a token is printable ASCII without spaces");
+            "--auth-token-file "
+                + file
+                + " line "
+                + lineNumber
+                + ": a token is printable ASCII without spaces");
       }
       if (token.length() < MIN_TOKEN_CHARS) {
         throw new IllegalArgumentException(
-            "--auth-token-file " + file + " line " + lineNumber + ": a token needs at least "
-                + MIN_TOKEN_CHARS + " characters (e.g. openssl rand -hex 32)");
+            "--auth-token-file "
+                + file
+                + " line "
+                + lineNumber
+                + ": a token needs at least "
+                + MIN_TOKEN_CHARS
+                + " characters (e.g. openssl rand -hex 32)");
       }
       hashes.add(sha256(token));
     }

@@ -26,7 +26,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>The Java {@code EncoderClient} takes any {@link io.grpc.Channel}: give it one from here, e.g.
  * {@code EncoderClient.of(ClientChannels.open("encoder.internal", 50051,
- * ClientSecurity.trusting(ca).withTokenFile(token), ClientChannels.DEFAULT_MAX_INBOUND_MESSAGE_BYTES))}.
+ * ClientSecurity.trusting(ca).withTokenFile(token),
+ * ClientChannels.DEFAULT_MAX_INBOUND_MESSAGE_BYTES))}.
  */
 public final class ClientChannels {
   /** Largest response accepted unless told otherwise (encodings of big batches are large). */
@@ -39,7 +40,8 @@ public final class ClientChannels {
   private ClientChannels() {}
 
   /** A channel to {@code host:port}; {@link IllegalArgumentException} for unreadable files. */
-  public static ManagedChannel open(String host, int port, ClientSecurity security, int maxInboundMessageBytes) {
+  public static ManagedChannel open(
+      String host, int port, ClientSecurity security, int maxInboundMessageBytes) {
     TlsFiles files = null;
     ChannelCredentials credentials;
     if (security.tls()) {
@@ -47,10 +49,13 @@ public final class ClientChannels {
       if (security.caFile() != null || security.clientCert() != null) {
         files =
             TlsFiles.open(
-                security.clientCert(), security.clientKey(), security.caFile(),
+                security.clientCert(),
+                security.clientKey(),
+                security.caFile(),
                 new TlsFiles.Labels("client certificate", "client key", "TLS CA file"),
                 AdvancedTlsX509TrustManager.Verification.CERTIFICATE_AND_HOST_NAME_VERIFICATION,
-                RELOAD_INTERVAL, Reloads.SCHEDULER);
+                RELOAD_INTERVAL,
+                Reloads.SCHEDULER);
         if (files.keyManager() != null) {
           tls.keyManager(files.keyManager());
         }
@@ -65,7 +70,8 @@ public final class ClientChannels {
     try {
       if (security.tokenFile() != null) {
         credentials =
-            CompositeChannelCredentials.create(credentials, new BearerTokenCredentials(security.tokenFile()));
+            CompositeChannelCredentials.create(
+                credentials, new BearerTokenCredentials(security.tokenFile()));
       }
       NettyChannelBuilder builder =
           NettyChannelBuilder.forAddress(host, port, credentials)

@@ -57,6 +57,7 @@ public final class ClientOptions {
 
   /** The security these options describe; unreadable files are a clear error naming the flag. */
   public ClientSecurity toSecurity() {
-    return ClientSecurity.fromFlags("--", tls, caFile, clientCert, clientKey, serverName, tokenFile);
+    return ClientSecurity.fromFlags(
+        "--", tls, caFile, clientCert, clientKey, serverName, tokenFile);
   }
 }

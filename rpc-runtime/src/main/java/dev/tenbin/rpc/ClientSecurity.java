@@ -20,9 +20,14 @@ import java.nio.file.Path;
 public record ClientSecurity(
     boolean tls, Path caFile, Path clientCert, Path clientKey, String serverName, Path tokenFile) {
   public ClientSecurity {
-    tls = tls || caFile != null || clientCert != null || (serverName != null && !serverName.isBlank());
+    tls =
+        tls
+            || caFile != null
+            || clientCert != null
+            || (serverName != null && !serverName.isBlank());
     if ((clientCert == null) != (clientKey == null)) {
-      throw new IllegalArgumentException("a client certificate and its key go together: give both or neither");
+      throw new IllegalArgumentException(
+          "a client certificate and its key go together: give both or neither");
     }
     if (serverName != null && serverName.isBlank()) {
       serverName = null;
@@ -59,10 +64,19 @@ public record ClientSecurity(
    * {@code "--"} or {@code "--service-"}).
    */
   static ClientSecurity fromFlags(
-      String prefix, boolean tls, Path caFile, Path clientCert, Path clientKey, String serverName, Path tokenFile) {
+      String prefix,
+      boolean tls,
+      Path caFile,
+      Path clientCert,
+      Path clientKey,
+      String serverName,
+      Path tokenFile) {
     if ((clientCert == null) != (clientKey == null)) {
       throw new IllegalArgumentException(
-          prefix + "tls-client-cert and " + prefix + "tls-client-key go together: give both or neither");
+          prefix
+              + "tls-client-cert and "
+              + prefix
+              + "tls-client-key go together: give both or neither");
     }
     requireReadable(caFile, prefix + "tls-ca");
     requireReadable(clientCert, prefix + "tls-client-cert");

@@ -88,14 +88,16 @@ public final class GrpcServerHost implements AutoCloseable {
       resources.push(admission);
       NettyServerBuilder builder =
           NettyServerBuilder.forAddress(
-                  new InetSocketAddress(settings.host(), settings.port()), credentials(security, resources))
+                  new InetSocketAddress(settings.host(), settings.port()),
+                  credentials(security, resources))
               .maxInboundMessageSize(settings.maxMessageBytes())
               .maxInboundMetadataSize(limits.maxMetadataBytes())
               .maxConcurrentCallsPerConnection(limits.maxConcurrentCallsPerConnection())
               .keepAliveTime(limits.keepAliveTime().toMillis(), TimeUnit.MILLISECONDS)
               .keepAliveTimeout(limits.keepAliveTimeout().toMillis(), TimeUnit.MILLISECONDS)
               .maxConnectionIdle(limits.maxConnectionIdle().toMillis(), TimeUnit.MILLISECONDS)
-              .permitKeepAliveTime(ServingLimits.PERMIT_KEEPALIVE_TIME.toSeconds(), TimeUnit.SECONDS)
+              .permitKeepAliveTime(
+                  ServingLimits.PERMIT_KEEPALIVE_TIME.toSeconds(), TimeUnit.SECONDS)
               .permitKeepAliveWithoutCalls(false)
               .executor(admission.admissionExecutor())
               .callExecutor(admission.executorSupplier())
@@ -103,7 +105,8 @@ public final class GrpcServerHost implements AutoCloseable {
       // Server interceptors run last-added first: tokens are checked before admission.
       builder.intercept(admission.interceptor());
       if (security.tokens()) {
-        BearerTokens tokens = BearerTokens.load(security.authTokenFile(), BearerTokens.DEFAULT_RECHECK);
+        BearerTokens tokens =
+            BearerTokens.load(security.authTokenFile(), BearerTokens.DEFAULT_RECHECK);
         Counter unauthenticated =
             Counter.builder("tenbin.rpc.calls.unauthenticated")
                 .description("Calls refused for a missing or wrong bearer token")
@@ -118,10 +121,14 @@ public final class GrpcServerHost implements AutoCloseable {
           build(builder, registry, services, endpoint, settings.shutdownGrace(), null, resources);
       log.info(
           "gRPC on {}:{}: {}, {}; {} handler threads, {} concurrent calls at most",
-          settings.host(), host.port(),
-          security.tls() ? (security.mutualTls() ? "TLS with client certificates" : "TLS") : "plaintext",
+          settings.host(),
+          host.port(),
+          security.tls()
+              ? (security.mutualTls() ? "TLS with client certificates" : "TLS")
+              : "plaintext",
           security.tokens() ? "bearer tokens required" : "no tokens",
-          limits.handlerThreads(), limits.maxConcurrentCalls());
+          limits.handlerThreads(),
+          limits.maxConcurrentCalls());
       return host;
     } catch (RuntimeException failure) {
       if (endpoint != null) {
@@ -138,10 +145,12 @@ public final class GrpcServerHost implements AutoCloseable {
     ServerBuilder<?> builder =
         InProcessServerBuilder.forName(name)
             .maxInboundMessageSize(ServerSettings.DEFAULT_MAX_MESSAGE_BYTES);
-    return build(builder, registry, services, null, Duration.ofSeconds(5), name, new ArrayDeque<>());
+    return build(
+        builder, registry, services, null, Duration.ofSeconds(5), name, new ArrayDeque<>());
   }
 
-  private static ServerCredentials credentials(ServerSecurity security, Deque<AutoCloseable> resources) {
+  private static ServerCredentials credentials(
+      ServerSecurity security, Deque<AutoCloseable> resources) {
     if (!security.tls()) {
       return InsecureServerCredentials.create();
     }
@@ -155,12 +164,16 @@ public final class GrpcServerHost implements AutoCloseable {
     resources.push(reloads::shutdownNow);
     TlsFiles files =
         TlsFiles.open(
-            security.tlsCert(), security.tlsKey(), security.tlsClientCa(),
+            security.tlsCert(),
+            security.tlsKey(),
+            security.tlsClientCa(),
             new TlsFiles.Labels("--tls-cert", "--tls-key", "--tls-client-ca"),
             AdvancedTlsX509TrustManager.Verification.CERTIFICATE_ONLY_VERIFICATION,
-            security.reloadInterval(), reloads);
+            security.reloadInterval(),
+            reloads);
     resources.push(files);
-    TlsServerCredentials.Builder tls = TlsServerCredentials.newBuilder().keyManager(files.keyManager());
+    TlsServerCredentials.Builder tls =
+        TlsServerCredentials.newBuilder().keyManager(files.keyManager());
     if (security.mutualTls()) {
       tls.trustManager(files.trustManager()).clientAuth(TlsServerCredentials.ClientAuth.REQUIRE);
     }
@@ -172,12 +185,15 @@ public final class GrpcServerHost implements AutoCloseable {
       return;
     }
     if (!settings.security().tls()) {
-      log.warn("serving plaintext on {} (--allow-plaintext): only behind a TLS-terminating proxy or mesh", settings.host());
+      log.warn(
+          "serving plaintext on {} (--allow-plaintext): only behind a TLS-terminating proxy or mesh",
+          settings.host());
     }
     if (!settings.security().tokens() && !settings.security().mutualTls()) {
       log.warn(
           "no --auth-token-file and no --tls-client-ca: every client that reaches {}:{} is trusted",
-          settings.host(), settings.port());
+          settings.host(),
+          settings.port());
     }
   }
 
@@ -257,8 +273,8 @@ public final class GrpcServerHost implements AutoCloseable {
    * Hands {@code resource} (a service's core, a channel it calls out on) to this host: it is closed
    * when the host stops, after the server has terminated and its handler threads have stopped, so
    * no call can still use it. Resources close in reverse order of handing over; closing one that is
-   * already closed must be harmless. When the host is already stopped, {@code resource} is closed at
-   * once.
+   * already closed must be harmless. When the host is already stopped, {@code resource} is closed
+   * at once.
    */
   public GrpcServerHost owning(AutoCloseable resource) {
     boolean stopped;

@@ -5,7 +5,8 @@ import dev.tenbin.core.InvalidInputException;
 /**
  * A server address as a flag gives it: {@code host:port}, {@code [ipv6]:port}. The one parser of
  * every endpoint option ({@code --endpoint}, {@code --index-endpoint}, {@code --encoder-endpoint},
- * {@code --rerank-endpoint}); a malformed value is an {@link InvalidInputException} naming the flag.
+ * {@code --rerank-endpoint}); a malformed value is an {@link InvalidInputException} naming the
+ * flag.
  *
  * @param host a name or an address; an IPv6 literal without brackets
  * @param port 1..65535
@@ -37,7 +38,8 @@ public record HostPort(String host, int port) {
     if (text.startsWith("[")) {
       int close = text.indexOf(']');
       if (close < 0) {
-        throw invalid(flag, value, "has '[' without ']' (an IPv6 address is written [ADDRESS]:PORT)");
+        throw invalid(
+            flag, value, "has '[' without ']' (an IPv6 address is written [ADDRESS]:PORT)");
       }
       host = text.substring(1, close);
       if (host.isEmpty() || !host.contains(":")) {
@@ -70,7 +72,10 @@ public record HostPort(String host, int port) {
     }
     int number;
     try {
-      number = port.chars().allMatch(c -> c >= '0' && c <= '9') && port.length() <= 5 ? Integer.parseInt(port) : -1;
+      number =
+          port.chars().allMatch(c -> c >= '0' && c <= '9') && port.length() <= 5
+              ? Integer.parseInt(port)
+              : -1;
     } catch (NumberFormatException e) {
       number = -1;
     }
@@ -81,7 +86,8 @@ public record HostPort(String host, int port) {
   }
 
   private static InvalidInputException invalid(String flag, String value, String problem) {
-    return new InvalidInputException(flag, flag + " " + problem + ", got '" + (value == null ? "" : value) + "'");
+    return new InvalidInputException(
+        flag, flag + " " + problem + ", got '" + (value == null ? "" : value) + "'");
   }
 
   /** {@code host:port}, with brackets around an IPv6 address, so it parses back to the same. */

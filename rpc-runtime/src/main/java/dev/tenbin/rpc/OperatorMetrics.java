@@ -19,8 +19,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 /**
- * What an operator needs beside the per-RPC counts: every timer (gRPC server latency per method
- * and status, and the services' own timers) as a histogram with buckets from 1 ms to 5 min, so
+ * What an operator needs beside the per-RPC counts: every timer (gRPC server latency per method and
+ * status, and the services' own timers) as a histogram with buckets from 1 ms to 5 min, so
  * Prometheus can compute percentiles ({@code histogram_quantile}) across instances; and JVM and
  * process metrics (memory, GC, threads, class loading, CPU, uptime, open files, resident memory).
  */
@@ -31,7 +31,9 @@ final class OperatorMetrics implements AutoCloseable {
 
   private OperatorMetrics() {}
 
-  /** Configures histograms on {@code registry} (before any timer exists) and binds the JVM meters. */
+  /**
+   * Configures histograms on {@code registry} (before any timer exists) and binds the JVM meters.
+   */
   static OperatorMetrics bind(MeterRegistry registry) {
     registry.config().meterFilter(latencyHistograms());
     OperatorMetrics metrics = new OperatorMetrics();
@@ -56,7 +58,8 @@ final class OperatorMetrics implements AutoCloseable {
   static MeterFilter latencyHistograms() {
     return new MeterFilter() {
       @Override
-      public DistributionStatisticConfig configure(Meter.Id id, DistributionStatisticConfig config) {
+      public DistributionStatisticConfig configure(
+          Meter.Id id, DistributionStatisticConfig config) {
         if (id.getType() != Meter.Type.TIMER) {
           return config;
         }

@@ -10,21 +10,22 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * Keeps standard error for what a user or operator must act on: libraries' start-up chatter that
- * is logged at INFO through java.util.logging (Lucene's "Java vector incubator API enabled" line)
- * is raised to WARNING, so their real warnings and errors still show. {@code TENBIN_VERBOSE=1}
- * leaves everything as the libraries set it.
+ * Keeps standard error for what a user or operator must act on: libraries' start-up chatter that is
+ * logged at INFO through java.util.logging (Lucene's "Java vector incubator API enabled" line) is
+ * raised to WARNING, so their real warnings and errors still show. {@code TENBIN_VERBOSE=1} leaves
+ * everything as the libraries set it.
  *
  * <p>The JVM's own "Using incubator modules" banner is printed before any Java code runs, so the
- * {@code tenbin} launcher passes the JVM's standard error through a filter that drops that line, and
- * hands the real standard error over as well ({@code -Dtenbin.stderr=/dev/fd/3}, opened in append
- * mode). {@link #apply()} points {@link System#err} there, so what Java prints never waits behind the
- * filter (and cannot arrive after the process has exited); native code still writes through it.
+ * {@code tenbin} launcher passes the JVM's standard error through a filter that drops that line,
+ * and hands the real standard error over as well ({@code -Dtenbin.stderr=/dev/fd/3}, opened in
+ * append mode). {@link #apply()} points {@link System#err} there, so what Java prints never waits
+ * behind the filter (and cannot arrive after the process has exited); native code still writes
+ * through it.
  *
- * <p>It does so only when that descriptor is still the file the launcher saw
- * ({@code -Dtenbin.stderr.identity=DEVICE:INODE}): a JVM that merely copied the flags (a child
- * process started with this JVM's arguments) has some other file at fd 3 — its own first open file,
- * such as the JDK's {@code lib/modules} — and must never append to it.
+ * <p>It does so only when that descriptor is still the file the launcher saw ({@code
+ * -Dtenbin.stderr.identity=DEVICE:INODE}): a JVM that merely copied the flags (a child process
+ * started with this JVM's arguments) has some other file at fd 3 — its own first open file, such as
+ * the JDK's {@code lib/modules} — and must never append to it.
  */
 public final class QuietConsole {
   /** java.util.logging loggers whose INFO lines are start-up chatter. */
@@ -38,7 +39,10 @@ public final class QuietConsole {
   /** Whether {@code TENBIN_VERBOSE} asks for every log line. */
   public static boolean verbose() {
     String value = System.getenv("TENBIN_VERBOSE");
-    return value != null && !value.isBlank() && !value.equals("0") && !value.equalsIgnoreCase("false");
+    return value != null
+        && !value.isBlank()
+        && !value.equals("0")
+        && !value.equalsIgnoreCase("false");
   }
 
   /**
@@ -67,19 +71,24 @@ public final class QuietConsole {
     }
     try {
       FileOutputStream stderr = new FileOutputStream(target, true);
-      System.setErr(new PrintStream(new BufferedOutputStream(stderr, 8192), true, System.err.charset()));
+      System.setErr(
+          new PrintStream(new BufferedOutputStream(stderr, 8192), true, System.err.charset()));
     } catch (IOException | SecurityException e) {
       // Keep the filtered standard error: everything still arrives.
     }
   }
 
-  /** Whether {@code path} (followed through links) is the file {@code identity} ("DEVICE:INODE") names. */
+  /**
+   * Whether {@code path} (followed through links) is the file {@code identity} ("DEVICE:INODE")
+   * names.
+   */
   static boolean isFile(String path, String identity) {
     if (identity == null || !identity.matches("\\d+:\\d+")) {
       return false;
     }
     try {
-      java.util.Map<String, Object> attributes = java.nio.file.Files.readAttributes(java.nio.file.Path.of(path), "unix:dev,ino");
+      java.util.Map<String, Object> attributes =
+          java.nio.file.Files.readAttributes(java.nio.file.Path.of(path), "unix:dev,ino");
       return identity.equals(attributes.get("dev") + ":" + attributes.get("ino"));
     } catch (IOException | RuntimeException e) {
       return false;

@@ -63,10 +63,13 @@ public final class SafeText {
         if (out == null) {
           out = new StringBuilder(text.length() / 4).append(text, 0, runStart);
         }
-        // The cut run ("xxxx…(12345") is MAX_VALUE_CHARS long at most, so cutting again changes nothing.
+        // The cut run ("xxxx…(12345") is MAX_VALUE_CHARS long at most, so cutting again changes
+        // nothing.
         String marker = "\u2026(" + runLength;
         String run = text.substring(runStart, i);
-        out.append(prefixChars(run, MAX_VALUE_CHARS - marker.length())).append(marker).append(" chars)");
+        out.append(prefixChars(run, MAX_VALUE_CHARS - marker.length()))
+            .append(marker)
+            .append(" chars)");
       } else if (out != null) {
         out.append(text, runStart, i);
       }

@@ -107,7 +107,8 @@ public final class ServerOptions {
   @Option(
       names = "--handler-threads",
       defaultValue = "${env:TENBIN_HANDLER_THREADS:-0}",
-      description = "Threads running calls; 0 = two per core, at least 4 (env TENBIN_HANDLER_THREADS).")
+      description =
+          "Threads running calls; 0 = two per core, at least 4 (env TENBIN_HANDLER_THREADS).")
   int handlerThreads;
 
   @Option(
@@ -156,33 +157,54 @@ public final class ServerOptions {
       throw new IllegalArgumentException("--host must not be blank");
     }
     if (metricsPort < -1) {
-      throw new IllegalArgumentException("--metrics-port must be -1 (off) or within 0..65535, got " + metricsPort);
+      throw new IllegalArgumentException(
+          "--metrics-port must be -1 (off) or within 0..65535, got " + metricsPort);
     }
     if (shutdownGraceSeconds < 0) {
-      throw new IllegalArgumentException("--shutdown-grace-seconds must not be negative, got " + shutdownGraceSeconds);
+      throw new IllegalArgumentException(
+          "--shutdown-grace-seconds must not be negative, got " + shutdownGraceSeconds);
     }
     if (tlsReloadSeconds < 1) {
-      throw new IllegalArgumentException("--tls-reload-seconds must be at least 1, got " + tlsReloadSeconds);
+      throw new IllegalArgumentException(
+          "--tls-reload-seconds must be at least 1, got " + tlsReloadSeconds);
     }
     zeroOrPositive("--handler-threads", handlerThreads);
     zeroOrPositive("--max-concurrent-calls", maxConcurrentCalls);
     zeroOrPositive("--max-concurrent-calls-per-connection", maxConcurrentCallsPerConnection);
-    ServingLimits sizes = ServingLimits.of(handlerThreads, maxConcurrentCalls, maxConcurrentCallsPerConnection);
+    ServingLimits sizes =
+        ServingLimits.of(handlerThreads, maxConcurrentCalls, maxConcurrentCallsPerConnection);
     ServingLimits limits =
         new ServingLimits(
-            sizes.handlerThreads(), sizes.maxConcurrentCalls(), sizes.maxConcurrentCallsPerConnection(),
-            Duration.ofSeconds(keepAliveSeconds), Duration.ofSeconds(keepAliveTimeoutSeconds),
-            Duration.ofSeconds(maxConnectionIdleSeconds), maxMetadataBytes, ServingLimits.DEFAULT_RETRY_AFTER);
+            sizes.handlerThreads(),
+            sizes.maxConcurrentCalls(),
+            sizes.maxConcurrentCallsPerConnection(),
+            Duration.ofSeconds(keepAliveSeconds),
+            Duration.ofSeconds(keepAliveTimeoutSeconds),
+            Duration.ofSeconds(maxConnectionIdleSeconds),
+            maxMetadataBytes,
+            ServingLimits.DEFAULT_RETRY_AFTER);
     ServerSecurity security =
         new ServerSecurity(
-            tlsCert, tlsKey, tlsClientCa, authTokenFile, Duration.ofSeconds(tlsReloadSeconds), allowPlaintext);
+            tlsCert,
+            tlsKey,
+            tlsClientCa,
+            authTokenFile,
+            Duration.ofSeconds(tlsReloadSeconds),
+            allowPlaintext);
     return new ServerSettings(
-        host, resolvedPort, metricsPort, maxMessageBytes, Duration.ofSeconds(shutdownGraceSeconds), security, limits);
+        host,
+        resolvedPort,
+        metricsPort,
+        maxMessageBytes,
+        Duration.ofSeconds(shutdownGraceSeconds),
+        security,
+        limits);
   }
 
   private static void zeroOrPositive(String flag, int value) {
     if (value < 0) {
-      throw new IllegalArgumentException(flag + " must be 0 (its default) or positive, got " + value);
+      throw new IllegalArgumentException(
+          flag + " must be 0 (its default) or positive, got " + value);
     }
   }
 }

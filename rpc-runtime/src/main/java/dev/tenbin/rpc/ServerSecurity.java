@@ -10,8 +10,8 @@ import java.time.Duration;
  *
  * <p>Plaintext is only served on a loopback address unless {@code allowPlaintext} says otherwise
  * (for a TLS-terminating mesh or proxy in front of the pod): binding a reachable address without
- * TLS is refused at start. Without a token file every client that reaches the port is trusted; on
- * a non-loopback address that is logged as a warning.
+ * TLS is refused at start. Without a token file every client that reaches the port is trusted; on a
+ * non-loopback address that is logged as a warning.
  *
  * @param tlsCert PEM certificate chain of the server, or null for plaintext
  * @param tlsKey PEM private key (PKCS#8) of {@code tlsCert}
@@ -32,10 +32,12 @@ public record ServerSecurity(
 
   public ServerSecurity {
     if ((tlsCert == null) != (tlsKey == null)) {
-      throw new IllegalArgumentException("--tls-cert and --tls-key go together: give both or neither");
+      throw new IllegalArgumentException(
+          "--tls-cert and --tls-key go together: give both or neither");
     }
     if (tlsClientCa != null && tlsCert == null) {
-      throw new IllegalArgumentException("--tls-client-ca needs --tls-cert and --tls-key (mutual TLS is TLS)");
+      throw new IllegalArgumentException(
+          "--tls-client-ca needs --tls-cert and --tls-key (mutual TLS is TLS)");
     }
     if (reloadInterval == null || reloadInterval.isNegative() || reloadInterval.isZero()) {
       throw new IllegalArgumentException("--tls-reload-seconds must be positive");
@@ -64,14 +66,18 @@ public record ServerSecurity(
     return new ServerSecurity(tlsCert, tlsKey, tlsClientCa, file, reloadInterval, allowPlaintext);
   }
 
-  /** The same security with TLS from these PEM files ({@code clientCa} null: no client certificates). */
+  /**
+   * The same security with TLS from these PEM files ({@code clientCa} null: no client
+   * certificates).
+   */
   public ServerSecurity withTls(Path cert, Path key, Path clientCa) {
     return new ServerSecurity(cert, key, clientCa, authTokenFile, reloadInterval, allowPlaintext);
   }
 
   /** The same security checking certificate files every {@code interval}. */
   public ServerSecurity withReloadInterval(Duration interval) {
-    return new ServerSecurity(tlsCert, tlsKey, tlsClientCa, authTokenFile, interval, allowPlaintext);
+    return new ServerSecurity(
+        tlsCert, tlsKey, tlsClientCa, authTokenFile, interval, allowPlaintext);
   }
 
   /** Whether {@code host} resolves to a loopback address (127.0.0.0/8, ::1, localhost). */
@@ -87,7 +93,9 @@ public record ServerSecurity(
   void checkBind(String host) {
     if (!tls() && !allowPlaintext && !isLoopback(host)) {
       throw new IllegalArgumentException(
-          "refusing to serve plaintext on " + host + ", which is not a loopback address: give"
+          "refusing to serve plaintext on "
+              + host
+              + ", which is not a loopback address: give"
               + " --tls-cert and --tls-key, or --allow-plaintext when a TLS-terminating proxy or"
               + " mesh stands in front");
     }

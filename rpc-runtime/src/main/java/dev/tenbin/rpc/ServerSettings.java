@@ -28,7 +28,8 @@ public record ServerSettings(
       throw new IllegalArgumentException("--port must be within 0..65535, got " + port);
     }
     if (metricsPort > 65535) {
-      throw new IllegalArgumentException("--metrics-port must be at most 65535, got " + metricsPort);
+      throw new IllegalArgumentException(
+          "--metrics-port must be at most 65535, got " + metricsPort);
     }
     if (maxMessageBytes < 1024) {
       throw new IllegalArgumentException(
@@ -46,7 +47,8 @@ public record ServerSettings(
   }
 
   /** Plaintext settings with the default limits (loopback servers: tests, benchmarks). */
-  public ServerSettings(String host, int port, int metricsPort, int maxMessageBytes, Duration shutdownGrace) {
+  public ServerSettings(
+      String host, int port, int metricsPort, int maxMessageBytes, Duration shutdownGrace) {
     this(host, port, metricsPort, maxMessageBytes, shutdownGrace, null, null);
   }
 
@@ -57,11 +59,13 @@ public record ServerSettings(
 
   /** The same settings with other security. */
   public ServerSettings withSecurity(ServerSecurity newSecurity) {
-    return new ServerSettings(host, port, metricsPort, maxMessageBytes, shutdownGrace, newSecurity, limits);
+    return new ServerSettings(
+        host, port, metricsPort, maxMessageBytes, shutdownGrace, newSecurity, limits);
   }
 
   /** The same settings with other limits. */
   public ServerSettings withLimits(ServingLimits newLimits) {
-    return new ServerSettings(host, port, metricsPort, maxMessageBytes, shutdownGrace, security, newLimits);
+    return new ServerSettings(
+        host, port, metricsPort, maxMessageBytes, shutdownGrace, security, newLimits);
   }
 }

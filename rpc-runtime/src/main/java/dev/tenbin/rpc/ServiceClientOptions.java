@@ -13,35 +13,40 @@ public final class ServiceClientOptions {
   @Option(
       names = "--service-tls",
       defaultValue = "${env:TENBIN_SERVICE_TLS:-false}",
-      description = "Reach the services over TLS, trusting the system's CAs (env TENBIN_SERVICE_TLS).")
+      description =
+          "Reach the services over TLS, trusting the system's CAs (env TENBIN_SERVICE_TLS).")
   boolean tls;
 
   @Option(
       names = "--service-tls-ca",
       paramLabel = "FILE",
       defaultValue = "${env:TENBIN_SERVICE_TLS_CA}",
-      description = "Reach the services over TLS, trusting the PEM CAs in FILE (env TENBIN_SERVICE_TLS_CA).")
+      description =
+          "Reach the services over TLS, trusting the PEM CAs in FILE (env TENBIN_SERVICE_TLS_CA).")
   Path caFile;
 
   @Option(
       names = "--service-tls-client-cert",
       paramLabel = "FILE",
       defaultValue = "${env:TENBIN_SERVICE_TLS_CLIENT_CERT}",
-      description = "PEM certificate chain to present to the services (env TENBIN_SERVICE_TLS_CLIENT_CERT).")
+      description =
+          "PEM certificate chain to present to the services (env TENBIN_SERVICE_TLS_CLIENT_CERT).")
   Path clientCert;
 
   @Option(
       names = "--service-tls-client-key",
       paramLabel = "FILE",
       defaultValue = "${env:TENBIN_SERVICE_TLS_CLIENT_KEY}",
-      description = "PEM private key (PKCS#8) of --service-tls-client-cert (env TENBIN_SERVICE_TLS_CLIENT_KEY).")
+      description =
+          "PEM private key (PKCS#8) of --service-tls-client-cert (env TENBIN_SERVICE_TLS_CLIENT_KEY).")
   Path clientKey;
 
   @Option(
       names = "--service-tls-server-name",
       paramLabel = "NAME",
       defaultValue = "${env:TENBIN_SERVICE_TLS_SERVER_NAME}",
-      description = "Name expected in the services' certificates (env TENBIN_SERVICE_TLS_SERVER_NAME).")
+      description =
+          "Name expected in the services' certificates (env TENBIN_SERVICE_TLS_SERVER_NAME).")
   String serverName;
 
   @Option(
@@ -55,6 +60,7 @@ public final class ServiceClientOptions {
 
   /** The security these options describe; unreadable files are a clear error naming the flag. */
   public ClientSecurity toSecurity() {
-    return ClientSecurity.fromFlags("--service-", tls, caFile, clientCert, clientKey, serverName, tokenFile);
+    return ClientSecurity.fromFlags(
+        "--service-", tls, caFile, clientCert, clientKey, serverName, tokenFile);
   }
 }

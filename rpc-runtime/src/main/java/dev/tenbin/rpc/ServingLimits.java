@@ -8,9 +8,9 @@ import java.time.Duration;
  * <p>Calls run on a fixed pool of {@code handlerThreads} named {@code grpc-handler-N}; at most
  * {@code maxConcurrentCalls} calls are admitted at a time and the next one is refused at once with
  * {@code RESOURCE_EXHAUSTED} and a {@code google.rpc.RetryInfo} of {@code retryAfter} (the refusal
- * runs on a separate small pool, so it is immediate even when every handler thread is busy).
- * Health checks are never refused. Admitted calls beyond the thread count wait in the pool's queue,
- * which therefore holds at most {@code maxConcurrentCalls} entries.
+ * runs on a separate small pool, so it is immediate even when every handler thread is busy). Health
+ * checks are never refused. Admitted calls beyond the thread count wait in the pool's queue, which
+ * therefore holds at most {@code maxConcurrentCalls} entries.
  *
  * @param handlerThreads threads running service methods
  * @param maxConcurrentCalls calls admitted at once over all connections
@@ -43,17 +43,21 @@ public record ServingLimits(
 
   public ServingLimits {
     if (handlerThreads < 1) {
-      throw new IllegalArgumentException("--handler-threads must be at least 1, got " + handlerThreads);
+      throw new IllegalArgumentException(
+          "--handler-threads must be at least 1, got " + handlerThreads);
     }
     if (maxConcurrentCalls < 1) {
-      throw new IllegalArgumentException("--max-concurrent-calls must be at least 1, got " + maxConcurrentCalls);
+      throw new IllegalArgumentException(
+          "--max-concurrent-calls must be at least 1, got " + maxConcurrentCalls);
     }
     if (maxConcurrentCallsPerConnection < 1) {
       throw new IllegalArgumentException(
-          "--max-concurrent-calls-per-connection must be at least 1, got " + maxConcurrentCallsPerConnection);
+          "--max-concurrent-calls-per-connection must be at least 1, got "
+              + maxConcurrentCallsPerConnection);
     }
     if (maxMetadataBytes < 1024) {
-      throw new IllegalArgumentException("--max-metadata-bytes must be at least 1024, got " + maxMetadataBytes);
+      throw new IllegalArgumentException(
+          "--max-metadata-bytes must be at least 1024, got " + maxMetadataBytes);
     }
     requirePositive(keepAliveTime, "--keepalive-seconds");
     requirePositive(keepAliveTimeout, "--keepalive-timeout-seconds");
@@ -82,16 +86,26 @@ public record ServingLimits(
   }
 
   /** Limits with the given sizes, each 0 meaning its default; timings are the defaults. */
-  public static ServingLimits of(int handlerThreads, int maxConcurrentCalls, int maxConcurrentCallsPerConnection) {
+  public static ServingLimits of(
+      int handlerThreads, int maxConcurrentCalls, int maxConcurrentCallsPerConnection) {
     int threads = handlerThreads != 0 ? handlerThreads : defaultHandlerThreads();
-    int calls = maxConcurrentCalls != 0 ? maxConcurrentCalls : defaultMaxConcurrentCalls(Math.max(1, threads));
+    int calls =
+        maxConcurrentCalls != 0
+            ? maxConcurrentCalls
+            : defaultMaxConcurrentCalls(Math.max(1, threads));
     int perConnection =
         maxConcurrentCallsPerConnection != 0
             ? maxConcurrentCallsPerConnection
             : defaultMaxConcurrentCallsPerConnection(Math.max(1, calls));
     return new ServingLimits(
-        threads, calls, perConnection, DEFAULT_KEEPALIVE_TIME, DEFAULT_KEEPALIVE_TIMEOUT,
-        DEFAULT_MAX_CONNECTION_IDLE, DEFAULT_MAX_METADATA_BYTES, DEFAULT_RETRY_AFTER);
+        threads,
+        calls,
+        perConnection,
+        DEFAULT_KEEPALIVE_TIME,
+        DEFAULT_KEEPALIVE_TIMEOUT,
+        DEFAULT_MAX_CONNECTION_IDLE,
+        DEFAULT_MAX_METADATA_BYTES,
+        DEFAULT_RETRY_AFTER);
   }
 
   private static void requirePositive(Duration value, String name) {

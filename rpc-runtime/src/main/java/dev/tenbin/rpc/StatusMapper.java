@@ -91,7 +91,9 @@ public final class StatusMapper {
   /** {@code RESOURCE_EXHAUSTED} with a {@code google.rpc.RetryInfo} of {@code retryAfter}. */
   public static StatusRuntimeException overloaded(String message, Duration retryAfter) {
     Duration delay =
-        retryAfter == null || retryAfter.isNegative() ? OverloadedException.DEFAULT_RETRY_AFTER : retryAfter;
+        retryAfter == null || retryAfter.isNegative()
+            ? OverloadedException.DEFAULT_RETRY_AFTER
+            : retryAfter;
     RetryInfo retry =
         RetryInfo.newBuilder()
             .setRetryDelay(
@@ -175,11 +177,13 @@ public final class StatusMapper {
           BadRequest.Builder safe = BadRequest.newBuilder();
           for (BadRequest.FieldViolation violation : badRequest.getFieldViolationsList()) {
             changed |= SafeText.needsCut(violation.getField(), SafeText.MAX_FIELD_BYTES);
-            changed |= SafeText.needsCut(violation.getDescription(), SafeText.MAX_DESCRIPTION_BYTES);
+            changed |=
+                SafeText.needsCut(violation.getDescription(), SafeText.MAX_DESCRIPTION_BYTES);
             safe.addFieldViolations(
                 violation.toBuilder()
                     .setField(SafeText.cut(violation.getField(), SafeText.MAX_FIELD_BYTES))
-                    .setDescription(SafeText.cut(violation.getDescription(), SafeText.MAX_DESCRIPTION_BYTES)));
+                    .setDescription(
+                        SafeText.cut(violation.getDescription(), SafeText.MAX_DESCRIPTION_BYTES)));
           }
           cut.addDetails(Any.pack(safe.build()));
         } catch (InvalidProtocolBufferException e) {
@@ -208,7 +212,8 @@ public final class StatusMapper {
         .filter(RetryInfo::hasRetryDelay)
         .map(
             retry ->
-                Duration.ofSeconds(retry.getRetryDelay().getSeconds(), retry.getRetryDelay().getNanos()));
+                Duration.ofSeconds(
+                    retry.getRetryDelay().getSeconds(), retry.getRetryDelay().getNanos()));
   }
 
   private static <T extends com.google.protobuf.Message> Optional<T> unpack(

@@ -49,7 +49,11 @@ final class TlsFiles implements AutoCloseable {
   private ScheduledFuture<?> reload;
 
   private TlsFiles(
-      Path cert, Path key, Path ca, Labels labels, AdvancedTlsX509TrustManager.Verification verification)
+      Path cert,
+      Path key,
+      Path ca,
+      Labels labels,
+      AdvancedTlsX509TrustManager.Verification verification)
       throws GeneralSecurityException {
     this.cert = cert;
     this.key = key;
@@ -57,7 +61,9 @@ final class TlsFiles implements AutoCloseable {
     this.labels = labels;
     this.keyManager = cert == null ? null : new AdvancedTlsX509KeyManager();
     this.trustManager =
-        ca == null ? null : AdvancedTlsX509TrustManager.newBuilder().setVerification(verification).build();
+        ca == null
+            ? null
+            : AdvancedTlsX509TrustManager.newBuilder().setVerification(verification).build();
   }
 
   /**
@@ -88,7 +94,8 @@ final class TlsFiles implements AutoCloseable {
       files.loadTrust();
     }
     long millis = Math.max(10, interval.toMillis());
-    files.reload = scheduler.scheduleWithFixedDelay(files::check, millis, millis, TimeUnit.MILLISECONDS);
+    files.reload =
+        scheduler.scheduleWithFixedDelay(files::check, millis, millis, TimeUnit.MILLISECONDS);
     return files;
   }
 
@@ -161,11 +168,23 @@ final class TlsFiles implements AutoCloseable {
       privateKey = CertificateUtils.getPrivateKey(in);
     } catch (IOException | GeneralSecurityException | RuntimeException e) {
       throw new IllegalArgumentException(
-          labels.key() + " " + key + ": not a PEM private key in PKCS#8 form (" + e.getMessage() + ")", e);
+          labels.key()
+              + " "
+              + key
+              + ": not a PEM private key in PKCS#8 form ("
+              + e.getMessage()
+              + ")",
+          e);
     }
     if (!matches(privateKey, chain[0])) {
       throw new IllegalArgumentException(
-          labels.key() + " " + key + " does not belong to the certificate in " + labels.cert() + " " + cert);
+          labels.key()
+              + " "
+              + key
+              + " does not belong to the certificate in "
+              + labels.cert()
+              + " "
+              + cert);
     }
     keyManager.updateIdentityCredentials(chain, privateKey);
   }
@@ -184,7 +203,8 @@ final class TlsFiles implements AutoCloseable {
     try (InputStream in = Files.newInputStream(file)) {
       certificates = CertificateUtils.getX509Certificates(in);
     } catch (IOException | GeneralSecurityException | RuntimeException e) {
-      throw new IllegalArgumentException(label + " " + file + ": not PEM certificates (" + e.getMessage() + ")", e);
+      throw new IllegalArgumentException(
+          label + " " + file + ": not PEM certificates (" + e.getMessage() + ")", e);
     }
     if (certificates.length == 0) {
       throw new IllegalArgumentException(label + " " + file + ": no PEM certificate in the file");

@@ -19,29 +19,35 @@ class LifetimeTest {
     AtomicBoolean inUse = new AtomicBoolean();
     AtomicBoolean freedWhileInUse = new AtomicBoolean();
     Lifetime lifetime =
-        new Lifetime("test resource", () -> {
-          freedWhileInUse.compareAndSet(false, inUse.get());
-          frees.incrementAndGet();
-        });
+        new Lifetime(
+            "test resource",
+            () -> {
+              freedWhileInUse.compareAndSet(false, inUse.get());
+              frees.incrementAndGet();
+            });
     CountDownLatch holding = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     Thread user =
-        Thread.ofPlatform().start(() -> {
-          try (Lifetime.Lease lease = lifetime.acquire()) {
-            inUse.set(true);
-            holding.countDown();
-            release.await(10, TimeUnit.SECONDS);
-            inUse.set(false);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-        });
+        Thread.ofPlatform()
+            .start(
+                () -> {
+                  try (Lifetime.Lease lease = lifetime.acquire()) {
+                    inUse.set(true);
+                    holding.countDown();
+                    release.await(10, TimeUnit.SECONDS);
+                    inUse.set(false);
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                });
     holding.await(10, TimeUnit.SECONDS);
     Thread closer = Thread.ofPlatform().start(lifetime::close);
     closer.join(200);
     assertThat(closer.isAlive()).as("close waits while a lease is held").isTrue();
     assertThat(frees).hasValue(0);
-    assertThatThrownBy(lifetime::acquire).isInstanceOf(UnavailableException.class).hasMessageContaining("test resource");
+    assertThatThrownBy(lifetime::acquire)
+        .isInstanceOf(UnavailableException.class)
+        .hasMessageContaining("test resource");
     release.countDown();
     closer.join(10_000);
     user.join(10_000);
@@ -72,29 +78,34 @@ class LifetimeTest {
       AtomicBoolean violated = new AtomicBoolean();
       AtomicInteger frees = new AtomicInteger();
       Lifetime lifetime =
-          new Lifetime("r", () -> {
-            if (users.get() != 0) {
-              violated.set(true);
-            }
-            frees.incrementAndGet();
-          });
+          new Lifetime(
+              "r",
+              () -> {
+                if (users.get() != 0) {
+                  violated.set(true);
+                }
+                frees.incrementAndGet();
+              });
       AtomicInteger refused = new AtomicInteger();
       List<Thread> threads = new ArrayList<>();
       for (int t = 0; t < 4; t++) {
-        threads.add(Thread.ofPlatform().start(() -> {
-          for (int i = 0; i < 20_000; i++) {
-            try (Lifetime.Lease lease = lifetime.acquire()) {
-              users.incrementAndGet();
-              if (lifetime.isFreed()) {
-                violated.set(true);
-              }
-              users.decrementAndGet();
-            } catch (UnavailableException closed) {
-              refused.incrementAndGet();
-              return;
-            }
-          }
-        }));
+        threads.add(
+            Thread.ofPlatform()
+                .start(
+                    () -> {
+                      for (int i = 0; i < 20_000; i++) {
+                        try (Lifetime.Lease lease = lifetime.acquire()) {
+                          users.incrementAndGet();
+                          if (lifetime.isFreed()) {
+                            violated.set(true);
+                          }
+                          users.decrementAndGet();
+                        } catch (UnavailableException closed) {
+                          refused.incrementAndGet();
+                          return;
+                        }
+                      }
+                    }));
       }
       Thread.sleep(round % 3);
       lifetime.close();

@@ -20,7 +20,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Bearer tokens checked by {@link BearerAuthInterceptor} and sent by {@link BearerTokenCredentials}. */
+/**
+ * Bearer tokens checked by {@link BearerAuthInterceptor} and sent by {@link
+ * BearerTokenCredentials}.
+ */
 class BearerAuthTest {
   private static final String ALICE = "alice-0123456789abcdef";
   private static final String BOB = "bob-0123456789abcdef";
@@ -80,15 +83,20 @@ class BearerAuthTest {
             });
     check(ClientSecurity.plaintext().withTokenFile(clientToken(ALICE)));
     check(ClientSecurity.plaintext().withTokenFile(clientToken(BOB)));
-    assertThat(GrpcServerHostTest.scrape(host)).contains("tenbin_rpc_calls_unauthenticated_total 2.0");
+    assertThat(GrpcServerHostTest.scrape(host))
+        .contains("tenbin_rpc_calls_unauthenticated_total 2.0");
   }
 
   @Test
   void healthStaysOpenWithoutAToken() throws Exception {
     start(tokens("tokens", ALICE + "\n"));
-    ManagedChannel channel = ClientChannels.open("127.0.0.1", host.port(), ClientSecurity.plaintext(), 1 << 20);
+    ManagedChannel channel =
+        ClientChannels.open("127.0.0.1", host.port(), ClientSecurity.plaintext(), 1 << 20);
     try {
-      assertThat(HealthGrpc.newBlockingStub(channel).check(HealthCheckRequest.getDefaultInstance()).getStatus())
+      assertThat(
+              HealthGrpc.newBlockingStub(channel)
+                  .check(HealthCheckRequest.getDefaultInstance())
+                  .getStatus())
           .isEqualTo(HealthCheckResponse.ServingStatus.SERVING);
     } finally {
       channel.shutdownNow();
@@ -108,7 +116,8 @@ class BearerAuthTest {
     TransportSecurityTest.awaitSuccess(() -> check(asBob));
     assertThatThrownBy(() -> check(asAlice))
         .isInstanceOfSatisfying(
-            StatusRuntimeException.class, e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAUTHENTICATED));
+            StatusRuntimeException.class,
+            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAUTHENTICATED));
   }
 
   @Test
@@ -120,12 +129,18 @@ class BearerAuthTest {
             new ServerSettings("127.0.0.1", 0, -1, 1 << 20, Duration.ofSeconds(1))
                 .withSecurity(
                     ServerSecurity.plaintext()
-                        .withTls(server.writeCertificate(tmp.resolve("s.pem")), server.writeKey(tmp.resolve("s.key")), null)
+                        .withTls(
+                            server.writeCertificate(tmp.resolve("s.pem")),
+                            server.writeKey(tmp.resolve("s.key")),
+                            null)
                         .withAuthTokenFile(tokens("tokens", ALICE + "\n"))),
             List.of(new TestService()));
     ManagedChannel channel =
         ClientChannels.open(
-            "localhost", host.port(), ClientSecurity.trusting(ca.writeCertificate(tmp.resolve("ca.pem"))).withTokenFile(clientToken(ALICE)),
+            "localhost",
+            host.port(),
+            ClientSecurity.trusting(ca.writeCertificate(tmp.resolve("ca.pem")))
+                .withTokenFile(clientToken(ALICE)),
             1 << 20);
     try {
       TestService.check(channel, "ok");
@@ -149,13 +164,15 @@ class BearerAuthTest {
                   io.grpc.stub.ClientCalls.blockingUnaryCall(
                       channel,
                       TestService.CHECK,
-                      io.grpc.CallOptions.DEFAULT.withCallCredentials(new BearerTokenCredentials(clientToken(ALICE))),
+                      io.grpc.CallOptions.DEFAULT.withCallCredentials(
+                          new BearerTokenCredentials(clientToken(ALICE))),
                       com.google.protobuf.StringValue.of("ok")))
           .isInstanceOfSatisfying(
               StatusRuntimeException.class,
               e -> {
                 assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAUTHENTICATED);
-                assertThat(e.getStatus().getDescription()).contains("refusing to send a bearer token in plaintext");
+                assertThat(e.getStatus().getDescription())
+                    .contains("refusing to send a bearer token in plaintext");
               });
     } finally {
       channel.shutdownNow();

@@ -13,7 +13,9 @@ class BearerTokensTest {
 
   @Test
   void acceptsExactlyTheTokensOfTheFile() throws Exception {
-    Path file = Files.writeString(tmp.resolve("t"), "# ops\r\nfirst-token-0123456789\r\n\n   second-token-0123456789\n");
+    Path file =
+        Files.writeString(
+            tmp.resolve("t"), "# ops\r\nfirst-token-0123456789\r\n\n   second-token-0123456789\n");
     BearerTokens tokens = BearerTokens.load(file, Duration.ZERO);
     assertThat(tokens.size()).isEqualTo(2);
     assertThat(tokens.accepts("first-token-0123456789")).isTrue();

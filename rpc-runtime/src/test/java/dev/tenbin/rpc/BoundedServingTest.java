@@ -30,9 +30,11 @@ class BoundedServingTest {
     ServingLimits limits = ServingLimits.of(1, 2, 0);
     try (GrpcServerHost host =
         GrpcServerHost.start(
-            new ServerSettings("127.0.0.1", 0, 0, 1 << 20, Duration.ofSeconds(1)).withLimits(limits),
+            new ServerSettings("127.0.0.1", 0, 0, 1 << 20, Duration.ofSeconds(1))
+                .withLimits(limits),
             List.of(service))) {
-      ManagedChannel channel = ClientChannels.open("127.0.0.1", host.port(), ClientSecurity.plaintext(), 1 << 20);
+      ManagedChannel channel =
+          ClientChannels.open("127.0.0.1", host.port(), ClientSecurity.plaintext(), 1 << 20);
       try {
         Future<Empty> first = block(channel);
         Future<Empty> second = block(channel);
@@ -45,11 +47,15 @@ class BoundedServingTest {
                 e -> {
                   assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
                   assertThat(e.getStatus().getDescription()).contains("--max-concurrent-calls");
-                  assertThat(StatusMapper.retryDelay(e)).contains(ServingLimits.DEFAULT_RETRY_AFTER);
+                  assertThat(StatusMapper.retryDelay(e))
+                      .contains(ServingLimits.DEFAULT_RETRY_AFTER);
                 });
         // Health checks are neither counted nor stuck behind the busy handler thread.
-        assertThat(HealthGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS)
-                .check(HealthCheckRequest.getDefaultInstance()).getStatus())
+        assertThat(
+                HealthGrpc.newBlockingStub(channel)
+                    .withDeadlineAfter(10, TimeUnit.SECONDS)
+                    .check(HealthCheckRequest.getDefaultInstance())
+                    .getStatus())
             .isEqualTo(HealthCheckResponse.ServingStatus.SERVING);
         assertThat(service.blocked()).isEqualTo(1);
 
@@ -68,12 +74,15 @@ class BoundedServingTest {
 
   private static Future<Empty> block(ManagedChannel channel) {
     return ClientCalls.futureUnaryCall(
-        channel.newCall(TestService.CHECK, CallOptions.DEFAULT.withDeadlineAfter(60, TimeUnit.SECONDS)),
+        channel.newCall(
+            TestService.CHECK, CallOptions.DEFAULT.withDeadlineAfter(60, TimeUnit.SECONDS)),
         StringValue.of("block"));
   }
 
   private static void awaitActive(GrpcServerHost host, int calls) throws InterruptedException {
     TransportSecurityTest.awaitSuccess(
-        () -> assertThat(host.registry().get("tenbin.rpc.calls.active").gauge().value()).isEqualTo(calls));
+        () ->
+            assertThat(host.registry().get("tenbin.rpc.calls.active").gauge().value())
+                .isEqualTo(calls));
   }
 }

@@ -67,14 +67,21 @@ class GrpcServerHostTest {
         .extracting(s -> s.getName())
         // Services generated from .proto files are listed too (see the services' own tests);
         // this hand-built test service has no file descriptor to list.
-        .contains("grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection",
+        .contains(
+            "grpc.health.v1.Health",
+            "grpc.reflection.v1.ServerReflection",
             "grpc.reflection.v1alpha.ServerReflection");
 
-    CompletableFuture<io.grpc.reflection.v1alpha.ServerReflectionResponse> listedOld = new CompletableFuture<>();
+    CompletableFuture<io.grpc.reflection.v1alpha.ServerReflectionResponse> listedOld =
+        new CompletableFuture<>();
     @SuppressWarnings("deprecation")
     StreamObserver<io.grpc.reflection.v1alpha.ServerReflectionRequest> oldReflection =
-        io.grpc.reflection.v1alpha.ServerReflectionGrpc.newStub(channel).serverReflectionInfo(completing(listedOld));
-    oldReflection.onNext(io.grpc.reflection.v1alpha.ServerReflectionRequest.newBuilder().setListServices("").build());
+        io.grpc.reflection.v1alpha.ServerReflectionGrpc.newStub(channel)
+            .serverReflectionInfo(completing(listedOld));
+    oldReflection.onNext(
+        io.grpc.reflection.v1alpha.ServerReflectionRequest.newBuilder()
+            .setListServices("")
+            .build());
     oldReflection.onCompleted();
     assertThat(listedOld.get(5, TimeUnit.SECONDS).getListServicesResponse().getServiceList())
         .extracting(s -> s.getName())
@@ -85,7 +92,8 @@ class GrpcServerHostTest {
         .contains("grpc_server_processing_duration_seconds_count")
         .contains("method=\"Check\"")
         // a bucketed histogram, so Prometheus can compute percentiles
-        .containsPattern("grpc_server_processing_duration_seconds_bucket\\{method=\"Check\".*le=\"0\\.001\"")
+        .containsPattern(
+            "grpc_server_processing_duration_seconds_bucket\\{method=\"Check\".*le=\"0\\.001\"")
         .contains("jvm_memory_used_bytes")
         .contains("jvm_threads_live_threads")
         .contains("jvm_classes_loaded_classes")
@@ -118,7 +126,8 @@ class GrpcServerHostTest {
               StatusRuntimeException.class,
               e -> {
                 assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INTERNAL);
-                assertThat(e.getStatus().getDescription()).matches("internal error, id [0-9a-f]{16}");
+                assertThat(e.getStatus().getDescription())
+                    .matches("internal error, id [0-9a-f]{16}");
                 assertThat(e.getStatus().getDescription())
                     .doesNotContain("secret")
                     .doesNotContain("Exception");
@@ -127,7 +136,8 @@ class GrpcServerHostTest {
                 assertThat(details.getDetailsList())
                     .filteredOn(any -> any.is(RequestInfo.class))
                     .extracting(any -> unpack(any).getRequestId())
-                    .containsExactly(e.getStatus().getDescription().substring("internal error, id ".length()));
+                    .containsExactly(
+                        e.getStatus().getDescription().substring("internal error, id ".length()));
               });
     }
   }
@@ -149,7 +159,10 @@ class GrpcServerHostTest {
             StatusRuntimeException.class,
             e -> {
               assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
-              assertThat(StatusMapper.violatedField(e)).startsWith("fff").endsWith("\u2026(100000 chars)").hasSizeLessThan(300);
+              assertThat(StatusMapper.violatedField(e))
+                  .startsWith("fff")
+                  .endsWith("\u2026(100000 chars)")
+                  .hasSizeLessThan(300);
             });
   }
 
@@ -160,7 +173,9 @@ class GrpcServerHostTest {
             StatusRuntimeException.class,
             e -> {
               assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND);
-              assertThat(e.getStatus().getDescription()).startsWith("missing yyy").endsWith("\u2026(100000 chars)");
+              assertThat(e.getStatus().getDescription())
+                  .startsWith("missing yyy")
+                  .endsWith("\u2026(100000 chars)");
             });
   }
 
@@ -205,13 +220,16 @@ class GrpcServerHostTest {
         .hasMessageContaining("--port");
     assertThatThrownBy(() -> new ServerSettings("h", 0, -1, 10, Duration.ZERO))
         .hasMessageContaining("--max-message-bytes");
-    assertThatThrownBy(() -> ServingLimits.of(0, -1, 0)).hasMessageContaining("--max-concurrent-calls");
+    assertThatThrownBy(() -> ServingLimits.of(0, -1, 0))
+        .hasMessageContaining("--max-concurrent-calls");
   }
 
   static String scrape(GrpcServerHost host) throws Exception {
     return HttpClient.newHttpClient()
         .send(
-            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + host.metricsPort() + "/metrics")).build(),
+            HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + host.metricsPort() + "/metrics"))
+                .build(),
             HttpResponse.BodyHandlers.ofString())
         .body();
   }

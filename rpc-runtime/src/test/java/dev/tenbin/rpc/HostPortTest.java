@@ -8,11 +8,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** The one endpoint parser: host:port and [ipv6]:port, and a clear error naming the flag otherwise. */
+/**
+ * The one endpoint parser: host:port and [ipv6]:port, and a clear error naming the flag otherwise.
+ */
 class HostPortTest {
   @Test
   void hostAndPortAreSplitAtTheColon() {
-    assertThat(HostPort.parse("--endpoint", "index.internal:50052")).isEqualTo(new HostPort("index.internal", 50052));
+    assertThat(HostPort.parse("--endpoint", "index.internal:50052"))
+        .isEqualTo(new HostPort("index.internal", 50052));
     assertThat(HostPort.parse("--endpoint", " 10.0.0.7:1 ")).isEqualTo(new HostPort("10.0.0.7", 1));
   }
 
@@ -51,12 +54,15 @@ class HostPortTest {
         .hasMessageStartingWith("--rerank-endpoint ")
         .hasMessageContaining(problem)
         .hasMessageContaining("'" + value + "'")
-        .satisfies(e -> assertThat(((InvalidInputException) e).field()).isEqualTo("--rerank-endpoint"));
+        .satisfies(
+            e -> assertThat(((InvalidInputException) e).field()).isEqualTo("--rerank-endpoint"));
   }
 
   @Test
   void aMissingValueIsRefusedNamingTheFlag() {
-    assertThatThrownBy(() -> HostPort.parse("--endpoint", null)).hasMessage("--endpoint must be HOST:PORT, got ''");
-    assertThatThrownBy(() -> HostPort.parse("--endpoint", " ")).hasMessageContaining("--endpoint must be HOST:PORT");
+    assertThatThrownBy(() -> HostPort.parse("--endpoint", null))
+        .hasMessage("--endpoint must be HOST:PORT, got ''");
+    assertThatThrownBy(() -> HostPort.parse("--endpoint", " "))
+        .hasMessageContaining("--endpoint must be HOST:PORT");
   }
 }

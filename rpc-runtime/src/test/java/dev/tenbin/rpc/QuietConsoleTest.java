@@ -20,9 +20,15 @@ class QuietConsoleTest {
     Path link = Files.createSymbolicLink(tmp.resolve("fd-3"), stderr);
 
     assertThat(QuietConsole.isFile(stderr.toString(), identity)).isTrue();
-    assertThat(QuietConsole.isFile(link.toString(), identity)).as("followed through /dev/fd links").isTrue();
-    assertThat(QuietConsole.isFile(other.toString(), identity)).as("another file at that descriptor").isFalse();
-    assertThat(QuietConsole.isFile(stderr.toString(), null)).as("flags copied without an identity").isFalse();
+    assertThat(QuietConsole.isFile(link.toString(), identity))
+        .as("followed through /dev/fd links")
+        .isTrue();
+    assertThat(QuietConsole.isFile(other.toString(), identity))
+        .as("another file at that descriptor")
+        .isFalse();
+    assertThat(QuietConsole.isFile(stderr.toString(), null))
+        .as("flags copied without an identity")
+        .isFalse();
     assertThat(QuietConsole.isFile(stderr.toString(), "/dev/fd/3")).isFalse();
     assertThat(QuietConsole.isFile(tmp.resolve("absent").toString(), identity)).isFalse();
   }

@@ -24,7 +24,8 @@ class SafeTextTest {
   void wholeMessagesStayWithinTheByteBudgetForMultiByteText() {
     String chinese = "\u6587\u4ef6 ".repeat(5_000);
     String cut = SafeText.message(chinese);
-    assertThat(cut.getBytes(StandardCharsets.UTF_8).length).isLessThanOrEqualTo(SafeText.MAX_MESSAGE_BYTES);
+    assertThat(cut.getBytes(StandardCharsets.UTF_8).length)
+        .isLessThanOrEqualTo(SafeText.MAX_MESSAGE_BYTES);
     assertThat(cut).endsWith("\u2026(15000 chars)");
   }
 
@@ -32,14 +33,17 @@ class SafeTextTest {
   void surrogatePairsAreNeverSplit() {
     String emoji = "\uD83D\uDE00".repeat(1_000);
     String cut = SafeText.message(emoji);
-    assertThat(cut.getBytes(StandardCharsets.UTF_8).length).isLessThanOrEqualTo(SafeText.MAX_MESSAGE_BYTES);
+    assertThat(cut.getBytes(StandardCharsets.UTF_8).length)
+        .isLessThanOrEqualTo(SafeText.MAX_MESSAGE_BYTES);
     assertThat(cut.codePoints().filter(cp -> cp >= 0xD800 && cp <= 0xDFFF).count()).isZero();
   }
 
   @Test
   void cuttingIsIdempotent() {
     for (String text :
-        new String[] {"x".repeat(100_000), "word ".repeat(10_000), "a".repeat(300) + " " + "b".repeat(5_000)}) {
+        new String[] {
+          "x".repeat(100_000), "word ".repeat(10_000), "a".repeat(300) + " " + "b".repeat(5_000)
+        }) {
       String once = SafeText.message(text);
       assertThat(SafeText.message(once)).isEqualTo(once);
       assertThat(SafeText.needsCut(once, SafeText.MAX_MESSAGE_BYTES)).isFalse();

@@ -7,14 +7,17 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
-/** Every server's network options: one validated settings record, bad values refused naming the flag. */
+/**
+ * Every server's network options: one validated settings record, bad values refused naming the
+ * flag.
+ */
 class ServerOptionsTest {
   @Command(name = "some-server")
   static final class SomeServer {
@@ -70,7 +73,8 @@ class ServerOptionsTest {
   void aStoppedHostClosesWhatItOwnsAfterTheServerLastOwnedFirst() {
     List<String> closed = new ArrayList<>();
     GrpcServerHost host =
-        GrpcServerHost.startInProcess("owning-" + UUID.randomUUID(), new SimpleMeterRegistry(), List.of());
+        GrpcServerHost.startInProcess(
+            "owning-" + UUID.randomUUID(), new SimpleMeterRegistry(), List.of());
     host.owning(() -> closed.add("channel")).owning(() -> closed.add("core"));
     assertThat(closed).isEmpty();
     host.close();

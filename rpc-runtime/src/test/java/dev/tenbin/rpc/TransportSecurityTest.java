@@ -28,13 +28,17 @@ class TransportSecurityTest {
 
   private GrpcServerHost start(ServerSecurity security) {
     return GrpcServerHost.start(
-        new ServerSettings("127.0.0.1", 0, -1, 1 << 20, Duration.ofSeconds(1)).withSecurity(security),
+        new ServerSettings("127.0.0.1", 0, -1, 1 << 20, Duration.ofSeconds(1))
+            .withSecurity(security),
         List.of(new TestService()));
   }
 
   private ServerSecurity tls(TestCertificates.Issued server, Path clientCaFile) {
     return ServerSecurity.plaintext()
-        .withTls(server.writeCertificate(tmp.resolve("server.pem")), server.writeKey(tmp.resolve("server.key")), clientCaFile)
+        .withTls(
+            server.writeCertificate(tmp.resolve("server.pem")),
+            server.writeKey(tmp.resolve("server.key")),
+            clientCaFile)
         .withReloadInterval(Duration.ofMillis(100));
   }
 
@@ -63,7 +67,12 @@ class TransportSecurityTest {
   void aTlsClientTrustingTheServersCaSucceedsAndOneTrustingAnotherCaFails() {
     try (GrpcServerHost host = start(tls(serverCa.issue("server"), null))) {
       check(host, ClientSecurity.trusting(serverCa.writeCertificate(tmp.resolve("ca.pem"))));
-      assertThatThrownBy(() -> check(host, ClientSecurity.trusting(strangerCa.writeCertificate(tmp.resolve("other.pem")))))
+      assertThatThrownBy(
+              () ->
+                  check(
+                      host,
+                      ClientSecurity.trusting(
+                          strangerCa.writeCertificate(tmp.resolve("other.pem")))))
           .isInstanceOfSatisfying(StatusRuntimeException.class, code(Status.Code.UNAVAILABLE));
     }
   }
@@ -72,7 +81,8 @@ class TransportSecurityTest {
   void theServerNameIsVerified() {
     try (GrpcServerHost host = start(tls(serverCa.issue("server"), null))) {
       ClientSecurity wrongName =
-          ClientSecurity.trusting(serverCa.writeCertificate(tmp.resolve("ca.pem"))).withServerName("index.example.org");
+          ClientSecurity.trusting(serverCa.writeCertificate(tmp.resolve("ca.pem")))
+              .withServerName("index.example.org");
       assertThatThrownBy(() -> check(host, wrongName))
           .isInstanceOfSatisfying(StatusRuntimeException.class, code(Status.Code.UNAVAILABLE));
     }
@@ -82,7 +92,8 @@ class TransportSecurityTest {
   void mutualTlsRefusesClientsWithoutATrustedCertificateAndAcceptsTrustedOnes() {
     Path clientCaFile = clientCa.writeCertificate(tmp.resolve("client-ca.pem"));
     try (GrpcServerHost host = start(tls(serverCa.issue("server"), clientCaFile))) {
-      ClientSecurity trustingServer = ClientSecurity.trusting(serverCa.writeCertificate(tmp.resolve("ca.pem")));
+      ClientSecurity trustingServer =
+          ClientSecurity.trusting(serverCa.writeCertificate(tmp.resolve("ca.pem")));
       assertThatThrownBy(() -> check(host, trustingServer))
           .as("no client certificate")
           .isInstanceOfSatisfying(StatusRuntimeException.class, code(Status.Code.UNAVAILABLE));
@@ -90,7 +101,8 @@ class TransportSecurityTest {
       TestCertificates.Issued stranger = strangerCa.issue("mallory");
       ClientSecurity untrusted =
           trustingServer.withClientCertificate(
-              stranger.writeCertificate(tmp.resolve("mallory.pem")), stranger.writeKey(tmp.resolve("mallory.key")));
+              stranger.writeCertificate(tmp.resolve("mallory.pem")),
+              stranger.writeKey(tmp.resolve("mallory.key")));
       assertThatThrownBy(() -> check(host, untrusted))
           .as("a client certificate from a CA the server does not trust")
           .isInstanceOfSatisfying(StatusRuntimeException.class, code(Status.Code.UNAVAILABLE));
@@ -99,15 +111,18 @@ class TransportSecurityTest {
       check(
           host,
           trustingServer.withClientCertificate(
-              alice.writeCertificate(tmp.resolve("alice.pem")), alice.writeKey(tmp.resolve("alice.key"))));
+              alice.writeCertificate(tmp.resolve("alice.pem")),
+              alice.writeKey(tmp.resolve("alice.key"))));
     }
   }
 
   @Test
   void aRotatedServerCertificateIsServedWithoutARestart() throws Exception {
     try (GrpcServerHost host = start(tls(serverCa.issue("server"), null))) {
-      ClientSecurity oldTrust = ClientSecurity.trusting(serverCa.writeCertificate(tmp.resolve("ca.pem")));
-      ClientSecurity newTrust = ClientSecurity.trusting(strangerCa.writeCertificate(tmp.resolve("new-ca.pem")));
+      ClientSecurity oldTrust =
+          ClientSecurity.trusting(serverCa.writeCertificate(tmp.resolve("ca.pem")));
+      ClientSecurity newTrust =
+          ClientSecurity.trusting(strangerCa.writeCertificate(tmp.resolve("new-ca.pem")));
       check(host, oldTrust);
 
       // Rotate: a certificate from another CA, with a new key, written over the same files.
@@ -128,7 +143,8 @@ class TransportSecurityTest {
   void aRotatedClientCaIsTrustedWithoutARestart() throws Exception {
     Path clientCaFile = clientCa.writeCertificate(tmp.resolve("client-ca.pem"));
     try (GrpcServerHost host = start(tls(serverCa.issue("server"), clientCaFile))) {
-      ClientSecurity trustingServer = ClientSecurity.trusting(serverCa.writeCertificate(tmp.resolve("ca.pem")));
+      ClientSecurity trustingServer =
+          ClientSecurity.trusting(serverCa.writeCertificate(tmp.resolve("ca.pem")));
       TestCertificates.Issued bob = strangerCa.issue("bob");
       ClientSecurity asBob =
           trustingServer.withClientCertificate(
@@ -144,10 +160,12 @@ class TransportSecurityTest {
   @Test
   void aHalfWrittenRotationKeepsServingThePreviousCertificate() throws Exception {
     try (GrpcServerHost host = start(tls(serverCa.issue("server"), null))) {
-      ClientSecurity trust = ClientSecurity.trusting(serverCa.writeCertificate(tmp.resolve("ca.pem")));
+      ClientSecurity trust =
+          ClientSecurity.trusting(serverCa.writeCertificate(tmp.resolve("ca.pem")));
       // A new certificate whose key has not been written yet: it does not match the old key.
       strangerCa.issue("server-2").writeCertificate(tmp.resolve("server.pem"));
-      Files.setLastModifiedTime(tmp.resolve("server.pem"), FileTime.from(Instant.now().plusSeconds(5)));
+      Files.setLastModifiedTime(
+          tmp.resolve("server.pem"), FileTime.from(Instant.now().plusSeconds(5)));
       Thread.sleep(500); // several reload checks
       check(host, trust);
     }
@@ -162,14 +180,16 @@ class TransportSecurityTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("--tls-key")
         .hasMessageContaining("does not belong to the certificate");
-    assertThatThrownBy(() -> start(ServerSecurity.plaintext().withTls(cert, tmp.resolve("missing.key"), null)))
+    assertThatThrownBy(
+            () -> start(ServerSecurity.plaintext().withTls(cert, tmp.resolve("missing.key"), null)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("--tls-key")
         .hasMessageContaining("missing.key");
     assertThatThrownBy(() -> start(ServerSecurity.plaintext().withTls(cert, cert, null)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("not a PEM private key");
-    assertThatThrownBy(() -> new ServerSecurity(cert, null, null, null, Duration.ofSeconds(1), false))
+    assertThatThrownBy(
+            () -> new ServerSecurity(cert, null, null, null, Duration.ofSeconds(1), false))
         .hasMessageContaining("--tls-cert and --tls-key go together");
   }
 
@@ -180,8 +200,10 @@ class TransportSecurityTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("refusing to serve plaintext on 0.0.0.0")
         .hasMessageContaining("--allow-plaintext");
-    ServerSecurity allowed = new ServerSecurity(null, null, null, null, Duration.ofSeconds(1), true);
-    try (GrpcServerHost host = GrpcServerHost.start(open.withSecurity(allowed), List.of(new TestService()))) {
+    ServerSecurity allowed =
+        new ServerSecurity(null, null, null, null, Duration.ofSeconds(1), true);
+    try (GrpcServerHost host =
+        GrpcServerHost.start(open.withSecurity(allowed), List.of(new TestService()))) {
       check(host, ClientSecurity.plaintext());
     }
   }

@@ -70,11 +70,13 @@ public final class EncoderClient {
   }
 
   private EncoderServiceGrpc.EncoderServiceBlockingStub stub() {
-    return EncoderServiceGrpc.newBlockingStub(channel).withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS);
+    return EncoderServiceGrpc.newBlockingStub(channel)
+        .withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   /** Dense vectors of texts in one call. */
-  public List<float[]> encodeDense(String modelId, List<String> texts, boolean query, int dimensions) {
+  public List<float[]> encodeDense(
+      String modelId, List<String> texts, boolean query, int dimensions) {
     EncodeDenseResponse response =
         retrying(
             () ->
@@ -83,7 +85,8 @@ public final class EncoderClient {
                         EncodeDenseRequest.newBuilder()
                             .setModelId(modelId)
                             .addAllTexts(texts)
-                            .setRole(query ? InputRole.INPUT_ROLE_QUERY : InputRole.INPUT_ROLE_DOCUMENT)
+                            .setRole(
+                                query ? InputRole.INPUT_ROLE_QUERY : InputRole.INPUT_ROLE_DOCUMENT)
                             .setDimensions(dimensions)
                             .build()));
     return toArrays(response.getVectorsList());
@@ -91,7 +94,11 @@ public final class EncoderClient {
 
   /** Dense vectors of many texts through the server-streaming RPC, in order. */
   public List<float[]> streamEncodeDense(
-      String modelId, List<String> texts, boolean query, int chunkSize, java.util.function.IntConsumer progress) {
+      String modelId,
+      List<String> texts,
+      boolean query,
+      int chunkSize,
+      java.util.function.IntConsumer progress) {
     return retrying(
         () -> {
           List<float[]> vectors = new ArrayList<>(texts.size());
@@ -101,7 +108,8 @@ public final class EncoderClient {
                       StreamEncodeDenseRequest.newBuilder()
                           .setModelId(modelId)
                           .addAllTexts(texts)
-                          .setRole(query ? InputRole.INPUT_ROLE_QUERY : InputRole.INPUT_ROLE_DOCUMENT)
+                          .setRole(
+                              query ? InputRole.INPUT_ROLE_QUERY : InputRole.INPUT_ROLE_DOCUMENT)
                           .setChunkSize(chunkSize)
                           .build());
           while (chunks.hasNext()) {
@@ -113,7 +121,8 @@ public final class EncoderClient {
   }
 
   /** Learned sparse vectors (id → weight maps) of texts in one call. */
-  public List<java.util.Map<Integer, Float>> encodeSparse(String modelId, List<String> texts, boolean query) {
+  public List<java.util.Map<Integer, Float>> encodeSparse(
+      String modelId, List<String> texts, boolean query) {
     var response =
         retrying(
             () ->
@@ -122,7 +131,8 @@ public final class EncoderClient {
                         dev.tenbin.proto.encoder.v1.EncodeSparseRequest.newBuilder()
                             .setModelId(modelId)
                             .addAllTexts(texts)
-                            .setRole(query ? InputRole.INPUT_ROLE_QUERY : InputRole.INPUT_ROLE_DOCUMENT)
+                            .setRole(
+                                query ? InputRole.INPUT_ROLE_QUERY : InputRole.INPUT_ROLE_DOCUMENT)
                             .build()));
     List<java.util.Map<Integer, Float>> out = new ArrayList<>();
     for (var vector : response.getVectorsList()) {
@@ -145,7 +155,8 @@ public final class EncoderClient {
                         dev.tenbin.proto.encoder.v1.EncodeMultiVectorRequest.newBuilder()
                             .setModelId(modelId)
                             .addAllTexts(texts)
-                            .setRole(query ? InputRole.INPUT_ROLE_QUERY : InputRole.INPUT_ROLE_DOCUMENT)
+                            .setRole(
+                                query ? InputRole.INPUT_ROLE_QUERY : InputRole.INPUT_ROLE_DOCUMENT)
                             .build()));
     List<float[][]> out = new ArrayList<>();
     for (var vector : response.getVectorsList()) {
@@ -156,7 +167,12 @@ public final class EncoderClient {
 
   /** Learned sparse vectors of many texts through the server-streaming RPC, in order. */
   public List<SparseVector> streamEncodeSparse(
-      String modelId, List<String> texts, boolean query, int topK, int chunkSize, IntConsumer progress) {
+      String modelId,
+      List<String> texts,
+      boolean query,
+      int topK,
+      int chunkSize,
+      IntConsumer progress) {
     return retrying(
         () -> {
           List<SparseVector> vectors = new ArrayList<>(texts.size());
@@ -180,7 +196,10 @@ public final class EncoderClient {
         });
   }
 
-  /** Per-token vectors ([tokens][dimension]) of many texts through the server-streaming RPC, in order. */
+  /**
+   * Per-token vectors ([tokens][dimension]) of many texts through the server-streaming RPC, in
+   * order.
+   */
   public List<float[][]> streamEncodeMultiVector(
       String modelId, List<String> texts, boolean query, int chunkSize, IntConsumer progress) {
     return retrying(
@@ -227,7 +246,11 @@ public final class EncoderClient {
             () ->
                 stub()
                     .tokenize(
-                        TokenizeRequest.newBuilder().setModelId(modelId).addAllTexts(texts).setRole(role(query)).build()));
+                        TokenizeRequest.newBuilder()
+                            .setModelId(modelId)
+                            .addAllTexts(texts)
+                            .setRole(role(query))
+                            .build()));
     long[][] ids = new long[response.getTextsCount()][];
     boolean[] truncated = new boolean[ids.length];
     for (int i = 0; i < ids.length; i++) {
@@ -247,12 +270,18 @@ public final class EncoderClient {
    * @param dtype row storage of a new cache (UNSPECIFIED: FP32)
    * @param batchSize tokens per forward pass; 0 lets the service choose
    */
-  public LightCache buildLightCache(String modelId, LightCacheDtype dtype, int batchSize, LightCacheProgress progress) {
+  public LightCache buildLightCache(
+      String modelId, LightCacheDtype dtype, int batchSize, LightCacheProgress progress) {
     BuildLightCacheRequest request =
-        BuildLightCacheRequest.newBuilder().setModelId(modelId).setDtype(dtype).setBatchSize(batchSize).build();
+        BuildLightCacheRequest.newBuilder()
+            .setModelId(modelId)
+            .setDtype(dtype)
+            .setBatchSize(batchSize)
+            .build();
     return retrying(
         () -> {
-          // A listener that throws (a cancelled job) cancels the call, so the service stops building.
+          // A listener that throws (a cancelled job) cancels the call, so the service stops
+          // building.
           Context.CancellableContext call = Context.current().withCancellation();
           try {
             return call.call(() -> readBuild(stub().buildLightCache(request), progress));
@@ -266,7 +295,8 @@ public final class EncoderClient {
         });
   }
 
-  private static LightCache readBuild(Iterator<BuildLightCacheResponse> messages, LightCacheProgress progress) {
+  private static LightCache readBuild(
+      Iterator<BuildLightCacheResponse> messages, LightCacheProgress progress) {
     while (messages.hasNext()) {
       BuildLightCacheResponse message = messages.next();
       progress.rowsDone(message.getRowsDone(), message.getVocabularySize());
@@ -274,7 +304,9 @@ public final class EncoderClient {
         return message.getCache();
       }
     }
-    throw Status.INTERNAL.withDescription("the encoder ended BuildLightCache without the finished cache").asRuntimeException();
+    throw Status.INTERNAL
+        .withDescription("the encoder ended BuildLightCache without the finished cache")
+        .asRuntimeException();
   }
 
   /** Told how far a LightRetriever cache build has got. */
@@ -285,7 +317,8 @@ public final class EncoderClient {
 
   /** Cards of the models the service can load without the network. */
   public List<dev.tenbin.proto.encoder.v1.ModelCard> listModels() {
-    return retrying(() -> stub().listModels(ListModelsRequest.getDefaultInstance())).getModelsList();
+    return retrying(() -> stub().listModels(ListModelsRequest.getDefaultInstance()))
+        .getModelsList();
   }
 
   private static InputRole role(boolean query) {
@@ -320,7 +353,8 @@ public final class EncoderClient {
   }
 
   public GetModelInfoResponse modelInfo(String modelId) {
-    return retrying(() -> stub().getModelInfo(GetModelInfoRequest.newBuilder().setModelId(modelId).build()));
+    return retrying(
+        () -> stub().getModelInfo(GetModelInfoRequest.newBuilder().setModelId(modelId).build()));
   }
 
   private <T> T retrying(Supplier<T> call) {

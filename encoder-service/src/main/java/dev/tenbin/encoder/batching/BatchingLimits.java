@@ -14,18 +14,25 @@ import java.time.Duration;
  *     ahead of it would take longer than this at the throughput measured so far; zero = no bound
  */
 public record BatchingLimits(
-    int maxBatchTokens, int maxBatchSize, int maxQueuedInputs, Duration maxQueueDelay, Duration maxQueueWait) {
-  public static final BatchingLimits DEFAULT = new BatchingLimits(16_384, 256, 100_000, Duration.ofMillis(2));
+    int maxBatchTokens,
+    int maxBatchSize,
+    int maxQueuedInputs,
+    Duration maxQueueDelay,
+    Duration maxQueueWait) {
+  public static final BatchingLimits DEFAULT =
+      new BatchingLimits(16_384, 256, 100_000, Duration.ofMillis(2));
 
   public BatchingLimits {
     if (maxBatchTokens < 1) {
-      throw new IllegalArgumentException("--max-batch-tokens must be positive, got " + maxBatchTokens);
+      throw new IllegalArgumentException(
+          "--max-batch-tokens must be positive, got " + maxBatchTokens);
     }
     if (maxBatchSize < 1) {
       throw new IllegalArgumentException("--max-batch-size must be positive, got " + maxBatchSize);
     }
     if (maxQueuedInputs < 1) {
-      throw new IllegalArgumentException("--max-queued-inputs must be positive, got " + maxQueuedInputs);
+      throw new IllegalArgumentException(
+          "--max-queued-inputs must be positive, got " + maxQueuedInputs);
     }
     if (maxQueueDelay.isNegative()) {
       throw new IllegalArgumentException("--max-queue-delay-ms must not be negative");
@@ -36,7 +43,8 @@ public record BatchingLimits(
   }
 
   /** Limits without a bound on the queue's expected wait. */
-  public BatchingLimits(int maxBatchTokens, int maxBatchSize, int maxQueuedInputs, Duration maxQueueDelay) {
+  public BatchingLimits(
+      int maxBatchTokens, int maxBatchSize, int maxQueuedInputs, Duration maxQueueDelay) {
     this(maxBatchTokens, maxBatchSize, maxQueuedInputs, maxQueueDelay, Duration.ZERO);
   }
 }

@@ -24,16 +24,16 @@ import java.util.function.IntConsumer;
 
 /**
  * Dynamic batching across concurrent requests under a token budget. Waiting inputs are sorted by
- * length and cut into forward passes whose padded size (inputs × longest) stays under
- * {@code maxBatchTokens}, so short inputs are not padded to long ones. The first waiting input
- * waits at most {@code maxQueueDelay} for company. One worker thread per batcher runs the passes;
- * ONNX Runtime parallelises inside.
+ * length and cut into forward passes whose padded size (inputs × longest) stays under {@code
+ * maxBatchTokens}, so short inputs are not padded to long ones. The first waiting input waits at
+ * most {@code maxQueueDelay} for company. One worker thread per batcher runs the passes; ONNX
+ * Runtime parallelises inside.
  *
  * <p>Admission is bounded: a request first {@linkplain #reserve reserves} its places (before it is
- * tokenized), and places reserved plus inputs waiting never exceed {@code maxQueuedInputs} — beyond,
- * {@link OverloadedException}. The inputs of a cancelled or expired request leave the queue within
- * 20 ms (their places free for others) and are not computed; cancellation takes effect between
- * passes, never inside one.
+ * tokenized), and places reserved plus inputs waiting never exceed {@code maxQueuedInputs} —
+ * beyond, {@link OverloadedException}. The inputs of a cancelled or expired request leave the queue
+ * within 20 ms (their places free for others) and are not computed; cancellation takes effect
+ * between passes, never inside one.
  *
  * <p>{@link #close()} stops taking work, fails waiting requests with {@link UnavailableException},
  * lets the pass in flight finish and joins the worker: when it returns no thread of this batcher
@@ -64,8 +64,10 @@ public final class TokenBudgetBatcher<R> implements AutoCloseable {
   private final Thread worker;
   private int reserved;
   private volatile int running;
+
   /** Forward-pass time per input, moving average over recent passes (0 until the first pass). */
   private volatile double nanosPerInput;
+
   private volatile boolean closed;
 
   private static final class Request<R> {
@@ -88,8 +90,8 @@ public final class TokenBudgetBatcher<R> implements AutoCloseable {
   private record Pending<R>(Request<R> request, int index, long[] ids, long enqueuedAt) {}
 
   /**
-   * Places held in the queue for a request that is still being tokenized. Closing it gives back
-   * the places not used by {@link #submit(Reservation, long[][], Cancellation)}.
+   * Places held in the queue for a request that is still being tokenized. Closing it gives back the
+   * places not used by {@link #submit(Reservation, long[][], Cancellation)}.
    */
   public final class Reservation implements AutoCloseable {
     private int places;
@@ -118,7 +120,10 @@ public final class TokenBudgetBatcher<R> implements AutoCloseable {
   }
 
   public TokenBudgetBatcher(
-      String name, Function<long[][], OnnxModel.Output> forward, Extractor<R> extractor, BatchingLimits limits) {
+      String name,
+      Function<long[][], OnnxModel.Output> forward,
+      Extractor<R> extractor,
+      BatchingLimits limits) {
     this(name, forward, extractor, limits, tokens -> {});
   }
 
@@ -157,15 +162,22 @@ public final class TokenBudgetBatcher<R> implements AutoCloseable {
       long expectedWait = (long) (ahead * nanosPerInput);
       if (queue.size() + reserved + inputs > limits.maxQueuedInputs()) {
         throw new OverloadedException(
-            "the encoder queue is full (" + (queue.size() + reserved) + " inputs waiting or being tokenized, limit "
-                + limits.maxQueuedInputs() + "); retry later",
+            "the encoder queue is full ("
+                + (queue.size() + reserved)
+                + " inputs waiting or being tokenized, limit "
+                + limits.maxQueuedInputs()
+                + "); retry later",
             retryAfter(expectedWait));
       }
       long maxWait = limits.maxQueueWait().toNanos();
       if (maxWait > 0 && expectedWait > maxWait) {
         throw new OverloadedException(
-            "the encoder is busy: the " + ahead + " inputs ahead would take about "
-                + Duration.ofNanos(expectedWait).toSeconds() + " s, over the " + limits.maxQueueWait().toSeconds()
+            "the encoder is busy: the "
+                + ahead
+                + " inputs ahead would take about "
+                + Duration.ofNanos(expectedWait).toSeconds()
+                + " s, over the "
+                + limits.maxQueueWait().toSeconds()
                 + " s limit; retry later",
             retryAfter(expectedWait - maxWait));
       }
@@ -194,7 +206,8 @@ public final class TokenBudgetBatcher<R> implements AutoCloseable {
    */
   public Served<R> submit(Reservation reservation, long[][] inputs, Cancellation cancellation) {
     if (inputs.length > reservation.places) {
-      throw new IllegalArgumentException(inputs.length + " inputs for " + reservation.places + " reserved places");
+      throw new IllegalArgumentException(
+          inputs.length + " inputs for " + reservation.places + " reserved places");
     }
     Request<R> request = new Request<>(inputs.length, cancellation);
     if (inputs.length == 0) {
@@ -222,7 +235,11 @@ public final class TokenBudgetBatcher<R> implements AutoCloseable {
           synchronized (request) {
             return new Served<>(
                 results,
-                new BatchTimings(request.queueNanos, request.inferenceNanos, request.paddedTokens, request.passes.size()));
+                new BatchTimings(
+                    request.queueNanos,
+                    request.inferenceNanos,
+                    request.paddedTokens,
+                    request.passes.size()));
           }
         } catch (TimeoutException waiting) {
           if (cancellation.isCancelled()) {
@@ -250,7 +267,8 @@ public final class TokenBudgetBatcher<R> implements AutoCloseable {
     } finally {
       lock.unlock();
     }
-    request.done.completeExceptionally(new CancelledException("the call was cancelled or its deadline passed"));
+    request.done.completeExceptionally(
+        new CancelledException("the call was cancelled or its deadline passed"));
   }
 
   /** Results in input order and what serving them cost. */
@@ -335,7 +353,8 @@ public final class TokenBudgetBatcher<R> implements AutoCloseable {
       if (closed) {
         // Closing takes effect between passes: what has not run yet is refused, not computed.
         UnavailableException refusal = unavailable();
-        live.subList(from, live.size()).forEach(pending -> pending.request().done.completeExceptionally(refusal));
+        live.subList(from, live.size())
+            .forEach(pending -> pending.request().done.completeExceptionally(refusal));
         return;
       }
       int to = from;
@@ -411,7 +430,8 @@ public final class TokenBudgetBatcher<R> implements AutoCloseable {
   }
 
   private UnavailableException unavailable() {
-    return new UnavailableException("the encoder " + name + " is closing (model unloaded or service shutting down); retry");
+    return new UnavailableException(
+        "the encoder " + name + " is closing (model unloaded or service shutting down); retry");
   }
 
   /**

@@ -27,10 +27,10 @@ import java.util.function.IntConsumer;
 import java.util.stream.Stream;
 
 /**
- * Encoder figures measured side by side in one run: documents/s in-process against over gRPC
- * (the in-process transport, and loopback Netty), token-budget batching against fixed batches of 32 on the same mixed-length
- * texts, full against LightRetriever single-query latency, and the LightRetriever cache's build
- * time and size.
+ * Encoder figures measured side by side in one run: documents/s in-process against over gRPC (the
+ * in-process transport, and loopback Netty), token-budget batching against fixed batches of 32 on
+ * the same mixed-length texts, full against LightRetriever single-query latency, and the
+ * LightRetriever cache's build time and size.
  */
 public final class EncoderBenchmark {
   /** The figures. */
@@ -72,7 +72,10 @@ public final class EncoderBenchmark {
 
   /** Measures {@code modelId} on a core of its own over {@code config}, closed afterwards. */
   public static Result run(
-      dev.tenbin.encoder.EncoderServiceConfig config, String modelId, List<String> documents, List<String> queries,
+      dev.tenbin.encoder.EncoderServiceConfig config,
+      String modelId,
+      List<String> documents,
+      List<String> queries,
       IntConsumer cacheProgress) {
     try (EncoderCore core = new EncoderCore(config)) {
       return new EncoderBenchmark(core, modelId).run(documents, queries, cacheProgress);
@@ -83,13 +86,22 @@ public final class EncoderBenchmark {
     LoadedModel model = core.model(modelId);
     documentsMeasured = documents.size();
     // Warm-up of every path on a few inputs.
-    core.encodeDense(modelId, documents.subList(0, Math.min(16, documents.size())), false, 0, Cancellation.NEVER);
+    core.encodeDense(
+        modelId,
+        documents.subList(0, Math.min(16, documents.size())),
+        false,
+        0,
+        Cancellation.NEVER);
 
-    double inProcess = docsPerSecond(() -> core.encodeDense(modelId, documents, false, 0, Cancellation.NEVER));
+    double inProcess =
+        docsPerSecond(() -> core.encodeDense(modelId, documents, false, 0, Cancellation.NEVER));
     double grpcInProcess;
     String name = "encoder-bench-" + java.util.UUID.randomUUID();
-    try (GrpcServerHost local = GrpcServerHost.startInProcess(name, new SimpleMeterRegistry(), EncoderServer.services(core))) {
-      ManagedChannel channel = InProcessChannelBuilder.forName(name).maxInboundMessageSize(256 * 1024 * 1024).build();
+    try (GrpcServerHost local =
+        GrpcServerHost.startInProcess(
+            name, new SimpleMeterRegistry(), EncoderServer.services(core))) {
+      ManagedChannel channel =
+          InProcessChannelBuilder.forName(name).maxInboundMessageSize(256 * 1024 * 1024).build();
       try {
         EncoderClient client = EncoderClient.of(channel);
         client.encodeDense(modelId, documents.subList(0, Math.min(16, documents.size())), false, 0);
@@ -101,8 +113,13 @@ public final class EncoderBenchmark {
     double grpc;
     GrpcServerHost host =
         GrpcServerHost.start(
-            new ServerSettings("127.0.0.1", 0, -1, 256 * 1024 * 1024, Duration.ofSeconds(1)), EncoderServer.services(core));
-    ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", host.port()).usePlaintext().maxInboundMessageSize(256 * 1024 * 1024).build();
+            new ServerSettings("127.0.0.1", 0, -1, 256 * 1024 * 1024, Duration.ofSeconds(1)),
+            EncoderServer.services(core));
+    ManagedChannel channel =
+        NettyChannelBuilder.forAddress("127.0.0.1", host.port())
+            .usePlaintext()
+            .maxInboundMessageSize(256 * 1024 * 1024)
+            .build();
     try {
       EncoderClient client = EncoderClient.of(channel);
       client.encodeDense(modelId, documents.subList(0, Math.min(16, documents.size())), false, 0);
@@ -111,7 +128,8 @@ public final class EncoderBenchmark {
       channel.shutdownNow();
       host.close();
     }
-    double budget = docsPerSecond(() -> core.encodeDense(modelId, documents, false, 0, Cancellation.NEVER));
+    double budget =
+        docsPerSecond(() -> core.encodeDense(modelId, documents, false, 0, Cancellation.NEVER));
     TokenizedBatch tokens = model.tokenizer().encode(prefixed(model, documents));
     double fixed = docsPerSecond(() -> fixedBatches(model, tokens, 32));
 
@@ -131,13 +149,29 @@ public final class EncoderBenchmark {
       core.encodeDense(modelId, List.of(query), true, 0, Cancellation.NEVER);
     }
 
-    double full = medianMicros(queries, q -> core.encodeDense(modelId, List.of(q), true, 0, Cancellation.NEVER));
+    double full =
+        medianMicros(
+            queries, q -> core.encodeDense(modelId, List.of(q), true, 0, Cancellation.NEVER));
     double lookup = medianMicros(queries, q -> light.dense(modelId, List.of(q), 0, true));
     double lightQps = queriesPerSecond(queries, q -> light.dense(modelId, List.of(q), 0, true));
-    double fullQps = queriesPerSecond(queries, q -> core.encodeDense(modelId, List.of(q), true, 0, Cancellation.NEVER));
+    double fullQps =
+        queriesPerSecond(
+            queries, q -> core.encodeDense(modelId, List.of(q), true, 0, Cancellation.NEVER));
     return new Result(
-        modelId, documents.size(), inProcess, grpcInProcess, grpc, budget, fixed, full, lookup, lightQps, fullQps, buildSeconds,
-        folderBytes(folder), TokenEmbeddingCache.load(folder).manifest().vocabularySize());
+        modelId,
+        documents.size(),
+        inProcess,
+        grpcInProcess,
+        grpc,
+        budget,
+        fixed,
+        full,
+        lookup,
+        lightQps,
+        fullQps,
+        buildSeconds,
+        folderBytes(folder),
+        TokenEmbeddingCache.load(folder).manifest().vocabularySize());
   }
 
   private static List<String> prefixed(LoadedModel model, List<String> texts) {
@@ -154,7 +188,10 @@ public final class EncoderBenchmark {
       long[][] ids = Arrays.copyOfRange(tokens.ids(), from, Math.min(tokens.size(), from + size));
       OnnxModel.Output output = model.onnx().run(ids);
       for (int i = 0; i < ids.length; i++) {
-        Pooler.finish(Pooler.pool(output, i, ids[i].length, model.card().pooling()), model.card().dimension(), true);
+        Pooler.finish(
+            Pooler.pool(output, i, ids[i].length, model.card().pooling()),
+            model.card().dimension(),
+            true);
       }
     }
   }

@@ -7,13 +7,11 @@ import dev.tenbin.encoder.EncoderCore;
 import dev.tenbin.encoder.SparseVector;
 import dev.tenbin.encoder.light.CacheManifest;
 import dev.tenbin.encoder.light.LightQueryEncoder;
-import dev.tenbin.proto.encoder.v1.BuildLightCacheRequest;
-import dev.tenbin.proto.encoder.v1.BuildLightCacheResponse;
-import dev.tenbin.proto.encoder.v1.LightCache;
-import dev.tenbin.proto.encoder.v1.LightCacheDtype;
 import dev.tenbin.encoder.model.ModelCard;
 import dev.tenbin.encoder.onnx.TokenizedBatch;
 import dev.tenbin.proto.common.v1.MultiVector;
+import dev.tenbin.proto.encoder.v1.BuildLightCacheRequest;
+import dev.tenbin.proto.encoder.v1.BuildLightCacheResponse;
 import dev.tenbin.proto.encoder.v1.EncodeDenseRequest;
 import dev.tenbin.proto.encoder.v1.EncodeDenseResponse;
 import dev.tenbin.proto.encoder.v1.EncodeLightQueryRequest;
@@ -25,6 +23,8 @@ import dev.tenbin.proto.encoder.v1.EncodeSparseResponse;
 import dev.tenbin.proto.encoder.v1.EncoderServiceGrpc;
 import dev.tenbin.proto.encoder.v1.GetModelInfoRequest;
 import dev.tenbin.proto.encoder.v1.GetModelInfoResponse;
+import dev.tenbin.proto.encoder.v1.LightCache;
+import dev.tenbin.proto.encoder.v1.LightCacheDtype;
 import dev.tenbin.proto.encoder.v1.LightQueryKind;
 import dev.tenbin.proto.encoder.v1.ListModelsRequest;
 import dev.tenbin.proto.encoder.v1.ListModelsResponse;
@@ -56,12 +56,17 @@ public final class EncoderGrpcService extends EncoderServiceGrpc.EncoderServiceI
   }
 
   @Override
-  public void encodeDense(EncodeDenseRequest request, StreamObserver<EncodeDenseResponse> responses) {
+  public void encodeDense(
+      EncodeDenseRequest request, StreamObserver<EncodeDenseResponse> responses) {
     EncodeResult<float[]> result =
         core.encodeDense(
-            request.getModelId(), request.getTextsList(), ProtoConversions.isQuery(request.getRole()),
-            request.getDimensions(), cancellation());
-    EncodeDenseResponse.Builder response = EncodeDenseResponse.newBuilder().setMetadata(ProtoConversions.metadata(result));
+            request.getModelId(),
+            request.getTextsList(),
+            ProtoConversions.isQuery(request.getRole()),
+            request.getDimensions(),
+            cancellation());
+    EncodeDenseResponse.Builder response =
+        EncodeDenseResponse.newBuilder().setMetadata(ProtoConversions.metadata(result));
     result.vectors().forEach(v -> response.addVectors(ProtoConversions.dense(v)));
     responses.onNext(response.build());
     responses.onCompleted();
@@ -73,12 +78,17 @@ public final class EncoderGrpcService extends EncoderServiceGrpc.EncoderServiceI
     boolean query = ProtoConversions.isQuery(request.getRole());
     Cancellation cancellation = cancellation();
     streamChunks(
-        responses, request.getTextsList(), request.getChunkSize(),
+        responses,
+        request.getTextsList(),
+        request.getChunkSize(),
         (offset, texts) -> {
           EncodeResult<float[]> result =
-              core.encodeDense(request.getModelId(), texts, query, request.getDimensions(), cancellation);
+              core.encodeDense(
+                  request.getModelId(), texts, query, request.getDimensions(), cancellation);
           StreamEncodeDenseResponse.Builder response =
-              StreamEncodeDenseResponse.newBuilder().setOffset(offset).setMetadata(ProtoConversions.metadata(result));
+              StreamEncodeDenseResponse.newBuilder()
+                  .setOffset(offset)
+                  .setMetadata(ProtoConversions.metadata(result));
           result.vectors().forEach(v -> response.addVectors(ProtoConversions.dense(v)));
           return response.build();
         });
@@ -91,7 +101,10 @@ public final class EncoderGrpcService extends EncoderServiceGrpc.EncoderServiceI
    * exception-mapping interceptor, which closes the call with the mapped status.
    */
   private void streamChunks(
-      StreamObserver<?> responses, List<String> texts, int chunkSize, BiFunction<Integer, List<String>, ?> encodeChunk) {
+      StreamObserver<?> responses,
+      List<String> texts,
+      int chunkSize,
+      BiFunction<Integer, List<String>, ?> encodeChunk) {
     if (chunkSize < 0) {
       throw new InvalidInputException("chunk_size", "chunk_size must not be negative");
     }
@@ -130,9 +143,13 @@ public final class EncoderGrpcService extends EncoderServiceGrpc.EncoderServiceI
     boolean query = ProtoConversions.isQuery(request.getRole());
     Cancellation cancellation = cancellation();
     streamChunks(
-        responses, request.getTextsList(), request.getChunkSize(),
+        responses,
+        request.getTextsList(),
+        request.getChunkSize(),
         (offset, texts) -> {
-          EncodeResult<SparseVector> result = core.encodeSparse(request.getModelId(), texts, query, request.getTopK(), cancellation);
+          EncodeResult<SparseVector> result =
+              core.encodeSparse(
+                  request.getModelId(), texts, query, request.getTopK(), cancellation);
           var response =
               dev.tenbin.proto.encoder.v1.StreamEncodeSparseResponse.newBuilder()
                   .setOffset(offset)
@@ -149,16 +166,20 @@ public final class EncoderGrpcService extends EncoderServiceGrpc.EncoderServiceI
     boolean query = ProtoConversions.isQuery(request.getRole());
     Cancellation cancellation = cancellation();
     streamChunks(
-        responses, request.getTextsList(), request.getChunkSize(),
+        responses,
+        request.getTextsList(),
+        request.getChunkSize(),
         (offset, texts) -> {
-          EncodeResult<float[]> result = core.encodeMultiVector(request.getModelId(), texts, query, cancellation);
+          EncodeResult<float[]> result =
+              core.encodeMultiVector(request.getModelId(), texts, query, cancellation);
           int width = core.info(request.getModelId()).card().dimension();
           var response =
               dev.tenbin.proto.encoder.v1.StreamEncodeMultiVectorResponse.newBuilder()
                   .setOffset(offset)
                   .setMetadata(ProtoConversions.metadata(result));
           for (float[] matrix : result.vectors()) {
-            MultiVector.Builder vector = MultiVector.newBuilder().setDimension(width).setTokenCount(matrix.length / width);
+            MultiVector.Builder vector =
+                MultiVector.newBuilder().setDimension(width).setTokenCount(matrix.length / width);
             for (float v : matrix) {
               vector.addValues(v);
             }
@@ -169,12 +190,17 @@ public final class EncoderGrpcService extends EncoderServiceGrpc.EncoderServiceI
   }
 
   @Override
-  public void encodeSparse(EncodeSparseRequest request, StreamObserver<EncodeSparseResponse> responses) {
+  public void encodeSparse(
+      EncodeSparseRequest request, StreamObserver<EncodeSparseResponse> responses) {
     EncodeResult<SparseVector> result =
         core.encodeSparse(
-            request.getModelId(), request.getTextsList(), ProtoConversions.isQuery(request.getRole()),
-            request.getTopK(), cancellation());
-    EncodeSparseResponse.Builder response = EncodeSparseResponse.newBuilder().setMetadata(ProtoConversions.metadata(result));
+            request.getModelId(),
+            request.getTextsList(),
+            ProtoConversions.isQuery(request.getRole()),
+            request.getTopK(),
+            cancellation());
+    EncodeSparseResponse.Builder response =
+        EncodeSparseResponse.newBuilder().setMetadata(ProtoConversions.metadata(result));
     result.vectors().forEach(v -> response.addVectors(ProtoConversions.sparse(v)));
     responses.onNext(response.build());
     responses.onCompleted();
@@ -185,12 +211,16 @@ public final class EncoderGrpcService extends EncoderServiceGrpc.EncoderServiceI
       EncodeMultiVectorRequest request, StreamObserver<EncodeMultiVectorResponse> responses) {
     EncodeResult<float[]> result =
         core.encodeMultiVector(
-            request.getModelId(), request.getTextsList(), ProtoConversions.isQuery(request.getRole()), cancellation());
+            request.getModelId(),
+            request.getTextsList(),
+            ProtoConversions.isQuery(request.getRole()),
+            cancellation());
     int width = core.info(request.getModelId()).card().dimension();
     EncodeMultiVectorResponse.Builder response =
         EncodeMultiVectorResponse.newBuilder().setMetadata(ProtoConversions.metadata(result));
     for (float[] matrix : result.vectors()) {
-      MultiVector.Builder vector = MultiVector.newBuilder().setDimension(width).setTokenCount(matrix.length / width);
+      MultiVector.Builder vector =
+          MultiVector.newBuilder().setDimension(width).setTokenCount(matrix.length / width);
       for (float v : matrix) {
         vector.addValues(v);
       }
@@ -211,35 +241,51 @@ public final class EncoderGrpcService extends EncoderServiceGrpc.EncoderServiceI
       }
     } else if (request.getKind() == LightQueryKind.LIGHT_QUERY_KIND_DENSE) {
       for (float[] vector :
-          light.dense(request.getModelId(), request.getQueriesList(), request.getDimensions(), request.getNormalize())) {
+          light.dense(
+              request.getModelId(),
+              request.getQueriesList(),
+              request.getDimensions(),
+              request.getNormalize())) {
         response.addDense(ProtoConversions.dense(vector));
       }
     } else {
-      throw new InvalidInputException("kind", "kind must be LIGHT_QUERY_KIND_DENSE or LIGHT_QUERY_KIND_SPARSE");
+      throw new InvalidInputException(
+          "kind", "kind must be LIGHT_QUERY_KIND_DENSE or LIGHT_QUERY_KIND_SPARSE");
     }
     response.setMetadata(
-        dev.tenbin.proto.common.v1.Metadata.newBuilder().setTokenizeNanos(System.nanoTime() - start));
+        dev.tenbin.proto.common.v1.Metadata.newBuilder()
+            .setTokenizeNanos(System.nanoTime() - start));
     responses.onNext(response.build());
     responses.onCompleted();
   }
 
   @Override
-  public void buildLightCache(BuildLightCacheRequest request, StreamObserver<BuildLightCacheResponse> responses) {
+  public void buildLightCache(
+      BuildLightCacheRequest request, StreamObserver<BuildLightCacheResponse> responses) {
     boolean fp16 =
         switch (request.getDtype()) {
           case LIGHT_CACHE_DTYPE_UNSPECIFIED, LIGHT_CACHE_DTYPE_FP32 -> false;
           case LIGHT_CACHE_DTYPE_FP16 -> true;
-          case UNRECOGNIZED -> throw new InvalidInputException("dtype", "unknown dtype value " + request.getDtypeValue());
+          case UNRECOGNIZED ->
+              throw new InvalidInputException(
+                  "dtype", "unknown dtype value " + request.getDtypeValue());
         };
-    ServerCallStreamObserver<BuildLightCacheResponse> stream = (ServerCallStreamObserver<BuildLightCacheResponse>) responses;
+    ServerCallStreamObserver<BuildLightCacheResponse> stream =
+        (ServerCallStreamObserver<BuildLightCacheResponse>) responses;
     stream.setOnCancelHandler(() -> {});
     // Progress is advisory: a message is skipped while the client is not reading, never queued.
     LightQueryEncoder.BuiltCache built =
         light.buildCache(
-            request.getModelId(), fp16, request.getBatchSize(),
+            request.getModelId(),
+            fp16,
+            request.getBatchSize(),
             (rows, vocabulary) -> {
               if (stream.isReady() && !stream.isCancelled()) {
-                stream.onNext(BuildLightCacheResponse.newBuilder().setRowsDone(rows).setVocabularySize(vocabulary).build());
+                stream.onNext(
+                    BuildLightCacheResponse.newBuilder()
+                        .setRowsDone(rows)
+                        .setVocabularySize(vocabulary)
+                        .build());
               }
             },
             cancellation());
@@ -252,7 +298,10 @@ public final class EncoderGrpcService extends EncoderServiceGrpc.EncoderServiceI
                 LightCache.newBuilder()
                     .setVocabularySize(manifest.vocabularySize())
                     .setDimension(manifest.dimension())
-                    .setDtype(manifest.dtype().equals("fp16") ? LightCacheDtype.LIGHT_CACHE_DTYPE_FP16 : LightCacheDtype.LIGHT_CACHE_DTYPE_FP32)
+                    .setDtype(
+                        manifest.dtype().equals("fp16")
+                            ? LightCacheDtype.LIGHT_CACHE_DTYPE_FP16
+                            : LightCacheDtype.LIGHT_CACHE_DTYPE_FP32)
                     .setLocation(built.folder().toString())
                     .setReused(built.reused()))
             .build());
@@ -263,8 +312,10 @@ public final class EncoderGrpcService extends EncoderServiceGrpc.EncoderServiceI
   public void tokenize(TokenizeRequest request, StreamObserver<TokenizeResponse> responses) {
     boolean query = request.getRole() == dev.tenbin.proto.encoder.v1.InputRole.INPUT_ROLE_QUERY;
     Cancellation cancellation = cancellation();
-    TokenizedBatch batch = core.tokenize(request.getModelId(), request.getTextsList(), query, cancellation);
-    List<String[]> tokens = core.tokenStrings(request.getModelId(), request.getTextsList(), query, cancellation);
+    TokenizedBatch batch =
+        core.tokenize(request.getModelId(), request.getTextsList(), query, cancellation);
+    List<String[]> tokens =
+        core.tokenStrings(request.getModelId(), request.getTextsList(), query, cancellation);
     TokenizeResponse.Builder response = TokenizeResponse.newBuilder();
     for (int i = 0; i < batch.size(); i++) {
       TokenizedText.Builder text = TokenizedText.newBuilder().setTruncated(batch.truncated()[i]);
@@ -280,7 +331,8 @@ public final class EncoderGrpcService extends EncoderServiceGrpc.EncoderServiceI
 
   /** The card and dtype; a model loaded for this is not kept (it unloads when idle). */
   @Override
-  public void getModelInfo(GetModelInfoRequest request, StreamObserver<GetModelInfoResponse> responses) {
+  public void getModelInfo(
+      GetModelInfoRequest request, StreamObserver<GetModelInfoResponse> responses) {
     EncoderCore.ModelInfo info = core.info(request.getModelId());
     responses.onNext(
         GetModelInfoResponse.newBuilder()

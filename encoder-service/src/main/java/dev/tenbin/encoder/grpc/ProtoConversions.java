@@ -18,7 +18,9 @@ final class ProtoConversions {
     return switch (role) {
       case INPUT_ROLE_QUERY -> true;
       case INPUT_ROLE_DOCUMENT -> false;
-      default -> throw new InvalidInputException("role", "role must be INPUT_ROLE_QUERY or INPUT_ROLE_DOCUMENT");
+      default ->
+          throw new InvalidInputException(
+              "role", "role must be INPUT_ROLE_QUERY or INPUT_ROLE_DOCUMENT");
     };
   }
 
@@ -31,7 +33,8 @@ final class ProtoConversions {
   }
 
   static dev.tenbin.proto.common.v1.SparseVector sparse(SparseVector vector) {
-    dev.tenbin.proto.common.v1.SparseVector.Builder out = dev.tenbin.proto.common.v1.SparseVector.newBuilder();
+    dev.tenbin.proto.common.v1.SparseVector.Builder out =
+        dev.tenbin.proto.common.v1.SparseVector.newBuilder();
     for (int i = 0; i < vector.indices().length; i++) {
       out.addIndices(vector.indices()[i]).addValues(vector.values()[i]);
     }

@@ -4,8 +4,8 @@ import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.annotation.JsonNaming;
 
 /**
- * The manifest of a LightRetriever token-embedding cache (format version 1): which model and
- * prompt produced the [V, H] matrix, in which dtype, and how far building has got.
+ * The manifest of a LightRetriever token-embedding cache (format version 1): which model and prompt
+ * produced the [V, H] matrix, in which dtype, and how far building has got.
  */
 @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
 public record CacheManifest(
@@ -25,6 +25,15 @@ public record CacheManifest(
   }
 
   public CacheManifest completed() {
-    return new CacheManifest(formatVersion, modelId, modelRevision, prompt, vocabularySize, dimension, dtype, chunkRows, true);
+    return new CacheManifest(
+        formatVersion,
+        modelId,
+        modelRevision,
+        prompt,
+        vocabularySize,
+        dimension,
+        dtype,
+        chunkRows,
+        true);
   }
 }

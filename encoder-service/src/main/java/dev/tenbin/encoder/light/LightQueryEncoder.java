@@ -19,8 +19,8 @@ import java.util.function.IntConsumer;
 
 /**
  * LightRetriever's query side, with no model inference: dense = the mean of the cached rows of the
- * query's tokens (special tokens and prompt excluded), optionally truncated and normalised;
- * sparse = token counts over the tokenizer vocabulary.
+ * query's tokens (special tokens and prompt excluded), optionally truncated and normalised; sparse
+ * = token counts over the tokenizer vocabulary.
  */
 public final class LightQueryEncoder {
   private final EncoderCore core;
@@ -53,20 +53,31 @@ public final class LightQueryEncoder {
   private final Map<Path, Object> buildLocks = new ConcurrentHashMap<>();
 
   /**
-   * Builds the token-embedding cache of {@code modelId} in the service's cache directory, resuming a
-   * partial one; a complete cache is returned as it is. One build per model runs at a time (a second
-   * caller waits, then finds the cache complete). The model is held loaded while it builds.
+   * Builds the token-embedding cache of {@code modelId} in the service's cache directory, resuming
+   * a partial one; a complete cache is returned as it is. One build per model runs at a time (a
+   * second caller waits, then finds the cache complete). The model is held loaded while it builds.
    *
    * @param fp16 store the rows of a new cache as FP16
-   * @param batchSize tokens per forward pass, 1..{@value #MAX_BUILD_BATCH}; 0 = {@value #DEFAULT_BUILD_BATCH}
+   * @param batchSize tokens per forward pass, 1..{@value #MAX_BUILD_BATCH}; 0 = {@value
+   *     #DEFAULT_BUILD_BATCH}
    * @param progress told (rows done, vocabulary size) after each chunk
    * @param cancellation checked between chunks: a cancelled build stops there, and resumes later
    */
   public BuiltCache buildCache(
-      String modelId, boolean fp16, int batchSize, ProgressListener progress, Cancellation cancellation) {
+      String modelId,
+      boolean fp16,
+      int batchSize,
+      ProgressListener progress,
+      Cancellation cancellation) {
     if (batchSize < 0 || batchSize > MAX_BUILD_BATCH) {
       throw new InvalidInputException(
-          "batch_size", "batch_size must be between 1 and " + MAX_BUILD_BATCH + " (0: " + DEFAULT_BUILD_BATCH + "), got " + batchSize);
+          "batch_size",
+          "batch_size must be between 1 and "
+              + MAX_BUILD_BATCH
+              + " (0: "
+              + DEFAULT_BUILD_BATCH
+              + "), got "
+              + batchSize);
     }
     try (var handle = core.acquire(modelId)) {
       LoadedModel model = handle.model();
@@ -84,7 +95,13 @@ public final class LightQueryEncoder {
             };
         CacheManifest manifest =
             TokenEmbeddingCache.build(
-                model, folder, CHUNK_ROWS, batchSize == 0 ? DEFAULT_BUILD_BATCH : batchSize, 0, fp16, rows);
+                model,
+                folder,
+                CHUNK_ROWS,
+                batchSize == 0 ? DEFAULT_BUILD_BATCH : batchSize,
+                0,
+                fp16,
+                rows);
         caches.remove(modelId);
         return new BuiltCache(manifest, folder, false);
       }
@@ -97,7 +114,10 @@ public final class LightQueryEncoder {
     void rowsDone(int rows, int vocabularySize);
   }
 
-  /** The complete cache in {@code folder}, or null when there is none or it is partial or unreadable. */
+  /**
+   * The complete cache in {@code folder}, or null when there is none or it is partial or
+   * unreadable.
+   */
   private static TokenEmbeddingCache completeCache(Path folder) {
     try {
       return Files.isDirectory(folder) ? TokenEmbeddingCache.load(folder) : null;
@@ -110,17 +130,20 @@ public final class LightQueryEncoder {
     return TokenEmbeddingCache.folder(cacheDirectory, core.info(modelId).card());
   }
 
-  public List<float[]> dense(String modelId, List<String> queries, int dimensions, boolean normalize) {
+  public List<float[]> dense(
+      String modelId, List<String> queries, int dimensions, boolean normalize) {
     validate(queries);
     try (var handle = core.acquire(modelId)) {
       LoadedModel model = handle.model();
       int dims = model.card().resolveDimensions(dimensions, "dimensions");
       TokenEmbeddingCache cache =
-          caches.computeIfAbsent(modelId, id -> checked(TokenEmbeddingCache.load(cacheFolder(id)), model.card()));
+          caches.computeIfAbsent(
+              modelId, id -> checked(TokenEmbeddingCache.load(cacheFolder(id)), model.card()));
       List<float[]> vectors = new ArrayList<>(queries.size());
       for (int i = 0; i < queries.size(); i++) {
         float[] mean = cache.average(tokens(model, queries, i));
-        vectors.add(normalize ? Pooler.finish(mean, dims, true) : java.util.Arrays.copyOf(mean, dims));
+        vectors.add(
+            normalize ? Pooler.finish(mean, dims, true) : java.util.Arrays.copyOf(mean, dims));
       }
       return vectors;
     }
@@ -135,9 +158,21 @@ public final class LightQueryEncoder {
         || manifest.dimension() != card.dimension()) {
       throw new PreconditionException(
           "model_id",
-          "the LightRetriever cache in " + cacheFolder(card.id()) + " was built for " + manifest.modelId() + " revision '"
-              + manifest.modelRevision() + "' (prompt '" + manifest.prompt() + "', " + manifest.dimension()
-              + " dimensions), not " + card.id() + " revision '" + card.revision() + "'; rebuild it");
+          "the LightRetriever cache in "
+              + cacheFolder(card.id())
+              + " was built for "
+              + manifest.modelId()
+              + " revision '"
+              + manifest.modelRevision()
+              + "' (prompt '"
+              + manifest.prompt()
+              + "', "
+              + manifest.dimension()
+              + " dimensions), not "
+              + card.id()
+              + " revision '"
+              + card.revision()
+              + "'; rebuild it");
     }
     return cache;
   }
@@ -172,14 +207,20 @@ public final class LightQueryEncoder {
     core.checkRequestChars(queries);
     int limit = core.config().maxInputsPerRequest();
     if (queries.size() > limit) {
-      throw new InvalidInputException("queries", "at most " + limit + " queries per request, got " + queries.size());
+      throw new InvalidInputException(
+          "queries", "at most " + limit + " queries per request, got " + queries.size());
     }
     for (int i = 0; i < queries.size(); i++) {
       String query = queries.get(i);
       if (query != null && query.length() > core.config().maxTextChars()) {
         throw new InvalidInputException(
             "queries[" + i + "]",
-            "query " + i + " has " + query.length() + " characters; the limit is " + core.config().maxTextChars());
+            "query "
+                + i
+                + " has "
+                + query.length()
+                + " characters; the limit is "
+                + core.config().maxTextChars());
       }
     }
   }
@@ -187,7 +228,8 @@ public final class LightQueryEncoder {
   private static long[] tokens(LoadedModel model, List<String> queries, int i) {
     String query = queries.get(i);
     if (query == null || query.isBlank()) {
-      throw new InvalidInputException("queries[" + i + "]", "query " + i + " is empty or whitespace only");
+      throw new InvalidInputException(
+          "queries[" + i + "]", "query " + i + " is empty or whitespace only");
     }
     long[] ids = model.tokenizer().idsWithoutSpecialTokens(query);
     if (ids.length == 0) {

@@ -40,7 +40,10 @@ public final class TokenEmbeddingCache {
   /** Where the cache of a model lives under a cache directory. */
   public static Path folder(Path cacheDirectory, ModelCard card) {
     String revision = card.resolvedSha().isEmpty() ? card.revision() : card.resolvedSha();
-    return cacheDirectory.resolve("light").resolve(card.id()).resolve(revision.isEmpty() ? "local" : revision);
+    return cacheDirectory
+        .resolve("light")
+        .resolve(card.id())
+        .resolve(revision.isEmpty() ? "local" : revision);
   }
 
   /**
@@ -51,7 +54,13 @@ public final class TokenEmbeddingCache {
    * @param progress called with the number of rows done after each chunk
    */
   public static CacheManifest build(
-      LoadedModel model, Path folder, int chunkRows, int batchSize, int limit, boolean fp16, IntConsumer progress) {
+      LoadedModel model,
+      Path folder,
+      int chunkRows,
+      int batchSize,
+      int limit,
+      boolean fp16,
+      IntConsumer progress) {
     ModelCard card = model.card();
     int vocabulary = vocabularySize(model.tokenizerJson());
     int size = limit > 0 ? Math.min(limit, vocabulary) : vocabulary;
@@ -63,8 +72,15 @@ public final class TokenEmbeddingCache {
       if (manifest == null) {
         manifest =
             new CacheManifest(
-                CacheManifest.FORMAT_VERSION, card.id(), card.revision(), card.queryPrompt(), size,
-                card.dimension(), fp16 ? "fp16" : "fp32", chunkRows, false);
+                CacheManifest.FORMAT_VERSION,
+                card.id(),
+                card.revision(),
+                card.queryPrompt(),
+                size,
+                card.dimension(),
+                fp16 ? "fp16" : "fp32",
+                chunkRows,
+                false);
         writeManifest(folder, manifest);
       }
       for (int chunk = 0; chunk < manifest.chunks(); chunk++) {
@@ -87,7 +103,12 @@ public final class TokenEmbeddingCache {
             for (int i = 0; i < ids.length; i++) {
               float[] pooled = Pooler.pool(output, i, ids[i].length, card.pooling());
               float[] row = Pooler.finish(pooled, manifest.dimension(), card.normalize());
-              System.arraycopy(row, 0, values, (batchFrom - from + i) * manifest.dimension(), manifest.dimension());
+              System.arraycopy(
+                  row,
+                  0,
+                  values,
+                  (batchFrom - from + i) * manifest.dimension(),
+                  manifest.dimension());
             }
           }
           writeChunk(file, values, manifest.dtype().equals("fp16"));
@@ -113,13 +134,16 @@ public final class TokenEmbeddingCache {
     if (manifest == null || !manifest.complete()) {
       throw new PreconditionException(
           "model_id",
-          "no complete LightRetriever cache in " + folder + "; build it first (tenbin light build --model ...)");
+          "no complete LightRetriever cache in "
+              + folder
+              + "; build it first (tenbin light build --model ...)");
     }
     float[] rows = new float[manifest.vocabularySize() * manifest.dimension()];
     try {
       for (int chunk = 0; chunk < manifest.chunks(); chunk++) {
         float[] values = readChunk(chunkFile(folder, chunk), manifest.dtype().equals("fp16"));
-        System.arraycopy(values, 0, rows, chunk * manifest.chunkRows() * manifest.dimension(), values.length);
+        System.arraycopy(
+            values, 0, rows, chunk * manifest.chunkRows() * manifest.dimension(), values.length);
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read the LightRetriever cache in " + folder, e);
@@ -155,7 +179,8 @@ public final class TokenEmbeddingCache {
   }
 
   public float[] row(int tokenId) {
-    return Arrays.copyOfRange(rows, tokenId * manifest.dimension(), (tokenId + 1) * manifest.dimension());
+    return Arrays.copyOfRange(
+        rows, tokenId * manifest.dimension(), (tokenId + 1) * manifest.dimension());
   }
 
   /** Vocabulary size from a tokenizer.json: WordPiece/BPE vocab maps and Unigram vocab lists. */
@@ -200,11 +225,16 @@ public final class TokenEmbeddingCache {
   private static void writeManifest(Path folder, CacheManifest manifest) throws IOException {
     Path tmp = folder.resolve("manifest.json.tmp");
     JSON.writerWithDefaultPrettyPrinter().writeValue(tmp.toFile(), manifest);
-    Files.move(tmp, folder.resolve("manifest.json"), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    Files.move(
+        tmp,
+        folder.resolve("manifest.json"),
+        StandardCopyOption.REPLACE_EXISTING,
+        StandardCopyOption.ATOMIC_MOVE);
   }
 
   private static void writeChunk(Path file, float[] values, boolean fp16) throws IOException {
-    ByteBuffer buffer = ByteBuffer.allocate(values.length * (fp16 ? 2 : 4)).order(ByteOrder.LITTLE_ENDIAN);
+    ByteBuffer buffer =
+        ByteBuffer.allocate(values.length * (fp16 ? 2 : 4)).order(ByteOrder.LITTLE_ENDIAN);
     for (float v : values) {
       if (fp16) {
         buffer.putShort(Float.floatToFloat16(v));

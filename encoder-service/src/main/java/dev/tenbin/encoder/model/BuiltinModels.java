@@ -17,7 +17,8 @@ import java.util.Properties;
  * and 64 leading dimensions is allowed for efficiency studies.
  */
 public final class BuiltinModels {
-  private static final String BGE_QUERY = "Represent this sentence for searching relevant passages: ";
+  private static final String BGE_QUERY =
+      "Represent this sentence for searching relevant passages: ";
   private static final List<Integer> TRUNCATIONS = List.of(256, 128, 64);
 
   private static final Map<String, ModelCard> CARDS = new LinkedHashMap<>();
@@ -29,7 +30,13 @@ public final class BuiltinModels {
     add("bge-small-en-v1.5", "bge-small-en-v15", Pooling.CLS, BGE_QUERY, "", 33_360_000L);
     add("e5-small-v2", "e5-small-v2", Pooling.MEAN, "query: ", "passage: ", 33_360_000L);
     add("all-minilm-l6-v2", "all-minilm-l6-v2", Pooling.MEAN, "", "", 22_710_000L);
-    add("bge-small-zh-v1.5", "bge-small-zh-v15", Pooling.CLS, "为这个句子生成表示以用于检索相关文章：", "", 23_950_000L);
+    add(
+        "bge-small-zh-v1.5",
+        "bge-small-zh-v15",
+        Pooling.CLS,
+        "为这个句子生成表示以用于检索相关文章：",
+        "",
+        23_950_000L);
   }
 
   private static void add(
@@ -39,8 +46,22 @@ public final class BuiltinModels {
       CARDS.put(
           variant,
           new ModelCard(
-              variant, "", "classpath", variant + ".onnx", variant + "-tokenizer.json", pooling,
-              true, 384, TRUNCATIONS, 512, query, document, OutputKind.DENSE, parameters, parameters, ""));
+              variant,
+              "",
+              "classpath",
+              variant + ".onnx",
+              variant + "-tokenizer.json",
+              pooling,
+              true,
+              384,
+              TRUNCATIONS,
+              512,
+              query,
+              document,
+              OutputKind.DENSE,
+              parameters,
+              parameters,
+              ""));
       ARTIFACTS.put(variant, "langchain4j-embeddings-" + artifact + suffix);
     }
   }
@@ -66,10 +87,15 @@ public final class BuiltinModels {
     // the same however the jar is packaged (local repository, lib/ folder, IDE).
     String artifact = ARTIFACTS.get(card.id());
     String revision = mavenVersion(artifact);
-    String source = revision.isEmpty() ? "classpath:" + onnx : "classpath:dev.langchain4j:" + artifact + ":" + revision;
+    String source =
+        revision.isEmpty()
+            ? "classpath:" + onnx
+            : "classpath:dev.langchain4j:" + artifact + ":" + revision;
     return Optional.of(
         new ModelFiles(
-            card.withOrigin(source, revision, ""), read(card.onnxFile()), read(card.tokenizerFile())));
+            card.withOrigin(source, revision, ""),
+            read(card.onnxFile()),
+            read(card.tokenizerFile())));
   }
 
   private static String mavenVersion(String artifact) {

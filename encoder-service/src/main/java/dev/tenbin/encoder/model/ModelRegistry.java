@@ -8,9 +8,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Finds a model's files by id: the built-in models first, then a folder of the same name under
- * the models directory (its {@code card.json} may name a hub source for the files), then
- * {@code hub:OWNER/NAME@REVISION}, downloaded once into the cache.
+ * Finds a model's files by id: the built-in models first, then a folder of the same name under the
+ * models directory (its {@code card.json} may name a hub source for the files), then {@code
+ * hub:OWNER/NAME@REVISION}, downloaded once into the cache.
  */
 public final class ModelRegistry {
   private final Path modelsDirectory;
@@ -42,8 +42,13 @@ public final class ModelRegistry {
     }
     throw new NotFoundException(
         "model_id",
-        "unknown model '" + id + "': built-in models are " + BuiltinModels.ids()
-            + (modelsDirectory == null ? "" : "; local models live in " + modelsDirectory + "/<id>/card.json")
+        "unknown model '"
+            + id
+            + "': built-in models are "
+            + BuiltinModels.ids()
+            + (modelsDirectory == null
+                ? ""
+                : "; local models live in " + modelsDirectory + "/<id>/card.json")
             + "; hub models are named hub:OWNER/NAME@REVISION");
   }
 
@@ -53,10 +58,15 @@ public final class ModelRegistry {
     ModelFiles downloaded = LocalModelDirectory.load(folder);
     ModelCard origin = downloaded.card();
     return new ModelFiles(
-        card.withOrigin(origin.source(), origin.revision(), origin.resolvedSha()), downloaded.onnx(), downloaded.tokenizerJson());
+        card.withOrigin(origin.source(), origin.revision(), origin.resolvedSha()),
+        downloaded.onnx(),
+        downloaded.tokenizerJson());
   }
 
-  /** Where a model id points: a built-in model, a hub repository, or a folder in the models directory. */
+  /**
+   * Where a model id points: a built-in model, a hub repository, or a folder in the models
+   * directory.
+   */
   public static ModelPolicy.Source source(String id) {
     if (BuiltinModels.isBuiltin(id)) {
       return ModelPolicy.Source.BUILTIN;
@@ -73,7 +83,8 @@ public final class ModelRegistry {
   public List<ModelCard> available() {
     List<ModelCard> cards = new ArrayList<>();
     for (String id : BuiltinModels.ids()) {
-      if (BuiltinModels.class.getClassLoader().getResource(BuiltinModels.card(id).onnxFile()) != null) {
+      if (BuiltinModels.class.getClassLoader().getResource(BuiltinModels.card(id).onnxFile())
+          != null) {
         cards.add(BuiltinModels.card(id));
       }
     }

@@ -13,7 +13,8 @@ public final class Pooler {
     float[] pooled = new float[width];
     switch (pooling) {
       case CLS -> System.arraycopy(values, output.offset(batchIndex, 0), pooled, 0, width);
-      case LAST_TOKEN -> System.arraycopy(values, output.offset(batchIndex, tokens - 1), pooled, 0, width);
+      case LAST_TOKEN ->
+          System.arraycopy(values, output.offset(batchIndex, tokens - 1), pooled, 0, width);
       case MEAN -> {
         for (int t = 0; t < tokens; t++) {
           int offset = output.offset(batchIndex, t);
@@ -31,7 +32,8 @@ public final class Pooler {
 
   /** The first {@code dimensions} values, L2-normalised when asked (after truncation). */
   public static float[] finish(float[] vector, int dimensions, boolean normalize) {
-    float[] out = dimensions == vector.length ? vector : java.util.Arrays.copyOf(vector, dimensions);
+    float[] out =
+        dimensions == vector.length ? vector : java.util.Arrays.copyOf(vector, dimensions);
     if (normalize) {
       normalizeInPlace(out);
     }

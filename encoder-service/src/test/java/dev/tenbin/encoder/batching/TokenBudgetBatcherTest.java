@@ -40,7 +40,9 @@ class TokenBudgetBatcherTest {
     List<int[]> shapes = new CopyOnWriteArrayList<>();
     try (TokenBudgetBatcher<Float> batcher =
         new TokenBudgetBatcher<>(
-            "t", ids -> fakeForward(ids, shapes), (out, i, n) -> out.values()[out.offset(i, 0)],
+            "t",
+            ids -> fakeForward(ids, shapes),
+            (out, i, n) -> out.values()[out.offset(i, 0)],
             new BatchingLimits(40, 100, 1000, Duration.ZERO))) {
       long[][] inputs = {tokens(20), tokens(2), tokens(19), tokens(3), tokens(2), tokens(18)};
       var served = batcher.submit(inputs, Cancellation.NEVER);
@@ -51,7 +53,8 @@ class TokenBudgetBatcherTest {
       // Short inputs are batched together rather than padded to the long ones.
       assertThat(shapes.getFirst()).containsExactly(3, 3);
       assertThat(served.timings().batches()).isEqualTo(shapes.size());
-      assertThat(served.timings().paddedTokens()).isEqualTo(shapes.stream().mapToLong(s -> (long) s[0] * s[1]).sum());
+      assertThat(served.timings().paddedTokens())
+          .isEqualTo(shapes.stream().mapToLong(s -> (long) s[0] * s[1]).sum());
     }
   }
 
@@ -71,11 +74,19 @@ class TokenBudgetBatcherTest {
             },
             (out, i, n) -> 0f,
             new BatchingLimits(1000, 100, 4, Duration.ZERO))) {
-      Thread first = Thread.ofVirtual().start(() -> batcher.submit(new long[][] {tokens(1)}, Cancellation.NEVER));
+      Thread first =
+          Thread.ofVirtual()
+              .start(() -> batcher.submit(new long[][] {tokens(1)}, Cancellation.NEVER));
       Thread.sleep(100); // the worker is now blocked in its pass
-      Thread second = Thread.ofVirtual().start(() -> batcher.submit(new long[][] {tokens(1), tokens(1), tokens(1)}, Cancellation.NEVER));
+      Thread second =
+          Thread.ofVirtual()
+              .start(
+                  () ->
+                      batcher.submit(
+                          new long[][] {tokens(1), tokens(1), tokens(1)}, Cancellation.NEVER));
       Thread.sleep(100);
-      assertThatThrownBy(() -> batcher.submit(new long[][] {tokens(1), tokens(1)}, Cancellation.NEVER))
+      assertThatThrownBy(
+              () -> batcher.submit(new long[][] {tokens(1), tokens(1)}, Cancellation.NEVER))
           .isInstanceOf(OverloadedException.class)
           .hasMessageContaining("queue is full");
       release.countDown();
@@ -101,7 +112,9 @@ class TokenBudgetBatcherTest {
             },
             (out, i, n) -> 0f,
             new BatchingLimits(1000, 100, 2, Duration.ZERO))) {
-      Thread blocker = Thread.ofVirtual().start(() -> batcher.submit(new long[][] {tokens(1)}, Cancellation.NEVER));
+      Thread blocker =
+          Thread.ofVirtual()
+              .start(() -> batcher.submit(new long[][] {tokens(1)}, Cancellation.NEVER));
       Thread.sleep(100); // the worker is now blocked in the blocker's pass
       AtomicBoolean cancelled = new AtomicBoolean();
       Thread.ofVirtual()
@@ -119,7 +132,13 @@ class TokenBudgetBatcherTest {
       assertThat(batcher.queued()).isZero();
       // ... so a request that would not have fitted beside them is accepted.
       var later = new java.util.concurrent.CompletableFuture<List<Float>>();
-      Thread.ofVirtual().start(() -> later.complete(batcher.submit(new long[][] {tokens(5), tokens(5)}, Cancellation.NEVER).results()));
+      Thread.ofVirtual()
+          .start(
+              () ->
+                  later.complete(
+                      batcher
+                          .submit(new long[][] {tokens(5), tokens(5)}, Cancellation.NEVER)
+                          .results()));
       release.countDown();
       blocker.join(5000);
       assertThat(later.get(5, TimeUnit.SECONDS)).hasSize(2);
@@ -131,7 +150,8 @@ class TokenBudgetBatcherTest {
   private static final class GatedForward {
     final CountDownLatch started = new CountDownLatch(1);
     final CountDownLatch release = new CountDownLatch(1);
-    final java.util.concurrent.atomic.AtomicInteger passes = new java.util.concurrent.atomic.AtomicInteger();
+    final java.util.concurrent.atomic.AtomicInteger passes =
+        new java.util.concurrent.atomic.AtomicInteger();
     final AtomicBoolean inside = new AtomicBoolean();
 
     OnnxModel.Output run(long[][] ids) {
@@ -154,13 +174,17 @@ class TokenBudgetBatcherTest {
     GatedForward forward = new GatedForward();
     TokenBudgetBatcher<Float> batcher =
         new TokenBudgetBatcher<>(
-            "gated", forward::run, (out, i, n) -> out.values()[out.offset(i, 0)],
+            "gated",
+            forward::run,
+            (out, i, n) -> out.values()[out.offset(i, 0)],
             new BatchingLimits(1000, 100, 100, Duration.ZERO));
-    var running = java.util.concurrent.CompletableFuture.supplyAsync(
-        () -> batcher.submit(new long[][] {tokens(3)}, Cancellation.NEVER).results());
+    var running =
+        java.util.concurrent.CompletableFuture.supplyAsync(
+            () -> batcher.submit(new long[][] {tokens(3)}, Cancellation.NEVER).results());
     assertThat(forward.started.await(10, TimeUnit.SECONDS)).isTrue();
-    var waiting = java.util.concurrent.CompletableFuture.supplyAsync(
-        () -> batcher.submit(new long[][] {tokens(4)}, Cancellation.NEVER).results());
+    var waiting =
+        java.util.concurrent.CompletableFuture.supplyAsync(
+            () -> batcher.submit(new long[][] {tokens(4)}, Cancellation.NEVER).results());
     while (batcher.queued() == 0) {
       Thread.sleep(5);
     }
@@ -172,9 +196,11 @@ class TokenBudgetBatcherTest {
     closer.join(10_000);
     assertThat(closer.isAlive()).isFalse();
     assertThat(running.get(10, TimeUnit.SECONDS)).containsExactly(3f);
-    assertThatThrownBy(() -> waiting.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(UnavailableException.class);
+    assertThatThrownBy(() -> waiting.get(10, TimeUnit.SECONDS))
+        .hasCauseInstanceOf(UnavailableException.class);
     assertThat(forward.passes).as("nothing runs after close").hasValue(1);
-    assertThat(Thread.getAllStackTraces().keySet()).noneMatch(t -> t.getName().equals("batcher-gated"));
+    assertThat(Thread.getAllStackTraces().keySet())
+        .noneMatch(t -> t.getName().equals("batcher-gated"));
     assertThatThrownBy(() -> batcher.submit(new long[][] {tokens(1)}, Cancellation.NEVER))
         .isInstanceOf(UnavailableException.class);
   }
@@ -184,29 +210,44 @@ class TokenBudgetBatcherTest {
     GatedForward forward = new GatedForward();
     // A budget of 4 tokens: three inputs of 4 tokens need three passes.
     TokenBudgetBatcher<Float> batcher =
-        new TokenBudgetBatcher<>("split", forward::run, (out, i, n) -> 0f, new BatchingLimits(4, 100, 100, Duration.ZERO));
-    var request = java.util.concurrent.CompletableFuture.supplyAsync(
-        () -> batcher.submit(new long[][] {tokens(4), tokens(4), tokens(4)}, Cancellation.NEVER));
+        new TokenBudgetBatcher<>(
+            "split",
+            forward::run,
+            (out, i, n) -> 0f,
+            new BatchingLimits(4, 100, 100, Duration.ZERO));
+    var request =
+        java.util.concurrent.CompletableFuture.supplyAsync(
+            () ->
+                batcher.submit(new long[][] {tokens(4), tokens(4), tokens(4)}, Cancellation.NEVER));
     assertThat(forward.started.await(10, TimeUnit.SECONDS)).isTrue();
     Thread closer = Thread.ofPlatform().start(batcher::close);
     Thread.sleep(50);
     forward.release.countDown();
     closer.join(10_000);
-    assertThatThrownBy(() -> request.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(UnavailableException.class);
+    assertThatThrownBy(() -> request.get(10, TimeUnit.SECONDS))
+        .hasCauseInstanceOf(UnavailableException.class);
     assertThat(forward.passes).hasValue(1);
   }
 
   @Test
   void placesReservedForTokenizationCountAgainstTheQueueBound() {
     try (TokenBudgetBatcher<Float> batcher =
-        new TokenBudgetBatcher<>("r", ids -> fakeForward(ids, new CopyOnWriteArrayList<>()), (out, i, n) -> 0f,
+        new TokenBudgetBatcher<>(
+            "r",
+            ids -> fakeForward(ids, new CopyOnWriteArrayList<>()),
+            (out, i, n) -> 0f,
             new BatchingLimits(1000, 100, 5, Duration.ZERO))) {
       var first = batcher.reserve(3);
       assertThat(batcher.reserved()).isEqualTo(3);
       assertThatThrownBy(() -> batcher.reserve(3))
-          .isInstanceOfSatisfying(OverloadedException.class, e -> assertThat(e.retryAfter()).isPositive());
+          .isInstanceOfSatisfying(
+              OverloadedException.class, e -> assertThat(e.retryAfter()).isPositive());
       var second = batcher.reserve(2);
-      assertThat(batcher.submit(second, new long[][] {tokens(1), tokens(2)}, Cancellation.NEVER).results()).hasSize(2);
+      assertThat(
+              batcher
+                  .submit(second, new long[][] {tokens(1), tokens(2)}, Cancellation.NEVER)
+                  .results())
+          .hasSize(2);
       second.close();
       first.close(); // a request that failed while tokenizing gives its places back
       assertThat(batcher.reserved()).isZero();
@@ -237,10 +278,12 @@ class TokenBudgetBatcherTest {
       // With 10 inputs ahead (~200 ms of work) a further request would wait over 50 ms.
       var ahead = batcher.reserve(10);
       assertThatThrownBy(() -> batcher.reserve(1))
-          .isInstanceOfSatisfying(OverloadedException.class, e -> {
-            assertThat(e.getMessage()).contains("busy");
-            assertThat(e.retryAfter()).isGreaterThanOrEqualTo(Duration.ofSeconds(1));
-          });
+          .isInstanceOfSatisfying(
+              OverloadedException.class,
+              e -> {
+                assertThat(e.getMessage()).contains("busy");
+                assertThat(e.retryAfter()).isGreaterThanOrEqualTo(Duration.ofSeconds(1));
+              });
       ahead.close();
       assertThat(batcher.reserve(1).places()).as("nothing ahead: admitted").isEqualTo(1);
     }

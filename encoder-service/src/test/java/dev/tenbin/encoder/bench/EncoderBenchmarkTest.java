@@ -33,33 +33,54 @@ class EncoderBenchmarkTest {
     }
     List<String> queries = List.of("apple banana", "cherry", "date elder fig");
     List<Integer> progress = new ArrayList<>();
-    try (EncoderCore core = new EncoderCore(EncoderServiceConfig.embedded(tmp.resolve("models"), tmp.resolve("cache")))) {
-      EncoderBenchmark.Result result = new EncoderBenchmark(core, "tiny-dense").run(documents, queries, progress::add);
+    try (EncoderCore core =
+        new EncoderCore(
+            EncoderServiceConfig.embedded(tmp.resolve("models"), tmp.resolve("cache")))) {
+      EncoderBenchmark.Result result =
+          new EncoderBenchmark(core, "tiny-dense").run(documents, queries, progress::add);
       assertThat(result.documents()).isEqualTo(64);
-      assertThat(List.of(
-              result.inProcessDocsPerSecond(), result.grpcInProcessTransportDocsPerSecond(), result.grpcDocsPerSecond(),
-              result.tokenBudgetDocsPerSecond(), result.fixed32DocsPerSecond(), result.fullQueryMicros(),
-              result.lightQueryMicros(), result.cacheBuildSeconds()))
+      assertThat(
+              List.of(
+                  result.inProcessDocsPerSecond(),
+                  result.grpcInProcessTransportDocsPerSecond(),
+                  result.grpcDocsPerSecond(),
+                  result.tokenBudgetDocsPerSecond(),
+                  result.fixed32DocsPerSecond(),
+                  result.fullQueryMicros(),
+                  result.lightQueryMicros(),
+                  result.cacheBuildSeconds()))
           .allSatisfy(figure -> assertThat(figure).isPositive());
       assertThat(result.vocabularySize()).isEqualTo(TinyModels.VOCABULARY);
-      Path cache = TokenEmbeddingCache.folder(tmp.resolve("cache"), core.model("tiny-dense").card());
+      Path cache =
+          TokenEmbeddingCache.folder(tmp.resolve("cache"), core.model("tiny-dense").card());
       long onDisk;
       try (Stream<Path> files = Files.walk(cache)) {
         onDisk = files.filter(Files::isRegularFile).mapToLong(file -> file.toFile().length()).sum();
       }
-      assertThat(result.cacheBytes()).as("the size of the cache folder").isEqualTo(onDisk)
+      assertThat(result.cacheBytes())
+          .as("the size of the cache folder")
+          .isEqualTo(onDisk)
           .isGreaterThan((long) TinyModels.VOCABULARY * TinyModels.HIDDEN * 4);
-      assertThat(progress).as("one build: progress only rises, to the whole vocabulary").isSorted().doesNotHaveDuplicates()
-          .last().isEqualTo(TinyModels.VOCABULARY);
+      assertThat(progress)
+          .as("one build: progress only rises, to the whole vocabulary")
+          .isSorted()
+          .doesNotHaveDuplicates()
+          .last()
+          .isEqualTo(TinyModels.VOCABULARY);
     }
   }
 
   @Test
   void derivedFiguresAreRatiosInTheirStatedDirection() {
     EncoderBenchmark.Result result =
-        new EncoderBenchmark.Result("m", 10, 400, 300, 100, 600, 200, 250, 2.5, 4000, 40, 1.5, 1 << 20, 100);
-    assertThat(result.lightSpeedup()).as("full query latency over light query latency").isEqualTo(100.0);
+        new EncoderBenchmark.Result(
+            "m", 10, 400, 300, 100, 600, 200, 250, 2.5, 4000, 40, 1.5, 1 << 20, 100);
+    assertThat(result.lightSpeedup())
+        .as("full query latency over light query latency")
+        .isEqualTo(100.0);
     assertThat(result.grpcOverInProcess()).as("gRPC docs/s over in-process docs/s").isEqualTo(0.25);
-    assertThat(result.tokenBudgetOverFixed32()).as("token-budget docs/s over fixed-32 docs/s").isEqualTo(3.0);
+    assertThat(result.tokenBudgetOverFixed32())
+        .as("token-budget docs/s over fixed-32 docs/s")
+        .isEqualTo(3.0);
   }
 }

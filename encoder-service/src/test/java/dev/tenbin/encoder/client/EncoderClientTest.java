@@ -32,7 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The client's streaming helpers give what the unary calls give, in order, with progress. */
 class EncoderClientTest {
-  private static final List<String> TEXTS = List.of("apple", "banana cherry", "date", "elder fig grape", "apple apple");
+  private static final List<String> TEXTS =
+      List.of("apple", "banana cherry", "date", "elder fig grape", "apple apple");
 
   @TempDir Path tmp;
   EncoderServer.Embedded server;
@@ -46,7 +47,11 @@ class EncoderClientTest {
     TinyModels.sparse(models, "tiny-splade");
     TinyModels.multiVector(models, "tiny-colbert");
     String name = "encoder-client-" + UUID.randomUUID();
-    server = EncoderServer.startInProcess(name, EncoderServiceConfig.embedded(models, tmp.resolve("cache")), new SimpleMeterRegistry());
+    server =
+        EncoderServer.startInProcess(
+            name,
+            EncoderServiceConfig.embedded(models, tmp.resolve("cache")),
+            new SimpleMeterRegistry());
     channel = InProcessChannelBuilder.forName(name).build();
     client = EncoderClient.of(channel).withDeadline(Duration.ofSeconds(30));
   }
@@ -60,8 +65,10 @@ class EncoderClientTest {
   @Test
   void streamedSparseVectorsEqualTheUnaryOnesInOrder() {
     List<Integer> progress = new ArrayList<>();
-    List<dev.tenbin.proto.common.v1.SparseVector> streamed = client.streamEncodeSparse("tiny-splade", TEXTS, false, 3, 2, progress::add);
-    List<SparseVector> unary = server.core().encodeSparse("tiny-splade", TEXTS, false, 3, Cancellation.NEVER).vectors();
+    List<dev.tenbin.proto.common.v1.SparseVector> streamed =
+        client.streamEncodeSparse("tiny-splade", TEXTS, false, 3, 2, progress::add);
+    List<SparseVector> unary =
+        server.core().encodeSparse("tiny-splade", TEXTS, false, 3, Cancellation.NEVER).vectors();
     assertThat(progress).containsExactly(2, 4, 5);
     assertThat(streamed).hasSize(TEXTS.size());
     for (int i = 0; i < TEXTS.size(); i++) {
@@ -72,7 +79,8 @@ class EncoderClientTest {
 
   @Test
   void streamedMultiVectorsKeepOneRowPerToken() {
-    List<float[][]> streamed = client.streamEncodeMultiVector("tiny-colbert", TEXTS, true, 2, done -> {});
+    List<float[][]> streamed =
+        client.streamEncodeMultiVector("tiny-colbert", TEXTS, true, 2, done -> {});
     List<float[][]> unary = client.encodeMultiVector("tiny-colbert", TEXTS, true);
     assertThat(streamed).hasSize(TEXTS.size());
     assertThat(streamed.get(3)).hasNumberOfRows(5); // [CLS] elder fig grape [SEP]
@@ -89,7 +97,9 @@ class EncoderClientTest {
     var counts = client.encodeLightSparse("tiny-dense", List.of("fig fig apple")).getFirst();
     assertThat(counts.getIndicesList()).containsExactly(4, 9);
     assertThat(counts.getValuesList()).containsExactly(1f, 2f);
-    assertThat(client.listModels()).extracting(card -> card.getId()).contains("tiny-dense", "tiny-splade", "all-minilm-l6-v2");
+    assertThat(client.listModels())
+        .extracting(card -> card.getId())
+        .contains("tiny-dense", "tiny-splade", "all-minilm-l6-v2");
   }
 
   @Test
@@ -98,14 +108,19 @@ class EncoderClientTest {
     ClientInterceptor counting =
         new ClientInterceptor() {
           @Override
-          public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
+          public <Q, R> ClientCall<Q, R> interceptCall(
+              MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
             calls.incrementAndGet();
             return next.newCall(method, options);
           }
         };
-    EncoderClient counted = new EncoderClient(ClientInterceptors.intercept(channel, counting), Duration.ofSeconds(30), 4);
+    EncoderClient counted =
+        new EncoderClient(
+            ClientInterceptors.intercept(channel, counting), Duration.ofSeconds(30), 4);
     assertThatThrownBy(() -> counted.encodeDense("no-such-model", List.of("x"), false, 0))
-        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND));
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND));
     assertThat(calls).hasValue(1);
   }
 

@@ -30,10 +30,10 @@ import org.junit.jupiter.api.BeforeAll;
 
 /**
  * Fuzzes every RPC of the encoder service in-process over tiny dense, sparse and multi-vector
- * models (and a LightRetriever cache): malformed requests never get INTERNAL or UNKNOWN, never hang,
- * and the service still encodes a valid request afterwards. Model ids naming a built-in model or a
- * pinned hub repository are rewritten before sending (loading 100 MB models or downloading is not
- * what this target is for); an unpinned {@code hub:} id is kept and must be refused.
+ * models (and a LightRetriever cache): malformed requests never get INTERNAL or UNKNOWN, never
+ * hang, and the service still encodes a valid request afterwards. Model ids naming a built-in model
+ * or a pinned hub repository are rewritten before sending (loading 100 MB models or downloading is
+ * not what this target is for); an unpinned {@code hub:} id is kept and must be refused.
  */
 class EncoderRpcFuzzTest {
   private static Path dir;
@@ -53,20 +53,41 @@ class EncoderRpcFuzzTest {
     server =
         EncoderServer.startInProcess(
             name,
-            EncoderServiceConfig.embedded(models, dir.resolve("cache")).withHubEndpoint("http://127.0.0.1:9"),
+            EncoderServiceConfig.embedded(models, dir.resolve("cache"))
+                .withHubEndpoint("http://127.0.0.1:9"),
             new SimpleMeterRegistry());
     var model = server.core().model("tiny-dense");
-    TokenEmbeddingCache.build(model, TokenEmbeddingCache.folder(dir.resolve("cache"), model.card()), 4, 4, 0, false, done -> {});
+    TokenEmbeddingCache.build(
+        model,
+        TokenEmbeddingCache.folder(dir.resolve("cache"), model.card()),
+        4,
+        4,
+        0,
+        false,
+        done -> {});
     channel = InProcessChannelBuilder.forName(name).directExecutor().build();
-    List<String> texts = List.of("apple banana", "query cherry date", "fig", "grape elder apple apple");
+    List<String> texts =
+        List.of("apple banana", "query cherry date", "fig", "grape elder apple apple");
     ProtoFuzz generator =
         new ProtoFuzz(
             Map.of(
-                "model_id", List.of("tiny-dense", "tiny-dense-fp16", "tiny-splade", "tiny-colbert", "unknown-model", "hub:owner/name"),
+                "model_id",
+                    List.of(
+                        "tiny-dense",
+                        "tiny-dense-fp16",
+                        "tiny-splade",
+                        "tiny-colbert",
+                        "unknown-model",
+                        "hub:owner/name"),
                 "texts", texts,
                 "queries", texts));
     fuzzer =
-        new RpcFuzzer(channel, EncoderServiceGrpc.getServiceDescriptor(), generator, EncoderRpcFuzzTest::offline, Duration.ofSeconds(30));
+        new RpcFuzzer(
+            channel,
+            EncoderServiceGrpc.getServiceDescriptor(),
+            generator,
+            EncoderRpcFuzzTest::offline,
+            Duration.ofSeconds(30));
   }
 
   @AfterAll
@@ -88,10 +109,15 @@ class EncoderRpcFuzzTest {
                     .addTexts("apple banana")
                     .setRole(InputRole.INPUT_ROLE_DOCUMENT)
                     .build());
-    assertThat(still.getVectorsList()).singleElement().satisfies(v -> assertThat(v.getValuesCount()).isEqualTo(TinyModels.HIDDEN));
+    assertThat(still.getVectorsList())
+        .singleElement()
+        .satisfies(v -> assertThat(v.getValuesCount()).isEqualTo(TinyModels.HIDDEN));
   }
 
-  /** Built-in model ids become a tiny model; a pinned hub id loses its revision (refused before any download). */
+  /**
+   * Built-in model ids become a tiny model; a pinned hub id loses its revision (refused before any
+   * download).
+   */
   private static String offline(String text) {
     if (BuiltinModels.ids().contains(text.toLowerCase(Locale.ROOT))) {
       return "tiny-dense";

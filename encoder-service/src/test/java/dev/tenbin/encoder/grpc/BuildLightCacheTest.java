@@ -40,7 +40,11 @@ class BuildLightCacheTest {
     Path models = tmp.resolve("models");
     TinyModels.dense(models, "tiny-dense", false);
     String name = "light-cache-" + UUID.randomUUID();
-    server = EncoderServer.startInProcess(name, EncoderServiceConfig.embedded(models, tmp.resolve("cache")), new SimpleMeterRegistry());
+    server =
+        EncoderServer.startInProcess(
+            name,
+            EncoderServiceConfig.embedded(models, tmp.resolve("cache")),
+            new SimpleMeterRegistry());
     channel = InProcessChannelBuilder.forName(name).build();
     client = EncoderClient.of(channel).withDeadline(Duration.ofSeconds(60));
   }
@@ -55,32 +59,45 @@ class BuildLightCacheTest {
   void theBuiltCacheServesLightQueriesThatEqualTheFullEncodingOfAOneTokenQuery() {
     assertThatThrownBy(() -> client.encodeLightDense("tiny-dense", List.of("apple"), 0))
         .isInstanceOfSatisfying(
-            StatusRuntimeException.class, e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION));
+            StatusRuntimeException.class,
+            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION));
     List<int[]> progress = new ArrayList<>();
 
     LightCache cache =
-        client.buildLightCache("tiny-dense", LightCacheDtype.LIGHT_CACHE_DTYPE_UNSPECIFIED, 4, (rows, vocabulary) -> progress.add(new int[] {rows, vocabulary}));
+        client.buildLightCache(
+            "tiny-dense",
+            LightCacheDtype.LIGHT_CACHE_DTYPE_UNSPECIFIED,
+            4,
+            (rows, vocabulary) -> progress.add(new int[] {rows, vocabulary}));
 
     assertThat(cache.getVocabularySize()).isEqualTo(TinyModels.VOCABULARY);
     assertThat(cache.getDimension()).isEqualTo(TinyModels.HIDDEN);
     assertThat(cache.getDtype()).isEqualTo(LightCacheDtype.LIGHT_CACHE_DTYPE_FP32);
     assertThat(cache.getReused()).isFalse();
     assertThat(Path.of(cache.getLocation())).startsWith(tmp.resolve("cache")).isDirectory();
-    assertThat(progress).isNotEmpty().allSatisfy(p -> assertThat(p[1]).isEqualTo(TinyModels.VOCABULARY));
+    assertThat(progress)
+        .isNotEmpty()
+        .allSatisfy(p -> assertThat(p[1]).isEqualTo(TinyModels.VOCABULARY));
     assertThat(progress.getLast()[0]).isEqualTo(TinyModels.VOCABULARY);
-    // "apple" is one token: its light vector is its cached row, the full model's encoding of the query.
+    // "apple" is one token: its light vector is its cached row, the full model's encoding of the
+    // query.
     float[] light = client.encodeLightDense("tiny-dense", List.of("apple"), 0).getFirst();
-    float[] full = normalized(client.encodeDense("tiny-dense", List.of("apple"), true, 0).getFirst());
+    float[] full =
+        normalized(client.encodeDense("tiny-dense", List.of("apple"), true, 0).getFirst());
     assertThat(light).containsExactly(full, within(1e-6f));
   }
 
   @Test
   void aCompleteCacheIsReusedAndKeepsItsDtype() throws Exception {
-    LightCache first = client.buildLightCache("tiny-dense", LightCacheDtype.LIGHT_CACHE_DTYPE_FP16, 0, (rows, vocabulary) -> {});
+    LightCache first =
+        client.buildLightCache(
+            "tiny-dense", LightCacheDtype.LIGHT_CACHE_DTYPE_FP16, 0, (rows, vocabulary) -> {});
     Path manifest = Path.of(first.getLocation()).resolve("manifest.json");
     var written = Files.getLastModifiedTime(manifest);
 
-    LightCache second = client.buildLightCache("tiny-dense", LightCacheDtype.LIGHT_CACHE_DTYPE_FP32, 0, (rows, vocabulary) -> {});
+    LightCache second =
+        client.buildLightCache(
+            "tiny-dense", LightCacheDtype.LIGHT_CACHE_DTYPE_FP32, 0, (rows, vocabulary) -> {});
 
     assertThat(first.getDtype()).isEqualTo(LightCacheDtype.LIGHT_CACHE_DTYPE_FP16);
     assertThat(first.getReused()).isFalse();
@@ -95,7 +112,11 @@ class BuildLightCacheTest {
     var stub = EncoderServiceGrpc.newBlockingStub(channel);
     assertThatThrownBy(
             () ->
-                stub.buildLightCache(BuildLightCacheRequest.newBuilder().setModelId("tiny-dense").setBatchSize(-1).build())
+                stub.buildLightCache(
+                        BuildLightCacheRequest.newBuilder()
+                            .setModelId("tiny-dense")
+                            .setBatchSize(-1)
+                            .build())
                     .hasNext())
         .isInstanceOfSatisfying(
             StatusRuntimeException.class,
@@ -104,12 +125,24 @@ class BuildLightCacheTest {
               assertThat(e.getStatus().getDescription()).contains("batch_size");
             });
     assertThatThrownBy(
-            () -> stub.buildLightCache(BuildLightCacheRequest.newBuilder().setModelId("tiny-dense").setDtypeValue(7).build()).hasNext())
+            () ->
+                stub.buildLightCache(
+                        BuildLightCacheRequest.newBuilder()
+                            .setModelId("tiny-dense")
+                            .setDtypeValue(7)
+                            .build())
+                    .hasNext())
         .isInstanceOfSatisfying(
-            StatusRuntimeException.class, e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT));
-    assertThatThrownBy(() -> stub.buildLightCache(BuildLightCacheRequest.newBuilder().setModelId("no-such-model").build()).hasNext())
+            StatusRuntimeException.class,
+            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT));
+    assertThatThrownBy(
+            () ->
+                stub.buildLightCache(
+                        BuildLightCacheRequest.newBuilder().setModelId("no-such-model").build())
+                    .hasNext())
         .isInstanceOfSatisfying(
-            StatusRuntimeException.class, e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND));
+            StatusRuntimeException.class,
+            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND));
   }
 
   private static float[] normalized(float[] vector) {

@@ -42,11 +42,13 @@ class BuiltinModelGrpcParityIT {
 
   @Test
   void vectorsOverGrpcEqualADirectOnnxRuntimeComputationOfTheSameBatchBitForBit() throws Exception {
-    EncoderServiceConfig config = EncoderServiceConfig.embedded(tmp.resolve("models"), tmp.resolve("cache"));
+    EncoderServiceConfig config =
+        EncoderServiceConfig.embedded(tmp.resolve("models"), tmp.resolve("cache"));
     float[][] direct = directComputation(config.runtime().intraOpThreads());
 
     String name = "encoder-parity-" + UUID.randomUUID();
-    try (EncoderServer.Embedded server = EncoderServer.startInProcess(name, config, new SimpleMeterRegistry())) {
+    try (EncoderServer.Embedded server =
+        EncoderServer.startInProcess(name, config, new SimpleMeterRegistry())) {
       ManagedChannel channel = InProcessChannelBuilder.forName(name).directExecutor().build();
       try {
         List<float[]> served = EncoderClient.of(channel).encodeDense(MODEL, TEXTS, false, 0);
@@ -83,7 +85,15 @@ class BuiltinModelGrpcParityIT {
     try (HuggingFaceTokenizer tokenizer =
         HuggingFaceTokenizer.newInstance(
             new java.io.ByteArrayInputStream(tokenizerJson),
-            Map.of("addSpecialTokens", "true", "truncation", "true", "padding", "false", "maxLength", "512"))) {
+            Map.of(
+                "addSpecialTokens",
+                "true",
+                "truncation",
+                "true",
+                "padding",
+                "false",
+                "maxLength",
+                "512"))) {
       for (int i = 0; i < ids.length; i++) {
         ids[i] = tokenizer.encode(TEXTS.get(i)).getIds();
       }
@@ -108,10 +118,14 @@ class BuiltinModelGrpcParityIT {
       try (OrtSession session = environment.createSession(onnx, options)) {
         long[] shape = {batch, length};
         Map<String, OnnxTensor> feed = new HashMap<>();
-        feed.put("input_ids", OnnxTensor.createTensor(environment, LongBuffer.wrap(inputIds), shape));
-        feed.put("attention_mask", OnnxTensor.createTensor(environment, LongBuffer.wrap(mask), shape));
+        feed.put(
+            "input_ids", OnnxTensor.createTensor(environment, LongBuffer.wrap(inputIds), shape));
+        feed.put(
+            "attention_mask", OnnxTensor.createTensor(environment, LongBuffer.wrap(mask), shape));
         assertThat(session.getInputNames()).contains("token_type_ids");
-        feed.put("token_type_ids", OnnxTensor.createTensor(environment, LongBuffer.wrap(new long[batch * length]), shape));
+        feed.put(
+            "token_type_ids",
+            OnnxTensor.createTensor(environment, LongBuffer.wrap(new long[batch * length]), shape));
         try (OrtSession.Result result = session.run(feed)) {
           OnnxTensor hidden = (OnnxTensor) result.get(0);
           int width = (int) hidden.getInfo().getShape()[2];

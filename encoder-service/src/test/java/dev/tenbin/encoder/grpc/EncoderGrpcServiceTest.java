@@ -40,7 +40,9 @@ class EncoderGrpcServiceTest {
     String name = "encoder-" + UUID.randomUUID();
     server =
         EncoderServer.startInProcess(
-            name, EncoderServiceConfig.embedded(tmp.resolve("models"), tmp.resolve("cache")), new SimpleMeterRegistry());
+            name,
+            EncoderServiceConfig.embedded(tmp.resolve("models"), tmp.resolve("cache")),
+            new SimpleMeterRegistry());
     channel = InProcessChannelBuilder.forName(name).directExecutor().build();
     stub = EncoderServiceGrpc.newBlockingStub(channel);
   }
@@ -55,13 +57,16 @@ class EncoderGrpcServiceTest {
   void vectorsOverGrpcEqualTheInProcessComputationBitForBit() {
     List<String> texts = List.of("apple banana", "cherry", "date elder fig grape");
     List<float[]> overGrpc = EncoderClient.of(channel).encodeDense("tiny-dense", texts, false, 0);
-    List<float[]> inProcess = server.core().encodeDense("tiny-dense", texts, false, 0, Cancellation.NEVER).vectors();
+    List<float[]> inProcess =
+        server.core().encodeDense("tiny-dense", texts, false, 0, Cancellation.NEVER).vectors();
     for (int i = 0; i < texts.size(); i++) {
       for (int d = 0; d < overGrpc.get(i).length; d++) {
-        assertThat(Float.floatToRawIntBits(overGrpc.get(i)[d])).isEqualTo(Float.floatToRawIntBits(inProcess.get(i)[d]));
+        assertThat(Float.floatToRawIntBits(overGrpc.get(i)[d]))
+            .isEqualTo(Float.floatToRawIntBits(inProcess.get(i)[d]));
       }
     }
-    List<float[]> streamed = EncoderClient.of(channel).streamEncodeDense("tiny-dense", texts, false, 2, done -> {});
+    List<float[]> streamed =
+        EncoderClient.of(channel).streamEncodeDense("tiny-dense", texts, false, 2, done -> {});
     assertThat(streamed).hasSize(3);
     assertThat(streamed.get(2)).containsExactly(inProcess.get(2));
   }
@@ -70,10 +75,18 @@ class EncoderGrpcServiceTest {
   void lightQueriesAreServedOverGrpcFromTheCache() {
     var model = server.core().model("tiny-dense");
     dev.tenbin.encoder.light.TokenEmbeddingCache.build(
-        model, dev.tenbin.encoder.light.TokenEmbeddingCache.folder(tmp.resolve("cache"), model.card()), 4, 4, 0, false, done -> {});
-    List<float[]> light = EncoderClient.of(channel).encodeLightDense("tiny-dense", List.of("apple banana"), 0);
+        model,
+        dev.tenbin.encoder.light.TokenEmbeddingCache.folder(tmp.resolve("cache"), model.card()),
+        4,
+        4,
+        0,
+        false,
+        done -> {});
+    List<float[]> light =
+        EncoderClient.of(channel).encodeLightDense("tiny-dense", List.of("apple banana"), 0);
     List<float[]> local =
-        new dev.tenbin.encoder.light.LightQueryEncoder(server.core(), tmp.resolve("cache")).dense("tiny-dense", List.of("apple banana"), 0, true);
+        new dev.tenbin.encoder.light.LightQueryEncoder(server.core(), tmp.resolve("cache"))
+            .dense("tiny-dense", List.of("apple banana"), 0, true);
     assertThat(light.getFirst()).containsExactly(local.getFirst());
     var sparse =
         stub.encodeLightQuery(
@@ -88,11 +101,17 @@ class EncoderGrpcServiceTest {
 
   @Test
   void theClientRetriesUnavailableCallsAndGivesUpAfterItsAttempts() {
-    ManagedChannel nowhere = InProcessChannelBuilder.forName("no-such-server-" + UUID.randomUUID()).build();
+    ManagedChannel nowhere =
+        InProcessChannelBuilder.forName("no-such-server-" + UUID.randomUUID()).build();
     try {
       long start = System.nanoTime();
-      assertThatThrownBy(() -> new EncoderClient(nowhere, java.time.Duration.ofSeconds(5), 3).encodeDense("m", List.of("x"), false, 0))
-          .isInstanceOfSatisfying(StatusRuntimeException.class, e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE));
+      assertThatThrownBy(
+              () ->
+                  new EncoderClient(nowhere, java.time.Duration.ofSeconds(5), 3)
+                      .encodeDense("m", List.of("x"), false, 0))
+          .isInstanceOfSatisfying(
+              StatusRuntimeException.class,
+              e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE));
       // Two back-offs (200 ms, 400 ms) were waited before the third attempt failed.
       assertThat((System.nanoTime() - start) / 1_000_000).isGreaterThanOrEqualTo(600);
     } finally {
@@ -107,8 +126,13 @@ class EncoderGrpcServiceTest {
     var sparse =
         stub.streamEncodeSparse(
             dev.tenbin.proto.encoder.v1.StreamEncodeSparseRequest.newBuilder()
-                .setModelId("tiny-splade").addTexts("apple").addTexts("banana").addTexts("cherry")
-                .setRole(InputRole.INPUT_ROLE_DOCUMENT).setChunkSize(2).build());
+                .setModelId("tiny-splade")
+                .addTexts("apple")
+                .addTexts("banana")
+                .addTexts("cherry")
+                .setRole(InputRole.INPUT_ROLE_DOCUMENT)
+                .setChunkSize(2)
+                .build());
     List<Integer> offsets = new java.util.ArrayList<>();
     int vectors = 0;
     while (sparse.hasNext()) {
@@ -121,7 +145,10 @@ class EncoderGrpcServiceTest {
     var multi =
         stub.streamEncodeMultiVector(
             dev.tenbin.proto.encoder.v1.StreamEncodeMultiVectorRequest.newBuilder()
-                .setModelId("tiny-colbert").addTexts("apple banana").setRole(InputRole.INPUT_ROLE_QUERY).build());
+                .setModelId("tiny-colbert")
+                .addTexts("apple banana")
+                .setRole(InputRole.INPUT_ROLE_QUERY)
+                .build());
     var first = multi.next();
     assertThat(first.getVectors(0).getTokenCount()).isEqualTo(4);
     assertThat(first.getVectors(0).getValuesCount()).isEqualTo(4 * TinyModels.HIDDEN);
@@ -131,7 +158,11 @@ class EncoderGrpcServiceTest {
   void responsesCarryTimingMetadata() {
     var response =
         stub.encodeDense(
-            EncodeDenseRequest.newBuilder().setModelId("tiny-dense").addTexts("apple").setRole(InputRole.INPUT_ROLE_DOCUMENT).build());
+            EncodeDenseRequest.newBuilder()
+                .setModelId("tiny-dense")
+                .addTexts("apple")
+                .setRole(InputRole.INPUT_ROLE_DOCUMENT)
+                .build());
     assertThat(response.getMetadata().getInputTokens()).isEqualTo(3);
     assertThat(response.getMetadata().getInferenceNanos()).isPositive();
     assertThat(response.getMetadata().getBatchCount()).isEqualTo(1);
@@ -140,8 +171,14 @@ class EncoderGrpcServiceTest {
   @Test
   void tokenizeAndModelInfoDescribeTheModel() {
     var tokens =
-        stub.tokenize(TokenizeRequest.newBuilder().setModelId("tiny-dense").addTexts("apple").setRole(InputRole.INPUT_ROLE_QUERY).build());
-    assertThat(tokens.getTexts(0).getTokensList()).containsExactly("[CLS]", "query", "apple", "[SEP]");
+        stub.tokenize(
+            TokenizeRequest.newBuilder()
+                .setModelId("tiny-dense")
+                .addTexts("apple")
+                .setRole(InputRole.INPUT_ROLE_QUERY)
+                .build());
+    assertThat(tokens.getTexts(0).getTokensList())
+        .containsExactly("[CLS]", "query", "apple", "[SEP]");
     var info = stub.getModelInfo(GetModelInfoRequest.newBuilder().setModelId("tiny-dense").build());
     assertThat(info.getCard().getRevision()).isEqualTo("test-rev");
     assertThat(info.getCard().getSource()).startsWith("dir:");
@@ -156,7 +193,11 @@ class EncoderGrpcServiceTest {
     assertThatThrownBy(
             () ->
                 stub.encodeDense(
-                    EncodeDenseRequest.newBuilder().setModelId("tiny-dense").addTexts(" ").setRole(InputRole.INPUT_ROLE_DOCUMENT).build()))
+                    EncodeDenseRequest.newBuilder()
+                        .setModelId("tiny-dense")
+                        .addTexts(" ")
+                        .setRole(InputRole.INPUT_ROLE_DOCUMENT)
+                        .build()))
         .isInstanceOfSatisfying(
             StatusRuntimeException.class,
             e -> {
@@ -166,7 +207,11 @@ class EncoderGrpcServiceTest {
     assertThatThrownBy(
             () ->
                 stub.encodeDense(
-                    EncodeDenseRequest.newBuilder().setModelId("nope").addTexts("x").setRole(InputRole.INPUT_ROLE_DOCUMENT).build()))
+                    EncodeDenseRequest.newBuilder()
+                        .setModelId("nope")
+                        .addTexts("x")
+                        .setRole(InputRole.INPUT_ROLE_DOCUMENT)
+                        .build()))
         .isInstanceOfSatisfying(
             StatusRuntimeException.class,
             e -> {
@@ -174,7 +219,11 @@ class EncoderGrpcServiceTest {
               assertThat(StatusMapper.violatedField(e)).isEqualTo("model_id");
             });
     assertThatThrownBy(
-            () -> stub.encodeDense(EncodeDenseRequest.newBuilder().setModelId("tiny-dense").addTexts("x").build()))
-        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> assertThat(StatusMapper.violatedField(e)).isEqualTo("role"));
+            () ->
+                stub.encodeDense(
+                    EncodeDenseRequest.newBuilder().setModelId("tiny-dense").addTexts("x").build()))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> assertThat(StatusMapper.violatedField(e)).isEqualTo("role"));
   }
 }

@@ -12,9 +12,9 @@ import dev.tenbin.proto.encoder.v1.EncodeDenseResponse;
 import dev.tenbin.proto.encoder.v1.EncodeLightQueryRequest;
 import dev.tenbin.proto.encoder.v1.EncoderServiceGrpc;
 import dev.tenbin.proto.encoder.v1.GetModelInfoRequest;
-import dev.tenbin.proto.encoder.v1.TokenizeRequest;
 import dev.tenbin.proto.encoder.v1.InputRole;
 import dev.tenbin.proto.encoder.v1.LightQueryKind;
+import dev.tenbin.proto.encoder.v1.TokenizeRequest;
 import dev.tenbin.rpc.StatusMapper;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
@@ -33,8 +33,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Bad input and overload over gRPC, with a small queue (3 inputs) whose first input waits up to
- * 1.5 s for company, so that requests can be caught waiting.
+ * Bad input and overload over gRPC, with a small queue (3 inputs) whose first input waits up to 1.5
+ * s for company, so that requests can be caught waiting.
  */
 class EncoderOverloadTest {
   @TempDir Path tmp;
@@ -56,7 +56,11 @@ class EncoderOverloadTest {
     // Load the model and its tokenizer now, so that the tests' timings are spent in the queue.
     stub.getModelInfo(GetModelInfoRequest.newBuilder().setModelId("tiny-dense").build());
     stub.tokenize(
-        TokenizeRequest.newBuilder().setModelId("tiny-dense").addTexts("apple").setRole(InputRole.INPUT_ROLE_DOCUMENT).build());
+        TokenizeRequest.newBuilder()
+            .setModelId("tiny-dense")
+            .addTexts("apple")
+            .setRole(InputRole.INPUT_ROLE_DOCUMENT)
+            .build());
   }
 
   @AfterEach
@@ -87,16 +91,28 @@ class EncoderOverloadTest {
 
   @Test
   void tooManyInputsOrTooLongATextIsInvalidArgumentNamingTheField() {
-    assertStatus(() -> stub.encodeDense(request("apple", "banana", "cherry", "date")), Status.Code.INVALID_ARGUMENT, "texts");
-    assertStatus(() -> stub.encodeDense(request("apple", "x".repeat(51))), Status.Code.INVALID_ARGUMENT, "texts[1]");
+    assertStatus(
+        () -> stub.encodeDense(request("apple", "banana", "cherry", "date")),
+        Status.Code.INVALID_ARGUMENT,
+        "texts");
+    assertStatus(
+        () -> stub.encodeDense(request("apple", "x".repeat(51))),
+        Status.Code.INVALID_ARGUMENT,
+        "texts[1]");
     assertStatus(() -> stub.encodeDense(request()), Status.Code.INVALID_ARGUMENT, "texts");
     assertStatus(
-        () -> stub.encodeDense(request("apple").toBuilder().setDimensions(5).build()), Status.Code.INVALID_ARGUMENT, "dimensions");
+        () -> stub.encodeDense(request("apple").toBuilder().setDimensions(5).build()),
+        Status.Code.INVALID_ARGUMENT,
+        "dimensions");
     assertStatus(
         () ->
             stub.encodeLightQuery(
-                EncodeLightQueryRequest.newBuilder().setModelId("tiny-dense").setKind(LightQueryKind.LIGHT_QUERY_KIND_SPARSE).build()),
-        Status.Code.INVALID_ARGUMENT, "queries");
+                EncodeLightQueryRequest.newBuilder()
+                    .setModelId("tiny-dense")
+                    .setKind(LightQueryKind.LIGHT_QUERY_KIND_SPARSE)
+                    .build()),
+        Status.Code.INVALID_ARGUMENT,
+        "queries");
     assertStatus(
         () ->
             stub.encodeLightQuery(
@@ -105,7 +121,8 @@ class EncoderOverloadTest {
                     .addAllQueries(Collections.nCopies(4, "apple"))
                     .setKind(LightQueryKind.LIGHT_QUERY_KIND_SPARSE)
                     .build()),
-        Status.Code.INVALID_ARGUMENT, "queries");
+        Status.Code.INVALID_ARGUMENT,
+        "queries");
   }
 
   @Test
@@ -113,46 +130,60 @@ class EncoderOverloadTest {
     CompletableFuture<EncodeDenseResponse> waiting =
         CompletableFuture.supplyAsync(() -> stub.encodeDense(request("apple", "banana")));
     Thread.sleep(300); // two inputs wait in the queue for company
-    assertStatus(() -> stub.encodeDense(request("cherry", "date")), Status.Code.RESOURCE_EXHAUSTED, null);
+    assertStatus(
+        () -> stub.encodeDense(request("cherry", "date")), Status.Code.RESOURCE_EXHAUSTED, null);
     assertThat(waiting.get(10, TimeUnit.SECONDS).getVectorsCount()).isEqualTo(2);
   }
 
   @Test
   void anExpiredCallGivesItsPlaceInTheQueueBack() throws Exception {
     assertStatus(
-        () -> stub.withDeadlineAfter(300, TimeUnit.MILLISECONDS).encodeDense(request("apple", "banana")),
-        Status.Code.DEADLINE_EXCEEDED, null);
+        () ->
+            stub.withDeadlineAfter(300, TimeUnit.MILLISECONDS)
+                .encodeDense(request("apple", "banana")),
+        Status.Code.DEADLINE_EXCEEDED,
+        null);
     Thread.sleep(100); // the server notices the expiry within 20 ms
     // Had the expired inputs stayed queued, these two would not fit beside them (limit 3).
     assertThat(stub.encodeDense(request("cherry", "date")).getVectorsCount()).isEqualTo(2);
   }
 
   @Test
-  void aFourfoldOverloadIsRefusedAtOnceWhileAdmittedCallsWaitAndTheServiceRecovers() throws Exception {
+  void aFourfoldOverloadIsRefusedAtOnceWhileAdmittedCallsWaitAndTheServiceRecovers()
+      throws Exception {
     // Capacity: 3 queued inputs (one request of 3); 4x that arrives at once.
     java.util.List<CompletableFuture<Status.Code>> calls = new java.util.ArrayList<>();
-    java.util.concurrent.ExecutorService clients = java.util.concurrent.Executors.newFixedThreadPool(4);
+    java.util.concurrent.ExecutorService clients =
+        java.util.concurrent.Executors.newFixedThreadPool(4);
     try {
       for (int i = 0; i < 4; i++) {
-        calls.add(CompletableFuture.supplyAsync(() -> {
-          try {
-            stub.encodeDense(request("apple", "banana", "cherry"));
-            return Status.Code.OK;
-          } catch (StatusRuntimeException e) {
-            return e.getStatus().getCode();
-          }
-        }, clients));
+        calls.add(
+            CompletableFuture.supplyAsync(
+                () -> {
+                  try {
+                    stub.encodeDense(request("apple", "banana", "cherry"));
+                    return Status.Code.OK;
+                  } catch (StatusRuntimeException e) {
+                    return e.getStatus().getCode();
+                  }
+                },
+                clients));
       }
-      // The first refusal comes while the admitted call still waits in the queue (1.5 s for company).
-      Status.Code first = CompletableFuture.anyOf(calls.toArray(CompletableFuture[]::new))
-          .thenApply(Status.Code.class::cast).get(10, TimeUnit.SECONDS);
+      // The first refusal comes while the admitted call still waits in the queue (1.5 s for
+      // company).
+      Status.Code first =
+          CompletableFuture.anyOf(calls.toArray(CompletableFuture[]::new))
+              .thenApply(Status.Code.class::cast)
+              .get(10, TimeUnit.SECONDS);
       assertThat(first).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
       java.util.List<Status.Code> codes = new java.util.ArrayList<>();
       for (CompletableFuture<Status.Code> call : calls) {
         codes.add(call.get(20, TimeUnit.SECONDS));
       }
       assertThat(codes).containsOnly(Status.Code.OK, Status.Code.RESOURCE_EXHAUSTED);
-      assertThat(codes).filteredOn(code -> code == Status.Code.RESOURCE_EXHAUSTED).hasSizeGreaterThanOrEqualTo(2);
+      assertThat(codes)
+          .filteredOn(code -> code == Status.Code.RESOURCE_EXHAUSTED)
+          .hasSizeGreaterThanOrEqualTo(2);
       assertThat(codes).contains(Status.Code.OK);
       // Recovered: the queue is empty again and a normal request is served.
       assertThat(stub.encodeDense(request("date", "elder")).getVectorsCount()).isEqualTo(2);

@@ -59,10 +59,14 @@ class StreamFlowControlTest {
             EncoderServiceConfig.embedded(tmp.resolve("models"), tmp.resolve("cache")),
             new SimpleMeterRegistry());
     String name = "encoder-flow-" + UUID.randomUUID();
-    var service = new EncoderGrpcService(core.core(), new LightQueryEncoder(core.core(), tmp.resolve("cache")));
+    var service =
+        new EncoderGrpcService(
+            core.core(), new LightQueryEncoder(core.core(), tmp.resolve("cache")));
     server =
         InProcessServerBuilder.forName(name)
-            .addService(ServerInterceptors.intercept(service, new ExceptionMappingInterceptor(), new CountingSends()))
+            .addService(
+                ServerInterceptors.intercept(
+                    service, new ExceptionMappingInterceptor(), new CountingSends()))
             .build()
             .start();
     channel = InProcessChannelBuilder.forName(name).build();
@@ -78,7 +82,8 @@ class StreamFlowControlTest {
   /** Counts the messages the service hands to the transport. */
   private final class CountingSends implements ServerInterceptor {
     @Override
-    public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
+    public <Q, R> ServerCall.Listener<Q> interceptCall(
+        ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
       return next.startCall(
           new ForwardingServerCall.SimpleForwardingServerCall<>(call) {
             @Override
@@ -103,11 +108,15 @@ class StreamFlowControlTest {
   void aReaderThatDoesNotAskForMoreHoldsTheServerAtTheChunksItAskedFor() throws Exception {
     List<Integer> offsets = new CopyOnWriteArrayList<>();
     CompletableFuture<Void> done = new CompletableFuture<>();
-    CompletableFuture<ClientCallStreamObserver<StreamEncodeDenseRequest>> call = new CompletableFuture<>();
+    CompletableFuture<ClientCallStreamObserver<StreamEncodeDenseRequest>> call =
+        new CompletableFuture<>();
     StreamEncodeDenseRequest request =
         StreamEncodeDenseRequest.newBuilder()
             .setModelId("tiny-dense")
-            .addAllTexts(IntStream.range(0, TEXTS).mapToObj(i -> TinyModels.WORDS.get(i % TinyModels.WORDS.size())).toList())
+            .addAllTexts(
+                IntStream.range(0, TEXTS)
+                    .mapToObj(i -> TinyModels.WORDS.get(i % TinyModels.WORDS.size()))
+                    .toList())
             .setRole(InputRole.INPUT_ROLE_DOCUMENT)
             .setChunkSize(1)
             .build();
@@ -116,7 +125,8 @@ class StreamFlowControlTest {
             request,
             new ClientResponseObserver<StreamEncodeDenseRequest, StreamEncodeDenseResponse>() {
               @Override
-              public void beforeStart(ClientCallStreamObserver<StreamEncodeDenseRequest> requestStream) {
+              public void beforeStart(
+                  ClientCallStreamObserver<StreamEncodeDenseRequest> requestStream) {
                 requestStream.disableAutoRequestWithInitial(2);
                 call.complete(requestStream);
               }

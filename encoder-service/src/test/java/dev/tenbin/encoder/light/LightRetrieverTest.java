@@ -27,7 +27,8 @@ class LightRetrieverTest {
   @BeforeEach
   void start() throws Exception {
     TinyModels.dense(tmp.resolve("models"), "tiny-dense", false);
-    core = new EncoderCore(EncoderServiceConfig.embedded(tmp.resolve("models"), tmp.resolve("cache")));
+    core =
+        new EncoderCore(EncoderServiceConfig.embedded(tmp.resolve("models"), tmp.resolve("cache")));
     light = new LightQueryEncoder(core, tmp.resolve("cache"));
   }
 
@@ -38,7 +39,8 @@ class LightRetrieverTest {
 
   private CacheManifest build() {
     LoadedModel model = core.model("tiny-dense");
-    return TokenEmbeddingCache.build(model, light.cacheFolder("tiny-dense"), 5, 4, 0, false, done -> {});
+    return TokenEmbeddingCache.build(
+        model, light.cacheFolder("tiny-dense"), 5, 4, 0, false, done -> {});
   }
 
   @Test
@@ -48,8 +50,12 @@ class LightRetrieverTest {
     assertThat(manifest.modelRevision()).isEqualTo("test-rev");
     assertThat(manifest.prompt()).isEqualTo("query ");
     TokenEmbeddingCache cache = TokenEmbeddingCache.load(light.cacheFolder("tiny-dense"));
-    // Token "apple" (id 4): the model sees "[CLS] query apple [SEP]", exactly like the query "apple".
-    float[] full = core.encodeDense("tiny-dense", List.of("apple"), true, 0, Cancellation.NEVER).vectors().getFirst();
+    // Token "apple" (id 4): the model sees "[CLS] query apple [SEP]", exactly like the query
+    // "apple".
+    float[] full =
+        core.encodeDense("tiny-dense", List.of("apple"), true, 0, Cancellation.NEVER)
+            .vectors()
+            .getFirst();
     assertThat(cache.row(4)).containsExactly(full, within(1e-6f));
   }
 
@@ -83,7 +89,8 @@ class LightRetrieverTest {
     Thread.sleep(20);
     build();
     assertThat(chunk).exists();
-    assertThat(Files.getLastModifiedTime(folder.resolve("rows-000000.bin")).toMillis()).isEqualTo(before);
+    assertThat(Files.getLastModifiedTime(folder.resolve("rows-000000.bin")).toMillis())
+        .isEqualTo(before);
   }
 
   @Test
@@ -118,7 +125,10 @@ class LightRetrieverTest {
     TokenEmbeddingCache.build(model, folder, 100, 8, 0, true, done -> {});
     TokenEmbeddingCache cache = TokenEmbeddingCache.load(folder);
     assertThat(cache.manifest().dtype()).isEqualTo("fp16");
-    float[] full = core.encodeDense("tiny-dense", List.of("apple"), true, 0, Cancellation.NEVER).vectors().getFirst();
+    float[] full =
+        core.encodeDense("tiny-dense", List.of("apple"), true, 0, Cancellation.NEVER)
+            .vectors()
+            .getFirst();
     assertThat(cache.row(4)).containsExactly(full, within(2e-3f));
   }
 }

@@ -30,8 +30,10 @@ class HubDownloaderTest {
   @TempDir Path tmp;
   HttpServer hub;
   String endpoint;
+
   /** Repository → file → bytes; every repository's "main" and "v1.0" resolve to {@link #SHA}. */
   final Map<String, Map<String, byte[]>> repositories = new ConcurrentHashMap<>();
+
   final List<String> requests = new CopyOnWriteArrayList<>();
 
   @BeforeEach
@@ -45,10 +47,16 @@ class HubDownloaderTest {
           byte[] body = null;
           for (var repository : repositories.entrySet()) {
             String name = repository.getKey();
-            if (path.equals("/api/models/" + name + "/revision/v1.0") || path.equals("/api/models/" + name + "/revision/main")) {
-              body = ("{\"id\":\"" + name + "\",\"sha\":\"" + SHA + "\"}").getBytes(StandardCharsets.UTF_8);
+            if (path.equals("/api/models/" + name + "/revision/v1.0")
+                || path.equals("/api/models/" + name + "/revision/main")) {
+              body =
+                  ("{\"id\":\"" + name + "\",\"sha\":\"" + SHA + "\"}")
+                      .getBytes(StandardCharsets.UTF_8);
             } else if (path.startsWith("/" + name + "/resolve/" + SHA + "/")) {
-              body = repository.getValue().get(path.substring(("/" + name + "/resolve/" + SHA + "/").length()));
+              body =
+                  repository
+                      .getValue()
+                      .get(path.substring(("/" + name + "/resolve/" + SHA + "/").length()));
             }
           }
           if (body == null) {
@@ -83,7 +91,8 @@ class HubDownloaderTest {
   void downloadsAPinnedRevisionOnceAndRecordsTheResolvedSha() throws Exception {
     Path source = TinyModels.dense(tmp.resolve("src"), "tiny", false);
     repositories.put("acme/tiny", files(source, true));
-    ModelRegistry registry = new ModelRegistry(null, new HubDownloader(endpoint, tmp.resolve("cache"), null));
+    ModelRegistry registry =
+        new ModelRegistry(null, new HubDownloader(endpoint, tmp.resolve("cache"), null));
     ModelFiles files = registry.load("hub:acme/tiny@v1.0");
     assertThat(files.card().resolvedSha()).isEqualTo(SHA);
     assertThat(files.card().revision()).isEqualTo("v1.0");
@@ -110,9 +119,13 @@ class HubDownloaderTest {
              {"idx":2,"name":"2","path":"2_Normalize","type":"sentence_transformers.models.Normalize"}]"""));
     files.put(
         "1_Pooling/config.json",
-        bytes("{\"word_embedding_dimension\": 8, \"pooling_mode_cls_token\": false, \"pooling_mode_mean_tokens\": true}"));
-    files.put("sentence_bert_config.json", bytes("{\"max_seq_length\": 32, \"do_lower_case\": false}"));
-    files.put("config_sentence_transformers.json", bytes("{\"prompts\": {\"query\": \"query \", \"document\": \"\"}}"));
+        bytes(
+            "{\"word_embedding_dimension\": 8, \"pooling_mode_cls_token\": false, \"pooling_mode_mean_tokens\": true}"));
+    files.put(
+        "sentence_bert_config.json", bytes("{\"max_seq_length\": 32, \"do_lower_case\": false}"));
+    files.put(
+        "config_sentence_transformers.json",
+        bytes("{\"prompts\": {\"query\": \"query \", \"document\": \"\"}}"));
     repositories.put("acme/st-model", files);
 
     EncoderServiceConfig config =
@@ -128,8 +141,15 @@ class HubDownloaderTest {
       assertThat(card.onnxFile()).isEqualTo("onnx/model.onnx");
       assertThat(card.resolvedSha()).isEqualTo(SHA);
       // The same graph, tokenizer, pooling and prompt as the local folder: the same vector.
-      float[] fromHub = core.encodeDense("hub:acme/st-model@main", List.of("apple banana"), true, 0, Cancellation.NEVER).vectors().getFirst();
-      float[] local = core.encodeDense("tiny-dense", List.of("apple banana"), true, 0, Cancellation.NEVER).vectors().getFirst();
+      float[] fromHub =
+          core.encodeDense(
+                  "hub:acme/st-model@main", List.of("apple banana"), true, 0, Cancellation.NEVER)
+              .vectors()
+              .getFirst();
+      float[] local =
+          core.encodeDense("tiny-dense", List.of("apple banana"), true, 0, Cancellation.NEVER)
+              .vectors()
+              .getFirst();
       assertThat(fromHub).containsExactly(local);
     }
   }
@@ -141,8 +161,12 @@ class HubDownloaderTest {
     Path folder = Files.createDirectories(tmp.resolve("models").resolve("my-model"));
     Files.writeString(
         folder.resolve("card.json"),
-        "{\"id\": \"my-model\", \"source\": \"hub:acme/tiny@" + SHA + "\", \"pooling\": \"CLS\", \"normalize\": true, \"dimension\": 8}");
-    ModelRegistry registry = new ModelRegistry(tmp.resolve("models"), new HubDownloader(endpoint, tmp.resolve("cache"), null));
+        "{\"id\": \"my-model\", \"source\": \"hub:acme/tiny@"
+            + SHA
+            + "\", \"pooling\": \"CLS\", \"normalize\": true, \"dimension\": 8}");
+    ModelRegistry registry =
+        new ModelRegistry(
+            tmp.resolve("models"), new HubDownloader(endpoint, tmp.resolve("cache"), null));
     ModelFiles files = registry.load("my-model");
     assertThat(files.card().id()).isEqualTo("my-model");
     assertThat(files.card().pooling()).isEqualTo(Pooling.CLS);

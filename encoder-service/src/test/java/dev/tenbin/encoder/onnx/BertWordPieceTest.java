@@ -48,7 +48,9 @@ class BertWordPieceTest {
   private static void assertSame(BertWordPiece fast, TextTokenizer tokenizer, String text) {
     long[] ids = fast.encode(text);
     assertThat(ids).as("fast path answers for %s", printable(text)).isNotNull();
-    assertThat(ids).as("ids of %s", printable(text)).containsExactly(tokenizer.nativeIdsWithoutSpecialTokens(text));
+    assertThat(ids)
+        .as("ids of %s", printable(text))
+        .containsExactly(tokenizer.nativeIdsWithoutSpecialTokens(text));
   }
 
   private static String printable(String text) {
@@ -98,7 +100,8 @@ class BertWordPieceTest {
         if (ids != null) {
           answered++;
           TextTokenizer tokenizer = fast == englishFast ? english : chinese;
-          assertThat(ids).as("ids of %s", printable(text.toString()))
+          assertThat(ids)
+              .as("ids of %s", printable(text.toString()))
               .containsExactly(tokenizer.nativeIdsWithoutSpecialTokens(text.toString()));
         }
       }
@@ -110,11 +113,16 @@ class BertWordPieceTest {
   void realQueriesInEnglishAndChineseTakeTheFastPath() {
     for (String query :
         List.of(
-            "what is the capital of france?", "How do I bake sourdough bread at home", "COVID-19 vaccine side-effects (2021)",
-            "who wrote \"the old man and the sea\"", "tenbin's LightRetriever: 1000x faster?", "   leading and trailing   ",
+            "what is the capital of france?",
+            "How do I bake sourdough bread at home",
+            "COVID-19 vaccine side-effects (2021)",
+            "who wrote \"the old man and the sea\"",
+            "tenbin's LightRetriever: 1000x faster?",
+            "   leading and trailing   ",
             "antidisestablishmentarianism pneumonoultramicroscopicsilicovolcanoconiosis")) {
       assertSame(englishFast, english, query);
-      assertThat(english.idsWithoutSpecialTokens(query)).containsExactly(english.nativeIdsWithoutSpecialTokens(query));
+      assertThat(english.idsWithoutSpecialTokens(query))
+          .containsExactly(english.nativeIdsWithoutSpecialTokens(query));
     }
     for (String query : List.of("中国的首都是哪里？", "如何在家烤面包", "机器学习（深度学习）和检索：2024年", "北京 天气")) {
       assertSame(chineseFast, chinese, query);
@@ -135,9 +143,11 @@ class BertWordPieceTest {
 
   @Test
   void textsItCannotReproduceAreLeftToTheNativeTokenizer() {
-    for (String text : List.of("café au lait", "mask [MASK] here", "Ελληνικά", "emoji \ud83d\ude00")) {
+    for (String text :
+        List.of("café au lait", "mask [MASK] here", "Ελληνικά", "emoji \ud83d\ude00")) {
       assertThat(englishFast.encode(text)).as(text).isNull();
-      assertThat(english.idsWithoutSpecialTokens(text)).containsExactly(english.nativeIdsWithoutSpecialTokens(text));
+      assertThat(english.idsWithoutSpecialTokens(text))
+          .containsExactly(english.nativeIdsWithoutSpecialTokens(text));
     }
   }
 

@@ -6,14 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.tenbin.core.CancelledException;
 import dev.tenbin.core.UnavailableException;
 import dev.tenbin.encoder.model.BuiltinModels;
-import java.util.ArrayList;
-import java.util.Random;
-import java.util.concurrent.atomic.AtomicInteger;
-
 import dev.tenbin.encoder.testing.TinyModels;
 import dev.tenbin.encoder.testing.TinyOnnxModels;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,19 +22,23 @@ import org.junit.jupiter.api.Test;
 class TextTokenizerTest {
   @Test
   void loadingATokenizerOptsOutOfDjlUsageTrackingAndOpensNoConnection() throws Exception {
-    java.util.List<java.net.URI> asked = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+    java.util.List<java.net.URI> asked =
+        java.util.Collections.synchronizedList(new java.util.ArrayList<>());
     java.net.ProxySelector previous = java.net.ProxySelector.getDefault();
-    java.net.ProxySelector.setDefault(new java.net.ProxySelector() {
-      @Override
-      public java.util.List<java.net.Proxy> select(java.net.URI uri) {
-        asked.add(uri);
-        return java.util.List.of(java.net.Proxy.NO_PROXY);
-      }
+    java.net.ProxySelector.setDefault(
+        new java.net.ProxySelector() {
+          @Override
+          public java.util.List<java.net.Proxy> select(java.net.URI uri) {
+            asked.add(uri);
+            return java.util.List.of(java.net.Proxy.NO_PROXY);
+          }
 
-      @Override
-      public void connectFailed(java.net.URI uri, java.net.SocketAddress address, java.io.IOException e) {}
-    });
-    try (TextTokenizer tokenizer = new TextTokenizer(TinyOnnxModels.wordLevelTokenizer(TinyModels.WORDS), 8)) {
+          @Override
+          public void connectFailed(
+              java.net.URI uri, java.net.SocketAddress address, java.io.IOException e) {}
+        });
+    try (TextTokenizer tokenizer =
+        new TextTokenizer(TinyOnnxModels.wordLevelTokenizer(TinyModels.WORDS), 8)) {
       assertThat(System.getProperty(TextTokenizer.DJL_TRACKING_SWITCH)).isEqualTo("true");
       // What DJL runs when a tokenizer is created: with the opt-out it returns before any request.
       ai.djl.util.Ec2Utils.callHome("Huggingface");
@@ -48,7 +51,8 @@ class TextTokenizerTest {
 
   @Test
   void specialTokensAreAddedAndTruncationIsReportedOnlyWhenTokensWereCut() {
-    try (TextTokenizer tokenizer = new TextTokenizer(TinyOnnxModels.wordLevelTokenizer(TinyModels.WORDS), 8)) {
+    try (TextTokenizer tokenizer =
+        new TextTokenizer(TinyOnnxModels.wordLevelTokenizer(TinyModels.WORDS), 8)) {
       String fits = String.join(" ", Collections.nCopies(6, "apple"));
       String over = String.join(" ", Collections.nCopies(7, "apple"));
       TokenizedBatch batch = tokenizer.encode(List.of("Banana", fits, over));
@@ -75,7 +79,8 @@ class TextTokenizerTest {
     assertThat(TextTokenizer.splitsAtWhitespace(json)).isTrue();
     Random random = new Random(7);
     List<String> texts = new ArrayList<>();
-    texts.add(words(random, 100_000, "retrieval ", "dense, ", "Token-budget ", "naïve ", "東京 ", "x"));
+    texts.add(
+        words(random, 100_000, "retrieval ", "dense, ", "Token-budget ", "naïve ", "東京 ", "x"));
     // Very long words (each one [UNK] token) and whitespace runs: the prefix does not overflow, so
     // the whole text is read.
     texts.add(words(random, 60_000, "a".repeat(150) + " ", "          ", "b".repeat(400) + "\n"));
@@ -85,7 +90,9 @@ class TextTokenizerTest {
     try (TextTokenizer tokenizer = new TextTokenizer(json, 512)) {
       TokenizedBatch batch = tokenizer.encode(texts);
       for (int i = 0; i < texts.size(); i++) {
-        assertThat(batch.ids()[i]).as("text %d", i).containsExactly(tokenizer.encodeWhole(texts.get(i)));
+        assertThat(batch.ids()[i])
+            .as("text %d", i)
+            .containsExactly(tokenizer.encodeWhole(texts.get(i)));
         assertThat(batch.truncated()[i]).as("text %d", i).isEqualTo(batch.ids()[i].length == 512);
       }
     }
@@ -93,7 +100,8 @@ class TextTokenizerTest {
 
   @Test
   void tokenizingStopsBetweenTextsOnceTheCallerHasGone() {
-    try (TextTokenizer tokenizer = new TextTokenizer(TinyOnnxModels.wordLevelTokenizer(TinyModels.WORDS), 8)) {
+    try (TextTokenizer tokenizer =
+        new TextTokenizer(TinyOnnxModels.wordLevelTokenizer(TinyModels.WORDS), 8)) {
       AtomicInteger asked = new AtomicInteger();
       List<String> texts = Collections.nCopies(1000, "apple banana");
       // The caller goes after the third text.
@@ -105,11 +113,14 @@ class TextTokenizerTest {
 
   @Test
   void aClosedTokenizerRefusesCallsInsteadOfTouchingFreedMemory() {
-    TextTokenizer tokenizer = new TextTokenizer(TinyOnnxModels.wordLevelTokenizer(TinyModels.WORDS), 8);
+    TextTokenizer tokenizer =
+        new TextTokenizer(TinyOnnxModels.wordLevelTokenizer(TinyModels.WORDS), 8);
     tokenizer.close();
-    assertThatThrownBy(() -> tokenizer.encode(List.of("apple"))).isInstanceOf(UnavailableException.class);
+    assertThatThrownBy(() -> tokenizer.encode(List.of("apple")))
+        .isInstanceOf(UnavailableException.class);
     assertThatThrownBy(() -> tokenizer.tokens("apple")).isInstanceOf(UnavailableException.class);
-    assertThatThrownBy(() -> tokenizer.nativeIdsWithoutSpecialTokens("apple")).isInstanceOf(UnavailableException.class);
+    assertThatThrownBy(() -> tokenizer.nativeIdsWithoutSpecialTokens("apple"))
+        .isInstanceOf(UnavailableException.class);
     tokenizer.close();
   }
 
@@ -123,18 +134,21 @@ class TextTokenizerTest {
       AtomicInteger refused = new AtomicInteger();
       List<Thread> threads = new ArrayList<>();
       for (int t = 0; t < 3; t++) {
-        threads.add(Thread.ofPlatform().start(() -> {
-          while (true) {
-            try {
-              tokenizer.encode(List.of(text, "short text"));
-              tokenizer.nativeIdsWithoutSpecialTokens("a query");
-              ok.incrementAndGet();
-            } catch (UnavailableException closed) {
-              refused.incrementAndGet();
-              return;
-            }
-          }
-        }));
+        threads.add(
+            Thread.ofPlatform()
+                .start(
+                    () -> {
+                      while (true) {
+                        try {
+                          tokenizer.encode(List.of(text, "short text"));
+                          tokenizer.nativeIdsWithoutSpecialTokens("a query");
+                          ok.incrementAndGet();
+                        } catch (UnavailableException closed) {
+                          refused.incrementAndGet();
+                          return;
+                        }
+                      }
+                    }));
       }
       Thread.sleep(20 + round % 7);
       tokenizer.close();

@@ -9,9 +9,9 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * A child JVM for shutdown tests: encodes documents with a model on several threads, prints
- * {@code ENCODING} once passes run, then either calls {@code System.exit(0)} after a while
- * ({@code exit MILLIS}) or waits to be sent SIGTERM ({@code wait}).
+ * A child JVM for shutdown tests: encodes documents with a model on several threads, prints {@code
+ * ENCODING} once passes run, then either calls {@code System.exit(0)} after a while ({@code exit
+ * MILLIS}) or waits to be sent SIGTERM ({@code wait}).
  *
  * <p>Arguments: {@code MODEL MODELS_DIR CACHE_DIR (exit MILLIS | wait)}.
  */
@@ -20,7 +20,8 @@ public final class EncodeUntilStopped {
 
   public static void main(String[] args) throws Exception {
     String model = args[0];
-    EncoderCore core = new EncoderCore(EncoderServiceConfig.embedded(Path.of(args[1]), Path.of(args[2])));
+    EncoderCore core =
+        new EncoderCore(EncoderServiceConfig.embedded(Path.of(args[1]), Path.of(args[2])));
     Random random = new Random(1);
     List<String> documents = new ArrayList<>();
     for (int i = 0; i < 600; i++) {
@@ -33,17 +34,25 @@ public final class EncodeUntilStopped {
     core.encodeDense(model, documents.subList(0, 4), false, 0, Cancellation.NEVER);
     for (int t = 0; t < 4; t++) {
       int offset = t * 150;
-      Thread.ofPlatform().name("client-" + t).start(() -> {
-        while (true) {
-          try {
-            for (int i = offset; i < offset + 150; i += 16) {
-              core.encodeDense(model, documents.subList(i, Math.min(offset + 150, i + 16)), false, 0, Cancellation.NEVER);
-            }
-          } catch (RuntimeException stopped) {
-            return; // UNAVAILABLE once the process drains
-          }
-        }
-      });
+      Thread.ofPlatform()
+          .name("client-" + t)
+          .start(
+              () -> {
+                while (true) {
+                  try {
+                    for (int i = offset; i < offset + 150; i += 16) {
+                      core.encodeDense(
+                          model,
+                          documents.subList(i, Math.min(offset + 150, i + 16)),
+                          false,
+                          0,
+                          Cancellation.NEVER);
+                    }
+                  } catch (RuntimeException stopped) {
+                    return; // UNAVAILABLE once the process drains
+                  }
+                }
+              });
     }
     System.out.println("ENCODING");
     System.out.flush();

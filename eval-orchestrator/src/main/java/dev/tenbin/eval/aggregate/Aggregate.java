@@ -49,7 +49,8 @@ public enum Aggregate {
    * The hierarchical score of each benchmark present in {@code tasks} (mean over datasets of the
    * mean over each dataset's tasks), in benchmark name order.
    */
-  public static Map<String, Double> benchmarkScores(List<TaskRef> tasks, ToDoubleFunction<TaskRef> score) {
+  public static Map<String, Double> benchmarkScores(
+      List<TaskRef> tasks, ToDoubleFunction<TaskRef> score) {
     Map<String, Map<String, List<Double>>> grouped = new TreeMap<>();
     for (TaskRef task : tasks) {
       grouped

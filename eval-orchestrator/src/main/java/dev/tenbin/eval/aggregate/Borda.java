@@ -3,9 +3,9 @@ package dev.tenbin.eval.aggregate;
 import java.util.List;
 
 /**
- * Borda count over tasks: on each task a row scores one point for every other row it beats and
- * half a point for every row it ties ({@link CompetitionRanks#tie}); a row's Borda score is the sum
- * over tasks. Only rows with a score on every task take part (the complete rows).
+ * Borda count over tasks: on each task a row scores one point for every other row it beats and half
+ * a point for every row it ties ({@link CompetitionRanks#tie}); a row's Borda score is the sum over
+ * tasks. Only rows with a score on every task take part (the complete rows).
  */
 public final class Borda {
   private Borda() {}

@@ -2,9 +2,9 @@ package dev.tenbin.eval.aggregate;
 
 /**
  * Standard competition ranking ("1224"): a score's rank is one more than the number of scores
- * strictly better than it, so equal scores share the best rank and the next rank is skipped.
- * Scores closer than {@link #TOLERANCE} count as equal (means of the same numbers in another order
- * may differ in the last bits).
+ * strictly better than it, so equal scores share the best rank and the next rank is skipped. Scores
+ * closer than {@link #TOLERANCE} count as equal (means of the same numbers in another order may
+ * differ in the last bits).
  */
 public final class CompetitionRanks {
   /** Scores (on the 0..100 scale) closer than this are ties. */

@@ -42,7 +42,10 @@ public final class Correlation {
   /** 1-based ranks in ascending order of value; tied values get the mean of the ranks they span. */
   public static double[] averageRanks(double[] values) {
     Integer[] order =
-        IntStream.range(0, values.length).boxed().sorted(Comparator.comparingDouble(i -> values[i])).toArray(Integer[]::new);
+        IntStream.range(0, values.length)
+            .boxed()
+            .sorted(Comparator.comparingDouble(i -> values[i]))
+            .toArray(Integer[]::new);
     double[] ranks = new double[values.length];
     int start = 0;
     while (start < order.length) {
@@ -61,7 +64,8 @@ public final class Correlation {
 
   private static void requireSameLength(double[] x, double[] y) {
     if (x.length != y.length) {
-      throw new IllegalArgumentException("paired samples differ in length: " + x.length + " vs " + y.length);
+      throw new IllegalArgumentException(
+          "paired samples differ in length: " + x.length + " vs " + y.length);
     }
   }
 }

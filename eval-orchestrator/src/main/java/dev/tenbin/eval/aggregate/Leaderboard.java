@@ -3,8 +3,8 @@ package dev.tenbin.eval.aggregate;
 import java.util.List;
 
 /**
- * A ranked view of finished cells: complete rows by competition rank of the chosen aggregate,
- * then the incomplete rows (unranked, by coverage and score).
+ * A ranked view of finished cells: complete rows by competition rank of the chosen aggregate, then
+ * the incomplete rows (unranked, by coverage and score).
  *
  * @param options what it ranks by and covers
  * @param matrix the underlying scores
@@ -12,10 +12,14 @@ import java.util.List;
  * @param correlation agreement with the official ranking, or null when none was given
  */
 public record Leaderboard(
-    LeaderboardOptions options, ScoreMatrix matrix, List<LeaderboardRow> rows, OfficialCorrelation correlation) {
+    LeaderboardOptions options,
+    ScoreMatrix matrix,
+    List<LeaderboardRow> rows,
+    OfficialCorrelation correlation) {
 
   /** Builds the leaderboard of {@code cells}. */
-  public static Leaderboard of(List<dev.tenbin.eval.store.CellRecord> cells, LeaderboardOptions options) {
+  public static Leaderboard of(
+      List<dev.tenbin.eval.store.CellRecord> cells, LeaderboardOptions options) {
     return LeaderboardBuilder.build(cells, options);
   }
 

@@ -8,7 +8,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Computes a {@link Leaderboard}: aggregates, complete-model rule, ranks, Borda, deltas, bootstraps. */
+/**
+ * Computes a {@link Leaderboard}: aggregates, complete-model rule, ranks, Borda, deltas,
+ * bootstraps.
+ */
 final class LeaderboardBuilder {
   private LeaderboardBuilder() {}
 
@@ -17,7 +20,10 @@ final class LeaderboardBuilder {
     Aggregate aggregate = options.aggregate();
     List<RowKey> complete = matrix.rows().stream().filter(matrix::complete).toList();
 
-    double[] chosen = complete.stream().mapToDouble(row -> aggregate.of(matrix.tasks(), t -> matrix.score(row, t))).toArray();
+    double[] chosen =
+        complete.stream()
+            .mapToDouble(row -> aggregate.of(matrix.tasks(), t -> matrix.score(row, t)))
+            .toArray();
     int[] ranks = CompetitionRanks.of(chosen);
     double[][] perTask =
         complete.stream()
@@ -31,10 +37,13 @@ final class LeaderboardBuilder {
       bordaOf.put(complete.get(i), borda[i]);
     }
     List<RowKey> rankOrder =
-        complete.stream().sorted(Comparator.comparing((RowKey r) -> rankOf.get(r)).thenComparing(RowKey.ORDER)).toList();
+        complete.stream()
+            .sorted(Comparator.comparing((RowKey r) -> rankOf.get(r)).thenComparing(RowKey.ORDER))
+            .toList();
     TaskBootstrap.Result bootstrap =
         options.bootstrapDraws() > 0 && !rankOrder.isEmpty()
-            ? TaskBootstrap.run(matrix, rankOrder, aggregate, options.bootstrapDraws(), options.seed())
+            ? TaskBootstrap.run(
+                matrix, rankOrder, aggregate, options.bootstrapDraws(), options.seed())
             : new TaskBootstrap.Result(Map.of(), Map.of(), Map.of());
 
     List<LeaderboardRow> rows = new ArrayList<>();
@@ -69,7 +78,8 @@ final class LeaderboardBuilder {
               .map(r -> new OfficialCorrelation.Scored(r.key(), r.score(aggregate)))
               .toList();
       correlation =
-          OfficialCorrelation.compute(options.official(), scored, options.correlationResamples(), options.seed());
+          OfficialCorrelation.compute(
+              options.official(), scored, options.correlationResamples(), options.seed());
     }
     return new Leaderboard(options, matrix, List.copyOf(rows), correlation);
   }

@@ -35,27 +35,38 @@ public record LeaderboardOptions(
     scope = scope == null ? Scope.ALL : scope;
   }
 
-  /** nDCG@10, macro, every cell, 2,000 task draws, 10,000 model draws, seed 42, no official ranking. */
+  /**
+   * nDCG@10, macro, every cell, 2,000 task draws, 10,000 model draws, seed 42, no official ranking.
+   */
   public static LeaderboardOptions defaults() {
     return new LeaderboardOptions(
-        DEFAULT_METRIC, Aggregate.MACRO, Scope.ALL, DEFAULT_BOOTSTRAP_DRAWS, DEFAULT_CORRELATION_RESAMPLES,
-        DEFAULT_SEED, null);
+        DEFAULT_METRIC,
+        Aggregate.MACRO,
+        Scope.ALL,
+        DEFAULT_BOOTSTRAP_DRAWS,
+        DEFAULT_CORRELATION_RESAMPLES,
+        DEFAULT_SEED,
+        null);
   }
 
   public LeaderboardOptions withMetric(String value) {
-    return new LeaderboardOptions(value, aggregate, scope, bootstrapDraws, correlationResamples, seed, official);
+    return new LeaderboardOptions(
+        value, aggregate, scope, bootstrapDraws, correlationResamples, seed, official);
   }
 
   public LeaderboardOptions withAggregate(Aggregate value) {
-    return new LeaderboardOptions(metric, value, scope, bootstrapDraws, correlationResamples, seed, official);
+    return new LeaderboardOptions(
+        metric, value, scope, bootstrapDraws, correlationResamples, seed, official);
   }
 
   public LeaderboardOptions withScope(Scope value) {
-    return new LeaderboardOptions(metric, aggregate, value, bootstrapDraws, correlationResamples, seed, official);
+    return new LeaderboardOptions(
+        metric, aggregate, value, bootstrapDraws, correlationResamples, seed, official);
   }
 
   public LeaderboardOptions withBootstrapDraws(int value) {
-    return new LeaderboardOptions(metric, aggregate, scope, value, correlationResamples, seed, official);
+    return new LeaderboardOptions(
+        metric, aggregate, scope, value, correlationResamples, seed, official);
   }
 
   public LeaderboardOptions withCorrelationResamples(int value) {
@@ -63,10 +74,12 @@ public record LeaderboardOptions(
   }
 
   public LeaderboardOptions withSeed(long value) {
-    return new LeaderboardOptions(metric, aggregate, scope, bootstrapDraws, correlationResamples, value, official);
+    return new LeaderboardOptions(
+        metric, aggregate, scope, bootstrapDraws, correlationResamples, value, official);
   }
 
   public LeaderboardOptions withOfficial(OfficialRanking value) {
-    return new LeaderboardOptions(metric, aggregate, scope, bootstrapDraws, correlationResamples, seed, value);
+    return new LeaderboardOptions(
+        metric, aggregate, scope, bootstrapDraws, correlationResamples, seed, value);
   }
 }

@@ -51,10 +51,16 @@ public record OfficialCorrelation(
     for (String model : official.values().keySet()) {
       Optional<Scored> best =
           ranked.stream()
-              .filter(s -> s.row().system().equalsIgnoreCase(model) || s.row().model().equalsIgnoreCase(model))
-              .max(Comparator.comparing((Scored s) -> s.row().isBase()).thenComparingDouble(Scored::score));
+              .filter(
+                  s ->
+                      s.row().system().equalsIgnoreCase(model)
+                          || s.row().model().equalsIgnoreCase(model))
+              .max(
+                  Comparator.comparing((Scored s) -> s.row().isBase())
+                      .thenComparingDouble(Scored::score));
       if (best.isPresent()) {
-        matches.add(new Match(model, best.get().row(), best.get().score(), official.values().get(model)));
+        matches.add(
+            new Match(model, best.get().row(), best.get().score(), official.values().get(model)));
       } else {
         unmatched.add(model);
       }
@@ -69,8 +75,13 @@ public record OfficialCorrelation(
       pearsonInterval = Interval.percentile(draws[1], 0.95);
     }
     return new OfficialCorrelation(
-        official, List.copyOf(matches), List.copyOf(unmatched), Correlation.spearman(ours, theirs),
-        spearmanInterval, Correlation.pearson(ours, theirs), pearsonInterval);
+        official,
+        List.copyOf(matches),
+        List.copyOf(unmatched),
+        Correlation.spearman(ours, theirs),
+        spearmanInterval,
+        Correlation.pearson(ours, theirs),
+        pearsonInterval);
   }
 
   /** A ranked row and its aggregate score. */

@@ -26,7 +26,8 @@ public record OfficialRanking(String source, String column, Map<String, Double> 
     try {
       return parse(Files.readString(file, StandardCharsets.UTF_8), file.toString(), field);
     } catch (IOException e) {
-      throw new InvalidInputException(field, field + " " + file + " cannot be read: " + e.getMessage());
+      throw new InvalidInputException(
+          field, field + " " + file + " cannot be read: " + e.getMessage());
     }
   }
 
@@ -39,32 +40,45 @@ public record OfficialRanking(String source, String column, Map<String, Double> 
       }
     }
     if (lines.isEmpty()) {
-      throw new InvalidInputException(field, field + " " + source + " is empty; expected a header 'model,score' or 'model,rank'");
+      throw new InvalidInputException(
+          field,
+          field + " " + source + " is empty; expected a header 'model,score' or 'model,rank'");
     }
     String[] header = split(lines.get(0));
     String column = header == null ? "" : header[1].toLowerCase(Locale.ROOT);
-    if (header == null || !header[0].equalsIgnoreCase("model") || !(column.equals("score") || column.equals("rank"))) {
+    if (header == null
+        || !header[0].equalsIgnoreCase("model")
+        || !(column.equals("score") || column.equals("rank"))) {
       throw new InvalidInputException(
-          field, field + " " + source + ": the header must be 'model,score' or 'model,rank', got '" + lines.get(0) + "'");
+          field,
+          field
+              + " "
+              + source
+              + ": the header must be 'model,score' or 'model,rank', got '"
+              + lines.get(0)
+              + "'");
     }
     Map<String, Double> values = new LinkedHashMap<>();
     for (int i = 1; i < lines.size(); i++) {
       String[] parts = split(lines.get(i));
       String where = field + " " + source + " line " + (i + 1);
       if (parts == null || parts[0].isEmpty()) {
-        throw new InvalidInputException(field, where + ": expected 'model," + column + "', got '" + lines.get(i) + "'");
+        throw new InvalidInputException(
+            field, where + ": expected 'model," + column + "', got '" + lines.get(i) + "'");
       }
       double value;
       try {
         value = Double.parseDouble(parts[1]);
       } catch (NumberFormatException e) {
-        throw new InvalidInputException(field, where + ": " + column + " '" + parts[1] + "' is not a number");
+        throw new InvalidInputException(
+            field, where + ": " + column + " '" + parts[1] + "' is not a number");
       }
       if (!Double.isFinite(value)) {
         throw new InvalidInputException(field, where + ": " + column + " must be finite");
       }
       if (values.put(parts[0], value) != null) {
-        throw new InvalidInputException(field, where + ": model '" + parts[0] + "' is listed twice");
+        throw new InvalidInputException(
+            field, where + ": model '" + parts[0] + "' is listed twice");
       }
     }
     if (values.isEmpty()) {

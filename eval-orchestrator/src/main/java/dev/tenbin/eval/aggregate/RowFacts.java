@@ -10,11 +10,12 @@ import java.util.Map;
  * @param dimension vector dimension, or null (BM25, unknown)
  * @param parameters model parameter count, or null
  * @param bytesPerVector stored bytes per document vector, or null
- * @param latencyUs mean over the row's cells of the measured single-query latency, encode plus search
- *     (µs; the cells' {@code query_encode_latency_us + search_latency_us} probes, else their batch
- *     per-query averages), or null when no cell timed it
+ * @param latencyUs mean over the row's cells of the measured single-query latency, encode plus
+ *     search (µs; the cells' {@code query_encode_latency_us + search_latency_us} probes, else their
+ *     batch per-query averages), or null when no cell timed it
  */
-public record RowFacts(Double dimension, Double parameters, Double bytesPerVector, Double latencyUs) {
+public record RowFacts(
+    Double dimension, Double parameters, Double bytesPerVector, Double latencyUs) {
   /** The facts of a row's cells: the first cell that knows a fact supplies it. */
   public static RowFacts of(List<CellRecord> cells) {
     double latency = 0;
@@ -30,7 +31,10 @@ public record RowFacts(Double dimension, Double parameters, Double bytesPerVecto
       }
     }
     return new RowFacts(
-        fact(cells, "dimension"), fact(cells, "parameters"), bytesPerVector(cells), timed == 0 ? null : latency / timed);
+        fact(cells, "dimension"),
+        fact(cells, "parameters"),
+        bytesPerVector(cells),
+        timed == 0 ? null : latency / timed);
   }
 
   private static Double fact(List<CellRecord> cells, String name) {

@@ -26,7 +26,10 @@ public final class ScoreMatrix {
   private final Map<RowKey, Map<TaskRef, CellRecord>> cells;
 
   private ScoreMatrix(
-      String metric, List<TaskRef> tasks, List<RowKey> rows, Map<RowKey, Map<TaskRef, CellRecord>> cells) {
+      String metric,
+      List<TaskRef> tasks,
+      List<RowKey> rows,
+      Map<RowKey, Map<TaskRef, CellRecord>> cells) {
     this.metric = metric;
     this.tasks = tasks;
     this.rows = rows;
@@ -41,10 +44,13 @@ public final class ScoreMatrix {
         Comparator.comparing((CellRecord c) -> c.finishedAt() == null ? "" : c.finishedAt())
             .thenComparing(CellRecord::fingerprint);
     for (CellRecord cell : all) {
-      if (!scope.includes(cell.key()) || cell.metrics() == null || cell.metrics().get(metric) == null) {
+      if (!scope.includes(cell.key())
+          || cell.metrics() == null
+          || cell.metrics().get(metric) == null) {
         continue;
       }
-      TaskRef task = tasksById.computeIfAbsent(TaskRef.of(cell.key()).id(), id -> TaskRef.of(cell.key()));
+      TaskRef task =
+          tasksById.computeIfAbsent(TaskRef.of(cell.key()).id(), id -> TaskRef.of(cell.key()));
       cells
           .computeIfAbsent(RowKey.of(cell.key()), r -> new HashMap<>())
           .merge(task, cell, (old, fresh) -> newest.compare(fresh, old) > 0 ? fresh : old);
@@ -83,8 +89,11 @@ public final class ScoreMatrix {
 
   /** The score (metric × 100) of a present cell. */
   public double score(RowKey row, TaskRef task) {
-    return 100 * cell(row, task).orElseThrow(() -> new IllegalArgumentException(row.id() + " lacks " + task.id()))
-        .metrics().get(metric);
+    return 100
+        * cell(row, task)
+            .orElseThrow(() -> new IllegalArgumentException(row.id() + " lacks " + task.id()))
+            .metrics()
+            .get(metric);
   }
 
   /** The tie range (tie-aware max − min of the metric, × 100) of a present cell; 0 when unknown. */
@@ -94,10 +103,13 @@ public final class ScoreMatrix {
     return tie == null ? 0 : 100 * tie.range();
   }
 
-  /** A fact of a task ("avg_query_tokens", ...) from the first of its cells that knows it, or null. */
+  /**
+   * A fact of a task ("avg_query_tokens", ...) from the first of its cells that knows it, or null.
+   */
   public Double taskFact(TaskRef task, String name) {
     for (RowKey row : rows) {
-      Double value = cell(row, task).map(c -> c.facts() == null ? null : c.facts().get(name)).orElse(null);
+      Double value =
+          cell(row, task).map(c -> c.facts() == null ? null : c.facts().get(name)).orElse(null);
       if (value != null && Double.isFinite(value)) {
         return value;
       }

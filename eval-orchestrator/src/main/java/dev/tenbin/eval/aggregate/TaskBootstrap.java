@@ -26,7 +26,8 @@ public final class TaskBootstrap {
    * @param swapWithNext for every row of {@code ranked} but the last: the probability it swaps with
    *     the row after it
    */
-  public record Result(Map<RowKey, Interval> micro, Map<RowKey, Interval> macro, Map<RowKey, Double> swapWithNext) {}
+  public record Result(
+      Map<RowKey, Interval> micro, Map<RowKey, Interval> macro, Map<RowKey, Double> swapWithNext) {}
 
   /**
    * Runs the bootstrap.
@@ -37,7 +38,8 @@ public final class TaskBootstrap {
    * @param draws the number of resamples
    * @param seed the random seed
    */
-  public static Result run(ScoreMatrix matrix, List<RowKey> ranked, Aggregate aggregate, int draws, long seed) {
+  public static Result run(
+      ScoreMatrix matrix, List<RowKey> ranked, Aggregate aggregate, int draws, long seed) {
     Map<String, List<TaskRef>> strata = new LinkedHashMap<>();
     for (TaskRef task : matrix.tasks()) {
       strata.computeIfAbsent(task.benchmark(), b -> new ArrayList<>()).add(task);

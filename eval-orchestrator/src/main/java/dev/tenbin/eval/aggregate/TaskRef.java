@@ -13,7 +13,8 @@ import java.util.Comparator;
  * @param language ISO 639-1 code
  * @param domain domain category, "" when unknown
  */
-public record TaskRef(String benchmark, String dataset, String task, String language, String domain) {
+public record TaskRef(
+    String benchmark, String dataset, String task, String language, String domain) {
   /** Display order: benchmark, then task. */
   public static final Comparator<TaskRef> ORDER =
       Comparator.comparing(TaskRef::benchmark).thenComparing(TaskRef::task);

@@ -72,7 +72,8 @@ public final class Bm25Benchmark {
       for (CorpusDocument doc : dataset.corpus()) {
         docs.add(new Bm25CoreBenchmark.Document(doc.id(), doc.title(), doc.text()));
       }
-      Bm25CoreBenchmark.Figures figures = Bm25CoreBenchmark.inProcess(dir, language, docs, queries, searchPasses);
+      Bm25CoreBenchmark.Figures figures =
+          Bm25CoreBenchmark.inProcess(dir, language, docs, queries, searchPasses);
       return new Figures(figures.indexDocsPerSecond(), figures.queriesPerSecond());
     } finally {
       delete(dir);
@@ -95,7 +96,12 @@ public final class Bm25Benchmark {
               .build());
       List<Document> docs = new ArrayList<>();
       for (CorpusDocument doc : dataset.corpus()) {
-        docs.add(Document.newBuilder().setId(doc.id()).setTitle(doc.title()).setText(doc.text()).build());
+        docs.add(
+            Document.newBuilder()
+                .setId(doc.id())
+                .setTitle(doc.title())
+                .setText(doc.text())
+                .build());
       }
       long start = System.nanoTime();
       new CollectionIngester(channel, 1000, 600).ingest("bench", docs);
@@ -115,7 +121,8 @@ public final class Bm25Benchmark {
         }
       }
       double searchSeconds = (System.nanoTime() - start) / 1e9;
-      return new Figures(docs.size() / indexSeconds, (double) queries.size() * searchPasses / searchSeconds);
+      return new Figures(
+          docs.size() / indexSeconds, (double) queries.size() * searchPasses / searchSeconds);
     } finally {
       channel.shutdownNow();
       server.close();

@@ -86,8 +86,11 @@ public record CacheKey(
     }
   }
 
-  /** The folder name of the key space: the first 32 hex digits of SHA-256 over {@link #toJson()}. */
+  /**
+   * The folder name of the key space: the first 32 hex digits of SHA-256 over {@link #toJson()}.
+   */
   public String id() {
-    return HexFormat.of().formatHex(TextHash.sha256(toJson().getBytes(StandardCharsets.UTF_8)), 0, 16);
+    return HexFormat.of()
+        .formatHex(TextHash.sha256(toJson().getBytes(StandardCharsets.UTF_8)), 0, 16);
   }
 }

@@ -14,17 +14,20 @@ import java.util.function.IntConsumer;
 
 /**
  * Encodes through an {@link EmbeddingCache}: cached texts are read back bit for bit, the others
- * (each distinct text once, in input order) are encoded in streamed calls of {@link #SLICE}
- * texts, each slice stored as soon as it is encoded. Results
- * are in input order, one fresh array per input, as the uncached {@link EncoderClient} calls
- * return them. Each model's card (revision, prompts, max length, dtype) is fetched once per
- * instance to form the {@link CacheKey}.
+ * (each distinct text once, in input order) are encoded in streamed calls of {@link #SLICE} texts,
+ * each slice stored as soon as it is encoded. Results are in input order, one fresh array per
+ * input, as the uncached {@link EncoderClient} calls return them. Each model's card (revision,
+ * prompts, max length, dtype) is fetched once per instance to form the {@link CacheKey}.
  */
 public final class CachedEncoder {
   private static final int DENSE_CHUNK = 64;
   private static final int SPARSE_CHUNK = 64;
   private static final int MULTI_VECTOR_CHUNK = 32;
-  /** Missing texts are encoded and stored this many at a time, so an interrupted encode keeps its finished slices. */
+
+  /**
+   * Missing texts are encoded and stored this many at a time, so an interrupted encode keeps its
+   * finished slices.
+   */
   static final int SLICE = 512;
 
   private final EmbeddingCache cache;
@@ -36,19 +39,30 @@ public final class CachedEncoder {
     this.client = client;
   }
 
-  /** Dense vectors at the model's full dimension, as {@link EncoderClient#streamEncodeDense} returns them. */
-  public List<float[]> dense(String modelId, List<String> texts, boolean query, IntConsumer progress) {
+  /**
+   * Dense vectors at the model's full dimension, as {@link EncoderClient#streamEncodeDense} returns
+   * them.
+   */
+  public List<float[]> dense(
+      String modelId, List<String> texts, boolean query, IntConsumer progress) {
     CacheKey key = CacheKey.of(card(modelId), query, CacheKey.Kind.DENSE, 0);
     return through(
-        key, PayloadCodec.DENSE, texts, progress,
+        key,
+        PayloadCodec.DENSE,
+        texts,
+        progress,
         (misses, done) -> client.streamEncodeDense(modelId, misses, query, DENSE_CHUNK, done));
   }
 
   /** Learned sparse vectors, pruned to the {@code topK} largest weights (0: all). */
-  public List<SparseVector> sparse(String modelId, List<String> texts, boolean query, int topK, IntConsumer progress) {
+  public List<SparseVector> sparse(
+      String modelId, List<String> texts, boolean query, int topK, IntConsumer progress) {
     CacheKey key = CacheKey.of(card(modelId), query, CacheKey.Kind.SPARSE, topK);
     return through(
-        key, PayloadCodec.SPARSE, texts, progress,
+        key,
+        PayloadCodec.SPARSE,
+        texts,
+        progress,
         (misses, done) ->
             client.streamEncodeSparse(modelId, misses, query, topK, SPARSE_CHUNK, done).stream()
                 .map(SparseVector::of)
@@ -56,11 +70,16 @@ public final class CachedEncoder {
   }
 
   /** Per-token vectors, each as [tokens][dimension]. */
-  public List<float[][]> multiVector(String modelId, List<String> texts, boolean query, IntConsumer progress) {
+  public List<float[][]> multiVector(
+      String modelId, List<String> texts, boolean query, IntConsumer progress) {
     CacheKey key = CacheKey.of(card(modelId), query, CacheKey.Kind.MULTI_VECTOR, 0);
     return through(
-        key, PayloadCodec.MULTI_VECTOR, texts, progress,
-        (misses, done) -> client.streamEncodeMultiVector(modelId, misses, query, MULTI_VECTOR_CHUNK, done));
+        key,
+        PayloadCodec.MULTI_VECTOR,
+        texts,
+        progress,
+        (misses, done) ->
+            client.streamEncodeMultiVector(modelId, misses, query, MULTI_VECTOR_CHUNK, done));
   }
 
   /** The streamed encode of the missing texts. */
@@ -70,7 +89,11 @@ public final class CachedEncoder {
   }
 
   private <T> List<T> through(
-      CacheKey key, PayloadCodec<T> codec, List<String> texts, IntConsumer progress, Encode<T> encode) {
+      CacheKey key,
+      PayloadCodec<T> codec,
+      List<String> texts,
+      IntConsumer progress,
+      Encode<T> encode) {
     KeySpace space = cache.space(key);
     List<T> results = new ArrayList<>(Arrays.asList(newArray(texts.size())));
     Map<TextHash, List<Integer>> missing = new LinkedHashMap<>();
@@ -99,7 +122,8 @@ public final class CachedEncoder {
     for (int from = 0; from < hashes.size(); from += SLICE) {
       int to = Math.min(hashes.size(), from + SLICE);
       int before = hits + from;
-      List<T> encoded = encode.encode(missingTexts.subList(from, to), done -> progress.accept(before + done));
+      List<T> encoded =
+          encode.encode(missingTexts.subList(from, to), done -> progress.accept(before + done));
       if (encoded.size() != to - from) {
         throw new IllegalStateException(
             "the encoder returned " + encoded.size() + " outputs for " + (to - from) + " texts");
@@ -111,7 +135,9 @@ public final class CachedEncoder {
         List<Integer> positions = missing.get(hashes.get(m));
         results.set(positions.getFirst(), encoded.get(m - from));
         for (int p = 1; p < positions.size(); p++) {
-          results.set(positions.get(p), codec.decode(ByteBuffer.wrap(payload).order(ByteOrder.LITTLE_ENDIAN)));
+          results.set(
+              positions.get(p),
+              codec.decode(ByteBuffer.wrap(payload).order(ByteOrder.LITTLE_ENDIAN)));
         }
       }
       long written = space.append(hashes.subList(from, to), payloads);
@@ -121,7 +147,9 @@ public final class CachedEncoder {
     return results;
   }
 
-  /** The cached value, or null when its record is not a value of this kind (it is encoded again). */
+  /**
+   * The cached value, or null when its record is not a value of this kind (it is encoded again).
+   */
   private static <T> T decodeOrNull(PayloadCodec<T> codec, ByteBuffer payload) {
     try {
       return codec.decode(payload);

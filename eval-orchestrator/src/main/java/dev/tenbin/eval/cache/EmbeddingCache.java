@@ -52,7 +52,9 @@ public final class EmbeddingCache implements AutoCloseable {
     return directory;
   }
 
-  /** An encoder that answers from this cache and encodes only what it lacks through {@code client}. */
+  /**
+   * An encoder that answers from this cache and encodes only what it lacks through {@code client}.
+   */
   public CachedEncoder cached(EncoderClient client) {
     return new CachedEncoder(this, client);
   }
@@ -63,7 +65,8 @@ public final class EmbeddingCache implements AutoCloseable {
 
   /** The key space of {@code key}, opened and indexed on first use. */
   KeySpace space(CacheKey key) {
-    return spaces.computeIfAbsent(key.id(), id -> KeySpace.open(directory.resolve(id), key, segmentBytes));
+    return spaces.computeIfAbsent(
+        key.id(), id -> KeySpace.open(directory.resolve(id), key, segmentBytes));
   }
 
   void recordHits(long count, long bytes) {

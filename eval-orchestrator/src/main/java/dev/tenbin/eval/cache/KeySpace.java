@@ -14,23 +14,23 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.zip.CRC32C;
 
 /**
  * The records of one {@link CacheKey} in one folder: append-only segment files {@code
- * segment-000001.bin}, ... of records {@code [32-byte text hash][int32 payload length][int32
- * CRC32C of hash and payload][payload]} (little-endian), and an in-memory index from text hash to
- * record built by scanning the segments on open.
+ * segment-000001.bin}, ... of records {@code [32-byte text hash][int32 payload length][int32 CRC32C
+ * of hash and payload][payload]} (little-endian), and an in-memory index from text hash to record
+ * built by scanning the segments on open.
  *
  * <p>Crash and concurrency safety: a record is only trusted when it lies wholly inside the file and
  * its checksum matches, so a torn trailing record (a crash mid-append) ends the scan; every read
- * checks its record again, so damage after the scan makes a record missing, never wrong. Appends take
- * an exclusive {@link FileLock} on the folder's {@code lock} file (and this object's monitor, for
- * the threads of one process); under the lock a writer first reads the records other processes
+ * checks its record again, so damage after the scan makes a record missing, never wrong. Appends
+ * take an exclusive {@link FileLock} on the folder's {@code lock} file (and this object's monitor,
+ * for the threads of one process); under the lock a writer first reads the records other processes
  * appended since it last looked, cuts off a torn tail, then writes at the end. So processes never
  * overwrite each other, and a hash another process already stored is not written twice.
  */
@@ -46,6 +46,7 @@ final class KeySpace implements AutoCloseable {
   private final Map<TextHash, Location> index = new ConcurrentHashMap<>();
   private final List<FileChannel> segments = new CopyOnWriteArrayList<>();
   private final FileChannel lockFile;
+
   /** End of the valid records of the last segment, as far as this process has read. */
   private long validEnd;
 
@@ -63,10 +64,15 @@ final class KeySpace implements AutoCloseable {
       if (!Files.exists(keyFile)) {
         Path temporary = Files.createTempFile(directory, ".key", ".tmp");
         Files.writeString(temporary, key.toJson());
-        Files.move(temporary, keyFile, java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Files.move(
+            temporary,
+            keyFile,
+            java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+            java.nio.file.StandardCopyOption.REPLACE_EXISTING);
       }
       FileChannel lock =
-          FileChannel.open(directory.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+          FileChannel.open(
+              directory.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
       KeySpace space = new KeySpace(directory, segmentBytes, lock);
       space.catchUp();
       return space;
@@ -95,7 +101,8 @@ final class KeySpace implements AutoCloseable {
     if (location == null) {
       return null;
     }
-    ByteBuffer record = ByteBuffer.allocate(HEADER + location.length()).order(ByteOrder.LITTLE_ENDIAN);
+    ByteBuffer record =
+        ByteBuffer.allocate(HEADER + location.length()).order(ByteOrder.LITTLE_ENDIAN);
     FileChannel segment = segments.get(location.segment());
     try {
       long position = location.offset() - HEADER;
@@ -118,9 +125,13 @@ final class KeySpace implements AutoCloseable {
     return record.position(HEADER).slice().order(ByteOrder.LITTLE_ENDIAN);
   }
 
-  /** Whether {@code record} (header and payload) is a whole record of {@code hash} with its checksum. */
+  /**
+   * Whether {@code record} (header and payload) is a whole record of {@code hash} with its
+   * checksum.
+   */
   private static boolean intact(ByteBuffer record, TextHash hash, int length) {
-    if (!TextHash.read(record.duplicate()).equals(hash) || record.getInt(TextHash.BYTES) != length) {
+    if (!TextHash.read(record.duplicate()).equals(hash)
+        || record.getInt(TextHash.BYTES) != length) {
       return false;
     }
     CRC32C crc = new CRC32C();
@@ -169,8 +180,12 @@ final class KeySpace implements AutoCloseable {
     }
   }
 
-  /** Records ready to write: their bytes, hashes and payload lengths, and how many inputs they cover. */
-  private record Batch(ByteBuffer bytes, List<TextHash> hashes, List<Integer> lengths, int consumed) {}
+  /**
+   * Records ready to write: their bytes, hashes and payload lengths, and how many inputs they
+   * cover.
+   */
+  private record Batch(
+      ByteBuffer bytes, List<TextHash> hashes, List<Integer> lengths, int consumed) {}
 
   /**
    * The records of {@code hashes[from..]} not stored yet, as many as fit in {@code room} bytes (at
@@ -275,14 +290,21 @@ final class KeySpace implements AutoCloseable {
 
   private void openSegment(int number) throws IOException {
     segments.add(
-        FileChannel.open(segmentPath(number), StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE));
+        FileChannel.open(
+            segmentPath(number),
+            StandardOpenOption.CREATE,
+            StandardOpenOption.READ,
+            StandardOpenOption.WRITE));
   }
 
   private Path segmentPath(int number) {
     return directory.resolve(String.format(java.util.Locale.ROOT, "segment-%06d.bin", number));
   }
 
-  /** The exclusive file lock; waits while another thread of this process holds it on another instance. */
+  /**
+   * The exclusive file lock; waits while another thread of this process holds it on another
+   * instance.
+   */
   private FileLock lock() throws IOException {
     while (true) {
       try {

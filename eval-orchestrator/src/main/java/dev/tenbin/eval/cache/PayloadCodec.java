@@ -4,8 +4,8 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * How one encoder output is stored: little-endian IEEE floats, so a value reads back with the
- * same bits. Dense: {@code float32[n]}; sparse: {@code int32 n, int32[n] ids, float32[n] weights};
+ * How one encoder output is stored: little-endian IEEE floats, so a value reads back with the same
+ * bits. Dense: {@code float32[n]}; sparse: {@code int32 n, int32[n] ids, float32[n] weights};
  * multi-vector: {@code int32 tokens, int32 dimension, float32[tokens * dimension]} row by row.
  */
 interface PayloadCodec<T> {
@@ -30,7 +30,10 @@ interface PayloadCodec<T> {
         @Override
         public float[] decode(ByteBuffer payload) {
           if (payload.remaining() % 4 != 0) {
-            throw new CorruptPayloadException("a dense payload of " + payload.remaining() + " bytes is not a whole number of floats");
+            throw new CorruptPayloadException(
+                "a dense payload of "
+                    + payload.remaining()
+                    + " bytes is not a whole number of floats");
           }
           float[] vector = new float[payload.remaining() / 4];
           payload.order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(vector);
@@ -56,7 +59,8 @@ interface PayloadCodec<T> {
           payload.order(ByteOrder.LITTLE_ENDIAN);
           int n = payload.remaining() >= 4 ? payload.getInt() : -1;
           if (n < 0 || 8L * n != payload.remaining()) {
-            throw new CorruptPayloadException("a sparse payload's count does not match its " + (payload.limit()) + " bytes");
+            throw new CorruptPayloadException(
+                "a sparse payload's count does not match its " + (payload.limit()) + " bytes");
           }
           int[] indices = new int[n];
           float[] values = new float[n];
@@ -85,13 +89,23 @@ interface PayloadCodec<T> {
         public float[][] decode(ByteBuffer payload) {
           payload.order(ByteOrder.LITTLE_ENDIAN);
           if (payload.remaining() < 8) {
-            throw new CorruptPayloadException("a multi-vector payload of " + payload.remaining() + " bytes has no header");
+            throw new CorruptPayloadException(
+                "a multi-vector payload of " + payload.remaining() + " bytes has no header");
           }
           int tokens = payload.getInt();
           int dimension = payload.getInt();
-          if (tokens < 0 || dimension < 0 || (tokens > 0 && dimension == 0) || 4L * tokens * dimension != payload.remaining()) {
+          if (tokens < 0
+              || dimension < 0
+              || (tokens > 0 && dimension == 0)
+              || 4L * tokens * dimension != payload.remaining()) {
             throw new CorruptPayloadException(
-                "a multi-vector payload of " + tokens + " x " + dimension + " does not match its " + payload.limit() + " bytes");
+                "a multi-vector payload of "
+                    + tokens
+                    + " x "
+                    + dimension
+                    + " does not match its "
+                    + payload.limit()
+                    + " bytes");
           }
           float[][] rows = new float[tokens][dimension];
           var floats = payload.asFloatBuffer();

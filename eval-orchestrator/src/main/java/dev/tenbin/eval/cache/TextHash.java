@@ -17,7 +17,8 @@ record TextHash(long a, long b, long c, long d) {
   static TextHash read(ByteBuffer buffer) {
     java.nio.ByteOrder order = buffer.order();
     buffer.order(java.nio.ByteOrder.BIG_ENDIAN);
-    TextHash hash = new TextHash(buffer.getLong(), buffer.getLong(), buffer.getLong(), buffer.getLong());
+    TextHash hash =
+        new TextHash(buffer.getLong(), buffer.getLong(), buffer.getLong(), buffer.getLong());
     buffer.order(order);
     return hash;
   }

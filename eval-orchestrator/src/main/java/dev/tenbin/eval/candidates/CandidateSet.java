@@ -29,13 +29,16 @@ public record CandidateSet(ObjectNode header, List<QueryCandidates> queries) {
     return header.path("kind").asText();
   }
 
-  /** Beside the dataset ({@code DIR/candidates}) when that folder is writable, else under .tenbin. */
+  /**
+   * Beside the dataset ({@code DIR/candidates}) when that folder is writable, else under .tenbin.
+   */
   public static Path defaultDirectory(Path dataset) {
     Path beside = dataset.resolve("candidates");
     if (Files.isWritable(dataset) || Files.isWritable(beside)) {
       return beside;
     }
-    return Path.of(".tenbin", "candidates", dataset.toAbsolutePath().normalize().getFileName().toString());
+    return Path.of(
+        ".tenbin", "candidates", dataset.toAbsolutePath().normalize().getFileName().toString());
   }
 
   public static Path file(Path directory, String kind) {
@@ -71,12 +74,14 @@ public record CandidateSet(ObjectNode header, List<QueryCandidates> queries) {
 
   public static CandidateSet read(Path file) {
     if (!Files.isRegularFile(file)) {
-      throw new DatasetException("no candidate set at " + file + "; build it with: tenbin candidates build --dataset DIR");
+      throw new DatasetException(
+          "no candidate set at " + file + "; build it with: tenbin candidates build --dataset DIR");
     }
     try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
       ObjectNode header = (ObjectNode) JSON.readTree(in.readLine());
       if (header.path("format_version").asInt() != FORMAT_VERSION) {
-        throw new DatasetException(file + ": unsupported candidate set version " + header.path("format_version"));
+        throw new DatasetException(
+            file + ": unsupported candidate set version " + header.path("format_version"));
       }
       List<QueryCandidates> queries = new ArrayList<>();
       String line;
@@ -90,7 +95,10 @@ public record CandidateSet(ObjectNode header, List<QueryCandidates> queries) {
           top.add(candidate(candidate));
         }
         queries.add(
-            new QueryCandidates(node.path("qid").asText(), top, node.has("safeguard") ? candidate(node.get("safeguard")) : null));
+            new QueryCandidates(
+                node.path("qid").asText(),
+                top,
+                node.has("safeguard") ? candidate(node.get("safeguard")) : null));
       }
       return new CandidateSet(header, queries);
     } catch (IOException | ClassCastException | NullPointerException e) {
@@ -109,6 +117,9 @@ public record CandidateSet(ObjectNode header, List<QueryCandidates> queries) {
 
   private static Candidate candidate(JsonNode node) {
     return new Candidate(
-        node.path("doc").asText(), node.path("rank").asInt(), node.path("bm25_rank").asInt(), node.path("dense_rank").asInt());
+        node.path("doc").asText(),
+        node.path("rank").asInt(),
+        node.path("bm25_rank").asInt(),
+        node.path("dense_rank").asInt());
   }
 }

@@ -10,20 +10,20 @@ import dev.tenbin.eval.retrieval.Bm25Retrieval;
 import dev.tenbin.eval.retrieval.DenseRetrieval;
 import dev.tenbin.eval.retrieval.EncodeProgress;
 import dev.tenbin.eval.retrieval.Fusion;
-import java.util.LinkedHashMap;
 import dev.tenbin.proto.common.v1.Similarity;
 import io.grpc.Channel;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 
 /**
  * Builds the fixed candidate sets of a task, once, for every model to be scored on: BM25 top-500
- * and dense top-500 fused by RRF (k = 100), the top-100 kept; when the top-100 holds no positive the
- * safeguard appends one at rank 101 (the best-ranked positive of the fused list, else the first
+ * and dense top-500 fused by RRF (k = 100), the top-100 kept; when the top-100 holds no positive
+ * the safeguard appends one at rank 101 (the best-ranked positive of the fused list, else the first
  * judged positive by doc id). Also a BM25-only top-100 set.
  */
 public final class CandidateSetBuilder {
@@ -40,11 +40,16 @@ public final class CandidateSetBuilder {
     this(indexChannel, encoderChannel, EncodeProgress.printingTo(progress));
   }
 
-  public CandidateSetBuilder(Channel indexChannel, Channel encoderChannel, EncodeProgress progress) {
+  public CandidateSetBuilder(
+      Channel indexChannel, Channel encoderChannel, EncodeProgress progress) {
     this(indexChannel, encoderChannel, progress, null);
   }
 
-  private CandidateSetBuilder(Channel indexChannel, Channel encoderChannel, EncodeProgress progress, EmbeddingCache embeddingCache) {
+  private CandidateSetBuilder(
+      Channel indexChannel,
+      Channel encoderChannel,
+      EncodeProgress progress,
+      EmbeddingCache embeddingCache) {
     this.indexChannel = indexChannel;
     this.encoderChannel = encoderChannel;
     this.progress = progress;
@@ -58,19 +63,30 @@ public final class CandidateSetBuilder {
 
   /** The hybrid and the BM25-only sets. */
   public List<CandidateSet> build(BeirDataset dataset, String language, String denseModel) {
-    Map<String, List<ScoredDoc>> bm25 = new Bm25Retrieval(indexChannel).withoutLatencyProbe().run(dataset, language, DEPTH).rankings();
-    DenseRetrieval denseRetrieval = new DenseRetrieval(indexChannel, encoderChannel, progress).withoutLatencyProbe();
+    Map<String, List<ScoredDoc>> bm25 =
+        new Bm25Retrieval(indexChannel)
+            .withoutLatencyProbe()
+            .run(dataset, language, DEPTH)
+            .rankings();
+    DenseRetrieval denseRetrieval =
+        new DenseRetrieval(indexChannel, encoderChannel, progress).withoutLatencyProbe();
     if (embeddingCache != null) {
       denseRetrieval = denseRetrieval.withEmbeddingCache(embeddingCache);
     }
     Map<String, List<ScoredDoc>> dense =
         denseRetrieval
-            .run(dataset, denseModel, DenseRetrieval.QueryEncoding.FULL, Similarity.SIMILARITY_COSINE, DEPTH)
+            .run(
+                dataset,
+                denseModel,
+                DenseRetrieval.QueryEncoding.FULL,
+                Similarity.SIMILARITY_COSINE,
+                DEPTH)
             .rankings();
     Map<String, Map<String, List<ScoredDoc>>> systems = new LinkedHashMap<>();
     systems.put("bm25", bm25);
     systems.put("dense", dense);
-    Map<String, List<ScoredDoc>> fused = Fusion.reciprocalRank(indexChannel, RRF_K, 2 * DEPTH, systems);
+    Map<String, List<ScoredDoc>> fused =
+        Fusion.reciprocalRank(indexChannel, RRF_K, 2 * DEPTH, systems);
     ObjectNode header = header(dataset, "hybrid", language, denseModel);
     ObjectNode bm25Header = header(dataset, "bm25", language, "");
     List<QueryCandidates> hybrid = new ArrayList<>();
@@ -79,19 +95,28 @@ public final class CandidateSetBuilder {
       Map<String, Integer> bm25Ranks = ranks(bm25.get(queryId));
       Map<String, Integer> denseRanks = ranks(dense.get(queryId));
       hybrid.add(
-          withSafeguard(dataset, queryId, fused.getOrDefault(queryId, List.of()), bm25Ranks, denseRanks));
-      bm25Only.add(withSafeguard(dataset, queryId, bm25.getOrDefault(queryId, List.of()), bm25Ranks, Map.of()));
+          withSafeguard(
+              dataset, queryId, fused.getOrDefault(queryId, List.of()), bm25Ranks, denseRanks));
+      bm25Only.add(
+          withSafeguard(
+              dataset, queryId, bm25.getOrDefault(queryId, List.of()), bm25Ranks, Map.of()));
     }
     return List.of(new CandidateSet(header, hybrid), new CandidateSet(bm25Header, bm25Only));
   }
 
   static QueryCandidates withSafeguard(
-      BeirDataset dataset, String queryId, List<ScoredDoc> list, Map<String, Integer> bm25Ranks, Map<String, Integer> denseRanks) {
+      BeirDataset dataset,
+      String queryId,
+      List<ScoredDoc> list,
+      Map<String, Integer> bm25Ranks,
+      Map<String, Integer> denseRanks) {
     List<Candidate> top = new ArrayList<>();
     boolean hasPositive = false;
     for (int i = 0; i < Math.min(KEEP, list.size()); i++) {
       String doc = list.get(i).docId();
-      top.add(new Candidate(doc, i + 1, bm25Ranks.getOrDefault(doc, 0), denseRanks.getOrDefault(doc, 0)));
+      top.add(
+          new Candidate(
+              doc, i + 1, bm25Ranks.getOrDefault(doc, 0), denseRanks.getOrDefault(doc, 0)));
       hasPositive |= dataset.qrels().grade(queryId, doc) > 0;
     }
     Candidate safeguard = null;
@@ -104,15 +129,24 @@ public final class CandidateSetBuilder {
       }
       if (positive == null) {
         TreeSet<String> judged = new TreeSet<>();
-        dataset.qrels().judgments(queryId).forEach((doc, grade) -> {
-          if (grade > 0) {
-            judged.add(doc);
-          }
-        });
+        dataset
+            .qrels()
+            .judgments(queryId)
+            .forEach(
+                (doc, grade) -> {
+                  if (grade > 0) {
+                    judged.add(doc);
+                  }
+                });
         positive = judged.isEmpty() ? null : judged.first();
       }
       if (positive != null) {
-        safeguard = new Candidate(positive, KEEP + 1, bm25Ranks.getOrDefault(positive, 0), denseRanks.getOrDefault(positive, 0));
+        safeguard =
+            new Candidate(
+                positive,
+                KEEP + 1,
+                bm25Ranks.getOrDefault(positive, 0),
+                denseRanks.getOrDefault(positive, 0));
       }
     }
     return new QueryCandidates(queryId, top, safeguard);
@@ -128,7 +162,8 @@ public final class CandidateSetBuilder {
     return ranks;
   }
 
-  private static ObjectNode header(BeirDataset dataset, String kind, String language, String denseModel) {
+  private static ObjectNode header(
+      BeirDataset dataset, String kind, String language, String denseModel) {
     ObjectNode header = new ObjectMapper().createObjectNode();
     header.put("format_version", CandidateSet.FORMAT_VERSION);
     header.put("kind", kind);
@@ -142,7 +177,9 @@ public final class CandidateSetBuilder {
       header.put("fusion", "reciprocal rank fusion, k=" + RRF_K);
     }
     header.put("keep", KEEP);
-    header.put("safeguard", "one positive appended at rank 101 when the top-100 holds none: best-ranked positive of the fused list, else the first judged positive by doc id");
+    header.put(
+        "safeguard",
+        "one positive appended at rank 101 when the top-100 holds none: best-ranked positive of the fused list, else the first judged positive by doc id");
     header.put("tenbin_version", dev.tenbin.eval.TenbinVersion.get());
     return header;
   }

@@ -26,8 +26,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * A reranker judged on a fixed candidate set: each query's stored candidates (top-100 plus any
  * safeguard positive) are re-ordered through the rerank service; metrics are reported with the
- * safeguard positive ({@code rerank}) and with it removed ({@code rerank_without_safeguard}),
- * with the set's query coverage and relevant-document coverage as diagnostics.
+ * safeguard positive ({@code rerank}) and with it removed ({@code rerank_without_safeguard}), with
+ * the set's query coverage and relevant-document coverage as diagnostics.
  */
 public final class RerankEvaluation {
   private final Channel rerankChannel;
@@ -40,7 +40,9 @@ public final class RerankEvaluation {
     String fingerprint = DatasetFingerprint.of(dataset.directory());
     if (!fingerprint.equals(set.header().path("dataset_sha256").asText())) {
       throw new DatasetException(
-          "the candidate set was built from other files than " + dataset.directory() + "; rebuild it with tenbin candidates build");
+          "the candidate set was built from other files than "
+              + dataset.directory()
+              + "; rebuild it with tenbin candidates build");
     }
     Map<String, CorpusDocument> corpus = new HashMap<>();
     for (CorpusDocument doc : dataset.corpus()) {
@@ -61,7 +63,8 @@ public final class RerankEvaluation {
     for (String queryId : dataset.evaluatedQueryIds()) {
       QueryCandidates candidates = byQuery.get(queryId);
       if (candidates == null) {
-        throw new DatasetException("the candidate set has no entry for query " + queryId + "; rebuild it");
+        throw new DatasetException(
+            "the candidate set has no entry for query " + queryId + "; rebuild it");
       }
       int positives = 0;
       for (Candidate candidate : candidates.top()) {
@@ -75,20 +78,28 @@ public final class RerankEvaluation {
         all.add(candidates.safeguard());
         safeguards++;
       }
-      RerankRequest.Builder request = RerankRequest.newBuilder().setModelId(model).setQuery(dataset.queries().get(queryId));
+      RerankRequest.Builder request =
+          RerankRequest.newBuilder().setModelId(model).setQuery(dataset.queries().get(queryId));
       for (Candidate candidate : all) {
         CorpusDocument doc = corpus.get(candidate.docId());
         String text = doc == null ? "" : doc.titleAndText();
         request.addCandidates(
-            dev.tenbin.proto.rerank.v1.Candidate.newBuilder().setDocId(candidate.docId()).setText(text.isBlank() ? "(empty)" : text));
+            dev.tenbin.proto.rerank.v1.Candidate.newBuilder()
+                .setDocId(candidate.docId())
+                .setText(text.isBlank() ? "(empty)" : text));
       }
       List<ScoredDoc> ranked = new ArrayList<>();
-      for (ScoredDocument doc : rerank.withDeadlineAfter(10, TimeUnit.MINUTES).rerank(request.build()).getDocumentsList()) {
+      for (ScoredDocument doc :
+          rerank
+              .withDeadlineAfter(10, TimeUnit.MINUTES)
+              .rerank(request.build())
+              .getDocumentsList()) {
         ranked.add(new ScoredDoc(doc.getDocId(), doc.getScore()));
       }
       withSafeguard.put(queryId, ranked);
       String safeguardId = candidates.safeguard() == null ? null : candidates.safeguard().docId();
-      withoutSafeguard.put(queryId, ranked.stream().filter(d -> !d.docId().equals(safeguardId)).toList());
+      withoutSafeguard.put(
+          queryId, ranked.stream().filter(d -> !d.docId().equals(safeguardId)).toList());
     }
     long rerankNanos = System.nanoTime() - start;
     int queries = dataset.evaluatedQueryIds().size();
@@ -96,7 +107,9 @@ public final class RerankEvaluation {
     diagnostics.put("candidate_set", set.kind());
     diagnostics.put("candidate_origin", set.header().path("dense_model").asText("bm25"));
     diagnostics.put("query_coverage", (double) covered / queries);
-    diagnostics.put("relevant_document_coverage", relevantTotal == 0 ? 0.0 : (double) relevantInTop / relevantTotal);
+    diagnostics.put(
+        "relevant_document_coverage",
+        relevantTotal == 0 ? 0.0 : (double) relevantInTop / relevantTotal);
     diagnostics.put("safeguard_positives", safeguards);
     Map<Timing, Double> measured = new java.util.EnumMap<>(Timing.class);
     measured.put(Timing.RERANK_MS, rerankNanos / 1e6);
@@ -104,16 +117,37 @@ public final class RerankEvaluation {
     RunTimings timings = RunTimings.of(measured);
     return List.of(
         evalRun(dataset, model, set.kind(), RunMode.RERANK, withSafeguard, timings, diagnostics),
-        evalRun(dataset, model, set.kind(), RunMode.RERANK_WITHOUT_SAFEGUARD, withoutSafeguard, timings, diagnostics));
+        evalRun(
+            dataset,
+            model,
+            set.kind(),
+            RunMode.RERANK_WITHOUT_SAFEGUARD,
+            withoutSafeguard,
+            timings,
+            diagnostics));
   }
 
   private static EvalRun evalRun(
-      BeirDataset dataset, String model, String kind, RunMode mode, Map<String, List<ScoredDoc>> rankings,
-      RunTimings timings, Map<String, Object> diagnostics) {
+      BeirDataset dataset,
+      String model,
+      String kind,
+      RunMode mode,
+      Map<String, List<ScoredDoc>> rankings,
+      RunTimings timings,
+      Map<String, Object> diagnostics) {
     Evaluation evaluation =
-        RankingEvaluator.standard().evaluate(dataset.qrels(), rankings, dataset.evaluatedQueryIds(), RunOrder.AS_GIVEN);
+        RankingEvaluator.standard()
+            .evaluate(dataset.qrels(), rankings, dataset.evaluatedQueryIds(), RunOrder.AS_GIVEN);
     return new EvalRun(
-        model, "candidates_" + kind, mode, evaluation.numQueries(), evaluation.means(), evaluation.tieAware(),
-        evaluation.perQuery(), rankings, timings, diagnostics);
+        model,
+        "candidates_" + kind,
+        mode,
+        evaluation.numQueries(),
+        evaluation.means(),
+        evaluation.tieAware(),
+        evaluation.perQuery(),
+        rankings,
+        timings,
+        diagnostics);
   }
 }

@@ -18,7 +18,12 @@ import picocli.CommandLine.Option;
     name = "bench",
     mixinStandardHelpOptions = true,
     description = "Measure throughput, in-process against over gRPC, in one run.",
-    subcommands = {BenchCommand.Bm25.class, BenchCommand.Encoder.class, BenchCommand.Rerank.class, BenchCommand.Index.class})
+    subcommands = {
+      BenchCommand.Bm25.class,
+      BenchCommand.Encoder.class,
+      BenchCommand.Rerank.class,
+      BenchCommand.Index.class
+    })
 public final class BenchCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -33,14 +38,17 @@ public final class BenchCommand implements Runnable {
       mixinStandardHelpOptions = true,
       description = "BM25 indexing docs/s and queries/s, in-process vs over gRPC (loopback).")
   static final class Bm25 implements Callable<Integer> {
-    @Option(names = "--dataset", required = true, paramLabel = "DIR") Path dataset;
+    @Option(names = "--dataset", required = true, paramLabel = "DIR")
+    Path dataset;
 
-    @Option(names = "--language", paramLabel = "CODE") String language;
+    @Option(names = "--language", paramLabel = "CODE")
+    String language;
 
     @Option(names = "--passes", defaultValue = "5", description = "Search passes over the queries.")
     int passes;
 
-    @Option(names = "--json") boolean json;
+    @Option(names = "--json")
+    boolean json;
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -49,7 +57,10 @@ public final class BenchCommand implements Runnable {
       BeirDataset data = BeirDatasetReader.read(dataset);
       String lang;
       try (var services = dev.tenbin.eval.services.Services.connect(null)) {
-        lang = dev.tenbin.eval.services.IndexLanguage.resolve(services.indexChannel(), language, data::textSample).code();
+        lang =
+            dev.tenbin.eval.services.IndexLanguage.resolve(
+                    services.indexChannel(), language, data::textSample)
+                .code();
       }
       Bm25Benchmark.Result result = new Bm25Benchmark(data, lang, passes).run();
       PrintWriter out = spec.commandLine().getOut();
@@ -74,10 +85,16 @@ public final class BenchCommand implements Runnable {
                 + "in-process       %12.0f %11.0f%n"
                 + "gRPC (loopback)  %12.0f %11.0f%n"
                 + "gRPC/in-process  %12.2f %11.2f%n",
-            result.dataset(), result.documents(), result.queries(), result.passes(),
-            result.inProcess().indexDocsPerSecond(), result.inProcess().queriesPerSecond(),
-            result.grpc().indexDocsPerSecond(), result.grpc().queriesPerSecond(),
-            result.indexRatio(), result.queryRatio());
+            result.dataset(),
+            result.documents(),
+            result.queries(),
+            result.passes(),
+            result.inProcess().indexDocsPerSecond(),
+            result.inProcess().queriesPerSecond(),
+            result.grpc().indexDocsPerSecond(),
+            result.grpc().queriesPerSecond(),
+            result.indexRatio(),
+            result.queryRatio());
       }
       out.flush();
       return 0;
@@ -92,20 +109,30 @@ public final class BenchCommand implements Runnable {
           "Encoder documents/s in-process vs over gRPC, token-budget vs fixed-32 batching, full vs"
               + " LightRetriever query latency, and the LightRetriever cache build (built if missing).")
   static final class Encoder implements Callable<Integer> {
-    @Option(names = "--model", required = true) String model;
+    @Option(names = "--model", required = true)
+    String model;
 
-    @Option(names = "--dataset", paramLabel = "DIR", description = "Take documents and queries from this BEIR folder (default: seeded synthetic mixed-length texts).")
+    @Option(
+        names = "--dataset",
+        paramLabel = "DIR",
+        description =
+            "Take documents and queries from this BEIR folder (default: seeded synthetic mixed-length texts).")
     Path dataset;
 
-    @Option(names = "--documents", defaultValue = "256", description = "Documents encoded per measurement.")
+    @Option(
+        names = "--documents",
+        defaultValue = "256",
+        description = "Documents encoded per measurement.")
     int documents;
 
     @Option(names = "--queries", defaultValue = "100", description = "Queries timed one at a time.")
     int queries;
 
-    @Option(names = "--cache-dir", defaultValue = "${env:TENBIN_CACHE_DIR:-.tenbin/cache}") Path cacheDirectory;
+    @Option(names = "--cache-dir", defaultValue = "${env:TENBIN_CACHE_DIR:-.tenbin/cache}")
+    Path cacheDirectory;
 
-    @Option(names = "--json") boolean json;
+    @Option(names = "--json")
+    boolean json;
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -116,10 +143,14 @@ public final class BenchCommand implements Runnable {
       if (dataset != null) {
         BeirDataset data = BeirDatasetReader.read(dataset);
         data.corpus().stream().limit(documents).forEach(d -> docs.add(d.titleAndText()));
-        data.evaluatedQueryIds().stream().limit(queries).forEach(id -> qs.add(data.queries().get(id)));
+        data.evaluatedQueryIds().stream()
+            .limit(queries)
+            .forEach(id -> qs.add(data.queries().get(id)));
       } else {
         java.util.Random random = new java.util.Random(17);
-        String[] words = "the of retrieval model vector index query document score rank dense sparse token batch latency memory quantized binary cosine passage answer".split(" ");
+        String[] words =
+            "the of retrieval model vector index query document score rank dense sparse token batch latency memory quantized binary cosine passage answer"
+                .split(" ");
         for (int i = 0; i < documents; i++) {
           int length = 8 + random.nextInt(248);
           StringBuilder text = new StringBuilder();
@@ -129,16 +160,27 @@ public final class BenchCommand implements Runnable {
           docs.add(text.toString().trim());
         }
         for (int i = 0; i < queries; i++) {
-          qs.add(words[random.nextInt(words.length)] + " " + words[random.nextInt(words.length)] + " " + words[random.nextInt(words.length)]);
+          qs.add(
+              words[random.nextInt(words.length)]
+                  + " "
+                  + words[random.nextInt(words.length)]
+                  + " "
+                  + words[random.nextInt(words.length)]);
         }
       }
       PrintWriter err = spec.commandLine().getErr();
-      var config = dev.tenbin.encoder.EncoderServiceConfig.embedded(Path.of("models"), cacheDirectory);
+      var config =
+          dev.tenbin.encoder.EncoderServiceConfig.embedded(Path.of("models"), cacheDirectory);
       dev.tenbin.encoder.bench.EncoderBenchmark.Result r =
-          dev.tenbin.encoder.bench.EncoderBenchmark.run(config, model, docs, qs, done -> {
-            err.printf("\rtenbin: LightRetriever cache %d rows", done);
-            err.flush();
-          });
+          dev.tenbin.encoder.bench.EncoderBenchmark.run(
+              config,
+              model,
+              docs,
+              qs,
+              done -> {
+                err.printf("\rtenbin: LightRetriever cache %d rows", done);
+                err.flush();
+              });
       err.println();
       ObjectNode root = new ObjectMapper().createObjectNode();
       root.put("model", r.model());
@@ -173,29 +215,42 @@ public final class BenchCommand implements Runnable {
   @Command(
       name = "rerank",
       mixinStandardHelpOptions = true,
-      description = "Reranking pairs/s, in-process vs over gRPC (loopback), for a cross-encoder or dense:MODEL.")
+      description =
+          "Reranking pairs/s, in-process vs over gRPC (loopback), for a cross-encoder or dense:MODEL.")
   static final class Rerank implements Callable<Integer> {
-    @Option(names = "--model", required = true) String model;
+    @Option(names = "--model", required = true)
+    String model;
 
-    @Option(names = "--dataset", required = true, paramLabel = "DIR") Path dataset;
+    @Option(names = "--dataset", required = true, paramLabel = "DIR")
+    Path dataset;
 
-    @Option(names = "--models-dir", defaultValue = "models") Path modelsDirectory;
+    @Option(names = "--models-dir", defaultValue = "models")
+    Path modelsDirectory;
 
-    @Option(names = "--queries", defaultValue = "20") int queries;
+    @Option(names = "--queries", defaultValue = "20")
+    int queries;
 
-    @Option(names = "--pairs", defaultValue = "100", description = "Candidates per request.") int pairs;
+    @Option(names = "--pairs", defaultValue = "100", description = "Candidates per request.")
+    int pairs;
 
-    @Option(names = "--cache-dir", defaultValue = "${env:TENBIN_CACHE_DIR:-.tenbin/cache}") Path cacheDirectory;
+    @Option(names = "--cache-dir", defaultValue = "${env:TENBIN_CACHE_DIR:-.tenbin/cache}")
+    Path cacheDirectory;
 
-    @Option(names = "--json") boolean json;
+    @Option(names = "--json")
+    boolean json;
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() {
       BeirDataset data = BeirDatasetReader.read(dataset);
-      java.util.List<String> docs = data.corpus().stream().limit(pairs).map(d -> d.titleAndText()).toList();
-      java.util.List<String> qs = data.evaluatedQueryIds().stream().limit(queries).map(id -> data.queries().get(id)).toList();
+      java.util.List<String> docs =
+          data.corpus().stream().limit(pairs).map(d -> d.titleAndText()).toList();
+      java.util.List<String> qs =
+          data.evaluatedQueryIds().stream()
+              .limit(queries)
+              .map(id -> data.queries().get(id))
+              .toList();
       dev.tenbin.rerank.bench.RerankBenchmark.Result r;
       try (var services = dev.tenbin.eval.services.Services.connect(null, null, cacheDirectory)) {
         r =
@@ -228,13 +283,17 @@ public final class BenchCommand implements Runnable {
           "Exact-scan speeds on seeded synthetic data: float GFLOP/s vs a measured FMA peak, int8 and binary"
               + " speed-ups, sparse queries/s per pruning setting, MaxSim documents/s.")
   static final class Index implements Callable<Integer> {
-    @Option(names = "--documents", defaultValue = "10000") int documents;
+    @Option(names = "--documents", defaultValue = "10000")
+    int documents;
 
-    @Option(names = "--dimension", defaultValue = "384") int dimension;
+    @Option(names = "--dimension", defaultValue = "384")
+    int dimension;
 
-    @Option(names = "--queries", defaultValue = "50") int queries;
+    @Option(names = "--queries", defaultValue = "50")
+    int queries;
 
-    @Option(names = "--json") boolean json;
+    @Option(names = "--json")
+    boolean json;
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 

@@ -17,7 +17,8 @@ import picocli.CommandLine.Option;
 @Command(
     name = "candidates",
     mixinStandardHelpOptions = true,
-    description = "Fixed candidate sets for reranking (hybrid BM25 + dense RRF with safeguard, and BM25-only).",
+    description =
+        "Fixed candidate sets for reranking (hybrid BM25 + dense RRF with safeguard, and BM25-only).",
     subcommands = {CandidatesCommand.Build.class})
 public final class CandidatesCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -27,19 +28,32 @@ public final class CandidatesCommand implements Runnable {
     spec.commandLine().usage(spec.commandLine().getErr());
   }
 
-  @Command(name = "build", mixinStandardHelpOptions = true, description = "Build both candidate sets of a dataset, once.")
+  @Command(
+      name = "build",
+      mixinStandardHelpOptions = true,
+      description = "Build both candidate sets of a dataset, once.")
   static final class Build implements Callable<Integer> {
-    @Option(names = "--dataset", required = true, paramLabel = "DIR") Path dataset;
+    @Option(names = "--dataset", required = true, paramLabel = "DIR")
+    Path dataset;
 
-    @Option(names = "--dense-model", defaultValue = "bge-small-en-v1.5", description = "Dense model of the hybrid set (default ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--dense-model",
+        defaultValue = "bge-small-en-v1.5",
+        description = "Dense model of the hybrid set (default ${DEFAULT-VALUE}).")
     String denseModel;
 
-    @Option(names = "--language", paramLabel = "CODE") String language;
+    @Option(names = "--language", paramLabel = "CODE")
+    String language;
 
-    @Option(names = "--candidates-dir", paramLabel = "DIR", description = "Where the sets go (default: DIR/candidates beside the dataset when writable, else .tenbin/candidates/NAME).")
+    @Option(
+        names = "--candidates-dir",
+        paramLabel = "DIR",
+        description =
+            "Where the sets go (default: DIR/candidates beside the dataset when writable, else .tenbin/candidates/NAME).")
     Path candidatesDir;
 
-    @Option(names = "--cache-dir", defaultValue = "${env:TENBIN_CACHE_DIR:-.tenbin/cache}") Path cacheDirectory;
+    @Option(names = "--cache-dir", defaultValue = "${env:TENBIN_CACHE_DIR:-.tenbin/cache}")
+    Path cacheDirectory;
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -47,14 +61,20 @@ public final class CandidatesCommand implements Runnable {
     public Integer call() {
       PrintWriter err = spec.commandLine().getErr();
       BeirDataset data = BeirDatasetReader.read(dataset);
-      Path directory = candidatesDir != null ? candidatesDir : CandidateSet.defaultDirectory(dataset);
+      Path directory =
+          candidatesDir != null ? candidatesDir : CandidateSet.defaultDirectory(dataset);
       try (Services services = Services.connect(null, null, cacheDirectory)) {
-        String lang = IndexLanguage.resolve(services.indexChannel(), language, data::textSample).code();
-        for (CandidateSet set : new CandidateSetBuilder(services.indexChannel(), services.encoderChannel(), err).build(data, lang, denseModel)) {
+        String lang =
+            IndexLanguage.resolve(services.indexChannel(), language, data::textSample).code();
+        for (CandidateSet set :
+            new CandidateSetBuilder(services.indexChannel(), services.encoderChannel(), err)
+                .build(data, lang, denseModel)) {
           Path file = CandidateSet.file(directory, set.kind());
           set.write(file);
           long safeguards = set.queries().stream().filter(q -> q.safeguard() != null).count();
-          err.printf("tenbin: %s candidate set of %s: %d queries, %d safeguard positives -> %s%n", set.kind(), data.name(), set.queries().size(), safeguards, file);
+          err.printf(
+              "tenbin: %s candidate set of %s: %d queries, %d safeguard positives -> %s%n",
+              set.kind(), data.name(), set.queries().size(), safeguards, file);
         }
       }
       return 0;

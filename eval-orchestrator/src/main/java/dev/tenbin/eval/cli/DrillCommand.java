@@ -2,9 +2,9 @@ package dev.tenbin.eval.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tenbin.eval.drill.CancelDrill;
 import dev.tenbin.eval.drill.DrillLog;
 import dev.tenbin.eval.drill.DrillResult;
-import dev.tenbin.eval.drill.CancelDrill;
 import dev.tenbin.eval.drill.KillRestartDrill;
 import dev.tenbin.eval.drill.LongIdDrill;
 import dev.tenbin.eval.drill.OverloadDrill;
@@ -27,9 +27,13 @@ import picocli.CommandLine.Option;
 @Command(
     name = "drill",
     mixinStandardHelpOptions = true,
-    description = "Fault drills against real service processes; each prints one reliability table row.",
+    description =
+        "Fault drills against real service processes; each prints one reliability table row.",
     subcommands = {
-      DrillCommand.Sigterm.class, DrillCommand.Cancel.class, DrillCommand.LongId.class, DrillCommand.KillRestart.class,
+      DrillCommand.Sigterm.class,
+      DrillCommand.Cancel.class,
+      DrillCommand.LongId.class,
+      DrillCommand.KillRestart.class,
       DrillCommand.Overload.class
     })
 public final class DrillCommand implements Runnable {
@@ -42,11 +46,17 @@ public final class DrillCommand implements Runnable {
 
   /** Options every drill shares. */
   static final class Common {
-    @Option(names = "--work-dir", paramLabel = "DIR",
-        description = "Folder for the children's data and logs (default: a new temporary folder, kept).")
+    @Option(
+        names = "--work-dir",
+        paramLabel = "DIR",
+        description =
+            "Folder for the children's data and logs (default: a new temporary folder, kept).")
     Path workDirectory;
 
-    @Option(names = "--seed", defaultValue = "42", description = "Seed of the synthetic data and the fault timing (default ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--seed",
+        defaultValue = "42",
+        description = "Seed of the synthetic data and the fault timing (default ${DEFAULT-VALUE}).")
     long seed;
 
     @Option(names = "--json", description = "Print the row as one JSON object on stdout.")
@@ -84,18 +94,30 @@ public final class DrillCommand implements Runnable {
   }
 
   /** {@code tenbin drill sigterm-encode}. */
-  @Command(name = "sigterm-encode", mixinStandardHelpOptions = true,
-      description = "SIGTERM `tenbin eval --retriever dense:MODEL` at random points of its encode; count crashes.")
+  @Command(
+      name = "sigterm-encode",
+      mixinStandardHelpOptions = true,
+      description =
+          "SIGTERM `tenbin eval --retriever dense:MODEL` at random points of its encode; count crashes.")
   static final class Sigterm implements Callable<Integer> {
     @CommandLine.Mixin Common common = new Common();
 
-    @Option(names = "--model", defaultValue = "all-minilm-l6-v2", description = "Dense model (default ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--model",
+        defaultValue = "all-minilm-l6-v2",
+        description = "Dense model (default ${DEFAULT-VALUE}).")
     String model;
 
-    @Option(names = "--repeat", defaultValue = "10", description = "Runs (default ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--repeat",
+        defaultValue = "10",
+        description = "Runs (default ${DEFAULT-VALUE}).")
     int repeat;
 
-    @Option(names = "--documents", defaultValue = "600", description = "Synthetic documents per run (default ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--documents",
+        defaultValue = "600",
+        description = "Synthetic documents per run (default ${DEFAULT-VALUE}).")
     int documents;
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -103,28 +125,42 @@ public final class DrillCommand implements Runnable {
     @Override
     public Integer call() throws InterruptedException {
       if (repeat < 1 || documents < 10) {
-        throw new IllegalArgumentException("--repeat must be at least 1 and --documents at least 10");
+        throw new IllegalArgumentException(
+            "--repeat must be at least 1 and --documents at least 10");
       }
       Path work = common.work("sigterm-encode");
       DrillLog log = DrillLog.printingTo(spec.commandLine().getErr());
       log.line("work folder " + work);
-      return common.report(spec, SigtermDrill.run(work, model, repeat, documents, common.seed, log));
+      return common.report(
+          spec, SigtermDrill.run(work, model, repeat, documents, common.seed, log));
     }
   }
 
   /** {@code tenbin drill cancel-encode}. */
-  @Command(name = "cancel-encode", mixinStandardHelpOptions = true,
-      description = "Cancel jobs of a `tenbin serve eval` while its embedded encoder runs a dense model; the service must stay up.")
+  @Command(
+      name = "cancel-encode",
+      mixinStandardHelpOptions = true,
+      description =
+          "Cancel jobs of a `tenbin serve eval` while its embedded encoder runs a dense model; the service must stay up.")
   static final class Cancel implements Callable<Integer> {
     @CommandLine.Mixin Common common = new Common();
 
-    @Option(names = "--model", defaultValue = "all-minilm-l6-v2", description = "Dense model (default ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--model",
+        defaultValue = "all-minilm-l6-v2",
+        description = "Dense model (default ${DEFAULT-VALUE}).")
     String model;
 
-    @Option(names = "--repeat", defaultValue = "10", description = "Jobs submitted and cancelled (default ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--repeat",
+        defaultValue = "10",
+        description = "Jobs submitted and cancelled (default ${DEFAULT-VALUE}).")
     int repeat;
 
-    @Option(names = "--documents", defaultValue = "600", description = "Synthetic documents per job (default ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--documents",
+        defaultValue = "600",
+        description = "Synthetic documents per job (default ${DEFAULT-VALUE}).")
     int documents;
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -132,13 +168,15 @@ public final class DrillCommand implements Runnable {
     @Override
     public Integer call() throws InterruptedException {
       if (repeat < 1 || documents < 10) {
-        throw new IllegalArgumentException("--repeat must be at least 1 and --documents at least 10");
+        throw new IllegalArgumentException(
+            "--repeat must be at least 1 and --documents at least 10");
       }
       Path work = common.work("cancel-encode");
       DrillLog log = DrillLog.printingTo(spec.commandLine().getErr());
       log.line("work folder " + work);
       try {
-        return common.report(spec, CancelDrill.run(work, model, repeat, documents, common.seed, log));
+        return common.report(
+            spec, CancelDrill.run(work, model, repeat, documents, common.seed, log));
       } catch (java.io.IOException e) {
         throw new java.io.UncheckedIOException("cannot prepare the drill's data in " + work, e);
       }
@@ -146,8 +184,11 @@ public final class DrillCommand implements Runnable {
   }
 
   /** {@code tenbin drill long-id-ingest}. */
-  @Command(name = "long-id-ingest", mixinStandardHelpOptions = true,
-      description = "Ingest a batch with a valid document and a 40,000-character id into `tenbin serve index`; the collection must stay whole.")
+  @Command(
+      name = "long-id-ingest",
+      mixinStandardHelpOptions = true,
+      description =
+          "Ingest a batch with a valid document and a 40,000-character id into `tenbin serve index`; the collection must stay whole.")
   static final class LongId implements Callable<Integer> {
     @CommandLine.Mixin Common common = new Common();
 
@@ -163,18 +204,27 @@ public final class DrillCommand implements Runnable {
   }
 
   /** {@code tenbin drill kill-restart --service S}. */
-  @Command(name = "kill-restart", mixinStandardHelpOptions = true,
-      description = "Run the four services as processes, kill -9 one of them mid-job and restart it; the job must complete with no cell lost or computed twice.")
+  @Command(
+      name = "kill-restart",
+      mixinStandardHelpOptions = true,
+      description =
+          "Run the four services as processes, kill -9 one of them mid-job and restart it; the job must complete with no cell lost or computed twice.")
   static final class KillRestart implements Callable<Integer> {
     @CommandLine.Mixin Common common = new Common();
 
     @Option(names = "--service", required = true, description = "index, encoder, rerank or eval.")
     String service;
 
-    @Option(names = "--model", defaultValue = "all-minilm-l6-v2", description = "Dense model (default ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--model",
+        defaultValue = "all-minilm-l6-v2",
+        description = "Dense model (default ${DEFAULT-VALUE}).")
     String model;
 
-    @Option(names = "--documents", defaultValue = "400", description = "Synthetic documents (default ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--documents",
+        defaultValue = "400",
+        description = "Synthetic documents (default ${DEFAULT-VALUE}).")
     int documents;
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -185,31 +235,48 @@ public final class DrillCommand implements Runnable {
       try {
         target = KillRestartDrill.Target.valueOf(service.toUpperCase(java.util.Locale.ROOT));
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("--service must be index, encoder, rerank or eval, got '" + service + "'");
+        throw new IllegalArgumentException(
+            "--service must be index, encoder, rerank or eval, got '" + service + "'");
       }
       Path work = common.work("kill-restart-" + target.name().toLowerCase(java.util.Locale.ROOT));
       DrillLog log = DrillLog.printingTo(spec.commandLine().getErr());
       log.line("work folder " + work);
-      return common.report(spec, KillRestartDrill.run(work, target, model, documents, common.seed, log));
+      return common.report(
+          spec, KillRestartDrill.run(work, target, model, documents, common.seed, log));
     }
   }
 
   /** {@code tenbin drill overload}. */
-  @Command(name = "overload", mixinStandardHelpOptions = true,
-      description = "Offer a `tenbin serve encoder` several times its measured capacity; it must refuse quickly, stay bounded and recover.")
+  @Command(
+      name = "overload",
+      mixinStandardHelpOptions = true,
+      description =
+          "Offer a `tenbin serve encoder` several times its measured capacity; it must refuse quickly, stay bounded and recover.")
   static final class Overload implements Callable<Integer> {
     @CommandLine.Mixin Common common = new Common();
 
-    @Option(names = "--model", defaultValue = "all-minilm-l6-v2", description = "Dense model (default ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--model",
+        defaultValue = "all-minilm-l6-v2",
+        description = "Dense model (default ${DEFAULT-VALUE}).")
     String model;
 
-    @Option(names = "--factor", defaultValue = "4", description = "Offered load over measured capacity (default ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--factor",
+        defaultValue = "4",
+        description = "Offered load over measured capacity (default ${DEFAULT-VALUE}).")
     double factor;
 
-    @Option(names = "--seconds", defaultValue = "60", description = "Length of the overload (default ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--seconds",
+        defaultValue = "60",
+        description = "Length of the overload (default ${DEFAULT-VALUE}).")
     int seconds;
 
-    @Option(names = "--heap", defaultValue = "1g", description = "The encoder's -Xmx (default ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--heap",
+        defaultValue = "1g",
+        description = "The encoder's -Xmx (default ${DEFAULT-VALUE}).")
     String heap;
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -222,7 +289,8 @@ public final class DrillCommand implements Runnable {
       Path work = common.work("overload");
       DrillLog log = DrillLog.printingTo(spec.commandLine().getErr());
       log.line("work folder " + work);
-      return common.report(spec, OverloadDrill.run(work, model, factor, seconds, heap, common.seed, log));
+      return common.report(
+          spec, OverloadDrill.run(work, model, factor, seconds, heap, common.seed, log));
     }
   }
 }

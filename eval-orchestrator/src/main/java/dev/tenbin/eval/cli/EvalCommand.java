@@ -3,16 +3,15 @@ package dev.tenbin.eval.cli;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.eval.DenseSimilarities;
 import dev.tenbin.eval.EvalReport;
-import dev.tenbin.eval.EvalRun;
-import dev.tenbin.eval.dataset.BeirDataset;
-import dev.tenbin.eval.job.EvalJob;
-import dev.tenbin.eval.dataset.BeirDatasetReader;
-import dev.tenbin.eval.report.ReportWriter;
 import dev.tenbin.eval.candidates.CandidateSet;
-import dev.tenbin.eval.retrieval.DenseVariant;
-import dev.tenbin.eval.retrieval.SparseVariant;
+import dev.tenbin.eval.dataset.BeirDataset;
+import dev.tenbin.eval.dataset.BeirDatasetReader;
 import dev.tenbin.eval.family.Families;
+import dev.tenbin.eval.job.EvalJob;
+import dev.tenbin.eval.report.ReportWriter;
+import dev.tenbin.eval.retrieval.DenseVariant;
 import dev.tenbin.eval.retrieval.RetrieverSpec;
+import dev.tenbin.eval.retrieval.SparseVariant;
 import dev.tenbin.eval.services.IndexLanguage;
 import dev.tenbin.eval.services.Services;
 import java.io.PrintWriter;
@@ -33,9 +32,14 @@ import picocli.CommandLine.Option;
     name = "eval",
     mixinStandardHelpOptions = true,
     resourceBundle = "dev.tenbin.eval.cli.FamilyHelp",
-    description = "Evaluate retrievers on a BEIR-format folder (corpus.jsonl, queries.jsonl, qrels/test.tsv).")
+    description =
+        "Evaluate retrievers on a BEIR-format folder (corpus.jsonl, queries.jsonl, qrels/test.tsv).")
 public final class EvalCommand implements Callable<Integer> {
-  @Option(names = "--dataset", required = true, paramLabel = "DIR", description = "BEIR-format folder.")
+  @Option(
+      names = "--dataset",
+      required = true,
+      paramLabel = "DIR",
+      description = "BEIR-format folder.")
   Path dataset;
 
   @Option(
@@ -72,10 +76,7 @@ public final class EvalCommand implements Callable<Integer> {
               + " binary, int8_rescore and binary_rescore.")
   List<String> variants = new ArrayList<>();
 
-  @Option(
-      names = "--rerank",
-      paramLabel = "MODEL",
-      descriptionKey = "rerank")
+  @Option(names = "--rerank", paramLabel = "MODEL", descriptionKey = "rerank")
   List<String> rerankers = new ArrayList<>();
 
   @Option(
@@ -84,7 +85,10 @@ public final class EvalCommand implements Callable<Integer> {
       description = "Candidate set for --rerank: hybrid or bm25 (default ${DEFAULT-VALUE}).")
   String candidates;
 
-  @Option(names = "--candidates-dir", paramLabel = "DIR", description = "Where `tenbin candidates build` wrote the sets.")
+  @Option(
+      names = "--candidates-dir",
+      paramLabel = "DIR",
+      description = "Where `tenbin candidates build` wrote the sets.")
   Path candidatesDir;
 
   @CommandLine.Option(
@@ -112,7 +116,8 @@ public final class EvalCommand implements Callable<Integer> {
       throw new InvalidInputException("--top-k", "--top-k must be within 1..10000, got " + topK);
     }
     List<RetrieverSpec> specs = new ArrayList<>();
-    if (rerankers.isEmpty() || spec.commandLine().getParseResult().hasMatchedOption("--retriever")) {
+    if (rerankers.isEmpty()
+        || spec.commandLine().getParseResult().hasMatchedOption("--retriever")) {
       for (String retriever : retrievers) {
         specs.add(Families.parse(retriever));
       }
@@ -125,7 +130,8 @@ public final class EvalCommand implements Callable<Integer> {
       }
     }
     if (!candidates.equals("hybrid") && !candidates.equals("bm25")) {
-      throw new InvalidInputException("--candidates", "--candidates must be hybrid or bm25, got '" + candidates + "'");
+      throw new InvalidInputException(
+          "--candidates", "--candidates must be hybrid or bm25, got '" + candidates + "'");
     }
     DenseSimilarities.parse("--similarity", similarity);
     var endpoints = serviceOptions.toOptions();
@@ -136,30 +142,54 @@ public final class EvalCommand implements Callable<Integer> {
     String resolvedLanguage;
     String languageSource;
     Path candidateFile =
-        CandidateSet.file(candidatesDir != null ? candidatesDir : CandidateSet.defaultDirectory(dataset), candidates);
+        CandidateSet.file(
+            candidatesDir != null ? candidatesDir : CandidateSet.defaultDirectory(dataset),
+            candidates);
     List<EvalJob.Result> results;
-    try (Services services = Services.connect(endpoints.index(), endpoints.encoder(), endpoints.modelsDirectory(), endpoints.cacheDirectory())) {
+    try (Services services =
+        Services.connect(
+            endpoints.index(),
+            endpoints.encoder(),
+            endpoints.modelsDirectory(),
+            endpoints.cacheDirectory())) {
       // The index resolves the language: the flag normalised, or detected from the corpus.
-      resolvedLanguage = IndexLanguage.resolve(services.indexChannel(), language, data::textSample).code();
+      resolvedLanguage =
+          IndexLanguage.resolve(services.indexChannel(), language, data::textSample).code();
       if (language != null) {
         languageSource = "flag";
       } else {
         languageSource = "detected";
         err.println(
-            "tenbin: language " + resolvedLanguage + " (detected from the corpus; --language overrides)");
+            "tenbin: language "
+                + resolvedLanguage
+                + " (detected from the corpus; --language overrides)");
       }
       if (!rerankers.isEmpty() && endpoints.rerank() != null) {
         services.withRerankEndpoint(endpoints.rerank());
       }
       results =
           EvalJob.run(
-              services, endpoints.cacheDirectory(),
-              new EvalJob.Request(data, resolvedLanguage, specs, variants, rerankers, candidates, candidateFile, similarity, topK),
+              services,
+              endpoints.cacheDirectory(),
+              new EvalJob.Request(
+                  data,
+                  resolvedLanguage,
+                  specs,
+                  variants,
+                  rerankers,
+                  candidates,
+                  candidateFile,
+                  similarity,
+                  topK),
               err);
     }
     EvalReport report =
         new EvalReport(
-            data.name(), resolvedLanguage, languageSource, results.stream().map(EvalJob.Result::run).toList(), data.warnings(),
+            data.name(),
+            resolvedLanguage,
+            languageSource,
+            results.stream().map(EvalJob.Result::run).toList(),
+            data.warnings(),
             results.stream().map(EvalJob.Result::provenance).toList());
     if (writer != null) {
       writer.write(report);

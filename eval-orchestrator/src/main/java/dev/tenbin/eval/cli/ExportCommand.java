@@ -43,28 +43,49 @@ public final class ExportCommand implements Runnable {
             + " file in the stored order and reproduce the stored metrics (README, Tie policy)."
       })
   static final class Trec implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "DIR", description = "A job output folder (holding cells/).")
+    @Parameters(
+        index = "0",
+        paramLabel = "DIR",
+        description = "A job output folder (holding cells/).")
     Path jobDir;
 
-    @Option(names = "--cell", paramLabel = "FINGERPRINT_PREFIX", description = "The cell, by a prefix of its fingerprint.")
+    @Option(
+        names = "--cell",
+        paramLabel = "FINGERPRINT_PREFIX",
+        description = "The cell, by a prefix of its fingerprint.")
     String cell;
 
-    @Option(names = "--system", paramLabel = "SYSTEM", description = "The cell's system, e.g. bm25 or dense:bge-small-en-v1.5 (with --task).")
+    @Option(
+        names = "--system",
+        paramLabel = "SYSTEM",
+        description = "The cell's system, e.g. bm25 or dense:bge-small-en-v1.5 (with --task).")
     String system;
 
-    @Option(names = "--task", paramLabel = "TASK", description = "The cell's task, e.g. NanoSciFact.")
+    @Option(
+        names = "--task",
+        paramLabel = "TASK",
+        description = "The cell's task, e.g. NanoSciFact.")
     String task;
 
-    @Option(names = "--variant", paramLabel = "VARIANT", description = "The cell's variant, when the system has several.")
+    @Option(
+        names = "--variant",
+        paramLabel = "VARIANT",
+        description = "The cell's variant, when the system has several.")
     String variant;
 
-    @Option(names = "--mode", paramLabel = "MODE", description = "retrieval, rerank or candidates, when several match.")
+    @Option(
+        names = "--mode",
+        paramLabel = "MODE",
+        description = "retrieval, rerank or candidates, when several match.")
     String mode;
 
     @Option(names = "--out", paramLabel = "FILE", description = "The run file (default: stdout).")
     Path out;
 
-    @Option(names = "--tag", paramLabel = "TAG", description = "The run tag column (default: SYSTEM/VARIANT).")
+    @Option(
+        names = "--tag",
+        paramLabel = "TAG",
+        description = "The run tag column (default: SYSTEM/VARIANT).")
     String tag;
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -78,7 +99,8 @@ public final class ExportCommand implements Runnable {
       CellRecord chosen = selection.select(ResultStore.existing(jobDir, "JOB_DIR").readAll());
       String runTag = tag != null ? tag : TrecExport.defaultTag(chosen);
       if (runTag.isEmpty() || runTag.codePoints().anyMatch(Character::isWhitespace)) {
-        throw new InvalidInputException("--tag", "--tag '" + runTag + "' must be one word (no whitespace)");
+        throw new InvalidInputException(
+            "--tag", "--tag '" + runTag + "' must be one word (no whitespace)");
       }
       try {
         if (out == null) {
@@ -86,7 +108,8 @@ public final class ExportCommand implements Runnable {
           TrecExport.write(chosen, stdout, runTag);
           stdout.flush();
         } else {
-          try (Writer writer = new BufferedWriter(Files.newBufferedWriter(out, StandardCharsets.UTF_8))) {
+          try (Writer writer =
+              new BufferedWriter(Files.newBufferedWriter(out, StandardCharsets.UTF_8))) {
             TrecExport.write(chosen, writer, runTag);
           }
           PrintWriter err = spec.commandLine().getErr();

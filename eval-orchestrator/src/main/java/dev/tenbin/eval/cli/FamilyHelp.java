@@ -14,11 +14,15 @@ public final class FamilyHelp extends ListResourceBundle {
     return new Object[][] {
       {
         "retriever",
-        "Retriever(s) to evaluate, repeatable or comma-separated: " + Families.help() + ". Default ${DEFAULT-VALUE}."
+        "Retriever(s) to evaluate, repeatable or comma-separated: "
+            + Families.help()
+            + ". Default ${DEFAULT-VALUE}."
       },
       {
         "rerank",
-        "Rerank the stored candidate set with MODEL: a cross-encoder id or " + Families.rerankUsages() + "."
+        "Rerank the stored candidate set with MODEL: a cross-encoder id or "
+            + Families.rerankUsages()
+            + "."
       },
     };
   }

@@ -18,16 +18,29 @@ import picocli.CommandLine.Model.OptionSpec;
  */
 final class HelpPlaceholders {
   private static final Set<Class<?>> NUMBERS =
-      Set.of(int.class, long.class, double.class, float.class, short.class, Integer.class, Long.class, Double.class,
-          Float.class, Short.class);
+      Set.of(
+          int.class,
+          long.class,
+          double.class,
+          float.class,
+          short.class,
+          Integer.class,
+          Long.class,
+          Double.class,
+          Float.class,
+          Short.class);
 
   private HelpPlaceholders() {}
 
-  /** Gives every option of {@code command} and its subcommands a placeholder from the vocabulary. */
+  /**
+   * Gives every option of {@code command} and its subcommands a placeholder from the vocabulary.
+   */
   static void apply(CommandLine command) {
     CommandSpec spec = command.getCommandSpec();
     for (OptionSpec option : new ArrayList<>(spec.options())) {
-      if (option.arity().max() == 0 || !option.paramLabel().startsWith("<") || option.group() != null) {
+      if (option.arity().max() == 0
+          || !option.paramLabel().startsWith("<")
+          || option.group() != null) {
         continue;
       }
       spec.remove(option);

@@ -38,9 +38,9 @@ import picocli.CommandLine.Parameters;
 
 /**
  * The eval service's client commands, {@code tenbin job submit | list | status | watch | cancel |
- * results} (the flat {@code tenbin submit}, ... are deprecated aliases, see {@link TenbinCli}). Each talks to a running
- * {@code tenbin serve eval} at {@code --endpoint}. {@code submit} resolves the spec's task sets on
- * this machine (relative to the spec file) and sends them with the job.
+ * results} (the flat {@code tenbin submit}, ... are deprecated aliases, see {@link TenbinCli}).
+ * Each talks to a running {@code tenbin serve eval} at {@code --endpoint}. {@code submit} resolves
+ * the spec's task sets on this machine (relative to the spec file) and sends them with the job.
  */
 public final class JobCommands {
   private JobCommands() {}
@@ -51,7 +51,8 @@ public final class JobCommands {
         names = "--endpoint",
         defaultValue = "${env:TENBIN_EVAL_ENDPOINT:-localhost:50054}",
         paramLabel = "HOST:PORT",
-        description = "The eval service; [ADDRESS]:PORT for IPv6 (env TENBIN_EVAL_ENDPOINT; default ${DEFAULT-VALUE}).")
+        description =
+            "The eval service; [ADDRESS]:PORT for IPv6 (env TENBIN_EVAL_ENDPOINT; default ${DEFAULT-VALUE}).")
     String endpoint;
 
     @CommandLine.Mixin ClientOptions security = new ClientOptions();
@@ -68,7 +69,8 @@ public final class JobCommands {
 
     ManagedChannel open() {
       ServiceEndpoint parsed = ServiceEndpoint.parse("--endpoint", endpoint);
-      return ClientChannels.open(parsed.host(), parsed.port(), security.toSecurity(), 512 * 1024 * 1024);
+      return ClientChannels.open(
+          parsed.host(), parsed.port(), security.toSecurity(), 512 * 1024 * 1024);
     }
   }
 
@@ -86,8 +88,13 @@ public final class JobCommands {
     StringBuilder line =
         new StringBuilder(
             String.format(
-                Locale.ROOT, "%s %s: %d/%d cells (%d already stored)", job.getId(), state, job.getCellsDone(),
-                job.getCellsTotal(), job.getCellsCached()));
+                Locale.ROOT,
+                "%s %s: %d/%d cells (%d already stored)",
+                job.getId(),
+                state,
+                job.getCellsDone(),
+                job.getCellsTotal(),
+                job.getCellsCached()));
     if (!job.getRunningCell().isEmpty()) {
       line.append(", running ").append(job.getRunningCell());
     }
@@ -98,7 +105,8 @@ public final class JobCommands {
   }
 
   static int exitCode(Job job) {
-    return job.getState() == JobState.JOB_STATE_SUCCEEDED || job.getState() == JobState.JOB_STATE_RUNNING
+    return job.getState() == JobState.JOB_STATE_SUCCEEDED
+            || job.getState() == JobState.JOB_STATE_RUNNING
             || job.getState() == JobState.JOB_STATE_QUEUED
         ? 0
         : RunCommand.EXIT_INCOMPLETE;
@@ -114,24 +122,31 @@ public final class JobCommands {
         "not expanded). The whole job is checked before it is queued: a bad job exits 2 with the service's message."
       })
   public static final class Submit implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "SPEC", description = "Job spec (YAML); its task_sets are resolved relative to it, here.")
+    @Parameters(
+        index = "0",
+        paramLabel = "SPEC",
+        description = "Job spec (YAML); its task_sets are resolved relative to it, here.")
     Path specFile;
 
     @Option(
         names = "--out",
         required = true,
         paramLabel = "DIR",
-        description = "The job's folder, relative to the service's --results-root (an absolute path must lie inside it).")
+        description =
+            "The job's folder, relative to the service's --results-root (an absolute path must lie inside it).")
     String out;
 
-    @Option(names = "--watch", description = "Follow the job until it ends; exit 3 when it ends failed or cancelled.")
+    @Option(
+        names = "--watch",
+        description = "Follow the job until it ends; exit 3 when it ends failed or cancelled.")
     boolean watch;
 
     @Option(
         names = "--reconnect-seconds",
         defaultValue = "120",
         paramLabel = "N",
-        description = "With --watch: how long to keep reconnecting when the service is unavailable (default ${DEFAULT-VALUE}).")
+        description =
+            "With --watch: how long to keep reconnecting when the service is unavailable (default ${DEFAULT-VALUE}).")
     int reconnectSeconds;
 
     @CommandLine.Mixin Endpoint endpoint = new Endpoint();
@@ -141,18 +156,23 @@ public final class JobCommands {
     @Override
     public Integer call() {
       SubmitJobRequest request = request(specFile, out);
-      return endpoint.call(channel -> {
-        Job job =
-            EvalServiceGrpc.newBlockingStub(channel)
-                .withDeadlineAfter(1, TimeUnit.MINUTES)
-                .submitJob(request)
-                .getJob();
-        spec.commandLine().getOut().println(job.getId());
-        spec.commandLine().getOut().flush();
-        spec.commandLine().getErr().println("tenbin: " + job.getId() + " queued, writing into " + job.getOutputDir());
-        spec.commandLine().getErr().flush();
-        return watch ? Watch.follow(channel, job.getId(), spec.commandLine().getErr(), reconnectSeconds) : 0;
-      });
+      return endpoint.call(
+          channel -> {
+            Job job =
+                EvalServiceGrpc.newBlockingStub(channel)
+                    .withDeadlineAfter(1, TimeUnit.MINUTES)
+                    .submitJob(request)
+                    .getJob();
+            spec.commandLine().getOut().println(job.getId());
+            spec.commandLine().getOut().flush();
+            spec.commandLine()
+                .getErr()
+                .println("tenbin: " + job.getId() + " queued, writing into " + job.getOutputDir());
+            spec.commandLine().getErr().flush();
+            return watch
+                ? Watch.follow(channel, job.getId(), spec.commandLine().getErr(), reconnectSeconds)
+                : 0;
+          });
     }
 
     /**
@@ -161,18 +181,26 @@ public final class JobCommands {
      */
     static SubmitJobRequest request(Path specFile, String out) {
       JobSpec job = JobSpec.read(specFile);
-      SubmitJobRequest.Builder request = SubmitJobRequest.newBuilder().setSpecYaml(job.yaml()).setOutputDir(out);
+      SubmitJobRequest.Builder request =
+          SubmitJobRequest.newBuilder().setSpecYaml(job.yaml()).setOutputDir(out);
       for (int i = 0; i < job.taskSetNames().size(); i++) {
         Path file = job.taskSets().get(i);
         if (!Files.isRegularFile(file)) {
           throw new InvalidInputException(
-              "task_sets[" + i + "]", "job spec " + specFile + " names task set " + job.taskSetNames().get(i) + ", not found at " + file);
+              "task_sets[" + i + "]",
+              "job spec "
+                  + specFile
+                  + " names task set "
+                  + job.taskSetNames().get(i)
+                  + ", not found at "
+                  + file);
         }
         String yaml;
         try {
           yaml = Files.readString(file);
         } catch (IOException e) {
-          throw new InvalidInputException("task_sets[" + i + "]", "cannot read task set " + file + ": " + e.getMessage());
+          throw new InvalidInputException(
+              "task_sets[" + i + "]", "cannot read task set " + file + ": " + e.getMessage());
         }
         request.addTaskSets(
             TaskSetDocument.newBuilder()
@@ -186,7 +214,11 @@ public final class JobCommands {
 
   @Command(name = "status", mixinStandardHelpOptions = true, description = "Show a job's state.")
   public static final class Status implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "JOB", description = "The job's id (job-…), as submit printed it.") String jobId;
+    @Parameters(
+        index = "0",
+        paramLabel = "JOB",
+        description = "The job's id (job-…), as submit printed it.")
+    String jobId;
 
     @CommandLine.Mixin Endpoint endpoint = new Endpoint();
 
@@ -195,24 +227,34 @@ public final class JobCommands {
     @Override
     public Integer call() {
       Job job =
-          endpoint.call(channel -> EvalServiceGrpc.newBlockingStub(channel)
-              .withDeadlineAfter(1, TimeUnit.MINUTES)
-              .getJob(GetJobRequest.newBuilder().setJobId(jobId).build())
-              .getJob());
+          endpoint.call(
+              channel ->
+                  EvalServiceGrpc.newBlockingStub(channel)
+                      .withDeadlineAfter(1, TimeUnit.MINUTES)
+                      .getJob(GetJobRequest.newBuilder().setJobId(jobId).build())
+                      .getJob());
       spec.commandLine().getOut().println(describe(job));
       return exitCode(job);
     }
   }
 
-  @Command(name = "watch", mixinStandardHelpOptions = true, description = "Follow a job until it ends; exit 3 when it ends failed or cancelled.")
+  @Command(
+      name = "watch",
+      mixinStandardHelpOptions = true,
+      description = "Follow a job until it ends; exit 3 when it ends failed or cancelled.")
   public static final class Watch implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "JOB", description = "The job's id (job-…), as submit printed it.") String jobId;
+    @Parameters(
+        index = "0",
+        paramLabel = "JOB",
+        description = "The job's id (job-…), as submit printed it.")
+    String jobId;
 
     @Option(
         names = "--reconnect-seconds",
         defaultValue = "120",
         paramLabel = "N",
-        description = "How long to keep reconnecting when the service is unavailable, e.g. restarting (default ${DEFAULT-VALUE}).")
+        description =
+            "How long to keep reconnecting when the service is unavailable, e.g. restarting (default ${DEFAULT-VALUE}).")
     int reconnectSeconds;
 
     @CommandLine.Mixin Endpoint endpoint = new Endpoint();
@@ -221,7 +263,8 @@ public final class JobCommands {
 
     @Override
     public Integer call() {
-      return endpoint.call(channel -> follow(channel, jobId, spec.commandLine().getErr(), reconnectSeconds));
+      return endpoint.call(
+          channel -> follow(channel, jobId, spec.commandLine().getErr(), reconnectSeconds));
     }
 
     /**
@@ -234,7 +277,8 @@ public final class JobCommands {
       while (true) {
         try {
           Iterator<dev.tenbin.proto.eval.v1.WatchJobResponse> updates =
-              EvalServiceGrpc.newBlockingStub(channel).watchJob(WatchJobRequest.newBuilder().setJobId(jobId).build());
+              EvalServiceGrpc.newBlockingStub(channel)
+                  .watchJob(WatchJobRequest.newBuilder().setJobId(jobId).build());
           while (updates.hasNext()) {
             last = updates.next().getJob();
             giveUpAt = 0;
@@ -249,7 +293,10 @@ public final class JobCommands {
           long now = System.nanoTime();
           if (giveUpAt == 0) {
             giveUpAt = now + TimeUnit.SECONDS.toNanos(reconnectSeconds);
-            err.println("tenbin: the eval service is unavailable; reconnecting for up to " + reconnectSeconds + " s");
+            err.println(
+                "tenbin: the eval service is unavailable; reconnecting for up to "
+                    + reconnectSeconds
+                    + " s");
             err.flush();
           }
           if (now - giveUpAt > 0) {
@@ -266,9 +313,16 @@ public final class JobCommands {
     }
   }
 
-  @Command(name = "cancel", mixinStandardHelpOptions = true, description = "Cancel a queued or running job.")
+  @Command(
+      name = "cancel",
+      mixinStandardHelpOptions = true,
+      description = "Cancel a queued or running job.")
   public static final class Cancel implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "JOB", description = "The job's id (job-…), as submit printed it.") String jobId;
+    @Parameters(
+        index = "0",
+        paramLabel = "JOB",
+        description = "The job's id (job-…), as submit printed it.")
+    String jobId;
 
     @CommandLine.Mixin Endpoint endpoint = new Endpoint();
 
@@ -277,18 +331,24 @@ public final class JobCommands {
     @Override
     public Integer call() {
       Job job =
-          endpoint.call(channel -> EvalServiceGrpc.newBlockingStub(channel)
-              .withDeadlineAfter(1, TimeUnit.MINUTES)
-              .cancelJob(CancelJobRequest.newBuilder().setJobId(jobId).build())
-              .getJob());
+          endpoint.call(
+              channel ->
+                  EvalServiceGrpc.newBlockingStub(channel)
+                      .withDeadlineAfter(1, TimeUnit.MINUTES)
+                      .cancelJob(CancelJobRequest.newBuilder().setJobId(jobId).build())
+                      .getJob());
       spec.commandLine().getOut().println(describe(job));
       return 0;
     }
   }
 
-  @Command(name = "list", mixinStandardHelpOptions = true, description = "List the service's jobs, oldest first, finished ones included.")
+  @Command(
+      name = "list",
+      mixinStandardHelpOptions = true,
+      description = "List the service's jobs, oldest first, finished ones included.")
   public static final class ListJobs implements Callable<Integer> {
-    @Option(names = "--json", description = "One JSON object per job, one per line.") boolean json;
+    @Option(names = "--json", description = "One JSON object per job, one per line.")
+    boolean json;
 
     @CommandLine.Mixin Endpoint endpoint = new Endpoint();
 
@@ -298,12 +358,22 @@ public final class JobCommands {
     public Integer call() {
       PrintWriter out = spec.commandLine().getOut();
       List<Job> jobs =
-          endpoint.call(channel -> EvalServiceGrpc.newBlockingStub(channel)
-              .withDeadlineAfter(1, TimeUnit.MINUTES)
-              .listJobs(ListJobsRequest.getDefaultInstance())
-              .getJobsList());
+          endpoint.call(
+              channel ->
+                  EvalServiceGrpc.newBlockingStub(channel)
+                      .withDeadlineAfter(1, TimeUnit.MINUTES)
+                      .listJobs(ListJobsRequest.getDefaultInstance())
+                      .getJobsList());
       if (!json) {
-        out.printf(Locale.ROOT, "%-16s %-9s %-11s %-20s %-24s %s%n", "id", "state", "cells", "submitted", "name", "output");
+        out.printf(
+            Locale.ROOT,
+            "%-16s %-9s %-11s %-20s %-24s %s%n",
+            "id",
+            "state",
+            "cells",
+            "submitted",
+            "name",
+            "output");
       }
       for (Job job : jobs) {
         String state = job.getState().name().replace("JOB_STATE_", "").toLowerCase(Locale.ROOT);
@@ -324,8 +394,14 @@ public final class JobCommands {
           out.println(node);
         } else {
           out.printf(
-              Locale.ROOT, "%-16s %-9s %-11s %-20s %-24s %s%n", job.getId(), state, job.getCellsDone() + "/" + job.getCellsTotal(),
-              submitted.length() > 19 ? submitted.substring(0, 19) : submitted, job.getName(), job.getOutputDir());
+              Locale.ROOT,
+              "%-16s %-9s %-11s %-20s %-24s %s%n",
+              job.getId(),
+              state,
+              job.getCellsDone() + "/" + job.getCellsTotal(),
+              submitted.length() > 19 ? submitted.substring(0, 19) : submitted,
+              job.getName(),
+              job.getOutputDir());
         }
       }
       out.flush();
@@ -342,7 +418,14 @@ public final class JobCommands {
       name = "job",
       mixinStandardHelpOptions = true,
       description = "The eval service's jobs: submit | list | status | watch | cancel | results.",
-      subcommands = {Submit.class, ListJobs.class, Status.class, Watch.class, Cancel.class, Results.class})
+      subcommands = {
+        Submit.class,
+        ListJobs.class,
+        Status.class,
+        Watch.class,
+        Cancel.class,
+        Results.class
+      })
   public static final class Jobs implements Runnable {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -352,13 +435,24 @@ public final class JobCommands {
     }
   }
 
-  @Command(name = "results", mixinStandardHelpOptions = true, description = "Print a job's stored cells: metrics (and rankings with --rankings).")
+  @Command(
+      name = "results",
+      mixinStandardHelpOptions = true,
+      description = "Print a job's stored cells: metrics (and rankings with --rankings).")
   public static final class Results implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "JOB", description = "The job's id (job-…), as submit printed it.") String jobId;
+    @Parameters(
+        index = "0",
+        paramLabel = "JOB",
+        description = "The job's id (job-…), as submit printed it.")
+    String jobId;
 
-    @Option(names = "--json", description = "One JSON object per cell, one per line.") boolean json;
+    @Option(names = "--json", description = "One JSON object per cell, one per line.")
+    boolean json;
 
-    @Option(names = "--rankings", description = "With --json: include each query's ranking with scores.") boolean rankings;
+    @Option(
+        names = "--rankings",
+        description = "With --json: include each query's ranking with scores.")
+    boolean rankings;
 
     @CommandLine.Mixin Endpoint endpoint = new Endpoint();
 
@@ -367,28 +461,42 @@ public final class JobCommands {
     @Override
     public Integer call() {
       PrintWriter out = spec.commandLine().getOut();
-      return endpoint.call(channel -> {
-        Iterator<dev.tenbin.proto.eval.v1.GetResultsResponse> cells =
-            EvalServiceGrpc.newBlockingStub(channel)
-                .withDeadlineAfter(10, TimeUnit.MINUTES)
-                .getResults(GetResultsRequest.newBuilder().setJobId(jobId).build());
-        if (!json) {
-          out.printf(Locale.ROOT, "%-44s %-22s %-16s %-24s %8s %9s%n", "system", "task", "variant", "mode", "ndcg@10", "recall@100");
-        }
-        while (cells.hasNext()) {
-          CellResult cell = cells.next().getCell();
-          if (json) {
-            out.println(toJson(cell));
-          } else {
-            out.printf(
-                Locale.ROOT, "%-44s %-22s %-16s %-24s %8.4f %9.4f%n", cell.getModel(), cell.getTask(), cell.getVariant(),
-                cell.getMode().name().replace("EVAL_MODE_", "").toLowerCase(Locale.ROOT), metric(cell, "ndcg@10"),
-                metric(cell, "recall@100"));
-          }
-        }
-        out.flush();
-        return 0;
-      });
+      return endpoint.call(
+          channel -> {
+            Iterator<dev.tenbin.proto.eval.v1.GetResultsResponse> cells =
+                EvalServiceGrpc.newBlockingStub(channel)
+                    .withDeadlineAfter(10, TimeUnit.MINUTES)
+                    .getResults(GetResultsRequest.newBuilder().setJobId(jobId).build());
+            if (!json) {
+              out.printf(
+                  Locale.ROOT,
+                  "%-44s %-22s %-16s %-24s %8s %9s%n",
+                  "system",
+                  "task",
+                  "variant",
+                  "mode",
+                  "ndcg@10",
+                  "recall@100");
+            }
+            while (cells.hasNext()) {
+              CellResult cell = cells.next().getCell();
+              if (json) {
+                out.println(toJson(cell));
+              } else {
+                out.printf(
+                    Locale.ROOT,
+                    "%-44s %-22s %-16s %-24s %8.4f %9.4f%n",
+                    cell.getModel(),
+                    cell.getTask(),
+                    cell.getVariant(),
+                    cell.getMode().name().replace("EVAL_MODE_", "").toLowerCase(Locale.ROOT),
+                    metric(cell, "ndcg@10"),
+                    metric(cell, "recall@100"));
+              }
+            }
+            out.flush();
+            return 0;
+          });
     }
 
     private String toJson(CellResult cell) {
@@ -403,12 +511,21 @@ public final class JobCommands {
       cell.getMetricsList().forEach(m -> metrics.put(m.getName(), m.getValue()));
       if (rankings) {
         ArrayNode queries = node.putArray("rankings");
-        cell.getRankingsList().forEach(ranking -> {
-          ObjectNode query = queries.addObject();
-          query.put("query_id", ranking.getQueryId());
-          ArrayNode docs = query.putArray("documents");
-          ranking.getDocumentsList().forEach(doc -> docs.addObject().put("doc_id", doc.getDocId()).put("score", doc.getScore()).put("rank", doc.getRank()));
-        });
+        cell.getRankingsList()
+            .forEach(
+                ranking -> {
+                  ObjectNode query = queries.addObject();
+                  query.put("query_id", ranking.getQueryId());
+                  ArrayNode docs = query.putArray("documents");
+                  ranking
+                      .getDocumentsList()
+                      .forEach(
+                          doc ->
+                              docs.addObject()
+                                  .put("doc_id", doc.getDocId())
+                                  .put("score", doc.getScore())
+                                  .put("rank", doc.getRank()));
+                });
       }
       return node.toString();
     }

@@ -35,13 +35,16 @@ public final class LightCommand implements Runnable {
         "The encoder builds the cache in its own cache directory (the embedded one, or --encoder-endpoint)."
       })
   static final class Build implements Callable<Integer> {
-    @Option(names = "--model", required = true) String model;
+    @Option(names = "--model", required = true)
+    String model;
 
     @CommandLine.Mixin ServiceOptions serviceOptions = new ServiceOptions();
 
-    @Option(names = "--fp16", description = "Store rows in FP16 (half the size).") boolean fp16;
+    @Option(names = "--fp16", description = "Store rows in FP16 (half the size).")
+    boolean fp16;
 
-    @Option(names = "--batch-size", defaultValue = "256") int batchSize;
+    @Option(names = "--batch-size", defaultValue = "256")
+    int batchSize;
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -52,11 +55,19 @@ public final class LightCommand implements Runnable {
       LightCache cache;
       ProgressBar[] bar = {null};
       try (Services services =
-          Services.connect(endpoints.index(), endpoints.encoder(), endpoints.modelsDirectory(), endpoints.cacheDirectory())) {
+          Services.connect(
+              endpoints.index(),
+              endpoints.encoder(),
+              endpoints.modelsDirectory(),
+              endpoints.cacheDirectory())) {
         cache =
             EncoderClient.of(services.encoderChannel())
                 .buildLightCache(
-                    model, fp16 ? LightCacheDtype.LIGHT_CACHE_DTYPE_FP16 : LightCacheDtype.LIGHT_CACHE_DTYPE_FP32, batchSize,
+                    model,
+                    fp16
+                        ? LightCacheDtype.LIGHT_CACHE_DTYPE_FP16
+                        : LightCacheDtype.LIGHT_CACHE_DTYPE_FP32,
+                    batchSize,
                     (done, vocabulary) -> {
                       if (bar[0] == null) {
                         bar[0] =
@@ -74,8 +85,12 @@ public final class LightCommand implements Runnable {
         }
       }
       err.printf(
-          "tenbin: cache of %s: %d x %d %s in %s%n", model, cache.getVocabularySize(), cache.getDimension(),
-          cache.getDtype() == LightCacheDtype.LIGHT_CACHE_DTYPE_FP16 ? "fp16" : "fp32", cache.getLocation());
+          "tenbin: cache of %s: %d x %d %s in %s%n",
+          model,
+          cache.getVocabularySize(),
+          cache.getDimension(),
+          cache.getDtype() == LightCacheDtype.LIGHT_CACHE_DTYPE_FP16 ? "fp16" : "fp32",
+          cache.getLocation());
       return 0;
     }
   }

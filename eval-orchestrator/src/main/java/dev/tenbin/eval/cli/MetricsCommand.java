@@ -53,7 +53,8 @@ public final class MetricsCommand implements Callable<Integer> {
       names = "--qrels",
       required = true,
       paramLabel = "FILE",
-      description = "Judgments: TREC qrels (qid iter docid grade) or BEIR tsv (query-id corpus-id score, optional header).")
+      description =
+          "Judgments: TREC qrels (qid iter docid grade) or BEIR tsv (query-id corpus-id score, optional header).")
   Path qrelsFile;
 
   @Option(
@@ -65,7 +66,8 @@ public final class MetricsCommand implements Callable<Integer> {
 
   @Option(
       names = "--json",
-      description = "Print exactly one JSON object on stdout instead of a table: qrels, run, num_queries, metrics, tie_aware.")
+      description =
+          "Print exactly one JSON object on stdout instead of a table: qrels, run, num_queries, metrics, tie_aware.")
   boolean json;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -99,8 +101,10 @@ public final class MetricsCommand implements Callable<Integer> {
     List<String> unjudged = run.keySet().stream().filter(q -> !qrels.isJudged(q)).toList();
     if (!unjudged.isEmpty()) {
       err.println(
-          "tenbin metrics: warning: ignoring " + count(unjudged.size(), "run query", "run queries")
-              + " without judgments, as trec_eval does: " + examples(unjudged));
+          "tenbin metrics: warning: ignoring "
+              + count(unjudged.size(), "run query", "run queries")
+              + " without judgments, as trec_eval does: "
+              + examples(unjudged));
     }
     long repeats = 0;
     for (Map.Entry<String, List<ScoredDoc>> query : run.entrySet()) {
@@ -111,7 +115,8 @@ public final class MetricsCommand implements Callable<Integer> {
     }
     if (repeats > 0) {
       err.println(
-          "tenbin metrics: warning: " + count(repeats, "run line repeats", "run lines repeat")
+          "tenbin metrics: warning: "
+              + count(repeats, "run line repeats", "run lines repeat")
               + " a docno of its query; the first line of each docno is kept"
               + " (trec_eval 10 refuses such a run)");
     }
@@ -161,8 +166,15 @@ public final class MetricsCommand implements Callable<Integer> {
     table.append(String.format(Locale.ROOT, "queries  %d%n%n", evaluation.numQueries()));
     table.append(
         String.format(
-            Locale.ROOT, "%-13s %8s %9s %8s %8s %8s %8s%n",
-            "metric", "value", "expected", "min", "max", "range", "bias"));
+            Locale.ROOT,
+            "%-13s %8s %9s %8s %8s %8s %8s%n",
+            "metric",
+            "value",
+            "expected",
+            "min",
+            "max",
+            "range",
+            "bias"));
     evaluation
         .means()
         .forEach(
@@ -170,8 +182,15 @@ public final class MetricsCommand implements Callable<Integer> {
               TieAwareValue tie = evaluation.tieAware().get(name);
               table.append(
                   String.format(
-                      Locale.ROOT, "%-13s %8.4f %9.4f %8.4f %8.4f %8.4f %8.4f%n",
-                      name, value, tie.expected(), tie.min(), tie.max(), tie.range(), tie.bias()));
+                      Locale.ROOT,
+                      "%-13s %8.4f %9.4f %8.4f %8.4f %8.4f %8.4f%n",
+                      name,
+                      value,
+                      tie.expected(),
+                      tie.min(),
+                      tie.max(),
+                      tie.range(),
+                      tie.bias()));
             });
     return table.toString();
   }

@@ -10,7 +10,9 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code tenbin nano build}: a Nano-set (≤ 200 queries, ≤ 10,000 documents) of a BEIR collection. */
+/**
+ * {@code tenbin nano build}: a Nano-set (≤ 200 queries, ≤ 10,000 documents) of a BEIR collection.
+ */
 @Command(
     name = "nano",
     mixinStandardHelpOptions = true,
@@ -24,14 +26,25 @@ public final class NanoCommand implements Runnable {
     spec.commandLine().usage(spec.commandLine().getErr());
   }
 
-  @Command(name = "build", mixinStandardHelpOptions = true, description = "Build a Nano-set into a new folder.")
+  @Command(
+      name = "build",
+      mixinStandardHelpOptions = true,
+      description = "Build a Nano-set into a new folder.")
   static final class Build implements Callable<Integer> {
-    @Option(names = "--dataset", required = true, paramLabel = "DIR") Path dataset;
+    @Option(names = "--dataset", required = true, paramLabel = "DIR")
+    Path dataset;
 
-    @Option(names = "--out", required = true, paramLabel = "DIR", description = "New or empty folder for the Nano-set.")
+    @Option(
+        names = "--out",
+        required = true,
+        paramLabel = "DIR",
+        description = "New or empty folder for the Nano-set.")
     Path out;
 
-    @Option(names = "--seed", defaultValue = "42", description = "Query sampling seed (default ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--seed",
+        defaultValue = "42",
+        description = "Query sampling seed (default ${DEFAULT-VALUE}).")
     long seed;
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -45,8 +58,13 @@ public final class NanoCommand implements Runnable {
           .getErr()
           .printf(
               "tenbin: Nano-set of %s: %d queries, %d documents (%d positives, %d hard negatives, %d filler) -> %s%n",
-              data.name(), summary.queries(), summary.documents(), summary.positives(), summary.hardNegatives(),
-              summary.filler(), out);
+              data.name(),
+              summary.queries(),
+              summary.documents(),
+              summary.positives(),
+              summary.hardNegatives(),
+              summary.filler(),
+              out);
       return 0;
     }
   }

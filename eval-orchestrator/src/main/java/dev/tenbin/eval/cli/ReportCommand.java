@@ -37,42 +37,75 @@ import picocli.CommandLine.Parameters;
       "Rows missing a task of the scope are listed unranked with their coverage."
     })
 public final class ReportCommand implements Callable<Integer> {
-  @Parameters(arity = "1..*", paramLabel = "DIR", description = "Job output folders (holding cells/).")
+  @Parameters(
+      arity = "1..*",
+      paramLabel = "DIR",
+      description = "Job output folders (holding cells/).")
   List<Path> jobs;
 
-  @Option(names = "--format", defaultValue = "table", paramLabel = "FORMAT",
+  @Option(
+      names = "--format",
+      defaultValue = "table",
+      paramLabel = "FORMAT",
       description = "table, markdown, html or json (default ${DEFAULT-VALUE}).")
   String format;
 
-  @Option(names = "--out", paramLabel = "FILE",
-      description = "Write the report to FILE instead of stdout (Markdown also writes its two chart SVGs beside it).")
+  @Option(
+      names = "--out",
+      paramLabel = "FILE",
+      description =
+          "Write the report to FILE instead of stdout (Markdown also writes its two chart SVGs beside it).")
   Path out;
 
-  @Option(names = "--metric", defaultValue = LeaderboardOptions.DEFAULT_METRIC, paramLabel = "METRIC",
+  @Option(
+      names = "--metric",
+      defaultValue = LeaderboardOptions.DEFAULT_METRIC,
+      paramLabel = "METRIC",
       description = "The metric a cell scores by, × 100 (default ${DEFAULT-VALUE}).")
   String metric;
 
-  @Option(names = "--aggregate", defaultValue = "macro", paramLabel = "KIND",
-      description = "Rank by macro (every benchmark equal) or micro (every task equal); default ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--aggregate",
+      defaultValue = "macro",
+      paramLabel = "KIND",
+      description =
+          "Rank by macro (every benchmark equal) or micro (every task equal); default ${DEFAULT-VALUE}.")
   String aggregate;
 
-  @Option(names = "--benchmark", paramLabel = "BENCHMARK", description = "Only this benchmark.") String benchmark;
+  @Option(names = "--benchmark", paramLabel = "BENCHMARK", description = "Only this benchmark.")
+  String benchmark;
 
-  @Option(names = "--language", paramLabel = "LANGUAGE", description = "Only tasks in this language.") String language;
+  @Option(
+      names = "--language",
+      paramLabel = "LANGUAGE",
+      description = "Only tasks in this language.")
+  String language;
 
-  @Option(names = "--domain", paramLabel = "DOMAIN", description = "Only tasks of this domain.") String domain;
+  @Option(names = "--domain", paramLabel = "DOMAIN", description = "Only tasks of this domain.")
+  String domain;
 
-  @Option(names = "--mode", paramLabel = "MODE", description = "Only retrieval or rerank (or candidates) cells.")
+  @Option(
+      names = "--mode",
+      paramLabel = "MODE",
+      description = "Only retrieval or rerank (or candidates) cells.")
   String mode;
 
-  @Option(names = "--official", paramLabel = "FILE",
+  @Option(
+      names = "--official",
+      paramLabel = "FILE",
       description = "A published ranking to correlate with: header model,score or model,rank.")
   Path official;
 
-  @Option(names = "--seed", defaultValue = "42", description = "Bootstrap seed (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--seed",
+      defaultValue = "42",
+      description = "Bootstrap seed (default ${DEFAULT-VALUE}).")
   long seed;
 
-  @Option(names = "--bootstrap", defaultValue = "2000", paramLabel = "N",
+  @Option(
+      names = "--bootstrap",
+      defaultValue = "2000",
+      paramLabel = "N",
       description = "Task-bootstrap draws; 0 to skip (default ${DEFAULT-VALUE}).")
   int draws;
 
@@ -86,14 +119,16 @@ public final class ReportCommand implements Callable<Integer> {
       throw new InvalidInputException("--bootstrap", "--bootstrap must be 0 or more, got " + draws);
     }
     if (mode != null && !List.of("retrieval", "rerank", "candidates").contains(mode)) {
-      throw new InvalidInputException("--mode", "--mode must be retrieval, rerank or candidates, got '" + mode + "'");
+      throw new InvalidInputException(
+          "--mode", "--mode must be retrieval, rerank or candidates, got '" + mode + "'");
     }
     List<CellRecord> cells = new ArrayList<>();
     for (Path job : jobs) {
       cells.addAll(ResultStore.existing(job, "JOB_DIR").readAll());
     }
     if (cells.isEmpty()) {
-      throw new InvalidInputException("JOB_DIR", "JOB_DIR " + jobs + " holds no finished cells yet");
+      throw new InvalidInputException(
+          "JOB_DIR", "JOB_DIR " + jobs + " holds no finished cells yet");
     }
     checkMetric(cells);
     Scope scope = new Scope(benchmark, language, domain, mode);
@@ -113,8 +148,11 @@ public final class ReportCommand implements Callable<Integer> {
       stdout.flush();
     } else {
       Leaderboards.write(board, reportFormat, out);
-      spec.commandLine().getErr().printf("tenbin: %s leaderboard of %d rows -> %s%n",
-          reportFormat.name().toLowerCase(java.util.Locale.ROOT), board.rows().size(), out);
+      spec.commandLine()
+          .getErr()
+          .printf(
+              "tenbin: %s leaderboard of %d rows -> %s%n",
+              reportFormat.name().toLowerCase(java.util.Locale.ROOT), board.rows().size(), out);
     }
     return 0;
   }
@@ -123,7 +161,8 @@ public final class ReportCommand implements Callable<Integer> {
     try {
       return ReportFormat.parse(format);
     } catch (IllegalArgumentException e) {
-      throw new InvalidInputException("--format", "--format must be table, markdown, html or json, got '" + format + "'");
+      throw new InvalidInputException(
+          "--format", "--format must be table, markdown, html or json, got '" + format + "'");
     }
   }
 
@@ -131,7 +170,8 @@ public final class ReportCommand implements Callable<Integer> {
     try {
       return Aggregate.parse(aggregate);
     } catch (IllegalArgumentException e) {
-      throw new InvalidInputException("--aggregate", "--aggregate must be macro or micro, got '" + aggregate + "'");
+      throw new InvalidInputException(
+          "--aggregate", "--aggregate must be macro or micro, got '" + aggregate + "'");
     }
   }
 
@@ -146,14 +186,19 @@ public final class ReportCommand implements Callable<Integer> {
     TreeSet<String> known = new TreeSet<>();
     cells.forEach(c -> known.addAll(c.metrics() == null ? List.of() : c.metrics().keySet()));
     if (!known.contains(metric)) {
-      throw new InvalidInputException("--metric", "--metric " + metric + " is not in the stored cells; known: " + known);
+      throw new InvalidInputException(
+          "--metric", "--metric " + metric + " is not in the stored cells; known: " + known);
     }
   }
 
   private static void checkScope(List<CellRecord> cells, Scope scope) {
     if (cells.stream().noneMatch(c -> scope.includes(c.key()))) {
-      String field = scope.benchmark() != null ? "--benchmark" : scope.language() != null ? "--language"
-          : scope.domain() != null ? "--domain" : "--mode";
+      String field =
+          scope.benchmark() != null
+              ? "--benchmark"
+              : scope.language() != null
+                  ? "--language"
+                  : scope.domain() != null ? "--domain" : "--mode";
       throw new InvalidInputException(field, "no stored cell matches " + scope.describe());
     }
   }

@@ -32,7 +32,11 @@ public final class RunCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "SPEC", description = "Job spec (YAML).")
   Path specFile;
 
-  @Option(names = "--out", required = true, paramLabel = "DIR", description = "Job folder: results, leaderboards, warehouse.")
+  @Option(
+      names = "--out",
+      required = true,
+      paramLabel = "DIR",
+      description = "Job folder: results, leaderboards, warehouse.")
   Path out;
 
   @CommandLine.Mixin ServiceOptions services = new ServiceOptions();
@@ -40,10 +44,13 @@ public final class RunCommand implements Callable<Integer> {
   @Option(
       names = "--progress",
       defaultValue = "auto",
-      description = "auto (bars on a terminal, lines otherwise), bars, lines or none (default ${DEFAULT-VALUE}).")
+      description =
+          "auto (bars on a terminal, lines otherwise), bars, lines or none (default ${DEFAULT-VALUE}).")
   String progress;
 
-  @Option(names = "--no-reports", description = "Skip the leaderboards and the warehouse at the end.")
+  @Option(
+      names = "--no-reports",
+      description = "Skip the leaderboards and the warehouse at the end.")
   boolean noReports;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -57,11 +64,16 @@ public final class RunCommand implements Callable<Integer> {
           case "auto" -> ConsoleJobProgress.interactiveTerminal();
           case "bars" -> true;
           case "lines", "none" -> false;
-          default -> throw new dev.tenbin.core.InvalidInputException("--progress", "--progress must be auto, bars, lines or none, got '" + progress + "'");
+          default ->
+              throw new dev.tenbin.core.InvalidInputException(
+                  "--progress",
+                  "--progress must be auto, bars, lines or none, got '" + progress + "'");
         };
     JobLauncher launcher = new JobLauncher(services.toOptions());
     JobOutcome outcome;
-    try (ConsoleJobProgress listener = new ConsoleJobProgress(progress.equals("none") ? new PrintWriter(java.io.Writer.nullWriter()) : err, bars)) {
+    try (ConsoleJobProgress listener =
+        new ConsoleJobProgress(
+            progress.equals("none") ? new PrintWriter(java.io.Writer.nullWriter()) : err, bars)) {
       outcome = launcher.run(job, out, listener, Cancellation.NEVER);
     }
     outcome.failures().forEach(failure -> err.println("tenbin: failed: " + failure));

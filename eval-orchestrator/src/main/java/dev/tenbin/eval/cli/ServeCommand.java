@@ -17,7 +17,11 @@ public final class ServeCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "SERVICE", description = "index | encoder | rerank | eval")
   String service;
 
-  @Parameters(index = "1..*", arity = "0..*", paramLabel = "OPTION", description = "The service's own options (--help).")
+  @Parameters(
+      index = "1..*",
+      arity = "0..*",
+      paramLabel = "OPTION",
+      description = "The service's own options (--help).")
   String[] options = new String[0];
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;

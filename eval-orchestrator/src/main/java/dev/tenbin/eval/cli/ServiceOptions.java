@@ -15,25 +15,36 @@ import picocli.CommandLine.Option;
 public final class ServiceOptions {
   @Mixin ServiceClientOptions security = new ServiceClientOptions();
 
-  @Option(names = "--index-endpoint", paramLabel = "HOST:PORT", description = "Use a running index service instead of the embedded one.")
+  @Option(
+      names = "--index-endpoint",
+      paramLabel = "HOST:PORT",
+      description = "Use a running index service instead of the embedded one.")
   String indexEndpoint;
 
-  @Option(names = "--encoder-endpoint", paramLabel = "HOST:PORT", description = "Use a running encoder service instead of the embedded one.")
+  @Option(
+      names = "--encoder-endpoint",
+      paramLabel = "HOST:PORT",
+      description = "Use a running encoder service instead of the embedded one.")
   String encoderEndpoint;
 
-  @Option(names = "--rerank-endpoint", paramLabel = "HOST:PORT", description = "Use a running rerank service instead of the embedded one.")
+  @Option(
+      names = "--rerank-endpoint",
+      paramLabel = "HOST:PORT",
+      description = "Use a running rerank service instead of the embedded one.")
   String rerankEndpoint;
 
   @Option(
       names = "--models-dir",
       defaultValue = "${env:TENBIN_MODELS_DIR:-models}",
-      description = "Local models of the embedded services, <id>/card.json (default ${DEFAULT-VALUE}).")
+      description =
+          "Local models of the embedded services, <id>/card.json (default ${DEFAULT-VALUE}).")
   Path modelsDirectory;
 
   @Option(
       names = "--cache-dir",
       defaultValue = "${env:TENBIN_CACHE_DIR:-.tenbin/cache}",
-      description = "Hub downloads, LightRetriever and embedding caches (default ${DEFAULT-VALUE}).")
+      description =
+          "Hub downloads, LightRetriever and embedding caches (default ${DEFAULT-VALUE}).")
   Path cacheDirectory;
 
   public JobLauncher.Options toOptions() {

@@ -14,11 +14,14 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code tenbin tasks show|fetch SPEC}: the tasks a task-set YAML file declares, and their data. */
+/**
+ * {@code tenbin tasks show|fetch SPEC}: the tasks a task-set YAML file declares, and their data.
+ */
 @Command(
     name = "tasks",
     mixinStandardHelpOptions = true,
-    description = "Task sets: benchmarks declared in YAML (local BEIR folders and pinned hub datasets).",
+    description =
+        "Task sets: benchmarks declared in YAML (local BEIR folders and pinned hub datasets).",
     subcommands = {TasksCommand.Show.class, TasksCommand.Fetch.class})
 public final class TasksCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -28,9 +31,13 @@ public final class TasksCommand implements Runnable {
     spec.commandLine().usage(spec.commandLine().getErr());
   }
 
-  @Command(name = "show", mixinStandardHelpOptions = true, description = "List the tasks of a spec: name, dataset, language, domain, source.")
+  @Command(
+      name = "show",
+      mixinStandardHelpOptions = true,
+      description = "List the tasks of a spec: name, dataset, language, domain, source.")
   static final class Show implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "SPEC", description = "The task-set YAML file.") Path specFile;
+    @Parameters(index = "0", paramLabel = "SPEC", description = "The task-set YAML file.")
+    Path specFile;
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -43,7 +50,10 @@ public final class TasksCommand implements Runnable {
       for (TaskSpec task : taskSet.tasks()) {
         out.printf(
             "%s\t%s\t%s\t%s\t%s%n",
-            task.name(), task.dataset(), task.language(), task.domain().isEmpty() ? "-" : task.domain(),
+            task.name(),
+            task.dataset(),
+            task.language(),
+            task.domain().isEmpty() ? "-" : task.domain(),
             task.source().describe());
       }
       out.flush();
@@ -58,7 +68,8 @@ public final class TasksCommand implements Runnable {
           "Download (hub) or read (local) every task of a spec and print its size and identity."
               + " Hub endpoint and token come from HF_ENDPOINT and HF_TOKEN.")
   static final class Fetch implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "SPEC", description = "The task-set YAML file.") Path specFile;
+    @Parameters(index = "0", paramLabel = "SPEC", description = "The task-set YAML file.")
+    Path specFile;
 
     @Option(
         names = "--cache-dir",
@@ -86,7 +97,9 @@ public final class TasksCommand implements Runnable {
         }
         out.printf(
             "%s\t%d\t%d\t%s%n",
-            task.name(), loaded.dataset().corpus().size(), loaded.dataset().evaluatedQueryIds().size(),
+            task.name(),
+            loaded.dataset().corpus().size(),
+            loaded.dataset().evaluatedQueryIds().size(),
             loaded.datasetSha());
         out.flush();
       }

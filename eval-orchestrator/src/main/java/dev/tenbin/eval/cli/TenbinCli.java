@@ -22,11 +22,25 @@ import picocli.CommandLine.Command;
     versionProvider = TenbinCli.Version.class,
     description = "Weighs retrieval systems against each other under identical conditions.",
     subcommands = {
-      EvalCommand.class, MetricsCommand.class, RunCommand.class, JobCommands.Jobs.class, TasksCommand.class, WarehouseCommand.class, ExportCommand.class, ReportCommand.class, CandidatesCommand.class, NanoCommand.class, LightCommand.class, ServeCommand.class, BenchCommand.class, DrillCommand.class
+      EvalCommand.class,
+      MetricsCommand.class,
+      RunCommand.class,
+      JobCommands.Jobs.class,
+      TasksCommand.class,
+      WarehouseCommand.class,
+      ExportCommand.class,
+      ReportCommand.class,
+      CandidatesCommand.class,
+      NanoCommand.class,
+      LightCommand.class,
+      ServeCommand.class,
+      BenchCommand.class,
+      DrillCommand.class
     })
 public final class TenbinCli implements Runnable {
   /** Exit code for bad input: a wrong flag, a missing or corrupt file. */
   public static final int EXIT_USAGE = 2;
+
   /** Exit code for a failure inside Tenbin or a service it called. */
   public static final int EXIT_FAILURE = 1;
 
@@ -65,9 +79,13 @@ public final class TenbinCli implements Runnable {
         });
     cli.setExecutionStrategy(
         parseResult -> {
-          if (parseResult.hasSubcommand() && DEPRECATED_JOB_ALIASES.containsKey(parseResult.subcommand().commandSpec().name())) {
+          if (parseResult.hasSubcommand()
+              && DEPRECATED_JOB_ALIASES.containsKey(
+                  parseResult.subcommand().commandSpec().name())) {
             String verb = parseResult.subcommand().commandSpec().name();
-            cli.getErr().println("tenbin: 'tenbin " + verb + "' is deprecated; use 'tenbin job " + verb + "'");
+            cli.getErr()
+                .println(
+                    "tenbin: 'tenbin " + verb + "' is deprecated; use 'tenbin job " + verb + "'");
             cli.getErr().flush();
           }
           return new CommandLine.RunLast().execute(parseResult);
@@ -89,7 +107,8 @@ public final class TenbinCli implements Runnable {
   static String describe(Throwable failure) {
     if (failure instanceof StatusRuntimeException status) {
       String description = status.getStatus().getDescription();
-      return "service call failed: " + status.getStatus().getCode()
+      return "service call failed: "
+          + status.getStatus().getCode()
           + (description == null ? "" : ": " + description);
     }
     if (failure instanceof UncheckedIOException io && io.getCause() != null) {
@@ -107,7 +126,8 @@ public final class TenbinCli implements Runnable {
     }
     if (failure instanceof StatusRuntimeException status) {
       return switch (status.getStatus().getCode()) {
-        case INVALID_ARGUMENT, NOT_FOUND, ALREADY_EXISTS, FAILED_PRECONDITION, PERMISSION_DENIED -> EXIT_USAGE;
+        case INVALID_ARGUMENT, NOT_FOUND, ALREADY_EXISTS, FAILED_PRECONDITION, PERMISSION_DENIED ->
+            EXIT_USAGE;
         default -> EXIT_FAILURE;
       };
     }
@@ -120,7 +140,9 @@ public final class TenbinCli implements Runnable {
     // Services log what operators read (job ids, listening addresses) at INFO; a command someone
     // runs at a terminal keeps its stderr to its own progress and to warnings.
     boolean serving = args.length > 0 && args[0].equals("serve");
-    if (!serving && !dev.tenbin.rpc.QuietConsole.verbose() && System.getProperty(SLF4J_DEFAULT_LEVEL) == null) {
+    if (!serving
+        && !dev.tenbin.rpc.QuietConsole.verbose()
+        && System.getProperty(SLF4J_DEFAULT_LEVEL) == null) {
       System.setProperty(SLF4J_DEFAULT_LEVEL, "warn");
     }
     dev.tenbin.rpc.QuietConsole.apply();

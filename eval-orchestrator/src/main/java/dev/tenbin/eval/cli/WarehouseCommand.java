@@ -24,7 +24,8 @@ import picocli.CommandLine.Parameters;
 @Command(
     name = "warehouse",
     mixinStandardHelpOptions = true,
-    description = "Load job results into a DuckDB file and query them with SQL (schema: docs/warehouse.md).",
+    description =
+        "Load job results into a DuckDB file and query them with SQL (schema: docs/warehouse.md).",
     subcommands = {WarehouseCommand.Build.class, WarehouseCommand.Query.class})
 public final class WarehouseCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -42,10 +43,17 @@ public final class WarehouseCommand implements Runnable {
         "A cell stored in several job folders is loaded once, from the first named."
       })
   static final class Build implements Callable<Integer> {
-    @Parameters(arity = "1..*", paramLabel = "DIR", description = "Job output folders (each holding cells/).")
+    @Parameters(
+        arity = "1..*",
+        paramLabel = "DIR",
+        description = "Job output folders (each holding cells/).")
     List<Path> jobDirs;
 
-    @Option(names = "--out", paramLabel = "FILE", description = "The database file (default: JOB_DIR/warehouse.duckdb of the first job folder).")
+    @Option(
+        names = "--out",
+        paramLabel = "FILE",
+        description =
+            "The database file (default: JOB_DIR/warehouse.duckdb of the first job folder).")
     Path out;
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -59,7 +67,9 @@ public final class WarehouseCommand implements Runnable {
       err.flush();
       PrintWriter stdout = spec.commandLine().getOut();
       stdout.println(summary.databaseFile());
-      summary.rowCounts().forEach((table, rows) -> stdout.printf(Locale.ROOT, "%-14s %10d%n", table, rows));
+      summary
+          .rowCounts()
+          .forEach((table, rows) -> stdout.printf(Locale.ROOT, "%-14s %10d%n", table, rows));
       stdout.flush();
       return 0;
     }
@@ -68,15 +78,26 @@ public final class WarehouseCommand implements Runnable {
   @Command(
       name = "query",
       mixinStandardHelpOptions = true,
-      description = "Run one SQL statement on a warehouse (opened read-only) and print the result as a table.")
+      description =
+          "Run one SQL statement on a warehouse (opened read-only) and print the result as a table.")
   static final class Query implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "FILE", description = "A database written by 'tenbin warehouse build'.")
+    @Parameters(
+        index = "0",
+        paramLabel = "FILE",
+        description = "A database written by 'tenbin warehouse build'.")
     Path file;
 
-    @Parameters(index = "1", paramLabel = "SQL", description = "The query, e.g. \"SELECT * FROM system_summary\".")
+    @Parameters(
+        index = "1",
+        paramLabel = "SQL",
+        description = "The query, e.g. \"SELECT * FROM system_summary\".")
     String sql;
 
-    @Option(names = "--max-rows", defaultValue = "100", paramLabel = "N", description = "Rows printed at most (default ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--max-rows",
+        defaultValue = "100",
+        paramLabel = "N",
+        description = "Rows printed at most (default ${DEFAULT-VALUE}).")
     int maxRows;
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -84,12 +105,14 @@ public final class WarehouseCommand implements Runnable {
     @Override
     public Integer call() {
       if (maxRows < 1) {
-        throw new InvalidInputException("--max-rows", "--max-rows must be at least 1, got " + maxRows);
+        throw new InvalidInputException(
+            "--max-rows", "--max-rows must be at least 1, got " + maxRows);
       }
       try (Connection connection = Warehouse.openReadOnly(file);
           Statement statement = connection.createStatement()) {
         if (!statement.execute(sql)) {
-          throw new InvalidInputException("SQL", "the statement returned no rows (the warehouse is opened read-only)");
+          throw new InvalidInputException(
+              "SQL", "the statement returned no rows (the warehouse is opened read-only)");
         }
         try (ResultSet rows = statement.getResultSet()) {
           PrintWriter stdout = spec.commandLine().getOut();

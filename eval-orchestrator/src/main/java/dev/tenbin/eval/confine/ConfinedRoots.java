@@ -17,8 +17,9 @@ import java.util.List;
  * <p>A path is resolved (relative ones against a base folder), normalised, and then the real path
  * of its longest existing prefix is taken, so {@code ..} and symbolic links that lead out are both
  * caught; it is accepted when that real path lies inside a root, and the path returned is that real
- * path (plus the part that does not exist yet): the one to read or write. A path outside is a {@link PermissionDeniedException} naming the request
- * field; the message quotes the value as sent (cut), never anything read from the file system.
+ * path (plus the part that does not exist yet): the one to read or write. A path outside is a
+ * {@link PermissionDeniedException} naming the request field; the message quotes the value as sent
+ * (cut), never anything read from the file system.
  */
 public final class ConfinedRoots {
   private static final int MAX_PATH_CHARS = 4096;
@@ -46,12 +47,14 @@ public final class ConfinedRoots {
     for (Path folder : folders) {
       Path absolute = folder.toAbsolutePath().normalize();
       if (!Files.isDirectory(absolute)) {
-        throw new InvalidInputException(option, option + " " + folder + " is not an existing folder");
+        throw new InvalidInputException(
+            option, option + " " + folder + " is not an existing folder");
       }
       try {
         real.add(absolute.toRealPath());
       } catch (IOException e) {
-        throw new InvalidInputException(option, option + " " + folder + " cannot be resolved: " + e.getMessage());
+        throw new InvalidInputException(
+            option, option + " " + folder + " cannot be resolved: " + e.getMessage());
       }
       configured.add(absolute);
     }
@@ -71,7 +74,8 @@ public final class ConfinedRoots {
   /**
    * The real path {@code raw} names, which must lie inside a root (or be one).
    *
-   * @param field the request field, for errors ({@code output_dir}, {@code task_sets[0].tasks[2].source.path})
+   * @param field the request field, for errors ({@code output_dir}, {@code
+   *     task_sets[0].tasks[2].source.path})
    * @param raw the path as the client wrote it
    * @param base the folder a relative {@code raw} is resolved against (absolute)
    */
@@ -80,13 +84,15 @@ public final class ConfinedRoots {
       throw new InvalidInputException(field, field + ": empty path");
     }
     if (raw.length() > MAX_PATH_CHARS || raw.indexOf('\0') >= 0) {
-      throw new InvalidInputException(field, field + ": " + MessageText.quote(raw) + " is not a valid path");
+      throw new InvalidInputException(
+          field, field + ": " + MessageText.quote(raw) + " is not a valid path");
     }
     Path path;
     try {
       path = Path.of(raw);
     } catch (InvalidPathException e) {
-      throw new InvalidInputException(field, field + ": " + MessageText.quote(raw) + " is not a valid path");
+      throw new InvalidInputException(
+          field, field + ": " + MessageText.quote(raw) + " is not a valid path");
     }
     Path normal = (path.isAbsolute() ? path : base.resolve(path)).toAbsolutePath().normalize();
     return inside(field, normal, MessageText.quote(raw));
@@ -103,7 +109,8 @@ public final class ConfinedRoots {
 
   private Path inside(String field, Path normal, String shown) {
     if (real.isEmpty()) {
-      throw new PermissionDeniedException(field, field + ": " + shown + ": this service has no " + what + " configured");
+      throw new PermissionDeniedException(
+          field, field + ": " + shown + ": this service has no " + what + " configured");
     }
     boolean lexicallyInside = within(normal, real) || within(normal, configured);
     Path resolved;
@@ -113,18 +120,26 @@ public final class ConfinedRoots {
       // A link that points nowhere (or a folder we may not enter): refuse rather than guess.
       throw new PermissionDeniedException(
           field,
-          field + ": " + shown + (lexicallyInside
-              ? " cannot be resolved inside the " + what + " (a broken symbolic link or an unreadable folder)"
-              : " lies outside the " + what + " " + real));
+          field
+              + ": "
+              + shown
+              + (lexicallyInside
+                  ? " cannot be resolved inside the "
+                      + what
+                      + " (a broken symbolic link or an unreadable folder)"
+                  : " lies outside the " + what + " " + real));
     }
     if (within(resolved, real)) {
       return resolved;
     }
     throw new PermissionDeniedException(
         field,
-        field + ": " + shown + (lexicallyInside
-            ? " leads outside the " + what + " " + real + " through a symbolic link"
-            : " lies outside the " + what + " " + real));
+        field
+            + ": "
+            + shown
+            + (lexicallyInside
+                ? " leads outside the " + what + " " + real + " through a symbolic link"
+                : " lies outside the " + what + " " + real));
   }
 
   private static boolean within(Path path, List<Path> roots) {
@@ -136,7 +151,10 @@ public final class ConfinedRoots {
     return false;
   }
 
-  /** The real path of the longest existing prefix of {@code normal}, with the rest (which cannot hold links) appended. */
+  /**
+   * The real path of the longest existing prefix of {@code normal}, with the rest (which cannot
+   * hold links) appended.
+   */
   private static Path realPathOfExistingPrefix(Path normal) throws IOException {
     Path existing = normal;
     while (existing != null && !Files.exists(existing, LinkOption.NOFOLLOW_LINKS)) {

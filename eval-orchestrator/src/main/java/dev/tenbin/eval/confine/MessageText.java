@@ -6,7 +6,9 @@ package dev.tenbin.eval.confine;
  * status header or forge log lines.
  */
 public final class MessageText {
-  /** The longest value shown in a message; longer ones are cut with a count of what was left out. */
+  /**
+   * The longest value shown in a message; longer ones are cut with a count of what was left out.
+   */
   public static final int MAX_SHOWN = 120;
 
   private MessageText() {}
@@ -16,7 +18,10 @@ public final class MessageText {
     return "'" + cut(value, MAX_SHOWN) + "'";
   }
 
-  /** {@code value} cut to at most {@code max} characters (plus a note of the rest), control characters escaped. */
+  /**
+   * {@code value} cut to at most {@code max} characters (plus a note of the rest), control
+   * characters escaped.
+   */
   public static String cut(String value, int max) {
     if (value == null) {
       return "";

@@ -6,16 +6,16 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A BEIR-format collection read into memory: {@code corpus.jsonl}, {@code queries.jsonl} and
- * {@code qrels/test.tsv}.
+ * A BEIR-format collection read into memory: {@code corpus.jsonl}, {@code queries.jsonl} and {@code
+ * qrels/test.tsv}.
  *
  * @param name the folder's name
  * @param directory the folder
  * @param corpus documents in file order
  * @param queries query id to text, in file order
  * @param qrels the judgments, as read
- * @param evaluatedQueryIds the queries of {@code queries.jsonl} with at least one judgment of
- *     score > 0 (the BEIR / HAKARI convention), in file order
+ * @param evaluatedQueryIds the queries of {@code queries.jsonl} with at least one judgment of score
+ *     > 0 (the BEIR / HAKARI convention), in file order
  * @param warnings problems that do not stop an evaluation, such as qrels naming unknown queries
  */
 public record BeirDataset(

@@ -14,9 +14,8 @@ import java.util.Set;
 /**
  * Reads a BEIR-format folder. Missing or corrupt files and an empty corpus are errors, as are ids
  * that are not {@link dev.tenbin.eval.run.RecordIds valid ids} (runs and qrels could not name them)
- * and titles or texts that are not strings; qrels that
- * name queries or documents absent from the files are counted and reported as warnings, as real
- * collections have them.
+ * and titles or texts that are not strings; qrels that name queries or documents absent from the
+ * files are counted and reported as warnings, as real collections have them.
  */
 public final class BeirDatasetReader {
   private BeirDatasetReader() {}
@@ -31,7 +30,10 @@ public final class BeirDatasetReader {
     for (Path required : List.of(corpusFile, queriesFile, qrelsFile)) {
       if (!Files.isRegularFile(required)) {
         throw new DatasetException(
-            "missing " + directory.relativize(required) + " in " + directory
+            "missing "
+                + directory.relativize(required)
+                + " in "
+                + directory
                 + " (a BEIR folder has corpus.jsonl, queries.jsonl and qrels/test.tsv)");
       }
     }
@@ -66,11 +68,13 @@ public final class BeirDatasetReader {
     }
     if (unknownQueries > 0) {
       warnings.add(
-          unknownQueries + " judged queries in qrels/test.tsv are absent from queries.jsonl (ignored)");
+          unknownQueries
+              + " judged queries in qrels/test.tsv are absent from queries.jsonl (ignored)");
     }
     if (unknownDocs > 0) {
       warnings.add(
-          unknownDocs + " judgments in qrels/test.tsv name documents absent from corpus.jsonl"
+          unknownDocs
+              + " judgments in qrels/test.tsv name documents absent from corpus.jsonl"
               + " (they count as relevant documents never retrieved)");
     }
     List<String> evaluated = new ArrayList<>();
@@ -99,7 +103,9 @@ public final class BeirDatasetReader {
           }
           corpus.add(
               new CorpusDocument(
-                  id, JsonlReader.optionalText(node, "title", file, line), JsonlReader.optionalText(node, "text", file, line)));
+                  id,
+                  JsonlReader.optionalText(node, "title", file, line),
+                  JsonlReader.optionalText(node, "text", file, line)));
         });
     return corpus;
   }

@@ -10,7 +10,9 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
 
-/** SHA-256 over a BEIR folder's corpus, queries and qrels, in that order: the dataset's identity. */
+/**
+ * SHA-256 over a BEIR folder's corpus, queries and qrels, in that order: the dataset's identity.
+ */
 public final class DatasetFingerprint {
   private DatasetFingerprint() {}
 
@@ -18,7 +20,10 @@ public final class DatasetFingerprint {
     try {
       MessageDigest digest = MessageDigest.getInstance("SHA-256");
       for (Path file :
-          List.of(directory.resolve("corpus.jsonl"), directory.resolve("queries.jsonl"), directory.resolve("qrels/test.tsv"))) {
+          List.of(
+              directory.resolve("corpus.jsonl"),
+              directory.resolve("queries.jsonl"),
+              directory.resolve("qrels/test.tsv"))) {
         try (InputStream in = Files.newInputStream(file)) {
           byte[] buffer = new byte[1 << 16];
           int read;

@@ -24,6 +24,7 @@ final class JsonlReader {
       new ObjectMapper()
           .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
           .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+
   /** Parser messages quote the input; they are cut so an error never echoes a whole line. */
   private static final int MAX_DETAIL = 160;
 
@@ -47,7 +48,12 @@ final class JsonlReader {
           node = JSON.readTree(line);
         } catch (JsonProcessingException e) {
           throw new DatasetException(
-              file + " line " + lineNumber + ": not valid JSON (" + cut(e.getOriginalMessage()) + ")");
+              file
+                  + " line "
+                  + lineNumber
+                  + ": not valid JSON ("
+                  + cut(e.getOriginalMessage())
+                  + ")");
         }
         if (node == null || !node.isObject()) {
           throw new DatasetException(file + " line " + lineNumber + ": expected a JSON object");

@@ -22,7 +22,10 @@ import java.util.regex.Pattern;
  */
 public final class ChildTenbin implements AutoCloseable {
   private static final Pattern LISTENING = Pattern.compile("listening on (\\S+):(\\d+)");
-  /** Exit codes of a JVM that died of a signal it did not handle (SIGABRT after a crash, SIGSEGV). */
+
+  /**
+   * Exit codes of a JVM that died of a signal it did not handle (SIGABRT after a crash, SIGSEGV).
+   */
   private static final List<Integer> CRASH_EXIT_CODES = List.of(134, 139);
 
   private final String name;
@@ -39,14 +42,16 @@ public final class ChildTenbin implements AutoCloseable {
   }
 
   /**
-   * Starts {@code tenbin ARGS...} with its output (stdout and stderr) in {@code workDirectory/NAME.log}.
+   * Starts {@code tenbin ARGS...} with its output (stdout and stderr) in {@code
+   * workDirectory/NAME.log}.
    */
   public static ChildTenbin start(Path workDirectory, String name, List<String> args) {
     return start(workDirectory, name, List.of(), args);
   }
 
   /** As {@link #start(Path, String, List)}, with extra JVM flags (e.g. {@code -Xmx1g}). */
-  public static ChildTenbin start(Path workDirectory, String name, List<String> jvmFlags, List<String> args) {
+  public static ChildTenbin start(
+      Path workDirectory, String name, List<String> jvmFlags, List<String> args) {
     try {
       Files.createDirectories(workDirectory);
       Path crashes = Files.createDirectories(workDirectory.resolve(name + "-crash"));
@@ -81,13 +86,18 @@ public final class ChildTenbin implements AutoCloseable {
     List<String> mine = ManagementFactory.getRuntimeMXBean().getInputArguments();
     for (int i = 0; i < mine.size(); i++) {
       String flag = mine.get(i);
-      if ((flag.equals("--add-modules") || flag.equals("--add-opens") || flag.equals("--add-exports"))
+      if ((flag.equals("--add-modules")
+              || flag.equals("--add-opens")
+              || flag.equals("--add-exports"))
           && i + 1 < mine.size()) {
         flags.add(flag);
         flags.add(mine.get(++i));
-      } else if (flag.startsWith("--add-modules=") || flag.startsWith("--add-opens=")
-          || flag.startsWith("--enable-native-access") || flag.startsWith("-Xss")
-          || flag.startsWith("-XX:+Use") || flag.startsWith("-Djava.util.logging")
+      } else if (flag.startsWith("--add-modules=")
+          || flag.startsWith("--add-opens=")
+          || flag.startsWith("--enable-native-access")
+          || flag.startsWith("-Xss")
+          || flag.startsWith("-XX:+Use")
+          || flag.startsWith("-Djava.util.logging")
           || (flag.startsWith("-Dtenbin.") && !flag.startsWith("-Dtenbin.stderr="))) {
         flags.add(flag);
       }
@@ -124,7 +134,8 @@ public final class ChildTenbin implements AutoCloseable {
    * Waits until the child's output matches {@code pattern}; empty when the child exits or the time
    * runs out first.
    */
-  public Optional<Matcher> awaitOutput(Pattern pattern, Duration timeout) throws InterruptedException {
+  public Optional<Matcher> awaitOutput(Pattern pattern, Duration timeout)
+      throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline) {
       Matcher matcher = pattern.matcher(output());
@@ -146,7 +157,9 @@ public final class ChildTenbin implements AutoCloseable {
     Matcher matcher =
         awaitOutput(LISTENING, timeout)
             .orElseThrow(
-                () -> new IllegalStateException(name + " did not start listening within " + timeout + ":\n" + tail()));
+                () ->
+                    new IllegalStateException(
+                        name + " did not start listening within " + timeout + ":\n" + tail()));
     return Integer.parseInt(matcher.group(2));
   }
 

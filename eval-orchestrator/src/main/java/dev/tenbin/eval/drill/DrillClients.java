@@ -36,7 +36,11 @@ final class DrillClients {
   }
 
   static ManagedChannel channel(int port) {
-    return ClientChannels.open("127.0.0.1", port, ClientSecurity.plaintext(), ClientChannels.DEFAULT_MAX_INBOUND_MESSAGE_BYTES);
+    return ClientChannels.open(
+        "127.0.0.1",
+        port,
+        ClientSecurity.plaintext(),
+        ClientChannels.DEFAULT_MAX_INBOUND_MESSAGE_BYTES);
   }
 
   static void close(ManagedChannel channel) {
@@ -62,14 +66,24 @@ final class DrillClients {
   }
 
   /** Submits a job whose one task set is sent inline. */
-  static Job submit(ManagedChannel eval, String specYaml, String taskSetName, String taskSetYaml, String baseDirectory, String out) {
+  static Job submit(
+      ManagedChannel eval,
+      String specYaml,
+      String taskSetName,
+      String taskSetYaml,
+      String baseDirectory,
+      String out) {
     return EvalServiceGrpc.newBlockingStub(eval)
         .withDeadlineAfter(60, TimeUnit.SECONDS)
         .submitJob(
             SubmitJobRequest.newBuilder()
                 .setSpecYaml(specYaml)
                 .setOutputDir(out)
-                .addTaskSets(TaskSetDocument.newBuilder().setName(taskSetName).setYaml(taskSetYaml).setBaseDir(baseDirectory))
+                .addTaskSets(
+                    TaskSetDocument.newBuilder()
+                        .setName(taskSetName)
+                        .setYaml(taskSetYaml)
+                        .setBaseDir(baseDirectory))
                 .build())
         .getJob();
   }
@@ -78,7 +92,9 @@ final class DrillClients {
    * Polls the job until {@code until} holds; a service that does not answer (restarting) is asked
    * again. Empty when the time runs out.
    */
-  static Optional<Job> awaitJob(ManagedChannel eval, String id, Predicate<Job> until, Duration timeout) throws InterruptedException {
+  static Optional<Job> awaitJob(
+      ManagedChannel eval, String id, Predicate<Job> until, Duration timeout)
+      throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline) {
       try {

@@ -12,6 +12,16 @@ package dev.tenbin.eval.drill;
 public record DrillResult(String test, String load, String faults, String result, boolean passed) {
   /** A Markdown table row. */
   public String markdownRow() {
-    return "| " + test + " | " + load + " | " + faults + " | " + result + " | " + (passed ? "pass" : "FAIL") + " |";
+    return "| "
+        + test
+        + " | "
+        + load
+        + " | "
+        + faults
+        + " | "
+        + result
+        + " | "
+        + (passed ? "pass" : "FAIL")
+        + " |";
   }
 }

@@ -27,8 +27,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The ingest that used to break a collection for good: one batch holding a valid document and one
- * whose id is 40,000 characters, sent to a standalone {@code tenbin serve index}. The batch must
- * be refused whole (INVALID_ARGUMENT naming {@code documents[1].id}, a short message), and the
+ * whose id is 40,000 characters, sent to a standalone {@code tenbin serve index}. The batch must be
+ * refused whole (INVALID_ARGUMENT naming {@code documents[1].id}, a short message), and the
  * collection and the service must stay whole: Describe, List, BM25 and dense Search answer, the
  * valid document is absent, a clean batch then commits — and all of it again after a restart.
  */
@@ -40,7 +40,13 @@ public final class LongIdDrill {
   public static DrillResult run(Path work, DrillLog log) throws Exception {
     int port = DrillClients.freePort();
     List<String> args =
-        List.of("serve", "index", "--port", Integer.toString(port), "--data-dir", work.resolve("index").toString());
+        List.of(
+            "serve",
+            "index",
+            "--port",
+            Integer.toString(port),
+            "--data-dir",
+            work.resolve("index").toString());
     List<String> failures = new ArrayList<>();
     String refusal;
     try (ChildTenbin first = ChildTenbin.start(work, "index-1", args)) {
@@ -48,26 +54,46 @@ public final class LongIdDrill {
       ManagedChannel channel = DrillClients.channel(port);
       try {
         IndexServiceGrpc.IndexServiceBlockingStub index = IndexServiceGrpc.newBlockingStub(channel);
-        index.withDeadlineAfter(30, TimeUnit.SECONDS)
+        index
+            .withDeadlineAfter(30, TimeUnit.SECONDS)
             .createCollection(
                 CreateCollectionRequest.newBuilder()
-                    .setSpec(CollectionSpec.newBuilder().setName("drill").setLanguage("en").setDenseDimension(DIMENSION))
+                    .setSpec(
+                        CollectionSpec.newBuilder()
+                            .setName("drill")
+                            .setLanguage("en")
+                            .setDenseDimension(DIMENSION))
                     .build());
         Ingested bad =
-            ingest(channel, List.of(document("valid-1", "a valid document about rivers"), document("x".repeat(40_000), "the long id")));
+            ingest(
+                channel,
+                List.of(
+                    document("valid-1", "a valid document about rivers"),
+                    document("x".repeat(40_000), "the long id")));
         Status status = bad.status();
         String field = bad.field();
         refusal =
-            status.getCode() + " naming " + field + ", message of "
-                + (status.getDescription() == null ? 0 : status.getDescription().length()) + " characters";
+            status.getCode()
+                + " naming "
+                + field
+                + ", message of "
+                + (status.getDescription() == null ? 0 : status.getDescription().length())
+                + " characters";
         log.line("bad batch: " + refusal);
         if (status.getCode() != Status.Code.INVALID_ARGUMENT
             || !"documents[1].id".equals(field)
-            || status.getDescription() == null || status.getDescription().length() > 1_000) {
+            || status.getDescription() == null
+            || status.getDescription().length() > 1_000) {
           failures.add("the bad batch was answered " + refusal);
         }
         check(channel, 0, failures, "after the bad batch");
-        Status clean = ingest(channel, List.of(document("valid-1", "a valid document about rivers"), document("valid-2", "mountains"))).status();
+        Status clean =
+            ingest(
+                    channel,
+                    List.of(
+                        document("valid-1", "a valid document about rivers"),
+                        document("valid-2", "mountains")))
+                .status();
         if (!clean.isOk()) {
           failures.add("a clean batch after the bad one failed: " + clean);
         }
@@ -94,7 +120,9 @@ public final class LongIdDrill {
         "long-id ingest",
         "`tenbin serve index`, collection with BM25 and 8-dim dense vectors",
         "one batch: a valid document + a document whose id is 40,000 characters",
-        "batch refused whole (" + refusal + "); "
+        "batch refused whole ("
+            + refusal
+            + "); "
             + (failures.isEmpty()
                 ? "Describe, List, BM25 and dense Search healthy, valid document absent, next batch committed, same after a restart"
                 : String.join("; ", failures)),
@@ -135,7 +163,8 @@ public final class LongIdDrill {
                     done.complete(Status.OK);
                   }
                 });
-    requests.onNext(IngestRequest.newBuilder().setCollection("drill").addAllDocuments(batch).build());
+    requests.onNext(
+        IngestRequest.newBuilder().setCollection("drill").addAllDocuments(batch).build());
     requests.onCompleted();
     Status status = done.get(90, TimeUnit.SECONDS);
     Throwable failure = failed.getNow(null);
@@ -143,25 +172,54 @@ public final class LongIdDrill {
   }
 
   /** Describe, List, BM25 and dense Search answer, with {@code documents} documents committed. */
-  private static void check(ManagedChannel channel, long documents, List<String> failures, String when) {
+  private static void check(
+      ManagedChannel channel, long documents, List<String> failures, String when) {
     try {
-      IndexServiceGrpc.IndexServiceBlockingStub index = IndexServiceGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS);
-      long count = index.describeCollection(DescribeCollectionRequest.newBuilder().setName("drill").build()).getCollection().getDocumentCount();
+      IndexServiceGrpc.IndexServiceBlockingStub index =
+          IndexServiceGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS);
+      long count =
+          index
+              .describeCollection(DescribeCollectionRequest.newBuilder().setName("drill").build())
+              .getCollection()
+              .getDocumentCount();
       if (count != documents) {
         failures.add(when + ": " + count + " documents, expected " + documents);
       }
       index.listCollections(ListCollectionsRequest.getDefaultInstance());
       int bm25 =
-          index.search(SearchRequest.newBuilder().setCollection("drill").setFamily(Family.FAMILY_BM25).setTopK(10)
-                  .addQueries(Query.newBuilder().setId("q").setText("rivers")).build())
-              .getRankings(0).getDocumentsCount();
+          index
+              .search(
+                  SearchRequest.newBuilder()
+                      .setCollection("drill")
+                      .setFamily(Family.FAMILY_BM25)
+                      .setTopK(10)
+                      .addQueries(Query.newBuilder().setId("q").setText("rivers"))
+                      .build())
+              .getRankings(0)
+              .getDocumentsCount();
       int dense =
-          index.search(SearchRequest.newBuilder().setCollection("drill").setFamily(Family.FAMILY_DENSE).setTopK(10)
-                  .setDense(DenseOptions.newBuilder().setSimilarity(Similarity.SIMILARITY_COSINE))
-                  .addQueries(Query.newBuilder().setId("q").setDense(document("q", "").getDense())).build())
-              .getRankings(0).getDocumentsCount();
+          index
+              .search(
+                  SearchRequest.newBuilder()
+                      .setCollection("drill")
+                      .setFamily(Family.FAMILY_DENSE)
+                      .setTopK(10)
+                      .setDense(
+                          DenseOptions.newBuilder().setSimilarity(Similarity.SIMILARITY_COSINE))
+                      .addQueries(
+                          Query.newBuilder().setId("q").setDense(document("q", "").getDense()))
+                      .build())
+              .getRankings(0)
+              .getDocumentsCount();
       if (dense != documents || bm25 > documents || (documents > 0 && bm25 == 0)) {
-        failures.add(when + ": search found " + bm25 + " (BM25) and " + dense + " (dense) documents of " + documents);
+        failures.add(
+            when
+                + ": search found "
+                + bm25
+                + " (BM25) and "
+                + dense
+                + " (dense) documents of "
+                + documents);
       }
       if (!DrillClients.serving(channel)) {
         failures.add(when + ": health is not SERVING");

@@ -8,8 +8,8 @@ import java.util.regex.Pattern;
 
 /**
  * SIGTERM in the middle of an encode: {@code tenbin eval --retriever dense:MODEL} runs in a child
- * JVM and gets SIGTERM at a random moment after its document encode has started. Every run must
- * end by the JVM's normal shutdown (exit 143, or 0/1 if it got there first), never a native crash.
+ * JVM and gets SIGTERM at a random moment after its document encode has started. Every run must end
+ * by the JVM's normal shutdown (exit 143, or 0/1 if it got there first), never a native crash.
  */
 public final class SigtermDrill {
   /** A progress line of the document encode that has not reached its total yet. */
@@ -17,7 +17,8 @@ public final class SigtermDrill {
 
   private SigtermDrill() {}
 
-  public static DrillResult run(Path work, String model, int repeats, int documents, long seed, DrillLog log)
+  public static DrillResult run(
+      Path work, String model, int repeats, int documents, long seed, DrillLog log)
       throws InterruptedException {
     Path dataset = SyntheticBeir.write(work.resolve("data"), documents, 120, 20, seed);
     SplittableRandom random = new SplittableRandom(seed);
@@ -29,11 +30,22 @@ public final class SigtermDrill {
       String name = "sigterm-" + run;
       try (ChildTenbin child =
           ChildTenbin.start(
-              work, name,
-              List.of("eval", "--dataset", dataset.toString(), "--retriever", "dense:" + model,
-                  "--variant", "base", "--json", "--cache-dir", work.resolve("cache-" + run).toString()))) {
+              work,
+              name,
+              List.of(
+                  "eval",
+                  "--dataset",
+                  dataset.toString(),
+                  "--retriever",
+                  "dense:" + model,
+                  "--variant",
+                  "base",
+                  "--json",
+                  "--cache-dir",
+                  work.resolve("cache-" + run).toString()))) {
         boolean encoding =
-            child.awaitOutput(ENCODING, Duration.ofMinutes(3))
+            child
+                .awaitOutput(ENCODING, Duration.ofMinutes(3))
                 .filter(m -> Long.parseLong(m.group(1)) < Long.parseLong(m.group(2)))
                 .isPresent();
         if (encoding) {
@@ -62,7 +74,11 @@ public final class SigtermDrill {
         } else if (exit == -1) {
           log.line(name + ": still running 90 s after SIGTERM (hang), killed");
         } else {
-          log.line(name + ": exit " + exit + (encoding ? " after SIGTERM mid-encode" : " (finished before the signal)"));
+          log.line(
+              name
+                  + ": exit "
+                  + exit
+                  + (encoding ? " after SIGTERM mid-encode" : " (finished before the signal)"));
         }
       }
     }
@@ -70,7 +86,14 @@ public final class SigtermDrill {
         "SIGTERM mid-encode",
         "`tenbin eval --retriever dense:" + model + "`, " + documents + " synthetic documents",
         repeats + " runs, SIGTERM at a random point (0-400 ms) after the encode started",
-        signalled + " signalled mid-encode, " + finishedFirst + " finished first, " + hung + " hung, " + crashes + " crashes",
+        signalled
+            + " signalled mid-encode, "
+            + finishedFirst
+            + " finished first, "
+            + hung
+            + " hung, "
+            + crashes
+            + " crashes",
         crashes == 0 && hung == 0 && signalled > 0);
   }
 }

@@ -6,9 +6,9 @@ import java.util.List;
 import java.util.function.Predicate;
 
 /**
- * Which stored cell of a job to pick: either by a prefix of its fingerprint, or by system and
- * task, optionally narrowed by variant and mode. Exactly one cell must match; otherwise the error
- * lists the candidates so the user can narrow the selection.
+ * Which stored cell of a job to pick: either by a prefix of its fingerprint, or by system and task,
+ * optionally narrowed by variant and mode. Exactly one cell must match; otherwise the error lists
+ * the candidates so the user can narrow the selection.
  *
  * @param fingerprintPrefix hex prefix of the fingerprint, or null
  * @param system e.g. "bm25" or "dense:bge-small-en-v1.5", or null
@@ -16,7 +16,8 @@ import java.util.function.Predicate;
  * @param variant the variant, or null for any
  * @param mode the mode, or null for any
  */
-public record CellSelection(String fingerprintPrefix, String system, String task, String variant, String mode) {
+public record CellSelection(
+    String fingerprintPrefix, String system, String task, String variant, String mode) {
   private static final int LISTED = 20;
 
   public static CellSelection byFingerprint(String prefix) {
@@ -30,8 +31,8 @@ public record CellSelection(String fingerprintPrefix, String system, String task
   /**
    * The one cell of {@code cells} this selection names.
    *
-   * @throws InvalidInputException when the selection is malformed, matches nothing or matches
-   *     more than one cell (the message lists the candidates)
+   * @throws InvalidInputException when the selection is malformed, matches nothing or matches more
+   *     than one cell (the message lists the candidates)
    */
   public CellRecord select(List<CellRecord> cells) {
     Predicate<CellRecord> matches = predicate();
@@ -42,26 +43,38 @@ public record CellSelection(String fingerprintPrefix, String system, String task
     }
     if (matching.isEmpty()) {
       throw new InvalidInputException(
-          field, "no stored cell matches " + describe() + "; the job holds " + cells.size() + " cells:" + list(cells));
+          field,
+          "no stored cell matches "
+              + describe()
+              + "; the job holds "
+              + cells.size()
+              + " cells:"
+              + list(cells));
     }
     throw new InvalidInputException(
         field,
-        describe() + " matches " + matching.size() + " cells; narrow it with --variant/--mode or a longer --cell prefix:"
+        describe()
+            + " matches "
+            + matching.size()
+            + " cells; narrow it with --variant/--mode or a longer --cell prefix:"
             + list(matching));
   }
 
   private Predicate<CellRecord> predicate() {
     if (fingerprintPrefix != null) {
       if (system != null || task != null || variant != null || mode != null) {
-        throw new InvalidInputException("--cell", "give either --cell or --system/--task, not both");
+        throw new InvalidInputException(
+            "--cell", "give either --cell or --system/--task, not both");
       }
       if (!fingerprintPrefix.matches("[0-9a-f]{1,64}")) {
-        throw new InvalidInputException("--cell", "--cell '" + fingerprintPrefix + "' is not a hex fingerprint prefix");
+        throw new InvalidInputException(
+            "--cell", "--cell '" + fingerprintPrefix + "' is not a hex fingerprint prefix");
       }
       return cell -> cell.fingerprint().startsWith(fingerprintPrefix);
     }
     if (system == null || task == null) {
-      throw new InvalidInputException("--system", "name the cell: --cell FINGERPRINT_PREFIX, or --system S --task T");
+      throw new InvalidInputException(
+          "--system", "name the cell: --cell FINGERPRINT_PREFIX, or --system S --task T");
     }
     return cell ->
         cell.key().system().equals(system)
@@ -74,7 +87,10 @@ public record CellSelection(String fingerprintPrefix, String system, String task
     if (fingerprintPrefix != null) {
       return "--cell " + fingerprintPrefix;
     }
-    return "--system " + system + " --task " + task
+    return "--system "
+        + system
+        + " --task "
+        + task
         + (variant == null ? "" : " --variant " + variant)
         + (mode == null ? "" : " --mode " + mode);
   }

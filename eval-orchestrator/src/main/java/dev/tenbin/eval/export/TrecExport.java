@@ -14,9 +14,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A stored cell's rankings as a TREC run: queries in stored order, each query's documents by
- * stored rank, written by {@link TrecRunWriter} with tie-broken scores, so trec_eval orders the file
- * as the cell did (ties included) and scores it as Tenbin did; the stored cell keeps the true FP32
+ * A stored cell's rankings as a TREC run: queries in stored order, each query's documents by stored
+ * rank, written by {@link TrecRunWriter} with tie-broken scores, so trec_eval orders the file as
+ * the cell did (ties included) and scores it as Tenbin did; the stored cell keeps the true FP32
  * scores. Queries with an empty ranking have no line.
  */
 public final class TrecExport {

@@ -40,18 +40,35 @@ final class Bm25Family implements RetrievalFamily {
 
   @Override
   public Work plan(JobPlanner planner, JobTask task, JobSpec.RetrieverEntry entry) {
-    CellIdentity identity = CellIdentity.empty().with("lucene", TenbinVersion.lucene()).with("bm25", "k1=0.9 b=0.4 title+text");
+    CellIdentity identity =
+        CellIdentity.empty()
+            .with("lucene", TenbinVersion.lucene())
+            .with("bm25", "k1=0.9 b=0.4 title+text");
     return new Work(
-        this, task, "",
-        List.of(planner.cell(task, name(), name(), "base", RunMode.RETRIEVAL, identity, Map.of("lucene_version", TenbinVersion.lucene()), Map.of())),
-        List.of(), "");
+        this,
+        task,
+        "",
+        List.of(
+            planner.cell(
+                task,
+                name(),
+                name(),
+                "base",
+                RunMode.RETRIEVAL,
+                identity,
+                Map.of("lucene_version", TenbinVersion.lucene()),
+                Map.of())),
+        List.of(),
+        "");
   }
 
   @Override
   public Map<String, EvalRun> run(WorkRunner runner, Work work, Set<String> missing) {
     RetrievalResult result =
-        new Bm25Retrieval(runner.services().indexChannel()).run(work.task().data(), work.task().language(), runner.spec().topK());
+        new Bm25Retrieval(runner.services().indexChannel())
+            .run(work.task().data(), work.task().language(), runner.spec().topK());
     return Map.of(
-        work.cells().getFirst().fingerprint(), RunScorer.score(work.task().data(), system(""), "base", RunMode.RETRIEVAL, result));
+        work.cells().getFirst().fingerprint(),
+        RunScorer.score(work.task().data(), system(""), "base", RunMode.RETRIEVAL, result));
   }
 }

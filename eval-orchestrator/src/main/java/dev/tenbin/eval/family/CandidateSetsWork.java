@@ -29,7 +29,13 @@ final class CandidateSetsWork implements WorkFamily {
   @Override
   public Map<String, EvalRun> run(WorkRunner runner, Work work, Set<String> missing) {
     List<CandidateSet> sets =
-        runner.hooks().candidates(new CandidateSetBuilder(runner.services().indexChannel(), runner.services().encoderChannel(), runner.progress()))
+        runner
+            .hooks()
+            .candidates(
+                new CandidateSetBuilder(
+                    runner.services().indexChannel(),
+                    runner.services().encoderChannel(),
+                    runner.progress()))
             .build(work.task().data(), work.task().language(), work.model());
     List<String> kinds = runner.spec().candidateSets();
     for (int i = 0; i < kinds.size(); i++) {

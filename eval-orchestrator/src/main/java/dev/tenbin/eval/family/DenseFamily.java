@@ -41,7 +41,9 @@ final class DenseFamily implements RetrievalFamily {
   @Override
   public List<String> evalVariants(List<String> flags) {
     List<String> variants = flags.stream().filter(v -> !SparseFamily.isSparseVariant(v)).toList();
-    return variants.isEmpty() ? DenseVariant.automatic().stream().map(DenseVariant::name).toList() : variants;
+    return variants.isEmpty()
+        ? DenseVariant.automatic().stream().map(DenseVariant::name).toList()
+        : variants;
   }
 
   @Override
@@ -56,10 +58,18 @@ final class DenseFamily implements RetrievalFamily {
     List<PlannedCell> cells = new ArrayList<>();
     for (String variant : variants(entry, facts)) {
       DenseVariant parsed = DenseVariant.parse(variant);
-      Map<String, Double> modelFacts = JobPlanner.modelFacts(facts, parsed.truncate() > 0 ? parsed.truncate() : facts.dimension());
+      Map<String, Double> modelFacts =
+          JobPlanner.modelFacts(
+              facts, parsed.truncate() > 0 ? parsed.truncate() : facts.dimension());
       cells.add(
           planner.cell(
-              task, model, name(), variant, RunMode.RETRIEVAL, planner.modelIdentity(facts, variant), JobPlanner.modelVersions(facts),
+              task,
+              model,
+              name(),
+              variant,
+              RunMode.RETRIEVAL,
+              planner.modelIdentity(facts, variant),
+              JobPlanner.modelVersions(facts),
               modelFacts));
     }
     return new Work(this, task, model, cells, List.of(), "");
@@ -74,7 +84,12 @@ final class DenseFamily implements RetrievalFamily {
       }
     }
     Map<String, EvalRun> best =
-        runner.denseRuns(work.task().data(), work.model(), DenseRetrieval.QueryEncoding.FULL, variants, system(work.model()));
+        runner.denseRuns(
+            work.task().data(),
+            work.model(),
+            DenseRetrieval.QueryEncoding.FULL,
+            variants,
+            system(work.model()));
     Map<String, EvalRun> runs = new LinkedHashMap<>();
     for (PlannedCell cell : work.cells()) {
       if (best.containsKey(cell.key().variant())) {

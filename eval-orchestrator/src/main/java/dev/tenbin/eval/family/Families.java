@@ -11,8 +11,8 @@ import java.util.stream.Collectors;
 
 /**
  * The registry of retrieval families and of the other kinds of work. Specs are parsed, variants
- * checked, cells planned, work run and help texts written from here; a new family is one
- * {@link RetrievalFamily} added to {@link #RETRIEVAL}.
+ * checked, cells planned, work run and help texts written from here; a new family is one {@link
+ * RetrievalFamily} added to {@link #RETRIEVAL}.
  */
 public final class Families {
   /** Every retrieval family, in the order help texts list them. */
@@ -47,10 +47,13 @@ public final class Families {
     String name = colon < 0 ? value : value.substring(0, colon);
     String model = colon < 0 ? "" : value.substring(colon + 1);
     Optional<RetrievalFamily> family = named(name);
-    if (family.isPresent() && family.get().takesModel() == !model.isEmpty() && (colon < 0) == model.isEmpty()) {
+    if (family.isPresent()
+        && family.get().takesModel() == !model.isEmpty()
+        && (colon < 0) == model.isEmpty()) {
       return new RetrieverSpec(family.get(), model);
     }
-    throw new InvalidInputException("--retriever", "unknown retriever '" + text + "': expected " + usages());
+    throw new InvalidInputException(
+        "--retriever", "unknown retriever '" + text + "': expected " + usages());
   }
 
   /** "bm25, dense:MODEL, ... or multivector:MODEL". */
@@ -59,14 +62,22 @@ public final class Families {
     return String.join(", ", usages.subList(0, usages.size() - 1)) + " or " + usages.getLast();
   }
 
-  /** One line per family: "  dense:MODEL  description". */
+  /** One line per family: " dense:MODEL description". */
   public static String help() {
-    return RETRIEVAL.stream().map(f -> f.usage() + " (" + f.description() + ")").collect(Collectors.joining("; "));
+    return RETRIEVAL.stream()
+        .map(f -> f.usage() + " (" + f.description() + ")")
+        .collect(Collectors.joining("; "));
   }
 
-  /** The retrieval families whose {@code FAMILY:MODEL} also names a reranker, e.g. "dense:MODEL, sparse:MODEL". */
+  /**
+   * The retrieval families whose {@code FAMILY:MODEL} also names a reranker, e.g. "dense:MODEL,
+   * sparse:MODEL".
+   */
   public static String rerankUsages() {
-    return RETRIEVAL.stream().filter(RetrievalFamily::rescoresCandidates).map(RetrievalFamily::usage).collect(Collectors.joining(", "));
+    return RETRIEVAL.stream()
+        .filter(RetrievalFamily::rescoresCandidates)
+        .map(RetrievalFamily::usage)
+        .collect(Collectors.joining(", "));
   }
 
   /** The candidate-set work of a task. */
@@ -75,7 +86,12 @@ public final class Families {
   }
 
   /** Plans a reranker over one candidate set of a task. */
-  public static Work planRerank(JobPlanner planner, JobTask task, String reranker, String kind, String candidatesFingerprint) {
+  public static Work planRerank(
+      JobPlanner planner,
+      JobTask task,
+      String reranker,
+      String kind,
+      String candidatesFingerprint) {
     return RERANK.plan(planner, task, reranker, kind, candidatesFingerprint);
   }
 }

@@ -66,18 +66,40 @@ final class LightFamily implements RetrievalFamily {
     for (String variant : entry.variants().isEmpty() ? List.of("base") : entry.variants()) {
       cells.add(
           planner.cell(
-              task, model, name(), variant, RunMode.RETRIEVAL, planner.modelIdentity(facts, variant), JobPlanner.modelVersions(facts),
+              task,
+              model,
+              name(),
+              variant,
+              RunMode.RETRIEVAL,
+              planner.modelIdentity(facts, variant),
+              JobPlanner.modelVersions(facts),
               JobPlanner.modelFacts(facts, facts.dimension())));
     }
     CellIdentity identity = planner.modelIdentity(facts, "base");
     cells.add(
         planner.cell(
-            task, model, SPARSE_SIDE, "base", RunMode.RETRIEVAL, identity, JobPlanner.modelVersions(facts), JobPlanner.modelFacts(facts, 0)));
+            task,
+            model,
+            SPARSE_SIDE,
+            "base",
+            RunMode.RETRIEVAL,
+            identity,
+            JobPlanner.modelVersions(facts),
+            JobPlanner.modelFacts(facts, 0)));
     CellIdentity hybrid =
-        identity.with("hybrid", "min-max normalized interpolation, dense weight " + planner.spec().lightHybridDenseWeight());
+        identity.with(
+            "hybrid",
+            "min-max normalized interpolation, dense weight "
+                + planner.spec().lightHybridDenseWeight());
     cells.add(
         planner.cell(
-            task, model, HYBRID, "base", RunMode.RETRIEVAL, hybrid, JobPlanner.modelVersions(facts),
+            task,
+            model,
+            HYBRID,
+            "base",
+            RunMode.RETRIEVAL,
+            hybrid,
+            JobPlanner.modelVersions(facts),
             JobPlanner.modelFacts(facts, facts.dimension())));
     return new Work(this, task, model, cells, List.of(), "");
   }
@@ -101,7 +123,8 @@ final class LightFamily implements RetrievalFamily {
       variants.add(DenseVariant.BASE);
     }
     runner.hooks().prepareLightCache(model, runner.progress());
-    Map<String, EvalRun> dense = runner.denseRuns(data, model, DenseRetrieval.QueryEncoding.LIGHT, variants, system(model));
+    Map<String, EvalRun> dense =
+        runner.denseRuns(data, model, DenseRetrieval.QueryEncoding.LIGHT, variants, system(model));
     Map<String, EvalRun> runs = new LinkedHashMap<>();
     for (PlannedCell cell : work.cells()) {
       if (cell.key().family().equals(name()) && dense.containsKey(cell.key().variant())) {
@@ -109,7 +132,8 @@ final class LightFamily implements RetrievalFamily {
       }
     }
     if (sides) {
-      Map<String, EvalRun> sideRuns = sides(runner, data, model, dense.get(DenseVariant.BASE.name()));
+      Map<String, EvalRun> sideRuns =
+          sides(runner, data, model, dense.get(DenseVariant.BASE.name()));
       for (PlannedCell cell : work.cells()) {
         if (sideRuns.containsKey(cell.key().family())) {
           runs.put(cell.fingerprint(), sideRuns.get(cell.key().family()));
@@ -120,45 +144,63 @@ final class LightFamily implements RetrievalFamily {
   }
 
   /** The sparse side and the hybrid, by cell family. */
-  private Map<String, EvalRun> sides(WorkRunner runner, BeirDataset data, String model, EvalRun dense) {
+  private Map<String, EvalRun> sides(
+      WorkRunner runner, BeirDataset data, String model, EvalRun dense) {
     double weight = runner.spec().lightHybridDenseWeight();
     int topK = runner.spec().topK();
     RetrievalResult sparse =
-        runner.hooks().sparse(new SparseRetrieval(runner.services().indexChannel(), runner.services().encoderChannel()))
+        runner
+            .hooks()
+            .sparse(
+                new SparseRetrieval(
+                    runner.services().indexChannel(), runner.services().encoderChannel()))
             .run(data, model, true, topK, List.of(SparseVariant.BASE))
             .get(SparseVariant.BASE.name());
     long start = System.nanoTime();
     Map<String, Map<String, List<ScoredDoc>>> systems = new LinkedHashMap<>();
     systems.put("light-dense", dense.rankings());
     systems.put(SPARSE_SIDE, sparse.rankings());
-    Map<String, List<ScoredDoc>> fused = Fusion.linear(runner.services().indexChannel(), List.of(weight, 1 - weight), topK, systems);
+    Map<String, List<ScoredDoc>> fused =
+        Fusion.linear(runner.services().indexChannel(), List.of(weight, 1 - weight), topK, systems);
     long fuseNanos = System.nanoTime() - start;
-    EvalRun sparseRun = RunScorer.score(data, SPARSE_SIDE + ":" + model, "base", RunMode.RETRIEVAL, sparse);
+    EvalRun sparseRun =
+        RunScorer.score(data, SPARSE_SIDE + ":" + model, "base", RunMode.RETRIEVAL, sparse);
     RunTimings denseTimings = dense.timings();
     RetrievalResult hybrid =
         new RetrievalResult(
             fused,
             (long) (denseTimings.require(Timing.INDEX_MS) * 1e6) + sparse.indexNanos(),
-            (long) (denseTimings.require(Timing.SEARCH_MS) * 1e6) + sparse.searchNanos() + fuseNanos,
+            (long) (denseTimings.require(Timing.SEARCH_MS) * 1e6)
+                + sparse.searchNanos()
+                + fuseNanos,
             data.corpus().size(),
-            (long) (denseTimings.require(Timing.DOCUMENT_ENCODE_MS) * 1e6) + sparse.documentEncodeNanos(),
+            (long) (denseTimings.require(Timing.DOCUMENT_ENCODE_MS) * 1e6)
+                + sparse.documentEncodeNanos(),
             (long) (denseTimings.require(Timing.QUERY_ENCODE_MS) * 1e6) + sparse.queryEncodeNanos(),
             hybridDiagnostics(weight, dense, sparseRun));
     Map<String, EvalRun> runs = new LinkedHashMap<>();
     runs.put(SPARSE_SIDE, sparseRun);
-    runs.put(HYBRID, RunScorer.score(data, HYBRID + ":" + model, "base", RunMode.RETRIEVAL, hybrid));
+    runs.put(
+        HYBRID, RunScorer.score(data, HYBRID + ":" + model, "base", RunMode.RETRIEVAL, hybrid));
     return runs;
   }
 
   /** The hybrid's latency is its two sides' (queries are encoded and searched both ways). */
-  private static Map<String, Object> hybridDiagnostics(double weight, EvalRun dense, EvalRun sparse) {
+  private static Map<String, Object> hybridDiagnostics(
+      double weight, EvalRun dense, EvalRun sparse) {
     Map<String, Object> diagnostics = new LinkedHashMap<>();
     diagnostics.put("fusion", "min-max normalized, dense weight " + weight);
-    Double encode = RunTimings.sum(dense.timings().get(Timing.QUERY_ENCODE_LATENCY_US), sparse.timings().get(Timing.QUERY_ENCODE_LATENCY_US));
+    Double encode =
+        RunTimings.sum(
+            dense.timings().get(Timing.QUERY_ENCODE_LATENCY_US),
+            sparse.timings().get(Timing.QUERY_ENCODE_LATENCY_US));
     if (encode != null) {
       diagnostics.put("query_encode_latency_us", encode);
     }
-    Double search = RunTimings.sum(dense.timings().get(Timing.SEARCH_LATENCY_US), sparse.timings().get(Timing.SEARCH_LATENCY_US));
+    Double search =
+        RunTimings.sum(
+            dense.timings().get(Timing.SEARCH_LATENCY_US),
+            sparse.timings().get(Timing.SEARCH_LATENCY_US));
     if (search != null) {
       diagnostics.put("search_latency_us", search);
     }

@@ -37,21 +37,35 @@ final class MultiVectorFamily implements RetrievalFamily {
     String model = entry.retriever().model();
     ModelFacts facts = planner.encoderFacts(model);
     return new Work(
-        this, task, model,
+        this,
+        task,
+        model,
         List.of(
             planner.cell(
-                task, model, name(), "base", RunMode.RETRIEVAL, planner.modelIdentity(facts, "base"), JobPlanner.modelVersions(facts),
+                task,
+                model,
+                name(),
+                "base",
+                RunMode.RETRIEVAL,
+                planner.modelIdentity(facts, "base"),
+                JobPlanner.modelVersions(facts),
                 JobPlanner.modelFacts(facts, facts.dimension()))),
-        List.of(), "");
+        List.of(),
+        "");
   }
 
   @Override
   public Map<String, EvalRun> run(WorkRunner runner, Work work, Set<String> missing) {
     RetrievalResult result =
-        runner.hooks().multiVector(new MultiVectorRetrieval(runner.services().indexChannel(), runner.services().encoderChannel()))
+        runner
+            .hooks()
+            .multiVector(
+                new MultiVectorRetrieval(
+                    runner.services().indexChannel(), runner.services().encoderChannel()))
             .run(work.task().data(), work.model(), runner.spec().topK());
     return Map.of(
         work.cells().getFirst().fingerprint(),
-        RunScorer.score(work.task().data(), system(work.model()), "base", RunMode.RETRIEVAL, result));
+        RunScorer.score(
+            work.task().data(), system(work.model()), "base", RunMode.RETRIEVAL, result));
   }
 }

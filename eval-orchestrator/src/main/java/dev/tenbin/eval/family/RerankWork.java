@@ -1,6 +1,7 @@
 package dev.tenbin.eval.family;
 
 import dev.tenbin.eval.EvalRun;
+import dev.tenbin.eval.RunMode;
 import dev.tenbin.eval.candidates.CandidateSet;
 import dev.tenbin.eval.candidates.RerankEvaluation;
 import dev.tenbin.eval.job.CellIdentity;
@@ -10,7 +11,6 @@ import dev.tenbin.eval.job.ModelFacts;
 import dev.tenbin.eval.job.PlannedCell;
 import dev.tenbin.eval.job.Work;
 import dev.tenbin.eval.job.WorkRunner;
-import dev.tenbin.eval.RunMode;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -46,19 +46,37 @@ final class RerankWork implements WorkFamily {
         : Optional.empty();
   }
 
-  /** Plans the cells of {@code reranker} over the candidate set {@code kind} with the given fingerprint. */
-  Work plan(JobPlanner planner, JobTask task, String reranker, String kind, String candidatesFingerprint) {
+  /**
+   * Plans the cells of {@code reranker} over the candidate set {@code kind} with the given
+   * fingerprint.
+   */
+  Work plan(
+      JobPlanner planner,
+      JobTask task,
+      String reranker,
+      String kind,
+      String candidatesFingerprint) {
     Optional<RetrievalFamily> biEncoder = biEncoder(reranker);
     String model = biEncoder.isPresent() ? reranker.substring(reranker.indexOf(':') + 1) : reranker;
     String family = PREFIX + biEncoder.map(RetrievalFamily::name).orElse(CROSS);
-    ModelFacts facts = biEncoder.isPresent() ? planner.encoderFacts(model) : planner.rerankerFacts(reranker);
+    ModelFacts facts =
+        biEncoder.isPresent() ? planner.encoderFacts(model) : planner.rerankerFacts(reranker);
     List<PlannedCell> cells = new ArrayList<>();
     for (RunMode mode : RunMode.RERANK_MODES) {
       CellIdentity identity =
-          planner.modelIdentity(facts, "candidates_" + kind).with("candidate_set", candidatesFingerprint).with("reranker", reranker);
+          planner
+              .modelIdentity(facts, "candidates_" + kind)
+              .with("candidate_set", candidatesFingerprint)
+              .with("reranker", reranker);
       cells.add(
           planner.cell(
-              task, model, family, "candidates_" + kind, mode, identity, JobPlanner.modelVersions(facts),
+              task,
+              model,
+              family,
+              "candidates_" + kind,
+              mode,
+              identity,
+              JobPlanner.modelVersions(facts),
               JobPlanner.modelFacts(facts, facts.dimension())));
     }
     return new Work(this, task, reranker, cells, List.of(candidatesFingerprint), kind);
@@ -67,7 +85,9 @@ final class RerankWork implements WorkFamily {
   @Override
   public Map<String, EvalRun> run(WorkRunner runner, Work work, Set<String> missing) {
     CandidateSet set = CandidateSet.read(runner.candidateFile(work.artifacts().getFirst()));
-    List<EvalRun> reranked = new RerankEvaluation(runner.services().rerankChannel()).run(work.task().data(), set, work.model());
+    List<EvalRun> reranked =
+        new RerankEvaluation(runner.services().rerankChannel())
+            .run(work.task().data(), set, work.model());
     Map<String, EvalRun> runs = new LinkedHashMap<>();
     for (PlannedCell cell : work.cells()) {
       for (EvalRun run : reranked) {

@@ -21,8 +21,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * {@code sparse:MODEL} (learned term weights) and {@code sparse-bm25:MODEL} (the model's
- * vocabulary weighted by BM25): impact retrieval in pruning variants ({@code sparse_qQ_dD}).
+ * {@code sparse:MODEL} (learned term weights) and {@code sparse-bm25:MODEL} (the model's vocabulary
+ * weighted by BM25): impact retrieval in pruning variants ({@code sparse_qQ_dD}).
  */
 final class SparseFamily implements RetrievalFamily {
   private final String name;
@@ -78,7 +78,13 @@ final class SparseFamily implements RetrievalFamily {
     for (String variant : variants) {
       cells.add(
           planner.cell(
-              task, model, name, variant, RunMode.RETRIEVAL, planner.modelIdentity(facts, variant), JobPlanner.modelVersions(facts),
+              task,
+              model,
+              name,
+              variant,
+              RunMode.RETRIEVAL,
+              planner.modelIdentity(facts, variant),
+              JobPlanner.modelVersions(facts),
               JobPlanner.modelFacts(facts, 0)));
     }
     return new Work(this, task, model, cells, List.of(), "");
@@ -93,7 +99,11 @@ final class SparseFamily implements RetrievalFamily {
       }
     }
     Map<String, RetrievalResult> results =
-        runner.hooks().sparse(new SparseRetrieval(runner.services().indexChannel(), runner.services().encoderChannel()))
+        runner
+            .hooks()
+            .sparse(
+                new SparseRetrieval(
+                    runner.services().indexChannel(), runner.services().encoderChannel()))
             .run(work.task().data(), work.model(), bm25Weights, runner.spec().topK(), variants);
     Map<String, EvalRun> runs = new LinkedHashMap<>();
     for (PlannedCell cell : work.cells()) {
@@ -101,7 +111,12 @@ final class SparseFamily implements RetrievalFamily {
       if (result != null) {
         runs.put(
             cell.fingerprint(),
-            RunScorer.score(work.task().data(), system(work.model()), cell.key().variant(), RunMode.RETRIEVAL, result));
+            RunScorer.score(
+                work.task().data(),
+                system(work.model()),
+                cell.key().variant(),
+                RunMode.RETRIEVAL,
+                result));
       }
     }
     return runs;

@@ -38,10 +38,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Adapter for {@code tenbin.eval.v1} over a {@link JobManager}: submit, get, watch (a stream of
- * job states until it ends), cancel, list, and the stored results of a job, one cell at a time.
- * Errors are exceptions mapped to statuses by the shared interceptor (unknown job: NOT_FOUND; bad
- * spec or task set: INVALID_ARGUMENT naming the field; a path outside the service's roots:
+ * Adapter for {@code tenbin.eval.v1} over a {@link JobManager}: submit, get, watch (a stream of job
+ * states until it ends), cancel, list, and the stored results of a job, one cell at a time. Errors
+ * are exceptions mapped to statuses by the shared interceptor (unknown job: NOT_FOUND; bad spec or
+ * task set: INVALID_ARGUMENT naming the field; a path outside the service's roots:
  * PERMISSION_DENIED naming the field).
  */
 public final class EvalGrpcService extends EvalServiceGrpc.EvalServiceImplBase {
@@ -55,16 +55,20 @@ public final class EvalGrpcService extends EvalServiceGrpc.EvalServiceImplBase {
   public void submitJob(SubmitJobRequest request, StreamObserver<SubmitJobResponse> response) {
     List<JobRequest.TaskSetDocument> taskSets = new ArrayList<>();
     for (TaskSetDocument document : request.getTaskSetsList()) {
-      taskSets.add(new JobRequest.TaskSetDocument(document.getName(), document.getYaml(), document.getBaseDir()));
+      taskSets.add(
+          new JobRequest.TaskSetDocument(
+              document.getName(), document.getYaml(), document.getBaseDir()));
     }
-    JobManager.Snapshot job = jobs.submit(new JobRequest(request.getSpecYaml(), taskSets, request.getOutputDir()));
+    JobManager.Snapshot job =
+        jobs.submit(new JobRequest(request.getSpecYaml(), taskSets, request.getOutputDir()));
     response.onNext(SubmitJobResponse.newBuilder().setJob(proto(job)).build());
     response.onCompleted();
   }
 
   @Override
   public void getJob(GetJobRequest request, StreamObserver<GetJobResponse> response) {
-    response.onNext(GetJobResponse.newBuilder().setJob(proto(jobs.get(request.getJobId()))).build());
+    response.onNext(
+        GetJobResponse.newBuilder().setJob(proto(jobs.get(request.getJobId()))).build());
     response.onCompleted();
   }
 
@@ -78,7 +82,8 @@ public final class EvalGrpcService extends EvalServiceGrpc.EvalServiceImplBase {
 
   @Override
   public void cancelJob(CancelJobRequest request, StreamObserver<CancelJobResponse> response) {
-    response.onNext(CancelJobResponse.newBuilder().setJob(proto(jobs.cancel(request.getJobId()))).build());
+    response.onNext(
+        CancelJobResponse.newBuilder().setJob(proto(jobs.cancel(request.getJobId()))).build());
     response.onCompleted();
   }
 
@@ -88,10 +93,15 @@ public final class EvalGrpcService extends EvalServiceGrpc.EvalServiceImplBase {
    */
   @Override
   public void watchJob(WatchJobRequest request, StreamObserver<WatchJobResponse> response) {
-    ServerCallStreamObserver<WatchJobResponse> call = (ServerCallStreamObserver<WatchJobResponse>) response;
+    ServerCallStreamObserver<WatchJobResponse> call =
+        (ServerCallStreamObserver<WatchJobResponse>) response;
     LatestValueStream<WatchJobResponse> stream =
         new LatestValueStream<>(call, update -> isFinished(update.getJob().getState()));
-    Runnable stop = jobs.watch(request.getJobId(), snapshot -> stream.offer(WatchJobResponse.newBuilder().setJob(proto(snapshot)).build()));
+    Runnable stop =
+        jobs.watch(
+            request.getJobId(),
+            snapshot ->
+                stream.offer(WatchJobResponse.newBuilder().setJob(proto(snapshot)).build()));
     stream.whenEnded(stop);
   }
 
@@ -114,23 +124,24 @@ public final class EvalGrpcService extends EvalServiceGrpc.EvalServiceImplBase {
   }
 
   static Job proto(JobManager.Snapshot job) {
-    Job.Builder out = Job.newBuilder()
-        .setId(job.id())
-        .setState(
-            switch (job.state()) {
-              case QUEUED -> JobState.JOB_STATE_QUEUED;
-              case RUNNING -> JobState.JOB_STATE_RUNNING;
-              case SUCCEEDED -> JobState.JOB_STATE_SUCCEEDED;
-              case FAILED -> JobState.JOB_STATE_FAILED;
-              case CANCELLED -> JobState.JOB_STATE_CANCELLED;
-            })
-        .setCellsTotal(job.cellsTotal())
-        .setCellsDone(job.cellsDone())
-        .setCellsCached(job.cellsCached())
-        .setRunningCell(job.runningWork())
-        .setError(job.error())
-        .setOutputDir(job.outputDirectory().toString())
-        .setName(job.name());
+    Job.Builder out =
+        Job.newBuilder()
+            .setId(job.id())
+            .setState(
+                switch (job.state()) {
+                  case QUEUED -> JobState.JOB_STATE_QUEUED;
+                  case RUNNING -> JobState.JOB_STATE_RUNNING;
+                  case SUCCEEDED -> JobState.JOB_STATE_SUCCEEDED;
+                  case FAILED -> JobState.JOB_STATE_FAILED;
+                  case CANCELLED -> JobState.JOB_STATE_CANCELLED;
+                })
+            .setCellsTotal(job.cellsTotal())
+            .setCellsDone(job.cellsDone())
+            .setCellsCached(job.cellsCached())
+            .setRunningCell(job.runningWork())
+            .setError(job.error())
+            .setOutputDir(job.outputDirectory().toString())
+            .setName(job.name());
     if (job.submitted() != null) {
       out.setSubmitTime(timestamp(job.submitted()));
     }
@@ -144,7 +155,10 @@ public final class EvalGrpcService extends EvalServiceGrpc.EvalServiceImplBase {
   }
 
   private static Timestamp timestamp(Instant instant) {
-    return Timestamp.newBuilder().setSeconds(instant.getEpochSecond()).setNanos(instant.getNano()).build();
+    return Timestamp.newBuilder()
+        .setSeconds(instant.getEpochSecond())
+        .setNanos(instant.getNano())
+        .build();
   }
 
   static CellResult proto(CellRecord cell) {
@@ -154,7 +168,10 @@ public final class EvalGrpcService extends EvalServiceGrpc.EvalServiceImplBase {
             .setModel(cell.key().system())
             .setTask(cell.key().benchmark() + "/" + cell.key().task())
             .setVariant(cell.key().variant())
-            .setMode(cell.key().mode().equals(RunMode.RETRIEVAL.wireName()) ? EvalMode.EVAL_MODE_RETRIEVAL : EvalMode.EVAL_MODE_RERANK)
+            .setMode(
+                cell.key().mode().equals(RunMode.RETRIEVAL.wireName())
+                    ? EvalMode.EVAL_MODE_RETRIEVAL
+                    : EvalMode.EVAL_MODE_RERANK)
             .setNumQueries(cell.queries().size());
     for (Map.Entry<String, Double> metric : cell.metrics().entrySet()) {
       out.addMetrics(MetricValue.newBuilder().setName(metric.getKey()).setValue(metric.getValue()));
@@ -162,7 +179,11 @@ public final class EvalGrpcService extends EvalServiceGrpc.EvalServiceImplBase {
     for (StoredQuery query : cell.queries()) {
       Ranking.Builder ranking = Ranking.newBuilder().setQueryId(query.queryId());
       for (StoredDoc doc : query.docs()) {
-        ranking.addDocuments(ScoredDocument.newBuilder().setDocId(doc.docId()).setScore((float) doc.score()).setRank(doc.rank()));
+        ranking.addDocuments(
+            ScoredDocument.newBuilder()
+                .setDocId(doc.docId())
+                .setScore((float) doc.score())
+                .setRank(doc.rank()));
       }
       out.addRankings(ranking);
     }

@@ -27,7 +27,10 @@ final class LatestValueStream<T> {
     call.setOnCancelHandler(this::cancelled);
   }
 
-  /** Runs {@code action} once the last state was sent or the call was cancelled (now, if it already was). */
+  /**
+   * Runs {@code action} once the last state was sent or the call was cancelled (now, if it already
+   * was).
+   */
   synchronized void whenEnded(Runnable action) {
     if (ended) {
       action.run();
@@ -36,7 +39,10 @@ final class LatestValueStream<T> {
     }
   }
 
-  /** Holds {@code value} as the newest state (replacing one not sent yet) and sends it if the reader can take it. */
+  /**
+   * Holds {@code value} as the newest state (replacing one not sent yet) and sends it if the reader
+   * can take it.
+   */
   synchronized void offer(T value) {
     if (ended) {
       return;

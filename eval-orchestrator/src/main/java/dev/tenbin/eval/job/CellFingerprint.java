@@ -14,16 +14,17 @@ import java.util.TreeMap;
  * The identity of a cell's result: SHA-256 (hex) over a canonical JSON object (keys sorted) of
  * everything that determines it — the cell key, the dataset's SHA, the model's id, revision,
  * resolved hub SHA, dtype, prompts and maximum length, the variant and mode, the similarity and
- * depth, the library versions that decide scores (Lucene for BM25, ONNX Runtime and the tokenizers for models), the
- * candidate set a reranker reads, the result format version and the {@link ScoringRevision} of the
- * ranking and metric code. Timings and the Tenbin build are
- * deliberately not part of it: two runs that must give the same rankings share a fingerprint.
+ * depth, the library versions that decide scores (Lucene for BM25, ONNX Runtime and the tokenizers
+ * for models), the candidate set a reranker reads, the result format version and the {@link
+ * ScoringRevision} of the ranking and metric code. Timings and the Tenbin build are deliberately
+ * not part of it: two runs that must give the same rankings share a fingerprint.
  */
 public final class CellFingerprint {
   private static final ObjectMapper CANONICAL =
       new ObjectMapper()
           .configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true)
-          .configure(com.fasterxml.jackson.databind.MapperFeature.SORT_PROPERTIES_ALPHABETICALLY, true);
+          .configure(
+              com.fasterxml.jackson.databind.MapperFeature.SORT_PROPERTIES_ALPHABETICALLY, true);
 
   private CellFingerprint() {}
 
@@ -48,7 +49,9 @@ public final class CellFingerprint {
   /** SHA-256 (hex) of a string, e.g. a text or a file's identity. */
   public static String sha256(String text) {
     try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+      return HexFormat.of()
+          .formatHex(
+              MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }

@@ -6,8 +6,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * What determines the result of a cell (or of a candidate set): named values — text, a whole
- * model identity, a depth, the cell key — hashed into its fingerprint by {@link CellFingerprint}.
+ * What determines the result of a cell (or of a candidate set): named values — text, a whole model
+ * identity, a depth, the cell key — hashed into its fingerprint by {@link CellFingerprint}.
  * Immutable; {@code with} returns a copy with one more field.
  */
 public final class CellIdentity {

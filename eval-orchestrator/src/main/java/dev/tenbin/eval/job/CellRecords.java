@@ -27,7 +27,8 @@ public final class CellRecords {
     double[] words = WORDS.computeIfAbsent(task.datasetSha(), sha -> words(data));
     facts.put("avg_query_tokens", words[0]);
     facts.put("avg_document_tokens", words[1]);
-    if (run.diagnostics().get("bytes_per_vector") instanceof Number bytes && bytes.doubleValue() > 0) {
+    if (run.diagnostics().get("bytes_per_vector") instanceof Number bytes
+        && bytes.doubleValue() > 0) {
       facts.put("bytes_per_vector", bytes.doubleValue());
     }
     List<StoredQuery> queries = new ArrayList<>();
@@ -38,7 +39,9 @@ public final class CellRecords {
         docs.add(new StoredDoc(ranking.get(i).docId(), ranking.get(i).score(), i + 1));
       }
       Map<String, Double> metrics = run.perQuery().getOrDefault(queryId, Map.of());
-      queries.add(new StoredQuery(queryId, Collections.unmodifiableMap(new java.util.LinkedHashMap<>(metrics)), docs));
+      queries.add(
+          new StoredQuery(
+              queryId, Collections.unmodifiableMap(new java.util.LinkedHashMap<>(metrics)), docs));
     }
     return new CellRecord(
         CellRecord.FORMAT_VERSION,
@@ -56,7 +59,9 @@ public final class CellRecords {
 
   private static final Map<String, double[]> WORDS = new java.util.concurrent.ConcurrentHashMap<>();
 
-  /** Mean whitespace-separated words of the evaluated queries and of the documents (title + text). */
+  /**
+   * Mean whitespace-separated words of the evaluated queries and of the documents (title + text).
+   */
   private static double[] words(BeirDataset d) {
     long queryWords = 0;
     for (String id : d.evaluatedQueryIds()) {

@@ -25,7 +25,10 @@ public final class ConsoleJobProgress implements JobListener, AutoCloseable {
     this.bars = bars;
   }
 
-  /** Whether standard error is an interactive terminal (Java 22+ can tell; earlier: a console exists). */
+  /**
+   * Whether standard error is an interactive terminal (Java 22+ can tell; earlier: a console
+   * exists).
+   */
   public static boolean interactiveTerminal() {
     java.io.Console console = System.console();
     if (console == null || "dumb".equals(System.getenv("TERM"))) {
@@ -71,7 +74,8 @@ public final class ConsoleJobProgress implements JobListener, AutoCloseable {
               .setUnit(" docs", 1)
               .build();
     } else {
-      err.printf(Locale.ROOT, "tenbin: [%d/%d] %s (%d cells)%n", done, total, work.label(), missingCells);
+      err.printf(
+          Locale.ROOT, "tenbin: [%d/%d] %s (%d cells)%n", done, total, work.label(), missingCells);
       err.flush();
     }
   }
@@ -92,14 +96,20 @@ public final class ConsoleJobProgress implements JobListener, AutoCloseable {
       jobBar.stepTo(done);
     } else {
       err.printf(
-          Locale.ROOT, "tenbin: [%d/%d] stored %s  nDCG@10 %.4f%n", done, total, record.key().label(), ndcg == null ? 0 : ndcg);
+          Locale.ROOT,
+          "tenbin: [%d/%d] stored %s  nDCG@10 %.4f%n",
+          done,
+          total,
+          record.key().label(),
+          ndcg == null ? 0 : ndcg);
       err.flush();
     }
   }
 
   @Override
   public synchronized void workRetrying(Work work, int attempt, String reason) {
-    err.println("tenbin: " + work.label() + ": attempt " + attempt + " failed (" + reason + "); retrying");
+    err.println(
+        "tenbin: " + work.label() + ": attempt " + attempt + " failed (" + reason + "); retrying");
     err.flush();
   }
 
@@ -117,15 +127,24 @@ public final class ConsoleJobProgress implements JobListener, AutoCloseable {
         Locale.ROOT,
         "tenbin: job %s: %d cells, %d already stored, %d computed, %d failed work items, %.1f s%n",
         outcome.cancelled() ? "cancelled" : outcome.succeeded() ? "done" : "incomplete",
-        outcome.cellsTotal(), outcome.cellsAlreadyStored(), outcome.cellsComputed(), outcome.failures().size(),
+        outcome.cellsTotal(),
+        outcome.cellsAlreadyStored(),
+        outcome.cellsComputed(),
+        outcome.failures().size(),
         outcome.elapsedMillis() / 1000.0);
     if (!outcome.millisByKind().isEmpty()) {
       StringBuilder line = new StringBuilder("tenbin: time by work kind:");
       outcome.millisByKind().entrySet().stream()
           .sorted(java.util.Map.Entry.<String, Long>comparingByValue().reversed())
-          .forEach(e -> line.append(String.format(
-              Locale.ROOT, " %s %.1f s (%.0f%%)", e.getKey(), e.getValue() / 1000.0,
-              100.0 * e.getValue() / Math.max(1, outcome.elapsedMillis()))));
+          .forEach(
+              e ->
+                  line.append(
+                      String.format(
+                          Locale.ROOT,
+                          " %s %.1f s (%.0f%%)",
+                          e.getKey(),
+                          e.getValue() / 1000.0,
+                          100.0 * e.getValue() / Math.max(1, outcome.elapsedMillis()))));
       err.println(line);
     }
     err.flush();

@@ -27,7 +27,8 @@ import java.util.stream.Stream;
  * {@code tenbin eval} as a job: one task (the BEIR folder), the retrievers and rerankers of the
  * command line, planned by the same families and run by the same {@link JobRunner} as {@code tenbin
  * run} (same cell fingerprints, same embedding cache, same records) into a scratch job folder under
- * {@code <cache-dir>/eval-jobs} that is deleted afterwards. A failing work item ends the run with its exception; nothing is retried.
+ * {@code <cache-dir>/eval-jobs} that is deleted afterwards. A failing work item ends the run with
+ * its exception; nothing is retried.
  */
 public final class EvalJob {
   /**
@@ -36,7 +37,8 @@ public final class EvalJob {
    * @param data the collection
    * @param language its resolved ISO 639-1 code
    * @param retrievers the retrievers, in order
-   * @param variants the {@code --variant} flags (each family takes its own, see {@link RetrievalFamily#evalVariants})
+   * @param variants the {@code --variant} flags (each family takes its own, see {@link
+   *     RetrievalFamily#evalVariants})
    * @param rerankers reranker ids over the candidate set
    * @param candidateKind "hybrid" or "bm25"
    * @param candidateFile the stored candidate set the rerankers read (unused without rerankers)
@@ -44,8 +46,15 @@ public final class EvalJob {
    * @param topK depth of the rankings
    */
   public record Request(
-      BeirDataset data, String language, List<RetrieverSpec> retrievers, List<String> variants, List<String> rerankers,
-      String candidateKind, Path candidateFile, String similarity, int topK) {}
+      BeirDataset data,
+      String language,
+      List<RetrieverSpec> retrievers,
+      List<String> variants,
+      List<String> rerankers,
+      String candidateKind,
+      Path candidateFile,
+      String similarity,
+      int topK) {}
 
   /** An evaluated run and the cell it was stored as. */
   public record Result(EvalRun run, RunProvenance provenance) {}
@@ -55,23 +64,35 @@ public final class EvalJob {
   /**
    * Runs {@code request} through {@code services}, encoding through the embedding cache under
    * {@code cacheDirectory}; a missing LightRetriever cache is built by the encoder (embedded or
-   * remote) first. Returns the evaluated runs in plan
-   * order (retrievers, then rerankers) with their cells' fingerprints and versions. Progress goes to {@code err}.
+   * remote) first. Returns the evaluated runs in plan order (retrievers, then rerankers) with their
+   * cells' fingerprints and versions. Progress goes to {@code err}.
    */
-  public static List<Result> run(Services services, Path cacheDirectory, Request request, PrintWriter err) {
+  public static List<Result> run(
+      Services services, Path cacheDirectory, Request request, PrintWriter err) {
     BeirDataset data = request.data();
     JobSpec spec = spec(request);
     JobTask task =
         new JobTask(
-            data.name(), data.name(), data.name(), request.language(), "", data, DatasetFingerprint.of(data.directory()),
+            data.name(),
+            data.name(),
+            data.name(),
+            request.language(),
+            "",
+            data,
+            DatasetFingerprint.of(data.directory()),
             Map.of("dataset_path", data.directory().toAbsolutePath().toString()));
     Path folder = scratchFolder(cacheDirectory);
     try (var cache = EmbeddingCaches.open(cacheDirectory)) {
       JobPlanner planner =
-          new JobPlanner(spec, id -> JobLauncher.encoderFacts(services, id), id -> JobLauncher.rerankerFacts(services, id));
+          new JobPlanner(
+              spec,
+              id -> JobLauncher.encoderFacts(services, id),
+              id -> JobLauncher.rerankerFacts(services, id));
       List<Work> plan = new ArrayList<>();
       for (JobSpec.RetrieverEntry entry : spec.retrievers()) {
-        plan.add(onlyItsOwnSystem(entry.retriever().family(), entry.retriever().family().plan(planner, task, entry)));
+        plan.add(
+            onlyItsOwnSystem(
+                entry.retriever().family(), entry.retriever().family().plan(planner, task, entry)));
       }
       if (!request.rerankers().isEmpty()) {
         String fingerprint = copyCandidates(request.candidateFile(), folder.resolve("candidates"));
@@ -79,7 +100,10 @@ public final class EvalJob {
       }
       Collector collector = new Collector(services, data, err);
       new JobRunner(
-              services, folder, collector, () -> collector.failure.get() != null,
+              services,
+              folder,
+              collector,
+              () -> collector.failure.get() != null,
               EmbeddingCaches.hook(cache, new LightCaches(services::encoderChannel)::ensure),
               Duration.ZERO)
           .run(spec, plan);
@@ -104,26 +128,47 @@ public final class EvalJob {
   private static JobSpec spec(Request request) {
     List<JobSpec.RetrieverEntry> entries = new ArrayList<>();
     for (RetrieverSpec retriever : request.retrievers()) {
-      entries.add(new JobSpec.RetrieverEntry(retriever, retriever.family().evalVariants(request.variants())));
+      entries.add(
+          new JobSpec.RetrieverEntry(
+              retriever, retriever.family().evalVariants(request.variants())));
     }
     String name = request.data().name();
     return new JobSpec(
-        name, request.data().directory(), "# tenbin eval --dataset " + request.data().directory() + "\n", List.of(), List.of(),
-        List.of(), List.copyOf(entries), List.copyOf(request.rerankers()), "", List.of(request.candidateKind()), request.similarity(),
-        0.5, request.topK());
+        name,
+        request.data().directory(),
+        "# tenbin eval --dataset " + request.data().directory() + "\n",
+        List.of(),
+        List.of(),
+        List.of(),
+        List.copyOf(entries),
+        List.copyOf(request.rerankers()),
+        "",
+        List.of(request.candidateKind()),
+        request.similarity(),
+        0.5,
+        request.topK());
   }
 
-  /** {@code tenbin eval} reports a family's own system only (LightRetriever's dense lookup, not its sparse side or hybrid). */
+  /**
+   * {@code tenbin eval} reports a family's own system only (LightRetriever's dense lookup, not its
+   * sparse side or hybrid).
+   */
   private static Work onlyItsOwnSystem(RetrievalFamily family, Work work) {
-    List<PlannedCell> cells = work.cells().stream().filter(c -> c.key().family().equals(family.name())).toList();
-    return new Work(work.kind(), work.task(), work.model(), cells, work.artifacts(), work.candidateKind());
+    List<PlannedCell> cells =
+        work.cells().stream().filter(c -> c.key().family().equals(family.name())).toList();
+    return new Work(
+        work.kind(), work.task(), work.model(), cells, work.artifacts(), work.candidateKind());
   }
 
-  /** Copies a stored candidate set into the job's candidate folder under the fingerprint of its content. */
+  /**
+   * Copies a stored candidate set into the job's candidate folder under the fingerprint of its
+   * content.
+   */
   private static String copyCandidates(Path file, Path directory) {
     try {
       byte[] content = Files.readAllBytes(file);
-      String fingerprint = CellFingerprint.sha256(new String(content, java.nio.charset.StandardCharsets.UTF_8));
+      String fingerprint =
+          CellFingerprint.sha256(new String(content, java.nio.charset.StandardCharsets.UTF_8));
       Files.createDirectories(directory);
       Files.write(WorkRunner.candidateFile(directory, fingerprint), content);
       return fingerprint;
@@ -136,7 +181,9 @@ public final class EvalJob {
     }
   }
 
-  /** A new folder under {@code <cache-dir>/eval-jobs} (the CLI writes only where it was told to). */
+  /**
+   * A new folder under {@code <cache-dir>/eval-jobs} (the CLI writes only where it was told to).
+   */
   private static Path scratchFolder(Path cacheDirectory) {
     try {
       Path parent = Files.createDirectories(cacheDirectory.resolve("eval-jobs"));
@@ -154,7 +201,10 @@ public final class EvalJob {
     }
   }
 
-  /** Prints what runs (as {@code tenbin eval} always did) and keeps every stored run and the first failure. */
+  /**
+   * Prints what runs (as {@code tenbin eval} always did) and keeps every stored run and the first
+   * failure.
+   */
   private static final class Collector implements JobListener {
     private final Services services;
     private final BeirDataset data;
@@ -175,10 +225,15 @@ public final class EvalJob {
       if (work.kind() instanceof RetrievalFamily family) {
         err.printf(
             "tenbin: %s on %s (%d docs, %d queries) via %s index service%n",
-            family.system(work.model()), data.name(), data.corpus().size(), data.evaluatedQueryIds().size(),
+            family.system(work.model()),
+            data.name(),
+            data.corpus().size(),
+            data.evaluatedQueryIds().size(),
             services.indexDescription());
       } else {
-        err.printf("tenbin: reranking the %s candidates of %s with %s%n", work.candidateKind(), data.name(), work.model());
+        err.printf(
+            "tenbin: reranking the %s candidates of %s with %s%n",
+            work.candidateKind(), data.name(), work.model());
       }
       err.flush();
     }

@@ -19,26 +19,30 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Checks a job sent to the eval service before it is queued, so that a bad job fails its
- * {@code SubmitJob} call rather than later: the spec, the task sets sent with it, the local dataset
+ * Checks a job sent to the eval service before it is queued, so that a bad job fails its {@code
+ * SubmitJob} call rather than later: the spec, the task sets sent with it, the local dataset
  * folders of the selected tasks and the output folder.
  *
- * <p>Nothing is read from the service's disk on the client's word except under the data roots:
- * task sets come inline; {@code ~} and {@code ${ENV}} are not expanded; local dataset paths (and
- * the three files of each selected BEIR folder) must resolve, symbolic links followed, inside a data
+ * <p>Nothing is read from the service's disk on the client's word except under the data roots: task
+ * sets come inline; {@code ~} and {@code ${ENV}} are not expanded; local dataset paths (and the
+ * three files of each selected BEIR folder) must resolve, symbolic links followed, inside a data
  * root; the output folder inside the results root. A path outside is PERMISSION_DENIED naming the
  * field ({@code output_dir}, {@code task_sets[0].tasks[2].source.path}); anything else wrong is
- * INVALID_ARGUMENT naming the field. Messages quote what the client sent (cut), never file contents.
+ * INVALID_ARGUMENT naming the field. Messages quote what the client sent (cut), never file
+ * contents.
  */
 public final class JobAdmission {
   /** Largest spec text accepted. */
   public static final int MAX_SPEC_CHARS = 1 << 20;
+
   /** Largest task set text accepted. */
   public static final int MAX_TASK_SET_CHARS = 8 << 20;
+
   /** Most task sets one job may carry. */
   public static final int MAX_TASK_SETS = 64;
 
-  private static final List<String> BEIR_FILES = List.of("corpus.jsonl", "queries.jsonl", "qrels/test.tsv");
+  private static final List<String> BEIR_FILES =
+      List.of("corpus.jsonl", "queries.jsonl", "qrels/test.tsv");
 
   private final ConfinedRoots dataRoots;
   private final ConfinedRoots resultsRoot;
@@ -56,7 +60,9 @@ public final class JobAdmission {
     try {
       Files.createDirectories(folders.resultsRoot());
     } catch (java.io.IOException e) {
-      throw new InvalidInputException("--results-root", "cannot create --results-root " + folders.resultsRoot() + ": " + e.getMessage());
+      throw new InvalidInputException(
+          "--results-root",
+          "cannot create --results-root " + folders.resultsRoot() + ": " + e.getMessage());
     }
     return new JobAdmission(
         ConfinedRoots.of("--data-root", "data roots", folders.dataRoots()),
@@ -81,21 +87,25 @@ public final class JobAdmission {
    */
   public AdmittedJob admit(String jobId, JobRequest request) {
     if (request.specYaml().isBlank()) {
-      throw new InvalidInputException("spec_yaml", "spec_yaml is required: the job spec as YAML text");
+      throw new InvalidInputException(
+          "spec_yaml", "spec_yaml is required: the job spec as YAML text");
     }
     if (request.specYaml().length() > MAX_SPEC_CHARS) {
-      throw new InvalidInputException("spec_yaml", "spec_yaml is longer than " + MAX_SPEC_CHARS + " characters");
+      throw new InvalidInputException(
+          "spec_yaml", "spec_yaml is longer than " + MAX_SPEC_CHARS + " characters");
     }
     if (request.outputDirectory().isBlank()) {
       throw new InvalidInputException(
-          "output_dir", "output_dir is required: the job's folder, relative to the service's results root");
+          "output_dir",
+          "output_dir is required: the job's folder, relative to the service's results root");
     }
     JobSpec spec;
     try {
       spec = JobSpec.parse(request.specYaml(), Path.of(jobId));
     } catch (InvalidInputException e) {
       throw new InvalidInputException(
-          e.field() == null || e.field().equals("SPEC") ? "spec_yaml" : "spec_yaml." + e.field(), e.getMessage());
+          e.field() == null || e.field().equals("SPEC") ? "spec_yaml" : "spec_yaml." + e.field(),
+          e.getMessage());
     }
     List<Integer> documentOf = matchTaskSets(spec, request.taskSets());
     List<TaskSetSpec> taskSets = new ArrayList<>();
@@ -115,7 +125,11 @@ public final class JobAdmission {
     for (TaskSelection.Selected task : selected) {
       if (task.task().source() instanceof LocalBeir local) {
         int j = documentOf.get(task.taskSetIndex());
-        String field = "task_sets[" + j + "]." + pathFields.get(task.taskSetIndex()).getOrDefault(local.directory(), "tasks");
+        String field =
+            "task_sets["
+                + j
+                + "]."
+                + pathFields.get(task.taskSetIndex()).getOrDefault(local.directory(), "tasks");
         checkBeirFolder(field, task.task().name(), local.directory());
       }
     }
@@ -123,7 +137,8 @@ public final class JobAdmission {
   }
 
   /** For each task set the spec names, the index of the document sent for it. */
-  private static List<Integer> matchTaskSets(JobSpec spec, List<JobRequest.TaskSetDocument> documents) {
+  private static List<Integer> matchTaskSets(
+      JobSpec spec, List<JobRequest.TaskSetDocument> documents) {
     if (documents.size() > MAX_TASK_SETS) {
       throw new InvalidInputException("task_sets", "more than " + MAX_TASK_SETS + " task sets");
     }
@@ -131,14 +146,19 @@ public final class JobAdmission {
     for (int j = 0; j < documents.size(); j++) {
       JobRequest.TaskSetDocument document = documents.get(j);
       if (document.name().isBlank()) {
-        throw new InvalidInputException("task_sets[" + j + "].name", "task_sets[" + j + "].name is required: the name the spec uses");
+        throw new InvalidInputException(
+            "task_sets[" + j + "].name",
+            "task_sets[" + j + "].name is required: the name the spec uses");
       }
       if (byName.putIfAbsent(document.name(), j) != null) {
         throw new InvalidInputException(
-            "task_sets[" + j + "].name", "task_sets[" + j + "]: " + MessageText.quote(document.name()) + " is sent twice");
+            "task_sets[" + j + "].name",
+            "task_sets[" + j + "]: " + MessageText.quote(document.name()) + " is sent twice");
       }
       if (document.yaml().length() > MAX_TASK_SET_CHARS) {
-        throw new InvalidInputException("task_sets[" + j + "].yaml", "task_sets[" + j + "] is longer than " + MAX_TASK_SET_CHARS + " characters");
+        throw new InvalidInputException(
+            "task_sets[" + j + "].yaml",
+            "task_sets[" + j + "] is longer than " + MAX_TASK_SET_CHARS + " characters");
       }
     }
     List<Integer> documentOf = new ArrayList<>();
@@ -148,7 +168,9 @@ public final class JobAdmission {
       if (j == null) {
         throw new InvalidInputException(
             "spec_yaml.task_sets[" + i + "]",
-            "the spec names task set " + MessageText.quote(name) + " but it was not sent with the job: the eval service"
+            "the spec names task set "
+                + MessageText.quote(name)
+                + " but it was not sent with the job: the eval service"
                 + " reads no task set from its own disk (`tenbin job submit` sends the spec's task sets)");
       }
       documentOf.add(j);
@@ -157,7 +179,11 @@ public final class JobAdmission {
       var extra = byName.entrySet().iterator().next();
       throw new InvalidInputException(
           "task_sets[" + extra.getValue() + "].name",
-          "task_sets[" + extra.getValue() + "]: " + MessageText.quote(extra.getKey()) + " is not named by the spec's task_sets");
+          "task_sets["
+              + extra.getValue()
+              + "]: "
+              + MessageText.quote(extra.getKey())
+              + " is not named by the spec's task_sets");
     }
     return documentOf;
   }
@@ -175,27 +201,41 @@ public final class JobAdmission {
       }
       if (base == null || !base.isAbsolute()) {
         throw new InvalidInputException(
-            prefix + ".base_dir", prefix + ".base_dir " + MessageText.quote(document.baseDirectory()) + " is not an absolute path");
+            prefix + ".base_dir",
+            prefix
+                + ".base_dir "
+                + MessageText.quote(document.baseDirectory())
+                + " is not an absolute path");
       }
     }
     String source = prefix + " (" + MessageText.cut(document.name(), MessageText.MAX_SHOWN) + ")";
     try {
-      return new TaskSetParser(new Confined(fields)).parse(document.yaml(), source, base.normalize());
+      return new TaskSetParser(new Confined(fields))
+          .parse(document.yaml(), source, base.normalize());
     } catch (TenbinException e) {
-      String field = e.field() == null || e.field().isEmpty() || e.field().equals("spec") ? "yaml" : e.field();
+      String field =
+          e.field() == null || e.field().isEmpty() || e.field().equals("spec") ? "yaml" : e.field();
       throw retarget(e, prefix + "." + field);
     }
   }
 
   private void checkBeirFolder(String field, String task, Path folder) {
     if (!Files.isDirectory(folder)) {
-      throw new InvalidInputException(field, field + ": task " + task + ": dataset folder not found: " + folder);
+      throw new InvalidInputException(
+          field, field + ": task " + task + ": dataset folder not found: " + folder);
     }
     for (String name : BEIR_FILES) {
       Path file = dataRoots.check(field, folder.resolve(name), "(task " + task + ") " + name);
       if (!Files.isRegularFile(file)) {
         throw new InvalidInputException(
-            field, field + ": task " + task + ": missing " + name + " in " + folder
+            field,
+            field
+                + ": task "
+                + task
+                + ": missing "
+                + name
+                + " in "
+                + folder
                 + " (a BEIR folder has corpus.jsonl, queries.jsonl and qrels/test.tsv)");
       }
     }
@@ -205,10 +245,13 @@ public final class JobAdmission {
     Path root = resultsRoot();
     Path directory = resultsRoot.resolve("output_dir", raw, root);
     if (directory.equals(root)) {
-      throw new InvalidInputException("output_dir", "output_dir must name a folder inside the results root, not the root itself");
+      throw new InvalidInputException(
+          "output_dir",
+          "output_dir must name a folder inside the results root, not the root itself");
     }
     if (Files.exists(directory) && !Files.isDirectory(directory)) {
-      throw new InvalidInputException("output_dir", "output_dir " + MessageText.quote(raw) + " exists and is not a folder");
+      throw new InvalidInputException(
+          "output_dir", "output_dir " + MessageText.quote(raw) + " exists and is not a folder");
     }
     return directory;
   }
@@ -233,7 +276,8 @@ public final class JobAdmission {
     public Path resolve(String raw, Path base, String field) {
       if (raw.startsWith("~") || raw.contains("${")) {
         throw new IllegalArgumentException(
-            MessageText.quote(raw) + ": ~ and ${ENV} are not expanded in jobs sent to the eval service;"
+            MessageText.quote(raw)
+                + ": ~ and ${ENV} are not expanded in jobs sent to the eval service;"
                 + " write the path out (absolute, or relative to the task set file)");
       }
       Path path = dataRoots.resolve(field, raw, base);
@@ -243,7 +287,8 @@ public final class JobAdmission {
 
     @Override
     public Path found(Path folder, String field) {
-      Path path = dataRoots.check(field, folder, MessageText.quote(folder.getFileName().toString()));
+      Path path =
+          dataRoots.check(field, folder, MessageText.quote(folder.getFileName().toString()));
       fields.putIfAbsent(path, field);
       return path;
     }

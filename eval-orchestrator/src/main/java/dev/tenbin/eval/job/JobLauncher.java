@@ -41,7 +41,11 @@ public final class JobLauncher {
    * @param cacheDirectory hub downloads (models and datasets), LightRetriever and embedding caches
    */
   public record Options(
-      ServiceEndpoint index, ServiceEndpoint encoder, ServiceEndpoint rerank, Path modelsDirectory, Path cacheDirectory) {}
+      ServiceEndpoint index,
+      ServiceEndpoint encoder,
+      ServiceEndpoint rerank,
+      Path modelsDirectory,
+      Path cacheDirectory) {}
 
   private final Options options;
 
@@ -49,7 +53,9 @@ public final class JobLauncher {
     this.options = options;
   }
 
-  /** Reads the task set files a local spec names ({@code tenbin run}; the eval service never does). */
+  /**
+   * Reads the task set files a local spec names ({@code tenbin run}; the eval service never does).
+   */
   public List<TaskSetSpec> readTaskSets(JobSpec spec) {
     TaskSetParser parser = new TaskSetParser();
     return spec.taskSets().stream().map(parser::parse).toList();
@@ -68,10 +74,12 @@ public final class JobLauncher {
    */
   public List<JobTask> loadTasks(JobSpec spec, List<TaskSetSpec> taskSets, io.grpc.Channel index) {
     TaskLoader loader =
-        new TaskLoader(options.cacheDirectory(), HubDatasetClient.fromEnvironment(options.cacheDirectory()));
+        new TaskLoader(
+            options.cacheDirectory(), HubDatasetClient.fromEnvironment(options.cacheDirectory()));
     List<JobTask> tasks = new ArrayList<>();
     for (TaskSelection.Selected selected : TaskSelection.select(spec, taskSets)) {
-      tasks.add(toJobTask(selected.taskSet(), loader.load(selected.taskSet(), selected.task()), index));
+      tasks.add(
+          toJobTask(selected.taskSet(), loader.load(selected.taskSet(), selected.task()), index));
     }
     return tasks;
   }
@@ -80,17 +88,29 @@ public final class JobLauncher {
     TaskSpec task = loaded.task();
     String language =
         IndexLanguage.resolve(
-                index, task.detectsLanguage() ? null : Objects.requireNonNullElse(task.language(), ""),
+                index,
+                task.detectsLanguage() ? null : Objects.requireNonNullElse(task.language(), ""),
                 loaded.dataset()::textSample)
             .code();
     return new JobTask(
-        taskSet.name(), task.dataset(), task.name(), language, task.domain(), loaded.dataset(), loaded.datasetSha(),
+        taskSet.name(),
+        task.dataset(),
+        task.name(),
+        language,
+        task.domain(),
+        loaded.dataset(),
+        loaded.datasetSha(),
         loaded.provenance());
   }
 
   /** Connects to the configured services (embedded ones start in-process). */
   public Services connect() {
-    Services services = Services.connect(options.index(), options.encoder(), options.modelsDirectory(), options.cacheDirectory());
+    Services services =
+        Services.connect(
+            options.index(),
+            options.encoder(),
+            options.modelsDirectory(),
+            options.cacheDirectory());
     if (options.rerank() != null) {
       services.withRerankEndpoint(options.rerank());
     }
@@ -99,23 +119,35 @@ public final class JobLauncher {
 
   /** Plans the job: every cell with its fingerprint. */
   public List<Work> plan(JobSpec spec, List<JobTask> tasks, Services services) {
-    return new JobPlanner(spec, id -> encoderFacts(services, id), id -> rerankerFacts(services, id)).plan(tasks);
+    return new JobPlanner(spec, id -> encoderFacts(services, id), id -> rerankerFacts(services, id))
+        .plan(tasks);
   }
 
   /** Loads, plans and runs a local job into {@code directory}, reading its task set files. */
-  public JobOutcome run(JobSpec spec, Path directory, JobListener listener, Cancellation cancellation) {
+  public JobOutcome run(
+      JobSpec spec, Path directory, JobListener listener, Cancellation cancellation) {
     return run(spec, readTaskSets(spec), directory, listener, cancellation);
   }
 
-  /** Loads, plans and runs a job whose task sets are already read and checked into {@code directory}. */
+  /**
+   * Loads, plans and runs a job whose task sets are already read and checked into {@code
+   * directory}.
+   */
   public JobOutcome run(
-      JobSpec spec, List<TaskSetSpec> taskSets, Path directory, JobListener listener, Cancellation cancellation) {
+      JobSpec spec,
+      List<TaskSetSpec> taskSets,
+      Path directory,
+      JobListener listener,
+      Cancellation cancellation) {
     try (Services services = connect();
         var cache = EmbeddingCaches.open(options.cacheDirectory())) {
       List<JobTask> tasks = loadTasks(spec, taskSets, services.indexChannel());
       List<Work> plan = plan(spec, tasks, services);
       return new JobRunner(
-              services, directory, listener, cancellation,
+              services,
+              directory,
+              listener,
+              cancellation,
               EmbeddingCaches.hook(cache, new LightCaches(services::encoderChannel)::ensure))
           .run(spec, plan);
     }
@@ -144,7 +176,11 @@ public final class JobLauncher {
     versions.put("model_dtype", card.getDtype());
     versions.put("onnxruntime_provider", info.getExecutionProvider());
     return new ModelFacts(
-        identity, versions, card.getDimension(), card.getTotalParameters(), List.copyOf(card.getMatryoshkaDimensionsList()));
+        identity,
+        versions,
+        card.getDimension(),
+        card.getTotalParameters(),
+        List.copyOf(card.getMatryoshkaDimensionsList()));
   }
 
   static ModelFacts rerankerFacts(Services services, String rerankerId) {

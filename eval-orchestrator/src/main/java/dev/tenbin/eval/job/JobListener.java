@@ -3,7 +3,9 @@ package dev.tenbin.eval.job;
 import dev.tenbin.eval.EvalRun;
 import dev.tenbin.eval.store.CellRecord;
 
-/** What a running job reports: to progress bars on a terminal, or to the eval service's watchers. */
+/**
+ * What a running job reports: to progress bars on a terminal, or to the eval service's watchers.
+ */
 public interface JobListener {
   JobListener NONE = new JobListener() {};
 
@@ -19,7 +21,10 @@ public interface JobListener {
   /** A cell's result has been stored. */
   default void cellStored(CellRecord record) {}
 
-  /** A cell's result has been stored; {@code run} is the evaluated run it was made from (rankings of every query). */
+  /**
+   * A cell's result has been stored; {@code run} is the evaluated run it was made from (rankings of
+   * every query).
+   */
   default void cellStored(CellRecord record, EvalRun run) {}
 
   /**

@@ -75,11 +75,12 @@ public final class JobManager implements AutoCloseable {
   private final JobTable table;
   private final Executor executor;
   private final ExecutorService worker =
-      Executors.newSingleThreadExecutor(runnable -> {
-        Thread thread = new Thread(runnable, "tenbin-eval-jobs");
-        thread.setDaemon(true);
-        return thread;
-      });
+      Executors.newSingleThreadExecutor(
+          runnable -> {
+            Thread thread = new Thread(runnable, "tenbin-eval-jobs");
+            thread.setDaemon(true);
+            return thread;
+          });
   private final Map<String, TrackedJob> jobs = new LinkedHashMap<>();
   private long nextSequence = 1;
   private volatile boolean closing;
@@ -112,13 +113,26 @@ public final class JobManager implements AutoCloseable {
       }
       if (record.cancelRequested()) {
         job.end(State.CANCELLED, job.error);
-        persist(job, "cancelled", "its cancellation was asked for before the service stopped; not resumed");
-        log.info("job {} cancelled: its cancellation was asked for before the service stopped; not resumed", job.id);
+        persist(
+            job,
+            "cancelled",
+            "its cancellation was asked for before the service stopped; not resumed");
+        log.info(
+            "job {} cancelled: its cancellation was asked for before the service stopped; not resumed",
+            job.id);
         continue;
       }
-      table.event(job.id, "requeued", "was " + record.state().name().toLowerCase(java.util.Locale.ROOT) + " when the service stopped");
+      table.event(
+          job.id,
+          "requeued",
+          "was "
+              + record.state().name().toLowerCase(java.util.Locale.ROOT)
+              + " when the service stopped");
       job.state = State.QUEUED; // waiting to resume; the table says running until it does
-      log.info("job {} queued again after a restart (it was {} when the service stopped)", job.id, record.state());
+      log.info(
+          "job {} queued again after a restart (it was {} when the service stopped)",
+          job.id,
+          record.state());
       worker.submit(() -> execute(job));
     }
   }
@@ -137,18 +151,35 @@ public final class JobManager implements AutoCloseable {
     AdmittedJob admitted = admission.admit(id, request);
     for (TrackedJob job : jobs.values()) {
       if (!job.isFinished() && job.directory.equals(admitted.directory())) {
-        throw new PreconditionException("output_dir", "job " + job.id + " is already writing into " + admitted.directory());
+        throw new PreconditionException(
+            "output_dir", "job " + job.id + " is already writing into " + admitted.directory());
       }
     }
     JobRecord record =
         new JobRecord(
-            id, nextSequence++, admitted.spec().name(), State.QUEUED, false, request, admitted.directory(), Instant.now(),
-            null, null, 0, 0, 0, "");
+            id,
+            nextSequence++,
+            admitted.spec().name(),
+            State.QUEUED,
+            false,
+            request,
+            admitted.directory(),
+            Instant.now(),
+            null,
+            null,
+            0,
+            0,
+            0,
+            "");
     TrackedJob job = new TrackedJob(record, admitted);
     table.save(record);
     table.event(id, "submitted", "into " + admitted.directory());
     jobs.put(id, job);
-    log.info("job {} submitted: {} into {}", id, MessageText.quote(admitted.spec().name()), admitted.directory());
+    log.info(
+        "job {} submitted: {} into {}",
+        id,
+        MessageText.quote(admitted.spec().name()),
+        admitted.directory());
     worker.submit(() -> execute(job));
     return job.snapshot();
   }
@@ -193,7 +224,10 @@ public final class JobManager implements AutoCloseable {
         return;
       }
       if (!admitted.directory().equals(job.directory)) {
-        finish(job, State.FAILED, "the job's folder " + job.directory + " is no longer inside the results root");
+        finish(
+            job,
+            State.FAILED,
+            "the job's folder " + job.directory + " is no longer inside the results root");
         return;
       }
     }
@@ -202,7 +236,10 @@ public final class JobManager implements AutoCloseable {
     String error;
     try {
       JobOutcome outcome = executor.run(admitted, job, cancellation);
-      end = outcome.cancelled() ? State.CANCELLED : outcome.succeeded() ? State.SUCCEEDED : State.FAILED;
+      end =
+          outcome.cancelled()
+              ? State.CANCELLED
+              : outcome.succeeded() ? State.SUCCEEDED : State.FAILED;
       error = String.join("; ", outcome.failures());
     } catch (RuntimeException | StackOverflowError e) {
       end = job.cancelRequested || closing ? State.CANCELLED : State.FAILED;
@@ -216,7 +253,9 @@ public final class JobManager implements AutoCloseable {
         job.runningWork = "";
       }
       table.event(job.id, "stopped", "the service shut down; the job resumes when it starts again");
-      log.info("job {} stopped by the service's shutdown; it resumes when the service starts again", job.id);
+      log.info(
+          "job {} stopped by the service's shutdown; it resumes when the service starts again",
+          job.id);
       return;
     }
     finish(job, end, error);
@@ -225,17 +264,28 @@ public final class JobManager implements AutoCloseable {
   private void finish(TrackedJob job, State state, String error) {
     job.end(state, error);
     Snapshot snapshot = job.snapshot();
-    persist(job, state.name().toLowerCase(java.util.Locale.ROOT), snapshot.cellsDone() + "/" + snapshot.cellsTotal() + " cells");
+    persist(
+        job,
+        state.name().toLowerCase(java.util.Locale.ROOT),
+        snapshot.cellsDone() + "/" + snapshot.cellsTotal() + " cells");
     if (state == State.FAILED) {
       log.info("job {} failed: {}", job.id, MessageText.cut(snapshot.error(), 500));
     } else {
-      log.info("job {} {}: {}/{} cells ({} already stored)", job.id, state.name().toLowerCase(java.util.Locale.ROOT),
-          snapshot.cellsDone(), snapshot.cellsTotal(), snapshot.cellsCached());
+      log.info(
+          "job {} {}: {}/{} cells ({} already stored)",
+          job.id,
+          state.name().toLowerCase(java.util.Locale.ROOT),
+          snapshot.cellsDone(),
+          snapshot.cellsTotal(),
+          snapshot.cellsCached());
     }
     job.publish();
   }
 
-  /** Saves the job's record and logs the event; a table that cannot be written is logged, not fatal to the run. */
+  /**
+   * Saves the job's record and logs the event; a table that cannot be written is logged, not fatal
+   * to the run.
+   */
   private void persist(TrackedJob job, String event, String detail) {
     try {
       synchronized (job) {
@@ -301,7 +351,9 @@ public final class JobManager implements AutoCloseable {
     return () -> job.watchers.remove(watcher);
   }
 
-  /** The job's events log (submitted, started, resumed, cancel requested, ended ...), oldest first. */
+  /**
+   * The job's events log (submitted, started, resumed, cancel requested, ended ...), oldest first.
+   */
   public List<com.fasterxml.jackson.databind.JsonNode> events(String id) {
     synchronized (this) {
       find(id);
@@ -317,7 +369,8 @@ public final class JobManager implements AutoCloseable {
   private TrackedJob find(String id) {
     TrackedJob job = jobs.get(id);
     if (job == null) {
-      throw new NotFoundException("job_id", "no job " + MessageText.quote(id) + " on this eval service");
+      throw new NotFoundException(
+          "job_id", "no job " + MessageText.quote(id) + " on this eval service");
     }
     return job;
   }
@@ -396,11 +449,36 @@ public final class JobManager implements AutoCloseable {
 
     synchronized JobRecord record() {
       return new JobRecord(
-          id, sequence, name, state, cancelRequested, request, directory, submitted, started, ended, total, done, cached, error);
+          id,
+          sequence,
+          name,
+          state,
+          cancelRequested,
+          request,
+          directory,
+          submitted,
+          started,
+          ended,
+          total,
+          done,
+          cached,
+          error);
     }
 
     synchronized Snapshot snapshot() {
-      return new Snapshot(id, name, state, total, done, cached, runningWork, error, directory, submitted, started, ended);
+      return new Snapshot(
+          id,
+          name,
+          state,
+          total,
+          done,
+          cached,
+          runningWork,
+          error,
+          directory,
+          submitted,
+          started,
+          ended);
     }
 
     void publish() {
@@ -443,7 +521,8 @@ public final class JobManager implements AutoCloseable {
     @Override
     public void workFailed(Work work, String message) {
       synchronized (this) {
-        error = MessageText.cut(error.isEmpty() ? message : error + "; " + message, MAX_ERROR_CHARS);
+        error =
+            MessageText.cut(error.isEmpty() ? message : error + "; " + message, MAX_ERROR_CHARS);
       }
       publish();
     }

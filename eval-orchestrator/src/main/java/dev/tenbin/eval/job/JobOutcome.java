@@ -11,7 +11,8 @@ import java.util.List;
  * @param failures one line per failed work item
  * @param cancelled whether the run was cancelled before the end
  * @param elapsedMillis wall time of the run
- * @param millisByKind wall time spent in work items of each kind (bm25, dense, light, candidates, rerank, ...)
+ * @param millisByKind wall time spent in work items of each kind (bm25, dense, light, candidates,
+ *     rerank, ...)
  */
 public record JobOutcome(
     int cellsTotal,
@@ -21,8 +22,21 @@ public record JobOutcome(
     boolean cancelled,
     long elapsedMillis,
     java.util.Map<String, Long> millisByKind) {
-  public JobOutcome(int cellsTotal, int cellsAlreadyStored, int cellsComputed, List<String> failures, boolean cancelled, long elapsedMillis) {
-    this(cellsTotal, cellsAlreadyStored, cellsComputed, failures, cancelled, elapsedMillis, java.util.Map.of());
+  public JobOutcome(
+      int cellsTotal,
+      int cellsAlreadyStored,
+      int cellsComputed,
+      List<String> failures,
+      boolean cancelled,
+      long elapsedMillis) {
+    this(
+        cellsTotal,
+        cellsAlreadyStored,
+        cellsComputed,
+        failures,
+        cancelled,
+        elapsedMillis,
+        java.util.Map.of());
   }
 
   public boolean succeeded() {

@@ -1,15 +1,15 @@
 package dev.tenbin.eval.job;
 
-import dev.tenbin.eval.TenbinVersion;
 import dev.tenbin.eval.RunMode;
+import dev.tenbin.eval.TenbinVersion;
 import dev.tenbin.eval.family.Families;
 import dev.tenbin.eval.store.CellKey;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.TreeMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.Function;
 
 /**
@@ -27,7 +27,10 @@ public final class JobPlanner {
    * @param encoderModels facts of an encoder model id (asked once per model)
    * @param rerankerModels facts of a cross-encoder reranker id
    */
-  public JobPlanner(JobSpec spec, Function<String, ModelFacts> encoderModels, Function<String, ModelFacts> rerankerModels) {
+  public JobPlanner(
+      JobSpec spec,
+      Function<String, ModelFacts> encoderModels,
+      Function<String, ModelFacts> rerankerModels) {
     this.spec = spec;
     Map<String, ModelFacts> encoders = new LinkedHashMap<>();
     Map<String, ModelFacts> rerankers = new LinkedHashMap<>();
@@ -45,7 +48,14 @@ public final class JobPlanner {
     if (!spec.rerankers().isEmpty()) {
       for (JobTask task : tasks) {
         Map<String, String> sets = candidateSets(task);
-        work.add(new Work(Families.candidates(), task, spec.candidateDenseModel(), List.of(), List.copyOf(sets.values()), ""));
+        work.add(
+            new Work(
+                Families.candidates(),
+                task,
+                spec.candidateDenseModel(),
+                List.of(),
+                List.copyOf(sets.values()),
+                ""));
         work.addAll(rerank(task, sets));
       }
     }
@@ -104,7 +114,9 @@ public final class JobPlanner {
     return sets;
   }
 
-  /** What identifies a model's cell: the model, the libraries that score it, similarity and variant. */
+  /**
+   * What identifies a model's cell: the model, the libraries that score it, similarity and variant.
+   */
   public CellIdentity modelIdentity(ModelFacts facts, String variant) {
     return CellIdentity.empty()
         .with("model", facts.identity())
@@ -122,7 +134,10 @@ public final class JobPlanner {
     return versions;
   }
 
-  /** The facts stored with a model's cell: its dimension (when {@code dimension} > 0) and parameters. */
+  /**
+   * The facts stored with a model's cell: its dimension (when {@code dimension} > 0) and
+   * parameters.
+   */
   public static Map<String, Double> modelFacts(ModelFacts facts, int dimension) {
     Map<String, Double> out = new LinkedHashMap<>();
     if (dimension > 0) {
@@ -139,17 +154,40 @@ public final class JobPlanner {
    * dataset and the depth, and the versions and facts stored with it.
    */
   public PlannedCell cell(
-      JobTask task, String model, String family, String variant, RunMode mode, CellIdentity identity,
-      Map<String, String> versions, Map<String, Double> facts) {
-    CellKey key = new CellKey(task.benchmark(), task.dataset(), task.task(), task.language(), task.domain(), model, family, variant, mode.wireName());
-    String fingerprint = identity.with("key", key).with("dataset_sha", task.datasetSha()).with("top_k", spec.topK()).fingerprint();
+      JobTask task,
+      String model,
+      String family,
+      String variant,
+      RunMode mode,
+      CellIdentity identity,
+      Map<String, String> versions,
+      Map<String, Double> facts) {
+    CellKey key =
+        new CellKey(
+            task.benchmark(),
+            task.dataset(),
+            task.task(),
+            task.language(),
+            task.domain(),
+            model,
+            family,
+            variant,
+            mode.wireName());
+    String fingerprint =
+        identity
+            .with("key", key)
+            .with("dataset_sha", task.datasetSha())
+            .with("top_k", spec.topK())
+            .fingerprint();
     Map<String, String> allVersions = new LinkedHashMap<>();
     allVersions.put("dataset_sha", task.datasetSha());
     allVersions.putAll(task.provenance());
     allVersions.putAll(versions);
     allVersions.put("tenbin_version", TenbinVersion.get());
     return new PlannedCell(
-        key, fingerprint, Collections.unmodifiableMap(new TreeMap<>(allVersions)),
+        key,
+        fingerprint,
+        Collections.unmodifiableMap(new TreeMap<>(allVersions)),
         Collections.unmodifiableMap(new TreeMap<>(facts)));
   }
 }

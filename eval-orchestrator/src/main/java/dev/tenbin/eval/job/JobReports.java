@@ -10,10 +10,10 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * What a finished job writes beside its cells: the leaderboards (terminal table on stdout,
- * {@code leaderboard.md}, {@code leaderboard.html}) and the DuckDB warehouse
- * ({@code warehouse.duckdb}). Both are rebuilt from the stored cells, so they can be rebuilt at
- * any time with {@code tenbin report} and {@code tenbin warehouse build}.
+ * What a finished job writes beside its cells: the leaderboards (terminal table on stdout, {@code
+ * leaderboard.md}, {@code leaderboard.html}) and the DuckDB warehouse ({@code warehouse.duckdb}).
+ * Both are rebuilt from the stored cells, so they can be rebuilt at any time with {@code tenbin
+ * report} and {@code tenbin warehouse build}.
  */
 public final class JobReports {
   private JobReports() {}
@@ -27,9 +27,18 @@ public final class JobReports {
     String table = Leaderboards.writeAll(cells, jobDirectory, LeaderboardOptions.defaults());
     out.print(table);
     out.flush();
-    err.println("tenbin: leaderboards " + jobDirectory.resolve(Leaderboards.HTML_FILE) + ", " + jobDirectory.resolve(Leaderboards.MARKDOWN_FILE));
+    err.println(
+        "tenbin: leaderboards "
+            + jobDirectory.resolve(Leaderboards.HTML_FILE)
+            + ", "
+            + jobDirectory.resolve(Leaderboards.MARKDOWN_FILE));
     var summary = Warehouse.build(jobDirectory, cells, jobDirectory.resolve("warehouse.duckdb"));
     summary.warnings().forEach(warning -> err.println("tenbin: warning: " + warning));
-    err.println("tenbin: warehouse " + summary.databaseFile() + " (" + summary.rowCounts().getOrDefault("cells", 0L) + " cells)");
+    err.println(
+        "tenbin: warehouse "
+            + summary.databaseFile()
+            + " ("
+            + summary.rowCounts().getOrDefault("cells", 0L)
+            + " cells)");
   }
 }

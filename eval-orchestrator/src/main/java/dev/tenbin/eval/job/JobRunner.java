@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.CancelledException;
+import dev.tenbin.core.OrderedShutdown;
 import dev.tenbin.core.PreconditionException;
 import dev.tenbin.eval.TenbinVersion;
 import dev.tenbin.eval.retrieval.EncodeProgress;
@@ -11,10 +12,8 @@ import dev.tenbin.eval.services.Services;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
 import io.grpc.Context;
-import dev.tenbin.core.OrderedShutdown;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import java.time.Duration;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
@@ -24,6 +23,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -33,11 +33,11 @@ import java.util.Set;
 /**
  * Runs a planned job into its output folder, cell by cell, skipping every cell already stored.
  *
- * <p>The folder holds {@code job.json} (the plan), {@code cells/} (the result store),
- * {@code candidates/} (candidate sets, one file per fingerprint) and {@code events.jsonl} (an
- * append-only log of work started, cells stored and failures). A run holds an exclusive lock on
- * {@code .lock}, so two runs never write one folder at once. Killed at any moment, the folder
- * holds only whole cells; running the same job again computes exactly the missing ones.
+ * <p>The folder holds {@code job.json} (the plan), {@code cells/} (the result store), {@code
+ * candidates/} (candidate sets, one file per fingerprint) and {@code events.jsonl} (an append-only
+ * log of work started, cells stored and failures). A run holds an exclusive lock on {@code .lock},
+ * so two runs never write one folder at once. Killed at any moment, the folder holds only whole
+ * cells; running the same job again computes exactly the missing ones.
  */
 public final class JobRunner {
   private final Services services;
@@ -51,7 +51,11 @@ public final class JobRunner {
   public static final Duration DEFAULT_SERVICE_RETRY = Duration.ofMinutes(5);
 
   public JobRunner(
-      Services services, Path directory, JobListener listener, Cancellation cancellation, WorkRunner.RetrievalHooks cache) {
+      Services services,
+      Path directory,
+      JobListener listener,
+      Cancellation cancellation,
+      WorkRunner.RetrievalHooks cache) {
     this(services, directory, listener, cancellation, cache, DEFAULT_SERVICE_RETRY);
   }
 
@@ -60,7 +64,11 @@ public final class JobRunner {
    *     (zero: never)
    */
   public JobRunner(
-      Services services, Path directory, JobListener listener, Cancellation cancellation, WorkRunner.RetrievalHooks cache,
+      Services services,
+      Path directory,
+      JobListener listener,
+      Cancellation cancellation,
+      WorkRunner.RetrievalHooks cache,
       Duration serviceRetry) {
     this.services = services;
     this.directory = directory;
@@ -77,7 +85,9 @@ public final class JobRunner {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create the job folder " + directory, e);
     }
-    try (FileChannel lockFile = FileChannel.open(directory.resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+    try (FileChannel lockFile =
+            FileChannel.open(
+                directory.resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
         FileLock lock = tryLock(lockFile)) {
       ResultStore store = ResultStore.open(directory);
       Path candidates = directory.resolve("candidates");
@@ -106,7 +116,8 @@ public final class JobRunner {
         }
         boolean artifactsMissing =
             work.kind().writesArtifacts()
-                && work.artifacts().stream().anyMatch(fp -> !Files.isRegularFile(WorkRunner.candidateFile(candidates, fp)));
+                && work.artifacts().stream()
+                    .anyMatch(fp -> !Files.isRegularFile(WorkRunner.candidateFile(candidates, fp)));
         if (missing.isEmpty() && !artifactsMissing) {
           continue;
         }
@@ -126,13 +137,19 @@ public final class JobRunner {
         boolean stop = false;
         try {
           for (int attempt = 1; ; attempt++) {
-            // The work item's service calls run in their own gRPC context, cancelled when it ends: a call
-            // it abandoned (a stream left when the job was cancelled mid-encode) is cancelled on the
+            // The work item's service calls run in their own gRPC context, cancelled when it ends:
+            // a call
+            // it abandoned (a stream left when the job was cancelled mid-encode) is cancelled on
+            // the
             // service too.
             Context.CancellableContext calls = Context.current().withCancellation();
             try {
               java.util.Map<String, dev.tenbin.eval.EvalRun> runs =
-                  within(calls, () -> new WorkRunner(services, spec, candidates, progress, cache).runs(work, missing));
+                  within(
+                      calls,
+                      () ->
+                          new WorkRunner(services, spec, candidates, progress, cache)
+                              .runs(work, missing));
               for (CellRecord record : WorkRunner.records(work, missing, runs)) {
                 if (store.append(record)) {
                   computed++;
@@ -156,7 +173,16 @@ public final class JobRunner {
               Duration wait = retryDelay(e, attempt, retryUntil);
               if (wait != null) {
                 String reason = describe(e);
-                event("work_retry", work, "attempt " + attempt + " failed (" + reason + "); retrying in " + wait.toSeconds() + " s");
+                event(
+                    "work_retry",
+                    work,
+                    "attempt "
+                        + attempt
+                        + " failed ("
+                        + reason
+                        + "); retrying in "
+                        + wait.toSeconds()
+                        + " s");
                 listener.workRetrying(work, attempt, reason);
                 if (!pause(wait)) {
                   cancelled = true;
@@ -187,8 +213,17 @@ public final class JobRunner {
       }
       JobOutcome outcome =
           new JobOutcome(
-              total, stored, computed, List.copyOf(failures), cancelled, (System.nanoTime() - start) / 1_000_000, millisByKind);
-      event(cancelled ? "job_cancelled" : "job_finished", null, computed + " computed, " + failures.size() + " failed");
+              total,
+              stored,
+              computed,
+              List.copyOf(failures),
+              cancelled,
+              (System.nanoTime() - start) / 1_000_000,
+              millisByKind);
+      event(
+          cancelled ? "job_cancelled" : "job_finished",
+          null,
+          computed + " computed, " + failures.size() + " failed");
       listener.finished(outcome);
       return outcome;
     } catch (IOException e) {
@@ -199,8 +234,8 @@ public final class JobRunner {
   /**
    * How long to wait before running a work item again after {@code failure}, or null to give up: a
    * service that is UNAVAILABLE (restarting, killed, its pod rescheduled) is waited for with
-   * exponential backoff (1 s doubling, at most 30 s between tries) until {@code retryUntil}; nothing
-   * else is retried, and nothing while this process itself shuts down.
+   * exponential backoff (1 s doubling, at most 30 s between tries) until {@code retryUntil};
+   * nothing else is retried, and nothing while this process itself shuts down.
    */
   static Duration retryDelay(Throwable failure, int attempt, long retryUntil) {
     if (!unavailable(failure) || OrderedShutdown.isShuttingDown()) {
@@ -213,7 +248,8 @@ public final class JobRunner {
   /** Whether a service call in the failure's cause chain ended UNAVAILABLE. */
   static boolean unavailable(Throwable failure) {
     for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-      if (cause instanceof StatusRuntimeException status && status.getStatus().getCode() == Status.Code.UNAVAILABLE) {
+      if (cause instanceof StatusRuntimeException status
+          && status.getStatus().getCode() == Status.Code.UNAVAILABLE) {
         return true;
       }
       if (cause.getCause() == cause) {
@@ -257,15 +293,20 @@ public final class JobRunner {
       lock = null;
     }
     if (lock == null) {
-      throw new PreconditionException("--out", "another job is running in " + directory + "; wait for it or choose another --out");
+      throw new PreconditionException(
+          "--out",
+          "another job is running in " + directory + "; wait for it or choose another --out");
     }
     return lock;
   }
 
   static String describe(Throwable failure) {
     if (failure instanceof StatusRuntimeException status) {
-      return "service call failed: " + status.getStatus().getCode()
-          + (status.getStatus().getDescription() == null ? "" : ": " + status.getStatus().getDescription());
+      return "service call failed: "
+          + status.getStatus().getCode()
+          + (status.getStatus().getDescription() == null
+              ? ""
+              : ": " + status.getStatus().getDescription());
     }
     return failure.getMessage() == null ? failure.getClass().getSimpleName() : failure.getMessage();
   }
@@ -274,7 +315,11 @@ public final class JobRunner {
   private void writePlan(JobSpec spec, List<Work> plan) throws IOException {
     ObjectNode root = ResultStore.JSON.createObjectNode();
     root.put("name", spec.name());
-    root.put("spec_file", Files.isRegularFile(spec.file()) ? spec.file().toAbsolutePath().toString() : spec.file().toString());
+    root.put(
+        "spec_file",
+        Files.isRegularFile(spec.file())
+            ? spec.file().toAbsolutePath().toString()
+            : spec.file().toString());
     root.put("tenbin_version", TenbinVersion.get());
     root.put("planned_at", Instant.now().toString());
     ArrayNode cells = root.putArray("cells");
@@ -294,12 +339,23 @@ public final class JobRunner {
       }
     }
     Path temporary = directory.resolve(".job.json.tmp");
-    Files.writeString(temporary, ResultStore.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(root), StandardCharsets.UTF_8);
-    Files.move(temporary, directory.resolve("job.json"), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    Files.writeString(
+        temporary,
+        ResultStore.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(root),
+        StandardCharsets.UTF_8);
+    Files.move(
+        temporary,
+        directory.resolve("job.json"),
+        StandardCopyOption.REPLACE_EXISTING,
+        StandardCopyOption.ATOMIC_MOVE);
     // The spec as it was parsed (never a copy of a file named by a client).
     Path specCopy = directory.resolve(".job.yaml.tmp");
     Files.writeString(specCopy, spec.yaml(), StandardCharsets.UTF_8);
-    Files.move(specCopy, directory.resolve("job.yaml"), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    Files.move(
+        specCopy,
+        directory.resolve("job.yaml"),
+        StandardCopyOption.REPLACE_EXISTING,
+        StandardCopyOption.ATOMIC_MOVE);
   }
 
   private synchronized void event(String type, Work work, String detail) {

@@ -6,9 +6,9 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.eval.DenseSimilarities;
 import dev.tenbin.eval.confine.MessageText;
-import dev.tenbin.eval.taskset.YamlErrors;
 import dev.tenbin.eval.family.Families;
 import dev.tenbin.eval.retrieval.RetrieverSpec;
+import dev.tenbin.eval.taskset.YamlErrors;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -47,8 +47,8 @@ import java.util.Set;
  *     the eval service never does: its clients send the task sets with the job)
  * @param taskFilter task names to keep; empty keeps every task
  * @param retrievers what runs over whole corpora
- * @param rerankers reranker ids ({@code dense:MODEL}, {@code sparse:MODEL}, {@code multivector:MODEL}
- *     or a cross-encoder id) rescoring candidate sets
+ * @param rerankers reranker ids ({@code dense:MODEL}, {@code sparse:MODEL}, {@code
+ *     multivector:MODEL} or a cross-encoder id) rescoring candidate sets
  * @param candidateDenseModel the dense model of the hybrid candidate set
  * @param candidateSets "hybrid" and/or "bm25"
  * @param similarity "cosine", "dot" or "best"
@@ -77,18 +77,28 @@ public record JobSpec(
   private static final int MAX_NAME = 200;
   private static final int MAX_MESSAGE = 600;
   private static final Set<String> KEYS =
-      Set.of("name", "task_sets", "tasks", "retrievers", "rerankers", "candidates", "similarity",
-          "light_hybrid_dense_weight", "top_k");
+      Set.of(
+          "name",
+          "task_sets",
+          "tasks",
+          "retrievers",
+          "rerankers",
+          "candidates",
+          "similarity",
+          "light_hybrid_dense_weight",
+          "top_k");
 
   /** Reads and checks a spec file; every problem names the YAML field. */
   public static JobSpec read(Path file) {
     if (!Files.isRegularFile(file)) {
-      throw new InvalidInputException("SPEC", "job spec " + file + " does not exist or is not a file");
+      throw new InvalidInputException(
+          "SPEC", "job spec " + file + " does not exist or is not a file");
     }
     try {
       return parse(Files.readString(file), file);
     } catch (IOException e) {
-      throw new InvalidInputException("SPEC", "cannot read job spec " + file + ": " + e.getMessage());
+      throw new InvalidInputException(
+          "SPEC", "cannot read job spec " + file + ": " + e.getMessage());
     }
   }
 
@@ -98,7 +108,8 @@ public record JobSpec(
     try {
       root = YamlErrors.readTree(YAML, yaml);
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-      throw new InvalidInputException("SPEC", "job spec " + file + " is not valid YAML: " + YamlErrors.describe(e));
+      throw new InvalidInputException(
+          "SPEC", "job spec " + file + " is not valid YAML: " + YamlErrors.describe(e));
     }
     if (root == null || !root.isObject()) {
       throw error(file, "", "the job spec must be a YAML mapping");
@@ -106,7 +117,10 @@ public record JobSpec(
     for (Iterator<String> names = root.fieldNames(); names.hasNext(); ) {
       String key = names.next();
       if (!KEYS.contains(key)) {
-        throw error(file, MessageText.cut(key, MessageText.MAX_SHOWN), "unknown field; expected one of " + new java.util.TreeSet<>(KEYS));
+        throw error(
+            file,
+            MessageText.cut(key, MessageText.MAX_SHOWN),
+            "unknown field; expected one of " + new java.util.TreeSet<>(KEYS));
       }
     }
     Path base = file.toAbsolutePath().getParent();
@@ -120,7 +134,10 @@ public record JobSpec(
       try {
         taskSets.add(base.resolve(taskSetNames.get(i)).normalize());
       } catch (java.nio.file.InvalidPathException e) {
-        throw error(file, "task_sets[" + i + "]", MessageText.quote(taskSetNames.get(i)) + " is not a file path");
+        throw error(
+            file,
+            "task_sets[" + i + "]",
+            MessageText.quote(taskSetNames.get(i)) + " is not a file path");
       }
     }
     if (taskSets.isEmpty()) {
@@ -137,14 +154,23 @@ public record JobSpec(
     List<String> rerankers = strings(file, root, "rerankers");
     JsonNode candidates = root.path("candidates");
     String candidateModel = candidates.path("dense_model").asText("");
-    List<String> sets = candidates.has("sets") ? strings(file, candidates, "sets", "candidates.sets") : List.of("hybrid");
+    List<String> sets =
+        candidates.has("sets")
+            ? strings(file, candidates, "sets", "candidates.sets")
+            : List.of("hybrid");
     for (int i = 0; i < sets.size(); i++) {
       if (!sets.get(i).equals("hybrid") && !sets.get(i).equals("bm25")) {
-        throw error(file, "candidates.sets[" + i + "]", "expected hybrid or bm25, got " + MessageText.quote(sets.get(i)));
+        throw error(
+            file,
+            "candidates.sets[" + i + "]",
+            "expected hybrid or bm25, got " + MessageText.quote(sets.get(i)));
       }
     }
     if (!rerankers.isEmpty() && candidateModel.isBlank()) {
-      throw error(file, "candidates.dense_model", "rerankers need the candidate sets' dense model (candidates: {dense_model: MODEL})");
+      throw error(
+          file,
+          "candidates.dense_model",
+          "rerankers need the candidate sets' dense model (candidates: {dense_model: MODEL})");
     }
     if (retrievers.isEmpty() && rerankers.isEmpty()) {
       throw error(file, "retrievers", "name at least one retriever or reranker");
@@ -161,11 +187,25 @@ public record JobSpec(
     }
     int topK = root.path("top_k").asInt(100);
     if (topK < 1 || topK > 1000) {
-      throw error(file, "top_k", "must be within 1..1000, got " + MessageText.quote(root.path("top_k").asText()));
+      throw error(
+          file,
+          "top_k",
+          "must be within 1..1000, got " + MessageText.quote(root.path("top_k").asText()));
     }
     return new JobSpec(
-        name, file, yaml, taskSetNames, List.copyOf(taskSets), strings(file, root, "tasks"), List.copyOf(retrievers), rerankers,
-        candidateModel, sets, similarity, weight, topK);
+        name,
+        file,
+        yaml,
+        taskSetNames,
+        List.copyOf(taskSets),
+        strings(file, root, "tasks"),
+        List.copyOf(retrievers),
+        rerankers,
+        candidateModel,
+        sets,
+        similarity,
+        weight,
+        topK);
   }
 
   private static RetrieverEntry retriever(Path file, String field, JsonNode node) {
@@ -178,7 +218,10 @@ public record JobSpec(
       for (Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
         String key = names.next();
         if (!key.equals("retriever") && !key.equals("variants")) {
-          throw error(file, field + "." + MessageText.cut(key, MessageText.MAX_SHOWN), "unknown field; expected retriever or variants");
+          throw error(
+              file,
+              field + "." + MessageText.cut(key, MessageText.MAX_SHOWN),
+              "unknown field; expected retriever or variants");
         }
       }
       variants.addAll(strings(file, node, "variants", field + ".variants"));
@@ -241,7 +284,11 @@ public record JobSpec(
   private static InvalidInputException error(Path file, String field, String message) {
     return new InvalidInputException(
         field.isEmpty() ? "SPEC" : field,
-        "job spec " + file + (field.isEmpty() ? "" : ", field " + field) + ": " + MessageText.cut(message, MAX_MESSAGE));
+        "job spec "
+            + file
+            + (field.isEmpty() ? "" : ", field " + field)
+            + ": "
+            + MessageText.cut(message, MAX_MESSAGE));
   }
 
   private static String fileStem(Path file) {

@@ -32,9 +32,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>{@code job.json} is replaced atomically: written to a temporary file, forced to disk, renamed
  * over the old one, and the folder forced, so a crash at any moment leaves the previous or the new
- * record, never a torn one. The table holds an exclusive lock on {@code <state>/.lock}: two services
- * never share a state folder. A record that cannot be read is reported in the log and skipped, never
- * deleted.
+ * record, never a torn one. The table holds an exclusive lock on {@code <state>/.lock}: two
+ * services never share a state folder. A record that cannot be read is reported in the log and
+ * skipped, never deleted.
  */
 public final class JobTable implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(JobTable.class);
@@ -61,7 +61,8 @@ public final class JobTable implements AutoCloseable {
     try {
       Files.createDirectories(stateDirectory.resolve("jobs"));
       FileChannel channel =
-          FileChannel.open(stateDirectory.resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+          FileChannel.open(
+              stateDirectory.resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
       FileLock lock;
       try {
         lock = channel.tryLock();
@@ -71,7 +72,10 @@ public final class JobTable implements AutoCloseable {
       if (lock == null) {
         channel.close();
         throw new PreconditionException(
-            "--state-dir", "another eval service uses the state folder " + stateDirectory + "; give each service its own --state-dir");
+            "--state-dir",
+            "another eval service uses the state folder "
+                + stateDirectory
+                + "; give each service its own --state-dir");
       }
       return new JobTable(stateDirectory.resolve("jobs"), channel, lock);
     } catch (IOException e) {
@@ -110,14 +114,21 @@ public final class JobTable implements AutoCloseable {
       byte[] bytes = JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(toJson(record));
       try (FileChannel channel =
           FileChannel.open(
-              temporary, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
+              temporary,
+              StandardOpenOption.CREATE,
+              StandardOpenOption.TRUNCATE_EXISTING,
+              StandardOpenOption.WRITE)) {
         ByteBuffer buffer = ByteBuffer.wrap(bytes);
         while (buffer.hasRemaining()) {
           channel.write(buffer);
         }
         channel.force(true);
       }
-      Files.move(temporary, folder.resolve("job.json"), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      Files.move(
+          temporary,
+          folder.resolve("job.json"),
+          StandardCopyOption.ATOMIC_MOVE,
+          StandardCopyOption.REPLACE_EXISTING);
       forceFolder(folder);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write the job table record of " + record.id(), e);
@@ -135,7 +146,10 @@ public final class JobTable implements AutoCloseable {
       Files.createDirectories(folder);
       try (FileChannel channel =
           FileChannel.open(
-              folder.resolve("events.jsonl"), StandardOpenOption.CREATE, StandardOpenOption.APPEND, StandardOpenOption.WRITE)) {
+              folder.resolve("events.jsonl"),
+              StandardOpenOption.CREATE,
+              StandardOpenOption.APPEND,
+              StandardOpenOption.WRITE)) {
         ByteBuffer buffer = ByteBuffer.wrap((line + "\n").getBytes(StandardCharsets.UTF_8));
         while (buffer.hasRemaining()) {
           channel.write(buffer);
@@ -207,7 +221,11 @@ public final class JobTable implements AutoCloseable {
     request.put("spec_yaml", record.request().specYaml());
     ArrayNode taskSets = request.putArray("task_sets");
     for (JobRequest.TaskSetDocument document : record.request().taskSets()) {
-      taskSets.addObject().put("name", document.name()).put("base_dir", document.baseDirectory()).put("yaml", document.yaml());
+      taskSets
+          .addObject()
+          .put("name", document.name())
+          .put("base_dir", document.baseDirectory())
+          .put("yaml", document.yaml());
     }
     return node;
   }
@@ -221,7 +239,9 @@ public final class JobTable implements AutoCloseable {
     for (JsonNode document : request.required("task_sets")) {
       taskSets.add(
           new JobRequest.TaskSetDocument(
-              document.required("name").asText(), document.required("yaml").asText(), document.path("base_dir").asText("")));
+              document.required("name").asText(),
+              document.required("yaml").asText(),
+              document.path("base_dir").asText("")));
     }
     return new JobRecord(
         node.required("id").asText(),
@@ -229,7 +249,10 @@ public final class JobTable implements AutoCloseable {
         node.path("name").asText(""),
         JobManager.State.valueOf(node.required("state").asText()),
         node.path("cancel_requested").asBoolean(false),
-        new JobRequest(request.required("spec_yaml").asText(), taskSets, request.required("output_dir").asText()),
+        new JobRequest(
+            request.required("spec_yaml").asText(),
+            taskSets,
+            request.required("output_dir").asText()),
         Path.of(node.required("output_dir").asText()),
         Instant.parse(node.required("submitted").asText()),
         instant(node.path("started")),

@@ -13,7 +13,8 @@ import java.util.Map;
  * @param domain the domain category, "" when unknown
  * @param data the collection
  * @param datasetSha the content fingerprint (local) or "hub:repo@sha/split" (hub)
- * @param provenance where the data came from (path, hub repository, requested and resolved revision)
+ * @param provenance where the data came from (path, hub repository, requested and resolved
+ *     revision)
  */
 public record JobTask(
     String benchmark,

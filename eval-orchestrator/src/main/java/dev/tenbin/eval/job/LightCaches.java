@@ -27,8 +27,11 @@ final class LightCaches {
     }
     EncoderClient.of(encoder.get())
         .buildLightCache(
-            model, LightCacheDtype.LIGHT_CACHE_DTYPE_FP32, 256,
-            (done, vocabulary) -> progress.update("LightRetriever cache of " + model, done, vocabulary));
+            model,
+            LightCacheDtype.LIGHT_CACHE_DTYPE_FP32,
+            256,
+            (done, vocabulary) ->
+                progress.update("LightRetriever cache of " + model, done, vocabulary));
     ready.add(model);
   }
 }

@@ -11,4 +11,5 @@ import java.util.Map;
  * @param versions the resolved versions stored with its result
  * @param facts model facts stored with its result (dimension, parameters)
  */
-public record PlannedCell(CellKey key, String fingerprint, Map<String, String> versions, Map<String, Double> facts) {}
+public record PlannedCell(
+    CellKey key, String fingerprint, Map<String, String> versions, Map<String, Double> facts) {}

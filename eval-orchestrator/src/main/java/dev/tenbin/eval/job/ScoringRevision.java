@@ -12,8 +12,8 @@ package dev.tenbin.eval.job;
  * <p>{@code ScoringRevisionTest} holds a golden digest of the rankings and metrics that the current
  * code gives on fixed inputs, and fails, asking for a bump, when they change without one.
  *
- * <p>History: 1 — first revision (run files carry tie-broken scores; cells fingerprinted before
- * had no revision and are recomputed).
+ * <p>History: 1 — first revision (run files carry tie-broken scores; cells fingerprinted before had
+ * no revision and are recomputed).
  */
 public final class ScoringRevision {
   /** The revision of the ranking and metric code in this build. */

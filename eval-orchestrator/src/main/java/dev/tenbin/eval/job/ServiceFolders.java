@@ -7,7 +7,8 @@ import java.util.List;
  * The folders of an eval service, from its options.
  *
  * @param stateDirectory holds the job table ({@code jobs/}) and the service's lock
- * @param resultsRoot job folders are created only under it; a job's {@code output_dir} is relative to it
+ * @param resultsRoot job folders are created only under it; a job's {@code output_dir} is relative
+ *     to it
  * @param dataRoots local datasets are read only under these; none means hub datasets only
  */
 public record ServiceFolders(Path stateDirectory, Path resultsRoot, List<Path> dataRoots) {

@@ -45,7 +45,11 @@ public final class TaskSelection {
     wanted.removeAll(seen);
     if (!wanted.isEmpty()) {
       throw new InvalidInputException(
-          "tasks", "job spec " + spec.file() + " names tasks its task sets lack: " + MessageText.cut(wanted.toString(), 400));
+          "tasks",
+          "job spec "
+              + spec.file()
+              + " names tasks its task sets lack: "
+              + MessageText.cut(wanted.toString(), 400));
     }
     if (selected.isEmpty()) {
       throw new InvalidInputException("task_sets", "job spec " + spec.file() + " selects no task");

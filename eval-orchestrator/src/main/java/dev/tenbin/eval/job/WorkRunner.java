@@ -59,7 +59,12 @@ public final class WorkRunner {
     }
   }
 
-  public WorkRunner(Services services, JobSpec spec, Path candidatesDirectory, EncodeProgress progress, RetrievalHooks cache) {
+  public WorkRunner(
+      Services services,
+      JobSpec spec,
+      Path candidatesDirectory,
+      EncodeProgress progress,
+      RetrievalHooks cache) {
     this.services = services;
     this.spec = spec;
     this.candidatesDirectory = candidatesDirectory;
@@ -77,13 +82,17 @@ public final class WorkRunner {
     return records(work, missing, runs(work, missing));
   }
 
-  /** Runs {@code work} through its family; returns the evaluated run of each cell it computed, by fingerprint. */
+  /**
+   * Runs {@code work} through its family; returns the evaluated run of each cell it computed, by
+   * fingerprint.
+   */
   public Map<String, EvalRun> runs(Work work, Set<String> missing) {
     return work.kind().run(this, work, missing);
   }
 
   /** The records of the cells of {@code work} that are in {@code missing} and were computed. */
-  public static List<CellRecord> records(Work work, Set<String> missing, Map<String, EvalRun> runs) {
+  public static List<CellRecord> records(
+      Work work, Set<String> missing, Map<String, EvalRun> runs) {
     List<CellRecord> records = new ArrayList<>();
     for (PlannedCell cell : work.cells()) {
       EvalRun run = runs.get(cell.fingerprint());
@@ -117,17 +126,24 @@ public final class WorkRunner {
     return candidateFile(candidatesDirectory, fingerprint);
   }
 
-  /** Dense runs per variant name; with similarity "best", per variant the better of cosine and dot by nDCG@10. */
+  /**
+   * Dense runs per variant name; with similarity "best", per variant the better of cosine and dot
+   * by nDCG@10.
+   */
   public Map<String, EvalRun> denseRuns(
-      BeirDataset data, String model, DenseRetrieval.QueryEncoding encoding, List<DenseVariant> variants, String name) {
+      BeirDataset data,
+      String model,
+      DenseRetrieval.QueryEncoding encoding,
+      List<DenseVariant> variants,
+      String name) {
     if (variants.isEmpty()) {
       return Map.of();
     }
     List<Similarity> similarities = DenseSimilarities.parse("similarity", spec.similarity());
     Map<String, RetrievalResult> results =
-        cache.dense(new DenseRetrieval(services.indexChannel(), services.encoderChannel(), progress))
+        cache
+            .dense(new DenseRetrieval(services.indexChannel(), services.encoderChannel(), progress))
             .run(data, model, encoding, similarities, spec.topK(), variants);
     return DenseSimilarities.bestPerVariant(data, name, variants, similarities, results);
   }
-
 }

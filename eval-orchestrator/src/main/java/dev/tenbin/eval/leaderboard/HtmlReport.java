@@ -10,11 +10,11 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
- * The leaderboard as one self-contained HTML page: inline CSS and script, the data as a JSON
- * {@code <script type="application/json">} block, no network access. The tables and the Pareto
- * charts are rendered here, so the page reads without script; the script (leaderboard.js) then
- * redraws them with sorting, filters, the micro/macro switch and tie markers. It marks
- * {@code <body data-render="ok">} when done, or {@code data-render-error="..."} on an error.
+ * The leaderboard as one self-contained HTML page: inline CSS and script, the data as a JSON {@code
+ * <script type="application/json">} block, no network access. The tables and the Pareto charts are
+ * rendered here, so the page reads without script; the script (leaderboard.js) then redraws them
+ * with sorting, filters, the micro/macro switch and tie markers. It marks {@code <body
+ * data-render="ok">} when done, or {@code data-render-error="..."} on an error.
  */
 public final class HtmlReport {
   private HtmlReport() {}
@@ -23,27 +23,43 @@ public final class HtmlReport {
     StringBuilder html = new StringBuilder(64 * 1024);
     html.append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
         .append("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
-        .append("<title>Tenbin leaderboard – ").append(Html.escape(board.metric())).append("</title>\n")
-        .append("<style>\n").append(resource("leaderboard.css")).append("</style>\n</head>\n")
-        .append("<body data-render=\"static\">\n<header><h1>Tenbin leaderboard</h1><p class=\"meta\">")
-        .append(Html.escape(ReportText.title(board))).append("</p></header>\n")
-        .append("<section id=\"controls\" aria-label=\"filters\"><p class=\"note\">Filters and sorting need JavaScript.</p></section>\n")
+        .append("<title>Tenbin leaderboard – ")
+        .append(Html.escape(board.metric()))
+        .append("</title>\n")
+        .append("<style>\n")
+        .append(resource("leaderboard.css"))
+        .append("</style>\n</head>\n")
+        .append(
+            "<body data-render=\"static\">\n<header><h1>Tenbin leaderboard</h1><p class=\"meta\">")
+        .append(Html.escape(ReportText.title(board)))
+        .append("</p></header>\n")
+        .append(
+            "<section id=\"controls\" aria-label=\"filters\"><p class=\"note\">Filters and sorting need JavaScript.</p></section>\n")
         .append("<p id=\"row-count\" class=\"note\"></p>\n")
         .append("<div class=\"table-wrap\"><table id=\"leaderboard\">");
     mainTable(html, board);
     html.append("</table></div>\n<p class=\"note\">")
-        .append(Html.escape(ReportText.footnote(board, "⚠"))).append("</p>\n");
+        .append(Html.escape(ReportText.footnote(board, "⚠")))
+        .append("</p>\n");
     if (board.correlation() != null) {
-      html.append("<p id=\"correlation\">").append(Html.escape(ReportText.correlation(board.correlation()))).append("</p>\n");
+      html.append("<p id=\"correlation\">")
+          .append(Html.escape(ReportText.correlation(board.correlation())))
+          .append("</p>\n");
     }
     html.append("<h2>Pareto frontiers</h2>\n<section id=\"charts\">")
-        .append("<figure id=\"figure-bytes\">").append(LeaderboardCharts.bytesPerVector(board)).append("</figure>")
-        .append("<figure id=\"figure-latency\">").append(LeaderboardCharts.latency(board)).append("</figure>")
+        .append("<figure id=\"figure-bytes\">")
+        .append(LeaderboardCharts.bytesPerVector(board))
+        .append("</figure>")
+        .append("<figure id=\"figure-latency\">")
+        .append(LeaderboardCharts.latency(board))
+        .append("</figure>")
         .append("</section>\n<h2>Per task</h2>\n<div class=\"table-wrap\"><table id=\"tasks\">");
     taskTable(html, board);
     html.append("</table></div>\n<script type=\"application/json\" id=\"leaderboard-data\">")
         .append(scriptSafe(LeaderboardJson.text(board, false)))
-        .append("</script>\n<script>\n").append(resource("leaderboard.js")).append("</script>\n</body>\n</html>\n");
+        .append("</script>\n<script>\n")
+        .append(resource("leaderboard.js"))
+        .append("</script>\n</body>\n</html>\n");
     return html.toString();
   }
 
@@ -55,11 +71,18 @@ public final class HtmlReport {
     List<LeaderboardRow> rows = board.rows();
     for (int r = 0; r < rows.size(); r++) {
       LeaderboardRow row = rows.get(r);
-      html.append("<tr class=\"row").append(row.complete() ? "" : " unranked").append("\" data-row=\"")
-          .append(Html.escape(row.key().id())).append("\" data-rank=\"").append(row.rank() == null ? "" : row.rank()).append("\">");
+      html.append("<tr class=\"row")
+          .append(row.complete() ? "" : " unranked")
+          .append("\" data-row=\"")
+          .append(Html.escape(row.key().id()))
+          .append("\" data-rank=\"")
+          .append(row.rank() == null ? "" : row.rank())
+          .append("\">");
       List<String> cells = table.rows.get(r);
       for (int c = 0; c < cells.size(); c++) {
-        html.append(table.numeric.get(c) ? "<td class=\"num\">" : "<td>").append(Html.escape(cells.get(c))).append("</td>");
+        html.append(table.numeric.get(c) ? "<td class=\"num\">" : "<td>")
+            .append(Html.escape(cells.get(c)))
+            .append("</td>");
       }
       html.append("</tr>");
     }
@@ -72,14 +95,22 @@ public final class HtmlReport {
     board.tasks().forEach(t -> html.append("<th>").append(Html.escape(t.id())).append("</th>"));
     html.append("</tr></thead><tbody>");
     for (LeaderboardRow row : board.rows()) {
-      html.append("<tr class=\"task-row\" data-row=\"").append(Html.escape(row.key().id())).append("\"><td>")
-          .append(Html.escape(row.key().system())).append("</td><td>").append(Html.escape(row.key().variant()))
-          .append("</td><td>").append(Html.escape(row.key().mode())).append("</td>");
+      html.append("<tr class=\"task-row\" data-row=\"")
+          .append(Html.escape(row.key().id()))
+          .append("\"><td>")
+          .append(Html.escape(row.key().system()))
+          .append("</td><td>")
+          .append(Html.escape(row.key().variant()))
+          .append("</td><td>")
+          .append(Html.escape(row.key().mode()))
+          .append("</td>");
       for (TaskRef task : board.tasks()) {
         String tie = ties.task(row, task);
         html.append("<td class=\"num\">").append(Numbers.score(row.scores().get(task)));
         if (tie != null) {
-          html.append("<span class=\"tie\" title=\"").append(Html.escape(tie)).append("\">⚠</span>");
+          html.append("<span class=\"tie\" title=\"")
+              .append(Html.escape(tie))
+              .append("\">⚠</span>");
         }
         html.append("</td>");
       }
@@ -96,7 +127,8 @@ public final class HtmlReport {
   private static String resource(String name) {
     try (InputStream in = HtmlReport.class.getResourceAsStream(name)) {
       if (in == null) {
-        throw new IllegalStateException("missing resource " + name + " next to " + HtmlReport.class.getName());
+        throw new IllegalStateException(
+            "missing resource " + name + " next to " + HtmlReport.class.getName());
       }
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     } catch (IOException e) {

@@ -5,7 +5,10 @@ import dev.tenbin.eval.aggregate.LeaderboardRow;
 import java.util.List;
 import java.util.function.Function;
 
-/** The two Pareto charts of a leaderboard's ranked rows: quality against bytes per vector and latency. */
+/**
+ * The two Pareto charts of a leaderboard's ranked rows: quality against bytes per vector and
+ * latency.
+ */
 final class LeaderboardCharts {
   static final String BYTES_ID = "chart-bytes";
   static final String LATENCY_ID = "chart-latency";
@@ -13,12 +16,20 @@ final class LeaderboardCharts {
   private LeaderboardCharts() {}
 
   static String bytesPerVector(Leaderboard board) {
-    return ParetoChart.svg(BYTES_ID, "Quality against memory", "bytes per vector", quality(board),
+    return ParetoChart.svg(
+        BYTES_ID,
+        "Quality against memory",
+        "bytes per vector",
+        quality(board),
         points(board, row -> row.facts().bytesPerVector()));
   }
 
   static String latency(Leaderboard board) {
-    return ParetoChart.svg(LATENCY_ID, "Quality against query latency", "µs per query (encode + search)", quality(board),
+    return ParetoChart.svg(
+        LATENCY_ID,
+        "Quality against query latency",
+        "µs per query (encode + search)",
+        quality(board),
         points(board, row -> row.facts().latencyUs()));
   }
 
@@ -26,15 +37,25 @@ final class LeaderboardCharts {
     return board.metric() + " " + board.aggregate().label() + " ×100";
   }
 
-  private static List<ParetoFrontier.Point> points(Leaderboard board, Function<LeaderboardRow, Double> cost) {
+  private static List<ParetoFrontier.Point> points(
+      Leaderboard board, Function<LeaderboardRow, Double> cost) {
     return board.ranked().stream()
         .filter(row -> cost.apply(row) != null && cost.apply(row) > 0)
-        .map(row -> new ParetoFrontier.Point(
-            row.key().id(), label(row), cost.apply(row), row.score(board.aggregate()), false))
+        .map(
+            row ->
+                new ParetoFrontier.Point(
+                    row.key().id(),
+                    label(row),
+                    cost.apply(row),
+                    row.score(board.aggregate()),
+                    false))
         .toList();
   }
 
   static String label(LeaderboardRow row) {
-    return row.key().system() + "/" + row.key().variant() + (row.key().mode().equals("retrieval") ? "" : " (" + row.key().mode() + ")");
+    return row.key().system()
+        + "/"
+        + row.key().variant()
+        + (row.key().mode().equals("retrieval") ? "" : " (" + row.key().mode() + ")");
   }
 }

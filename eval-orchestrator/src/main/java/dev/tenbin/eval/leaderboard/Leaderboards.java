@@ -41,15 +41,17 @@ public final class Leaderboards {
     }
     write(outDir.resolve(BYTES_CHART_FILE), svgFile(LeaderboardCharts.bytesPerVector(board)));
     write(outDir.resolve(LATENCY_CHART_FILE), svgFile(LeaderboardCharts.latency(board)));
-    write(outDir.resolve(MARKDOWN_FILE), MarkdownReport.render(board, List.of(BYTES_CHART_FILE, LATENCY_CHART_FILE)));
+    write(
+        outDir.resolve(MARKDOWN_FILE),
+        MarkdownReport.render(board, List.of(BYTES_CHART_FILE, LATENCY_CHART_FILE)));
     write(outDir.resolve(HTML_FILE), HtmlReport.render(board));
     write(outDir.resolve(JSON_FILE), ReportFormat.JSON.render(board));
     return TerminalTable.render(board);
   }
 
   /**
-   * Writes one report to {@code file}; for Markdown also its charts beside it
-   * ({@code NAME-pareto-bytes.svg}, {@code NAME-pareto-latency.svg}), linked from it.
+   * Writes one report to {@code file}; for Markdown also its charts beside it ({@code
+   * NAME-pareto-bytes.svg}, {@code NAME-pareto-latency.svg}), linked from it.
    */
   public static void write(Leaderboard board, ReportFormat format, Path file) {
     Path parent = file.toAbsolutePath().getParent();
@@ -72,19 +74,25 @@ public final class Leaderboards {
 
   /** A standalone SVG file: the inline chart with its styles embedded. */
   static String svgFile(String svg) {
-    String style = "<style>text{font:11px sans-serif}.axis{stroke:#5a6570}.grid{stroke:#e8ecef}"
-        + ".point{fill:#9aa5b1;stroke:#fff}.point.frontier{fill:#d9480f}"
-        + ".frontier-line{fill:none;stroke:#d9480f;stroke-width:1.5;stroke-dasharray:4 2}"
-        + ".chart-title{font-weight:600;font-size:13px}.point-label{fill:#7a2e0b;font-size:10px}</style>";
+    String style =
+        "<style>text{font:11px sans-serif}.axis{stroke:#5a6570}.grid{stroke:#e8ecef}"
+            + ".point{fill:#9aa5b1;stroke:#fff}.point.frontier{fill:#d9480f}"
+            + ".frontier-line{fill:none;stroke:#d9480f;stroke-width:1.5;stroke-dasharray:4 2}"
+            + ".chart-title{font-weight:600;font-size:13px}.point-label{fill:#7a2e0b;font-size:10px}</style>";
     int end = svg.indexOf('>') + 1;
-    return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + svg.substring(0, end) + style + svg.substring(end) + "\n";
+    return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        + svg.substring(0, end)
+        + style
+        + svg.substring(end)
+        + "\n";
   }
 
   private static void write(Path file, String text) {
     Path temporary = file.resolveSibling("." + file.getFileName() + ".tmp");
     try {
       Files.writeString(temporary, text, StandardCharsets.UTF_8);
-      Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      Files.move(
+          temporary, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write " + file, e);
     }

@@ -11,7 +11,9 @@ final class LengthBuckets {
     if (words == null) {
       return UNKNOWN;
     }
-    return words < 10 ? "short (<10 words)" : words <= 20 ? "medium (10–20 words)" : "long (>20 words)";
+    return words < 10
+        ? "short (<10 words)"
+        : words <= 20 ? "medium (10–20 words)" : "long (>20 words)";
   }
 
   /** Average document length in whitespace words. */
@@ -19,7 +21,9 @@ final class LengthBuckets {
     if (words == null) {
       return UNKNOWN;
     }
-    return words < 100 ? "short (<100 words)" : words <= 400 ? "medium (100–400 words)" : "long (>400 words)";
+    return words < 100
+        ? "short (<100 words)"
+        : words <= 400 ? "medium (100–400 words)" : "long (>400 words)";
   }
 
   /** Model parameter count. */

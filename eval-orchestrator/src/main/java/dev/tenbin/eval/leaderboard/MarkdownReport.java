@@ -34,7 +34,9 @@ public final class MarkdownReport {
     if (!chartFiles.isEmpty()) {
       md.append("## Pareto frontiers\n\n");
       for (String file : chartFiles) {
-        md.append("![Pareto frontier](").append(file.replace(" ", "%20").replace(")", "%29")).append(")\n\n");
+        md.append("![Pareto frontier](")
+            .append(file.replace(" ", "%20").replace(")", "%29"))
+            .append(")\n\n");
       }
     }
     md.append("## Per task\n\n");
@@ -52,7 +54,8 @@ public final class MarkdownReport {
     }
     List<List<String>> rows = new ArrayList<>();
     for (LeaderboardRow row : board.rows()) {
-      List<String> cells = new ArrayList<>(List.of(row.key().system(), row.key().variant(), row.key().mode()));
+      List<String> cells =
+          new ArrayList<>(List.of(row.key().system(), row.key().variant(), row.key().mode()));
       for (TaskRef task : board.tasks()) {
         Double score = row.scores().get(task);
         String cell = Numbers.score(score) + (ties.task(row, task) == null ? "" : TIE_MARK);
@@ -67,7 +70,8 @@ public final class MarkdownReport {
     md.append("\nIn parentheses: the difference to the system's base variant.\n");
   }
 
-  private static void table(StringBuilder md, List<String> header, List<List<String>> rows, List<Boolean> numeric) {
+  private static void table(
+      StringBuilder md, List<String> header, List<List<String>> rows, List<Boolean> numeric) {
     md.append('|');
     header.forEach(h -> md.append(' ').append(escape(h)).append(" |"));
     md.append("\n|");
@@ -82,7 +86,13 @@ public final class MarkdownReport {
 
   /** Escapes text so that it shows literally: HTML specials, pipes, and Markdown emphasis. */
   static String escape(String text) {
-    return Html.escape(text).replace("\\", "\\\\").replace("|", "\\|").replace("*", "\\*").replace("_", "\\_")
-        .replace("`", "\\`").replace("[", "\\[").replace("]", "\\]");
+    return Html.escape(text)
+        .replace("\\", "\\\\")
+        .replace("|", "\\|")
+        .replace("*", "\\*")
+        .replace("_", "\\_")
+        .replace("`", "\\`")
+        .replace("[", "\\[")
+        .replace("]", "\\]");
   }
 }

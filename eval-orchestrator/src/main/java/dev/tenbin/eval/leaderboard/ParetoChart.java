@@ -29,68 +29,143 @@ final class ParetoChart {
    * @param qualityLabel what the y axis measures
    * @param raw the points (frontier flags are recomputed)
    */
-  static String svg(String id, String title, String costLabel, String qualityLabel, List<ParetoFrontier.Point> raw) {
+  static String svg(
+      String id,
+      String title,
+      String costLabel,
+      String qualityLabel,
+      List<ParetoFrontier.Point> raw) {
     List<ParetoFrontier.Point> points = ParetoFrontier.of(raw);
     StringBuilder svg = new StringBuilder();
-    svg.append(String.format(Locale.ROOT,
-        "<svg id=\"%s\" class=\"pareto\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"%s\">",
-        Html.escape(id), WIDTH, HEIGHT, WIDTH, HEIGHT, Html.escape(title)));
-    svg.append(String.format(Locale.ROOT, "<text class=\"chart-title\" x=\"%d\" y=\"18\">%s</text>", LEFT, Html.escape(title)));
+    svg.append(
+        String.format(
+            Locale.ROOT,
+            "<svg id=\"%s\" class=\"pareto\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"%s\">",
+            Html.escape(id),
+            WIDTH,
+            HEIGHT,
+            WIDTH,
+            HEIGHT,
+            Html.escape(title)));
+    svg.append(
+        String.format(
+            Locale.ROOT,
+            "<text class=\"chart-title\" x=\"%d\" y=\"18\">%s</text>",
+            LEFT,
+            Html.escape(title)));
     if (points.isEmpty()) {
-      svg.append(String.format(Locale.ROOT,
-          "<text class=\"empty\" x=\"%d\" y=\"%d\">no ranked row has this cost</text></svg>", LEFT, HEIGHT / 2));
+      svg.append(
+          String.format(
+              Locale.ROOT,
+              "<text class=\"empty\" x=\"%d\" y=\"%d\">no ranked row has this cost</text></svg>",
+              LEFT,
+              HEIGHT / 2));
       return svg.toString();
     }
     double minCost = points.stream().mapToDouble(ParetoFrontier.Point::cost).min().orElseThrow();
     double maxCost = points.stream().mapToDouble(ParetoFrontier.Point::cost).max().orElseThrow();
     boolean log = minCost > 0 && maxCost / minCost >= 10;
     Axis x = log ? Axis.log(minCost, maxCost) : Axis.linear(minCost, maxCost);
-    double minQuality = points.stream().mapToDouble(ParetoFrontier.Point::quality).min().orElseThrow();
-    double maxQuality = points.stream().mapToDouble(ParetoFrontier.Point::quality).max().orElseThrow();
+    double minQuality =
+        points.stream().mapToDouble(ParetoFrontier.Point::quality).min().orElseThrow();
+    double maxQuality =
+        points.stream().mapToDouble(ParetoFrontier.Point::quality).max().orElseThrow();
     Axis y = Axis.linear(minQuality, maxQuality);
     int plotRight = WIDTH - RIGHT;
     int plotBottom = HEIGHT - BOTTOM;
 
-    svg.append(String.format(Locale.ROOT,
-        "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/><line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>",
-        LEFT, plotBottom, plotRight, plotBottom, LEFT, TOP, LEFT, plotBottom));
+    svg.append(
+        String.format(
+            Locale.ROOT,
+            "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/><line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>",
+            LEFT,
+            plotBottom,
+            plotRight,
+            plotBottom,
+            LEFT,
+            TOP,
+            LEFT,
+            plotBottom));
     for (double tick : x.ticks) {
       double px = LEFT + x.fraction(tick) * (plotRight - LEFT);
-      svg.append(String.format(Locale.ROOT,
-          "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/><text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>",
-          px, TOP, px, plotBottom, px, plotBottom + 16, Numbers.compact(tick)));
+      svg.append(
+          String.format(
+              Locale.ROOT,
+              "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/><text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>",
+              px,
+              TOP,
+              px,
+              plotBottom,
+              px,
+              plotBottom + 16,
+              Numbers.compact(tick)));
     }
     for (double tick : y.ticks) {
       double py = plotBottom - y.fraction(tick) * (plotBottom - TOP);
-      svg.append(String.format(Locale.ROOT,
-          "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/><text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>",
-          LEFT, py, plotRight, py, LEFT - 6, py + 4, Numbers.compact(tick)));
+      svg.append(
+          String.format(
+              Locale.ROOT,
+              "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/><text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>",
+              LEFT,
+              py,
+              plotRight,
+              py,
+              LEFT - 6,
+              py + 4,
+              Numbers.compact(tick)));
     }
-    svg.append(String.format(Locale.ROOT,
-        "<text class=\"axis-label\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>",
-        (LEFT + plotRight) / 2, HEIGHT - 10, Html.escape(costLabel + (log ? " (log scale)" : ""))));
-    svg.append(String.format(Locale.ROOT,
-        "<text class=\"axis-label\" transform=\"translate(16 %d) rotate(-90)\" text-anchor=\"middle\">%s</text>",
-        (TOP + plotBottom) / 2, Html.escape(qualityLabel)));
+    svg.append(
+        String.format(
+            Locale.ROOT,
+            "<text class=\"axis-label\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>",
+            (LEFT + plotRight) / 2,
+            HEIGHT - 10,
+            Html.escape(costLabel + (log ? " (log scale)" : ""))));
+    svg.append(
+        String.format(
+            Locale.ROOT,
+            "<text class=\"axis-label\" transform=\"translate(16 %d) rotate(-90)\" text-anchor=\"middle\">%s</text>",
+            (TOP + plotBottom) / 2,
+            Html.escape(qualityLabel)));
 
     List<String> line = new ArrayList<>();
     StringBuilder circles = new StringBuilder();
     for (ParetoFrontier.Point point : points) {
       double px = LEFT + x.fraction(point.cost()) * (plotRight - LEFT);
       double py = plotBottom - y.fraction(point.quality()) * (plotBottom - TOP);
-      String tooltip = String.format(Locale.ROOT, "%s: quality %.2f, %s %s",
-          point.label(), point.quality(), costLabel, Numbers.compact(point.cost()));
-      circles.append(String.format(Locale.ROOT,
-          "<circle class=\"point%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" data-row=\"%s\"><title>%s</title></circle>",
-          point.frontier() ? " frontier" : "", px, py, point.frontier() ? 5 : 4, Html.escape(point.id()), Html.escape(tooltip)));
+      String tooltip =
+          String.format(
+              Locale.ROOT,
+              "%s: quality %.2f, %s %s",
+              point.label(),
+              point.quality(),
+              costLabel,
+              Numbers.compact(point.cost()));
+      circles.append(
+          String.format(
+              Locale.ROOT,
+              "<circle class=\"point%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" data-row=\"%s\"><title>%s</title></circle>",
+              point.frontier() ? " frontier" : "",
+              px,
+              py,
+              point.frontier() ? 5 : 4,
+              Html.escape(point.id()),
+              Html.escape(tooltip)));
       if (point.frontier()) {
         line.add(String.format(Locale.ROOT, "%.1f,%.1f", px, py));
-        circles.append(String.format(Locale.ROOT,
-            "<text class=\"point-label\" x=\"%.1f\" y=\"%.1f\"%s>%s</text>", px > plotRight - 160 ? px - 7 : px + 7, py - 7,
-            px > plotRight - 160 ? " text-anchor=\"end\"" : "", Html.escape(point.label())));
+        circles.append(
+            String.format(
+                Locale.ROOT,
+                "<text class=\"point-label\" x=\"%.1f\" y=\"%.1f\"%s>%s</text>",
+                px > plotRight - 160 ? px - 7 : px + 7,
+                py - 7,
+                px > plotRight - 160 ? " text-anchor=\"end\"" : "",
+                Html.escape(point.label())));
       }
     }
-    svg.append("<polyline class=\"frontier-line\" points=\"").append(String.join(" ", line)).append("\"/>");
+    svg.append("<polyline class=\"frontier-line\" points=\"")
+        .append(String.join(" ", line))
+        .append("\"/>");
     svg.append(circles).append("</svg>");
     return svg.toString();
   }

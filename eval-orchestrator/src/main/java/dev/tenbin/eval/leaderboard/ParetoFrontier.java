@@ -18,7 +18,9 @@ final class ParetoFrontier {
   static List<Point> of(List<Point> points) {
     List<Point> sorted =
         points.stream()
-            .sorted(Comparator.comparingDouble(Point::cost).thenComparing(Point::quality, Comparator.reverseOrder()))
+            .sorted(
+                Comparator.comparingDouble(Point::cost)
+                    .thenComparing(Point::quality, Comparator.reverseOrder()))
             .toList();
     List<Point> flagged = new ArrayList<>();
     double best = Double.NEGATIVE_INFINITY;

@@ -10,24 +10,40 @@ final class ReportText {
   private ReportText() {}
 
   static String title(Leaderboard board) {
-    return String.format(Locale.ROOT, "%s ×100, ranked by %s; scope: %s; %d tasks in %d benchmarks; %d of %d rows ranked",
-        board.metric(), board.aggregate().label(), board.options().scope().describe(), board.tasks().size(),
-        board.benchmarks().size(), board.ranked().size(), board.rows().size());
+    return String.format(
+        Locale.ROOT,
+        "%s ×100, ranked by %s; scope: %s; %d tasks in %d benchmarks; %d of %d rows ranked",
+        board.metric(),
+        board.aggregate().label(),
+        board.options().scope().describe(),
+        board.tasks().size(),
+        board.benchmarks().size(),
+        board.ranked().size(),
+        board.rows().size());
   }
 
   static String footnote(Leaderboard board, String tieMark) {
     return "Unranked rows (–) lack tasks of the scope (tasks k/n). Δ base: "
-        + board.aggregate().label() + " difference to the same system's base variant on shared tasks. "
-        + tieMark + ": the tie range exceeds the gap to a neighbouring row.";
+        + board.aggregate().label()
+        + " difference to the same system's base variant on shared tasks. "
+        + tieMark
+        + ": the tie range exceeds the gap to a neighbouring row.";
   }
 
   static String correlation(OfficialCorrelation correlation) {
-    return String.format(Locale.ROOT,
+    return String.format(
+        Locale.ROOT,
         "Agreement with %s (%s) over %d models: Spearman %s %s, Pearson %s %s%s",
-        correlation.official().source(), correlation.official().column(), correlation.matches().size(),
-        value(correlation.spearman()), interval(correlation.spearmanInterval()),
-        value(correlation.pearson()), interval(correlation.pearsonInterval()),
-        correlation.unmatched().isEmpty() ? "" : "; not ours: " + String.join(", ", correlation.unmatched()));
+        correlation.official().source(),
+        correlation.official().column(),
+        correlation.matches().size(),
+        value(correlation.spearman()),
+        interval(correlation.spearmanInterval()),
+        value(correlation.pearson()),
+        interval(correlation.pearsonInterval()),
+        correlation.unmatched().isEmpty()
+            ? ""
+            : "; not ours: " + String.join(", ", correlation.unmatched()));
   }
 
   private static String value(double value) {
@@ -35,6 +51,8 @@ final class ReportText {
   }
 
   private static String interval(Interval interval) {
-    return interval == null ? "(no interval)" : String.format(Locale.ROOT, "(95%% CI %.3f–%.3f)", interval.low(), interval.high());
+    return interval == null
+        ? "(no interval)"
+        : String.format(Locale.ROOT, "(95%% CI %.3f–%.3f)", interval.low(), interval.high());
   }
 }

@@ -16,6 +16,7 @@ import java.util.Locale;
 final class SummaryTable {
   final List<String> header = new ArrayList<>();
   final List<List<String>> rows = new ArrayList<>();
+
   /** Columns holding numbers (right-aligned). */
   final List<Boolean> numeric = new ArrayList<>();
 
@@ -24,18 +25,27 @@ final class SummaryTable {
   /**
    * Builds the table.
    *
-   * @param tieMark appended to the chosen aggregate when its tie range exceeds the gap to a neighbour
+   * @param tieMark appended to the chosen aggregate when its tie range exceeds the gap to a
+   *     neighbour
    * @param extended whether to add the interval, swap and Borda columns
    */
   static SummaryTable of(Leaderboard board, String tieMark, boolean extended) {
     SummaryTable table = new SummaryTable();
     Aggregate chosen = board.aggregate();
-    table.column("rank", true).column("system", false).column("variant", false).column("mode", false)
-        .column("micro", true).column("macro", true);
+    table
+        .column("rank", true)
+        .column("system", false)
+        .column("variant", false)
+        .column("mode", false)
+        .column("micro", true)
+        .column("macro", true);
     board.benchmarks().forEach(b -> table.column(b, true));
     table.column("Δ base", true);
     if (extended) {
-      table.column("95% CI (" + chosen.label() + ")", true).column("P(swap next)", true).column("Borda", true);
+      table
+          .column("95% CI (" + chosen.label() + ")", true)
+          .column("P(swap next)", true)
+          .column("Borda", true);
     }
     table.column("tasks", true);
     TieMarkers ties = new TieMarkers(board);
@@ -52,10 +62,13 @@ final class SummaryTable {
       cells.add(row.delta() == null ? Numbers.ABSENT : Numbers.delta(row.delta().of(chosen)));
       if (extended) {
         Interval interval = row.interval(chosen);
-        cells.add(interval == null ? Numbers.ABSENT
-            : String.format(Locale.ROOT, "%.2f–%.2f", interval.low(), interval.high()));
+        cells.add(
+            interval == null
+                ? Numbers.ABSENT
+                : String.format(Locale.ROOT, "%.2f–%.2f", interval.low(), interval.high()));
         cells.add(Numbers.probability(row.swapWithNext()));
-        cells.add(row.borda() == null ? Numbers.ABSENT : String.format(Locale.ROOT, "%.1f", row.borda()));
+        cells.add(
+            row.borda() == null ? Numbers.ABSENT : String.format(Locale.ROOT, "%.1f", row.borda()));
       }
       cells.add(row.covered() + "/" + row.total());
       table.rows.add(cells);

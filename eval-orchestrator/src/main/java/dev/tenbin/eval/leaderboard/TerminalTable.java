@@ -24,7 +24,11 @@ public final class TerminalTable {
     StringBuilder out = new StringBuilder();
     out.append(ReportText.title(board)).append('\n');
     line(out, table.header, widths, table.numeric);
-    line(out, table.header.stream().map(h -> "-".repeat(h.length())).toList(), widths, table.numeric);
+    line(
+        out,
+        table.header.stream().map(h -> "-".repeat(h.length())).toList(),
+        widths,
+        table.numeric);
     table.rows.forEach(row -> line(out, row, widths, table.numeric));
     out.append(ReportText.footnote(board, TIE_MARK)).append('\n');
     OfficialCorrelation correlation = board.correlation();
@@ -34,7 +38,8 @@ public final class TerminalTable {
     return out.toString();
   }
 
-  private static void line(StringBuilder out, List<String> cells, int[] widths, List<Boolean> numeric) {
+  private static void line(
+      StringBuilder out, List<String> cells, int[] widths, List<Boolean> numeric) {
     StringBuilder line = new StringBuilder();
     for (int c = 0; c < cells.size(); c++) {
       String format = numeric.get(c) ? "%" + widths[c] + "s" : "%-" + widths[c] + "s";

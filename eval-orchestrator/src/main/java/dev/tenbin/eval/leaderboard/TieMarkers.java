@@ -59,7 +59,9 @@ final class TieMarkers {
       return null;
     }
     return String.format(
-        Locale.ROOT, "tie range %.2f exceeds the gap %.2f to the neighbouring row: tie-breaking alone could swap them",
-        range, gap);
+        Locale.ROOT,
+        "tie range %.2f exceeds the gap %.2f to the neighbouring row: tie-breaking alone could swap them",
+        range,
+        gap);
   }
 }

@@ -1,6 +1,8 @@
 package dev.tenbin.eval.metrics;
 
-/** The discount of discounted cumulative gain, as {@code trec_eval}'s {@code ndcg_cut} applies it. */
+/**
+ * The discount of discounted cumulative gain, as {@code trec_eval}'s {@code ndcg_cut} applies it.
+ */
 public final class DcgDiscount {
   private static final double LN_2 = Math.log(2);
 

@@ -9,8 +9,8 @@ import java.util.Map;
  *
  * @param numQueries queries averaged over
  * @param means metric name to the arithmetic mean of the per-query values
- * @param tieAware metric name to the tie-aware value averaged over queries (each of its five
- *     fields is the mean of that field over the queries)
+ * @param tieAware metric name to the tie-aware value averaged over queries (each of its five fields
+ *     is the mean of that field over the queries)
  * @param perQuery query id to metric name to value
  * @param perQueryTieAware query id to metric name to tie-aware value
  */

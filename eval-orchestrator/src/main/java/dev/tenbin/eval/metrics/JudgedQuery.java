@@ -4,13 +4,15 @@ import java.util.Arrays;
 import java.util.Collection;
 
 /**
- * What the metrics need of one query's judgments: how many documents are relevant (grade 1 or
- * more, trec_eval's relevance level 1) and the grades of the ideal ranking.
+ * What the metrics need of one query's judgments: how many documents are relevant (grade 1 or more,
+ * trec_eval's relevance level 1) and the grades of the ideal ranking.
  */
 public final class JudgedQuery {
   private final int[] idealGrades;
 
-  /** @param grades every judged grade of the query; grades of 0 or less are not relevant */
+  /**
+   * @param grades every judged grade of the query; grades of 0 or less are not relevant
+   */
   public JudgedQuery(Collection<Integer> grades) {
     int[] relevant = grades.stream().mapToInt(Integer::intValue).filter(g -> g > 0).toArray();
     Arrays.sort(relevant);

@@ -6,8 +6,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Relevance judgments: query id to document id to grade. A grade of 1 or more is relevant
- * ({@code trec_eval}'s relevance level 1); grades of 0 or less are judged non-relevant.
+ * Relevance judgments: query id to document id to grade. A grade of 1 or more is relevant ({@code
+ * trec_eval}'s relevance level 1); grades of 0 or less are judged non-relevant.
  */
 public final class Qrels {
   private final Map<String, Map<String, Integer>> judgments;
@@ -19,7 +19,8 @@ public final class Qrels {
   /** Builds qrels; the maps are copied, order kept. */
   public static Qrels of(Map<String, Map<String, Integer>> judgments) {
     Map<String, Map<String, Integer>> copy = new LinkedHashMap<>();
-    judgments.forEach((query, docs) -> copy.put(query, Collections.unmodifiableMap(new LinkedHashMap<>(docs))));
+    judgments.forEach(
+        (query, docs) -> copy.put(query, Collections.unmodifiableMap(new LinkedHashMap<>(docs))));
     return new Qrels(Collections.unmodifiableMap(copy));
   }
 

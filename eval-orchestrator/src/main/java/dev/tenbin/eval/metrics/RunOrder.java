@@ -7,8 +7,8 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The order in which a query's ranking is evaluated. In both orders a document id repeated within
- * a ranking keeps only its first occurrence (in the order given), so it can be counted once.
+ * The order in which a query's ranking is evaluated. In both orders a document id repeated within a
+ * ranking keeps only its first occurrence (in the order given), so it can be counted once.
  */
 public enum RunOrder {
   /**
@@ -58,7 +58,8 @@ public enum RunOrder {
 
   /**
    * Compares as {@code strcmp} compares the UTF-8 bytes of two strings: by code point. (String's
-   * own compareTo compares UTF-16 units, which orders supplementary characters below U+E000-U+FFFF.)
+   * own compareTo compares UTF-16 units, which orders supplementary characters below
+   * U+E000-U+FFFF.)
    */
   static int compareAsStrcmp(String a, String b) {
     int i = 0;

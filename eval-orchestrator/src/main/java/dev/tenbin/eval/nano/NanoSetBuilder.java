@@ -40,13 +40,15 @@ public final class NanoSetBuilder {
   }
 
   public Summary build(BeirDataset dataset, long seed, Path out) {
-    // 1. Queries: evaluated ones (≥ 1 positive), deduplicated by normalised text, shuffled with the seed.
+    // 1. Queries: evaluated ones (≥ 1 positive), deduplicated by normalised text, shuffled with the
+    // seed.
     List<String> candidates = new ArrayList<>(dataset.evaluatedQueryIds());
     Collections.shuffle(candidates, new Random(seed));
     Set<String> seenTexts = new HashSet<>();
     List<String> queries = new ArrayList<>();
     for (String id : candidates) {
-      String text = dataset.queries().get(id).trim().toLowerCase(Locale.ROOT).replaceAll("\\s+", " ");
+      String text =
+          dataset.queries().get(id).trim().toLowerCase(Locale.ROOT).replaceAll("\\s+", " ");
       if (seenTexts.add(text)) {
         queries.add(id);
       }
@@ -61,22 +63,30 @@ public final class NanoSetBuilder {
     // 2. Every positive of the chosen queries (in corpus order per query's judgments).
     LinkedHashSet<String> corpus = new LinkedHashSet<>();
     for (String query : queries) {
-      dataset.qrels().judgments(query).forEach((doc, grade) -> {
-        if (grade > 0 && byId.containsKey(doc) && corpus.size() < MAX_DOCUMENTS) {
-          corpus.add(doc);
-        }
-      });
+      dataset
+          .qrels()
+          .judgments(query)
+          .forEach(
+              (doc, grade) -> {
+                if (grade > 0 && byId.containsKey(doc) && corpus.size() < MAX_DOCUMENTS) {
+                  corpus.add(doc);
+                }
+              });
     }
     int positives = corpus.size();
     // 3. Hard negatives, round-robin across queries.
     List<List<String>> negatives = new ArrayList<>();
     for (String query : queries) {
       List<String> list = new ArrayList<>();
-      dataset.qrels().judgments(query).forEach((doc, grade) -> {
-        if (grade <= 0 && byId.containsKey(doc)) {
-          list.add(doc);
-        }
-      });
+      dataset
+          .qrels()
+          .judgments(query)
+          .forEach(
+              (doc, grade) -> {
+                if (grade <= 0 && byId.containsKey(doc)) {
+                  list.add(doc);
+                }
+              });
       negatives.add(list);
     }
     for (int round = 0; corpus.size() < MAX_DOCUMENTS; round++) {
@@ -99,31 +109,49 @@ public final class NanoSetBuilder {
       }
       corpus.add(doc.id());
     }
-    Summary summary = new Summary(queries.size(), positives, hardNegatives, corpus.size() - positives - hardNegatives);
+    Summary summary =
+        new Summary(
+            queries.size(), positives, hardNegatives, corpus.size() - positives - hardNegatives);
     write(dataset, seed, out, queries, corpus, byId, summary);
     return summary;
   }
 
   private static void write(
-      BeirDataset dataset, long seed, Path out, List<String> queries, Set<String> corpus, Map<String, CorpusDocument> byId, Summary summary) {
+      BeirDataset dataset,
+      long seed,
+      Path out,
+      List<String> queries,
+      Set<String> corpus,
+      Map<String, CorpusDocument> byId,
+      Summary summary) {
     ObjectMapper json = new ObjectMapper();
     try {
       Files.createDirectories(out.resolve("qrels"));
-      try (BufferedWriter writer = Files.newBufferedWriter(out.resolve("corpus.jsonl"), StandardCharsets.UTF_8)) {
+      try (BufferedWriter writer =
+          Files.newBufferedWriter(out.resolve("corpus.jsonl"), StandardCharsets.UTF_8)) {
         for (String id : corpus) {
           CorpusDocument doc = byId.get(id);
-          ObjectNode node = json.createObjectNode().put("_id", doc.id()).put("title", doc.title()).put("text", doc.text());
+          ObjectNode node =
+              json.createObjectNode()
+                  .put("_id", doc.id())
+                  .put("title", doc.title())
+                  .put("text", doc.text());
           writer.write(json.writeValueAsString(node));
           writer.newLine();
         }
       }
-      try (BufferedWriter writer = Files.newBufferedWriter(out.resolve("queries.jsonl"), StandardCharsets.UTF_8)) {
+      try (BufferedWriter writer =
+          Files.newBufferedWriter(out.resolve("queries.jsonl"), StandardCharsets.UTF_8)) {
         for (String id : queries) {
-          writer.write(json.writeValueAsString(json.createObjectNode().put("_id", id).put("text", dataset.queries().get(id))));
+          writer.write(
+              json.writeValueAsString(
+                  json.createObjectNode().put("_id", id).put("text", dataset.queries().get(id))));
           writer.newLine();
         }
       }
-      try (BufferedWriter writer = Files.newBufferedWriter(out.resolve("qrels").resolve("test.tsv"), StandardCharsets.UTF_8)) {
+      try (BufferedWriter writer =
+          Files.newBufferedWriter(
+              out.resolve("qrels").resolve("test.tsv"), StandardCharsets.UTF_8)) {
         writer.write("query-id\tcorpus-id\tscore");
         writer.newLine();
         for (String query : queries) {
@@ -149,8 +177,11 @@ public final class NanoSetBuilder {
       record.put(
           "method",
           "queries with >= 1 positive, deduplicated by normalised text, shuffled with the seed, first "
-              + MAX_QUERIES + "; corpus = their positives, then hard negatives (score <= 0) round-robin across"
-              + " queries, then filler in original corpus order, up to " + MAX_DOCUMENTS + " documents");
+              + MAX_QUERIES
+              + "; corpus = their positives, then hard negatives (score <= 0) round-robin across"
+              + " queries, then filler in original corpus order, up to "
+              + MAX_DOCUMENTS
+              + " documents");
       json.writerWithDefaultPrettyPrinter().writeValue(out.resolve("nano.json").toFile(), record);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write the Nano-set to " + out, e);

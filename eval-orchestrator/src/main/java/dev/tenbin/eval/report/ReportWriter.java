@@ -60,7 +60,8 @@ public final class ReportWriter {
   }
 
   public void write(EvalReport report) {
-    Path staging = target.resolveSibling("." + target.getFileName() + ".staging-" + UUID.randomUUID());
+    Path staging =
+        target.resolveSibling("." + target.getFileName() + ".staging-" + UUID.randomUUID());
     try {
       Files.createDirectories(staging.resolve("runs"));
       Files.createDirectories(staging.resolve("per_query"));
@@ -68,7 +69,9 @@ public final class ReportWriter {
           .writeValue(staging.resolve("results.json").toFile(), report.toJsonTree());
       for (EvalRun run : report.runs()) {
         TrecRunWriter.write(
-            staging.resolve("runs").resolve(run.label() + ".trec"), run.rankings(), "tenbin-" + run.label());
+            staging.resolve("runs").resolve(run.label() + ".trec"),
+            run.rankings(),
+            "tenbin-" + run.label());
         writePerQuery(staging.resolve("per_query").resolve(run.label() + ".tsv"), run);
       }
       if (Files.isDirectory(target)) {

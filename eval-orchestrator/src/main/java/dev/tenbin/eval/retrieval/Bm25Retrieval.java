@@ -26,7 +26,10 @@ public final class Bm25Retrieval {
     this.probeLatency = probeLatency;
   }
 
-  /** The same retrieval without the single-query latency probe (for rankings that are only an input, such as candidate sets). */
+  /**
+   * The same retrieval without the single-query latency probe (for rankings that are only an input,
+   * such as candidate sets).
+   */
   public Bm25Retrieval withoutLatencyProbe() {
     return new Bm25Retrieval(channel, false);
   }
@@ -36,22 +39,35 @@ public final class Bm25Retrieval {
     try (IndexSession session = new IndexSession(channel, language, 0)) {
       List<Document> documents = new ArrayList<>(dataset.corpus().size());
       for (CorpusDocument doc : dataset.corpus()) {
-        documents.add(Document.newBuilder().setId(doc.id()).setTitle(doc.title()).setText(doc.text()).build());
+        documents.add(
+            Document.newBuilder()
+                .setId(doc.id())
+                .setTitle(doc.title())
+                .setText(doc.text())
+                .build());
       }
       session.ingest(documents);
       long indexed = System.nanoTime();
       List<Query> queries = new ArrayList<>();
       for (String queryId : dataset.evaluatedQueryIds()) {
-        queries.add(Query.newBuilder().setId(queryId).setText(dataset.queries().get(queryId)).build());
+        queries.add(
+            Query.newBuilder().setId(queryId).setText(dataset.queries().get(queryId)).build());
       }
       var rankings = session.search(Family.FAMILY_BM25, queries, null, topK);
       long searched = System.nanoTime();
       if (!probeLatency) {
         return new RetrievalResult(rankings, indexed - start, searched - indexed, documents.size());
       }
-      double latency = LatencyProbe.medianMicros(queries, query -> session.search(Family.FAMILY_BM25, List.of(query), null, topK));
+      double latency =
+          LatencyProbe.medianMicros(
+              queries, query -> session.search(Family.FAMILY_BM25, List.of(query), null, topK));
       return new RetrievalResult(
-          rankings, indexed - start, searched - indexed, documents.size(), 0, 0,
+          rankings,
+          indexed - start,
+          searched - indexed,
+          documents.size(),
+          0,
+          0,
           java.util.Map.of("query_encode_latency_us", 0.0, "search_latency_us", latency));
     }
   }

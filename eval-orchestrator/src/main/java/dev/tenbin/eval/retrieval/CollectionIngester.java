@@ -66,7 +66,8 @@ public final class CollectionIngester {
       batches.add(
           IngestRequest.newBuilder()
               .setCollection(collection)
-              .addAllDocuments(documents.subList(from, Math.min(documents.size(), from + batchSize)))
+              .addAllDocuments(
+                  documents.subList(from, Math.min(documents.size(), from + batchSize)))
               .build());
     }
     Deadline deadline = Deadline.after(deadlineSeconds, TimeUnit.SECONDS);
@@ -121,7 +122,9 @@ public final class CollectionIngester {
       this.deadline = deadline;
     }
 
-    /** Runs the stream to its end; returns its failure, or null when every batch was acknowledged. */
+    /**
+     * Runs the stream to its end; returns its failure, or null when every batch was acknowledged.
+     */
     StatusRuntimeException run() {
       ClientResponseObserver<IngestRequest, IngestResponse> observer =
           new ClientResponseObserver<>() {
@@ -168,7 +171,10 @@ public final class CollectionIngester {
         done.get(deadline.timeRemaining(TimeUnit.MILLISECONDS) + 1_000, TimeUnit.MILLISECONDS);
         if (from + acks.get() != batches.size()) {
           throw new IllegalStateException(
-              "the index service ended the ingest after " + acks.get() + " of " + (batches.size() - from)
+              "the index service ended the ingest after "
+                  + acks.get()
+                  + " of "
+                  + (batches.size() - from)
                   + " batches without an error");
         }
         return null;
@@ -183,7 +189,8 @@ public final class CollectionIngester {
         throw new IllegalStateException("ingest failed: " + e.getCause(), e.getCause());
       } catch (TimeoutException e) {
         requests.cancel("timed out", e);
-        throw new IllegalStateException("ingest did not finish within " + deadlineSeconds + " s", e);
+        throw new IllegalStateException(
+            "ingest did not finish within " + deadlineSeconds + " s", e);
       }
     }
   }

@@ -42,7 +42,11 @@ public final class DenseRetrieval {
   }
 
   private DenseRetrieval(
-      Channel indexChannel, EncoderClient encoder, EncodeProgress progress, CachedEncoder cached, boolean probeLatency) {
+      Channel indexChannel,
+      EncoderClient encoder,
+      EncodeProgress progress,
+      CachedEncoder cached,
+      boolean probeLatency) {
     this.indexChannel = indexChannel;
     this.encoder = encoder;
     this.progress = progress;
@@ -55,14 +59,23 @@ public final class DenseRetrieval {
     return new DenseRetrieval(indexChannel, encoder, progress, cache.cached(encoder), probeLatency);
   }
 
-  /** The same retrieval without the single-query latency probe (for rankings that are only an input, such as candidate sets). */
+  /**
+   * The same retrieval without the single-query latency probe (for rankings that are only an input,
+   * such as candidate sets).
+   */
   public DenseRetrieval withoutLatencyProbe() {
     return new DenseRetrieval(indexChannel, encoder, progress, cached, false);
   }
 
   public RetrievalResult run(
-      BeirDataset dataset, String modelId, QueryEncoding queryEncoding, Similarity similarity, int topK) {
-    return run(dataset, modelId, queryEncoding, List.of(similarity), topK, List.of(DenseVariant.BASE)).get(key(DenseVariant.BASE, similarity));
+      BeirDataset dataset,
+      String modelId,
+      QueryEncoding queryEncoding,
+      Similarity similarity,
+      int topK) {
+    return run(
+            dataset, modelId, queryEncoding, List.of(similarity), topK, List.of(DenseVariant.BASE))
+        .get(key(DenseVariant.BASE, similarity));
   }
 
   /** The result key of a variant searched with a similarity. */
@@ -72,7 +85,12 @@ public final class DenseRetrieval {
 
   /** One encode, every variant and similarity searched from it: {@link #key} to result. */
   public java.util.Map<String, RetrievalResult> run(
-      BeirDataset dataset, String modelId, QueryEncoding queryEncoding, List<Similarity> similarities, int topK, List<DenseVariant> variants) {
+      BeirDataset dataset,
+      String modelId,
+      QueryEncoding queryEncoding,
+      List<Similarity> similarities,
+      int topK,
+      List<DenseVariant> variants) {
     long start = System.nanoTime();
     List<String> texts = new ArrayList<>(dataset.corpus().size());
     for (CorpusDocument doc : dataset.corpus()) {
@@ -92,7 +110,12 @@ public final class DenseRetrieval {
       for (int i = 0; i < total; i++) {
         CorpusDocument doc = dataset.corpus().get(i);
         documents.add(
-            Document.newBuilder().setId(doc.id()).setTitle(doc.title()).setText(doc.text()).setDense(proto(docVectors.get(i))).build());
+            Document.newBuilder()
+                .setId(doc.id())
+                .setTitle(doc.title())
+                .setText(doc.text())
+                .setDense(proto(docVectors.get(i)))
+                .build());
       }
       session.ingest(documents);
       long indexed = System.nanoTime();
@@ -111,45 +134,66 @@ public final class DenseRetrieval {
       long queriesEncoded = System.nanoTime();
       List<Query> queries = new ArrayList<>(queryIds.size());
       for (int i = 0; i < queryIds.size(); i++) {
-        queries.add(Query.newBuilder().setId(queryIds.get(i)).setDense(proto(queryVectors.get(i))).build());
+        queries.add(
+            Query.newBuilder().setId(queryIds.get(i)).setDense(proto(queryVectors.get(i))).build());
       }
       double encodeLatency =
-          !probeLatency ? 0 : LatencyProbe.medianMicros(
-              queryTexts,
-              text -> {
-                if (queryEncoding == QueryEncoding.LIGHT) {
-                  encoder.encodeLightDense(modelId, List.of(text), 0);
-                } else {
-                  encoder.encodeDense(modelId, List.of(text), true, 0);
-                }
-              });
+          !probeLatency
+              ? 0
+              : LatencyProbe.medianMicros(
+                  queryTexts,
+                  text -> {
+                    if (queryEncoding == QueryEncoding.LIGHT) {
+                      encoder.encodeLightDense(modelId, List.of(text), 0);
+                    } else {
+                      encoder.encodeDense(modelId, List.of(text), true, 0);
+                    }
+                  });
       java.util.Map<String, RetrievalResult> results = new java.util.LinkedHashMap<>();
       for (Similarity similarity : similarities)
-      for (DenseVariant variant : variants) {
-        long searchStart = System.nanoTime();
-        var outcome = session.searchWithStats(Family.FAMILY_DENSE, queries, variant.options(similarity), topK);
-        long searched = System.nanoTime();
-        java.util.Map<String, Object> diagnostics = new java.util.LinkedHashMap<>();
-        diagnostics.put("bytes_per_vector", outcome.bytesPerVector());
-        if (probeLatency) {
-          diagnostics.put("query_encode_latency_us", encodeLatency);
-          diagnostics.put(
-              "search_latency_us",
-              LatencyProbe.medianMicros(queries, query -> session.search(Family.FAMILY_DENSE, List.of(query), variant.options(similarity), topK)));
+        for (DenseVariant variant : variants) {
+          long searchStart = System.nanoTime();
+          var outcome =
+              session.searchWithStats(
+                  Family.FAMILY_DENSE, queries, variant.options(similarity), topK);
+          long searched = System.nanoTime();
+          java.util.Map<String, Object> diagnostics = new java.util.LinkedHashMap<>();
+          diagnostics.put("bytes_per_vector", outcome.bytesPerVector());
+          if (probeLatency) {
+            diagnostics.put("query_encode_latency_us", encodeLatency);
+            diagnostics.put(
+                "search_latency_us",
+                LatencyProbe.medianMicros(
+                    queries,
+                    query ->
+                        session.search(
+                            Family.FAMILY_DENSE,
+                            List.of(query),
+                            variant.options(similarity),
+                            topK)));
+          }
+          diagnostics.put("similarity", similarity == Similarity.SIMILARITY_DOT ? "dot" : "cosine");
+          if (variant.approximate()) {
+            diagnostics.put("hnsw_recall_vs_exact", outcome.approximateRecall());
+          }
+          if (variant.quantization() == dev.tenbin.proto.index.v1.Quantization.QUANTIZATION_INT8) {
+            diagnostics.put(
+                "int8_query_clip_rate",
+                outcome.queryValues() == 0
+                    ? 0.0
+                    : (double) outcome.clippedQueryValues() / outcome.queryValues());
+          }
+          results.put(
+              key(variant, similarity),
+              new RetrievalResult(
+                  outcome.rankings(),
+                  (encoded - start) + (indexed - encoded),
+                  searched - searchStart,
+                  total,
+                  encoded - start,
+                  queriesEncoded - indexed,
+                  diagnostics));
         }
-        diagnostics.put("similarity", similarity == Similarity.SIMILARITY_DOT ? "dot" : "cosine");
-        if (variant.approximate()) {
-          diagnostics.put("hnsw_recall_vs_exact", outcome.approximateRecall());
-        }
-        if (variant.quantization() == dev.tenbin.proto.index.v1.Quantization.QUANTIZATION_INT8) {
-          diagnostics.put("int8_query_clip_rate", outcome.queryValues() == 0 ? 0.0 : (double) outcome.clippedQueryValues() / outcome.queryValues());
-        }
-        results.put(
-            key(variant, similarity),
-            new RetrievalResult(
-                outcome.rankings(), (encoded - start) + (indexed - encoded), searched - searchStart, total,
-                encoded - start, queriesEncoded - indexed, diagnostics));
-      }
       return results;
     }
   }

@@ -20,23 +20,35 @@ public final class Fusion {
   /** Reciprocal rank fusion with constant {@code k}; systems in the given order. */
   public static Map<String, List<ScoredDoc>> reciprocalRank(
       Channel index, int k, int topK, Map<String, Map<String, List<ScoredDoc>>> systems) {
-    return fuse(index, FuseRequest.newBuilder().setMethod(FusionMethod.FUSION_METHOD_RRF).setRrfK(k).setTopK(topK), systems);
+    return fuse(
+        index,
+        FuseRequest.newBuilder().setMethod(FusionMethod.FUSION_METHOD_RRF).setRrfK(k).setTopK(topK),
+        systems);
   }
 
   /** Min-max normalized scores interpolated with one weight per system, in the given order. */
   public static Map<String, List<ScoredDoc>> linear(
-      Channel index, List<Double> weights, int topK, Map<String, Map<String, List<ScoredDoc>>> systems) {
-    FuseRequest.Builder request = FuseRequest.newBuilder().setMethod(FusionMethod.FUSION_METHOD_LINEAR).setTopK(topK);
+      Channel index,
+      List<Double> weights,
+      int topK,
+      Map<String, Map<String, List<ScoredDoc>>> systems) {
+    FuseRequest.Builder request =
+        FuseRequest.newBuilder().setMethod(FusionMethod.FUSION_METHOD_LINEAR).setTopK(topK);
     weights.forEach(weight -> request.addWeights(weight.floatValue()));
     return fuse(index, request, systems);
   }
 
   private static Map<String, List<ScoredDoc>> fuse(
-      Channel index, FuseRequest.Builder request, Map<String, Map<String, List<ScoredDoc>>> systems) {
+      Channel index,
+      FuseRequest.Builder request,
+      Map<String, Map<String, List<ScoredDoc>>> systems) {
     systems.forEach((name, rankings) -> request.addSystems(rankingSet(name, rankings)));
     Map<String, List<ScoredDoc>> fused = new LinkedHashMap<>();
     for (Ranking ranking :
-        IndexServiceGrpc.newBlockingStub(index).withDeadlineAfter(10, TimeUnit.MINUTES).fuse(request.build()).getRankingsList()) {
+        IndexServiceGrpc.newBlockingStub(index)
+            .withDeadlineAfter(10, TimeUnit.MINUTES)
+            .fuse(request.build())
+            .getRankingsList()) {
       fused.put(ranking.getQueryId(), IndexSession.toScoredDocs(ranking));
     }
     return fused;
@@ -49,7 +61,11 @@ public final class Fusion {
           Ranking.Builder ranking = Ranking.newBuilder().setQueryId(queryId);
           int rank = 1;
           for (ScoredDoc doc : docs) {
-            ranking.addDocuments(ScoredDocument.newBuilder().setDocId(doc.docId()).setScore((float) doc.score()).setRank(rank++));
+            ranking.addDocuments(
+                ScoredDocument.newBuilder()
+                    .setDocId(doc.docId())
+                    .setScore((float) doc.score())
+                    .setRank(rank++));
           }
           set.addRankings(ranking);
         });

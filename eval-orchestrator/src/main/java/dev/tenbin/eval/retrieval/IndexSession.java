@@ -37,7 +37,12 @@ public final class IndexSession implements AutoCloseable {
     this(channel, language, denseDimension, 0, 0);
   }
 
-  public IndexSession(Channel channel, String language, int denseDimension, int sparseVocabulary, int multiVectorDimension) {
+  public IndexSession(
+      Channel channel,
+      String language,
+      int denseDimension,
+      int sparseVocabulary,
+      int multiVectorDimension) {
     this.channel = channel;
     this.name = "eval-" + UUID.randomUUID();
     this.index = IndexServiceGrpc.newBlockingStub(channel);
@@ -60,7 +65,8 @@ public final class IndexSession implements AutoCloseable {
   }
 
   /** Sparse rankings with a pruning setting. */
-  public Map<String, List<ScoredDoc>> searchSparse(List<Query> queries, dev.tenbin.proto.index.v1.SparseOptions options, int topK) {
+  public Map<String, List<ScoredDoc>> searchSparse(
+      List<Query> queries, dev.tenbin.proto.index.v1.SparseOptions options, int topK) {
     Map<String, List<ScoredDoc>> rankings = new LinkedHashMap<>();
     for (int from = 0; from < queries.size(); from += SEARCH_BATCH) {
       SearchRequest request =
@@ -71,7 +77,11 @@ public final class IndexSession implements AutoCloseable {
               .setSparse(options)
               .addAllQueries(queries.subList(from, Math.min(queries.size(), from + SEARCH_BATCH)))
               .build();
-      for (Ranking ranking : index.withDeadlineAfter(DEADLINE_SECONDS, TimeUnit.SECONDS).search(request).getRankingsList()) {
+      for (Ranking ranking :
+          index
+              .withDeadlineAfter(DEADLINE_SECONDS, TimeUnit.SECONDS)
+              .search(request)
+              .getRankingsList()) {
         rankings.put(ranking.getQueryId(), toScoredDocs(ranking));
       }
     }
@@ -79,13 +89,18 @@ public final class IndexSession implements AutoCloseable {
   }
 
   /** Rankings per query id, in query order. */
-  public Map<String, List<ScoredDoc>> search(Family family, List<Query> queries, DenseOptions dense, int topK) {
+  public Map<String, List<ScoredDoc>> search(
+      Family family, List<Query> queries, DenseOptions dense, int topK) {
     return searchWithStats(family, queries, dense, topK).rankings();
   }
 
   /** Rankings and the variant's facts (int8 clipped query values, bytes per vector). */
   public record Outcome(
-      Map<String, List<ScoredDoc>> rankings, long clippedQueryValues, long queryValues, long bytesPerVector, double approximateRecall) {}
+      Map<String, List<ScoredDoc>> rankings,
+      long clippedQueryValues,
+      long queryValues,
+      long bytesPerVector,
+      double approximateRecall) {}
 
   public Outcome searchWithStats(Family family, List<Query> queries, DenseOptions dense, int topK) {
     Map<String, List<ScoredDoc>> rankings = new LinkedHashMap<>();
@@ -103,7 +118,8 @@ public final class IndexSession implements AutoCloseable {
       if (dense != null) {
         request.setDense(dense);
       }
-      var response = index.withDeadlineAfter(DEADLINE_SECONDS, TimeUnit.SECONDS).search(request.build());
+      var response =
+          index.withDeadlineAfter(DEADLINE_SECONDS, TimeUnit.SECONDS).search(request.build());
       for (Ranking ranking : response.getRankingsList()) {
         rankings.put(ranking.getQueryId(), toScoredDocs(ranking));
       }
@@ -112,7 +128,8 @@ public final class IndexSession implements AutoCloseable {
       bytes = response.getStats().getBytesPerVector();
       recallSum += response.getStats().getApproximateRecall() * response.getRankingsCount();
     }
-    return new Outcome(rankings, clipped, values, bytes, queries.isEmpty() ? 0 : recallSum / queries.size());
+    return new Outcome(
+        rankings, clipped, values, bytes, queries.isEmpty() ? 0 : recallSum / queries.size());
   }
 
   static List<ScoredDoc> toScoredDocs(Ranking ranking) {
@@ -130,7 +147,9 @@ public final class IndexSession implements AutoCloseable {
    */
   public void close() {
     try {
-      index.withDeadlineAfter(60, TimeUnit.SECONDS).dropCollection(DropCollectionRequest.newBuilder().setName(name).build());
+      index
+          .withDeadlineAfter(60, TimeUnit.SECONDS)
+          .dropCollection(DropCollectionRequest.newBuilder().setName(name).build());
     } catch (io.grpc.StatusRuntimeException e) {
       org.slf4j.LoggerFactory.getLogger(IndexSession.class)
           .warn("could not drop the evaluation collection {}: {}", name, e.getStatus().getCode());

@@ -5,11 +5,11 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * Single-query latency, as a user of the services sees it: the median over the first
- * {@link #QUERIES} evaluated queries, each sent alone (one encode request, one search request),
- * after the batch run has warmed the model and the index. Batch timings amortise over a whole
- * query set and hit the embedding cache on reruns; these do neither, so cells computed at
- * different times stay comparable.
+ * Single-query latency, as a user of the services sees it: the median over the first {@link
+ * #QUERIES} evaluated queries, each sent alone (one encode request, one search request), after the
+ * batch run has warmed the model and the index. Batch timings amortise over a whole query set and
+ * hit the embedding cache on reruns; these do neither, so cells computed at different times stay
+ * comparable.
  */
 public final class LatencyProbe {
   /** Queries timed per cell. */

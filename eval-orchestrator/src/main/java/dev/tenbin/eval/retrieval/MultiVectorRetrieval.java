@@ -19,7 +19,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-/** Late-interaction retrieval: token vectors from the encoder service, exact MaxSim in the index. */
+/**
+ * Late-interaction retrieval: token vectors from the encoder service, exact MaxSim in the index.
+ */
 public final class MultiVectorRetrieval {
   private final Channel indexChannel;
   private final Channel encoderChannel;
@@ -37,20 +39,29 @@ public final class MultiVectorRetrieval {
 
   /** The same retrieval encoding documents and queries through {@code cache}. */
   public MultiVectorRetrieval withEmbeddingCache(EmbeddingCache cache) {
-    return new MultiVectorRetrieval(indexChannel, encoderChannel, cache.cached(EncoderClient.of(encoderChannel)));
+    return new MultiVectorRetrieval(
+        indexChannel, encoderChannel, cache.cached(EncoderClient.of(encoderChannel)));
   }
 
   public RetrievalResult run(BeirDataset dataset, String model, int topK) {
-    var encoder = EncoderServiceGrpc.newBlockingStub(encoderChannel).withDeadlineAfter(2, TimeUnit.HOURS);
+    var encoder =
+        EncoderServiceGrpc.newBlockingStub(encoderChannel).withDeadlineAfter(2, TimeUnit.HOURS);
     long start = System.nanoTime();
     List<String> texts = dataset.corpus().stream().map(CorpusDocument::titleAndText).toList();
     List<MultiVector> docVectors = new ArrayList<>();
     if (cached != null) {
-      cached.multiVector(model, texts, false, done -> {}).forEach(rows -> docVectors.add(proto(rows)));
+      cached
+          .multiVector(model, texts, false, done -> {})
+          .forEach(rows -> docVectors.add(proto(rows)));
     } else {
       encoder
           .streamEncodeMultiVector(
-              StreamEncodeMultiVectorRequest.newBuilder().setModelId(model).addAllTexts(texts).setRole(InputRole.INPUT_ROLE_DOCUMENT).setChunkSize(32).build())
+              StreamEncodeMultiVectorRequest.newBuilder()
+                  .setModelId(model)
+                  .addAllTexts(texts)
+                  .setRole(InputRole.INPUT_ROLE_DOCUMENT)
+                  .setChunkSize(32)
+                  .build())
           .forEachRemaining(chunk -> docVectors.addAll(chunk.getVectorsList()));
     }
     long encoded = System.nanoTime();
@@ -58,47 +69,75 @@ public final class MultiVectorRetrieval {
     List<String> queryTexts = queryIds.stream().map(id -> dataset.queries().get(id)).toList();
     List<MultiVector> queryVectors =
         cached != null
-            ? cached.multiVector(model, queryTexts, true, done -> {}).stream().map(MultiVectorRetrieval::proto).toList()
+            ? cached.multiVector(model, queryTexts, true, done -> {}).stream()
+                .map(MultiVectorRetrieval::proto)
+                .toList()
             : encoder
-            .encodeMultiVector(
-                EncodeMultiVectorRequest.newBuilder()
-                    .setModelId(model)
-                    .addAllTexts(queryTexts)
-                    .setRole(InputRole.INPUT_ROLE_QUERY)
-                    .build())
-            .getVectorsList();
+                .encodeMultiVector(
+                    EncodeMultiVectorRequest.newBuilder()
+                        .setModelId(model)
+                        .addAllTexts(queryTexts)
+                        .setRole(InputRole.INPUT_ROLE_QUERY)
+                        .build())
+                .getVectorsList();
     long queriesEncoded = System.nanoTime();
     int dimension = docVectors.getFirst().getDimension();
     try (IndexSession session = new IndexSession(indexChannel, "en", 0, 0, dimension)) {
       List<Document> documents = new ArrayList<>();
       for (int i = 0; i < texts.size(); i++) {
         CorpusDocument doc = dataset.corpus().get(i);
-        documents.add(Document.newBuilder().setId(doc.id()).setTitle(doc.title()).setText(doc.text()).setMultiVector(docVectors.get(i)).build());
+        documents.add(
+            Document.newBuilder()
+                .setId(doc.id())
+                .setTitle(doc.title())
+                .setText(doc.text())
+                .setMultiVector(docVectors.get(i))
+                .build());
       }
       session.ingest(documents);
       long indexed = System.nanoTime();
       List<Query> queries = new ArrayList<>();
       for (int i = 0; i < queryIds.size(); i++) {
-        queries.add(Query.newBuilder().setId(queryIds.get(i)).setMultiVector(queryVectors.get(i)).build());
+        queries.add(
+            Query.newBuilder().setId(queryIds.get(i)).setMultiVector(queryVectors.get(i)).build());
       }
       var rankings = session.search(Family.FAMILY_MULTIVECTOR, queries, null, topK);
       long searched = System.nanoTime();
       double encodeLatency =
           LatencyProbe.medianMicros(
               queryTexts,
-              text -> encoder.encodeMultiVector(
-                  EncodeMultiVectorRequest.newBuilder().setModelId(model).addTexts(text).setRole(InputRole.INPUT_ROLE_QUERY).build()));
+              text ->
+                  encoder.encodeMultiVector(
+                      EncodeMultiVectorRequest.newBuilder()
+                          .setModelId(model)
+                          .addTexts(text)
+                          .setRole(InputRole.INPUT_ROLE_QUERY)
+                          .build()));
       double searchLatency =
-          LatencyProbe.medianMicros(queries, query -> session.search(Family.FAMILY_MULTIVECTOR, List.of(query), null, topK));
+          LatencyProbe.medianMicros(
+              queries,
+              query -> session.search(Family.FAMILY_MULTIVECTOR, List.of(query), null, topK));
       return new RetrievalResult(
-          rankings, indexed - start, searched - indexed, texts.size(), encoded - start, queriesEncoded - encoded,
-          Map.of("bytes_per_token", 4L * dimension, "query_encode_latency_us", encodeLatency, "search_latency_us", searchLatency));
+          rankings,
+          indexed - start,
+          searched - indexed,
+          texts.size(),
+          encoded - start,
+          queriesEncoded - encoded,
+          Map.of(
+              "bytes_per_token",
+              4L * dimension,
+              "query_encode_latency_us",
+              encodeLatency,
+              "search_latency_us",
+              searchLatency));
     }
   }
 
   private static MultiVector proto(float[][] rows) {
     int dimension = rows.length == 0 ? 0 : rows[0].length;
-    MultiVector.Builder out = MultiVector.newBuilder().setTokenCount(rows.length).setDimension(dimension);
+    MultiVector.Builder out =
+        MultiVector.newBuilder().setTokenCount(rows.length).setDimension(dimension);
     for (float[] row : rows) {
       for (float value : row) {
         out.addValues(value);

@@ -22,7 +22,8 @@ public record RetrievalResult(
     long documentEncodeNanos,
     long queryEncodeNanos,
     Map<String, Object> diagnostics) {
-  public RetrievalResult(Map<String, List<ScoredDoc>> rankings, long indexNanos, long searchNanos, int documents) {
+  public RetrievalResult(
+      Map<String, List<ScoredDoc>> rankings, long indexNanos, long searchNanos, int documents) {
     this(rankings, indexNanos, searchNanos, documents, 0, 0, Map.of());
   }
 }

@@ -28,8 +28,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Learned-sparse retrieval through the services, every pruning setting from one ingest. With a
  * sparse model ({@code sparse:MODEL}) documents and queries come from its MLM head. Without one
- * ({@code sparse-bm25:MODEL}) the machinery still runs on real data: documents are BM25 weights
- * (k1 0.9, b 0.4, idf over the corpus) of the model tokenizer's token ids, and queries are the
+ * ({@code sparse-bm25:MODEL}) the machinery still runs on real data: documents are BM25 weights (k1
+ * 0.9, b 0.4, idf over the corpus) of the model tokenizer's token ids, and queries are the
  * LightRetriever token counts.
  */
 public final class SparseRetrieval {
@@ -53,12 +53,18 @@ public final class SparseRetrieval {
    * BM25-weighted and LightRetriever paths run no model and are not cached).
    */
   public SparseRetrieval withEmbeddingCache(EmbeddingCache cache) {
-    return new SparseRetrieval(indexChannel, encoderChannel, cache.cached(EncoderClient.of(encoderChannel)));
+    return new SparseRetrieval(
+        indexChannel, encoderChannel, cache.cached(EncoderClient.of(encoderChannel)));
   }
 
   public Map<String, RetrievalResult> run(
-      BeirDataset dataset, String model, boolean bm25Weights, int topK, List<SparseVariant> variants) {
-    var encoder = EncoderServiceGrpc.newBlockingStub(encoderChannel).withDeadlineAfter(2, TimeUnit.HOURS);
+      BeirDataset dataset,
+      String model,
+      boolean bm25Weights,
+      int topK,
+      List<SparseVariant> variants) {
+    var encoder =
+        EncoderServiceGrpc.newBlockingStub(encoderChannel).withDeadlineAfter(2, TimeUnit.HOURS);
     long start = System.nanoTime();
     List<String> texts = new ArrayList<>();
     for (CorpusDocument doc : dataset.corpus()) {
@@ -94,11 +100,17 @@ public final class SparseRetrieval {
                         .build())
                 .getSparseList()
             : cached != null
-                ? cached.sparse(model, queryTexts, true, 0, done -> {}).stream().map(dev.tenbin.eval.cache.SparseVector::toProto).toList()
+                ? cached.sparse(model, queryTexts, true, 0, done -> {}).stream()
+                    .map(dev.tenbin.eval.cache.SparseVector::toProto)
+                    .toList()
                 : encoder
-                .encodeSparse(
-                    EncodeSparseRequest.newBuilder().setModelId(model).addAllTexts(queryTexts).setRole(InputRole.INPUT_ROLE_QUERY).build())
-                .getVectorsList();
+                    .encodeSparse(
+                        EncodeSparseRequest.newBuilder()
+                            .setModelId(model)
+                            .addAllTexts(queryTexts)
+                            .setRole(InputRole.INPUT_ROLE_QUERY)
+                            .build())
+                    .getVectorsList();
     long queriesEncoded = System.nanoTime();
     double encodeLatency =
         LatencyProbe.medianMicros(
@@ -113,7 +125,11 @@ public final class SparseRetrieval {
                         .build());
               } else {
                 encoder.encodeSparse(
-                    EncodeSparseRequest.newBuilder().setModelId(model).addTexts(text).setRole(InputRole.INPUT_ROLE_QUERY).build());
+                    EncodeSparseRequest.newBuilder()
+                        .setModelId(model)
+                        .addTexts(text)
+                        .setRole(InputRole.INPUT_ROLE_QUERY)
+                        .build());
               }
             });
     int vocabulary = 1;
@@ -128,13 +144,20 @@ public final class SparseRetrieval {
       List<Document> documents = new ArrayList<>();
       for (int i = 0; i < texts.size(); i++) {
         CorpusDocument doc = dataset.corpus().get(i);
-        documents.add(Document.newBuilder().setId(doc.id()).setTitle(doc.title()).setText(doc.text()).setSparse(docVectors.get(i)).build());
+        documents.add(
+            Document.newBuilder()
+                .setId(doc.id())
+                .setTitle(doc.title())
+                .setText(doc.text())
+                .setSparse(docVectors.get(i))
+                .build());
       }
       session.ingest(documents);
       long indexed = System.nanoTime();
       List<Query> queries = new ArrayList<>();
       for (int i = 0; i < queryIds.size(); i++) {
-        queries.add(Query.newBuilder().setId(queryIds.get(i)).setSparse(queryVectors.get(i)).build());
+        queries.add(
+            Query.newBuilder().setId(queryIds.get(i)).setSparse(queryVectors.get(i)).build());
       }
       Map<String, RetrievalResult> results = new LinkedHashMap<>();
       for (SparseVariant variant : variants) {
@@ -145,19 +168,27 @@ public final class SparseRetrieval {
         diagnostics.put("max_document_dims", variant.maxDocumentDims());
         diagnostics.put("query_encode_latency_us", encodeLatency);
         diagnostics.put(
-            "search_latency_us", LatencyProbe.medianMicros(queries, query -> session.searchSparse(List.of(query), variant.options(), topK)));
+            "search_latency_us",
+            LatencyProbe.medianMicros(
+                queries, query -> session.searchSparse(List.of(query), variant.options(), topK)));
         results.put(
             variant.name(),
             new RetrievalResult(
-                rankings, indexed - start, System.nanoTime() - searchStart, texts.size(), encoded - start,
-                queriesEncoded - encoded, diagnostics));
+                rankings,
+                indexed - start,
+                System.nanoTime() - searchStart,
+                texts.size(),
+                encoded - start,
+                queriesEncoded - encoded,
+                diagnostics));
       }
       return results;
     }
   }
 
   /** BM25 weights over tokenizer ids, special tokens ([CLS], [SEP], <s>, ...) left out. */
-  private static List<SparseVector> bm25Vectors(EncoderServiceGrpc.EncoderServiceBlockingStub encoder, String model, List<String> texts) {
+  private static List<SparseVector> bm25Vectors(
+      EncoderServiceGrpc.EncoderServiceBlockingStub encoder, String model, List<String> texts) {
     List<Map<Integer, Integer>> counts = new ArrayList<>();
     for (int from = 0; from < texts.size(); from += CHUNK) {
       var response =
@@ -171,7 +202,9 @@ public final class SparseRetrieval {
         Map<Integer, Integer> tf = new TreeMap<>();
         for (int i = 0; i < text.getIdsCount(); i++) {
           String token = text.getTokens(i);
-          boolean special = (token.startsWith("[") && token.endsWith("]")) || (token.startsWith("<") && token.endsWith(">"));
+          boolean special =
+              (token.startsWith("[") && token.endsWith("]"))
+                  || (token.startsWith("<") && token.endsWith(">"));
           if (!special) {
             tf.merge(text.getIds(i), 1, Integer::sum);
           }

@@ -8,9 +8,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A max-active-dims pruning setting of a sparse retriever: {@code base} (no pruning) or
- * {@code sparse_qQ_dD}; {@code sparse_grid} names the grid q ∈ {8, 16, 24, 32} × d ∈ {64, 128,
- * 256, 512}, all evaluated from one ingest.
+ * A max-active-dims pruning setting of a sparse retriever: {@code base} (no pruning) or {@code
+ * sparse_qQ_dD}; {@code sparse_grid} names the grid q ∈ {8, 16, 24, 32} × d ∈ {64, 128, 256, 512},
+ * all evaluated from one ingest.
  */
 public record SparseVariant(String name, int maxQueryDims, int maxDocumentDims) {
   public static final SparseVariant BASE = new SparseVariant("base", 0, 0);
@@ -33,7 +33,8 @@ public record SparseVariant(String name, int maxQueryDims, int maxDocumentDims) 
     Matcher m = NAME.matcher(name);
     if (!m.matches()) {
       throw new InvalidInputException(
-          "--variant", "unknown sparse variant '" + name + "': expected base, sparse_qQ_dD or sparse_grid");
+          "--variant",
+          "unknown sparse variant '" + name + "': expected base, sparse_qQ_dD or sparse_grid");
     }
     return List.of(new SparseVariant(name, dims(name, m.group(1)), dims(name, m.group(2))));
   }
@@ -43,12 +44,16 @@ public record SparseVariant(String name, int maxQueryDims, int maxDocumentDims) 
     int value = digits.length() > 6 ? Integer.MAX_VALUE : Integer.parseInt(digits);
     if (value < 1 || value > MAX_DIMS) {
       throw new InvalidInputException(
-          "--variant", "sparse variant '" + name + "': sparse_qQ_dD needs 1 <= Q, D <= " + MAX_DIMS);
+          "--variant",
+          "sparse variant '" + name + "': sparse_qQ_dD needs 1 <= Q, D <= " + MAX_DIMS);
     }
     return value;
   }
 
   public SparseOptions options() {
-    return SparseOptions.newBuilder().setMaxQueryDims(maxQueryDims).setMaxDocumentDims(maxDocumentDims).build();
+    return SparseOptions.newBuilder()
+        .setMaxQueryDims(maxQueryDims)
+        .setMaxDocumentDims(maxDocumentDims)
+        .build();
   }
 }

@@ -4,8 +4,8 @@ import java.nio.file.Path;
 
 /**
  * A run or qrels file that cannot be used: missing, unreadable, or with a malformed line. The
- * message names the file and, for a malformed line, its 1-based line number, e.g. {@code
- * run.trec line 7: expected 6 columns (qid Q0 docid rank score tag), got 5}.
+ * message names the file and, for a malformed line, its 1-based line number, e.g. {@code run.trec
+ * line 7: expected 6 columns (qid Q0 docid rank score tag), got 5}.
  */
 public final class InputFileException extends IllegalArgumentException {
   private final transient Path file;

@@ -15,19 +15,23 @@ import java.util.Map;
  * line:
  *
  * <ul>
- *   <li>TREC qrels: {@code qid iter docid grade}, whitespace separated (the iter column is ignored);
+ *   <li>TREC qrels: {@code qid iter docid grade}, whitespace separated (the iter column is
+ *       ignored);
  *   <li>BEIR tsv: {@code query-id corpus-id score}, with or without the header line {@code
  *       query-id\tcorpus-id\tscore} (a first line whose third column is not an integer).
  * </ul>
  *
- * <p>Ids follow {@link RecordIds}. Grades are integers; 1 or more is relevant and 0 or less is judged non-relevant. Blank lines
- * are skipped. A query with any judgment line counts as judged, even when all its grades are 0. A
- * document judged twice for one query keeps its last grade (trec_eval refuses such files).
+ * <p>Ids follow {@link RecordIds}. Grades are integers; 1 or more is relevant and 0 or less is
+ * judged non-relevant. Blank lines are skipped. A query with any judgment line counts as judged,
+ * even when all its grades are 0. A document judged twice for one query keeps its last grade
+ * (trec_eval refuses such files).
  */
 public final class QrelsReader {
   private QrelsReader() {}
 
-  /** @throws InputFileException naming the file (and line) of anything missing or malformed */
+  /**
+   * @throws InputFileException naming the file (and line) of anything missing or malformed
+   */
   public static Qrels read(Path file) {
     if (!Files.isRegularFile(file)) {
       throw InputFileException.of(file, "qrels file not found");
@@ -50,7 +54,8 @@ public final class QrelsReader {
           }
           if (parts.length != 3 && parts.length != 4) {
             throw InputFileException.atLine(
-                file, lineNumber,
+                file,
+                lineNumber,
                 "expected 4 columns (qid iter docid grade) or 3 (query-id corpus-id score), got "
                     + parts.length);
           }
@@ -58,12 +63,15 @@ public final class QrelsReader {
         }
         if (parts.length != columns) {
           throw InputFileException.atLine(
-              file, lineNumber, "expected " + columns + " columns like the first line, got " + parts.length);
+              file,
+              lineNumber,
+              "expected " + columns + " columns like the first line, got " + parts.length);
         }
         String gradeText = parts[columns - 1];
         Integer grade = parseGrade(gradeText);
         if (grade == null) {
-          throw InputFileException.atLine(file, lineNumber, "grade '" + gradeText + "' is not an integer");
+          throw InputFileException.atLine(
+              file, lineNumber, "grade '" + gradeText + "' is not an integer");
         }
         String docId = parts[columns - 2];
         requireId(file, lineNumber, "query id", parts[0]);

@@ -1,9 +1,9 @@
 package dev.tenbin.eval.run;
 
 /**
- * What a query or document id may hold: TREC run and qrels files are whitespace separated, so an
- * id is one non-empty token without whitespace, separators or control characters. Readers refuse
- * other ids (with the file and line) rather than split them differently than the writer joined them.
+ * What a query or document id may hold: TREC run and qrels files are whitespace separated, so an id
+ * is one non-empty token without whitespace, separators or control characters. Readers refuse other
+ * ids (with the file and line) rather than split them differently than the writer joined them.
  */
 public final class RecordIds {
   private RecordIds() {}

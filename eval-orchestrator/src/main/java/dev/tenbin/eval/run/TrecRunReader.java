@@ -15,8 +15,9 @@ import java.util.Map;
 /**
  * Reads a TREC run file: {@code qid Q0 docid rank score tag}, six whitespace-separated columns.
  * Blank lines and lines starting with {@code #} are skipped, as trec_eval skips them. The rank
- * column must be present but is not used; ids follow {@link RecordIds}: trec_eval orders by score (see {@code RunOrder}). The
- * score is parsed as a double, as trec_eval's {@code atof} does, and must be finite.
+ * column must be present but is not used; ids follow {@link RecordIds}: trec_eval orders by score
+ * (see {@code RunOrder}). The score is parsed as a double, as trec_eval's {@code atof} does, and
+ * must be finite.
  */
 public final class TrecRunReader {
   private TrecRunReader() {}
@@ -44,7 +45,9 @@ public final class TrecRunReader {
         String[] parts = stripped.split("\\s+");
         if (parts.length != 6) {
           throw InputFileException.atLine(
-              file, lineNumber, "expected 6 columns (qid Q0 docid rank score tag), got " + parts.length);
+              file,
+              lineNumber,
+              "expected 6 columns (qid Q0 docid rank score tag), got " + parts.length);
         }
         requireId(file, lineNumber, "query id", parts[0]);
         requireId(file, lineNumber, "document id", parts[2]);

@@ -4,8 +4,8 @@ import dev.tenbin.rpc.ClientSecurity;
 import dev.tenbin.rpc.HostPort;
 
 /**
- * A remote service address given as {@code host:port} (or {@code [ipv6]:port}), and how to reach
- * it (TLS, token; plaintext unless told otherwise).
+ * A remote service address given as {@code host:port} (or {@code [ipv6]:port}), and how to reach it
+ * (TLS, token; plaintext unless told otherwise).
  */
 public record ServiceEndpoint(String host, int port, ClientSecurity security) {
   public ServiceEndpoint {
@@ -23,7 +23,9 @@ public record ServiceEndpoint(String host, int port, ClientSecurity security) {
     return new ServiceEndpoint(host, port, newSecurity);
   }
 
-  /** Parses {@code value} given for {@code option} with the one endpoint parser, {@link HostPort}. */
+  /**
+   * Parses {@code value} given for {@code option} with the one endpoint parser, {@link HostPort}.
+   */
   public static ServiceEndpoint parse(String option, String value) {
     HostPort address = HostPort.parse(option, value);
     return new ServiceEndpoint(address.host(), address.port());

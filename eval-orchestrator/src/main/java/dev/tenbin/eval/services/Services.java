@@ -15,9 +15,9 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The services an evaluation talks to. By default each one is started in this process (the
- * embedded default) and reached over gRPC's in-process transport; an endpoint option points the
- * orchestrator at a running service instead. Either way every call goes through the v1 contract.
+ * The services an evaluation talks to. By default each one is started in this process (the embedded
+ * default) and reached over gRPC's in-process transport; an endpoint option points the orchestrator
+ * at a running service instead. Either way every call goes through the v1 contract.
  */
 public final class Services implements AutoCloseable {
   private static final int MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
@@ -48,20 +48,25 @@ public final class Services implements AutoCloseable {
 
   /** Connects to the index service only (embedded when {@code indexEndpoint} is null). */
   public static Services connect(ServiceEndpoint indexEndpoint) {
-    return connect(indexEndpoint, null, Path.of(System.getProperty("user.home"), ".tenbin", "cache"));
+    return connect(
+        indexEndpoint, null, Path.of(System.getProperty("user.home"), ".tenbin", "cache"));
   }
 
   /**
-   * Connects to the given endpoints; each one that is null is started in-process, the encoder
-   * only when first asked for.
+   * Connects to the given endpoints; each one that is null is started in-process, the encoder only
+   * when first asked for.
    */
-  public static Services connect(ServiceEndpoint indexEndpoint, ServiceEndpoint encoderEndpoint, Path cacheDirectory) {
+  public static Services connect(
+      ServiceEndpoint indexEndpoint, ServiceEndpoint encoderEndpoint, Path cacheDirectory) {
     return connect(indexEndpoint, encoderEndpoint, Path.of("models"), cacheDirectory);
   }
 
   /** As above, with the embedded services' local models folder. */
   public static Services connect(
-      ServiceEndpoint indexEndpoint, ServiceEndpoint encoderEndpoint, Path modelsDirectory, Path cacheDirectory) {
+      ServiceEndpoint indexEndpoint,
+      ServiceEndpoint encoderEndpoint,
+      Path modelsDirectory,
+      Path cacheDirectory) {
     List<AutoCloseable> owned = new ArrayList<>();
     ManagedChannel index;
     String indexDescription;
@@ -73,7 +78,8 @@ public final class Services implements AutoCloseable {
       String name = "tenbin-index-" + UUID.randomUUID();
       owned.add(IndexServer.startInProcess(name, dataDirectory, new SimpleMeterRegistry()));
       owned.add(() -> deleteRecursively(dataDirectory));
-      index = InProcessChannelBuilder.forName(name).maxInboundMessageSize(MAX_MESSAGE_BYTES).build();
+      index =
+          InProcessChannelBuilder.forName(name).maxInboundMessageSize(MAX_MESSAGE_BYTES).build();
       indexDescription = "embedded (in-process)";
     }
     Services[] self = new Services[1];
@@ -86,9 +92,15 @@ public final class Services implements AutoCloseable {
       encoder =
           () -> {
             String name = "tenbin-encoder-" + UUID.randomUUID();
-            var config = dev.tenbin.encoder.EncoderServiceConfig.embedded(modelsDirectory, cacheDirectory);
-            self[0].owned.add(0, dev.tenbin.encoder.EncoderServer.startInProcess(name, config, new SimpleMeterRegistry()));
-            return InProcessChannelBuilder.forName(name).maxInboundMessageSize(MAX_MESSAGE_BYTES).build();
+            var config =
+                dev.tenbin.encoder.EncoderServiceConfig.embedded(modelsDirectory, cacheDirectory);
+            self[0].owned.add(
+                0,
+                dev.tenbin.encoder.EncoderServer.startInProcess(
+                    name, config, new SimpleMeterRegistry()));
+            return InProcessChannelBuilder.forName(name)
+                .maxInboundMessageSize(MAX_MESSAGE_BYTES)
+                .build();
           };
       encoderDescription = "embedded (in-process)";
     }
@@ -99,7 +111,8 @@ public final class Services implements AutoCloseable {
   }
 
   private static ManagedChannel remote(ServiceEndpoint endpoint) {
-    return ClientChannels.open(endpoint.host(), endpoint.port(), endpoint.security(), MAX_MESSAGE_BYTES);
+    return ClientChannels.open(
+        endpoint.host(), endpoint.port(), endpoint.security(), MAX_MESSAGE_BYTES);
   }
 
   public ManagedChannel indexChannel() {
@@ -134,8 +147,15 @@ public final class Services implements AutoCloseable {
         owned.add(
             0,
             dev.tenbin.rerank.RerankServer.startInProcess(
-                name, modelsDirectory, cacheDirectory, this::encoderChannel, 1000, 8192, new SimpleMeterRegistry()));
-        rerankChannel = InProcessChannelBuilder.forName(name).maxInboundMessageSize(MAX_MESSAGE_BYTES).build();
+                name,
+                modelsDirectory,
+                cacheDirectory,
+                this::encoderChannel,
+                1000,
+                8192,
+                new SimpleMeterRegistry()));
+        rerankChannel =
+            InProcessChannelBuilder.forName(name).maxInboundMessageSize(MAX_MESSAGE_BYTES).build();
       }
     }
     return rerankChannel;
@@ -146,8 +166,8 @@ public final class Services implements AutoCloseable {
   }
 
   /**
-   * Makes every open channel try to connect again now instead of after its reconnect backoff (up
-   * to two minutes): called before a work item is retried after a service came back.
+   * Makes every open channel try to connect again now instead of after its reconnect backoff (up to
+   * two minutes): called before a work item is retried after a service came back.
    */
   public synchronized void resetConnectBackoff() {
     indexChannel.resetConnectBackoff();

@@ -6,7 +6,8 @@ package dev.tenbin.eval.store;
  *
  * @param benchmark the task set's name, e.g. "NanoBEIR-en"
  * @param dataset the dataset a task belongs to; several tasks (one per language) may share one,
- *     which is what hierarchical macro averaging groups by. Equal to {@code task} for monolingual sets
+ *     which is what hierarchical macro averaging groups by. Equal to {@code task} for monolingual
+ *     sets
  * @param task the task's name, unique within the benchmark, e.g. "NanoSciFact" or "xquad-de"
  * @param language ISO 639-1 code of the task
  * @param domain the task's domain category, e.g. "science"; "" when the spec names none
@@ -33,14 +34,20 @@ public record CellKey(
   }
 
   /**
-   * The system of a cell family and model, as its {@linkplain dev.tenbin.eval.family.Families retrieval family}
-   * names it ("bm25" has no model); other cell families (light-sparse, rerank-dense, ...) are "family:model".
+   * The system of a cell family and model, as its {@linkplain dev.tenbin.eval.family.Families
+   * retrieval family} names it ("bm25" has no model); other cell families (light-sparse,
+   * rerank-dense, ...) are "family:model".
    */
   public static String system(String family, String model) {
-    return dev.tenbin.eval.family.Families.named(family).map(f -> f.system(model)).orElse(family + ":" + model);
+    return dev.tenbin.eval.family.Families.named(family)
+        .map(f -> f.system(model))
+        .orElse(family + ":" + model);
   }
 
-  /** A short human label, e.g. "dense:bge-small-en-v1.5/int8 on NanoBEIR-en/NanoSciFact (retrieval)". */
+  /**
+   * A short human label, e.g. "dense:bge-small-en-v1.5/int8 on NanoBEIR-en/NanoSciFact
+   * (retrieval)".
+   */
   public String label() {
     return system() + "/" + variant + " on " + benchmark + "/" + task + " (" + mode + ")";
   }

@@ -9,15 +9,16 @@ import java.util.Map;
  * {@code cells/<fingerprint>.json.gz} of a job's output folder, and never rewritten.
  *
  * @param formatVersion {@link #FORMAT_VERSION}
- * @param fingerprint SHA-256 (hex) over everything that determines the cell's result; see the job runner
+ * @param fingerprint SHA-256 (hex) over everything that determines the cell's result; see the job
+ *     runner
  * @param key what was evaluated
  * @param versions resolved versions: "dataset_sha", "model_revision", "tenbin_version",
  *     "onnxruntime_provider", "model_dtype", "lucene_version", ...
  * @param facts facts for filtering and plotting: "num_queries", "num_documents",
  *     "avg_query_tokens", "avg_document_tokens" (whitespace words), "dimension", "parameters",
  *     "bytes_per_vector" (numbers; absent when unknown)
- * @param metrics mean metric values over the evaluated queries ("ndcg@10", "ndcg@100",
- *     "recall@10", "recall@100", "accuracy@1", "accuracy@10", "accuracy@100", "mrr@10", "map@100")
+ * @param metrics mean metric values over the evaluated queries ("ndcg@10", "ndcg@100", "recall@10",
+ *     "recall@100", "accuracy@1", "accuracy@10", "accuracy@100", "mrr@10", "map@100")
  * @param tieAware per metric: expected, min, max, range and bias over the orders of tied scores
  * @param timings milliseconds and microseconds, named with their unit: "encode_ms", "index_ms",
  *     "search_ms", "rerank_ms", "per_query_encode_us", "per_query_search_us", "cell_ms"

@@ -22,8 +22,8 @@ import java.util.UUID;
 import java.util.stream.Stream;
 
 /**
- * The append-only store of finished cells under a job's output folder:
- * {@code cells/<fingerprint>.json.gz} (gzip-compressed JSON; plain {@code .json} cells are read too).
+ * The append-only store of finished cells under a job's output folder: {@code
+ * cells/<fingerprint>.json.gz} (gzip-compressed JSON; plain {@code .json} cells are read too).
  *
  * <p>A cell is written to a temporary file, forced to disk and renamed into place in one atomic
  * step, so after a crash (even {@code kill -9}) a cell is either wholly present or absent: a
@@ -37,8 +37,10 @@ public final class ResultStore {
       new ObjectMapper()
           .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
           .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+
   /** Reads stored cells: one JSON value per file, nothing after it. */
-  private static final ObjectMapper STRICT = JSON.copy().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+  private static final ObjectMapper STRICT =
+      JSON.copy().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
   private final Path cells;
 
@@ -61,7 +63,8 @@ public final class ResultStore {
   public static ResultStore existing(Path jobDirectory, String field) {
     Path cells = jobDirectory.resolve("cells");
     if (!Files.isDirectory(cells)) {
-      throw new InvalidInputException(field, field + " " + jobDirectory + " holds no job results (no cells/ folder)");
+      throw new InvalidInputException(
+          field, field + " " + jobDirectory + " holds no job results (no cells/ folder)");
     }
     return new ResultStore(cells);
   }
@@ -93,8 +96,8 @@ public final class ResultStore {
   }
 
   /**
-   * Stores a finished cell. Returns false (and writes nothing) when the cell is already stored:
-   * a cell is computed at most once per job folder.
+   * Stores a finished cell. Returns false (and writes nothing) when the cell is already stored: a
+   * cell is computed at most once per job folder.
    */
   public synchronized boolean append(CellRecord cell) {
     Path target = file(cell.fingerprint());
@@ -103,7 +106,9 @@ public final class ResultStore {
     }
     Path temporary = cells.resolve("." + cell.fingerprint() + "." + UUID.randomUUID() + ".tmp");
     try {
-      try (OutputStream out = new java.util.zip.GZIPOutputStream(Files.newOutputStream(temporary, StandardOpenOption.CREATE_NEW), 1 << 16)) {
+      try (OutputStream out =
+          new java.util.zip.GZIPOutputStream(
+              Files.newOutputStream(temporary, StandardOpenOption.CREATE_NEW), 1 << 16)) {
         JSON.writeValue(out, cell);
       }
       try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.WRITE)) {
@@ -134,7 +139,10 @@ public final class ResultStore {
   public List<CellRecord> readAll() {
     List<CellRecord> all = new ArrayList<>();
     try (Stream<Path> files = Files.list(cells)) {
-      for (Path path : files.filter(p -> p.getFileName().toString().matches("[0-9a-f]+\\.json(\\.gz)?")).toList()) {
+      for (Path path :
+          files
+              .filter(p -> p.getFileName().toString().matches("[0-9a-f]+\\.json(\\.gz)?"))
+              .toList()) {
         all.add(readFile(path));
       }
     } catch (IOException e) {
@@ -193,10 +201,17 @@ public final class ResultStore {
 
   private static PreconditionException damaged(Path path, String problem) {
     return new PreconditionException(
-        null, "stored cell " + path + " is damaged (" + problem + "); delete it and run the job again to recompute the cell");
+        null,
+        "stored cell "
+            + path
+            + " is damaged ("
+            + problem
+            + "); delete it and run the job again to recompute the cell");
   }
 
-  /** What a read cell lacks, or null when it is complete and its fingerprint is {@code fingerprint}. */
+  /**
+   * What a read cell lacks, or null when it is complete and its fingerprint is {@code fingerprint}.
+   */
   private static String problem(CellRecord cell, String fingerprint) {
     if (cell == null) {
       return "no cell record";
@@ -209,18 +224,35 @@ public final class ResultStore {
     }
     CellKey key = cell.key();
     if (key == null
-        || Stream.of(key.benchmark(), key.dataset(), key.task(), key.language(), key.domain(), key.model(),
-                key.family(), key.variant(), key.mode())
+        || Stream.of(
+                key.benchmark(),
+                key.dataset(),
+                key.task(),
+                key.language(),
+                key.domain(),
+                key.model(),
+                key.family(),
+                key.variant(),
+                key.mode())
             .anyMatch(java.util.Objects::isNull)) {
       return "incomplete key";
     }
-    if (cell.versions() == null || cell.diagnostics() == null || cell.finishedAt() == null
-        || hasNulls(cell.facts()) || hasNulls(cell.metrics()) || hasNulls(cell.tieAware()) || hasNulls(cell.timings())
-        || cell.versions().containsValue(null) || cell.queries() == null) {
+    if (cell.versions() == null
+        || cell.diagnostics() == null
+        || cell.finishedAt() == null
+        || hasNulls(cell.facts())
+        || hasNulls(cell.metrics())
+        || hasNulls(cell.tieAware())
+        || hasNulls(cell.timings())
+        || cell.versions().containsValue(null)
+        || cell.queries() == null) {
       return "a part is missing";
     }
     for (StoredQuery query : cell.queries()) {
-      if (query == null || query.queryId() == null || hasNulls(query.metrics()) || query.docs() == null
+      if (query == null
+          || query.queryId() == null
+          || hasNulls(query.metrics())
+          || query.docs() == null
           || query.docs().stream().anyMatch(doc -> doc == null || doc.docId() == null)) {
         return "a query is incomplete";
       }

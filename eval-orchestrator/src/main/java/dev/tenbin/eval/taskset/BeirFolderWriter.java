@@ -37,24 +37,31 @@ final class BeirFolderWriter {
         && Files.isRegularFile(folder.resolve("qrels").resolve("test.tsv"));
   }
 
-  /** Writes the BEIR folder {@code target} from the snapshot's files; {@code target} must not exist. */
+  /**
+   * Writes the BEIR folder {@code target} from the snapshot's files; {@code target} must not exist.
+   */
   static void write(HubSnapshot snapshot, Path target) {
     Path partial = null;
     try {
       Files.createDirectories(target.getParent());
-      partial = Files.createTempDirectory(target.getParent(), "." + target.getFileName() + ".partial-");
+      partial =
+          Files.createTempDirectory(target.getParent(), "." + target.getFileName() + ".partial-");
       Files.createDirectories(partial.resolve("qrels"));
-      try (BufferedWriter corpus = Files.newBufferedWriter(partial.resolve("corpus.jsonl"), StandardCharsets.UTF_8)) {
+      try (BufferedWriter corpus =
+          Files.newBufferedWriter(partial.resolve("corpus.jsonl"), StandardCharsets.UTF_8)) {
         for (Path file : snapshot.files().get("corpus")) {
           TableReader.read(file, row -> writeJson(corpus, document(file, row)));
         }
       }
-      try (BufferedWriter queries = Files.newBufferedWriter(partial.resolve("queries.jsonl"), StandardCharsets.UTF_8)) {
+      try (BufferedWriter queries =
+          Files.newBufferedWriter(partial.resolve("queries.jsonl"), StandardCharsets.UTF_8)) {
         for (Path file : snapshot.files().get("queries")) {
           TableReader.read(file, row -> writeJson(queries, query(file, row)));
         }
       }
-      try (BufferedWriter qrels = Files.newBufferedWriter(partial.resolve("qrels").resolve("test.tsv"), StandardCharsets.UTF_8)) {
+      try (BufferedWriter qrels =
+          Files.newBufferedWriter(
+              partial.resolve("qrels").resolve("test.tsv"), StandardCharsets.UTF_8)) {
         qrels.write("query-id\tcorpus-id\tscore\n");
         for (Path file : snapshot.files().get("qrels")) {
           TableReader.read(file, row -> writeLine(qrels, judgment(file, row)));
@@ -96,7 +103,8 @@ final class BeirFolderWriter {
     String docId = required(file, row, "corpus-id", "corpus_id", "doc_id");
     for (String id : List.of(queryId, docId)) {
       if (id.contains("\t") || id.contains("\n") || id.contains("\r")) {
-        throw new DatasetException(file + ": id '" + id + "' holds a tab or line break and cannot be written to qrels");
+        throw new DatasetException(
+            file + ": id '" + id + "' holds a tab or line break and cannot be written to qrels");
       }
     }
     return queryId + "\t" + docId + "\t" + grade(file, row.get("score")) + "\n";
@@ -126,7 +134,12 @@ final class BeirFolderWriter {
       }
     }
     throw new DatasetException(
-        file + ": a row has no " + String.join(" or ", names) + " column (columns: " + String.join(", ", row.keySet()) + ")");
+        file
+            + ": a row has no "
+            + String.join(" or ", names)
+            + " column (columns: "
+            + String.join(", ", row.keySet())
+            + ")");
   }
 
   private static void writeJson(BufferedWriter out, ObjectNode node) {

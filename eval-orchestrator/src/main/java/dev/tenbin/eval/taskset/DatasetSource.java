@@ -31,8 +31,8 @@ public sealed interface DatasetSource {
    * @param split the split that holds this task, e.g. {@code train} or {@code NanoSciFact}
    * @param configs role ({@code corpus}, {@code queries}, {@code qrels}) to the config (folder)
    *     name in the repository; all three roles are present
-   * @param format {@code parquet} or {@code jsonl} to only consider files of that format, or
-   *     empty to detect it from the repository's files
+   * @param format {@code parquet} or {@code jsonl} to only consider files of that format, or empty
+   *     to detect it from the repository's files
    */
   record HubDataset(
       String repository, String revision, String split, Map<String, String> configs, String format)

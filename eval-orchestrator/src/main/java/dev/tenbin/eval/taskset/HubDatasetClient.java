@@ -61,7 +61,8 @@ public final class HubDatasetClient {
    * @param token sent as {@code Authorization: Bearer} when not null or blank
    */
   public HubDatasetClient(String endpoint, Path cacheDirectory, String token) {
-    this.endpoint = endpoint.endsWith("/") ? endpoint.substring(0, endpoint.length() - 1) : endpoint;
+    this.endpoint =
+        endpoint.endsWith("/") ? endpoint.substring(0, endpoint.length() - 1) : endpoint;
     this.cacheDirectory = cacheDirectory;
     this.token = token;
     this.http =
@@ -71,7 +72,10 @@ public final class HubDatasetClient {
             .build();
   }
 
-  /** A client for {@code HF_ENDPOINT} (default {@value #DEFAULT_ENDPOINT}) with token {@code HF_TOKEN}. */
+  /**
+   * A client for {@code HF_ENDPOINT} (default {@value #DEFAULT_ENDPOINT}) with token {@code
+   * HF_TOKEN}.
+   */
   /**
    * A client for this process's environment ({@code HF_ENDPOINT}, {@code HF_TOKEN}): the one place
    * the orchestrator reads the hub's environment for datasets.
@@ -80,10 +84,13 @@ public final class HubDatasetClient {
     return fromEnvironment(System.getenv(), cacheDirectory);
   }
 
-  public static HubDatasetClient fromEnvironment(Map<String, String> environment, Path cacheDirectory) {
+  public static HubDatasetClient fromEnvironment(
+      Map<String, String> environment, Path cacheDirectory) {
     String endpoint = environment.getOrDefault("HF_ENDPOINT", "");
     return new HubDatasetClient(
-        endpoint.isBlank() ? DEFAULT_ENDPOINT : endpoint, cacheDirectory, environment.get("HF_TOKEN"));
+        endpoint.isBlank() ? DEFAULT_ENDPOINT : endpoint,
+        cacheDirectory,
+        environment.get("HF_TOKEN"));
   }
 
   public String endpoint() {
@@ -125,12 +132,21 @@ public final class HubDatasetClient {
       files.put(role, local);
     }
     boolean revisionChanged = !manifest.revision().equals(source.revision());
-    if (downloaded || revisionChanged || !Files.isRegularFile(snapshot.resolve(HubManifest.FILE_NAME))) {
+    if (downloaded
+        || revisionChanged
+        || !Files.isRegularFile(snapshot.resolve(HubManifest.FILE_NAME))) {
       String when = downloaded ? Instant.now().toString() : manifest.downloadedAt();
-      new HubManifest(source.repository(), source.revision(), manifest.sha(), manifest.siblings(), sizes, when)
+      new HubManifest(
+              source.repository(),
+              source.revision(),
+              manifest.sha(),
+              manifest.siblings(),
+              sizes,
+              when)
           .write(snapshot);
     }
-    return new HubSnapshot(source.repository(), source.revision(), manifest.sha(), snapshot, files, hubPaths);
+    return new HubSnapshot(
+        source.repository(), source.revision(), manifest.sha(), snapshot, files, hubPaths);
   }
 
   private static List<String> select(HubDataset source, HubManifest manifest, String role) {
@@ -140,9 +156,20 @@ public final class HubDatasetClient {
     if (selected.isEmpty()) {
       throw new InvalidInputException(
           "source.split",
-          "hub dataset " + source.repository() + "@" + manifest.sha() + " has no " + role + " file for config '"
-              + config + "' and split '" + source.split() + "' (looked for "
-              + String.join(", ", HubFileSelector.patterns(role, config, source.split(), source.format())) + ")");
+          "hub dataset "
+              + source.repository()
+              + "@"
+              + manifest.sha()
+              + " has no "
+              + role
+              + " file for config '"
+              + config
+              + "' and split '"
+              + source.split()
+              + "' (looked for "
+              + String.join(
+                  ", ", HubFileSelector.patterns(role, config, source.split(), source.format()))
+              + ")");
     }
     return selected;
   }
@@ -150,7 +177,10 @@ public final class HubDatasetClient {
   /** Asks the hub which commit the revision names and which files the repository has there. */
   private HubManifest resolve(HubDataset source) {
     String url =
-        endpoint + "/api/datasets/" + source.repository() + "/revision/"
+        endpoint
+            + "/api/datasets/"
+            + source.repository()
+            + "/revision/"
             + URLEncoder.encode(source.revision(), StandardCharsets.UTF_8);
     HttpResponse<InputStream> response = get(url, Duration.ofMinutes(1), source);
     JsonNode json;
@@ -173,21 +203,25 @@ public final class HubDatasetClient {
     HubManifest known = HubManifest.read(snapshotDirectory(source.repository(), sha));
     Map<String, Long> files = known == null ? Map.of() : known.files();
     String downloadedAt = known == null ? "" : known.downloadedAt();
-    return new HubManifest(source.repository(), source.revision(), sha, siblings, files, downloadedAt);
+    return new HubManifest(
+        source.repository(), source.revision(), sha, siblings, files, downloadedAt);
   }
 
   private void download(String repository, String sha, String path, Path target) {
     StringBuilder url = new StringBuilder(endpoint + "/datasets/" + repository + "/resolve/" + sha);
     for (String segment : path.split("/")) {
-      url.append('/').append(URLEncoder.encode(segment, StandardCharsets.UTF_8).replace("+", "%20"));
+      url.append('/')
+          .append(URLEncoder.encode(segment, StandardCharsets.UTF_8).replace("+", "%20"));
     }
     HttpResponse<InputStream> response = get(url.toString(), Duration.ofMinutes(30), null);
     try (InputStream body = response.body()) {
       Files.createDirectories(target.getParent());
-      Path partial = Files.createTempFile(target.getParent(), target.getFileName().toString(), ".part");
+      Path partial =
+          Files.createTempFile(target.getParent(), target.getFileName().toString(), ".part");
       try {
         Files.copy(body, partial, StandardCopyOption.REPLACE_EXISTING);
-        Files.move(partial, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        Files.move(
+            partial, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
       } finally {
         Files.deleteIfExists(partial);
       }
@@ -227,14 +261,28 @@ public final class HubDatasetClient {
     if (source != null && status == 404) {
       throw new InvalidInputException(
           "source.revision",
-          "the hub at " + endpoint + " has no dataset " + source.repository() + " at revision '"
-              + source.revision() + "' (HTTP 404 from " + url + ")");
+          "the hub at "
+              + endpoint
+              + " has no dataset "
+              + source.repository()
+              + " at revision '"
+              + source.revision()
+              + "' (HTTP 404 from "
+              + url
+              + ")");
     }
     if (source != null && (status == 401 || status == 403)) {
       throw new InvalidInputException(
           "source.hub",
-          "the hub refused dataset " + source.repository() + "@" + source.revision() + " (HTTP " + status
-              + " from " + url + "): it does not exist, or it is gated or private and needs HF_TOKEN");
+          "the hub refused dataset "
+              + source.repository()
+              + "@"
+              + source.revision()
+              + " (HTTP "
+              + status
+              + " from "
+              + url
+              + "): it does not exist, or it is gated or private and needs HF_TOKEN");
     }
     throw new IllegalStateException("the hub answered HTTP " + status + " for " + url);
   }

@@ -5,12 +5,13 @@ import java.util.List;
 import java.util.regex.Pattern;
 
 /**
- * Picks the files of one config and split among a hub dataset repository's files. For config
- * {@code C} and split {@code S} the first of these patterns that matches any file wins, and all
- * its matches are used, sorted (shards):
+ * Picks the files of one config and split among a hub dataset repository's files. For config {@code
+ * C} and split {@code S} the first of these patterns that matches any file wins, and all its
+ * matches are used, sorted (shards):
  *
  * <ol>
- *   <li>{@code C/S-*.parquet} (the datasets-library layout, e.g. {@code corpus/train-00000-of-00001.parquet})
+ *   <li>{@code C/S-*.parquet} (the datasets-library layout, e.g. {@code
+ *       corpus/train-00000-of-00001.parquet})
  *   <li>{@code C/S.parquet}
  *   <li>{@code data/C/S-*.parquet}
  *   <li>{@code C/S.jsonl}
@@ -30,12 +31,19 @@ final class HubFileSelector {
   static List<String> patterns(String role, String config, String split, String format) {
     List<String> patterns = new ArrayList<>();
     if (!format.equals("jsonl")) {
-      patterns.addAll(List.of(config + "/" + split + "-*.parquet", config + "/" + split + ".parquet",
-          "data/" + config + "/" + split + "-*.parquet"));
+      patterns.addAll(
+          List.of(
+              config + "/" + split + "-*.parquet",
+              config + "/" + split + ".parquet",
+              "data/" + config + "/" + split + "-*.parquet"));
     }
     if (!format.equals("parquet")) {
-      patterns.addAll(List.of(config + "/" + split + ".jsonl", config + "/" + split + ".jsonl.gz",
-          config + "/" + split + "-*.jsonl", config + ".jsonl"));
+      patterns.addAll(
+          List.of(
+              config + "/" + split + ".jsonl",
+              config + "/" + split + ".jsonl.gz",
+              config + "/" + split + "-*.jsonl",
+              config + ".jsonl"));
     }
     if (role.equals("qrels")) {
       patterns.addAll(List.of(config + "/" + split + ".tsv", config + ".tsv"));
@@ -44,10 +52,12 @@ final class HubFileSelector {
   }
 
   /** The files of the first matching pattern, sorted; empty when no pattern matches. */
-  static List<String> select(List<String> files, String role, String config, String split, String format) {
+  static List<String> select(
+      List<String> files, String role, String config, String split, String format) {
     for (String pattern : patterns(role, config, split, format)) {
       Pattern regex = glob(pattern);
-      List<String> matches = files.stream().filter(f -> regex.matcher(f).matches()).sorted().toList();
+      List<String> matches =
+          files.stream().filter(f -> regex.matcher(f).matches()).sorted().toList();
       if (!matches.isEmpty()) {
         return matches;
       }

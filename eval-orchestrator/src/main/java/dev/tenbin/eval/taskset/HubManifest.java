@@ -33,7 +33,8 @@ record HubManifest(
     @JsonProperty("downloaded_at") String downloadedAt) {
 
   static final String FILE_NAME = "resolved.json";
-  private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+  private static final ObjectMapper JSON =
+      new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
   HubManifest {
     siblings = siblings == null ? List.of() : List.copyOf(siblings);
@@ -60,7 +61,11 @@ record HubManifest(
       Files.createDirectories(snapshot);
       Path partial = Files.createTempFile(snapshot, FILE_NAME, ".part");
       JSON.writeValue(partial.toFile(), this);
-      Files.move(partial, snapshot.resolve(FILE_NAME), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      Files.move(
+          partial,
+          snapshot.resolve(FILE_NAME),
+          StandardCopyOption.REPLACE_EXISTING,
+          StandardCopyOption.ATOMIC_MOVE);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write " + snapshot.resolve(FILE_NAME), e);
     }

@@ -36,7 +36,8 @@ final class PathTemplate implements DatasetPaths {
     while (matcher.find()) {
       String value = environment.get(matcher.group(1));
       if (value == null) {
-        throw new IllegalArgumentException("environment variable " + matcher.group(1) + " is not set");
+        throw new IllegalArgumentException(
+            "environment variable " + matcher.group(1) + " is not set");
       }
       matcher.appendReplacement(expanded, Matcher.quoteReplacement(value));
     }

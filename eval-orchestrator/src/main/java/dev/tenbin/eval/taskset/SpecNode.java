@@ -61,7 +61,13 @@ final class SpecNode {
     while (names.hasNext()) {
       String name = names.next();
       if (!allowed.contains(name)) {
-        throw error(field(name), "unknown key " + MessageText.quote(name) + " (expected one of " + String.join(", ", allowed) + ")");
+        throw error(
+            field(name),
+            "unknown key "
+                + MessageText.quote(name)
+                + " (expected one of "
+                + String.join(", ", allowed)
+                + ")");
       }
     }
     return this;
@@ -101,7 +107,10 @@ final class SpecNode {
     return text;
   }
 
-  /** This value as a string matching {@code pattern}; {@code expected} says what it should look like. */
+  /**
+   * This value as a string matching {@code pattern}; {@code expected} says what it should look
+   * like.
+   */
   String text(Pattern pattern, String expected) {
     String text = text();
     if (!pattern.matcher(text).matches()) {
@@ -132,7 +141,8 @@ final class SpecNode {
   }
 
   InvalidInputException error(String field, String message) {
-    return new InvalidInputException(field, file + ": " + (field.isEmpty() ? "" : field + ": ") + message);
+    return new InvalidInputException(
+        field, file + ": " + (field.isEmpty() ? "" : field + ": ") + message);
   }
 
   private String field(String key) {

@@ -41,7 +41,8 @@ final class TableReader {
     } else if (name.endsWith(".tsv")) {
       readLines(file, rows, true);
     } else {
-      throw new DatasetException("cannot read " + file + ": expected .parquet, .jsonl, .jsonl.gz or .tsv");
+      throw new DatasetException(
+          "cannot read " + file + ": expected .parquet, .jsonl, .jsonl.gz or .tsv");
     }
   }
 
@@ -65,11 +66,14 @@ final class TableReader {
     }
   }
 
-  private static void readLines(Path file, Consumer<Map<String, String>> rows, boolean tabSeparated) {
+  private static void readLines(
+      Path file, Consumer<Map<String, String>> rows, boolean tabSeparated) {
     int lineNumber = 0;
     try (InputStream raw = Files.newInputStream(file);
-        InputStream in = file.getFileName().toString().endsWith(".gz") ? new GZIPInputStream(raw) : raw;
-        BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+        InputStream in =
+            file.getFileName().toString().endsWith(".gz") ? new GZIPInputStream(raw) : raw;
+        BufferedReader reader =
+            new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
       String[] header = null;
       String line;
       while ((line = reader.readLine()) != null) {
@@ -91,7 +95,8 @@ final class TableReader {
         }
       }
     } catch (IOException e) {
-      throw new DatasetException("cannot read " + file + " (line " + (lineNumber + 1) + "): " + e.getMessage(), e);
+      throw new DatasetException(
+          "cannot read " + file + " (line " + (lineNumber + 1) + "): " + e.getMessage(), e);
     }
   }
 
@@ -100,7 +105,8 @@ final class TableReader {
     try {
       node = JSON.readTree(line);
     } catch (JsonProcessingException e) {
-      throw new DatasetException(file + " line " + lineNumber + ": not valid JSON (" + e.getOriginalMessage() + ")");
+      throw new DatasetException(
+          file + " line " + lineNumber + ": not valid JSON (" + e.getOriginalMessage() + ")");
     }
     if (node == null || !node.isObject()) {
       throw new DatasetException(file + " line " + lineNumber + ": expected a JSON object");
@@ -108,7 +114,9 @@ final class TableReader {
     Map<String, String> row = new HashMap<>();
     node.fields()
         .forEachRemaining(
-            field -> row.put(field.getKey(), field.getValue().isNull() ? null : field.getValue().asText()));
+            field ->
+                row.put(
+                    field.getKey(), field.getValue().isNull() ? null : field.getValue().asText()));
     return row;
   }
 }

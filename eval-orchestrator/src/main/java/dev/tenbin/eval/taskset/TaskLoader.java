@@ -40,8 +40,12 @@ public final class TaskLoader {
       case HubDataset source -> {
         HubSnapshot snapshot = hub.fetch(source);
         Path folder =
-            cacheDirectory.resolve("datasets").resolve(source.repository()).resolve(snapshot.sha())
-                .resolve("beir").resolve(source.split());
+            cacheDirectory
+                .resolve("datasets")
+                .resolve(source.repository())
+                .resolve(snapshot.sha())
+                .resolve("beir")
+                .resolve(source.split());
         if (!BeirFolderWriter.isComplete(folder)) {
           BeirFolderWriter.write(snapshot, folder);
         }
@@ -55,7 +59,8 @@ public final class TaskLoader {
           provenance.put(role + "_files", join(snapshot.hubPaths().get(role)));
         }
         provenance.put("path", folder.toString());
-        String datasetSha = "hub:" + source.repository() + "@" + snapshot.sha() + "/" + source.split();
+        String datasetSha =
+            "hub:" + source.repository() + "@" + snapshot.sha() + "/" + source.split();
         yield new LoadedTask(task, BeirDatasetReader.read(folder), datasetSha, provenance);
       }
     };

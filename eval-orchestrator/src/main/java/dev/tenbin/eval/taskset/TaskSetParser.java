@@ -53,11 +53,12 @@ import java.util.stream.Stream;
  * }</pre>
  *
  * <p>For a local run, paths may start with {@code ~} and hold {@code ${ENV}} variables; relative
- * ones are resolved against the spec file's folder. How paths are resolved is a {@link DatasetPaths}:
- * the eval service expands nothing and refuses paths outside its data roots. YAML syntax errors
- * give a line and column, never the source text. Unknown keys, duplicate keys and duplicate task names are errors.
- * Every error is an {@link InvalidInputException} whose field is the YAML path of the offending
- * value (e.g. {@code tasks[3].source.revision}) and whose message starts with the spec file.
+ * ones are resolved against the spec file's folder. How paths are resolved is a {@link
+ * DatasetPaths}: the eval service expands nothing and refuses paths outside its data roots. YAML
+ * syntax errors give a line and column, never the source text. Unknown keys, duplicate keys and
+ * duplicate task names are errors. Every error is an {@link InvalidInputException} whose field is
+ * the YAML path of the offending value (e.g. {@code tasks[3].source.revision}) and whose message
+ * starts with the spec file.
  */
 public final class TaskSetParser {
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*");
@@ -67,11 +68,16 @@ public final class TaskSetParser {
   private static final Pattern REVISION = Pattern.compile("[A-Za-z0-9._/-]+");
   private static final Pattern FORMAT = Pattern.compile("parquet|jsonl");
 
-  private static final Set<String> SPEC_KEYS = ordered("name", "description", "citation", "tasks", "tasks_from");
-  private static final Set<String> TASK_KEYS = ordered("name", "dataset", "language", "domain", "citation", "source");
-  private static final Set<String> SOURCE_KEYS = ordered("path", "hub", "revision", "split", "configs", "format");
-  private static final Set<String> TASKS_FROM_KEYS = ordered("path", "language", "domain", "folders");
-  private static final Set<String> FOLDER_KEYS = ordered("dataset", "language", "domain", "citation");
+  private static final Set<String> SPEC_KEYS =
+      ordered("name", "description", "citation", "tasks", "tasks_from");
+  private static final Set<String> TASK_KEYS =
+      ordered("name", "dataset", "language", "domain", "citation", "source");
+  private static final Set<String> SOURCE_KEYS =
+      ordered("path", "hub", "revision", "split", "configs", "format");
+  private static final Set<String> TASKS_FROM_KEYS =
+      ordered("path", "language", "domain", "folders");
+  private static final Set<String> FOLDER_KEYS =
+      ordered("dataset", "language", "domain", "citation");
 
   private static final YAMLMapper YAML = yamlMapper();
 
@@ -82,7 +88,9 @@ public final class TaskSetParser {
     this(System.getenv(), Path.of(System.getProperty("user.home")));
   }
 
-  /** A parser that expands {@code ${ENV}} from {@code environment} and {@code ~} to {@code home}. */
+  /**
+   * A parser that expands {@code ${ENV}} from {@code environment} and {@code ~} to {@code home}.
+   */
   public TaskSetParser(Map<String, String> environment, Path home) {
     this(DatasetPaths.expanding(environment, home));
   }
@@ -120,7 +128,8 @@ public final class TaskSetParser {
     try {
       tree = YamlErrors.readTree(YAML, yaml);
     } catch (JsonProcessingException e) {
-      throw new InvalidInputException("spec", source + ": not valid YAML (" + YamlErrors.describe(e) + ")");
+      throw new InvalidInputException(
+          "spec", source + ": not valid YAML (" + YamlErrors.describe(e) + ")");
     }
     if (tree == null || tree.isMissingNode() || tree.isNull()) {
       throw new InvalidInputException("spec", source + ": empty task-set spec");
@@ -147,10 +156,13 @@ public final class TaskSetParser {
 
   private TaskSpec task(SpecNode node, Path base) {
     node.mapping(TASK_KEYS);
-    String name = node.required("name").text(NAME, "a task name (letters, digits, '.', '_' or '-')");
+    String name =
+        node.required("name").text(NAME, "a task name (letters, digits, '.', '_' or '-')");
     return new TaskSpec(
         name,
-        node.has("dataset") ? node.child("dataset").text(NAME, "a dataset name (letters, digits, '.', '_' or '-')") : name,
+        node.has("dataset")
+            ? node.child("dataset").text(NAME, "a dataset name (letters, digits, '.', '_' or '-')")
+            : name,
         language(node.required("language")),
         node.optionalText("domain", ""),
         node.optionalText("citation", ""),
@@ -158,13 +170,15 @@ public final class TaskSetParser {
   }
 
   private static String language(SpecNode node) {
-    return node.text(LANGUAGE, "an ISO 639-1 language code such as en, or auto (detect from the corpus)");
+    return node.text(
+        LANGUAGE, "an ISO 639-1 language code such as en, or auto (detect from the corpus)");
   }
 
   private DatasetSource source(SpecNode node, Path base) {
     node.mapping(SOURCE_KEYS);
     if (node.has("path") == node.has("hub")) {
-      throw node.error("give exactly one of path (a local BEIR folder) or hub (a Hugging Face dataset)");
+      throw node.error(
+          "give exactly one of path (a local BEIR folder) or hub (a Hugging Face dataset)");
     }
     if (node.has("path")) {
       for (String hubOnly : List.of("revision", "split", "configs", "format")) {
@@ -182,12 +196,14 @@ public final class TaskSetParser {
     }
     String revision = node.child("revision").text(REVISION, "a branch, tag or commit SHA");
     if (revision.contains("..")) {
-      throw node.child("revision").error(MessageText.quote(revision) + " is not a branch, tag or commit SHA");
+      throw node.child("revision")
+          .error(MessageText.quote(revision) + " is not a branch, tag or commit SHA");
     }
     String split = node.has("split") ? node.child("split").text(NAME, "a split name") : "train";
     Map<String, String> configs = new LinkedHashMap<>();
     if (node.has("configs")) {
-      for (var entry : node.child("configs").mapping(new LinkedHashSet<>(HubDataset.ROLES)).entries()) {
+      for (var entry :
+          node.child("configs").mapping(new LinkedHashSet<>(HubDataset.ROLES)).entries()) {
         configs.put(entry.getKey(), entry.getValue().text(NAME, "a config name"));
       }
     }
@@ -237,7 +253,10 @@ public final class TaskSetParser {
         throw pathNode.refused(e);
       }
       if (!NAME.matcher(name).matches()) {
-        throw pathNode.error("folder name " + MessageText.quote(name) + " cannot be a task name (letters, digits, '.', '_' or '-')");
+        throw pathNode.error(
+            "folder name "
+                + MessageText.quote(name)
+                + " cannot be a task name (letters, digits, '.', '_' or '-')");
       }
       found.add(name);
       SpecNode overrides = folders.get(name);
@@ -246,7 +265,9 @@ public final class TaskSetParser {
               ? new TaskSpec(name, name, language, domain, "", new LocalBeir(folder))
               : new TaskSpec(
                   name,
-                  overrides.has("dataset") ? overrides.child("dataset").text(NAME, "a dataset name") : name,
+                  overrides.has("dataset")
+                      ? overrides.child("dataset").text(NAME, "a dataset name")
+                      : name,
                   overrides.has("language") ? language(overrides.child("language")) : language,
                   overrides.optionalText("domain", domain),
                   overrides.optionalText("citation", ""),
@@ -254,7 +275,13 @@ public final class TaskSetParser {
     }
     for (var entry : folders.entrySet()) {
       if (!found.contains(entry.getKey())) {
-        throw entry.getValue().error("no BEIR folder " + MessageText.quote(entry.getKey()) + " (with corpus.jsonl) under " + directory);
+        throw entry
+            .getValue()
+            .error(
+                "no BEIR folder "
+                    + MessageText.quote(entry.getKey())
+                    + " (with corpus.jsonl) under "
+                    + directory);
       }
     }
     if (tasks.isEmpty()) {
@@ -274,7 +301,10 @@ public final class TaskSetParser {
     }
   }
 
-  /** Task names are unique; {@code declared} tasks come from {@code tasks}, the rest from {@code tasks_from}. */
+  /**
+   * Task names are unique; {@code declared} tasks come from {@code tasks}, the rest from {@code
+   * tasks_from}.
+   */
   private static void checkUniqueNames(List<TaskSpec> tasks, int declared, SpecNode root) {
     Set<String> names = new LinkedHashSet<>();
     for (int i = 0; i < tasks.size(); i++) {

@@ -5,8 +5,8 @@ package dev.tenbin.eval.taskset;
  *
  * @param name unique within the set, e.g. {@code NanoSciFact} or {@code xquad-de}
  * @param dataset the dataset the task belongs to; defaults to {@code name}. Tasks that share it
- *     (one per language of a parallel collection, say) are averaged together first when results
- *     are averaged hierarchically
+ *     (one per language of a parallel collection, say) are averaged together first when results are
+ *     averaged hierarchically
  * @param language ISO 639-1 code of the corpus, or {@link #AUTO_LANGUAGE} to detect it from the
  *     corpus when the task is evaluated
  * @param domain a free-text category such as {@code science} or {@code web search}; empty when
@@ -15,7 +15,12 @@ package dev.tenbin.eval.taskset;
  * @param source where the data comes from
  */
 public record TaskSpec(
-    String name, String dataset, String language, String domain, String citation, DatasetSource source) {
+    String name,
+    String dataset,
+    String language,
+    String domain,
+    String citation,
+    DatasetSource source) {
 
   /** The language value that asks for detection from the corpus. */
   public static final String AUTO_LANGUAGE = "auto";

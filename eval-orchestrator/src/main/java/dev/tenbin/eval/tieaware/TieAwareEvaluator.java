@@ -26,9 +26,9 @@ import java.util.Arrays;
  *   <li>success@k: only the first group with r &gt; 0 matters; it succeeds unless all t of its
  *       positions within the cut-off are non-relevant, which has the hypergeometric probability
  *       C(m-r, t)/C(m, t) = prod over j &lt; t of (m-r-j)/(m-j).
- *   <li>reciprocal rank@k: in the first group with r &gt; 0 the first relevant document is at offset
- *       j with probability prod over i &lt; j of (m-r-i)/(m-i), times r/(m-j); the expectation sums
- *       that over s + j &lt; k, divided by the rank s + j + 1.
+ *   <li>reciprocal rank@k: in the first group with r &gt; 0 the first relevant document is at
+ *       offset j with probability prod over i &lt; j of (m-r-i)/(m-i), times r/(m-j); the
+ *       expectation sums that over s + j &lt; k, divided by the rank s + j + 1.
  *   <li>AP@k: each position i &lt; k at offset a = i - s in its group adds rel_i·(B + 1 + X_i)/(i +
  *       1), where B counts the relevant documents of earlier groups and X_i those at the a earlier
  *       positions of the same group; E[rel_i] = r/m and E[rel_i·X_i] = a·r(r-1)/(m(m-1)), which is

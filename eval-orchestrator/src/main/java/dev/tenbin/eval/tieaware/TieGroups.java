@@ -8,11 +8,11 @@ import java.util.stream.IntStream;
  * The groups of tied scores of an ordered ranking, as {@code [start, end)} ranges of positions.
  *
  * <p>Tie policy: two adjacent documents are tied when their scores are equal as doubles ({@code
- * ==}, so 0.0 and -0.0 tie, as they do for trec_eval's comparisons); FP32 scores widened to
- * double tie exactly when they tie as floats. Only adjacent documents are grouped, which in a
- * ranking sorted by score (Tenbin's rankings, and {@code RunOrder.TREC_EVAL}) groups every tie.
- * Only the stored list is seen: a tie that continues past its end (a top-100 cut in the middle of
- * a group) is treated as if the group ended with the list.
+ * ==}, so 0.0 and -0.0 tie, as they do for trec_eval's comparisons); FP32 scores widened to double
+ * tie exactly when they tie as floats. Only adjacent documents are grouped, which in a ranking
+ * sorted by score (Tenbin's rankings, and {@code RunOrder.TREC_EVAL}) groups every tie. Only the
+ * stored list is seen: a tie that continues past its end (a top-100 cut in the middle of a group)
+ * is treated as if the group ended with the list.
  */
 public final class TieGroups {
   private final int[] starts;

@@ -10,7 +10,10 @@ import java.util.List;
 public final class TextTable {
   private TextTable() {}
 
-  /** The table of {@code rows}: a header, a rule, the rows, and a line saying how many were left out. */
+  /**
+   * The table of {@code rows}: a header, a rule, the rows, and a line saying how many were left
+   * out.
+   */
   public static String render(ResultSet rows, int maxRows) throws SQLException {
     ResultSetMetaData meta = rows.getMetaData();
     int columns = meta.getColumnCount();
@@ -50,7 +53,11 @@ public final class TextTable {
       }
     }
     if (total > maxRows) {
-      out.append("(").append(total - maxRows).append(" more rows; ").append(total).append(" in all)\n");
+      out.append("(")
+          .append(total - maxRows)
+          .append(" more rows; ")
+          .append(total)
+          .append(" in all)\n");
     } else {
       out.append("(").append(total).append(total == 1 ? " row)\n" : " rows)\n");
     }

@@ -63,8 +63,8 @@ import org.duckdb.DuckDBConnection;
  *
  * <p>The database is built into a temporary file beside the target and renamed into place, so a
  * failed build leaves the previous file (or none) and never a half database. Rows are loaded in a
- * fixed order (job folders as given, cells in {@link ResultStore#ORDER}, maps in stored order),
- * so a rebuild holds the same content. A fingerprint stored in more than one job folder is loaded
+ * fixed order (job folders as given, cells in {@link ResultStore#ORDER}, maps in stored order), so
+ * a rebuild holds the same content. A fingerprint stored in more than one job folder is loaded
  * once, from the first, with a warning.
  */
 public final class Warehouse {
@@ -77,7 +77,8 @@ public final class Warehouse {
    * @param rowCounts table name to rows loaded, in schema order
    * @param warnings duplicate fingerprints skipped, one line each
    */
-  public record BuildSummary(Path databaseFile, Map<String, Long> rowCounts, List<String> warnings) {}
+  public record BuildSummary(
+      Path databaseFile, Map<String, Long> rowCounts, List<String> warnings) {}
 
   /**
    * Loads every stored cell of {@code jobDirs} into a new DuckDB file at {@code databaseFile}
@@ -107,7 +108,8 @@ public final class Warehouse {
 
   private static BuildSummary buildFrom(List<Source> sources, Path databaseFile) {
     Path target = databaseFile.toAbsolutePath().normalize();
-    Path temporary = target.resolveSibling("." + target.getFileName() + "." + UUID.randomUUID() + ".tmp");
+    Path temporary =
+        target.resolveSibling("." + target.getFileName() + "." + UUID.randomUUID() + ".tmp");
     try {
       Files.createDirectories(target.getParent());
       BuildSummary summary;
@@ -118,7 +120,8 @@ public final class Warehouse {
         }
       }
       try {
-        Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        Files.move(
+            temporary, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
       } catch (AtomicMoveNotSupportedException e) {
         Files.move(temporary, target, StandardCopyOption.REPLACE_EXISTING);
       }
@@ -126,7 +129,8 @@ public final class Warehouse {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write warehouse " + target, e);
     } catch (SQLException e) {
-      throw new IllegalStateException("cannot build warehouse " + target + ": " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "cannot build warehouse " + target + ": " + e.getMessage(), e);
     } finally {
       deleteQuietly(temporary);
       deleteQuietly(temporary.resolveSibling(temporary.getFileName() + ".wal"));
@@ -141,9 +145,11 @@ public final class Warehouse {
     Properties properties = new Properties();
     properties.setProperty("duckdb.read_only", "true");
     try {
-      return DriverManager.getConnection("jdbc:duckdb:" + databaseFile.toAbsolutePath(), properties);
+      return DriverManager.getConnection(
+          "jdbc:duckdb:" + databaseFile.toAbsolutePath(), properties);
     } catch (SQLException e) {
-      throw new InvalidInputException("FILE", "cannot open warehouse " + databaseFile + ": " + e.getMessage());
+      throw new InvalidInputException(
+          "FILE", "cannot open warehouse " + databaseFile + ": " + e.getMessage());
     }
   }
 
@@ -151,8 +157,8 @@ public final class Warehouse {
     return DriverManager.getConnection("jdbc:duckdb:" + file).unwrap(DuckDBConnection.class);
   }
 
-  private static BuildSummary load(
-      DuckDBConnection connection, List<Source> sources, Path target) throws SQLException {
+  private static BuildSummary load(DuckDBConnection connection, List<Source> sources, Path target)
+      throws SQLException {
     try (Statement statement = connection.createStatement()) {
       for (WarehouseSchema.Table table : WarehouseSchema.TABLES) {
         statement.execute(table.ddl());
@@ -170,8 +176,16 @@ public final class Warehouse {
           Path first = loadedFrom.putIfAbsent(cell.fingerprint(), jobDir);
           if (first != null) {
             warnings.add(
-                "cell " + cell.fingerprint() + " (" + cell.key().label() + ") of " + jobDir
-                    + " is also in " + first + "; loaded once, from " + first);
+                "cell "
+                    + cell.fingerprint()
+                    + " ("
+                    + cell.key().label()
+                    + ") of "
+                    + jobDir
+                    + " is also in "
+                    + first
+                    + "; loaded once, from "
+                    + first);
             continue;
           }
           appenders.append(jobDir, cell);
@@ -218,7 +232,8 @@ public final class Warehouse {
       String fingerprint = cell.fingerprint();
       CellKey key = cell.key();
       Map<String, Double> facts = orEmpty(cell.facts());
-      cells.beginRow()
+      cells
+          .beginRow()
           .append(fingerprint)
           .append(jobDir.toString())
           .append(cell.formatVersion())
@@ -244,25 +259,48 @@ public final class Warehouse {
       cells.append(cell.queries() == null ? 0 : cell.queries().size()).endRow();
 
       for (var entry : orEmpty(cell.versions()).entrySet()) {
-        versions.beginRow().append(fingerprint).append(entry.getKey()).append(entry.getValue()).endRow();
+        versions
+            .beginRow()
+            .append(fingerprint)
+            .append(entry.getKey())
+            .append(entry.getValue())
+            .endRow();
       }
       appendNumbers(this.facts, fingerprint, facts);
       appendNumbers(metrics, fingerprint, orEmpty(cell.metrics()));
       for (var entry : orEmpty(cell.tieAware()).entrySet()) {
         TieAwareValue value = entry.getValue();
-        tieAware.beginRow().append(fingerprint).append(entry.getKey())
-            .append(value.expected()).append(value.min()).append(value.max()).append(value.range()).append(value.bias())
+        tieAware
+            .beginRow()
+            .append(fingerprint)
+            .append(entry.getKey())
+            .append(value.expected())
+            .append(value.min())
+            .append(value.max())
+            .append(value.range())
+            .append(value.bias())
             .endRow();
       }
       appendNumbers(timings, fingerprint, orEmpty(cell.timings()));
       for (var entry : orEmpty(cell.diagnostics()).entrySet()) {
-        diagnostics.beginRow().append(fingerprint).append(entry.getKey()).append(json(entry.getValue())).endRow();
+        diagnostics
+            .beginRow()
+            .append(fingerprint)
+            .append(entry.getKey())
+            .append(json(entry.getValue()))
+            .endRow();
       }
       for (StoredQuery query : cell.queries() == null ? List.<StoredQuery>of() : cell.queries()) {
         appendNumbersOfQuery(fingerprint, query);
         for (StoredDoc doc : query.docs() == null ? List.<StoredDoc>of() : query.docs()) {
-          rankings.beginRow().append(fingerprint).append(query.queryId()).append(doc.rank())
-              .append(doc.docId()).append(doc.score()).endRow();
+          rankings
+              .beginRow()
+              .append(fingerprint)
+              .append(query.queryId())
+              .append(doc.rank())
+              .append(doc.docId())
+              .append(doc.score())
+              .endRow();
         }
       }
     }
@@ -275,7 +313,8 @@ public final class Warehouse {
       }
     }
 
-    private static void appendNumbers(DuckDBAppender appender, String fingerprint, Map<String, Double> values)
+    private static void appendNumbers(
+        DuckDBAppender appender, String fingerprint, Map<String, Double> values)
         throws SQLException {
       for (var entry : values.entrySet()) {
         appender.beginRow().append(fingerprint).append(entry.getKey());
@@ -304,7 +343,16 @@ public final class Warehouse {
     public void close() throws SQLException {
       SQLException failure = null;
       for (DuckDBAppender appender :
-          List.of(cells, versions, facts, metrics, tieAware, timings, diagnostics, queryMetrics, rankings)) {
+          List.of(
+              cells,
+              versions,
+              facts,
+              metrics,
+              tieAware,
+              timings,
+              diagnostics,
+              queryMetrics,
+              rankings)) {
         try {
           appender.close();
         } catch (SQLException e) {

@@ -36,17 +36,27 @@ final class WarehouseSchema {
                 num_queries INTEGER,
                 num_documents INTEGER,
                 stored_queries INTEGER NOT NULL)"""),
-          new Table("versions", "CREATE TABLE versions (fingerprint VARCHAR NOT NULL, name VARCHAR NOT NULL, value VARCHAR)"),
-          new Table("facts", "CREATE TABLE facts (fingerprint VARCHAR NOT NULL, name VARCHAR NOT NULL, value DOUBLE)"),
-          new Table("metrics", "CREATE TABLE metrics (fingerprint VARCHAR NOT NULL, metric VARCHAR NOT NULL, value DOUBLE)"),
+          new Table(
+              "versions",
+              "CREATE TABLE versions (fingerprint VARCHAR NOT NULL, name VARCHAR NOT NULL, value VARCHAR)"),
+          new Table(
+              "facts",
+              "CREATE TABLE facts (fingerprint VARCHAR NOT NULL, name VARCHAR NOT NULL, value DOUBLE)"),
+          new Table(
+              "metrics",
+              "CREATE TABLE metrics (fingerprint VARCHAR NOT NULL, metric VARCHAR NOT NULL, value DOUBLE)"),
           new Table(
               "tie_aware",
               """
               CREATE TABLE tie_aware (
                 fingerprint VARCHAR NOT NULL, metric VARCHAR NOT NULL,
                 expected DOUBLE, "min" DOUBLE, "max" DOUBLE, "range" DOUBLE, bias DOUBLE)"""),
-          new Table("timings", "CREATE TABLE timings (fingerprint VARCHAR NOT NULL, name VARCHAR NOT NULL, value DOUBLE)"),
-          new Table("diagnostics", "CREATE TABLE diagnostics (fingerprint VARCHAR NOT NULL, name VARCHAR NOT NULL, value VARCHAR)"),
+          new Table(
+              "timings",
+              "CREATE TABLE timings (fingerprint VARCHAR NOT NULL, name VARCHAR NOT NULL, value DOUBLE)"),
+          new Table(
+              "diagnostics",
+              "CREATE TABLE diagnostics (fingerprint VARCHAR NOT NULL, name VARCHAR NOT NULL, value VARCHAR)"),
           new Table(
               "query_metrics",
               "CREATE TABLE query_metrics (fingerprint VARCHAR NOT NULL, query_id VARCHAR NOT NULL, metric VARCHAR NOT NULL, value DOUBLE)"),
@@ -71,7 +81,11 @@ final class WarehouseSchema {
   static List<String> views() {
     StringBuilder pivot = new StringBuilder();
     for (String[] metric : MAIN_METRICS) {
-      pivot.append(",\n  max(m.value) FILTER (WHERE m.metric = '").append(metric[0]).append("') AS ").append(metric[1]);
+      pivot
+          .append(",\n  max(m.value) FILTER (WHERE m.metric = '")
+          .append(metric[0])
+          .append("') AS ")
+          .append(metric[1]);
     }
     String cellScores =
         "CREATE VIEW cell_scores AS\nSELECT c.fingerprint, c.benchmark, c.dataset, c.task, c.language, c.domain,"

@@ -10,9 +10,13 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class AggregationTest {
-  private static final LeaderboardOptions QUICK = LeaderboardOptions.defaults().withBootstrapDraws(0);
+  private static final LeaderboardOptions QUICK =
+      LeaderboardOptions.defaults().withBootstrapDraws(0);
 
-  /** Benchmark "multi": xquad in three languages (80, 60, 40) and mlqa-en (20); "mono": one task (70). */
+  /**
+   * Benchmark "multi": xquad in three languages (80, 60, 40) and mlqa-en (20); "mono": one task
+   * (70).
+   */
   private static List<CellRecord> multilingual(String system) {
     return List.of(
         cell("multi", "xquad-en", system, "base", 0.80).dataset("xquad").build(),
@@ -37,10 +41,15 @@ class AggregationTest {
   @Test
   void macroOfAMonolingualBenchmarkIsThePlainMeanOverItsTasks() {
     List<TaskRef> tasks =
-        List.of(new TaskRef("b", "t1", "t1", "en", ""), new TaskRef("b", "t2", "t2", "en", ""), new TaskRef("b", "t3", "t3", "en", ""));
+        List.of(
+            new TaskRef("b", "t1", "t1", "en", ""),
+            new TaskRef("b", "t2", "t2", "en", ""),
+            new TaskRef("b", "t3", "t3", "en", ""));
     double[] scores = {10, 20, 60};
-    assertThat(Aggregate.MACRO.of(tasks, t -> scores[tasks.indexOf(t)])).isCloseTo(30.0, within(1e-12));
-    assertThat(Aggregate.MICRO.of(tasks, t -> scores[tasks.indexOf(t)])).isCloseTo(30.0, within(1e-12));
+    assertThat(Aggregate.MACRO.of(tasks, t -> scores[tasks.indexOf(t)]))
+        .isCloseTo(30.0, within(1e-12));
+    assertThat(Aggregate.MICRO.of(tasks, t -> scores[tasks.indexOf(t)]))
+        .isCloseTo(30.0, within(1e-12));
   }
 
   @Test
@@ -69,7 +78,9 @@ class AggregationTest {
 
     Leaderboard english = Leaderboard.of(cells, QUICK.withScope(new Scope(null, "en", null, null)));
 
-    assertThat(english.tasks()).extracting(TaskRef::task).containsExactly("scifact", "mlqa-en", "xquad-en");
+    assertThat(english.tasks())
+        .extracting(TaskRef::task)
+        .containsExactly("scifact", "mlqa-en", "xquad-en");
     assertThat(row(english, "bm25").complete()).isTrue();
     assertThat(row(english, "bm25").total()).isEqualTo(3);
   }
@@ -97,7 +108,9 @@ class AggregationTest {
             cell("b", "t", "dense:b", "base", 0.8).build(),
             cell("b", "t", "dense:c", "base", 0.8).build(),
             cell("b", "t", "dense:d", "base", 0.7).build());
-    assertThat(Leaderboard.of(cells, QUICK).rows()).extracting(LeaderboardRow::rank).containsExactly(1, 2, 2, 4);
+    assertThat(Leaderboard.of(cells, QUICK).rows())
+        .extracting(LeaderboardRow::rank)
+        .containsExactly(1, 2, 2, 4);
   }
 
   @Test
@@ -113,8 +126,11 @@ class AggregationTest {
     List<CellRecord> cells = new ArrayList<>(multilingual("dense:e5"));
     for (CellRecord base : multilingual("dense:e5")) {
       var k = base.key();
-      cells.add(cell(k.benchmark(), k.task(), "dense:e5", "int8", base.metrics().get("ndcg@10") - 0.02)
-          .dataset(k.dataset()).language(k.language()).build());
+      cells.add(
+          cell(k.benchmark(), k.task(), "dense:e5", "int8", base.metrics().get("ndcg@10") - 0.02)
+              .dataset(k.dataset())
+              .language(k.language())
+              .build());
     }
     cells.add(cell("mono", "scifact", "dense:lonely", "binary", 0.5).build());
 
@@ -124,7 +140,9 @@ class AggregationTest {
     assertThat(int8.micro()).isCloseTo(-2.0, within(1e-9));
     assertThat(int8.macro()).isCloseTo(-2.0, within(1e-9));
     assertThat(int8.benchmarks().get("multi")).isCloseTo(-2.0, within(1e-9));
-    assertThat(int8.tasks()).hasSize(5).allSatisfy((task, delta) -> assertThat(delta).isCloseTo(-2.0, within(1e-9)));
+    assertThat(int8.tasks())
+        .hasSize(5)
+        .allSatisfy((task, delta) -> assertThat(delta).isCloseTo(-2.0, within(1e-9)));
     assertThat(rowOf(board, "dense:e5", "base").delta().macro()).isZero();
     assertThat(rowOf(board, "dense:lonely", "binary").delta()).isNull();
   }
@@ -136,7 +154,8 @@ class AggregationTest {
             cell("b", "t", "bm25", "base", 0.1).finishedAt("2025-01-01T00:00:00Z").build(),
             cell("b", "t", "bm25", "base", 0.3).finishedAt("2025-02-01T00:00:00Z").build(),
             cell("b", "t", "bm25", "base", 0.2).finishedAt("2025-01-15T00:00:00Z").build());
-    assertThat(Leaderboard.of(cells, QUICK).rows().getFirst().micro()).isCloseTo(30.0, within(1e-9));
+    assertThat(Leaderboard.of(cells, QUICK).rows().getFirst().micro())
+        .isCloseTo(30.0, within(1e-9));
   }
 
   @Test
@@ -151,12 +170,27 @@ class AggregationTest {
     cells.add(cell("small", "s", "dense:b", "base", 0.50).build());
 
     // micro: a = (90 + 3*30)/4 = 45 < b = 50; macro: a = (30 + 90)/2 = 60 > b = 50
-    assertThat(Leaderboard.of(cells, QUICK.withAggregate(Aggregate.MICRO)).rows().getFirst().key().model()).isEqualTo("b");
-    assertThat(Leaderboard.of(cells, QUICK.withAggregate(Aggregate.MACRO)).rows().getFirst().key().model()).isEqualTo("a");
+    assertThat(
+            Leaderboard.of(cells, QUICK.withAggregate(Aggregate.MICRO))
+                .rows()
+                .getFirst()
+                .key()
+                .model())
+        .isEqualTo("b");
+    assertThat(
+            Leaderboard.of(cells, QUICK.withAggregate(Aggregate.MACRO))
+                .rows()
+                .getFirst()
+                .key()
+                .model())
+        .isEqualTo("a");
   }
 
   static LeaderboardRow row(Leaderboard board, String system) {
-    return board.rows().stream().filter(r -> r.key().system().equals(system)).findFirst().orElseThrow();
+    return board.rows().stream()
+        .filter(r -> r.key().system().equals(system))
+        .findFirst()
+        .orElseThrow();
   }
 
   static LeaderboardRow rowOf(Leaderboard board, String system, String variant) {

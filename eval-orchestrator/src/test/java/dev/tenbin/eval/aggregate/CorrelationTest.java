@@ -15,17 +15,21 @@ class CorrelationTest {
   @Test
   void pearsonAndSpearmanMatchHandComputedValues() {
     // dx = dy-permuted: sxy = 8, sxx = syy = 10
-    assertThat(Correlation.pearson(new double[] {1, 2, 3, 4, 5}, new double[] {2, 1, 4, 3, 5})).isCloseTo(0.8, within(1e-12));
-    assertThat(Correlation.spearman(new double[] {1, 2, 3, 4, 5}, new double[] {2, 1, 4, 3, 5})).isCloseTo(0.8, within(1e-12));
+    assertThat(Correlation.pearson(new double[] {1, 2, 3, 4, 5}, new double[] {2, 1, 4, 3, 5}))
+        .isCloseTo(0.8, within(1e-12));
+    assertThat(Correlation.spearman(new double[] {1, 2, 3, 4, 5}, new double[] {2, 1, 4, 3, 5}))
+        .isCloseTo(0.8, within(1e-12));
     // monotone but not linear: rho = 1, r = 9 / sqrt(2 * 438 / 9)
-    assertThat(Correlation.spearman(new double[] {1, 2, 3}, new double[] {1, 2, 10})).isCloseTo(1.0, within(1e-12));
+    assertThat(Correlation.spearman(new double[] {1, 2, 3}, new double[] {1, 2, 10}))
+        .isCloseTo(1.0, within(1e-12));
     assertThat(Correlation.pearson(new double[] {1, 2, 3}, new double[] {1, 2, 10}))
         .isCloseTo(9 / Math.sqrt(2 * 438 / 9.0), within(1e-12));
   }
 
   @Test
   void tiedValuesShareTheirAverageRank() {
-    assertThat(Correlation.averageRanks(new double[] {10, 20, 20, 30})).containsExactly(1, 2.5, 2.5, 4);
+    assertThat(Correlation.averageRanks(new double[] {10, 20, 20, 30}))
+        .containsExactly(1, 2.5, 2.5, 4);
     assertThat(Correlation.averageRanks(new double[] {5, 5, 5})).containsExactly(2, 2, 2);
     // ranks x = 1, 2.5, 2.5, 4 against 1..4: sxy = 4.5, sxx = 4.5, syy = 5
     assertThat(Correlation.spearman(new double[] {1, 2, 2, 3}, new double[] {1, 2, 3, 4}))
@@ -48,19 +52,29 @@ class CorrelationTest {
     }
     // official order a, c, b, d, bm25 (ranks 1..5); "unknown" is not ours
     OfficialRanking official =
-        OfficialRanking.parse("model,rank\na,1\ndense:c,2\nB,3\nd,4\nbm25,5\nunknown,6\n", "test.csv", "--official");
+        OfficialRanking.parse(
+            "model,rank\na,1\ndense:c,2\nB,3\nd,4\nbm25,5\nunknown,6\n", "test.csv", "--official");
 
-    Leaderboard board = Leaderboard.of(cells, LeaderboardOptions.defaults().withBootstrapDraws(0).withOfficial(official));
+    Leaderboard board =
+        Leaderboard.of(
+            cells, LeaderboardOptions.defaults().withBootstrapDraws(0).withOfficial(official));
     OfficialCorrelation correlation = board.correlation();
 
-    assertThat(correlation.matches()).extracting(m -> m.row().id())
-        .containsExactly("dense:a/base/retrieval", "dense:c/base/retrieval", "dense:b/base/retrieval",
-            "dense:d/base/retrieval", "bm25/base/retrieval");
+    assertThat(correlation.matches())
+        .extracting(m -> m.row().id())
+        .containsExactly(
+            "dense:a/base/retrieval",
+            "dense:c/base/retrieval",
+            "dense:b/base/retrieval",
+            "dense:d/base/retrieval",
+            "bm25/base/retrieval");
     assertThat(correlation.unmatched()).containsExactly("unknown");
-    // ours by rank: a1 b2 c3 d4 bm25 5 vs theirs a1 c2 b3 d4 bm25 5: d^2 = 2, rho = 1 - 6*2/(5*24) = 0.9
+    // ours by rank: a1 b2 c3 d4 bm25 5 vs theirs a1 c2 b3 d4 bm25 5: d^2 = 2, rho = 1 - 6*2/(5*24)
+    // = 0.9
     assertThat(correlation.spearman()).isCloseTo(0.9, within(1e-12));
     assertThat(correlation.spearmanInterval()).isNotNull();
-    assertThat(correlation.pearsonInterval().low()).isLessThanOrEqualTo(correlation.pearsonInterval().high());
+    assertThat(correlation.pearsonInterval().low())
+        .isLessThanOrEqualTo(correlation.pearsonInterval().high());
   }
 
   @Test
@@ -69,7 +83,9 @@ class CorrelationTest {
     List<OfficialCorrelation.Scored> scored = new ArrayList<>();
     StringBuilder csv = new StringBuilder("model,score\n");
     for (int i = 0; i < ours.length; i++) {
-      scored.add(new OfficialCorrelation.Scored(new RowKey("dense", "m" + i, "base", "retrieval"), ours[i]));
+      scored.add(
+          new OfficialCorrelation.Scored(
+              new RowKey("dense", "m" + i, "base", "retrieval"), ours[i]));
       csv.append("m").append(i).append(',').append(ours[i] + 0.1 * Math.sin(i)).append('\n');
     }
     OfficialRanking official = OfficialRanking.parse(csv.toString(), "x", "--official");

@@ -11,21 +11,26 @@ import org.junit.jupiter.api.Test;
 class TaskBootstrapTest {
   private static final int TASKS = 12;
 
-  private static List<CellRecord> rows(String system, java.util.function.IntToDoubleFunction score) {
+  private static List<CellRecord> rows(
+      String system, java.util.function.IntToDoubleFunction score) {
     List<CellRecord> cells = new ArrayList<>();
     for (int t = 0; t < TASKS; t++) {
-      cells.add(cell(t < TASKS / 2 ? "b1" : "b2", "t" + t, system, "base", score.applyAsDouble(t)).build());
+      cells.add(
+          cell(t < TASKS / 2 ? "b1" : "b2", "t" + t, system, "base", score.applyAsDouble(t))
+              .build());
     }
     return cells;
   }
 
   private static Leaderboard board(List<CellRecord> cells, long seed) {
-    return Leaderboard.of(cells, LeaderboardOptions.defaults().withBootstrapDraws(2_000).withSeed(seed));
+    return Leaderboard.of(
+        cells, LeaderboardOptions.defaults().withBootstrapDraws(2_000).withSeed(seed));
   }
 
   @Test
   void theSameSeedGivesTheSameIntervalsAndSwapProbabilities() {
-    List<CellRecord> cells = new ArrayList<>(rows("dense:a", t -> 0.3 + 0.037 * ((7 * t) % 11) + 0.001 * t));
+    List<CellRecord> cells =
+        new ArrayList<>(rows("dense:a", t -> 0.3 + 0.037 * ((7 * t) % 11) + 0.001 * t));
     cells.addAll(rows("dense:b", t -> 0.35 + 0.041 * ((5 * t) % 7) + 0.002 * t));
 
     Leaderboard first = board(cells, 11);

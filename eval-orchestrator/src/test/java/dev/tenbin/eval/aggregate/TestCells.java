@@ -30,8 +30,12 @@ public final class TestCells {
 
   private TestCells() {}
 
-  /** A cell of {@code system} ("bm25" or "family:model") and variant on a task, scoring {@code ndcg10}. */
-  public static TestCells cell(String benchmark, String task, String system, String variant, double ndcg10) {
+  /**
+   * A cell of {@code system} ("bm25" or "family:model") and variant on a task, scoring {@code
+   * ndcg10}.
+   */
+  public static TestCells cell(
+      String benchmark, String task, String system, String variant, double ndcg10) {
     TestCells cell = new TestCells();
     cell.benchmark = benchmark;
     cell.task = task;
@@ -95,9 +99,24 @@ public final class TestCells {
 
   public CellRecord build() {
     CellKey key =
-        new CellKey(benchmark, dataset == null ? task : dataset, task, language, domain, model, family, variant, mode);
-    String fingerprint = HexFormat.of().formatHex(java.nio.ByteBuffer.allocate(8).putLong(SERIAL.incrementAndGet()).array())
-        + HexFormat.of().formatHex(Integer.toHexString(key.hashCode()).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        new CellKey(
+            benchmark,
+            dataset == null ? task : dataset,
+            task,
+            language,
+            domain,
+            model,
+            family,
+            variant,
+            mode);
+    String fingerprint =
+        HexFormat.of()
+                .formatHex(
+                    java.nio.ByteBuffer.allocate(8).putLong(SERIAL.incrementAndGet()).array())
+            + HexFormat.of()
+                .formatHex(
+                    Integer.toHexString(key.hashCode())
+                        .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
     return new CellRecord(
         CellRecord.FORMAT_VERSION,
         fingerprint,
@@ -105,7 +124,9 @@ public final class TestCells {
         Map.of("tenbin_version", "test"),
         Map.copyOf(facts),
         Map.of("ndcg@10", ndcg10, "recall@100", Math.min(1, ndcg10 + 0.2)),
-        Map.of("ndcg@10", new TieAwareValue(ndcg10, ndcg10 - tieRange / 2, ndcg10 + tieRange / 2, tieRange, 0)),
+        Map.of(
+            "ndcg@10",
+            new TieAwareValue(ndcg10, ndcg10 - tieRange / 2, ndcg10 + tieRange / 2, tieRange, 0)),
         Map.copyOf(timings),
         Map.of(),
         List.of(),

@@ -27,7 +27,8 @@ import org.junit.jupiter.api.Test;
  * The module graph, checked on the compiled main classes of every module (the orchestrator's test
  * class path holds them all). A class belongs to the module it was loaded from ({@code
  * encoder-service/target/classes} or {@code tenbin-encoder-service-*.jar}), not to its package: the
- * shared ONNX and model-file classes keep their {@code dev.tenbin.encoder} packages in model-runtime.
+ * shared ONNX and model-file classes keep their {@code dev.tenbin.encoder} packages in
+ * model-runtime.
  *
  * <p>Contracts know nothing else; the RPC runtime knows no contract; the model runtime knows no
  * service; the rerank service never reaches into the encoder; the orchestrator reaches the services
@@ -36,8 +37,9 @@ import org.junit.jupiter.api.Test;
  */
 class ModuleBoundariesTest {
   private static final Pattern MODULE =
-      Pattern.compile("/(?:tenbin-)?(proto|rpc-runtime|model-runtime|encoder-client|encoder-service|index-service"
-          + "|rerank-service|eval-orchestrator)(?:/target/classes/|-\\d[^/]*\\.jar)");
+      Pattern.compile(
+          "/(?:tenbin-)?(proto|rpc-runtime|model-runtime|encoder-client|encoder-service|index-service"
+              + "|rerank-service|eval-orchestrator)(?:/target/classes/|-\\d[^/]*\\.jar)");
 
   /** The entry classes of the service modules the orchestrator's main code may use. */
   private static final Set<String> ORCHESTRATOR_ENTRY_CLASSES =
@@ -58,7 +60,9 @@ class ModuleBoundariesTest {
     List<Location> modules =
         Arrays.stream(
                 // Surefire runs tests from a manifest-only jar and names the real class path here.
-                System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")).split(File.pathSeparator))
+                System.getProperty(
+                        "surefire.test.class.path", System.getProperty("java.class.path"))
+                    .split(File.pathSeparator))
             .map(Path::of)
             .filter(entry -> MODULE.matcher(entry.toUri().toString()).find())
             .map(ModuleBoundariesTest::location)
@@ -83,21 +87,35 @@ class ModuleBoundariesTest {
 
   /** The module a class was loaded from, or empty for classes outside Tenbin's modules. */
   static Optional<String> moduleOf(JavaClass type) {
-    return type.getSource().map(source -> MODULE.matcher(source.getUri().toString())).filter(Matcher::find).map(m -> m.group(1));
+    return type.getSource()
+        .map(source -> MODULE.matcher(source.getUri().toString()))
+        .filter(Matcher::find)
+        .map(m -> m.group(1));
   }
 
   private static DescribedPredicate<JavaClass> inModule(String... modules) {
     Set<String> names = Set.of(modules);
     return DescribedPredicate.describe(
-        "are in module " + String.join(" or ", modules), type -> moduleOf(type).map(names::contains).orElse(false));
+        "are in module " + String.join(" or ", modules),
+        type -> moduleOf(type).map(names::contains).orElse(false));
   }
 
   @Test
   void everyModuleContributesClasses() {
-    assertThat(classes.stream().map(ModuleBoundariesTest::moduleOf).flatMap(Optional::stream).distinct())
+    assertThat(
+            classes.stream()
+                .map(ModuleBoundariesTest::moduleOf)
+                .flatMap(Optional::stream)
+                .distinct())
         .containsExactlyInAnyOrder(
-            "proto", "rpc-runtime", "model-runtime", "encoder-client", "encoder-service", "index-service",
-            "rerank-service", "eval-orchestrator");
+            "proto",
+            "rpc-runtime",
+            "model-runtime",
+            "encoder-client",
+            "encoder-service",
+            "index-service",
+            "rerank-service",
+            "eval-orchestrator");
   }
 
   @Test
@@ -107,7 +125,12 @@ class ModuleBoundariesTest {
         .should()
         .dependOnClassesThat(
             inModule(
-                "rpc-runtime", "model-runtime", "encoder-client", "encoder-service", "index-service", "rerank-service",
+                "rpc-runtime",
+                "model-runtime",
+                "encoder-client",
+                "encoder-service",
+                "index-service",
+                "rerank-service",
                 "eval-orchestrator"))
         .because("proto/ holds only the contracts and their generated stubs")
         .check(classes);
@@ -120,7 +143,12 @@ class ModuleBoundariesTest {
         .should()
         .dependOnClassesThat(
             inModule(
-                "proto", "model-runtime", "encoder-client", "encoder-service", "index-service", "rerank-service",
+                "proto",
+                "model-runtime",
+                "encoder-client",
+                "encoder-service",
+                "index-service",
+                "rerank-service",
                 "eval-orchestrator"))
         .because("the RPC runtime is shared by every server and client and knows none of them")
         .check(classes);
@@ -132,8 +160,15 @@ class ModuleBoundariesTest {
         .that(inModule("model-runtime"))
         .should()
         .dependOnClassesThat(
-            inModule("proto", "encoder-client", "encoder-service", "index-service", "rerank-service", "eval-orchestrator"))
-        .because("the encoder and the rerank service share the model runtime; it must not pull either in")
+            inModule(
+                "proto",
+                "encoder-client",
+                "encoder-service",
+                "index-service",
+                "rerank-service",
+                "eval-orchestrator"))
+        .because(
+            "the encoder and the rerank service share the model runtime; it must not pull either in")
         .check(classes);
   }
 
@@ -142,7 +177,13 @@ class ModuleBoundariesTest {
     noClasses()
         .that(inModule("encoder-client"))
         .should()
-        .dependOnClassesThat(inModule("model-runtime", "encoder-service", "index-service", "rerank-service", "eval-orchestrator"))
+        .dependOnClassesThat(
+            inModule(
+                "model-runtime",
+                "encoder-service",
+                "index-service",
+                "rerank-service",
+                "eval-orchestrator"))
         .check(classes);
   }
 
@@ -152,7 +193,8 @@ class ModuleBoundariesTest {
         .that(inModule("rerank-service"))
         .should()
         .dependOnClassesThat(inModule("encoder-service", "index-service", "eval-orchestrator"))
-        .because("the rerank service shares the model runtime with the encoder and calls it only over gRPC")
+        .because(
+            "the rerank service shares the model runtime with the encoder and calls it only over gRPC")
         .check(classes);
   }
 
@@ -162,7 +204,12 @@ class ModuleBoundariesTest {
         .that(inModule("index-service"))
         .should()
         .dependOnClassesThat(
-            inModule("model-runtime", "encoder-client", "encoder-service", "rerank-service", "eval-orchestrator"))
+            inModule(
+                "model-runtime",
+                "encoder-client",
+                "encoder-service",
+                "rerank-service",
+                "eval-orchestrator"))
         .check(classes);
   }
 
@@ -170,7 +217,10 @@ class ModuleBoundariesTest {
   void orchestratorUsesServiceModulesOnlyThroughTheirEntryClasses() {
     DescribedPredicate<JavaClass> internals =
         DescribedPredicate.describe(
-            "are service internals (not " + ORCHESTRATOR_ENTRY_CLASSES + " or a class in " + ORCHESTRATOR_ENTRY_PACKAGES
+            "are service internals (not "
+                + ORCHESTRATOR_ENTRY_CLASSES
+                + " or a class in "
+                + ORCHESTRATOR_ENTRY_PACKAGES
                 + ")",
             type -> {
               Optional<String> module = moduleOf(type);
@@ -180,17 +230,23 @@ class ModuleBoundariesTest {
               if (module.get().equals("model-runtime")) {
                 return true;
               }
-              if (!Set.of("encoder-service", "index-service", "rerank-service").contains(module.get())) {
+              if (!Set.of("encoder-service", "index-service", "rerank-service")
+                  .contains(module.get())) {
                 return false;
               }
-              String outer = type.getName().contains("$") ? type.getName().substring(0, type.getName().indexOf('$')) : type.getName();
-              return !ORCHESTRATOR_ENTRY_CLASSES.contains(outer) && !ORCHESTRATOR_ENTRY_PACKAGES.contains(type.getPackageName());
+              String outer =
+                  type.getName().contains("$")
+                      ? type.getName().substring(0, type.getName().indexOf('$'))
+                      : type.getName();
+              return !ORCHESTRATOR_ENTRY_CLASSES.contains(outer)
+                  && !ORCHESTRATOR_ENTRY_PACKAGES.contains(type.getPackageName());
             });
     noClasses()
         .that(inModule("eval-orchestrator"))
         .should()
         .dependOnClassesThat(internals)
-        .because("the orchestrator reaches the services through their gRPC clients (in-process when embedded)")
+        .because(
+            "the orchestrator reaches the services through their gRPC clients (in-process when embedded)")
         .check(classes);
   }
 }

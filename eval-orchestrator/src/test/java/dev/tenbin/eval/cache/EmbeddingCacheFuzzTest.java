@@ -19,12 +19,13 @@ import java.util.Objects;
 /**
  * Fuzzes the embedding cache's on-disk format with torn and corrupt segment files and payloads.
  * Contract: a record reads back bit for bit as it was stored or is missing (then it is encoded
- * again); a damaged cache never yields another record's bytes, never throws, and takes new
- * records afterwards. A payload either decodes to a value that encodes back to an equal one or is
- * refused as corrupt.
+ * again); a damaged cache never yields another record's bytes, never throws, and takes new records
+ * afterwards. A payload either decodes to a value that encodes back to an equal one or is refused
+ * as corrupt.
  */
 class EmbeddingCacheFuzzTest {
-  private static final CacheKey KEY = new CacheKey("m", "rev", "", "document", "", 512, "dense", "fp32", "MEAN", true, 0);
+  private static final CacheKey KEY =
+      new CacheKey("m", "rev", "", "document", "", 512, "dense", "fp32", "MEAN", true, 0);
 
   @FuzzTest
   void tornAndCorruptSegments(FuzzedDataProvider data) throws Exception {
@@ -72,13 +73,18 @@ class EmbeddingCacheFuzzTest {
     byte[] bytes = data.consumeRemainingAsBytes();
     switch (kind) {
       case 0 -> roundTrip(PayloadCodec.DENSE, bytes, (a, b) -> Arrays.equals(a, b));
-      case 1 -> roundTrip(PayloadCodec.SPARSE, bytes,
-          (a, b) -> Arrays.equals(a.indices(), b.indices()) && Arrays.equals(a.values(), b.values()));
+      case 1 ->
+          roundTrip(
+              PayloadCodec.SPARSE,
+              bytes,
+              (a, b) ->
+                  Arrays.equals(a.indices(), b.indices()) && Arrays.equals(a.values(), b.values()));
       default -> roundTrip(PayloadCodec.MULTI_VECTOR, bytes, (a, b) -> Arrays.deepEquals(a, b));
     }
   }
 
-  private static <T> void roundTrip(PayloadCodec<T> codec, byte[] bytes, java.util.function.BiPredicate<T, T> same) {
+  private static <T> void roundTrip(
+      PayloadCodec<T> codec, byte[] bytes, java.util.function.BiPredicate<T, T> same) {
     T value;
     try {
       value = codec.decode(ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN));
@@ -88,21 +94,28 @@ class EmbeddingCacheFuzzTest {
     }
     byte[] again = codec.encode(value);
     T back = codec.decode(ByteBuffer.wrap(again).order(ByteOrder.LITTLE_ENDIAN));
-    assertThat(same.test(value, back)).as("a decoded payload encodes back to the same value").isTrue();
+    assertThat(same.test(value, back))
+        .as("a decoded payload encodes back to the same value")
+        .isTrue();
   }
 
-  /** One fault: a segment cut short, bytes flipped or overwritten, garbage appended, or a segment gone. */
+  /**
+   * One fault: a segment cut short, bytes flipped or overwritten, garbage appended, or a segment
+   * gone.
+   */
   private static void damage(Path dir, FuzzedDataProvider data) throws Exception {
     List<Path> segments;
     try (var files = Files.list(dir)) {
-      segments = files.filter(p -> p.getFileName().toString().startsWith("segment-")).sorted().toList();
+      segments =
+          files.filter(p -> p.getFileName().toString().startsWith("segment-")).sorted().toList();
     }
     if (segments.isEmpty()) {
       return;
     }
     Path segment = segments.get(data.consumeInt(0, segments.size() - 1));
     long size = Files.size(segment);
-    try (FileChannel channel = FileChannel.open(segment, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+    try (FileChannel channel =
+        FileChannel.open(segment, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
       switch (data.consumeInt(0, 4)) {
         case 0 -> channel.truncate(data.consumeLong(0, size));
         case 1 -> {
@@ -111,7 +124,8 @@ class EmbeddingCacheFuzzTest {
             ByteBuffer one = ByteBuffer.allocate(1);
             channel.read(one, at);
             byte mask = data.consumeByte();
-            channel.write(ByteBuffer.wrap(new byte[] {(byte) (one.get(0) ^ (mask == 0 ? 1 : mask))}), at);
+            channel.write(
+                ByteBuffer.wrap(new byte[] {(byte) (one.get(0) ^ (mask == 0 ? 1 : mask))}), at);
           }
         }
         case 2 -> channel.write(ByteBuffer.wrap(data.consumeBytes(48)), data.consumeLong(0, size));
@@ -124,11 +138,14 @@ class EmbeddingCacheFuzzTest {
     }
   }
 
-  private static void assertEachReadsBackOrIsMissing(KeySpace space, List<TextHash> hashes, List<byte[]> payloads) {
+  private static void assertEachReadsBackOrIsMissing(
+      KeySpace space, List<TextHash> hashes, List<byte[]> payloads) {
     for (int i = 0; i < hashes.size(); i++) {
       ByteBuffer read = space.read(hashes.get(i));
       if (read != null) {
-        assertThat(bytes(read)).as("record %d reads back as stored or not at all", i).isEqualTo(payloads.get(i));
+        assertThat(bytes(read))
+            .as("record %d reads back as stored or not at all", i)
+            .isEqualTo(payloads.get(i));
       }
     }
   }

@@ -36,7 +36,13 @@ class EmbeddingCacheTest {
   private Path models;
 
   private static final List<String> TEXTS =
-      List.of("apple banana", "cherry date elder", "fig grape apple cherry", "banana", "apple banana", "grape");
+      List.of(
+          "apple banana",
+          "cherry date elder",
+          "fig grape apple cherry",
+          "banana",
+          "apple banana",
+          "grape");
 
   @BeforeEach
   void models() throws Exception {
@@ -56,13 +62,18 @@ class EmbeddingCacheTest {
   /** A client of a fresh in-process encoder service that counts its encode calls. */
   private EncoderClient encoder() {
     String name = "encoder-" + UUID.randomUUID();
-    open.add(EncoderServer.startInProcess(name, EncoderServiceConfig.embedded(models, tmp.resolve("hub")), new SimpleMeterRegistry()));
+    open.add(
+        EncoderServer.startInProcess(
+            name,
+            EncoderServiceConfig.embedded(models, tmp.resolve("hub")),
+            new SimpleMeterRegistry()));
     ManagedChannel channel = InProcessChannelBuilder.forName(name).directExecutor().build();
     open.add(channel::shutdownNow);
     ClientInterceptor counting =
         new ClientInterceptor() {
           @Override
-          public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
+          public <Q, R> ClientCall<Q, R> interceptCall(
+              MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
             if (method.getBareMethodName().contains("Encode")) {
               encodeCalls.incrementAndGet();
             }
@@ -112,11 +123,16 @@ class EmbeddingCacheTest {
       texts.add("apple " + i);
     }
     org.assertj.core.api.Assertions.assertThatThrownBy(
-            () -> cached.dense("tiny-dense", texts, false, done -> {
-              if (done > CachedEncoder.SLICE) {
-                throw new IllegalStateException("killed");
-              }
-            }))
+            () ->
+                cached.dense(
+                    "tiny-dense",
+                    texts,
+                    false,
+                    done -> {
+                      if (done > CachedEncoder.SLICE) {
+                        throw new IllegalStateException("killed");
+                      }
+                    }))
         .hasMessage("killed");
     assertThat(cache.stats().misses()).isEqualTo(CachedEncoder.SLICE);
 
@@ -132,22 +148,28 @@ class EmbeddingCacheTest {
 
     assertThat(cache.stats().misses()).isEqualTo(5);
     assertThat(cache.stats().hits()).isZero();
-    assertThat(cache.stats().bytesWritten()).isEqualTo(5L * (KeySpace.HEADER + 4 * TinyModels.HIDDEN));
+    assertThat(cache.stats().bytesWritten())
+        .isEqualTo(5L * (KeySpace.HEADER + 4 * TinyModels.HIDDEN));
   }
 
   @Test
   void sparseAndMultiVectorOutputsRoundTripBitForBit() {
     EncoderClient client = encoder();
     List<SparseVector> sparse =
-        client.streamEncodeSparse("tiny-splade", TEXTS, false, 0, 64, done -> {}).stream().map(SparseVector::of).toList();
-    List<float[][]> multi = client.streamEncodeMultiVector("tiny-colbert", TEXTS, true, 32, done -> {});
+        client.streamEncodeSparse("tiny-splade", TEXTS, false, 0, 64, done -> {}).stream()
+            .map(SparseVector::of)
+            .toList();
+    List<float[][]> multi =
+        client.streamEncodeMultiVector("tiny-colbert", TEXTS, true, 32, done -> {});
     EmbeddingCache cache = cache();
     cache.cached(client).sparse("tiny-splade", TEXTS, false, 0, done -> {});
     cache.cached(client).multiVector("tiny-colbert", TEXTS, true, done -> {});
     encodeCalls.set(0);
 
-    List<SparseVector> cachedSparse = cache.cached(client).sparse("tiny-splade", TEXTS, false, 0, done -> {});
-    List<float[][]> cachedMulti = cache.cached(client).multiVector("tiny-colbert", TEXTS, true, done -> {});
+    List<SparseVector> cachedSparse =
+        cache.cached(client).sparse("tiny-splade", TEXTS, false, 0, done -> {});
+    List<float[][]> cachedMulti =
+        cache.cached(client).multiVector("tiny-colbert", TEXTS, true, done -> {});
 
     assertThat(encodeCalls.get()).isZero();
     for (int i = 0; i < TEXTS.size(); i++) {
@@ -231,7 +253,8 @@ class EmbeddingCacheTest {
     for (int i = 0; i < 2_000; i++) {
       StringBuilder text = new StringBuilder();
       for (int w = 0; w < 24; w++) {
-        text.append(TinyModels.WORDS.get((i * 7 + w * (i % 5 + 1)) % TinyModels.WORDS.size())).append(' ');
+        text.append(TinyModels.WORDS.get((i * 7 + w * (i % 5 + 1)) % TinyModels.WORDS.size()))
+            .append(' ');
       }
       corpus.add(text.append(i).toString());
     }
@@ -248,15 +271,32 @@ class EmbeddingCacheTest {
 
     System.out.printf(
         "embedding cache bench: %d texts (%d distinct), tiny dense model: cold %.1f ms, warm %.1f ms (%.1fx)%n",
-        corpus.size(), cache.stats().misses(), coldNanos / 1e6, warmNanos / 1e6, (double) coldNanos / warmNanos);
+        corpus.size(),
+        cache.stats().misses(),
+        coldNanos / 1e6,
+        warmNanos / 1e6,
+        (double) coldNanos / warmNanos);
     assertThat(bits(warm.get(1_999))).isEqualTo(bits(cold.get(1_999)));
   }
 
   private static ModelCard card(ModelCard c, String revision, int maxLength, String queryPrompt) {
     return new ModelCard(
-        c.id(), revision, c.source(), c.onnxFile(), c.tokenizerFile(), c.pooling(), c.normalize(), c.dimension(),
-        c.matryoshkaDimensions(), maxLength, queryPrompt, c.documentPrompt(), c.outputKind(), c.totalParameters(),
-        c.activeParameters(), c.resolvedSha());
+        c.id(),
+        revision,
+        c.source(),
+        c.onnxFile(),
+        c.tokenizerFile(),
+        c.pooling(),
+        c.normalize(),
+        c.dimension(),
+        c.matryoshkaDimensions(),
+        maxLength,
+        queryPrompt,
+        c.documentPrompt(),
+        c.outputKind(),
+        c.totalParameters(),
+        c.activeParameters(),
+        c.resolvedSha());
   }
 
   private static int[] bits(float[] values) {

@@ -32,7 +32,9 @@ class KeySpaceTest {
   }
 
   private static void put(KeySpace space, List<String> texts, List<float[]> vectors) {
-    space.append(texts.stream().map(TextHash::of).toList(), vectors.stream().map(PayloadCodec.DENSE::encode).toList());
+    space.append(
+        texts.stream().map(TextHash::of).toList(),
+        vectors.stream().map(PayloadCodec.DENSE::encode).toList());
   }
 
   private static float[] get(KeySpace space, String text) {
@@ -43,7 +45,8 @@ class KeySpaceTest {
   @Test
   void reopeningFindsEveryRecordBitForBit() {
     Random random = new Random(1);
-    List<float[]> vectors = List.of(vector(random, 8), new float[] {Float.NaN, -0.0f, Float.MIN_VALUE, 1e-38f});
+    List<float[]> vectors =
+        List.of(vector(random, 8), new float[] {Float.NaN, -0.0f, Float.MIN_VALUE, 1e-38f});
     try (KeySpace space = KeySpace.open(tmp, KEY, KeySpace.DEFAULT_SEGMENT_BYTES)) {
       put(space, List.of("a", "b"), vectors);
     }
@@ -53,11 +56,14 @@ class KeySpaceTest {
       assertThat(get(reopened, "a")).isEqualTo(vectors.get(0));
       float[] special = get(reopened, "b");
       for (int i = 0; i < special.length; i++) {
-        assertThat(Float.floatToRawIntBits(special[i])).isEqualTo(Float.floatToRawIntBits(vectors.get(1)[i]));
+        assertThat(Float.floatToRawIntBits(special[i]))
+            .isEqualTo(Float.floatToRawIntBits(vectors.get(1)[i]));
       }
       assertThat(get(reopened, "c")).isNull();
     }
-    assertThat(tmp.resolve("key.json")).content().contains("\"model_id\" : \"m\"", "\"max_length\" : 512");
+    assertThat(tmp.resolve("key.json"))
+        .content()
+        .contains("\"model_id\" : \"m\"", "\"max_length\" : 512");
   }
 
   @Test
@@ -99,7 +105,8 @@ class KeySpaceTest {
       // b's payload is damaged on disk; a later opener stops its scan there, cuts b off and
       // appends c where b was: the earlier opener's index still points b at those bytes.
       long lastByte = Files.size(segment) - 1;
-      try (FileChannel channel = FileChannel.open(segment, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+      try (FileChannel channel =
+          FileChannel.open(segment, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
         channel.write(ByteBuffer.wrap(new byte[] {42}), lastByte);
       }
       try (KeySpace later = KeySpace.open(tmp, KEY, KeySpace.DEFAULT_SEGMENT_BYTES)) {
@@ -112,7 +119,9 @@ class KeySpaceTest {
       try (FileChannel channel = FileChannel.open(segment, StandardOpenOption.WRITE)) {
         channel.truncate(10);
       }
-      assertThat(get(stale, "a")).as("a record cut off after indexing is missing, not an error").isNull();
+      assertThat(get(stale, "a"))
+          .as("a record cut off after indexing is missing, not an error")
+          .isNull();
     }
   }
 
@@ -169,7 +178,9 @@ class KeySpaceTest {
         }
       }
     }
-    assertThat(tmp.resolve("segment-000002.bin")).as("segments roll over at the size limit").exists();
+    assertThat(tmp.resolve("segment-000002.bin"))
+        .as("segments roll over at the size limit")
+        .exists();
   }
 
   @Test

@@ -13,7 +13,14 @@ import org.junit.jupiter.api.Test;
 
 class SafeguardTest {
   private static BeirDataset dataset(Map<String, Map<String, Integer>> qrels) {
-    return new BeirDataset("t", Path.of("."), List.of(), Map.of("q", "query"), Qrels.of(qrels), List.of("q"), List.of());
+    return new BeirDataset(
+        "t",
+        Path.of("."),
+        List.of(),
+        Map.of("q", "query"),
+        Qrels.of(qrels),
+        List.of("q"),
+        List.of());
   }
 
   private static List<ScoredDoc> fused(int size) {
@@ -27,7 +34,8 @@ class SafeguardTest {
   @Test
   void noSafeguardWhenTheTopHundredHoldsAPositive() {
     QueryCandidates q =
-        CandidateSetBuilder.withSafeguard(dataset(Map.of("q", Map.of("d050", 1))), "q", fused(300), Map.of(), Map.of());
+        CandidateSetBuilder.withSafeguard(
+            dataset(Map.of("q", Map.of("d050", 1))), "q", fused(300), Map.of(), Map.of());
     assertThat(q.top()).hasSize(100);
     assertThat(q.safeguard()).isNull();
   }
@@ -36,7 +44,11 @@ class SafeguardTest {
   void theBestRankedPositiveOfTheFusedListIsAppendedAtRank101() {
     QueryCandidates q =
         CandidateSetBuilder.withSafeguard(
-            dataset(Map.of("q", Map.of("d250", 1, "d120", 2, "d010", 0))), "q", fused(300), Map.of("d120", 7), Map.of());
+            dataset(Map.of("q", Map.of("d250", 1, "d120", 2, "d010", 0))),
+            "q",
+            fused(300),
+            Map.of("d120", 7),
+            Map.of());
     assertThat(q.safeguard()).isEqualTo(new Candidate("d120", 101, 7, 0));
   }
 
@@ -44,7 +56,11 @@ class SafeguardTest {
   void otherwiseTheFirstJudgedPositiveByDocId() {
     QueryCandidates q =
         CandidateSetBuilder.withSafeguard(
-            dataset(Map.of("q", Map.of("zeta", 1, "alpha", 1, "beta", 0))), "q", fused(150), Map.of(), Map.of());
+            dataset(Map.of("q", Map.of("zeta", 1, "alpha", 1, "beta", 0))),
+            "q",
+            fused(150),
+            Map.of(),
+            Map.of());
     assertThat(q.safeguard().docId()).isEqualTo("alpha");
     assertThat(q.safeguard().rank()).isEqualTo(101);
   }

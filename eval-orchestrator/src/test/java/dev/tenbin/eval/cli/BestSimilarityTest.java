@@ -38,13 +38,29 @@ class BestSimilarityTest {
     row(table, "banana", 3, 0);
     row(table, "cherry", 6, 6);
     row(table, "date", 0, 3);
-    Files.write(dir.resolve("model.onnx"), TinyOnnxModels.embeddingEncoder(table, TinyModels.VOCABULARY, H, false));
+    Files.write(
+        dir.resolve("model.onnx"),
+        TinyOnnxModels.embeddingEncoder(table, TinyModels.VOCABULARY, H, false));
     Files.write(dir.resolve("tokenizer.json"), TinyOnnxModels.wordLevelTokenizer(TinyModels.WORDS));
     LocalModelDirectory.writeCard(
         dir,
         new ModelCard(
-            "tiny-raw", "test-rev", "", "model.onnx", "tokenizer.json", Pooling.MEAN, false, H, List.of(), 32, "", "",
-            OutputKind.DENSE, 100, 100, ""));
+            "tiny-raw",
+            "test-rev",
+            "",
+            "model.onnx",
+            "tokenizer.json",
+            Pooling.MEAN,
+            false,
+            H,
+            List.of(),
+            32,
+            "",
+            "",
+            OutputKind.DENSE,
+            100,
+            100,
+            ""));
     return models;
   }
 
@@ -59,16 +75,28 @@ class BestSimilarityTest {
     Files.writeString(
         dir.resolveSibling("corpus.jsonl"),
         "{\"_id\": \"banana\", \"text\": \"banana\"}\n{\"_id\": \"cherry\", \"text\": \"cherry\"}\n{\"_id\": \"date\", \"text\": \"date\"}\n");
-    Files.writeString(dir.resolveSibling("queries.jsonl"), "{\"_id\": \"q1\", \"text\": \"apple\"}\n");
-    Files.writeString(dir.resolve("test.tsv"), "query-id\tcorpus-id\tscore\nq1\t" + relevant + "\t1\n");
+    Files.writeString(
+        dir.resolveSibling("queries.jsonl"), "{\"_id\": \"q1\", \"text\": \"apple\"}\n");
+    Files.writeString(
+        dir.resolve("test.tsv"), "query-id\tcorpus-id\tscore\nq1\t" + relevant + "\t1\n");
     return dir.getParent();
   }
 
   private JsonNode run(Path models, Path data, String similarity) throws Exception {
     CliRunner result =
         CliRunner.run(
-            "eval", "--dataset", data.toString(), "--retriever", "dense:tiny-raw", "--models-dir", models.toString(), "--similarity",
-            similarity, "--json", "--cache-dir", tmp.resolve("cache").toString());
+            "eval",
+            "--dataset",
+            data.toString(),
+            "--retriever",
+            "dense:tiny-raw",
+            "--models-dir",
+            models.toString(),
+            "--similarity",
+            similarity,
+            "--json",
+            "--cache-dir",
+            tmp.resolve("cache").toString());
     assertThat(result.exitCode()).as(result.err()).isZero();
     return new ObjectMapper().readTree(result.out()).get("runs").get(0);
   }
@@ -88,10 +116,14 @@ class BestSimilarityTest {
       String winner = relevant.equals("banana") ? "cosine" : "dot";
       double better = Math.max(ndcg(cosine), ndcg(dot));
       assertThat(better).as("the judged document is ranked first by " + winner).isEqualTo(1.0);
-      assertThat(Math.min(ndcg(cosine), ndcg(dot))).as("the other similarity ranks it lower").isLessThan(1.0);
+      assertThat(Math.min(ndcg(cosine), ndcg(dot)))
+          .as("the other similarity ranks it lower")
+          .isLessThan(1.0);
       assertThat(ndcg(winner.equals("cosine") ? cosine : dot)).isEqualTo(1.0);
       assertThat(ndcg(best)).as("best judging " + relevant).isEqualTo(better);
-      assertThat(best.get("diagnostics").get("similarity").asText()).as("best judging " + relevant).isEqualTo(winner);
+      assertThat(best.get("diagnostics").get("similarity").asText())
+          .as("best judging " + relevant)
+          .isEqualTo(winner);
     }
   }
 }

@@ -36,16 +36,47 @@ class CachedRetrievalTest {
       var dense = new DenseRetrieval(services.indexChannel(), services.encoderChannel(), progress);
       var sparse = new SparseRetrieval(services.indexChannel(), services.encoderChannel());
       var multi = new MultiVectorRetrieval(services.indexChannel(), services.encoderChannel());
-      var plainDense = dense.run(data, "tiny-dense", DenseRetrieval.QueryEncoding.FULL, Similarity.SIMILARITY_COSINE, 10).rankings();
-      var plainSparse = sparse.run(data, "tiny-splade", false, 10, List.of(SparseVariant.BASE)).values().iterator().next().rankings();
+      var plainDense =
+          dense
+              .run(
+                  data,
+                  "tiny-dense",
+                  DenseRetrieval.QueryEncoding.FULL,
+                  Similarity.SIMILARITY_COSINE,
+                  10)
+              .rankings();
+      var plainSparse =
+          sparse
+              .run(data, "tiny-splade", false, 10, List.of(SparseVariant.BASE))
+              .values()
+              .iterator()
+              .next()
+              .rankings();
       var plainMulti = multi.run(data, "tiny-colbert", 10).rankings();
 
       for (int pass = 0; pass < 2; pass++) {
-        assertThat(dense.withEmbeddingCache(cache).run(data, "tiny-dense", DenseRetrieval.QueryEncoding.FULL, Similarity.SIMILARITY_COSINE, 10).rankings())
+        assertThat(
+                dense
+                    .withEmbeddingCache(cache)
+                    .run(
+                        data,
+                        "tiny-dense",
+                        DenseRetrieval.QueryEncoding.FULL,
+                        Similarity.SIMILARITY_COSINE,
+                        10)
+                    .rankings())
             .isEqualTo(plainDense);
-        assertThat(sparse.withEmbeddingCache(cache).run(data, "tiny-splade", false, 10, List.of(SparseVariant.BASE)).values().iterator().next().rankings())
+        assertThat(
+                sparse
+                    .withEmbeddingCache(cache)
+                    .run(data, "tiny-splade", false, 10, List.of(SparseVariant.BASE))
+                    .values()
+                    .iterator()
+                    .next()
+                    .rankings())
             .isEqualTo(plainSparse);
-        assertThat(multi.withEmbeddingCache(cache).run(data, "tiny-colbert", 10).rankings()).isEqualTo(plainMulti);
+        assertThat(multi.withEmbeddingCache(cache).run(data, "tiny-colbert", 10).rankings())
+            .isEqualTo(plainMulti);
       }
 
       int texts = data.corpus().size() + data.evaluatedQueryIds().size();

@@ -18,7 +18,15 @@ class CandidatesAndRerankTest {
     Path data = TinyBeir.write(tmp.resolve("tiny"));
     Path sets = tmp.resolve("sets");
     CliRunner build =
-        CliRunner.run("candidates", "build", "--dataset", data.toString(), "--candidates-dir", sets.toString(), "--cache-dir", tmp.resolve("cache").toString());
+        CliRunner.run(
+            "candidates",
+            "build",
+            "--dataset",
+            data.toString(),
+            "--candidates-dir",
+            sets.toString(),
+            "--cache-dir",
+            tmp.resolve("cache").toString());
     assertThat(build.exitCode()).as(build.err()).isZero();
     CandidateSet hybrid = CandidateSet.read(CandidateSet.file(sets, "hybrid"));
     assertThat(hybrid.header().path("dense_model").asText()).isEqualTo("bge-small-en-v1.5");
@@ -30,8 +38,16 @@ class CandidatesAndRerankTest {
 
     CliRunner rerank =
         CliRunner.run(
-            "eval", "--dataset", data.toString(), "--rerank", "dense:all-minilm-l6-v2", "--candidates-dir", sets.toString(),
-            "--cache-dir", tmp.resolve("cache").toString(), "--json");
+            "eval",
+            "--dataset",
+            data.toString(),
+            "--rerank",
+            "dense:all-minilm-l6-v2",
+            "--candidates-dir",
+            sets.toString(),
+            "--cache-dir",
+            tmp.resolve("cache").toString(),
+            "--json");
     assertThat(rerank.exitCode()).as(rerank.err()).isZero();
     JsonNode runs = new ObjectMapper().readTree(rerank.out()).get("runs");
     assertThat(runs).hasSize(2);
@@ -39,7 +55,8 @@ class CandidatesAndRerankTest {
     assertThat(runs.get(1).get("mode").asText()).isEqualTo("rerank_without_safeguard");
     assertThat(runs.get(0).get("diagnostics").get("query_coverage").asDouble()).isEqualTo(1.0);
     // q3 judges a document absent from the corpus: 3 of 4 relevant documents are in the sets.
-    assertThat(runs.get(0).get("diagnostics").get("relevant_document_coverage").asDouble()).isEqualTo(0.75);
+    assertThat(runs.get(0).get("diagnostics").get("relevant_document_coverage").asDouble())
+        .isEqualTo(0.75);
     assertThat(runs.get(0).get("metrics").get("accuracy@10").asDouble()).isEqualTo(1.0);
   }
 
@@ -47,7 +64,14 @@ class CandidatesAndRerankTest {
   void rerankingWithoutACandidateSetSaysHowToBuildIt() throws Exception {
     Path data = TinyBeir.write(tmp.resolve("tiny"));
     CliRunner rerank =
-        CliRunner.run("eval", "--dataset", data.toString(), "--rerank", "dense:all-minilm-l6-v2", "--candidates-dir", tmp.resolve("none").toString());
+        CliRunner.run(
+            "eval",
+            "--dataset",
+            data.toString(),
+            "--rerank",
+            "dense:all-minilm-l6-v2",
+            "--candidates-dir",
+            tmp.resolve("none").toString());
     assertThat(rerank.exitCode()).isEqualTo(2);
     assertThat(rerank.err()).contains("tenbin candidates build");
   }

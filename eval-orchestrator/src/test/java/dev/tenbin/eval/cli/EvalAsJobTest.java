@@ -10,20 +10,34 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code tenbin eval} runs as a one-task job: fingerprinted cells with versions, through the embedding cache. */
+/**
+ * {@code tenbin eval} runs as a one-task job: fingerprinted cells with versions, through the
+ * embedding cache.
+ */
 class EvalAsJobTest {
   @TempDir Path tmp;
 
   @Test
   void everyRunCarriesItsCellFingerprintAndVersionsAndTheFingerprintIsStable() throws Exception {
     Path data = TinyBeir.write(tmp.resolve("tiny"));
-    JsonNode first = run("eval", "--dataset", data.toString(), "--retriever", "bm25", "--json").get("runs").get(0);
-    JsonNode second = run("eval", "--dataset", data.toString(), "--retriever", "bm25", "--json", "--top-k", "50").get("runs").get(0);
-    JsonNode again = run("eval", "--dataset", data.toString(), "--retriever", "bm25", "--json").get("runs").get(0);
+    JsonNode first =
+        run("eval", "--dataset", data.toString(), "--retriever", "bm25", "--json")
+            .get("runs")
+            .get(0);
+    JsonNode second =
+        run("eval", "--dataset", data.toString(), "--retriever", "bm25", "--json", "--top-k", "50")
+            .get("runs")
+            .get(0);
+    JsonNode again =
+        run("eval", "--dataset", data.toString(), "--retriever", "bm25", "--json")
+            .get("runs")
+            .get(0);
 
     assertThat(first.get("fingerprint").asText()).matches("[0-9a-f]{64}");
     assertThat(again.get("fingerprint")).isEqualTo(first.get("fingerprint"));
-    assertThat(second.get("fingerprint")).as("the depth is part of the identity").isNotEqualTo(first.get("fingerprint"));
+    assertThat(second.get("fingerprint"))
+        .as("the depth is part of the identity")
+        .isNotEqualTo(first.get("fingerprint"));
     assertThat(first.get("versions").get("lucene_version").asText()).isNotBlank();
     assertThat(first.get("versions").get("tenbin_version").asText()).isNotBlank();
     assertThat(first.get("versions").get("dataset_sha").asText()).isNotBlank();
@@ -34,7 +48,16 @@ class EvalAsJobTest {
     Path data = TinyBeir.write(tmp.resolve("tiny"));
     Path cache = tmp.resolve("cache");
     JsonNode runs =
-        run("eval", "--dataset", data.toString(), "--retriever", "dense:all-minilm-l6-v2", "--variant", "base", "--json", "--cache-dir",
+        run(
+                "eval",
+                "--dataset",
+                data.toString(),
+                "--retriever",
+                "dense:all-minilm-l6-v2",
+                "--variant",
+                "base",
+                "--json",
+                "--cache-dir",
                 cache.toString())
             .get("runs");
     assertThat(runs).hasSize(1);
@@ -42,7 +65,16 @@ class EvalAsJobTest {
       assertThat(files.filter(Files::isRegularFile).count()).as("cached embeddings").isPositive();
     }
     JsonNode cached =
-        run("eval", "--dataset", data.toString(), "--retriever", "dense:all-minilm-l6-v2", "--variant", "base", "--json", "--cache-dir",
+        run(
+                "eval",
+                "--dataset",
+                data.toString(),
+                "--retriever",
+                "dense:all-minilm-l6-v2",
+                "--variant",
+                "base",
+                "--json",
+                "--cache-dir",
                 cache.toString())
             .get("runs");
     assertThat(cached.get(0).get("metrics")).isEqualTo(runs.get(0).get("metrics"));

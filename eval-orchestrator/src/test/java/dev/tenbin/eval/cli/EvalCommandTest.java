@@ -19,7 +19,8 @@ class EvalCommandTest {
   @Test
   void bm25EvalPrintsOneJsonObjectWithTheStandardMetrics() throws Exception {
     Path data = TinyBeir.write(tmp.resolve("tiny"));
-    CliRunner result = CliRunner.run("eval", "--dataset", data.toString(), "--retriever", "bm25", "--json");
+    CliRunner result =
+        CliRunner.run("eval", "--dataset", data.toString(), "--retriever", "bm25", "--json");
 
     assertThat(result.exitCode()).as(result.err()).isZero();
     JsonNode json = new ObjectMapper().readTree(result.out());
@@ -34,16 +35,28 @@ class EvalCommandTest {
     run.get("metrics").fieldNames().forEachRemaining(keys::add);
     assertThat(keys)
         .containsExactly(
-            "ndcg@10", "ndcg@100", "recall@10", "recall@100", "accuracy@1", "accuracy@10",
-            "accuracy@100", "mrr@10", "map@100");
+            "ndcg@10",
+            "ndcg@100",
+            "recall@10",
+            "recall@100",
+            "accuracy@1",
+            "accuracy@10",
+            "accuracy@100",
+            "mrr@10",
+            "map@100");
     // Each query's judged document comes first; q3 also judges a document absent from the
     // corpus, so its recall is 1/2 and its nDCG@10 is 1 / (1 + 1/log2(3)).
     double q3Ndcg = 1.0 / (1.0 + 1.0 / (Math.log(3) / Math.log(2)));
-    assertThat(run.get("metrics").get("ndcg@10").asDouble()).isCloseTo((1 + 1 + q3Ndcg) / 3, org.assertj.core.data.Offset.offset(1e-9));
-    assertThat(run.get("metrics").get("recall@100").asDouble()).isCloseTo(2.5 / 3, org.assertj.core.data.Offset.offset(1e-9));
+    assertThat(run.get("metrics").get("ndcg@10").asDouble())
+        .isCloseTo((1 + 1 + q3Ndcg) / 3, org.assertj.core.data.Offset.offset(1e-9));
+    assertThat(run.get("metrics").get("recall@100").asDouble())
+        .isCloseTo(2.5 / 3, org.assertj.core.data.Offset.offset(1e-9));
     assertThat(run.get("metrics").get("accuracy@1").asDouble()).isEqualTo(1.0);
-    assertThat(run.get("tie_aware").get("ndcg@10").get("range").asDouble()).isGreaterThanOrEqualTo(0.0);
-    assertThat(result.err()).contains("absent from queries.jsonl").contains("absent from corpus.jsonl");
+    assertThat(run.get("tie_aware").get("ndcg@10").get("range").asDouble())
+        .isGreaterThanOrEqualTo(0.0);
+    assertThat(result.err())
+        .contains("absent from queries.jsonl")
+        .contains("absent from corpus.jsonl");
   }
 
   @Test
@@ -55,7 +68,8 @@ class EvalCommandTest {
     assertThat(result.exitCode()).as(result.err()).isZero();
     assertThat(result.out()).contains("ndcg@10").contains("bm25");
     assertThat(out.resolve("results.json")).exists();
-    List<String> runLines = Files.readAllLines(out.resolve("runs/bm25.base.retrieval.trec"), StandardCharsets.UTF_8);
+    List<String> runLines =
+        Files.readAllLines(out.resolve("runs/bm25.base.retrieval.trec"), StandardCharsets.UTF_8);
     assertThat(runLines.getFirst()).startsWith("q1 Q0 d1 1 ");
     assertThat(Files.readAllLines(out.resolve("per_query/bm25.base.retrieval.tsv")).getFirst())
         .startsWith("query_id\tndcg@10");
@@ -68,12 +82,18 @@ class EvalCommandTest {
     var catalog = dev.tenbin.index.collection.CollectionCatalog.open(indexData);
     var host =
         dev.tenbin.rpc.GrpcServerHost.start(
-            new dev.tenbin.rpc.ServerSettings("127.0.0.1", 0, -1, 1 << 24, java.time.Duration.ofSeconds(1)),
+            new dev.tenbin.rpc.ServerSettings(
+                "127.0.0.1", 0, -1, 1 << 24, java.time.Duration.ofSeconds(1)),
             IndexServer.services(catalog, dev.tenbin.index.IndexServiceConfig.embedded(indexData)));
     try {
       CliRunner remote =
           CliRunner.run(
-              "eval", "--dataset", data.toString(), "--json", "--index-endpoint", "127.0.0.1:" + host.port());
+              "eval",
+              "--dataset",
+              data.toString(),
+              "--json",
+              "--index-endpoint",
+              "127.0.0.1:" + host.port());
       CliRunner embedded = CliRunner.run("eval", "--dataset", data.toString(), "--json");
       assertThat(remote.exitCode()).as(remote.err()).isZero();
       JsonNode remoteRun = new ObjectMapper().readTree(remote.out()).get("runs").get(0);
@@ -90,12 +110,21 @@ class EvalCommandTest {
   void denseRetrievalDerivesTheEfficiencyVariantsFromOneEncode() throws Exception {
     Path data = TinyBeir.write(tmp.resolve("tiny"));
     CliRunner result =
-        CliRunner.run("eval", "--dataset", data.toString(), "--retriever", "dense:all-minilm-l6-v2", "--json", "--cache-dir", tmp.resolve("cache").toString());
+        CliRunner.run(
+            "eval",
+            "--dataset",
+            data.toString(),
+            "--retriever",
+            "dense:all-minilm-l6-v2",
+            "--json",
+            "--cache-dir",
+            tmp.resolve("cache").toString());
     assertThat(result.exitCode()).as(result.err()).isZero();
     JsonNode runs = new ObjectMapper().readTree(result.out()).get("runs");
     List<String> variants = new java.util.ArrayList<>();
     runs.forEach(r -> variants.add(r.get("variant").asText()));
-    assertThat(variants).containsExactly("base", "int8", "binary", "int8_rescore", "binary_rescore");
+    assertThat(variants)
+        .containsExactly("base", "int8", "binary", "int8_rescore", "binary_rescore");
     assertThat(runs.get(0).get("diagnostics").get("bytes_per_vector").asInt()).isEqualTo(384 * 4);
     assertThat(runs.get(1).get("diagnostics").get("bytes_per_vector").asInt()).isEqualTo(384);
     assertThat(runs.get(1).get("diagnostics").has("int8_query_clip_rate")).isTrue();

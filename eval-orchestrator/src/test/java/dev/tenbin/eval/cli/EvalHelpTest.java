@@ -14,8 +14,11 @@ class EvalHelpTest {
     // Help wraps lines anywhere: compare without whitespace.
     String help = result.out().replaceAll("\\s+", "");
     for (RetrievalFamily family : Families.retrieval()) {
-      assertThat(help).contains((family.usage() + " (" + family.description() + ")").replaceAll("\\s+", ""));
+      assertThat(help)
+          .contains((family.usage() + " (" + family.description() + ")").replaceAll("\\s+", ""));
     }
-    assertThat(help).contains("Defaultbm25.").contains("across-encoderidordense:MODEL,sparse:MODEL,multivector:MODEL");
+    assertThat(help)
+        .contains("Defaultbm25.")
+        .contains("across-encoderidordense:MODEL,sparse:MODEL,multivector:MODEL");
   }
 }

@@ -23,9 +23,19 @@ import org.junit.jupiter.api.io.TempDir;
 class ExportCommandTest {
   @TempDir Path tmp;
 
-  private final CellRecord bm25 = TestCells.cell(TestCells.key("NanoSciFact", "bm25", "bm25", "base"), TestCells.QRELS, TestCells.run(0f));
-  private final CellRecord int8 = TestCells.cell(TestCells.key("NanoSciFact", "dense", "tiny", "int8"), TestCells.QRELS, TestCells.run(0.25f));
-  private final CellRecord binary = TestCells.cell(TestCells.key("NanoSciFact", "dense", "tiny", "binary"), TestCells.QRELS, TestCells.run(0.5f));
+  private final CellRecord bm25 =
+      TestCells.cell(
+          TestCells.key("NanoSciFact", "bm25", "bm25", "base"), TestCells.QRELS, TestCells.run(0f));
+  private final CellRecord int8 =
+      TestCells.cell(
+          TestCells.key("NanoSciFact", "dense", "tiny", "int8"),
+          TestCells.QRELS,
+          TestCells.run(0.25f));
+  private final CellRecord binary =
+      TestCells.cell(
+          TestCells.key("NanoSciFact", "dense", "tiny", "binary"),
+          TestCells.QRELS,
+          TestCells.run(0.5f));
 
   private Path job(CellRecord... cells) {
     ResultStore store = ResultStore.open(tmp.resolve("job"));
@@ -57,7 +67,9 @@ class ExportCommandTest {
     assertThat(readBack.keySet()).containsExactly("q1", "q2");
     for (var query : int8.queries()) {
       List<ScoredDoc> docs = readBack.get(query.queryId());
-      assertThat(docs).extracting(ScoredDoc::docId).containsExactlyElementsOf(query.docs().stream().map(StoredDoc::docId).toList());
+      assertThat(docs)
+          .extracting(ScoredDoc::docId)
+          .containsExactlyElementsOf(query.docs().stream().map(StoredDoc::docId).toList());
       for (int i = 0; i < docs.size(); i++) {
         assertThat(Float.floatToRawIntBits((float) docs.get(i).score()))
             .isEqualTo(Float.floatToRawIntBits((float) query.docs().get(i).score()));
@@ -67,38 +79,57 @@ class ExportCommandTest {
 
   @Test
   void metricsOfTheExportedFileReproduceTheStoredMetrics() throws Exception {
-    Path run = export(job(bm25, int8), "--cell", int8.fingerprint().substring(0, 10), "--tag", "mine");
+    Path run =
+        export(job(bm25, int8), "--cell", int8.fingerprint().substring(0, 10), "--tag", "mine");
     Path qrels = tmp.resolve("qrels.txt");
     Files.writeString(qrels, "q1 0 d1 1\nq1 0 d9 0\nq2 0 d4 2\nq2 0 d2 1\n");
     assertThat(Files.readAllLines(run).getFirst()).endsWith(" mine");
 
-    CliRunner metrics = CliRunner.run("metrics", "--qrels", qrels.toString(), "--run", run.toString(), "--json");
+    CliRunner metrics =
+        CliRunner.run("metrics", "--qrels", qrels.toString(), "--run", run.toString(), "--json");
 
     assertThat(metrics.exitCode()).as(metrics.err()).isZero();
     JsonNode json = new ObjectMapper().readTree(metrics.out());
-    int8.metrics().forEach((name, value) -> assertThat(json.get("metrics").get(name).asDouble()).as(name).isEqualTo(value));
+    int8.metrics()
+        .forEach(
+            (name, value) ->
+                assertThat(json.get("metrics").get(name).asDouble()).as(name).isEqualTo(value));
     int8.tieAware()
-        .forEach((name, value) -> assertThat(json.get("tie_aware").get(name).get("expected").asDouble()).as(name).isEqualTo(value.expected()));
+        .forEach(
+            (name, value) ->
+                assertThat(json.get("tie_aware").get(name).get("expected").asDouble())
+                    .as(name)
+                    .isEqualTo(value.expected()));
   }
 
   @Test
   void withExactlyTiedScoresTheExportedRunScoresUnderTrecEvalAsTheStoredCell() throws Exception {
     Map<String, List<ScoredDoc>> tied = new LinkedHashMap<>();
-    tied.put("q1", List.of(new ScoredDoc("d1", 0.7f), new ScoredDoc("d2", 0.7f), new ScoredDoc("d3", 0.1f)));
+    tied.put(
+        "q1",
+        List.of(new ScoredDoc("d1", 0.7f), new ScoredDoc("d2", 0.7f), new ScoredDoc("d3", 0.1f)));
     tied.put("q2", List.of(new ScoredDoc("d2", 0.3f), new ScoredDoc("d4", 0.3f)));
-    CellRecord cell = TestCells.cell(TestCells.key("NanoSciFact", "bm25", "bm25", "base"), TestCells.QRELS, tied);
+    CellRecord cell =
+        TestCells.cell(TestCells.key("NanoSciFact", "bm25", "bm25", "base"), TestCells.QRELS, tied);
     Path run = export(job(cell), "--system", "bm25", "--task", "NanoSciFact");
     Path qrels = tmp.resolve("qrels.txt");
     Files.writeString(qrels, "q1 0 d1 1\nq1 0 d9 0\nq2 0 d4 2\nq2 0 d2 1\n");
 
-    CliRunner metrics = CliRunner.run("metrics", "--qrels", qrels.toString(), "--run", run.toString(), "--json");
+    CliRunner metrics =
+        CliRunner.run("metrics", "--qrels", qrels.toString(), "--run", run.toString(), "--json");
 
     assertThat(metrics.exitCode()).as(metrics.err()).isZero();
     JsonNode json = new ObjectMapper().readTree(metrics.out());
-    assertThat(RankingEvaluator.standard().evaluate(TestCells.QRELS, tied, List.of("q1", "q2"), RunOrder.TREC_EVAL).means())
+    assertThat(
+            RankingEvaluator.standard()
+                .evaluate(TestCells.QRELS, tied, List.of("q1", "q2"), RunOrder.TREC_EVAL)
+                .means())
         .as("trec_eval's docno-descending order of the true tied scores would score differently")
         .isNotEqualTo(cell.metrics());
-    cell.metrics().forEach((name, value) -> assertThat(json.get("metrics").get(name).asDouble()).as(name).isEqualTo(value));
+    cell.metrics()
+        .forEach(
+            (name, value) ->
+                assertThat(json.get("metrics").get(name).asDouble()).as(name).isEqualTo(value));
     Map<String, List<ScoredDoc>> readBack = TrecRunReader.read(run);
     for (String query : tied.keySet()) {
       assertThat(RunOrder.TREC_EVAL.apply(readBack.get(query)))
@@ -106,7 +137,13 @@ class ExportCommandTest {
           .extracting(ScoredDoc::docId)
           .containsExactlyElementsOf(tied.get(query).stream().map(ScoredDoc::docId).toList());
     }
-    assertThat(ResultStore.open(tmp.resolve("job")).read(cell.fingerprint()).orElseThrow().queries().getFirst().docs())
+    assertThat(
+            ResultStore.open(tmp.resolve("job"))
+                .read(cell.fingerprint())
+                .orElseThrow()
+                .queries()
+                .getFirst()
+                .docs())
         .as("the stored cell keeps the true, tied FP32 scores")
         .extracting(StoredDoc::score)
         .containsExactly((double) 0.7f, (double) 0.7f, (double) 0.1f);
@@ -114,27 +151,58 @@ class ExportCommandTest {
 
   @Test
   void anAmbiguousSelectionListsTheCandidates() {
-    CliRunner result = CliRunner.run("export", "trec", job(bm25, int8, binary).toString(), "--system", "dense:tiny", "--task", "NanoSciFact");
+    CliRunner result =
+        CliRunner.run(
+            "export",
+            "trec",
+            job(bm25, int8, binary).toString(),
+            "--system",
+            "dense:tiny",
+            "--task",
+            "NanoSciFact");
 
     assertThat(result.exitCode()).isEqualTo(TenbinCli.EXIT_USAGE);
     assertThat(result.err())
         .contains("matches 2 cells")
-        .contains(int8.fingerprint().substring(0, 12) + "  dense:tiny/int8 on NanoBEIR-en/NanoSciFact (retrieval)")
+        .contains(
+            int8.fingerprint().substring(0, 12)
+                + "  dense:tiny/int8 on NanoBEIR-en/NanoSciFact (retrieval)")
         .contains("dense:tiny/binary");
   }
 
   @Test
   void anUnknownSelectionListsWhatTheJobHolds() {
-    CliRunner result = CliRunner.run("export", "trec", job(bm25, int8).toString(), "--system", "dense:other", "--task", "NanoSciFact");
+    CliRunner result =
+        CliRunner.run(
+            "export",
+            "trec",
+            job(bm25, int8).toString(),
+            "--system",
+            "dense:other",
+            "--task",
+            "NanoSciFact");
 
     assertThat(result.exitCode()).isEqualTo(TenbinCli.EXIT_USAGE);
-    assertThat(result.err()).contains("no stored cell matches --system dense:other --task NanoSciFact", "bm25/base", "dense:tiny/int8");
+    assertThat(result.err())
+        .contains(
+            "no stored cell matches --system dense:other --task NanoSciFact",
+            "bm25/base",
+            "dense:tiny/int8");
   }
 
   @Test
   void aVariantNarrowsTheSelectionAndWithoutOutTheRunGoesToStdout() {
     CliRunner result =
-        CliRunner.run("export", "trec", job(bm25, int8, binary).toString(), "--system", "dense:tiny", "--task", "NanoSciFact", "--variant", "binary");
+        CliRunner.run(
+            "export",
+            "trec",
+            job(bm25, int8, binary).toString(),
+            "--system",
+            "dense:tiny",
+            "--task",
+            "NanoSciFact",
+            "--variant",
+            "binary");
 
     assertThat(result.exitCode()).as(result.err()).isZero();
     assertThat(result.out().lines().toList())
@@ -145,7 +213,8 @@ class ExportCommandTest {
 
   @Test
   void aSelectionWithoutCellOrSystemIsBadInput() {
-    CliRunner result = CliRunner.run("export", "trec", job(bm25).toString(), "--task", "NanoSciFact");
+    CliRunner result =
+        CliRunner.run("export", "trec", job(bm25).toString(), "--task", "NanoSciFact");
 
     assertThat(result.exitCode()).isEqualTo(TenbinCli.EXIT_USAGE);
     assertThat(result.err()).contains("--cell FINGERPRINT_PREFIX, or --system S --task T");

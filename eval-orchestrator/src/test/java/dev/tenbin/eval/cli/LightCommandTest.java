@@ -14,7 +14,10 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code tenbin light build}: the encoder, local or remote, builds the cache where it keeps its caches. */
+/**
+ * {@code tenbin light build}: the encoder, local or remote, builds the cache where it keeps its
+ * caches.
+ */
 class LightCommandTest {
   @TempDir Path tmp;
 
@@ -24,20 +27,42 @@ class LightCommandTest {
     TinyModels.dense(encoderModels, "tiny-dense", false);
     Path encoderCache = tmp.resolve("encoder-cache");
     Path cliCache = tmp.resolve("cli-cache");
-    try (EncoderCore core = new EncoderCore(EncoderServiceConfig.embedded(encoderModels, encoderCache));
+    try (EncoderCore core =
+            new EncoderCore(EncoderServiceConfig.embedded(encoderModels, encoderCache));
         GrpcServerHost host =
             GrpcServerHost.start(
-                new ServerSettings("127.0.0.1", 0, -1, ServerSettings.DEFAULT_MAX_MESSAGE_BYTES, Duration.ofSeconds(1)),
+                new ServerSettings(
+                    "127.0.0.1",
+                    0,
+                    -1,
+                    ServerSettings.DEFAULT_MAX_MESSAGE_BYTES,
+                    Duration.ofSeconds(1)),
                 EncoderServer.services(core))) {
       CliRunner run =
           CliRunner.run(
-              "light", "build", "--model", "tiny-dense", "--encoder-endpoint", "127.0.0.1:" + host.port(),
-              "--models-dir", tmp.resolve("no-models").toString(), "--cache-dir", cliCache.toString());
+              "light",
+              "build",
+              "--model",
+              "tiny-dense",
+              "--encoder-endpoint",
+              "127.0.0.1:" + host.port(),
+              "--models-dir",
+              tmp.resolve("no-models").toString(),
+              "--cache-dir",
+              cliCache.toString());
 
       assertThat(run.exitCode()).as(run.err()).isZero();
-      assertThat(run.err()).contains("tenbin: cache of tiny-dense: " + TinyModels.VOCABULARY + " x " + TinyModels.HIDDEN + " fp32 in " + encoderCache);
+      assertThat(run.err())
+          .contains(
+              "tenbin: cache of tiny-dense: "
+                  + TinyModels.VOCABULARY
+                  + " x "
+                  + TinyModels.HIDDEN
+                  + " fp32 in "
+                  + encoderCache);
       try (var files = Files.walk(encoderCache.resolve("light"))) {
-        assertThat(files.filter(p -> p.getFileName().toString().equals("manifest.json"))).hasSize(1);
+        assertThat(files.filter(p -> p.getFileName().toString().equals("manifest.json")))
+            .hasSize(1);
       }
       assertThat(cliCache.resolve("light")).doesNotExist();
     }

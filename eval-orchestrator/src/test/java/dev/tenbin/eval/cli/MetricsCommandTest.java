@@ -21,8 +21,15 @@ class MetricsCommandTest {
   private static final Offset<Double> FOUR_DECIMALS = within(5e-5);
   private static final List<String> METRICS =
       List.of(
-          "ndcg@10", "ndcg@100", "recall@10", "recall@100", "accuracy@1", "accuracy@10",
-          "accuracy@100", "mrr@10", "map@100");
+          "ndcg@10",
+          "ndcg@100",
+          "recall@10",
+          "recall@100",
+          "accuracy@1",
+          "accuracy@10",
+          "accuracy@100",
+          "mrr@10",
+          "map@100");
 
   @TempDir Path tmp;
   private Path qrels;
@@ -53,7 +60,8 @@ class MetricsCommandTest {
     qrels = Files.writeString(tmp.resolve("qrels.txt"), "q1 0 a 1\nq1 0 b 2\nq2 0 c 1\nq3 0 x 0\n");
     run =
         Files.writeString(
-            tmp.resolve("run.txt"), "q1 Q0 a 1 5.0 t\nq1 Q0 b 2 5.0 t\nq3 Q0 x 1 1 t\nq9 Q0 z 1 1 t\n");
+            tmp.resolve("run.txt"),
+            "q1 Q0 a 1 5.0 t\nq1 Q0 b 2 5.0 t\nq3 Q0 x 1 1 t\nq9 Q0 z 1 1 t\n");
   }
 
   @Test
@@ -62,7 +70,8 @@ class MetricsCommandTest {
     assertThat(result.exitCode()).as(result.err()).isZero();
     assertThat(result.out().strip()).doesNotContain("\n");
     JsonNode json = new ObjectMapper().readTree(result.out());
-    assertThat(fieldNames(json)).containsExactly("qrels", "run", "num_queries", "metrics", "tie_aware");
+    assertThat(fieldNames(json))
+        .containsExactly("qrels", "run", "num_queries", "metrics", "tie_aware");
     assertThat(json.get("qrels").asText()).isEqualTo(qrels.toString());
     assertThat(json.get("run").asText()).isEqualTo(run.toString());
     assertThat(json.get("num_queries").asInt()).isEqualTo(3);
@@ -71,7 +80,9 @@ class MetricsCommandTest {
     // trec_eval puts b before a (docno descending): q1 is ideal (1 on every metric), q2 and q3
     // score 0, so every mean is 1/3.
     for (String metric : METRICS) {
-      assertThat(json.get("metrics").get(metric).asDouble()).as(metric).isCloseTo(1.0 / 3, within(1e-12));
+      assertThat(json.get("metrics").get(metric).asDouble())
+          .as(metric)
+          .isCloseTo(1.0 / 3, within(1e-12));
     }
     // nDCG@10 of q1 over the two orders: b, a -> 1; a, b -> (1 + 2/log2(3)) / (2 + 1/log2(3)) =
     // 0.8597. Per query expected 0.9299, min 0.8597, max 1, bias 1 - 0.9299; means over 3 queries:
@@ -89,12 +100,15 @@ class MetricsCommandTest {
   @Test
   void runQueriesWithoutJudgmentsAreIgnoredWithAWarning() {
     Result result = execute("--qrels", qrels.toString(), "--run", run.toString(), "--json");
-    assertThat(result.err()).contains("warning: ignoring 1 run query without judgments").contains(": q9");
+    assertThat(result.err())
+        .contains("warning: ignoring 1 run query without judgments")
+        .contains(": q9");
   }
 
   @Test
   void repeatedDocnosAreWarnedAboutAndCountedOnce() throws Exception {
-    Path repeated = Files.writeString(tmp.resolve("repeated.txt"), "q2 Q0 c 1 2 t\nq2 Q0 c 2 1 t\n");
+    Path repeated =
+        Files.writeString(tmp.resolve("repeated.txt"), "q2 Q0 c 1 2 t\nq2 Q0 c 2 1 t\n");
     Result result = execute("--qrels", qrels.toString(), "--run", repeated.toString(), "--json");
     assertThat(result.exitCode()).isZero();
     assertThat(result.err()).contains("warning: 1 run line repeats a docno");
@@ -109,18 +123,25 @@ class MetricsCommandTest {
     assertThat(result.exitCode()).isZero();
     List<String> lines = result.out().lines().toList();
     assertThat(lines).contains("queries  3");
-    assertThat(lines).anySatisfy(line -> assertThat(line).startsWith("metric").contains("expected").contains("bias"));
-    String ndcgLine = lines.stream().filter(line -> line.startsWith("ndcg@10 ")).findFirst().orElseThrow();
+    assertThat(lines)
+        .anySatisfy(
+            line -> assertThat(line).startsWith("metric").contains("expected").contains("bias"));
+    String ndcgLine =
+        lines.stream().filter(line -> line.startsWith("ndcg@10 ")).findFirst().orElseThrow();
     assertThat(ndcgLine.split("\\s+"))
         .containsExactly("ndcg@10", "0.3333", "0.3100", "0.2866", "0.3333", "0.0468", "0.0234");
-    assertThat(lines.stream().filter(line -> METRICS.stream().anyMatch(m -> line.startsWith(m + " ")))).hasSize(9);
+    assertThat(
+            lines.stream().filter(line -> METRICS.stream().anyMatch(m -> line.startsWith(m + " "))))
+        .hasSize(9);
   }
 
   @Test
   void aMissingFileFailsWithOneMessageAndExitCodeTwo() {
     Result result = execute("--qrels", tmp.resolve("none").toString(), "--run", run.toString());
     assertThat(result.exitCode()).isEqualTo(2);
-    assertThat(result.err().strip()).startsWith("tenbin metrics: qrels file not found").doesNotContain("\n");
+    assertThat(result.err().strip())
+        .startsWith("tenbin metrics: qrels file not found")
+        .doesNotContain("\n");
     assertThat(result.out()).isEmpty();
   }
 
@@ -129,7 +150,10 @@ class MetricsCommandTest {
     Path bad = Files.writeString(tmp.resolve("bad.txt"), "q1 Q0 a 1 5.0 t\nq1 Q0 b 2 high t\n");
     Result result = execute("--qrels", qrels.toString(), "--run", bad.toString(), "--json");
     assertThat(result.exitCode()).isEqualTo(2);
-    assertThat(result.err()).contains("bad.txt line 2").doesNotContain("\tat ").doesNotContain("Exception");
+    assertThat(result.err())
+        .contains("bad.txt line 2")
+        .doesNotContain("\tat ")
+        .doesNotContain("Exception");
     assertThat(result.out()).isEmpty();
   }
 

@@ -41,8 +41,17 @@ class ReportCommandTest {
 
   @Test
   void filtersByModeAndWritesJson() throws Exception {
-    CliRunner run = CliRunner.run("report", jobA.toString(), jobB.toString(), "--mode", "rerank", "--format", "json",
-        "--aggregate", "micro");
+    CliRunner run =
+        CliRunner.run(
+            "report",
+            jobA.toString(),
+            jobB.toString(),
+            "--mode",
+            "rerank",
+            "--format",
+            "json",
+            "--aggregate",
+            "micro");
 
     assertThat(run.exitCode()).as(run.err()).isZero();
     JsonNode json = new ObjectMapper().readTree(run.out());
@@ -56,8 +65,14 @@ class ReportCommandTest {
     Path html = dir.resolve("out/board.html");
     Path md = dir.resolve("out/board.md");
 
-    assertThat(CliRunner.run("report", jobA.toString(), "--format", "html", "--out", html.toString()).exitCode()).isZero();
-    assertThat(CliRunner.run("report", jobA.toString(), "--format", "markdown", "--out", md.toString()).exitCode()).isZero();
+    assertThat(
+            CliRunner.run("report", jobA.toString(), "--format", "html", "--out", html.toString())
+                .exitCode())
+        .isZero();
+    assertThat(
+            CliRunner.run("report", jobA.toString(), "--format", "markdown", "--out", md.toString())
+                .exitCode())
+        .isZero();
 
     assertThat(Files.readString(html)).startsWith("<!DOCTYPE html>").contains("leaderboard-data");
     assertThat(Files.readString(md)).contains("board-pareto-bytes.svg");
@@ -77,7 +92,9 @@ class ReportCommandTest {
   void badInputExitsWithTwoAndNamesTheOption() throws Exception {
     CliRunner aggregate = CliRunner.run("report", jobA.toString(), "--aggregate", "median");
     assertThat(aggregate.exitCode()).isEqualTo(2);
-    assertThat(aggregate.err()).contains("--aggregate must be macro or micro").doesNotContain("Exception");
+    assertThat(aggregate.err())
+        .contains("--aggregate must be macro or micro")
+        .doesNotContain("Exception");
 
     CliRunner metric = CliRunner.run("report", jobA.toString(), "--metric", "ndcg@7");
     assertThat(metric.exitCode()).isEqualTo(2);

@@ -18,7 +18,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code tenbin run}: a job over every family on the embedded services, stored cell by cell and resumable. */
+/**
+ * {@code tenbin run}: a job over every family on the embedded services, stored cell by cell and
+ * resumable.
+ */
 class RunCommandTest {
   @TempDir Path tmp;
   private Path spec;
@@ -59,16 +62,26 @@ class RunCommandTest {
 
   private CliRunner run() {
     return CliRunner.run(
-        "run", spec.toString(), "--out", out.toString(), "--models-dir", models.toString(), "--cache-dir",
-        tmp.resolve("cache").toString(), "--progress", "lines");
+        "run",
+        spec.toString(),
+        "--out",
+        out.toString(),
+        "--models-dir",
+        models.toString(),
+        "--cache-dir",
+        tmp.resolve("cache").toString(),
+        "--progress",
+        "lines");
   }
 
   @Test
-  void aJobStoresOneCellPerSystemVariantAndModeAndWritesLeaderboardsAndWarehouse() throws Exception {
+  void aJobStoresOneCellPerSystemVariantAndModeAndWritesLeaderboardsAndWarehouse()
+      throws Exception {
     CliRunner first = run();
     assertThat(first.exitCode()).as(first.err()).isZero();
     List<CellRecord> cells = ResultStore.existing(out, "--out").readAll();
-    assertThat(cells).extracting(c -> c.key().system() + "/" + c.key().variant() + "/" + c.key().mode())
+    assertThat(cells)
+        .extracting(c -> c.key().system() + "/" + c.key().variant() + "/" + c.key().mode())
         .containsExactlyInAnyOrder(
             "bm25/base/retrieval",
             "dense:tiny-dense/base/retrieval",
@@ -78,28 +91,36 @@ class RunCommandTest {
             "light-hybrid:tiny-dense/base/retrieval",
             "rerank-dense:tiny-dense/candidates_hybrid/rerank",
             "rerank-dense:tiny-dense/candidates_hybrid/rerank_without_safeguard");
-    CellRecord bm25 = cells.stream().filter(c -> c.key().family().equals("bm25")).findFirst().orElseThrow();
+    CellRecord bm25 =
+        cells.stream().filter(c -> c.key().family().equals("bm25")).findFirst().orElseThrow();
     assertThat(bm25.metrics().get("accuracy@1")).isEqualTo(1.0);
     assertThat(bm25.queries()).hasSize(3);
     assertThat(bm25.queries().getFirst().docs().getFirst().rank()).isEqualTo(1);
     assertThat(bm25.versions()).containsKeys("dataset_sha", "lucene_version", "tenbin_version");
     assertThat(bm25.tieAware()).containsKey("ndcg@10");
-    CellRecord int8 = cells.stream().filter(c -> c.key().variant().equals("int8")).findFirst().orElseThrow();
-    assertThat(int8.versions()).containsKeys("model_revision", "onnxruntime_provider", "model_dtype");
+    CellRecord int8 =
+        cells.stream().filter(c -> c.key().variant().equals("int8")).findFirst().orElseThrow();
+    assertThat(int8.versions())
+        .containsKeys("model_revision", "onnxruntime_provider", "model_dtype");
     assertThat(int8.diagnostics()).containsKeys("int8_query_clip_rate", "bytes_per_vector");
-    assertThat(int8.facts()).containsKeys("bytes_per_vector", "dimension", "avg_query_tokens", "avg_document_tokens");
+    assertThat(int8.facts())
+        .containsKeys("bytes_per_vector", "dimension", "avg_query_tokens", "avg_document_tokens");
     assertThat(int8.timings()).containsKeys("per_query_encode_us", "per_query_search_us");
     assertThat(int8.timings().get("query_encode_latency_us")).isPositive();
     assertThat(int8.timings().get("search_latency_us")).isPositive();
     assertThat(bm25.timings().get("search_latency_us")).isPositive();
-    CellRecord light = cells.stream().filter(c -> c.key().family().equals("light")).findFirst().orElseThrow();
+    CellRecord light =
+        cells.stream().filter(c -> c.key().family().equals("light")).findFirst().orElseThrow();
     assertThat(light.timings().get("query_encode_latency_us")).isPositive();
     for (String family : List.of("light-sparse", "light-hybrid")) {
-      CellRecord cell = cells.stream().filter(c -> c.key().family().equals(family)).findFirst().orElseThrow();
+      CellRecord cell =
+          cells.stream().filter(c -> c.key().family().equals(family)).findFirst().orElseThrow();
       assertThat(cell.timings().get("search_latency_us")).as(family).isPositive();
     }
-    CellRecord rerank = cells.stream().filter(c -> c.key().mode().equals("rerank")).findFirst().orElseThrow();
-    assertThat(rerank.diagnostics()).containsKeys("query_coverage", "relevant_document_coverage", "candidate_origin");
+    CellRecord rerank =
+        cells.stream().filter(c -> c.key().mode().equals("rerank")).findFirst().orElseThrow();
+    assertThat(rerank.diagnostics())
+        .containsKeys("query_coverage", "relevant_document_coverage", "candidate_origin");
     assertThat(out.resolve("leaderboard.html")).isNotEmptyFile();
     assertThat(out.resolve("leaderboard.md")).content().contains("bm25");
     assertThat(out.resolve("warehouse.duckdb")).isNotEmptyFile();
@@ -107,7 +128,8 @@ class RunCommandTest {
   }
 
   @Test
-  void aRerunComputesNothingAndAResumedJobComputesExactlyTheMissingCellsWithIdenticalRankings() throws Exception {
+  void aRerunComputesNothingAndAResumedJobComputesExactlyTheMissingCellsWithIdenticalRankings()
+      throws Exception {
     assertThat(run().exitCode()).isZero();
     Map<String, byte[]> before = cellFiles();
     assertThat(before).hasSize(8);
@@ -118,9 +140,16 @@ class RunCommandTest {
     Map<String, byte[]> unchanged = cellFiles();
     before.forEach((name, bytes) -> assertThat(unchanged.get(name)).as(name).isEqualTo(bytes));
 
-    // As after a kill -9 mid-cell: one cell never renamed into place, a torn temporary file left behind.
-    String lost = before.keySet().stream().filter(name -> !name.startsWith(".")).sorted().findFirst().orElseThrow();
-    CellRecord original = ResultStore.existing(out, "--out").read(lost.substring(0, lost.indexOf('.'))).orElseThrow();
+    // As after a kill -9 mid-cell: one cell never renamed into place, a torn temporary file left
+    // behind.
+    String lost =
+        before.keySet().stream()
+            .filter(name -> !name.startsWith("."))
+            .sorted()
+            .findFirst()
+            .orElseThrow();
+    CellRecord original =
+        ResultStore.existing(out, "--out").read(lost.substring(0, lost.indexOf('.'))).orElseThrow();
     assertThat(lost).endsWith(".json.gz");
     Files.delete(out.resolve("cells").resolve(lost));
     Files.writeString(out.resolve("cells").resolve("." + lost + ".1234.tmp"), "{\"format_ver");
@@ -129,7 +158,8 @@ class RunCommandTest {
     assertThat(resumed.exitCode()).as(resumed.err()).isZero();
     assertThat(resumed.err()).contains("7 already stored, 1 computed");
     assertThat(ResultStore.existing(out, "--out").readAll()).hasSize(8);
-    CellRecord recomputed = ResultStore.existing(out, "--out").read(original.fingerprint()).orElseThrow();
+    CellRecord recomputed =
+        ResultStore.existing(out, "--out").read(original.fingerprint()).orElseThrow();
     assertThat(recomputed.queries()).isEqualTo(original.queries());
     assertThat(recomputed.metrics()).isEqualTo(original.metrics());
 
@@ -141,20 +171,31 @@ class RunCommandTest {
       }
     }
     assertThat(stored).hasSize(8);
-    stored.forEach((fingerprint, times) ->
-        assertThat(times).as(fingerprint).isEqualTo(fingerprint.equals(original.fingerprint()) ? 2 : 1));
+    stored.forEach(
+        (fingerprint, times) ->
+            assertThat(times)
+                .as(fingerprint)
+                .isEqualTo(fingerprint.equals(original.fingerprint()) ? 2 : 1));
   }
 
   @Test
-  void learnedSparseWithAPruningGridLateInteractionAndACrossEncoderRunAsCellsToo() throws Exception {
+  void learnedSparseWithAPruningGridLateInteractionAndACrossEncoderRunAsCellsToo()
+      throws Exception {
     TinyModels.sparse(models, "tiny-splade");
     TinyModels.multiVector(models, "tiny-colbert");
     Path crossEncoder = Files.createDirectories(models.resolve("tiny-ce"));
     float[] table = TinyOnnxModels.table(TinyModels.VOCABULARY, TinyModels.HIDDEN, 1);
     float[] head = TinyOnnxModels.table(TinyModels.HIDDEN, 1, 2);
-    Files.write(crossEncoder.resolve("model.onnx"), TinyOnnxModels.pairClassifier(table, head, TinyModels.VOCABULARY, TinyModels.HIDDEN, 1, false));
-    Files.write(crossEncoder.resolve("tokenizer.json"), TinyOnnxModels.wordLevelTokenizer(TinyModels.WORDS));
-    Files.writeString(crossEncoder.resolve("card.json"), "{\"id\":\"tiny-ce\",\"revision\":\"r1\",\"head\":\"SIGMOID\"}");
+    Files.write(
+        crossEncoder.resolve("model.onnx"),
+        TinyOnnxModels.pairClassifier(
+            table, head, TinyModels.VOCABULARY, TinyModels.HIDDEN, 1, false));
+    Files.write(
+        crossEncoder.resolve("tokenizer.json"),
+        TinyOnnxModels.wordLevelTokenizer(TinyModels.WORDS));
+    Files.writeString(
+        crossEncoder.resolve("card.json"),
+        "{\"id\":\"tiny-ce\",\"revision\":\"r1\",\"head\":\"SIGMOID\"}");
     Files.writeString(
         spec,
         """
@@ -178,21 +219,34 @@ class RunCommandTest {
             "rerank-cross:tiny-ce/candidates_bm25/rerank",
             "rerank-cross:tiny-ce/candidates_bm25/rerank_without_safeguard");
     CellRecord cross =
-        ResultStore.existing(out, "--out").readAll().stream().filter(c -> c.key().family().equals("rerank-cross")).findFirst().orElseThrow();
+        ResultStore.existing(out, "--out").readAll().stream()
+            .filter(c -> c.key().family().equals("rerank-cross"))
+            .findFirst()
+            .orElseThrow();
     assertThat(cross.versions()).containsEntry("model_revision", "r1");
     CellRecord maxSim =
-        ResultStore.existing(out, "--out").readAll().stream().filter(c -> c.key().family().equals("multivector")).findFirst().orElseThrow();
+        ResultStore.existing(out, "--out").readAll().stream()
+            .filter(c -> c.key().family().equals("multivector"))
+            .findFirst()
+            .orElseThrow();
     assertThat(maxSim.timings().get("search_latency_us")).isPositive();
     assertThat(maxSim.timings().get("query_encode_latency_us")).isPositive();
   }
 
   @Test
   void aBadSpecIsAClearErrorNamingTheField() throws Exception {
-    Files.writeString(spec, "name: x\ntask_sets: [tasks.yaml]\nretrievers: [dense:tiny-dense]\nsimilarity: manhattan\n");
+    Files.writeString(
+        spec,
+        "name: x\ntask_sets: [tasks.yaml]\nretrievers: [dense:tiny-dense]\nsimilarity: manhattan\n");
     CliRunner result = run();
     assertThat(result.exitCode()).isEqualTo(2);
-    assertThat(result.err()).contains("similarity").contains("cosine, dot or best").doesNotContain("Exception");
-    Files.writeString(spec, "name: x\ntask_sets: [tasks.yaml]\nretrievers: [{retriever: dense:tiny-dense, variants: [int9]}]\n");
+    assertThat(result.err())
+        .contains("similarity")
+        .contains("cosine, dot or best")
+        .doesNotContain("Exception");
+    Files.writeString(
+        spec,
+        "name: x\ntask_sets: [tasks.yaml]\nretrievers: [{retriever: dense:tiny-dense, variants: [int9]}]\n");
     assertThat(run().err()).contains("retrievers[0].variants[0]");
     Files.writeString(spec, "name: x\ntask_sets: [missing.yaml]\nretrievers: [bm25]\n");
     CliRunner missing = run();

@@ -49,24 +49,30 @@ class ScoringRevisionTest {
   @TempDir Path tmp;
 
   @Test
-  void rankingsAndMetricsOnFixedInputsMatchTheGoldenDigestOfTheCurrentScoringRevision() throws Exception {
+  void rankingsAndMetricsOnFixedInputsMatchTheGoldenDigestOfTheCurrentScoringRevision()
+      throws Exception {
     Map<String, Object> outputs = new LinkedHashMap<>();
     outputs.put("metrics", metricOutputs());
     outputs.put("bm25_eval", bm25EvalOutputs());
-    String digest = CellFingerprint.sha256(CANONICAL.writeValueAsString(rounded(CANONICAL.valueToTree(outputs))));
+    String digest =
+        CellFingerprint.sha256(
+            CANONICAL.writeValueAsString(rounded(CANONICAL.valueToTree(outputs))));
 
     Properties golden = new Properties();
-    try (InputStream in = ScoringRevisionTest.class.getResourceAsStream("/scoring-revision.properties")) {
+    try (InputStream in =
+        ScoringRevisionTest.class.getResourceAsStream("/scoring-revision.properties")) {
       golden.load(in);
     }
     int goldenRevision = Integer.parseInt(golden.getProperty("revision"));
     String goldenDigest = golden.getProperty("digest");
     assertThat(ScoringRevision.CURRENT)
-        .as("ScoringRevision.CURRENT was bumped: set revision=%d and digest=%s in eval-orchestrator/src/test/resources/scoring-revision.properties",
+        .as(
+            "ScoringRevision.CURRENT was bumped: set revision=%d and digest=%s in eval-orchestrator/src/test/resources/scoring-revision.properties",
             ScoringRevision.CURRENT, digest)
         .isEqualTo(goldenRevision);
     assertThat(digest)
-        .as("the ranking or metric code now computes other results on fixed inputs than scoring revision %d did."
+        .as(
+            "the ranking or metric code now computes other results on fixed inputs than scoring revision %d did."
                 + " If that is intended, bump ScoringRevision.CURRENT to %d (stale stored cells are then recomputed) and set"
                 + " revision=%d and digest=%s in eval-orchestrator/src/test/resources/scoring-revision.properties;"
                 + " if not, it is a regression",
@@ -75,8 +81,8 @@ class ScoringRevisionTest {
   }
 
   /**
-   * Numbers to 10 significant digits, so a last-ulp difference of {@code Math.log} between platforms
-   * does not move the digest while any real change does.
+   * Numbers to 10 significant digits, so a last-ulp difference of {@code Math.log} between
+   * platforms does not move the digest while any real change does.
    */
   private static JsonNode rounded(JsonNode node) {
     if (node.isObject()) {
@@ -107,7 +113,15 @@ class ScoringRevisionTest {
                 "q3", Map.of("d5", 3, "d6", 1),
                 "q4", Map.of("d8", 1)));
     Map<String, List<ScoredDoc>> run = new LinkedHashMap<>();
-    run.put("q1", List.of(doc("d1", 0.9f), doc("d2", 0.7f), doc("d3", 0.7f), doc("d4", 0.7f), doc("d7", 0.2f), doc("d9", 0.1f)));
+    run.put(
+        "q1",
+        List.of(
+            doc("d1", 0.9f),
+            doc("d2", 0.7f),
+            doc("d3", 0.7f),
+            doc("d4", 0.7f),
+            doc("d7", 0.2f),
+            doc("d9", 0.1f)));
     run.put("q2", List.of(doc("d1", 2f), doc("d3", 1.5f), doc("d2", 1.5f)));
     List<ScoredDoc> long3 = new ArrayList<>();
     for (int i = 0; i < 120; i++) {
@@ -118,8 +132,15 @@ class ScoringRevisionTest {
     run.put("q3", long3);
     Map<String, Object> out = new TreeMap<>();
     for (RunOrder order : RunOrder.values()) {
-      var evaluation = RankingEvaluator.standard().evaluate(qrels, run, List.of("q1", "q2", "q3", "q4"), order);
-      out.put(order.name(), List.of(evaluation.means(), evaluation.tieAware(), evaluation.perQuery(), evaluation.perQueryTieAware()));
+      var evaluation =
+          RankingEvaluator.standard().evaluate(qrels, run, List.of("q1", "q2", "q3", "q4"), order);
+      out.put(
+          order.name(),
+          List.of(
+              evaluation.means(),
+              evaluation.tieAware(),
+              evaluation.perQuery(),
+              evaluation.perQueryTieAware()));
     }
     return out;
   }
@@ -132,7 +153,16 @@ class ScoringRevisionTest {
   private Map<String, Object> bm25EvalOutputs() throws Exception {
     Path data = TinyBeir.write(tmp.resolve("tiny"));
     Path out = tmp.resolve("out");
-    CliRunner eval = CliRunner.run("eval", "--dataset", data.toString(), "--retriever", "bm25", "--json", "--out", out.toString());
+    CliRunner eval =
+        CliRunner.run(
+            "eval",
+            "--dataset",
+            data.toString(),
+            "--retriever",
+            "bm25",
+            "--json",
+            "--out",
+            out.toString());
     assertThat(eval.exitCode()).as(eval.err()).isZero();
     JsonNode run = new ObjectMapper().readTree(eval.out()).get("runs").get(0);
     Map<String, Object> outputs = new TreeMap<>();
@@ -141,7 +171,8 @@ class ScoringRevisionTest {
     outputs.put("num_queries", run.get("num_queries"));
     try (Stream<Path> files = Files.list(out.resolve("runs"))) {
       for (Path file : files.sorted().toList()) {
-        // each line's score to 6 significant digits (Lucene's BM25 idf uses Math.log): ids and order exact
+        // each line's score to 6 significant digits (Lucene's BM25 idf uses Math.log): ids and
+        // order exact
         List<String> lines = new ArrayList<>();
         for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
           String[] columns = line.split(" ");

@@ -66,34 +66,73 @@ class SecureEndpointsTest {
     Path wrong = Files.writeString(tmp.resolve("wrong"), "not-the-token-0123456789\n");
     ServerSecurity security =
         ServerSecurity.plaintext()
-            .withTls(server.writeCertificate(tmp.resolve("eval.pem")), server.writeKey(tmp.resolve("eval.key")), null)
+            .withTls(
+                server.writeCertificate(tmp.resolve("eval.pem")),
+                server.writeKey(tmp.resolve("eval.key")),
+                null)
             .withAuthTokenFile(tokens);
     try (GrpcServerHost host =
         GrpcServerHost.start(
-            new ServerSettings("127.0.0.1", 0, -1, 1 << 20, Duration.ofSeconds(1)).withSecurity(security),
+            new ServerSettings("127.0.0.1", 0, -1, 1 << 20, Duration.ofSeconds(1))
+                .withSecurity(security),
             List.of(new OneJob()))) {
       String endpoint = "localhost:" + host.port();
 
       CliRunner ok =
-          CliRunner.run("job", "status", "job-1", "--endpoint", endpoint, "--tls-ca", caFile.toString(), "--auth-token-file", tokens.toString());
+          CliRunner.run(
+              "job",
+              "status",
+              "job-1",
+              "--endpoint",
+              endpoint,
+              "--tls-ca",
+              caFile.toString(),
+              "--auth-token-file",
+              tokens.toString());
       assertThat(ok.exitCode()).as(ok.err()).isZero();
       assertThat(ok.out()).contains("job-1 succeeded: 3/3 cells");
 
       CliRunner wrongToken =
-          CliRunner.run("job", "status", "job-1", "--endpoint", endpoint, "--tls-ca", caFile.toString(), "--auth-token-file", wrong.toString());
+          CliRunner.run(
+              "job",
+              "status",
+              "job-1",
+              "--endpoint",
+              endpoint,
+              "--tls-ca",
+              caFile.toString(),
+              "--auth-token-file",
+              wrong.toString());
       assertThat(wrongToken.exitCode()).isEqualTo(TenbinCli.EXIT_FAILURE);
       assertThat(wrongToken.err()).contains("UNAUTHENTICATED").doesNotContain("not-the-token");
 
-      CliRunner noToken = CliRunner.run("job", "status", "job-1", "--endpoint", endpoint, "--tls-ca", caFile.toString());
+      CliRunner noToken =
+          CliRunner.run(
+              "job", "status", "job-1", "--endpoint", endpoint, "--tls-ca", caFile.toString());
       assertThat(noToken.exitCode()).isEqualTo(TenbinCli.EXIT_FAILURE);
       assertThat(noToken.err()).contains("UNAUTHENTICATED");
 
-      CliRunner plaintext = CliRunner.run("job", "status", "job-1", "--endpoint", endpoint, "--auth-token-file", tokens.toString());
+      CliRunner plaintext =
+          CliRunner.run(
+              "job",
+              "status",
+              "job-1",
+              "--endpoint",
+              endpoint,
+              "--auth-token-file",
+              tokens.toString());
       assertThat(plaintext.exitCode()).isEqualTo(TenbinCli.EXIT_FAILURE);
       assertThat(plaintext.err()).contains("UNAVAILABLE").doesNotContain(TOKEN);
 
       CliRunner missingCa =
-          CliRunner.run("job", "status", "job-1", "--endpoint", endpoint, "--tls-ca", tmp.resolve("nope.pem").toString());
+          CliRunner.run(
+              "job",
+              "status",
+              "job-1",
+              "--endpoint",
+              endpoint,
+              "--tls-ca",
+              tmp.resolve("nope.pem").toString());
       assertThat(missingCa.exitCode()).isEqualTo(TenbinCli.EXIT_USAGE);
       assertThat(missingCa.err()).contains("--tls-ca").contains("nope.pem");
     }
@@ -109,36 +148,53 @@ class SecureEndpointsTest {
         new ArrayList<>(
             List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--add-modules", "jdk.incubator.vector", "-Xss4m",
-                "-cp", System.getProperty("java.class.path"),
+                "--add-modules",
+                "jdk.incubator.vector",
+                "-Xss4m",
+                "-cp",
+                System.getProperty("java.class.path"),
                 TenbinCli.class.getName(),
-                "serve", "index", "--port", "0", "--data-dir", tmp.resolve("data").toString(),
-                "--tls-cert", server.writeCertificate(tmp.resolve("index.pem")).toString(),
-                "--tls-key", server.writeKey(tmp.resolve("index.key")).toString(),
-                "--auth-token-file", tokens.toString()));
+                "serve",
+                "index",
+                "--port",
+                "0",
+                "--data-dir",
+                tmp.resolve("data").toString(),
+                "--tls-cert",
+                server.writeCertificate(tmp.resolve("index.pem")).toString(),
+                "--tls-key",
+                server.writeKey(tmp.resolve("index.key")).toString(),
+                "--auth-token-file",
+                tokens.toString()));
     Path log = tmp.resolve("index.log");
-    Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    Process process =
+        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     try {
       int port = awaitPort(process, log);
       ClientSecurity trusting = ClientSecurity.trusting(caFile);
-      ManagedChannel withToken = ClientChannels.open("localhost", port, trusting.withTokenFile(tokens), 1 << 20);
+      ManagedChannel withToken =
+          ClientChannels.open("localhost", port, trusting.withTokenFile(tokens), 1 << 20);
       ManagedChannel withoutToken = ClientChannels.open("localhost", port, trusting, 1 << 20);
       try {
         assertThat(
-                IndexServiceGrpc.newBlockingStub(withToken).withDeadlineAfter(30, TimeUnit.SECONDS)
+                IndexServiceGrpc.newBlockingStub(withToken)
+                    .withDeadlineAfter(30, TimeUnit.SECONDS)
                     .listCollections(ListCollectionsRequest.getDefaultInstance())
                     .getCollectionsList())
             .isEmpty();
         Assertions.assertThatThrownBy(
                 () ->
-                    IndexServiceGrpc.newBlockingStub(withoutToken).withDeadlineAfter(30, TimeUnit.SECONDS)
+                    IndexServiceGrpc.newBlockingStub(withoutToken)
+                        .withDeadlineAfter(30, TimeUnit.SECONDS)
                         .listCollections(ListCollectionsRequest.getDefaultInstance()))
             .isInstanceOfSatisfying(
                 StatusRuntimeException.class,
                 e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAUTHENTICATED));
         assertThat(
-                HealthGrpc.newBlockingStub(withoutToken).withDeadlineAfter(30, TimeUnit.SECONDS)
-                    .check(HealthCheckRequest.getDefaultInstance()).getStatus())
+                HealthGrpc.newBlockingStub(withoutToken)
+                    .withDeadlineAfter(30, TimeUnit.SECONDS)
+                    .check(HealthCheckRequest.getDefaultInstance())
+                    .getStatus())
             .isEqualTo(HealthCheckResponse.ServingStatus.SERVING);
       } finally {
         withToken.shutdownNow();

@@ -10,7 +10,10 @@ class ServeCommandTest {
   void theServicesOwnOptionsArePassedThrough() {
     CliRunner help = CliRunner.run("serve", "eval", "--help");
     assertThat(help.exitCode()).as(help.err()).isZero();
-    assertThat(help.out()).contains("--port").contains("--encoder-endpoint").contains("--cache-dir");
+    assertThat(help.out())
+        .contains("--port")
+        .contains("--encoder-endpoint")
+        .contains("--cache-dir");
   }
 
   @Test
@@ -36,17 +39,24 @@ class ServeCommandTest {
     "eval,--data-root,/no/such/folder/anywhere,--data-root /no/such/folder/anywhere is not a folder",
     "eval,--index-endpoint,[::1],--index-endpoint is missing its port",
   })
-  void eachServiceRefusesABadValueAtStartNamingTheFlag(String service, String flag, String value, String message) {
-    CliRunner result = CliRunner.run("serve", service, flag, value, "--port", "0", "--metrics-port", "-1");
+  void eachServiceRefusesABadValueAtStartNamingTheFlag(
+      String service, String flag, String value, String message) {
+    CliRunner result =
+        CliRunner.run("serve", service, flag, value, "--port", "0", "--metrics-port", "-1");
     assertThat(result.exitCode()).isEqualTo(2);
-    assertThat(result.err()).contains("tenbin serve " + service + ": " + message).doesNotContain("Exception");
+    assertThat(result.err())
+        .contains("tenbin serve " + service + ": " + message)
+        .doesNotContain("Exception");
   }
 
   @org.junit.jupiter.params.ParameterizedTest
   @org.junit.jupiter.params.provider.ValueSource(strings = {"index", "encoder", "rerank", "eval"})
   void eachServiceHelpUsesTheSharedPlaceholdersAndTheOneVersion(String service) {
     CliRunner help = CliRunner.run("serve", service, "--help");
-    assertThat(help.out()).contains("--port=N").contains("--tls-cert=FILE").doesNotContainPattern("=<[a-zA-Z]+>");
+    assertThat(help.out())
+        .contains("--port=N")
+        .contains("--tls-cert=FILE")
+        .doesNotContainPattern("=<[a-zA-Z]+>");
     CliRunner version = CliRunner.run("serve", service, "--version");
     assertThat(version.out().strip()).isEqualTo("tenbin " + dev.tenbin.eval.TenbinVersion.get());
   }

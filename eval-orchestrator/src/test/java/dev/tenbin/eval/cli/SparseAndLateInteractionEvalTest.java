@@ -37,22 +37,37 @@ class SparseAndLateInteractionEvalTest {
   }
 
   @Test
-  void bm25WeightedTokenVectorsRunTheSparseMachineryOnRealTextWithThePruningGrid() throws Exception {
+  void bm25WeightedTokenVectorsRunTheSparseMachineryOnRealTextWithThePruningGrid()
+      throws Exception {
     Path data = TinyBeir.write(tmp.resolve("tiny"));
     JsonNode runs =
         runs(
-            "eval", "--dataset", data.toString(), "--retriever", "sparse-bm25:all-minilm-l6-v2", "--variant", "base",
-            "--variant", "sparse_grid", "--json", "--cache-dir", tmp.resolve("cache").toString());
+            "eval",
+            "--dataset",
+            data.toString(),
+            "--retriever",
+            "sparse-bm25:all-minilm-l6-v2",
+            "--variant",
+            "base",
+            "--variant",
+            "sparse_grid",
+            "--json",
+            "--cache-dir",
+            tmp.resolve("cache").toString());
     List<String> variants = new ArrayList<>();
     runs.forEach(r -> variants.add(r.get("variant").asText()));
-    assertThat(variants).hasSize(17).startsWith("base", "sparse_q8_d64").endsWith("sparse_q32_d512");
+    assertThat(variants)
+        .hasSize(17)
+        .startsWith("base", "sparse_q8_d64")
+        .endsWith("sparse_q32_d512");
     assertThat(runs.get(0).get("retriever").asText()).isEqualTo("sparse-bm25:all-minilm-l6-v2");
     assertThat(runs.get(0).get("metrics").get("accuracy@1").asDouble()).isEqualTo(1.0);
     assertThat(runs.get(1).get("diagnostics").get("max_query_dims").asInt()).isEqualTo(8);
   }
 
   @Test
-  void learnedSparseAndMaxSimRetrieversRunThroughTheServicesAndMaxSimMatchesBruteForce() throws Exception {
+  void learnedSparseAndMaxSimRetrieversRunThroughTheServicesAndMaxSimMatchesBruteForce()
+      throws Exception {
     Path data = TinyBeir.write(tmp.resolve("tiny"));
     Path models = tmp.resolve("models");
     TinyModels.sparse(models, "tiny-splade");
@@ -60,8 +75,18 @@ class SparseAndLateInteractionEvalTest {
     Path out = tmp.resolve("out");
     JsonNode runs =
         runs(
-            "eval", "--dataset", data.toString(), "--retriever", "sparse:tiny-splade,multivector:tiny-colbert",
-            "--models-dir", models.toString(), "--json", "--cache-dir", tmp.resolve("cache").toString(), "--out", out.toString());
+            "eval",
+            "--dataset",
+            data.toString(),
+            "--retriever",
+            "sparse:tiny-splade,multivector:tiny-colbert",
+            "--models-dir",
+            models.toString(),
+            "--json",
+            "--cache-dir",
+            tmp.resolve("cache").toString(),
+            "--out",
+            out.toString());
     assertThat(runs).hasSize(2);
     assertThat(runs.get(0).get("retriever").asText()).isEqualTo("sparse:tiny-splade");
     assertThat(runs.get(1).get("retriever").asText()).isEqualTo("multivector:tiny-colbert");
@@ -71,41 +96,72 @@ class SparseAndLateInteractionEvalTest {
     // best dot product with a document token, order by score descending then doc id ascending.
     BeirDataset dataset = BeirDatasetReader.read(data);
     Map<String, List<ScoredDoc>> expected = new LinkedHashMap<>();
-    try (EncoderCore encoder = new EncoderCore(EncoderServiceConfig.embedded(models, tmp.resolve("brute-cache")))) {
+    try (EncoderCore encoder =
+        new EncoderCore(EncoderServiceConfig.embedded(models, tmp.resolve("brute-cache")))) {
       List<String> texts = dataset.corpus().stream().map(CorpusDocument::titleAndText).toList();
-      List<float[]> docs = encoder.encodeMultiVector("tiny-colbert", texts, false, Cancellation.NEVER).vectors();
+      List<float[]> docs =
+          encoder.encodeMultiVector("tiny-colbert", texts, false, Cancellation.NEVER).vectors();
       List<String> queryIds = dataset.evaluatedQueryIds();
       List<float[]> queries =
-          encoder.encodeMultiVector("tiny-colbert", queryIds.stream().map(id -> dataset.queries().get(id)).toList(), true, Cancellation.NEVER)
+          encoder
+              .encodeMultiVector(
+                  "tiny-colbert",
+                  queryIds.stream().map(id -> dataset.queries().get(id)).toList(),
+                  true,
+                  Cancellation.NEVER)
               .vectors();
       for (int q = 0; q < queryIds.size(); q++) {
         List<ScoredDoc> ranking = new ArrayList<>();
         for (int d = 0; d < docs.size(); d++) {
-          ranking.add(new ScoredDoc(dataset.corpus().get(d).id(), maxSim(queries.get(q), docs.get(d), TinyModels.HIDDEN)));
+          ranking.add(
+              new ScoredDoc(
+                  dataset.corpus().get(d).id(),
+                  maxSim(queries.get(q), docs.get(d), TinyModels.HIDDEN)));
         }
-        ranking.sort(Comparator.comparingDouble((ScoredDoc doc) -> -doc.score()).thenComparing(ScoredDoc::docId));
+        ranking.sort(
+            Comparator.comparingDouble((ScoredDoc doc) -> -doc.score())
+                .thenComparing(ScoredDoc::docId));
         expected.put(queryIds.get(q), ranking);
       }
     }
     Path runFile;
     try (var files = Files.list(out.resolve("runs"))) {
-      runFile = files.filter(f -> f.getFileName().toString().startsWith("multivector")).findFirst().orElseThrow();
+      runFile =
+          files
+              .filter(f -> f.getFileName().toString().startsWith("multivector"))
+              .findFirst()
+              .orElseThrow();
     }
     Map<String, List<ScoredDoc>> written = TrecRunReader.read(runFile);
     assertThat(written.keySet()).containsExactlyElementsOf(expected.keySet());
-    expected.forEach((query, ranking) -> {
-      List<ScoredDoc> got = written.get(query);
-      assertThat(got).extracting(ScoredDoc::docId).as(query).containsExactlyElementsOf(ranking.stream().map(ScoredDoc::docId).toList());
-      for (int i = 0; i < got.size(); i++) {
-        assertThat(got.get(i).score()).as("%s %s", query, got.get(i).docId()).isCloseTo(ranking.get(i).score(), within(1e-4));
-      }
-    });
-    Evaluation bruteForce = RankingEvaluator.standard().evaluate(dataset.qrels(), expected, dataset.evaluatedQueryIds(), RunOrder.AS_GIVEN);
-    bruteForce.means().forEach((name, value) ->
-        assertThat(runs.get(1).get("metrics").get(name).asDouble()).as(name).isCloseTo(value, within(1e-12)));
+    expected.forEach(
+        (query, ranking) -> {
+          List<ScoredDoc> got = written.get(query);
+          assertThat(got)
+              .extracting(ScoredDoc::docId)
+              .as(query)
+              .containsExactlyElementsOf(ranking.stream().map(ScoredDoc::docId).toList());
+          for (int i = 0; i < got.size(); i++) {
+            assertThat(got.get(i).score())
+                .as("%s %s", query, got.get(i).docId())
+                .isCloseTo(ranking.get(i).score(), within(1e-4));
+          }
+        });
+    Evaluation bruteForce =
+        RankingEvaluator.standard()
+            .evaluate(dataset.qrels(), expected, dataset.evaluatedQueryIds(), RunOrder.AS_GIVEN);
+    bruteForce
+        .means()
+        .forEach(
+            (name, value) ->
+                assertThat(runs.get(1).get("metrics").get(name).asDouble())
+                    .as(name)
+                    .isCloseTo(value, within(1e-12)));
   }
 
-  /** Sum over query tokens of the largest dot product with any document token (row-major matrices). */
+  /**
+   * Sum over query tokens of the largest dot product with any document token (row-major matrices).
+   */
   private static double maxSim(float[] query, float[] doc, int dim) {
     double sum = 0;
     for (int t = 0; t < query.length / dim; t++) {

@@ -23,7 +23,9 @@ class StaleCellsTest {
   @Test
   void aCellStoredUnderAnOlderScoringRevisionIsRecomputedNotReused() throws Exception {
     TinyBeir.write(tmp.resolve("data").resolve("tiny"));
-    Files.writeString(tmp.resolve("tasks.yaml"), "name: tiny-bench\ntasks:\n  - name: tiny\n    language: en\n    source: {path: data/tiny}\n");
+    Files.writeString(
+        tmp.resolve("tasks.yaml"),
+        "name: tiny-bench\ntasks:\n  - name: tiny\n    language: en\n    source: {path: data/tiny}\n");
     Path spec = tmp.resolve("job.yaml");
     Files.writeString(spec, "name: tiny-job\ntask_sets: [tasks.yaml]\nretrievers: [bm25]\n");
     Path out = tmp.resolve("out");
@@ -31,14 +33,24 @@ class StaleCellsTest {
     ResultStore store = ResultStore.existing(out, "--out");
     CellRecord fresh = store.readAll().getFirst();
 
-    // Replace it by the same cell as an older revision stored it: another fingerprint, other numbers.
+    // Replace it by the same cell as an older revision stored it: another fingerprint, other
+    // numbers.
     String staleFingerprint = "0".repeat(63) + "1";
     Map<String, Double> staleMetrics = new TreeMap<>(fresh.metrics());
     staleMetrics.replaceAll((name, value) -> 0.125);
     CellRecord stale =
         new CellRecord(
-            fresh.formatVersion(), staleFingerprint, fresh.key(), fresh.versions(), fresh.facts(), staleMetrics, fresh.tieAware(),
-            fresh.timings(), fresh.diagnostics(), fresh.queries(), "2020-01-01T00:00:00Z");
+            fresh.formatVersion(),
+            staleFingerprint,
+            fresh.key(),
+            fresh.versions(),
+            fresh.facts(),
+            staleMetrics,
+            fresh.tieAware(),
+            fresh.timings(),
+            fresh.diagnostics(),
+            fresh.queries(),
+            "2020-01-01T00:00:00Z");
     Files.delete(store.storedFile(fresh.fingerprint()));
     assertThat(store.append(stale)).isTrue();
 
@@ -47,7 +59,9 @@ class StaleCellsTest {
     assertThat(again.exitCode()).as(again.err()).isZero();
     assertThat(again.err()).contains("0 already stored, 1 computed");
     List<CellRecord> cells = store.readAll();
-    assertThat(cells).extracting(CellRecord::fingerprint).containsExactlyInAnyOrder(staleFingerprint, fresh.fingerprint());
+    assertThat(cells)
+        .extracting(CellRecord::fingerprint)
+        .containsExactlyInAnyOrder(staleFingerprint, fresh.fingerprint());
     assertThat(store.read(fresh.fingerprint()).orElseThrow().metrics()).isEqualTo(fresh.metrics());
     assertThat(Files.readString(out.resolve("leaderboard.md")))
         .as("the leaderboard counts the recomputed cell, not the stale one")
@@ -56,6 +70,14 @@ class StaleCellsTest {
   }
 
   private CliRunner run(Path spec, Path out) {
-    return CliRunner.run("run", spec.toString(), "--out", out.toString(), "--cache-dir", tmp.resolve("cache").toString(), "--progress", "lines");
+    return CliRunner.run(
+        "run",
+        spec.toString(),
+        "--out",
+        out.toString(),
+        "--cache-dir",
+        tmp.resolve("cache").toString(),
+        "--progress",
+        "lines");
   }
 }

@@ -43,18 +43,27 @@ class TasksCommandTest {
             tmp.resolve("local.yaml"),
             "name: local\ntasks:\n  - {name: tiny, language: en, source: {path: data/tiny}}\n");
     Path data = TinyBeir.write(tmp.resolve("data/tiny"));
-    CliRunner result = CliRunner.run("tasks", "fetch", file.toString(), "--cache-dir", tmp.resolve("cache").toString());
+    CliRunner result =
+        CliRunner.run(
+            "tasks", "fetch", file.toString(), "--cache-dir", tmp.resolve("cache").toString());
     assertThat(result.exitCode()).isEqualTo(0);
     // TinyBeir: 4 documents, 3 queries with a relevant judgment.
-    assertThat(result.out()).contains("task\tdocs\tqueries\tdataset_sha").contains("tiny\t4\t3\t" + DatasetFingerprint.of(data));
+    assertThat(result.out())
+        .contains("task\tdocs\tqueries\tdataset_sha")
+        .contains("tiny\t4\t3\t" + DatasetFingerprint.of(data));
     assertThat(result.err()).contains("loading tiny from local:");
   }
 
   @Test
   void aBrokenSpecFailsWithTheFieldAndNoTrace() throws Exception {
-    Path file = Files.writeString(tmp.resolve("bad.yaml"), "name: bad\ntasks:\n  - {name: a, language: en, source: {hub: o/n}}\n");
+    Path file =
+        Files.writeString(
+            tmp.resolve("bad.yaml"),
+            "name: bad\ntasks:\n  - {name: a, language: en, source: {hub: o/n}}\n");
     CliRunner result = CliRunner.run("tasks", "show", file.toString());
     assertThat(result.exitCode()).isEqualTo(2);
-    assertThat(result.err()).contains("bad.yaml: tasks[0].source.revision: missing").doesNotContain("\tat ");
+    assertThat(result.err())
+        .contains("bad.yaml: tasks[0].source.revision: missing")
+        .doesNotContain("\tat ");
   }
 }

@@ -13,7 +13,10 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Model.PositionalParamSpec;
 
-/** The {@code tenbin} command tree: job control under {@code tenbin job}, old names as warned aliases, one version. */
+/**
+ * The {@code tenbin} command tree: job control under {@code tenbin job}, old names as warned
+ * aliases, one version.
+ */
 class TenbinCliTest {
   private static final String DEAD_ENDPOINT = "127.0.0.1:1";
 
@@ -33,13 +36,15 @@ class TenbinCliTest {
     for (String verb : List.of("submit", "status", "watch", "cancel", "results")) {
       assertThat(usage).as(verb).doesNotContainPattern("(?m)^\\s+" + verb + "\\s");
     }
-    assertThat(CliRunner.run("job").err()).contains("submit", "list", "status", "watch", "cancel", "results");
+    assertThat(CliRunner.run("job").err())
+        .contains("submit", "list", "status", "watch", "cancel", "results");
   }
 
   @ParameterizedTest
   @ValueSource(strings = {"status", "watch", "cancel", "results"})
   void anOldFlatNameStillRunsTheJobCommandAndWarnsOnceOnStderr(String verb) {
-    List<String> args = new ArrayList<>(List.of(verb, "job-000000000000", "--endpoint", DEAD_ENDPOINT));
+    List<String> args =
+        new ArrayList<>(List.of(verb, "job-000000000000", "--endpoint", DEAD_ENDPOINT));
     if (verb.equals("watch")) {
       args.addAll(List.of("--reconnect-seconds", "0"));
     }
@@ -51,16 +56,24 @@ class TenbinCliTest {
     assertThat(old.err().lines().findFirst()).contains(note);
     assertThat(old.err().lines().filter(line -> line.contains("deprecated")).count()).isEqualTo(1);
     assertThat(current.err()).doesNotContain("deprecated");
-    assertThat(old.err()).as("the alias ran the command: it called the service").contains("service call failed: UNAVAILABLE");
-    assertThat(old.exitCode()).as("the alias runs the same command").isEqualTo(current.exitCode()).isNotZero();
+    assertThat(old.err())
+        .as("the alias ran the command: it called the service")
+        .contains("service call failed: UNAVAILABLE");
+    assertThat(old.exitCode())
+        .as("the alias runs the same command")
+        .isEqualTo(current.exitCode())
+        .isNotZero();
   }
 
   @Test
   void theOldSubmitNameStillSubmitsAndWarns() {
-    CliRunner old = CliRunner.run("submit", "missing-spec.yaml", "--out", "o", "--endpoint", DEAD_ENDPOINT);
-    assertThat(old.err()).startsWith("tenbin: 'tenbin submit' is deprecated; use 'tenbin job submit'");
+    CliRunner old =
+        CliRunner.run("submit", "missing-spec.yaml", "--out", "o", "--endpoint", DEAD_ENDPOINT);
+    assertThat(old.err())
+        .startsWith("tenbin: 'tenbin submit' is deprecated; use 'tenbin job submit'");
     assertThat(old.err()).contains("missing-spec.yaml");
-    assertThat(old.exitCode()).isEqualTo(CliRunner.run("job", "submit", "missing-spec.yaml", "--out", "o").exitCode());
+    assertThat(old.exitCode())
+        .isEqualTo(CliRunner.run("job", "submit", "missing-spec.yaml", "--out", "o").exitCode());
   }
 
   @Test
@@ -75,7 +88,8 @@ class TenbinCliTest {
   void anEndpointFlagRefusesAnAddressWithoutPortNamingTheFlag() {
     CliRunner bad = CliRunner.run("job", "list", "--endpoint", "eval.internal");
     assertThat(bad.exitCode()).isEqualTo(TenbinCli.EXIT_USAGE);
-    assertThat(bad.err()).contains("--endpoint is missing its port (HOST:PORT), got 'eval.internal'");
+    assertThat(bad.err())
+        .contains("--endpoint is missing its port (HOST:PORT), got 'eval.internal'");
     CliRunner ipv6 = CliRunner.run("job", "list", "--endpoint", "[::1]:1");
     assertThat(ipv6.err()).doesNotContain("--endpoint").contains("service call failed");
   }
@@ -93,8 +107,11 @@ class TenbinCliTest {
       return;
     }
     for (OptionSpec option : spec.options()) {
-      if (option.arity().max() > 0 && !option.hidden() && !option.paramLabel().matches("[A-Z][A-Z0-9_:.|]*")) {
-        offenders.add(spec.qualifiedName() + " " + option.longestName() + " " + option.paramLabel());
+      if (option.arity().max() > 0
+          && !option.hidden()
+          && !option.paramLabel().matches("[A-Z][A-Z0-9_:.|]*")) {
+        offenders.add(
+            spec.qualifiedName() + " " + option.longestName() + " " + option.paramLabel());
       }
     }
     for (PositionalParamSpec positional : spec.positionalParameters()) {

@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A run file written by {@code tenbin eval --out} from a ranking with exactly tied scores scores the
- * same under trec_eval's order (re-evaluated by {@code tenbin metrics}) as in Tenbin.
+ * A run file written by {@code tenbin eval --out} from a ranking with exactly tied scores scores
+ * the same under trec_eval's order (re-evaluated by {@code tenbin metrics}) as in Tenbin.
  */
 class TiedRunFilesTest {
   @TempDir Path tmp;
@@ -55,7 +55,16 @@ class TiedRunFilesTest {
   void evalOutRunFileScoresUnderTrecEvalOrderAsTenbinScoredIt() throws Exception {
     Path data = tiedDataset();
     Path out = tmp.resolve("out");
-    CliRunner eval = CliRunner.run("eval", "--dataset", data.toString(), "--retriever", "bm25", "--out", out.toString(), "--json");
+    CliRunner eval =
+        CliRunner.run(
+            "eval",
+            "--dataset",
+            data.toString(),
+            "--retriever",
+            "bm25",
+            "--out",
+            out.toString(),
+            "--json");
     assertThat(eval.exitCode()).as(eval.err()).isZero();
     JsonNode tenbin = new ObjectMapper().readTree(eval.out()).get("runs").get(0);
     Path runFile = out.resolve("runs/bm25.base.retrieval.trec");
@@ -66,7 +75,9 @@ class TiedRunFilesTest {
     assertThat(tenbin.get("metrics").get("mrr@10").asDouble())
         .as("the judged documents are second among exact ties in Tenbin's order")
         .isEqualTo(0.5);
-    assertThat(tenbin.get("tie_aware").get("mrr@10").get("range").asDouble()).as("the scores are exactly tied").isPositive();
+    assertThat(tenbin.get("tie_aware").get("mrr@10").get("range").asDouble())
+        .as("the scores are exactly tied")
+        .isPositive();
     for (String query : written.keySet()) {
       assertThat(RunOrder.TREC_EVAL.apply(written.get(query)))
           .as("trec_eval's order of %s is the order written", query)
@@ -74,11 +85,23 @@ class TiedRunFilesTest {
     }
 
     CliRunner metrics =
-        CliRunner.run("metrics", "--qrels", data.resolve("qrels/test.tsv").toString(), "--run", runFile.toString(), "--json");
+        CliRunner.run(
+            "metrics",
+            "--qrels",
+            data.resolve("qrels/test.tsv").toString(),
+            "--run",
+            runFile.toString(),
+            "--json");
 
     assertThat(metrics.exitCode()).as(metrics.err()).isZero();
     JsonNode reEvaluated = new ObjectMapper().readTree(metrics.out()).get("metrics");
-    tenbin.get("metrics").fieldNames().forEachRemaining(
-        name -> assertThat(reEvaluated.get(name).asDouble()).as(name).isEqualTo(tenbin.get("metrics").get(name).asDouble()));
+    tenbin
+        .get("metrics")
+        .fieldNames()
+        .forEachRemaining(
+            name ->
+                assertThat(reEvaluated.get(name).asDouble())
+                    .as(name)
+                    .isEqualTo(tenbin.get("metrics").get(name).asDouble()));
   }
 }

@@ -14,21 +14,21 @@ final class TinyBeir {
     Files.writeString(
         dir.resolve("corpus.jsonl"),
         String.join(
-            "\n",
-            "{\"_id\": \"d1\", \"title\": \"Apples\", \"text\": \"apples grow on apple trees in orchards\"}",
-            "{\"_id\": \"d2\", \"title\": \"\", \"text\": \"bananas grow in tropical plantations\"}",
-            "{\"_id\": \"d3\", \"text\": \"cherries are small red fruits\"}",
-            "{\"_id\": \"d4\", \"title\": \"Trains\", \"text\": \"the train leaves the station at noon\"}")
+                "\n",
+                "{\"_id\": \"d1\", \"title\": \"Apples\", \"text\": \"apples grow on apple trees in orchards\"}",
+                "{\"_id\": \"d2\", \"title\": \"\", \"text\": \"bananas grow in tropical plantations\"}",
+                "{\"_id\": \"d3\", \"text\": \"cherries are small red fruits\"}",
+                "{\"_id\": \"d4\", \"title\": \"Trains\", \"text\": \"the train leaves the station at noon\"}")
             + "\n",
         StandardCharsets.UTF_8);
     Files.writeString(
         dir.resolve("queries.jsonl"),
         String.join(
-            "\n",
-            "{\"_id\": \"q1\", \"text\": \"where do apples grow\"}",
-            "{\"_id\": \"q2\", \"text\": \"train station\"}",
-            "{\"_id\": \"q3\", \"text\": \"red cherries\"}",
-            "{\"_id\": \"q4\", \"text\": \"a query without judgments\"}")
+                "\n",
+                "{\"_id\": \"q1\", \"text\": \"where do apples grow\"}",
+                "{\"_id\": \"q2\", \"text\": \"train station\"}",
+                "{\"_id\": \"q3\", \"text\": \"red cherries\"}",
+                "{\"_id\": \"q4\", \"text\": \"a query without judgments\"}")
             + "\n",
         StandardCharsets.UTF_8);
     Files.writeString(

@@ -15,7 +15,11 @@ class WarehouseCommandTest {
 
   private Path job() {
     ResultStore store = ResultStore.open(tmp.resolve("job"));
-    CellRecord bm25 = TestCells.cell(TestCells.key("NanoSciFact", "bm25", "bm25", "base"), TestCells.QRELS, TestCells.run(0f));
+    CellRecord bm25 =
+        TestCells.cell(
+            TestCells.key("NanoSciFact", "bm25", "bm25", "base"),
+            TestCells.QRELS,
+            TestCells.run(0f));
     store.append(bm25);
     return tmp.resolve("job");
   }
@@ -34,10 +38,17 @@ class WarehouseCommandTest {
   @Test
   void queryPrintsATextTable() {
     Path database = tmp.resolve("w.duckdb");
-    assertThat(CliRunner.run("warehouse", "build", job().toString(), "--out", database.toString()).exitCode()).isZero();
+    assertThat(
+            CliRunner.run("warehouse", "build", job().toString(), "--out", database.toString())
+                .exitCode())
+        .isZero();
 
     CliRunner result =
-        CliRunner.run("warehouse", "query", database.toString(), "SELECT system, variant, num_queries FROM cells");
+        CliRunner.run(
+            "warehouse",
+            "query",
+            database.toString(),
+            "SELECT system, variant, num_queries FROM cells");
 
     assertThat(result.exitCode()).as(result.err()).isZero();
     assertThat(result.out())
@@ -55,7 +66,8 @@ class WarehouseCommandTest {
     Path database = tmp.resolve("w.duckdb");
     CliRunner.run("warehouse", "build", job().toString(), "--out", database.toString());
 
-    CliRunner result = CliRunner.run("warehouse", "query", database.toString(), "DELETE FROM cells");
+    CliRunner result =
+        CliRunner.run("warehouse", "query", database.toString(), "DELETE FROM cells");
 
     assertThat(result.exitCode()).isEqualTo(TenbinCli.EXIT_USAGE);
     assertThat(result.err()).contains("tenbin: query failed:").containsIgnoringCase("read-only");
@@ -66,8 +78,10 @@ class WarehouseCommandTest {
     Path database = tmp.resolve("w.duckdb");
     CliRunner.run("warehouse", "build", job().toString(), "--out", database.toString());
 
-    CliRunner badSql = CliRunner.run("warehouse", "query", database.toString(), "SELECT nope FROM cells");
-    CliRunner missing = CliRunner.run("warehouse", "query", tmp.resolve("none.duckdb").toString(), "SELECT 1");
+    CliRunner badSql =
+        CliRunner.run("warehouse", "query", database.toString(), "SELECT nope FROM cells");
+    CliRunner missing =
+        CliRunner.run("warehouse", "query", tmp.resolve("none.duckdb").toString(), "SELECT 1");
     CliRunner noJob = CliRunner.run("warehouse", "build", tmp.resolve("empty").toString());
 
     assertThat(badSql.exitCode()).isEqualTo(TenbinCli.EXIT_USAGE);

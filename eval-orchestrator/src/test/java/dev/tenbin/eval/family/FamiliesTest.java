@@ -23,17 +23,20 @@ class FamiliesTest {
   @Test
   void theRegistryHoldsTheSevenRetrievalFamiliesOnceEach() {
     List<String> names = Families.retrieval().stream().map(RetrievalFamily::name).toList();
-    assertThat(names).containsExactly("bm25", "dense", "light", "sparse", "sparse-bm25", "multivector");
+    assertThat(names)
+        .containsExactly("bm25", "dense", "light", "sparse", "sparse-bm25", "multivector");
     assertThat(Families.candidates().name()).isEqualTo("candidates");
   }
 
   @Test
   void malformedRetrieversAreRejectedWithTheListOfFamilies() {
-    for (String bad : List.of("", "dense", "dense:", "bm25:x", ":m", "colbert:m", "sparse_bm25:m")) {
+    for (String bad :
+        List.of("", "dense", "dense:", "bm25:x", ":m", "colbert:m", "sparse_bm25:m")) {
       assertThatThrownBy(() -> Families.parse(bad))
           .as(bad)
           .isInstanceOf(InvalidInputException.class)
-          .hasMessageContaining("expected bm25, dense:MODEL, light:MODEL, sparse:MODEL, sparse-bm25:MODEL or multivector:MODEL");
+          .hasMessageContaining(
+              "expected bm25, dense:MODEL, light:MODEL, sparse:MODEL, sparse-bm25:MODEL or multivector:MODEL");
     }
   }
 
@@ -41,7 +44,8 @@ class FamiliesTest {
   void variantsAreCheckedByTheirFamily() {
     Families.named("dense").orElseThrow().checkVariant("f", "int8_rescore");
     Families.named("sparse").orElseThrow().checkVariant("f", "sparse_q64_d256");
-    assertThatThrownBy(() -> Families.named("dense").orElseThrow().checkVariant("f", "sparse_q64_d256"))
+    assertThatThrownBy(
+            () -> Families.named("dense").orElseThrow().checkVariant("f", "sparse_q64_d256"))
         .isInstanceOf(InvalidInputException.class);
     assertThatThrownBy(() -> Families.named("multivector").orElseThrow().checkVariant("f", "int8"))
         .isInstanceOf(InvalidInputException.class)
@@ -52,16 +56,20 @@ class FamiliesTest {
   void evalVariantsGiveEachFamilyItsOwnFlagsOrItsDefault() {
     RetrievalFamily dense = Families.named("dense").orElseThrow();
     RetrievalFamily sparse = Families.named("sparse").orElseThrow();
-    assertThat(dense.evalVariants(List.of())).containsExactly("base", "int8", "binary", "int8_rescore", "binary_rescore");
+    assertThat(dense.evalVariants(List.of()))
+        .containsExactly("base", "int8", "binary", "int8_rescore", "binary_rescore");
     assertThat(dense.evalVariants(List.of("int8", "sparse_q64_d256"))).containsExactly("int8");
     assertThat(sparse.evalVariants(List.of())).containsExactly("base");
-    assertThat(Families.named("bm25").orElseThrow().evalVariants(List.of("int8"))).containsExactly("base");
+    assertThat(Families.named("bm25").orElseThrow().evalVariants(List.of("int8")))
+        .containsExactly("base");
   }
 
   @Test
   void onlyBiEncoderFamiliesNameRerankers() {
     assertThat(RerankWork.biEncoder("dense:m")).map(RetrievalFamily::name).contains("dense");
-    assertThat(RerankWork.biEncoder("multivector:m")).map(RetrievalFamily::name).contains("multivector");
+    assertThat(RerankWork.biEncoder("multivector:m"))
+        .map(RetrievalFamily::name)
+        .contains("multivector");
     assertThat(RerankWork.biEncoder("sparse-bm25:m")).isEmpty();
     assertThat(RerankWork.biEncoder("BAAI/bge-reranker-base")).isEmpty();
     assertThat(Families.rerankUsages()).isEqualTo("dense:MODEL, sparse:MODEL, multivector:MODEL");

@@ -35,14 +35,33 @@ class DatasetReaderFuzzTest {
       new ObjectMapper()
           .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
           .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
-  private static final String CORPUS = "{\"_id\":\"d1\",\"title\":\"t\",\"text\":\"apple\"}\n{\"_id\":\"d2\",\"text\":\"banana\"}\n";
-  private static final String QUERIES = "{\"_id\":\"q1\",\"text\":\"apple?\"}\n{\"_id\":\"q2\",\"text\":\"banana?\"}\n";
+  private static final String CORPUS =
+      "{\"_id\":\"d1\",\"title\":\"t\",\"text\":\"apple\"}\n{\"_id\":\"d2\",\"text\":\"banana\"}\n";
+  private static final String QUERIES =
+      "{\"_id\":\"q1\",\"text\":\"apple?\"}\n{\"_id\":\"q2\",\"text\":\"banana?\"}\n";
   private static final String QRELS = "query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td2\t2\n";
 
-  @DictionaryEntries({"{\"_id\":\"", "\"text\":\"", "\"title\":", "\",", "\"}", "null", "true", "1e9", "[]", "{}", "\\u0000", "\\t"})
+  @DictionaryEntries({
+    "{\"_id\":\"",
+    "\"text\":\"",
+    "\"title\":",
+    "\",",
+    "\"}",
+    "null",
+    "true",
+    "1e9",
+    "[]",
+    "{}",
+    "\\u0000",
+    "\\t"
+  })
   @FuzzTest
   void corpusLines(byte[] corpus) throws Exception {
-    Path dir = folder(corpus, QUERIES.getBytes(StandardCharsets.UTF_8), QRELS.getBytes(StandardCharsets.UTF_8));
+    Path dir =
+        folder(
+            corpus,
+            QUERIES.getBytes(StandardCharsets.UTF_8),
+            QRELS.getBytes(StandardCharsets.UTF_8));
     BeirDataset dataset = readOrReject(dir, "corpus.jsonl");
     if (dataset == null) {
       return;
@@ -59,10 +78,27 @@ class DatasetReaderFuzzTest {
     assertThat(dataset.corpus().stream().map(CorpusDocument::id).distinct()).hasSameSizeAs(records);
   }
 
-  @DictionaryEntries({"{\"_id\":\"", "\"text\":\"", "\"title\":", "\",", "\"}", "null", "true", "1e9", "[]", "{}", "\\u0000", "\\t"})
+  @DictionaryEntries({
+    "{\"_id\":\"",
+    "\"text\":\"",
+    "\"title\":",
+    "\",",
+    "\"}",
+    "null",
+    "true",
+    "1e9",
+    "[]",
+    "{}",
+    "\\u0000",
+    "\\t"
+  })
   @FuzzTest
   void queryLines(byte[] queries) throws Exception {
-    Path dir = folder(CORPUS.getBytes(StandardCharsets.UTF_8), queries, QRELS.getBytes(StandardCharsets.UTF_8));
+    Path dir =
+        folder(
+            CORPUS.getBytes(StandardCharsets.UTF_8),
+            queries,
+            QRELS.getBytes(StandardCharsets.UTF_8));
     BeirDataset dataset = readOrReject(dir, "queries.jsonl");
     if (dataset == null) {
       return;
@@ -75,13 +111,19 @@ class DatasetReaderFuzzTest {
       assertValidId(ids.get(i));
       assertThat(dataset.queries().get(ids.get(i))).isEqualTo(records.get(i).get("text").asText());
     }
-    assertThat(dataset.evaluatedQueryIds()).isNotEmpty().allMatch(id -> dataset.qrels().relevantCount(id) > 0);
+    assertThat(dataset.evaluatedQueryIds())
+        .isNotEmpty()
+        .allMatch(id -> dataset.qrels().relevantCount(id) > 0);
   }
 
   @DictionaryEntries({"query-id", "corpus-id", "score", "q1", "d1", " Q0 ", "-1", "2147483648"})
   @FuzzTest
   void qrelsLines(byte[] qrels) throws Exception {
-    Path dir = folder(CORPUS.getBytes(StandardCharsets.UTF_8), QUERIES.getBytes(StandardCharsets.UTF_8), qrels);
+    Path dir =
+        folder(
+            CORPUS.getBytes(StandardCharsets.UTF_8),
+            QUERIES.getBytes(StandardCharsets.UTF_8),
+            qrels);
     BeirDataset dataset = readOrReject(dir, "test.tsv");
     if (dataset == null) {
       return;
@@ -111,7 +153,10 @@ class DatasetReaderFuzzTest {
     }
   }
 
-  /** Every non-blank line as exactly one JSON object, by a strict parser (no trailing data, no duplicate keys). */
+  /**
+   * Every non-blank line as exactly one JSON object, by a strict parser (no trailing data, no
+   * duplicate keys).
+   */
   private static List<JsonNode> strictRecords(byte[] bytes) throws Exception {
     String content = strictUtf8(bytes);
     List<JsonNode> records = new ArrayList<>();
@@ -139,13 +184,16 @@ class DatasetReaderFuzzTest {
     if (value == null || value.isNull()) {
       return "";
     }
-    assertThat(value.isValueNode()).as("an accepted \"%s\" is a single value, not %s", field, value).isTrue();
+    assertThat(value.isValueNode())
+        .as("an accepted \"%s\" is a single value, not %s", field, value)
+        .isTrue();
     return value.asText();
   }
 
   private static void assertValidId(String id) {
     assertThat(id).isNotEmpty();
-    assertThat(id.codePoints().noneMatch(c -> Character.isWhitespace(c) || Character.isISOControl(c)))
+    assertThat(
+            id.codePoints().noneMatch(c -> Character.isWhitespace(c) || Character.isISOControl(c)))
         .as("id '%s' holds no whitespace or control character", id)
         .isTrue();
   }

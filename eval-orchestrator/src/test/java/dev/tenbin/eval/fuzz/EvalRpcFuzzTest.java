@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import dev.tenbin.eval.grpc.EvalGrpcService;
 import dev.tenbin.eval.drill.SyntheticBeir;
+import dev.tenbin.eval.grpc.EvalGrpcService;
 import dev.tenbin.eval.job.JobManager;
 import dev.tenbin.eval.job.JobOutcome;
 import dev.tenbin.eval.job.JobRequest;
@@ -38,9 +38,9 @@ import org.junit.jupiter.api.BeforeAll;
  * nothing (it reports an empty plan and succeeds), with jobs that exist: one with a stored cell,
  * one with a corrupt cell file. Contract: no INTERNAL or UNKNOWN, no hang, every job's folder lies
  * under the service's results folder, and afterwards the service still lists jobs and returns the
- * stored cell. Paths in requests that would reach outside a sandbox folder are rewritten to
- * fresh folders inside it (still outside the results folder), so an escape is detected without
- * touching anything else.
+ * stored cell. Paths in requests that would reach outside a sandbox folder are rewritten to fresh
+ * folders inside it (still outside the results folder), so an escape is detected without touching
+ * anything else.
  */
 class EvalRpcFuzzTest {
   private static Path sandbox;
@@ -69,25 +69,55 @@ class EvalRpcFuzzTest {
         List.of(
             new JobRequest.TaskSetDocument(
                 "sets/local.yaml",
-                "name: b\ntasks:\n  - {name: tiny, language: en, source: {path: " + data.resolve("tiny") + "}}\n",
+                "name: b\ntasks:\n  - {name: tiny, language: en, source: {path: "
+                    + data.resolve("tiny")
+                    + "}}\n",
                 data.toString()));
     storedJob = jobs.submit(new JobRequest(spec, taskSets, "stored")).id();
     ResultStore.open(results.resolve("stored"))
-        .append(TestCells.cell(TestCells.key("NanoSciFact", "bm25", "bm25", "base"), TestCells.QRELS, TestCells.run(0)));
+        .append(
+            TestCells.cell(
+                TestCells.key("NanoSciFact", "bm25", "bm25", "base"),
+                TestCells.QRELS,
+                TestCells.run(0)));
     String corruptJob = jobs.submit(new JobRequest(spec, taskSets, "corrupt")).id();
-    Files.write(Files.createDirectories(results.resolve("corrupt/cells")).resolve("00000000000000000000.json.gz"), new byte[] {31, -117, 8, 0});
+    Files.write(
+        Files.createDirectories(results.resolve("corrupt/cells"))
+            .resolve("00000000000000000000.json.gz"),
+        new byte[] {31, -117, 8, 0});
     String name = "eval-fuzz-" + UUID.randomUUID();
-    host = GrpcServerHost.startInProcess(name, new SimpleMeterRegistry(), List.of(new EvalGrpcService(jobs)));
+    host =
+        GrpcServerHost.startInProcess(
+            name, new SimpleMeterRegistry(), List.of(new EvalGrpcService(jobs)));
     channel = InProcessChannelBuilder.forName(name).directExecutor().build();
     ProtoFuzz generator =
         new ProtoFuzz(
             Map.of(
-                "job_id", List.of(storedJob, corruptJob, "job-000000000000", ""),
+                "job_id",
+                List.of(storedJob, corruptJob, "job-000000000000", ""),
                 "spec_yaml",
-                List.of(spec, "task_sets: [x.yaml]\nretrievers: [bm25, {retriever: dense:m, variants: [int8]}]\ntop_k: 10\n",
-                    "task_sets: [x.yaml]\nrerankers: [dense:m]\ncandidates: {dense_model: m}\n", "{}", "- a\n- b\n"),
-                "output_dir", List.of("out", "stored", "corrupt", "out/nested", "../results/out", "../escape", "/etc/tenbin")));
-    fuzzer = new RpcFuzzer(channel, EvalServiceGrpc.getServiceDescriptor(), generator, EvalRpcFuzzTest::confine, Duration.ofSeconds(30));
+                List.of(
+                    spec,
+                    "task_sets: [x.yaml]\nretrievers: [bm25, {retriever: dense:m, variants: [int8]}]\ntop_k: 10\n",
+                    "task_sets: [x.yaml]\nrerankers: [dense:m]\ncandidates: {dense_model: m}\n",
+                    "{}",
+                    "- a\n- b\n"),
+                "output_dir",
+                List.of(
+                    "out",
+                    "stored",
+                    "corrupt",
+                    "out/nested",
+                    "../results/out",
+                    "../escape",
+                    "/etc/tenbin")));
+    fuzzer =
+        new RpcFuzzer(
+            channel,
+            EvalServiceGrpc.getServiceDescriptor(),
+            generator,
+            EvalRpcFuzzTest::confine,
+            Duration.ofSeconds(30));
   }
 
   @AfterAll
@@ -103,13 +133,17 @@ class EvalRpcFuzzTest {
     fuzzer.call(data);
     for (JobManager.Snapshot job : jobs.list()) {
       assertThat(job.outputDirectory().normalize().startsWith(results))
-          .as("the folder %s of job %s lies under the results folder", job.outputDirectory(), job.id())
+          .as(
+              "the folder %s of job %s lies under the results folder",
+              job.outputDirectory(), job.id())
           .isTrue();
     }
     var eval = EvalServiceGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS);
-    assertThat(eval.listJobs(ListJobsRequest.getDefaultInstance()).getJobsList()).anySatisfy(job -> assertThat(job.getId()).isEqualTo(storedJob));
+    assertThat(eval.listJobs(ListJobsRequest.getDefaultInstance()).getJobsList())
+        .anySatisfy(job -> assertThat(job.getId()).isEqualTo(storedJob));
     List<String> cells = new ArrayList<>();
-    eval.getResults(GetResultsRequest.newBuilder().setJobId(storedJob).build()).forEachRemaining(r -> cells.add(r.getCell().getFingerprint()));
+    eval.getResults(GetResultsRequest.newBuilder().setJobId(storedJob).build())
+        .forEachRemaining(r -> cells.add(r.getCell().getFingerprint()));
     assertThat(cells).hasSize(1);
   }
 

@@ -19,17 +19,21 @@ import java.util.Optional;
 import java.util.zip.GZIPOutputStream;
 
 /**
- * Fuzzes the result store's reader with torn and corrupt cell files. Contract: a damaged
- * compressed cell (truncated, bytes flipped or overwritten, garbage appended) reads back exactly as
- * stored or is refused with a {@link PreconditionException} naming the file; a cell file with any
- * other content is refused the same way unless it is a complete cell record whose fingerprint is
- * its file name. Never another exception, never a cell with missing parts.
+ * Fuzzes the result store's reader with torn and corrupt cell files. Contract: a damaged compressed
+ * cell (truncated, bytes flipped or overwritten, garbage appended) reads back exactly as stored or
+ * is refused with a {@link PreconditionException} naming the file; a cell file with any other
+ * content is refused the same way unless it is a complete cell record whose fingerprint is its file
+ * name. Never another exception, never a cell with missing parts.
  */
 class ResultStoreFuzzTest {
   private static final CellRecord CELL =
-      TestCells.cell(TestCells.key("NanoSciFact", "dense", "m", "int8"), TestCells.QRELS, TestCells.run(0));
+      TestCells.cell(
+          TestCells.key("NanoSciFact", "dense", "m", "int8"), TestCells.QRELS, TestCells.run(0));
 
-  /** The cell as the store writes it (stored once: appending forces the file to disk, too slow per input). */
+  /**
+   * The cell as the store writes it (stored once: appending forces the file to disk, too slow per
+   * input).
+   */
   private static final byte[] STORED = stored();
 
   @FuzzTest
@@ -50,7 +54,9 @@ class ResultStoreFuzzTest {
     Files.write(file, bytes);
     Optional<CellRecord> back = readOrRefuse(store, file);
     if (back != null) {
-      assertThat(ResultStore.JSON.<com.fasterxml.jackson.databind.JsonNode>valueToTree(back.orElseThrow()))
+      assertThat(
+              ResultStore.JSON.<com.fasterxml.jackson.databind.JsonNode>valueToTree(
+                  back.orElseThrow()))
           .as("a damaged compressed cell is either refused or exactly the stored one")
           .isEqualTo(ResultStore.JSON.<com.fasterxml.jackson.databind.JsonNode>valueToTree(CELL));
     }
@@ -69,7 +75,10 @@ class ResultStoreFuzzTest {
     }
   }
 
-  /** The cell as read by {@code read} and {@code readAll} (which must agree), or null when both refused. */
+  /**
+   * The cell as read by {@code read} and {@code readAll} (which must agree), or null when both
+   * refused.
+   */
   private static byte[] stored() {
     ResultStore store = ResultStore.open(Scratch.fresh("stored"));
     store.append(CELL);
@@ -108,9 +117,27 @@ class ResultStoreFuzzTest {
     assertThat(cell.formatVersion()).isEqualTo(CellRecord.FORMAT_VERSION);
     CellKey key = cell.key();
     assertThat(key).isNotNull();
-    assertThat(List.of(key.benchmark(), key.dataset(), key.task(), key.language(), key.domain(), key.model(), key.family(), key.variant(), key.mode()))
+    assertThat(
+            List.of(
+                key.benchmark(),
+                key.dataset(),
+                key.task(),
+                key.language(),
+                key.domain(),
+                key.model(),
+                key.family(),
+                key.variant(),
+                key.mode()))
         .doesNotContainNull();
-    assertThat(List.of(cell.versions(), cell.facts(), cell.metrics(), cell.tieAware(), cell.timings(), cell.diagnostics(), cell.queries()))
+    assertThat(
+            List.of(
+                cell.versions(),
+                cell.facts(),
+                cell.metrics(),
+                cell.tieAware(),
+                cell.timings(),
+                cell.diagnostics(),
+                cell.queries()))
         .doesNotContainNull();
     assertThat(cell.finishedAt()).isNotNull();
     for (StoredQuery query : cell.queries()) {

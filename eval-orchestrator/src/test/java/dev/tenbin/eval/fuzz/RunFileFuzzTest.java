@@ -45,7 +45,9 @@ class RunFileFuzzTest {
     }
     assertThat(run.keySet()).containsExactlyElementsOf(expected.keySet());
     for (var query : run.entrySet()) {
-      assertThat(query.getValue()).extracting(ScoredDoc::docId).containsExactlyElementsOf(expected.get(query.getKey()));
+      assertThat(query.getValue())
+          .extracting(ScoredDoc::docId)
+          .containsExactlyElementsOf(expected.get(query.getKey()));
       assertThat(query.getValue()).allMatch(doc -> Double.isFinite(doc.score()));
     }
   }
@@ -109,11 +111,12 @@ class RunFileFuzzTest {
     Map<String, List<ScoredDoc>> back = TrecRunReader.read(file);
     // The file holds the tie-broken scores (strictly decreasing within a query), exactly.
     Map<String, List<ScoredDoc>> written = new LinkedHashMap<>();
-    run.forEach((query, docs) -> {
-      if (!docs.isEmpty()) {
-        written.put(query, TrecRunWriter.tieBroken(docs));
-      }
-    });
+    run.forEach(
+        (query, docs) -> {
+          if (!docs.isEmpty()) {
+            written.put(query, TrecRunWriter.tieBroken(docs));
+          }
+        });
     assertThat(back.keySet()).containsExactlyElementsOf(written.keySet());
     for (var query : written.entrySet()) {
       List<ScoredDoc> read = back.get(query.getKey());
@@ -122,7 +125,9 @@ class RunFileFuzzTest {
         assertThat(read.get(i).docId()).isEqualTo(query.getValue().get(i).docId());
         assertThat(read.get(i).docId()).isEqualTo(run.get(query.getKey()).get(i).docId());
         if (i > 0) {
-          assertThat(read.get(i).score()).as("written score of %s", read.get(i).docId()).isLessThan(read.get(i - 1).score());
+          assertThat(read.get(i).score())
+              .as("written score of %s", read.get(i).docId())
+              .isLessThan(read.get(i - 1).score());
         }
         double score = query.getValue().get(i).score();
         if ((double) (float) score == score) {
@@ -147,7 +152,10 @@ class RunFileFuzzTest {
     }
   }
 
-  /** The whitespace-split columns of the lines a reader keeps: non-blank, not starting with {@code comment}. */
+  /**
+   * The whitespace-split columns of the lines a reader keeps: non-blank, not starting with {@code
+   * comment}.
+   */
   private static List<String[]> dataLines(byte[] bytes, String comment) {
     List<String[]> lines = new ArrayList<>();
     for (String line : new String(bytes, StandardCharsets.UTF_8).split("\r\n|\r|\n", -1)) {

@@ -21,8 +21,25 @@ import java.util.Map;
  */
 class SpecFuzzTest {
   @DictionaryEntries({
-    "name: ", "tasks:", "- name: ", "language: ", "source: {path: ", "hub: ", "revision: ", "tasks_from: ",
-    "folders:", "dataset: ", "${DATA}", "${NOPE}", "~/", "\"\\0\"", "&a ", "*a", "!!binary ", "? ", "data/t1"
+    "name: ",
+    "tasks:",
+    "- name: ",
+    "language: ",
+    "source: {path: ",
+    "hub: ",
+    "revision: ",
+    "tasks_from: ",
+    "folders:",
+    "dataset: ",
+    "${DATA}",
+    "${NOPE}",
+    "~/",
+    "\"\\0\"",
+    "&a ",
+    "*a",
+    "!!binary ",
+    "? ",
+    "data/t1"
   })
   @FuzzTest
   void taskSetYaml(byte[] yaml) throws Exception {
@@ -31,7 +48,8 @@ class SpecFuzzTest {
     Files.writeString(data.resolve("corpus.jsonl"), "{\"_id\":\"d1\",\"text\":\"x\"}\n");
     Path file = dir.resolve("spec.yaml");
     Files.write(file, yaml);
-    TaskSetParser parser = new TaskSetParser(Map.of("DATA", dir.resolve("data").toString()), dir.resolve("home"));
+    TaskSetParser parser =
+        new TaskSetParser(Map.of("DATA", dir.resolve("data").toString()), dir.resolve("home"));
     TaskSetSpec spec;
     try {
       spec = parser.parse(file);
@@ -46,9 +64,27 @@ class SpecFuzzTest {
   }
 
   @DictionaryEntries({
-    "task_sets: ", "retrievers: ", "rerankers: ", "candidates: {dense_model: ", "sets: ", "variants: ",
-    "{retriever: ", "dense:", "sparse:", "light:", "bm25", "top_k: ", "similarity: ", "light_hybrid_dense_weight: ",
-    "\"\\0\"", ".nan", ".inf", "1e400", "&a ", "*a", "!!binary "
+    "task_sets: ",
+    "retrievers: ",
+    "rerankers: ",
+    "candidates: {dense_model: ",
+    "sets: ",
+    "variants: ",
+    "{retriever: ",
+    "dense:",
+    "sparse:",
+    "light:",
+    "bm25",
+    "top_k: ",
+    "similarity: ",
+    "light_hybrid_dense_weight: ",
+    "\"\\0\"",
+    ".nan",
+    ".inf",
+    "1e400",
+    "&a ",
+    "*a",
+    "!!binary "
   })
   @FuzzTest
   void jobSpecYaml(byte[] yaml) {

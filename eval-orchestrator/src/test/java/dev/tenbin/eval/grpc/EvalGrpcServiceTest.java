@@ -23,10 +23,10 @@ import dev.tenbin.proto.eval.v1.JobState;
 import dev.tenbin.proto.eval.v1.ListJobsRequest;
 import dev.tenbin.proto.eval.v1.SubmitJobRequest;
 import dev.tenbin.proto.eval.v1.TaskSetDocument;
-import dev.tenbin.rpc.StatusMapper;
 import dev.tenbin.proto.eval.v1.WatchJobRequest;
 import dev.tenbin.proto.eval.v1.WatchJobResponse;
 import dev.tenbin.rpc.GrpcServerHost;
+import dev.tenbin.rpc.StatusMapper;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -64,7 +64,8 @@ class EvalGrpcServiceTest {
   private EvalServiceGrpc.EvalServiceBlockingStub stub;
 
   /** Plans two cells, stores one, waits to be released (or cancelled), stores the other. */
-  private JobOutcome fakeJob(Path directory, JobListener listener, dev.tenbin.core.Cancellation cancellation) {
+  private JobOutcome fakeJob(
+      Path directory, JobListener listener, dev.tenbin.core.Cancellation cancellation) {
     ResultStore store = ResultStore.open(directory);
     listener.planned(2, 0);
     started.countDown();
@@ -85,11 +86,32 @@ class EvalGrpcServiceTest {
   }
 
   private static CellRecord cell(String fingerprint) {
-    CellKey key = new CellKey("bench", "tiny", "tiny-" + fingerprint.charAt(0), "en", "", "bm25", "bm25", "base", "retrieval");
+    CellKey key =
+        new CellKey(
+            "bench",
+            "tiny",
+            "tiny-" + fingerprint.charAt(0),
+            "en",
+            "",
+            "bm25",
+            "bm25",
+            "base",
+            "retrieval");
     return new CellRecord(
-        CellRecord.FORMAT_VERSION, fingerprint, key, Map.of(), Map.of(), Map.of("ndcg@10", 0.5),
-        Map.of("ndcg@10", new TieAwareValue(0.5, 0.5, 0.5, 0, 0)), Map.of(), Map.of(),
-        List.of(new StoredQuery("q1", Map.of("ndcg@10", 0.5), List.of(new StoredDoc("d1", 1.5, 1), new StoredDoc("d2", 1.5, 2)))),
+        CellRecord.FORMAT_VERSION,
+        fingerprint,
+        key,
+        Map.of(),
+        Map.of(),
+        Map.of("ndcg@10", 0.5),
+        Map.of("ndcg@10", new TieAwareValue(0.5, 0.5, 0.5, 0, 0)),
+        Map.of(),
+        Map.of(),
+        List.of(
+            new StoredQuery(
+                "q1",
+                Map.of("ndcg@10", 0.5),
+                List.of(new StoredDoc("d1", 1.5, 1), new StoredDoc("d2", 1.5, 2)))),
         "2026-11-23T00:00:00Z");
   }
 
@@ -100,7 +122,9 @@ class EvalGrpcServiceTest {
             new ServiceFolders(tmp.resolve("state"), tmp.resolve("results"), List.of()),
             (job, listener, cancellation) -> fakeJob(job.directory(), listener, cancellation));
     String name = "eval-" + UUID.randomUUID();
-    host = GrpcServerHost.startInProcess(name, new SimpleMeterRegistry(), List.of(new EvalGrpcService(jobs)));
+    host =
+        GrpcServerHost.startInProcess(
+            name, new SimpleMeterRegistry(), List.of(new EvalGrpcService(jobs)));
     channel = InProcessChannelBuilder.forName(name).build();
     stub = EvalServiceGrpc.newBlockingStub(channel);
   }
@@ -130,14 +154,16 @@ class EvalGrpcServiceTest {
   }
 
   @Test
-  void aSubmittedJobIsWatchedUntilItSucceedsAndItsCellsStreamBackWithScoredRankings() throws Exception {
+  void aSubmittedJobIsWatchedUntilItSucceedsAndItsCellsStreamBackWithScoredRankings()
+      throws Exception {
     Job job = submit("out");
     assertThat(job.getId()).startsWith("job-");
     assertThat(job.getOutputDir()).isEqualTo(results().resolve("out").toString());
     assertThat(job.getName()).isEqualTo("t");
     assertThat(job.hasSubmitTime()).isTrue();
     started.await(10, TimeUnit.SECONDS);
-    Iterator<WatchJobResponse> updates = stub.watchJob(WatchJobRequest.newBuilder().setJobId(job.getId()).build());
+    Iterator<WatchJobResponse> updates =
+        stub.watchJob(WatchJobRequest.newBuilder().setJobId(job.getId()).build());
     List<Job> seen = new ArrayList<>();
     seen.add(updates.next().getJob());
     release.countDown();
@@ -149,13 +175,16 @@ class EvalGrpcServiceTest {
     assertThat(seen.getLast().hasEndTime()).isTrue();
 
     List<GetResultsResponse> results = new ArrayList<>();
-    stub.getResults(GetResultsRequest.newBuilder().setJobId(job.getId()).build()).forEachRemaining(results::add);
+    stub.getResults(GetResultsRequest.newBuilder().setJobId(job.getId()).build())
+        .forEachRemaining(results::add);
     assertThat(results).hasSize(2);
     var ranking = results.getFirst().getCell().getRankings(0);
     assertThat(ranking.getQueryId()).isEqualTo("q1");
-    assertThat(ranking.getDocumentsList()).extracting(d -> d.getDocId() + "@" + d.getRank() + "=" + d.getScore())
+    assertThat(ranking.getDocumentsList())
+        .extracting(d -> d.getDocId() + "@" + d.getRank() + "=" + d.getScore())
         .containsExactly("d1@1=1.5", "d2@2=1.5");
-    assertThat(results.getFirst().getCell().getMetricsList()).anyMatch(m -> m.getName().equals("ndcg@10") && m.getValue() == 0.5);
+    assertThat(results.getFirst().getCell().getMetricsList())
+        .anyMatch(m -> m.getName().equals("ndcg@10") && m.getValue() == 0.5);
     assertThat(stub.listJobs(ListJobsRequest.getDefaultInstance()).getJobsList()).hasSize(1);
   }
 
@@ -164,7 +193,8 @@ class EvalGrpcServiceTest {
     Job job = submit("out");
     assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
     stub.cancelJob(CancelJobRequest.newBuilder().setJobId(job.getId()).build());
-    Iterator<WatchJobResponse> updates = stub.watchJob(WatchJobRequest.newBuilder().setJobId(job.getId()).build());
+    Iterator<WatchJobResponse> updates =
+        stub.watchJob(WatchJobRequest.newBuilder().setJobId(job.getId()).build());
     Job last = null;
     while (updates.hasNext()) {
       last = updates.next().getJob();
@@ -179,31 +209,51 @@ class EvalGrpcServiceTest {
     started.await(10, TimeUnit.SECONDS);
     Job second = submit("second");
     assertThat(second.getState()).isEqualTo(JobState.JOB_STATE_QUEUED);
-    Job cancelled = stub.cancelJob(CancelJobRequest.newBuilder().setJobId(second.getId()).build()).getJob();
+    Job cancelled =
+        stub.cancelJob(CancelJobRequest.newBuilder().setJobId(second.getId()).build()).getJob();
     assertThat(cancelled.getState()).isEqualTo(JobState.JOB_STATE_CANCELLED);
     release.countDown();
-    Iterator<WatchJobResponse> updates = stub.watchJob(WatchJobRequest.newBuilder().setJobId(first.getId()).build());
+    Iterator<WatchJobResponse> updates =
+        stub.watchJob(WatchJobRequest.newBuilder().setJobId(first.getId()).build());
     updates.forEachRemaining(update -> {});
-    assertThat(stub.getJob(GetJobRequest.newBuilder().setJobId(second.getId()).build()).getJob().getState())
+    assertThat(
+            stub.getJob(GetJobRequest.newBuilder().setJobId(second.getId()).build())
+                .getJob()
+                .getState())
         .isEqualTo(JobState.JOB_STATE_CANCELLED);
     assertThat(results().resolve("second")).doesNotExist();
   }
 
   @Test
   void badRequestsAreRefusedWithTheFieldNamed() {
-    assertThatThrownBy(() -> stub.submitJob(SubmitJobRequest.newBuilder().setSpecYaml("name: [unclosed").setOutputDir("o").build()))
-        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
-          assertThat(e.getStatus().getDescription()).contains("not valid YAML").contains("line 1, column").doesNotContain("unclosed");
-          assertThat(StatusMapper.violatedField(e)).isEqualTo("spec_yaml");
-        });
+    assertThatThrownBy(
+            () ->
+                stub.submitJob(
+                    SubmitJobRequest.newBuilder()
+                        .setSpecYaml("name: [unclosed")
+                        .setOutputDir("o")
+                        .build()))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+              assertThat(e.getStatus().getDescription())
+                  .contains("not valid YAML")
+                  .contains("line 1, column")
+                  .doesNotContain("unclosed");
+              assertThat(StatusMapper.violatedField(e)).isEqualTo("spec_yaml");
+            });
     assertThatThrownBy(() -> stub.submitJob(request(SPEC, "").toBuilder().clearOutputDir().build()))
-        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
-          assertThat(e.getStatus().getDescription()).contains("output_dir");
-        });
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+              assertThat(e.getStatus().getDescription()).contains("output_dir");
+            });
     assertThatThrownBy(() -> stub.getJob(GetJobRequest.newBuilder().setJobId("job-nope").build()))
-        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND));
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND));
   }
 
   @Test
@@ -211,10 +261,12 @@ class EvalGrpcServiceTest {
     submit("same");
     started.await(10, TimeUnit.SECONDS);
     assertThatThrownBy(() -> submit("same"))
-        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
-          assertThat(e.getStatus().getDescription()).contains("already writing");
-        });
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
+              assertThat(e.getStatus().getDescription()).contains("already writing");
+            });
   }
 
   @Test
@@ -222,11 +274,15 @@ class EvalGrpcServiceTest {
     for (String out : List.of("/etc/x", "../../../tmp/x", tmp.resolve("elsewhere").toString())) {
       assertThatThrownBy(() -> submit(out))
           .as(out)
-          .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-            assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED);
-            assertThat(StatusMapper.violatedField(e)).isEqualTo("output_dir");
-            assertThat(e.getStatus().getDescription()).startsWith("output_dir: ").contains("outside the results root");
-          });
+          .isInstanceOfSatisfying(
+              StatusRuntimeException.class,
+              e -> {
+                assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED);
+                assertThat(StatusMapper.violatedField(e)).isEqualTo("output_dir");
+                assertThat(e.getStatus().getDescription())
+                    .startsWith("output_dir: ")
+                    .contains("outside the results root");
+              });
     }
     assertThat(Path.of("/etc/x")).doesNotExist();
     assertThat(stub.listJobs(ListJobsRequest.getDefaultInstance()).getJobsList()).isEmpty();
@@ -235,12 +291,19 @@ class EvalGrpcServiceTest {
   @Test
   void aTaskSetTheClientDidNotSendIsNeverReadFromTheServicesDisk() {
     SubmitJobRequest request =
-        SubmitJobRequest.newBuilder().setSpecYaml("task_sets: [/etc/passwd]\nretrievers: [bm25]\n").setOutputDir("o").build();
+        SubmitJobRequest.newBuilder()
+            .setSpecYaml("task_sets: [/etc/passwd]\nretrievers: [bm25]\n")
+            .setOutputDir("o")
+            .build();
     assertThatThrownBy(() -> stub.submitJob(request))
-        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
-          assertThat(StatusMapper.violatedField(e)).isEqualTo("spec_yaml.task_sets[0]");
-          assertThat(e.getStatus().getDescription()).contains("was not sent with the job").doesNotContain("root:");
-        });
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+              assertThat(StatusMapper.violatedField(e)).isEqualTo("spec_yaml.task_sets[0]");
+              assertThat(e.getStatus().getDescription())
+                  .contains("was not sent with the job")
+                  .doesNotContain("root:");
+            });
   }
 }

@@ -51,7 +51,9 @@ class LatestValueStreamTest {
   }
 
   private static WatchJobResponse state(int done, JobState state) {
-    return WatchJobResponse.newBuilder().setJob(Job.newBuilder().setId("j").setCellsDone(done).setState(state)).build();
+    return WatchJobResponse.newBuilder()
+        .setJob(Job.newBuilder().setId("j").setCellsDone(done).setState(state))
+        .build();
   }
 
   /**
@@ -66,25 +68,28 @@ class LatestValueStreamTest {
               (ServerCallStreamObserver<WatchJobResponse>) response,
               update -> update.getJob().getState() == JobState.JOB_STATE_SUCCEEDED);
       stream.offer(state(0, JobState.JOB_STATE_QUEUED));
-      Thread.ofPlatform().start(() -> {
-        try {
-          go.await();
-        } catch (InterruptedException e) {
-          return;
-        }
-        for (int i = 1; i <= UPDATES; i++) {
-          stream.offer(state(i, JobState.JOB_STATE_RUNNING));
-        }
-        stream.offer(state(UPDATES, JobState.JOB_STATE_SUCCEEDED));
-        produced.countDown();
-      });
+      Thread.ofPlatform()
+          .start(
+              () -> {
+                try {
+                  go.await();
+                } catch (InterruptedException e) {
+                  return;
+                }
+                for (int i = 1; i <= UPDATES; i++) {
+                  stream.offer(state(i, JobState.JOB_STATE_RUNNING));
+                }
+                stream.offer(state(UPDATES, JobState.JOB_STATE_SUCCEEDED));
+                produced.countDown();
+              });
     }
   }
 
   /** Counts the messages the service hands to the transport. */
   private final class CountingSends implements ServerInterceptor {
     @Override
-    public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
+    public <Q, R> ServerCall.Listener<Q> interceptCall(
+        ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
       return next.startCall(
           new ForwardingServerCall.SimpleForwardingServerCall<>(call) {
             @Override
@@ -100,7 +105,11 @@ class LatestValueStreamTest {
   @Test
   void aReaderThatAsksForOneStateGetsOneAndThenTheNewestInsteadOfABacklog() throws Exception {
     String name = "latest-value-" + UUID.randomUUID();
-    server = InProcessServerBuilder.forName(name).addService(ServerInterceptors.intercept(new FastJob(), new CountingSends())).build().start();
+    server =
+        InProcessServerBuilder.forName(name)
+            .addService(ServerInterceptors.intercept(new FastJob(), new CountingSends()))
+            .build()
+            .start();
     channel = InProcessChannelBuilder.forName(name).build();
     List<WatchJobResponse> received = new CopyOnWriteArrayList<>();
     CompletableFuture<Void> done = new CompletableFuture<>();
@@ -135,7 +144,9 @@ class LatestValueStreamTest {
     while (received.isEmpty() && System.nanoTime() < deadline) {
       Thread.sleep(5);
     }
-    assertThat(received).extracting(r -> r.getJob().getState()).containsExactly(JobState.JOB_STATE_QUEUED);
+    assertThat(received)
+        .extracting(r -> r.getJob().getState())
+        .containsExactly(JobState.JOB_STATE_QUEUED);
     go.countDown();
     assertThat(produced.await(30, TimeUnit.SECONDS)).isTrue();
     // The reader asked for one state and got it: every later one was held back, none was sent.

@@ -11,13 +11,17 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 class CellFingerprintTest {
-  private static final Map<String, Object> FIELDS = Map.of("dataset_sha", "abc", "top_k", 100, "model", "bm25");
+  private static final Map<String, Object> FIELDS =
+      Map.of("dataset_sha", "abc", "top_k", 100, "model", "bm25");
 
   @Test
   void theScoringRevisionIsPartOfTheFingerprint() {
-    assertThat(CellFingerprint.of(FIELDS)).isEqualTo(CellFingerprint.of(FIELDS, ScoringRevision.CURRENT));
-    assertThat(CellFingerprint.of(FIELDS, ScoringRevision.CURRENT + 1)).isNotEqualTo(CellFingerprint.of(FIELDS));
-    assertThat(CellFingerprint.of(FIELDS, ScoringRevision.CURRENT - 1)).isNotEqualTo(CellFingerprint.of(FIELDS));
+    assertThat(CellFingerprint.of(FIELDS))
+        .isEqualTo(CellFingerprint.of(FIELDS, ScoringRevision.CURRENT));
+    assertThat(CellFingerprint.of(FIELDS, ScoringRevision.CURRENT + 1))
+        .isNotEqualTo(CellFingerprint.of(FIELDS));
+    assertThat(CellFingerprint.of(FIELDS, ScoringRevision.CURRENT - 1))
+        .isNotEqualTo(CellFingerprint.of(FIELDS));
   }
 
   @Test
@@ -31,7 +35,9 @@ class CellFingerprintTest {
             .configure(MapperFeature.SORT_PROPERTIES_ALPHABETICALLY, true)
             .build()
             .writeValueAsBytes(before);
-    String old = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(canonical));
+    String old =
+        java.util.HexFormat.of()
+            .formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(canonical));
     assertThat(old).hasSize(64).isNotEqualTo(CellFingerprint.of(FIELDS));
   }
 }

@@ -42,28 +42,39 @@ class JobAdmissionTest {
 
   private static void beir(Path folder) throws Exception {
     Files.createDirectories(folder.resolve("qrels"));
-    Files.writeString(folder.resolve("corpus.jsonl"), "{\"_id\": \"d1\", \"text\": \"" + SECRET + "\"}\n");
+    Files.writeString(
+        folder.resolve("corpus.jsonl"), "{\"_id\": \"d1\", \"text\": \"" + SECRET + "\"}\n");
     Files.writeString(folder.resolve("queries.jsonl"), "{\"_id\": \"q1\", \"text\": \"q\"}\n");
     Files.writeString(folder.resolve("qrels/test.tsv"), "query-id\tcorpus-id\tscore\nq1\td1\t1\n");
   }
 
   private static String tasks(String path) {
     return "name: b\ntasks:\n  - {name: t, language: en, source: {hub: o/hub, revision: main}}\n"
-        + "  - {name: local, language: en, source: {path: \"" + path + "\"}}\n";
+        + "  - {name: local, language: en, source: {path: \""
+        + path
+        + "\"}}\n";
   }
 
   private AdmittedJob admit(String taskSet, String out) {
     return admission.admit(
         "job-000000000001",
-        new JobRequest(SPEC, List.of(new JobRequest.TaskSetDocument("tasks.yaml", taskSet, tmp.resolve("client").toString())), out));
+        new JobRequest(
+            SPEC,
+            List.of(
+                new JobRequest.TaskSetDocument(
+                    "tasks.yaml", taskSet, tmp.resolve("client").toString())),
+            out));
   }
 
-  private void refused(Class<? extends TenbinException> type, String field, String taskSet, String out) {
+  private void refused(
+      Class<? extends TenbinException> type, String field, String taskSet, String out) {
     assertThatThrownBy(() -> admit(taskSet, out))
-        .isInstanceOfSatisfying(type, e -> {
-          assertThat(e.field()).isEqualTo(field);
-          assertThat(e.getMessage()).doesNotContain(SECRET).hasSizeLessThan(1000);
-        });
+        .isInstanceOfSatisfying(
+            type,
+            e -> {
+              assertThat(e.field()).isEqualTo(field);
+              assertThat(e.getMessage()).doesNotContain(SECRET).hasSizeLessThan(1000);
+            });
   }
 
   @Test
@@ -81,10 +92,18 @@ class JobAdmissionTest {
   void aPathThatReachesARootThroughALinkIsAcceptedAsItsRealPath() throws Exception {
     Files.createDirectories(results);
     Path alias = Files.createSymbolicLink(tmp.resolve("alias"), results);
-    assertThat(admit(tasks(data.resolve("tiny").toString()), alias.resolve("runs/c").toString()).directory())
+    assertThat(
+            admit(tasks(data.resolve("tiny").toString()), alias.resolve("runs/c").toString())
+                .directory())
         .isEqualTo(results.toRealPath().resolve("runs/c"));
     Path dataAlias = Files.createSymbolicLink(tmp.resolve("data-alias"), data);
-    assertThat(admit(tasks(dataAlias.resolve("tiny").toString()), "o").taskSets().getFirst().task("local").orElseThrow().source())
+    assertThat(
+            admit(tasks(dataAlias.resolve("tiny").toString()), "o")
+                .taskSets()
+                .getFirst()
+                .task("local")
+                .orElseThrow()
+                .source())
         .isEqualTo(new LocalBeir(data.resolve("tiny").toRealPath()));
   }
 
@@ -109,13 +128,19 @@ class JobAdmissionTest {
   @Test
   void datasetPathsOutsideTheDataRootsAreDeniedNamingTheTaskSetField() throws Exception {
     String field = "task_sets[0].tasks[1].source.path";
-    refused(PermissionDeniedException.class, field, tasks(outside.resolve("private").toString()), "o");
+    refused(
+        PermissionDeniedException.class, field, tasks(outside.resolve("private").toString()), "o");
     refused(PermissionDeniedException.class, field, tasks("../outside/private"), "o");
-    refused(PermissionDeniedException.class, field, tasks(data.resolve("tiny/../../outside/private").toString()), "o");
+    refused(
+        PermissionDeniedException.class,
+        field,
+        tasks(data.resolve("tiny/../../outside/private").toString()),
+        "o");
     refused(PermissionDeniedException.class, field, tasks("/etc"), "o");
     Files.createSymbolicLink(data.resolve("escape"), outside.resolve("private"));
     refused(PermissionDeniedException.class, field, tasks(data.resolve("escape").toString()), "o");
-    assertThatThrownBy(() -> admit(tasks(data.resolve("escape").toString()), "o")).hasMessageContaining("symbolic link");
+    assertThatThrownBy(() -> admit(tasks(data.resolve("escape").toString()), "o"))
+        .hasMessageContaining("symbolic link");
   }
 
   @Test
@@ -124,7 +149,11 @@ class JobAdmissionTest {
     beir(folder);
     Files.delete(folder.resolve("corpus.jsonl"));
     Files.createSymbolicLink(folder.resolve("corpus.jsonl"), outside.resolve("secret.txt"));
-    refused(PermissionDeniedException.class, "task_sets[0].tasks[1].source.path", tasks(folder.toString()), "o");
+    refused(
+        PermissionDeniedException.class,
+        "task_sets[0].tasks[1].source.path",
+        tasks(folder.toString()),
+        "o");
   }
 
   @Test
@@ -132,10 +161,20 @@ class JobAdmissionTest {
     Path collections = Files.createDirectories(data.resolve("collections"));
     beir(collections.resolve("fine"));
     Files.createSymbolicLink(collections.resolve("linked"), outside.resolve("private"));
-    refused(PermissionDeniedException.class, "task_sets[0].tasks_from", "name: b\ntasks_from: " + collections + "\n", "o");
-    refused(PermissionDeniedException.class, "task_sets[0].tasks_from.path", "name: b\ntasks_from: {path: " + outside + "}\n", "o");
+    refused(
+        PermissionDeniedException.class,
+        "task_sets[0].tasks_from",
+        "name: b\ntasks_from: " + collections + "\n",
+        "o");
+    refused(
+        PermissionDeniedException.class,
+        "task_sets[0].tasks_from.path",
+        "name: b\ntasks_from: {path: " + outside + "}\n",
+        "o");
     Files.delete(collections.resolve("linked"));
-    assertThat(admit("name: b\ntasks_from: " + collections + "\n", "o").taskSets().getFirst().tasks()).hasSize(1);
+    assertThat(
+            admit("name: b\ntasks_from: " + collections + "\n", "o").taskSets().getFirst().tasks())
+        .hasSize(1);
   }
 
   @Test
@@ -143,86 +182,164 @@ class JobAdmissionTest {
     String home = System.getProperty("user.home");
     for (String path : List.of("${HOME}/data", "~/data", "${TENBIN_NOT_SET}/x")) {
       assertThatThrownBy(() -> admit(tasks(path), "o"))
-          .isInstanceOfSatisfying(InvalidInputException.class, e -> {
-            assertThat(e.field()).isEqualTo("task_sets[0].tasks[1].source.path");
-            assertThat(e.getMessage()).contains("not expanded").doesNotContain(home + "/data");
-          });
+          .isInstanceOfSatisfying(
+              InvalidInputException.class,
+              e -> {
+                assertThat(e.field()).isEqualTo("task_sets[0].tasks[1].source.path");
+                assertThat(e.getMessage()).contains("not expanded").doesNotContain(home + "/data");
+              });
     }
   }
 
   @Test
   void withoutDataRootsLocalDatasetsAreDeniedAndHubOnesAccepted() throws Exception {
     JobAdmission hubOnly = JobAdmission.of(ServiceFolders.under(tmp.resolve("state2")));
-    JobRequest local = new JobRequest(SPEC, List.of(new JobRequest.TaskSetDocument("tasks.yaml", tasks(data.resolve("tiny").toString()), "")), "o");
+    JobRequest local =
+        new JobRequest(
+            SPEC,
+            List.of(
+                new JobRequest.TaskSetDocument(
+                    "tasks.yaml", tasks(data.resolve("tiny").toString()), "")),
+            "o");
     assertThatThrownBy(() -> hubOnly.admit("job-000000000001", local))
-        .isInstanceOfSatisfying(PermissionDeniedException.class, e -> assertThat(e.getMessage()).contains("no data roots"));
-    String hub = "name: b\ntasks:\n  - {name: t, language: en, source: {hub: o/hub, revision: main}}\n";
-    AdmittedJob job = hubOnly.admit("job-000000000001", new JobRequest(SPEC, List.of(new JobRequest.TaskSetDocument("tasks.yaml", hub, "")), "o"));
-    assertThat(job.directory()).startsWithRaw(tmp.resolve("state2").resolve("results").toRealPath());
+        .isInstanceOfSatisfying(
+            PermissionDeniedException.class,
+            e -> assertThat(e.getMessage()).contains("no data roots"));
+    String hub =
+        "name: b\ntasks:\n  - {name: t, language: en, source: {hub: o/hub, revision: main}}\n";
+    AdmittedJob job =
+        hubOnly.admit(
+            "job-000000000001",
+            new JobRequest(
+                SPEC, List.of(new JobRequest.TaskSetDocument("tasks.yaml", hub, "")), "o"));
+    assertThat(job.directory())
+        .startsWithRaw(tmp.resolve("state2").resolve("results").toRealPath());
   }
 
   @Test
   void onlyTheSelectedTasksNeedTheirDataButEveryPathMustBeInside() {
     String spec = "task_sets: [tasks.yaml]\ntasks: [t]\nretrievers: [bm25]\n";
     JobRequest missingButUnselected =
-        new JobRequest(spec, List.of(new JobRequest.TaskSetDocument("tasks.yaml", tasks(data.resolve("absent").toString()), "")), "o");
+        new JobRequest(
+            spec,
+            List.of(
+                new JobRequest.TaskSetDocument(
+                    "tasks.yaml", tasks(data.resolve("absent").toString()), "")),
+            "o");
     assertThat(admission.admit("job-000000000001", missingButUnselected).taskSets()).hasSize(1);
     assertThatThrownBy(() -> admit(tasks(data.resolve("absent").toString()), "o"))
-        .isInstanceOfSatisfying(InvalidInputException.class, e -> {
-          assertThat(e.field()).isEqualTo("task_sets[0].tasks[1].source.path");
-          assertThat(e.getMessage()).contains("task local: dataset folder not found");
-        });
+        .isInstanceOfSatisfying(
+            InvalidInputException.class,
+            e -> {
+              assertThat(e.field()).isEqualTo("task_sets[0].tasks[1].source.path");
+              assertThat(e.getMessage()).contains("task local: dataset folder not found");
+            });
     assertThatThrownBy(() -> admit(tasks(data.toString()), "o"))
-        .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.getMessage()).contains("missing corpus.jsonl"));
+        .isInstanceOfSatisfying(
+            InvalidInputException.class,
+            e -> assertThat(e.getMessage()).contains("missing corpus.jsonl"));
   }
 
   @Test
   void errorsNeverShowFileContentsNorTheYamlSourceText() {
     // A dataset path naming a file whose content is secret: refused without reading it.
-    refused(InvalidInputException.class, "task_sets[0].tasks[1].source.path", tasks(data.resolve("tiny/corpus.jsonl").toString()), "o");
+    refused(
+        InvalidInputException.class,
+        "task_sets[0].tasks[1].source.path",
+        tasks(data.resolve("tiny/corpus.jsonl").toString()),
+        "o");
     // A YAML syntax error in a task set: line and column, not the text around it.
     assertThatThrownBy(() -> admit("name: b\ntasks: [" + SECRET + "\n  - : : :\n", "o"))
-        .isInstanceOfSatisfying(InvalidInputException.class, e -> {
-          assertThat(e.field()).isEqualTo("task_sets[0].yaml");
-          assertThat(e.getMessage()).contains("line ").doesNotContain(SECRET);
-        });
-    assertThatThrownBy(() -> admission.admit("job-000000000001", new JobRequest("name: [" + SECRET + "\n", List.of(), "o")))
-        .isInstanceOfSatisfying(InvalidInputException.class, e -> {
-          assertThat(e.field()).isEqualTo("spec_yaml");
-          assertThat(e.getMessage()).contains("line ").doesNotContain(SECRET);
-        });
+        .isInstanceOfSatisfying(
+            InvalidInputException.class,
+            e -> {
+              assertThat(e.field()).isEqualTo("task_sets[0].yaml");
+              assertThat(e.getMessage()).contains("line ").doesNotContain(SECRET);
+            });
+    assertThatThrownBy(
+            () ->
+                admission.admit(
+                    "job-000000000001", new JobRequest("name: [" + SECRET + "\n", List.of(), "o")))
+        .isInstanceOfSatisfying(
+            InvalidInputException.class,
+            e -> {
+              assertThat(e.field()).isEqualTo("spec_yaml");
+              assertThat(e.getMessage()).contains("line ").doesNotContain(SECRET);
+            });
   }
 
   @Test
   void longValuesAreCutInMessages() {
     String huge = "x".repeat(100_000);
-    refused(InvalidInputException.class, "output_dir", tasks(data.resolve("tiny").toString()), "/" + huge);
-    refused(PermissionDeniedException.class, "output_dir", tasks(data.resolve("tiny").toString()), "/" + "y".repeat(3000));
-    assertThatThrownBy(() -> admit(tasks(data.resolve("tiny").toString()).replace("name: local", "name: " + huge + "!"), "o"))
-        .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.getMessage()).hasSizeLessThan(1000).contains("more characters"));
-    assertThatThrownBy(() -> admission.admit("job-000000000001", new JobRequest(SPEC.replace("[bm25]", "[" + huge + "]"), List.of(), "o")))
-        .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.getMessage()).hasSizeLessThan(1000));
+    refused(
+        InvalidInputException.class,
+        "output_dir",
+        tasks(data.resolve("tiny").toString()),
+        "/" + huge);
+    refused(
+        PermissionDeniedException.class,
+        "output_dir",
+        tasks(data.resolve("tiny").toString()),
+        "/" + "y".repeat(3000));
+    assertThatThrownBy(
+            () ->
+                admit(
+                    tasks(data.resolve("tiny").toString())
+                        .replace("name: local", "name: " + huge + "!"),
+                    "o"))
+        .isInstanceOfSatisfying(
+            InvalidInputException.class,
+            e -> assertThat(e.getMessage()).hasSizeLessThan(1000).contains("more characters"));
+    assertThatThrownBy(
+            () ->
+                admission.admit(
+                    "job-000000000001",
+                    new JobRequest(SPEC.replace("[bm25]", "[" + huge + "]"), List.of(), "o")))
+        .isInstanceOfSatisfying(
+            InvalidInputException.class, e -> assertThat(e.getMessage()).hasSizeLessThan(1000));
   }
 
   @Test
   void theTaskSetsSentMustBeExactlyThoseTheSpecNames() {
-    String hub = "name: b\ntasks:\n  - {name: t, language: en, source: {hub: o/hub, revision: main}}\n";
-    assertThatThrownBy(() -> admission.admit("job-000000000001", new JobRequest(SPEC, List.of(), "o")))
-        .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.field()).isEqualTo("spec_yaml.task_sets[0]"));
+    String hub =
+        "name: b\ntasks:\n  - {name: t, language: en, source: {hub: o/hub, revision: main}}\n";
     assertThatThrownBy(
-            () -> admission.admit(
-                "job-000000000001",
-                new JobRequest(
-                    SPEC,
-                    List.of(new JobRequest.TaskSetDocument("tasks.yaml", hub, ""), new JobRequest.TaskSetDocument("other.yaml", hub, "")),
-                    "o")))
-        .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.field()).isEqualTo("task_sets[1].name"));
+            () -> admission.admit("job-000000000001", new JobRequest(SPEC, List.of(), "o")))
+        .isInstanceOfSatisfying(
+            InvalidInputException.class,
+            e -> assertThat(e.field()).isEqualTo("spec_yaml.task_sets[0]"));
     assertThatThrownBy(
-            () -> admission.admit("job-000000000001", new JobRequest(SPEC, List.of(new JobRequest.TaskSetDocument("tasks.yaml", hub, "rel")), "o")))
-        .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.field()).isEqualTo("task_sets[0].base_dir"));
+            () ->
+                admission.admit(
+                    "job-000000000001",
+                    new JobRequest(
+                        SPEC,
+                        List.of(
+                            new JobRequest.TaskSetDocument("tasks.yaml", hub, ""),
+                            new JobRequest.TaskSetDocument("other.yaml", hub, "")),
+                        "o")))
+        .isInstanceOfSatisfying(
+            InvalidInputException.class, e -> assertThat(e.field()).isEqualTo("task_sets[1].name"));
     assertThatThrownBy(
-            () -> admission.admit(
-                "job-000000000001", new JobRequest(SPEC.replace("retrievers", "tasks: [nope]\nretrievers"), List.of(new JobRequest.TaskSetDocument("tasks.yaml", hub, "")), "o")))
-        .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.field()).isEqualTo("spec_yaml.tasks"));
+            () ->
+                admission.admit(
+                    "job-000000000001",
+                    new JobRequest(
+                        SPEC,
+                        List.of(new JobRequest.TaskSetDocument("tasks.yaml", hub, "rel")),
+                        "o")))
+        .isInstanceOfSatisfying(
+            InvalidInputException.class,
+            e -> assertThat(e.field()).isEqualTo("task_sets[0].base_dir"));
+    assertThatThrownBy(
+            () ->
+                admission.admit(
+                    "job-000000000001",
+                    new JobRequest(
+                        SPEC.replace("retrievers", "tasks: [nope]\nretrievers"),
+                        List.of(new JobRequest.TaskSetDocument("tasks.yaml", hub, "")),
+                        "o")))
+        .isInstanceOfSatisfying(
+            InvalidInputException.class, e -> assertThat(e.field()).isEqualTo("spec_yaml.tasks"));
   }
 }

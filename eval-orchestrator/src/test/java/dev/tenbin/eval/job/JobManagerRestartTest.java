@@ -32,7 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class JobManagerRestartTest {
   private static final int CELLS = 5;
-  private static final String TASKS = "name: b\ntasks:\n  - {name: t, language: en, source: {hub: o/hub, revision: main}}\n";
+  private static final String TASKS =
+      "name: b\ntasks:\n  - {name: t, language: en, source: {hub: o/hub, revision: main}}\n";
 
   @TempDir Path tmp;
   private final Map<String, AtomicInteger> computed = new ConcurrentHashMap<>();
@@ -52,11 +53,21 @@ class JobManagerRestartTest {
 
   private static JobRequest request(String out) {
     return new JobRequest(
-        "name: r\ntask_sets: [tasks.yaml]\nretrievers: [bm25]\n", List.of(new JobRequest.TaskSetDocument("tasks.yaml", TASKS, "")), out);
+        "name: r\ntask_sets: [tasks.yaml]\nretrievers: [bm25]\n",
+        List.of(new JobRequest.TaskSetDocument("tasks.yaml", TASKS, "")),
+        out);
   }
 
-  /** Stores CELLS cells one by one, skipping stored ones; after {@code pauseAfter} computed cells it waits to be cancelled. */
-  private JobOutcome resumable(AdmittedJob job, JobListener listener, Cancellation cancellation, int pauseAfter, CountDownLatch paused) {
+  /**
+   * Stores CELLS cells one by one, skipping stored ones; after {@code pauseAfter} computed cells it
+   * waits to be cancelled.
+   */
+  private JobOutcome resumable(
+      AdmittedJob job,
+      JobListener listener,
+      Cancellation cancellation,
+      int pauseAfter,
+      CountDownLatch paused) {
     runs.incrementAndGet();
     ResultStore store = ResultStore.open(job.directory());
     int stored = 0;
@@ -93,18 +104,41 @@ class JobManagerRestartTest {
   }
 
   static CellRecord cell(String fingerprint) {
-    CellKey key = new CellKey("bench", "tiny", "tiny-" + fingerprint.substring(60), "en", "", "bm25", "bm25", "base", "retrieval");
+    CellKey key =
+        new CellKey(
+            "bench",
+            "tiny",
+            "tiny-" + fingerprint.substring(60),
+            "en",
+            "",
+            "bm25",
+            "bm25",
+            "base",
+            "retrieval");
     return new CellRecord(
-        CellRecord.FORMAT_VERSION, fingerprint, key, Map.of(), Map.of(), Map.of("ndcg@10", 0.5),
-        Map.of("ndcg@10", new TieAwareValue(0.5, 0.5, 0.5, 0, 0)), Map.of(), Map.of(),
-        List.of(new StoredQuery("q1", Map.of("ndcg@10", 0.5), List.of(new StoredDoc("d1", 1.5, 1)))), "2026-11-23T00:00:00Z");
+        CellRecord.FORMAT_VERSION,
+        fingerprint,
+        key,
+        Map.of(),
+        Map.of(),
+        Map.of("ndcg@10", 0.5),
+        Map.of("ndcg@10", new TieAwareValue(0.5, 0.5, 0.5, 0, 0)),
+        Map.of(),
+        Map.of(),
+        List.of(
+            new StoredQuery("q1", Map.of("ndcg@10", 0.5), List.of(new StoredDoc("d1", 1.5, 1)))),
+        "2026-11-23T00:00:00Z");
   }
 
   private JobManager open(int pauseAfter, CountDownLatch paused) {
-    return JobManager.open(folders(), (job, listener, cancellation) -> resumable(job, listener, cancellation, pauseAfter, paused));
+    return JobManager.open(
+        folders(),
+        (job, listener, cancellation) ->
+            resumable(job, listener, cancellation, pauseAfter, paused));
   }
 
-  private static JobManager.Snapshot awaitEnd(JobManager manager, String id) throws InterruptedException {
+  private static JobManager.Snapshot awaitEnd(JobManager manager, String id)
+      throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (!manager.get(id).state().finished() && System.nanoTime() < deadline) {
       Thread.sleep(5);
@@ -113,7 +147,8 @@ class JobManagerRestartTest {
   }
 
   @Test
-  void aRunningJobStoppedByAShutdownResumesInTheNextManagerWithNoCellComputedTwice() throws Exception {
+  void aRunningJobStoppedByAShutdownResumesInTheNextManagerWithNoCellComputedTwice()
+      throws Exception {
     CountDownLatch paused = new CountDownLatch(1);
     manager = open(2, paused);
     String id = manager.submit(request("out")).id();
@@ -130,7 +165,9 @@ class JobManagerRestartTest {
     assertThat(end.cellsCached()).isEqualTo(2);
     assertThat(end.cellsDone()).isEqualTo(CELLS);
     assertThat(runs).hasValue(2);
-    assertThat(computed).hasSize(CELLS).allSatisfy((fingerprint, times) -> assertThat(times).hasValue(1));
+    assertThat(computed)
+        .hasSize(CELLS)
+        .allSatisfy((fingerprint, times) -> assertThat(times).hasValue(1));
     assertThat(ResultStore.existing(end.outputDirectory(), "out").readAll()).hasSize(CELLS);
   }
 
@@ -145,15 +182,29 @@ class JobManagerRestartTest {
     try (JobTable table = JobTable.open(tmp.resolve("state"))) {
       table.save(
           new JobRecord(
-              "job-0000000000aa", 1, "r", JobManager.State.RUNNING, false, request("crashed"), admitted.directory(),
-              Instant.now(), Instant.now(), null, CELLS, 2, 0, ""));
+              "job-0000000000aa",
+              1,
+              "r",
+              JobManager.State.RUNNING,
+              false,
+              request("crashed"),
+              admitted.directory(),
+              Instant.now(),
+              Instant.now(),
+              null,
+              CELLS,
+              2,
+              0,
+              ""));
     }
     manager = open(0, new CountDownLatch(1));
     JobManager.Snapshot end = awaitEnd(manager, "job-0000000000aa");
     assertThat(end.state()).isEqualTo(JobManager.State.SUCCEEDED);
-    assertThat(computed.keySet()).containsExactlyInAnyOrder(fingerprint(1), fingerprint(2), fingerprint(4));
+    assertThat(computed.keySet())
+        .containsExactlyInAnyOrder(fingerprint(1), fingerprint(2), fingerprint(4));
     assertThat(ResultStore.existing(admitted.directory(), "out").readAll()).hasSize(CELLS);
-    assertThat(manager.events("job-0000000000aa")).extracting(e -> e.get("event").asText())
+    assertThat(manager.events("job-0000000000aa"))
+        .extracting(e -> e.get("event").asText())
         .containsSubsequence("requeued", "resumed", "succeeded");
   }
 
@@ -172,8 +223,20 @@ class JobManagerRestartTest {
     try (JobTable table = JobTable.open(tmp.resolve("state"))) {
       table.save(
           new JobRecord(
-              "job-0000000000bb", 9, "r", JobManager.State.RUNNING, true, request("d"), admission.admit("job-0000000000bb", request("d")).directory(),
-              Instant.now(), Instant.now(), null, 0, 0, 0, ""));
+              "job-0000000000bb",
+              9,
+              "r",
+              JobManager.State.RUNNING,
+              true,
+              request("d"),
+              admission.admit("job-0000000000bb", request("d")).directory(),
+              Instant.now(),
+              Instant.now(),
+              null,
+              0,
+              0,
+              0,
+              ""));
     }
     int runsBefore = runs.get();
     manager = open(0, new CountDownLatch(1));
@@ -181,7 +244,9 @@ class JobManagerRestartTest {
     assertThat(manager.get("job-0000000000bb").state()).isEqualTo(JobManager.State.CANCELLED);
     Thread.sleep(200);
     assertThat(runs).hasValue(runsBefore);
-    assertThat(manager.list()).extracting(JobManager.Snapshot::id).containsExactly(cancelled, "job-0000000000bb");
+    assertThat(manager.list())
+        .extracting(JobManager.Snapshot::id)
+        .containsExactly(cancelled, "job-0000000000bb");
   }
 
   @Test
@@ -230,14 +295,18 @@ class JobManagerRestartTest {
       manager.cancel(id);
       awaitEnd(manager, id);
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-      while (!captured.toString(StandardCharsets.UTF_8).contains(id + " cancelled") && System.nanoTime() < deadline) {
+      while (!captured.toString(StandardCharsets.UTF_8).contains(id + " cancelled")
+          && System.nanoTime() < deadline) {
         Thread.sleep(5); // the end is logged just after the state changes
       }
     } finally {
       System.setErr(original);
     }
     String log = captured.toString(StandardCharsets.UTF_8);
-    assertThat(log).contains("job " + id + " submitted").contains("job " + id + " started")
-        .contains("job " + id + " cancel requested").contains("job " + id + " cancelled");
+    assertThat(log)
+        .contains("job " + id + " submitted")
+        .contains("job " + id + " started")
+        .contains("job " + id + " cancel requested")
+        .contains("job " + id + " cancelled");
   }
 }

@@ -26,21 +26,36 @@ class JobPlannerTest {
       """;
 
   private static JobTask task(String sha) {
-    BeirDataset data = new BeirDataset("t", Path.of("t"), List.of(), Map.of(), Qrels.of(Map.of()), List.of(), List.of());
+    BeirDataset data =
+        new BeirDataset(
+            "t", Path.of("t"), List.of(), Map.of(), Qrels.of(Map.of()), List.of(), List.of());
     return new JobTask("bench", "t", "t", "en", "", data, sha, Map.of("path", "/somewhere/" + sha));
   }
 
   private static Function<String, ModelFacts> model(String revision, List<Integer> matryoshka) {
-    return id -> new ModelFacts(Map.of("id", id, "revision", revision), Map.of("model_revision", revision), 384, 33_000_000, matryoshka);
+    return id ->
+        new ModelFacts(
+            Map.of("id", id, "revision", revision),
+            Map.of("model_revision", revision),
+            384,
+            33_000_000,
+            matryoshka);
   }
 
   private static Map<String, String> fingerprints(String spec, String sha, String revision) {
     JobPlanner planner =
-        new JobPlanner(JobSpec.parse(spec, Path.of("/jobs/job.yaml")), model(revision, List.of()), id -> { throw new AssertionError(); });
+        new JobPlanner(
+            JobSpec.parse(spec, Path.of("/jobs/job.yaml")),
+            model(revision, List.of()),
+            id -> {
+              throw new AssertionError();
+            });
     Map<String, String> out = new HashMap<>();
     for (Work work : planner.plan(List.of(task(sha)))) {
       for (PlannedCell cell : work.cells()) {
-        out.put(cell.key().system() + "/" + cell.key().variant() + "/" + cell.key().mode(), cell.fingerprint());
+        out.put(
+            cell.key().system() + "/" + cell.key().variant() + "/" + cell.key().mode(),
+            cell.fingerprint());
       }
     }
     return out;
@@ -52,10 +67,16 @@ class JobPlannerTest {
     assertThat(cells.keySet())
         .containsExactlyInAnyOrder(
             "bm25/base/retrieval",
-            "dense:m/base/retrieval", "dense:m/int8/retrieval", "dense:m/binary/retrieval",
-            "dense:m/int8_rescore/retrieval", "dense:m/binary_rescore/retrieval",
-            "light:m/base/retrieval", "light-sparse:m/base/retrieval", "light-hybrid:m/base/retrieval",
-            "rerank-dense:m/candidates_hybrid/rerank", "rerank-dense:m/candidates_hybrid/rerank_without_safeguard");
+            "dense:m/base/retrieval",
+            "dense:m/int8/retrieval",
+            "dense:m/binary/retrieval",
+            "dense:m/int8_rescore/retrieval",
+            "dense:m/binary_rescore/retrieval",
+            "light:m/base/retrieval",
+            "light-sparse:m/base/retrieval",
+            "light-hybrid:m/base/retrieval",
+            "rerank-dense:m/candidates_hybrid/rerank",
+            "rerank-dense:m/candidates_hybrid/rerank_without_safeguard");
     assertThat(cells.values()).doesNotHaveDuplicates().allMatch(fp -> fp.matches("[0-9a-f]{64}"));
     assertThat(fingerprints(SPEC, "sha-1", "r1")).isEqualTo(cells);
   }
@@ -65,7 +86,8 @@ class JobPlannerTest {
     Map<String, String> before = fingerprints(SPEC, "sha-1", "r1");
     Map<String, String> newRevision = fingerprints(SPEC, "sha-1", "r2");
     assertThat(newRevision.get("bm25/base/retrieval")).isEqualTo(before.get("bm25/base/retrieval"));
-    before.keySet().stream().filter(k -> !k.startsWith("bm25"))
+    before.keySet().stream()
+        .filter(k -> !k.startsWith("bm25"))
         .forEach(k -> assertThat(newRevision.get(k)).as(k).isNotEqualTo(before.get(k)));
     Map<String, String> newData = fingerprints(SPEC, "sha-2", "r1");
     before.forEach((k, fp) -> assertThat(newData.get(k)).as(k).isNotEqualTo(fp));
@@ -74,21 +96,36 @@ class JobPlannerTest {
   @Test
   void theDepthAndSimilarityArePartOfTheIdentityButAddingARetrieverChangesNoExistingCell() {
     Map<String, String> before = fingerprints(SPEC, "sha-1", "r1");
-    assertThat(fingerprints(SPEC + "top_k: 50\n", "sha-1", "r1").get("bm25/base/retrieval")).isNotEqualTo(before.get("bm25/base/retrieval"));
-    assertThat(fingerprints(SPEC + "similarity: dot\n", "sha-1", "r1").get("dense:m/base/retrieval"))
+    assertThat(fingerprints(SPEC + "top_k: 50\n", "sha-1", "r1").get("bm25/base/retrieval"))
+        .isNotEqualTo(before.get("bm25/base/retrieval"));
+    assertThat(
+            fingerprints(SPEC + "similarity: dot\n", "sha-1", "r1").get("dense:m/base/retrieval"))
         .isNotEqualTo(before.get("dense:m/base/retrieval"));
-    Map<String, String> more = fingerprints(SPEC.replace("  - bm25\n", "  - bm25\n  - dense:other\n"), "sha-1", "r1");
+    Map<String, String> more =
+        fingerprints(SPEC.replace("  - bm25\n", "  - bm25\n  - dense:other\n"), "sha-1", "r1");
     before.forEach((k, fp) -> assertThat(more.get(k)).as(k).isEqualTo(fp));
   }
 
   @Test
   void automaticDenseVariantsAddTheMatryoshkaTruncationsTheModelWasTrainedFor() {
     JobPlanner planner =
-        new JobPlanner(JobSpec.parse("task_sets: [t.yaml]\nretrievers: [dense:m]\n", Path.of("/j.yaml")), model("r", List.of(256, 384)), id -> null);
+        new JobPlanner(
+            JobSpec.parse("task_sets: [t.yaml]\nretrievers: [dense:m]\n", Path.of("/j.yaml")),
+            model("r", List.of(256, 384)),
+            id -> null);
     List<String> variants =
-        planner.plan(List.of(task("s"))).getFirst().cells().stream().map(c -> c.key().variant()).toList();
+        planner.plan(List.of(task("s"))).getFirst().cells().stream()
+            .map(c -> c.key().variant())
+            .toList();
     assertThat(variants)
-        .containsExactly("base", "int8", "binary", "int8_rescore", "binary_rescore", "truncate256", "truncate256_binary_rescore");
+        .containsExactly(
+            "base",
+            "int8",
+            "binary",
+            "int8_rescore",
+            "binary_rescore",
+            "truncate256",
+            "truncate256_binary_rescore");
     PlannedCell truncated = planner.plan(List.of(task("s"))).getFirst().cells().get(5);
     assertThat(truncated.facts().get("dimension")).isEqualTo(256.0);
   }

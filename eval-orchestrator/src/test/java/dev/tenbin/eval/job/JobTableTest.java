@@ -11,18 +11,34 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The durable job table: records round-trip exactly, replace atomically, and one service owns a state folder. */
+/**
+ * The durable job table: records round-trip exactly, replace atomically, and one service owns a
+ * state folder.
+ */
 class JobTableTest {
   @TempDir Path tmp;
 
   static JobRecord record(String id, long sequence, JobManager.State state) {
     return new JobRecord(
-        id, sequence, "name-" + sequence, state, false,
+        id,
+        sequence,
+        "name-" + sequence,
+        state,
+        false,
         new JobRequest(
             "name: x\ntask_sets: [a.yaml]\n",
-            List.of(new JobRequest.TaskSetDocument("a.yaml", "name: a\n# ünïcode, \"quotes\"\n", "/client/sets")),
+            List.of(
+                new JobRequest.TaskSetDocument(
+                    "a.yaml", "name: a\n# ünïcode, \"quotes\"\n", "/client/sets")),
             "runs/x"),
-        Path.of("/results/runs/x"), Instant.parse("2026-11-23T10:15:30.123456Z"), null, null, 0, 0, 0, "");
+        Path.of("/results/runs/x"),
+        Instant.parse("2026-11-23T10:15:30.123456Z"),
+        null,
+        null,
+        0,
+        0,
+        0,
+        "");
   }
 
   @Test
@@ -30,9 +46,20 @@ class JobTableTest {
     JobRecord queued = record("job-00000000000a", 7, JobManager.State.QUEUED);
     JobRecord finished =
         new JobRecord(
-            "job-00000000000b", 8, "done", JobManager.State.FAILED, true, queued.request(), Path.of("/results/b"),
-            Instant.parse("2026-11-23T10:00:00Z"), Instant.parse("2026-11-23T10:01:00Z"), Instant.parse("2026-11-23T10:02:00Z"),
-            14, 13, 5, "bm25 on t: broken");
+            "job-00000000000b",
+            8,
+            "done",
+            JobManager.State.FAILED,
+            true,
+            queued.request(),
+            Path.of("/results/b"),
+            Instant.parse("2026-11-23T10:00:00Z"),
+            Instant.parse("2026-11-23T10:01:00Z"),
+            Instant.parse("2026-11-23T10:02:00Z"),
+            14,
+            13,
+            5,
+            "bm25 on t: broken");
     try (JobTable table = JobTable.open(tmp)) {
       table.save(finished);
       table.save(queued);
@@ -49,8 +76,20 @@ class JobTableTest {
       table.save(queued);
       JobRecord running =
           new JobRecord(
-              queued.id(), 1, queued.name(), JobManager.State.RUNNING, false, queued.request(), queued.outputDirectory(),
-              queued.submitted(), Instant.now(), null, 3, 1, 0, "");
+              queued.id(),
+              1,
+              queued.name(),
+              JobManager.State.RUNNING,
+              false,
+              queued.request(),
+              queued.outputDirectory(),
+              queued.submitted(),
+              Instant.now(),
+              null,
+              3,
+              1,
+              0,
+              "");
       table.save(running);
       assertThat(table.load()).containsExactly(running);
       try (var files = Files.list(tmp.resolve("jobs").resolve(queued.id()))) {
@@ -64,8 +103,13 @@ class JobTableTest {
     try (JobTable table = JobTable.open(tmp)) {
       table.event("job-00000000000a", "submitted", "into /r");
       table.event("job-00000000000a", "started", "");
-      Files.writeString(tmp.resolve("jobs/job-00000000000a/events.jsonl"), "{\"at\": \"2026", java.nio.file.StandardOpenOption.APPEND);
-      assertThat(table.events("job-00000000000a")).extracting(e -> e.get("event").asText()).containsExactly("submitted", "started");
+      Files.writeString(
+          tmp.resolve("jobs/job-00000000000a/events.jsonl"),
+          "{\"at\": \"2026",
+          java.nio.file.StandardOpenOption.APPEND);
+      assertThat(table.events("job-00000000000a"))
+          .extracting(e -> e.get("event").asText())
+          .containsExactly("submitted", "started");
     }
   }
 
@@ -84,7 +128,8 @@ class JobTableTest {
   void aSecondTableOverTheSameStateFolderIsRefused() {
     try (JobTable table = JobTable.open(tmp)) {
       assertThatThrownBy(() -> JobTable.open(tmp))
-          .isInstanceOfSatisfying(PreconditionException.class, e -> assertThat(e.field()).isEqualTo("--state-dir"));
+          .isInstanceOfSatisfying(
+              PreconditionException.class, e -> assertThat(e.field()).isEqualTo("--state-dir"));
     }
     JobTable.open(tmp).close();
   }

@@ -33,18 +33,24 @@ import org.junit.jupiter.api.io.TempDir;
 class ServiceRetryTest {
   @TempDir Path tmp;
 
-  /** Refuses the first {@code failures} calls with UNAVAILABLE, as a restarting service's clients see. */
+  /**
+   * Refuses the first {@code failures} calls with UNAVAILABLE, as a restarting service's clients
+   * see.
+   */
   private static ServerInterceptor unavailableFor(int failures, AtomicInteger refused) {
     return new ServerInterceptor() {
       @Override
-      public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
+      public <Q, R> ServerCall.Listener<Q> interceptCall(
+          ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
         // Work items are what this test retries: the language lookup before the job (which retries
         // on its own, IndexLanguageTest) goes through.
-        if (!call.getMethodDescriptor().getBareMethodName().equals("ResolveLanguage") && refused.incrementAndGet() <= failures) {
+        if (!call.getMethodDescriptor().getBareMethodName().equals("ResolveLanguage")
+            && refused.incrementAndGet() <= failures) {
           call.close(Status.UNAVAILABLE.withDescription("restarting"), new Metadata());
           return new ServerCall.Listener<>() {};
         }
-        return next.startCall(new ForwardingServerCall.SimpleForwardingServerCall<>(call) {}, headers);
+        return next.startCall(
+            new ForwardingServerCall.SimpleForwardingServerCall<>(call) {}, headers);
       }
     };
   }
@@ -52,7 +58,9 @@ class ServiceRetryTest {
   @Test
   void aWorkItemWhoseServiceIsUnavailableForAWhileIsRetriedAndTheJobSucceeds() throws Exception {
     SyntheticBeir.write(tmp.resolve("data"), 30, 12, 5, 3);
-    Files.writeString(tmp.resolve("tasks.yaml"), "name: b\ntasks:\n  - {name: t, language: en, source: {path: data}}\n");
+    Files.writeString(
+        tmp.resolve("tasks.yaml"),
+        "name: b\ntasks:\n  - {name: t, language: en, source: {path: data}}\n");
     Path spec = tmp.resolve("job.yaml");
     Files.writeString(spec, "task_sets: [tasks.yaml]\nretrievers: [bm25]\n");
     AtomicInteger calls = new AtomicInteger();
@@ -61,7 +69,8 @@ class ServiceRetryTest {
           NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
               .addService(
                   ServerInterceptors.intercept(
-                      new IndexGrpcService(catalog, IndexServiceConfig.embedded(tmp.resolve("index"))),
+                      new IndexGrpcService(
+                          catalog, IndexServiceConfig.embedded(tmp.resolve("index"))),
                       unavailableFor(2, calls)))
               .build()
               .start();
@@ -69,11 +78,16 @@ class ServiceRetryTest {
         JobLauncher launcher =
             new JobLauncher(
                 new JobLauncher.Options(
-                    new ServiceEndpoint("127.0.0.1", server.getPort()), null, null, tmp.resolve("models"), tmp.resolve("cache")));
+                    new ServiceEndpoint("127.0.0.1", server.getPort()),
+                    null,
+                    null,
+                    tmp.resolve("models"),
+                    tmp.resolve("cache")));
         AtomicInteger retries = new AtomicInteger();
         JobOutcome outcome =
             launcher.run(
-                JobSpec.read(spec), tmp.resolve("out"),
+                JobSpec.read(spec),
+                tmp.resolve("out"),
                 new JobListener() {
                   @Override
                   public void workRetrying(Work work, int attempt, String reason) {
@@ -86,7 +100,8 @@ class ServiceRetryTest {
         assertThat(outcome.succeeded()).as(outcome.failures().toString()).isTrue();
         assertThat(retries).hasValue(2);
         assertThat(ResultStore.existing(tmp.resolve("out"), "out").readAll()).hasSize(1);
-        assertThat(Files.readString(tmp.resolve("out").resolve("events.jsonl"))).contains("\"work_retry\"");
+        assertThat(Files.readString(tmp.resolve("out").resolve("events.jsonl")))
+            .contains("\"work_retry\"");
       } finally {
         server.shutdownNow();
       }
@@ -98,9 +113,11 @@ class ServiceRetryTest {
     long later = System.nanoTime() + 600_000_000_000L;
     StatusRuntimeException unavailable = Status.UNAVAILABLE.asRuntimeException();
     assertThat(JobRunner.retryDelay(unavailable, 1, later)).hasSeconds(1);
-    assertThat(JobRunner.retryDelay(new IllegalStateException("wrapped", unavailable), 3, later)).hasSeconds(4);
+    assertThat(JobRunner.retryDelay(new IllegalStateException("wrapped", unavailable), 3, later))
+        .hasSeconds(4);
     assertThat(JobRunner.retryDelay(unavailable, 20, later)).hasSeconds(30);
-    assertThat(JobRunner.retryDelay(Status.INVALID_ARGUMENT.asRuntimeException(), 1, later)).isNull();
+    assertThat(JobRunner.retryDelay(Status.INVALID_ARGUMENT.asRuntimeException(), 1, later))
+        .isNull();
     assertThat(JobRunner.retryDelay(Status.INTERNAL.asRuntimeException(), 1, later)).isNull();
     assertThat(JobRunner.retryDelay(unavailable, 1, System.nanoTime())).isNull();
   }

@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Cells stored before the family registry must keep their fingerprints, or a resumed job would
- * recompute them: each family's cell identity is restated here field by field, as the planner
- * wrote it before, and compared with what the families plan now.
+ * recompute them: each family's cell identity is restated here field by field, as the planner wrote
+ * it before, and compared with what the families plan now.
  */
 class StoredCellCompatibilityTest {
   private static final String SPEC =
@@ -41,22 +41,38 @@ class StoredCellCompatibilityTest {
   private final Map<String, List<String>> artifacts = new LinkedHashMap<>();
 
   StoredCellCompatibilityTest() {
-    BeirDataset data = new BeirDataset("t", Path.of("t"), List.of(), Map.of(), Qrels.of(Map.of()), List.of(), List.of());
-    JobTask task = new JobTask("bench", "t", "t", "en", "", data, "sha-1", Map.of("path", "/somewhere"));
+    BeirDataset data =
+        new BeirDataset(
+            "t", Path.of("t"), List.of(), Map.of(), Qrels.of(Map.of()), List.of(), List.of());
+    JobTask task =
+        new JobTask("bench", "t", "t", "en", "", data, "sha-1", Map.of("path", "/somewhere"));
     JobPlanner planner =
         new JobPlanner(
             JobSpec.parse(SPEC, Path.of("/jobs/job.yaml")),
-            id -> new ModelFacts(Map.of("id", id, "revision", "r1"), Map.of("model_revision", "r1"), 384, 33_000_000, List.of()),
+            id ->
+                new ModelFacts(
+                    Map.of("id", id, "revision", "r1"),
+                    Map.of("model_revision", "r1"),
+                    384,
+                    33_000_000,
+                    List.of()),
             id -> new ModelFacts(RERANKER, Map.of("model_revision", "r2"), 0, 0, List.of()));
     for (Work work : planner.plan(List.of(task))) {
-      work.cells().forEach(cell -> cells.put(cell.key().system() + "/" + cell.key().variant() + "/" + cell.key().mode(), cell));
+      work.cells()
+          .forEach(
+              cell ->
+                  cells.put(
+                      cell.key().system() + "/" + cell.key().variant() + "/" + cell.key().mode(),
+                      cell));
       artifacts.put(work.label(), work.artifacts());
     }
   }
 
   @Test
   void bm25KeepsItsIdentity() {
-    assertFingerprint("bm25/base/retrieval", Map.of("lucene", TenbinVersion.lucene(), "bm25", "k1=0.9 b=0.4 title+text"));
+    assertFingerprint(
+        "bm25/base/retrieval",
+        Map.of("lucene", TenbinVersion.lucene(), "bm25", "k1=0.9 b=0.4 title+text"));
   }
 
   @Test
@@ -67,8 +83,10 @@ class StoredCellCompatibilityTest {
     Map<String, Object> hybrid = model(ENCODER, "base");
     hybrid.put("hybrid", "min-max normalized interpolation, dense weight 0.5");
     assertFingerprint("light-hybrid:m/base/retrieval", hybrid);
-    assertFingerprint("sparse-bm25:s/base/retrieval", model(Map.of("id", "s", "revision", "r1"), "base"));
-    assertFingerprint("multivector:c/base/retrieval", model(Map.of("id", "c", "revision", "r1"), "base"));
+    assertFingerprint(
+        "sparse-bm25:s/base/retrieval", model(Map.of("id", "s", "revision", "r1"), "base"));
+    assertFingerprint(
+        "multivector:c/base/retrieval", model(Map.of("id", "c", "revision", "r1"), "base"));
   }
 
   @Test
@@ -85,7 +103,8 @@ class StoredCellCompatibilityTest {
     hybridSet.put("dense_model", ENCODER);
     hybridSet.put("onnxruntime", TenbinVersion.onnxRuntime());
     String bm25Fingerprint = CellFingerprint.of(bm25Set);
-    assertThat(artifacts.get("candidate sets on bench/t")).containsExactly(CellFingerprint.of(hybridSet), bm25Fingerprint);
+    assertThat(artifacts.get("candidate sets on bench/t"))
+        .containsExactly(CellFingerprint.of(hybridSet), bm25Fingerprint);
 
     for (String mode : List.of("rerank", "rerank_without_safeguard")) {
       Map<String, Object> rerank = model(RERANKER, "candidates_bm25");

@@ -24,8 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Loads the HTML leaderboard in headless Chromium and checks the page after its script ran. Needs
- * the Debian package {@code chromium} ({@code /usr/bin/chromium}); set
- * {@code TENBIN_SKIP_BROWSER_TESTS=1} to skip on machines without it.
+ * the Debian package {@code chromium} ({@code /usr/bin/chromium}); set {@code
+ * TENBIN_SKIP_BROWSER_TESTS=1} to skip on machines without it.
  */
 class LeaderboardBrowserIT {
   private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
@@ -38,10 +38,14 @@ class LeaderboardBrowserIT {
 
   @BeforeAll
   static void writePage() throws IOException {
-    Assumptions.assumeFalse("1".equals(System.getenv("TENBIN_SKIP_BROWSER_TESTS")), "TENBIN_SKIP_BROWSER_TESTS=1");
+    Assumptions.assumeFalse(
+        "1".equals(System.getenv("TENBIN_SKIP_BROWSER_TESTS")), "TENBIN_SKIP_BROWSER_TESTS=1");
     if (!Files.isExecutable(CHROMIUM)) {
-      fail("headless Chromium is needed at " + CHROMIUM + ": install the Debian package 'chromium'"
-          + " (apt-get install chromium), or set TENBIN_SKIP_BROWSER_TESTS=1 to skip the browser tests");
+      fail(
+          "headless Chromium is needed at "
+              + CHROMIUM
+              + ": install the Debian package 'chromium'"
+              + " (apt-get install chromium), or set TENBIN_SKIP_BROWSER_TESTS=1 to skip the browser tests");
     }
     page = dir.resolve("leaderboard.html");
     Files.writeString(page, HtmlReport.render(BOARD), StandardCharsets.UTF_8);
@@ -53,7 +57,9 @@ class LeaderboardBrowserIT {
 
     assertThat(bodyTag(dom)).contains("data-render=\"ok\"").doesNotContain("data-render-error");
     Map<String, String> ranks = new HashMap<>();
-    Matcher row = Pattern.compile("<tr class=\"row[^\"]*\" data-row=\"([^\"]*)\" data-rank=\"([^\"]*)\"").matcher(tbody(dom, "leaderboard"));
+    Matcher row =
+        Pattern.compile("<tr class=\"row[^\"]*\" data-row=\"([^\"]*)\" data-rank=\"([^\"]*)\"")
+            .matcher(tbody(dom, "leaderboard"));
     while (row.find()) {
       ranks.put(unescape(row.group(1)), row.group(2));
     }
@@ -69,9 +75,11 @@ class LeaderboardBrowserIT {
     String dom = dumpDom("");
 
     for (String chart : List.of("chart-bytes", "chart-latency")) {
-      Matcher svg = Pattern.compile("<svg id=\"" + chart + "\".*?</svg>", Pattern.DOTALL).matcher(dom);
+      Matcher svg =
+          Pattern.compile("<svg id=\"" + chart + "\".*?</svg>", Pattern.DOTALL).matcher(dom);
       assertThat(svg.find()).as(chart).isTrue();
-      assertThat(svg.group()).contains("class=\"point frontier\"", "class=\"frontier-line\"", "class=\"axis-label\"");
+      assertThat(svg.group())
+          .contains("class=\"point frontier\"", "class=\"frontier-line\"", "class=\"axis-label\"");
     }
     // bm25 stores no vectors: it is on the latency chart only
     assertThat(svgOf(dom, "chart-bytes")).doesNotContain("data-row=\"bm25/base/retrieval\"");
@@ -82,9 +90,19 @@ class LeaderboardBrowserIT {
   void sortingFilterAndAggregateControlsArePresent() throws Exception {
     String dom = dumpDom("");
 
-    assertThat(dom).contains("data-sort=\"rank\"", "data-sort=\"macro\"", "data-sort=\"bench:MLQA-mini\"");
-    for (String filter : List.of("benchmark", "language", "domain", "query_length", "document_length", "family", "variant",
-        "dimension", "parameters_bucket")) {
+    assertThat(dom)
+        .contains("data-sort=\"rank\"", "data-sort=\"macro\"", "data-sort=\"bench:MLQA-mini\"");
+    for (String filter :
+        List.of(
+            "benchmark",
+            "language",
+            "domain",
+            "query_length",
+            "document_length",
+            "family",
+            "variant",
+            "dimension",
+            "parameters_bucket")) {
       assertThat(dom).contains("data-filter=\"" + filter + "\"");
     }
     assertThat(dom).contains("name=\"aggregate\" value=\"micro\"");
@@ -93,7 +111,9 @@ class LeaderboardBrowserIT {
   @Test
   void aTieMarkerFlagsTheCellWhoseTieRangeExceedsTheGap() throws Exception {
     String tasks = tbody(dumpDom(""), "tasks");
-    Matcher tie = Pattern.compile("<tr class=\"task-row[^\"]*\" data-row=\"([^\"]*)\">(.*?)</tr>").matcher(tasks);
+    Matcher tie =
+        Pattern.compile("<tr class=\"task-row[^\"]*\" data-row=\"([^\"]*)\">(.*?)</tr>")
+            .matcher(tasks);
     List<String> flagged = new ArrayList<>();
     while (tie.find()) {
       if (tie.group(2).contains("class=\"tie\"")) {
@@ -140,13 +160,20 @@ class LeaderboardBrowserIT {
   }
 
   private static String tbody(String dom, String tableId) {
-    Matcher table = Pattern.compile("<table id=\"" + tableId + "\">.*?<tbody>(.*?)</tbody>", Pattern.DOTALL).matcher(dom);
+    Matcher table =
+        Pattern.compile("<table id=\"" + tableId + "\">.*?<tbody>(.*?)</tbody>", Pattern.DOTALL)
+            .matcher(dom);
     assertThat(table.find()).as("table " + tableId).isTrue();
     return table.group(1);
   }
 
   private static String unescape(String attribute) {
-    return attribute.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&#39;", "'").replace("&amp;", "&");
+    return attribute
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&");
   }
 
   private static String dumpDom(String fragment) throws Exception {
@@ -157,11 +184,26 @@ class LeaderboardBrowserIT {
     Path profile = Files.createTempDirectory(dir, "profile");
     Path stdout = Files.createTempFile(dir, "chromium", ".out");
     Path stderr = Files.createTempFile(dir, "chromium", ".err");
-    List<String> command = new ArrayList<>(List.of(CHROMIUM.toString(), "--headless", "--no-sandbox", "--disable-gpu",
-        "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--user-data-dir=" + profile, "--virtual-time-budget=5000"));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                CHROMIUM.toString(),
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--user-data-dir=" + profile,
+                "--virtual-time-budget=5000"));
     command.addAll(arguments);
-    Process process = new ProcessBuilder(command).redirectOutput(stdout.toFile()).redirectError(stderr.toFile()).start();
+    Process process =
+        new ProcessBuilder(command)
+            .redirectOutput(stdout.toFile())
+            .redirectError(stderr.toFile())
+            .start();
     if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
       process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
       fail("chromium did not finish within " + TIMEOUT_SECONDS + " s: " + tail(stderr));

@@ -13,28 +13,46 @@ class ParetoFrontierTest {
   @Test
   void aPointIsOnTheFrontierWhenNothingCheaperIsAtLeastAsGood() {
     List<ParetoFrontier.Point> points =
-        ParetoFrontier.of(List.of(p("big", 3072, 60), p("int8", 768, 59), p("dominated", 1536, 55), p("binary", 48, 53),
-            p("same-cost-worse", 48, 50)));
+        ParetoFrontier.of(
+            List.of(
+                p("big", 3072, 60),
+                p("int8", 768, 59),
+                p("dominated", 1536, 55),
+                p("binary", 48, 53),
+                p("same-cost-worse", 48, 50)));
 
-    assertThat(points).filteredOn(ParetoFrontier.Point::frontier).extracting(ParetoFrontier.Point::id)
+    assertThat(points)
+        .filteredOn(ParetoFrontier.Point::frontier)
+        .extracting(ParetoFrontier.Point::id)
         .containsExactly("binary", "int8", "big");
     assertThat(points).extracting(ParetoFrontier.Point::cost).isSorted();
   }
 
   @Test
   void theChartHighlightsAndConnectsFrontierPointsOnALogAxis() {
-    String svg = ParetoChart.svg("c", "t", "bytes per vector", "q",
-        List.of(p("a", 48, 53), p("b", 768, 59), p("c", 1536, 55), p("d", 3072, 60)));
+    String svg =
+        ParetoChart.svg(
+            "c",
+            "t",
+            "bytes per vector",
+            "q",
+            List.of(p("a", 48, 53), p("b", 768, 59), p("c", 1536, 55), p("d", 3072, 60)));
 
     assertThat(svg).startsWith("<svg id=\"c\"").endsWith("</svg>");
     assertThat(svg.split("class=\"point frontier\"", -1)).hasSize(4);
     assertThat(svg.split("class=\"point\"", -1)).hasSize(2);
-    assertThat(svg).contains("<polyline class=\"frontier-line\" points=\"").contains("bytes per vector (log scale)");
+    assertThat(svg)
+        .contains("<polyline class=\"frontier-line\" points=\"")
+        .contains("bytes per vector (log scale)");
   }
 
   @Test
   void narrowCostRangesUseALinearAxisAndLabelsAreEscaped() {
-    String svg = ParetoChart.svg("c", "t", "µs", "q", List.of(p("x<y>&\"", 100, 50), p("z", 150, 55)));
-    assertThat(svg).doesNotContain("log scale").contains("x&lt;y&gt;&amp;&quot;").doesNotContain("x<y");
+    String svg =
+        ParetoChart.svg("c", "t", "µs", "q", List.of(p("x<y>&\"", 100, 50), p("z", 150, 55)));
+    assertThat(svg)
+        .doesNotContain("log scale")
+        .contains("x&lt;y&gt;&amp;&quot;")
+        .doesNotContain("x<y");
   }
 }

@@ -23,7 +23,18 @@ class ReportFormatsTest {
     String table = TerminalTable.render(BOARD);
     List<String> lines = table.lines().toList();
 
-    assertThat(lines.get(1)).contains("rank", "system", "variant", "mode", "micro", "macro", "MLQA-mini", "NanoBEIR-en", "Δ base", "tasks");
+    assertThat(lines.get(1))
+        .contains(
+            "rank",
+            "system",
+            "variant",
+            "mode",
+            "micro",
+            "macro",
+            "MLQA-mini",
+            "NanoBEIR-en",
+            "Δ base",
+            "tasks");
     List<String> rows = lines.subList(3, 3 + BOARD.rows().size());
     assertThat(rows.getFirst()).startsWith("   1  " + SyntheticJob.AWKWARD_SYSTEM).endsWith("5/5");
     assertThat(rows.getLast()).startsWith("   –  dense:e5-small").endsWith("4/5");
@@ -34,7 +45,12 @@ class ReportFormatsTest {
   void markdownHasTheMainAndPerTaskTablesWithEscapedNames() {
     String md = MarkdownReport.render(BOARD, List.of("c1.svg", "c2.svg"));
 
-    assertThat(md).contains("| rank | system |", "## Per task", "NanoBEIR-en/NanoSciFact (en)", "![Pareto frontier](c1.svg)");
+    assertThat(md)
+        .contains(
+            "| rank | system |",
+            "## Per task",
+            "NanoBEIR-en/NanoSciFact (en)",
+            "![Pareto frontier](c1.svg)");
     assertThat(md).contains("dense:evil&lt;b&gt;&amp;&quot;model").doesNotContain("evil<b>");
     assertThat(md).contains("⚠");
     long tableLines = md.lines().filter(l -> l.startsWith("|")).count();
@@ -47,7 +63,11 @@ class ReportFormatsTest {
 
     assertThat(html).doesNotContain("evil<b>").contains("dense:evil&lt;b&gt;&amp;&quot;model");
     assertThat(html).doesNotContainPattern("<script[^>]* src=").doesNotContainPattern("<link ");
-    Matcher data = Pattern.compile("<script type=\"application/json\" id=\"leaderboard-data\">(.*?)</script>", Pattern.DOTALL).matcher(html);
+    Matcher data =
+        Pattern.compile(
+                "<script type=\"application/json\" id=\"leaderboard-data\">(.*?)</script>",
+                Pattern.DOTALL)
+            .matcher(html);
     assertThat(data.find()).isTrue();
     assertThat(data.group(1)).doesNotContain("<").contains("evil\\u003cb\\u003e\\u0026");
   }
@@ -73,15 +93,25 @@ class ReportFormatsTest {
   }
 
   @Test
-  void writeAllWritesTheHtmlMarkdownJsonAndChartsAndReturnsTheTable(@TempDir Path dir) throws Exception {
-    String table = Leaderboards.writeAll(SyntheticJob.cells(), dir, LeaderboardOptions.defaults().withBootstrapDraws(100));
+  void writeAllWritesTheHtmlMarkdownJsonAndChartsAndReturnsTheTable(@TempDir Path dir)
+      throws Exception {
+    String table =
+        Leaderboards.writeAll(
+            SyntheticJob.cells(), dir, LeaderboardOptions.defaults().withBootstrapDraws(100));
 
     assertThat(table).contains("bm25");
-    for (String file : List.of(Leaderboards.HTML_FILE, Leaderboards.MARKDOWN_FILE, Leaderboards.JSON_FILE,
-        Leaderboards.BYTES_CHART_FILE, Leaderboards.LATENCY_CHART_FILE)) {
+    for (String file :
+        List.of(
+            Leaderboards.HTML_FILE,
+            Leaderboards.MARKDOWN_FILE,
+            Leaderboards.JSON_FILE,
+            Leaderboards.BYTES_CHART_FILE,
+            Leaderboards.LATENCY_CHART_FILE)) {
       assertThat(dir.resolve(file)).isNotEmptyFile();
     }
-    assertThat(Files.readString(dir.resolve(Leaderboards.BYTES_CHART_FILE))).startsWith("<?xml").contains("point frontier");
+    assertThat(Files.readString(dir.resolve(Leaderboards.BYTES_CHART_FILE)))
+        .startsWith("<?xml")
+        .contains("point frontier");
     try (var listing = Files.list(dir)) {
       assertThat(listing.map(p -> p.getFileName().toString())).noneMatch(n -> n.endsWith(".tmp"));
     }
@@ -90,12 +120,27 @@ class ReportFormatsTest {
   @Test
   void aWideTieRangeIsMarkedOnTheTaskWhereItExceedsTheGap() {
     TieMarkers ties = new TieMarkers(BOARD);
-    var awkwardInt8 = BOARD.rows().stream()
-        .filter(r -> r.key().system().equals(SyntheticJob.AWKWARD_SYSTEM) && r.key().variant().equals("int8")).findFirst().orElseThrow();
-    var bm25 = BOARD.rows().stream().filter(r -> r.key().system().equals("bm25")).findFirst().orElseThrow();
+    var awkwardInt8 =
+        BOARD.rows().stream()
+            .filter(
+                r ->
+                    r.key().system().equals(SyntheticJob.AWKWARD_SYSTEM)
+                        && r.key().variant().equals("int8"))
+            .findFirst()
+            .orElseThrow();
+    var bm25 =
+        BOARD.rows().stream()
+            .filter(r -> r.key().system().equals("bm25"))
+            .findFirst()
+            .orElseThrow();
 
-    var scifact = BOARD.tasks().stream().filter(t -> t.task().equals("NanoSciFact")).findFirst().orElseThrow();
-    var fiqa = BOARD.tasks().stream().filter(t -> t.task().equals("NanoFiQA")).findFirst().orElseThrow();
+    var scifact =
+        BOARD.tasks().stream()
+            .filter(t -> t.task().equals("NanoSciFact"))
+            .findFirst()
+            .orElseThrow();
+    var fiqa =
+        BOARD.tasks().stream().filter(t -> t.task().equals("NanoFiQA")).findFirst().orElseThrow();
     assertThat(ties.task(awkwardInt8, scifact)).contains("exceeds the gap");
     assertThat(ties.task(awkwardInt8, fiqa)).isNull();
     assertThat(ties.task(bm25, scifact)).isNull();

@@ -13,7 +13,11 @@ class RunOrderTest {
   @Test
   void trecEvalOrderSortsByScoreDescendingThenDocnoDescending() {
     List<ScoredDoc> run =
-        List.of(new ScoredDoc("b", 1), new ScoredDoc("c", 2), new ScoredDoc("a", 1), new ScoredDoc("B", 1));
+        List.of(
+            new ScoredDoc("b", 1),
+            new ScoredDoc("c", 2),
+            new ScoredDoc("a", 1),
+            new ScoredDoc("B", 1));
     // "b" > "a" > "B" in strcmp order (lowercase letters are above uppercase in ASCII).
     assertThat(ids(RunOrder.TREC_EVAL.apply(run))).containsExactly("c", "b", "a", "B");
   }
@@ -38,10 +42,12 @@ class RunOrderTest {
 
   @Test
   void bothOrdersKeepTheFirstOccurrenceOfARepeatedDocument() {
-    List<ScoredDoc> run = List.of(new ScoredDoc("a", 1), new ScoredDoc("x", 2), new ScoredDoc("a", 3));
+    List<ScoredDoc> run =
+        List.of(new ScoredDoc("a", 1), new ScoredDoc("x", 2), new ScoredDoc("a", 3));
     assertThat(RunOrder.TREC_EVAL.apply(run))
         .containsExactly(new ScoredDoc("x", 2), new ScoredDoc("a", 1));
-    assertThat(RunOrder.AS_GIVEN.apply(run)).containsExactly(new ScoredDoc("a", 1), new ScoredDoc("x", 2));
+    assertThat(RunOrder.AS_GIVEN.apply(run))
+        .containsExactly(new ScoredDoc("a", 1), new ScoredDoc("x", 2));
   }
 
   @Test

@@ -12,8 +12,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Hand-computed cases pinning the {@code trec_eval -c} (version 10) semantics of each metric, to
- * four decimals at least (trec_eval prints four). log2(3) = 1.5849625, log2(5) = 2.3219281, log2(12)
- * = 3.5849625.
+ * four decimals at least (trec_eval prints four). log2(3) = 1.5849625, log2(5) = 2.3219281,
+ * log2(12) = 3.5849625.
  */
 class TrecEvalSemanticsTest {
   private static final Offset<Double> FOUR_DECIMALS = within(5e-5);
@@ -22,7 +22,8 @@ class TrecEvalSemanticsTest {
     return new ScoredDoc(id, score);
   }
 
-  private static Map<String, Double> evaluateOne(Qrels qrels, List<ScoredDoc> ranking, RunOrder order) {
+  private static Map<String, Double> evaluateOne(
+      Qrels qrels, List<ScoredDoc> ranking, RunOrder order) {
     return RankingEvaluator.standard()
         .evaluate(qrels, Map.of("q", ranking), List.of("q"), order)
         .perQuery()
@@ -34,7 +35,8 @@ class TrecEvalSemanticsTest {
     // Judged: d1=2, d2=1, d3=0, d4=1 (not retrieved), d5=-1; x is unjudged. 3 relevant documents.
     Qrels qrels = Qrels.of(Map.of("q", Map.of("d1", 2, "d2", 1, "d3", 0, "d4", 1, "d5", -1)));
     // Ranks: 1 d3 (0), 2 d1 (2), 3 d5 (-1), 4 d2 (1), 5 x (unjudged).
-    List<ScoredDoc> ranking = List.of(d("d3", .9), d("d1", .8), d("d5", .7), d("d2", .6), d("x", .5));
+    List<ScoredDoc> ranking =
+        List.of(d("d3", .9), d("d1", .8), d("d5", .7), d("d2", .6), d("x", .5));
     Map<String, Double> m = evaluateOne(qrels, ranking, RunOrder.TREC_EVAL);
     // DCG@10 = 2/log2(3) + 1/log2(5) = 1.2618595 + 0.4306766 = 1.6925361
     // IDCG@10 from grades 2, 1, 1 = 2/1 + 1/log2(3) + 1/log2(4) = 2 + 0.6309298 + 0.5 = 3.1309298
@@ -57,7 +59,8 @@ class TrecEvalSemanticsTest {
     // a (grade 1) at rank 1, b (grade 2) at rank 2, c (grade 0) at rank 3.
     // DCG = 1/1 + 2/log2(3) = 2.2618595; IDCG = 2/1 + 1/log2(3) = 2.6309298; nDCG = 0.8597.
     Qrels qrels = Qrels.of(Map.of("q", Map.of("a", 1, "b", 2, "c", 0)));
-    Map<String, Double> m = evaluateOne(qrels, List.of(d("a", 3), d("b", 2), d("c", 1)), RunOrder.TREC_EVAL);
+    Map<String, Double> m =
+        evaluateOne(qrels, List.of(d("a", 3), d("b", 2), d("c", 1)), RunOrder.TREC_EVAL);
     assertThat(m.get("ndcg@10")).isCloseTo(0.8597, FOUR_DECIMALS);
     // Binary metrics do not see the grades: both relevant at ranks 1 and 2.
     assertThat(m.get("map@100")).isEqualTo(1.0);
@@ -93,11 +96,15 @@ class TrecEvalSemanticsTest {
     Qrels qrels = Qrels.of(Map.of("q1", Map.of("a", 1), "q2", Map.of("b", 1)));
     Evaluation e =
         RankingEvaluator.standard()
-            .evaluate(qrels, Map.of("q1", List.of(d("a", 1))), List.of("q1", "q2"), RunOrder.TREC_EVAL);
+            .evaluate(
+                qrels, Map.of("q1", List.of(d("a", 1))), List.of("q1", "q2"), RunOrder.TREC_EVAL);
     assertThat(e.numQueries()).isEqualTo(2);
-    assertThat(e.means()).hasSize(9).allSatisfy((name, mean) -> assertThat(mean).as(name).isEqualTo(0.5));
+    assertThat(e.means())
+        .hasSize(9)
+        .allSatisfy((name, mean) -> assertThat(mean).as(name).isEqualTo(0.5));
     assertThat(e.perQuery().get("q2").values()).containsOnly(0.0);
-    assertThat(e.perQueryTieAware().get("q2").values()).allSatisfy(v -> assertThat(v.max()).isZero());
+    assertThat(e.perQueryTieAware().get("q2").values())
+        .allSatisfy(v -> assertThat(v.max()).isZero());
   }
 
   @Test
@@ -193,11 +200,19 @@ class TrecEvalSemanticsTest {
       run.put("q" + q, ranking);
     }
     Qrels qrels = Qrels.of(judgments);
-    Evaluation e = RankingEvaluator.standard().evaluate(qrels, run, qrels.queryIds(), RunOrder.TREC_EVAL);
+    Evaluation e =
+        RankingEvaluator.standard().evaluate(qrels, run, qrels.queryIds(), RunOrder.TREC_EVAL);
     assertThat(e.means().keySet())
         .containsExactly(
-            "ndcg@10", "ndcg@100", "recall@10", "recall@100", "accuracy@1", "accuracy@10",
-            "accuracy@100", "mrr@10", "map@100");
+            "ndcg@10",
+            "ndcg@100",
+            "recall@10",
+            "recall@100",
+            "accuracy@1",
+            "accuracy@10",
+            "accuracy@100",
+            "mrr@10",
+            "map@100");
     assertThat(e.means().get("mrr@10")).isCloseTo(0.5833, FOUR_DECIMALS);
     assertThat(e.means().get("accuracy@1")).isCloseTo(0.3333, FOUR_DECIMALS);
     assertThat(e.perQuery().keySet()).containsExactly("q0", "q1", "q2");

@@ -18,7 +18,10 @@ import org.junit.jupiter.api.io.TempDir;
 class NanoSetBuilderTest {
   @TempDir Path tmp;
 
-  /** 300 queries (two with the same text), each with one positive and two hard negatives; 20,000 docs. */
+  /**
+   * 300 queries (two with the same text), each with one positive and two hard negatives; 20,000
+   * docs.
+   */
   private BeirDataset large() {
     List<CorpusDocument> corpus = new ArrayList<>();
     for (int d = 0; d < 20_000; d++) {
@@ -34,7 +37,14 @@ class NanoSetBuilderTest {
       judged.put(String.format("d%05d", q * 3 + 2), 0);
       qrels.put("q" + q, judged);
     }
-    return new BeirDataset("large", tmp, corpus, queries, Qrels.of(qrels), new ArrayList<>(queries.keySet()), List.of());
+    return new BeirDataset(
+        "large",
+        tmp,
+        corpus,
+        queries,
+        Qrels.of(qrels),
+        new ArrayList<>(queries.keySet()),
+        List.of());
   }
 
   @Test
@@ -55,16 +65,23 @@ class NanoSetBuilderTest {
     assertThat(nano.corpus()).hasSize(10_000);
     assertThat(nano.evaluatedQueryIds()).hasSize(200);
     // "Query 0" and "query 0" are one query after normalisation: at most one of q0 and q1 is kept.
-    assertThat(nano.queries().keySet().stream().filter(id -> id.equals("q0") || id.equals("q1")).count()).isLessThanOrEqualTo(1);
+    assertThat(
+            nano.queries().keySet().stream()
+                .filter(id -> id.equals("q0") || id.equals("q1"))
+                .count())
+        .isLessThanOrEqualTo(1);
     // Every kept query's positive is in the corpus.
     for (String query : nano.evaluatedQueryIds()) {
       assertThat(nano.qrels().relevantCount(query)).isEqualTo(1);
     }
-    assertThat(Files.readString(out.resolve("nano.json"))).contains("\"seed\" : 7").contains("round-robin");
+    assertThat(Files.readString(out.resolve("nano.json")))
+        .contains("\"seed\" : 7")
+        .contains("round-robin");
     // The same seed builds the same set.
     Path again = tmp.resolve("again");
     new NanoSetBuilder().build(source, 7, again);
-    assertThat(Files.readString(again.resolve("queries.jsonl"))).isEqualTo(Files.readString(out.resolve("queries.jsonl")));
+    assertThat(Files.readString(again.resolve("queries.jsonl")))
+        .isEqualTo(Files.readString(out.resolve("queries.jsonl")));
   }
 
   /**
@@ -95,7 +112,15 @@ class NanoSetBuilderTest {
     Files.writeString(tmp.resolve("corpus.jsonl"), "");
     Files.writeString(tmp.resolve("queries.jsonl"), "");
     Files.writeString(tmp.resolve("qrels/test.tsv"), "");
-    BeirDataset source = new BeirDataset("three", tmp, corpus, queries, Qrels.of(qrels), new ArrayList<>(queries.keySet()), List.of());
+    BeirDataset source =
+        new BeirDataset(
+            "three",
+            tmp,
+            corpus,
+            queries,
+            Qrels.of(qrels),
+            new ArrayList<>(queries.keySet()),
+            List.of());
 
     Path out = tmp.resolve("nano-three");
     var summary = new NanoSetBuilder().build(source, 11, out);
@@ -107,7 +132,8 @@ class NanoSetBuilderTest {
     drawn.forEach(query -> expected.add(query + "-pos"));
     for (int round = 0; expected.size() < NanoSetBuilder.MAX_DOCUMENTS; round++) {
       for (String query : drawn) {
-        if (round < negativeCounts[Integer.parseInt(query.substring(1))] && expected.size() < NanoSetBuilder.MAX_DOCUMENTS) {
+        if (round < negativeCounts[Integer.parseInt(query.substring(1))]
+            && expected.size() < NanoSetBuilder.MAX_DOCUMENTS) {
           expected.add(query + "-neg" + round);
         }
       }
@@ -117,6 +143,9 @@ class NanoSetBuilderTest {
     assertThat(summary.hardNegatives()).isEqualTo(9_997);
     assertThat(summary.filler()).isZero();
     // Round-robin keeps both negatives of q1 and splits the rest evenly between q0 and q2.
-    assertThat(nano.corpus()).extracting(CorpusDocument::id).contains("q1-neg0", "q1-neg1", "q0-neg4996", "q2-neg4996").doesNotContain("q0-neg4998", "q2-neg4998");
+    assertThat(nano.corpus())
+        .extracting(CorpusDocument::id)
+        .contains("q1-neg0", "q1-neg1", "q0-neg4996", "q2-neg4996")
+        .doesNotContain("q0-neg4998", "q2-neg4998");
   }
 }

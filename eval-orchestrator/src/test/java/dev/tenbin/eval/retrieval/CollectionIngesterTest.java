@@ -7,10 +7,10 @@ import dev.tenbin.core.Cancellation;
 import dev.tenbin.index.IndexServiceConfig;
 import dev.tenbin.index.collection.CollectionCatalog;
 import dev.tenbin.index.collection.CollectionSpec;
+import dev.tenbin.index.grpc.IndexGrpcService;
 import dev.tenbin.index.rank.Hit;
 import dev.tenbin.index.search.LexicalQuery;
 import dev.tenbin.index.search.SearchRequest;
-import dev.tenbin.index.grpc.IndexGrpcService;
 import dev.tenbin.proto.index.v1.Document;
 import dev.tenbin.rpc.ExceptionMappingInterceptor;
 import io.grpc.ForwardingServerCall;
@@ -36,7 +36,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The orchestrator's ingest client resumes after UNAVAILABLE without losing or duplicating documents. */
+/**
+ * The orchestrator's ingest client resumes after UNAVAILABLE without losing or duplicating
+ * documents.
+ */
 class CollectionIngesterTest {
   @TempDir Path dataDir;
   private CollectionCatalog catalog;
@@ -66,7 +69,8 @@ class CollectionIngesterTest {
     }
 
     @Override
-    public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
+    public <Q, R> ServerCall.Listener<Q> interceptCall(
+        ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
       boolean faulty = calls.incrementAndGet() <= faultyCalls;
       var breakable =
           new ForwardingServerCall.SimpleForwardingServerCall<Q, R>(call) {
@@ -76,7 +80,9 @@ class CollectionIngesterTest {
             void die() {
               if (!closed) {
                 closed = true;
-                super.close(Status.UNAVAILABLE.withDescription("connection lost (injected)"), new Metadata());
+                super.close(
+                    Status.UNAVAILABLE.withDescription("connection lost (injected)"),
+                    new Metadata());
               }
             }
 
@@ -160,7 +166,11 @@ class CollectionIngesterTest {
   private static List<Document> documents(int count) {
     List<Document> docs = new ArrayList<>();
     for (int i = 0; i < count; i++) {
-      docs.add(Document.newBuilder().setId(String.format("d%03d", i)).setText("apple number " + i).build());
+      docs.add(
+          Document.newBuilder()
+              .setId(String.format("d%03d", i))
+              .setText("apple number " + i)
+              .build());
     }
     return docs;
   }
@@ -205,7 +215,8 @@ class CollectionIngesterTest {
 
     assertThatThrownBy(() -> ingester().ingest("c", documents(45)))
         .isInstanceOfSatisfying(
-            StatusRuntimeException.class, e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE));
+            StatusRuntimeException.class,
+            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE));
     assertThat(faults.calls.get()).isEqualTo(CollectionIngester.MAX_RETRIES + 1);
     assertHoldsExactly(List.of());
   }

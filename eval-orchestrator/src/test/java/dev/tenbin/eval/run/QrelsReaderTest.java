@@ -15,7 +15,9 @@ class QrelsReaderTest {
 
   @Test
   void readsTrecQrelsWithGradesAndKeepsAllZeroQueriesAsJudged() throws Exception {
-    Path file = Files.writeString(tmp.resolve("qrels.trec"), "q1 0 d1 2\nq1 0 d2 0\n\nq2\t0\td3  -1\nq3 Q0 d4 1\n");
+    Path file =
+        Files.writeString(
+            tmp.resolve("qrels.trec"), "q1 0 d1 2\nq1 0 d2 0\n\nq2\t0\td3  -1\nq3 Q0 d4 1\n");
     Qrels qrels = QrelsReader.read(file);
     assertThat(qrels.queryIds()).containsExactly("q1", "q2", "q3");
     assertThat(qrels.judgments("q1")).containsExactly(Map.entry("d1", 2), Map.entry("d2", 0));
@@ -27,7 +29,10 @@ class QrelsReaderTest {
 
   @Test
   void readsBeirTsvWithOrWithoutItsHeader() throws Exception {
-    Path withHeader = Files.writeString(tmp.resolve("test.tsv"), "query-id\tcorpus-id\tscore\nq1\td1\t2\nq1\td2\t0\nq2\td3\t1\n");
+    Path withHeader =
+        Files.writeString(
+            tmp.resolve("test.tsv"),
+            "query-id\tcorpus-id\tscore\nq1\td1\t2\nq1\td2\t0\nq2\td3\t1\n");
     Path without = Files.writeString(tmp.resolve("bare.tsv"), "q1\td1\t2\nq1\td2\t0\nq2\td3\t1\n");
     for (Path file : new Path[] {withHeader, without}) {
       Qrels qrels = QrelsReader.read(file);
@@ -64,7 +69,9 @@ class QrelsReaderTest {
   @Test
   void aRunFileGivenAsQrelsIsRefusedAtItsFirstLine() throws Exception {
     Path file = Files.writeString(tmp.resolve("run-not-qrels"), "q1 Q0 d1 1 0.5 tag\n");
-    assertThatThrownBy(() -> QrelsReader.read(file)).hasMessageContaining("line 1").hasMessageContaining("got 6");
+    assertThatThrownBy(() -> QrelsReader.read(file))
+        .hasMessageContaining("line 1")
+        .hasMessageContaining("got 6");
   }
 
   @Test

@@ -23,14 +23,17 @@ class TrecRunReaderTest {
     Map<String, List<ScoredDoc>> run = TrecRunReader.read(file);
     assertThat(run.keySet()).containsExactly("q2", "q1");
     assertThat(run.get("q2"))
-        .containsExactly(new ScoredDoc("d9", 1.5), new ScoredDoc("d8", 3), new ScoredDoc("d9", 0.5));
+        .containsExactly(
+            new ScoredDoc("d9", 1.5), new ScoredDoc("d8", 3), new ScoredDoc("d9", 0.5));
     assertThat(run.get("q1")).containsExactly(new ScoredDoc("d1", -0.002));
   }
 
   @Test
   void scoresKeepDoublePrecisionAsTrecEvalReadsThem() throws Exception {
     // Equal as floats, different as doubles: trec_eval 10 does not tie them, neither does Tenbin.
-    Path file = Files.writeString(tmp.resolve("run"), "q Q0 a 1 0.30000000001 t\nq Q0 b 2 0.30000000002 t\n");
+    Path file =
+        Files.writeString(
+            tmp.resolve("run"), "q Q0 a 1 0.30000000001 t\nq Q0 b 2 0.30000000002 t\n");
     List<ScoredDoc> docs = TrecRunReader.read(file).get("q");
     assertThat((float) docs.get(0).score()).isEqualTo((float) docs.get(1).score());
     assertThat(docs.get(0).score()).isLessThan(docs.get(1).score());
@@ -47,12 +50,15 @@ class TrecRunReaderTest {
 
   @Test
   void aScoreThatIsNotAFiniteNumberIsNamedByFileAndLine() throws Exception {
-    Path text = Files.writeString(tmp.resolve("text.run"), "q1 Q0 d1 1 0.5 t\nq1 Q0 d2 2 notanumber t\n");
+    Path text =
+        Files.writeString(tmp.resolve("text.run"), "q1 Q0 d1 1 0.5 t\nq1 Q0 d2 2 notanumber t\n");
     assertThatThrownBy(() -> TrecRunReader.read(text))
         .hasMessageContaining("text.run line 2")
         .hasMessageContaining("'notanumber'");
     Path nan = Files.writeString(tmp.resolve("nan.run"), "q1 Q0 d1 1 NaN t\n");
-    assertThatThrownBy(() -> TrecRunReader.read(nan)).hasMessageContaining("nan.run line 1").hasMessageContaining("finite");
+    assertThatThrownBy(() -> TrecRunReader.read(nan))
+        .hasMessageContaining("nan.run line 1")
+        .hasMessageContaining("finite");
   }
 
   @Test

@@ -26,7 +26,9 @@ import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The orchestrator asks the index for a collection's language, and rides out a restarting index. */
+/**
+ * The orchestrator asks the index for a collection's language, and rides out a restarting index.
+ */
 class IndexLanguageTest {
   @TempDir Path tmp;
 
@@ -34,7 +36,8 @@ class IndexLanguageTest {
   private static ServerInterceptor unavailableFor(int failures, AtomicInteger calls) {
     return new ServerInterceptor() {
       @Override
-      public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
+      public <Q, R> ServerCall.Listener<Q> interceptCall(
+          ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
         if (calls.incrementAndGet() <= failures) {
           call.close(Status.UNAVAILABLE.withDescription("restarting"), new Metadata());
           return new ServerCall.Listener<>() {};
@@ -44,7 +47,9 @@ class IndexLanguageTest {
     };
   }
 
-  private <T> T withIndex(int unavailableCalls, AtomicInteger calls, Function<ManagedChannel, T> body) throws Exception {
+  private <T> T withIndex(
+      int unavailableCalls, AtomicInteger calls, Function<ManagedChannel, T> body)
+      throws Exception {
     String name = "index-language-" + UUID.randomUUID();
     try (CollectionCatalog catalog = CollectionCatalog.open(tmp.resolve("index"))) {
       Server server =
@@ -52,7 +57,8 @@ class IndexLanguageTest {
               .directExecutor()
               .addService(
                   ServerInterceptors.intercept(
-                      new IndexGrpcService(catalog, IndexServiceConfig.embedded(tmp.resolve("index"))),
+                      new IndexGrpcService(
+                          catalog, IndexServiceConfig.embedded(tmp.resolve("index"))),
                       new ExceptionMappingInterceptor(),
                       unavailableFor(unavailableCalls, calls)))
               .build()
@@ -71,7 +77,12 @@ class IndexLanguageTest {
   void theLanguageIsDetectedByTheIndexOnceItComesBack() throws Exception {
     AtomicInteger calls = new AtomicInteger();
     IndexLanguage language =
-        withIndex(2, calls, channel -> IndexLanguage.resolve(channel, null, max -> "Der Hund und die Katze sind nicht in dem Haus."));
+        withIndex(
+            2,
+            calls,
+            channel ->
+                IndexLanguage.resolve(
+                    channel, null, max -> "Der Hund und die Katze sind nicht in dem Haus."));
     assertThat(language).isEqualTo(new IndexLanguage("de", true));
     assertThat(calls).hasValue(3);
   }
@@ -79,11 +90,19 @@ class IndexLanguageTest {
   @Test
   void aGivenCodeIsNormalisedAndAnUnknownOneIsTheCallersError() throws Exception {
     AtomicInteger calls = new AtomicInteger();
-    IndexLanguage given = withIndex(0, calls, channel -> IndexLanguage.resolve(channel, "EN", max -> "unused"));
-    IndexLanguage blank = withIndex(0, calls, channel -> IndexLanguage.resolve(channel, " ", max -> "Der Hund und die Katze"));
+    IndexLanguage given =
+        withIndex(0, calls, channel -> IndexLanguage.resolve(channel, "EN", max -> "unused"));
+    IndexLanguage blank =
+        withIndex(
+            0,
+            calls,
+            channel -> IndexLanguage.resolve(channel, " ", max -> "Der Hund und die Katze"));
     assertThat(given).isEqualTo(new IndexLanguage("en", false));
     assertThat(blank).isEqualTo(new IndexLanguage("en", false));
-    assertThatThrownBy(() -> withIndex(0, calls, channel -> IndexLanguage.resolve(channel, "klingon", max -> "")))
+    assertThatThrownBy(
+            () ->
+                withIndex(
+                    0, calls, channel -> IndexLanguage.resolve(channel, "klingon", max -> "")))
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining("unknown language 'klingon'");
   }
@@ -91,8 +110,13 @@ class IndexLanguageTest {
   @Test
   void anIndexThatStaysUnavailableFailsTheLookupAfterAFewAttempts() {
     AtomicInteger calls = new AtomicInteger();
-    assertThatThrownBy(() -> withIndex(100, calls, channel -> IndexLanguage.resolve(channel, null, max -> "text")))
-        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE));
+    assertThatThrownBy(
+            () ->
+                withIndex(
+                    100, calls, channel -> IndexLanguage.resolve(channel, null, max -> "text")))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE));
     assertThat(calls).hasValue(IndexLanguage.MAX_ATTEMPTS);
   }
 }

@@ -14,7 +14,9 @@ import org.junit.jupiter.api.io.TempDir;
 class ResultStoreTest {
   @TempDir Path tmp;
 
-  private final CellRecord cell = TestCells.cell(TestCells.key("NanoSciFact", "dense", "m", "int8"), TestCells.QRELS, TestCells.run(0));
+  private final CellRecord cell =
+      TestCells.cell(
+          TestCells.key("NanoSciFact", "dense", "m", "int8"), TestCells.QRELS, TestCells.run(0));
 
   @Test
   void aStoredCellReadsBackEqualWithItsScoresBitForBit() {
@@ -40,10 +42,12 @@ class ResultStoreTest {
   @Test
   void tornTemporaryFilesAreIgnoredAndPlainJsonCellsAreReadToo() throws Exception {
     ResultStore store = ResultStore.open(tmp);
-    Files.writeString(store.directory().resolve("." + cell.fingerprint() + ".x.tmp"), "{\"format_vers");
+    Files.writeString(
+        store.directory().resolve("." + cell.fingerprint() + ".x.tmp"), "{\"format_vers");
     assertThat(store.readAll()).isEmpty();
     assertThat(store.contains(cell.fingerprint())).isFalse();
-    try (OutputStream out = Files.newOutputStream(store.directory().resolve(cell.fingerprint() + ".json"))) {
+    try (OutputStream out =
+        Files.newOutputStream(store.directory().resolve(cell.fingerprint() + ".json"))) {
       ResultStore.JSON.writeValue(out, cell);
     }
     assertThat(store.readAll()).containsExactly(cell);
@@ -65,9 +69,16 @@ class ResultStoreTest {
 
     Files.delete(file);
     Path plain = store.directory().resolve(cell.fingerprint() + ".json");
-    for (String content : new String[] {"null", "{}", ResultStore.JSON.writeValueAsString(cell).replace(cell.fingerprint(), "0".repeat(64))}) {
+    for (String content :
+        new String[] {
+          "null",
+          "{}",
+          ResultStore.JSON.writeValueAsString(cell).replace(cell.fingerprint(), "0".repeat(64))
+        }) {
       Files.writeString(plain, content);
-      assertThatThrownBy(() -> store.read(cell.fingerprint())).as(content).isInstanceOf(PreconditionException.class);
+      assertThatThrownBy(() -> store.read(cell.fingerprint()))
+          .as(content)
+          .isInstanceOf(PreconditionException.class);
     }
   }
 }

@@ -28,8 +28,12 @@ public final class TestCells {
   /** A ranking without ties, scores that are not short decimals (FP32 values widened to double). */
   public static Map<String, List<ScoredDoc>> run(float shift) {
     Map<String, List<ScoredDoc>> run = new LinkedHashMap<>();
-    run.put("q1", List.of(doc("d1", 0.91f + shift), doc("d2", 0.5f + shift), doc("d3", 0.1f + shift)));
-    run.put("q2", List.of(doc("d1", 2.5946288f + shift), doc("d3", 1.0E-7f + shift), doc("d4", -0.3f + shift)));
+    run.put(
+        "q1", List.of(doc("d1", 0.91f + shift), doc("d2", 0.5f + shift), doc("d3", 0.1f + shift)));
+    run.put(
+        "q2",
+        List.of(
+            doc("d1", 2.5946288f + shift), doc("d3", 1.0E-7f + shift), doc("d4", -0.3f + shift)));
     return run;
   }
 
@@ -38,13 +42,18 @@ public final class TestCells {
   }
 
   public static CellKey key(String task, String family, String model, String variant) {
-    return new CellKey("NanoBEIR-en", task, task, "en", "science", model, family, variant, "retrieval");
+    return new CellKey(
+        "NanoBEIR-en", task, task, "en", "science", model, family, variant, "retrieval");
   }
 
-  /** A cell of {@code key} scoring {@code run} against {@code qrels}, its fingerprint derived from the key. */
+  /**
+   * A cell of {@code key} scoring {@code run} against {@code qrels}, its fingerprint derived from
+   * the key.
+   */
   public static CellRecord cell(CellKey key, Qrels qrels, Map<String, List<ScoredDoc>> run) {
     List<String> queryIds = new ArrayList<>(run.keySet());
-    Evaluation evaluation = RankingEvaluator.standard().evaluate(qrels, run, queryIds, RunOrder.AS_GIVEN);
+    Evaluation evaluation =
+        RankingEvaluator.standard().evaluate(qrels, run, queryIds, RunOrder.AS_GIVEN);
     List<StoredQuery> queries = new ArrayList<>();
     for (String queryId : queryIds) {
       List<StoredDoc> docs = new ArrayList<>();
@@ -73,7 +82,9 @@ public final class TestCells {
 
   public static String fingerprint(CellKey key) {
     try {
-      byte[] digest = MessageDigest.getInstance("SHA-256").digest(key.toString().getBytes(StandardCharsets.UTF_8));
+      byte[] digest =
+          MessageDigest.getInstance("SHA-256")
+              .digest(key.toString().getBytes(StandardCharsets.UTF_8));
       return HexFormat.of().formatHex(digest);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);

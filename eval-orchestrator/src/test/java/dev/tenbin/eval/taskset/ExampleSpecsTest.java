@@ -20,9 +20,14 @@ class ExampleSpecsTest {
   void everyExampleSpecParses() throws IOException {
     List<Path> specs;
     try (Stream<Path> files = Files.list(EXAMPLES)) {
-      specs = files.filter(f -> f.toString().endsWith(".yaml") || f.toString().endsWith(".yml")).sorted().toList();
+      specs =
+          files
+              .filter(f -> f.toString().endsWith(".yaml") || f.toString().endsWith(".yml"))
+              .sorted()
+              .toList();
     }
-    assertThat(specs).extracting(p -> p.getFileName().toString())
+    assertThat(specs)
+        .extracting(p -> p.getFileName().toString())
         .contains("local-beir.yaml", "nanobeir-en.yaml", "nanobeir-en-hakari.yaml");
     for (Path spec : specs) {
       assertThat(parser.parse(spec).tasks()).as(spec.toString()).isNotEmpty();
@@ -32,15 +37,22 @@ class ExampleSpecsTest {
   @Test
   void nanoBeirEnglishIsThirteenPinnedHubTasks() {
     TaskSetSpec set = parser.parse(EXAMPLES.resolve("nanobeir-en.yaml"));
-    assertThat(set.tasks()).hasSize(13).allMatch(task -> task.language().equals("en") && !task.domain().isEmpty());
+    assertThat(set.tasks())
+        .hasSize(13)
+        .allMatch(task -> task.language().equals("en") && !task.domain().isEmpty());
     assertThat(set.citation()).contains("BEIR");
     assertThat(set.tasks())
         .extracting(task -> (HubDataset) task.source())
-        .allMatch(source -> source.repository().startsWith("zeta-alpha-ai/Nano") && source.split().equals("train"))
+        .allMatch(
+            source ->
+                source.repository().startsWith("zeta-alpha-ai/Nano")
+                    && source.split().equals("train"))
         .allMatch(source -> source.revision().matches("[0-9a-f]{40}"));
 
     TaskSetSpec hakari = parser.parse(EXAMPLES.resolve("nanobeir-en-hakari.yaml"));
-    assertThat(hakari.tasks()).extracting(TaskSpec::name).isEqualTo(set.tasks().stream().map(TaskSpec::name).toList());
+    assertThat(hakari.tasks())
+        .extracting(TaskSpec::name)
+        .isEqualTo(set.tasks().stream().map(TaskSpec::name).toList());
     assertThat(hakari.tasks())
         .extracting(task -> (HubDataset) task.source())
         .allMatch(source -> source.repository().equals("hakari-bench/NanoBEIR-en"));
@@ -49,10 +61,13 @@ class ExampleSpecsTest {
   @Test
   void localCollectionsResolveAgainstTheExamplesFolder() {
     TaskSetSpec set = parser.parse(EXAMPLES.resolve("local-beir.yaml"));
-    assertThat(set.tasks()).extracting(TaskSpec::name)
+    assertThat(set.tasks())
+        .extracting(TaskSpec::name)
         .containsExactly("msmarco-5k", "arcd-ar", "xquad-en", "xquad-de", "xquad-zh");
-    assertThat(set.tasks()).filteredOn(task -> task.dataset().equals("xquad"))
-        .extracting(TaskSpec::language).containsExactly("en", "de", "zh");
+    assertThat(set.tasks())
+        .filteredOn(task -> task.dataset().equals("xquad"))
+        .extracting(TaskSpec::language)
+        .containsExactly("en", "de", "zh");
     assertThat(((LocalBeir) set.task("arcd-ar").orElseThrow().source()).directory())
         .isEqualTo(EXAMPLES.getParent().getParent().resolve("shared/datasets/arcd-ar"));
   }

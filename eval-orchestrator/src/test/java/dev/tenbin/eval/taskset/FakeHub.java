@@ -43,7 +43,10 @@ final class FakeHub implements AutoCloseable {
     return "http://127.0.0.1:" + server.getAddress().getPort();
   }
 
-  /** Publishes the files under {@code files} as {@code repository} at commit {@code sha}, branch {@code branch}. */
+  /**
+   * Publishes the files under {@code files} as {@code repository} at commit {@code sha}, branch
+   * {@code branch}.
+   */
   void publish(String repository, String branch, String sha, Path files) {
     repositories.put(repository, new Repository(sha, files));
     branches.put(repository + "@" + branch, sha);
@@ -75,22 +78,31 @@ final class FakeHub implements AutoCloseable {
   private void revision(HttpExchange exchange, String rest) throws IOException {
     String[] parts = rest.split("/revision/", 2);
     Repository repository = repositories.get(parts[0]);
-    String sha = repository == null ? null : branches.getOrDefault(parts[0] + "@" + parts[1],
-        parts[1].equals(repository.sha()) ? repository.sha() : null);
+    String sha =
+        repository == null
+            ? null
+            : branches.getOrDefault(
+                parts[0] + "@" + parts[1],
+                parts[1].equals(repository.sha()) ? repository.sha() : null);
     if (sha == null) {
       send(exchange, 404, "{\"error\":\"Revision Not Found\"}".getBytes(StandardCharsets.UTF_8));
       return;
     }
     List<String> files;
     try (Stream<Path> walk = Files.walk(repository.files())) {
-      files = walk.filter(Files::isRegularFile)
-          .map(f -> repository.files().relativize(f).toString().replace('\\', '/'))
-          .sorted()
-          .toList();
+      files =
+          walk.filter(Files::isRegularFile)
+              .map(f -> repository.files().relativize(f).toString().replace('\\', '/'))
+              .sorted()
+              .toList();
     }
-    String siblings = files.stream().map(f -> "{\"rfilename\":\"" + f + "\"}").collect(Collectors.joining(","));
-    send(exchange, 200, ("{\"id\":\"" + parts[0] + "\",\"sha\":\"" + sha + "\",\"siblings\":[" + siblings + "]}")
-        .getBytes(StandardCharsets.UTF_8));
+    String siblings =
+        files.stream().map(f -> "{\"rfilename\":\"" + f + "\"}").collect(Collectors.joining(","));
+    send(
+        exchange,
+        200,
+        ("{\"id\":\"" + parts[0] + "\",\"sha\":\"" + sha + "\",\"siblings\":[" + siblings + "]}")
+            .getBytes(StandardCharsets.UTF_8));
   }
 
   /** {@code owner/name/resolve/SHA/PATH}. */
@@ -98,7 +110,9 @@ final class FakeHub implements AutoCloseable {
     String[] parts = rest.split("/resolve/", 2);
     Repository repository = repositories.get(parts[0]);
     String[] shaAndPath = parts.length < 2 ? new String[] {""} : parts[1].split("/", 2);
-    if (repository == null || shaAndPath.length < 2 || !shaAndPath[0].equals(repository.sha())
+    if (repository == null
+        || shaAndPath.length < 2
+        || !shaAndPath[0].equals(repository.sha())
         || !Files.isRegularFile(repository.files().resolve(shaAndPath[1]))) {
       send(exchange, 404, new byte[0]);
       return;

@@ -25,17 +25,23 @@ final class HubRepositories {
   static final String QRELS_ROWS = "('q1', 'd1', 1), ('q2', 'd3', 2)";
 
   /**
-   * The datasets-library layout of one task, as {@code zeta-alpha-ai/NanoSciFact} has it:
-   * {@code corpus/SPLIT-00000-of-00001.parquet} and the same for queries and qrels.
+   * The datasets-library layout of one task, as {@code zeta-alpha-ai/NanoSciFact} has it: {@code
+   * corpus/SPLIT-00000-of-00001.parquet} and the same for queries and qrels.
    */
   static Path parquet(Path dir, String... splits) throws IOException, SQLException {
     Files.createDirectories(dir);
     Files.writeString(dir.resolve("README.md"), "---\nconfigs: [corpus, queries, qrels]\n---\n");
     for (String split : splits) {
       String file = split + "-00000-of-00001.parquet";
-      copy("SELECT * FROM (VALUES " + CORPUS_ROWS + ") t(_id, title, text)", dir.resolve("corpus").resolve(file));
-      copy("SELECT * FROM (VALUES " + QUERY_ROWS + ") t(_id, text)", dir.resolve("queries").resolve(file));
-      copy("SELECT * FROM (VALUES " + QRELS_ROWS + ") t(\"query-id\", \"corpus-id\", score)", dir.resolve("qrels").resolve(file));
+      copy(
+          "SELECT * FROM (VALUES " + CORPUS_ROWS + ") t(_id, title, text)",
+          dir.resolve("corpus").resolve(file));
+      copy(
+          "SELECT * FROM (VALUES " + QUERY_ROWS + ") t(_id, text)",
+          dir.resolve("queries").resolve(file));
+      copy(
+          "SELECT * FROM (VALUES " + QRELS_ROWS + ") t(\"query-id\", \"corpus-id\", score)",
+          dir.resolve("qrels").resolve(file));
     }
     return dir;
   }
@@ -54,9 +60,11 @@ final class HubRepositories {
         {"_id": "d2", "text": "bananas grow in plantations"}
         {"_id": "d3", "title": null, "text": "the train leaves at noon"}
         """);
-    try (OutputStream out = new GZIPOutputStream(Files.newOutputStream(dir.resolve("queries/train.jsonl.gz")))) {
-      out.write("{\"_id\": \"q1\", \"text\": \"where do apples grow\"}\n{\"_id\": \"q2\", \"text\": \"train times\"}\n"
-          .getBytes(StandardCharsets.UTF_8));
+    try (OutputStream out =
+        new GZIPOutputStream(Files.newOutputStream(dir.resolve("queries/train.jsonl.gz")))) {
+      out.write(
+          "{\"_id\": \"q1\", \"text\": \"where do apples grow\"}\n{\"_id\": \"q2\", \"text\": \"train times\"}\n"
+              .getBytes(StandardCharsets.UTF_8));
     }
     Files.writeString(dir.resolve("qrels/train.tsv"), "query_id\tdoc_id\nq1\td1\nq2\td3\n");
     return dir;
@@ -66,7 +74,8 @@ final class HubRepositories {
     Files.createDirectories(target.getParent());
     try (Connection duckdb = DriverManager.getConnection("jdbc:duckdb:");
         Statement statement = duckdb.createStatement()) {
-      statement.execute("COPY (" + select + ") TO '" + target.toAbsolutePath() + "' (FORMAT parquet)");
+      statement.execute(
+          "COPY (" + select + ") TO '" + target.toAbsolutePath() + "' (FORMAT parquet)");
     }
   }
 }

@@ -39,9 +39,17 @@ class HubTaskLoaderTest {
   }
 
   private LoadedTask load(String repository, String revision, String split, String token) {
-    TaskSpec task = new TaskSpec("task", "task", "en", "science", "", new HubDataset(repository, revision, split, Map.of(), ""));
+    TaskSpec task =
+        new TaskSpec(
+            "task",
+            "task",
+            "en",
+            "science",
+            "",
+            new HubDataset(repository, revision, split, Map.of(), ""));
     TaskSetSpec spec = new TaskSetSpec("set", "", "", List.of(task), tmp);
-    return new TaskLoader(cache, new HubDatasetClient(hub.endpoint(), cache, token)).load(spec, task);
+    return new TaskLoader(cache, new HubDatasetClient(hub.endpoint(), cache, token))
+        .load(spec, task);
   }
 
   private LoadedTask load(String repository, String revision) {
@@ -85,7 +93,10 @@ class HubTaskLoaderTest {
   void aCommitShaRevisionLoadsFromTheCacheWithoutAnyRequest() throws Exception {
     hub.publish("owner/nano", "main", SHA_A, HubRepositories.parquet(tmp.resolve("repo"), "train"));
     LoadedTask first = load("owner/nano", SHA_A);
-    assertThat(hub.requestPaths()).hasSize(4).first().isEqualTo("/api/datasets/owner/nano/revision/" + SHA_A);
+    assertThat(hub.requestPaths())
+        .hasSize(4)
+        .first()
+        .isEqualTo("/api/datasets/owner/nano/revision/" + SHA_A);
     hub.clearRequests();
 
     LoadedTask second = load("owner/nano", SHA_A);
@@ -97,7 +108,8 @@ class HubTaskLoaderTest {
 
   @Test
   void aBranchRevisionIsResolvedAgainAndFollowsTheBranch() throws Exception {
-    hub.publish("owner/nano", "main", SHA_A, HubRepositories.parquet(tmp.resolve("repo-a"), "train"));
+    hub.publish(
+        "owner/nano", "main", SHA_A, HubRepositories.parquet(tmp.resolve("repo-a"), "train"));
     load("owner/nano", "main");
     hub.clearRequests();
 
@@ -113,7 +125,11 @@ class HubTaskLoaderTest {
 
   @Test
   void aMultiTaskRepositoryServesTheSplitOfEachTask() throws Exception {
-    hub.publish("owner/NanoBEIR-en", "main", SHA_A, HubRepositories.parquet(tmp.resolve("repo"), "NanoA", "NanoB"));
+    hub.publish(
+        "owner/NanoBEIR-en",
+        "main",
+        SHA_A,
+        HubRepositories.parquet(tmp.resolve("repo"), "NanoA", "NanoB"));
 
     LoadedTask b = load("owner/NanoBEIR-en", "main", "NanoB", null);
 
@@ -130,9 +146,13 @@ class HubTaskLoaderTest {
 
     LoadedTask loaded = load("owner/lines", "main");
 
-    assertThat(loaded.dataset().corpus()).extracting(CorpusDocument::title).containsExactly("Apples", "", "");
+    assertThat(loaded.dataset().corpus())
+        .extracting(CorpusDocument::title)
+        .containsExactly("Apples", "", "");
     assertThat(loaded.dataset().queries()).containsEntry("q2", "train times");
-    assertThat(loaded.dataset().qrels().judgments("q1")).as("score defaults to 1").containsEntry("d1", 1);
+    assertThat(loaded.dataset().qrels().judgments("q1"))
+        .as("score defaults to 1")
+        .containsEntry("d1", 1);
     assertThat(loaded.provenance())
         .containsEntry("queries_files", "queries/train.jsonl.gz")
         .containsEntry("qrels_files", "qrels/train.tsv");
@@ -164,7 +184,9 @@ class HubTaskLoaderTest {
   void theTokenIsSentAsBearerAuthorization() throws Exception {
     hub.publish("owner/nano", "main", SHA_A, HubRepositories.parquet(tmp.resolve("repo"), "train"));
     load("owner/nano", "main", "train", "hf_secret");
-    assertThat(hub.requests()).hasSize(4).allMatch(r -> "Bearer hf_secret".equals(r.authorization()));
+    assertThat(hub.requests())
+        .hasSize(4)
+        .allMatch(r -> "Bearer hf_secret".equals(r.authorization()));
 
     hub.clearRequests();
     load("owner/nano", "main");
@@ -177,16 +199,25 @@ class HubTaskLoaderTest {
     try (ServerSocket socket = new ServerSocket(0)) {
       closedPort = socket.getLocalPort();
     }
-    HubDatasetClient client = new HubDatasetClient("http://127.0.0.1:" + closedPort + "/", cache, null);
-    assertThatThrownBy(() -> client.fetch(new HubDataset("owner/nano", "main", "train", Map.of(), "")))
+    HubDatasetClient client =
+        new HubDatasetClient("http://127.0.0.1:" + closedPort + "/", cache, null);
+    assertThatThrownBy(
+            () -> client.fetch(new HubDataset("owner/nano", "main", "train", Map.of(), "")))
         .isInstanceOf(UncheckedIOException.class)
-        .hasMessageContaining("cannot reach the hub at http://127.0.0.1:" + closedPort + "/api/datasets/owner/nano/revision/main");
+        .hasMessageContaining(
+            "cannot reach the hub at http://127.0.0.1:"
+                + closedPort
+                + "/api/datasets/owner/nano/revision/main");
   }
 
   @Test
   void theEnvironmentChoosesEndpointAndToken() {
-    assertThat(HubDatasetClient.fromEnvironment(Map.of(), cache).endpoint()).isEqualTo("https://huggingface.co");
-    assertThat(HubDatasetClient.fromEnvironment(Map.of("HF_ENDPOINT", "https://mirror.example/"), cache).endpoint())
+    assertThat(HubDatasetClient.fromEnvironment(Map.of(), cache).endpoint())
+        .isEqualTo("https://huggingface.co");
+    assertThat(
+            HubDatasetClient.fromEnvironment(
+                    Map.of("HF_ENDPOINT", "https://mirror.example/"), cache)
+                .endpoint())
         .isEqualTo("https://mirror.example");
   }
 }

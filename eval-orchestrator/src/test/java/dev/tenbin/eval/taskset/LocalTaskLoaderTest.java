@@ -15,7 +15,9 @@ class LocalTaskLoaderTest {
 
   private static Path tinyBeir(Path dir) throws Exception {
     Files.createDirectories(dir.resolve("qrels"));
-    Files.writeString(dir.resolve("corpus.jsonl"), "{\"_id\": \"d1\", \"text\": \"apples\"}\n{\"_id\": \"d2\", \"text\": \"trains\"}\n");
+    Files.writeString(
+        dir.resolve("corpus.jsonl"),
+        "{\"_id\": \"d1\", \"text\": \"apples\"}\n{\"_id\": \"d2\", \"text\": \"trains\"}\n");
     Files.writeString(dir.resolve("queries.jsonl"), "{\"_id\": \"q1\", \"text\": \"apple\"}\n");
     Files.writeString(dir.resolve("qrels/test.tsv"), "query-id\tcorpus-id\tscore\nq1\td1\t1\n");
     return dir;
@@ -24,10 +26,15 @@ class LocalTaskLoaderTest {
   @Test
   void aLocalFolderIsReadAndIdentifiedByItsContent() throws Exception {
     tinyBeir(tmp.resolve("data/tiny"));
-    Path specFile = Files.writeString(tmp.resolve("set.yaml"),
-        "name: local\ntasks:\n  - {name: tiny, language: en, domain: fruit, source: {path: data/tiny}}\n");
+    Path specFile =
+        Files.writeString(
+            tmp.resolve("set.yaml"),
+            "name: local\ntasks:\n  - {name: tiny, language: en, domain: fruit, source: {path: data/tiny}}\n");
     TaskSetSpec spec = new TaskSetParser().parse(specFile);
-    TaskLoader loader = new TaskLoader(tmp.resolve("cache"), new HubDatasetClient("http://127.0.0.1:9", tmp.resolve("cache"), null));
+    TaskLoader loader =
+        new TaskLoader(
+            tmp.resolve("cache"),
+            new HubDatasetClient("http://127.0.0.1:9", tmp.resolve("cache"), null));
 
     LoadedTask loaded = loader.load(spec, spec.tasks().get(0));
 
@@ -36,17 +43,26 @@ class LocalTaskLoaderTest {
     assertThat(loaded.dataset().corpus()).hasSize(2);
     assertThat(loaded.dataset().evaluatedQueryIds()).containsExactly("q1");
     assertThat(loaded.datasetSha()).isEqualTo(DatasetFingerprint.of(folder)).hasSize(64);
-    assertThat(loaded.provenance()).containsEntry("source", "local").containsEntry("path", folder.toString())
+    assertThat(loaded.provenance())
+        .containsEntry("source", "local")
+        .containsEntry("path", folder.toString())
         .containsEntry("task_set", "local");
     assertThat(tmp.resolve("cache")).doesNotExist();
   }
 
   @Test
   void aMissingLocalFolderIsADatasetError() throws Exception {
-    Path specFile = Files.writeString(tmp.resolve("set.yaml"),
-        "name: local\ntasks:\n  - {name: gone, language: en, source: {path: nowhere}}\n");
+    Path specFile =
+        Files.writeString(
+            tmp.resolve("set.yaml"),
+            "name: local\ntasks:\n  - {name: gone, language: en, source: {path: nowhere}}\n");
     TaskSetSpec spec = new TaskSetParser().parse(specFile);
-    TaskLoader loader = new TaskLoader(tmp.resolve("cache"), new HubDatasetClient("http://127.0.0.1:9", tmp.resolve("cache"), null));
-    assertThatThrownBy(() -> loader.loadAll(spec)).isInstanceOf(DatasetException.class).hasMessageContaining("dataset folder not found");
+    TaskLoader loader =
+        new TaskLoader(
+            tmp.resolve("cache"),
+            new HubDatasetClient("http://127.0.0.1:9", tmp.resolve("cache"), null));
+    assertThatThrownBy(() -> loader.loadAll(spec))
+        .isInstanceOf(DatasetException.class)
+        .hasMessageContaining("dataset folder not found");
   }
 }

@@ -17,7 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 class TaskSetParserTest {
   @TempDir Path tmp;
 
-  private final TaskSetParser parser = new TaskSetParser(Map.of("DATA", "/data/beir"), Path.of("/home/tenbin"));
+  private final TaskSetParser parser =
+      new TaskSetParser(Map.of("DATA", "/data/beir"), Path.of("/home/tenbin"));
 
   private Path spec(String yaml) throws IOException {
     Files.createDirectories(tmp.resolve("specs"));
@@ -62,18 +63,27 @@ class TaskSetParserTest {
     assertThat(set.description()).isEqualTo("two tasks");
     assertThat(set.citation()).isEqualTo("Someone 2024");
     assertThat(set.baseDirectory()).isEqualTo(tmp.resolve("specs").toAbsolutePath());
-    assertThat(set.tasks()).extracting(TaskSpec::name).containsExactly("NanoSciFact", "xquad-de", "multi");
+    assertThat(set.tasks())
+        .extracting(TaskSpec::name)
+        .containsExactly("NanoSciFact", "xquad-de", "multi");
 
     TaskSpec scifact = set.tasks().get(0);
     assertThat(scifact.dataset()).as("dataset defaults to the name").isEqualTo("NanoSciFact");
     assertThat(scifact.citation()).isEmpty();
     assertThat(scifact.source())
-        .isEqualTo(new HubDataset("zeta-alpha-ai/NanoSciFact", "309f1d1ae3ae2e092444a8a0c25bed59b82318bc", "train", Map.of(), ""));
+        .isEqualTo(
+            new HubDataset(
+                "zeta-alpha-ai/NanoSciFact",
+                "309f1d1ae3ae2e092444a8a0c25bed59b82318bc",
+                "train",
+                Map.of(),
+                ""));
 
     TaskSpec xquad = set.tasks().get(1);
     assertThat(xquad.dataset()).isEqualTo("xquad");
     assertThat(xquad.domain()).isEmpty();
-    assertThat(xquad.source()).isEqualTo(new LocalBeir(tmp.resolve("data/xquad-de").toAbsolutePath().normalize()));
+    assertThat(xquad.source())
+        .isEqualTo(new LocalBeir(tmp.resolve("data/xquad-de").toAbsolutePath().normalize()));
 
     TaskSpec multi = set.tasks().get(2);
     assertThat(multi.detectsLanguage()).isTrue();
@@ -99,7 +109,8 @@ class TaskSetParserTest {
                 """));
     assertThat(set.tasks())
         .extracting(task -> ((LocalBeir) task.source()).directory())
-        .containsExactly(Path.of("/home/tenbin/beir/a"), Path.of("/data/beir/b"), Path.of("/abs/c"));
+        .containsExactly(
+            Path.of("/home/tenbin/beir/a"), Path.of("/data/beir/b"), Path.of("/abs/c"));
   }
 
   @Test
@@ -117,17 +128,24 @@ class TaskSetParserTest {
                 source:
                   hub: owner/name
             """);
-    assertInvalid(() -> parser.parse(file), "tasks[3].source.revision", "pin a branch, tag or, for reproducible runs, a commit SHA");
+    assertInvalid(
+        () -> parser.parse(file),
+        "tasks[3].source.revision",
+        "pin a branch, tag or, for reproducible runs, a commit SHA");
   }
 
   @Test
   void unknownKeysAreErrors() throws Exception {
-    Path file = spec("name: demo\ntasks:\n  - {name: a, language: en, langauge: de, source: {path: a}}\n");
+    Path file =
+        spec("name: demo\ntasks:\n  - {name: a, language: en, langauge: de, source: {path: a}}\n");
     assertInvalid(() -> parser.parse(file), "tasks[0].langauge", "unknown key 'langauge'");
-    Path top = spec("name: demo\nversion: 2\ntasks:\n  - {name: a, language: en, source: {path: a}}\n");
+    Path top =
+        spec("name: demo\nversion: 2\ntasks:\n  - {name: a, language: en, source: {path: a}}\n");
     assertInvalid(() -> parser.parse(top), "version", "unknown key 'version'");
-    Path hubKeyOnLocal = spec("name: demo\ntasks:\n  - {name: a, language: en, source: {path: a, split: dev}}\n");
-    assertInvalid(() -> parser.parse(hubKeyOnLocal), "tasks[0].source.split", "only applies to hub sources");
+    Path hubKeyOnLocal =
+        spec("name: demo\ntasks:\n  - {name: a, language: en, source: {path: a, split: dev}}\n");
+    assertInvalid(
+        () -> parser.parse(hubKeyOnLocal), "tasks[0].source.split", "only applies to hub sources");
   }
 
   @Test
@@ -148,29 +166,48 @@ class TaskSetParserTest {
     assertInvalid(() -> parser.parse(spec("tasks: []\n")), "name", "missing");
     assertInvalid(() -> parser.parse(spec("name: demo\n")), "tasks", "declares no task");
     assertInvalid(
-        () -> parser.parse(spec("name: d\ntasks:\n  - {name: a, source: {path: a}}\n")), "tasks[0].language", "missing");
+        () -> parser.parse(spec("name: d\ntasks:\n  - {name: a, source: {path: a}}\n")),
+        "tasks[0].language",
+        "missing");
     assertInvalid(
-        () -> parser.parse(spec("name: d\ntasks:\n  - {name: a, language: english, source: {path: a}}\n")),
+        () ->
+            parser.parse(
+                spec("name: d\ntasks:\n  - {name: a, language: english, source: {path: a}}\n")),
         "tasks[0].language",
         "ISO 639-1");
     assertInvalid(
-        () -> parser.parse(spec("name: d\ntasks:\n  - {name: a, language: en, source: {path: a, hub: o/n}}\n")),
+        () ->
+            parser.parse(
+                spec(
+                    "name: d\ntasks:\n  - {name: a, language: en, source: {path: a, hub: o/n}}\n")),
         "tasks[0].source",
         "exactly one of path");
     assertInvalid(
-        () -> parser.parse(spec("name: d\ntasks:\n  - {name: a, language: en, source: {hub: not-a-repo, revision: main}}\n")),
+        () ->
+            parser.parse(
+                spec(
+                    "name: d\ntasks:\n  - {name: a, language: en, source: {hub: not-a-repo, revision: main}}\n")),
         "tasks[0].source.hub",
         "owner/name");
     assertInvalid(
-        () -> parser.parse(spec("name: d\ntasks:\n  - {name: a, language: en, source: {hub: o/n, revision: main, format: csv}}\n")),
+        () ->
+            parser.parse(
+                spec(
+                    "name: d\ntasks:\n  - {name: a, language: en, source: {hub: o/n, revision: main, format: csv}}\n")),
         "tasks[0].source.format",
         "parquet or jsonl");
     assertInvalid(
-        () -> parser.parse(spec("name: d\ntasks:\n  - {name: a, language: en, source: {hub: o/n, revision: main, configs: {docs: x}}}\n")),
+        () ->
+            parser.parse(
+                spec(
+                    "name: d\ntasks:\n  - {name: a, language: en, source: {hub: o/n, revision: main, configs: {docs: x}}}\n")),
         "tasks[0].source.configs.docs",
         "unknown key 'docs'");
     assertInvalid(
-        () -> parser.parse(spec("name: d\ntasks:\n  - {name: a, language: en, source: {path: \"${NOPE}/a\"}}\n")),
+        () ->
+            parser.parse(
+                spec(
+                    "name: d\ntasks:\n  - {name: a, language: en, source: {path: \"${NOPE}/a\"}}\n")),
         "tasks[0].source.path",
         "environment variable NOPE is not set");
     assertInvalid(() -> parser.parse(spec("name: d\ntasks: {a: 1}\n")), "tasks", "expected a list");
@@ -184,8 +221,11 @@ class TaskSetParserTest {
         .hasMessageContaining("set.yaml: not valid YAML (line 4, column 1: expected ',' or ']'")
         .hasMessageNotContaining("unclosed");
     Path duplicate = spec("name: demo\nname: again\ntasks: []\n");
-    assertThatThrownBy(() -> parser.parse(duplicate)).hasMessageContaining("not valid YAML").hasMessageContaining("name");
-    assertThatThrownBy(() -> parser.parse(tmp.resolve("absent.yaml"))).hasMessageContaining("task-set spec not found");
+    assertThatThrownBy(() -> parser.parse(duplicate))
+        .hasMessageContaining("not valid YAML")
+        .hasMessageContaining("name");
+    assertThatThrownBy(() -> parser.parse(tmp.resolve("absent.yaml")))
+        .hasMessageContaining("task-set spec not found");
   }
 
   @Test
@@ -219,9 +259,15 @@ class TaskSetParserTest {
     assertThat(shorthand.tasks()).hasSize(3).allMatch(TaskSpec::detectsLanguage);
 
     assertInvalid(
-        () -> parser.parse(spec("name: f\ntasks_from: {path: ../data, folders: {xquad-fr: {language: fr}}}\n")),
+        () ->
+            parser.parse(
+                spec(
+                    "name: f\ntasks_from: {path: ../data, folders: {xquad-fr: {language: fr}}}\n")),
         "tasks_from.folders.xquad-fr",
         "no BEIR folder 'xquad-fr'");
-    assertInvalid(() -> parser.parse(spec("name: f\ntasks_from: ../nowhere\n")), "tasks_from", "folder not found");
+    assertInvalid(
+        () -> parser.parse(spec("name: f\ntasks_from: ../nowhere\n")),
+        "tasks_from",
+        "folder not found");
   }
 }

@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
 
 /** Hand-computed tie-aware values, the arithmetic in the comments. */
 class TieAwareExamplesTest {
-  private static TieAwareValue evaluate(Metric metric, int[] grades, int[] groupStarts, List<Integer> judged) {
+  private static TieAwareValue evaluate(
+      Metric metric, int[] grades, int[] groupStarts, List<Integer> judged) {
     return TieAwareEvaluator.evaluate(
         metric, grades, TieGroups.fromStarts(groupStarts, grades.length), new JudgedQuery(judged));
   }
@@ -25,7 +26,11 @@ class TieAwareExamplesTest {
   void reciprocalRankOfARelevantDocumentTiedWithOneOtherAtTheTop() {
     // Orders: relevant first (RR 1) or second (RR 1/2); expectation 3/4. Given order: second.
     TieAwareValue rr =
-        evaluate(new Metric("mrr@10", Metric.Kind.RECIPROCAL_RANK, 10), new int[] {0, 1}, new int[] {0}, List.of(1));
+        evaluate(
+            new Metric("mrr@10", Metric.Kind.RECIPROCAL_RANK, 10),
+            new int[] {0, 1},
+            new int[] {0},
+            List.of(1));
     assertThat(rr).isEqualTo(new TieAwareValue(0.75, 0.5, 1.0, 0.5, -0.25));
   }
 
@@ -35,7 +40,10 @@ class TieAwareExamplesTest {
     // {2,3}: (1/2 + 2/3)/2 = 0.5833. Expectation (1 + 0.8333 + 0.5833)/3 = 0.8056.
     TieAwareValue ap =
         evaluate(
-            new Metric("map@100", Metric.Kind.AVERAGE_PRECISION, 100), new int[] {1, 0, 1}, new int[] {0}, List.of(1, 1, 0));
+            new Metric("map@100", Metric.Kind.AVERAGE_PRECISION, 100),
+            new int[] {1, 0, 1},
+            new int[] {0},
+            List.of(1, 1, 0));
     assertThat(ap.expected()).isCloseTo(0.8056, within(5e-5));
     assertThat(ap.min()).isCloseTo(0.5833, within(5e-5));
     assertThat(ap.max()).isEqualTo(1.0);
@@ -47,7 +55,11 @@ class TieAwareExamplesTest {
   void ndcgOfAGradeTwoDocumentTiedWithANonRelevantOne() {
     // IDCG = 2. Orders: [2, 0] -> 2/2 = 1; [0, 2] -> (2/log2(3))/2 = 0.6309. Expectation 0.8155.
     TieAwareValue ndcg =
-        evaluate(new Metric("ndcg@10", Metric.Kind.NDCG, 10), new int[] {2, 0}, new int[] {0}, List.of(2, 0));
+        evaluate(
+            new Metric("ndcg@10", Metric.Kind.NDCG, 10),
+            new int[] {2, 0},
+            new int[] {0},
+            List.of(2, 0));
     assertThat(ndcg.expected()).isCloseTo(0.8155, within(5e-5));
     assertThat(ndcg.min()).isCloseTo(0.6309, within(5e-5));
     assertThat(ndcg.max()).isEqualTo(1.0);
@@ -58,7 +70,11 @@ class TieAwareExamplesTest {
   void successAtOneWithOneRelevantAmongFourTied() {
     // The relevant document is first in 1 order of 4 positions: expectation 1/4.
     TieAwareValue success =
-        evaluate(new Metric("accuracy@1", Metric.Kind.SUCCESS, 1), new int[] {0, 0, 1, 0}, new int[] {0}, List.of(1));
+        evaluate(
+            new Metric("accuracy@1", Metric.Kind.SUCCESS, 1),
+            new int[] {0, 0, 1, 0},
+            new int[] {0},
+            List.of(1));
     assertThat(success).isEqualTo(new TieAwareValue(0.25, 0, 1, 1, -0.25));
   }
 
@@ -67,7 +83,11 @@ class TieAwareExamplesTest {
     // Each of the 2 relevant is in the top 2 with probability 2/4: E[found] = 1, recall 1/2.
     // At best both are (1), at worst neither (0). Given order [1, 0, 0, 1]: 1/2, no bias.
     TieAwareValue recall =
-        evaluate(new Metric("recall@2", Metric.Kind.RECALL, 2), new int[] {1, 0, 0, 1}, new int[] {0}, List.of(1, 1));
+        evaluate(
+            new Metric("recall@2", Metric.Kind.RECALL, 2),
+            new int[] {1, 0, 0, 1},
+            new int[] {0},
+            List.of(1, 1));
     assertThat(recall).isEqualTo(new TieAwareValue(0.5, 0, 1, 1, 0));
   }
 
@@ -76,7 +96,9 @@ class TieAwareExamplesTest {
     // Positions 1-3 tie, none relevant: every order scores the same, exactly.
     TieAwareValue ap =
         evaluate(
-            new Metric("map@100", Metric.Kind.AVERAGE_PRECISION, 100), new int[] {1, 0, 0, 0, 1}, new int[] {0, 1, 4},
+            new Metric("map@100", Metric.Kind.AVERAGE_PRECISION, 100),
+            new int[] {1, 0, 0, 0, 1},
+            new int[] {0, 1, 4},
             List.of(1, 1));
     double plain = (1.0 + 2.0 / 5) / 2;
     assertThat(ap).isEqualTo(new TieAwareValue(plain, plain, plain, 0, 0));
@@ -91,12 +113,15 @@ class TieAwareExamplesTest {
         Map.of(
             "q1", List.of(new ScoredDoc("a", 2f), new ScoredDoc("z", 2f)),
             "q2", List.of(new ScoredDoc("b", 3f), new ScoredDoc("c", 1f)));
-    Evaluation e = RankingEvaluator.standard().evaluate(qrels, run, List.of("q1", "q2"), RunOrder.TREC_EVAL);
+    Evaluation e =
+        RankingEvaluator.standard().evaluate(qrels, run, List.of("q1", "q2"), RunOrder.TREC_EVAL);
     assertThat(e.perQueryTieAware().get("q1").get("mrr@10"))
         .isEqualTo(new TieAwareValue(0.75, 0.5, 1.0, 0.5, -0.25));
-    assertThat(e.perQueryTieAware().get("q2").get("mrr@10")).isEqualTo(new TieAwareValue(1, 1, 1, 0, 0));
+    assertThat(e.perQueryTieAware().get("q2").get("mrr@10"))
+        .isEqualTo(new TieAwareValue(1, 1, 1, 0, 0));
     // Means: expected (0.75 + 1)/2, min (0.5 + 1)/2, max 1, range 0.25, bias -0.125.
-    assertThat(e.tieAware().get("mrr@10")).isEqualTo(new TieAwareValue(0.875, 0.75, 1.0, 0.25, -0.125));
+    assertThat(e.tieAware().get("mrr@10"))
+        .isEqualTo(new TieAwareValue(0.875, 0.75, 1.0, 0.25, -0.125));
     assertThat(e.means().get("mrr@10")).isEqualTo(0.75);
     assertThat(e.tieAware().keySet()).containsExactlyElementsOf(e.means().keySet());
   }

@@ -35,14 +35,19 @@ class TieAwarePropertiesTest {
   record Case(int[] scores, int[] grades, int[] unretrieved) {
     @Override
     public String toString() {
-      return "scores " + Arrays.toString(scores) + " grades " + Arrays.toString(grades)
-          + " unretrieved " + Arrays.toString(unretrieved);
+      return "scores "
+          + Arrays.toString(scores)
+          + " grades "
+          + Arrays.toString(grades)
+          + " unretrieved "
+          + Arrays.toString(unretrieved);
     }
   }
 
   @Provide
   Arbitrary<Case> rankingsWithTies() {
-    return Arbitraries.integers().between(1, 8)
+    return Arbitraries.integers()
+        .between(1, 8)
         .flatMap(
             n ->
                 Combinators.combine(
@@ -54,15 +59,20 @@ class TieAwarePropertiesTest {
 
   @Provide
   Arbitrary<Case> rankingsWithoutTies() {
-    return Arbitraries.integers().between(1, 12)
+    return Arbitraries.integers()
+        .between(1, 12)
         .flatMap(
             n ->
                 Combinators.combine(
                         Arbitraries.shuffle(IntStream.range(0, n).boxed().toList()),
                         Arbitraries.integers().between(-1, 3).array(int[].class).ofSize(n),
                         Arbitraries.integers().between(1, 3).array(int[].class).ofMaxSize(2))
-                    .as((scores, grades, more) ->
-                        new Case(scores.stream().mapToInt(Integer::intValue).toArray(), grades, more)));
+                    .as(
+                        (scores, grades, more) ->
+                            new Case(
+                                scores.stream().mapToInt(Integer::intValue).toArray(),
+                                grades,
+                                more)));
   }
 
   /** The nine reported metrics, then each kind at each generic cut-off. */
@@ -83,7 +93,10 @@ class TieAwarePropertiesTest {
       docs.add(new ScoredDoc("d" + i, c.scores()[i]));
     }
     List<ScoredDoc> ordered = RunOrder.TREC_EVAL.apply(docs);
-    int[] grades = ordered.stream().mapToInt(d -> c.grades()[Integer.parseInt(d.docId().substring(1))]).toArray();
+    int[] grades =
+        ordered.stream()
+            .mapToInt(d -> c.grades()[Integer.parseInt(d.docId().substring(1))])
+            .toArray();
     List<Integer> judged = new ArrayList<>();
     Arrays.stream(c.grades()).forEach(judged::add);
     Arrays.stream(c.unretrieved()).forEach(judged::add);
@@ -161,7 +174,9 @@ class TieAwarePropertiesTest {
       double plain = metric.compute(ranked.grades(), ranked.judged());
       TieAwareValue value =
           TieAwareEvaluator.evaluate(metric, ranked.grades(), ranked.groups(), ranked.judged());
-      assertThat(value).as(metric.name() + " on " + c).isEqualTo(new TieAwareValue(plain, plain, plain, 0, 0));
+      assertThat(value)
+          .as(metric.name() + " on " + c)
+          .isEqualTo(new TieAwareValue(plain, plain, plain, 0, 0));
     }
   }
 }

@@ -10,7 +10,9 @@ import org.junit.jupiter.api.Test;
 
 class TieGroupsTest {
   private static List<int[]> ranges(TieGroups groups) {
-    return IntStream.range(0, groups.count()).mapToObj(g -> new int[] {groups.start(g), groups.end(g)}).toList();
+    return IntStream.range(0, groups.count())
+        .mapToObj(g -> new int[] {groups.start(g), groups.end(g)})
+        .toList();
   }
 
   @Test
@@ -18,9 +20,13 @@ class TieGroupsTest {
     TieGroups groups =
         TieGroups.of(
             List.of(
-                new ScoredDoc("a", 3f), new ScoredDoc("b", 2f), new ScoredDoc("c", 2f),
-                new ScoredDoc("d", 2f), new ScoredDoc("e", 1f)));
-    assertThat(ranges(groups)).containsExactly(new int[] {0, 1}, new int[] {1, 4}, new int[] {4, 5});
+                new ScoredDoc("a", 3f),
+                new ScoredDoc("b", 2f),
+                new ScoredDoc("c", 2f),
+                new ScoredDoc("d", 2f),
+                new ScoredDoc("e", 1f)));
+    assertThat(ranges(groups))
+        .containsExactly(new int[] {0, 1}, new int[] {1, 4}, new int[] {4, 5});
     assertThat(groups.hasTies()).isTrue();
   }
 
@@ -35,7 +41,8 @@ class TieGroupsTest {
 
   @Test
   void positiveAndNegativeZeroTie() {
-    assertThat(TieGroups.of(List.of(new ScoredDoc("a", 0.0), new ScoredDoc("b", -0.0))).count()).isEqualTo(1);
+    assertThat(TieGroups.of(List.of(new ScoredDoc("a", 0.0), new ScoredDoc("b", -0.0))).count())
+        .isEqualTo(1);
   }
 
   @Test
@@ -47,8 +54,10 @@ class TieGroupsTest {
 
   @Test
   void explicitStartsMustRiseFromZero() {
-    assertThatThrownBy(() -> TieGroups.fromStarts(new int[] {1, 2}, 3)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> TieGroups.fromStarts(new int[] {0, 2, 2}, 3)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> TieGroups.fromStarts(new int[] {1, 2}, 3))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> TieGroups.fromStarts(new int[] {0, 2, 2}, 3))
+        .isInstanceOf(IllegalArgumentException.class);
     assertThat(TieGroups.fromStarts(new int[] {0, 2}, 3).end(0)).isEqualTo(2);
   }
 }

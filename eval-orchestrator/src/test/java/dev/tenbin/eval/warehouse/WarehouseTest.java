@@ -23,9 +23,17 @@ import org.junit.jupiter.api.io.TempDir;
 class WarehouseTest {
   @TempDir Path tmp;
 
-  private final CellRecord bm25 = TestCells.cell(TestCells.key("NanoSciFact", "bm25", "bm25", "base"), TestCells.QRELS, TestCells.run(0f));
-  private final CellRecord dense = TestCells.cell(TestCells.key("NanoSciFact", "dense", "tiny", "int8"), TestCells.QRELS, TestCells.run(1f));
-  private final CellRecord other = TestCells.cell(TestCells.key("NanoFiQA", "dense", "tiny", "int8"), TestCells.QRELS, TestCells.run(2f));
+  private final CellRecord bm25 =
+      TestCells.cell(
+          TestCells.key("NanoSciFact", "bm25", "bm25", "base"), TestCells.QRELS, TestCells.run(0f));
+  private final CellRecord dense =
+      TestCells.cell(
+          TestCells.key("NanoSciFact", "dense", "tiny", "int8"),
+          TestCells.QRELS,
+          TestCells.run(1f));
+  private final CellRecord other =
+      TestCells.cell(
+          TestCells.key("NanoFiQA", "dense", "tiny", "int8"), TestCells.QRELS, TestCells.run(2f));
 
   private Path job(String name, CellRecord... cells) {
     ResultStore store = ResultStore.open(tmp.resolve(name));
@@ -68,15 +76,33 @@ class WarehouseTest {
         .containsEntry("query_metrics", 36L)
         .containsEntry("rankings", 12L);
     assertThat(summary.warnings()).isEmpty();
-    assertThat(rows(database, "SELECT system, variant, num_queries, num_documents, finished_at::VARCHAR FROM cells ORDER BY system"))
+    assertThat(
+            rows(
+                database,
+                "SELECT system, variant, num_queries, num_documents, finished_at::VARCHAR FROM cells ORDER BY system"))
         .containsExactly(
             List.of("bm25", "base", 2, 10, "2025-01-02 03:04:05"),
             List.of("dense:tiny", "int8", 2, 10, "2025-01-02 03:04:05"));
-    assertThat(rows(database, "SELECT value FROM metrics WHERE fingerprint = '" + dense.fingerprint() + "' AND metric = 'ndcg@10'"))
+    assertThat(
+            rows(
+                database,
+                "SELECT value FROM metrics WHERE fingerprint = '"
+                    + dense.fingerprint()
+                    + "' AND metric = 'ndcg@10'"))
         .containsExactly(List.of(dense.metrics().get("ndcg@10")));
-    assertThat(rows(database, "SELECT score FROM rankings WHERE fingerprint = '" + dense.fingerprint() + "' AND query_id = 'q2' AND rank = 1"))
+    assertThat(
+            rows(
+                database,
+                "SELECT score FROM rankings WHERE fingerprint = '"
+                    + dense.fingerprint()
+                    + "' AND query_id = 'q2' AND rank = 1"))
         .containsExactly(List.of(dense.queries().get(1).docs().getFirst().score()));
-    assertThat(rows(database, "SELECT value::JSON->>'bm25' FROM diagnostics WHERE name = 'candidate_origin' AND fingerprint = '" + bm25.fingerprint() + "'"))
+    assertThat(
+            rows(
+                database,
+                "SELECT value::JSON->>'bm25' FROM diagnostics WHERE name = 'candidate_origin' AND fingerprint = '"
+                    + bm25.fingerprint()
+                    + "'"))
         .containsExactly(List.of("3"));
   }
 
@@ -85,10 +111,21 @@ class WarehouseTest {
     Path database = tmp.resolve("w.duckdb");
     Warehouse.build(List.of(job("job", bm25, dense, other)), database);
 
-    assertThat(rows(database, "SELECT ndcg_at_10, recall_at_100, mrr_at_10 FROM cell_scores WHERE system = 'bm25'"))
-        .containsExactly(List.of(bm25.metrics().get("ndcg@10"), bm25.metrics().get("recall@100"), bm25.metrics().get("mrr@10")));
-    assertThat(rows(database, "SELECT tasks, datasets, ndcg_at_10 FROM system_summary WHERE system = 'dense:tiny'"))
-        .containsExactly(List.of(2L, 2L, (dense.metrics().get("ndcg@10") + other.metrics().get("ndcg@10")) / 2));
+    assertThat(
+            rows(
+                database,
+                "SELECT ndcg_at_10, recall_at_100, mrr_at_10 FROM cell_scores WHERE system = 'bm25'"))
+        .containsExactly(
+            List.of(
+                bm25.metrics().get("ndcg@10"),
+                bm25.metrics().get("recall@100"),
+                bm25.metrics().get("mrr@10")));
+    assertThat(
+            rows(
+                database,
+                "SELECT tasks, datasets, ndcg_at_10 FROM system_summary WHERE system = 'dense:tiny'"))
+        .containsExactly(
+            List.of(2L, 2L, (dense.metrics().get("ndcg@10") + other.metrics().get("ndcg@10")) / 2));
   }
 
   @Test
@@ -100,7 +137,10 @@ class WarehouseTest {
     Warehouse.BuildSummary summary = Warehouse.build(List.of(first, second), database);
 
     assertThat(summary.rowCounts()).containsEntry("cells", 2L);
-    assertThat(summary.warnings()).singleElement().asString().contains(bm25.fingerprint(), "second", "first");
+    assertThat(summary.warnings())
+        .singleElement()
+        .asString()
+        .contains(bm25.fingerprint(), "second", "first");
     assertThat(rows(database, "SELECT job_dir FROM cells WHERE system = 'bm25'"))
         .containsExactly(List.of(first.toAbsolutePath().normalize().toString()));
   }
@@ -109,8 +149,7 @@ class WarehouseTest {
   void aRebuildReplacesTheFileWithTheSameContent() throws Exception {
     Path jobDir = job("job", bm25, dense);
     Path database = tmp.resolve("w.duckdb");
-    String everything =
-        "SELECT * FROM cells ORDER BY fingerprint";
+    String everything = "SELECT * FROM cells ORDER BY fingerprint";
     String ranked = "SELECT * FROM rankings ORDER BY fingerprint, query_id, rank";
     Warehouse.build(List.of(jobDir), database);
     List<List<Object>> cells = rows(database, everything);
@@ -121,7 +160,8 @@ class WarehouseTest {
     assertThat(rows(database, everything)).isEqualTo(cells);
     assertThat(rows(database, ranked)).isEqualTo(rankings);
     try (Stream<Path> files = Files.list(tmp)) {
-      assertThat(files.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder("job", "w.duckdb");
+      assertThat(files.map(p -> p.getFileName().toString()))
+          .containsExactlyInAnyOrder("job", "w.duckdb");
     }
   }
 
@@ -139,13 +179,15 @@ class WarehouseTest {
     assertThat(Files.size(database)).isEqualTo(size);
     assertThat(rows(database, "SELECT count(*) FROM cells")).containsExactly(List.of(1L));
     try (Stream<Path> files = Files.list(tmp)) {
-      assertThat(files.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder("job", "broken", "w.duckdb");
+      assertThat(files.map(p -> p.getFileName().toString()))
+          .containsExactlyInAnyOrder("job", "broken", "w.duckdb");
     }
   }
 
   @Test
   void aFolderWithoutCellsIsBadInput() {
-    assertThatThrownBy(() -> Warehouse.build(List.of(tmp.resolve("nothing")), tmp.resolve("w.duckdb")))
+    assertThatThrownBy(
+            () -> Warehouse.build(List.of(tmp.resolve("nothing")), tmp.resolve("w.duckdb")))
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining("holds no job results");
   }

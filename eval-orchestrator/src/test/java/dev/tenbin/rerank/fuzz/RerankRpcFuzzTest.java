@@ -57,10 +57,20 @@ class RerankRpcFuzzTest {
     dir = Files.createTempDirectory("rerank-fuzz");
     Path models = dir.resolve("models");
     float[] table = TinyOnnxModels.table(V, H, 1);
-    model(models, "tiny-sigmoid", TinyOnnxModels.pairClassifier(table, TinyOnnxModels.table(H, 1, 2), V, H, 1, false), "{\"id\":\"tiny-sigmoid\",\"head\":\"SIGMOID\"}");
-    model(models, "tiny-softmax", TinyOnnxModels.pairClassifier(table, TinyOnnxModels.table(H, 2, 3), V, H, 2, true), "{\"id\":\"tiny-softmax\",\"head\":\"SOFTMAX2\"}");
     model(
-        models, "tiny-yesno", TinyOnnxModels.mlmEncoder(table, TinyOnnxModels.table(H, V, 5), V, H),
+        models,
+        "tiny-sigmoid",
+        TinyOnnxModels.pairClassifier(table, TinyOnnxModels.table(H, 1, 2), V, H, 1, false),
+        "{\"id\":\"tiny-sigmoid\",\"head\":\"SIGMOID\"}");
+    model(
+        models,
+        "tiny-softmax",
+        TinyOnnxModels.pairClassifier(table, TinyOnnxModels.table(H, 2, 3), V, H, 2, true),
+        "{\"id\":\"tiny-softmax\",\"head\":\"SOFTMAX2\"}");
+    model(
+        models,
+        "tiny-yesno",
+        TinyOnnxModels.mlmEncoder(table, TinyOnnxModels.table(H, V, 5), V, H),
         "{\"id\":\"tiny-yesno\",\"head\":\"YES_NO\",\"prompt_template\":\"query {query} document {document}\",\"yes_token\":\"apple\",\"no_token\":\"banana\"}");
     Path encoderModels = dir.resolve("encoder-models");
     TinyModels.dense(encoderModels, "tiny-dense", false);
@@ -70,14 +80,27 @@ class RerankRpcFuzzTest {
     encoder =
         EncoderServer.startInProcess(
             encoderName,
-            EncoderServiceConfig.embedded(encoderModels, dir.resolve("encoder-cache")).withHubEndpoint("http://127.0.0.1:9"),
+            EncoderServiceConfig.embedded(encoderModels, dir.resolve("encoder-cache"))
+                .withHubEndpoint("http://127.0.0.1:9"),
             new SimpleMeterRegistry());
     encoderChannel = InProcessChannelBuilder.forName(encoderName).directExecutor().build();
     RerankerRegistry registry =
-        new RerankerRegistry(models, new HubDownloader("http://127.0.0.1:9", dir.resolve("cache"), null), OnnxModel.RuntimeOptions.cpu(1), 64);
-    core = new RerankCore(registry, () -> new dev.tenbin.rerank.bi.BiEncoderReranker(dev.tenbin.encoder.client.EncoderClient.of(encoderChannel)), 1000);
+        new RerankerRegistry(
+            models,
+            new HubDownloader("http://127.0.0.1:9", dir.resolve("cache"), null),
+            OnnxModel.RuntimeOptions.cpu(1),
+            64);
+    core =
+        new RerankCore(
+            registry,
+            () ->
+                new dev.tenbin.rerank.bi.BiEncoderReranker(
+                    dev.tenbin.encoder.client.EncoderClient.of(encoderChannel)),
+            1000);
     String name = "rerank-fuzz-" + UUID.randomUUID();
-    host = GrpcServerHost.startInProcess(name, new SimpleMeterRegistry(), List.of(new RerankGrpcService(core)));
+    host =
+        GrpcServerHost.startInProcess(
+            name, new SimpleMeterRegistry(), List.of(new RerankGrpcService(core)));
     channel = InProcessChannelBuilder.forName(name).directExecutor().build();
     // Load the cross-encoders before fuzzing: loading a tokenizer makes DJL call home (an HTTP
     // request to the EC2 metadata address, see FINDINGS), which Jazzer's SSRF detector reports on
@@ -90,12 +113,30 @@ class RerankRpcFuzzTest {
         new ProtoFuzz(
             Map.of(
                 "model_id",
-                List.of("tiny-sigmoid", "tiny-softmax", "tiny-yesno", "dense:tiny-dense", "sparse:tiny-splade",
-                    "multivector:tiny-colbert", "dense:tiny-splade", "dense:", "unknown", "hub:owner/name"),
-                "query", texts,
-                "text", texts,
-                "doc_id", List.of("d1", "d2", "d3")));
-    fuzzer = new RpcFuzzer(channel, RerankServiceGrpc.getServiceDescriptor(), generator, RerankRpcFuzzTest::offline, Duration.ofSeconds(30));
+                List.of(
+                    "tiny-sigmoid",
+                    "tiny-softmax",
+                    "tiny-yesno",
+                    "dense:tiny-dense",
+                    "sparse:tiny-splade",
+                    "multivector:tiny-colbert",
+                    "dense:tiny-splade",
+                    "dense:",
+                    "unknown",
+                    "hub:owner/name"),
+                "query",
+                texts,
+                "text",
+                texts,
+                "doc_id",
+                List.of("d1", "d2", "d3")));
+    fuzzer =
+        new RpcFuzzer(
+            channel,
+            RerankServiceGrpc.getServiceDescriptor(),
+            generator,
+            RerankRpcFuzzTest::offline,
+            Duration.ofSeconds(30));
   }
 
   @AfterAll
@@ -115,7 +156,9 @@ class RerankRpcFuzzTest {
   @FuzzTest
   void everyRpcAnswersHostileRequestsWithAClientStatus(FuzzedDataProvider data) {
     fuzzer.call(data);
-    assertThat(rerank("tiny-sigmoid").getDocumentsList()).extracting(d -> d.getDocId()).containsExactlyInAnyOrder("a", "b");
+    assertThat(rerank("tiny-sigmoid").getDocumentsList())
+        .extracting(d -> d.getDocId())
+        .containsExactlyInAnyOrder("a", "b");
   }
 
   private static dev.tenbin.proto.rerank.v1.RerankResponse rerank(String model) {
@@ -133,11 +176,15 @@ class RerankRpcFuzzTest {
   private static void model(Path models, String id, byte[] onnx, String card) throws Exception {
     Path folder = Files.createDirectories(models.resolve(id));
     Files.write(folder.resolve("model.onnx"), onnx);
-    Files.write(folder.resolve("tokenizer.json"), TinyOnnxModels.wordLevelTokenizer(TinyModels.WORDS));
+    Files.write(
+        folder.resolve("tokenizer.json"), TinyOnnxModels.wordLevelTokenizer(TinyModels.WORDS));
     Files.writeString(folder.resolve("card.json"), card);
   }
 
-  /** Built-in model ids become a tiny model; a pinned hub id loses its revision (refused before any download). */
+  /**
+   * Built-in model ids become a tiny model; a pinned hub id loses its revision (refused before any
+   * download).
+   */
   private static String offline(String text) {
     int colon = text.indexOf(':');
     String model = colon >= 0 && !text.startsWith("hub:") ? text.substring(colon + 1) : text;

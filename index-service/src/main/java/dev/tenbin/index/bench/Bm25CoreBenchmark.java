@@ -29,7 +29,8 @@ public final class Bm25CoreBenchmark {
   public record Figures(double indexDocsPerSecond, double queriesPerSecond) {}
 
   /** An index service on 127.0.0.1:{@code port}, serving {@code dataDirectory} until closed. */
-  public record Loopback(int port, GrpcServerHost host, CollectionCatalog catalog) implements AutoCloseable {
+  public record Loopback(int port, GrpcServerHost host, CollectionCatalog catalog)
+      implements AutoCloseable {
     @Override
     public void close() {
       host.close();
@@ -40,11 +41,15 @@ public final class Bm25CoreBenchmark {
   private Bm25CoreBenchmark() {}
 
   /**
-   * Indexes {@code documents} into a lexical collection of {@code language} under {@code dataDirectory}
-   * (1,000 a batch), then runs every query {@code passes} times (top 100).
+   * Indexes {@code documents} into a lexical collection of {@code language} under {@code
+   * dataDirectory} (1,000 a batch), then runs every query {@code passes} times (top 100).
    */
   public static Figures inProcess(
-      Path dataDirectory, String language, List<Document> documents, List<String> queries, int passes) {
+      Path dataDirectory,
+      String language,
+      List<Document> documents,
+      List<String> queries,
+      int passes) {
     try (CollectionCatalog catalog = CollectionCatalog.open(dataDirectory)) {
       IndexCollection collection = catalog.create(CollectionSpec.lexical("bench", language));
       List<IngestDocument> docs = new ArrayList<>();
@@ -59,21 +64,31 @@ public final class Bm25CoreBenchmark {
       start = System.nanoTime();
       for (int pass = 0; pass < passes; pass++) {
         for (String query : queries) {
-          collection.search(SearchRequest.topK(List.of(new LexicalQuery(query)), 100), Cancellation.NEVER);
+          collection.search(
+              SearchRequest.topK(List.of(new LexicalQuery(query)), 100), Cancellation.NEVER);
         }
       }
       double searchSeconds = (System.nanoTime() - start) / 1e9;
-      return new Figures(docs.size() / indexSeconds, (double) queries.size() * passes / searchSeconds);
+      return new Figures(
+          docs.size() / indexSeconds, (double) queries.size() * passes / searchSeconds);
     }
   }
 
-  /** Starts an index service over {@code dataDirectory} on a free loopback port (plaintext, no metrics port). */
+  /**
+   * Starts an index service over {@code dataDirectory} on a free loopback port (plaintext, no
+   * metrics port).
+   */
   public static Loopback serveOnLoopback(Path dataDirectory) {
     CollectionCatalog catalog = CollectionCatalog.open(dataDirectory);
     try {
       GrpcServerHost host =
           GrpcServerHost.start(
-              new ServerSettings("127.0.0.1", 0, -1, ServerSettings.DEFAULT_MAX_MESSAGE_BYTES, Duration.ofSeconds(1)),
+              new ServerSettings(
+                  "127.0.0.1",
+                  0,
+                  -1,
+                  ServerSettings.DEFAULT_MAX_MESSAGE_BYTES,
+                  Duration.ofSeconds(1)),
               IndexServer.services(catalog, IndexServiceConfig.embedded(dataDirectory)));
       return new Loopback(host.port(), host, catalog);
     } catch (RuntimeException e) {

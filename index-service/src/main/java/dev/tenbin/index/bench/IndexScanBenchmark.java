@@ -72,11 +72,21 @@ public final class IndexScanBenchmark {
     double binaryMs = millisPerQuery(searcher, qs, Quantization.BINARY);
     double gflops = 2.0 * documents * dimension / (floatMs * 1e6);
     return new Result(
-        documents, dimension, gflops, peakGflops(), floatMs, int8Ms, binaryMs, sparse(random), maxSim(random));
+        documents,
+        dimension,
+        gflops,
+        peakGflops(),
+        floatMs,
+        int8Ms,
+        binaryMs,
+        sparse(random),
+        maxSim(random));
   }
 
-  private static double millisPerQuery(DenseSearcher searcher, List<float[]> queries, Quantization quantization) {
-    DenseSearchOptions options = new DenseSearchOptions(VectorSimilarity.DOT, 0, quantization, false, 100);
+  private static double millisPerQuery(
+      DenseSearcher searcher, List<float[]> queries, Quantization quantization) {
+    DenseSearchOptions options =
+        new DenseSearchOptions(VectorSimilarity.DOT, 0, quantization, false, 100);
     for (int warm = 0; warm < 3; warm++) {
       for (float[] q : queries) {
         searcher.search(q, options, 100, Cancellation.NEVER);
@@ -106,7 +116,8 @@ public final class IndexScanBenchmark {
       fmaLoop(a, b, 2_000);
     }
     long start = System.nanoTime();
-    double sink = IntStream.range(0, threads).parallel().mapToDouble(t -> fmaLoop(a, b, rounds)).sum();
+    double sink =
+        IntStream.range(0, threads).parallel().mapToDouble(t -> fmaLoop(a, b, rounds)).sum();
     double seconds = (System.nanoTime() - start) / 1e9;
     if (sink == 42) {
       System.err.print("");
@@ -127,16 +138,37 @@ public final class IndexScanBenchmark {
     for (int r = 0; r < rounds; r++) {
       for (int i = 0; i < a.length; i += 8 * step) {
         a0 = FloatVector.fromArray(SPECIES, a, i).fma(FloatVector.fromArray(SPECIES, b, i), a0);
-        a1 = FloatVector.fromArray(SPECIES, a, i + step).fma(FloatVector.fromArray(SPECIES, b, i + step), a1);
-        a2 = FloatVector.fromArray(SPECIES, a, i + 2 * step).fma(FloatVector.fromArray(SPECIES, b, i + 2 * step), a2);
-        a3 = FloatVector.fromArray(SPECIES, a, i + 3 * step).fma(FloatVector.fromArray(SPECIES, b, i + 3 * step), a3);
-        a4 = FloatVector.fromArray(SPECIES, a, i + 4 * step).fma(FloatVector.fromArray(SPECIES, b, i + 4 * step), a4);
-        a5 = FloatVector.fromArray(SPECIES, a, i + 5 * step).fma(FloatVector.fromArray(SPECIES, b, i + 5 * step), a5);
-        a6 = FloatVector.fromArray(SPECIES, a, i + 6 * step).fma(FloatVector.fromArray(SPECIES, b, i + 6 * step), a6);
-        a7 = FloatVector.fromArray(SPECIES, a, i + 7 * step).fma(FloatVector.fromArray(SPECIES, b, i + 7 * step), a7);
+        a1 =
+            FloatVector.fromArray(SPECIES, a, i + step)
+                .fma(FloatVector.fromArray(SPECIES, b, i + step), a1);
+        a2 =
+            FloatVector.fromArray(SPECIES, a, i + 2 * step)
+                .fma(FloatVector.fromArray(SPECIES, b, i + 2 * step), a2);
+        a3 =
+            FloatVector.fromArray(SPECIES, a, i + 3 * step)
+                .fma(FloatVector.fromArray(SPECIES, b, i + 3 * step), a3);
+        a4 =
+            FloatVector.fromArray(SPECIES, a, i + 4 * step)
+                .fma(FloatVector.fromArray(SPECIES, b, i + 4 * step), a4);
+        a5 =
+            FloatVector.fromArray(SPECIES, a, i + 5 * step)
+                .fma(FloatVector.fromArray(SPECIES, b, i + 5 * step), a5);
+        a6 =
+            FloatVector.fromArray(SPECIES, a, i + 6 * step)
+                .fma(FloatVector.fromArray(SPECIES, b, i + 6 * step), a6);
+        a7 =
+            FloatVector.fromArray(SPECIES, a, i + 7 * step)
+                .fma(FloatVector.fromArray(SPECIES, b, i + 7 * step), a7);
       }
     }
-    return a0.add(a1).add(a2).add(a3).add(a4).add(a5).add(a6).add(a7).reduceLanes(jdk.incubator.vector.VectorOperators.ADD);
+    return a0.add(a1)
+        .add(a2)
+        .add(a3)
+        .add(a4)
+        .add(a5)
+        .add(a6)
+        .add(a7)
+        .reduceLanes(jdk.incubator.vector.VectorOperators.ADD);
   }
 
   private static Map<String, Double> sparse(Random random) {
@@ -169,7 +201,10 @@ public final class IndexScanBenchmark {
     TreeMap<Integer, Float> entries = new TreeMap<>();
     while (entries.size() < active) {
       // Zipf-like term choice: small ids are frequent, as in real vocabularies.
-      int id = (int) Math.min(vocabulary - 1, Math.floor(Math.exp(random.nextDouble() * Math.log(vocabulary))));
+      int id =
+          (int)
+              Math.min(
+                  vocabulary - 1, Math.floor(Math.exp(random.nextDouble() * Math.log(vocabulary))));
       entries.put(id, (float) random.nextDouble() * 3);
     }
     int[] ids = entries.keySet().stream().mapToInt(Integer::intValue).toArray();
@@ -186,7 +221,8 @@ public final class IndexScanBenchmark {
     for (int d = 0; d < 1_000; d++) {
       docs.add(randomTokens(random, 64, dimension));
     }
-    MaxSimSearcher searcher = new MaxSimSearcher(docs, dimension, IntStream.range(0, docs.size()).toArray());
+    MaxSimSearcher searcher =
+        new MaxSimSearcher(docs, dimension, IntStream.range(0, docs.size()).toArray());
     TokenVectors query = randomTokens(random, 32, dimension);
     searcher.search(query, 100, Cancellation.NEVER);
     long start = System.nanoTime();

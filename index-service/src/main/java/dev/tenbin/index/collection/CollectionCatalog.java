@@ -43,7 +43,8 @@ public final class CollectionCatalog implements Closeable, MeterBinder {
   private final Map<String, Quarantined> quarantined = new ConcurrentSkipListMap<>();
   private final Map<String, List<Meter>> meters = new HashMap<>();
   private MeterRegistry registry;
-  private final java.util.Set<String> describeFailuresLogged = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final java.util.Set<String> describeFailuresLogged =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
   private boolean closed;
 
   /** A collection folder that could not be opened. */
@@ -74,7 +75,8 @@ public final class CollectionCatalog implements Closeable, MeterBinder {
     try {
       spec = CollectionSpec.readFrom(folder.resolve(DataDirectory.SPEC_FILE));
       if (!spec.name().equals(name)) {
-        throw new IllegalStateException("its spec names it " + Excerpt.of(spec.name()) + ", not after its folder");
+        throw new IllegalStateException(
+            "its spec names it " + Excerpt.of(spec.name()) + ", not after its folder");
       }
       collections.put(name, IndexCollection.open(spec, folder, false));
     } catch (RuntimeException | StackOverflowError | OutOfMemoryError e) {
@@ -86,20 +88,27 @@ public final class CollectionCatalog implements Closeable, MeterBinder {
 
   /** A failure as an operator reads it: its messages, paths relative to the data directory, cut. */
   private String describe(Throwable failure) {
-    String message = failure.getMessage() == null ? failure.getClass().getSimpleName() : failure.getMessage();
+    String message =
+        failure.getMessage() == null ? failure.getClass().getSimpleName() : failure.getMessage();
     Throwable cause = failure.getCause();
     if (cause != null && cause.getMessage() != null && !message.contains(cause.getMessage())) {
       message += " (" + cause.getClass().getSimpleName() + ": " + cause.getMessage() + ")";
     }
     String root = dataDirectory.root().toAbsolutePath().toString();
-    message = message.replace(root + File.separator, "").replace(dataDirectory.root() + File.separator, "");
-    return message.length() <= MAX_ERROR_CHARS ? message : message.substring(0, MAX_ERROR_CHARS) + "…";
+    message =
+        message
+            .replace(root + File.separator, "")
+            .replace(dataDirectory.root() + File.separator, "");
+    return message.length() <= MAX_ERROR_CHARS
+        ? message
+        : message.substring(0, MAX_ERROR_CHARS) + "…";
   }
 
   /** Creates a collection: its folder and marker, its stores, then its spec (last). */
   public synchronized IndexCollection create(CollectionSpec spec) {
     if (collections.containsKey(spec.name()) || quarantined.containsKey(spec.name())) {
-      throw new AlreadyExistsException("spec.name", "collection " + Excerpt.of(spec.name()) + " already exists");
+      throw new AlreadyExistsException(
+          "spec.name", "collection " + Excerpt.of(spec.name()) + " already exists");
     }
     Path folder = dataDirectory.createCollectionFolder(spec.name());
     IndexCollection collection = null;
@@ -134,13 +143,15 @@ public final class CollectionCatalog implements Closeable, MeterBinder {
     if (collection == null) {
       Quarantined broken = quarantined.get(key);
       if (broken != null) {
-        throw new PreconditionException(field, "collection " + Excerpt.of(key) + " is quarantined: it " + broken.error());
+        throw new PreconditionException(
+            field, "collection " + Excerpt.of(key) + " is quarantined: it " + broken.error());
       }
       throw new NotFoundException(field, "no collection named " + Excerpt.of(key));
     }
     String failure = collection.failure();
     if (failure != null) {
-      throw new PreconditionException(field, "collection " + Excerpt.of(key) + " stopped serving: " + failure);
+      throw new PreconditionException(
+          field, "collection " + Excerpt.of(key) + " stopped serving: " + failure);
     }
     return collection;
   }
@@ -163,7 +174,9 @@ public final class CollectionCatalog implements Closeable, MeterBinder {
     return failed(broken.name(), broken.spec(), broken.error(), broken.folder());
   }
 
-  /** Every collection, by name, quarantined ones included; one that cannot be described is FAILED. */
+  /**
+   * Every collection, by name, quarantined ones included; one that cannot be described is FAILED.
+   */
   public List<CollectionStats> describeAll() {
     TreeSet<String> names = new TreeSet<>(collections.keySet());
     names.addAll(quarantined.keySet());
@@ -186,15 +199,24 @@ public final class CollectionCatalog implements Closeable, MeterBinder {
         log.error("collection {} cannot be described (logged once)", collection.spec().name(), e);
       }
       return new CollectionStats(
-          collection.spec().name(), collection.spec(), CollectionState.FAILED, "cannot be described: " + describe(e),
-          0, -1, null);
+          collection.spec().name(),
+          collection.spec(),
+          CollectionState.FAILED,
+          "cannot be described: " + describe(e),
+          0,
+          -1,
+          null);
     }
   }
 
   private CollectionStats failed(String name, CollectionSpec spec, String error, Path folder) {
     long bytes;
     try (var files = java.nio.file.Files.walk(folder)) {
-      bytes = files.filter(java.nio.file.Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
+      bytes =
+          files
+              .filter(java.nio.file.Files::isRegularFile)
+              .mapToLong(p -> p.toFile().length())
+              .sum();
     } catch (java.io.IOException | RuntimeException e) {
       bytes = -1;
     }
@@ -270,7 +292,10 @@ public final class CollectionCatalog implements Closeable, MeterBinder {
   }
 
   private static Gauge.Builder<IndexCollection> gauge(
-      String meter, String name, IndexCollection collection, ToDoubleFunction<IndexCollection> value) {
+      String meter,
+      String name,
+      IndexCollection collection,
+      ToDoubleFunction<IndexCollection> value) {
     return Gauge.builder(
             meter,
             collection,

@@ -5,8 +5,8 @@ import dev.tenbin.index.lexical.Bm25Parameters;
 import dev.tenbin.index.lexical.LanguageAnalyzers;
 import java.io.IOException;
 import java.io.Reader;
-import java.io.UncheckedIOException;
 import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,9 +19,11 @@ import java.util.regex.Pattern;
  * @param name collection name: letters, digits, '.', '_' and '-', at most 128 characters
  * @param language normalised ISO 639 code selecting the BM25 analyzer
  * @param bm25 BM25 parameters
- * @param denseDimension dimension of stored dense vectors, 0 for none, at most {@value #MAX_DIMENSION}
+ * @param denseDimension dimension of stored dense vectors, 0 for none, at most {@value
+ *     #MAX_DIMENSION}
  * @param sparseVocabularySize vocabulary size of stored sparse vectors, 0 for none
- * @param multiVectorDimension dimension of stored token vectors, 0 for none, at most {@value #MAX_DIMENSION}
+ * @param multiVectorDimension dimension of stored token vectors, 0 for none, at most {@value
+ *     #MAX_DIMENSION}
  */
 public record CollectionSpec(
     String name,
@@ -52,7 +54,8 @@ public record CollectionSpec(
 
   private static void requireWithin(String field, int value, int max) {
     if (value < 0 || value > max) {
-      throw new InvalidInputException(field, field + " must be within 0.." + max + ", got " + value);
+      throw new InvalidInputException(
+          field, field + " must be within 0.." + max + ", got " + value);
     }
   }
 
@@ -89,7 +92,8 @@ public record CollectionSpec(
     try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
       props.load(in);
     } catch (IOException | IllegalArgumentException e) {
-      throw new IllegalStateException("the collection spec " + file.getFileName() + " cannot be read", e);
+      throw new IllegalStateException(
+          "the collection spec " + file.getFileName() + " cannot be read", e);
     }
     try {
       return new CollectionSpec(
@@ -102,7 +106,11 @@ public record CollectionSpec(
           Integer.parseInt(props.getProperty("sparse.vocabulary_size", "0")),
           Integer.parseInt(props.getProperty("multivector.dimension", "0")));
     } catch (RuntimeException e) {
-      throw new IllegalStateException("the collection spec " + file.getFileName() + " is damaged: it does not hold a valid spec", e);
+      throw new IllegalStateException(
+          "the collection spec "
+              + file.getFileName()
+              + " is damaged: it does not hold a valid spec",
+          e);
     }
   }
 }

@@ -25,7 +25,8 @@ import java.util.List;
  * behind as damaged. {@link #rollback()} returns every store to Lucene's last commit.
  */
 final class CollectionStores implements Closeable {
-  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(CollectionStores.class);
+  private static final org.slf4j.Logger log =
+      org.slf4j.LoggerFactory.getLogger(CollectionStores.class);
   private final Path directory;
   final Bm25Index lexical;
   final DenseVectorStore dense;
@@ -33,7 +34,11 @@ final class CollectionStores implements Closeable {
   final MultiVectorStore multiVectors;
 
   private CollectionStores(
-      Path directory, Bm25Index lexical, DenseVectorStore dense, SparseVectorStore sparse, MultiVectorStore multiVectors) {
+      Path directory,
+      Bm25Index lexical,
+      DenseVectorStore dense,
+      SparseVectorStore sparse,
+      MultiVectorStore multiVectors) {
     this.directory = directory;
     this.lexical = lexical;
     this.dense = dense;
@@ -51,10 +56,15 @@ final class CollectionStores implements Closeable {
     try {
       Bm25Index lexical =
           Bm25Index.open(
-              directory.resolve("bm25"), LanguageAnalyzers.forLanguage(spec.language()), spec.bm25(), !create);
+              directory.resolve("bm25"),
+              LanguageAnalyzers.forLanguage(spec.language()),
+              spec.bm25(),
+              !create);
       opened.add(lexical);
       DenseVectorStore dense =
-          spec.denseDimension() > 0 ? DenseVectorStore.open(directory.resolve("dense"), spec.denseDimension()) : null;
+          spec.denseDimension() > 0
+              ? DenseVectorStore.open(directory.resolve("dense"), spec.denseDimension())
+              : null;
       opened.add(dense);
       SparseVectorStore sparse =
           spec.sparseVocabularySize() > 0
@@ -84,7 +94,8 @@ final class CollectionStores implements Closeable {
     int documents = ids.size();
     requireAtLeast("dense vectors", dense == null ? documents : dense.size(), documents);
     requireAtLeast("sparse vectors", sparse == null ? documents : sparse.size(), documents);
-    requireAtLeast("multi-vectors", multiVectors == null ? documents : multiVectors.size(), documents);
+    requireAtLeast(
+        "multi-vectors", multiVectors == null ? documents : multiVectors.size(), documents);
     if (dense != null) {
       noteCut("dense vectors", dense.size(), documents);
       dense.truncateTo(documents);
@@ -105,14 +116,23 @@ final class CollectionStores implements Closeable {
       log.warn(
           "collection in {}: cutting {} committed {} past the BM25 index's {} documents (a batch whose texts never"
               + " committed)",
-          directory, held - documents, store, documents);
+          directory,
+          held - documents,
+          store,
+          documents);
     }
   }
 
   private static void requireAtLeast(String store, int held, int documents) {
     if (held < documents) {
       throw new IllegalStateException(
-          "the stores do not match: " + held + " " + store + " for " + documents + " committed documents");
+          "the stores do not match: "
+              + held
+              + " "
+              + store
+              + " for "
+              + documents
+              + " committed documents");
     }
   }
 
@@ -173,7 +193,10 @@ final class CollectionStores implements Closeable {
 
   long bytesOnDisk() {
     try (var files = java.nio.file.Files.walk(directory)) {
-      return files.filter(java.nio.file.Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
+      return files
+          .filter(java.nio.file.Files::isRegularFile)
+          .mapToLong(p -> p.toFile().length())
+          .sum();
     } catch (java.io.IOException | java.io.UncheckedIOException e) {
       return -1;
     }
@@ -196,7 +219,10 @@ final class CollectionStores implements Closeable {
         if (failure != null) {
           failure.addSuppressed(e);
         } else if (first == null) {
-          first = e instanceof RuntimeException r ? r : new java.io.UncheckedIOException((java.io.IOException) e);
+          first =
+              e instanceof RuntimeException r
+                  ? r
+                  : new java.io.UncheckedIOException((java.io.IOException) e);
         }
       }
     }

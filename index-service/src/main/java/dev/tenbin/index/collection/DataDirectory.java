@@ -36,8 +36,8 @@ import org.slf4j.LoggerFactory;
  *       exception is a directory written before markers existed, see {@link #claim}.
  *   <li>{@value #COLLECTION_MARKER} is the first file written into a new collection folder; the
  *       spec ({@value #SPEC_FILE}) is the last. A folder with the marker but no spec is what an
- *       interrupted create or drop leaves, and is removed at start. A folder without the marker
- *       is never deleted: not at start, not by a create that wants its name.
+ *       interrupted create or drop leaves, and is removed at start. A folder without the marker is
+ *       never deleted: not at start, not by a create that wants its name.
  * </ul>
  *
  * The marker file is also locked while a service uses the directory, so a second service on the
@@ -49,8 +49,10 @@ final class DataDirectory implements Closeable {
   static final String COLLECTION_MARKER = ".tenbin-collection";
   static final String SPEC_FILE = "collection.properties";
   static final int FORMAT = 1;
-  private static final java.util.Set<String> IGNORED = java.util.Set.of(ROOT_MARKER + ".tmp", "lost+found");
-  private static final Pattern COLLECTION_NAME = Pattern.compile("[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}");
+  private static final java.util.Set<String> IGNORED =
+      java.util.Set.of(ROOT_MARKER + ".tmp", "lost+found");
+  private static final Pattern COLLECTION_NAME =
+      Pattern.compile("[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}");
 
   private final Path root;
   private final FileChannel lockChannel;
@@ -65,8 +67,8 @@ final class DataDirectory implements Closeable {
   /**
    * Takes {@code root} for the index service. A missing or empty folder is initialised with the
    * root marker; a folder with the marker is used as it is. A non-empty folder without the marker
-   * is adopted only when it is a data directory of an older version: every entry a folder holding
-   * a collection spec ({@value #SPEC_FILE}); each then gets its collection marker and the root its
+   * is adopted only when it is a data directory of an older version: every entry a folder holding a
+   * collection spec ({@value #SPEC_FILE}); each then gets its collection marker and the root its
    * marker. Anything else is refused. A {@code lost+found} folder (a formatted volume's) does not
    * count and is never touched.
    *
@@ -117,8 +119,12 @@ final class DataDirectory implements Closeable {
     }
     if (!foreign.isEmpty()) {
       throw new DataDirectoryRefusedException(
-          root + " is not an index data directory: it has no " + ROOT_MARKER + " marker and holds "
-              + describe(foreign) + ", which the index service did not create. Nothing was changed. Give an empty"
+          root
+              + " is not an index data directory: it has no "
+              + ROOT_MARKER
+              + " marker and holds "
+              + describe(foreign)
+              + ", which the index service did not create. Nothing was changed. Give an empty"
               + " or missing folder, or one the index service created.");
     }
     for (Path entry : entries) {
@@ -126,15 +132,20 @@ final class DataDirectory implements Closeable {
     }
     log.warn(
         "adopted {} as an index data directory of an older version ({} collection folder(s), each with {})",
-        root, entries.size(), SPEC_FILE);
+        root,
+        entries.size(),
+        SPEC_FILE);
   }
 
   private static String describe(List<String> names) {
     List<String> shown = names.stream().limit(5).map(Excerpt::of).toList();
-    return String.join(", ", shown) + (names.size() > shown.size() ? " and " + (names.size() - shown.size()) + " more" : "");
+    return String.join(", ", shown)
+        + (names.size() > shown.size() ? " and " + (names.size() - shown.size()) + " more" : "");
   }
 
-  /** A folder (not a link) with a collection's name and a spec file: an older version's collection. */
+  /**
+   * A folder (not a link) with a collection's name and a spec file: an older version's collection.
+   */
   private static boolean isCollectionFolder(Path entry) {
     return Files.isDirectory(entry, LinkOption.NOFOLLOW_LINKS)
         && COLLECTION_NAME.matcher(entry.getFileName().toString()).matches()
@@ -145,7 +156,11 @@ final class DataDirectory implements Closeable {
     DurableFiles.replace(
         marker,
         "# Tenbin index data directory. The index service deletes only collection folders it created\n"
-            + "# (those holding " + COLLECTION_MARKER + ").\nformat=" + FORMAT + "\n");
+            + "# (those holding "
+            + COLLECTION_MARKER
+            + ").\nformat="
+            + FORMAT
+            + "\n");
   }
 
   private static void checkFormat(Path marker) throws IOException {
@@ -155,8 +170,12 @@ final class DataDirectory implements Closeable {
       int format = Integer.parseInt(properties.getProperty("format", "").trim());
       if (format > FORMAT) {
         throw new DataDirectoryRefusedException(
-            marker.getParent() + " was written by a newer index service (format " + format + "; this one reads "
-                + FORMAT + ")");
+            marker.getParent()
+                + " was written by a newer index service (format "
+                + format
+                + "; this one reads "
+                + FORMAT
+                + ")");
       }
     } catch (NumberFormatException | java.nio.charset.CharacterCodingException e) {
       throw new DataDirectoryRefusedException(marker + " is damaged: it holds no format number");
@@ -164,7 +183,8 @@ final class DataDirectory implements Closeable {
   }
 
   private static DataDirectory lock(Path root, Path marker) throws IOException {
-    FileChannel channel = FileChannel.open(marker, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    FileChannel channel =
+        FileChannel.open(marker, StandardOpenOption.READ, StandardOpenOption.WRITE);
     try {
       FileLock lock = channel.tryLock();
       if (lock == null) {
@@ -198,11 +218,15 @@ final class DataDirectory implements Closeable {
           continue;
         }
         boolean folder = Files.isDirectory(entry, LinkOption.NOFOLLOW_LINKS);
-        if (folder && COLLECTION_NAME.matcher(name).matches() && Files.exists(entry.resolve(SPEC_FILE))) {
+        if (folder
+            && COLLECTION_NAME.matcher(name).matches()
+            && Files.exists(entry.resolve(SPEC_FILE))) {
           writeCollectionMarker(entry);
           folders.add(entry);
         } else if (folder && isOurs(entry)) {
-          log.warn("removing {}: an interrupted collection create or drop left it without a spec", entry);
+          log.warn(
+              "removing {}: an interrupted collection create or drop left it without a spec",
+              entry);
           deleteTree(entry);
         } else {
           log.warn("leaving {} alone: the index service did not create it", entry);
@@ -225,10 +249,14 @@ final class DataDirectory implements Closeable {
     Path folder = root.resolve(name);
     try {
       if (Files.exists(folder, LinkOption.NOFOLLOW_LINKS)) {
-        if (!Files.isDirectory(folder, LinkOption.NOFOLLOW_LINKS) || !isOurs(folder) || Files.exists(folder.resolve(SPEC_FILE))) {
+        if (!Files.isDirectory(folder, LinkOption.NOFOLLOW_LINKS)
+            || !isOurs(folder)
+            || Files.exists(folder.resolve(SPEC_FILE))) {
           throw new PreconditionException(
               "spec.name",
-              "the data directory already holds " + Excerpt.of(name) + ", which the index service did not create"
+              "the data directory already holds "
+                  + Excerpt.of(name)
+                  + ", which the index service did not create"
                   + " as a collection; choose another name, or have an operator move it away");
         }
         deleteTree(folder);
@@ -253,8 +281,8 @@ final class DataDirectory implements Closeable {
 
   /**
    * Deletes a collection folder the service created: the spec first (a crash then leaves a marked
-   * folder without a spec, removed at the next start), the marker last. A folder without the
-   * marker is left alone and false returned.
+   * folder without a spec, removed at the next start), the marker last. A folder without the marker
+   * is left alone and false returned.
    */
   boolean deleteCollectionFolder(Path folder) {
     if (!isOurs(folder)) {
@@ -279,12 +307,17 @@ final class DataDirectory implements Closeable {
     if (!Files.exists(marker)) {
       DurableFiles.replace(
           marker,
-          "# Created by the Tenbin index service: it may delete this folder.\nformat=" + FORMAT + "\nname="
-              + folder.getFileName() + "\n");
+          "# Created by the Tenbin index service: it may delete this folder.\nformat="
+              + FORMAT
+              + "\nname="
+              + folder.getFileName()
+              + "\n");
     }
   }
 
-  /** Deletes a folder's contents, then its marker, then the folder; links are removed, not followed. */
+  /**
+   * Deletes a folder's contents, then its marker, then the folder; links are removed, not followed.
+   */
   private static void deleteTree(Path folder) throws IOException {
     Path marker = folder.resolve(COLLECTION_MARKER);
     try (Stream<Path> paths = Files.walk(folder)) {

@@ -9,12 +9,13 @@ import java.security.NoSuchAlgorithmException;
  * The SHA-256 of a document's content: title, text and every vector's exact bits, each
  * length-prefixed so that no two different documents encode alike. The id is not part of it: the
  * digest answers "is this re-sent document the one already committed under its id?". Stored with
- * each document, so a client resuming an interrupted ingest can re-send a batch without
- * duplicating or silently replacing anything.
+ * each document, so a client resuming an interrupted ingest can re-send a batch without duplicating
+ * or silently replacing anything.
  */
 final class DocumentDigest {
   /** Bytes of a digest. */
   static final int LENGTH = 32;
+
   private static final byte[] DOMAIN = "tenbin.document.v1".getBytes(StandardCharsets.US_ASCII);
 
   private DocumentDigest() {}

@@ -11,8 +11,10 @@ import dev.tenbin.core.InvalidInputException;
 public final class DocumentRules {
   /** Largest id, in UTF-8 bytes. */
   public static final int MAX_ID_BYTES = 512;
+
   /** Largest title, in UTF-8 bytes. */
   public static final int MAX_TITLE_BYTES = 64 * 1024;
+
   /** Largest text, in UTF-8 bytes. */
   public static final int MAX_TEXT_BYTES = 4 * 1024 * 1024;
 
@@ -27,23 +29,38 @@ public final class DocumentRules {
     long idBytes = utf8Length(id, MAX_ID_BYTES);
     if (idBytes > MAX_ID_BYTES) {
       throw new InvalidInputException(
-          field + ".id", "document id " + Excerpt.of(id) + " is longer than " + MAX_ID_BYTES + " UTF-8 bytes");
+          field + ".id",
+          "document id " + Excerpt.of(id) + " is longer than " + MAX_ID_BYTES + " UTF-8 bytes");
     }
     for (int i = 0; i < id.length(); i++) {
       if (Character.isISOControl(id.charAt(i))) {
         throw new InvalidInputException(
             field + ".id",
-            "document id " + Excerpt.of(id) + " holds the control character "
-                + String.format("U+%04X", (int) id.charAt(i)) + " at position " + i);
+            "document id "
+                + Excerpt.of(id)
+                + " holds the control character "
+                + String.format("U+%04X", (int) id.charAt(i))
+                + " at position "
+                + i);
       }
     }
     if (utf8Length(doc.title(), MAX_TITLE_BYTES) > MAX_TITLE_BYTES) {
       throw new InvalidInputException(
-          field + ".title", "title is longer than " + MAX_TITLE_BYTES + " UTF-8 bytes (" + doc.title().length() + " characters)");
+          field + ".title",
+          "title is longer than "
+              + MAX_TITLE_BYTES
+              + " UTF-8 bytes ("
+              + doc.title().length()
+              + " characters)");
     }
     if (utf8Length(doc.text(), MAX_TEXT_BYTES) > MAX_TEXT_BYTES) {
       throw new InvalidInputException(
-          field + ".text", "text is longer than " + MAX_TEXT_BYTES + " UTF-8 bytes (" + doc.text().length() + " characters)");
+          field + ".text",
+          "text is longer than "
+              + MAX_TEXT_BYTES
+              + " UTF-8 bytes ("
+              + doc.text().length()
+              + " characters)");
     }
   }
 
@@ -65,7 +82,9 @@ public final class DocumentRules {
         bytes += 1;
       } else if (c < 0x800) {
         bytes += 2;
-      } else if (Character.isHighSurrogate(c) && i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1))) {
+      } else if (Character.isHighSurrogate(c)
+          && i + 1 < value.length()
+          && Character.isLowSurrogate(value.charAt(i + 1))) {
         bytes += 4;
         i++;
       } else {

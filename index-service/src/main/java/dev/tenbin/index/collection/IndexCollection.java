@@ -4,14 +4,13 @@ import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.core.PreconditionException;
 import dev.tenbin.core.UnavailableException;
-import dev.tenbin.index.rank.OrdinalHit;
 import dev.tenbin.index.dense.DenseSearchOptions;
 import dev.tenbin.index.dense.DenseSearcher;
 import dev.tenbin.index.dense.VectorSimilarity;
 import dev.tenbin.index.multivector.MaxSimSearcher;
-import dev.tenbin.index.multivector.MultiVectorStore;
 import dev.tenbin.index.quantize.Int8Quantizer;
 import dev.tenbin.index.rank.Hit;
+import dev.tenbin.index.rank.OrdinalHit;
 import dev.tenbin.index.search.DenseQuery;
 import dev.tenbin.index.search.LexicalQuery;
 import dev.tenbin.index.search.MultiVectorQuery;
@@ -24,7 +23,6 @@ import dev.tenbin.index.sparse.ImpactSearcher;
 import dev.tenbin.index.sparse.SparseDoc;
 import dev.tenbin.index.sparse.SparseVectorStore;
 import dev.tenbin.index.storage.DurableFiles;
-import java.util.Locale;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -33,6 +31,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -61,7 +60,8 @@ public final class IndexCollection implements Closeable {
   private volatile ImpactSearcher sparseSearcher;
   private volatile MaxSimSearcher maxSimSearcher;
 
-  private IndexCollection(CollectionSpec spec, Path directory, CollectionStores stores, List<String> ids) {
+  private IndexCollection(
+      CollectionSpec spec, Path directory, CollectionStores stores, List<String> ids) {
     this.spec = spec;
     this.directory = directory;
     this.stores = stores;
@@ -72,8 +72,8 @@ public final class IndexCollection implements Closeable {
   /**
    * Opens the collection in {@code directory} at its last commit, or creates it empty.
    *
-   * @throws RuntimeException when its stores cannot be opened or do not belong together (nothing
-   *     is left open then)
+   * @throws RuntimeException when its stores cannot be opened or do not belong together (nothing is
+   *     left open then)
    */
   static IndexCollection open(CollectionSpec spec, Path directory, boolean create) {
     CollectionStores stores = CollectionStores.open(spec, directory, create);
@@ -114,8 +114,8 @@ public final class IndexCollection implements Closeable {
   }
 
   /**
-   * Validates and commits one batch atomically across every store. Documents already committed
-   * with identical content are acknowledged and left as they are (a re-sent batch is a no-op).
+   * Validates and commits one batch atomically across every store. Documents already committed with
+   * identical content are acknowledged and left as they are (a re-sent batch is a no-op).
    *
    * @throws InvalidInputException naming the field ({@code documents[3].id}) when the batch is
    *     invalid; nothing was written
@@ -185,27 +185,39 @@ public final class IndexCollection implements Closeable {
       resetSearchers();
     } catch (RuntimeException | Error rollbackFailure) {
       writeFailure.addSuppressed(rollbackFailure);
-      failure = "a failed ingest could not be rolled back; the collection serves again once the service reopens it";
+      failure =
+          "a failed ingest could not be rolled back; the collection serves again once the service reopens it";
       log.error("collection {}: {}", spec.name(), failure, writeFailure);
-      throw new PreconditionException("collection", "collection " + spec.name() + " stopped serving: " + failure);
+      throw new PreconditionException(
+          "collection", "collection " + spec.name() + " stopped serving: " + failure);
     }
     if (idsInOrder.size() == countWithBatch) {
-      log.warn("collection {}: a batch failed after its commit point and is kept", spec.name(), writeFailure);
+      log.warn(
+          "collection {}: a batch failed after its commit point and is kept",
+          spec.name(),
+          writeFailure);
       return true;
     }
     if (!(writeFailure instanceof InvalidInputException)) {
-      log.error("collection {}: writing a batch failed; rolled back to the last commit", spec.name(), writeFailure);
+      log.error(
+          "collection {}: writing a batch failed; rolled back to the last commit",
+          spec.name(),
+          writeFailure);
     }
     return false;
   }
 
-  /** What the client hears about a write failure, once the collection is back at its last commit. */
+  /**
+   * What the client hears about a write failure, once the collection is back at its last commit.
+   */
   private RuntimeException asClientFailure(Throwable writeFailure) {
     return switch (writeFailure) {
       case InvalidInputException invalid -> invalid;
       case UncheckedIOException io ->
           new UnavailableException(
-              "collection " + spec.name() + " could not store the batch (an I/O error, in the service log);"
+              "collection "
+                  + spec.name()
+                  + " could not store the batch (an I/O error, in the service log);"
                   + " it is back at its last commit and the batch may be sent again");
       case RuntimeException other -> other;
       case Error error -> throw error;
@@ -220,7 +232,8 @@ public final class IndexCollection implements Closeable {
     }
     String why = failure;
     if (why != null) {
-      throw new PreconditionException("collection", "collection " + spec.name() + " stopped serving: " + why);
+      throw new PreconditionException(
+          "collection", "collection " + spec.name() + " stopped serving: " + why);
     }
   }
 
@@ -242,7 +255,8 @@ public final class IndexCollection implements Closeable {
     for (int i = 0; i < ordinals.length; i++) {
       Integer ordinal = ordinalById.get(docIds.get(i));
       if (ordinal == null) {
-        throw new InvalidInputException(field + "[" + i + "]", "unknown document id " + Excerpt.of(docIds.get(i)));
+        throw new InvalidInputException(
+            field + "[" + i + "]", "unknown document id " + Excerpt.of(docIds.get(i)));
       }
       ordinals[i] = ordinal;
     }
@@ -251,7 +265,9 @@ public final class IndexCollection implements Closeable {
 
   private synchronized MaxSimSearcher maxSimSearcher() {
     if (maxSimSearcher == null) {
-      maxSimSearcher = new MaxSimSearcher(stores.multiVectors.snapshot(), stores.multiVectors.dimension(), idOrder());
+      maxSimSearcher =
+          new MaxSimSearcher(
+              stores.multiVectors.snapshot(), stores.multiVectors.dimension(), idOrder());
     }
     return maxSimSearcher;
   }
@@ -259,16 +275,18 @@ public final class IndexCollection implements Closeable {
   /**
    * Runs one search request: the top {@code k} of the collection or the scores of fixed candidate
    * lists, for queries of one family. Every ranking is best first: score descending, then doc id
-   * ascending. Dense queries are searched in one pass over the corpus (the same results as one at
-   * a time).
+   * ascending. Dense queries are searched in one pass over the corpus (the same results as one at a
+   * time).
    *
    * @throws InvalidInputException naming the field when the collection does not store the family's
-   *     representation ({@code family}), a query vector does not fit it, or a candidate id is unknown
-   *     ({@code candidates[i].doc_ids[j]})
+   *     representation ({@code family}), a query vector does not fit it, or a candidate id is
+   *     unknown ({@code candidates[i].doc_ids[j]})
    */
   public SearchResult search(SearchRequest request, Cancellation cancellation) {
     long start = System.nanoTime();
-    if (!request.isRescore() && !request.queries().isEmpty() && request.queries().getFirst() instanceof DenseQuery first) {
+    if (!request.isRescore()
+        && !request.queries().isEmpty()
+        && request.queries().getFirst() instanceof DenseQuery first) {
       return denseTopK(request, first.options(), start, cancellation);
     }
     List<List<Hit>> rankings = new ArrayList<>(request.queries().size());
@@ -276,7 +294,8 @@ public final class IndexCollection implements Closeable {
       Query query = request.queries().get(i);
       rankings.add(
           request.isRescore()
-              ? rescore(query, request.candidates().get(i), "candidates[" + i + "].doc_ids", cancellation)
+              ? rescore(
+                  query, request.candidates().get(i), "candidates[" + i + "].doc_ids", cancellation)
               : topK(query, request.k(), cancellation));
     }
     return new SearchResult(rankings, SearchStats.timed(System.nanoTime() - start));
@@ -286,11 +305,20 @@ public final class IndexCollection implements Closeable {
     return switch (query) {
       case LexicalQuery lexical -> stores.lexical.search(lexical.text(), k, cancellation);
       case SparseQuery sparse ->
-          ids(sparseSearcher(sparse, "queries.sparse")
-              .search(sparse.vector(), sparse.maxQueryDims(), sparse.maxDocumentDims(), k, cancellation));
+          ids(
+              sparseSearcher(sparse, "queries.sparse")
+                  .search(
+                      sparse.vector(),
+                      sparse.maxQueryDims(),
+                      sparse.maxDocumentDims(),
+                      k,
+                      cancellation));
       case MultiVectorQuery multiVector ->
-          ids(maxSimSearcher(multiVector, "queries.multi_vector").search(multiVector.tokens(), k, cancellation));
-      case DenseQuery dense -> throw new IllegalStateException("dense queries are searched as one batch");
+          ids(
+              maxSimSearcher(multiVector, "queries.multi_vector")
+                  .search(multiVector.tokens(), k, cancellation));
+      case DenseQuery dense ->
+          throw new IllegalStateException("dense queries are searched as one batch");
     };
   }
 
@@ -315,11 +343,13 @@ public final class IndexCollection implements Closeable {
     }
     double recall = options.approximate() ? recallSum / vectors.size() : 0;
     return new SearchResult(
-        rankings, new SearchStats(System.nanoTime() - start, clipped, queryValues, bytesPerVector, recall));
+        rankings,
+        new SearchStats(System.nanoTime() - start, clipped, queryValues, bytesPerVector, recall));
   }
 
   /** The scores of a fixed candidate set, ordered by score descending, then doc id ascending. */
-  private List<Hit> rescore(Query query, List<String> docIds, String field, Cancellation cancellation) {
+  private List<Hit> rescore(
+      Query query, List<String> docIds, String field, Cancellation cancellation) {
     return switch (query) {
       case LexicalQuery lexical -> {
         int[] ordinals = ordinals(docIds, field);
@@ -339,7 +369,10 @@ public final class IndexCollection implements Closeable {
       case DenseQuery dense -> {
         int[] ordinals = ordinals(docIds, field);
         DenseSearchOptions options = dense.options();
-        yield ids(denseSearcher().rescore(dense.vector(), ordinals, options.similarity(), options.truncateDimensions()));
+        yield ids(
+            denseSearcher()
+                .rescore(
+                    dense.vector(), ordinals, options.similarity(), options.truncateDimensions()));
       }
     };
   }
@@ -388,7 +421,8 @@ public final class IndexCollection implements Closeable {
   private SparseVectorStore sparseStore() {
     SparseVectorStore sparse = stores.sparse;
     if (sparse == null) {
-      throw new InvalidInputException("family", "collection " + spec.name() + " stores no sparse vectors");
+      throw new InvalidInputException(
+          "family", "collection " + spec.name() + " stores no sparse vectors");
     }
     return sparse;
   }
@@ -404,11 +438,14 @@ public final class IndexCollection implements Closeable {
 
   private synchronized MaxSimSearcher maxSimSearcher(MultiVectorQuery query, String field) {
     if (stores.multiVectors == null) {
-      throw new InvalidInputException("family", "collection " + spec.name() + " stores no multi-vectors");
+      throw new InvalidInputException(
+          "family", "collection " + spec.name() + " stores no multi-vectors");
     }
     stores.multiVectors.validate(List.of(query.tokens()), field);
     if (maxSimSearcher == null) {
-      maxSimSearcher = new MaxSimSearcher(stores.multiVectors.snapshot(), stores.multiVectors.dimension(), idOrder());
+      maxSimSearcher =
+          new MaxSimSearcher(
+              stores.multiVectors.snapshot(), stores.multiVectors.dimension(), idOrder());
     }
     return maxSimSearcher;
   }
@@ -435,21 +472,34 @@ public final class IndexCollection implements Closeable {
    * is derived from the committed vectors: failing to write it does not undo the batch.
    */
   private void writeCalibration() {
-    StringBuilder text = new StringBuilder("# Tenbin int8 calibration: corpus-only per-dimension ranges\n");
+    StringBuilder text =
+        new StringBuilder("# Tenbin int8 calibration: corpus-only per-dimension ranges\n");
     text.append("documents=").append(idsInOrder.size()).append('\n');
     try {
       for (VectorSimilarity similarity : VectorSimilarity.values()) {
         var quantizer = denseSearcher().int8(similarity, stores.dense.dimension());
-        text.append(similarity.name().toLowerCase(Locale.ROOT)).append(".min=").append(Arrays.toString(quantizer.minimums())).append('\n');
-        text.append(similarity.name().toLowerCase(Locale.ROOT)).append(".max=").append(Arrays.toString(quantizer.maximums())).append('\n');
+        text.append(similarity.name().toLowerCase(Locale.ROOT))
+            .append(".min=")
+            .append(Arrays.toString(quantizer.minimums()))
+            .append('\n');
+        text.append(similarity.name().toLowerCase(Locale.ROOT))
+            .append(".max=")
+            .append(Arrays.toString(quantizer.maximums()))
+            .append('\n');
       }
-      DurableFiles.replace(directory.resolve("dense").resolve("int8-calibration.txt"), text.toString());
+      DurableFiles.replace(
+          directory.resolve("dense").resolve("int8-calibration.txt"), text.toString());
     } catch (IOException | RuntimeException e) {
-      log.warn("collection {}: cannot store the int8 calibration file (the batch is committed)", spec.name(), e);
+      log.warn(
+          "collection {}: cannot store the int8 calibration file (the batch is committed)",
+          spec.name(),
+          e);
     }
   }
 
-  /** The int8 calibration of the full-dimension cosine variant (derived from the stored vectors). */
+  /**
+   * The int8 calibration of the full-dimension cosine variant (derived from the stored vectors).
+   */
   public synchronized Int8Quantizer int8Calibration() {
     return stores.dense == null || idsInOrder.isEmpty()
         ? null
@@ -458,10 +508,12 @@ public final class IndexCollection implements Closeable {
 
   private synchronized DenseSearcher denseSearcher() {
     if (stores.dense == null) {
-      throw new InvalidInputException("family", "collection " + spec.name() + " stores no dense vectors");
+      throw new InvalidInputException(
+          "family", "collection " + spec.name() + " stores no dense vectors");
     }
     if (denseSearcher == null) {
-      denseSearcher = new DenseSearcher(stores.dense.snapshot(), stores.dense.dimension(), idOrder());
+      denseSearcher =
+          new DenseSearcher(stores.dense.snapshot(), stores.dense.dimension(), idOrder());
     }
     return denseSearcher;
   }

@@ -8,7 +8,12 @@ import dev.tenbin.index.sparse.SparseDoc;
  * vector, sparse vector and token vectors.
  */
 public record IngestDocument(
-    String id, String title, String text, float[] dense, SparseDoc sparse, TokenVectors multiVector) {
+    String id,
+    String title,
+    String text,
+    float[] dense,
+    SparseDoc sparse,
+    TokenVectors multiVector) {
   public IngestDocument(String id, String title, String text) {
     this(id, title, text, null, null, null);
   }

@@ -9,4 +9,5 @@ package dev.tenbin.index.collection;
  * @param documentCount documents in the collection after the batch
  * @param lastDocumentId id of the batch's last document ("" for an empty batch)
  */
-public record IngestResult(int batchDocuments, int alreadyCommitted, long documentCount, String lastDocumentId) {}
+public record IngestResult(
+    int batchDocuments, int alreadyCommitted, long documentCount, String lastDocumentId) {}

@@ -33,7 +33,11 @@ public record DenseSearchOptions(
   }
 
   public DenseSearchOptions(
-      VectorSimilarity similarity, int truncateDimensions, Quantization quantization, boolean rescore, int rescoreDepth) {
+      VectorSimilarity similarity,
+      int truncateDimensions,
+      Quantization quantization,
+      boolean rescore,
+      int rescoreDepth) {
     this(similarity, truncateDimensions, quantization, rescore, rescoreDepth, false);
   }
 

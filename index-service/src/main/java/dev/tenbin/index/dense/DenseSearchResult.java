@@ -1,7 +1,6 @@
 package dev.tenbin.index.dense;
 
 import dev.tenbin.index.rank.OrdinalHit;
-
 import java.util.List;
 
 /**
@@ -16,12 +15,17 @@ import java.util.List;
  *     NaN otherwise
  */
 public record DenseSearchResult(
-    List<OrdinalHit> hits, int clippedQueryValues, int queryValues, long bytesPerVector, double approximateRecall) {
+    List<OrdinalHit> hits,
+    int clippedQueryValues,
+    int queryValues,
+    long bytesPerVector,
+    double approximateRecall) {
   public DenseSearchResult {
     hits = List.copyOf(hits);
   }
 
-  public DenseSearchResult(List<OrdinalHit> hits, int clippedQueryValues, int queryValues, long bytesPerVector) {
+  public DenseSearchResult(
+      List<OrdinalHit> hits, int clippedQueryValues, int queryValues, long bytesPerVector) {
     this(hits, clippedQueryValues, queryValues, bytesPerVector, Double.NaN);
   }
 }

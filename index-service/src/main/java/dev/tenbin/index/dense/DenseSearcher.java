@@ -1,13 +1,12 @@
 package dev.tenbin.index.dense;
 
-import dev.tenbin.index.rank.OrdinalHit;
-import dev.tenbin.index.rank.TopK;
-
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.index.quantize.BinaryQuantizer;
 import dev.tenbin.index.quantize.Int8Calibration;
 import dev.tenbin.index.quantize.Int8Quantizer;
+import dev.tenbin.index.rank.OrdinalHit;
+import dev.tenbin.index.rank.TopK;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -19,8 +18,8 @@ import java.util.stream.IntStream;
 
 /**
  * Top-k dense search over one committed snapshot of float vectors, in every efficiency variant
- * derived from that one float encode: cosine or dot, truncated to leading dimensions or not, scanned
- * in float, int8 or binary, optionally re-scored in float, or proposed by an HNSW graph.
+ * derived from that one float encode: cosine or dot, truncated to leading dimensions or not,
+ * scanned in float, int8 or binary, optionally re-scored in float, or proposed by an HNSW graph.
  *
  * <h2>Scores</h2>
  *
@@ -30,12 +29,12 @@ import java.util.stream.IntStream;
  *   <li><b>Cosine</b> is the dot product of unit vectors. Each stored vector (after truncation) and
  *       each query is normalised once in FP32: the norm is accumulated in double, rounded to float,
  *       and every value divided by it in float. A zero vector stays zero and scores 0.
- *   <li><b>Float</b> scores are FP32 dot products from {@link DotProduct}: FMA in SIMD lanes, then a
- *       fixed reduction order, so a score does not depend on the JIT, the thread count or whether
+ *   <li><b>Float</b> scores are FP32 dot products from {@link DotProduct}: FMA in SIMD lanes, then
+ *       a fixed reduction order, so a score does not depend on the JIT, the thread count or whether
  *       the query came alone or in a batch. They differ from a double-precision reference by
  *       rounding only (a relative 1e-6 or so for hundreds of dimensions), so two documents whose
- *       exact scores are that close may swap places against the reference; identical vectors
- *       always get bit-identical scores and are ordered by id.
+ *       exact scores are that close may swap places against the reference; identical vectors always
+ *       get bit-identical scores and are ordered by id.
  *   <li><b>int8</b> ({@link Int8Quantizer}) scans codes of the vectors the float variant scores
  *       (truncated, and for cosine normalised), calibrated per (similarity, truncation) on the
  *       corpus only; the score is the int dot product of the query's and the document's codes,
@@ -44,18 +43,18 @@ import java.util.stream.IntStream;
  *       the Hamming similarity dims − hamming distance, an integer returned as a float.
  *   <li><b>Rescore</b> takes the quantized top max(k, rescoreDepth) and returns its best k by float
  *       score (the scores are then those of the float variant).
- *   <li><b>Approximate</b> asks Lucene's HNSW graph over the float variant's vectors for
- *       max(k, rescoreDepth) candidates and returns their best k by exact float score; the recall
- *       of that top-k against the exact float top-k is reported. The quantization is ignored.
+ *   <li><b>Approximate</b> asks Lucene's HNSW graph over the float variant's vectors for max(k,
+ *       rescoreDepth) candidates and returns their best k by exact float score; the recall of that
+ *       top-k against the exact float top-k is reported. The quantization is ignored.
  * </ul>
  *
  * <h2>Order and determinism</h2>
  *
  * Hits come in ranking order: score descending, then document id ascending, through {@code idOrder}
- * (ordinal → position of the document's id in ascending {@link String#compareTo} order; among
- * equal scores the smaller position ranks first). The scan is split into blocks of 4,096 documents
- * on the common fork-join pool (or the pool the caller runs in); each document's score depends on
- * nothing else and the order is total, so results are identical whatever the number of threads.
+ * (ordinal → position of the document's id in ascending {@link String#compareTo} order; among equal
+ * scores the smaller position ranks first). The scan is split into blocks of 4,096 documents on the
+ * common fork-join pool (or the pool the caller runs in); each document's score depends on nothing
+ * else and the order is total, so results are identical whatever the number of threads.
  *
  * <h2>Lifecycle</h2>
  *
@@ -92,7 +91,11 @@ public final class DenseSearcher {
     }
     if (idOrder.length != vectors.length / dimension) {
       throw new IllegalArgumentException(
-          "idOrder has " + idOrder.length + " entries for " + vectors.length / dimension + " vectors");
+          "idOrder has "
+              + idOrder.length
+              + " entries for "
+              + vectors.length / dimension
+              + " vectors");
     }
     this.vectors = vectors;
     this.dimension = dimension;
@@ -111,7 +114,8 @@ public final class DenseSearcher {
   }
 
   /** One query's top {@code k} in the variant {@code options} names. */
-  public DenseSearchResult search(float[] query, DenseSearchOptions options, int k, Cancellation cancellation) {
+  public DenseSearchResult search(
+      float[] query, DenseSearchOptions options, int k, Cancellation cancellation) {
     return searchAll(List.of(query), i -> "queries.dense", options, k, cancellation).get(0);
   }
 
@@ -127,8 +131,16 @@ public final class DenseSearcher {
 
   /** The exact float top {@code k} (the base variant). */
   public List<OrdinalHit> search(
-      float[] query, VectorSimilarity similarity, int truncateDimensions, int k, Cancellation cancellation) {
-    return search(query, new DenseSearchOptions(similarity, truncateDimensions, Quantization.NONE, false, 0), k, cancellation)
+      float[] query,
+      VectorSimilarity similarity,
+      int truncateDimensions,
+      int k,
+      Cancellation cancellation) {
+    return search(
+            query,
+            new DenseSearchOptions(similarity, truncateDimensions, Quantization.NONE, false, 0),
+            k,
+            cancellation)
         .hits();
   }
 
@@ -141,7 +153,10 @@ public final class DenseSearcher {
    * @throws IllegalArgumentException when an ordinal is not one of this snapshot's
    */
   public DenseSearchResult rescore(
-      float[] query, int[] candidateOrdinals, DenseSearchOptions options, Cancellation cancellation) {
+      float[] query,
+      int[] candidateOrdinals,
+      DenseSearchOptions options,
+      Cancellation cancellation) {
     int dims = resolveDimensions(options.truncateDimensions());
     Variant variant = variant(options.similarity(), dims);
     PreparedQuery q = prepare(query, "queries.dense", options.similarity(), dims);
@@ -156,7 +171,9 @@ public final class DenseSearcher {
           if ((i & 1023) == 0) {
             cancellation.throwIfCancelled();
           }
-          hits.add(TopK.hit(candidates[i], DotProduct.dot(q.floats(), docs, candidates[i] * dims, dims)));
+          hits.add(
+              TopK.hit(
+                  candidates[i], DotProduct.dot(q.floats(), docs, candidates[i] * dims, dims)));
         }
       }
       case INT8 -> {
@@ -172,24 +189,31 @@ public final class DenseSearcher {
         long[] bits = BinaryQuantizer.encode(q.floats(), dims);
         long[] docs = variant.bits();
         for (int ordinal : candidates) {
-          hits.add(TopK.hit(ordinal, BinaryQuantizer.similarity(bits, docs, ordinal * bits.length, dims)));
+          hits.add(
+              TopK.hit(
+                  ordinal, BinaryQuantizer.similarity(bits, docs, ordinal * bits.length, dims)));
         }
       }
     }
     hits.sort(topK.ranking());
-    return new DenseSearchResult(hits, clipped, dims, DenseSearchOptions.bytesPerVector(options.quantization(), dims));
+    return new DenseSearchResult(
+        hits, clipped, dims, DenseSearchOptions.bytesPerVector(options.quantization(), dims));
   }
 
   /** Float scores of a fixed candidate set, in ranking order. */
-  public List<OrdinalHit> rescore(float[] query, int[] ordinals, VectorSimilarity similarity, int truncateDimensions) {
+  public List<OrdinalHit> rescore(
+      float[] query, int[] ordinals, VectorSimilarity similarity, int truncateDimensions) {
     return rescore(
-            query, ordinals, new DenseSearchOptions(similarity, truncateDimensions, Quantization.NONE, false, 0), Cancellation.NEVER)
+            query,
+            ordinals,
+            new DenseSearchOptions(similarity, truncateDimensions, Quantization.NONE, false, 0),
+            Cancellation.NEVER)
         .hits();
   }
 
   /**
-   * The int8 quantizer of a (similarity, truncation) variant, calibrated on this snapshot's
-   * vectors on first use. Over an empty snapshot every range is [0, 0].
+   * The int8 quantizer of a (similarity, truncation) variant, calibrated on this snapshot's vectors
+   * on first use. Over an empty snapshot every range is [0, 0].
    */
   public Int8Quantizer int8(VectorSimilarity similarity, int truncateDimensions) {
     return variant(similarity, resolveDimensions(truncateDimensions)).quantizer();
@@ -225,10 +249,12 @@ public final class DenseSearcher {
     long bytesPerVector = DenseSearchOptions.bytesPerVector(options.quantization(), dims);
     boolean floatRescore = options.rescore() && options.quantization() != Quantization.NONE;
     int depth = floatRescore ? Math.max(k, options.rescoreDepth()) : k;
-    int chunk = (int) Math.max(1, Math.min(prepared.length, BATCH_SCORE_FLOATS / Math.max(1, size)));
+    int chunk =
+        (int) Math.max(1, Math.min(prepared.length, BATCH_SCORE_FLOATS / Math.max(1, size)));
     List<DenseSearchResult> results = new ArrayList<>(prepared.length);
     for (int from = 0; from < prepared.length; from += chunk) {
-      PreparedQuery[] part = Arrays.copyOfRange(prepared, from, Math.min(prepared.length, from + chunk));
+      PreparedQuery[] part =
+          Arrays.copyOfRange(prepared, from, Math.min(prepared.length, from + chunk));
       ScanQueries scan = ScanQueries.of(part, options.quantization(), variant);
       float[][] scores = new float[part.length][size];
       scan(scan, scores, dims, cancellation);
@@ -250,11 +276,13 @@ public final class DenseSearcher {
   }
 
   /** The shortlist re-scored in float, best {@code k} first. */
-  private List<OrdinalHit> floatRescore(PreparedQuery q, List<OrdinalHit> shortlist, Variant variant, int dims, int k) {
+  private List<OrdinalHit> floatRescore(
+      PreparedQuery q, List<OrdinalHit> shortlist, Variant variant, int dims, int k) {
     float[] docs = variant.floats();
     List<OrdinalHit> hits = new ArrayList<>(shortlist.size());
     for (OrdinalHit hit : shortlist) {
-      hits.add(TopK.hit(hit.ordinal(), DotProduct.dot(q.floats(), docs, hit.ordinal() * dims, dims)));
+      hits.add(
+          TopK.hit(hit.ordinal(), DotProduct.dot(q.floats(), docs, hit.ordinal() * dims, dims)));
     }
     return topK.sortAndCut(hits, k);
   }
@@ -275,7 +303,11 @@ public final class DenseSearcher {
     }
     List<OrdinalHit> hits = floatRescore(q, proposed, variant, dims, k);
     float[][] scores = new float[1][size];
-    scan(ScanQueries.of(new PreparedQuery[] {q}, Quantization.NONE, variant), scores, dims, cancellation);
+    scan(
+        ScanQueries.of(new PreparedQuery[] {q}, Quantization.NONE, variant),
+        scores,
+        dims,
+        cancellation);
     List<OrdinalHit> exact = topK.select(scores[0], k);
     Set<Integer> truth = new HashSet<>();
     exact.forEach(hit -> truth.add(hit.ordinal()));
@@ -284,13 +316,14 @@ public final class DenseSearcher {
   }
 
   /**
-   * Scores every document for every query into {@code scores[query][ordinal]}: blocks of
-   * {@link #SCAN_BLOCK} documents in parallel; inside a block, cache-sized runs of documents are
-   * scored against all queries (four at a time in float) before the next run is read.
+   * Scores every document for every query into {@code scores[query][ordinal]}: blocks of {@link
+   * #SCAN_BLOCK} documents in parallel; inside a block, cache-sized runs of documents are scored
+   * against all queries (four at a time in float) before the next run is read.
    */
   private void scan(ScanQueries queries, float[][] scores, int dims, Cancellation cancellation) {
     int blocks = (size + SCAN_BLOCK - 1) / SCAN_BLOCK;
-    int bytesPerDoc = (int) Math.max(1, queries.quantization() == Quantization.NONE ? 4L * dims : dims);
+    int bytesPerDoc =
+        (int) Math.max(1, queries.quantization() == Quantization.NONE ? 4L * dims : dims);
     int run = Math.max(1, CACHE_BLOCK_BYTES / bytesPerDoc);
     IntStream stream = IntStream.range(0, blocks);
     (blocks > 1 ? stream.parallel() : stream)
@@ -304,7 +337,10 @@ public final class DenseSearcher {
             });
   }
 
-  /** The queries of one scan in the form its kernel reads, and the stored side it reads them against. */
+  /**
+   * The queries of one scan in the form its kernel reads, and the stored side it reads them
+   * against.
+   */
   private record ScanQueries(
       Quantization quantization,
       PreparedQuery[] queries,
@@ -317,7 +353,9 @@ public final class DenseSearcher {
     static ScanQueries of(PreparedQuery[] queries, Quantization quantization, Variant variant) {
       int[] clipped = new int[queries.length];
       return switch (quantization) {
-        case NONE -> new ScanQueries(quantization, queries, null, null, clipped, variant.floats(), null, null);
+        case NONE ->
+            new ScanQueries(
+                quantization, queries, null, null, clipped, variant.floats(), null, null);
         case INT8 -> {
           short[][] int8 = new short[queries.length][];
           Int8Quantizer quantizer = variant.quantizer();
@@ -326,14 +364,16 @@ public final class DenseSearcher {
             int8[i] = codes.widened();
             clipped[i] = codes.clipped();
           }
-          yield new ScanQueries(quantization, queries, int8, null, clipped, null, variant.int8Codes(), null);
+          yield new ScanQueries(
+              quantization, queries, int8, null, clipped, null, variant.int8Codes(), null);
         }
         case BINARY -> {
           long[][] bits = new long[queries.length][];
           for (int i = 0; i < queries.length; i++) {
             bits[i] = BinaryQuantizer.encode(queries[i].floats(), queries[i].floats().length);
           }
-          yield new ScanQueries(quantization, queries, null, bits, clipped, null, null, variant.bits());
+          yield new ScanQueries(
+              quantization, queries, null, bits, clipped, null, null, variant.bits());
         }
       };
     }
@@ -394,19 +434,24 @@ public final class DenseSearcher {
   /** A query truncated and, for cosine, normalised: the float variant's view of it. */
   private record PreparedQuery(float[] floats) {}
 
-  private PreparedQuery prepare(float[] query, String field, VectorSimilarity similarity, int dims) {
+  private PreparedQuery prepare(
+      float[] query, String field, VectorSimilarity similarity, int dims) {
     if (query == null) {
       throw new InvalidInputException(field, "a dense query vector is required");
     }
     if (query.length != dimension && query.length != dims) {
       throw new InvalidInputException(
           field,
-          "query vector has " + query.length + " dimensions; the collection stores " + dimension
+          "query vector has "
+              + query.length
+              + " dimensions; the collection stores "
+              + dimension
               + (dims != dimension ? " (or give the " + dims + " kept by truncation)" : ""));
     }
     for (int i = 0; i < dims; i++) {
       if (!Float.isFinite(query[i])) {
-        throw new InvalidInputException(field, "query vector holds a NaN or infinite value at dimension " + i);
+        throw new InvalidInputException(
+            field, "query vector holds a NaN or infinite value at dimension " + i);
       }
     }
     float[] q = Arrays.copyOf(query, dims);
@@ -419,7 +464,8 @@ public final class DenseSearcher {
   private int resolveDimensions(int truncate) {
     if (truncate < 0 || truncate > dimension) {
       throw new InvalidInputException(
-          "dense.truncate_dimensions", "truncate_dimensions must be within 0.." + dimension + ", got " + truncate);
+          "dense.truncate_dimensions",
+          "truncate_dimensions must be within 0.." + dimension + ", got " + truncate);
     }
     return truncate == 0 ? dimension : truncate;
   }
@@ -430,7 +476,8 @@ public final class DenseSearcher {
     int n = 0;
     for (int ordinal : ordinals) {
       if (ordinal < 0 || ordinal >= size) {
-        throw new IllegalArgumentException("ordinal " + ordinal + " is not within 0.." + (size - 1));
+        throw new IllegalArgumentException(
+            "ordinal " + ordinal + " is not within 0.." + (size - 1));
       }
       if (seen.add(ordinal)) {
         out[n++] = ordinal;

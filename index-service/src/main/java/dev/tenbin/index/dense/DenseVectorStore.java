@@ -35,10 +35,10 @@ import java.util.Properties;
  * <h2>Commit protocol</h2>
  *
  * {@link #append} writes after the committed vectors; nothing appended is visible ({@link #size},
- * {@link #vector}, {@link #snapshot}) until {@link #commit}, which forces the data file to disk
- * and then atomically replaces the manifest (written to a temporary file, forced, moved with
- * {@code ATOMIC_MOVE}). A crash at any point leaves the previous or the new committed state: on
- * reopen only the manifest's count is visible and any bytes past it are cut off. {@link #rollback}
+ * {@link #vector}, {@link #snapshot}) until {@link #commit}, which forces the data file to disk and
+ * then atomically replaces the manifest (written to a temporary file, forced, moved with {@code
+ * ATOMIC_MOVE}). A crash at any point leaves the previous or the new committed state: on reopen
+ * only the manifest's count is visible and any bytes past it are cut off. {@link #rollback}
  * discards uncommitted appends; {@link #truncateTo} drops committed vectors from the end (the
  * collection aligns the store with the documents its lexical index committed).
  *
@@ -50,6 +50,7 @@ public final class DenseVectorStore implements Closeable {
   private static final String LEGACY_COUNT = "count";
   private static final long MAX_MAPPING_BYTES = 1L << 30;
   private static final int WRITE_BUFFER_BYTES = 16 << 20;
+
   /** Largest float[] the JVM reliably allocates. */
   private static final long MAX_ARRAY = Integer.MAX_VALUE - 8;
 
@@ -69,12 +70,25 @@ public final class DenseVectorStore implements Closeable {
     Files.createDirectories(directory);
     this.committed = readCommittedCount();
     this.channel =
-        FileChannel.open(directory.resolve(DATA), StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        FileChannel.open(
+            directory.resolve(DATA),
+            StandardOpenOption.CREATE,
+            StandardOpenOption.READ,
+            StandardOpenOption.WRITE);
     try {
       if (channel.size() < bytes(committed)) {
         throw new IllegalStateException(
-            "dense vectors in " + directory + " are damaged: " + DATA + " holds " + channel.size()
-                + " bytes, the manifest commits " + committed + " vectors of " + dimension + " dimensions");
+            "dense vectors in "
+                + directory
+                + " are damaged: "
+                + DATA
+                + " holds "
+                + channel.size()
+                + " bytes, the manifest commits "
+                + committed
+                + " vectors of "
+                + dimension
+                + " dimensions");
       }
       channel.truncate(bytes(committed));
       if (!Files.exists(directory.resolve(MANIFEST))) {
@@ -98,7 +112,9 @@ public final class DenseVectorStore implements Closeable {
     return open(directory, dimension, MAX_MAPPING_BYTES);
   }
 
-  /** {@link #open(Path, int)} with mappings of at most {@code mappingBytes} (tests use small ones). */
+  /**
+   * {@link #open(Path, int)} with mappings of at most {@code mappingBytes} (tests use small ones).
+   */
   static DenseVectorStore open(Path directory, int dimension, long mappingBytes) {
     if (dimension < 1) {
       throw new IllegalArgumentException("dimension must be positive, got " + dimension);
@@ -129,16 +145,27 @@ public final class DenseVectorStore implements Closeable {
       float[] vector = vectors.get(i);
       String name = field.replace("{i}", Integer.toString(i));
       if (vector == null) {
-        throw new InvalidInputException(name, "document " + i + " has no dense vector; this collection needs one");
+        throw new InvalidInputException(
+            name, "document " + i + " has no dense vector; this collection needs one");
       }
       if (vector.length != dimension) {
         throw new InvalidInputException(
-            name, "the dense vector of document " + i + " has " + vector.length + " dimensions; the collection stores " + dimension);
+            name,
+            "the dense vector of document "
+                + i
+                + " has "
+                + vector.length
+                + " dimensions; the collection stores "
+                + dimension);
       }
       for (int d = 0; d < vector.length; d++) {
         if (!Float.isFinite(vector[d])) {
           throw new InvalidInputException(
-              name, "the dense vector of document " + i + " holds a NaN or infinite value at dimension " + d);
+              name,
+              "the dense vector of document "
+                  + i
+                  + " holds a NaN or infinite value at dimension "
+                  + d);
         }
       }
     }
@@ -153,11 +180,13 @@ public final class DenseVectorStore implements Closeable {
     ensureOpen();
     validate(vectors, "documents[{i}].dense");
     if ((long) committed + pending + vectors.size() > Integer.MAX_VALUE) {
-      throw new IllegalStateException("a dense store holds at most " + Integer.MAX_VALUE + " vectors");
+      throw new IllegalStateException(
+          "a dense store holds at most " + Integer.MAX_VALUE + " vectors");
     }
     int perWrite = Math.max(1, WRITE_BUFFER_BYTES / (dimension * Float.BYTES));
     ByteBuffer buffer =
-        ByteBuffer.allocate(Math.min(vectors.size(), perWrite) * dimension * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer.allocate(Math.min(vectors.size(), perWrite) * dimension * Float.BYTES)
+            .order(ByteOrder.LITTLE_ENDIAN);
     try {
       long position = bytes(committed + pending);
       for (int from = 0; from < vectors.size(); from += perWrite) {
@@ -238,10 +267,13 @@ public final class DenseVectorStore implements Closeable {
   public synchronized float[] vector(int ordinal) {
     ensureOpen();
     if (ordinal < 0 || ordinal >= committed) {
-      throw new IndexOutOfBoundsException("ordinal " + ordinal + " is not within 0.." + (committed - 1));
+      throw new IndexOutOfBoundsException(
+          "ordinal " + ordinal + " is not within 0.." + (committed - 1));
     }
     float[] out = new float[dimension];
-    mappings.get(ordinal / vectorsPerMapping).get((ordinal % vectorsPerMapping) * dimension, out, 0, dimension);
+    mappings
+        .get(ordinal / vectorsPerMapping)
+        .get((ordinal % vectorsPerMapping) * dimension, out, 0, dimension);
     return out;
   }
 
@@ -255,7 +287,12 @@ public final class DenseVectorStore implements Closeable {
     long total = (long) committed * dimension;
     if (total > MAX_ARRAY) {
       throw new IllegalStateException(
-          committed + " vectors of " + dimension + " dimensions exceed the " + MAX_ARRAY + " floats one scan array holds");
+          committed
+              + " vectors of "
+              + dimension
+              + " dimensions exceed the "
+              + MAX_ARRAY
+              + " floats one scan array holds");
     }
     float[] out = new float[(int) total];
     int at = 0;
@@ -275,11 +312,15 @@ public final class DenseVectorStore implements Closeable {
     return (long) vectors * dimension * Float.BYTES;
   }
 
-  /** Maps the committed vectors from the mapping holding {@code firstChanged} on; earlier ones stay. */
+  /**
+   * Maps the committed vectors from the mapping holding {@code firstChanged} on; earlier ones stay.
+   */
   private void remap(int firstChanged) throws IOException {
     int keep = Math.min(mappings.size(), firstChanged / vectorsPerMapping);
     mappings.subList(keep, mappings.size()).clear();
-    for (long start = (long) keep * vectorsPerMapping; start < committed; start += vectorsPerMapping) {
+    for (long start = (long) keep * vectorsPerMapping;
+        start < committed;
+        start += vectorsPerMapping) {
       long vectorsHere = Math.min(vectorsPerMapping, committed - start);
       mappings.add(
           channel
@@ -298,20 +339,29 @@ public final class DenseVectorStore implements Closeable {
         int stored = Integer.parseInt(properties.getProperty("dimension", "-1").trim());
         if (stored != dimension) {
           throw new IllegalStateException(
-              "dense vectors in " + directory + " have " + stored + " dimensions, not " + dimension);
+              "dense vectors in "
+                  + directory
+                  + " have "
+                  + stored
+                  + " dimensions, not "
+                  + dimension);
         }
         return nonNegative(Integer.parseInt(properties.getProperty("count", "0").trim()));
       }
       Path legacy = directory.resolve(LEGACY_COUNT);
-      return Files.exists(legacy) ? nonNegative(Integer.parseInt(Files.readString(legacy).trim())) : 0;
+      return Files.exists(legacy)
+          ? nonNegative(Integer.parseInt(Files.readString(legacy).trim()))
+          : 0;
     } catch (NumberFormatException | java.nio.charset.CharacterCodingException e) {
-      throw new IllegalStateException("the dense manifest in " + directory + " is damaged (not a count and a dimension)");
+      throw new IllegalStateException(
+          "the dense manifest in " + directory + " is damaged (not a count and a dimension)");
     }
   }
 
   private int nonNegative(int count) {
     if (count < 0) {
-      throw new IllegalStateException("the dense manifest in " + directory + " is damaged (negative count)");
+      throw new IllegalStateException(
+          "the dense manifest in " + directory + " is damaged (negative count)");
     }
     return count;
   }
@@ -320,7 +370,13 @@ public final class DenseVectorStore implements Closeable {
   private void writeManifest(int count) throws IOException {
     DurableFiles.replace(
         directory.resolve(MANIFEST),
-        "# Tenbin dense vectors: float32 little-endian in " + DATA + "\ncount=" + count + "\ndimension=" + dimension + "\n");
+        "# Tenbin dense vectors: float32 little-endian in "
+            + DATA
+            + "\ncount="
+            + count
+            + "\ndimension="
+            + dimension
+            + "\n");
   }
 
   private void ensureOpen() {

@@ -8,11 +8,11 @@ import jdk.incubator.vector.VectorSpecies;
  *
  * <p>Every dot product is evaluated in one fixed order: two 256-bit accumulators take alternate
  * 8-float chunks with fused multiply-add (exact per lane whether intrinsified or interpreted), a
- * trailing 8-float chunk goes to the first accumulator, the two are added lane-wise, the eight lanes
- * are summed left to right, and the last {@code length mod 8} values are added with scalar FMA.
- * Lucene's {@code VectorUtil} and {@code reduceLanes(ADD)} reduce lanes in an unspecified order,
- * which gave scores differing in the last bit between interpreted and compiled calls. The species is
- * fixed at 256 bits so that every machine computes the same bytes.
+ * trailing 8-float chunk goes to the first accumulator, the two are added lane-wise, the eight
+ * lanes are summed left to right, and the last {@code length mod 8} values are added with scalar
+ * FMA. Lucene's {@code VectorUtil} and {@code reduceLanes(ADD)} reduce lanes in an unspecified
+ * order, which gave scores differing in the last bit between interpreted and compiled calls. The
+ * species is fixed at 256 bits so that every machine computes the same bytes.
  *
  * <p>{@link #dot4} scores four queries against one document in one pass (the document is read once
  * for the four) in exactly the same order, so a query scores the same alone or in a batch.
@@ -30,11 +30,17 @@ public final class DotProduct {
     int i = 0;
     int pairs = length & ~(2 * LANES - 1);
     for (; i < pairs; i += 2 * LANES) {
-      a = FloatVector.fromArray(SPECIES, query, i).fma(FloatVector.fromArray(SPECIES, docs, offset + i), a);
-      b = FloatVector.fromArray(SPECIES, query, i + LANES).fma(FloatVector.fromArray(SPECIES, docs, offset + i + LANES), b);
+      a =
+          FloatVector.fromArray(SPECIES, query, i)
+              .fma(FloatVector.fromArray(SPECIES, docs, offset + i), a);
+      b =
+          FloatVector.fromArray(SPECIES, query, i + LANES)
+              .fma(FloatVector.fromArray(SPECIES, docs, offset + i + LANES), b);
     }
     if (i + LANES <= length) {
-      a = FloatVector.fromArray(SPECIES, query, i).fma(FloatVector.fromArray(SPECIES, docs, offset + i), a);
+      a =
+          FloatVector.fromArray(SPECIES, query, i)
+              .fma(FloatVector.fromArray(SPECIES, docs, offset + i), a);
       i += LANES;
     }
     float sum = sumLanes(a.add(b));
@@ -49,7 +55,15 @@ public final class DotProduct {
    * to {@code out[at..at+3]}; bit-identical to four calls of {@link #dot}.
    */
   public static void dot4(
-      float[] q0, float[] q1, float[] q2, float[] q3, float[] docs, int offset, int length, float[] out, int at) {
+      float[] q0,
+      float[] q1,
+      float[] q2,
+      float[] q3,
+      float[] docs,
+      int offset,
+      int length,
+      float[] out,
+      int at) {
     FloatVector a0 = FloatVector.zero(SPECIES);
     FloatVector a1 = a0;
     FloatVector a2 = a0;
@@ -99,6 +113,7 @@ public final class DotProduct {
 
   /** Lanes summed left to right: a fixed order, unlike {@code reduceLanes(ADD)}. */
   private static float sumLanes(FloatVector v) {
-    return v.lane(0) + v.lane(1) + v.lane(2) + v.lane(3) + v.lane(4) + v.lane(5) + v.lane(6) + v.lane(7);
+    return v.lane(0) + v.lane(1) + v.lane(2) + v.lane(3) + v.lane(4) + v.lane(5) + v.lane(6)
+        + v.lane(7);
   }
 }

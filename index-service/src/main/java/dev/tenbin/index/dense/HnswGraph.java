@@ -30,8 +30,11 @@ final class HnswGraph implements AutoCloseable {
 
   HnswGraph(float[] vectors, int dims, VectorSimilarity similarity) {
     VectorSimilarityFunction function =
-        similarity == VectorSimilarity.COSINE ? VectorSimilarityFunction.DOT_PRODUCT : VectorSimilarityFunction.MAXIMUM_INNER_PRODUCT;
-    try (IndexWriter writer = new IndexWriter(directory, new IndexWriterConfig().setRAMBufferSizeMB(256))) {
+        similarity == VectorSimilarity.COSINE
+            ? VectorSimilarityFunction.DOT_PRODUCT
+            : VectorSimilarityFunction.MAXIMUM_INNER_PRODUCT;
+    try (IndexWriter writer =
+        new IndexWriter(directory, new IndexWriterConfig().setRAMBufferSizeMB(256))) {
       int n = vectors.length / dims;
       for (int d = 0; d < n; d++) {
         float[] row = Arrays.copyOfRange(vectors, d * dims, (d + 1) * dims);

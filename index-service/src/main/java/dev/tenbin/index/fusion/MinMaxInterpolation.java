@@ -1,8 +1,7 @@
 package dev.tenbin.index.fusion;
 
-import dev.tenbin.index.rank.Hit;
-
 import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.index.rank.Hit;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -27,7 +26,8 @@ public record MinMaxInterpolation(List<Float> weights) implements RankFusion {
     for (int i = 0; i < weights.size(); i++) {
       float weight = weights.get(i);
       if (!Float.isFinite(weight) || weight < 0) {
-        throw new InvalidInputException("weights[" + i + "]", "a weight must be finite and not negative, got " + weight);
+        throw new InvalidInputException(
+            "weights[" + i + "]", "a weight must be finite and not negative, got " + weight);
       }
     }
   }
@@ -41,7 +41,12 @@ public record MinMaxInterpolation(List<Float> weights) implements RankFusion {
   public List<Hit> fuse(List<List<Hit>> rankings) {
     if (weights.size() != rankings.size()) {
       throw new InvalidInputException(
-          "weights", "one weight per ranking is needed: " + rankings.size() + " rankings, " + weights.size() + " weights");
+          "weights",
+          "one weight per ranking is needed: "
+              + rankings.size()
+              + " rankings, "
+              + weights.size()
+              + " weights");
     }
     List<List<Hit>> lists = RankFusion.withoutRepeats(rankings);
     Map<String, Double> fused = new HashMap<>();

@@ -1,16 +1,15 @@
 package dev.tenbin.index.fusion;
 
-import dev.tenbin.index.rank.Hit;
-
 import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.index.rank.Hit;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Fuses several rankings of one query into one: {@link ReciprocalRankFusion} or
- * {@link MinMaxInterpolation}.
+ * Fuses several rankings of one query into one: {@link ReciprocalRankFusion} or {@link
+ * MinMaxInterpolation}.
  *
  * <p>Input rankings are lists of (doc id, score) in rank order, best first. A doc id listed twice
  * in one ranking counts once, at its first (best) place. The fused ranking holds every document of
@@ -43,12 +42,14 @@ public sealed interface RankFusion permits ReciprocalRankFusion, MinMaxInterpola
     for (int r = 0; r < rankings.size(); r++) {
       List<Hit> ranking = rankings.get(r);
       if (ranking == null) {
-        throw new InvalidInputException("rankings[" + r + "]", "a ranking is required (it may be empty)");
+        throw new InvalidInputException(
+            "rankings[" + r + "]", "a ranking is required (it may be empty)");
       }
       Map<String, Hit> first = new LinkedHashMap<>();
       for (Hit doc : ranking) {
         if (doc == null || doc.docId() == null) {
-          throw new InvalidInputException("rankings[" + r + "]", "every ranked document needs a doc id");
+          throw new InvalidInputException(
+              "rankings[" + r + "]", "every ranked document needs a doc id");
         }
         first.putIfAbsent(doc.docId(), doc);
       }

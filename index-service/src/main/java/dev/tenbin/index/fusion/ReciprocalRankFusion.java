@@ -1,8 +1,7 @@
 package dev.tenbin.index.fusion;
 
-import dev.tenbin.index.rank.Hit;
-
 import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.index.rank.Hit;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;

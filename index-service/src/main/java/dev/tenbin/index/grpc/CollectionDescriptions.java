@@ -30,7 +30,9 @@ final class CollectionDescriptions {
     }
     CollectionSpec spec = stats.spec();
     if (spec == null) {
-      return description.setSpec(dev.tenbin.proto.index.v1.CollectionSpec.newBuilder().setName(stats.name())).build();
+      return description
+          .setSpec(dev.tenbin.proto.index.v1.CollectionSpec.newBuilder().setName(stats.name()))
+          .build();
     }
     description
         .setSpec(
@@ -53,8 +55,12 @@ final class CollectionDescriptions {
       for (Quantization quantization : Quantization.values()) {
         description.addFootprints(
             VariantFootprint.newBuilder()
-                .setVariant(quantization == Quantization.NONE ? "base" : quantization.name().toLowerCase(Locale.ROOT))
-                .setBytesPerVector(DenseSearchOptions.bytesPerVector(quantization, spec.denseDimension())));
+                .setVariant(
+                    quantization == Quantization.NONE
+                        ? "base"
+                        : quantization.name().toLowerCase(Locale.ROOT))
+                .setBytesPerVector(
+                    DenseSearchOptions.bytesPerVector(quantization, spec.denseDimension())));
       }
       var calibration = stats.int8Calibration();
       if (calibration != null) {

@@ -7,33 +7,33 @@ import dev.tenbin.index.collection.CollectionSpec;
 import dev.tenbin.index.collection.CollectionStats;
 import dev.tenbin.index.collection.IndexCollection;
 import dev.tenbin.index.fusion.RankFusion;
-import dev.tenbin.index.rank.Hit;
-import dev.tenbin.index.search.SearchResult;
-import dev.tenbin.proto.index.v1.FuseRequest;
-import dev.tenbin.proto.index.v1.FuseResponse;
 import dev.tenbin.index.lexical.Bm25Parameters;
 import dev.tenbin.index.lexical.LanguageAnalyzers;
 import dev.tenbin.index.lexical.LanguageDetector;
+import dev.tenbin.index.rank.Hit;
+import dev.tenbin.index.search.SearchResult;
 import dev.tenbin.proto.common.v1.Ranking;
 import dev.tenbin.proto.common.v1.ScoredDocument;
+import dev.tenbin.proto.index.v1.CandidateList;
 import dev.tenbin.proto.index.v1.CreateCollectionRequest;
 import dev.tenbin.proto.index.v1.CreateCollectionResponse;
 import dev.tenbin.proto.index.v1.DescribeCollectionRequest;
 import dev.tenbin.proto.index.v1.DescribeCollectionResponse;
 import dev.tenbin.proto.index.v1.DropCollectionRequest;
 import dev.tenbin.proto.index.v1.DropCollectionResponse;
-import dev.tenbin.proto.index.v1.CandidateList;
+import dev.tenbin.proto.index.v1.FuseRequest;
+import dev.tenbin.proto.index.v1.FuseResponse;
 import dev.tenbin.proto.index.v1.IndexServiceGrpc;
 import dev.tenbin.proto.index.v1.IngestRequest;
 import dev.tenbin.proto.index.v1.IngestResponse;
+import dev.tenbin.proto.index.v1.LanguageSource;
 import dev.tenbin.proto.index.v1.ListCollectionsRequest;
 import dev.tenbin.proto.index.v1.ListCollectionsResponse;
-import dev.tenbin.proto.index.v1.LanguageSource;
-import dev.tenbin.proto.index.v1.ResolveLanguageRequest;
-import dev.tenbin.proto.index.v1.ResolveLanguageResponse;
 import dev.tenbin.proto.index.v1.Query;
 import dev.tenbin.proto.index.v1.RescoreRequest;
 import dev.tenbin.proto.index.v1.RescoreResponse;
+import dev.tenbin.proto.index.v1.ResolveLanguageRequest;
+import dev.tenbin.proto.index.v1.ResolveLanguageResponse;
 import dev.tenbin.proto.index.v1.SearchRequest;
 import dev.tenbin.proto.index.v1.SearchResponse;
 import dev.tenbin.proto.index.v1.SearchStats;
@@ -44,8 +44,8 @@ import java.util.List;
 
 /**
  * Thin adapter from {@code tenbin.index.v1} to the collection catalog: search and rescore requests
- * are validated and mapped by {@link SearchRequests} into the core's one request, then served by one
- * call of {@link IndexCollection#search}; core exceptions become statuses in {@code
+ * are validated and mapped by {@link SearchRequests} into the core's one request, then served by
+ * one call of {@link IndexCollection#search}; core exceptions become statuses in {@code
  * ExceptionMappingInterceptor} ({@code dev.tenbin.rpc.StatusMapper}).
  */
 public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBase {
@@ -84,7 +84,8 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
                 spec.getMultivectorDimension()));
     responses.onNext(
         CreateCollectionResponse.newBuilder()
-            .setCollection(CollectionDescriptions.of(catalog.describe(collection.spec().name(), "spec.name")))
+            .setCollection(
+                CollectionDescriptions.of(catalog.describe(collection.spec().name(), "spec.name")))
             .build());
     responses.onCompleted();
   }
@@ -111,19 +112,28 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
   }
 
   @Override
-  public void resolveLanguage(ResolveLanguageRequest request, StreamObserver<ResolveLanguageResponse> responses) {
+  public void resolveLanguage(
+      ResolveLanguageRequest request, StreamObserver<ResolveLanguageResponse> responses) {
     ResolveLanguageResponse.Builder response = ResolveLanguageResponse.newBuilder();
     if (!request.getLanguage().isBlank()) {
       try {
-        response.setLanguage(LanguageAnalyzers.normalize(request.getLanguage())).setSource(LanguageSource.LANGUAGE_SOURCE_GIVEN);
+        response
+            .setLanguage(LanguageAnalyzers.normalize(request.getLanguage()))
+            .setSource(LanguageSource.LANGUAGE_SOURCE_GIVEN);
       } catch (InvalidInputException e) {
         throw new InvalidInputException("language", e.getMessage());
       }
     } else if (request.getTextSample().length() > MAX_LANGUAGE_SAMPLE_CHARS) {
       throw new InvalidInputException(
-          "text_sample", "text_sample is limited to " + MAX_LANGUAGE_SAMPLE_CHARS + " characters, got " + request.getTextSample().length());
+          "text_sample",
+          "text_sample is limited to "
+              + MAX_LANGUAGE_SAMPLE_CHARS
+              + " characters, got "
+              + request.getTextSample().length());
     } else {
-      response.setLanguage(LanguageDetector.detect(request.getTextSample())).setSource(LanguageSource.LANGUAGE_SOURCE_DETECTED);
+      response
+          .setLanguage(LanguageDetector.detect(request.getTextSample()))
+          .setSource(LanguageSource.LANGUAGE_SOURCE_DETECTED);
     }
     responses.onNext(response.build());
     responses.onCompleted();
@@ -148,7 +158,8 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
   @Override
   public void search(SearchRequest request, StreamObserver<SearchResponse> responses) {
     IndexCollection collection = catalog.get(request.getCollection(), "collection");
-    SearchResult result = collection.search(requests.search(request), Context.current()::isCancelled);
+    SearchResult result =
+        collection.search(requests.search(request), Context.current()::isCancelled);
     responses.onNext(
         SearchResponse.newBuilder()
             .addAllRankings(rankings(result, request.getQueriesList()))
@@ -161,8 +172,10 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
   @Override
   public void rescore(RescoreRequest request, StreamObserver<RescoreResponse> responses) {
     IndexCollection collection = catalog.get(request.getCollection(), "collection");
-    SearchResult result = collection.search(requests.rescore(request), Context.current()::isCancelled);
-    List<Query> queries = request.getCandidatesList().stream().map(CandidateList::getQuery).toList();
+    SearchResult result =
+        collection.search(requests.rescore(request), Context.current()::isCancelled);
+    List<Query> queries =
+        request.getCandidatesList().stream().map(CandidateList::getQuery).toList();
     responses.onNext(
         RescoreResponse.newBuilder()
             .addAllRankings(rankings(result, queries))
@@ -215,9 +228,15 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
       List<Hit> fused =
           switch (request.getMethod()) {
             case FUSION_METHOD_RRF ->
-                RankFusion.reciprocalRank(entry.getValue(), request.getRrfK() == 0 ? 60 : request.getRrfK(), request.getTopK());
-            case FUSION_METHOD_LINEAR -> RankFusion.linear(entry.getValue(), request.getWeightsList(), request.getTopK());
-            default -> throw new InvalidInputException("method", "method must be FUSION_METHOD_RRF or FUSION_METHOD_LINEAR");
+                RankFusion.reciprocalRank(
+                    entry.getValue(),
+                    request.getRrfK() == 0 ? 60 : request.getRrfK(),
+                    request.getTopK());
+            case FUSION_METHOD_LINEAR ->
+                RankFusion.linear(entry.getValue(), request.getWeightsList(), request.getTopK());
+            default ->
+                throw new InvalidInputException(
+                    "method", "method must be FUSION_METHOD_RRF or FUSION_METHOD_LINEAR");
           };
       response.addRankings(toRanking(entry.getKey(), fused));
     }
@@ -230,10 +249,7 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
     int rank = 1;
     for (Hit hit : hits) {
       ranking.addDocuments(
-          ScoredDocument.newBuilder()
-              .setDocId(hit.docId())
-              .setScore(hit.score())
-              .setRank(rank++));
+          ScoredDocument.newBuilder().setDocId(hit.docId()).setScore(hit.score()).setRank(rank++));
     }
     return ranking.build();
   }

@@ -15,12 +15,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One Ingest call: each request is one batch, committed by the collection and acknowledged with
- * one response. Flow control is manual (grpc-java's manual flow-control pattern): the next batch is
+ * One Ingest call: each request is one batch, committed by the collection and acknowledged with one
+ * response. Flow control is manual (grpc-java's manual flow-control pattern): the next batch is
  * asked for only once the acknowledgement of the last one can be sent ({@code isReady}), so a slow
  * commit pushes back on the client and a client that does not read its acknowledgements stops the
- * stream instead of making the server buffer them. Failures end the call with the status of the
- * one {@link StatusMapper}; batches acknowledged before it stay committed.
+ * stream instead of making the server buffer them. Failures end the call with the status of the one
+ * {@link StatusMapper}; batches acknowledged before it stay committed.
  */
 final class IngestStream implements StreamObserver<IngestRequest> {
   private final CollectionCatalog catalog;
@@ -30,6 +30,7 @@ final class IngestStream implements StreamObserver<IngestRequest> {
   private long documents;
   private int batches;
   private boolean finished;
+
   /** True while the next batch is due but not asked for (waiting for the reader to be ready). */
   private boolean nextDue = true;
 
@@ -58,13 +59,15 @@ final class IngestStream implements StreamObserver<IngestRequest> {
       sequence++;
       if (collectionName == null) {
         collectionName = request.getCollection();
-      } else if (!request.getCollection().isEmpty() && !request.getCollection().equals(collectionName)) {
+      } else if (!request.getCollection().isEmpty()
+          && !request.getCollection().equals(collectionName)) {
         throw new InvalidInputException("collection", "one ingest stream must name one collection");
       }
       IndexCollection collection = catalog.get(collectionName, "collection");
       List<IngestDocument> batch = new ArrayList<>(request.getDocumentsCount());
       for (int i = 0; i < request.getDocumentsCount(); i++) {
-        batch.add(toIngestDocument(request.getDocuments(i), i, collection.spec().multiVectorDimension()));
+        batch.add(
+            toIngestDocument(request.getDocuments(i), i, collection.spec().multiVectorDimension()));
       }
       IngestResult result = collection.ingest(batch);
       documents += result.batchDocuments();
@@ -103,19 +106,23 @@ final class IngestStream implements StreamObserver<IngestRequest> {
       responses.onError(
           StatusMapper.toStatusException(
               new InvalidInputException(
-                  "collection", "an ingest stream must carry at least one message naming the collection")));
+                  "collection",
+                  "an ingest stream must carry at least one message naming the collection")));
       return;
     }
     responses.onCompleted();
   }
 
-  private static IngestDocument toIngestDocument(Document doc, int position, int multiVectorDimension) {
+  private static IngestDocument toIngestDocument(
+      Document doc, int position, int multiVectorDimension) {
     if (doc.hasMultiVector()
         && doc.getMultiVector().getDimension() != 0
         && doc.getMultiVector().getDimension() != multiVectorDimension) {
       throw new InvalidInputException(
           "documents[" + position + "].multi_vector.dimension",
-          "multi-vector dimension " + doc.getMultiVector().getDimension() + " differs from the collection's "
+          "multi-vector dimension "
+              + doc.getMultiVector().getDimension()
+              + " differs from the collection's "
               + multiVectorDimension);
     }
     return new IngestDocument(

@@ -19,10 +19,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Validates {@code Search} and {@code Rescore} requests and maps them to the core's one
- * {@link SearchRequest}, once: a required choice left UNSPECIFIED (family, dense similarity), a
- * value this service does not know (a newer client's), options of another family, or a query
- * without the family's representation is INVALID_ARGUMENT naming the field, never a silent default.
+ * Validates {@code Search} and {@code Rescore} requests and maps them to the core's one {@link
+ * SearchRequest}, once: a required choice left UNSPECIFIED (family, dense similarity), a value this
+ * service does not know (a newer client's), options of another family, or a query without the
+ * family's representation is INVALID_ARGUMENT naming the field, never a silent default.
  */
 final class SearchRequests {
   /** Largest {@code dense.rescore_depth}. */
@@ -45,7 +45,13 @@ final class SearchRequests {
     }
     checkCount("queries", "queries", request.getQueriesCount());
     Family family = family(request.getFamily(), request.getFamilyValue());
-    Options options = options(family, request.hasDense(), request.getDense(), request.hasSparse(), request.getSparse());
+    Options options =
+        options(
+            family,
+            request.hasDense(),
+            request.getDense(),
+            request.hasSparse(),
+            request.getSparse());
     List<Query> queries = new ArrayList<>(request.getQueriesCount());
     for (int i = 0; i < request.getQueriesCount(); i++) {
       queries.add(query(family, options, request.getQueries(i), "queries[" + i + "]"));
@@ -56,7 +62,13 @@ final class SearchRequests {
   /** The core request of a {@code Rescore}: the scores of each candidate list. */
   SearchRequest rescore(RescoreRequest request) {
     Family family = family(request.getFamily(), request.getFamilyValue());
-    Options options = options(family, request.hasDense(), request.getDense(), request.hasSparse(), request.getSparse());
+    Options options =
+        options(
+            family,
+            request.hasDense(),
+            request.getDense(),
+            request.hasSparse(),
+            request.getSparse());
     checkCount("candidates", "candidate lists", request.getCandidatesCount());
     List<Query> queries = new ArrayList<>(request.getCandidatesCount());
     List<List<String>> candidates = new ArrayList<>(request.getCandidatesCount());
@@ -71,7 +83,8 @@ final class SearchRequests {
   private void checkCount(String field, String what, int count) {
     if (count > config.maxQueriesPerRequest()) {
       throw new InvalidInputException(
-          field, "at most " + config.maxQueriesPerRequest() + " " + what + " per request, got " + count);
+          field,
+          "at most " + config.maxQueriesPerRequest() + " " + what + " per request, got " + count);
     }
   }
 
@@ -81,7 +94,8 @@ final class SearchRequests {
       case FAMILY_BM25, FAMILY_DENSE, FAMILY_SPARSE, FAMILY_MULTIVECTOR -> family;
       case FAMILY_UNSPECIFIED ->
           throw new InvalidInputException(
-              "family", "family is required: FAMILY_BM25, FAMILY_DENSE, FAMILY_SPARSE or FAMILY_MULTIVECTOR");
+              "family",
+              "family is required: FAMILY_BM25, FAMILY_DENSE, FAMILY_SPARSE or FAMILY_MULTIVECTOR");
       case UNRECOGNIZED -> throw new InvalidInputException("family", "unknown family " + number);
     };
   }
@@ -91,35 +105,49 @@ final class SearchRequests {
    * FAMILY_DENSE, {@code sparse} optional for FAMILY_SPARSE, and neither belongs to another family.
    */
   private static Options options(
-      Family family, boolean hasDense, DenseOptions dense, boolean hasSparse, SparseOptions sparse) {
+      Family family,
+      boolean hasDense,
+      DenseOptions dense,
+      boolean hasSparse,
+      SparseOptions sparse) {
     if (hasDense && family != Family.FAMILY_DENSE) {
-      throw new InvalidInputException("dense", "dense options belong to FAMILY_DENSE, not " + family);
+      throw new InvalidInputException(
+          "dense", "dense options belong to FAMILY_DENSE, not " + family);
     }
     if (hasSparse && family != Family.FAMILY_SPARSE) {
-      throw new InvalidInputException("sparse", "sparse options belong to FAMILY_SPARSE, not " + family);
+      throw new InvalidInputException(
+          "sparse", "sparse options belong to FAMILY_SPARSE, not " + family);
     }
     if (family == Family.FAMILY_DENSE && !hasDense) {
       throw new InvalidInputException(
-          "dense", "a dense search needs dense options naming the similarity (SIMILARITY_COSINE or SIMILARITY_DOT)");
+          "dense",
+          "a dense search needs dense options naming the similarity (SIMILARITY_COSINE or SIMILARITY_DOT)");
     }
     if (sparse.getMaxQueryDims() < 0) {
-      throw new InvalidInputException("sparse.max_query_dims", "max_query_dims must not be negative");
+      throw new InvalidInputException(
+          "sparse.max_query_dims", "max_query_dims must not be negative");
     }
     if (sparse.getMaxDocumentDims() < 0) {
-      throw new InvalidInputException("sparse.max_document_dims", "max_document_dims must not be negative");
+      throw new InvalidInputException(
+          "sparse.max_document_dims", "max_document_dims must not be negative");
     }
-    return new Options(hasDense ? dense(dense) : null, sparse.getMaxQueryDims(), sparse.getMaxDocumentDims());
+    return new Options(
+        hasDense ? dense(dense) : null, sparse.getMaxQueryDims(), sparse.getMaxDocumentDims());
   }
 
   /** The options a family's queries carry. */
   private record Options(DenseSearchOptions dense, int maxQueryDims, int maxDocumentDims) {}
 
   /** One query in the family's representation; {@code field} names it ({@code queries[3]}). */
-  private static Query query(Family family, Options options, dev.tenbin.proto.index.v1.Query query, String field) {
+  private static Query query(
+      Family family, Options options, dev.tenbin.proto.index.v1.Query query, String field) {
     var representation = query.getRepresentationCase();
     return switch (family) {
       case FAMILY_BM25 -> {
-        require(representation == dev.tenbin.proto.index.v1.Query.RepresentationCase.TEXT, field + ".text", "a BM25 query needs text");
+        require(
+            representation == dev.tenbin.proto.index.v1.Query.RepresentationCase.TEXT,
+            field + ".text",
+            "a BM25 query needs text");
         yield new LexicalQuery(query.getText());
       }
       case FAMILY_DENSE -> {
@@ -128,13 +156,20 @@ final class SearchRequests {
       }
       case FAMILY_SPARSE -> {
         require(query.hasSparse(), field + ".sparse", "a sparse query needs a sparse vector");
-        yield new SparseQuery(ProtoVectors.sparse(query.getSparse()), options.maxQueryDims(), options.maxDocumentDims());
+        yield new SparseQuery(
+            ProtoVectors.sparse(query.getSparse()),
+            options.maxQueryDims(),
+            options.maxDocumentDims());
       }
       case FAMILY_MULTIVECTOR -> {
-        require(query.hasMultiVector(), field + ".multi_vector", "a late-interaction query needs token vectors");
+        require(
+            query.hasMultiVector(),
+            field + ".multi_vector",
+            "a late-interaction query needs token vectors");
         yield new MultiVectorQuery(ProtoVectors.tokens(query.getMultiVector()));
       }
-      case FAMILY_UNSPECIFIED, UNRECOGNIZED -> throw new IllegalStateException("family was checked: " + family);
+      case FAMILY_UNSPECIFIED, UNRECOGNIZED ->
+          throw new IllegalStateException("family was checked: " + family);
     };
   }
 
@@ -153,7 +188,8 @@ final class SearchRequests {
           throw new InvalidInputException(
               "dense.similarity", "similarity is required: SIMILARITY_COSINE or SIMILARITY_DOT");
       case UNRECOGNIZED ->
-          throw new InvalidInputException("dense.similarity", "unknown similarity " + options.getSimilarityValue());
+          throw new InvalidInputException(
+              "dense.similarity", "unknown similarity " + options.getSimilarityValue());
     };
   }
 
@@ -164,7 +200,8 @@ final class SearchRequests {
       case QUANTIZATION_INT8 -> Quantization.INT8;
       case QUANTIZATION_BINARY -> Quantization.BINARY;
       case UNRECOGNIZED ->
-          throw new InvalidInputException("dense.quantization", "unknown quantization " + options.getQuantizationValue());
+          throw new InvalidInputException(
+              "dense.quantization", "unknown quantization " + options.getQuantizationValue());
     };
   }
 
@@ -173,7 +210,10 @@ final class SearchRequests {
     if (options.getRescoreDepth() < 0 || options.getRescoreDepth() > MAX_RESCORE_DEPTH) {
       throw new InvalidInputException(
           "dense.rescore_depth",
-          "rescore_depth must be within 0.." + MAX_RESCORE_DEPTH + " (0 = default), got " + options.getRescoreDepth());
+          "rescore_depth must be within 0.."
+              + MAX_RESCORE_DEPTH
+              + " (0 = default), got "
+              + options.getRescoreDepth());
     }
     return new DenseSearchOptions(
         similarity(options),

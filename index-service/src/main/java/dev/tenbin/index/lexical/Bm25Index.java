@@ -1,9 +1,8 @@
 package dev.tenbin.index.lexical;
 
-import dev.tenbin.index.rank.Hit;
-
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.UnavailableException;
+import dev.tenbin.index.rank.Hit;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -37,8 +36,8 @@ import org.apache.lucene.util.BytesRef;
 
 /**
  * A Lucene BM25 index of one collection. Title and text go into one analysed field, as Anserini's
- * BEIR "flat" regressions index them. Documents keep their insertion order (a log-doc merge
- * policy merges only adjacent segments), so a Lucene doc id is also the document's ordinal in the
+ * BEIR "flat" regressions index them. Documents keep their insertion order (a log-doc merge policy
+ * merges only adjacent segments), so a Lucene doc id is also the document's ordinal in the
  * collection.
  *
  * <p>Tie policy: hits are ordered by score descending, then by document id ascending (string
@@ -47,10 +46,13 @@ import org.apache.lucene.util.BytesRef;
 public final class Bm25Index implements Closeable {
   static final String ID_FIELD = "id";
   static final String CONTENTS_FIELD = "contents";
+
   /** Commit user data: the documents a commit holds, checked at open against what Lucene holds. */
   static final String DOCUMENTS_KEY = "tenbin.documents";
+
   /** SHA-256 of a document's content, stored so a re-sent document can be recognised. */
   static final String DIGEST_FIELD = "digest";
+
   private static final Sort SCORE_THEN_ID =
       new Sort(SortField.FIELD_SCORE, new SortField(ID_FIELD, SortField.Type.STRING));
 
@@ -63,7 +65,12 @@ public final class Bm25Index implements Closeable {
   private volatile boolean closed;
   private int added;
 
-  private Bm25Index(Path path, Directory directory, Analyzer analyzer, Bm25Parameters parameters, boolean mustExist)
+  private Bm25Index(
+      Path path,
+      Directory directory,
+      Analyzer analyzer,
+      Bm25Parameters parameters,
+      boolean mustExist)
       throws IOException {
     this.path = path;
     this.directory = directory;
@@ -72,7 +79,11 @@ public final class Bm25Index implements Closeable {
     this.writer =
         new IndexWriter(
             directory,
-            writerConfig().setOpenMode(mustExist ? IndexWriterConfig.OpenMode.APPEND : IndexWriterConfig.OpenMode.CREATE_OR_APPEND));
+            writerConfig()
+                .setOpenMode(
+                    mustExist
+                        ? IndexWriterConfig.OpenMode.APPEND
+                        : IndexWriterConfig.OpenMode.CREATE_OR_APPEND));
     try {
       this.writer.commit();
       this.reader = DirectoryReader.open(directory);
@@ -81,14 +92,23 @@ public final class Bm25Index implements Closeable {
         int deleted = reader.maxDoc() - reader.numDocs();
         reader.decRef();
         throw new IllegalStateException(
-            "the BM25 index in " + path + " holds " + deleted + " deleted document(s), left by a failed ingest of an"
+            "the BM25 index in "
+                + path
+                + " holds "
+                + deleted
+                + " deleted document(s), left by a failed ingest of an"
                 + " older version; its documents no longer line up with their vectors");
       }
       if (recorded != null && !recorded.equals(Integer.toString(reader.maxDoc()))) {
         int held = reader.maxDoc();
         reader.decRef();
         throw new IllegalStateException(
-            "the BM25 index in " + path + " holds " + held + " documents where its last commit recorded " + recorded
+            "the BM25 index in "
+                + path
+                + " holds "
+                + held
+                + " documents where its last commit recorded "
+                + recorded
                 + " (changed outside the index service)");
       }
     } catch (IOException | RuntimeException e) {
@@ -121,7 +141,8 @@ public final class Bm25Index implements Closeable {
    * As {@link #open(Path, Analyzer, Bm25Parameters)}; with {@code mustExist} an index that is not
    * there is an error (an existing collection whose index went missing), not a new empty index.
    */
-  public static Bm25Index open(Path dir, Analyzer analyzer, Bm25Parameters parameters, boolean mustExist) {
+  public static Bm25Index open(
+      Path dir, Analyzer analyzer, Bm25Parameters parameters, boolean mustExist) {
     Directory directory = null;
     try {
       directory = FSDirectory.open(dir);
@@ -135,7 +156,8 @@ public final class Bm25Index implements Closeable {
         }
       }
       if (e instanceof IOException io) {
-        throw new UncheckedIOException("cannot open the BM25 index in " + dir + ": " + io.getMessage(), io);
+        throw new UncheckedIOException(
+            "cannot open the BM25 index in " + dir + ": " + io.getMessage(), io);
       }
       throw (RuntimeException) e;
     }
@@ -175,7 +197,8 @@ public final class Bm25Index implements Closeable {
   /** Makes everything added so far durable and visible, atomically. */
   public synchronized void commit() {
     try {
-      writer.setLiveCommitData(Map.of(DOCUMENTS_KEY, Integer.toString(reader.maxDoc() + added)).entrySet());
+      writer.setLiveCommitData(
+          Map.of(DOCUMENTS_KEY, Integer.toString(reader.maxDoc() + added)).entrySet());
       writer.commit();
       added = 0;
     } catch (IOException e) {
@@ -219,7 +242,11 @@ public final class Bm25Index implements Closeable {
   public byte[] digest(int ordinal) {
     DirectoryReader current = acquire();
     try {
-      BytesRef digest = current.storedFields().document(ordinal, java.util.Set.of(DIGEST_FIELD)).getBinaryValue(DIGEST_FIELD);
+      BytesRef digest =
+          current
+              .storedFields()
+              .document(ordinal, java.util.Set.of(DIGEST_FIELD))
+              .getBinaryValue(DIGEST_FIELD);
       return digest == null ? null : BytesRef.deepCopyOf(digest).bytes;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -242,7 +269,12 @@ public final class Bm25Index implements Closeable {
       for (int doc = 0; doc < current.maxDoc(); doc++) {
         String id = stored.document(doc).get(ID_FIELD);
         if (id == null) {
-          throw new IllegalStateException("the BM25 index in " + path + " holds a document without an id (ordinal " + doc + ")");
+          throw new IllegalStateException(
+              "the BM25 index in "
+                  + path
+                  + " holds a document without an id (ordinal "
+                  + doc
+                  + ")");
         }
         ids.add(id);
       }
@@ -321,7 +353,10 @@ public final class Bm25Index implements Closeable {
     }
   }
 
-  /** The current reader, referenced; a reader swapped out meanwhile is retried, a closed index refused. */
+  /**
+   * The current reader, referenced; a reader swapped out meanwhile is retried, a closed index
+   * refused.
+   */
   private DirectoryReader acquire() {
     while (true) {
       DirectoryReader current = reader;
@@ -329,7 +364,8 @@ public final class Bm25Index implements Closeable {
         return current;
       }
       if (closed && current == reader) {
-        throw new UnavailableException("the collection was closed (dropped, or the service is stopping)");
+        throw new UnavailableException(
+            "the collection was closed (dropped, or the service is stopping)");
       }
       Thread.onSpinWait();
     }

@@ -16,6 +16,7 @@ import org.apache.lucene.analysis.bn.BengaliAnalyzer;
 import org.apache.lucene.analysis.br.BrazilianAnalyzer;
 import org.apache.lucene.analysis.ca.CatalanAnalyzer;
 import org.apache.lucene.analysis.ckb.SoraniAnalyzer;
+import org.apache.lucene.analysis.cn.smart.SmartChineseAnalyzer;
 import org.apache.lucene.analysis.cz.CzechAnalyzer;
 import org.apache.lucene.analysis.da.DanishAnalyzer;
 import org.apache.lucene.analysis.de.GermanAnalyzer;
@@ -49,7 +50,6 @@ import org.apache.lucene.analysis.no.NorwegianAnalyzer;
 import org.apache.lucene.analysis.pt.PortugueseAnalyzer;
 import org.apache.lucene.analysis.ro.RomanianAnalyzer;
 import org.apache.lucene.analysis.ru.RussianAnalyzer;
-import org.apache.lucene.analysis.cn.smart.SmartChineseAnalyzer;
 import org.apache.lucene.analysis.sr.SerbianAnalyzer;
 import org.apache.lucene.analysis.standard.StandardTokenizer;
 import org.apache.lucene.analysis.sv.SwedishAnalyzer;
@@ -128,14 +128,16 @@ public final class LanguageAnalyzers {
     if (LUCENE_ANALYZERS.containsKey(language)) {
       return language;
     }
-    String primary = language.contains("-") ? language.substring(0, language.indexOf('-')) : language;
+    String primary =
+        language.contains("-") ? language.substring(0, language.indexOf('-')) : language;
     if (LUCENE_ANALYZERS.containsKey(primary)) {
       return primary;
     }
     if (!ISO_LANGUAGES.contains(primary) && !primary.equals("ckb")) {
       throw new InvalidInputException(
           "spec.language",
-          "unknown language '" + (code.length() > 64 ? code.substring(0, 64) + "…" : code)
+          "unknown language '"
+              + (code.length() > 64 ? code.substring(0, 64) + "…" : code)
               + "': expected an ISO 639-1 code such as en, de, ar, zh, ja");
     }
     return primary;

@@ -73,7 +73,8 @@ public final class LanguageDetector {
       }
       Character.UnicodeScript script = Character.UnicodeScript.of(cp);
       scripts.merge(script, 1, Integer::sum);
-      if (script == Character.UnicodeScript.HIRAGANA || script == Character.UnicodeScript.KATAKANA) {
+      if (script == Character.UnicodeScript.HIRAGANA
+          || script == Character.UnicodeScript.KATAKANA) {
         kana++;
       }
       if (cp == 'پ' || cp == 'چ' || cp == 'ژ' || cp == 'گ' || cp == 'ی') {

@@ -1,9 +1,9 @@
 package dev.tenbin.index.multivector;
 
 import dev.tenbin.core.Cancellation;
+import dev.tenbin.index.dense.DotProduct;
 import dev.tenbin.index.rank.OrdinalHit;
 import dev.tenbin.index.rank.TopK;
-import dev.tenbin.index.dense.DotProduct;
 import java.util.List;
 
 /**

@@ -36,19 +36,26 @@ public final class MultiVectorStore implements Closeable {
     Path data = directory.resolve(DATA);
     if (Files.exists(data)) {
       long remaining = Files.size(data);
-      try (DataInputStream in = new DataInputStream(new java.io.BufferedInputStream(Files.newInputStream(data)))) {
+      try (DataInputStream in =
+          new DataInputStream(new java.io.BufferedInputStream(Files.newInputStream(data)))) {
         int count = in.readInt();
         remaining -= Integer.BYTES;
         long smallest = Integer.BYTES + (long) dimension * Float.BYTES;
         if (count < 0 || count > remaining / smallest) {
-          throw damaged("it claims " + count + " documents, more than its " + (remaining + 4) + " bytes can hold");
+          throw damaged(
+              "it claims "
+                  + count
+                  + " documents, more than its "
+                  + (remaining + 4)
+                  + " bytes can hold");
         }
         for (int d = 0; d < count; d++) {
           int tokens = in.readInt();
           remaining -= Integer.BYTES;
           long values = (long) tokens * dimension;
           if (tokens < 1 || values * Float.BYTES > remaining) {
-            throw damaged("document " + d + " claims " + tokens + " tokens, which the file cannot hold");
+            throw damaged(
+                "document " + d + " claims " + tokens + " tokens, which the file cannot hold");
           }
           float[] vector = new float[(int) values];
           for (int i = 0; i < vector.length; i++) {
@@ -90,12 +97,17 @@ public final class MultiVectorStore implements Closeable {
       if (doc.values().length != (long) doc.tokens() * dimension) {
         throw new InvalidInputException(
             name,
-            "multi-vector holds " + doc.values().length + " values; expected token_count × dimension = "
-                + doc.tokens() + " × " + dimension);
+            "multi-vector holds "
+                + doc.values().length
+                + " values; expected token_count × dimension = "
+                + doc.tokens()
+                + " × "
+                + dimension);
       }
       for (int i = 0; i < doc.values().length; i++) {
         if (!Float.isFinite(doc.values()[i])) {
-          throw new InvalidInputException(name, "multi-vector holds a NaN or infinite value at position " + i);
+          throw new InvalidInputException(
+              name, "multi-vector holds a NaN or infinite value at position " + i);
         }
       }
     }

@@ -2,8 +2,8 @@ package dev.tenbin.index.quantize;
 
 /**
  * Sign quantization: bit d of a vector is {@code x[d] > 0} (so 0 and −0 give 0), packed 64 to a
- * long, dimension d at bit {@code d mod 64} of word {@code d / 64}; the unused high bits of the last
- * word are 0 in every code, so they never count as a difference.
+ * long, dimension d at bit {@code d mod 64} of word {@code d / 64}; the unused high bits of the
+ * last word are 0 in every code, so they never count as a difference.
  *
  * <p>The score is the Hamming similarity {@code dims − popcount(query XOR document)}: the number of
  * dimensions whose signs agree, an integer in [0, dims] returned as a float. Many documents share a
@@ -19,7 +19,9 @@ public final class BinaryQuantizer {
     return (dims + 63) / 64;
   }
 
-  /** Packed bits of row-major vectors of {@code dims} dimensions, {@link #words} longs per vector. */
+  /**
+   * Packed bits of row-major vectors of {@code dims} dimensions, {@link #words} longs per vector.
+   */
   public static long[] encode(float[] vectors, int dims) {
     int n = vectors.length / dims;
     int words = words(dims);
@@ -36,7 +38,9 @@ public final class BinaryQuantizer {
     return bits;
   }
 
-  /** dims − Hamming distance between a query's words and one document's, starting at {@code offset}. */
+  /**
+   * dims − Hamming distance between a query's words and one document's, starting at {@code offset}.
+   */
   public static int similarity(long[] query, long[] docs, int offset, int dims) {
     int distance = 0;
     for (int w = 0; w < query.length; w++) {

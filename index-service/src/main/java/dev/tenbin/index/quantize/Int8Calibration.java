@@ -32,18 +32,26 @@ public record Int8Calibration(float[] min, float[] max) {
     }
     for (int d = 0; d < min.length; d++) {
       if (!(min[d] <= max[d]) || !Float.isFinite(min[d]) || !Float.isFinite(max[d])) {
-        throw new IllegalArgumentException("dimension " + d + " has no finite range: " + min[d] + ".." + max[d]);
+        throw new IllegalArgumentException(
+            "dimension " + d + " has no finite range: " + min[d] + ".." + max[d]);
       }
     }
     min = min.clone();
     max = max.clone();
   }
 
-  /** Per-dimension minimum and maximum of row-major vectors of {@code dims} dimensions (at least one). */
+  /**
+   * Per-dimension minimum and maximum of row-major vectors of {@code dims} dimensions (at least
+   * one).
+   */
   public static Int8Calibration of(float[] vectors, int dims) {
     if (dims < 1 || vectors.length < dims || vectors.length % dims != 0) {
       throw new IllegalArgumentException(
-          "calibration needs at least one whole vector of " + dims + " dimensions, got " + vectors.length + " values");
+          "calibration needs at least one whole vector of "
+              + dims
+              + " dimensions, got "
+              + vectors.length
+              + " values");
     }
     float[] min = Arrays.copyOf(vectors, dims);
     float[] max = Arrays.copyOf(vectors, dims);
@@ -88,14 +96,19 @@ public record Int8Calibration(float[] min, float[] max) {
 
   /** Stores the calibration at {@code file}, replacing any previous one atomically and durably. */
   public void write(Path file) {
-    StringBuilder text = new StringBuilder("# Tenbin int8 calibration: per-dimension corpus min and max\n");
+    StringBuilder text =
+        new StringBuilder("# Tenbin int8 calibration: per-dimension corpus min and max\n");
     text.append("dimensions=").append(min.length).append('\n');
     text.append("min=").append(join(min)).append('\n');
     text.append("max=").append(join(max)).append('\n');
     Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
     try {
       try (FileChannel channel =
-          FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
+          FileChannel.open(
+              tmp,
+              StandardOpenOption.CREATE,
+              StandardOpenOption.TRUNCATE_EXISTING,
+              StandardOpenOption.WRITE)) {
         channel.write(StandardCharsets.UTF_8.encode(text.toString()));
         channel.force(true);
       }
@@ -117,7 +130,8 @@ public record Int8Calibration(float[] min, float[] max) {
     float[] min = parse(required(properties, "min", file));
     float[] max = parse(required(properties, "max", file));
     if (min.length != dimensions || max.length != dimensions) {
-      throw new IllegalStateException("int8 calibration at " + file + " does not hold " + dimensions + " dimensions");
+      throw new IllegalStateException(
+          "int8 calibration at " + file + " does not hold " + dimensions + " dimensions");
     }
     return new Int8Calibration(min, max);
   }
@@ -149,7 +163,9 @@ public record Int8Calibration(float[] min, float[] max) {
 
   @Override
   public boolean equals(Object other) {
-    return other instanceof Int8Calibration that && Arrays.equals(min, that.min) && Arrays.equals(max, that.max);
+    return other instanceof Int8Calibration that
+        && Arrays.equals(min, that.min)
+        && Arrays.equals(max, that.max);
   }
 
   @Override

@@ -9,14 +9,14 @@ import jdk.incubator.vector.VectorSpecies;
 /**
  * Per-dimension affine int8 quantization calibrated on the corpus only ({@link Int8Calibration}).
  *
- * <p>Per dimension d: {@code step = (max − min) / 255}, {@code code = floor((x − min) / step) − 128}
- * clipped to [−128, 127]. It is evaluated as {@code floor(255 · (x − min) / (max − min)) − 128} in
- * double: for float inputs the differences and the product are exact, so the only rounding is the
- * one division, and the code equals the formula's value in exact arithmetic (x = min → −128, x = max
- * → 127) unless the exact quotient lies within about 1e-14 below an integer. Evaluating the formula
- * in FP32 as written would not: {@code (max − min) / step} comes out as 254.99998 for some ranges
- * and puts the corpus maximum in code 126. Queries use the corpus ranges; a query value outside
- * [min, max] is clipped to the end code and counted ({@link QueryCodes#clipped()}).
+ * <p>Per dimension d: {@code step = (max − min) / 255}, {@code code = floor((x − min) / step) −
+ * 128} clipped to [−128, 127]. It is evaluated as {@code floor(255 · (x − min) / (max − min)) −
+ * 128} in double: for float inputs the differences and the product are exact, so the only rounding
+ * is the one division, and the code equals the formula's value in exact arithmetic (x = min → −128,
+ * x = max → 127) unless the exact quotient lies within about 1e-14 below an integer. Evaluating the
+ * formula in FP32 as written would not: {@code (max − min) / step} comes out as 254.99998 for some
+ * ranges and puts the corpus maximum in code 126. Queries use the corpus ranges; a query value
+ * outside [min, max] is clipped to the end code and counted ({@link QueryCodes#clipped()}).
  *
  * <p>A constant dimension (max = min) has no step. Rather than divide by zero, every value there,
  * document or query, gets code −128: the dimension then adds the same −128 · query code to every
@@ -34,6 +34,7 @@ public final class Int8Quantizer {
   private final Int8Calibration calibration;
   private final float[] minimums;
   private final float[] maximums;
+
   /** max − min per dimension, exact in double. */
   private final double[] ranges;
 
@@ -114,7 +115,8 @@ public final class Int8Quantizer {
 
   public QueryCodes encodeQuery(float[] query) {
     if (query.length != minimums.length) {
-      throw new IllegalArgumentException("query has " + query.length + " dimensions, calibration " + minimums.length);
+      throw new IllegalArgumentException(
+          "query has " + query.length + " dimensions, calibration " + minimums.length);
     }
     byte[] codes = new byte[query.length];
     int clipped = 0;
@@ -153,8 +155,10 @@ public final class Int8Quantizer {
     int i = 0;
     int bound = length & ~(SHORTS.length() - 1);
     for (; i < bound; i += SHORTS.length()) {
-      ShortVector document = (ShortVector) ByteVector.fromArray(BYTES, codes, offset + i).castShape(SHORTS, 0);
-      IntVector pairs = (IntVector) document.mul(ShortVector.fromArray(SHORTS, query, i)).reinterpretAsInts();
+      ShortVector document =
+          (ShortVector) ByteVector.fromArray(BYTES, codes, offset + i).castShape(SHORTS, 0);
+      IntVector pairs =
+          (IntVector) document.mul(ShortVector.fromArray(SHORTS, query, i)).reinterpretAsInts();
       high = high.add(pairs.lanewise(VectorOperators.ASHR, 16));
       low = low.add(pairs.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
     }

@@ -12,6 +12,7 @@ public record Hit(String docId, float score) {
    * numerically, so 0 and −0 tie and are broken by id; a NaN ranks above every number.
    */
   public static final Comparator<Hit> RANKING =
-      Comparator.comparing(Hit::score, (a, b) -> a.floatValue() == b.floatValue() ? 0 : Float.compare(b, a))
+      Comparator.comparing(
+              Hit::score, (a, b) -> a.floatValue() == b.floatValue() ? 0 : Float.compare(b, a))
           .thenComparing(Hit::docId);
 }

@@ -6,9 +6,9 @@ import java.util.List;
 
 /**
  * The one top-k of the index: the ranking order of hits inside a searcher, score descending then
- * doc id ascending (through {@code idOrder}, ordinal → position of its id in ascending id order, the
- * same order as {@link Hit#RANKING}), and a top-k selection of a score array in that order. Shared by
- * every exact searcher (dense, learned sparse, late interaction).
+ * doc id ascending (through {@code idOrder}, ordinal → position of its id in ascending id order,
+ * the same order as {@link Hit#RANKING}), and a top-k selection of a score array in that order.
+ * Shared by every exact searcher (dense, learned sparse, late interaction).
  *
  * <p>The order is total, so the selected set and its order are unique: they cannot depend on how
  * the scan was split across threads or in which order scores arrived.
@@ -123,7 +123,8 @@ public final class TopK {
       }
       int weaker = left;
       int right = left + 1;
-      if (right < size && compare(scores[heap[right]], heap[right], scores[heap[left]], heap[left]) < 0) {
+      if (right < size
+          && compare(scores[heap[right]], heap[right], scores[heap[left]], heap[left]) < 0) {
         weaker = right;
       }
       if (compare(scores[heap[weaker]], heap[weaker], scores[item], item) >= 0) {

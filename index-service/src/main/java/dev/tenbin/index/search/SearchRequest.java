@@ -17,7 +17,8 @@ public record SearchRequest(List<Query> queries, int k, List<List<String>> candi
     Object shared = queries.isEmpty() ? null : sharedOptions(queries.getFirst());
     for (Query query : queries) {
       if (!sharedOptions(query).equals(shared)) {
-        throw new IllegalArgumentException("the queries of one request share one family and its options");
+        throw new IllegalArgumentException(
+            "the queries of one request share one family and its options");
       }
     }
     if (candidates != null) {
@@ -36,7 +37,8 @@ public record SearchRequest(List<Query> queries, int k, List<List<String>> candi
   }
 
   /** The scores of {@code candidates.get(i)} for query {@code i}, each list in ranking order. */
-  public static SearchRequest rescore(List<? extends Query> queries, List<List<String>> candidates) {
+  public static SearchRequest rescore(
+      List<? extends Query> queries, List<List<String>> candidates) {
     return new SearchRequest(List.copyOf(queries), 0, candidates);
   }
 

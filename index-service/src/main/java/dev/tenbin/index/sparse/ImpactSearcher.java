@@ -36,7 +36,9 @@ public final class ImpactSearcher {
           for (int d = 0; d < docs.size(); d++) {
             SparseDoc doc = docs.get(d).pruned(max);
             for (int i = 0; i < doc.ids().length; i++) {
-              lists.computeIfAbsent(doc.ids()[i], t -> new ArrayList<>()).add(new float[] {d, doc.weights()[i]});
+              lists
+                  .computeIfAbsent(doc.ids()[i], t -> new ArrayList<>())
+                  .add(new float[] {d, doc.weights()[i]});
             }
           }
           Map<Integer, Postings> index = new HashMap<>();
@@ -54,7 +56,8 @@ public final class ImpactSearcher {
         });
   }
 
-  public List<OrdinalHit> search(SparseDoc query, int maxQueryDims, int maxDocumentDims, int k, Cancellation cancellation) {
+  public List<OrdinalHit> search(
+      SparseDoc query, int maxQueryDims, int maxDocumentDims, int k, Cancellation cancellation) {
     SparseDoc q = query.pruned(maxQueryDims);
     Map<Integer, Postings> index = index(maxDocumentDims);
     float[] scores = new float[docs.size()];

@@ -13,7 +13,8 @@ public record SparseDoc(int[] ids, float[] weights) {
     }
     java.util.Arrays.sort(
         order,
-        java.util.Comparator.<Integer>comparingDouble(i -> -Math.abs(weights[i])).thenComparingInt(i -> ids[i]));
+        java.util.Comparator.<Integer>comparingDouble(i -> -Math.abs(weights[i]))
+            .thenComparingInt(i -> ids[i]));
     int[] keep = new int[max];
     for (int i = 0; i < max; i++) {
       keep[i] = order[i];

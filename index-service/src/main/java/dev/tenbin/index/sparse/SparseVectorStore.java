@@ -48,7 +48,8 @@ public final class SparseVectorStore implements Closeable {
       throw damaged("its count commits " + committed + " vectors but " + DATA + " is missing");
     }
     if (Files.exists(data)) {
-      try (DataInputStream in = new DataInputStream(new java.io.BufferedInputStream(Files.newInputStream(data)))) {
+      try (DataInputStream in =
+          new DataInputStream(new java.io.BufferedInputStream(Files.newInputStream(data)))) {
         for (int d = 0; d < committed; d++) {
           docs.add(readRecord(in, d));
         }
@@ -56,7 +57,8 @@ public final class SparseVectorStore implements Closeable {
         throw damaged(DATA + " holds fewer than the " + committed + " vectors its count commits");
       }
     }
-    try (FileChannel channel = FileChannel.open(data, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+    try (FileChannel channel =
+        FileChannel.open(data, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
       channel.truncate(committedBytes);
     }
     if (!Files.exists(directory.resolve(COUNT))) {
@@ -91,14 +93,16 @@ public final class SparseVectorStore implements Closeable {
   private SparseDoc readRecord(DataInputStream in, int ordinal) throws IOException {
     int n = in.readInt();
     if (n < 0 || n > vocabularySize) {
-      throw damaged("vector " + ordinal + " claims " + n + " entries over a vocabulary of " + vocabularySize);
+      throw damaged(
+          "vector " + ordinal + " claims " + n + " entries over a vocabulary of " + vocabularySize);
     }
     int[] ids = new int[n];
     float[] weights = new float[n];
     for (int i = 0; i < n; i++) {
       ids[i] = in.readInt();
       if (ids[i] < 0 || ids[i] >= vocabularySize || (i > 0 && ids[i] <= ids[i - 1])) {
-        throw damaged("vector " + ordinal + " holds ids that are not ascending within the vocabulary");
+        throw damaged(
+            "vector " + ordinal + " holds ids that are not ascending within the vocabulary");
       }
     }
     for (int i = 0; i < n; i++) {
@@ -129,18 +133,30 @@ public final class SparseVectorStore implements Closeable {
       }
       if (doc.ids().length != doc.weights().length) {
         throw new InvalidInputException(
-            name, "sparse indices and values differ in length (" + doc.ids().length + " and " + doc.weights().length + ")");
+            name,
+            "sparse indices and values differ in length ("
+                + doc.ids().length
+                + " and "
+                + doc.weights().length
+                + ")");
       }
       for (int i = 0; i < doc.ids().length; i++) {
         if (doc.ids()[i] < 0 || doc.ids()[i] >= vocabularySize) {
           throw new InvalidInputException(
-              name, "sparse id " + doc.ids()[i] + " is outside the vocabulary [0, " + vocabularySize + ")");
+              name,
+              "sparse id "
+                  + doc.ids()[i]
+                  + " is outside the vocabulary [0, "
+                  + vocabularySize
+                  + ")");
         }
         if (i > 0 && doc.ids()[i] <= doc.ids()[i - 1]) {
-          throw new InvalidInputException(name, "sparse ids must be strictly ascending (position " + i + ")");
+          throw new InvalidInputException(
+              name, "sparse ids must be strictly ascending (position " + i + ")");
         }
         if (!Float.isFinite(doc.weights()[i])) {
-          throw new InvalidInputException(name, "sparse vector holds a NaN or infinite weight at position " + i);
+          throw new InvalidInputException(
+              name, "sparse vector holds a NaN or infinite weight at position " + i);
         }
       }
     }
@@ -151,13 +167,17 @@ public final class SparseVectorStore implements Closeable {
     pending.addAll(vectors);
   }
 
-  /** Writes the queued records after the committed ones, forces them, then publishes the new count. */
+  /**
+   * Writes the queued records after the committed ones, forces them, then publishes the new count.
+   */
   public synchronized void commit() {
     if (pending.isEmpty()) {
       return;
     }
     long position = committedBytes;
-    try (FileChannel channel = FileChannel.open(directory.resolve(DATA), StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+    try (FileChannel channel =
+        FileChannel.open(
+            directory.resolve(DATA), StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
       for (SparseDoc doc : pending) {
         ByteBuffer record = ByteBuffer.allocate((int) recordBytes(doc.ids().length));
         record.putInt(doc.ids().length);
@@ -173,7 +193,8 @@ public final class SparseVectorStore implements Closeable {
         }
       }
       channel.force(false);
-      DurableFiles.replace(directory.resolve(COUNT), Integer.toString(docs.size() + pending.size()));
+      DurableFiles.replace(
+          directory.resolve(COUNT), Integer.toString(docs.size() + pending.size()));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot commit sparse vectors in " + directory, e);
     }
@@ -185,7 +206,9 @@ public final class SparseVectorStore implements Closeable {
   /** Discards queued vectors and anything a failed commit wrote past the committed records. */
   public synchronized void rollback() {
     pending.clear();
-    try (FileChannel channel = FileChannel.open(directory.resolve(DATA), StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+    try (FileChannel channel =
+        FileChannel.open(
+            directory.resolve(DATA), StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
       channel.truncate(committedBytes);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot roll back sparse vectors in " + directory, e);
@@ -208,7 +231,8 @@ public final class SparseVectorStore implements Closeable {
       DurableFiles.replace(directory.resolve(COUNT), Integer.toString(count));
       docs.subList(count, docs.size()).clear();
       committedBytes = bytes;
-      try (FileChannel channel = FileChannel.open(directory.resolve(DATA), StandardOpenOption.WRITE)) {
+      try (FileChannel channel =
+          FileChannel.open(directory.resolve(DATA), StandardOpenOption.WRITE)) {
         channel.truncate(bytes);
         channel.force(false);
       }

@@ -28,7 +28,11 @@ public final class DurableFiles {
   public static void replace(Path target, byte[] content) throws IOException {
     Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
     try (FileChannel out =
-        FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
+        FileChannel.open(
+            tmp,
+            StandardOpenOption.CREATE,
+            StandardOpenOption.TRUNCATE_EXISTING,
+            StandardOpenOption.WRITE)) {
       ByteBuffer buffer = ByteBuffer.wrap(content);
       while (buffer.hasRemaining()) {
         out.write(buffer);
@@ -45,7 +49,9 @@ public final class DurableFiles {
     void writeTo(OutputStream out) throws IOException;
   }
 
-  /** Replaces {@code target} with what {@code content} writes (for files too large for one array). */
+  /**
+   * Replaces {@code target} with what {@code content} writes (for files too large for one array).
+   */
   public static void replace(Path target, Content content) throws IOException {
     Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
     try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16)) {
@@ -63,12 +69,15 @@ public final class DurableFiles {
     }
   }
 
-  /** Makes renames and creations in {@code directory} durable where the platform can force a folder. */
+  /**
+   * Makes renames and creations in {@code directory} durable where the platform can force a folder.
+   */
   public static void forceDirectory(Path directory) {
     try (FileChannel dir = FileChannel.open(directory, StandardOpenOption.READ)) {
       dir.force(true);
     } catch (IOException e) {
-      // Some platforms (Windows) cannot open a folder; the rename is then as durable as the OS makes it.
+      // Some platforms (Windows) cannot open a folder; the rename is then as durable as the OS
+      // makes it.
     }
   }
 }

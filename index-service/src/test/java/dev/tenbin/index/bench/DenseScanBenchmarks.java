@@ -31,10 +31,10 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <ul>
  *   <li>{@code float|int8|binary}: one query per operation;
- *   <li>{@code float|int8|binaryBatch}: {@value #BATCH} queries per operation through
- *       {@link DenseSearcher#searchBatch} (divide by {@value #BATCH} for a query);
- *   <li>{@code fmaPeak}: 256-bit FMA on in-cache data, 8 independent accumulators per core, on every
- *       core: {@value #PEAK_FLOP_PER_THREAD} FLOP per thread per operation.
+ *   <li>{@code float|int8|binaryBatch}: {@value #BATCH} queries per operation through {@link
+ *       DenseSearcher#searchBatch} (divide by {@value #BATCH} for a query);
+ *   <li>{@code fmaPeak}: 256-bit FMA on in-cache data, 8 independent accumulators per core, on
+ *       every core: {@value #PEAK_FLOP_PER_THREAD} FLOP per thread per operation.
  * </ul>
  *
  * GFLOP/s of a float scan = 2 · N · 384 · queries / time; speed-ups are float time / int8 (binary)
@@ -43,7 +43,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "-Xss4m"})
+@Fork(
+    value = 1,
+    jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "-Xss4m"})
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
 public class DenseScanBenchmarks {
@@ -83,7 +85,8 @@ public class DenseScanBenchmarks {
     }
     query = batch.get(0);
     for (Quantization quantization : Quantization.values()) {
-      searcher.search(query, options(quantization), K, Cancellation.NEVER); // builds codes outside the timing
+      searcher.search(
+          query, options(quantization), K, Cancellation.NEVER); // builds codes outside the timing
     }
     peakA = new float[PEAK_LENGTH];
     peakB = new float[PEAK_LENGTH];
@@ -146,15 +149,36 @@ public class DenseScanBenchmarks {
     for (int r = 0; r < PEAK_ROUNDS; r++) {
       for (int i = 0; i < a.length; i += 8 * step) {
         a0 = FloatVector.fromArray(SPECIES, a, i).fma(FloatVector.fromArray(SPECIES, b, i), a0);
-        a1 = FloatVector.fromArray(SPECIES, a, i + step).fma(FloatVector.fromArray(SPECIES, b, i + step), a1);
-        a2 = FloatVector.fromArray(SPECIES, a, i + 2 * step).fma(FloatVector.fromArray(SPECIES, b, i + 2 * step), a2);
-        a3 = FloatVector.fromArray(SPECIES, a, i + 3 * step).fma(FloatVector.fromArray(SPECIES, b, i + 3 * step), a3);
-        a4 = FloatVector.fromArray(SPECIES, a, i + 4 * step).fma(FloatVector.fromArray(SPECIES, b, i + 4 * step), a4);
-        a5 = FloatVector.fromArray(SPECIES, a, i + 5 * step).fma(FloatVector.fromArray(SPECIES, b, i + 5 * step), a5);
-        a6 = FloatVector.fromArray(SPECIES, a, i + 6 * step).fma(FloatVector.fromArray(SPECIES, b, i + 6 * step), a6);
-        a7 = FloatVector.fromArray(SPECIES, a, i + 7 * step).fma(FloatVector.fromArray(SPECIES, b, i + 7 * step), a7);
+        a1 =
+            FloatVector.fromArray(SPECIES, a, i + step)
+                .fma(FloatVector.fromArray(SPECIES, b, i + step), a1);
+        a2 =
+            FloatVector.fromArray(SPECIES, a, i + 2 * step)
+                .fma(FloatVector.fromArray(SPECIES, b, i + 2 * step), a2);
+        a3 =
+            FloatVector.fromArray(SPECIES, a, i + 3 * step)
+                .fma(FloatVector.fromArray(SPECIES, b, i + 3 * step), a3);
+        a4 =
+            FloatVector.fromArray(SPECIES, a, i + 4 * step)
+                .fma(FloatVector.fromArray(SPECIES, b, i + 4 * step), a4);
+        a5 =
+            FloatVector.fromArray(SPECIES, a, i + 5 * step)
+                .fma(FloatVector.fromArray(SPECIES, b, i + 5 * step), a5);
+        a6 =
+            FloatVector.fromArray(SPECIES, a, i + 6 * step)
+                .fma(FloatVector.fromArray(SPECIES, b, i + 6 * step), a6);
+        a7 =
+            FloatVector.fromArray(SPECIES, a, i + 7 * step)
+                .fma(FloatVector.fromArray(SPECIES, b, i + 7 * step), a7);
       }
     }
-    return a0.add(a1).add(a2).add(a3).add(a4).add(a5).add(a6).add(a7).reduceLanes(VectorOperators.ADD);
+    return a0.add(a1)
+        .add(a2)
+        .add(a3)
+        .add(a4)
+        .add(a5)
+        .add(a6)
+        .add(a7)
+        .reduceLanes(VectorOperators.ADD);
   }
 }

@@ -2,8 +2,8 @@ package dev.tenbin.index.bench;
 
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.index.dense.DenseSearchOptions;
-import dev.tenbin.index.dense.DotProduct;
 import dev.tenbin.index.dense.DenseSearcher;
+import dev.tenbin.index.dense.DotProduct;
 import dev.tenbin.index.dense.Quantization;
 import dev.tenbin.index.dense.VectorSimilarity;
 import dev.tenbin.index.multivector.MaxSimSearcher;
@@ -36,7 +36,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "-Xss4m"})
+@Fork(
+    value = 1,
+    jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "-Xss4m"})
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
 public class ScanBenchmarks {
@@ -65,7 +67,11 @@ public class ScanBenchmarks {
       query[i] = (float) random.nextGaussian();
     }
     for (Quantization quantization : Quantization.values()) {
-      searcher.search(query, new DenseSearchOptions(VectorSimilarity.DOT, 0, quantization, false, 100), 100, Cancellation.NEVER);
+      searcher.search(
+          query,
+          new DenseSearchOptions(VectorSimilarity.DOT, 0, quantization, false, 100),
+          100,
+          Cancellation.NEVER);
     }
     List<SparseDoc> docs = new ArrayList<>();
     for (int d = 0; d < 10_000; d++) {
@@ -84,7 +90,9 @@ public class ScanBenchmarks {
   private static SparseDoc randomSparse(Random random, int active) {
     TreeMap<Integer, Float> entries = new TreeMap<>();
     while (entries.size() < active) {
-      entries.put((int) Math.min(30_521, Math.floor(Math.exp(random.nextDouble() * Math.log(30_522)))), (float) random.nextDouble() * 3);
+      entries.put(
+          (int) Math.min(30_521, Math.floor(Math.exp(random.nextDouble() * Math.log(30_522)))),
+          (float) random.nextDouble() * 3);
     }
     int[] ids = entries.keySet().stream().mapToInt(Integer::intValue).toArray();
     float[] weights = new float[ids.length];
@@ -104,17 +112,29 @@ public class ScanBenchmarks {
 
   @Benchmark
   public Object floatScan() {
-    return searcher.search(query, new DenseSearchOptions(VectorSimilarity.DOT, 0, Quantization.NONE, false, 100), 100, Cancellation.NEVER);
+    return searcher.search(
+        query,
+        new DenseSearchOptions(VectorSimilarity.DOT, 0, Quantization.NONE, false, 100),
+        100,
+        Cancellation.NEVER);
   }
 
   @Benchmark
   public Object int8Scan() {
-    return searcher.search(query, new DenseSearchOptions(VectorSimilarity.DOT, 0, Quantization.INT8, false, 100), 100, Cancellation.NEVER);
+    return searcher.search(
+        query,
+        new DenseSearchOptions(VectorSimilarity.DOT, 0, Quantization.INT8, false, 100),
+        100,
+        Cancellation.NEVER);
   }
 
   @Benchmark
   public Object binaryScan() {
-    return searcher.search(query, new DenseSearchOptions(VectorSimilarity.DOT, 0, Quantization.BINARY, false, 100), 100, Cancellation.NEVER);
+    return searcher.search(
+        query,
+        new DenseSearchOptions(VectorSimilarity.DOT, 0, Quantization.BINARY, false, 100),
+        100,
+        Cancellation.NEVER);
   }
 
   /** The dot-product kernel alone over the corpus, single thread: 2 × documents × 384 FLOP. */

@@ -17,24 +17,44 @@ class CollectionMetricsTest {
   void gaugesFollowEachCollectionFromCreateToDrop() throws Exception {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     try (CollectionCatalog catalog = CollectionCatalog.open(dataDir)) {
-      catalog.create(CollectionSpec.lexical("before", "en")).ingest(List.of(new IngestDocument("a", "", "apple")));
+      catalog
+          .create(CollectionSpec.lexical("before", "en"))
+          .ingest(List.of(new IngestDocument("a", "", "apple")));
       catalog.bindTo(registry);
       IndexCollection after = catalog.create(CollectionSpec.lexical("after", "en"));
-      after.ingest(List.of(new IngestDocument("a", "", "apple"), new IngestDocument("b", "", "pear")));
+      after.ingest(
+          List.of(new IngestDocument("a", "", "apple"), new IngestDocument("b", "", "pear")));
 
-      assertThat(registry.get("tenbin.index.collection.documents").tag("collection", "before").gauge().value()).isEqualTo(1);
-      assertThat(registry.get("tenbin.index.collection.documents").tag("collection", "after").gauge().value()).isEqualTo(2);
-      double bytes = registry.get("tenbin.index.collection.disk").tag("collection", "after").gauge().value();
+      assertThat(
+              registry
+                  .get("tenbin.index.collection.documents")
+                  .tag("collection", "before")
+                  .gauge()
+                  .value())
+          .isEqualTo(1);
+      assertThat(
+              registry
+                  .get("tenbin.index.collection.documents")
+                  .tag("collection", "after")
+                  .gauge()
+                  .value())
+          .isEqualTo(2);
+      double bytes =
+          registry.get("tenbin.index.collection.disk").tag("collection", "after").gauge().value();
       long onDisk;
       try (var files = Files.walk(dataDir.resolve("after"))) {
         onDisk = files.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
       }
       assertThat(bytes).isPositive().isEqualTo(onDisk);
-      assertThat(registry.get("tenbin.index.collections").tag("state", "ready").gauge().value()).isEqualTo(2);
+      assertThat(registry.get("tenbin.index.collections").tag("state", "ready").gauge().value())
+          .isEqualTo(2);
 
       catalog.drop("after");
-      assertThat(registry.find("tenbin.index.collection.documents").tag("collection", "after").gauge()).isNull();
-      assertThat(registry.get("tenbin.index.collections").tag("state", "ready").gauge().value()).isEqualTo(1);
+      assertThat(
+              registry.find("tenbin.index.collection.documents").tag("collection", "after").gauge())
+          .isNull();
+      assertThat(registry.get("tenbin.index.collections").tag("state", "ready").gauge().value())
+          .isEqualTo(1);
     }
   }
 
@@ -48,9 +68,16 @@ class CollectionMetricsTest {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     try (CollectionCatalog catalog = CollectionCatalog.open(dataDir)) {
       catalog.bindTo(registry);
-      assertThat(registry.get("tenbin.index.collections").tag("state", "failed").gauge().value()).isEqualTo(1);
-      assertThat(registry.get("tenbin.index.collections").tag("state", "ready").gauge().value()).isEqualTo(1);
-      assertThat(registry.find("tenbin.index.collection.documents").tag("collection", "broken").gauge()).isNull();
+      assertThat(registry.get("tenbin.index.collections").tag("state", "failed").gauge().value())
+          .isEqualTo(1);
+      assertThat(registry.get("tenbin.index.collections").tag("state", "ready").gauge().value())
+          .isEqualTo(1);
+      assertThat(
+              registry
+                  .find("tenbin.index.collection.documents")
+                  .tag("collection", "broken")
+                  .gauge())
+          .isNull();
     }
   }
 }

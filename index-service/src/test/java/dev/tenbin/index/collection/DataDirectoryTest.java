@@ -1,12 +1,11 @@
 package dev.tenbin.index.collection;
 
-import dev.tenbin.index.rank.Hit;
-import dev.tenbin.index.search.LexicalQuery;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenbin.core.PreconditionException;
+import dev.tenbin.index.rank.Hit;
+import dev.tenbin.index.search.LexicalQuery;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -16,7 +15,9 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The index service deletes nothing it did not create, and refuses a data directory not its own. */
+/**
+ * The index service deletes nothing it did not create, and refuses a data directory not its own.
+ */
 class DataDirectoryTest {
   @TempDir Path tmp;
 
@@ -27,7 +28,9 @@ class DataDirectoryTest {
       for (Path path : paths.toList()) {
         files.put(
             root.relativize(path).toString(),
-            Files.isRegularFile(path) ? java.util.Arrays.toString(Files.readAllBytes(path)) : "<dir>");
+            Files.isRegularFile(path)
+                ? java.util.Arrays.toString(Files.readAllBytes(path))
+                : "<dir>");
       }
     }
     return files;
@@ -47,7 +50,9 @@ class DataDirectoryTest {
       catalog.create(CollectionSpec.lexical("c", "en"));
     }
     assertThat(dataDir.resolve(DataDirectory.ROOT_MARKER)).exists();
-    assertThat(dataDir.resolve("c").resolve(DataDirectory.COLLECTION_MARKER)).content().contains("name=c");
+    assertThat(dataDir.resolve("c").resolve(DataDirectory.COLLECTION_MARKER))
+        .content()
+        .contains("name=c");
   }
 
   @Test
@@ -86,7 +91,9 @@ class DataDirectoryTest {
   void aDataDirectoryOfAnOlderVersionIsAdopted() throws Exception {
     Path dataDir = tmp.resolve("old");
     try (CollectionCatalog catalog = CollectionCatalog.open(dataDir)) {
-      catalog.create(CollectionSpec.lexical("news", "en")).ingest(List.of(new IngestDocument("d1", "", "apple")));
+      catalog
+          .create(CollectionSpec.lexical("news", "en"))
+          .ingest(List.of(new IngestDocument("d1", "", "apple")));
     }
     // As the version before markers left it.
     Files.delete(dataDir.resolve(DataDirectory.ROOT_MARKER));

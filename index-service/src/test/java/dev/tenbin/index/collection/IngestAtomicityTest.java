@@ -1,11 +1,5 @@
 package dev.tenbin.index.collection;
 
-import dev.tenbin.index.rank.Hit;
-import dev.tenbin.index.search.LexicalQuery;
-import dev.tenbin.index.search.DenseQuery;
-import dev.tenbin.index.search.SparseQuery;
-import dev.tenbin.index.search.MultiVectorQuery;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -15,15 +9,20 @@ import dev.tenbin.core.UnavailableException;
 import dev.tenbin.index.dense.DenseSearchOptions;
 import dev.tenbin.index.dense.VectorSimilarity;
 import dev.tenbin.index.multivector.TokenVectors;
+import dev.tenbin.index.rank.Hit;
+import dev.tenbin.index.search.DenseQuery;
+import dev.tenbin.index.search.LexicalQuery;
+import dev.tenbin.index.search.MultiVectorQuery;
+import dev.tenbin.index.search.SparseQuery;
 import dev.tenbin.index.sparse.SparseDoc;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * A batch is all-or-nothing across Lucene and every vector store: a failure at any point after
@@ -35,32 +34,55 @@ class IngestAtomicityTest {
 
   private static IngestDocument doc(String id, String text, float x, float y) {
     return new IngestDocument(
-        id, "", text, new float[] {x, y}, new SparseDoc(new int[] {1, 3}, new float[] {x, y}), new TokenVectors(1, new float[] {x, y}));
+        id,
+        "",
+        text,
+        new float[] {x, y},
+        new SparseDoc(new int[] {1, 3}, new float[] {x, y}),
+        new TokenVectors(1, new float[] {x, y}));
   }
 
-  private static final List<IngestDocument> FIRST = List.of(doc("a", "apple", 1, 0), doc("b", "apple", 0, 1));
-  private static final List<IngestDocument> SECOND = List.of(doc("c", "apple", 1, 1), doc("d", "apple", 2, 1));
+  private static final List<IngestDocument> FIRST =
+      List.of(doc("a", "apple", 1, 0), doc("b", "apple", 0, 1));
+  private static final List<IngestDocument> SECOND =
+      List.of(doc("c", "apple", 1, 1), doc("d", "apple", 2, 1));
 
   /** Every family of the collection finds exactly {@code ids}; every store holds as many. */
   private static void assertHolds(IndexCollection collection, String... ids) {
     assertThat(collection.size()).isEqualTo(ids.length);
-    assertThat(Searches.top(collection, new LexicalQuery("apple"), 10)).extracting(Hit::docId).containsExactlyInAnyOrder(ids);
-    assertThat(Searches.top(collection, new DenseQuery(new float[] {1, 0.5f}, DenseSearchOptions.exact(VectorSimilarity.DOT)), 10))
+    assertThat(Searches.top(collection, new LexicalQuery("apple"), 10))
         .extracting(Hit::docId)
         .containsExactlyInAnyOrder(ids);
-    assertThat(Searches.top(collection, new SparseQuery(new SparseDoc(new int[] {1, 3}, new float[] {1, 1}), 0, 0), 10))
+    assertThat(
+            Searches.top(
+                collection,
+                new DenseQuery(
+                    new float[] {1, 0.5f}, DenseSearchOptions.exact(VectorSimilarity.DOT)),
+                10))
         .extracting(Hit::docId)
         .containsExactlyInAnyOrder(ids);
-    assertThat(Searches.top(collection, new MultiVectorQuery(new TokenVectors(1, new float[] {1, 1})), 10))
+    assertThat(
+            Searches.top(
+                collection,
+                new SparseQuery(new SparseDoc(new int[] {1, 3}, new float[] {1, 1}), 0, 0),
+                10))
+        .extracting(Hit::docId)
+        .containsExactlyInAnyOrder(ids);
+    assertThat(
+            Searches.top(
+                collection, new MultiVectorQuery(new TokenVectors(1, new float[] {1, 1})), 10))
         .extracting(Hit::docId)
         .containsExactlyInAnyOrder(ids);
     if (ids.length > 0) {
-      assertThat(Searches.rescore(collection, new LexicalQuery("apple"), List.of(ids))).hasSize(ids.length);
+      assertThat(Searches.rescore(collection, new LexicalQuery("apple"), List.of(ids)))
+          .hasSize(ids.length);
     }
   }
 
   @ParameterizedTest
-  @EnumSource(value = IngestFaults.Stage.class, names = {"APPENDED", "VECTORS_COMMITTED"})
+  @EnumSource(
+      value = IngestFaults.Stage.class,
+      names = {"APPENDED", "VECTORS_COMMITTED"})
   void aWriteFailingAtAnyStageLeavesEveryStoreAtTheLastCommit(IngestFaults.Stage failing) {
     try (CollectionCatalog catalog = CollectionCatalog.open(dataDir)) {
       IndexCollection collection = catalog.create(FULL);
@@ -95,7 +117,8 @@ class IngestAtomicityTest {
       collection.injectFaults(
           stage -> {
             if (stage == IngestFaults.Stage.APPENDED) {
-              throw new InvalidInputException("documents[1].text", "refused by the index (injected)");
+              throw new InvalidInputException(
+                  "documents[1].text", "refused by the index (injected)");
             }
           });
       assertThatThrownBy(() -> collection.ingest(SECOND))
@@ -140,7 +163,8 @@ class IngestAtomicityTest {
     try (CollectionCatalog catalog = CollectionCatalog.open(dataDir)) {
       IndexCollection collection = catalog.create(FULL);
       collection.ingest(FIRST);
-      // The vectors of SECOND are committed on disk, Lucene's commit fails, and so does the rollback:
+      // The vectors of SECOND are committed on disk, Lucene's commit fails, and so does the
+      // rollback:
       // the state a crash between the two commits leaves.
       collection.injectFaults(
           stage -> {
@@ -159,7 +183,9 @@ class IngestAtomicityTest {
       CollectionStats stats = catalog.describe("c", "name");
       assertThat(stats.state()).isEqualTo(CollectionState.FAILED);
       assertThat(stats.error()).contains("could not be rolled back");
-      assertThat(catalog.describeAll()).extracting(CollectionStats::state).containsExactly(CollectionState.FAILED);
+      assertThat(catalog.describeAll())
+          .extracting(CollectionStats::state)
+          .containsExactly(CollectionState.FAILED);
     }
     try (CollectionCatalog reopened = CollectionCatalog.open(dataDir)) {
       IndexCollection collection = reopened.get("c", "collection");
@@ -176,7 +202,9 @@ class IngestAtomicityTest {
       collection.ingest(FIRST);
       long bytes = collection.bytesOnDisk();
       assertThatThrownBy(
-              () -> collection.ingest(List.of(doc("c", "apple", 1, 1), doc("x".repeat(40_000), "apple", 1, 1))))
+              () ->
+                  collection.ingest(
+                      List.of(doc("c", "apple", 1, 1), doc("x".repeat(40_000), "apple", 1, 1))))
           .isInstanceOf(InvalidInputException.class)
           .hasMessageContaining("(40000 characters)")
           .extracting(e -> ((InvalidInputException) e).field())

@@ -12,11 +12,17 @@ final class Searches {
 
   /** The top {@code k} of the collection for one query. */
   static List<Hit> top(IndexCollection collection, Query query, int k) {
-    return collection.search(SearchRequest.topK(List.of(query), k), Cancellation.NEVER).rankings().getFirst();
+    return collection
+        .search(SearchRequest.topK(List.of(query), k), Cancellation.NEVER)
+        .rankings()
+        .getFirst();
   }
 
   /** One query's scores of a fixed candidate list. */
   static List<Hit> rescore(IndexCollection collection, Query query, List<String> docIds) {
-    return collection.search(SearchRequest.rescore(List.of(query), List.of(docIds)), Cancellation.NEVER).rankings().getFirst();
+    return collection
+        .search(SearchRequest.rescore(List.of(query), List.of(docIds)), Cancellation.NEVER)
+        .rankings()
+        .getFirst();
   }
 }

@@ -1,7 +1,5 @@
 package dev.tenbin.index.dense;
 
-import dev.tenbin.index.rank.OrdinalHit;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
@@ -9,6 +7,7 @@ import static org.assertj.core.api.Assertions.within;
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.CancelledException;
 import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.index.rank.OrdinalHit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -24,14 +23,17 @@ class DenseSearcherTest {
   /** Not a multiple of 8, so full-dimension scans exercise the scalar tail. */
   private static final int DIM = 53;
 
-  /** Truncations covering every kernel path: pairs of 8-lane chunks, a single chunk, a scalar tail. */
+  /**
+   * Truncations covering every kernel path: pairs of 8-lane chunks, a single chunk, a scalar tail.
+   */
   private static final int[] TRUNCATIONS = {0, 48, 24, 20, 7};
 
   /**
    * Float rounding allowance, relative to Σ|q_i·d_i| (for cosine over the normalised vectors). An
-   * FP32 dot product of n ≤ 53 terms summed in 16 chains with FMA is within about 20 ulps·Σ|q_i·d_i|
-   * (≈ 1.2e-6) of the exact value; normalising in FP32 adds about 2 ulps per product. 4e-6 bounds
-   * both. Two documents whose exact scores are closer than that may legitimately swap.
+   * FP32 dot product of n ≤ 53 terms summed in 16 chains with FMA is within about 20
+   * ulps·Σ|q_i·d_i| (≈ 1.2e-6) of the exact value; normalising in FP32 adds about 2 ulps per
+   * product. 4e-6 bounds both. Two documents whose exact scores are closer than that may
+   * legitimately swap.
    */
   private static final double RELATIVE_TOLERANCE = 4e-6;
 
@@ -72,7 +74,9 @@ class DenseSearcherTest {
       double scale = similarity == VectorSimilarity.COSINE ? Math.sqrt(dNorm * qNorm) : 1;
       all.add(new Reference(d, dot / scale, RELATIVE_TOLERANCE * absolute / scale));
     }
-    all.sort(Comparator.comparingDouble((Reference r) -> -r.score()).thenComparingInt(r -> idOrder[r.ordinal()]));
+    all.sort(
+        Comparator.comparingDouble((Reference r) -> -r.score())
+            .thenComparingInt(r -> idOrder[r.ordinal()]));
     return all;
   }
 
@@ -81,17 +85,22 @@ class DenseSearcherTest {
    * exact scores lie within their rounding allowance may trade places; every score is within its
    * allowance of the exact one; and the hits are in the tie policy's order of their own scores.
    */
-  private static void assertMatchesReference(List<OrdinalHit> hits, List<Reference> reference, int k, int[] idOrder, String what) {
+  private static void assertMatchesReference(
+      List<OrdinalHit> hits, List<Reference> reference, int k, int[] idOrder, String what) {
     assertThat(hits).as(what).hasSize(Math.min(k, reference.size()));
     Reference[] byOrdinal = new Reference[reference.size()];
     reference.forEach(r -> byOrdinal[r.ordinal()] = r);
     for (int i = 0; i < hits.size(); i++) {
       Reference got = byOrdinal[hits.get(i).ordinal()];
       Reference expected = reference.get(i);
-      assertThat((double) hits.get(i).score()).as("%s score at %d", what, i).isCloseTo(got.score(), within(got.tolerance()));
+      assertThat((double) hits.get(i).score())
+          .as("%s score at %d", what, i)
+          .isCloseTo(got.score(), within(got.tolerance()));
       if (got.ordinal() != expected.ordinal()) {
         assertThat(Math.abs(got.score() - expected.score()))
-            .as("%s: ordinal %d at rank %d instead of %d is not a near tie", what, got.ordinal(), i, expected.ordinal())
+            .as(
+                "%s: ordinal %d at rank %d instead of %d is not a near tie",
+                what, got.ordinal(), i, expected.ordinal())
             .isLessThanOrEqualTo(got.tolerance() + expected.tolerance());
       }
     }
@@ -99,7 +108,10 @@ class DenseSearcherTest {
     for (int i = 1; i < hits.size(); i++) {
       OrdinalHit before = hits.get(i - 1);
       OrdinalHit after = hits.get(i);
-      assertThat(before.score() > after.score() || (before.score() == after.score() && idOrder[before.ordinal()] < idOrder[after.ordinal()]))
+      assertThat(
+              before.score() > after.score()
+                  || (before.score() == after.score()
+                      && idOrder[before.ordinal()] < idOrder[after.ordinal()]))
           .as("%s: rank %d follows the tie policy", what, i)
           .isTrue();
     }
@@ -124,9 +136,14 @@ class DenseSearcherTest {
         int dims = truncate == 0 ? DIM : truncate;
         for (int q = 0; q < 15; q++) {
           float[] query = q == 0 ? Arrays.copyOf(docs, DIM) : gaussian(random, DIM);
-          List<OrdinalHit> hits = searcher.search(query, similarity, truncate, 25, Cancellation.NEVER);
+          List<OrdinalHit> hits =
+              searcher.search(query, similarity, truncate, 25, Cancellation.NEVER);
           assertMatchesReference(
-              hits, reference(docs, DIM, query, similarity, dims, idOrder), 25, idOrder, similarity + " d" + dims + " q" + q);
+              hits,
+              reference(docs, DIM, query, similarity, dims, idOrder),
+              25,
+              idOrder,
+              similarity + " d" + dims + " q" + q);
         }
       }
     }
@@ -151,10 +168,15 @@ class DenseSearcherTest {
         query[i] = random.nextInt(3) - 1;
       }
       List<Reference> reference = reference(docs, DIM, query, VectorSimilarity.DOT, dims, idOrder);
-      List<OrdinalHit> hits = searcher.search(query, VectorSimilarity.DOT, truncate, 200, Cancellation.NEVER);
-      assertThat(hits).extracting(OrdinalHit::ordinal).as("d%d", dims)
+      List<OrdinalHit> hits =
+          searcher.search(query, VectorSimilarity.DOT, truncate, 200, Cancellation.NEVER);
+      assertThat(hits)
+          .extracting(OrdinalHit::ordinal)
+          .as("d%d", dims)
           .isEqualTo(reference.subList(0, 200).stream().map(Reference::ordinal).toList());
-      assertThat(hits).extracting(h -> (double) h.score()).as("d%d", dims)
+      assertThat(hits)
+          .extracting(h -> (double) h.score())
+          .as("d%d", dims)
           .isEqualTo(reference.subList(0, 200).stream().map(Reference::score).toList());
     }
   }
@@ -164,7 +186,8 @@ class DenseSearcherTest {
     float[] docs = {1, 0, 0.3f, 1, 0, 0.3f, 0, 1, 0, 1, 0, 0.3f};
     DenseSearcher searcher = new DenseSearcher(docs, 3, new int[] {2, 0, 3, 1});
     for (VectorSimilarity similarity : VectorSimilarity.values()) {
-      List<OrdinalHit> hits = searcher.search(new float[] {0.7f, 0.1f, 0.2f}, similarity, 0, 4, Cancellation.NEVER);
+      List<OrdinalHit> hits =
+          searcher.search(new float[] {0.7f, 0.1f, 0.2f}, similarity, 0, 4, Cancellation.NEVER);
       assertThat(hits).extracting(OrdinalHit::ordinal).containsExactly(1, 3, 0, 2);
       assertThat(hits.get(0).score()).isEqualTo(hits.get(1).score()).isEqualTo(hits.get(2).score());
     }
@@ -174,12 +197,17 @@ class DenseSearcherTest {
   void cosineTruncationRenormalisesTheKeptDimensions() {
     float[] docs = {3, 4, 100, 1, 0, 0};
     DenseSearcher searcher = new DenseSearcher(docs, 3, new int[] {0, 1});
-    List<OrdinalHit> hits = searcher.search(new float[] {3, 4, 0}, VectorSimilarity.COSINE, 2, 2, Cancellation.NEVER);
+    List<OrdinalHit> hits =
+        searcher.search(new float[] {3, 4, 0}, VectorSimilarity.COSINE, 2, 2, Cancellation.NEVER);
     assertThat(hits.get(0).ordinal()).isZero();
     assertThat(hits.get(0).score()).isCloseTo(1f, within(1e-6f));
     assertThat(hits.get(1).score()).isCloseTo(0.6f, within(1e-6f));
     // Dot truncation does not normalise.
-    assertThat(searcher.search(new float[] {3, 4, 0}, VectorSimilarity.DOT, 2, 1, Cancellation.NEVER).get(0).score())
+    assertThat(
+            searcher
+                .search(new float[] {3, 4, 0}, VectorSimilarity.DOT, 2, 1, Cancellation.NEVER)
+                .get(0)
+                .score())
         .isEqualTo(25f);
   }
 
@@ -189,7 +217,9 @@ class DenseSearcherTest {
     float[] docs = gaussian(random, 50 * DIM);
     DenseSearcher searcher = new DenseSearcher(docs, DIM, IntStream.range(0, 50).toArray());
     float[] query = gaussian(random, DIM);
-    assertThat(searcher.search(Arrays.copyOf(query, 20), VectorSimilarity.COSINE, 20, 10, Cancellation.NEVER))
+    assertThat(
+            searcher.search(
+                Arrays.copyOf(query, 20), VectorSimilarity.COSINE, 20, 10, Cancellation.NEVER))
         .isEqualTo(searcher.search(query, VectorSimilarity.COSINE, 20, 10, Cancellation.NEVER));
   }
 
@@ -217,9 +247,11 @@ class DenseSearcherTest {
     }
     for (int truncate : new int[] {0, 24}) {
       for (DenseSearchOptions options : everyScanVariant(truncate)) {
-        List<DenseSearchResult> batch = searcher.searchBatch(queries, options, 10, Cancellation.NEVER);
+        List<DenseSearchResult> batch =
+            searcher.searchBatch(queries, options, 10, Cancellation.NEVER);
         for (int q = 0; q < queries.size(); q++) {
-          assertThat(batch.get(q)).as("%s query %d", options, q)
+          assertThat(batch.get(q))
+              .as("%s query %d", options, q)
               .isEqualTo(searcher.search(queries.get(q), options, 10, Cancellation.NEVER));
         }
       }
@@ -231,8 +263,12 @@ class DenseSearcherTest {
     Random random = new Random(11);
     int n = 3 * DenseSearcher.SCAN_BLOCK + 17;
     float[] docs = gaussian(random, n * DIM);
-    // Copies across block boundaries tie exactly and must be ordered by id whichever thread scored them.
-    for (int copy : new int[] {DenseSearcher.SCAN_BLOCK - 1, DenseSearcher.SCAN_BLOCK, 3 * DenseSearcher.SCAN_BLOCK + 3}) {
+    // Copies across block boundaries tie exactly and must be ordered by id whichever thread scored
+    // them.
+    for (int copy :
+        new int[] {
+          DenseSearcher.SCAN_BLOCK - 1, DenseSearcher.SCAN_BLOCK, 3 * DenseSearcher.SCAN_BLOCK + 3
+        }) {
       System.arraycopy(docs, 5 * DIM, docs, copy * DIM, DIM);
     }
     DenseSearcher searcher = new DenseSearcher(docs, DIM, shuffledIdOrder(random, n));
@@ -242,7 +278,8 @@ class DenseSearcherTest {
       for (int threads : new int[] {1, 3}) {
         ForkJoinPool pool = new ForkJoinPool(threads);
         try {
-          assertThat(pool.submit(() -> searcher.search(query, options, 50, Cancellation.NEVER)).get())
+          assertThat(
+                  pool.submit(() -> searcher.search(query, options, 50, Cancellation.NEVER)).get())
               .as("%s on %d threads", options, threads)
               .isEqualTo(common);
         } finally {
@@ -260,14 +297,27 @@ class DenseSearcherTest {
     DenseSearcher searcher = new DenseSearcher(docs, DIM, shuffledIdOrder(random, n));
     float[] query = gaussian(random, DIM);
     for (Quantization quantization : new Quantization[] {Quantization.INT8, Quantization.BINARY}) {
-      var shortlist = searcher.search(query, new DenseSearchOptions(VectorSimilarity.COSINE, 24, quantization, false, 0), 50, Cancellation.NEVER);
-      var rescored = searcher.search(query, new DenseSearchOptions(VectorSimilarity.COSINE, 24, quantization, true, 50), 10, Cancellation.NEVER);
+      var shortlist =
+          searcher.search(
+              query,
+              new DenseSearchOptions(VectorSimilarity.COSINE, 24, quantization, false, 0),
+              50,
+              Cancellation.NEVER);
+      var rescored =
+          searcher.search(
+              query,
+              new DenseSearchOptions(VectorSimilarity.COSINE, 24, quantization, true, 50),
+              10,
+              Cancellation.NEVER);
       int[] candidates = shortlist.hits().stream().mapToInt(OrdinalHit::ordinal).toArray();
-      List<OrdinalHit> floatScores = searcher.rescore(query, candidates, VectorSimilarity.COSINE, 24);
+      List<OrdinalHit> floatScores =
+          searcher.rescore(query, candidates, VectorSimilarity.COSINE, 24);
       assertThat(rescored.hits()).isEqualTo(floatScores.subList(0, 10));
-      assertThat(rescored.bytesPerVector()).isEqualTo(DenseSearchOptions.bytesPerVector(quantization, 24));
+      assertThat(rescored.bytesPerVector())
+          .isEqualTo(DenseSearchOptions.bytesPerVector(quantization, 24));
       // The float scores are those of the float scan.
-      List<OrdinalHit> exact = searcher.search(query, VectorSimilarity.COSINE, 24, n, Cancellation.NEVER);
+      List<OrdinalHit> exact =
+          searcher.search(query, VectorSimilarity.COSINE, 24, n, Cancellation.NEVER);
       for (OrdinalHit hit : rescored.hits()) {
         assertThat(exact).contains(hit);
       }
@@ -281,11 +331,23 @@ class DenseSearcherTest {
     float[] docs = gaussian(random, n * DIM);
     DenseSearcher searcher = new DenseSearcher(docs, DIM, shuffledIdOrder(random, n));
     float[] query = gaussian(random, DIM);
-    // k = rescoreDepth = 100, as every evaluation asks: the binary top-100 must come back in float order.
-    var binary = searcher.search(query, new DenseSearchOptions(VectorSimilarity.COSINE, 0, Quantization.BINARY, false, 100), 100, Cancellation.NEVER);
-    var rescored = searcher.search(query, new DenseSearchOptions(VectorSimilarity.COSINE, 0, Quantization.BINARY, true, 100), 100, Cancellation.NEVER);
+    // k = rescoreDepth = 100, as every evaluation asks: the binary top-100 must come back in float
+    // order.
+    var binary =
+        searcher.search(
+            query,
+            new DenseSearchOptions(VectorSimilarity.COSINE, 0, Quantization.BINARY, false, 100),
+            100,
+            Cancellation.NEVER);
+    var rescored =
+        searcher.search(
+            query,
+            new DenseSearchOptions(VectorSimilarity.COSINE, 0, Quantization.BINARY, true, 100),
+            100,
+            Cancellation.NEVER);
     int[] candidates = binary.hits().stream().mapToInt(OrdinalHit::ordinal).toArray();
-    assertThat(rescored.hits()).isEqualTo(searcher.rescore(query, candidates, VectorSimilarity.COSINE, 0));
+    assertThat(rescored.hits())
+        .isEqualTo(searcher.rescore(query, candidates, VectorSimilarity.COSINE, 0));
     assertThat(rescored.hits()).isNotEqualTo(binary.hits());
   }
 
@@ -299,8 +361,17 @@ class DenseSearcherTest {
     int[] candidates = {40, 7, 299, 7, 0, 123};
     for (DenseSearchOptions options : everyScanVariant(20)) {
       DenseSearchResult rescored = searcher.rescore(query, candidates, options, Cancellation.NEVER);
-      DenseSearchResult scan = searcher.search(query, options.rescore() ? new DenseSearchOptions(options.similarity(), 20, Quantization.NONE, false, 0) : options, n, Cancellation.NEVER);
-      assertThat(rescored.hits()).extracting(OrdinalHit::ordinal).containsExactlyInAnyOrder(40, 7, 299, 0, 123);
+      DenseSearchResult scan =
+          searcher.search(
+              query,
+              options.rescore()
+                  ? new DenseSearchOptions(options.similarity(), 20, Quantization.NONE, false, 0)
+                  : options,
+              n,
+              Cancellation.NEVER);
+      assertThat(rescored.hits())
+          .extracting(OrdinalHit::ordinal)
+          .containsExactlyInAnyOrder(40, 7, 299, 0, 123);
       assertThat(scan.hits()).as("%s", options).containsSubsequence(rescored.hits());
     }
   }
@@ -310,7 +381,8 @@ class DenseSearcherTest {
     DenseSearcher searcher = new DenseSearcher(new float[] {1, 0, 0, 1}, 2, new int[] {1, 0});
     assertThat(searcher.search(new float[] {1, 1}, VectorSimilarity.DOT, 0, 10, Cancellation.NEVER))
         .containsExactly(new OrdinalHit(1, 1f), new OrdinalHit(0, 1f));
-    assertThat(searcher.search(new float[] {1, 1}, VectorSimilarity.DOT, 0, 0, Cancellation.NEVER)).isEmpty();
+    assertThat(searcher.search(new float[] {1, 1}, VectorSimilarity.DOT, 0, 0, Cancellation.NEVER))
+        .isEmpty();
   }
 
   @Test
@@ -330,14 +402,19 @@ class DenseSearcherTest {
         .isInstanceOf(InvalidInputException.class)
         .extracting(e -> ((InvalidInputException) e).field())
         .isEqualTo("queries.dense");
-    assertThatThrownBy(() -> searcher.search(new float[] {1, Float.NaN}, exact, 1, Cancellation.NEVER))
+    assertThatThrownBy(
+            () -> searcher.search(new float[] {1, Float.NaN}, exact, 1, Cancellation.NEVER))
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining("dimension 1");
-    assertThatThrownBy(() -> searcher.searchBatch(List.of(new float[2], new float[1]), exact, 1, Cancellation.NEVER))
+    assertThatThrownBy(
+            () ->
+                searcher.searchBatch(
+                    List.of(new float[2], new float[1]), exact, 1, Cancellation.NEVER))
         .isInstanceOf(InvalidInputException.class)
         .extracting(e -> ((InvalidInputException) e).field())
         .isEqualTo("queries[1].dense");
-    assertThatThrownBy(() -> searcher.search(new float[2], VectorSimilarity.DOT, 5, 1, Cancellation.NEVER))
+    assertThatThrownBy(
+            () -> searcher.search(new float[2], VectorSimilarity.DOT, 5, 1, Cancellation.NEVER))
         .isInstanceOf(InvalidInputException.class)
         .extracting(e -> ((InvalidInputException) e).field())
         .isEqualTo("dense.truncate_dimensions");
@@ -349,8 +426,16 @@ class DenseSearcherTest {
 
   @Test
   void aCancelledCallerStopsTheScan() {
-    DenseSearcher searcher = new DenseSearcher(new float[2 * DenseSearcher.SCAN_BLOCK * 2], 2, new int[2 * DenseSearcher.SCAN_BLOCK]);
-    assertThatThrownBy(() -> searcher.search(new float[] {1, 1}, DenseSearchOptions.exact(VectorSimilarity.DOT), 5, () -> true))
+    DenseSearcher searcher =
+        new DenseSearcher(
+            new float[2 * DenseSearcher.SCAN_BLOCK * 2], 2, new int[2 * DenseSearcher.SCAN_BLOCK]);
+    assertThatThrownBy(
+            () ->
+                searcher.search(
+                    new float[] {1, 1},
+                    DenseSearchOptions.exact(VectorSimilarity.DOT),
+                    5,
+                    () -> true))
         .isInstanceOf(CancelledException.class);
   }
 }

@@ -65,7 +65,8 @@ class DenseVectorStoreTest {
       store.append(List.of(new float[] {1, 2}));
       store.commit();
     }
-    Files.write(dir.resolve("vectors.f32"), new byte[] {1, 2, 3, 4, 5, 6, 7}, StandardOpenOption.APPEND);
+    Files.write(
+        dir.resolve("vectors.f32"), new byte[] {1, 2, 3, 4, 5, 6, 7}, StandardOpenOption.APPEND);
     try (DenseVectorStore store = DenseVectorStore.open(dir, 2)) {
       assertThat(store.size()).isEqualTo(1);
       assertThat(Files.size(dir.resolve("vectors.f32"))).isEqualTo(8);
@@ -129,7 +130,8 @@ class DenseVectorStoreTest {
           .hasMessageContaining("NaN or infinite")
           .extracting(e -> ((InvalidInputException) e).field())
           .isEqualTo("documents[0].dense");
-      assertThatThrownBy(() -> store.validate(Arrays.asList(new float[] {1, 2}, null), "batch[{i}].vector"))
+      assertThatThrownBy(
+              () -> store.validate(Arrays.asList(new float[] {1, 2}, null), "batch[{i}].vector"))
           .isInstanceOf(InvalidInputException.class)
           .extracting(e -> ((InvalidInputException) e).field())
           .isEqualTo("batch[1].vector");
@@ -148,7 +150,9 @@ class DenseVectorStoreTest {
 
   @Test
   void aStoreWithTheEarlierCountFileOpensWithItsCommittedVectors() throws IOException {
-    Files.write(dir.resolve("vectors.f32"), new byte[] {0, 0, (byte) 0x80, 0x3f, 0, 0, 0, 0x40, 0, 0, 0x40, 0x40});
+    Files.write(
+        dir.resolve("vectors.f32"),
+        new byte[] {0, 0, (byte) 0x80, 0x3f, 0, 0, 0, 0x40, 0, 0, 0x40, 0x40});
     Files.writeString(dir.resolve("count"), "1");
     try (DenseVectorStore store = DenseVectorStore.open(dir, 2)) {
       assertThat(store.size()).isEqualTo(1);

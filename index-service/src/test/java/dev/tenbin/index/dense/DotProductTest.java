@@ -24,7 +24,9 @@ class DotProductTest {
       float[] four = new float[5];
       DotProduct.dot4(queries[0], queries[1], queries[2], queries[3], docs, 3, length, four, 1);
       for (int q = 0; q < 4; q++) {
-        assertThat(four[q + 1]).as("length %d query %d", length, q).isEqualTo(DotProduct.dot(queries[q], docs, 3, length));
+        assertThat(four[q + 1])
+            .as("length %d query %d", length, q)
+            .isEqualTo(DotProduct.dot(queries[q], docs, 3, length));
       }
     }
   }
@@ -43,7 +45,8 @@ class DotProductTest {
         exact += (double) a[i] * b[i];
         magnitude += Math.abs((double) a[i] * b[i]);
       }
-      assertThat((double) DotProduct.dot(a, b, 0, length)).isCloseTo(exact, within(4e-6 * magnitude + 1e-30));
+      assertThat((double) DotProduct.dot(a, b, 0, length))
+          .isCloseTo(exact, within(4e-6 * magnitude + 1e-30));
     }
   }
 }

@@ -1,10 +1,9 @@
 package dev.tenbin.index.dense;
 
-import dev.tenbin.index.rank.OrdinalHit;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenbin.core.Cancellation;
+import dev.tenbin.index.rank.OrdinalHit;
 import java.util.List;
 import java.util.Random;
 import java.util.stream.IntStream;
@@ -26,9 +25,15 @@ class HnswTest {
       query[i] = (float) random.nextGaussian();
     }
     var approximate =
-        searcher.search(query, new DenseSearchOptions(VectorSimilarity.COSINE, 0, Quantization.NONE, false, 100, true), 10, Cancellation.NEVER);
-    List<OrdinalHit> exact = searcher.search(query, VectorSimilarity.COSINE, 0, 10, Cancellation.NEVER);
-    List<OrdinalHit> all = searcher.search(query, VectorSimilarity.COSINE, 0, n, Cancellation.NEVER);
+        searcher.search(
+            query,
+            new DenseSearchOptions(VectorSimilarity.COSINE, 0, Quantization.NONE, false, 100, true),
+            10,
+            Cancellation.NEVER);
+    List<OrdinalHit> exact =
+        searcher.search(query, VectorSimilarity.COSINE, 0, 10, Cancellation.NEVER);
+    List<OrdinalHit> all =
+        searcher.search(query, VectorSimilarity.COSINE, 0, n, Cancellation.NEVER);
     assertThat(approximate.approximateRecall()).isGreaterThanOrEqualTo(0.9);
     // Every returned score is the exact float score of that document.
     assertThat(all).containsAll(approximate.hits());
@@ -39,7 +44,14 @@ class HnswTest {
   @Test
   void exactSearchesReportNoRecall() {
     DenseSearcher searcher = new DenseSearcher(new float[] {1, 0}, 2, new int[] {0});
-    assertThat(searcher.search(new float[] {1, 0}, DenseSearchOptions.exact(VectorSimilarity.DOT), 1, Cancellation.NEVER).approximateRecall())
+    assertThat(
+            searcher
+                .search(
+                    new float[] {1, 0},
+                    DenseSearchOptions.exact(VectorSimilarity.DOT),
+                    1,
+                    Cancellation.NEVER)
+                .approximateRecall())
         .isNaN();
   }
 }

@@ -1,11 +1,10 @@
 package dev.tenbin.index.fusion;
 
-import dev.tenbin.index.rank.Hit;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.index.rank.Hit;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -21,16 +20,18 @@ class RankFusionTest {
   void reciprocalRankFusionSumsOneOverKPlusRankAndMissingDocumentsContributeNothing() {
     List<Hit> fused = new ReciprocalRankFusion(100).fuse(List.of(BM25, DENSE));
     // a: 1/101 + 1/102; c: 1/103 + 1/101; b: 1/102; x: 1/103.
-    assertThat(fused).containsExactly(
-        d("a", (float) (1.0 / 101 + 1.0 / 102)),
-        d("c", (float) (1.0 / 103 + 1.0 / 101)),
-        d("b", (float) (1.0 / 102)),
-        d("x", (float) (1.0 / 103)));
+    assertThat(fused)
+        .containsExactly(
+            d("a", (float) (1.0 / 101 + 1.0 / 102)),
+            d("c", (float) (1.0 / 103 + 1.0 / 101)),
+            d("b", (float) (1.0 / 102)),
+            d("x", (float) (1.0 / 103)));
   }
 
   @Test
   void theRrfConstantChangesScoresAsTheFormulaSays() {
-    List<Hit> fused = new ReciprocalRankFusion(ReciprocalRankFusion.HYBRID_SEARCH_K).fuse(List.of(BM25, DENSE));
+    List<Hit> fused =
+        new ReciprocalRankFusion(ReciprocalRankFusion.HYBRID_SEARCH_K).fuse(List.of(BM25, DENSE));
     assertThat(fused.get(0)).isEqualTo(d("a", (float) (1.0 / 61 + 1.0 / 62)));
     assertThat(new ReciprocalRankFusion(0).fuse(List.of(BM25)).get(1)).isEqualTo(d("b", 0.5f));
   }
@@ -38,12 +39,16 @@ class RankFusionTest {
   @Test
   void rrfRanksByPositionNotByInputScore() {
     List<Hit> tiedInput = List.of(d("q", 1f), d("p", 1f));
-    assertThat(new ReciprocalRankFusion(60).fuse(List.of(tiedInput))).extracting(Hit::docId).containsExactly("q", "p");
+    assertThat(new ReciprocalRankFusion(60).fuse(List.of(tiedInput)))
+        .extracting(Hit::docId)
+        .containsExactly("q", "p");
   }
 
   @Test
   void equalFusedScoresAreOrderedByDocId() {
-    List<Hit> fused = new ReciprocalRankFusion(60).fuse(List.of(List.of(d("z", 1)), List.of(d("b", 1)), List.of(d("m", 5))));
+    List<Hit> fused =
+        new ReciprocalRankFusion(60)
+            .fuse(List.of(List.of(d("z", 1)), List.of(d("b", 1)), List.of(d("m", 5))));
     assertThat(fused).extracting(Hit::docId).containsExactly("b", "m", "z");
     assertThat(fused).extracting(Hit::score).containsOnly((float) (1.0 / 61));
   }
@@ -51,8 +56,10 @@ class RankFusionTest {
   @Test
   void aDocumentListedTwiceInOneRankingCountsOnceAtItsBestPlace() {
     List<Hit> repeated = List.of(d("a", 3), d("b", 2), d("a", 1));
-    assertThat(new ReciprocalRankFusion(0).fuse(List.of(repeated))).containsExactly(d("a", 1f), d("b", 0.5f));
-    assertThat(new MinMaxInterpolation(List.of(1f)).fuse(List.of(repeated))).containsExactly(d("a", 1f), d("b", 0f));
+    assertThat(new ReciprocalRankFusion(0).fuse(List.of(repeated)))
+        .containsExactly(d("a", 1f), d("b", 0.5f));
+    assertThat(new MinMaxInterpolation(List.of(1f)).fuse(List.of(repeated)))
+        .containsExactly(d("a", 1f), d("b", 0f));
   }
 
   @Test
@@ -62,11 +69,12 @@ class RankFusionTest {
     List<Hit> fused = new MinMaxInterpolation(List.of(0.7f, 0.3f)).fuse(List.of(first, second));
     // first: a 1, b .5, c 0; second: c 1, a 0, d .5.
     // a .7; b .35; c .3; d .15.
-    assertThat(fused).containsExactly(
-        d("a", (float) (0.7f * 1.0)),
-        d("b", (float) (0.7f * 0.5)),
-        d("c", (float) (0.3f * 1.0)),
-        d("d", (float) (0.3f * 0.5)));
+    assertThat(fused)
+        .containsExactly(
+            d("a", (float) (0.7f * 1.0)),
+            d("b", (float) (0.7f * 0.5)),
+            d("c", (float) (0.3f * 1.0)),
+            d("d", (float) (0.3f * 0.5)));
   }
 
   @Test
@@ -82,7 +90,9 @@ class RankFusionTest {
 
   @Test
   void theStaticHelpersCutToTopK() {
-    assertThat(RankFusion.reciprocalRank(List.of(BM25, DENSE), 100, 2)).extracting(Hit::docId).containsExactly("a", "c");
+    assertThat(RankFusion.reciprocalRank(List.of(BM25, DENSE), 100, 2))
+        .extracting(Hit::docId)
+        .containsExactly("a", "c");
     assertThat(RankFusion.reciprocalRank(List.of(BM25, DENSE), 100, 0)).hasSize(4);
     assertThat(RankFusion.linear(List.of(BM25, DENSE), List.of(0.5f, 0.5f), 3)).hasSize(3);
   }
@@ -97,7 +107,10 @@ class RankFusionTest {
         .isInstanceOf(InvalidInputException.class)
         .extracting(e -> ((InvalidInputException) e).field())
         .isEqualTo("weights[1]");
-    assertThatThrownBy(() -> new MinMaxInterpolation(List.of(1f)).fuse(List.of(List.of(d("a", Float.POSITIVE_INFINITY)))))
+    assertThatThrownBy(
+            () ->
+                new MinMaxInterpolation(List.of(1f))
+                    .fuse(List.of(List.of(d("a", Float.POSITIVE_INFINITY)))))
         .isInstanceOf(InvalidInputException.class)
         .extracting(e -> ((InvalidInputException) e).field())
         .isEqualTo("rankings[0]");

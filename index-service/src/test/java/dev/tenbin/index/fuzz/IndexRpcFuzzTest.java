@@ -78,7 +78,13 @@ class IndexRpcFuzzTest {
                 "query_id", List.of("q1", "q2"),
                 "text", List.of("apple", "banana split", "りんご"),
                 "title", List.of("Apple", "")));
-    fuzzer = new RpcFuzzer(channel, IndexServiceGrpc.getServiceDescriptor(), generator, s -> s, Duration.ofSeconds(60));
+    fuzzer =
+        new RpcFuzzer(
+            channel,
+            IndexServiceGrpc.getServiceDescriptor(),
+            generator,
+            s -> s,
+            Duration.ofSeconds(60));
   }
 
   @AfterAll
@@ -96,14 +102,22 @@ class IndexRpcFuzzTest {
   void everyRpcAnswersHostileRequestsWithAClientStatus(FuzzedDataProvider data) throws Exception {
     Map<String, Long> before = documentCounts();
     RpcFuzzer.Outcome outcome = fuzzer.call(data);
-    if (outcome != null && outcome.method().endsWith("/Ingest") && outcome.requests() == 1 && outcome.code() != Status.Code.OK) {
-      assertThat(documentCounts()).as("a refused one-batch ingest changes no collection (%s)", outcome).isEqualTo(before);
+    if (outcome != null
+        && outcome.method().endsWith("/Ingest")
+        && outcome.requests() == 1
+        && outcome.code() != Status.Code.OK) {
+      assertThat(documentCounts())
+          .as("a refused one-batch ingest changes no collection (%s)", outcome)
+          .isEqualTo(before);
     }
     try (var beside = Files.list(root)) {
-      assertThat(beside.map(p -> p.getFileName().toString())).as("nothing is written beside the data folder").containsExactly("data");
+      assertThat(beside.map(p -> p.getFileName().toString()))
+          .as("nothing is written beside the data folder")
+          .containsExactly("data");
     }
     var index = IndexServiceGrpc.newBlockingStub(channel).withDeadlineAfter(60, TimeUnit.SECONDS);
-    assertThat(index.listCollections(ListCollectionsRequest.getDefaultInstance()).getCollectionsList())
+    assertThat(
+            index.listCollections(ListCollectionsRequest.getDefaultInstance()).getCollectionsList())
         .anySatisfy(c -> assertThat(c.getSpec().getName()).isEqualTo(PROBE));
     var found =
         index.search(
@@ -113,10 +127,14 @@ class IndexRpcFuzzTest {
                 .setTopK(10)
                 .addQueries(Query.newBuilder().setId("q").setText("apple banana cherry"))
                 .build());
-    assertThat(found.getRankings(0).getDocumentsList()).extracting(d -> d.getDocId()).containsExactlyInAnyOrder("d0", "d1", "d2");
+    assertThat(found.getRankings(0).getDocumentsList())
+        .extracting(d -> d.getDocId())
+        .containsExactlyInAnyOrder("d0", "d1", "d2");
   }
 
-  /** The document count of each collection the fuzzer names, -1 when absent; never a server failure. */
+  /**
+   * The document count of each collection the fuzzer names, -1 when absent; never a server failure.
+   */
   private static Map<String, Long> documentCounts() {
     Map<String, Long> counts = new java.util.TreeMap<>();
     var index = IndexServiceGrpc.newBlockingStub(channel);
@@ -124,12 +142,15 @@ class IndexRpcFuzzTest {
       try {
         counts.put(
             name,
-            index.withDeadlineAfter(60, TimeUnit.SECONDS)
+            index
+                .withDeadlineAfter(60, TimeUnit.SECONDS)
                 .describeCollection(DescribeCollectionRequest.newBuilder().setName(name).build())
                 .getCollection()
                 .getDocumentCount());
       } catch (StatusRuntimeException e) {
-        assertThat(e.getStatus().getCode()).as("describing %s: %s", name, e.getStatus()).isEqualTo(Status.Code.NOT_FOUND);
+        assertThat(e.getStatus().getCode())
+            .as("describing %s: %s", name, e.getStatus())
+            .isEqualTo(Status.Code.NOT_FOUND);
         counts.put(name, -1L);
       }
     }
@@ -151,19 +172,24 @@ class IndexRpcFuzzTest {
                 .build());
   }
 
-  /** Documents d0, d1, ... with these texts, and vectors of every family when {@code dimension} > 0. */
+  /**
+   * Documents d0, d1, ... with these texts, and vectors of every family when {@code dimension} > 0.
+   */
   private static void ingest(String collection, int dimension, String... texts) {
     List<Document> documents = new ArrayList<>();
     for (int i = 0; i < texts.length; i++) {
       Document.Builder doc = Document.newBuilder().setId("d" + i).setText(texts[i]);
       if (dimension > 0) {
         DenseVector.Builder dense = DenseVector.newBuilder();
-        MultiVector.Builder multi = MultiVector.newBuilder().setTokenCount(2).setDimension(dimension);
+        MultiVector.Builder multi =
+            MultiVector.newBuilder().setTokenCount(2).setDimension(dimension);
         for (int d = 0; d < dimension; d++) {
           dense.addValues(i + d * 0.5f + 0.25f);
           multi.addValues(d + i).addValues(d - i);
         }
-        doc.setDense(dense).setMultiVector(multi).setSparse(SparseVector.newBuilder().addIndices(i).addValues(1f + i));
+        doc.setDense(dense)
+            .setMultiVector(multi)
+            .setSparse(SparseVector.newBuilder().addIndices(i).addValues(1f + i));
       }
       documents.add(doc.build());
     }

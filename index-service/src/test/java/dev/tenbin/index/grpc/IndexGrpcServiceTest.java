@@ -96,7 +96,9 @@ class IndexGrpcServiceTest {
     var ranking = response.getRankings(0);
     assertThat(ranking.getQueryId()).isEqualTo("q1");
     assertThat(ranking.getDocumentsList()).extracting(d -> d.getDocId()).containsExactly("a", "b");
-    assertThat(ranking.getDocuments(0).getScore()).isPositive().isEqualTo(ranking.getDocuments(1).getScore());
+    assertThat(ranking.getDocuments(0).getScore())
+        .isPositive()
+        .isEqualTo(ranking.getDocuments(1).getScore());
     assertThat(ranking.getDocumentsList()).extracting(d -> d.getRank()).containsExactly(1, 2);
     assertThat(
             index
@@ -151,7 +153,10 @@ class IndexGrpcServiceTest {
     assertThatThrownBy(
             () ->
                 ingest(
-                    IngestRequest.newBuilder().setCollection("docs").addDocuments(doc("a", "one")).build(),
+                    IngestRequest.newBuilder()
+                        .setCollection("docs")
+                        .addDocuments(doc("a", "one"))
+                        .build(),
                     IngestRequest.newBuilder().addDocuments(doc("a", "two")).build()))
         .isInstanceOfSatisfying(
             StatusRuntimeException.class,
@@ -173,7 +178,8 @@ class IndexGrpcServiceTest {
             () ->
                 index.createCollection(
                     CreateCollectionRequest.newBuilder()
-                        .setSpec(CollectionSpec.newBuilder().setName("x").setLanguage("xx-nonsense"))
+                        .setSpec(
+                            CollectionSpec.newBuilder().setName("x").setLanguage("xx-nonsense"))
                         .build()))
         .isInstanceOfSatisfying(
             StatusRuntimeException.class,
@@ -202,7 +208,9 @@ class IndexGrpcServiceTest {
                         .addDocIds("a")
                         .addDocIds("b"))
                 .build());
-    assertThat(response.getRankings(0).getDocumentsList()).extracting(d -> d.getDocId()).containsExactly("b", "a", "c");
+    assertThat(response.getRankings(0).getDocumentsList())
+        .extracting(d -> d.getDocId())
+        .containsExactly("b", "a", "c");
     assertThat(response.getRankings(0).getDocuments(2).getScore()).isZero();
     assertThatThrownBy(
             () ->
@@ -216,12 +224,14 @@ class IndexGrpcServiceTest {
                                 .addDocIds("zzz"))
                         .build()))
         .isInstanceOfSatisfying(
-            StatusRuntimeException.class, e -> assertThat(StatusMapper.violatedField(e)).isEqualTo("candidates[0].doc_ids[0]"));
+            StatusRuntimeException.class,
+            e -> assertThat(StatusMapper.violatedField(e)).isEqualTo("candidates[0].doc_ids[0]"));
   }
 
   @Test
   void reflectionListsTheIndexService() throws Exception {
-    CompletableFuture<io.grpc.reflection.v1.ServerReflectionResponse> listed = new CompletableFuture<>();
+    CompletableFuture<io.grpc.reflection.v1.ServerReflectionResponse> listed =
+        new CompletableFuture<>();
     StreamObserver<io.grpc.reflection.v1.ServerReflectionRequest> reflection =
         io.grpc.reflection.v1.ServerReflectionGrpc.newStub(channel)
             .serverReflectionInfo(
@@ -239,7 +249,8 @@ class IndexGrpcServiceTest {
                   @Override
                   public void onCompleted() {}
                 });
-    reflection.onNext(io.grpc.reflection.v1.ServerReflectionRequest.newBuilder().setListServices("").build());
+    reflection.onNext(
+        io.grpc.reflection.v1.ServerReflectionRequest.newBuilder().setListServices("").build());
     reflection.onCompleted();
     assertThat(listed.get(5, TimeUnit.SECONDS).getListServicesResponse().getServiceList())
         .extracting(s -> s.getName())
@@ -250,7 +261,8 @@ class IndexGrpcServiceTest {
   void healthReportsServing() {
     HealthCheckResponse health =
         HealthGrpc.newBlockingStub(channel)
-            .check(HealthCheckRequest.newBuilder().setService("tenbin.index.v1.IndexService").build());
+            .check(
+                HealthCheckRequest.newBuilder().setService("tenbin.index.v1.IndexService").build());
     assertThat(health.getStatus()).isEqualTo(HealthCheckResponse.ServingStatus.SERVING);
   }
 }

@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 /** Test client of the bidirectional Ingest RPC: sends batches, collects every acknowledgement. */
 final class IngestClient {
   private final Channel channel;
+
   /** Acknowledgements received before the call ended (also when it failed). */
   final List<IngestResponse> acks = new CopyOnWriteArrayList<>();
 
@@ -21,7 +22,9 @@ final class IngestClient {
     this.channel = channel;
   }
 
-  /** Sends the batches and half-closes; returns the acknowledgements, or throws the call's status. */
+  /**
+   * Sends the batches and half-closes; returns the acknowledgements, or throws the call's status.
+   */
   List<IngestResponse> send(IngestRequest... batches) throws Exception {
     CompletableFuture<List<IngestResponse>> done = new CompletableFuture<>();
     StreamObserver<IngestRequest> requests =

@@ -28,9 +28,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Ingest under flow control: the service reads the next batch only once the acknowledgement of
- * the last one can go out, so a client that stops reading acknowledgements stops the stream
- * (nothing is buffered or committed ahead of it) and resumes it by reading again.
+ * Ingest under flow control: the service reads the next batch only once the acknowledgement of the
+ * last one can go out, so a client that stops reading acknowledgements stops the stream (nothing is
+ * buffered or committed ahead of it) and resumes it by reading again.
  */
 class IngestFlowControlTest {
   private static final int BATCHES = 20;
@@ -46,7 +46,9 @@ class IngestFlowControlTest {
     channel = InProcessChannelBuilder.forName(name).build();
     index = IndexServiceGrpc.newBlockingStub(channel).withDeadlineAfter(60, TimeUnit.SECONDS);
     index.createCollection(
-        CreateCollectionRequest.newBuilder().setSpec(CollectionSpec.newBuilder().setName("c")).build());
+        CreateCollectionRequest.newBuilder()
+            .setSpec(CollectionSpec.newBuilder().setName("c"))
+            .build());
   }
 
   @AfterEach
@@ -56,7 +58,8 @@ class IngestFlowControlTest {
   }
 
   private long documentCount() {
-    return index.describeCollection(DescribeCollectionRequest.newBuilder().setName("c").build())
+    return index
+        .describeCollection(DescribeCollectionRequest.newBuilder().setName("c").build())
         .getCollection()
         .getDocumentCount();
   }
@@ -70,7 +73,8 @@ class IngestFlowControlTest {
   }
 
   @Test
-  void aClientThatReadsNoAcknowledgementsStopsTheStreamAfterTheBatchesItAskedFor() throws Exception {
+  void aClientThatReadsNoAcknowledgementsStopsTheStreamAfterTheBatchesItAskedFor()
+      throws Exception {
     List<IngestResponse> acks = new CopyOnWriteArrayList<>();
     CompletableFuture<Void> done = new CompletableFuture<>();
     CompletableFuture<ClientCallStreamObserver<IngestRequest>> call = new CompletableFuture<>();
@@ -109,7 +113,8 @@ class IngestFlowControlTest {
     }
 
     awaitAtLeast(acks::size, 1);
-    // A service reading ahead would have committed every batch and queued 19 acknowledgements by now.
+    // A service reading ahead would have committed every batch and queued 19 acknowledgements by
+    // now.
     Thread.sleep(300);
     assertThat(acks).hasSize(1);
     assertThat(documentCount()).isEqualTo(1);
@@ -117,8 +122,10 @@ class IngestFlowControlTest {
     requests.request(BATCHES);
     requests.onCompleted();
     done.get(60, TimeUnit.SECONDS);
-    assertThat(acks).extracting(IngestResponse::getSequence).containsExactlyElementsOf(
-        java.util.stream.LongStream.rangeClosed(1, BATCHES).boxed().toList());
+    assertThat(acks)
+        .extracting(IngestResponse::getSequence)
+        .containsExactlyElementsOf(
+            java.util.stream.LongStream.rangeClosed(1, BATCHES).boxed().toList());
     assertThat(documentCount()).isEqualTo(BATCHES);
   }
 }

@@ -71,7 +71,9 @@ class IngestReliabilityTest {
     startServer();
   }
 
-  /** A collection storing every representation: dense (2), sparse (vocabulary 8), multi-vector (2). */
+  /**
+   * A collection storing every representation: dense (2), sparse (vocabulary 8), multi-vector (2).
+   */
   private void createFull(String name) {
     index.createCollection(
         CreateCollectionRequest.newBuilder()
@@ -106,46 +108,58 @@ class IngestReliabilityTest {
   }
 
   private CollectionDescription describe(String name) {
-    return index.describeCollection(DescribeCollectionRequest.newBuilder().setName(name).build()).getCollection();
+    return index
+        .describeCollection(DescribeCollectionRequest.newBuilder().setName(name).build())
+        .getCollection();
   }
 
   private List<String> search(String collection, Family family, Query.Builder query) {
     SearchRequest.Builder request =
-        SearchRequest.newBuilder().setCollection(collection).setFamily(family).setTopK(10).addQueries(query);
+        SearchRequest.newBuilder()
+            .setCollection(collection)
+            .setFamily(family)
+            .setTopK(10)
+            .addQueries(query);
     if (family == Family.FAMILY_DENSE) {
       request.setDense(COSINE);
     }
-    return index
-        .search(request.build())
-        .getRankings(0)
-        .getDocumentsList()
-        .stream()
+    return index.search(request.build()).getRankings(0).getDocumentsList().stream()
         .map(d -> d.getDocId())
         .toList();
   }
 
-  private static final DenseOptions COSINE = DenseOptions.newBuilder().setSimilarity(Similarity.SIMILARITY_COSINE).build();
+  private static final DenseOptions COSINE =
+      DenseOptions.newBuilder().setSimilarity(Similarity.SIMILARITY_COSINE).build();
 
   private static Query.Builder denseQuery() {
-    return Query.newBuilder().setId("q").setDense(DenseVector.newBuilder().addValues(1).addValues(0.5f));
+    return Query.newBuilder()
+        .setId("q")
+        .setDense(DenseVector.newBuilder().addValues(1).addValues(0.5f));
   }
 
   /** Every family finds exactly {@code ids} (in any order). */
   private void assertEveryFamilyHolds(String collection, String... ids) {
-    assertThat(search(collection, Family.FAMILY_BM25, Query.newBuilder().setId("q").setText("apple")))
+    assertThat(
+            search(collection, Family.FAMILY_BM25, Query.newBuilder().setId("q").setText("apple")))
         .containsExactlyInAnyOrder(ids);
-    assertThat(search(collection, Family.FAMILY_DENSE, denseQuery())).containsExactlyInAnyOrder(ids);
+    assertThat(search(collection, Family.FAMILY_DENSE, denseQuery()))
+        .containsExactlyInAnyOrder(ids);
     assertThat(
             search(
                 collection,
                 Family.FAMILY_SPARSE,
-                Query.newBuilder().setId("q").setSparse(SparseVector.newBuilder().addIndices(1).addValues(1))))
+                Query.newBuilder()
+                    .setId("q")
+                    .setSparse(SparseVector.newBuilder().addIndices(1).addValues(1))))
         .containsExactlyInAnyOrder(ids);
     assertThat(
             search(
                 collection,
                 Family.FAMILY_MULTIVECTOR,
-                Query.newBuilder().setId("q").setMultiVector(MultiVector.newBuilder().setTokenCount(1).addValues(1).addValues(0))))
+                Query.newBuilder()
+                    .setId("q")
+                    .setMultiVector(
+                        MultiVector.newBuilder().setTokenCount(1).addValues(1).addValues(0))))
         .containsExactlyInAnyOrder(ids);
     assertThat(describe(collection).getDocumentCount()).isEqualTo(ids.length);
   }
@@ -172,7 +186,9 @@ class IngestReliabilityTest {
     ingest(batch("c", full("kept", "apple", 1, 0)));
     String immense = "x".repeat(40_000);
 
-    assertThatThrownBy(() -> ingest(batch("c", full("valid", "apple pie", 0, 1), full(immense, "apple", 1, 1))))
+    assertThatThrownBy(
+            () ->
+                ingest(batch("c", full("valid", "apple pie", 0, 1), full(immense, "apple", 1, 1))))
         .isInstanceOfSatisfying(
             StatusRuntimeException.class,
             e -> {
@@ -186,7 +202,8 @@ class IngestReliabilityTest {
 
     // The valid document of the failed batch is in no store; everything answers.
     assertEveryFamilyHolds("c", "kept");
-    assertThat(index.listCollections(ListCollectionsRequest.getDefaultInstance()).getCollectionsList())
+    assertThat(
+            index.listCollections(ListCollectionsRequest.getDefaultInstance()).getCollectionsList())
         .extracting(d -> d.getSpec().getName() + ":" + d.getState())
         .containsExactly("c:COLLECTION_STATE_READY", "other:COLLECTION_STATE_READY");
     ingest(batch("c", full("valid", "apple pie", 0, 1)));
@@ -235,7 +252,8 @@ class IngestReliabilityTest {
     IngestRequest first = batch("c", full("a", "apple", 1, 0), full("b", "apple", 0, 1));
     ingest(first);
 
-    List<IngestResponse> again = ingest(first, batch("c", full("b", "apple", 0, 1), full("c", "apple", 1, 1)));
+    List<IngestResponse> again =
+        ingest(first, batch("c", full("b", "apple", 0, 1), full("c", "apple", 1, 1)));
 
     assertThat(again).extracting(IngestResponse::getBatchAlreadyCommitted).containsExactly(2, 1);
     assertThat(again).extracting(IngestResponse::getDocumentCount).containsExactly(2L, 3L);
@@ -251,8 +269,11 @@ class IngestReliabilityTest {
             full("a", "apple tart", 1, 0),
             full("a", "apple", 1, 0).setTitle("title"),
             full("a", "apple", 1, 0.5f),
-            full("a", "apple", 1, 0).setSparse(SparseVector.newBuilder().addIndices(2).addValues(1)),
-            full("a", "apple", 1, 0).setMultiVector(MultiVector.newBuilder().setTokenCount(1).addValues(1).addValues(-0f)))) {
+            full("a", "apple", 1, 0)
+                .setSparse(SparseVector.newBuilder().addIndices(2).addValues(1)),
+            full("a", "apple", 1, 0)
+                .setMultiVector(
+                    MultiVector.newBuilder().setTokenCount(1).addValues(1).addValues(-0f)))) {
       assertInvalid(() -> ingest(batch("c", full("z", "apple", 0, 0), changed)), "documents[1].id");
     }
     assertEveryFamilyHolds("c", "a");
@@ -261,7 +282,10 @@ class IngestReliabilityTest {
   @Test
   void invalidDocumentsAreRefusedNamingTheField() throws Exception {
     createFull("c");
-    index.createCollection(CreateCollectionRequest.newBuilder().setSpec(CollectionSpec.newBuilder().setName("text")).build());
+    index.createCollection(
+        CreateCollectionRequest.newBuilder()
+            .setSpec(CollectionSpec.newBuilder().setName("text"))
+            .build());
     record Case(String collection, Document.Builder doc, String field) {}
     List<Case> cases =
         List.of(
@@ -269,34 +293,57 @@ class IngestReliabilityTest {
             new Case("c", full("tab\there", "apple", 1, 0), "documents[1].id"),
             new Case("c", full("new\nline", "apple", 1, 0), "documents[1].id"),
             new Case("c", full("ü".repeat(257), "apple", 1, 0), "documents[1].id"),
-            new Case("c", full("b", "apple", 1, 0).setTitle("t".repeat(64 * 1024 + 1)), "documents[1].title"),
+            new Case(
+                "c",
+                full("b", "apple", 1, 0).setTitle("t".repeat(64 * 1024 + 1)),
+                "documents[1].title"),
             new Case("c", full("b", "x".repeat(4 * 1024 * 1024 + 1), 1, 0), "documents[1].text"),
-            new Case("c", full("b", "apple", 1, 0).setDense(DenseVector.newBuilder().addValues(1)), "documents[1].dense"),
+            new Case(
+                "c",
+                full("b", "apple", 1, 0).setDense(DenseVector.newBuilder().addValues(1)),
+                "documents[1].dense"),
             new Case("c", full("b", "apple", Float.POSITIVE_INFINITY, 0), "documents[1].dense"),
             new Case("c", full("b", "apple", 1, 0).clearDense(), "documents[1].dense"),
             new Case(
                 "c",
-                full("b", "apple", 1, 0).setSparse(SparseVector.newBuilder().addIndices(3).addIndices(1).addValues(1).addValues(1)),
+                full("b", "apple", 1, 0)
+                    .setSparse(
+                        SparseVector.newBuilder()
+                            .addIndices(3)
+                            .addIndices(1)
+                            .addValues(1)
+                            .addValues(1)),
                 "documents[1].sparse"),
             new Case(
                 "c",
-                full("b", "apple", 1, 0).setSparse(SparseVector.newBuilder().addIndices(8).addValues(1)),
+                full("b", "apple", 1, 0)
+                    .setSparse(SparseVector.newBuilder().addIndices(8).addValues(1)),
                 "documents[1].sparse"),
             new Case(
                 "c",
-                full("b", "apple", 1, 0).setSparse(SparseVector.newBuilder().addIndices(1).addIndices(1).addValues(1).addValues(1)),
+                full("b", "apple", 1, 0)
+                    .setSparse(
+                        SparseVector.newBuilder()
+                            .addIndices(1)
+                            .addIndices(1)
+                            .addValues(1)
+                            .addValues(1)),
                 "documents[1].sparse"),
             new Case(
                 "c",
-                full("b", "apple", 1, 0).setSparse(SparseVector.newBuilder().addIndices(1).addValues(Float.NaN)),
+                full("b", "apple", 1, 0)
+                    .setSparse(SparseVector.newBuilder().addIndices(1).addValues(Float.NaN)),
                 "documents[1].sparse"),
             new Case(
                 "c",
-                full("b", "apple", 1, 0).setSparse(SparseVector.newBuilder().addIndices(1).addIndices(2).addValues(1)),
+                full("b", "apple", 1, 0)
+                    .setSparse(SparseVector.newBuilder().addIndices(1).addIndices(2).addValues(1)),
                 "documents[1].sparse"),
             new Case(
                 "c",
-                full("b", "apple", 1, 0).setMultiVector(MultiVector.newBuilder().setTokenCount(2).addValues(1).addValues(0)),
+                full("b", "apple", 1, 0)
+                    .setMultiVector(
+                        MultiVector.newBuilder().setTokenCount(2).addValues(1).addValues(0)),
                 "documents[1].multi_vector"),
             new Case(
                 "c",
@@ -305,28 +352,46 @@ class IngestReliabilityTest {
             new Case(
                 "c",
                 full("b", "apple", 1, 0)
-                    .setMultiVector(MultiVector.newBuilder().setTokenCount(Integer.MAX_VALUE).addValues(1).addValues(0)),
+                    .setMultiVector(
+                        MultiVector.newBuilder()
+                            .setTokenCount(Integer.MAX_VALUE)
+                            .addValues(1)
+                            .addValues(0)),
                 "documents[1].multi_vector"),
             new Case(
                 "c",
                 full("b", "apple", 1, 0)
-                    .setMultiVector(MultiVector.newBuilder().setDimension(3).setTokenCount(1).addValues(1).addValues(0)),
+                    .setMultiVector(
+                        MultiVector.newBuilder()
+                            .setDimension(3)
+                            .setTokenCount(1)
+                            .addValues(1)
+                            .addValues(0)),
                 "documents[1].multi_vector.dimension"),
             new Case("c", full("a", "apple", 1, 0), "documents[1].id"),
-            new Case("text", Document.newBuilder().setId("b").setDense(DenseVector.newBuilder().addValues(1)), "documents[1].dense"),
             new Case(
                 "text",
-                Document.newBuilder().setId("b").setSparse(SparseVector.newBuilder().addIndices(1).addValues(1)),
+                Document.newBuilder().setId("b").setDense(DenseVector.newBuilder().addValues(1)),
+                "documents[1].dense"),
+            new Case(
+                "text",
+                Document.newBuilder()
+                    .setId("b")
+                    .setSparse(SparseVector.newBuilder().addIndices(1).addValues(1)),
                 "documents[1].sparse"));
     for (Case bad : cases) {
-      Document.Builder valid = bad.collection().equals("c") ? full("a", "apple", 1, 0) : Document.newBuilder().setId("a").setText("apple");
+      Document.Builder valid =
+          bad.collection().equals("c")
+              ? full("a", "apple", 1, 0)
+              : Document.newBuilder().setId("a").setText("apple");
       assertInvalid(() -> ingest(batch(bad.collection(), valid, bad.doc())), bad.field());
       assertThat(describe(bad.collection()).getDocumentCount()).as(bad.field()).isZero();
     }
   }
 
   @Test
-  void unknownOrMissingEnumsAndOutOfRangeOptionsAreInvalidArgumentNamingTheField() throws Exception {
+  void unknownOrMissingEnumsAndOutOfRangeOptionsAreInvalidArgumentNamingTheField()
+      throws Exception {
     createFull("c");
     ingest(batch("c", full("a", "apple", 1, 0)));
     SearchRequest dense =
@@ -338,19 +403,37 @@ class IngestReliabilityTest {
             .addQueries(denseQuery())
             .build();
 
-    assertInvalid(() -> index.search(dense.toBuilder().setFamily(Family.FAMILY_UNSPECIFIED).build()), "family");
+    assertInvalid(
+        () -> index.search(dense.toBuilder().setFamily(Family.FAMILY_UNSPECIFIED).build()),
+        "family");
     assertInvalid(() -> index.search(dense.toBuilder().setFamilyValue(99).build()), "family");
     assertInvalid(
-        () -> index.search(dense.toBuilder().setDense(dense.getDense().toBuilder().setSimilarityValue(7)).build()),
+        () ->
+            index.search(
+                dense.toBuilder()
+                    .setDense(dense.getDense().toBuilder().setSimilarityValue(7))
+                    .build()),
         "dense.similarity");
     assertInvalid(
-        () -> index.search(dense.toBuilder().setDense(dense.getDense().toBuilder().setQuantizationValue(9)).build()),
+        () ->
+            index.search(
+                dense.toBuilder()
+                    .setDense(dense.getDense().toBuilder().setQuantizationValue(9))
+                    .build()),
         "dense.quantization");
     assertInvalid(
-        () -> index.search(dense.toBuilder().setDense(dense.getDense().toBuilder().setRescoreDepth(-1)).build()),
+        () ->
+            index.search(
+                dense.toBuilder()
+                    .setDense(dense.getDense().toBuilder().setRescoreDepth(-1))
+                    .build()),
         "dense.rescore_depth");
     assertInvalid(
-        () -> index.search(dense.toBuilder().setDense(dense.getDense().toBuilder().setRescoreDepth(100_001)).build()),
+        () ->
+            index.search(
+                dense.toBuilder()
+                    .setDense(dense.getDense().toBuilder().setRescoreDepth(100_001))
+                    .build()),
         "dense.rescore_depth");
     assertInvalid(() -> index.search(dense.toBuilder().setTopK(10_001).build()), "top_k");
     assertInvalid(
@@ -358,7 +441,8 @@ class IngestReliabilityTest {
             index.search(
                 dense.toBuilder()
                     .setFamily(Family.FAMILY_SPARSE)
-                    .setSparse(dev.tenbin.proto.index.v1.SparseOptions.newBuilder().setMaxQueryDims(-1))
+                    .setSparse(
+                        dev.tenbin.proto.index.v1.SparseOptions.newBuilder().setMaxQueryDims(-1))
                     .build()),
         "sparse.max_query_dims");
     assertInvalid(
@@ -367,11 +451,16 @@ class IngestReliabilityTest {
                 dev.tenbin.proto.index.v1.RescoreRequest.newBuilder()
                     .setCollection("c")
                     .setFamilyValue(42)
-                    .addCandidates(dev.tenbin.proto.index.v1.CandidateList.newBuilder().setQuery(denseQuery()).addDocIds("a"))
+                    .addCandidates(
+                        dev.tenbin.proto.index.v1.CandidateList.newBuilder()
+                            .setQuery(denseQuery())
+                            .addDocIds("a"))
                     .build()),
         "family");
     // UNSPECIFIED quantization is still the documented float scan.
-    assertThat(index.search(dense).getRankings(0).getDocumentsList()).extracting(d -> d.getDocId()).containsExactly("a");
+    assertThat(index.search(dense).getRankings(0).getDocumentsList())
+        .extracting(d -> d.getDocId())
+        .containsExactly("a");
   }
 
   @Test
@@ -389,47 +478,66 @@ class IngestReliabilityTest {
         Status.Code.NOT_FOUND,
         "collection");
     assertStatus(
-        () -> index.describeCollection(DescribeCollectionRequest.newBuilder().setName(name).build()),
+        () ->
+            index.describeCollection(DescribeCollectionRequest.newBuilder().setName(name).build()),
         Status.Code.NOT_FOUND,
         "name");
   }
 
   @Test
-  void aCorruptCollectionIsQuarantinedOverGrpcWhileTheOthersServeAndItCanBeDropped() throws Exception {
+  void aCorruptCollectionIsQuarantinedOverGrpcWhileTheOthersServeAndItCanBeDropped()
+      throws Exception {
     createFull("broken");
     createFull("healthy");
     ingest(batch("broken", full("a", "apple", 1, 0)));
     ingest(batch("healthy", full("a", "apple", 1, 0)));
     stop();
-    java.nio.file.Files.write(dataDir.resolve("broken").resolve("sparse").resolve("sparse.bin"), new byte[] {0, 0, 0, 99});
+    java.nio.file.Files.write(
+        dataDir.resolve("broken").resolve("sparse").resolve("sparse.bin"),
+        new byte[] {0, 0, 0, 99});
     startServer();
 
-    assertThat(index.listCollections(ListCollectionsRequest.getDefaultInstance()).getCollectionsList())
+    assertThat(
+            index.listCollections(ListCollectionsRequest.getDefaultInstance()).getCollectionsList())
         .extracting(d -> d.getSpec().getName() + ":" + d.getState())
         .containsExactly("broken:COLLECTION_STATE_FAILED", "healthy:COLLECTION_STATE_READY");
     CollectionDescription broken = describe("broken");
     assertThat(broken.getError()).contains("sparse vectors").contains("damaged");
     assertThat(broken.getSpec().getDenseDimension()).isEqualTo(2);
     assertStatus(
-        () -> search("broken", Family.FAMILY_DENSE, denseQuery()), Status.Code.FAILED_PRECONDITION, "collection");
+        () -> search("broken", Family.FAMILY_DENSE, denseQuery()),
+        Status.Code.FAILED_PRECONDITION,
+        "collection");
     assertStatus(
-        () -> ingest(batch("broken", full("b", "apple", 1, 0))), Status.Code.FAILED_PRECONDITION, "collection");
+        () -> ingest(batch("broken", full("b", "apple", 1, 0))),
+        Status.Code.FAILED_PRECONDITION,
+        "collection");
     assertStatus(
         () ->
             index.rescore(
                 dev.tenbin.proto.index.v1.RescoreRequest.newBuilder()
                     .setCollection("broken")
                     .setFamily(Family.FAMILY_BM25)
-                    .addCandidates(dev.tenbin.proto.index.v1.CandidateList.newBuilder().setQuery(Query.newBuilder().setText("apple")).addDocIds("a"))
+                    .addCandidates(
+                        dev.tenbin.proto.index.v1.CandidateList.newBuilder()
+                            .setQuery(Query.newBuilder().setText("apple"))
+                            .addDocIds("a"))
                     .build()),
         Status.Code.FAILED_PRECONDITION,
         "collection");
     assertEveryFamilyHolds("healthy", "a");
 
-    assertThat(index.dropCollection(dev.tenbin.proto.index.v1.DropCollectionRequest.newBuilder().setName("broken").build()).getDropped())
+    assertThat(
+            index
+                .dropCollection(
+                    dev.tenbin.proto.index.v1.DropCollectionRequest.newBuilder()
+                        .setName("broken")
+                        .build())
+                .getDropped())
         .isTrue();
     assertThat(dataDir.resolve("broken")).doesNotExist();
-    assertThat(index.listCollections(ListCollectionsRequest.getDefaultInstance()).getCollectionsList())
+    assertThat(
+            index.listCollections(ListCollectionsRequest.getDefaultInstance()).getCollectionsList())
         .extracting(d -> d.getSpec().getName())
         .containsExactly("healthy");
   }

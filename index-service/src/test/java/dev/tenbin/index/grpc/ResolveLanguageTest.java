@@ -23,7 +23,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** ResolveLanguage: the index names the analyzer language clients create lexical collections with. */
+/**
+ * ResolveLanguage: the index names the analyzer language clients create lexical collections with.
+ */
 class ResolveLanguageTest {
   @TempDir Path dataDir;
   private IndexServer.Embedded server;
@@ -45,12 +47,14 @@ class ResolveLanguageTest {
   }
 
   private ResolveLanguageResponse resolve(String language, String sample) {
-    return index.resolveLanguage(ResolveLanguageRequest.newBuilder().setLanguage(language).setTextSample(sample).build());
+    return index.resolveLanguage(
+        ResolveLanguageRequest.newBuilder().setLanguage(language).setTextSample(sample).build());
   }
 
   @Test
   void aGivenCodeIsNormalisedAndTheSampleIgnored() {
-    ResolveLanguageResponse response = resolve("DE_at", "Der Hund und die Katze sind nicht in dem Haus.");
+    ResolveLanguageResponse response =
+        resolve("DE_at", "Der Hund und die Katze sind nicht in dem Haus.");
     assertThat(response.getLanguage()).isEqualTo("de");
     assertThat(response.getSource()).isEqualTo(LanguageSource.LANGUAGE_SOURCE_GIVEN);
     assertThat(resolve("pt_BR", "the cat").getLanguage()).isEqualTo("pt-br");
@@ -58,9 +62,12 @@ class ResolveLanguageTest {
 
   @Test
   void withoutACodeTheLanguageIsDetectedFromTheSample() {
-    ResolveLanguageResponse german = resolve("", "Der Hund und die Katze sind nicht in dem Haus, aber sie sind auch nicht draußen.");
+    ResolveLanguageResponse german =
+        resolve(
+            "", "Der Hund und die Katze sind nicht in dem Haus, aber sie sind auch nicht draußen.");
     ResolveLanguageResponse japanese = resolve("", "猫はこたつで丸くなる。犬は庭を駆け回る。");
-    ResolveLanguageResponse english = resolve("", "The dog and the cat are not in the house, and they are not outside either.");
+    ResolveLanguageResponse english =
+        resolve("", "The dog and the cat are not in the house, and they are not outside either.");
 
     assertThat(german.getLanguage()).isEqualTo("de");
     assertThat(german.getSource()).isEqualTo(LanguageSource.LANGUAGE_SOURCE_DETECTED);
@@ -71,12 +78,16 @@ class ResolveLanguageTest {
   @Test
   void anUnknownCodeOrAnOversizedSampleIsAnInvalidArgumentNamingTheField() {
     assertThat(violatedField(() -> resolve("klingon", ""))).isEqualTo("language");
-    assertThat(violatedField(() -> resolve("", "a".repeat(IndexGrpcService.MAX_LANGUAGE_SAMPLE_CHARS + 1)))).isEqualTo("text_sample");
+    assertThat(
+            violatedField(
+                () -> resolve("", "a".repeat(IndexGrpcService.MAX_LANGUAGE_SAMPLE_CHARS + 1))))
+        .isEqualTo("text_sample");
   }
 
   private static String violatedField(Runnable call) {
     StatusRuntimeException[] failure = new StatusRuntimeException[1];
-    assertThatThrownBy(call::run).isInstanceOfSatisfying(StatusRuntimeException.class, e -> failure[0] = e);
+    assertThatThrownBy(call::run)
+        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> failure[0] = e);
     assertThat(failure[0].getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
     try {
       for (var detail : StatusProto.fromThrowable(failure[0]).getDetailsList()) {

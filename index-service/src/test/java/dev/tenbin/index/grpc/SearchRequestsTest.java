@@ -44,7 +44,8 @@ import org.junit.jupiter.api.io.TempDir;
  * family's own top-k gives that family's scores and order.
  */
 class SearchRequestsTest {
-  private static final DenseOptions COSINE = DenseOptions.newBuilder().setSimilarity(Similarity.SIMILARITY_COSINE).build();
+  private static final DenseOptions COSINE =
+      DenseOptions.newBuilder().setSimilarity(Similarity.SIMILARITY_COSINE).build();
 
   @TempDir Path dataDir;
   private IndexServer.Embedded server;
@@ -97,7 +98,10 @@ class SearchRequestsTest {
   }
 
   private static Query dense() {
-    return Query.newBuilder().setId("q").setDense(DenseVector.newBuilder().addValues(1).addValues(0.5f)).build();
+    return Query.newBuilder()
+        .setId("q")
+        .setDense(DenseVector.newBuilder().addValues(1).addValues(0.5f))
+        .build();
   }
 
   private static Query sparse() {
@@ -115,7 +119,12 @@ class SearchRequestsTest {
   }
 
   private static SearchRequest.Builder search(Family family, Query query) {
-    SearchRequest.Builder request = SearchRequest.newBuilder().setCollection("c").setFamily(family).setTopK(10).addQueries(query);
+    SearchRequest.Builder request =
+        SearchRequest.newBuilder()
+            .setCollection("c")
+            .setFamily(family)
+            .setTopK(10)
+            .addQueries(query);
     return family == Family.FAMILY_DENSE ? request.setDense(COSINE) : request;
   }
 
@@ -133,7 +142,9 @@ class SearchRequestsTest {
         .isInstanceOfSatisfying(
             StatusRuntimeException.class,
             e -> {
-              assertThat(e.getStatus().getCode()).as(e.getStatus().toString()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+              assertThat(e.getStatus().getCode())
+                  .as(e.getStatus().toString())
+                  .isEqualTo(Status.Code.INVALID_ARGUMENT);
               assertThat(StatusMapper.violatedField(e)).isEqualTo(field);
             });
   }
@@ -141,55 +152,94 @@ class SearchRequestsTest {
   @Test
   void anUnknownFamilyIsInvalidArgumentNamingFamilyInSearchAndRescore() {
     for (Query query : List.of(text("apple"), dense(), sparse(), multiVector())) {
-      assertInvalid(() -> index.search(search(Family.FAMILY_BM25, query).setFamilyValue(99).build()), "family");
-      assertInvalid(() -> index.rescore(rescore(Family.FAMILY_BM25, query, "a").setFamilyValue(99).build()), "family");
+      assertInvalid(
+          () -> index.search(search(Family.FAMILY_BM25, query).setFamilyValue(99).build()),
+          "family");
+      assertInvalid(
+          () -> index.rescore(rescore(Family.FAMILY_BM25, query, "a").setFamilyValue(99).build()),
+          "family");
     }
   }
 
   @Test
   void anUnspecifiedFamilyIsInvalidArgumentNamingFamilyInSearchAndRescore() {
     assertInvalid(() -> index.search(search(Family.FAMILY_UNSPECIFIED, dense()).build()), "family");
-    assertInvalid(() -> index.rescore(rescore(Family.FAMILY_UNSPECIFIED, dense(), "a").build()), "family");
+    assertInvalid(
+        () -> index.rescore(rescore(Family.FAMILY_UNSPECIFIED, dense(), "a").build()), "family");
   }
 
   @Test
   void aDenseRequestWithoutSimilarityIsInvalidArgumentInsteadOfCosine() {
-    DenseOptions unspecified = DenseOptions.newBuilder().setSimilarity(Similarity.SIMILARITY_UNSPECIFIED).build();
-    assertInvalid(() -> index.search(search(Family.FAMILY_DENSE, dense()).setDense(unspecified).build()), "dense.similarity");
+    DenseOptions unspecified =
+        DenseOptions.newBuilder().setSimilarity(Similarity.SIMILARITY_UNSPECIFIED).build();
     assertInvalid(
-        () -> index.rescore(rescore(Family.FAMILY_DENSE, dense(), "a").setDense(unspecified).build()), "dense.similarity");
-    assertInvalid(
-        () -> index.search(search(Family.FAMILY_DENSE, dense()).setDense(COSINE.toBuilder().setSimilarityValue(7)).build()),
+        () -> index.search(search(Family.FAMILY_DENSE, dense()).setDense(unspecified).build()),
         "dense.similarity");
-    assertInvalid(() -> index.search(search(Family.FAMILY_DENSE, dense()).clearDense().build()), "dense");
-    assertInvalid(() -> index.rescore(rescore(Family.FAMILY_DENSE, dense(), "a").clearDense().build()), "dense");
+    assertInvalid(
+        () ->
+            index.rescore(rescore(Family.FAMILY_DENSE, dense(), "a").setDense(unspecified).build()),
+        "dense.similarity");
+    assertInvalid(
+        () ->
+            index.search(
+                search(Family.FAMILY_DENSE, dense())
+                    .setDense(COSINE.toBuilder().setSimilarityValue(7))
+                    .build()),
+        "dense.similarity");
+    assertInvalid(
+        () -> index.search(search(Family.FAMILY_DENSE, dense()).clearDense().build()), "dense");
+    assertInvalid(
+        () -> index.rescore(rescore(Family.FAMILY_DENSE, dense(), "a").clearDense().build()),
+        "dense");
   }
 
   @Test
   void optionsOfAnotherFamilyAreInvalidArgumentNamingThem() {
-    assertInvalid(() -> index.search(search(Family.FAMILY_BM25, text("apple")).setDense(COSINE).build()), "dense");
     assertInvalid(
-        () -> index.search(search(Family.FAMILY_DENSE, dense()).setSparse(SparseOptions.newBuilder().setMaxQueryDims(1)).build()),
+        () -> index.search(search(Family.FAMILY_BM25, text("apple")).setDense(COSINE).build()),
+        "dense");
+    assertInvalid(
+        () ->
+            index.search(
+                search(Family.FAMILY_DENSE, dense())
+                    .setSparse(SparseOptions.newBuilder().setMaxQueryDims(1))
+                    .build()),
         "sparse");
     assertInvalid(
-        () -> index.rescore(rescore(Family.FAMILY_MULTIVECTOR, multiVector(), "a").setSparse(SparseOptions.getDefaultInstance()).build()),
+        () ->
+            index.rescore(
+                rescore(Family.FAMILY_MULTIVECTOR, multiVector(), "a")
+                    .setSparse(SparseOptions.getDefaultInstance())
+                    .build()),
         "sparse");
   }
 
   @Test
   void aQueryWithoutTheFamilysRepresentationIsInvalidArgumentNamingIt() {
     assertInvalid(
-        () -> index.search(search(Family.FAMILY_DENSE, dense()).addQueries(sparse()).build()), "queries[1].dense");
-    assertInvalid(() -> index.search(search(Family.FAMILY_BM25, dense()).build()), "queries[0].text");
-    assertInvalid(() -> index.search(search(Family.FAMILY_SPARSE, text("apple")).build()), "queries[0].sparse");
-    assertInvalid(() -> index.search(search(Family.FAMILY_MULTIVECTOR, sparse()).build()), "queries[0].multi_vector");
-    assertInvalid(() -> index.rescore(rescore(Family.FAMILY_BM25, dense(), "a").build()), "candidates[0].query.text");
-    assertInvalid(() -> index.rescore(rescore(Family.FAMILY_SPARSE, dense(), "a").build()), "candidates[0].query.sparse");
+        () -> index.search(search(Family.FAMILY_DENSE, dense()).addQueries(sparse()).build()),
+        "queries[1].dense");
+    assertInvalid(
+        () -> index.search(search(Family.FAMILY_BM25, dense()).build()), "queries[0].text");
+    assertInvalid(
+        () -> index.search(search(Family.FAMILY_SPARSE, text("apple")).build()),
+        "queries[0].sparse");
+    assertInvalid(
+        () -> index.search(search(Family.FAMILY_MULTIVECTOR, sparse()).build()),
+        "queries[0].multi_vector");
+    assertInvalid(
+        () -> index.rescore(rescore(Family.FAMILY_BM25, dense(), "a").build()),
+        "candidates[0].query.text");
+    assertInvalid(
+        () -> index.rescore(rescore(Family.FAMILY_SPARSE, dense(), "a").build()),
+        "candidates[0].query.sparse");
   }
 
   @Test
   void anUnknownCandidateIsInvalidArgumentNamingItsPosition() {
-    assertInvalid(() -> index.rescore(rescore(Family.FAMILY_BM25, text("apple"), "a", "zz").build()), "candidates[0].doc_ids[1]");
+    assertInvalid(
+        () -> index.rescore(rescore(Family.FAMILY_BM25, text("apple"), "a", "zz").build()),
+        "candidates[0].doc_ids[1]");
   }
 
   @Test
@@ -204,9 +254,12 @@ class SearchRequestsTest {
       Query query = (Query) entry[1];
       Ranking searched = index.search(search(family, query).build()).getRankings(0);
       assertThat(searched.getDocumentsCount()).as(family.name()).isGreaterThan(1);
-      List<String> reversed = searched.getDocumentsList().stream().map(ScoredDocument::getDocId).toList().reversed();
+      List<String> reversed =
+          searched.getDocumentsList().stream().map(ScoredDocument::getDocId).toList().reversed();
       Ranking rescored =
-          index.rescore(rescore(family, query, reversed.toArray(String[]::new)).build()).getRankings(0);
+          index
+              .rescore(rescore(family, query, reversed.toArray(String[]::new)).build())
+              .getRankings(0);
       assertThat(rescored).as(family.name()).isEqualTo(searched);
     }
   }

@@ -1,12 +1,11 @@
 package dev.tenbin.index.lexical;
 
-import dev.tenbin.index.rank.Hit;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.CancelledException;
+import dev.tenbin.index.rank.Hit;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -23,7 +22,8 @@ class Bm25IndexTest {
   }
 
   /** Lucene's BM25 without the (k1 + 1) factor, idf = ln(1 + (N - n + 0.5) / (n + 0.5)). */
-  private static double bm25(double tf, double df, double n, double dl, double avgdl, double k1, double b) {
+  private static double bm25(
+      double tf, double df, double n, double dl, double avgdl, double k1, double b) {
     double idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
     return idf * tf / (tf + k1 * (1 - b + b * dl / avgdl));
   }
@@ -39,13 +39,16 @@ class Bm25IndexTest {
       List<Hit> hits = index.search("apple", 10, Cancellation.NEVER);
       // N = 3, df(apple) = 1, tf = 2, dl = 3, avgdl = 9 / 3 = 3.
       assertThat(hits).extracting(Hit::docId).containsExactly("d1");
-      assertThat(hits.get(0).score()).isCloseTo((float) bm25(2, 1, 3, 3, 3, 0.9, 0.4), within(1e-5f));
+      assertThat(hits.get(0).score())
+          .isCloseTo((float) bm25(2, 1, 3, 3, 3, 0.9, 0.4), within(1e-5f));
 
       List<Hit> banana = index.search("banana", 10, Cancellation.NEVER);
       // d2 is shorter (dl 2 < dl 3), so it wins with tf = 1 each.
       assertThat(banana).extracting(Hit::docId).containsExactly("d2", "d1");
-      assertThat(banana.get(0).score()).isCloseTo((float) bm25(1, 2, 3, 2, 3, 0.9, 0.4), within(1e-5f));
-      assertThat(banana.get(1).score()).isCloseTo((float) bm25(1, 2, 3, 3, 3, 0.9, 0.4), within(1e-5f));
+      assertThat(banana.get(0).score())
+          .isCloseTo((float) bm25(1, 2, 3, 2, 3, 0.9, 0.4), within(1e-5f));
+      assertThat(banana.get(1).score())
+          .isCloseTo((float) bm25(1, 2, 3, 3, 3, 0.9, 0.4), within(1e-5f));
     }
   }
 
@@ -99,21 +102,24 @@ class Bm25IndexTest {
   void cancelledSearchStops() {
     try (Bm25Index index =
         index(Bm25Parameters.ANSERINI_DEFAULTS, new LexicalDocument("d1", "", "alpha"))) {
-      org.assertj.core.api.Assertions.assertThatThrownBy(() -> index.search("alpha", 10, () -> true))
+      org.assertj.core.api.Assertions.assertThatThrownBy(
+              () -> index.search("alpha", 10, () -> true))
           .isInstanceOf(CancelledException.class);
     }
   }
 
   @Test
   void onlyCommittedDocumentsSurviveAReopen() {
-    Bm25Index index = Bm25Index.open(dir, LanguageAnalyzers.forLanguage("en"), Bm25Parameters.ANSERINI_DEFAULTS);
+    Bm25Index index =
+        Bm25Index.open(dir, LanguageAnalyzers.forLanguage("en"), Bm25Parameters.ANSERINI_DEFAULTS);
     index.add(List.of(new LexicalDocument("d1", "", "kept")));
     index.commit();
     index.add(List.of(new LexicalDocument("d2", "", "lost")));
     assertThat(index.size()).isEqualTo(1);
     index.close();
     try (Bm25Index reopened =
-        Bm25Index.open(dir, LanguageAnalyzers.forLanguage("en"), Bm25Parameters.ANSERINI_DEFAULTS)) {
+        Bm25Index.open(
+            dir, LanguageAnalyzers.forLanguage("en"), Bm25Parameters.ANSERINI_DEFAULTS)) {
       assertThat(reopened.idsInOrder()).containsExactly("d1");
     }
   }

@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 class LanguageAnalyzersTest {
   private static List<String> terms(String language, String text) {
     return List.copyOf(
-        BagOfWordsQuery.termCounts(LanguageAnalyzers.forLanguage(language), "contents", text).keySet());
+        BagOfWordsQuery.termCounts(LanguageAnalyzers.forLanguage(language), "contents", text)
+            .keySet());
   }
 
   @Test
@@ -40,14 +41,16 @@ class LanguageAnalyzersTest {
   @Test
   void japaneseUsesKuromojiAndKoreanUsesNori() {
     assertThat(terms("ja", "東京都に住んでいます")).contains("東京");
-    // Nori splits the compound 한국어 (Korean language) and drops the particle 를, the verb suffix 하 and the ending ㅂ니다.
+    // Nori splits the compound 한국어 (Korean language) and drops the particle 를, the verb suffix 하
+    // and the ending ㅂ니다.
     assertThat(terms("ko", "한국어를 공부합니다")).containsExactly("한국", "어", "공부");
   }
 
   @Test
   void thaiIsSegmentedByIcuDictionary() {
     // Written without spaces: ภาษา (language) ไทย (Thai) ง่าย (easy) นิด (a little) เดียว (only).
-    assertThat(terms("th", "ภาษาไทยง่ายนิดเดียว")).containsExactly("ภาษา", "ไทย", "ง่าย", "นิด", "เดียว");
+    assertThat(terms("th", "ภาษาไทยง่ายนิดเดียว"))
+        .containsExactly("ภาษา", "ไทย", "ง่าย", "นิด", "เดียว");
   }
 
   @Test

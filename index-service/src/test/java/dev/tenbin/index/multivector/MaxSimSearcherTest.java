@@ -1,10 +1,9 @@
 package dev.tenbin.index.multivector;
 
-import dev.tenbin.index.rank.OrdinalHit;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenbin.core.Cancellation;
+import dev.tenbin.index.rank.OrdinalHit;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -56,7 +55,8 @@ class MaxSimSearcherTest {
       }
       reference.add(new Ref(d, sum));
     }
-    reference.sort(Comparator.comparingDouble((Ref r) -> -r.score()).thenComparingInt(Ref::ordinal));
+    reference.sort(
+        Comparator.comparingDouble((Ref r) -> -r.score()).thenComparingInt(Ref::ordinal));
     var hits = new MaxSimSearcher(docs, DIM, idOrder).search(query, 15, Cancellation.NEVER);
     assertThat(hits.stream().map(OrdinalHit::ordinal).toList())
         .isEqualTo(reference.subList(0, 15).stream().map(Ref::ordinal).toList());

@@ -3,12 +3,12 @@ package dev.tenbin.index.quantize;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenbin.core.Cancellation;
-import dev.tenbin.index.rank.OrdinalHit;
 import dev.tenbin.index.dense.DenseSearchOptions;
 import dev.tenbin.index.dense.DenseSearchResult;
 import dev.tenbin.index.dense.DenseSearcher;
 import dev.tenbin.index.dense.Quantization;
 import dev.tenbin.index.dense.VectorSimilarity;
+import dev.tenbin.index.rank.OrdinalHit;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.nio.file.Path;
@@ -24,9 +24,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * int8 and binary codes and scores against a direct implementation of the formulas: per-dimension
  * corpus min and max, step = (max − min) / 255, code = floor((x − min) / step) − 128 clipped to
- * [−128, 127] (−128 throughout a constant dimension), score = Σ code_q · code_d; bit = x > 0,
- * score = dims − Hamming distance. Both apply to the vectors the float variant scores: truncated,
- * and for cosine normalised in FP32.
+ * [−128, 127] (−128 throughout a constant dimension), score = Σ code_q · code_d; bit = x > 0, score
+ * = dims − Hamming distance. Both apply to the vectors the float variant scores: truncated, and for
+ * cosine normalised in FP32.
  */
 class QuantizationReferenceTest {
   private static final int N = 400;
@@ -52,8 +52,12 @@ class QuantizationReferenceTest {
     return docs;
   }
 
-  /** The float variant's view of one vector: first {@code dims} values, normalised in FP32 for cosine. */
-  private static float[] prepared(float[] values, int offset, int dims, VectorSimilarity similarity) {
+  /**
+   * The float variant's view of one vector: first {@code dims} values, normalised in FP32 for
+   * cosine.
+   */
+  private static float[] prepared(
+      float[] values, int offset, int dims, VectorSimilarity similarity) {
     float[] out = Arrays.copyOfRange(values, offset, offset + dims);
     if (similarity == VectorSimilarity.COSINE) {
       double sum = 0;
@@ -89,10 +93,12 @@ class QuantizationReferenceTest {
     if (max == min) {
       return -128;
     }
-    // (x − min) / ((max − min) / 255) = 255 · (x − min) / (max − min): a quotient of two exact values.
+    // (x − min) / ((max − min) / 255) = 255 · (x − min) / (max − min): a quotient of two exact
+    // values.
     BigDecimal low = new BigDecimal(min);
     BigDecimal numerator = new BigDecimal(x).subtract(low).multiply(BigDecimal.valueOf(255));
-    int floor = numerator.divide(new BigDecimal(max).subtract(low), 0, RoundingMode.FLOOR).intValueExact();
+    int floor =
+        numerator.divide(new BigDecimal(max).subtract(low), 0, RoundingMode.FLOOR).intValueExact();
     return Math.max(-128, Math.min(127, floor - 128));
   }
 
@@ -103,14 +109,22 @@ class QuantizationReferenceTest {
     for (int i = 0; i < scores.length; i++) {
       refs.add(new Ref(i, scores[i]));
     }
-    refs.sort(Comparator.comparingLong((Ref r) -> -r.score()).thenComparingInt(r -> idOrder[r.ordinal()]));
+    refs.sort(
+        Comparator.comparingLong((Ref r) -> -r.score())
+            .thenComparingInt(r -> idOrder[r.ordinal()]));
     return refs;
   }
 
   private static void assertHitsEqual(List<OrdinalHit> hits, List<Ref> reference, String what) {
     List<Ref> top = reference.subList(0, hits.size());
-    assertThat(hits).extracting(OrdinalHit::ordinal).as(what).isEqualTo(top.stream().map(Ref::ordinal).toList());
-    assertThat(hits).extracting(OrdinalHit::score).as(what).isEqualTo(top.stream().map(r -> (float) r.score()).toList());
+    assertThat(hits)
+        .extracting(OrdinalHit::ordinal)
+        .as(what)
+        .isEqualTo(top.stream().map(Ref::ordinal).toList());
+    assertThat(hits)
+        .extracting(OrdinalHit::score)
+        .as(what)
+        .isEqualTo(top.stream().map(r -> (float) r.score()).toList());
   }
 
   @Test
@@ -141,7 +155,8 @@ class QuantizationReferenceTest {
         byte[] codes = quantizer.encode(flat);
         for (int i = 0; i < N; i++) {
           for (int d = 0; d < dims; d++) {
-            assertThat((int) codes[i * dims + d]).as("%s doc %d dim %d", what, i, d)
+            assertThat((int) codes[i * dims + d])
+                .as("%s doc %d dim %d", what, i, d)
                 .isEqualTo(referenceCode(prepared[i][d], ranges.min()[d], ranges.max()[d]));
           }
         }
@@ -158,11 +173,17 @@ class QuantizationReferenceTest {
         long[] scores = new long[N];
         for (int i = 0; i < N; i++) {
           for (int d = 0; d < dims; d++) {
-            scores[i] += (long) queryCodes[d] * referenceCode(prepared[i][d], ranges.min()[d], ranges.max()[d]);
+            scores[i] +=
+                (long) queryCodes[d]
+                    * referenceCode(prepared[i][d], ranges.min()[d], ranges.max()[d]);
           }
         }
         DenseSearchResult result =
-            searcher.search(query, new DenseSearchOptions(similarity, truncate, Quantization.INT8, false, 0), 40, Cancellation.NEVER);
+            searcher.search(
+                query,
+                new DenseSearchOptions(similarity, truncate, Quantization.INT8, false, 0),
+                40,
+                Cancellation.NEVER);
         assertHitsEqual(result.hits(), ranked(scores, idOrder), what);
         assertThat(result.clippedQueryValues()).as(what).isEqualTo(clipped).isPositive();
         assertThat(result.queryValues()).isEqualTo(dims);
@@ -190,7 +211,11 @@ class QuantizationReferenceTest {
           }
         }
         DenseSearchResult result =
-            searcher.search(query, new DenseSearchOptions(similarity, truncate, Quantization.BINARY, false, 0), 60, Cancellation.NEVER);
+            searcher.search(
+                query,
+                new DenseSearchOptions(similarity, truncate, Quantization.BINARY, false, 0),
+                60,
+                Cancellation.NEVER);
         assertHitsEqual(result.hits(), ranked(scores, idOrder), similarity + " d" + dims);
         assertThat(result.bytesPerVector()).isEqualTo((dims + 7) / 8);
       }
@@ -223,7 +248,8 @@ class QuantizationReferenceTest {
       random.nextBytes(query);
       random.nextBytes(docs);
       var widened = new Int8Quantizer.QueryCodes(query, 0).widened();
-      assertThat(Int8Quantizer.dot(widened, docs, 3)).as("length %d", length)
+      assertThat(Int8Quantizer.dot(widened, docs, 3))
+          .as("length %d", length)
           .isEqualTo(Int8Quantizer.dot(query, docs, 3));
     }
     byte[] lowest = new byte[4096];
@@ -250,7 +276,9 @@ class QuantizationReferenceTest {
   @Test
   void aCalibrationSurvivesWritingAndReadingExactly() {
     Int8Calibration calibration =
-        new Int8Calibration(new float[] {-0f, 1.4e-45f, -3.4028235e38f, 0.1f}, new float[] {0f, 1e-3f, 3.4028235e38f, 0.1f});
+        new Int8Calibration(
+            new float[] {-0f, 1.4e-45f, -3.4028235e38f, 0.1f},
+            new float[] {0f, 1e-3f, 3.4028235e38f, 0.1f});
     Path file = dir.resolve("int8-cosine-4.calibration");
     calibration.write(file);
     Int8Calibration read = Int8Calibration.read(file);

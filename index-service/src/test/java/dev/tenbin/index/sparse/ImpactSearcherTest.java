@@ -1,12 +1,11 @@
 package dev.tenbin.index.sparse;
 
-import dev.tenbin.index.rank.OrdinalHit;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.index.rank.OrdinalHit;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -67,11 +66,15 @@ class ImpactSearcherTest {
             reference.add(new Ref(d, score));
           }
         }
-        reference.sort(Comparator.comparingDouble((Ref r) -> -r.score()).thenComparingInt(Ref::ordinal));
+        reference.sort(
+            Comparator.comparingDouble((Ref r) -> -r.score()).thenComparingInt(Ref::ordinal));
         var hits = searcher.search(query, q, dMax, 20, Cancellation.NEVER);
         assertThat(hits.stream().map(OrdinalHit::ordinal).toList())
             .as("q=%d d=%d", q, dMax)
-            .isEqualTo(reference.subList(0, Math.min(20, reference.size())).stream().map(Ref::ordinal).toList());
+            .isEqualTo(
+                reference.subList(0, Math.min(20, reference.size())).stream()
+                    .map(Ref::ordinal)
+                    .toList());
       }
     }
   }
@@ -87,12 +90,17 @@ class ImpactSearcherTest {
   @Test
   void storedVectorsAreValidatedAgainstTheVocabularyAndSurviveAReopen() {
     SparseVectorStore store = SparseVectorStore.open(dir, 10);
-    assertThatThrownBy(() -> store.validate(List.of(new SparseDoc(new int[] {3, 12}, new float[] {1, 1})), "documents[{i}].sparse"))
+    assertThatThrownBy(
+            () ->
+                store.validate(
+                    List.of(new SparseDoc(new int[] {3, 12}, new float[] {1, 1})),
+                    "documents[{i}].sparse"))
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining("outside the vocabulary")
         .extracting(e -> ((InvalidInputException) e).field())
         .isEqualTo("documents[0].sparse");
-    assertThatThrownBy(() -> store.validate(List.of(new SparseDoc(new int[] {3, 2}, new float[] {1, 1})), "d"))
+    assertThatThrownBy(
+            () -> store.validate(List.of(new SparseDoc(new int[] {3, 2}, new float[] {1, 1})), "d"))
         .hasMessageContaining("ascending");
     store.append(List.of(new SparseDoc(new int[] {1, 5}, new float[] {0.5f, 2f})));
     store.commit();

@@ -23,10 +23,13 @@ public record HubAccess(String endpoint, String token) {
     try {
       uri = URI.create(endpoint.trim());
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("--hub-endpoint (env HF_ENDPOINT) is not a URL: '" + endpoint + "'");
+      throw new IllegalArgumentException(
+          "--hub-endpoint (env HF_ENDPOINT) is not a URL: '" + endpoint + "'");
     }
-    if (!"https".equalsIgnoreCase(uri.getScheme()) && !"http".equalsIgnoreCase(uri.getScheme()) || uri.getHost() == null) {
-      throw new IllegalArgumentException("--hub-endpoint (env HF_ENDPOINT) must be an http(s) URL, got '" + endpoint + "'");
+    if (!"https".equalsIgnoreCase(uri.getScheme()) && !"http".equalsIgnoreCase(uri.getScheme())
+        || uri.getHost() == null) {
+      throw new IllegalArgumentException(
+          "--hub-endpoint (env HF_ENDPOINT) must be an http(s) URL, got '" + endpoint + "'");
     }
     endpoint = endpoint.trim();
     if (token != null && token.isBlank()) {
@@ -39,10 +42,14 @@ public record HubAccess(String endpoint, String token) {
     return new HubAccess(DEFAULT_ENDPOINT, null);
   }
 
-  /** From {@code HF_ENDPOINT} (default the public hub) and {@code HF_TOKEN} in {@code environment}. */
+  /**
+   * From {@code HF_ENDPOINT} (default the public hub) and {@code HF_TOKEN} in {@code environment}.
+   */
   public static HubAccess fromEnvironment(Map<String, String> environment) {
     String endpoint = environment.get("HF_ENDPOINT");
-    return new HubAccess(endpoint == null || endpoint.isBlank() ? DEFAULT_ENDPOINT : endpoint, environment.get("HF_TOKEN"));
+    return new HubAccess(
+        endpoint == null || endpoint.isBlank() ? DEFAULT_ENDPOINT : endpoint,
+        environment.get("HF_TOKEN"));
   }
 
   /** From this process's environment. */

@@ -22,16 +22,17 @@ import java.util.regex.Pattern;
 
 /**
  * Downloads a model repository from a Hugging Face hub at a pinned revision, once. The revision
- * (branch, tag or commit) is resolved to its commit SHA through the hub API; files are fetched
- * from {@code /{repo}/resolve/{sha}/{file}} into {@code cache/hub/{owner}--{name}/{sha}/}, each
- * written to a temporary file and renamed, and the card records the source and the resolved SHA.
- * A finished download is never fetched again. The card comes from the caller (a local
- * {@code card.json} naming the hub source), the repository's own Tenbin {@code card.json}, or
- * the repository's sentence-transformers metadata.
+ * (branch, tag or commit) is resolved to its commit SHA through the hub API; files are fetched from
+ * {@code /{repo}/resolve/{sha}/{file}} into {@code cache/hub/{owner}--{name}/{sha}/}, each written
+ * to a temporary file and renamed, and the card records the source and the resolved SHA. A finished
+ * download is never fetched again. The card comes from the caller (a local {@code card.json} naming
+ * the hub source), the repository's own Tenbin {@code card.json}, or the repository's
+ * sentence-transformers metadata.
  */
 public final class HubDownloader {
   private static final Pattern REVISION = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._/-]{0,199}");
-  private static final Pattern REPO = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*");
+  private static final Pattern REPO =
+      Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*");
   private static final Pattern SHA = Pattern.compile("[0-9a-f]{40}");
 
   private final String endpoint;
@@ -45,7 +46,8 @@ public final class HubDownloader {
       int at = text.lastIndexOf('@');
       if (at <= 0 || at == text.length() - 1) {
         throw new InvalidInputException(
-            "model_id", "hub models need a pinned revision: hub:OWNER/NAME@REVISION, got hub:" + text);
+            "model_id",
+            "hub models need a pinned revision: hub:OWNER/NAME@REVISION, got hub:" + text);
       }
       String repository = text.substring(0, at);
       if (!REPO.matcher(repository).matches()) {
@@ -54,17 +56,24 @@ public final class HubDownloader {
       String revision = text.substring(at + 1);
       if (!REVISION.matcher(revision).matches() || revision.contains("..")) {
         throw new InvalidInputException(
-            "model_id", "not a hub revision (a commit, branch or tag: letters, digits, '.', '_', '-', '/'): " + revision);
+            "model_id",
+            "not a hub revision (a commit, branch or tag: letters, digits, '.', '_', '-', '/'): "
+                + revision);
       }
       return new Reference(repository, text.substring(at + 1));
     }
   }
 
   public HubDownloader(String endpoint, Path cacheDirectory, String token) {
-    this.endpoint = endpoint.endsWith("/") ? endpoint.substring(0, endpoint.length() - 1) : endpoint;
+    this.endpoint =
+        endpoint.endsWith("/") ? endpoint.substring(0, endpoint.length() - 1) : endpoint;
     this.cacheDirectory = cacheDirectory;
     this.token = token;
-    this.http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NORMAL).connectTimeout(Duration.ofSeconds(20)).build();
+    this.http =
+        HttpClient.newBuilder()
+            .followRedirects(HttpClient.Redirect.NORMAL)
+            .connectTimeout(Duration.ofSeconds(20))
+            .build();
   }
 
   /** The folder holding the downloaded model (card.json, ONNX, tokenizer). */
@@ -78,9 +87,15 @@ public final class HubDownloader {
    * sentence-transformers metadata ({@link SentenceTransformersCard}).
    */
   public Path fetch(Reference reference, ModelCard given) {
-    String sha = SHA.matcher(reference.revision()).matches() ? reference.revision() : resolve(reference);
-    Path folder = cacheDirectory.resolve("hub").resolve(reference.repository().replace("/", "--")).resolve(sha);
-    if (Files.isRegularFile(folder.resolve("card.json")) && Files.exists(folder.resolve(".complete"))) {
+    String sha =
+        SHA.matcher(reference.revision()).matches() ? reference.revision() : resolve(reference);
+    Path folder =
+        cacheDirectory
+            .resolve("hub")
+            .resolve(reference.repository().replace("/", "--"))
+            .resolve(sha);
+    if (Files.isRegularFile(folder.resolve("card.json"))
+        && Files.exists(folder.resolve(".complete"))) {
       return folder;
     }
     String repository = reference.repository();
@@ -98,7 +113,8 @@ public final class HubDownloader {
                   @Override
                   public Optional<JsonNode> json(String file) throws IOException {
                     return download(repository, sha, file, folder)
-                        ? Optional.of(LocalModelDirectory.JSON.readTree(folder.resolve(file).toFile()))
+                        ? Optional.of(
+                            LocalModelDirectory.JSON.readTree(folder.resolve(file).toFile()))
                         : Optional.empty();
                   }
 
@@ -110,11 +126,14 @@ public final class HubDownloader {
       }
       for (String file : List.of(card.onnxFile(), card.tokenizerFile())) {
         if (!download(repository, sha, file, folder)) {
-          throw new NotFoundException("model_id", "hub repository " + repository + "@" + sha + " has no " + file);
+          throw new NotFoundException(
+              "model_id", "hub repository " + repository + "@" + sha + " has no " + file);
         }
       }
       LocalModelDirectory.writeCard(
-          folder, card.withOrigin("hub:" + repository + "@" + reference.revision(), reference.revision(), sha));
+          folder,
+          card.withOrigin(
+              "hub:" + repository + "@" + reference.revision(), reference.revision(), sha));
       Files.writeString(folder.resolve(".complete"), sha);
       return folder;
     } catch (IOException e) {
@@ -125,7 +144,10 @@ public final class HubDownloader {
   /** The commit SHA a branch or tag points to now. */
   String resolve(Reference reference) {
     String url =
-        endpoint + "/api/models/" + reference.repository() + "/revision/"
+        endpoint
+            + "/api/models/"
+            + reference.repository()
+            + "/revision/"
             + URLEncoder.encode(reference.revision(), StandardCharsets.UTF_8);
     HttpResponse<InputStream> response = get(url);
     try (InputStream body = response.body()) {
@@ -141,7 +163,8 @@ public final class HubDownloader {
   }
 
   /** Downloads one file (written whole, then renamed into place); false when the hub has none. */
-  private boolean download(String repository, String sha, String file, Path folder) throws IOException {
+  private boolean download(String repository, String sha, String file, Path folder)
+      throws IOException {
     Path base = folder.toAbsolutePath().normalize();
     Path target = base.resolve(file).normalize();
     if (!target.startsWith(base)) {
@@ -150,7 +173,8 @@ public final class HubDownloader {
     if (Files.exists(target)) {
       return true;
     }
-    HttpResponse<InputStream> response = get(endpoint + "/" + repository + "/resolve/" + sha + "/" + file, true);
+    HttpResponse<InputStream> response =
+        get(endpoint + "/" + repository + "/resolve/" + sha + "/" + file, true);
     if (response == null) {
       return false;
     }
@@ -159,7 +183,8 @@ public final class HubDownloader {
     try (InputStream body = response.body()) {
       Files.copy(body, partial, StandardCopyOption.REPLACE_EXISTING);
     }
-    Files.move(partial, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    Files.move(
+        partial, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     return true;
   }
 
@@ -169,12 +194,14 @@ public final class HubDownloader {
 
   /** A successful response; null for a 404 when {@code missingOk}, NOT_FOUND otherwise. */
   private HttpResponse<InputStream> get(String url, boolean missingOk) {
-    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofMinutes(10)).GET();
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofMinutes(10)).GET();
     if (token != null && !token.isBlank()) {
       request.header("Authorization", "Bearer " + token);
     }
     try {
-      HttpResponse<InputStream> response = http.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
+      HttpResponse<InputStream> response =
+          http.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
       if (response.statusCode() == 404) {
         response.body().close();
         if (missingOk) {
@@ -184,7 +211,8 @@ public final class HubDownloader {
       }
       if (response.statusCode() / 100 != 2) {
         response.body().close();
-        throw new IllegalStateException("the hub answered HTTP " + response.statusCode() + " for " + url);
+        throw new IllegalStateException(
+            "the hub answered HTTP " + response.statusCode() + " for " + url);
       }
       return response;
     } catch (IOException e) {

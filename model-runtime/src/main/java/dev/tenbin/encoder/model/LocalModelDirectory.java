@@ -38,10 +38,13 @@ public final class LocalModelDirectory {
     try {
       byte[] onnx = Files.readAllBytes(directory.resolve(card.onnxFile()));
       byte[] tokenizer = Files.readAllBytes(directory.resolve(card.tokenizerFile()));
-      String source = card.source().startsWith("hub:") ? card.source() : "dir:" + directory.toAbsolutePath();
-      return new ModelFiles(card.withOrigin(source, card.revision(), card.resolvedSha()), onnx, tokenizer);
+      String source =
+          card.source().startsWith("hub:") ? card.source() : "dir:" + directory.toAbsolutePath();
+      return new ModelFiles(
+          card.withOrigin(source, card.revision(), card.resolvedSha()), onnx, tokenizer);
     } catch (IOException e) {
-      throw new InvalidInputException("model", "cannot read model files in " + directory + ": " + e.getMessage());
+      throw new InvalidInputException(
+          "model", "cannot read model files in " + directory + ": " + e.getMessage());
     }
   }
 }

@@ -93,7 +93,12 @@ public final class ModelCache<M extends AutoCloseable> implements AutoCloseable 
     this(what, loader, idle, listener, System::nanoTime);
   }
 
-  ModelCache(String what, Function<String, M> loader, Duration idle, Listener<M> listener, LongSupplier nanoClock) {
+  ModelCache(
+      String what,
+      Function<String, M> loader,
+      Duration idle,
+      Listener<M> listener,
+      LongSupplier nanoClock) {
     this.what = what;
     this.loader = loader;
     this.idle = idle;
@@ -156,12 +161,14 @@ public final class ModelCache<M extends AutoCloseable> implements AutoCloseable 
     }
     boolean published;
     synchronized (lock) {
-      // Completed under the lock, so close() either sees the model (and closes it) or this sees closed.
+      // Completed under the lock, so close() either sees the model (and closes it) or this sees
+      // closed.
       published = !closed && slot.model.complete(model);
     }
     if (!published) {
       closeQuietly(slot.id, model);
-      slot.model.completeExceptionally(new UnavailableException("the " + what + " service is shutting down"));
+      slot.model.completeExceptionally(
+          new UnavailableException("the " + what + " service is shutting down"));
       return;
     }
     listener.loaded(slot.id, model);
@@ -178,11 +185,12 @@ public final class ModelCache<M extends AutoCloseable> implements AutoCloseable 
   public Set<String> loadedIds() {
     synchronized (lock) {
       Set<String> ids = new TreeSet<>();
-      slots.forEach((id, slot) -> {
-        if (slot.model.isDone() && !slot.model.isCompletedExceptionally()) {
-          ids.add(id);
-        }
-      });
+      slots.forEach(
+          (id, slot) -> {
+            if (slot.model.isDone() && !slot.model.isCompletedExceptionally()) {
+              ids.add(id);
+            }
+          });
       return ids;
     }
   }
@@ -191,7 +199,9 @@ public final class ModelCache<M extends AutoCloseable> implements AutoCloseable 
   public M loadedOrNull(String id) {
     synchronized (lock) {
       Slot slot = slots.get(id);
-      return slot == null || !slot.model.isDone() || slot.model.isCompletedExceptionally() ? null : slot.model.join();
+      return slot == null || !slot.model.isDone() || slot.model.isCompletedExceptionally()
+          ? null
+          : slot.model.join();
     }
   }
 
@@ -204,7 +214,9 @@ public final class ModelCache<M extends AutoCloseable> implements AutoCloseable 
     long now = nanoClock.getAsLong();
     synchronized (lock) {
       for (Slot slot : slots.values()) {
-        if (slot.users == 0 && slot.model.isDone() && !slot.model.isCompletedExceptionally()
+        if (slot.users == 0
+            && slot.model.isDone()
+            && !slot.model.isCompletedExceptionally()
             && now - slot.lastUsed >= idle.toNanos()) {
           victims.add(slot);
         }

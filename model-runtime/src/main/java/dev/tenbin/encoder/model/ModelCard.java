@@ -8,8 +8,8 @@ import dev.tenbin.core.InvalidInputException;
 import java.util.List;
 
 /**
- * Everything Tenbin needs to know to run an embedding model the way its authors intended. Cards
- * are JSON ({@code card.json}, snake_case keys) beside a local model, or built in.
+ * Everything Tenbin needs to know to run an embedding model the way its authors intended. Cards are
+ * JSON ({@code card.json}, snake_case keys) beside a local model, or built in.
  *
  * @param id the name requests use, e.g. "bge-small-en-v1.5"
  * @param revision the model's version (a hub commit, a jar version)
@@ -58,7 +58,8 @@ public record ModelCard(
     onnxFile = onnxFile == null ? "model.onnx" : onnxFile;
     tokenizerFile = tokenizerFile == null ? "tokenizer.json" : tokenizerFile;
     pooling = pooling == null ? Pooling.CLS : pooling;
-    matryoshkaDimensions = matryoshkaDimensions == null ? List.of() : List.copyOf(matryoshkaDimensions);
+    matryoshkaDimensions =
+        matryoshkaDimensions == null ? List.of() : List.copyOf(matryoshkaDimensions);
     maxLength = maxLength <= 0 ? 512 : maxLength;
     queryPrompt = queryPrompt == null ? "" : queryPrompt;
     documentPrompt = documentPrompt == null ? "" : documentPrompt;
@@ -69,9 +70,22 @@ public record ModelCard(
   /** The card with a different source, revision and resolved SHA (as a loader records them). */
   public ModelCard withOrigin(String newSource, String newRevision, String sha) {
     return new ModelCard(
-        id, newRevision, newSource, onnxFile, tokenizerFile, pooling, normalize, dimension,
-        matryoshkaDimensions, maxLength, queryPrompt, documentPrompt, outputKind, totalParameters,
-        activeParameters, sha);
+        id,
+        newRevision,
+        newSource,
+        onnxFile,
+        tokenizerFile,
+        pooling,
+        normalize,
+        dimension,
+        matryoshkaDimensions,
+        maxLength,
+        queryPrompt,
+        documentPrompt,
+        outputKind,
+        totalParameters,
+        activeParameters,
+        sha);
   }
 
   /** Checks a requested truncation; 0 means the full dimension. */
@@ -82,7 +96,11 @@ public record ModelCard(
     if (!matryoshkaDimensions.contains(requested)) {
       throw new InvalidInputException(
           field,
-          "model " + id + " does not support " + requested + " dimensions; allowed: "
+          "model "
+              + id
+              + " does not support "
+              + requested
+              + " dimensions; allowed: "
               + (matryoshkaDimensions.isEmpty() ? List.of(dimension) : matryoshkaDimensions));
     }
     return requested;

@@ -12,8 +12,8 @@ import java.util.regex.Pattern;
  * ({@code --model-idle-seconds}).
  *
  * <p>Every model has a source: {@code builtin} (packaged with Tenbin), {@code local} (a folder in
- * {@code --models-dir}) or {@code hub} (downloaded from a Hugging Face hub, named
- * {@code hub:OWNER/NAME@REVISION}). A pattern is a glob ({@code *} any characters, {@code ?} one;
+ * {@code --models-dir}) or {@code hub} (downloaded from a Hugging Face hub, named {@code
+ * hub:OWNER/NAME@REVISION}). A pattern is a glob ({@code *} any characters, {@code ?} one;
  * case-insensitive) over:
  *
  * <ul>
@@ -22,9 +22,9 @@ import java.util.regex.Pattern;
  *       repository of BAAI, any revision), {@code hub:*} (every hub download).
  * </ul>
  *
- * A pattern without a source never allows a hub download: hub downloads are off unless a
- * {@code hub:} pattern names them. Network servers default to {@link #DEFAULT_PATTERNS}; the
- * services embedded in {@code tenbin run/eval} (the user's own process) allow everything.
+ * A pattern without a source never allows a hub download: hub downloads are off unless a {@code
+ * hub:} pattern names them. Network servers default to {@link #DEFAULT_PATTERNS}; the services
+ * embedded in {@code tenbin run/eval} (the user's own process) allow everything.
  *
  * @param allow the patterns; a model matching any of them may be loaded
  * @param idleUnload a model unused this long is unloaded; zero = never
@@ -78,19 +78,23 @@ public record ModelPolicy(List<String> allow, Duration idleUnload) {
       }
     }
     if (idleSeconds < 0) {
-      throw new IllegalArgumentException("--model-idle-seconds must not be negative, got " + idleSeconds);
+      throw new IllegalArgumentException(
+          "--model-idle-seconds must not be negative, got " + idleSeconds);
     }
-    return new ModelPolicy(split.isEmpty() ? DEFAULT_PATTERNS : split, Duration.ofSeconds(idleSeconds));
+    return new ModelPolicy(
+        split.isEmpty() ? DEFAULT_PATTERNS : split, Duration.ofSeconds(idleSeconds));
   }
 
   /** Whether a model of this source and id may be loaded. */
   public boolean allows(Source source, String id) {
     String qualified = source == Source.HUB ? id : source.prefix() + id;
     for (String pattern : allow) {
-      boolean sourced = pattern.regionMatches(true, 0, "builtin:", 0, 8)
-          || pattern.regionMatches(true, 0, "local:", 0, 6)
-          || pattern.regionMatches(true, 0, "hub:", 0, 4);
-      if (sourced ? glob(pattern).matcher(qualified).matches()
+      boolean sourced =
+          pattern.regionMatches(true, 0, "builtin:", 0, 8)
+              || pattern.regionMatches(true, 0, "local:", 0, 6)
+              || pattern.regionMatches(true, 0, "hub:", 0, 4);
+      if (sourced
+          ? glob(pattern).matcher(qualified).matches()
           : source != Source.HUB && glob(pattern).matcher(id).matches()) {
         return true;
       }
@@ -108,7 +112,8 @@ public record ModelPolicy(List<String> allow, Duration idleUnload) {
    * INVALID_ARGUMENT naming {@code field} unless {@code id} can name a model at all: not blank, at
    * most {@link #MAX_ID_LENGTH} characters, and either {@code hub:OWNER/NAME@REVISION} (checked by
    * {@link HubDownloader.Reference#parse}) or a built-in or local id of ASCII letters, digits and
-   * {@code . _ + -} (it becomes a folder name: no separators, no {@code ..}, no control characters).
+   * {@code . _ + -} (it becomes a folder name: no separators, no {@code ..}, no control
+   * characters).
    */
   public static void requireWellFormed(String id, String field) {
     if (id == null || id.isBlank()) {
@@ -116,7 +121,8 @@ public record ModelPolicy(List<String> allow, Duration idleUnload) {
     }
     if (id.length() > MAX_ID_LENGTH) {
       throw new dev.tenbin.core.InvalidInputException(
-          field, field + " has " + id.length() + " characters; model ids have at most " + MAX_ID_LENGTH);
+          field,
+          field + " has " + id.length() + " characters; model ids have at most " + MAX_ID_LENGTH);
     }
     if (id.startsWith("hub:")) {
       HubDownloader.Reference.parse(id.substring(4));
@@ -125,7 +131,8 @@ public record ModelPolicy(List<String> allow, Duration idleUnload) {
     if (!LOCAL_ID.matcher(id).matches() || id.contains("..")) {
       throw new dev.tenbin.core.InvalidInputException(
           field,
-          field + " must be a built-in or local model id (ASCII letters, digits, '.', '_', '+', '-') or"
+          field
+              + " must be a built-in or local model id (ASCII letters, digits, '.', '_', '+', '-') or"
               + " hub:OWNER/NAME@REVISION");
     }
   }
@@ -139,8 +146,12 @@ public record ModelPolicy(List<String> allow, Duration idleUnload) {
     if (!allows(source, id)) {
       throw new PermissionDeniedException(
           field,
-          "model '" + abbreviate(id) + "' (" + source.name().toLowerCase(Locale.ROOT)
-              + ") is not allowed on this service; its --allow-models patterns are " + allow
+          "model '"
+              + abbreviate(id)
+              + "' ("
+              + source.name().toLowerCase(Locale.ROOT)
+              + ") is not allowed on this service; its --allow-models patterns are "
+              + allow
               + (source == Source.HUB ? " (hub downloads need a hub: pattern)" : ""));
     }
   }
@@ -166,6 +177,7 @@ public record ModelPolicy(List<String> allow, Duration idleUnload) {
     if (!literal.isEmpty()) {
       regex.append(Pattern.quote(literal.toString()));
     }
-    return Pattern.compile(regex.toString(), Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE | Pattern.DOTALL);
+    return Pattern.compile(
+        regex.toString(), Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE | Pattern.DOTALL);
   }
 }

@@ -12,10 +12,10 @@ import java.util.Optional;
  * A model card read from a sentence-transformers repository's own metadata, for hub repositories
  * without a Tenbin {@code card.json}: {@code modules.json} (Transformer, Pooling, optional
  * Normalize), the pooling module's {@code config.json} (cls, mean or last-token pooling and the
- * dimension), {@code sentence_bert_config.json} (max length), {@code config_sentence_transformers.json}
- * (query and document prompts) and an ONNX export at {@code onnx/model.onnx} or {@code model.onnx}.
- * Anything it cannot map exactly (a Dense projection, max pooling, no ONNX export) is refused with
- * the advice to write a card.
+ * dimension), {@code sentence_bert_config.json} (max length), {@code
+ * config_sentence_transformers.json} (query and document prompts) and an ONNX export at {@code
+ * onnx/model.onnx} or {@code model.onnx}. Anything it cannot map exactly (a Dense projection, max
+ * pooling, no ONNX export) is refused with the advice to write a card.
  */
 final class SentenceTransformersCard {
   /** The repository's files, as the downloader reaches them. */
@@ -32,7 +32,11 @@ final class SentenceTransformersCard {
   private SentenceTransformersCard() {}
 
   static ModelCard derive(String repository, Repository files) throws IOException {
-    JsonNode modules = files.json("modules.json").orElseThrow(() -> refuse(repository, "no card.json and no sentence-transformers modules.json"));
+    JsonNode modules =
+        files
+            .json("modules.json")
+            .orElseThrow(
+                () -> refuse(repository, "no card.json and no sentence-transformers modules.json"));
     Pooling pooling = null;
     boolean normalize = false;
     int dimension = 0;
@@ -43,7 +47,10 @@ final class SentenceTransformersCard {
       }
       if (type.endsWith(".Pooling")) {
         String path = module.path("path").asText();
-        JsonNode config = files.json(path.isEmpty() ? "config.json" : path + "/config.json").orElse(MissingNode.getInstance());
+        JsonNode config =
+            files
+                .json(path.isEmpty() ? "config.json" : path + "/config.json")
+                .orElse(MissingNode.getInstance());
         pooling = pooling(repository, config);
         dimension = config.path("word_embedding_dimension").asInt(0);
       } else if (type.endsWith(".Normalize")) {
@@ -56,10 +63,20 @@ final class SentenceTransformersCard {
       throw refuse(repository, "no Pooling module in modules.json");
     }
     if (dimension == 0) {
-      dimension = files.json("config.json").orElse(MissingNode.getInstance()).path("hidden_size").asInt(0);
+      dimension =
+          files.json("config.json").orElse(MissingNode.getInstance()).path("hidden_size").asInt(0);
     }
-    int maxLength = files.json("sentence_bert_config.json").orElse(MissingNode.getInstance()).path("max_seq_length").asInt(512);
-    JsonNode prompts = files.json("config_sentence_transformers.json").orElse(MissingNode.getInstance()).path("prompts");
+    int maxLength =
+        files
+            .json("sentence_bert_config.json")
+            .orElse(MissingNode.getInstance())
+            .path("max_seq_length")
+            .asInt(512);
+    JsonNode prompts =
+        files
+            .json("config_sentence_transformers.json")
+            .orElse(MissingNode.getInstance())
+            .path("prompts");
     String query = prompts.path("query").asText("");
     String document = prompts.path("document").asText(prompts.path("passage").asText(""));
     String onnx = null;
@@ -73,27 +90,46 @@ final class SentenceTransformersCard {
       throw refuse(repository, "no ONNX export (looked for " + ONNX_CANDIDATES + ")");
     }
     return new ModelCard(
-        repository, "", "", onnx, "tokenizer.json", pooling, normalize, dimension, List.of(), maxLength, query, document,
-        OutputKind.DENSE, 0, 0, "");
+        repository,
+        "",
+        "",
+        onnx,
+        "tokenizer.json",
+        pooling,
+        normalize,
+        dimension,
+        List.of(),
+        maxLength,
+        query,
+        document,
+        OutputKind.DENSE,
+        0,
+        0,
+        "");
   }
 
   private static Pooling pooling(String repository, JsonNode config) {
     List<Pooling> modes = new ArrayList<>();
     List<String> unsupported = new ArrayList<>();
-    config.fields().forEachRemaining(
-        field -> {
-          if (!field.getKey().startsWith("pooling_mode_") || !field.getValue().asBoolean(false)) {
-            return;
-          }
-          switch (field.getKey()) {
-            case "pooling_mode_cls_token" -> modes.add(Pooling.CLS);
-            case "pooling_mode_mean_tokens" -> modes.add(Pooling.MEAN);
-            case "pooling_mode_lasttoken" -> modes.add(Pooling.LAST_TOKEN);
-            default -> unsupported.add(field.getKey());
-          }
-        });
+    config
+        .fields()
+        .forEachRemaining(
+            field -> {
+              if (!field.getKey().startsWith("pooling_mode_")
+                  || !field.getValue().asBoolean(false)) {
+                return;
+              }
+              switch (field.getKey()) {
+                case "pooling_mode_cls_token" -> modes.add(Pooling.CLS);
+                case "pooling_mode_mean_tokens" -> modes.add(Pooling.MEAN);
+                case "pooling_mode_lasttoken" -> modes.add(Pooling.LAST_TOKEN);
+                default -> unsupported.add(field.getKey());
+              }
+            });
     if (modes.size() != 1 || !unsupported.isEmpty()) {
-      throw refuse(repository, "pooling " + config + ", which is not exactly one of cls, mean or last-token");
+      throw refuse(
+          repository,
+          "pooling " + config + ", which is not exactly one of cls, mean or last-token");
     }
     return modes.getFirst();
   }
@@ -101,7 +137,13 @@ final class SentenceTransformersCard {
   private static PreconditionException refuse(String repository, String why) {
     return new PreconditionException(
         "model_id",
-        "hub repository " + repository + " has " + why + "; write a card.json for it in a models folder, with "
-            + "\"source\": \"hub:" + repository + "@REVISION\"");
+        "hub repository "
+            + repository
+            + " has "
+            + why
+            + "; write a card.json for it in a models folder, with "
+            + "\"source\": \"hub:"
+            + repository
+            + "@REVISION\"");
   }
 }

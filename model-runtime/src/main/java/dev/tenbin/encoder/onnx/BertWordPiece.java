@@ -15,25 +15,29 @@ import java.util.Optional;
 /**
  * A pure-Java copy of the Hugging Face tokenizer for BERT-style {@code tokenizer.json} files
  * ({@code BertNormalizer} with {@code clean_text}, {@code BertPreTokenizer}, {@code WordPiece}),
- * giving token ids without special tokens in about a microsecond instead of the ~20 µs a call
- * into the native tokenizer costs. It is the LightRetriever query path's tokenizer.
+ * giving token ids without special tokens in about a microsecond instead of the ~20 µs a call into
+ * the native tokenizer costs. It is the LightRetriever query path's tokenizer.
  *
  * <p>It answers only for texts it handles exactly as the native tokenizer does: ASCII, CJK
  * ideographs, and the whitespace, format and punctuation characters of long-stable Unicode blocks
  * (each accepted character is checked against the native tokenizer by the tests). Any other
- * character (accented letters, other scripts, surrogates) or an added token such as
- * {@code [MASK]} in the text makes {@link #encode} answer {@code null}, and the caller falls back
- * to the native tokenizer.
+ * character (accented letters, other scripts, surrogates) or an added token such as {@code [MASK]}
+ * in the text makes {@link #encode} answer {@code null}, and the caller falls back to the native
+ * tokenizer.
  */
 public final class BertWordPiece {
   /** Character classes, after {@code BertNormalizer} and {@code BertPreTokenizer}. */
   static final byte UNSUPPORTED = 0;
+
   /** Part of a word. */
   static final byte WORD = 1;
+
   /** Removed by clean_text (controls, format characters, U+FFFD). */
   static final byte REMOVED = 2;
+
   /** Whitespace: ends a word. */
   static final byte SPACE = 3;
+
   /** Punctuation or a CJK ideograph: a word of its own. */
   static final byte ISOLATED = 4;
 
@@ -48,8 +52,15 @@ public final class BertWordPiece {
   private final boolean normalizedAddedTokens;
 
   private BertWordPiece(
-      byte[] classes, boolean lowercase, Map<String, Integer> vocabulary, String prefix, int unknown,
-      int maxInputCharsPerWord, int maxLength, String[] addedTokens, boolean normalizedAddedTokens) {
+      byte[] classes,
+      boolean lowercase,
+      Map<String, Integer> vocabulary,
+      String prefix,
+      int unknown,
+      int maxInputCharsPerWord,
+      int maxLength,
+      String[] addedTokens,
+      boolean normalizedAddedTokens) {
     this.classes = classes;
     this.lowercase = lowercase;
     this.vocabulary = vocabulary;
@@ -87,7 +98,10 @@ public final class BertWordPiece {
       return Optional.empty();
     }
     Map<String, Integer> vocabulary = new HashMap<>();
-    model.path("vocab").fields().forEachRemaining(e -> vocabulary.put(e.getKey(), e.getValue().asInt()));
+    model
+        .path("vocab")
+        .fields()
+        .forEachRemaining(e -> vocabulary.put(e.getKey(), e.getValue().asInt()));
     Integer unknown = vocabulary.get(model.path("unk_token").asText("[UNK]"));
     if (unknown == null) {
       return Optional.empty();
@@ -102,8 +116,14 @@ public final class BertWordPiece {
     boolean chinese = normalizer.path("handle_chinese_chars").asBoolean(true);
     return Optional.of(
         new BertWordPiece(
-            classes(chinese), lowercase, vocabulary, model.path("continuing_subword_prefix").asText("##"), unknown,
-            model.path("max_input_chars_per_word").asInt(100), maxLength, added.toArray(String[]::new),
+            classes(chinese),
+            lowercase,
+            vocabulary,
+            model.path("continuing_subword_prefix").asText("##"),
+            unknown,
+            model.path("max_input_chars_per_word").asInt(100),
+            maxLength,
+            added.toArray(String[]::new),
             normalizedAdded));
   }
 
@@ -219,7 +239,10 @@ public final class BertWordPiece {
         classes[c] = SPACE;
       } else if (c < 0x20 || c == 0x7F) {
         classes[c] = REMOVED;
-      } else if ((c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '`') || (c >= '{' && c <= '~')) {
+      } else if ((c >= '!' && c <= '/')
+          || (c >= ':' && c <= '@')
+          || (c >= '[' && c <= '`')
+          || (c >= '{' && c <= '~')) {
         classes[c] = ISOLATED;
       } else {
         classes[c] = WORD;
@@ -246,9 +269,11 @@ public final class BertWordPiece {
     }
     // Punctuation (general category P*) of Latin-1, General Punctuation, CJK Symbols and
     // Punctuation and the fullwidth forms, when NFD leaves it alone: a word of its own.
-    for (int[] block : new int[][] {{0x00A1, 0x00BF}, {0x2010, 0x205E}, {0x3001, 0x303F}, {0xFF01, 0xFF65}}) {
+    for (int[] block :
+        new int[][] {{0x00A1, 0x00BF}, {0x2010, 0x205E}, {0x3001, 0x303F}, {0xFF01, 0xFF65}}) {
       for (int c = block[0]; c <= block[1]; c++) {
-        if (isPunctuation(c) && Normalizer.isNormalized(String.valueOf((char) c), Normalizer.Form.NFD)) {
+        if (isPunctuation(c)
+            && Normalizer.isNormalized(String.valueOf((char) c), Normalizer.Form.NFD)) {
           classes[c] = ISOLATED;
         }
       }
@@ -265,9 +290,14 @@ public final class BertWordPiece {
 
   private static boolean isPunctuation(int c) {
     return switch (Character.getType(c)) {
-      case Character.CONNECTOR_PUNCTUATION, Character.DASH_PUNCTUATION, Character.START_PUNCTUATION,
-          Character.END_PUNCTUATION, Character.INITIAL_QUOTE_PUNCTUATION, Character.FINAL_QUOTE_PUNCTUATION,
-          Character.OTHER_PUNCTUATION -> true;
+      case Character.CONNECTOR_PUNCTUATION,
+          Character.DASH_PUNCTUATION,
+          Character.START_PUNCTUATION,
+          Character.END_PUNCTUATION,
+          Character.INITIAL_QUOTE_PUNCTUATION,
+          Character.FINAL_QUOTE_PUNCTUATION,
+          Character.OTHER_PUNCTUATION ->
+          true;
       default -> false;
     };
   }

@@ -16,15 +16,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>ONNX Runtime's Java binding registers its own JVM shutdown hook ({@code OrtEnvironment}'s
  * {@code OrtEnvCloser} run by a plain {@code Thread}, created in the environment's constructor and
- * kept nowhere) that frees the
- * environment and its log sink. JVM shutdown hooks run concurrently, so on SIGTERM or
- * {@code System.exit} that hook freed the environment while a batcher was still inside
- * {@code OrtSession.run}: a SIGSEGV in {@code libonnxruntime.so}. This class takes that hook out
- * when it first creates the environment; Tenbin's {@link dev.tenbin.core.OrderedShutdown} then
- * drains every batcher and session first. Taking the hook out needs
- * {@code --add-opens java.base/java.lang=ALL-UNNAMED} (in {@code tenbin.jvm.args} and the
- * {@code tenbin} launcher). Without it (library use) the hook stays and the environment is given one
- * more native reference instead, so that the hook's release frees nothing; a debug line says so.
+ * kept nowhere) that frees the environment and its log sink. JVM shutdown hooks run concurrently,
+ * so on SIGTERM or {@code System.exit} that hook freed the environment while a batcher was still
+ * inside {@code OrtSession.run}: a SIGSEGV in {@code libonnxruntime.so}. This class takes that hook
+ * out when it first creates the environment; Tenbin's {@link dev.tenbin.core.OrderedShutdown} then
+ * drains every batcher and session first. Taking the hook out needs {@code --add-opens
+ * java.base/java.lang=ALL-UNNAMED} (in {@code tenbin.jvm.args} and the {@code tenbin} launcher).
+ * Without it (library use) the hook stays and the environment is given one more native reference
+ * instead, so that the hook's release frees nothing; a debug line says so.
  */
 public final class OnnxEnvironment {
   private static final Logger log = LoggerFactory.getLogger(OnnxEnvironment.class);
@@ -58,12 +57,17 @@ public final class OnnxEnvironment {
     try {
       Field api = Class.forName("ai.onnxruntime.OnnxRuntime").getDeclaredField("ortApiHandle");
       api.setAccessible(true);
-      Method create = OrtEnvironment.class.getDeclaredMethod("createHandle", long.class, int.class, String.class);
+      Method create =
+          OrtEnvironment.class.getDeclaredMethod(
+              "createHandle", long.class, int.class, String.class);
       create.setAccessible(true);
-      create.invoke(null, api.getLong(null), OrtLoggingLevel.ORT_LOGGING_LEVEL_WARNING.getValue(), "tenbin");
-      log.debug("ONNX Runtime's shutdown hook stays; the environment holds one more reference so that it frees nothing");
+      create.invoke(
+          null, api.getLong(null), OrtLoggingLevel.ORT_LOGGING_LEVEL_WARNING.getValue(), "tenbin");
+      log.debug(
+          "ONNX Runtime's shutdown hook stays; the environment holds one more reference so that it frees nothing");
     } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-      log.debug("cannot keep ONNX Runtime's environment alive past its shutdown hook: {}", e.toString());
+      log.debug(
+          "cannot keep ONNX Runtime's environment alive past its shutdown hook: {}", e.toString());
     }
   }
 

@@ -16,10 +16,10 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * One ONNX Runtime session of a transformer encoder. Feeds {@code input_ids},
- * {@code attention_mask} and (when the graph declares it) {@code token_type_ids}, padded to the
- * batch's longest input, and returns the first output as FP32 — fp16 outputs are upcast here, so
- * pooling and scores are always computed in FP32.
+ * One ONNX Runtime session of a transformer encoder. Feeds {@code input_ids}, {@code
+ * attention_mask} and (when the graph declares it) {@code token_type_ids}, padded to the batch's
+ * longest input, and returns the first output as FP32 — fp16 outputs are upcast here, so pooling
+ * and scores are always computed in FP32.
  *
  * <p>Every run holds a lease on the session's {@link Lifetime}: {@link #close()} refuses new runs
  * (UNAVAILABLE), waits for the running ones and only then frees the session. Each session is also
@@ -73,7 +73,8 @@ public final class OnnxModel implements AutoCloseable {
         } catch (OrtException e) {
           throw new IllegalStateException(
               "cannot start the CUDA execution provider (is an NVIDIA GPU with a CUDA 12 driver present?): "
-                  + e.getMessage(), e);
+                  + e.getMessage(),
+              e);
         }
       }
       this.session = environment.createSession(onnx, sessionOptions);
@@ -83,7 +84,8 @@ public final class OnnxModel implements AutoCloseable {
       this.outputType =
           info.getInfo() instanceof TensorInfo tensor ? tensor.type.toString() : "UNKNOWN";
     } catch (OrtException e) {
-      throw new IllegalStateException("cannot create an ONNX Runtime session: " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "cannot create an ONNX Runtime session: " + e.getMessage(), e);
     }
     this.lifetime = new Lifetime(name, this::free);
     OrderedShutdown.Registration registration;
@@ -143,7 +145,8 @@ public final class OnnxModel implements AutoCloseable {
     try {
       feed.put("input_ids", OnnxTensor.createTensor(environment, LongBuffer.wrap(inputIds), shape));
       if (inputs.contains("attention_mask")) {
-        feed.put("attention_mask", OnnxTensor.createTensor(environment, LongBuffer.wrap(mask), shape));
+        feed.put(
+            "attention_mask", OnnxTensor.createTensor(environment, LongBuffer.wrap(mask), shape));
       }
       if (inputs.contains("token_type_ids")) {
         long[] types = new long[batch * length];
@@ -152,7 +155,8 @@ public final class OnnxModel implements AutoCloseable {
             System.arraycopy(typeIds[b], 0, types, b * length, typeIds[b].length);
           }
         }
-        feed.put("token_type_ids", OnnxTensor.createTensor(environment, LongBuffer.wrap(types), shape));
+        feed.put(
+            "token_type_ids", OnnxTensor.createTensor(environment, LongBuffer.wrap(types), shape));
       }
       try (OrtSession.Result result = session.run(feed, Set.of(outputName))) {
         OnnxTensor tensor = (OnnxTensor) result.get(0);
@@ -160,7 +164,11 @@ public final class OnnxModel implements AutoCloseable {
         FloatBuffer values = tensor.getFloatBuffer();
         if (values == null) {
           throw new IllegalStateException(
-              "model output " + outputName + " of type " + tensor.getInfo().type + " is not floating point");
+              "model output "
+                  + outputName
+                  + " of type "
+                  + tensor.getInfo().type
+                  + " is not floating point");
         }
         float[] flat = new float[values.remaining()];
         values.get(flat);

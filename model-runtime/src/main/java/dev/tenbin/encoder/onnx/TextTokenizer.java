@@ -26,9 +26,9 @@ import java.util.Set;
  *
  * <p>The native tokenizer reads a whole text even when it keeps only the first {@code maxLength}
  * tokens (a 100,000-character text costs ~150 ms). For tokenizers that split words at whitespace
- * before anything else, a long text is first tokenized from a prefix cut at a whitespace: when
- * that prefix already overflows the maximum length, its tokens are exactly the full text's (every
- * word of the prefix is whole) and the rest is never read; otherwise the full text is tokenized.
+ * before anything else, a long text is first tokenized from a prefix cut at a whitespace: when that
+ * prefix already overflows the maximum length, its tokens are exactly the full text's (every word
+ * of the prefix is whole) and the rest is never read; otherwise the full text is tokenized.
  */
 public final class TextTokenizer implements AutoCloseable {
   /** DJL's opt-out of its usage tracking (environment variable or system property). */
@@ -43,7 +43,8 @@ public final class TextTokenizer implements AutoCloseable {
     // DJL "calls home" when a tokenizer is created: an HTTP request to the EC2 metadata address
     // (169.254.169.254) and a telemetry download from S3. A service must not talk to anyone it was
     // not told to: opt out, unless the operator set the switch themselves.
-    if (System.getenv(DJL_TRACKING_SWITCH) == null && System.getProperty(DJL_TRACKING_SWITCH) == null) {
+    if (System.getenv(DJL_TRACKING_SWITCH) == null
+        && System.getProperty(DJL_TRACKING_SWITCH) == null) {
       System.setProperty(DJL_TRACKING_SWITCH, "true");
     }
   }
@@ -52,6 +53,7 @@ public final class TextTokenizer implements AutoCloseable {
   private final int maxLength;
   private final BertWordPiece fast;
   private final Lifetime lifetime;
+
   /** Texts longer than this are first tokenized from a prefix of about this length; 0 = never. */
   private final int prefixChars;
 
@@ -91,8 +93,7 @@ public final class TextTokenizer implements AutoCloseable {
   /** Whether the tokenizer's pre-tokenizer splits words at whitespace before anything else. */
   static boolean splitsAtWhitespace(byte[] tokenizerJson) {
     try {
-      JsonNode pre =
-          new ObjectMapper().readTree(tokenizerJson).path("pre_tokenizer");
+      JsonNode pre = new ObjectMapper().readTree(tokenizerJson).path("pre_tokenizer");
       if (WHITESPACE_PRE_TOKENIZERS.contains(pre.path("type").asText())) {
         return true;
       }
@@ -109,7 +110,9 @@ public final class TextTokenizer implements AutoCloseable {
     }
   }
 
-  /** One text's encoding, from a whitespace-cut prefix when that is exact (see the class comment). */
+  /**
+   * One text's encoding, from a whitespace-cut prefix when that is exact (see the class comment).
+   */
   private Encoding encodeOne(String text) {
     if (prefixChars > 0 && text.length() > prefixChars) {
       int cut = prefixChars;

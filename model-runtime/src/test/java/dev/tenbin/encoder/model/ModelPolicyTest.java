@@ -30,7 +30,9 @@ class ModelPolicyTest {
     assertThat(policy.allows(LOCAL, "bge-finetuned")).isTrue();
     assertThat(policy.allows(BUILTIN, "e5-small-v2")).as("case-insensitive").isTrue();
     assertThat(policy.allows(BUILTIN, "all-minilm-l6-v2")).isFalse();
-    assertThat(ModelPolicy.of(List.of("*"), 0).allows(HUB, "hub:bge/x@main")).as("* never means hub").isFalse();
+    assertThat(ModelPolicy.of(List.of("*"), 0).allows(HUB, "hub:bge/x@main"))
+        .as("* never means hub")
+        .isFalse();
   }
 
   @Test
@@ -39,7 +41,8 @@ class ModelPolicyTest {
     assertThat(policy.allows(LOCAL, "anything")).isTrue();
     assertThat(policy.allows(BUILTIN, "bge-small-en-v1.5")).isFalse();
     assertThat(policy.allows(BUILTIN, "e5-small-v2")).isTrue();
-    assertThat(policy.allows(HUB, "hub:BAAI/bge-m3@5617a9f61b028005a4858fdac845db406aefb181")).isTrue();
+    assertThat(policy.allows(HUB, "hub:BAAI/bge-m3@5617a9f61b028005a4858fdac845db406aefb181"))
+        .isTrue();
     assertThat(policy.allows(HUB, "hub:evil/BAAI@main")).isFalse();
     assertThat(policy.allows(HUB, "hub:BAAI.x/y@main")).as("a dot is a literal").isFalse();
   }
@@ -48,16 +51,21 @@ class ModelPolicyTest {
   void aDisallowedModelIsPermissionDeniedNamingTheField() {
     ModelPolicy policy = ModelPolicy.of(List.of(), 0);
     assertThatThrownBy(() -> policy.check(HUB, "hub:acme/model@main", "model_id"))
-        .isInstanceOfSatisfying(PermissionDeniedException.class, e -> {
-          assertThat(e.field()).isEqualTo("model_id");
-          assertThat(e.getMessage()).contains("hub:acme/model@main").contains("hub: pattern");
-        });
+        .isInstanceOfSatisfying(
+            PermissionDeniedException.class,
+            e -> {
+              assertThat(e.field()).isEqualTo("model_id");
+              assertThat(e.getMessage()).contains("hub:acme/model@main").contains("hub: pattern");
+            });
   }
 
   @Test
   void emptyPatternsAndNegativeIdleTimesAreRefused() {
-    assertThatThrownBy(() -> new ModelPolicy(List.of(), Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> new ModelPolicy(List.of(" "), Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> ModelPolicy.of(List.of(), -1)).hasMessageContaining("--model-idle-seconds");
+    assertThatThrownBy(() -> new ModelPolicy(List.of(), Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new ModelPolicy(List.of(" "), Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> ModelPolicy.of(List.of(), -1))
+        .hasMessageContaining("--model-idle-seconds");
   }
 }

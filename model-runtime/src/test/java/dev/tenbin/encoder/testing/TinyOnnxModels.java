@@ -12,10 +12,10 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * Builds small ONNX models in tests, writing the ONNX protobuf schema (onnx.proto field numbers)
- * by hand: an embedding-table encoder ({@code Gather}) in FP32 or FP16, and an MLM-style model that
- * projects the embeddings onto the vocabulary ({@code MatMul}). Inputs {@code input_ids} and
- * {@code attention_mask} are int64 [batch, sequence]; outputs are [batch, sequence, width].
+ * Builds small ONNX models in tests, writing the ONNX protobuf schema (onnx.proto field numbers) by
+ * hand: an embedding-table encoder ({@code Gather}) in FP32 or FP16, and an MLM-style model that
+ * projects the embeddings onto the vocabulary ({@code MatMul}). Inputs {@code input_ids} and {@code
+ * attention_mask} are int64 [batch, sequence]; outputs are [batch, sequence, width].
  */
 public final class TinyOnnxModels {
   private static final int FLOAT = 1;
@@ -35,7 +35,8 @@ public final class TinyOnnxModels {
   }
 
   /** last_hidden_state = embeddings[input_ids]. */
-  public static byte[] embeddingEncoder(float[] embeddings, int vocabulary, int hidden, boolean fp16) {
+  public static byte[] embeddingEncoder(
+      float[] embeddings, int vocabulary, int hidden, boolean fp16) {
     int type = fp16 ? FLOAT16 : FLOAT;
     byte[] graph =
         graph(
@@ -47,7 +48,8 @@ public final class TinyOnnxModels {
   }
 
   /** logits = embeddings[input_ids] · projection, projection [hidden, vocabulary]. */
-  public static byte[] mlmEncoder(float[] embeddings, float[] projection, int vocabulary, int hidden) {
+  public static byte[] mlmEncoder(
+      float[] embeddings, float[] projection, int vocabulary, int hidden) {
     byte[] graph =
         graph(
             List.of(
@@ -67,7 +69,12 @@ public final class TinyOnnxModels {
    * 2 for a softmax head. In FP16 every tensor and the output are half precision.
    */
   public static byte[] pairClassifier(
-      float[] embeddings, float[] projection, int vocabulary, int hidden, int outputs, boolean fp16) {
+      float[] embeddings,
+      float[] projection,
+      int vocabulary,
+      int hidden,
+      int outputs,
+      boolean fp16) {
     int type = fp16 ? FLOAT16 : FLOAT;
     byte[] graph =
         graph(
@@ -93,8 +100,22 @@ public final class TinyOnnxModels {
           out.writeString(2, output);
           out.writeString(3, "ReduceMean_" + output);
           out.writeString(4, "ReduceMean");
-          out.writeByteArray(5, message(a -> { a.writeString(1, "axes"); a.writeInt64(8, 1); a.writeEnum(20, 7); }));
-          out.writeByteArray(5, message(a -> { a.writeString(1, "keepdims"); a.writeInt64(3, 0); a.writeEnum(20, 2); }));
+          out.writeByteArray(
+              5,
+              message(
+                  a -> {
+                    a.writeString(1, "axes");
+                    a.writeInt64(8, 1);
+                    a.writeEnum(20, 7);
+                  }));
+          out.writeByteArray(
+              5,
+              message(
+                  a -> {
+                    a.writeString(1, "keepdims");
+                    a.writeInt64(3, 0);
+                    a.writeEnum(20, 2);
+                  }));
         });
   }
 
@@ -106,12 +127,24 @@ public final class TinyOnnxModels {
               out.writeByteArray(1, message(d -> d.writeString(2, "batch")));
               out.writeByteArray(1, message(d -> d.writeInt64(1, width)));
             });
-    byte[] tensorType = message(out -> { out.writeInt32(1, elemType); out.writeByteArray(2, shape); });
+    byte[] tensorType =
+        message(
+            out -> {
+              out.writeInt32(1, elemType);
+              out.writeByteArray(2, shape);
+            });
     byte[] type = message(out -> out.writeByteArray(1, tensorType));
-    return message(out -> { out.writeString(1, name); out.writeByteArray(2, type); });
+    return message(
+        out -> {
+          out.writeString(1, name);
+          out.writeByteArray(2, type);
+        });
   }
 
-  /** A WordLevel tokenizer.json over {@code words} with [PAD]=0 [UNK]=1 [CLS]=2 [SEP]=3, then the words. */
+  /**
+   * A WordLevel tokenizer.json over {@code words} with [PAD]=0 [UNK]=1 [CLS]=2 [SEP]=3, then the
+   * words.
+   */
   public static byte[] wordLevelTokenizer(List<String> words) {
     StringBuilder vocab = new StringBuilder("\"[PAD]\":0,\"[UNK]\":1,\"[CLS]\":2,\"[SEP]\":3");
     for (int i = 0; i < words.size(); i++) {
@@ -144,13 +177,20 @@ public final class TinyOnnxModels {
     return message(
         out -> {
           out.writeInt64(1, 8); // ir_version
-          out.writeByteArray(8, message(o -> { o.writeString(1, ""); o.writeInt64(2, 17); })); // opset_import
+          out.writeByteArray(
+              8,
+              message(
+                  o -> {
+                    o.writeString(1, "");
+                    o.writeInt64(2, 17);
+                  })); // opset_import
           out.writeString(2, "tenbin-tests"); // producer_name
           out.writeByteArray(7, graph); // graph
         });
   }
 
-  private static byte[] graph(List<byte[]> nodes, List<byte[]> initializers, List<byte[]> inputs, List<byte[]> outputs) {
+  private static byte[] graph(
+      List<byte[]> nodes, List<byte[]> initializers, List<byte[]> inputs, List<byte[]> outputs) {
     return message(
         out -> {
           for (byte[] node : nodes) {
@@ -179,13 +219,21 @@ public final class TinyOnnxModels {
           out.writeString(3, op + "_" + output);
           out.writeString(4, op);
           if (op.equals("Gather")) {
-            out.writeByteArray(5, message(a -> { a.writeString(1, "axis"); a.writeInt64(3, axis); a.writeEnum(20, 2); }));
+            out.writeByteArray(
+                5,
+                message(
+                    a -> {
+                      a.writeString(1, "axis");
+                      a.writeInt64(3, axis);
+                      a.writeEnum(20, 2);
+                    }));
           }
         });
   }
 
   private static byte[] tensor(String name, long[] dims, float[] values, boolean fp16) {
-    ByteBuffer raw = ByteBuffer.allocate(values.length * (fp16 ? 2 : 4)).order(ByteOrder.LITTLE_ENDIAN);
+    ByteBuffer raw =
+        ByteBuffer.allocate(values.length * (fp16 ? 2 : 4)).order(ByteOrder.LITTLE_ENDIAN);
     for (float v : values) {
       if (fp16) {
         raw.putShort(Float.floatToFloat16(v));
@@ -215,9 +263,18 @@ public final class TinyOnnxModels {
                 out.writeByteArray(1, message(d -> d.writeInt64(1, lastDim)));
               }
             });
-    byte[] tensorType = message(out -> { out.writeInt32(1, elemType); out.writeByteArray(2, shape); });
+    byte[] tensorType =
+        message(
+            out -> {
+              out.writeInt32(1, elemType);
+              out.writeByteArray(2, shape);
+            });
     byte[] type = message(out -> out.writeByteArray(1, tensorType));
-    return message(out -> { out.writeString(1, name); out.writeByteArray(2, type); });
+    return message(
+        out -> {
+          out.writeString(1, name);
+          out.writeByteArray(2, type);
+        });
   }
 
   private interface Writer {

@@ -16,8 +16,12 @@ public final class WriteTinyModels {
     Path ce = Files.createDirectories(models.resolve("tiny-cross-encoder"));
     int v = TinyModels.VOCABULARY;
     int h = TinyModels.HIDDEN;
-    Files.write(ce.resolve("model.onnx"), TinyOnnxModels.pairClassifier(TinyOnnxModels.table(v, h, 1), TinyOnnxModels.table(h, 1, 2), v, h, 1, false));
+    Files.write(
+        ce.resolve("model.onnx"),
+        TinyOnnxModels.pairClassifier(
+            TinyOnnxModels.table(v, h, 1), TinyOnnxModels.table(h, 1, 2), v, h, 1, false));
     Files.write(ce.resolve("tokenizer.json"), TinyOnnxModels.wordLevelTokenizer(TinyModels.WORDS));
-    Files.writeString(ce.resolve("card.json"), "{\"id\":\"tiny-cross-encoder\",\"head\":\"SIGMOID\"}");
+    Files.writeString(
+        ce.resolve("card.json"), "{\"id\":\"tiny-cross-encoder\",\"head\":\"SIGMOID\"}");
   }
 }

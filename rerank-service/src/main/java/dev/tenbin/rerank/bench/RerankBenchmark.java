@@ -22,12 +22,17 @@ import java.util.function.Supplier;
 
 /**
  * Reranking throughput in (query, document) pairs per second: the plain-Java core against the
- * rerank service over loopback gRPC, the same requests in one run (after a warm-up of each).
- * {@code tenbin bench rerank} runs it through {@link #run(Path, Path, Supplier, String, List, List, int)}.
+ * rerank service over loopback gRPC, the same requests in one run (after a warm-up of each). {@code
+ * tenbin bench rerank} runs it through {@link #run(Path, Path, Supplier, String, List, List, int)}.
  */
 public final class RerankBenchmark {
   /** The two figures and their ratio. */
-  public record Result(String model, int requests, int pairsPerRequest, double inProcessPairsPerSecond, double grpcPairsPerSecond) {
+  public record Result(
+      String model,
+      int requests,
+      int pairsPerRequest,
+      double inProcessPairsPerSecond,
+      double grpcPairsPerSecond) {
     public double ratio() {
       return grpcPairsPerSecond / inProcessPairsPerSecond;
     }
@@ -44,14 +49,20 @@ public final class RerankBenchmark {
    * encoderChannel}), closing the core afterwards.
    */
   public static Result run(
-      Path models, Path cache, Supplier<Channel> encoderChannel, String model, List<String> queries,
-      List<String> documents, int pairsPerRequest) {
+      Path models,
+      Path cache,
+      Supplier<Channel> encoderChannel,
+      String model,
+      List<String> queries,
+      List<String> documents,
+      int pairsPerRequest) {
     try (RerankCore core = RerankServer.core(models, cache, encoderChannel, 10_000, 8192)) {
       return new RerankBenchmark(core).run(model, queries, documents, pairsPerRequest);
     }
   }
 
-  public Result run(String model, List<String> queries, List<String> documents, int pairsPerRequest) {
+  public Result run(
+      String model, List<String> queries, List<String> documents, int pairsPerRequest) {
     List<RerankCore.Candidate> candidates = new ArrayList<>();
     for (int i = 0; i < pairsPerRequest; i++) {
       candidates.add(new RerankCore.Candidate("d" + i, documents.get(i % documents.size())));
@@ -61,18 +72,21 @@ public final class RerankBenchmark {
     for (String query : queries) {
       core.rerank(model, query, candidates, ScorePrecision.FP32, 0, Cancellation.NEVER);
     }
-    double inProcess = (double) queries.size() * pairsPerRequest / ((System.nanoTime() - start) / 1e9);
+    double inProcess =
+        (double) queries.size() * pairsPerRequest / ((System.nanoTime() - start) / 1e9);
 
     GrpcServerHost host =
         GrpcServerHost.start(
             new ServerSettings("127.0.0.1", 0, -1, 64 * 1024 * 1024, Duration.ofSeconds(1)),
             List.of(new RerankGrpcService(core)));
-    ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", host.port()).usePlaintext().build();
+    ManagedChannel channel =
+        NettyChannelBuilder.forAddress("127.0.0.1", host.port()).usePlaintext().build();
     try {
       var stub = RerankServiceGrpc.newBlockingStub(channel);
       RerankRequest.Builder template = RerankRequest.newBuilder().setModelId(model);
       for (RerankCore.Candidate candidate : candidates) {
-        template.addCandidates(Candidate.newBuilder().setDocId(candidate.docId()).setText(candidate.text()));
+        template.addCandidates(
+            Candidate.newBuilder().setDocId(candidate.docId()).setText(candidate.text()));
       }
       stub.rerank(template.setQuery(queries.getFirst()).build());
       start = System.nanoTime();

@@ -12,11 +12,13 @@ import java.util.List;
 public final class BiEncoderReranker {
   private static final int CACHE_LIMIT = 200_000;
   private final EncoderClient encoder;
+
   /**
    * Document vectors by (model, text): a candidate shared by many queries' sets is encoded once.
    * Bounded; cleared whole when full.
    */
-  private final java.util.Map<String, float[]> documentVectors = new java.util.concurrent.ConcurrentHashMap<>();
+  private final java.util.Map<String, float[]> documentVectors =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   public BiEncoderReranker(EncoderClient encoder) {
     this.encoder = encoder;
@@ -24,7 +26,10 @@ public final class BiEncoderReranker {
 
   /** Whether a model id names a retrieval model acting as a reranker. */
   public static boolean handles(String model) {
-    return model != null && (model.startsWith("dense:") || model.startsWith("sparse:") || model.startsWith("multivector:"));
+    return model != null
+        && (model.startsWith("dense:")
+            || model.startsWith("sparse:")
+            || model.startsWith("multivector:"));
   }
 
   /**
@@ -40,7 +45,8 @@ public final class BiEncoderReranker {
       return maxSim(model.substring("multivector:".length()), query, documents);
     }
     if (!model.startsWith("dense:")) {
-      throw new InvalidInputException("model_id", "bi-encoder rerankers are named dense:, sparse: or multivector:MODEL");
+      throw new InvalidInputException(
+          "model_id", "bi-encoder rerankers are named dense:, sparse: or multivector:MODEL");
     }
     String id = model.substring("dense:".length());
     float[] q = encoder.encodeDense(id, List.of(query), true, 0).getFirst();

@@ -11,8 +11,8 @@ import java.util.List;
 /**
  * A cross-encoder ONNX model scoring (query, document) pairs: token type ids when the graph takes
  * them, passes of at most {@code maxBatchTokens} padded tokens (pairs sorted by length), and one of
- * three score heads. By default logits are upcast to FP32 before the score function
- * (high-precision scoring); {@link ScorePrecision#MODEL_DTYPE} keeps the model's dtype instead.
+ * three score heads. By default logits are upcast to FP32 before the score function (high-precision
+ * scoring); {@link ScorePrecision#MODEL_DTYPE} keeps the model's dtype instead.
  *
  * <p>Scoring runs on the caller's thread; cancellation takes effect between texts and between
  * passes. The session and tokenizer guard their own lifetimes, so closing a cross-encoder while it
@@ -26,7 +26,8 @@ public final class CrossEncoder implements AutoCloseable {
   private final long noId;
   private final int maxBatchTokens;
 
-  public CrossEncoder(RerankerCard card, ModelFiles files, OnnxModel.RuntimeOptions runtime, int maxBatchTokens) {
+  public CrossEncoder(
+      RerankerCard card, ModelFiles files, OnnxModel.RuntimeOptions runtime, int maxBatchTokens) {
     this.card = card;
     this.tokenizer = new TextTokenizer(files.tokenizerJson(), card.maxLength());
     try {
@@ -41,7 +42,8 @@ public final class CrossEncoder implements AutoCloseable {
       noId = tokenizer.tokenId(card.noToken());
       if (yesId < 0 || noId < 0) {
         throw new InvalidInputException(
-            "model_id", "reranker " + card.id() + ": yes/no tokens are not single tokens of its vocabulary");
+            "model_id",
+            "reranker " + card.id() + ": yes/no tokens are not single tokens of its vocabulary");
       }
     } else {
       yesId = -1;
@@ -59,13 +61,15 @@ public final class CrossEncoder implements AutoCloseable {
   }
 
   /** Scores of each document for the query, in input order. */
-  public float[] score(String query, List<String> documents, ScorePrecision precision, Cancellation cancellation) {
+  public float[] score(
+      String query, List<String> documents, ScorePrecision precision, Cancellation cancellation) {
     long[][] ids;
     long[][] types;
     if (card.head() == ScoreHead.YES_NO) {
       List<String> prompts = new ArrayList<>(documents.size());
       for (String document : documents) {
-        prompts.add(card.promptTemplate().replace("{query}", query).replace("{document}", document));
+        prompts.add(
+            card.promptTemplate().replace("{query}", query).replace("{document}", document));
       }
       ids = tokenizer.encode(prompts, cancellation).ids();
       types = null;
@@ -86,7 +90,8 @@ public final class CrossEncoder implements AutoCloseable {
     while (from < order.length) {
       cancellation.throwIfCancelled();
       int to = from + 1;
-      while (to < order.length && (long) ids[order[to]].length * (to - from + 1) <= maxBatchTokens) {
+      while (to < order.length
+          && (long) ids[order[to]].length * (to - from + 1) <= maxBatchTokens) {
         to++;
       }
       long[][] batchIds = new long[to - from][];

@@ -13,8 +13,8 @@ import com.fasterxml.jackson.databind.annotation.JsonNaming;
  * @param promptTemplate for YES_NO heads: text with {query} and {document}; empty for pair models
  * @param yesToken the "yes" token of YES_NO heads
  * @param noToken the "no" token of YES_NO heads
- * @param revision the model's version as its publisher names it (a commit, a date); "" when unknown.
- *     Part of every evaluation cell's identity: change it when the files change
+ * @param revision the model's version as its publisher names it (a commit, a date); "" when
+ *     unknown. Part of every evaluation cell's identity: change it when the files change
  * @param resolvedSha the commit SHA a hub download resolved to; "" for local folders
  */
 @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)

@@ -18,11 +18,11 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Cross-encoders by id, through the same model-card mechanism as the encoder: a folder
- * {@code models/<id>/} (card.json with the reranker fields, model.onnx, tokenizer.json) or
- * {@code hub:OWNER/NAME@REVISION} downloaded once at a pinned revision. Which ids may be loaded,
- * and when an unused one is unloaded, is the {@link ModelPolicy}'s to say (sources {@code local}
- * and {@code hub}); a caller holds its cross-encoder ({@link #acquire}) while it scores.
+ * Cross-encoders by id, through the same model-card mechanism as the encoder: a folder {@code
+ * models/<id>/} (card.json with the reranker fields, model.onnx, tokenizer.json) or {@code
+ * hub:OWNER/NAME@REVISION} downloaded once at a pinned revision. Which ids may be loaded, and when
+ * an unused one is unloaded, is the {@link ModelPolicy}'s to say (sources {@code local} and {@code
+ * hub}); a caller holds its cross-encoder ({@link #acquire}) while it scores.
  */
 public final class RerankerRegistry implements AutoCloseable {
   private static final ObjectMapper JSON =
@@ -40,12 +40,20 @@ public final class RerankerRegistry implements AutoCloseable {
   private final Map<String, Info> infos = new ConcurrentHashMap<>();
 
   /** Every reranker allowed, none unloaded (the embedded service and tests). */
-  public RerankerRegistry(Path modelsDirectory, HubDownloader hub, OnnxModel.RuntimeOptions runtime, int maxBatchTokens) {
+  public RerankerRegistry(
+      Path modelsDirectory,
+      HubDownloader hub,
+      OnnxModel.RuntimeOptions runtime,
+      int maxBatchTokens) {
     this(modelsDirectory, hub, runtime, maxBatchTokens, ModelPolicy.allowAll());
   }
 
   public RerankerRegistry(
-      Path modelsDirectory, HubDownloader hub, OnnxModel.RuntimeOptions runtime, int maxBatchTokens, ModelPolicy policy) {
+      Path modelsDirectory,
+      HubDownloader hub,
+      OnnxModel.RuntimeOptions runtime,
+      int maxBatchTokens,
+      ModelPolicy policy) {
     this.modelsDirectory = modelsDirectory;
     this.hub = hub;
     this.runtime = runtime;
@@ -53,7 +61,9 @@ public final class RerankerRegistry implements AutoCloseable {
     this.policy = policy;
     this.loaded =
         new ModelCache<>(
-            "reranker", this::load, policy.idleUnload(),
+            "reranker",
+            this::load,
+            policy.idleUnload(),
             new ModelCache.Listener<>() {
               @Override
               public void loaded(String id, CrossEncoder model) {
@@ -121,7 +131,13 @@ public final class RerankerRegistry implements AutoCloseable {
 
   private static RerankerCard withId(RerankerCard card, String id) {
     return new RerankerCard(
-        id, card.head(), card.maxLength(), card.promptTemplate(), card.yesToken(), card.noToken(), card.revision(),
+        id,
+        card.head(),
+        card.maxLength(),
+        card.promptTemplate(),
+        card.yesToken(),
+        card.noToken(),
+        card.revision(),
         card.resolvedSha());
   }
 
@@ -130,7 +146,9 @@ public final class RerankerRegistry implements AutoCloseable {
     return loaded.loadedIds();
   }
 
-  /** Unloads the cross-encoders idle for the policy's idle time now (a background task does it too). */
+  /**
+   * Unloads the cross-encoders idle for the policy's idle time now (a background task does it too).
+   */
   public java.util.List<String> unloadIdle() {
     return loaded.unloadIdle();
   }
@@ -139,7 +157,8 @@ public final class RerankerRegistry implements AutoCloseable {
     if (id == null || id.isBlank()) {
       throw new InvalidInputException("model_id", "model_id is required");
     }
-    policy.check(id.startsWith("hub:") ? ModelPolicy.Source.HUB : ModelPolicy.Source.LOCAL, id, "model_id");
+    policy.check(
+        id.startsWith("hub:") ? ModelPolicy.Source.HUB : ModelPolicy.Source.LOCAL, id, "model_id");
   }
 
   private CrossEncoder load(String id) {
@@ -147,12 +166,20 @@ public final class RerankerRegistry implements AutoCloseable {
     if (id.startsWith("hub:")) {
       folder = hub.fetch(HubDownloader.Reference.parse(id.substring(4)));
     } else {
-      folder = modelsDirectory == null || id.contains("/") || id.contains("..") ? null : modelsDirectory.resolve(id);
+      folder =
+          modelsDirectory == null || id.contains("/") || id.contains("..")
+              ? null
+              : modelsDirectory.resolve(id);
       if (folder == null || !Files.isRegularFile(folder.resolve("card.json"))) {
         throw new NotFoundException(
             "model_id",
-            "unknown reranker '" + id + "': put model.onnx, tokenizer.json and card.json in "
-                + modelsDirectory + "/" + id + ", name a hub:OWNER/NAME@REVISION, or use dense:MODEL,"
+            "unknown reranker '"
+                + id
+                + "': put model.onnx, tokenizer.json and card.json in "
+                + modelsDirectory
+                + "/"
+                + id
+                + ", name a hub:OWNER/NAME@REVISION, or use dense:MODEL,"
                 + " sparse:MODEL or multivector:MODEL");
       }
     }
@@ -161,12 +188,15 @@ public final class RerankerRegistry implements AutoCloseable {
     try {
       card = JSON.readValue(folder.resolve("card.json").toFile(), RerankerCard.class);
     } catch (IOException e) {
-      throw new InvalidInputException("model_id", "cannot read the reranker card of " + id + ": " + e.getMessage());
+      throw new InvalidInputException(
+          "model_id", "cannot read the reranker card of " + id + ": " + e.getMessage());
     }
     return new CrossEncoder(card, files, runtime, maxBatchTokens);
   }
 
-  /** Closes every cross-encoder; a scoring call in flight ends after its running pass (UNAVAILABLE). */
+  /**
+   * Closes every cross-encoder; a scoring call in flight ends after its running pass (UNAVAILABLE).
+   */
   @Override
   public void close() {
     loaded.close();

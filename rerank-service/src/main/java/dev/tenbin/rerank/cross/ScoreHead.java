@@ -6,6 +6,8 @@ public enum ScoreHead {
   SIGMOID,
   /** softmax(logits)[1] of a [batch, 2] output. */
   SOFTMAX2,
-  /** softmax over the "yes" and "no" next-token logits at the last real position (LLM rerankers). */
+  /**
+   * softmax over the "yes" and "no" next-token logits at the last real position (LLM rerankers).
+   */
   YES_NO
 }

@@ -37,33 +37,48 @@ public final class RerankGrpcService extends RerankServiceGrpc.RerankServiceImpl
       candidates.add(new RerankCore.Candidate(candidate.getDocId(), candidate.getText()));
     }
     ScorePrecision precision =
-        request.getPrecision() == dev.tenbin.proto.rerank.v1.ScorePrecision.SCORE_PRECISION_MODEL_DTYPE
+        request.getPrecision()
+                == dev.tenbin.proto.rerank.v1.ScorePrecision.SCORE_PRECISION_MODEL_DTYPE
             ? ScorePrecision.MODEL_DTYPE
             : ScorePrecision.FP32;
     Context context = Context.current();
     Cancellation cancellation = context::isCancelled;
     RerankCore.Reranked reranked =
-        core.rerank(request.getModelId(), request.getQuery(), candidates, precision, request.getTopK(), cancellation);
+        core.rerank(
+            request.getModelId(),
+            request.getQuery(),
+            candidates,
+            precision,
+            request.getTopK(),
+            cancellation);
     RerankResponse.Builder response =
-        RerankResponse.newBuilder().setMetadata(Metadata.newBuilder().setInferenceNanos(reranked.inferenceNanos()));
+        RerankResponse.newBuilder()
+            .setMetadata(Metadata.newBuilder().setInferenceNanos(reranked.inferenceNanos()));
     int rank = 1;
     for (RerankCore.Scored doc : reranked.documents()) {
-      response.addDocuments(ScoredDocument.newBuilder().setDocId(doc.docId()).setScore(doc.score()).setRank(rank++));
+      response.addDocuments(
+          ScoredDocument.newBuilder().setDocId(doc.docId()).setScore(doc.score()).setRank(rank++));
     }
     responses.onNext(response.build());
     responses.onCompleted();
   }
 
   @Override
-  public void getRerankerInfo(GetRerankerInfoRequest request, StreamObserver<GetRerankerInfoResponse> responses) {
+  public void getRerankerInfo(
+      GetRerankerInfoRequest request, StreamObserver<GetRerankerInfoResponse> responses) {
     RerankerRegistry.Info model = core.crossEncoders().info(request.getModelId());
-    responses.onNext(GetRerankerInfoResponse.newBuilder().setInfo(info(model.card(), model.dtype())).build());
+    responses.onNext(
+        GetRerankerInfoResponse.newBuilder().setInfo(info(model.card(), model.dtype())).build());
     responses.onCompleted();
   }
 
-  /** The cross-encoders of the models folder this service may load (dtype empty: none is loaded to list it). */
+  /**
+   * The cross-encoders of the models folder this service may load (dtype empty: none is loaded to
+   * list it).
+   */
   @Override
-  public void listRerankers(ListRerankersRequest request, StreamObserver<ListRerankersResponse> responses) {
+  public void listRerankers(
+      ListRerankersRequest request, StreamObserver<ListRerankersResponse> responses) {
     ListRerankersResponse.Builder response = ListRerankersResponse.newBuilder();
     for (RerankerCard card : core.crossEncoders().available()) {
       response.addRerankers(info(card, ""));

@@ -42,19 +42,31 @@ class RerankGrpcServiceTest {
   @BeforeEach
   void start() throws Exception {
     Path models = tmp.resolve("models");
-    crossEncoder(models, "tiny-sigmoid", "{\"id\":\"tiny-sigmoid\",\"head\":\"SIGMOID\",\"revision\":\"r1\",\"max_length\":64}");
+    crossEncoder(
+        models,
+        "tiny-sigmoid",
+        "{\"id\":\"tiny-sigmoid\",\"head\":\"SIGMOID\",\"revision\":\"r1\",\"max_length\":64}");
     crossEncoder(models, "tiny-yes-no", "{\"id\":\"tiny-yes-no\",\"head\":\"SOFTMAX2\"}");
     crossEncoder(models, "hidden-by-policy", "{\"id\":\"hidden-by-policy\",\"head\":\"SIGMOID\"}");
     TinyModels.dense(models, "an-encoder", false); // an encoder card: no score head, not a reranker
     RerankerRegistry registry =
         new RerankerRegistry(
-            models, new HubDownloader("http://127.0.0.1:9", tmp.resolve("cache"), null), OnnxModel.RuntimeOptions.cpu(1),
-            8192, ModelPolicy.of(List.of("local:tiny-*"), 0));
-    core = new RerankCore(registry, () -> {
-      throw new IllegalStateException("no encoder in this test");
-    }, 1000);
+            models,
+            new HubDownloader("http://127.0.0.1:9", tmp.resolve("cache"), null),
+            OnnxModel.RuntimeOptions.cpu(1),
+            8192,
+            ModelPolicy.of(List.of("local:tiny-*"), 0));
+    core =
+        new RerankCore(
+            registry,
+            () -> {
+              throw new IllegalStateException("no encoder in this test");
+            },
+            1000);
     String name = "rerank-" + UUID.randomUUID();
-    host = GrpcServerHost.startInProcess(name, new SimpleMeterRegistry(), List.of(new RerankGrpcService(core)));
+    host =
+        GrpcServerHost.startInProcess(
+            name, new SimpleMeterRegistry(), List.of(new RerankGrpcService(core)));
     channel = InProcessChannelBuilder.forName(name).directExecutor().build();
     stub = RerankServiceGrpc.newBlockingStub(channel);
   }
@@ -71,17 +83,24 @@ class RerankGrpcServiceTest {
     Files.write(
         dir.resolve("model.onnx"),
         TinyOnnxModels.pairClassifier(
-            TinyOnnxModels.table(TinyModels.VOCABULARY, TinyModels.HIDDEN, 1), TinyOnnxModels.table(TinyModels.HIDDEN, 2, 2),
-            TinyModels.VOCABULARY, TinyModels.HIDDEN, 2, false));
+            TinyOnnxModels.table(TinyModels.VOCABULARY, TinyModels.HIDDEN, 1),
+            TinyOnnxModels.table(TinyModels.HIDDEN, 2, 2),
+            TinyModels.VOCABULARY,
+            TinyModels.HIDDEN,
+            2,
+            false));
     Files.write(dir.resolve("tokenizer.json"), TinyOnnxModels.wordLevelTokenizer(TinyModels.WORDS));
     Files.writeString(dir.resolve("card.json"), card);
   }
 
   @Test
   void listRerankersNamesTheAllowedCrossEncodersOfTheModelsFolderWithoutLoadingThem() {
-    List<RerankerInfo> listed = stub.listRerankers(ListRerankersRequest.getDefaultInstance()).getRerankersList();
+    List<RerankerInfo> listed =
+        stub.listRerankers(ListRerankersRequest.getDefaultInstance()).getRerankersList();
 
-    assertThat(listed).extracting(RerankerInfo::getId).containsExactly("tiny-sigmoid", "tiny-yes-no");
+    assertThat(listed)
+        .extracting(RerankerInfo::getId)
+        .containsExactly("tiny-sigmoid", "tiny-yes-no");
     assertThat(listed.getFirst().getHead()).isEqualTo(ScoreHead.SCORE_HEAD_SIGMOID);
     assertThat(listed.getFirst().getRevision()).isEqualTo("r1");
     assertThat(listed.getFirst().getMaxLength()).isEqualTo(64);
@@ -91,13 +110,18 @@ class RerankGrpcServiceTest {
 
   @Test
   void aModelIdWithAControlCharacterOrOverlongIsInvalidArgumentNamingModelId() {
-    for (String id : List.of("\u0000", "tiny-\nsigmoid", "tiny " + "x", "tiny-" + "x".repeat(300))) {
-      assertThatThrownBy(() -> stub.getRerankerInfo(GetRerankerInfoRequest.newBuilder().setModelId(id).build()))
+    for (String id :
+        List.of("\u0000", "tiny-\nsigmoid", "tiny " + "x", "tiny-" + "x".repeat(300))) {
+      assertThatThrownBy(
+              () ->
+                  stub.getRerankerInfo(GetRerankerInfoRequest.newBuilder().setModelId(id).build()))
           .as("model id %s", id.length() > 20 ? id.substring(0, 20) + "…" : id)
-          .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-            assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
-            assertThat(StatusMapper.violatedField(e)).isEqualTo("model_id");
-          });
+          .isInstanceOfSatisfying(
+              StatusRuntimeException.class,
+              e -> {
+                assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+                assertThat(StatusMapper.violatedField(e)).isEqualTo("model_id");
+              });
     }
   }
 }

@@ -32,8 +32,8 @@ import org.bouncycastle.operator.OperatorCreationException;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 
 /**
- * Certificate authorities and the certificates they sign, made inside a test (EC P-256, valid for
- * a day): nothing is read from disk or the network. {@code issue("localhost")} gives a certificate
+ * Certificate authorities and the certificates they sign, made inside a test (EC P-256, valid for a
+ * day): nothing is read from disk or the network. {@code issue("localhost")} gives a certificate
  * for {@code localhost} and {@code 127.0.0.1}, usable by servers and clients alike.
  */
 public final class TestCertificates {
@@ -48,11 +48,15 @@ public final class TestCertificates {
     try {
       JcaX509ExtensionUtils extensions = new JcaX509ExtensionUtils();
       X509v3CertificateBuilder builder =
-          new JcaX509v3CertificateBuilder(subject, serial(), notBefore(), notAfter(), subject, keys.getPublic())
+          new JcaX509v3CertificateBuilder(
+                  subject, serial(), notBefore(), notAfter(), subject, keys.getPublic())
               .addExtension(Extension.basicConstraints, true, new BasicConstraints(true))
-              .addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign))
               .addExtension(
-                  Extension.subjectKeyIdentifier, false, extensions.createSubjectKeyIdentifier(keys.getPublic()));
+                  Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign))
+              .addExtension(
+                  Extension.subjectKeyIdentifier,
+                  false,
+                  extensions.createSubjectKeyIdentifier(keys.getPublic()));
       return new Authority(subject, keys, sign(builder, keys));
     } catch (IOException | GeneralSecurityException e) {
       throw new IllegalStateException(e);
@@ -74,18 +78,30 @@ public final class TestCertificates {
                 });
         X509v3CertificateBuilder builder =
             new JcaX509v3CertificateBuilder(
-                    subject, serial(), notBefore(), notAfter(), new X500Name("CN=" + commonName), leafKeys.getPublic())
+                    subject,
+                    serial(),
+                    notBefore(),
+                    notAfter(),
+                    new X500Name("CN=" + commonName),
+                    leafKeys.getPublic())
                 .addExtension(Extension.basicConstraints, true, new BasicConstraints(false))
                 .addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature))
                 .addExtension(
                     Extension.extendedKeyUsage,
                     false,
-                    new ExtendedKeyUsage(new KeyPurposeId[] {KeyPurposeId.id_kp_serverAuth, KeyPurposeId.id_kp_clientAuth}))
+                    new ExtendedKeyUsage(
+                        new KeyPurposeId[] {
+                          KeyPurposeId.id_kp_serverAuth, KeyPurposeId.id_kp_clientAuth
+                        }))
                 .addExtension(Extension.subjectAlternativeName, false, names)
                 .addExtension(
-                    Extension.authorityKeyIdentifier, false, extensions.createAuthorityKeyIdentifier(certificate))
+                    Extension.authorityKeyIdentifier,
+                    false,
+                    extensions.createAuthorityKeyIdentifier(certificate))
                 .addExtension(
-                    Extension.subjectKeyIdentifier, false, extensions.createSubjectKeyIdentifier(leafKeys.getPublic()));
+                    Extension.subjectKeyIdentifier,
+                    false,
+                    extensions.createSubjectKeyIdentifier(leafKeys.getPublic()));
         return new Issued(leafKeys, sign(builder, keys));
       } catch (IOException | GeneralSecurityException e) {
         throw new IllegalStateException(e);
@@ -124,7 +140,9 @@ public final class TestCertificates {
       throws GeneralSecurityException {
     try {
       return new JcaX509CertificateConverter()
-          .getCertificate(builder.build(new JcaContentSignerBuilder("SHA256withECDSA").build(signer.getPrivate())));
+          .getCertificate(
+              builder.build(
+                  new JcaContentSignerBuilder("SHA256withECDSA").build(signer.getPrivate())));
     } catch (OperatorCreationException e) {
       throw new GeneralSecurityException(e);
     }
@@ -151,9 +169,13 @@ public final class TestCertificates {
   }
 
   private static String pem(String type, byte[] der) {
-    return "-----BEGIN " + type + "-----\n"
+    return "-----BEGIN "
+        + type
+        + "-----\n"
         + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(der)
-        + "\n-----END " + type + "-----\n";
+        + "\n-----END "
+        + type
+        + "-----\n";
   }
 
   private static Path write(Path file, String text) {

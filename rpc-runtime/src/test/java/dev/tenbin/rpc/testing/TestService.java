@@ -42,7 +42,10 @@ public final class TestService implements BindableService {
   /** Calls {@code Check} with {@code value} (10 s deadline) and returns normally when it is OK. */
   public static void check(Channel channel, String value) {
     ClientCalls.blockingUnaryCall(
-        channel, CHECK, CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), StringValue.of(value));
+        channel,
+        CHECK,
+        CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS),
+        StringValue.of(value));
   }
 
   /** Lets every blocked call finish. */
@@ -70,19 +73,24 @@ public final class TestService implements BindableService {
   private void handle(StringValue request, StreamObserver<Empty> responses) {
     lastThread = Thread.currentThread().getName();
     String value = request.getValue();
-    int length = value.contains(":") ? Integer.parseInt(value.substring(value.indexOf(':') + 1)) : 0;
+    int length =
+        value.contains(":") ? Integer.parseInt(value.substring(value.indexOf(':') + 1)) : 0;
     switch (value.contains(":") ? value.substring(0, value.indexOf(':')) : value) {
       case "bad" -> throw new InvalidInputException("value", "value must not be bad");
       case "boom" -> throw new IllegalStateException("secret detail /etc/shadow");
       case "on-error" -> {
         responses.onError(
-            Status.INTERNAL.withDescription("java.lang.NullPointerException: secret").asRuntimeException());
+            Status.INTERNAL
+                .withDescription("java.lang.NullPointerException: secret")
+                .asRuntimeException());
         return;
       }
-      case "long" -> throw new InvalidInputException("name", "no collection '" + "x".repeat(length) + "'");
+      case "long" ->
+          throw new InvalidInputException("name", "no collection '" + "x".repeat(length) + "'");
       case "long-field" -> throw new InvalidInputException("f".repeat(length), "bad field");
       case "hand-long" -> {
-        responses.onError(Status.NOT_FOUND.withDescription("missing " + "y".repeat(length)).asRuntimeException());
+        responses.onError(
+            Status.NOT_FOUND.withDescription("missing " + "y".repeat(length)).asRuntimeException());
         return;
       }
       case "busy" -> throw new OverloadedException("queue full", Duration.ofMillis(250));

@@ -12,20 +12,42 @@ import java.util.function.UnaryOperator;
 
 /**
  * Builds protobuf messages for fuzzing from any message type's descriptor, so a fuzz target covers
- * every field of every request, including fields added after it was written: from raw bytes
- * ({@link #parse}, what a hostile client can send) or field by field from a {@link
- * FuzzedDataProvider} ({@link #generate}: enum values known and unknown, edge numbers, NaN,
- * empty, long and hostile strings, nested messages, repeated fields of small and large sizes).
- * String fields take values from per-field hints (e.g. ids of models or collections that exist) so
- * generated requests get past the first lookup.
+ * every field of every request, including fields added after it was written: from raw bytes ({@link
+ * #parse}, what a hostile client can send) or field by field from a {@link FuzzedDataProvider}
+ * ({@link #generate}: enum values known and unknown, edge numbers, NaN, empty, long and hostile
+ * strings, nested messages, repeated fields of small and large sizes). String fields take values
+ * from per-field hints (e.g. ids of models or collections that exist) so generated requests get
+ * past the first lookup.
  */
 public final class ProtoFuzz {
   /** Strings that have broken services before: paths, control characters, templates, huge. */
   private static final List<String> HOSTILE =
       List.of(
-          "", " ", "\u0000", "../../../../etc/passwd", "/etc/passwd", "${HOME}", "~", "..", ".", "/",
-          "a/b", "CON", "\uFEFF", "\uD800", "😀", "\t\n\r", "%s%n", "null", "hub:", "dense:", "a:b:c", "-1",
-          "9223372036854775808", "NaN", "\u202Eabc");
+          "",
+          " ",
+          "\u0000",
+          "../../../../etc/passwd",
+          "/etc/passwd",
+          "${HOME}",
+          "~",
+          "..",
+          ".",
+          "/",
+          "a/b",
+          "CON",
+          "\uFEFF",
+          "\uD800",
+          "😀",
+          "\t\n\r",
+          "%s%n",
+          "null",
+          "hub:",
+          "dense:",
+          "a:b:c",
+          "-1",
+          "9223372036854775808",
+          "NaN",
+          "\u202Eabc");
 
   /** Nested messages deeper than this are left empty. */
   private static final int MAX_DEPTH = 4;
@@ -40,7 +62,10 @@ public final class ProtoFuzz {
     this.hints = Map.copyOf(hints);
   }
 
-  /** The message of {@code prototype}'s type that {@code bytes} encode, or null when they encode none. */
+  /**
+   * The message of {@code prototype}'s type that {@code bytes} encode, or null when they encode
+   * none.
+   */
   @SuppressWarnings("unchecked")
   public static <M extends Message> M parse(M prototype, byte[] bytes) {
     try {
@@ -87,7 +112,8 @@ public final class ProtoFuzz {
         case INT -> integer(data);
         case LONG -> data.consumeBoolean() ? (long) integer(data) : data.consumeLong();
         case FLOAT -> data.consumeBoolean() ? data.consumeFloat() : (float) data.consumeInt(-2, 2);
-        case DOUBLE -> data.consumeBoolean() ? data.consumeDouble() : (double) data.consumeInt(-2, 2);
+        case DOUBLE ->
+            data.consumeBoolean() ? data.consumeDouble() : (double) data.consumeInt(-2, 2);
         case BOOLEAN -> data.consumeBoolean();
         case STRING -> string(field.getName());
         case BYTE_STRING -> ByteString.copyFrom(data.consumeBytes(data.consumeInt(0, 64)));
@@ -117,7 +143,9 @@ public final class ProtoFuzz {
     return switch (data.consumeInt(0, 3)) {
       case 0 -> data.consumeInt(0, 12);
       case 1 -> data.consumeInt(-1, 1100);
-      case 2 -> data.pickValue(new int[] {Integer.MIN_VALUE, Integer.MAX_VALUE, -1, 0, 1, 1 << 20, 100_001});
+      case 2 ->
+          data.pickValue(
+              new int[] {Integer.MIN_VALUE, Integer.MAX_VALUE, -1, 0, 1, 1 << 20, 100_001});
       default -> data.consumeInt();
     };
   }
@@ -151,7 +179,8 @@ public final class ProtoFuzz {
     return (M) builder.build();
   }
 
-  private static Object mapValue(FieldDescriptor field, Object value, UnaryOperator<String> rewrite) {
+  private static Object mapValue(
+      FieldDescriptor field, Object value, UnaryOperator<String> rewrite) {
     return field.getJavaType() == FieldDescriptor.JavaType.STRING
         ? rewrite.apply((String) value)
         : mapStrings((Message) value, rewrite);
