@@ -67,7 +67,7 @@ public record EvalReport(
       ObjectNode timings = node.putObject("timings_ms");
       run.timings().asMap().forEach(timings::put);
       if (!run.diagnostics().isEmpty()) {
-        node.set("diagnostics", JSON.valueToTree(run.diagnostics()));
+        node.set("diagnostics", JSON.valueToTree(run.diagnostics().asMap()));
       }
       if (!provenance.isEmpty()) {
         node.put("fingerprint", provenance.get(i).fingerprint());

@@ -1,6 +1,7 @@
 package dev.tenbin.eval;
 
 import dev.tenbin.eval.metrics.ScoredDoc;
+import dev.tenbin.eval.retrieval.RunDiagnostics;
 import dev.tenbin.eval.tieaware.TieAwareValue;
 import java.util.List;
 import java.util.Map;
@@ -30,7 +31,7 @@ public record EvalRun(
     Map<String, Map<String, Double>> perQuery,
     Map<String, List<ScoredDoc>> rankings,
     RunTimings timings,
-    Map<String, Object> diagnostics) {
+    RunDiagnostics diagnostics) {
 
   /** A file-name friendly label: retriever.variant.mode. */
   public String label() {

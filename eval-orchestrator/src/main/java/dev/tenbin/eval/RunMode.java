@@ -1,5 +1,8 @@
 package dev.tenbin.eval;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
+import java.util.Arrays;
 import java.util.List;
 
 /** How a run was ranked: over the whole corpus, or by a reranker over a stored candidate set. */
@@ -20,9 +23,33 @@ public enum RunMode {
     this.wireName = wireName;
   }
 
-  /** The name in results, cell keys and file names, e.g. "rerank_without_safeguard". */
+  /**
+   * The name in results, cell keys (stored cells and fingerprints) and file names, e.g.
+   * "rerank_without_safeguard".
+   */
+  @JsonValue
   public String wireName() {
     return wireName;
+  }
+
+  /**
+   * The mode of a wire name, as stored cells write it.
+   *
+   * @throws IllegalArgumentException naming the known modes when {@code wireName} is none of them
+   *     (a stored cell that names one is refused as damaged)
+   */
+  @JsonCreator
+  public static RunMode ofWireName(String wireName) {
+    for (RunMode mode : values()) {
+      if (mode.wireName.equals(wireName)) {
+        return mode;
+      }
+    }
+    throw new IllegalArgumentException(
+        "unknown mode '"
+            + wireName
+            + "': expected one of "
+            + Arrays.stream(values()).map(RunMode::wireName).toList());
   }
 
   @Override

@@ -26,11 +26,11 @@ public final class RunScorer {
     int queries = Math.max(1, dataset.evaluatedQueryIds().size());
     timings.put(Timing.PER_QUERY_ENCODE_US, result.queryEncodeNanos() / 1e3 / queries);
     timings.put(Timing.PER_QUERY_SEARCH_US, result.searchNanos() / 1e3 / queries);
-    for (Timing latency :
-        java.util.List.of(Timing.QUERY_ENCODE_LATENCY_US, Timing.SEARCH_LATENCY_US)) {
-      if (result.diagnostics().get(latency.key()) instanceof Number value) {
-        timings.put(latency, value.doubleValue());
-      }
+    if (result.diagnostics().queryEncodeLatencyUs() != null) {
+      timings.put(Timing.QUERY_ENCODE_LATENCY_US, result.diagnostics().queryEncodeLatencyUs());
+    }
+    if (result.diagnostics().searchLatencyUs() != null) {
+      timings.put(Timing.SEARCH_LATENCY_US, result.diagnostics().searchLatencyUs());
     }
     return new EvalRun(
         retriever,

@@ -9,7 +9,8 @@ import java.util.Comparator;
  * @param family the retrieval family, e.g. "dense" or "bm25"
  * @param model the model id ("bm25" for BM25)
  * @param variant "base", "int8", ...; "base" is the reference of its system
- * @param mode "retrieval", "rerank", ...
+ * @param mode the {@linkplain dev.tenbin.eval.RunMode#wireName() wire name} of the mode,
+ *     "retrieval", "rerank", ... (sorted as text)
  */
 public record RowKey(String family, String model, String variant, String mode) {
   /** The reference variant of every system. */
@@ -24,7 +25,7 @@ public record RowKey(String family, String model, String variant, String mode) {
 
   /** The row of a cell. */
   public static RowKey of(CellKey key) {
-    return new RowKey(key.family(), key.model(), key.variant(), key.mode());
+    return new RowKey(key.family(), key.model(), key.variant(), key.mode().wireName());
   }
 
   /** "family:model", or "bm25", as {@link CellKey#system()}. */

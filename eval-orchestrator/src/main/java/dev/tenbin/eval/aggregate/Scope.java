@@ -14,7 +14,7 @@ public record Scope(String benchmark, String language, String domain, String mod
     return matches(benchmark, key.benchmark())
         && matches(language, key.language())
         && matches(domain, key.domain())
-        && matches(mode, key.mode());
+        && matches(mode, key.mode().wireName());
   }
 
   private static boolean matches(String filter, String value) {

@@ -12,6 +12,7 @@ import dev.tenbin.eval.metrics.Evaluation;
 import dev.tenbin.eval.metrics.RankingEvaluator;
 import dev.tenbin.eval.metrics.RunOrder;
 import dev.tenbin.eval.metrics.ScoredDoc;
+import dev.tenbin.eval.retrieval.RunDiagnostics;
 import dev.tenbin.proto.common.v1.ScoredDocument;
 import dev.tenbin.proto.rerank.v1.RerankRequest;
 import dev.tenbin.proto.rerank.v1.RerankServiceGrpc;
@@ -103,14 +104,14 @@ public final class RerankEvaluation {
     }
     long rerankNanos = System.nanoTime() - start;
     int queries = dataset.evaluatedQueryIds().size();
-    Map<String, Object> diagnostics = new LinkedHashMap<>();
-    diagnostics.put("candidate_set", set.kind());
-    diagnostics.put("candidate_origin", set.header().path("dense_model").asText("bm25"));
-    diagnostics.put("query_coverage", (double) covered / queries);
-    diagnostics.put(
-        "relevant_document_coverage",
-        relevantTotal == 0 ? 0.0 : (double) relevantInTop / relevantTotal);
-    diagnostics.put("safeguard_positives", safeguards);
+    RunDiagnostics diagnostics =
+        RunDiagnostics.builder()
+            .candidateSet(set.kind(), set.header().path("dense_model").asText("bm25"))
+            .coverage(
+                (double) covered / queries,
+                relevantTotal == 0 ? 0.0 : (double) relevantInTop / relevantTotal,
+                safeguards)
+            .build();
     Map<Timing, Double> measured = new java.util.EnumMap<>(Timing.class);
     measured.put(Timing.RERANK_MS, rerankNanos / 1e6);
     measured.put(Timing.PER_QUERY_RERANK_US, rerankNanos / 1e3 / queries);
@@ -134,7 +135,7 @@ public final class RerankEvaluation {
       RunMode mode,
       Map<String, List<ScoredDoc>> rankings,
       RunTimings timings,
-      Map<String, Object> diagnostics) {
+      RunDiagnostics diagnostics) {
     Evaluation evaluation =
         RankingEvaluator.standard()
             .evaluate(dataset.qrels(), rankings, dataset.evaluatedQueryIds(), RunOrder.AS_GIVEN);

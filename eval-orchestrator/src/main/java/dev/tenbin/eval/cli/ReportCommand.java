@@ -1,6 +1,7 @@
 package dev.tenbin.eval.cli;
 
 import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.eval.RunMode;
 import dev.tenbin.eval.aggregate.Aggregate;
 import dev.tenbin.eval.aggregate.Leaderboard;
 import dev.tenbin.eval.aggregate.LeaderboardOptions;
@@ -87,7 +88,7 @@ public final class ReportCommand implements Callable<Integer> {
   @Option(
       names = "--mode",
       paramLabel = "MODE",
-      description = "Only retrieval or rerank (or candidates) cells.")
+      description = "Only cells of this mode: retrieval, rerank or rerank_without_safeguard.")
   String mode;
 
   @Option(
@@ -118,9 +119,12 @@ public final class ReportCommand implements Callable<Integer> {
     if (draws < 0) {
       throw new InvalidInputException("--bootstrap", "--bootstrap must be 0 or more, got " + draws);
     }
-    if (mode != null && !List.of("retrieval", "rerank", "candidates").contains(mode)) {
-      throw new InvalidInputException(
-          "--mode", "--mode must be retrieval, rerank or candidates, got '" + mode + "'");
+    if (mode != null) {
+      try {
+        RunMode.ofWireName(mode);
+      } catch (IllegalArgumentException e) {
+        throw new InvalidInputException("--mode", "--mode: " + e.getMessage());
+      }
     }
     List<CellRecord> cells = new ArrayList<>();
     for (Path job : jobs) {

@@ -80,7 +80,7 @@ public record CellSelection(
         cell.key().system().equals(system)
             && cell.key().task().equals(task)
             && (variant == null || cell.key().variant().equals(variant))
-            && (mode == null || cell.key().mode().equals(mode));
+            && (mode == null || cell.key().mode().wireName().equals(mode));
   }
 
   private String describe() {

@@ -19,6 +19,7 @@ import dev.tenbin.eval.retrieval.DenseRetrieval;
 import dev.tenbin.eval.retrieval.DenseVariant;
 import dev.tenbin.eval.retrieval.Fusion;
 import dev.tenbin.eval.retrieval.RetrievalResult;
+import dev.tenbin.eval.retrieval.RunDiagnostics;
 import dev.tenbin.eval.retrieval.SparseRetrieval;
 import dev.tenbin.eval.retrieval.SparseVariant;
 import java.util.ArrayList;
@@ -186,24 +187,16 @@ final class LightFamily implements RetrievalFamily {
   }
 
   /** The hybrid's latency is its two sides' (queries are encoded and searched both ways). */
-  private static Map<String, Object> hybridDiagnostics(
-      double weight, EvalRun dense, EvalRun sparse) {
-    Map<String, Object> diagnostics = new LinkedHashMap<>();
-    diagnostics.put("fusion", "min-max normalized, dense weight " + weight);
-    Double encode =
-        RunTimings.sum(
-            dense.timings().get(Timing.QUERY_ENCODE_LATENCY_US),
-            sparse.timings().get(Timing.QUERY_ENCODE_LATENCY_US));
-    if (encode != null) {
-      diagnostics.put("query_encode_latency_us", encode);
-    }
-    Double search =
-        RunTimings.sum(
-            dense.timings().get(Timing.SEARCH_LATENCY_US),
-            sparse.timings().get(Timing.SEARCH_LATENCY_US));
-    if (search != null) {
-      diagnostics.put("search_latency_us", search);
-    }
-    return diagnostics;
+  private static RunDiagnostics hybridDiagnostics(double weight, EvalRun dense, EvalRun sparse) {
+    return RunDiagnostics.builder()
+        .fusion("min-max normalized, dense weight " + weight)
+        .latencies(
+            RunTimings.sum(
+                dense.timings().get(Timing.QUERY_ENCODE_LATENCY_US),
+                sparse.timings().get(Timing.QUERY_ENCODE_LATENCY_US)),
+            RunTimings.sum(
+                dense.timings().get(Timing.SEARCH_LATENCY_US),
+                sparse.timings().get(Timing.SEARCH_LATENCY_US)))
+        .build();
   }
 }

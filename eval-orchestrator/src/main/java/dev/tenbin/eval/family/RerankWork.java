@@ -91,7 +91,7 @@ final class RerankWork implements WorkFamily {
     Map<String, EvalRun> runs = new LinkedHashMap<>();
     for (PlannedCell cell : work.cells()) {
       for (EvalRun run : reranked) {
-        if (run.mode().wireName().equals(cell.key().mode())) {
+        if (run.mode() == cell.key().mode()) {
           runs.put(cell.fingerprint(), run);
         }
       }

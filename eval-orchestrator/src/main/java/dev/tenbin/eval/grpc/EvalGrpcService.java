@@ -169,7 +169,7 @@ public final class EvalGrpcService extends EvalServiceGrpc.EvalServiceImplBase {
             .setTask(cell.key().benchmark() + "/" + cell.key().task())
             .setVariant(cell.key().variant())
             .setMode(
-                cell.key().mode().equals(RunMode.RETRIEVAL.wireName())
+                cell.key().mode() == RunMode.RETRIEVAL
                     ? EvalMode.EVAL_MODE_RETRIEVAL
                     : EvalMode.EVAL_MODE_RERANK)
             .setNumQueries(cell.queries().size());

@@ -27,9 +27,9 @@ public final class CellRecords {
     double[] words = WORDS.computeIfAbsent(task.datasetSha(), sha -> words(data));
     facts.put("avg_query_tokens", words[0]);
     facts.put("avg_document_tokens", words[1]);
-    if (run.diagnostics().get("bytes_per_vector") instanceof Number bytes
-        && bytes.doubleValue() > 0) {
-      facts.put("bytes_per_vector", bytes.doubleValue());
+    Long bytesPerVector = run.diagnostics().bytesPerVector();
+    if (bytesPerVector != null && bytesPerVector > 0) {
+      facts.put("bytes_per_vector", bytesPerVector.doubleValue());
     }
     List<StoredQuery> queries = new ArrayList<>();
     for (String queryId : data.evaluatedQueryIds()) {
@@ -52,7 +52,7 @@ public final class CellRecords {
         run.metrics(),
         run.tieAware(),
         run.timings().asMap(),
-        new TreeMap<>(run.diagnostics()),
+        new TreeMap<>(run.diagnostics().asMap()),
         queries,
         Instant.now().truncatedTo(ChronoUnit.MILLIS).toString());
   }

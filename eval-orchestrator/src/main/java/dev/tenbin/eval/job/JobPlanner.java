@@ -172,7 +172,7 @@ public final class JobPlanner {
             model,
             family,
             variant,
-            mode.wireName());
+            mode);
     String fingerprint =
         identity
             .with("key", key)

@@ -68,7 +68,7 @@ public final class Bm25Retrieval {
           documents.size(),
           0,
           0,
-          java.util.Map.of("query_encode_latency_us", 0.0, "search_latency_us", latency));
+          RunDiagnostics.builder().latencies(0.0, latency).build());
     }
   }
 }

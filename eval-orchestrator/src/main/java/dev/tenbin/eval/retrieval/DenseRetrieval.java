@@ -157,12 +157,11 @@ public final class DenseRetrieval {
               session.searchWithStats(
                   Family.FAMILY_DENSE, queries, variant.options(similarity), topK);
           long searched = System.nanoTime();
-          java.util.Map<String, Object> diagnostics = new java.util.LinkedHashMap<>();
-          diagnostics.put("bytes_per_vector", outcome.bytesPerVector());
+          RunDiagnostics.Builder diagnostics =
+              RunDiagnostics.builder().bytesPerVector(outcome.bytesPerVector());
           if (probeLatency) {
-            diagnostics.put("query_encode_latency_us", encodeLatency);
-            diagnostics.put(
-                "search_latency_us",
+            diagnostics.latencies(
+                encodeLatency,
                 LatencyProbe.medianMicros(
                     queries,
                     query ->
@@ -172,13 +171,12 @@ public final class DenseRetrieval {
                             variant.options(similarity),
                             topK)));
           }
-          diagnostics.put("similarity", similarity == Similarity.SIMILARITY_DOT ? "dot" : "cosine");
+          diagnostics.similarity(similarity == Similarity.SIMILARITY_DOT ? "dot" : "cosine");
           if (variant.approximate()) {
-            diagnostics.put("hnsw_recall_vs_exact", outcome.approximateRecall());
+            diagnostics.hnswRecallVsExact(outcome.approximateRecall());
           }
           if (variant.quantization() == dev.tenbin.proto.index.v1.Quantization.QUANTIZATION_INT8) {
-            diagnostics.put(
-                "int8_query_clip_rate",
+            diagnostics.int8QueryClipRate(
                 outcome.queryValues() == 0
                     ? 0.0
                     : (double) outcome.clippedQueryValues() / outcome.queryValues());
@@ -192,7 +190,7 @@ public final class DenseRetrieval {
                   total,
                   encoded - start,
                   queriesEncoded - indexed,
-                  diagnostics));
+                  diagnostics.build()));
         }
       return results;
     }

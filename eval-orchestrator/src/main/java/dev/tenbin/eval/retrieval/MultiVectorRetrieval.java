@@ -16,7 +16,6 @@ import dev.tenbin.proto.index.v1.Query;
 import io.grpc.Channel;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -124,13 +123,10 @@ public final class MultiVectorRetrieval {
           texts.size(),
           encoded - start,
           queriesEncoded - encoded,
-          Map.of(
-              "bytes_per_token",
-              4L * dimension,
-              "query_encode_latency_us",
-              encodeLatency,
-              "search_latency_us",
-              searchLatency));
+          RunDiagnostics.builder()
+              .bytesPerToken(4L * dimension)
+              .latencies(encodeLatency, searchLatency)
+              .build());
     }
   }
 

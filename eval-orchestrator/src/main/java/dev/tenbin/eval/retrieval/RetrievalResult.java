@@ -21,9 +21,9 @@ public record RetrievalResult(
     int documents,
     long documentEncodeNanos,
     long queryEncodeNanos,
-    Map<String, Object> diagnostics) {
+    RunDiagnostics diagnostics) {
   public RetrievalResult(
       Map<String, List<ScoredDoc>> rankings, long indexNanos, long searchNanos, int documents) {
-    this(rankings, indexNanos, searchNanos, documents, 0, 0, Map.of());
+    this(rankings, indexNanos, searchNanos, documents, 0, 0, RunDiagnostics.NONE);
   }
 }

@@ -163,14 +163,15 @@ public final class SparseRetrieval {
       for (SparseVariant variant : variants) {
         long searchStart = System.nanoTime();
         var rankings = session.searchSparse(queries, variant.options(), topK);
-        Map<String, Object> diagnostics = new LinkedHashMap<>();
-        diagnostics.put("max_query_dims", variant.maxQueryDims());
-        diagnostics.put("max_document_dims", variant.maxDocumentDims());
-        diagnostics.put("query_encode_latency_us", encodeLatency);
-        diagnostics.put(
-            "search_latency_us",
-            LatencyProbe.medianMicros(
-                queries, query -> session.searchSparse(List.of(query), variant.options(), topK)));
+        RunDiagnostics diagnostics =
+            RunDiagnostics.builder()
+                .sparseDims(variant.maxQueryDims(), variant.maxDocumentDims())
+                .latencies(
+                    encodeLatency,
+                    LatencyProbe.medianMicros(
+                        queries,
+                        query -> session.searchSparse(List.of(query), variant.options(), topK)))
+                .build();
         results.put(
             variant.name(),
             new RetrievalResult(

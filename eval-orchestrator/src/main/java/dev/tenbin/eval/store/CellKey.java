@@ -1,5 +1,7 @@
 package dev.tenbin.eval.store;
 
+import dev.tenbin.eval.RunMode;
+
 /**
  * What one cell of a job evaluates: a model of a family, in one efficiency variant and mode, on one
  * task of a benchmark.
@@ -15,7 +17,8 @@ package dev.tenbin.eval.store;
  * @param family bm25, dense, light, light-sparse, light-hybrid, sparse, multivector, rerank-dense,
  *     rerank-cross, ...
  * @param variant "base", "int8", "binary_rescore", "truncate256", "sparse_q64_d256", ...
- * @param mode "retrieval" (whole corpus), "rerank" (stored candidate set) or "candidates"
+ * @param mode over the whole corpus or a stored candidate set; stored and hashed as its {@linkplain
+ *     RunMode#wireName() wire name} ("retrieval", "rerank", "rerank_without_safeguard")
  */
 public record CellKey(
     String benchmark,
@@ -26,7 +29,7 @@ public record CellKey(
     String model,
     String family,
     String variant,
-    String mode) {
+    RunMode mode) {
 
   /** The system a leaderboard row stands for: family and model, e.g. "dense:bge-small-en-v1.5". */
   public String system() {
@@ -49,6 +52,15 @@ public record CellKey(
    * (retrieval)".
    */
   public String label() {
-    return system() + "/" + variant + " on " + benchmark + "/" + task + " (" + mode + ")";
+    return system()
+        + "/"
+        + variant
+        + " on "
+        + benchmark
+        + "/"
+        + task
+        + " ("
+        + mode.wireName()
+        + ")";
   }
 }

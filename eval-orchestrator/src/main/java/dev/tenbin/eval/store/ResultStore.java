@@ -158,13 +158,13 @@ public final class ResultStore {
           .thenComparing(c -> c.key().task())
           .thenComparing(c -> c.key().system())
           .thenComparing(c -> c.key().variant())
-          .thenComparing(c -> c.key().mode())
+          .thenComparing(c -> c.key().mode().wireName())
           .thenComparing(CellRecord::fingerprint);
 
   /**
    * Reads a stored cell, refusing one that is damaged: a compressed file is read to its end, so the
-   * gzip checksum covers every byte; the JSON must be one complete cell record (every part present)
-   * whose fingerprint is the file's name.
+   * gzip checksum covers every byte; the JSON must be one complete cell record (every part present,
+   * a known mode) whose fingerprint is the file's name.
    *
    * @throws PreconditionException naming the file when it is damaged or not a cell
    */

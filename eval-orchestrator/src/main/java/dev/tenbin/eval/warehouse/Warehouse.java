@@ -246,7 +246,7 @@ public final class Warehouse {
           .append(key.family())
           .append(key.system())
           .append(key.variant())
-          .append(key.mode())
+          .append(key.mode().wireName())
           .append(key.label());
       LocalDateTime finished = finishedAt(cell.finishedAt());
       if (finished == null) {

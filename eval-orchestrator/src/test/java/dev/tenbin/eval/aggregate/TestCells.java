@@ -1,5 +1,6 @@
 package dev.tenbin.eval.aggregate;
 
+import dev.tenbin.eval.RunMode;
 import dev.tenbin.eval.store.CellKey;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.tieaware.TieAwareValue;
@@ -108,7 +109,7 @@ public final class TestCells {
             model,
             family,
             variant,
-            mode);
+            RunMode.ofWireName(mode));
     String fingerprint =
         HexFormat.of()
                 .formatHex(

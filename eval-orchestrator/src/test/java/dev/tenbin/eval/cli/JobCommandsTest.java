@@ -2,6 +2,7 @@ package dev.tenbin.eval.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tenbin.eval.RunMode;
 import dev.tenbin.eval.grpc.EvalGrpcService;
 import dev.tenbin.eval.job.AdmittedJob;
 import dev.tenbin.eval.job.JobManager;
@@ -62,7 +63,7 @@ class JobCommandsTest {
               }
               listener.planned(1, 0);
               CellKey key =
-                  new CellKey("b", "t", "t", "en", "", "bm25", "bm25", "base", "retrieval");
+                  new CellKey("b", "t", "t", "en", "", "bm25", "bm25", "base", RunMode.RETRIEVAL);
               CellRecord cell =
                   new CellRecord(
                       CellRecord.FORMAT_VERSION,

@@ -117,4 +117,18 @@ class ReportCommandTest {
     assertThat(format.exitCode()).isEqualTo(2);
     assertThat(format.err()).contains("--format must be table, markdown, html or json");
   }
+
+  @Test
+  void modeFilterTakesTheModesCellsHave() {
+    CliRunner candidates = CliRunner.run("report", jobA.toString(), "--mode", "candidates");
+    assertThat(candidates.exitCode()).isEqualTo(2);
+    assertThat(candidates.err())
+        .contains("--mode", "retrieval, rerank, rerank_without_safeguard")
+        .doesNotContain("Exception");
+
+    CliRunner withoutSafeguard =
+        CliRunner.run("report", jobB.toString(), "--mode", "rerank_without_safeguard");
+    assertThat(withoutSafeguard.err())
+        .contains("no stored cell matches mode=rerank_without_safeguard");
+  }
 }

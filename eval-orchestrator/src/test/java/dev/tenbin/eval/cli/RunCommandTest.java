@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.tenbin.encoder.testing.TinyModels;
 import dev.tenbin.encoder.testing.TinyOnnxModels;
+import dev.tenbin.eval.RunMode;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
 import java.nio.charset.StandardCharsets;
@@ -118,7 +119,7 @@ class RunCommandTest {
       assertThat(cell.timings().get("search_latency_us")).as(family).isPositive();
     }
     CellRecord rerank =
-        cells.stream().filter(c -> c.key().mode().equals("rerank")).findFirst().orElseThrow();
+        cells.stream().filter(c -> c.key().mode() == RunMode.RERANK).findFirst().orElseThrow();
     assertThat(rerank.diagnostics())
         .containsKeys("query_coverage", "relevant_document_coverage", "candidate_origin");
     assertThat(out.resolve("leaderboard.html")).isNotEmptyFile();

@@ -3,6 +3,7 @@ package dev.tenbin.eval.grpc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tenbin.eval.RunMode;
 import dev.tenbin.eval.job.JobListener;
 import dev.tenbin.eval.job.JobManager;
 import dev.tenbin.eval.job.JobOutcome;
@@ -96,7 +97,7 @@ class EvalGrpcServiceTest {
             "bm25",
             "bm25",
             "base",
-            "retrieval");
+            RunMode.RETRIEVAL);
     return new CellRecord(
         CellRecord.FORMAT_VERSION,
         fingerprint,

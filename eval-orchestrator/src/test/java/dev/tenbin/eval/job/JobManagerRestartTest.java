@@ -3,6 +3,7 @@ package dev.tenbin.eval.job;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenbin.core.Cancellation;
+import dev.tenbin.eval.RunMode;
 import dev.tenbin.eval.store.CellKey;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
@@ -114,7 +115,7 @@ class JobManagerRestartTest {
             "bm25",
             "bm25",
             "base",
-            "retrieval");
+            RunMode.RETRIEVAL);
     return new CellRecord(
         CellRecord.FORMAT_VERSION,
         fingerprint,

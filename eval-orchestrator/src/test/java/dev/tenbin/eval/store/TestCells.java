@@ -1,5 +1,6 @@
 package dev.tenbin.eval.store;
 
+import dev.tenbin.eval.RunMode;
 import dev.tenbin.eval.metrics.Evaluation;
 import dev.tenbin.eval.metrics.Qrels;
 import dev.tenbin.eval.metrics.RankingEvaluator;
@@ -43,7 +44,7 @@ public final class TestCells {
 
   public static CellKey key(String task, String family, String model, String variant) {
     return new CellKey(
-        "NanoBEIR-en", task, task, "en", "science", model, family, variant, "retrieval");
+        "NanoBEIR-en", task, task, "en", "science", model, family, variant, RunMode.RETRIEVAL);
   }
 
   /**

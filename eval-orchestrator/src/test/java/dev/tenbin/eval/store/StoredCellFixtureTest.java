@@ -1,0 +1,122 @@
+package dev.tenbin.eval.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tenbin.core.PreconditionException;
+import dev.tenbin.eval.RunMode;
+import dev.tenbin.eval.job.CellIdentity;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Cells stored while the cell key was nine strings (the files under {@code stored-cells-v1/} were
+ * written by that code, with {@link TestCells}) still load with the same typed key, write back to
+ * the same bytes, and hash to the same fingerprints; a mode no Tenbin writes is refused as damage.
+ */
+class StoredCellFixtureTest {
+  private static final String RETRIEVAL =
+      "422d1924d12837a23745a19e5f76215517d809e5f12b9f00835a4ca59fb65809";
+  private static final String RERANK =
+      "b12ef5094cc102a6cae082ae88a1c8ba8d2090cd8b909f513fdd1ae4b7401500";
+
+  private static final CellKey RETRIEVAL_KEY =
+      new CellKey(
+          "NanoBEIR-en",
+          "NanoSciFact",
+          "NanoSciFact",
+          "en",
+          "science",
+          "bge-small-en-v1.5",
+          "dense",
+          "int8",
+          RunMode.RETRIEVAL);
+  private static final CellKey RERANK_KEY =
+      new CellKey(
+          "NanoBEIR-en",
+          "NanoSciFact",
+          "NanoSciFact",
+          "en",
+          "science",
+          "cross/enc",
+          "rerank-cross",
+          "candidates_hybrid",
+          RunMode.RERANK_WITHOUT_SAFEGUARD);
+
+  @TempDir Path job;
+
+  @Test
+  void oldCellsLoadWithTheSameTypedKey() throws IOException {
+    ResultStore store = storeWith(RETRIEVAL, RERANK);
+
+    assertThat(store.read(RETRIEVAL).orElseThrow().key()).isEqualTo(RETRIEVAL_KEY);
+    assertThat(store.read(RERANK).orElseThrow().key()).isEqualTo(RERANK_KEY);
+    assertThat(store.readAll())
+        .extracting(cell -> cell.key().label())
+        .containsExactly(
+            "dense:bge-small-en-v1.5/int8 on NanoBEIR-en/NanoSciFact (retrieval)",
+            "rerank-cross:cross/enc/candidates_hybrid on NanoBEIR-en/NanoSciFact"
+                + " (rerank_without_safeguard)");
+  }
+
+  @Test
+  void oldCellsWriteBackToTheSameBytes() throws IOException {
+    ResultStore store = storeWith(RETRIEVAL, RERANK);
+    for (String fingerprint : List.of(RETRIEVAL, RERANK)) {
+      CellRecord cell = store.read(fingerprint).orElseThrow();
+
+      assertThat(new String(ResultStore.JSON.writeValueAsBytes(cell), StandardCharsets.UTF_8))
+          .isEqualTo(new String(fixture(fingerprint), StandardCharsets.UTF_8));
+    }
+  }
+
+  @Test
+  void typedKeysHashToTheFingerprintsOfTheStringKeys() {
+    // computed by the string-keyed CellKey: CellIdentity.empty().with("key", key).with("top_k",
+    // 100)
+    assertThat(CellIdentity.empty().with("key", RETRIEVAL_KEY).with("top_k", 100).fingerprint())
+        .isEqualTo("f6eed0602eedd48ef58862b649b0ad82d986e9ae502e570005241ecd12247c41");
+    assertThat(CellIdentity.empty().with("key", RERANK_KEY).with("top_k", 100).fingerprint())
+        .isEqualTo("dc945d61d7b0dcb4a7aa50034b98c4282b6da024ddffc7089f4721c2740ebb76");
+  }
+
+  @Test
+  void aStoredCellWithAnUnknownModeIsRefusedAsDamagedNamingItsFile() throws IOException {
+    Path cells = Files.createDirectories(job.resolve("cells"));
+    String json =
+        new String(fixture(RETRIEVAL), StandardCharsets.UTF_8)
+            .replace("\"mode\":\"retrieval\"", "\"mode\":\"candidates\"");
+    assertThat(json).contains("\"mode\":\"candidates\"");
+    Files.writeString(cells.resolve(RETRIEVAL + ".json"), json);
+    ResultStore store = ResultStore.existing(job, "--job");
+
+    assertThatThrownBy(() -> store.read(RETRIEVAL))
+        .isInstanceOf(PreconditionException.class)
+        .hasMessageContaining(RETRIEVAL + ".json")
+        .hasMessageContaining("damaged");
+    assertThatThrownBy(store::readAll).isInstanceOf(PreconditionException.class);
+  }
+
+  private ResultStore storeWith(String... fingerprints) throws IOException {
+    Path cells = Files.createDirectories(job.resolve("cells"));
+    for (String fingerprint : fingerprints) {
+      Files.write(cells.resolve(fingerprint + ".json"), fixture(fingerprint));
+    }
+    return ResultStore.existing(job, "--job");
+  }
+
+  private static byte[] fixture(String fingerprint) throws IOException {
+    try (InputStream in =
+        StoredCellFixtureTest.class.getResourceAsStream(
+            "stored-cells-v1/" + fingerprint + ".json")) {
+      assertThat(in).as("fixture %s", fingerprint).isNotNull();
+      return in.readAllBytes();
+    }
+  }
+}
