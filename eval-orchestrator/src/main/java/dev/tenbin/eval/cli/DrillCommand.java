@@ -62,7 +62,15 @@ public final class DrillCommand implements Runnable {
     @Option(names = "--json", description = "Print the row as one JSON object on stdout.")
     boolean json;
 
-    Path work(String drill) {
+    /** The drill's work folder and its progress log on stderr, the folder named first. */
+    Started start(CommandLine.Model.CommandSpec spec, String drill) {
+      Path work = work(drill);
+      DrillLog log = DrillLog.printingTo(spec.commandLine().getErr());
+      log.line("work folder " + work);
+      return new Started(work, log);
+    }
+
+    private Path work(String drill) {
       try {
         if (workDirectory != null) {
           return Files.createDirectories(workDirectory);
@@ -93,6 +101,18 @@ public final class DrillCommand implements Runnable {
     }
   }
 
+  /** A started drill: its work folder and progress log. */
+  record Started(Path work, DrillLog log) {}
+
+  /** The dense model a drill encodes with. */
+  static final class DenseModel {
+    @Option(
+        names = "--model",
+        defaultValue = "all-minilm-l6-v2",
+        description = "Dense model (default ${DEFAULT-VALUE}).")
+    String id;
+  }
+
   /** {@code tenbin drill sigterm-encode}. */
   @Command(
       name = "sigterm-encode",
@@ -102,11 +122,7 @@ public final class DrillCommand implements Runnable {
   static final class Sigterm implements Callable<Integer> {
     @CommandLine.Mixin Common common = new Common();
 
-    @Option(
-        names = "--model",
-        defaultValue = "all-minilm-l6-v2",
-        description = "Dense model (default ${DEFAULT-VALUE}).")
-    String model;
+    @CommandLine.Mixin DenseModel model = new DenseModel();
 
     @Option(
         names = "--repeat",
@@ -128,11 +144,11 @@ public final class DrillCommand implements Runnable {
         throw new IllegalArgumentException(
             "--repeat must be at least 1 and --documents at least 10");
       }
-      Path work = common.work("sigterm-encode");
-      DrillLog log = DrillLog.printingTo(spec.commandLine().getErr());
-      log.line("work folder " + work);
+      Started started = common.start(spec, "sigterm-encode");
       return common.report(
-          spec, SigtermDrill.run(work, model, repeat, documents, common.seed, log));
+          spec,
+          SigtermDrill.run(
+              started.work(), model.id, repeat, documents, common.seed, started.log()));
     }
   }
 
@@ -145,11 +161,7 @@ public final class DrillCommand implements Runnable {
   static final class Cancel implements Callable<Integer> {
     @CommandLine.Mixin Common common = new Common();
 
-    @Option(
-        names = "--model",
-        defaultValue = "all-minilm-l6-v2",
-        description = "Dense model (default ${DEFAULT-VALUE}).")
-    String model;
+    @CommandLine.Mixin DenseModel model = new DenseModel();
 
     @Option(
         names = "--repeat",
@@ -171,14 +183,15 @@ public final class DrillCommand implements Runnable {
         throw new IllegalArgumentException(
             "--repeat must be at least 1 and --documents at least 10");
       }
-      Path work = common.work("cancel-encode");
-      DrillLog log = DrillLog.printingTo(spec.commandLine().getErr());
-      log.line("work folder " + work);
+      Started started = common.start(spec, "cancel-encode");
       try {
         return common.report(
-            spec, CancelDrill.run(work, model, repeat, documents, common.seed, log));
+            spec,
+            CancelDrill.run(
+                started.work(), model.id, repeat, documents, common.seed, started.log()));
       } catch (java.io.IOException e) {
-        throw new java.io.UncheckedIOException("cannot prepare the drill's data in " + work, e);
+        throw new java.io.UncheckedIOException(
+            "cannot prepare the drill's data in " + started.work(), e);
       }
     }
   }
@@ -196,10 +209,8 @@ public final class DrillCommand implements Runnable {
 
     @Override
     public Integer call() throws Exception {
-      Path work = common.work("long-id-ingest");
-      DrillLog log = DrillLog.printingTo(spec.commandLine().getErr());
-      log.line("work folder " + work);
-      return common.report(spec, LongIdDrill.run(work, log));
+      Started started = common.start(spec, "long-id-ingest");
+      return common.report(spec, LongIdDrill.run(started.work(), started.log()));
     }
   }
 
@@ -215,11 +226,7 @@ public final class DrillCommand implements Runnable {
     @Option(names = "--service", required = true, description = "index, encoder, rerank or eval.")
     String service;
 
-    @Option(
-        names = "--model",
-        defaultValue = "all-minilm-l6-v2",
-        description = "Dense model (default ${DEFAULT-VALUE}).")
-    String model;
+    @CommandLine.Mixin DenseModel model = new DenseModel();
 
     @Option(
         names = "--documents",
@@ -238,11 +245,12 @@ public final class DrillCommand implements Runnable {
         throw new IllegalArgumentException(
             "--service must be index, encoder, rerank or eval, got '" + service + "'");
       }
-      Path work = common.work("kill-restart-" + target.name().toLowerCase(java.util.Locale.ROOT));
-      DrillLog log = DrillLog.printingTo(spec.commandLine().getErr());
-      log.line("work folder " + work);
+      Started started =
+          common.start(spec, "kill-restart-" + target.name().toLowerCase(java.util.Locale.ROOT));
       return common.report(
-          spec, KillRestartDrill.run(work, target, model, documents, common.seed, log));
+          spec,
+          KillRestartDrill.run(
+              started.work(), target, model.id, documents, common.seed, started.log()));
     }
   }
 
@@ -255,11 +263,7 @@ public final class DrillCommand implements Runnable {
   static final class Overload implements Callable<Integer> {
     @CommandLine.Mixin Common common = new Common();
 
-    @Option(
-        names = "--model",
-        defaultValue = "all-minilm-l6-v2",
-        description = "Dense model (default ${DEFAULT-VALUE}).")
-    String model;
+    @CommandLine.Mixin DenseModel model = new DenseModel();
 
     @Option(
         names = "--factor",
@@ -286,11 +290,11 @@ public final class DrillCommand implements Runnable {
       if (factor <= 0 || seconds < 1) {
         throw new IllegalArgumentException("--factor must be positive and --seconds at least 1");
       }
-      Path work = common.work("overload");
-      DrillLog log = DrillLog.printingTo(spec.commandLine().getErr());
-      log.line("work folder " + work);
+      Started started = common.start(spec, "overload");
       return common.report(
-          spec, OverloadDrill.run(work, model, factor, seconds, heap, common.seed, log));
+          spec,
+          OverloadDrill.run(
+              started.work(), model.id, factor, seconds, heap, common.seed, started.log()));
     }
   }
 }

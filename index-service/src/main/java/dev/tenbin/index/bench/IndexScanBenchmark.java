@@ -125,7 +125,11 @@ public final class IndexScanBenchmark {
     return 2.0 * a.length * rounds * threads / seconds / 1e9;
   }
 
-  private static double fmaLoop(float[] a, float[] b, int rounds) {
+  /**
+   * The FMA kernel of the peak: 8 independent accumulators over in-cache data, {@code rounds}
+   * passes ({@code 2 * a.length * rounds} FLOP). Also the JMH {@code DenseScanBenchmarks.fmaPeak}.
+   */
+  static double fmaLoop(float[] a, float[] b, int rounds) {
     int step = SPECIES.length();
     FloatVector a0 = FloatVector.zero(SPECIES);
     FloatVector a1 = FloatVector.zero(SPECIES);

@@ -10,9 +10,6 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
-import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.VectorOperators;
-import jdk.incubator.vector.VectorSpecies;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -52,7 +49,6 @@ public class DenseScanBenchmarks {
   static final int DIM = 384;
   static final int BATCH = 64;
   static final int K = 100;
-  private static final VectorSpecies<Float> SPECIES = FloatVector.SPECIES_256;
   private static final int PEAK_LENGTH = 1024;
   private static final int PEAK_ROUNDS = 2_000;
   static final long PEAK_FLOP_PER_THREAD = 2L * PEAK_LENGTH * PEAK_ROUNDS;
@@ -133,52 +129,9 @@ public class DenseScanBenchmarks {
 
   @Benchmark
   public double fmaPeak() {
-    return IntStream.range(0, threads).parallel().mapToDouble(t -> fmaLoop(peakA, peakB)).sum();
-  }
-
-  private static double fmaLoop(float[] a, float[] b) {
-    int step = SPECIES.length();
-    FloatVector a0 = FloatVector.zero(SPECIES);
-    FloatVector a1 = a0;
-    FloatVector a2 = a0;
-    FloatVector a3 = a0;
-    FloatVector a4 = a0;
-    FloatVector a5 = a0;
-    FloatVector a6 = a0;
-    FloatVector a7 = a0;
-    for (int r = 0; r < PEAK_ROUNDS; r++) {
-      for (int i = 0; i < a.length; i += 8 * step) {
-        a0 = FloatVector.fromArray(SPECIES, a, i).fma(FloatVector.fromArray(SPECIES, b, i), a0);
-        a1 =
-            FloatVector.fromArray(SPECIES, a, i + step)
-                .fma(FloatVector.fromArray(SPECIES, b, i + step), a1);
-        a2 =
-            FloatVector.fromArray(SPECIES, a, i + 2 * step)
-                .fma(FloatVector.fromArray(SPECIES, b, i + 2 * step), a2);
-        a3 =
-            FloatVector.fromArray(SPECIES, a, i + 3 * step)
-                .fma(FloatVector.fromArray(SPECIES, b, i + 3 * step), a3);
-        a4 =
-            FloatVector.fromArray(SPECIES, a, i + 4 * step)
-                .fma(FloatVector.fromArray(SPECIES, b, i + 4 * step), a4);
-        a5 =
-            FloatVector.fromArray(SPECIES, a, i + 5 * step)
-                .fma(FloatVector.fromArray(SPECIES, b, i + 5 * step), a5);
-        a6 =
-            FloatVector.fromArray(SPECIES, a, i + 6 * step)
-                .fma(FloatVector.fromArray(SPECIES, b, i + 6 * step), a6);
-        a7 =
-            FloatVector.fromArray(SPECIES, a, i + 7 * step)
-                .fma(FloatVector.fromArray(SPECIES, b, i + 7 * step), a7);
-      }
-    }
-    return a0.add(a1)
-        .add(a2)
-        .add(a3)
-        .add(a4)
-        .add(a5)
-        .add(a6)
-        .add(a7)
-        .reduceLanes(VectorOperators.ADD);
+    return IntStream.range(0, threads)
+        .parallel()
+        .mapToDouble(t -> IndexScanBenchmark.fmaLoop(peakA, peakB, PEAK_ROUNDS))
+        .sum();
   }
 }
