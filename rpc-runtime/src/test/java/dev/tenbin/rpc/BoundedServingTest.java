@@ -39,7 +39,8 @@ class BoundedServingTest {
         Future<Empty> first = block(channel);
         Future<Empty> second = block(channel);
         awaitActive(host, 2);
-        assertThat(service.blocked()).isEqualTo(1);
+        // Admission counts a call before its handler runs: wait for the first to hold the thread.
+        TransportSecurityTest.awaitSuccess(() -> assertThat(service.blocked()).isEqualTo(1));
 
         assertThatThrownBy(() -> TestService.check(channel, "ok"))
             .isInstanceOfSatisfying(
