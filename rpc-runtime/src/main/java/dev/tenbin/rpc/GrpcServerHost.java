@@ -26,9 +26,12 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -139,14 +142,53 @@ public final class GrpcServerHost implements AutoCloseable {
     }
   }
 
-  /** Starts an in-process server (the orchestrator's embedded default, and tests). */
+  /**
+   * Threads of an in-process server's handler pool: four per core, at least 16. Its callers are the
+   * process's own (job workers, another embedded service), so a call beyond them waits in the queue
+   * instead of being refused; each embedded service has its own pool, so a handler that calls
+   * another embedded service never waits for a thread of its own pool.
+   */
+  static final int IN_PROCESS_HANDLER_THREADS =
+      Math.max(16, 4 * Runtime.getRuntime().availableProcessors());
+
+  /**
+   * Starts an in-process server (the orchestrator's embedded default, and tests). Calls run on a
+   * fixed pool of {@link #IN_PROCESS_HANDLER_THREADS} threads named {@code
+   * tenbin-inprocess-NAME-N}, stopped after the server has terminated.
+   */
   public static GrpcServerHost startInProcess(
       String name, MeterRegistry registry, List<BindableService> services) {
+    ExecutorService handlers =
+        Executors.newFixedThreadPool(IN_PROCESS_HANDLER_THREADS, inProcessThreads(name));
+    Deque<AutoCloseable> resources = new ArrayDeque<>();
+    resources.push(() -> stopPool(handlers));
     ServerBuilder<?> builder =
         InProcessServerBuilder.forName(name)
+            .executor(handlers)
             .maxInboundMessageSize(ServerSettings.DEFAULT_MAX_MESSAGE_BYTES);
-    return build(
-        builder, registry, services, null, Duration.ofSeconds(5), name, new ArrayDeque<>());
+    try {
+      return build(builder, registry, services, null, Duration.ofSeconds(5), name, resources);
+    } catch (RuntimeException failure) {
+      closeAll(resources);
+      throw failure;
+    }
+  }
+
+  private static ThreadFactory inProcessThreads(String name) {
+    AtomicInteger count = new AtomicInteger();
+    return runnable -> {
+      Thread thread =
+          new Thread(runnable, "tenbin-inprocess-" + name + "-" + count.incrementAndGet());
+      thread.setDaemon(true);
+      return thread;
+    };
+  }
+
+  private static void stopPool(ExecutorService pool) throws InterruptedException {
+    pool.shutdown();
+    if (!pool.awaitTermination(5, TimeUnit.SECONDS)) {
+      pool.shutdownNow();
+    }
   }
 
   private static ServerCredentials credentials(
