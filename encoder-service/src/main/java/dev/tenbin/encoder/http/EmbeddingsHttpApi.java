@@ -29,9 +29,9 @@ import java.util.Locale;
  *       width; otherwise one the card declares);
  *   <li>{@code encoding_format}: {@code float} (default) or {@code base64} (the float32 values,
  *       little-endian, base64 — how OpenAI's clients decode it);
- *   <li>{@code input_type} (a Tenbin extension): {@code document} (default: no prompt unless the
- *       card has a document prompt) or {@code query} (the card's query prompt), gRPC's {@code
- *       role}. OpenAI clients send no such field, so their inputs are encoded as documents.
+ *   <li>{@code input_type} (a Tenbin extension): {@code document} (default: the card's document
+ *       prompt, if any) or {@code query} (the card's query prompt), gRPC's {@code role}. OpenAI
+ *       clients send no such field, so their inputs are encoded as documents.
  * </ul>
  *
  * <p>Other fields ({@code user}, ...) are ignored. The response is {@code
