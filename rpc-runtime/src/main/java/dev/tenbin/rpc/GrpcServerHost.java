@@ -134,7 +134,8 @@ public final class GrpcServerHost implements AutoCloseable {
               onUnauthenticated,
               tls[0],
               security.mutualTls(),
-              settings.maxMessageBytes());
+              settings.maxMessageBytes(),
+              registry);
       log.info(
           "gRPC on {}:{}: {}, {}; {} handler threads, {} concurrent calls at most",
           settings.host(),

@@ -8,6 +8,8 @@ import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsParameters;
 import com.sun.net.httpserver.HttpsServer;
 import dev.tenbin.core.InvalidInputException;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -48,6 +50,7 @@ import org.slf4j.LoggerFactory;
  * pool. Failures are JSON {@code {"error":{"message","type","param"}}} with the status {@link
  * StatusMapper#toHttp} gives, never a stack trace. On close the endpoint drains: health and new
  * calls answer 503, calls in flight get the grace period, then the listener and threads stop.
+ * Answers are counted in {@code tenbin.http.requests} (tags {@code path}, {@code status}).
  */
 public final class HttpEndpoint implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(HttpEndpoint.class);
@@ -84,7 +87,8 @@ public final class HttpEndpoint implements AutoCloseable {
       Runnable onUnauthenticated,
       TlsFiles tls,
       boolean mutualTls,
-      int maxBodyBytes) {}
+      int maxBodyBytes,
+      MeterRegistry registry) {}
 
   private final HttpServer server;
   private final ExecutorService accept;
@@ -309,7 +313,7 @@ public final class HttpEndpoint implements AutoCloseable {
     return dev.tenbin.core.OverloadedException.DEFAULT_RETRY_AFTER;
   }
 
-  private static void error(
+  private void error(
       HttpExchange exchange,
       int status,
       String type,
@@ -326,7 +330,14 @@ public final class HttpEndpoint implements AutoCloseable {
     respond(exchange, status, JSON.writeValueAsBytes(error));
   }
 
-  private static void respond(HttpExchange exchange, int status, byte[] body) throws IOException {
+  private void respond(HttpExchange exchange, int status, byte[] body) throws IOException {
+    String path = exchange.getRequestURI().getPath();
+    Counter.builder("tenbin.http.requests")
+        .description("HTTP requests answered, by route and status")
+        .tag("path", HEALTH_PATH.equals(path) || routes.containsKey(path) ? path : "other")
+        .tag("status", Integer.toString(status))
+        .register(guards.registry())
+        .increment();
     exchange.getResponseHeaders().set("Content-Type", "application/json");
     boolean head = "HEAD".equals(exchange.getRequestMethod());
     exchange.sendResponseHeaders(status, head ? -1 : body.length);

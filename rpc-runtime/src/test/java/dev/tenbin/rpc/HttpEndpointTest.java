@@ -185,7 +185,10 @@ class HttpEndpointTest {
     assertThat(http.post("/v1/echo", "hello", TOKEN).statusCode()).isEqualTo(200);
     assertThat(http.get("/health").statusCode()).isEqualTo(200);
     assertThat(GrpcServerHostTest.scrape(host))
-        .contains("tenbin_rpc_calls_unauthenticated_total 2.0");
+        .contains("tenbin_rpc_calls_unauthenticated_total 2.0")
+        .contains("tenbin_http_requests_total{path=\"/v1/echo\",status=\"401\"} 2.0")
+        .contains("tenbin_http_requests_total{path=\"/v1/echo\",status=\"200\"} 1.0")
+        .contains("tenbin_http_requests_total{path=\"/health\",status=\"200\"} 1.0");
   }
 
   @Test

@@ -1,6 +1,7 @@
 package dev.tenbin.encoder.http;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -116,6 +117,9 @@ public final class EmbeddingsHttpApi {
     JsonNode root;
     try {
       root = JSON.readTree(body);
+    } catch (StreamConstraintsException e) {
+      throw InvalidInputException.tooLarge(
+          null, "the body exceeds what a request may hold: " + e.getOriginalMessage());
     } catch (JsonProcessingException e) {
       throw new InvalidInputException(
           null, "the body is not JSON: " + e.getOriginalMessage().lines().findFirst().orElse(""));

@@ -297,6 +297,11 @@ class EmbeddingsHttpTest {
     assertThat(tooMuch.statusCode()).isEqualTo(413);
     assertThat(error(tooMuch).get("param").asText()).isEqualTo("input");
 
+    HttpResponse<String> deep =
+        embed("{\"model\":\"tiny-dense\",\"input\":" + "[".repeat(2000) + "]".repeat(2000) + "}");
+    assertThat(deep.statusCode()).as(deep.body()).isEqualTo(413);
+    assertThat(error(deep).get("message").asText()).contains("nesting");
+
     HttpResponse<String> body =
         embed("{\"model\":\"tiny-dense\",\"input\":\"" + "a".repeat(1 << 15) + "\"}");
     assertThat(body.statusCode()).isEqualTo(413);
