@@ -98,7 +98,7 @@ class EmbeddingsHttpTest {
   }
 
   /** The vectors of an HTTP answer, floats read exactly or base64 decoded. */
-  private static List<float[]> vectors(HttpResponse<String> response) {
+  static List<float[]> vectors(HttpResponse<String> response) {
     assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
     JsonNode body = TestHttp.json(response);
     assertThat(body.get("object").asText()).isEqualTo("list");
