@@ -215,8 +215,16 @@ public final class EncoderServer implements Callable<Integer> {
     }
   }
 
+  /**
+   * Starts an in-process server (gRPC only: a config naming an HTTP port is refused, since only a
+   * network server has an address to serve HTTP on).
+   */
   public static Embedded startInProcess(
       String name, EncoderServiceConfig config, MeterRegistry registry) {
+    if (config.httpPort() != EncoderServiceConfig.NO_HTTP) {
+      throw new IllegalArgumentException(
+          "--http-port needs a network server; an in-process encoder serves gRPC only");
+    }
     EncoderCore core = new EncoderCore(config);
     GrpcServerHost host;
     try {

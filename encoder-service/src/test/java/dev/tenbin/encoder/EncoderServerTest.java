@@ -110,6 +110,13 @@ class EncoderServerTest {
         .isEqualTo(8080);
     assertThat(EncoderServiceConfig.embedded(Path.of("m"), Path.of("c")).httpPort())
         .isEqualTo(EncoderServiceConfig.NO_HTTP);
+    assertThatThrownBy(
+            () ->
+                EncoderServer.startInProcess(
+                    "no-http",
+                    EncoderServiceConfig.embedded(Path.of("m"), Path.of("c")).withHttpPort(0),
+                    new io.micrometer.core.instrument.simple.SimpleMeterRegistry()))
+        .hasMessageContaining("--http-port needs a network server");
   }
 
   @Test
