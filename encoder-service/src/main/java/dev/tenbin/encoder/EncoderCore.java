@@ -338,7 +338,7 @@ public final class EncoderCore implements AutoCloseable, MeterBinder {
       throw new InvalidInputException("texts", "at least one text is required");
     }
     if (texts.size() > config.maxInputsPerRequest()) {
-      throw new InvalidInputException(
+      throw InvalidInputException.tooLarge(
           "texts",
           "at most " + config.maxInputsPerRequest() + " texts per request, got " + texts.size());
     }
@@ -349,7 +349,7 @@ public final class EncoderCore implements AutoCloseable, MeterBinder {
             "texts[" + i + "]", "text " + i + " is empty or whitespace only");
       }
       if (text.length() > config.maxTextChars()) {
-        throw new InvalidInputException(
+        throw InvalidInputException.tooLarge(
             "texts[" + i + "]",
             "text "
                 + i
@@ -369,7 +369,7 @@ public final class EncoderCore implements AutoCloseable, MeterBinder {
       total += text == null ? 0 : text.length();
     }
     if (total > config.maxRequestChars()) {
-      throw new InvalidInputException(
+      throw InvalidInputException.tooLarge(
           "texts",
           "the texts have "
               + total

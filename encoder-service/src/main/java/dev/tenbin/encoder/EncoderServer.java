@@ -2,6 +2,7 @@ package dev.tenbin.encoder;
 
 import dev.tenbin.encoder.batching.BatchingLimits;
 import dev.tenbin.encoder.grpc.EncoderGrpcService;
+import dev.tenbin.encoder.http.EmbeddingsHttpApi;
 import dev.tenbin.encoder.light.LightQueryEncoder;
 import dev.tenbin.encoder.model.HubAccess;
 import dev.tenbin.encoder.model.ModelPolicy;
@@ -19,12 +20,17 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** Runs the encoder service: {@code tenbin.encoder.v1} over gRPC. */
+/**
+ * Runs the encoder service: {@code tenbin.encoder.v1} over gRPC, and with {@code --http-port} the
+ * OpenAI-compatible {@code POST /v1/embeddings} and {@code GET /health} over HTTP, served by the
+ * same core under the same tokens, limits and TLS.
+ */
 @Command(
     name = "encoder-service",
     mixinStandardHelpOptions = true,
     description =
-        "Serves dense, sparse and multi-vector encoders and the LightRetriever lookup over gRPC.")
+        "Serves dense, sparse and multi-vector encoders and the LightRetriever lookup over gRPC"
+            + " (and dense embeddings over HTTP with --http-port).")
 public final class EncoderServer implements Callable<Integer> {
   @Mixin ServerOptions serverOptions = new ServerOptions();
 
@@ -146,6 +152,16 @@ public final class EncoderServer implements Callable<Integer> {
               + " comes from env HF_TOKEN.")
   String hubEndpoint;
 
+  @Option(
+      names = "--http-port",
+      defaultValue = "${env:TENBIN_HTTP_PORT:--1}",
+      description =
+          "Also serve POST /v1/embeddings (OpenAI/TEI-compatible) and GET /health over HTTP on this"
+              + " port of the same address, with the gRPC side's tokens, limits and TLS (HTTPS when"
+              + " --tls-cert is given); 0 picks a free port, -1 serves none (env TENBIN_HTTP_PORT;"
+              + " default ${DEFAULT-VALUE}).")
+  int httpPort;
+
   public EncoderServiceConfig config() {
     boolean cuda =
         switch (executionProvider.toLowerCase(java.util.Locale.ROOT)) {
@@ -178,7 +194,8 @@ public final class EncoderServer implements Callable<Integer> {
         maxTextChars,
         maxRequestChars,
         ModelPolicy.of(allowModels, modelIdleSeconds),
-        HubAccess.fromEnvironment().withEndpoint(hubEndpoint));
+        HubAccess.fromEnvironment().withEndpoint(hubEndpoint),
+        httpPort);
   }
 
   public static List<BindableService> services(EncoderCore core) {
@@ -198,8 +215,16 @@ public final class EncoderServer implements Callable<Integer> {
     }
   }
 
+  /**
+   * Starts an in-process server (gRPC only: a config naming an HTTP port is refused, since only a
+   * network server has an address to serve HTTP on).
+   */
   public static Embedded startInProcess(
       String name, EncoderServiceConfig config, MeterRegistry registry) {
+    if (config.httpPort() != EncoderServiceConfig.NO_HTTP) {
+      throw new IllegalArgumentException(
+          "--http-port needs a network server; an in-process encoder serves gRPC only");
+    }
     EncoderCore core = new EncoderCore(config);
     GrpcServerHost host;
     try {
@@ -213,7 +238,8 @@ public final class EncoderServer implements Callable<Integer> {
   }
 
   /**
-   * Starts the network server of {@code config}; closing the result stops it and closes its core.
+   * Starts the network server of {@code config} (and its HTTP endpoint when it names an HTTP port);
+   * closing the result stops both and closes its core.
    */
   public static Embedded start(EncoderServiceConfig config) {
     EncoderCore core = new EncoderCore(config);
@@ -223,6 +249,14 @@ public final class EncoderServer implements Callable<Integer> {
     } catch (RuntimeException e) {
       core.close();
       throw e;
+    }
+    if (config.httpPort() != EncoderServiceConfig.NO_HTTP) {
+      try {
+        host.serveHttp(config.httpPort(), EmbeddingsHttpApi.routes(core));
+      } catch (RuntimeException e) {
+        host.close();
+        throw e;
+      }
     }
     core.bindTo(host.registry());
     return new Embedded(core, host);
@@ -238,10 +272,11 @@ public final class EncoderServer implements Callable<Integer> {
     try (Embedded running = start(config)) {
       running.host().stopOnSignal("encoder-service");
       System.err.printf(
-          "encoder-service listening on %s:%d (metrics port %d, %s)%n",
+          "encoder-service listening on %s:%d (metrics port %d, HTTP port %d, %s)%n",
           config.server().host(),
           running.host().port(),
           running.host().metricsPort(),
+          running.host().httpPort(),
           config.runtime().cuda() ? "CUDA" : "CPU");
       running.host().blockUntilShutdown();
     }

@@ -20,6 +20,8 @@ import java.nio.file.Path;
  * @param maxRequestChars largest total of characters over the texts of one request
  * @param models which models may be loaded, and when an unused one is unloaded
  * @param hub the Hugging Face hub models are downloaded from, and its token (a fake hub in tests)
+ * @param httpPort port of the HTTP endpoint beside gRPC ({@code POST /v1/embeddings}, {@code GET
+ *     /health}); 0 picks a free one, -1 (the default) serves none
  */
 public record EncoderServiceConfig(
     ServerSettings server,
@@ -31,8 +33,12 @@ public record EncoderServiceConfig(
     int maxTextChars,
     long maxRequestChars,
     ModelPolicy models,
-    HubAccess hub) {
+    HubAccess hub,
+    int httpPort) {
   public static final int DEFAULT_PORT = 50051;
+
+  /** {@link #httpPort} when no HTTP endpoint is served. */
+  public static final int NO_HTTP = -1;
 
   /**
    * Characters per request a network server accepts by default: tokenizing that many takes seconds,
@@ -78,6 +84,36 @@ public record EncoderServiceConfig(
     if (hub == null) {
       throw new IllegalArgumentException("a hub endpoint (--hub-endpoint) is required");
     }
+    if (httpPort < NO_HTTP || httpPort > 65535) {
+      throw new IllegalArgumentException(
+          "--http-port must be -1 (off) or within 0..65535, got " + httpPort);
+    }
+  }
+
+  /** A configuration without an HTTP endpoint. */
+  public EncoderServiceConfig(
+      ServerSettings server,
+      Path modelsDirectory,
+      Path cacheDirectory,
+      OnnxModel.RuntimeOptions runtime,
+      BatchingLimits batching,
+      int maxInputsPerRequest,
+      int maxTextChars,
+      long maxRequestChars,
+      ModelPolicy models,
+      HubAccess hub) {
+    this(
+        server,
+        modelsDirectory,
+        cacheDirectory,
+        runtime,
+        batching,
+        maxInputsPerRequest,
+        maxTextChars,
+        maxRequestChars,
+        models,
+        hub,
+        NO_HTTP);
   }
 
   /** The hub's base URL. */
@@ -115,7 +151,8 @@ public record EncoderServiceConfig(
         maxTextChars,
         maxRequestChars,
         models,
-        hub);
+        hub,
+        httpPort);
   }
 
   /** Another Hugging Face hub endpoint (a mirror, or a fake one in tests). */
@@ -130,7 +167,8 @@ public record EncoderServiceConfig(
         maxTextChars,
         maxRequestChars,
         models,
-        hub.withEndpoint(endpoint));
+        hub.withEndpoint(endpoint),
+        httpPort);
   }
 
   /** These caps on one request: texts per request and characters per text. */
@@ -145,7 +183,8 @@ public record EncoderServiceConfig(
         maxChars,
         Math.max(maxChars, maxRequestChars),
         models,
-        hub);
+        hub,
+        httpPort);
   }
 
   /** This cap on the characters of one request. */
@@ -160,7 +199,8 @@ public record EncoderServiceConfig(
         maxTextChars,
         maxChars,
         models,
-        hub);
+        hub,
+        httpPort);
   }
 
   /** This model policy (allowed models, idle unloading). */
@@ -175,6 +215,39 @@ public record EncoderServiceConfig(
         maxTextChars,
         maxRequestChars,
         policy,
-        hub);
+        hub,
+        httpPort);
+  }
+
+  /** This HTTP port (0: a free one; {@link #NO_HTTP}: no HTTP endpoint), same server settings. */
+  public EncoderServiceConfig withHttpPort(int port) {
+    return new EncoderServiceConfig(
+        server,
+        modelsDirectory,
+        cacheDirectory,
+        runtime,
+        batching,
+        maxInputsPerRequest,
+        maxTextChars,
+        maxRequestChars,
+        models,
+        hub,
+        port);
+  }
+
+  /** These server settings (address, security, limits). */
+  public EncoderServiceConfig withServer(ServerSettings settings) {
+    return new EncoderServiceConfig(
+        settings,
+        modelsDirectory,
+        cacheDirectory,
+        runtime,
+        batching,
+        maxInputsPerRequest,
+        maxTextChars,
+        maxRequestChars,
+        models,
+        hub,
+        httpPort);
   }
 }

@@ -3,6 +3,7 @@ package dev.tenbin.encoder;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tenbin.encoder.model.ModelPolicy;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -101,6 +102,24 @@ class EncoderServerTest {
   }
 
   @Test
+  void theHttpEndpointIsOffByDefaultAndOnWithHttpPort() {
+    assertThat(parse().httpPort()).isEqualTo(EncoderServiceConfig.NO_HTTP).isEqualTo(-1);
+    assertThat(parse("--http-port", "8080").httpPort()).isEqualTo(8080);
+    assertThat(parse("--http-port", "8080").withModels(ModelPolicy.allowAll()).httpPort())
+        .as("the with* copies keep the HTTP port")
+        .isEqualTo(8080);
+    assertThat(EncoderServiceConfig.embedded(Path.of("m"), Path.of("c")).httpPort())
+        .isEqualTo(EncoderServiceConfig.NO_HTTP);
+    assertThatThrownBy(
+            () ->
+                EncoderServer.startInProcess(
+                    "no-http",
+                    EncoderServiceConfig.embedded(Path.of("m"), Path.of("c")).withHttpPort(0),
+                    new io.micrometer.core.instrument.simple.SimpleMeterRegistry()))
+        .hasMessageContaining("--http-port needs a network server");
+  }
+
+  @Test
   void theEmbeddedServicesAllowEveryModelAndNeverUnload() {
     EncoderServiceConfig embedded = EncoderServiceConfig.embedded(Path.of("m"), Path.of("c"));
     assertThat(embedded.models().allow()).contains("hub:*");
@@ -119,6 +138,8 @@ class EncoderServerTest {
     "--max-text-chars,0,--max-text-chars must be positive",
     "--hub-endpoint,not a url,--hub-endpoint (env HF_ENDPOINT)",
     "--metrics-port,-5,--metrics-port must be -1 (off) or within 0..65535",
+    "--http-port,-2,--http-port must be -1 (off) or within 0..65535",
+    "--http-port,70000,--http-port must be -1 (off) or within 0..65535",
   })
   void aBadValueIsRefusedAtStartNamingTheFlag(String flag, String value, String message) {
     assertThatThrownBy(() -> parse(flag, value))

@@ -127,18 +127,48 @@ final class AdmissionControl implements AutoCloseable {
           return next.startCall(call, headers);
         }
         refused.increment();
-        StatusRuntimeException busy =
-            StatusMapper.overloaded(
-                "server busy: "
-                    + limit
-                    + " concurrent calls at most (--max-concurrent-calls); retry after "
-                    + limits.retryAfter().toMillis()
-                    + " ms",
-                limits.retryAfter());
+        StatusRuntimeException busy = StatusMapper.overloaded(busyMessage(), limits.retryAfter());
         call.close(busy.getStatus(), busy.getTrailers());
         return new ServerCall.Listener<>() {};
       }
     };
+  }
+
+  /**
+   * Admits a call that arrived by another transport (the {@link HttpEndpoint}) against the same
+   * limit; false (counted as refused) when the limit is reached. An admitted call must be {@link
+   * #release}d once, when it ends.
+   */
+  boolean tryAdmit() {
+    if (permits.tryAcquire()) {
+      return true;
+    }
+    refused.increment();
+    return false;
+  }
+
+  /** Gives back the permit of a call admitted by {@link #tryAdmit}. */
+  void release() {
+    permits.release();
+  }
+
+  /** The handler pool admitted calls run on. */
+  Executor handlers() {
+    return handlers;
+  }
+
+  /** The retry delay sent with a refusal. */
+  java.time.Duration retryAfter() {
+    return limits.retryAfter();
+  }
+
+  /** What a refused call is told. */
+  String busyMessage() {
+    return "server busy: "
+        + limit
+        + " concurrent calls at most (--max-concurrent-calls); retry after "
+        + limits.retryAfter().toMillis()
+        + " ms";
   }
 
   /** Calls admitted and not yet closed. */

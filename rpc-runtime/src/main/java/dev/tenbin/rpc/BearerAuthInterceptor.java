@@ -22,8 +22,6 @@ public final class BearerAuthInterceptor implements ServerInterceptor {
   /** Services callable without a token. */
   public static final Set<String> OPEN_SERVICES = Set.of("grpc.health.v1.Health");
 
-  private static final String BEARER = "Bearer ";
-
   private final BearerTokens tokens;
   private final Runnable onRefused;
 
@@ -38,13 +36,7 @@ public final class BearerAuthInterceptor implements ServerInterceptor {
     if (OPEN_SERVICES.contains(call.getMethodDescriptor().getServiceName())) {
       return next.startCall(call, headers);
     }
-    String header = headers.get(AUTHORIZATION);
-    String refusal = null;
-    if (header == null || !header.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
-      refusal = "missing bearer token: send the header 'authorization: Bearer <token>'";
-    } else if (!tokens.accepts(header.substring(BEARER.length()).strip())) {
-      refusal = "invalid bearer token";
-    }
+    String refusal = tokens.refusal(headers.get(AUTHORIZATION));
     headers.discardAll(AUTHORIZATION);
     if (refusal != null) {
       onRefused.run();

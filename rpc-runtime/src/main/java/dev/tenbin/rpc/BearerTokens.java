@@ -66,6 +66,25 @@ public final class BearerTokens {
     return new BearerTokens(file, recheck, new State(hashes, stamp, System.nanoTime()));
   }
 
+  private static final String BEARER = "Bearer ";
+
+  /**
+   * Why a request with this {@code authorization} header value is refused, or null when it names
+   * one of the tokens: the one check gRPC ({@link BearerAuthInterceptor}) and HTTP ({@link
+   * HttpEndpoint}) calls go through. The message says what to send and nothing about which tokens
+   * exist.
+   */
+  public String refusal(String authorization) {
+    if (authorization == null
+        || !authorization.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
+      return "missing bearer token: send the header 'authorization: Bearer <token>'";
+    }
+    if (!accepts(authorization.substring(BEARER.length()).strip())) {
+      return "invalid bearer token";
+    }
+    return null;
+  }
+
   /** Whether {@code token} is one of the file's tokens (the file is re-read when it changed). */
   public boolean accepts(String token) {
     byte[] presented = sha256(token == null ? "" : token);

@@ -44,7 +44,8 @@ import org.slf4j.LoggerFactory;
  * <p>A network server also gets what a service reachable by others needs ({@link ServerSettings}):
  * TLS and mutual TLS from PEM files reloaded without a restart ({@link TlsFiles}), bearer tokens
  * ({@link BearerAuthInterceptor}), a fixed handler pool with an admission limit ({@link
- * AdmissionControl}), keepalive that drops dead clients, and message and header size limits.
+ * AdmissionControl}), keepalive that drops dead clients, and message and header size limits. It can
+ * serve JSON over HTTP beside gRPC ({@link #serveHttp}) under the same tokens, limits and TLS.
  */
 public final class GrpcServerHost implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(GrpcServerHost.class);
@@ -57,6 +58,9 @@ public final class GrpcServerHost implements AutoCloseable {
   private final String inProcessName;
   private final Deque<AutoCloseable> resources;
   private final Deque<AutoCloseable> owned = new ArrayDeque<>();
+  private HttpEndpoint.Guards httpGuards;
+  private String bindAddress;
+  private HttpEndpoint http;
   private boolean closed;
 
   private GrpcServerHost(
@@ -89,10 +93,11 @@ public final class GrpcServerHost implements AutoCloseable {
       resources.push(OperatorMetrics.bind(registry));
       AdmissionControl admission = new AdmissionControl(limits, registry);
       resources.push(admission);
+      TlsFiles[] tls = new TlsFiles[1];
       NettyServerBuilder builder =
           NettyServerBuilder.forAddress(
                   new InetSocketAddress(settings.host(), settings.port()),
-                  credentials(security, resources))
+                  credentials(security, resources, tls))
               .maxInboundMessageSize(settings.maxMessageBytes())
               .maxInboundMetadataSize(limits.maxMetadataBytes())
               .maxConcurrentCallsPerConnection(limits.maxConcurrentCallsPerConnection())
@@ -107,21 +112,33 @@ public final class GrpcServerHost implements AutoCloseable {
               .addStreamTracerFactory(admission.tracerFactory());
       // Server interceptors run last-added first: tokens are checked before admission.
       builder.intercept(admission.interceptor());
+      BearerTokens tokens = null;
+      Counter unauthenticated = null;
       if (security.tokens()) {
-        BearerTokens tokens =
-            BearerTokens.load(security.authTokenFile(), BearerTokens.DEFAULT_RECHECK);
-        Counter unauthenticated =
+        tokens = BearerTokens.load(security.authTokenFile(), BearerTokens.DEFAULT_RECHECK);
+        unauthenticated =
             Counter.builder("tenbin.rpc.calls.unauthenticated")
                 .description("Calls refused for a missing or wrong bearer token")
                 .register(registry);
         builder.intercept(new BearerAuthInterceptor(tokens, unauthenticated::increment));
       }
+      Runnable onUnauthenticated = unauthenticated == null ? () -> {} : unauthenticated::increment;
       warnIfOpen(settings);
       if (settings.metricsPort() >= 0) {
         endpoint = MetricsHttpServer.start(settings.host(), settings.metricsPort(), registry);
       }
       GrpcServerHost host =
           build(builder, registry, services, endpoint, settings.shutdownGrace(), null, resources);
+      host.bindAddress = settings.host();
+      host.httpGuards =
+          new HttpEndpoint.Guards(
+              admission,
+              tokens,
+              onUnauthenticated,
+              tls[0],
+              security.mutualTls(),
+              settings.maxMessageBytes(),
+              registry);
       log.info(
           "gRPC on {}:{}: {}, {}; {} handler threads, {} concurrent calls at most",
           settings.host(),
@@ -192,7 +209,7 @@ public final class GrpcServerHost implements AutoCloseable {
   }
 
   private static ServerCredentials credentials(
-      ServerSecurity security, Deque<AutoCloseable> resources) {
+      ServerSecurity security, Deque<AutoCloseable> resources, TlsFiles[] opened) {
     if (!security.tls()) {
       return InsecureServerCredentials.create();
     }
@@ -214,6 +231,7 @@ public final class GrpcServerHost implements AutoCloseable {
             security.reloadInterval(),
             reloads);
     resources.push(files);
+    opened[0] = files;
     TlsServerCredentials.Builder tls =
         TlsServerCredentials.newBuilder().keyManager(files.keyManager());
     if (security.mutualTls()) {
@@ -286,6 +304,37 @@ public final class GrpcServerHost implements AutoCloseable {
     return inProcessName;
   }
 
+  /**
+   * Serves {@code routes} as JSON over HTTP on {@code port} (0 picks a free one) of the gRPC
+   * server's address, under the same bearer tokens, admission limit, handler pool, TLS and message
+   * size limit ({@link HttpEndpoint}); it stops with the host, draining like the gRPC side. Network
+   * servers only, once.
+   */
+  public synchronized GrpcServerHost serveHttp(int port, List<HttpEndpoint.Route> routes) {
+    if (httpGuards == null) {
+      throw new IllegalStateException("an in-process server has no HTTP endpoint");
+    }
+    if (http != null) {
+      throw new IllegalStateException("the HTTP endpoint is already serving");
+    }
+    if (closed) {
+      throw new IllegalStateException("the server is stopped");
+    }
+    http = HttpEndpoint.start(bindAddress, port, httpGuards, routes);
+    log.info(
+        "HTTP on {}:{}: {}, {}",
+        bindAddress,
+        http.port(),
+        httpGuards.tls() == null ? "plaintext" : "TLS",
+        httpGuards.tokens() == null ? "no tokens" : "bearer tokens required");
+    return this;
+  }
+
+  /** The bound HTTP port, or -1 when no HTTP endpoint is served. */
+  public synchronized int httpPort() {
+    return http == null ? -1 : http.port();
+  }
+
   /** The bound metrics port, or -1 when the endpoint is disabled. */
   public int metricsPort() {
     return metricsEndpoint == null ? -1 : metricsEndpoint.port();
@@ -350,16 +399,26 @@ public final class GrpcServerHost implements AutoCloseable {
     }
     closed = true;
     health.enterTerminalState();
+    if (http != null) {
+      http.beginDrain();
+    }
+    long deadline = System.nanoTime() + shutdownGrace.toNanos();
     server.shutdown();
     try {
       if (!server.awaitTermination(shutdownGrace.toMillis(), TimeUnit.MILLISECONDS)) {
         server.shutdownNow();
         server.awaitTermination(5, TimeUnit.SECONDS);
       }
+      if (http != null) {
+        http.awaitIdle(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+      }
     } catch (InterruptedException e) {
       server.shutdownNow();
       Thread.currentThread().interrupt();
     } finally {
+      if (http != null) {
+        http.close();
+      }
       if (metricsEndpoint != null) {
         metricsEndpoint.close();
       }

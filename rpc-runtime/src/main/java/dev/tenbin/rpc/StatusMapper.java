@@ -42,6 +42,10 @@ import org.slf4j.LoggerFactory;
  *       fits in the trailers.
  * </ul>
  *
+ * <p>HTTP endpoints ({@link HttpEndpoint}) get the same mapping as HTTP statuses ({@link #toHttp}):
+ * the gRPC code's usual HTTP status, 413 for a request over a size limit, 429 with a retry delay
+ * for overload, 500 with an error id for the unexpected.
+ *
  * <p>{@link ExceptionMappingInterceptor} runs {@link #sanitize} on every status a service closes a
  * call with, so handlers that build statuses by hand ({@code responses.onError(...)}) get the same
  * treatment.
@@ -68,6 +72,62 @@ public final class StatusMapper {
       return withField(codeOf(te), te.getMessage(), te.field());
     }
     return internal(Code.INTERNAL, null, failure);
+  }
+
+  /**
+   * A failure as an HTTP endpoint reports it.
+   *
+   * @param status the HTTP status
+   * @param type the error's kind, snake case ({@code invalid_request_error}, {@code
+   *     rate_limit_error}, ...), as OpenAI-style clients expect it in {@code error.type}
+   * @param message what went wrong, cut to fit ({@link SafeText})
+   * @param field the request field at fault, or null
+   * @param retryAfter when to retry (429 and 503), or null
+   */
+  public record HttpFailure(
+      int status, String type, String message, String field, Duration retryAfter) {}
+
+  /** The HTTP form of {@link #toStatusException}: the same codes, messages and fields. */
+  public static HttpFailure toHttp(Throwable failure) {
+    if (failure instanceof OverloadedException overloaded) {
+      return new HttpFailure(
+          429,
+          "rate_limit_error",
+          SafeText.message(overloaded.getMessage()),
+          null,
+          overloaded.retryAfter());
+    }
+    if (failure instanceof TenbinException te && codeOf(te) != Code.INTERNAL) {
+      String message = SafeText.message(te.getMessage() == null ? "" : te.getMessage());
+      String field = te.field() == null ? null : SafeText.cut(te.field(), SafeText.MAX_FIELD_BYTES);
+      if (te instanceof InvalidInputException invalid && invalid.isTooLarge()) {
+        return new HttpFailure(413, "request_too_large", message, field, null);
+      }
+      Code code = codeOf(te);
+      return switch (code) {
+        case INVALID_ARGUMENT, FAILED_PRECONDITION ->
+            new HttpFailure(400, "invalid_request_error", message, field, null);
+        case NOT_FOUND -> new HttpFailure(404, "not_found_error", message, field, null);
+        case ALREADY_EXISTS -> new HttpFailure(409, "conflict_error", message, field, null);
+        case PERMISSION_DENIED -> new HttpFailure(403, "permission_error", message, field, null);
+        case CANCELLED -> new HttpFailure(499, "cancelled", message, field, null);
+        case UNAVAILABLE ->
+            new HttpFailure(
+                503,
+                "service_unavailable",
+                message,
+                field,
+                OverloadedException.DEFAULT_RETRY_AFTER);
+        default -> internalHttp(failure);
+      };
+    }
+    return internalHttp(failure);
+  }
+
+  private static HttpFailure internalHttp(Throwable failure) {
+    String id = newErrorId();
+    log.error("{}{}: unexpected failure of an HTTP call", INTERNAL_PREFIX, id, failure);
+    return new HttpFailure(500, "server_error", INTERNAL_PREFIX + id, null, null);
   }
 
   /** A status with an optional field violation in its details; message and field are cut. */
