@@ -5,7 +5,7 @@ import dev.tenbin.encoder.grpc.EncoderGrpcService;
 import dev.tenbin.encoder.light.LightQueryEncoder;
 import dev.tenbin.encoder.model.HubAccess;
 import dev.tenbin.encoder.model.ModelPolicy;
-import dev.tenbin.encoder.onnx.OnnxModel;
+import dev.tenbin.encoder.onnx.ExecutionOptions;
 import dev.tenbin.rpc.GrpcServerHost;
 import dev.tenbin.rpc.ServerOptions;
 import io.grpc.BindableService;
@@ -49,12 +49,8 @@ public final class EncoderServer implements Callable<Integer> {
           "ONNX Runtime intra-op threads per session; 0 = one per core (env TENBIN_INTRA_OP_THREADS).")
   int intraOpThreads;
 
-  @Option(
-      names = "--execution-provider",
-      defaultValue = "${env:TENBIN_EXECUTION_PROVIDER:-cpu}",
-      description =
-          "cpu or cuda; cuda needs the build's -Pgpu profile (env TENBIN_EXECUTION_PROVIDER; default ${DEFAULT-VALUE}).")
-  String executionProvider;
+  /** --execution-provider, --device-id, --gpu-mem-limit. */
+  @Mixin ExecutionOptions execution = new ExecutionOptions();
 
   @Option(
       names = "--max-batch-tokens",
@@ -147,14 +143,6 @@ public final class EncoderServer implements Callable<Integer> {
   String hubEndpoint;
 
   public EncoderServiceConfig config() {
-    boolean cuda =
-        switch (executionProvider.toLowerCase(java.util.Locale.ROOT)) {
-          case "cpu" -> false;
-          case "cuda" -> true;
-          default ->
-              throw new IllegalArgumentException(
-                  "--execution-provider must be cpu or cuda, got " + executionProvider);
-        };
     if (intraOpThreads < 0) {
       throw new IllegalArgumentException(
           "--intra-op-threads must be 0 (one per core) or positive, got " + intraOpThreads);
@@ -167,7 +155,7 @@ public final class EncoderServer implements Callable<Integer> {
         serverOptions.toSettings(EncoderServiceConfig.DEFAULT_PORT),
         modelsDirectory,
         cacheDirectory,
-        new OnnxModel.RuntimeOptions(threads, cuda),
+        execution.toRuntime(threads),
         new BatchingLimits(
             maxBatchTokens,
             maxBatchSize,
@@ -242,7 +230,7 @@ public final class EncoderServer implements Callable<Integer> {
           config.server().host(),
           running.host().port(),
           running.host().metricsPort(),
-          config.runtime().cuda() ? "CUDA" : "CPU");
+          config.runtime().provider() + " " + config.runtime().device());
       running.host().blockUntilShutdown();
     }
     return 0;

@@ -177,4 +177,19 @@ public record EncoderServiceConfig(
         policy,
         hub);
   }
+
+  /** This ONNX Runtime setting (threads, execution provider, device, arena limit). */
+  public EncoderServiceConfig withRuntime(OnnxModel.RuntimeOptions newRuntime) {
+    return new EncoderServiceConfig(
+        server,
+        modelsDirectory,
+        cacheDirectory,
+        newRuntime,
+        batching,
+        maxInputsPerRequest,
+        maxTextChars,
+        maxRequestChars,
+        models,
+        hub);
+  }
 }
