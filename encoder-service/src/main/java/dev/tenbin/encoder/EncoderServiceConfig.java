@@ -3,6 +3,7 @@ package dev.tenbin.encoder;
 import dev.tenbin.encoder.batching.BatchingLimits;
 import dev.tenbin.encoder.model.HubAccess;
 import dev.tenbin.encoder.model.ModelPolicy;
+import dev.tenbin.encoder.onnx.ExecutionOptions;
 import dev.tenbin.encoder.onnx.OnnxModel;
 import dev.tenbin.rpc.ServerSettings;
 import java.nio.file.Path;
@@ -176,6 +177,14 @@ public record EncoderServiceConfig(
         maxRequestChars,
         policy,
         hub);
+  }
+
+  /**
+   * The execution provider, device and arena limit of {@code execution}, keeping the thread count
+   * (the embedded encoder of {@code tenbin run/eval}).
+   */
+  public EncoderServiceConfig withExecution(ExecutionOptions execution) {
+    return withRuntime(execution.toRuntime(runtime.intraOpThreads()));
   }
 
   /** This ONNX Runtime setting (threads, execution provider, device, arena limit). */

@@ -279,11 +279,14 @@ public final class RerankServer implements Callable<Integer> {
         encoderChannel,
         maxPairs,
         maxBatchTokens,
-        OnnxModel.RuntimeOptions.cpu(Runtime.getRuntime().availableProcessors()),
+        ExecutionOptions.cpu(),
         registry);
   }
 
-  /** As above, with the cross-encoders on {@code runtime} (e.g. a CUDA device). */
+  /**
+   * As above, with the cross-encoders on the provider and device of {@code execution} (the embedded
+   * rerank service of {@code tenbin run/eval}).
+   */
   public static Embedded startInProcess(
       String name,
       java.nio.file.Path models,
@@ -291,9 +294,16 @@ public final class RerankServer implements Callable<Integer> {
       java.util.function.Supplier<io.grpc.Channel> encoderChannel,
       int maxPairs,
       int maxBatchTokens,
-      OnnxModel.RuntimeOptions runtime,
+      ExecutionOptions execution,
       io.micrometer.core.instrument.MeterRegistry registry) {
-    RerankCore core = core(models, cache, encoderChannel, maxPairs, maxBatchTokens, runtime);
+    RerankCore core =
+        core(
+            models,
+            cache,
+            encoderChannel,
+            maxPairs,
+            maxBatchTokens,
+            execution.toRuntime(Runtime.getRuntime().availableProcessors()));
     try {
       return new Embedded(
           core,

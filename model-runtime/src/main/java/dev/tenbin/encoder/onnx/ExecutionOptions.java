@@ -38,6 +38,34 @@ public final class ExecutionOptions {
               + " 8g = 8 GiB); 0 = no limit (env TENBIN_GPU_MEM_LIMIT; default ${DEFAULT-VALUE}).")
   String gpuMemLimit = "0";
 
+  /** The default: the CPU. */
+  public static ExecutionOptions cpu() {
+    return new ExecutionOptions();
+  }
+
+  /**
+   * Options as the flags would give them (for front ends that hold them in their own config).
+   *
+   * @param executionProvider "cpu" or "cuda"
+   * @param deviceId the CUDA device
+   * @param gpuMemLimit the arena limit, e.g. "8g"; "0" for none
+   */
+  public static ExecutionOptions of(String executionProvider, int deviceId, String gpuMemLimit) {
+    ExecutionOptions options = new ExecutionOptions();
+    options.executionProvider = executionProvider;
+    options.deviceId = deviceId;
+    options.gpuMemLimit = gpuMemLimit;
+    return options;
+  }
+
+  /**
+   * Checks the options now (an {@link IllegalArgumentException} naming the flag, or saying what to
+   * do when CUDA is asked of a build without it), before any service starts.
+   */
+  public void check() {
+    toRuntime(1);
+  }
+
   /**
    * The runtime these options ask for with {@code threads} intra-op threads; an invalid value, or
    * CUDA on a build without it, is an {@link IllegalArgumentException} naming the flag.
