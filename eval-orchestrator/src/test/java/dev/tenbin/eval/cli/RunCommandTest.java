@@ -281,6 +281,33 @@ class RunCommandTest {
     assertThat(missing.err()).contains("missing.yaml");
   }
 
+  @Test
+  void cudaForTheEmbeddedEncoderOnABuildWithoutItIsRefusedBeforeAnyWorkWithWhatToDo() {
+    org.junit.jupiter.api.Assumptions.assumeFalse(
+        ai.onnxruntime.OrtEnvironment.getAvailableProviders()
+            .contains(ai.onnxruntime.OrtProvider.CUDA),
+        "this build carries the CUDA provider");
+    CliRunner result =
+        CliRunner.run(
+            "run",
+            spec.toString(),
+            "--out",
+            out.toString(),
+            "--models-dir",
+            models.toString(),
+            "--cache-dir",
+            tmp.resolve("cache").toString(),
+            "--execution-provider",
+            "cuda",
+            "--device-id",
+            "1",
+            "--gpu-mem-limit",
+            "4g");
+    assertThat(result.exitCode()).isEqualTo(2);
+    assertThat(result.err()).contains("-Pgpu").contains("docs/gpu.md").doesNotContain("Exception");
+    assertThat(out.resolve("cells")).doesNotExist();
+  }
+
   private Map<String, byte[]> cellFiles() throws Exception {
     Map<String, byte[]> files = new HashMap<>();
     try (Stream<Path> list = Files.list(out.resolve("cells"))) {
