@@ -13,7 +13,7 @@ import picocli.CommandLine.Option;
 public final class ExecutionOptions {
   @Option(
       names = "--execution-provider",
-      paramLabel = "cpu|cuda",
+      paramLabel = "PROVIDER",
       defaultValue = "${env:TENBIN_EXECUTION_PROVIDER:-cpu}",
       description =
           "cpu or cuda; cuda needs the build's -Pgpu profile, see docs/gpu.md (env TENBIN_EXECUTION_PROVIDER;"
