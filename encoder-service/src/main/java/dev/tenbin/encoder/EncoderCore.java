@@ -39,8 +39,15 @@ import java.util.function.ToDoubleFunction;
  * distribution {@code tenbin.encoder.batch.tokens} (padded tokens per forward pass).
  */
 public final class EncoderCore implements AutoCloseable, MeterBinder {
-  /** What GetModelInfo reports: the card and the output's dtype. */
-  public record ModelInfo(ModelCard card, String dtype) {}
+  /**
+   * What GetModelInfo reports: the card, the output's dtype and the SHA-256 of the model's files
+   * ({@link dev.tenbin.encoder.model.ModelDigest}).
+   */
+  public record ModelInfo(ModelCard card, String dtype, String modelSha256) {
+    static ModelInfo of(LoadedModel model) {
+      return new ModelInfo(model.card(), model.dtype(), model.modelSha256());
+    }
+  }
 
   private final EncoderServiceConfig config;
   private final ModelRegistry registry;
@@ -64,7 +71,7 @@ public final class EncoderCore implements AutoCloseable, MeterBinder {
             new ModelCache.Listener<>() {
               @Override
               public void loaded(String id, LoadedModel model) {
-                infos.put(id, new ModelInfo(model.card(), model.dtype()));
+                infos.put(id, ModelInfo.of(model));
               }
 
               @Override
@@ -165,7 +172,7 @@ public final class EncoderCore implements AutoCloseable, MeterBinder {
       return known;
     }
     try (var handle = acquire(id)) {
-      return new ModelInfo(handle.model().card(), handle.model().dtype());
+      return ModelInfo.of(handle.model());
     }
   }
 

@@ -6,7 +6,7 @@ import dev.tenbin.encoder.http.EmbeddingsHttpApi;
 import dev.tenbin.encoder.light.LightQueryEncoder;
 import dev.tenbin.encoder.model.HubAccess;
 import dev.tenbin.encoder.model.ModelPolicy;
-import dev.tenbin.encoder.onnx.OnnxModel;
+import dev.tenbin.encoder.onnx.ExecutionOptions;
 import dev.tenbin.rpc.GrpcServerHost;
 import dev.tenbin.rpc.ServerOptions;
 import io.grpc.BindableService;
@@ -55,12 +55,8 @@ public final class EncoderServer implements Callable<Integer> {
           "ONNX Runtime intra-op threads per session; 0 = one per core (env TENBIN_INTRA_OP_THREADS).")
   int intraOpThreads;
 
-  @Option(
-      names = "--execution-provider",
-      defaultValue = "${env:TENBIN_EXECUTION_PROVIDER:-cpu}",
-      description =
-          "cpu or cuda; cuda needs the build's -Pgpu profile (env TENBIN_EXECUTION_PROVIDER; default ${DEFAULT-VALUE}).")
-  String executionProvider;
+  /** --execution-provider, --device-id, --gpu-mem-limit. */
+  @Mixin ExecutionOptions execution = new ExecutionOptions();
 
   @Option(
       names = "--max-batch-tokens",
@@ -163,14 +159,6 @@ public final class EncoderServer implements Callable<Integer> {
   int httpPort;
 
   public EncoderServiceConfig config() {
-    boolean cuda =
-        switch (executionProvider.toLowerCase(java.util.Locale.ROOT)) {
-          case "cpu" -> false;
-          case "cuda" -> true;
-          default ->
-              throw new IllegalArgumentException(
-                  "--execution-provider must be cpu or cuda, got " + executionProvider);
-        };
     if (intraOpThreads < 0) {
       throw new IllegalArgumentException(
           "--intra-op-threads must be 0 (one per core) or positive, got " + intraOpThreads);
@@ -183,7 +171,7 @@ public final class EncoderServer implements Callable<Integer> {
         serverOptions.toSettings(EncoderServiceConfig.DEFAULT_PORT),
         modelsDirectory,
         cacheDirectory,
-        new OnnxModel.RuntimeOptions(threads, cuda),
+        execution.toRuntime(threads),
         new BatchingLimits(
             maxBatchTokens,
             maxBatchSize,
@@ -277,7 +265,7 @@ public final class EncoderServer implements Callable<Integer> {
           running.host().port(),
           running.host().metricsPort(),
           running.host().httpPort(),
-          config.runtime().cuda() ? "CUDA" : "CPU");
+          config.runtime().provider() + " " + config.runtime().device());
       running.host().blockUntilShutdown();
     }
     return 0;

@@ -3,6 +3,7 @@ package dev.tenbin.encoder;
 import dev.tenbin.encoder.batching.BatchingLimits;
 import dev.tenbin.encoder.model.HubAccess;
 import dev.tenbin.encoder.model.ModelPolicy;
+import dev.tenbin.encoder.onnx.ExecutionOptions;
 import dev.tenbin.encoder.onnx.OnnxModel;
 import dev.tenbin.rpc.ServerSettings;
 import java.nio.file.Path;
@@ -249,5 +250,28 @@ public record EncoderServiceConfig(
         models,
         hub,
         httpPort);
+  }
+
+  /**
+   * The execution provider, device and arena limit of {@code execution}, keeping the thread count
+   * (the embedded encoder of {@code tenbin run/eval}).
+   */
+  public EncoderServiceConfig withExecution(ExecutionOptions execution) {
+    return withRuntime(execution.toRuntime(runtime.intraOpThreads()));
+  }
+
+  /** This ONNX Runtime setting (threads, execution provider, device, arena limit). */
+  public EncoderServiceConfig withRuntime(OnnxModel.RuntimeOptions newRuntime) {
+    return new EncoderServiceConfig(
+        server,
+        modelsDirectory,
+        cacheDirectory,
+        newRuntime,
+        batching,
+        maxInputsPerRequest,
+        maxTextChars,
+        maxRequestChars,
+        models,
+        hub);
   }
 }

@@ -3,6 +3,7 @@ package dev.tenbin.encoder;
 import dev.tenbin.encoder.batching.BatchingLimits;
 import dev.tenbin.encoder.batching.TokenBudgetBatcher;
 import dev.tenbin.encoder.model.ModelCard;
+import dev.tenbin.encoder.model.ModelDigest;
 import dev.tenbin.encoder.model.ModelFiles;
 import dev.tenbin.encoder.model.OutputKind;
 import dev.tenbin.encoder.onnx.OnnxModel;
@@ -25,6 +26,7 @@ public final class LoadedModel implements AutoCloseable {
   private final TextTokenizer tokenizer;
   private final OnnxModel onnx;
   private final byte[] tokenizerJson;
+  private final String modelSha256;
   private final TokenBudgetBatcher<float[]> pooled;
   private final TokenBudgetBatcher<float[]> tokenVectors;
   private final TokenBudgetBatcher<SparseVector> sparse;
@@ -36,6 +38,7 @@ public final class LoadedModel implements AutoCloseable {
       IntConsumer passTokens) {
     this.card = files.card();
     this.tokenizerJson = files.tokenizerJson();
+    this.modelSha256 = ModelDigest.of(files);
     this.tokenizer = new TextTokenizer(files.tokenizerJson(), card.maxLength());
     try {
       this.onnx = new OnnxModel("model " + card.id(), files.onnx(), runtime);
@@ -68,6 +71,11 @@ public final class LoadedModel implements AutoCloseable {
 
   public ModelCard card() {
     return card;
+  }
+
+  /** SHA-256 of the model's graph, tokenizer and card ({@link ModelDigest}). */
+  public String modelSha256() {
+    return modelSha256;
   }
 
   public TextTokenizer tokenizer() {

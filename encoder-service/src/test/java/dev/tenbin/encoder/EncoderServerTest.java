@@ -52,11 +52,35 @@ class EncoderServerTest {
   }
 
   @Test
-  void theDefaultPortIs50051AndCudaIsChosenByFlag() {
+  void theDefaultPortIs50051AndTheDefaultProviderTheCpu() {
     assertThat(parse().server().port())
         .isEqualTo(EncoderServiceConfig.DEFAULT_PORT)
         .isEqualTo(50051);
-    assertThat(parse("--execution-provider", "CUDA").runtime().cuda()).isTrue();
+    assertThat(parse().runtime().cuda()).isFalse();
+  }
+
+  private static boolean buildHasCuda() {
+    return ai.onnxruntime.OrtEnvironment.getAvailableProviders()
+        .contains(ai.onnxruntime.OrtProvider.CUDA);
+  }
+
+  @Test
+  void cudaItsDeviceAndArenaLimitAreChosenByFlagOnACudaBuild() {
+    org.junit.jupiter.api.Assumptions.assumeTrue(buildHasCuda(), "a -Pgpu build");
+    var runtime =
+        parse("--execution-provider", "CUDA", "--device-id", "1", "--gpu-mem-limit", "2g")
+            .runtime();
+    assertThat(runtime.cuda()).isTrue();
+    assertThat(runtime.deviceId()).isEqualTo(1);
+    assertThat(runtime.gpuMemLimitBytes()).isEqualTo(2L << 30);
+  }
+
+  @Test
+  void cudaOnABuildWithoutItIsRefusedWhenTheFlagsAreRead() {
+    org.junit.jupiter.api.Assumptions.assumeFalse(buildHasCuda(), "a -Pgpu build");
+    assertThatThrownBy(() -> parse("--execution-provider", "CUDA"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("-Pgpu");
   }
 
   @Test

@@ -2,6 +2,8 @@ package dev.tenbin.rerank;
 
 import dev.tenbin.encoder.model.HubAccess;
 import dev.tenbin.encoder.model.ModelPolicy;
+import dev.tenbin.encoder.onnx.ExecutionOptions;
+import dev.tenbin.encoder.onnx.OnnxModel;
 import dev.tenbin.rerank.grpc.RerankGrpcService;
 import dev.tenbin.rpc.ClientChannels;
 import dev.tenbin.rpc.GrpcServerHost;
@@ -30,6 +32,9 @@ import picocli.CommandLine.Option;
     description = "Re-orders fixed candidate sets with cross-encoders and retrieval models.")
 public final class RerankServer implements Callable<Integer> {
   @Mixin ServerOptions serverOptions = new ServerOptions();
+
+  /** --execution-provider, --device-id, --gpu-mem-limit of the cross-encoders. */
+  @Mixin ExecutionOptions execution = new ExecutionOptions();
 
   /** How to reach the encoder (--service-tls-ca, --service-auth-token-file, ...). */
   @Mixin ServiceClientOptions encoderSecurity = new ServiceClientOptions();
@@ -118,7 +123,8 @@ public final class RerankServer implements Callable<Integer> {
         encoderSecurity.toSecurity(),
         maxPairs,
         maxBatchTokens,
-        ModelPolicy.of(allowModels, modelIdleSeconds));
+        ModelPolicy.of(allowModels, modelIdleSeconds),
+        execution.toRuntime(Runtime.getRuntime().availableProcessors()));
   }
 
   /**
@@ -135,11 +141,29 @@ public final class RerankServer implements Callable<Integer> {
     return core(
         models,
         cache,
+        encoderChannel,
+        maxPairs,
+        maxBatchTokens,
+        OnnxModel.RuntimeOptions.cpu(Runtime.getRuntime().availableProcessors()));
+  }
+
+  /** As above, with the cross-encoders on {@code runtime} (e.g. a CUDA device). */
+  public static RerankCore core(
+      Path models,
+      Path cache,
+      Supplier<io.grpc.Channel> encoderChannel,
+      int maxPairs,
+      int maxBatchTokens,
+      OnnxModel.RuntimeOptions runtime) {
+    return core(
+        models,
+        cache,
         HubAccess.fromEnvironment(),
         encoderChannel,
         maxPairs,
         maxBatchTokens,
-        ModelPolicy.allowAll());
+        ModelPolicy.allowAll(),
+        runtime);
   }
 
   /** The core of a network server. */
@@ -152,7 +176,8 @@ public final class RerankServer implements Callable<Integer> {
         encoderChannel,
         config.maxPairsPerRequest(),
         config.maxBatchTokens(),
-        config.models());
+        config.models(),
+        config.runtime());
   }
 
   private static RerankCore core(
@@ -162,15 +187,12 @@ public final class RerankServer implements Callable<Integer> {
       Supplier<io.grpc.Channel> encoderChannel,
       int maxPairs,
       int maxBatchTokens,
-      ModelPolicy policy) {
+      ModelPolicy policy,
+      OnnxModel.RuntimeOptions runtime) {
+    runtime.requireAvailable();
     var registry =
         new dev.tenbin.rerank.cross.RerankerRegistry(
-            models,
-            hub.downloader(cache),
-            dev.tenbin.encoder.onnx.OnnxModel.RuntimeOptions.cpu(
-                Runtime.getRuntime().availableProcessors()),
-            maxBatchTokens,
-            policy);
+            models, hub.downloader(cache), runtime, maxBatchTokens, policy);
     dev.tenbin.rerank.bi.BiEncoderReranker[] biEncoder =
         new dev.tenbin.rerank.bi.BiEncoderReranker[1];
     return new RerankCore(
@@ -250,7 +272,38 @@ public final class RerankServer implements Callable<Integer> {
       int maxPairs,
       int maxBatchTokens,
       io.micrometer.core.instrument.MeterRegistry registry) {
-    RerankCore core = core(models, cache, encoderChannel, maxPairs, maxBatchTokens);
+    return startInProcess(
+        name,
+        models,
+        cache,
+        encoderChannel,
+        maxPairs,
+        maxBatchTokens,
+        ExecutionOptions.cpu(),
+        registry);
+  }
+
+  /**
+   * As above, with the cross-encoders on the provider and device of {@code execution} (the embedded
+   * rerank service of {@code tenbin run/eval}).
+   */
+  public static Embedded startInProcess(
+      String name,
+      java.nio.file.Path models,
+      java.nio.file.Path cache,
+      java.util.function.Supplier<io.grpc.Channel> encoderChannel,
+      int maxPairs,
+      int maxBatchTokens,
+      ExecutionOptions execution,
+      io.micrometer.core.instrument.MeterRegistry registry) {
+    RerankCore core =
+        core(
+            models,
+            cache,
+            encoderChannel,
+            maxPairs,
+            maxBatchTokens,
+            execution.toRuntime(Runtime.getRuntime().availableProcessors()));
     try {
       return new Embedded(
           core,
@@ -280,11 +333,13 @@ public final class RerankServer implements Callable<Integer> {
     try (Running running = start(config)) {
       running.host().stopOnSignal("rerank-service");
       System.err.printf(
-          "rerank-service listening on %s:%d (metrics port %d, encoder %s)%n",
+          "rerank-service listening on %s:%d (metrics port %d, encoder %s, %s %s)%n",
           config.server().host(),
           running.host().port(),
           running.host().metricsPort(),
-          config.encoderEndpoint());
+          config.encoderEndpoint(),
+          config.runtime().provider(),
+          config.runtime().device());
       running.host().blockUntilShutdown();
     }
     return 0;

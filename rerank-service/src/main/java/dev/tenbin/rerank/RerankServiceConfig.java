@@ -2,6 +2,7 @@ package dev.tenbin.rerank;
 
 import dev.tenbin.encoder.model.HubAccess;
 import dev.tenbin.encoder.model.ModelPolicy;
+import dev.tenbin.encoder.onnx.OnnxModel;
 import dev.tenbin.rpc.ClientSecurity;
 import dev.tenbin.rpc.HostPort;
 import dev.tenbin.rpc.ServerSettings;
@@ -20,6 +21,8 @@ import java.nio.file.Path;
  * @param maxPairsPerRequest largest number of candidates one rerank request may carry
  * @param maxBatchTokens padded tokens per cross-encoder forward pass
  * @param models which cross-encoders may be loaded, and when an unused one is unloaded
+ * @param runtime ONNX Runtime threads, execution provider, CUDA device and arena limit of the
+ *     cross-encoders
  */
 public record RerankServiceConfig(
     ServerSettings server,
@@ -30,7 +33,8 @@ public record RerankServiceConfig(
     ClientSecurity encoderSecurity,
     int maxPairsPerRequest,
     int maxBatchTokens,
-    ModelPolicy models) {
+    ModelPolicy models,
+    OnnxModel.RuntimeOptions runtime) {
   public static final int DEFAULT_PORT = 50053;
   public static final int DEFAULT_MAX_PAIRS = 1_000;
   public static final int DEFAULT_MAX_BATCH_TOKENS = 8192;
@@ -65,5 +69,32 @@ public record RerankServiceConfig(
     if (models == null) {
       throw new IllegalArgumentException("a model policy is required");
     }
+    if (runtime == null) {
+      runtime = OnnxModel.RuntimeOptions.cpu(Runtime.getRuntime().availableProcessors());
+    }
+  }
+
+  /** A configuration whose cross-encoders run on the CPU, one intra-op thread per core. */
+  public RerankServiceConfig(
+      ServerSettings server,
+      Path modelsDirectory,
+      Path cacheDirectory,
+      HubAccess hub,
+      HostPort encoderEndpoint,
+      ClientSecurity encoderSecurity,
+      int maxPairsPerRequest,
+      int maxBatchTokens,
+      ModelPolicy models) {
+    this(
+        server,
+        modelsDirectory,
+        cacheDirectory,
+        hub,
+        encoderEndpoint,
+        encoderSecurity,
+        maxPairsPerRequest,
+        maxBatchTokens,
+        models,
+        null);
   }
 }

@@ -40,6 +40,36 @@ class RerankServerTest {
   }
 
   @Test
+  void crossEncodersRunOnTheCpuByDefault() {
+    assertThat(parse().runtime().cuda()).isFalse();
+    assertThat(parse().runtime().provider()).isEqualTo("CPU");
+  }
+
+  @Test
+  void cudaIsRefusedAtStartWithWhatToDoWhenTheBuildHasNoCudaProvider() {
+    org.junit.jupiter.api.Assumptions.assumeFalse(
+        ai.onnxruntime.OrtEnvironment.getAvailableProviders()
+            .contains(ai.onnxruntime.OrtProvider.CUDA),
+        "this build carries the CUDA provider");
+    assertThatThrownBy(() -> parse("--execution-provider", "cuda", "--device-id", "1"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("-Pgpu");
+    assertThatThrownBy(
+            () ->
+                RerankServer.core(
+                    tmp.resolve("models"),
+                    tmp.resolve("cache"),
+                    () -> {
+                      throw new IllegalStateException("no encoder");
+                    },
+                    10,
+                    1024,
+                    new dev.tenbin.encoder.onnx.OnnxModel.RuntimeOptions(1, true)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("-Pgpu");
+  }
+
+  @Test
   void allowedModelsAndIdleTimeComeFromFlags() {
     RerankServiceConfig config =
         parse("--allow-models", "hub:cross-encoder/*,local:ms-*", "--model-idle-seconds", "30");

@@ -329,7 +329,10 @@ public final class EncoderGrpcService extends EncoderServiceGrpc.EncoderServiceI
     responses.onCompleted();
   }
 
-  /** The card and dtype; a model loaded for this is not kept (it unloads when idle). */
+  /**
+   * The card, dtype and provenance (provider, device, ONNX Runtime release, model files hash); a
+   * model loaded for this is not kept (it unloads when idle).
+   */
   @Override
   public void getModelInfo(
       GetModelInfoRequest request, StreamObserver<GetModelInfoResponse> responses) {
@@ -337,7 +340,8 @@ public final class EncoderGrpcService extends EncoderServiceGrpc.EncoderServiceI
     responses.onNext(
         GetModelInfoResponse.newBuilder()
             .setCard(ProtoConversions.card(info.card(), info.dtype()))
-            .setExecutionProvider(core.config().runtime().cuda() ? "CUDA" : "CPU")
+            .setExecutionProvider(core.config().runtime().provider())
+            .setProvenance(ProtoConversions.provenance(core.config().runtime(), info.modelSha256()))
             .build());
     responses.onCompleted();
   }

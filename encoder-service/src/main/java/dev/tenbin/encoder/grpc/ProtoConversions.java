@@ -4,8 +4,11 @@ import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.encoder.EncodeResult;
 import dev.tenbin.encoder.SparseVector;
 import dev.tenbin.encoder.model.ModelCard;
+import dev.tenbin.encoder.onnx.OnnxEnvironment;
+import dev.tenbin.encoder.onnx.OnnxModel;
 import dev.tenbin.proto.common.v1.DenseVector;
 import dev.tenbin.proto.common.v1.Metadata;
+import dev.tenbin.proto.common.v1.RuntimeProvenance;
 import dev.tenbin.proto.encoder.v1.InputRole;
 import dev.tenbin.proto.encoder.v1.OutputKind;
 import dev.tenbin.proto.encoder.v1.Pooling;
@@ -49,6 +52,20 @@ final class ProtoConversions {
         .setInputTokens(result.inputTokens())
         .setPaddedTokens(result.paddedTokens())
         .setBatchCount(result.batches())
+        .build();
+  }
+
+  /**
+   * Where outputs are computed: the runtime's provider and device, this process's ONNX Runtime
+   * release and the model's files hash (empty when the model is not loaded).
+   */
+  static RuntimeProvenance provenance(OnnxModel.RuntimeOptions runtime, String modelSha256) {
+    return RuntimeProvenance.newBuilder()
+        .setExecutionProvider(runtime.provider())
+        .setDevice(runtime.device())
+        .setDeviceId(runtime.deviceId())
+        .setOnnxruntimeVersion(OnnxEnvironment.version())
+        .setModelSha256(modelSha256)
         .build();
   }
 

@@ -189,6 +189,23 @@ class EncoderGrpcServiceTest {
   }
 
   @Test
+  void modelInfoCarriesTheProviderDeviceRuntimeAndTheModelFilesHash() {
+    var info = stub.getModelInfo(GetModelInfoRequest.newBuilder().setModelId("tiny-dense").build());
+
+    var provenance = info.getProvenance();
+    assertThat(provenance.getExecutionProvider()).isEqualTo("CPU");
+    assertThat(provenance.getDevice()).isEqualTo("cpu/" + System.getProperty("os.arch"));
+    assertThat(provenance.getOnnxruntimeVersion())
+        .isEqualTo(ai.onnxruntime.OrtEnvironment.getEnvironment().getVersion())
+        .isNotBlank();
+    assertThat(provenance.getModelSha256())
+        .isEqualTo(
+            dev.tenbin.encoder.model.ModelDigest.of(
+                dev.tenbin.encoder.model.LocalModelDirectory.load(
+                    tmp.resolve("models").resolve("tiny-dense"))));
+  }
+
+  @Test
   void badInputIsInvalidArgumentOrNotFoundNamingTheField() {
     assertThatThrownBy(
             () ->

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.tenbin.proto.common.v1.RuntimeProvenance;
+import dev.tenbin.proto.encoder.v1.GetModelInfoResponse;
 import dev.tenbin.proto.encoder.v1.ModelCard;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
@@ -11,7 +13,9 @@ import java.util.HexFormat;
 /**
  * Everything besides the text that determines an encoder output: one key space of the {@link
  * EmbeddingCache}. Two encodes under equal keys of the same text give the same vector, so any
- * change here (a new revision, another prompt or max length, a truncation) starts a new space.
+ * change here (a new revision, another prompt or max length, a truncation, other model files,
+ * another execution provider, device or ONNX Runtime release) starts a new space: CPU and CUDA
+ * vectors are never mixed.
  *
  * @param modelId the model id the encoder serves
  * @param revision the card's revision
@@ -24,6 +28,10 @@ import java.util.HexFormat;
  * @param pooling the card's pooling
  * @param normalize whether the card normalizes outputs
  * @param topK sparse top-k pruning (0: none), else 0
+ * @param executionProvider the encoder's ONNX Runtime execution provider ("CPU", "CUDA")
+ * @param device the device class the encoder runs on ("cpu/amd64", "cuda/NVIDIA H100 ...")
+ * @param onnxRuntime the encoder's ONNX Runtime release
+ * @param modelSha256 SHA-256 of the model's graph, tokenizer and card
  */
 public record CacheKey(
     String modelId,
@@ -36,7 +44,42 @@ public record CacheKey(
     String dtype,
     String pooling,
     boolean normalize,
-    int topK) {
+    int topK,
+    String executionProvider,
+    String device,
+    String onnxRuntime,
+    String modelSha256) {
+
+  /** A key without provenance (an encoder that does not report it). */
+  public CacheKey(
+      String modelId,
+      String revision,
+      String resolvedSha,
+      String role,
+      String prompt,
+      int maxLength,
+      String outputKind,
+      String dtype,
+      String pooling,
+      boolean normalize,
+      int topK) {
+    this(
+        modelId,
+        revision,
+        resolvedSha,
+        role,
+        prompt,
+        maxLength,
+        outputKind,
+        dtype,
+        pooling,
+        normalize,
+        topK,
+        "",
+        "",
+        "",
+        "");
+  }
 
   /** The three kinds of encoder output the cache stores. */
   public enum Kind {
@@ -61,8 +104,13 @@ public record CacheKey(
           .configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true)
           .configure(SerializationFeature.INDENT_OUTPUT, true);
 
-  /** The key of encoding with {@code card}'s model in {@code role}, as {@code kind}. */
-  public static CacheKey of(ModelCard card, boolean query, Kind kind, int topK) {
+  /**
+   * The key of encoding with the model {@code info} describes (its card and the provenance the
+   * encoder reports) in {@code role}, as {@code kind}.
+   */
+  public static CacheKey of(GetModelInfoResponse info, boolean query, Kind kind, int topK) {
+    ModelCard card = info.getCard();
+    RuntimeProvenance provenance = info.getProvenance();
     return new CacheKey(
         card.getId(),
         card.getRevision(),
@@ -74,7 +122,11 @@ public record CacheKey(
         card.getDtype(),
         card.getPooling().name(),
         card.getNormalize(),
-        kind == Kind.SPARSE ? topK : 0);
+        kind == Kind.SPARSE ? topK : 0,
+        provenance.getExecutionProvider(),
+        provenance.getDevice(),
+        provenance.getOnnxruntimeVersion(),
+        provenance.getModelSha256());
   }
 
   /** The key as JSON (snake_case fields), written as {@code key.json} of its folder. */

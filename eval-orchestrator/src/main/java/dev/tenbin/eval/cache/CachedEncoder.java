@@ -1,7 +1,7 @@
 package dev.tenbin.eval.cache;
 
 import dev.tenbin.encoder.client.EncoderClient;
-import dev.tenbin.proto.encoder.v1.ModelCard;
+import dev.tenbin.proto.encoder.v1.GetModelInfoResponse;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
@@ -17,7 +17,8 @@ import java.util.function.IntConsumer;
  * (each distinct text once, in input order) are encoded in streamed calls of {@link #SLICE} texts,
  * each slice stored as soon as it is encoded. Results are in input order, one fresh array per
  * input, as the uncached {@link EncoderClient} calls return them. Each model's card (revision,
- * prompts, max length, dtype) is fetched once per instance to form the {@link CacheKey}.
+ * prompts, max length, dtype) and provenance (provider, device, ONNX Runtime, model files hash) are
+ * fetched once per instance to form the {@link CacheKey}.
  */
 public final class CachedEncoder {
   private static final int DENSE_CHUNK = 64;
@@ -32,7 +33,7 @@ public final class CachedEncoder {
 
   private final EmbeddingCache cache;
   private final EncoderClient client;
-  private final Map<String, ModelCard> cards = new ConcurrentHashMap<>();
+  private final Map<String, GetModelInfoResponse> infos = new ConcurrentHashMap<>();
 
   CachedEncoder(EmbeddingCache cache, EncoderClient client) {
     this.cache = cache;
@@ -45,7 +46,7 @@ public final class CachedEncoder {
    */
   public List<float[]> dense(
       String modelId, List<String> texts, boolean query, IntConsumer progress) {
-    CacheKey key = CacheKey.of(card(modelId), query, CacheKey.Kind.DENSE, 0);
+    CacheKey key = CacheKey.of(info(modelId), query, CacheKey.Kind.DENSE, 0);
     return through(
         key,
         PayloadCodec.DENSE,
@@ -57,7 +58,7 @@ public final class CachedEncoder {
   /** Learned sparse vectors, pruned to the {@code topK} largest weights (0: all). */
   public List<SparseVector> sparse(
       String modelId, List<String> texts, boolean query, int topK, IntConsumer progress) {
-    CacheKey key = CacheKey.of(card(modelId), query, CacheKey.Kind.SPARSE, topK);
+    CacheKey key = CacheKey.of(info(modelId), query, CacheKey.Kind.SPARSE, topK);
     return through(
         key,
         PayloadCodec.SPARSE,
@@ -72,7 +73,7 @@ public final class CachedEncoder {
   /** Per-token vectors, each as [tokens][dimension]. */
   public List<float[][]> multiVector(
       String modelId, List<String> texts, boolean query, IntConsumer progress) {
-    CacheKey key = CacheKey.of(card(modelId), query, CacheKey.Kind.MULTI_VECTOR, 0);
+    CacheKey key = CacheKey.of(info(modelId), query, CacheKey.Kind.MULTI_VECTOR, 0);
     return through(
         key,
         PayloadCodec.MULTI_VECTOR,
@@ -163,7 +164,7 @@ public final class CachedEncoder {
     return (T[]) new Object[size];
   }
 
-  private ModelCard card(String modelId) {
-    return cards.computeIfAbsent(modelId, id -> client.modelInfo(id).getCard());
+  private GetModelInfoResponse info(String modelId) {
+    return infos.computeIfAbsent(modelId, client::modelInfo);
   }
 }

@@ -148,10 +148,11 @@ public final class EvalCommand implements Callable<Integer> {
     List<EvalJob.Result> results;
     try (Services services =
         Services.connect(
-            endpoints.index(),
-            endpoints.encoder(),
-            endpoints.modelsDirectory(),
-            endpoints.cacheDirectory())) {
+                endpoints.index(),
+                endpoints.encoder(),
+                endpoints.modelsDirectory(),
+                endpoints.cacheDirectory())
+            .withExecution(endpoints.execution())) {
       // The index resolves the language: the flag normalised, or detected from the corpus.
       resolvedLanguage =
           IndexLanguage.resolve(services.indexChannel(), language, data::textSample).code();

@@ -56,10 +56,11 @@ public final class LightCommand implements Runnable {
       ProgressBar[] bar = {null};
       try (Services services =
           Services.connect(
-              endpoints.index(),
-              endpoints.encoder(),
-              endpoints.modelsDirectory(),
-              endpoints.cacheDirectory())) {
+                  endpoints.index(),
+                  endpoints.encoder(),
+                  endpoints.modelsDirectory(),
+                  endpoints.cacheDirectory())
+              .withExecution(endpoints.execution())) {
         cache =
             EncoderClient.of(services.encoderChannel())
                 .buildLightCache(

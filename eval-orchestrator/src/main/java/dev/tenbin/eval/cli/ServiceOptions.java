@@ -1,5 +1,6 @@
 package dev.tenbin.eval.cli;
 
+import dev.tenbin.encoder.onnx.ExecutionOptions;
 import dev.tenbin.eval.job.JobLauncher;
 import dev.tenbin.eval.services.ServiceEndpoint;
 import dev.tenbin.rpc.ClientSecurity;
@@ -10,10 +11,15 @@ import picocli.CommandLine.Option;
 
 /**
  * Where a job's services are (embedded unless an endpoint is given), how to reach them ({@code
- * --service-tls-ca}, {@code --service-auth-token-file}, ...) and where caches live.
+ * --service-tls-ca}, {@code --service-auth-token-file}, ...), where caches live and what the
+ * embedded encoder and reranker run on ({@code --execution-provider}, {@code --device-id}, {@code
+ * --gpu-mem-limit}).
  */
 public final class ServiceOptions {
   @Mixin ServiceClientOptions security = new ServiceClientOptions();
+
+  /** --execution-provider, --device-id, --gpu-mem-limit of the embedded encoder and reranker. */
+  @Mixin ExecutionOptions execution = new ExecutionOptions();
 
   @Option(
       names = "--index-endpoint",
@@ -54,7 +60,14 @@ public final class ServiceOptions {
         endpoint("--encoder-endpoint", encoderEndpoint, reach),
         endpoint("--rerank-endpoint", rerankEndpoint, reach),
         modelsDirectory,
-        cacheDirectory);
+        cacheDirectory,
+        checked(execution));
+  }
+
+  /** The execution options, checked now: CUDA on a build without it fails before any work. */
+  private static ExecutionOptions checked(ExecutionOptions execution) {
+    execution.check();
+    return execution;
   }
 
   private static ServiceEndpoint endpoint(String field, String value, ClientSecurity reach) {

@@ -2,6 +2,8 @@ package dev.tenbin.eval.job;
 
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.encoder.client.EncoderClient;
+import dev.tenbin.encoder.onnx.ExecutionOptions;
+import dev.tenbin.eval.provenance.Probes;
 import dev.tenbin.eval.services.IndexLanguage;
 import dev.tenbin.eval.services.ServiceEndpoint;
 import dev.tenbin.eval.services.Services;
@@ -11,6 +13,7 @@ import dev.tenbin.eval.taskset.TaskLoader;
 import dev.tenbin.eval.taskset.TaskSetParser;
 import dev.tenbin.eval.taskset.TaskSetSpec;
 import dev.tenbin.eval.taskset.TaskSpec;
+import dev.tenbin.proto.common.v1.RuntimeProvenance;
 import dev.tenbin.proto.encoder.v1.GetModelInfoResponse;
 import dev.tenbin.proto.encoder.v1.ModelCard;
 import dev.tenbin.proto.rerank.v1.GetRerankerInfoRequest;
@@ -39,13 +42,30 @@ public final class JobLauncher {
    * @param rerank remote rerank service, or null for the embedded one
    * @param modelsDirectory local models of the embedded services
    * @param cacheDirectory hub downloads (models and datasets), LightRetriever and embedding caches
+   * @param execution execution provider, device and arena limit of the embedded encoder and rerank
+   *     service
    */
   public record Options(
       ServiceEndpoint index,
       ServiceEndpoint encoder,
       ServiceEndpoint rerank,
       Path modelsDirectory,
-      Path cacheDirectory) {}
+      Path cacheDirectory,
+      ExecutionOptions execution) {
+    public Options {
+      execution = execution == null ? ExecutionOptions.cpu() : execution;
+    }
+
+    /** Embedded services on the CPU. */
+    public Options(
+        ServiceEndpoint index,
+        ServiceEndpoint encoder,
+        ServiceEndpoint rerank,
+        Path modelsDirectory,
+        Path cacheDirectory) {
+      this(index, encoder, rerank, modelsDirectory, cacheDirectory, null);
+    }
+  }
 
   private final Options options;
 
@@ -111,6 +131,7 @@ public final class JobLauncher {
             options.encoder(),
             options.modelsDirectory(),
             options.cacheDirectory());
+    services.withExecution(options.execution());
     if (options.rerank() != null) {
       services.withRerankEndpoint(options.rerank());
     }
@@ -153,8 +174,22 @@ public final class JobLauncher {
     }
   }
 
+  /**
+   * Facts of an encoder model as the encoder reports them, with the checksum of the probe texts
+   * encoded once now (every cell of the model stores it).
+   */
   static ModelFacts encoderFacts(Services services, String modelId) {
-    GetModelInfoResponse info = EncoderClient.of(services.encoderChannel()).modelInfo(modelId);
+    EncoderClient client = EncoderClient.of(services.encoderChannel());
+    GetModelInfoResponse info = client.modelInfo(modelId);
+    return encoderFacts(info, Probes.encode(client, modelId, info.getCard().getOutputKind()));
+  }
+
+  /**
+   * The facts of an encoder model: its card and the provenance of its outputs (execution provider,
+   * device, ONNX Runtime release, model files hash) identify its cells; the probe checksum is
+   * stored with them.
+   */
+  static ModelFacts encoderFacts(GetModelInfoResponse info, Probes.Checksum probes) {
     ModelCard card = info.getCard();
     Map<String, String> identity = new TreeMap<>();
     identity.put("id", card.getId());
@@ -175,6 +210,7 @@ public final class JobLauncher {
     versions.put("model_source", card.getSource());
     versions.put("model_dtype", card.getDtype());
     versions.put("onnxruntime_provider", info.getExecutionProvider());
+    addProvenance(info.hasProvenance() ? info.getProvenance() : null, probes, identity, versions);
     return new ModelFacts(
         identity,
         versions,
@@ -183,12 +219,23 @@ public final class JobLauncher {
         List.copyOf(card.getMatryoshkaDimensionsList()));
   }
 
+  /**
+   * Facts of a cross-encoder as the rerank service reports them, with the checksum of the probe
+   * texts scored once now.
+   */
   static ModelFacts rerankerFacts(Services services, String rerankerId) {
-    RerankerInfo info =
+    RerankServiceGrpc.RerankServiceBlockingStub rerank =
         RerankServiceGrpc.newBlockingStub(services.rerankChannel())
-            .withDeadlineAfter(10, TimeUnit.MINUTES)
+            .withDeadlineAfter(10, TimeUnit.MINUTES);
+    RerankerInfo info =
+        rerank
             .getRerankerInfo(GetRerankerInfoRequest.newBuilder().setModelId(rerankerId).build())
             .getInfo();
+    return rerankerFacts(info, Probes.rerank(rerank, rerankerId));
+  }
+
+  /** The facts of a cross-encoder: card and provenance identify its cells, probes are stored. */
+  static ModelFacts rerankerFacts(RerankerInfo info, Probes.Checksum probes) {
     Map<String, String> identity = new TreeMap<>();
     identity.put("id", info.getId());
     identity.put("revision", info.getRevision());
@@ -200,6 +247,35 @@ public final class JobLauncher {
     versions.put("model_revision", info.getRevision());
     versions.put("model_source", info.getSource());
     versions.put("model_dtype", info.getDtype());
+    if (info.hasProvenance()) {
+      versions.put("onnxruntime_provider", info.getProvenance().getExecutionProvider());
+    }
+    addProvenance(info.hasProvenance() ? info.getProvenance() : null, probes, identity, versions);
     return new ModelFacts(identity, versions, 0, 0, List.of());
+  }
+
+  /**
+   * Adds what a service reports of where a model runs: provider, device, ONNX Runtime release and
+   * model files hash to the identity (so a CPU cell is never reused for CUDA, nor a cell of other
+   * files under the same revision) and to the stored versions; the probe checksum to the versions
+   * only (it checks a run, it does not name one). A service that reports no provenance (an older
+   * release) adds nothing.
+   */
+  private static void addProvenance(
+      RuntimeProvenance provenance,
+      Probes.Checksum probes,
+      Map<String, String> identity,
+      Map<String, String> versions) {
+    if (provenance != null) {
+      identity.put("execution_provider", provenance.getExecutionProvider());
+      identity.put("device", provenance.getDevice());
+      identity.put("onnxruntime_version", provenance.getOnnxruntimeVersion());
+      identity.put("model_sha256", provenance.getModelSha256());
+      versions.put("onnxruntime_device", provenance.getDevice());
+      versions.put("onnxruntime_device_id", Integer.toString(provenance.getDeviceId()));
+      versions.put("onnxruntime_version", provenance.getOnnxruntimeVersion());
+      versions.put("model_sha256", provenance.getModelSha256());
+    }
+    versions.putAll(probes.versions());
   }
 }

@@ -126,10 +126,13 @@ public final class JobPlanner {
         .with("variant", variant);
   }
 
-  /** The versions stored with a model's cell. */
+  /**
+   * The versions stored with a model's cell; the ONNX Runtime release is the serving process's when
+   * the service reports it, else this build's.
+   */
   public static Map<String, String> modelVersions(ModelFacts facts) {
     Map<String, String> versions = new LinkedHashMap<>(facts.versions());
-    versions.put("onnxruntime_version", TenbinVersion.onnxRuntime());
+    versions.putIfAbsent("onnxruntime_version", TenbinVersion.onnxRuntime());
     versions.put("tokenizers_version", TenbinVersion.tokenizers());
     return versions;
   }

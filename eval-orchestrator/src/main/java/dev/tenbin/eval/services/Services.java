@@ -1,5 +1,6 @@
 package dev.tenbin.eval.services;
 
+import dev.tenbin.encoder.onnx.ExecutionOptions;
 import dev.tenbin.index.IndexServer;
 import dev.tenbin.rpc.ClientChannels;
 import io.grpc.ManagedChannel;
@@ -32,6 +33,7 @@ public final class Services implements AutoCloseable {
   private Path cacheDirectory;
   private Path modelsDirectory;
   private ManagedChannel rerankChannel;
+  private ExecutionOptions execution = ExecutionOptions.cpu();
 
   private Services(
       ManagedChannel indexChannel,
@@ -93,7 +95,8 @@ public final class Services implements AutoCloseable {
           () -> {
             String name = "tenbin-encoder-" + UUID.randomUUID();
             var config =
-                dev.tenbin.encoder.EncoderServiceConfig.embedded(modelsDirectory, cacheDirectory);
+                dev.tenbin.encoder.EncoderServiceConfig.embedded(modelsDirectory, cacheDirectory)
+                    .withExecution(self[0].execution);
             self[0].owned.add(
                 0,
                 dev.tenbin.encoder.EncoderServer.startInProcess(
@@ -131,6 +134,15 @@ public final class Services implements AutoCloseable {
     return encoderChannel;
   }
 
+  /**
+   * Runs the embedded encoder and rerank service (when they start, on first use) on the execution
+   * provider and device of {@code options}; remote services keep their own.
+   */
+  public synchronized Services withExecution(ExecutionOptions options) {
+    this.execution = options;
+    return this;
+  }
+
   /** Points rerank calls at a running rerank service instead of the embedded one. */
   public Services withRerankEndpoint(ServiceEndpoint endpoint) {
     this.rerankEndpoint = endpoint;
@@ -153,6 +165,7 @@ public final class Services implements AutoCloseable {
                 this::encoderChannel,
                 1000,
                 8192,
+                execution,
                 new SimpleMeterRegistry()));
         rerankChannel =
             InProcessChannelBuilder.forName(name).maxInboundMessageSize(MAX_MESSAGE_BYTES).build();

@@ -122,6 +122,29 @@ class RunCommandTest {
         cells.stream().filter(c -> c.key().mode() == RunMode.RERANK).findFirst().orElseThrow();
     assertThat(rerank.diagnostics())
         .containsKeys("query_coverage", "relevant_document_coverage", "candidate_origin");
+    assertThat(int8.versions())
+        .containsKeys("probe_set", "probe_sha256", "probe_head", "model_sha256")
+        .containsEntry("onnxruntime_device", "cpu/" + System.getProperty("os.arch"));
+    String probes = int8.versions().get("probe_sha256");
+    for (CellRecord cell : cells) {
+      if (!cell.key().family().equals("bm25")) {
+        assertThat(cell.versions())
+            .as("every cell of tiny-dense stores the probes encoded once for the job")
+            .containsEntry("probe_sha256", probes)
+            .containsEntry("model_sha256", int8.versions().get("model_sha256"));
+      }
+    }
+    try (var warehouse =
+            dev.tenbin.eval.warehouse.Warehouse.openReadOnly(out.resolve("warehouse.duckdb"));
+        var rows =
+            warehouse
+                .createStatement()
+                .executeQuery(
+                    "SELECT count(*), count(DISTINCT value) FROM versions WHERE name = 'probe_sha256'")) {
+      assertThat(rows.next()).isTrue();
+      assertThat(rows.getLong(1)).as("cells with probes in the warehouse").isEqualTo(7);
+      assertThat(rows.getLong(2)).isEqualTo(1);
+    }
     assertThat(out.resolve("leaderboard.html")).isNotEmptyFile();
     assertThat(out.resolve("leaderboard.md")).content().contains("bm25");
     assertThat(out.resolve("warehouse.duckdb")).isNotEmptyFile();
@@ -224,7 +247,10 @@ class RunCommandTest {
             .filter(c -> c.key().family().equals("rerank-cross"))
             .findFirst()
             .orElseThrow();
-    assertThat(cross.versions()).containsEntry("model_revision", "r1");
+    assertThat(cross.versions())
+        .containsEntry("model_revision", "r1")
+        .containsEntry("onnxruntime_provider", "CPU")
+        .containsKeys("probe_sha256", "model_sha256");
     CellRecord maxSim =
         ResultStore.existing(out, "--out").readAll().stream()
             .filter(c -> c.key().family().equals("multivector"))
@@ -253,6 +279,33 @@ class RunCommandTest {
     CliRunner missing = run();
     assertThat(missing.exitCode()).isEqualTo(2);
     assertThat(missing.err()).contains("missing.yaml");
+  }
+
+  @Test
+  void cudaForTheEmbeddedEncoderOnABuildWithoutItIsRefusedBeforeAnyWorkWithWhatToDo() {
+    org.junit.jupiter.api.Assumptions.assumeFalse(
+        ai.onnxruntime.OrtEnvironment.getAvailableProviders()
+            .contains(ai.onnxruntime.OrtProvider.CUDA),
+        "this build carries the CUDA provider");
+    CliRunner result =
+        CliRunner.run(
+            "run",
+            spec.toString(),
+            "--out",
+            out.toString(),
+            "--models-dir",
+            models.toString(),
+            "--cache-dir",
+            tmp.resolve("cache").toString(),
+            "--execution-provider",
+            "cuda",
+            "--device-id",
+            "1",
+            "--gpu-mem-limit",
+            "4g");
+    assertThat(result.exitCode()).isEqualTo(2);
+    assertThat(result.err()).contains("-Pgpu").contains("docs/gpu.md").doesNotContain("Exception");
+    assertThat(out.resolve("cells")).doesNotExist();
   }
 
   private Map<String, byte[]> cellFiles() throws Exception {

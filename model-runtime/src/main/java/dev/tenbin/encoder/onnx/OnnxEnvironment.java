@@ -71,6 +71,11 @@ public final class OnnxEnvironment {
     }
   }
 
+  /** The ONNX Runtime release this process runs, e.g. "1.29.0" (provenance of every output). */
+  public static String version() {
+    return get().getVersion();
+  }
+
   /** Whether ONNX Runtime's own shutdown hook was taken out (false without the add-opens flag). */
   public static synchronized boolean ortShutdownHookRemoved() {
     get();

@@ -7,6 +7,7 @@ import ai.onnxruntime.OrtException;
 import ai.onnxruntime.OrtProvider;
 import ai.onnxruntime.OrtSession;
 import ai.onnxruntime.TensorInfo;
+import ai.onnxruntime.providers.OrtCUDAProviderOptions;
 import dev.tenbin.core.Lifetime;
 import dev.tenbin.core.OrderedShutdown;
 import java.nio.FloatBuffer;
@@ -34,10 +35,62 @@ public final class OnnxModel implements AutoCloseable {
   private final String outputName;
   private final String outputType;
 
-  /** Settings of the runtime. */
-  public record RuntimeOptions(int intraOpThreads, boolean cuda) {
+  /**
+   * Settings of the runtime: threads, the execution provider and, for CUDA, the device and the
+   * memory arena's limit.
+   *
+   * @param intraOpThreads ONNX Runtime intra-op threads per session (0: ONNX Runtime's default)
+   * @param cuda whether sessions run on the CUDA execution provider (needs the {@code -Pgpu} build)
+   * @param deviceId the CUDA device sessions run on (0 for the CPU)
+   * @param gpuMemLimitBytes the CUDA memory arena's limit in bytes; 0 for no limit (0 for the CPU)
+   */
+  public record RuntimeOptions(
+      int intraOpThreads, boolean cuda, int deviceId, long gpuMemLimitBytes) {
+    public RuntimeOptions {
+      if (deviceId < 0) {
+        throw new IllegalArgumentException("--device-id must not be negative, got " + deviceId);
+      }
+      if (gpuMemLimitBytes < 0) {
+        throw new IllegalArgumentException(
+            "--gpu-mem-limit must not be negative, got " + gpuMemLimitBytes);
+      }
+      if (!cuda && (deviceId != 0 || gpuMemLimitBytes != 0)) {
+        throw new IllegalArgumentException(
+            "--device-id and --gpu-mem-limit need --execution-provider cuda");
+      }
+    }
+
+    /** The given threads on the given provider, device 0, no arena limit. */
+    public RuntimeOptions(int intraOpThreads, boolean cuda) {
+      this(intraOpThreads, cuda, 0, 0);
+    }
+
     public static RuntimeOptions cpu(int threads) {
       return new RuntimeOptions(threads, false);
+    }
+
+    /** These settings with another thread count. */
+    public RuntimeOptions withThreads(int threads) {
+      return new RuntimeOptions(threads, cuda, deviceId, gpuMemLimitBytes);
+    }
+
+    /** The execution provider's name as provenance records it: "CPU" or "CUDA". */
+    public String provider() {
+      return cuda ? "CUDA" : "CPU";
+    }
+
+    /**
+     * The device as provenance records it, a part of fingerprints and cache keys: {@code
+     * cpu/<architecture>} (e.g. {@code cpu/amd64}), or {@code cuda/<GPU name>} (e.g. {@code
+     * cuda/NVIDIA H100 80GB HBM3}; {@code cuda} alone when the name cannot be read). Two devices of
+     * the same model give the same numbers, so the device's index is not part of it; finer
+     * differences (CPU instruction sets) show in the probe checksums stored with results.
+     */
+    public String device() {
+      if (!cuda) {
+        return "cpu/" + System.getProperty("os.arch", "unknown");
+      }
+      return CudaDevices.name(deviceId).map(name -> "cuda/" + name).orElse("cuda");
     }
 
     /** Fails at start-up, with what to do, when CUDA is asked of a build that lacks it. */
@@ -45,7 +98,7 @@ public final class OnnxModel implements AutoCloseable {
       if (cuda && !OrtEnvironment.getAvailableProviders().contains(OrtProvider.CUDA)) {
         throw new IllegalArgumentException(
             "--execution-provider cuda needs the CUDA build of ONNX Runtime: build with -Pgpu "
-                + "(com.microsoft.onnxruntime:onnxruntime_gpu); this build offers "
+                + "(com.microsoft.onnxruntime:onnxruntime_gpu, see docs/gpu.md); this build offers "
                 + OrtEnvironment.getAvailableProviders());
       }
     }
@@ -67,17 +120,12 @@ public final class OnnxModel implements AutoCloseable {
         sessionOptions.setIntraOpNumThreads(options.intraOpThreads());
       }
       sessionOptions.setOptimizationLevel(OrtSession.SessionOptions.OptLevel.ALL_OPT);
-      if (options.cuda()) {
-        try {
-          sessionOptions.addCUDA(0);
-        } catch (OrtException e) {
-          throw new IllegalStateException(
-              "cannot start the CUDA execution provider (is an NVIDIA GPU with a CUDA 12 driver present?): "
-                  + e.getMessage(),
-              e);
+      try (OrtCUDAProviderOptions cuda = options.cuda() ? cudaOptions(options) : null) {
+        if (cuda != null) {
+          sessionOptions.addCUDA(cuda);
         }
+        this.session = environment.createSession(onnx, sessionOptions);
       }
-      this.session = environment.createSession(onnx, sessionOptions);
       this.inputs = session.getInputNames();
       this.outputName = session.getOutputNames().iterator().next();
       NodeInfo info = session.getOutputInfo().get(outputName);
@@ -85,7 +133,13 @@ public final class OnnxModel implements AutoCloseable {
           info.getInfo() instanceof TensorInfo tensor ? tensor.type.toString() : "UNKNOWN";
     } catch (OrtException e) {
       throw new IllegalStateException(
-          "cannot create an ONNX Runtime session: " + e.getMessage(), e);
+          "cannot create an ONNX Runtime session"
+              + (options.cuda()
+                  ? " on CUDA device " + options.deviceId() + " (see docs/gpu.md)"
+                  : "")
+              + ": "
+              + e.getMessage(),
+          e);
     }
     this.lifetime = new Lifetime(name, this::free);
     OrderedShutdown.Registration registration;
@@ -96,6 +150,32 @@ public final class OnnxModel implements AutoCloseable {
       throw shuttingDown;
     }
     this.shutdown = registration;
+  }
+
+  /**
+   * The CUDA provider's options: the device and, when limited, the memory arena's size. ONNX
+   * Runtime copies them into the session, so they are closed once the session is created.
+   */
+  private static OrtCUDAProviderOptions cudaOptions(RuntimeOptions options) {
+    try {
+      OrtCUDAProviderOptions cuda = new OrtCUDAProviderOptions(options.deviceId());
+      try {
+        if (options.gpuMemLimitBytes() > 0) {
+          cuda.add("gpu_mem_limit", Long.toString(options.gpuMemLimitBytes()));
+        }
+        return cuda;
+      } catch (OrtException | RuntimeException e) {
+        cuda.close();
+        throw e;
+      }
+    } catch (OrtException e) {
+      throw new IllegalStateException(
+          "cannot start the CUDA execution provider on device "
+              + options.deviceId()
+              + " (is an NVIDIA GPU with a CUDA 12 driver, CUDA 12 and cuDNN 9 present? see docs/gpu.md): "
+              + e.getMessage(),
+          e);
+    }
   }
 
   /** The element type of the model's output, e.g. FLOAT or FLOAT16. */

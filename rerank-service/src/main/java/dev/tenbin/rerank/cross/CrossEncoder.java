@@ -2,6 +2,7 @@ package dev.tenbin.rerank.cross;
 
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.encoder.model.ModelDigest;
 import dev.tenbin.encoder.model.ModelFiles;
 import dev.tenbin.encoder.onnx.OnnxModel;
 import dev.tenbin.encoder.onnx.TextTokenizer;
@@ -25,10 +26,13 @@ public final class CrossEncoder implements AutoCloseable {
   private final long yesId;
   private final long noId;
   private final int maxBatchTokens;
+  private final String modelSha256;
 
   public CrossEncoder(
       RerankerCard card, ModelFiles files, OnnxModel.RuntimeOptions runtime, int maxBatchTokens) {
     this.card = card;
+    this.modelSha256 =
+        ModelDigest.of(files.onnx(), files.tokenizerJson(), ModelDigest.canonicalJson(card));
     this.tokenizer = new TextTokenizer(files.tokenizerJson(), card.maxLength());
     try {
       this.onnx = new OnnxModel("reranker " + card.id(), files.onnx(), runtime);
@@ -53,6 +57,11 @@ public final class CrossEncoder implements AutoCloseable {
 
   public RerankerCard card() {
     return card;
+  }
+
+  /** SHA-256 of the graph, tokenizer and reranker card ({@link ModelDigest}). */
+  public String modelSha256() {
+    return modelSha256;
   }
 
   /** The model output's dtype, e.g. FLOAT or FLOAT16. */

@@ -28,8 +28,15 @@ public final class RerankerRegistry implements AutoCloseable {
   private static final ObjectMapper JSON =
       new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
 
-  /** What GetRerankerInfo reports: the card and the output's dtype. */
-  public record Info(RerankerCard card, String dtype) {}
+  /**
+   * What GetRerankerInfo reports: the card, the output's dtype and the SHA-256 of the model's files
+   * ({@link dev.tenbin.encoder.model.ModelDigest}).
+   */
+  public record Info(RerankerCard card, String dtype, String modelSha256) {
+    static Info of(CrossEncoder model) {
+      return new Info(model.card(), model.dtype(), model.modelSha256());
+    }
+  }
 
   private final Path modelsDirectory;
   private final HubDownloader hub;
@@ -67,7 +74,7 @@ public final class RerankerRegistry implements AutoCloseable {
             new ModelCache.Listener<>() {
               @Override
               public void loaded(String id, CrossEncoder model) {
-                infos.put(id, new Info(model.card(), model.dtype()));
+                infos.put(id, Info.of(model));
               }
 
               @Override
@@ -92,7 +99,7 @@ public final class RerankerRegistry implements AutoCloseable {
       return known;
     }
     try (var handle = loaded.acquire(id)) {
-      return new Info(handle.model().card(), handle.model().dtype());
+      return Info.of(handle.model());
     }
   }
 
@@ -139,6 +146,11 @@ public final class RerankerRegistry implements AutoCloseable {
         card.noToken(),
         card.revision(),
         card.resolvedSha());
+  }
+
+  /** The runtime the cross-encoders run on (provider, device, threads). */
+  public OnnxModel.RuntimeOptions runtime() {
+    return runtime;
   }
 
   /** Ids of the cross-encoders loaded now. */

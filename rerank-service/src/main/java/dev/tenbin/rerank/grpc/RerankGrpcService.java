@@ -1,7 +1,10 @@
 package dev.tenbin.rerank.grpc;
 
 import dev.tenbin.core.Cancellation;
+import dev.tenbin.encoder.onnx.OnnxEnvironment;
+import dev.tenbin.encoder.onnx.OnnxModel;
 import dev.tenbin.proto.common.v1.Metadata;
+import dev.tenbin.proto.common.v1.RuntimeProvenance;
 import dev.tenbin.proto.common.v1.ScoredDocument;
 import dev.tenbin.proto.rerank.v1.Candidate;
 import dev.tenbin.proto.rerank.v1.GetRerankerInfoRequest;
@@ -67,8 +70,11 @@ public final class RerankGrpcService extends RerankServiceGrpc.RerankServiceImpl
   public void getRerankerInfo(
       GetRerankerInfoRequest request, StreamObserver<GetRerankerInfoResponse> responses) {
     RerankerRegistry.Info model = core.crossEncoders().info(request.getModelId());
-    responses.onNext(
-        GetRerankerInfoResponse.newBuilder().setInfo(info(model.card(), model.dtype())).build());
+    RerankerInfo info =
+        info(model.card(), model.dtype()).toBuilder()
+            .setProvenance(provenance(core.crossEncoders().runtime(), model.modelSha256()))
+            .build();
+    responses.onNext(GetRerankerInfoResponse.newBuilder().setInfo(info).build());
     responses.onCompleted();
   }
 
@@ -81,10 +87,26 @@ public final class RerankGrpcService extends RerankServiceGrpc.RerankServiceImpl
       ListRerankersRequest request, StreamObserver<ListRerankersResponse> responses) {
     ListRerankersResponse.Builder response = ListRerankersResponse.newBuilder();
     for (RerankerCard card : core.crossEncoders().available()) {
-      response.addRerankers(info(card, ""));
+      response.addRerankers(
+          info(card, "").toBuilder().setProvenance(provenance(core.crossEncoders().runtime(), "")));
     }
     responses.onNext(response.build());
     responses.onCompleted();
+  }
+
+  /**
+   * Where scores are computed: the cross-encoders' provider and device, this process's ONNX Runtime
+   * release and the reranker's files hash (empty when not loaded).
+   */
+  private static RuntimeProvenance provenance(
+      OnnxModel.RuntimeOptions runtime, String modelSha256) {
+    return RuntimeProvenance.newBuilder()
+        .setExecutionProvider(runtime.provider())
+        .setDevice(runtime.device())
+        .setDeviceId(runtime.deviceId())
+        .setOnnxruntimeVersion(OnnxEnvironment.version())
+        .setModelSha256(modelSha256)
+        .build();
   }
 
   private static RerankerInfo info(RerankerCard card, String dtype) {

@@ -109,6 +109,64 @@ class RerankGrpcServiceTest {
   }
 
   @Test
+  void rerankerInfoRecordsTheProviderDeviceRuntimeAndTheModelFilesHash() throws Exception {
+    RerankerInfo info =
+        stub.getRerankerInfo(GetRerankerInfoRequest.newBuilder().setModelId("tiny-sigmoid").build())
+            .getInfo();
+
+    var provenance = info.getProvenance();
+    assertThat(provenance.getExecutionProvider()).isEqualTo("CPU");
+    assertThat(provenance.getDevice()).isEqualTo("cpu/" + System.getProperty("os.arch"));
+    assertThat(provenance.getOnnxruntimeVersion())
+        .isEqualTo(ai.onnxruntime.OrtEnvironment.getEnvironment().getVersion());
+    assertThat(provenance.getModelSha256()).hasSize(64);
+    String loadedHash = provenance.getModelSha256();
+    assertThat(
+            stub.getRerankerInfo(
+                    GetRerankerInfoRequest.newBuilder().setModelId("tiny-yes-no").build())
+                .getInfo()
+                .getProvenance()
+                .getModelSha256())
+        .as("same graph and tokenizer, another card")
+        .isNotEqualTo(loadedHash);
+    assertThat(
+            stub.listRerankers(ListRerankersRequest.getDefaultInstance())
+                .getRerankers(0)
+                .getProvenance()
+                .getExecutionProvider())
+        .isEqualTo("CPU");
+  }
+
+  @Test
+  void aModifiedRerankerGraphHasAnotherHashOnceReloaded() throws Exception {
+    Path models = tmp.resolve("models");
+    String card = "{\"id\":\"tiny-sigmoid\",\"head\":\"SIGMOID\",\"revision\":\"r1\"}";
+    var registry =
+        new RerankerRegistry(
+            models,
+            new HubDownloader("http://127.0.0.1:9", tmp.resolve("cache"), null),
+            OnnxModel.RuntimeOptions.cpu(1),
+            8192);
+    String before;
+    try (registry) {
+      before = registry.info("tiny-sigmoid").modelSha256();
+    }
+    Path onnx = models.resolve("tiny-sigmoid").resolve("model.onnx");
+    byte[] bytes = Files.readAllBytes(onnx);
+    bytes[bytes.length - 1] ^= 1;
+    Files.write(onnx, bytes);
+    Files.writeString(models.resolve("tiny-sigmoid").resolve("card.json"), card);
+    try (var reloaded =
+        new RerankerRegistry(
+            models,
+            new HubDownloader("http://127.0.0.1:9", tmp.resolve("cache"), null),
+            OnnxModel.RuntimeOptions.cpu(1),
+            8192)) {
+      assertThat(reloaded.info("tiny-sigmoid").modelSha256()).hasSize(64).isNotEqualTo(before);
+    }
+  }
+
+  @Test
   void aModelIdWithAControlCharacterOrOverlongIsInvalidArgumentNamingModelId() {
     for (String id :
         List.of("\u0000", "tiny-\nsigmoid", "tiny " + "x", "tiny-" + "x".repeat(300))) {

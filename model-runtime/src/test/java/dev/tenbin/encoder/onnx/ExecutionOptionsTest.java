@@ -1,0 +1,75 @@
+package dev.tenbin.encoder.onnx;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import ai.onnxruntime.OrtEnvironment;
+import ai.onnxruntime.OrtProvider;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+class ExecutionOptionsTest {
+  private static ExecutionOptions parse(String... args) {
+    ExecutionOptions options = new ExecutionOptions();
+    new CommandLine(options).parseArgs(args);
+    return options;
+  }
+
+  @Test
+  void theDefaultIsTheCpuWithoutDeviceOrArenaLimit() {
+    OnnxModel.RuntimeOptions runtime = parse().toRuntime(3);
+
+    assertThat(runtime).isEqualTo(new OnnxModel.RuntimeOptions(3, false, 0, 0));
+    assertThat(runtime.provider()).isEqualTo("CPU");
+    assertThat(runtime.device()).isEqualTo("cpu/" + System.getProperty("os.arch"));
+  }
+
+  @Test
+  void sizesTakeBinarySuffixes() {
+    assertThat(ExecutionOptions.parseSize("0")).isZero();
+    assertThat(ExecutionOptions.parseSize("1048576")).isEqualTo(1L << 20);
+    assertThat(ExecutionOptions.parseSize("512m")).isEqualTo(512L << 20);
+    assertThat(ExecutionOptions.parseSize("8G")).isEqualTo(8L << 30);
+    assertThat(ExecutionOptions.parseSize("4k")).isEqualTo(4096);
+    assertThatThrownBy(() -> ExecutionOptions.parseSize("lots"))
+        .hasMessageContaining("--gpu-mem-limit");
+    assertThatThrownBy(() -> ExecutionOptions.parseSize("-1g"))
+        .hasMessageContaining("--gpu-mem-limit");
+    assertThatThrownBy(() -> ExecutionOptions.parseSize("99999999999g"))
+        .hasMessageContaining("--gpu-mem-limit");
+  }
+
+  @Test
+  void anUnknownProviderIsRefusedNamingTheFlag() {
+    assertThatThrownBy(() -> parse("--execution-provider", "tpu").toRuntime(1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--execution-provider must be cpu or cuda");
+  }
+
+  @Test
+  void deviceAndArenaOptionsWithoutCudaAreRefused() {
+    assertThatThrownBy(() -> parse("--device-id", "1").toRuntime(1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("need --execution-provider cuda");
+    assertThatThrownBy(() -> parse("--gpu-mem-limit", "2g").toRuntime(1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("need --execution-provider cuda");
+    assertThatThrownBy(() -> new OnnxModel.RuntimeOptions(1, true, -1, 0))
+        .hasMessageContaining("--device-id");
+  }
+
+  @Test
+  void cudaIsRefusedWithWhatToDoWhenTheBuildHasNoCudaProvider() {
+    Assumptions.assumeFalse(
+        OrtEnvironment.getAvailableProviders().contains(OrtProvider.CUDA),
+        "this build carries the CUDA provider");
+    assertThatThrownBy(
+            () ->
+                parse("--execution-provider", "cuda", "--device-id", "1", "--gpu-mem-limit", "1g")
+                    .toRuntime(1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("-Pgpu")
+        .hasMessageContaining("docs/gpu.md");
+  }
+}
