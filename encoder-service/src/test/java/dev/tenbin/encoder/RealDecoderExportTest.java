@@ -54,7 +54,9 @@ class RealDecoderExportTest {
       if (card.normalize()) {
         assertThat(dot(q, q)).isCloseTo(1.0, org.assertj.core.api.Assertions.within(1e-4));
       }
-      assertThat(dot(alone, batched.getFirst()) / Math.sqrt(dot(alone, alone) * dot(batched.getFirst(), batched.getFirst())))
+      assertThat(
+              dot(alone, batched.getFirst())
+                  / Math.sqrt(dot(alone, alone) * dot(batched.getFirst(), batched.getFirst())))
           .as("a text alone and batched with longer texts")
           .isGreaterThan(0.9999);
       double best = dot(q, batched.get(0));

@@ -61,7 +61,8 @@ class DecoderSettingsTest {
     Path copy = Files.createDirectories(tmp.resolve("copy"));
     LocalModelDirectory.writeCard(copy, card);
     assertThat(LocalModelDirectory.readCard(copy)).isEqualTo(card);
-    assertThat(Files.readString(copy.resolve("card.json"))).containsPattern("\"padding_side\"\\s*:\\s*\"left\"");
+    assertThat(Files.readString(copy.resolve("card.json")))
+        .containsPattern("\"padding_side\"\\s*:\\s*\"left\"");
   }
 
   @Test
