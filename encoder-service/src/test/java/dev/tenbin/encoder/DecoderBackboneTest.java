@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.tenbin.core.Cancellation;
+import dev.tenbin.core.PreconditionException;
 import dev.tenbin.encoder.batching.BatchingLimits;
 import dev.tenbin.encoder.model.DecoderSettings;
 import dev.tenbin.encoder.model.PaddingSide;
@@ -188,6 +189,11 @@ class DecoderBackboneTest {
           .as("at the max length, the last token gives way")
           .containsExactly(3, 4, 5, 2);
       assertThat(without[2]).containsExactly(3, 4, 5, 6);
+      assertThat(core.tokenStrings("with-eos", texts, false, Cancellation.NEVER))
+          .containsExactly(
+              new String[] {"apple", "banana", "<|endoftext|>"},
+              new String[] {"apple", "<|endoftext|>"},
+              new String[] {"apple", "banana", "cherry", "<|endoftext|>"});
       // The last-token vector is the EOS token's state.
       float[] vector =
           core.encodeDense("with-eos", List.of("apple banana"), false, 0, Cancellation.NEVER)
@@ -209,7 +215,9 @@ class DecoderBackboneTest {
         SCALE,
         settings(PaddingSide.LEFT, "</s>"));
     try (EncoderCore core = core()) {
-      assertThatThrownBy(() -> core.model("bad-eos")).hasMessageContaining("eos_token </s>");
+      assertThatThrownBy(() -> core.model("bad-eos"))
+          .isInstanceOf(PreconditionException.class)
+          .hasMessageContaining("eos_token </s>");
     }
   }
 

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.Lifetime;
+import dev.tenbin.core.PreconditionException;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -62,6 +63,9 @@ public final class TextTokenizer implements AutoCloseable {
   /** The id appended to every encoded input, or -1 for none. */
   private final long eosId;
 
+  /** The token of {@link #eosId}, or empty. */
+  private final String eosToken;
+
   /** Texts longer than this are first tokenized from a prefix of about this length; 0 = never. */
   private final int prefixChars;
 
@@ -79,7 +83,8 @@ public final class TextTokenizer implements AutoCloseable {
   /**
    * A tokenizer that ends every input of {@link #encode} with {@code eosToken} (empty: none).
    *
-   * @throws IllegalArgumentException when the vocabulary has no such token
+   * @throws PreconditionException naming {@code card.decoder.eos_token} when the vocabulary has no
+   *     such token
    */
   public TextTokenizer(byte[] tokenizerJson, int maxLength, String eosToken) {
     this.maxLength = maxLength;
@@ -99,13 +104,15 @@ public final class TextTokenizer implements AutoCloseable {
     }
     this.lifetime = new Lifetime("the tokenizer", tokenizer::close);
     this.prefixChars = splitsAtWhitespace(tokenizerJson) ? PREFIX_CHARS_PER_TOKEN * maxLength : 0;
+    this.eosToken = eosToken == null ? "" : eosToken;
     if (eosToken == null || eosToken.isEmpty()) {
       this.eosId = -1;
     } else {
       long id = tokenId(eosToken);
       if (id < 0) {
         tokenizer.close();
-        throw new IllegalArgumentException(
+        throw new PreconditionException(
+            "card.decoder.eos_token",
             "the card's decoder.eos_token " + eosToken + " is not one token of the tokenizer");
       }
       this.eosId = id;
@@ -230,7 +237,16 @@ public final class TextTokenizer implements AutoCloseable {
   /** Tokens as strings, for the Tokenize RPC. */
   public String[] tokens(String text) {
     try (Lifetime.Lease lease = lifetime.acquire()) {
-      return tokenizer.encode(text).getTokens();
+      Encoding encoding = tokenizer.encode(text);
+      String[] tokens = encoding.getTokens();
+      long[] ids = encoding.getIds();
+      if (eosId < 0 || (ids.length > 0 && ids[ids.length - 1] == eosId)) {
+        return tokens;
+      }
+      // The same EOS rule as encode(): appended, or in place of the last token at the max length.
+      String[] out = Arrays.copyOf(tokens, Math.min(tokens.length + 1, maxLength));
+      out[out.length - 1] = eosToken;
+      return out;
     }
   }
 
