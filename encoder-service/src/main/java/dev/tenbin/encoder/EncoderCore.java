@@ -328,14 +328,14 @@ public final class EncoderCore implements AutoCloseable, MeterBinder {
     }
   }
 
+  /** The texts behind the card's prefix prompt or inside its instruction template. */
   static List<String> prompted(ModelCard card, List<String> texts, boolean query) {
-    String prompt = card.prompt(query);
-    if (prompt.isEmpty()) {
+    if (card.prompt(query).isEmpty() && card.decoderSettings().template(query).isEmpty()) {
       return texts;
     }
     List<String> out = new ArrayList<>(texts.size());
     for (String text : texts) {
-      out.add(prompt + text);
+      out.add(card.promptedText(text, query));
     }
     return out;
   }

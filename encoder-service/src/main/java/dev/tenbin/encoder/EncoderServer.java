@@ -65,6 +65,13 @@ public final class EncoderServer implements Callable<Integer> {
   int maxBatchTokens;
 
   @Option(
+      names = "--max-batch-attention",
+      defaultValue = "${env:TENBIN_MAX_BATCH_ATTENTION:-0}",
+      description =
+          "Attention cells (inputs × longest input²) per forward pass, bounding attention memory for long inputs; 0 = max-batch-tokens × 512 (env TENBIN_MAX_BATCH_ATTENTION; default ${DEFAULT-VALUE}).")
+  long maxBatchAttention;
+
+  @Option(
       names = "--max-batch-size",
       defaultValue = "256",
       description = "Inputs per forward pass at most (default ${DEFAULT-VALUE}).")
@@ -177,7 +184,8 @@ public final class EncoderServer implements Callable<Integer> {
             maxBatchSize,
             maxQueued,
             Duration.ofMillis(maxQueueDelayMs),
-            Duration.ofSeconds(maxQueueWaitSeconds)),
+            Duration.ofSeconds(maxQueueWaitSeconds),
+            maxBatchAttention),
         maxInputs,
         maxTextChars,
         maxRequestChars,

@@ -2,21 +2,26 @@ package dev.tenbin.encoder;
 
 import dev.tenbin.encoder.batching.BatchingLimits;
 import dev.tenbin.encoder.batching.TokenBudgetBatcher;
+import dev.tenbin.encoder.model.DecoderSettings;
 import dev.tenbin.encoder.model.ModelCard;
 import dev.tenbin.encoder.model.ModelDigest;
 import dev.tenbin.encoder.model.ModelFiles;
 import dev.tenbin.encoder.model.OutputKind;
+import dev.tenbin.encoder.model.PaddingSide;
 import dev.tenbin.encoder.onnx.OnnxModel;
 import dev.tenbin.encoder.onnx.Pooler;
 import dev.tenbin.encoder.onnx.TextTokenizer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Function;
 import java.util.function.IntConsumer;
 
 /**
  * A model ready to serve: its card, tokenizer, ONNX session and the batcher of its output kind. All
- * pooling and scoring happens in FP32 whatever the model's own dtype.
+ * pooling and scoring happens in FP32 whatever the model's own dtype (fp16 and bf16 outputs are
+ * upcast by {@link OnnxModel}). The card's decoder settings choose the padding side and the EOS
+ * token; pooling reads each input's own tokens whichever side its padding is on.
  *
  * <p>Closing drains and joins the batchers first (waiting requests get UNAVAILABLE, the running
  * pass finishes), then frees the session and the tokenizer once no thread is inside them.
@@ -39,13 +44,16 @@ public final class LoadedModel implements AutoCloseable {
     this.card = files.card();
     this.tokenizerJson = files.tokenizerJson();
     this.modelSha256 = ModelDigest.of(files);
-    this.tokenizer = new TextTokenizer(files.tokenizerJson(), card.maxLength());
+    DecoderSettings decoder = card.decoderSettings();
+    this.tokenizer = new TextTokenizer(files.tokenizerJson(), card.maxLength(), decoder.eosToken());
     try {
       this.onnx = new OnnxModel("model " + card.id(), files.onnx(), runtime);
     } catch (RuntimeException e) {
       tokenizer.close();
       throw e;
     }
+    boolean left = decoder.paddingSide() == PaddingSide.LEFT;
+    Function<long[][], OnnxModel.Output> forward = ids -> onnx.run(ids, null, left);
     // One batcher, one worker thread, for the one output kind the card serves.
     OutputKind kind = card.outputKind();
     this.pooled =
@@ -53,7 +61,7 @@ public final class LoadedModel implements AutoCloseable {
             ? null
             : new TokenBudgetBatcher<>(
                 card.id() + "-pooled",
-                onnx::run,
+                forward,
                 (output, index, tokens) -> Pooler.pool(output, index, tokens, card.pooling()),
                 limits,
                 passTokens);
@@ -61,12 +69,12 @@ public final class LoadedModel implements AutoCloseable {
         kind != OutputKind.MULTIVECTOR
             ? null
             : new TokenBudgetBatcher<>(
-                card.id() + "-tokens", onnx::run, LoadedModel::tokenMatrix, limits, passTokens);
+                card.id() + "-tokens", forward, LoadedModel::tokenMatrix, limits, passTokens);
     this.sparse =
         kind != OutputKind.SPARSE
             ? null
             : new TokenBudgetBatcher<>(
-                card.id() + "-sparse", onnx::run, LoadedModel::maxPooledLogits, limits, passTokens);
+                card.id() + "-sparse", forward, LoadedModel::maxPooledLogits, limits, passTokens);
   }
 
   public ModelCard card() {

@@ -25,9 +25,11 @@ import java.util.function.IntConsumer;
 /**
  * Dynamic batching across concurrent requests under a token budget. Waiting inputs are sorted by
  * length and cut into forward passes whose padded size (inputs × longest) stays under {@code
- * maxBatchTokens}, so short inputs are not padded to long ones. The first waiting input waits at
- * most {@code maxQueueDelay} for company. One worker thread per batcher runs the passes; ONNX
- * Runtime parallelises inside.
+ * maxBatchTokens} and whose attention size (inputs × longest²) stays under {@code
+ * maxBatchAttention}, so short inputs are not padded to long ones and long-context inputs (8K
+ * tokens) do not share a pass whose attention would not fit in memory. The first waiting input
+ * waits at most {@code maxQueueDelay} for company. One worker thread per batcher runs the passes;
+ * ONNX Runtime parallelises inside.
  *
  * <p>Admission is bounded: a request first {@linkplain #reserve reserves} its places (before it is
  * tokenized), and places reserved plus inputs waiting never exceed {@code maxQueuedInputs} —
@@ -361,7 +363,7 @@ public final class TokenBudgetBatcher<R> implements AutoCloseable {
       int longest = 0;
       while (to < live.size() && to - from < limits.maxBatchSize()) {
         int candidateLongest = Math.max(longest, live.get(to).ids().length);
-        if (to > from && (long) candidateLongest * (to - from + 1) > limits.maxBatchTokens()) {
+        if (to > from && !limits.fits(to - from + 1, candidateLongest)) {
           break;
         }
         longest = candidateLongest;

@@ -36,6 +36,67 @@ class TokenBudgetBatcherTest {
   }
 
   @Test
+  void passesStayUnderTheAttentionBudgetAsWellAsTheTokenBudget() {
+    List<int[]> shapes = new CopyOnWriteArrayList<>();
+    // 10,000 tokens but 3 × 64² attention cells: four 64-token inputs fit the tokens, not the
+    // attention; 16-token inputs fit 48 to a pass by attention (48 × 256 = 12,288 ≤ 12,288).
+    BatchingLimits limits =
+        new BatchingLimits(10_000, 256, 1000, Duration.ZERO, Duration.ZERO, 3 * 64 * 64);
+    try (TokenBudgetBatcher<Float> batcher =
+        new TokenBudgetBatcher<>(
+            "t",
+            ids -> fakeForward(ids, shapes),
+            (out, i, n) -> out.values()[out.offset(i, 0)],
+            limits)) {
+      long[][] inputs = new long[60][];
+      for (int i = 0; i < inputs.length; i++) {
+        inputs[i] = tokens(i % 6 == 0 ? 64 : 16);
+      }
+      var served = batcher.submit(inputs, Cancellation.NEVER);
+      for (int i = 0; i < inputs.length; i++) {
+        assertThat(served.results().get(i)).isEqualTo((float) inputs[i].length);
+      }
+      for (int[] shape : shapes) {
+        assertThat((long) shape[0] * shape[1]).isLessThanOrEqualTo(10_000);
+        assertThat((long) shape[0] * shape[1] * shape[1]).isLessThanOrEqualTo(3 * 64 * 64);
+      }
+      // 50 short inputs: 48, then the last 2 with a long one (3 × 64²); then 9 long ones by 3.
+      assertThat(shapes)
+          .extracting(s -> s[0] + "x" + s[1])
+          .containsExactly("48x16", "3x64", "3x64", "3x64", "3x64");
+    }
+  }
+
+  @Test
+  void aSingleInputLongerThanTheAttentionBudgetStillRunsAlone() {
+    List<int[]> shapes = new CopyOnWriteArrayList<>();
+    BatchingLimits limits =
+        new BatchingLimits(100_000, 256, 1000, Duration.ZERO, Duration.ZERO, 1000);
+    try (TokenBudgetBatcher<Float> batcher =
+        new TokenBudgetBatcher<>(
+            "t",
+            ids -> fakeForward(ids, shapes),
+            (out, i, n) -> out.values()[out.offset(i, 0)],
+            limits)) {
+      var served = batcher.submit(new long[][] {tokens(8192), tokens(8192)}, Cancellation.NEVER);
+      assertThat(served.results()).containsExactly(8192f, 8192f);
+      assertThat(shapes).extracting(s -> s[0]).containsExactly(1, 1);
+    }
+  }
+
+  @Test
+  void theDefaultAttentionBudgetLeavesInputsUpTo512TokensToTheTokenBudget() {
+    BatchingLimits limits = BatchingLimits.DEFAULT;
+    assertThat(limits.maxBatchAttention()).isEqualTo(16_384L * 512);
+    assertThat(limits.fits(32, 512)).isTrue();
+    assertThat(limits.fits(128, 128)).isTrue();
+    assertThat(limits.fits(2, 8192)).isFalse();
+    assertThat(limits.fits(1, 8192)).isFalse();
+    assertThatThrownBy(() -> new BatchingLimits(16, 1, 1, Duration.ZERO, Duration.ZERO, -1))
+        .hasMessageContaining("--max-batch-attention");
+  }
+
+  @Test
   void passesStayUnderTheTokenBudgetAndGroupSimilarLengths() {
     List<int[]> shapes = new CopyOnWriteArrayList<>();
     try (TokenBudgetBatcher<Float> batcher =

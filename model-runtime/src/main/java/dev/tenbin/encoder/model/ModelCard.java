@@ -27,6 +27,9 @@ import java.util.List;
  * @param totalParameters parameters of the model
  * @param activeParameters parameters used per token (differs for mixtures of experts)
  * @param resolvedSha the commit SHA a hub download resolved to; empty otherwise
+ * @param decoder how a decoder-backbone embedder wants its inputs (padding side, EOS, instruction
+ *     templates); null — and any card without a {@code decoder} object — means {@link
+ *     DecoderSettings#DEFAULT}, what BERT-style encoders need. See docs/decoder-models.md.
  */
 @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
 @JsonIgnoreProperties(ignoreUnknown = true)
@@ -47,7 +50,46 @@ public record ModelCard(
     OutputKind outputKind,
     long totalParameters,
     long activeParameters,
-    String resolvedSha) {
+    String resolvedSha,
+    DecoderSettings decoder) {
+
+  /** A card of a BERT-style encoder (no decoder settings). */
+  public ModelCard(
+      String id,
+      String revision,
+      String source,
+      String onnxFile,
+      String tokenizerFile,
+      Pooling pooling,
+      boolean normalize,
+      int dimension,
+      List<Integer> matryoshkaDimensions,
+      int maxLength,
+      String queryPrompt,
+      String documentPrompt,
+      OutputKind outputKind,
+      long totalParameters,
+      long activeParameters,
+      String resolvedSha) {
+    this(
+        id,
+        revision,
+        source,
+        onnxFile,
+        tokenizerFile,
+        pooling,
+        normalize,
+        dimension,
+        matryoshkaDimensions,
+        maxLength,
+        queryPrompt,
+        documentPrompt,
+        outputKind,
+        totalParameters,
+        activeParameters,
+        resolvedSha,
+        null);
+  }
 
   public ModelCard {
     if (id == null || id.isBlank()) {
@@ -65,6 +107,24 @@ public record ModelCard(
     documentPrompt = documentPrompt == null ? "" : documentPrompt;
     outputKind = outputKind == null ? OutputKind.DENSE : outputKind;
     resolvedSha = resolvedSha == null ? "" : resolvedSha;
+    // The defaults are stored as null, so a BERT card's JSON (and anything hashed from it) is
+    // unchanged.
+    decoder = DecoderSettings.DEFAULT.equals(decoder) ? null : decoder;
+    if (decoder != null && !decoder.queryTemplate().isEmpty() && !queryPrompt.isEmpty()) {
+      throw new InvalidInputException(
+          "card.decoder.query_template",
+          "card " + id + " has both a query_prompt and a decoder.query_template; keep one");
+    }
+    if (decoder != null && !decoder.documentTemplate().isEmpty() && !documentPrompt.isEmpty()) {
+      throw new InvalidInputException(
+          "card.decoder.document_template",
+          "card " + id + " has both a document_prompt and a decoder.document_template; keep one");
+    }
+  }
+
+  /** The card's decoder settings, {@link DecoderSettings#DEFAULT} when it has none. */
+  public DecoderSettings decoderSettings() {
+    return decoder == null ? DecoderSettings.DEFAULT : decoder;
   }
 
   /** The card with a different source, revision and resolved SHA (as a loader records them). */
@@ -85,7 +145,8 @@ public record ModelCard(
         outputKind,
         totalParameters,
         activeParameters,
-        sha);
+        sha,
+        decoder);
   }
 
   /** Checks a requested truncation; 0 means the full dimension. */
@@ -106,7 +167,21 @@ public record ModelCard(
     return requested;
   }
 
+  /** The prefix prompt of queries or documents (empty when the card uses a template). */
   public String prompt(boolean query) {
     return query ? queryPrompt : documentPrompt;
+  }
+
+  /**
+   * The text as the model should see it: placed in the decoder's instruction template when the card
+   * has one for this side, else behind the prefix prompt.
+   */
+  public String promptedText(String text, boolean query) {
+    String template = decoderSettings().template(query);
+    if (!template.isEmpty()) {
+      return decoderSettings().apply(template, text);
+    }
+    String prompt = prompt(query);
+    return prompt.isEmpty() ? text : prompt + text;
   }
 }

@@ -12,15 +12,21 @@ import dev.tenbin.core.Lifetime;
 import dev.tenbin.core.OrderedShutdown;
 import java.nio.FloatBuffer;
 import java.nio.LongBuffer;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 
 /**
- * One ONNX Runtime session of a transformer encoder. Feeds {@code input_ids}, {@code
- * attention_mask} and (when the graph declares it) {@code token_type_ids}, padded to the batch's
- * longest input, and returns the first output as FP32 — fp16 outputs are upcast here, so pooling
- * and scores are always computed in FP32.
+ * One ONNX Runtime session of a transformer encoder. Feeds {@code input_ids} and, when the graph
+ * declares them, {@code attention_mask}, {@code token_type_ids} and {@code position_ids}, padded to
+ * the batch's longest input on the right or (decoder embedders) on the left, and returns the first
+ * output as FP32 — fp16 and bf16 outputs are upcast here, so pooling and scores are always computed
+ * in FP32.
+ *
+ * <p>Position ids count real tokens, as Hugging Face does for a padded batch ({@code
+ * attention_mask.cumsum(-1) - 1}, padded slots 1): under either padding side a text's tokens get
+ * positions 0…n-1, so its vector does not depend on what it was batched with.
  *
  * <p>Every run holds a lease on the session's {@link Lifetime}: {@link #close()} refuses new runs
  * (UNAVAILABLE), waits for the running ones and only then frees the session. Each session is also
@@ -187,6 +193,11 @@ public final class OnnxModel implements AutoCloseable {
     return inputs.contains("token_type_ids");
   }
 
+  /** Whether the graph declares a {@code position_ids} input (decoder exports do). */
+  public boolean takesPositionIds() {
+    return inputs.contains("position_ids");
+  }
+
   /**
    * Runs a batch and returns the output as [batch][sequence * width] plus its shape.
    *
@@ -201,12 +212,26 @@ public final class OnnxModel implements AutoCloseable {
    * may be null for all zeros.
    */
   public Output run(long[][] ids, long[][] typeIds) {
+    return run(ids, typeIds, false);
+  }
+
+  /**
+   * Runs a batch padded on the left ({@code leftPadding}) or on the right; {@code typeIds} may be
+   * null for all zeros.
+   */
+  public Output run(long[][] ids, long[][] typeIds, boolean leftPadding) {
     try (Lifetime.Lease lease = lifetime.acquire()) {
-      return runLeased(ids, typeIds);
+      return runLeased(ids, typeIds, leftPadding);
     }
   }
 
-  private Output runLeased(long[][] ids, long[][] typeIds) {
+  /** The padding id: 0 (pad slots are masked out, so the id only has to be in the vocabulary). */
+  private static final long PAD_ID = 0;
+
+  /** What HF puts in the position id of a padded slot ({@code masked_fill(mask == 0, 1)}). */
+  private static final long PAD_POSITION = 1;
+
+  private Output runLeased(long[][] ids, long[][] typeIds, boolean leftPadding) {
     int batch = ids.length;
     int length = 0;
     for (long[] row : ids) {
@@ -214,10 +239,17 @@ public final class OnnxModel implements AutoCloseable {
     }
     long[] inputIds = new long[batch * length];
     long[] mask = new long[batch * length];
+    long[] positions = new long[batch * length];
+    int[] starts = new int[batch];
+    Arrays.fill(inputIds, PAD_ID);
+    Arrays.fill(positions, PAD_POSITION);
     for (int b = 0; b < batch; b++) {
-      System.arraycopy(ids[b], 0, inputIds, b * length, ids[b].length);
+      starts[b] = leftPadding ? length - ids[b].length : 0;
+      int from = b * length + starts[b];
+      System.arraycopy(ids[b], 0, inputIds, from, ids[b].length);
       for (int t = 0; t < ids[b].length; t++) {
-        mask[b * length + t] = 1;
+        mask[from + t] = 1;
+        positions[from + t] = t;
       }
     }
     long[] shape = {batch, length};
@@ -232,11 +264,16 @@ public final class OnnxModel implements AutoCloseable {
         long[] types = new long[batch * length];
         if (typeIds != null) {
           for (int b = 0; b < batch; b++) {
-            System.arraycopy(typeIds[b], 0, types, b * length, typeIds[b].length);
+            System.arraycopy(typeIds[b], 0, types, b * length + starts[b], typeIds[b].length);
           }
         }
         feed.put(
             "token_type_ids", OnnxTensor.createTensor(environment, LongBuffer.wrap(types), shape));
+      }
+      if (inputs.contains("position_ids")) {
+        feed.put(
+            "position_ids",
+            OnnxTensor.createTensor(environment, LongBuffer.wrap(positions), shape));
       }
       try (OrtSession.Result result = session.run(feed, Set.of(outputName))) {
         OnnxTensor tensor = (OnnxTensor) result.get(0);
@@ -252,7 +289,7 @@ public final class OnnxModel implements AutoCloseable {
         }
         float[] flat = new float[values.remaining()];
         values.get(flat);
-        return new Output(flat, outShape, length);
+        return new Output(flat, outShape, length, starts);
       }
     } catch (OrtException e) {
       throw new IllegalStateException("ONNX Runtime failed: " + e.getMessage(), e);
@@ -267,15 +304,26 @@ public final class OnnxModel implements AutoCloseable {
    * @param values FP32 values
    * @param shape the output's shape, e.g. [batch, sequence, hidden]
    * @param paddedLength the sequence length the batch was padded to
+   * @param starts per input, the slot of its first real token (0 under right padding, the padding
+   *     count under left padding); null means all 0
    */
-  public record Output(float[] values, long[] shape, int paddedLength) {
+  public record Output(float[] values, long[] shape, int paddedLength, int[] starts) {
+    /** An output of a right-padded batch. */
+    public Output(float[] values, long[] shape, int paddedLength) {
+      this(values, shape, paddedLength, null);
+    }
+
     public int width() {
       return (int) shape[shape.length - 1];
     }
 
-    /** The vector of one token of one input of a [batch, sequence, width] output. */
+    /**
+     * The vector of one real token of one input of a [batch, sequence, width] output: {@code token}
+     * counts the input's own tokens (0 = its first), whichever side the padding is on.
+     */
     public int offset(int batchIndex, int token) {
-      return (batchIndex * paddedLength + token) * width();
+      int start = starts == null ? 0 : starts[batchIndex];
+      return (batchIndex * paddedLength + start + token) * width();
     }
   }
 

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.Lifetime;
+import dev.tenbin.core.PreconditionException;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -29,6 +30,11 @@ import java.util.Set;
  * before anything else, a long text is first tokenized from a prefix cut at a whitespace: when that
  * prefix already overflows the maximum length, its tokens are exactly the full text's (every word
  * of the prefix is whole) and the rest is never read; otherwise the full text is tokenized.
+ *
+ * <p>A decoder embedder that expects an EOS token at the end of every input (Qwen3-Embedding's
+ * {@code <|endoftext|>}) gets it from {@link #encode}: appended unless the tokenizer's
+ * post-processor already ended the input with it, replacing the last token when the input is
+ * already at the max length (so the length bound holds).
  */
 public final class TextTokenizer implements AutoCloseable {
   /** DJL's opt-out of its usage tracking (environment variable or system property). */
@@ -54,6 +60,12 @@ public final class TextTokenizer implements AutoCloseable {
   private final BertWordPiece fast;
   private final Lifetime lifetime;
 
+  /** The id appended to every encoded input, or -1 for none. */
+  private final long eosId;
+
+  /** The token of {@link #eosId}, or empty. */
+  private final String eosToken;
+
   /** Texts longer than this are first tokenized from a prefix of about this length; 0 = never. */
   private final int prefixChars;
 
@@ -65,6 +77,16 @@ public final class TextTokenizer implements AutoCloseable {
   }
 
   public TextTokenizer(byte[] tokenizerJson, int maxLength) {
+    this(tokenizerJson, maxLength, "");
+  }
+
+  /**
+   * A tokenizer that ends every input of {@link #encode} with {@code eosToken} (empty: none).
+   *
+   * @throws PreconditionException naming {@code card.decoder.eos_token} when the vocabulary has no
+   *     such token
+   */
+  public TextTokenizer(byte[] tokenizerJson, int maxLength, String eosToken) {
     this.maxLength = maxLength;
     this.fast = BertWordPiece.of(tokenizerJson, maxLength).orElse(null);
     try {
@@ -82,6 +104,39 @@ public final class TextTokenizer implements AutoCloseable {
     }
     this.lifetime = new Lifetime("the tokenizer", tokenizer::close);
     this.prefixChars = splitsAtWhitespace(tokenizerJson) ? PREFIX_CHARS_PER_TOKEN * maxLength : 0;
+    this.eosToken = eosToken == null ? "" : eosToken;
+    if (eosToken == null || eosToken.isEmpty()) {
+      this.eosId = -1;
+    } else {
+      long id = tokenId(eosToken);
+      if (id < 0) {
+        tokenizer.close();
+        throw new PreconditionException(
+            "card.decoder.eos_token",
+            "the card's decoder.eos_token " + eosToken + " is not one token of the tokenizer");
+      }
+      this.eosId = id;
+    }
+  }
+
+  /** The id of the EOS token {@link #encode} ends inputs with, or -1 for none. */
+  public long eosId() {
+    return eosId;
+  }
+
+  /** {@code ids} ending with the EOS token: appended, or in place of the last at the max length. */
+  private long[] withEos(long[] ids) {
+    if (eosId < 0 || (ids.length > 0 && ids[ids.length - 1] == eosId)) {
+      return ids;
+    }
+    if (ids.length >= maxLength) {
+      long[] out = Arrays.copyOf(ids, maxLength);
+      out[maxLength - 1] = eosId;
+      return out;
+    }
+    long[] out = Arrays.copyOf(ids, ids.length + 1);
+    out[ids.length] = eosId;
+    return out;
   }
 
   /** Characters per kept token in the prefix tried first; generous, real text averages ~5. */
@@ -149,7 +204,7 @@ public final class TextTokenizer implements AutoCloseable {
       cancellation.throwIfCancelled();
       try (Lifetime.Lease lease = lifetime.acquire()) {
         Encoding encoding = encodeOne(texts.get(i));
-        ids[i] = encoding.getIds();
+        ids[i] = withEos(encoding.getIds());
         truncated[i] = encoding.exceedMaxLength();
       }
     }
@@ -182,7 +237,16 @@ public final class TextTokenizer implements AutoCloseable {
   /** Tokens as strings, for the Tokenize RPC. */
   public String[] tokens(String text) {
     try (Lifetime.Lease lease = lifetime.acquire()) {
-      return tokenizer.encode(text).getTokens();
+      Encoding encoding = tokenizer.encode(text);
+      String[] tokens = encoding.getTokens();
+      long[] ids = encoding.getIds();
+      if (eosId < 0 || (ids.length > 0 && ids[ids.length - 1] == eosId)) {
+        return tokens;
+      }
+      // The same EOS rule as encode(): appended, or in place of the last token at the max length.
+      String[] out = Arrays.copyOf(tokens, Math.min(tokens.length + 1, maxLength));
+      out[out.length - 1] = eosToken;
+      return out;
     }
   }
 

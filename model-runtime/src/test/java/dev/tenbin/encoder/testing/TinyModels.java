@@ -1,5 +1,6 @@
 package dev.tenbin.encoder.testing;
 
+import dev.tenbin.encoder.model.DecoderSettings;
 import dev.tenbin.encoder.model.LocalModelDirectory;
 import dev.tenbin.encoder.model.ModelCard;
 import dev.tenbin.encoder.model.OutputKind;
@@ -69,6 +70,76 @@ public final class TinyModels {
             TinyOnnxModels.table(HIDDEN, VOCABULARY, 45),
             VOCABULARY,
             HIDDEN));
+  }
+
+  /** Seed of the decoder's token table; its position table uses the next one. */
+  public static final long DECODER_SEED = 46;
+
+  /**
+   * A decoder-backbone model folder: {@link TinyOnnxModels#decoderEncoder} (input_ids,
+   * attention_mask, position_ids) over {@link TinyOnnxModels#decoderTokenizer} (no special tokens
+   * added), with {@code maxLength} positions.
+   *
+   * @param scale factor of the seeded Gaussian token and position tables (small keeps the sums of
+   *     long inputs out of tanh's saturation)
+   * @param outputType {@link TinyOnnxModels#FLOAT}, {@code FLOAT16} or {@code BFLOAT16}
+   */
+  public static Path decoder(
+      Path modelsDir,
+      String id,
+      Pooling pooling,
+      boolean causal,
+      int outputType,
+      int maxLength,
+      float scale,
+      DecoderSettings decoder)
+      throws IOException {
+    ModelCard card =
+        new ModelCard(
+            id,
+            "test-rev",
+            "",
+            "model.onnx",
+            "tokenizer.json",
+            pooling,
+            false,
+            HIDDEN,
+            List.of(),
+            maxLength,
+            "",
+            "",
+            OutputKind.DENSE,
+            100,
+            100,
+            "",
+            decoder);
+    Path dir = modelsDir.resolve(id);
+    Files.createDirectories(dir);
+    Files.write(
+        dir.resolve("model.onnx"),
+        TinyOnnxModels.decoderEncoder(
+            decoderTable(DECODER_VOCABULARY, DECODER_SEED, scale),
+            decoderTable(maxLength, DECODER_SEED + 1, scale),
+            DECODER_VOCABULARY,
+            maxLength,
+            HIDDEN,
+            causal,
+            outputType));
+    Files.write(dir.resolve("tokenizer.json"), TinyOnnxModels.decoderTokenizer(WORDS));
+    LocalModelDirectory.writeCard(dir, card);
+    return dir;
+  }
+
+  /** Tokens of {@link #decoder}'s vocabulary: [PAD], [UNK], <|endoftext|>, then {@link #WORDS}. */
+  public static final int DECODER_VOCABULARY = WORDS.size() + 3;
+
+  /** The decoder's token (seed {@link #DECODER_SEED}) or position table, [rows, HIDDEN]. */
+  public static float[] decoderTable(int rows, long seed, float scale) {
+    float[] table = TinyOnnxModels.table(rows, HIDDEN, seed);
+    for (int i = 0; i < table.length; i++) {
+      table[i] *= scale;
+    }
+    return table;
   }
 
   private static Path write(Path dir, ModelCard card, byte[] onnx) throws IOException {

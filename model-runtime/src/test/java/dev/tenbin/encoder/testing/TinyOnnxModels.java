@@ -18,9 +18,16 @@ import java.util.Random;
  * attention_mask} are int64 [batch, sequence]; outputs are [batch, sequence, width].
  */
 public final class TinyOnnxModels {
-  private static final int FLOAT = 1;
+  /** ONNX element type of FP32 tensors. */
+  public static final int FLOAT = 1;
+
   private static final int INT64 = 7;
-  private static final int FLOAT16 = 10;
+
+  /** ONNX element type of FP16 tensors. */
+  public static final int FLOAT16 = 10;
+
+  /** ONNX element type of bfloat16 tensors. */
+  public static final int BFLOAT16 = 16;
 
   private TinyOnnxModels() {}
 
@@ -91,6 +98,124 @@ public final class TinyOnnxModels {
                 valueInfo("token_type_ids", INT64, 2, 0)),
             List.of(valueInfo2("logits", type, outputs)));
     return model(graph);
+  }
+
+  /**
+   * A decoder-backbone stand-in whose output depends on token, position and attention mask, with
+   * inputs {@code input_ids}, {@code attention_mask} and {@code position_ids} (no {@code
+   * token_type_ids}), as optimum exports Llama/Qwen3 encoders:
+   *
+   * <pre>
+   * h[t]   = embeddings[input_ids[t]] + positions[position_ids[t]]
+   * ctx[t] = Σ_{s ≤ t} mask[s]·h[s]   (causal)   or   Σ_s mask[s]·h[s]   (bi-directional)
+   * out[t] = tanh(h[t] + ctx[t]), cast to {@code outputType} (FLOAT, FLOAT16 or BFLOAT16)
+   * </pre>
+   *
+   * A text's vectors are the same in any batch only when its real tokens get positions 0…n-1 and
+   * the mask hides the padding: what left padding must get right.
+   */
+  public static byte[] decoderEncoder(
+      float[] embeddings,
+      float[] positions,
+      int vocabulary,
+      int maxPositions,
+      int hidden,
+      boolean causal,
+      int outputType) {
+    String activated = outputType == FLOAT ? "last_hidden_state" : "activated";
+    List<byte[]> nodes = new java.util.ArrayList<>();
+    nodes.add(node("Gather", List.of("embeddings", "input_ids"), "token_states", 0));
+    nodes.add(node("Gather", List.of("positions", "position_ids"), "position_states", 0));
+    nodes.add(node("Add", List.of("token_states", "position_states"), "states", 0));
+    nodes.add(intNode("Cast", List.of("attention_mask"), "mask", "to", FLOAT));
+    nodes.add(node("Unsqueeze", List.of("mask", "axis_two"), "mask3", 0));
+    nodes.add(node("Mul", List.of("states", "mask3"), "masked", 0));
+    if (causal) {
+      nodes.add(node("CumSum", List.of("masked", "axis_one"), "context", 0));
+    } else {
+      nodes.add(intNode("ReduceSum", List.of("masked", "axes_one"), "context", "keepdims", 1));
+    }
+    nodes.add(node("Add", List.of("states", "context"), "mixed", 0));
+    nodes.add(node("Tanh", List.of("mixed"), activated, 0));
+    if (outputType != FLOAT) {
+      nodes.add(intNode("Cast", List.of(activated), "last_hidden_state", "to", outputType));
+    }
+    byte[] graph =
+        graph(
+            nodes,
+            List.of(
+                tensor("embeddings", new long[] {vocabulary, hidden}, embeddings, false),
+                tensor("positions", new long[] {maxPositions, hidden}, positions, false),
+                int64Tensor("axis_two", new long[] {1}, 2),
+                int64Tensor("axis_one", new long[] {}, 1),
+                int64Tensor("axes_one", new long[] {1}, 1)),
+            List.of(
+                valueInfo("input_ids", INT64, 2, 0),
+                valueInfo("attention_mask", INT64, 2, 0),
+                valueInfo("position_ids", INT64, 2, 0)),
+            List.of(valueInfo("last_hidden_state", outputType, 3, hidden)));
+    return model(graph);
+  }
+
+  /**
+   * A WordLevel tokenizer.json of a decoder: [PAD]=0 [UNK]=1 {@code <|endoftext|>}=2 then the
+   * words, and no post-processor (no special tokens added, as Qwen's tokenizer before its
+   * EOS-adding update), so the card's EOS setting decides.
+   */
+  public static byte[] decoderTokenizer(List<String> words) {
+    StringBuilder vocab = new StringBuilder("\"[PAD]\":0,\"[UNK]\":1,\"<|endoftext|>\":2");
+    for (int i = 0; i < words.size(); i++) {
+      vocab.append(",\"").append(words.get(i)).append("\":").append(i + 3);
+    }
+    String json =
+        """
+        {"version":"1.0","truncation":null,"padding":null,
+         "added_tokens":[
+          {"id":0,"content":"[PAD]","single_word":false,"lstrip":false,"rstrip":false,"normalized":false,"special":true},
+          {"id":1,"content":"[UNK]","single_word":false,"lstrip":false,"rstrip":false,"normalized":false,"special":true},
+          {"id":2,"content":"<|endoftext|>","single_word":false,"lstrip":false,"rstrip":false,"normalized":false,"special":true}],
+         "normalizer":{"type":"Lowercase"},
+         "pre_tokenizer":{"type":"Whitespace"},
+         "post_processor":null,
+         "decoder":null,
+         "model":{"type":"WordLevel","vocab":{%s},"unk_token":"[UNK]"}}
+        """
+            .formatted(vocab);
+    return json.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static byte[] intNode(
+      String op, List<String> inputs, String output, String attribute, long value) {
+    return message(
+        out -> {
+          for (String input : inputs) {
+            out.writeString(1, input);
+          }
+          out.writeString(2, output);
+          out.writeString(3, op + "_" + output);
+          out.writeString(4, op);
+          out.writeByteArray(
+              5,
+              message(
+                  a -> {
+                    a.writeString(1, attribute);
+                    a.writeInt64(3, value);
+                    a.writeEnum(20, 2);
+                  }));
+        });
+  }
+
+  private static byte[] int64Tensor(String name, long[] dims, long value) {
+    ByteBuffer raw = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(value);
+    return message(
+        out -> {
+          for (long dim : dims) {
+            out.writeInt64(1, dim);
+          }
+          out.writeInt32(2, INT64);
+          out.writeString(8, name);
+          out.writeBytes(9, ByteString.copyFrom(raw.array()));
+        });
   }
 
   private static byte[] reduceMean(String input, String output) {
