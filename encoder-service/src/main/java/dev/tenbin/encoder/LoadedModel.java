@@ -2,9 +2,11 @@ package dev.tenbin.encoder;
 
 import dev.tenbin.encoder.batching.BatchingLimits;
 import dev.tenbin.encoder.batching.TokenBudgetBatcher;
+import dev.tenbin.encoder.model.CardCheck;
 import dev.tenbin.encoder.model.ModelCard;
 import dev.tenbin.encoder.model.ModelFiles;
 import dev.tenbin.encoder.model.OutputKind;
+import dev.tenbin.encoder.onnx.OnnxGraphFacts;
 import dev.tenbin.encoder.onnx.OnnxModel;
 import dev.tenbin.encoder.onnx.Pooler;
 import dev.tenbin.encoder.onnx.TextTokenizer;
@@ -15,7 +17,9 @@ import java.util.function.IntConsumer;
 
 /**
  * A model ready to serve: its card, tokenizer, ONNX session and the batcher of its output kind. All
- * pooling and scoring happens in FP32 whatever the model's own dtype.
+ * pooling and scoring happens in FP32 whatever the model's own dtype. The card is checked against
+ * the graph at load ({@link CardCheck#againstGraph}): its dimension is the width the graph really
+ * outputs (filled in when the card leaves it 0), so no output is ever cut to fit a card.
  *
  * <p>Closing drains and joins the batchers first (waiting requests get UNAVAILABLE, the running
  * pass finishes), then frees the session and the tokenizer once no thread is inside them.
@@ -34,12 +38,25 @@ public final class LoadedModel implements AutoCloseable {
       OnnxModel.RuntimeOptions runtime,
       BatchingLimits limits,
       IntConsumer passTokens) {
-    this.card = files.card();
+    ModelCard declared = files.card();
     this.tokenizerJson = files.tokenizerJson();
-    this.tokenizer = new TextTokenizer(files.tokenizerJson(), card.maxLength());
+    this.tokenizer = new TextTokenizer(files.tokenizerJson(), declared.maxLength());
     try {
-      this.onnx = new OnnxModel("model " + card.id(), files.onnx(), runtime);
+      this.onnx = new OnnxModel("model " + declared.id(), files.onnx(), runtime);
     } catch (RuntimeException e) {
+      tokenizer.close();
+      throw e;
+    }
+    try {
+      this.card =
+          CardCheck.againstGraph(
+              declared,
+              new CardCheck.Observed(
+                  outputWidth(onnx, tokenizer),
+                  OnnxGraphFacts.read(files.onnx()).positionEmbeddings(),
+                  CardCheck.tokenizerMaxLength(files.tokenizerJson())));
+    } catch (RuntimeException e) {
+      onnx.close();
       tokenizer.close();
       throw e;
     }
@@ -51,19 +68,61 @@ public final class LoadedModel implements AutoCloseable {
             : new TokenBudgetBatcher<>(
                 card.id() + "-pooled",
                 onnx::run,
-                (output, index, tokens) -> Pooler.pool(output, index, tokens, card.pooling()),
+                (output, index, tokens) -> {
+                  requireWidth(output);
+                  return Pooler.pool(output, index, tokens, card.pooling());
+                },
                 limits,
                 passTokens);
     this.tokenVectors =
         kind != OutputKind.MULTIVECTOR
             ? null
             : new TokenBudgetBatcher<>(
-                card.id() + "-tokens", onnx::run, LoadedModel::tokenMatrix, limits, passTokens);
+                card.id() + "-tokens",
+                onnx::run,
+                (output, index, tokens) -> {
+                  requireWidth(output);
+                  return tokenMatrix(output, index, tokens);
+                },
+                limits,
+                passTokens);
     this.sparse =
         kind != OutputKind.SPARSE
             ? null
             : new TokenBudgetBatcher<>(
-                card.id() + "-sparse", onnx::run, LoadedModel::maxPooledLogits, limits, passTokens);
+                card.id() + "-sparse",
+                onnx::run,
+                (output, index, tokens) -> {
+                  requireWidth(output);
+                  return maxPooledLogits(output, index, tokens);
+                },
+                limits,
+                passTokens);
+  }
+
+  /**
+   * The width the graph outputs: its declared last dimension, or, when that is symbolic, the width
+   * of a one-input probe run.
+   */
+  private static int outputWidth(OnnxModel onnx, TextTokenizer tokenizer) {
+    long declared = onnx.declaredOutputWidth();
+    if (declared > 0) {
+      return (int) declared;
+    }
+    return onnx.run(tokenizer.encode(List.of("probe")).ids()).width();
+  }
+
+  /** The card's dimension is the graph's width (checked at load); a pass that differs fails. */
+  private void requireWidth(OnnxModel.Output output) {
+    if (output.width() != card.dimension()) {
+      throw new IllegalStateException(
+          "model "
+              + card.id()
+              + " output "
+              + output.width()
+              + " values per token in this pass; its card, checked at load, says "
+              + card.dimension());
+    }
   }
 
   public ModelCard card() {

@@ -24,6 +24,8 @@ import java.util.HexFormat;
  * @param pooling the card's pooling
  * @param normalize whether the card normalizes outputs
  * @param topK sparse top-k pruning (0: none), else 0
+ * @param dimension the output width the encoder serves (read from the model's graph at load), so
+ *     vectors stored when a card cut a wider output are never read back as the full ones
  */
 public record CacheKey(
     String modelId,
@@ -36,7 +38,8 @@ public record CacheKey(
     String dtype,
     String pooling,
     boolean normalize,
-    int topK) {
+    int topK,
+    int dimension) {
 
   /** The three kinds of encoder output the cache stores. */
   public enum Kind {
@@ -74,7 +77,8 @@ public record CacheKey(
         card.getDtype(),
         card.getPooling().name(),
         card.getNormalize(),
-        kind == Kind.SPARSE ? topK : 0);
+        kind == Kind.SPARSE ? topK : 0,
+        card.getDimension());
   }
 
   /** The key as JSON (snake_case fields), written as {@code key.json} of its folder. */
