@@ -53,8 +53,7 @@ public final class LoadedModel implements AutoCloseable {
               declared,
               new CardCheck.Observed(
                   outputWidth(onnx, tokenizer),
-                  OnnxGraphFacts.read(files.onnx()).positionEmbeddings(),
-                  CardCheck.tokenizerMaxLength(files.tokenizerJson())));
+                  OnnxGraphFacts.read(files.onnx()).positionEmbeddings()));
     } catch (RuntimeException e) {
       onnx.close();
       tokenizer.close();

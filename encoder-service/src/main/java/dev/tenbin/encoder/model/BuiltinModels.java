@@ -23,8 +23,9 @@ import java.util.Properties;
  *   <li>{@code e5-small-v2} (huggingface.co/intfloat/e5-small-v2): mean pooling, normalised,
  *       "query: " / "passage: " prefixes, as the model card requires.
  *   <li>{@code all-minilm-l6-v2} (huggingface.co/sentence-transformers/all-MiniLM-L6-v2): mean
- *       pooling, normalised, no prompts. Its {@code sentence_bert_config.json} says 256 tokens; the
- *       card keeps 512 (its position-embedding table), as the reference pipeline does.
+ *       pooling, normalised, no prompts. Its {@code sentence_bert_config.json} says 256 tokens and
+ *       the jar's {@code tokenizer.json} truncates at 128 (its training length); the card keeps 512
+ *       (its position-embedding table), as the reference pipeline of the shared datasets does.
  *   <li>{@code bge-small-zh-v1.5} (huggingface.co/BAAI/bge-small-zh-v1.5): CLS pooling, normalised,
  *       the query instruction "为这个句子生成表示以用于检索相关文章：", no document prompt.
  * </ul>

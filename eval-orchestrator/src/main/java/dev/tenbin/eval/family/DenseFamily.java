@@ -21,8 +21,8 @@ import java.util.Set;
 /**
  * {@code dense:MODEL}: exact and quantized dense retrieval; a model's efficiency variants share one
  * encode and one index. Without variants, the automatic ones plus truncations to the Matryoshka
- * dimensions the model's card declares it was trained for, and to no others (HAKARI's rule: a
- * model not trained for truncation does not get it presented as a feature). Any model may still be
+ * dimensions the model's card declares it was trained for, and to no others (HAKARI's rule: a model
+ * not trained for truncation does not get it presented as a feature). Any model may still be
  * truncated by naming {@code truncateN} explicitly: its leading N dimensions, renormalised under
  * cosine, reported under that name as plain truncation.
  */

@@ -16,7 +16,10 @@ import java.util.Optional;
  * <ul>
  *   <li>{@link #againstGraph}: the output width the ONNX graph really gives (a card may leave
  *       {@code dimension} 0 to take it from the graph), the Matryoshka dimensions within it, and
- *       the maximum length within the position-embedding table and the tokenizer's own truncation.
+ *       the maximum length within the position-embedding table. (The truncation a {@code
+ *       tokenizer.json} carries is the exporter's setting, which the card's maximum length
+ *       replaces: the all-MiniLM-L6-v2 export truncates at 128, its training length, and its card
+ *       keeps 512.)
  *   <li>{@link #againstSentenceTransformers}: pooling, normalisation, dimension, maximum length and
  *       prompts against the model's sentence-transformers files ({@code modules.json}, the pooling
  *       module's {@code config.json}, {@code sentence_bert_config.json}, {@code
@@ -32,10 +35,8 @@ public final class CardCheck {
    * @param outputWidth the last dimension of the graph's output (from its declared shape, or from a
    *     probe run when that is symbolic)
    * @param positionEmbeddings rows of the position-embedding table, 0 when not readable
-   * @param tokenizerMaxLength {@code truncation.max_length} of {@code tokenizer.json}, 0 when
-   *     absent
    */
-  public record Observed(int outputWidth, int positionEmbeddings, int tokenizerMaxLength) {}
+  public record Observed(int outputWidth, int positionEmbeddings) {}
 
   /**
    * The card checked against the graph, its dimension filled in from the graph when it was 0.
@@ -70,14 +71,6 @@ public final class CardCheck {
           Integer.toString(card.maxLength()),
           "the ONNX graph has " + model.positionEmbeddings() + " position embeddings",
           "set \"max_length\" to at most " + model.positionEmbeddings());
-    }
-    if (model.tokenizerMaxLength() > 0 && card.maxLength() > model.tokenizerMaxLength()) {
-      throw disagree(
-          card,
-          "max_length",
-          Integer.toString(card.maxLength()),
-          "tokenizer.json truncates at " + model.tokenizerMaxLength() + " tokens",
-          "set \"max_length\" to at most " + model.tokenizerMaxLength());
     }
     return checked;
   }
@@ -186,19 +179,6 @@ public final class CardCheck {
             + fix
             + " in its card"
             + (card.source().isEmpty() ? "" : " (" + card.source() + ")"));
-  }
-
-  /** {@code truncation.max_length} of a tokenizer.json, 0 when it sets none. */
-  public static int tokenizerMaxLength(byte[] tokenizerJson) {
-    try {
-      return LocalModelDirectory.JSON
-          .readTree(tokenizerJson)
-          .path("truncation")
-          .path("max_length")
-          .asInt(0);
-    } catch (IOException e) {
-      return 0;
-    }
   }
 
   /** A model folder's files as a {@link SentenceTransformersCard.Repository}. */

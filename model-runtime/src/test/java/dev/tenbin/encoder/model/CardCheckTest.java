@@ -46,14 +46,14 @@ class CardCheckTest {
 
   @Test
   void aCardWithoutADimensionTakesTheGraphsWidth() {
-    ModelCard checked = CardCheck.againstGraph(card(0), new CardCheck.Observed(512, 512, 0));
+    ModelCard checked = CardCheck.againstGraph(card(0), new CardCheck.Observed(512, 512));
     assertThat(checked.dimension()).isEqualTo(512);
     assertThat(checked.id()).isEqualTo("m");
   }
 
   @Test
   void aCardNarrowerThanTheGraphIsRefusedWithBothWidthsNotCut() {
-    assertThatThrownBy(() -> CardCheck.againstGraph(card(384), new CardCheck.Observed(512, 512, 0)))
+    assertThatThrownBy(() -> CardCheck.againstGraph(card(384), new CardCheck.Observed(512, 512)))
         .isInstanceOf(PreconditionException.class)
         .satisfies(e -> assertThat(field(e)).isEqualTo("card.dimension"))
         .hasMessageContaining("dimension 384")
@@ -64,7 +64,7 @@ class CardCheckTest {
   @Test
   void aCardThatAgreesWithTheGraphIsKeptAsWritten() {
     ModelCard card = card(384, List.of(256, 128), Pooling.CLS, 512, "q: ");
-    assertThat(CardCheck.againstGraph(card, new CardCheck.Observed(384, 512, 512))).isEqualTo(card);
+    assertThat(CardCheck.againstGraph(card, new CardCheck.Observed(384, 512))).isEqualTo(card);
   }
 
   @Test
@@ -73,38 +73,20 @@ class CardCheckTest {
             () ->
                 CardCheck.againstGraph(
                     card(0, List.of(768, 256), Pooling.CLS, 512, ""),
-                    new CardCheck.Observed(384, 0, 0)))
+                    new CardCheck.Observed(384, 0)))
         .isInstanceOf(PreconditionException.class)
         .satisfies(e -> assertThat(field(e)).isEqualTo("card.matryoshka_dimensions"));
   }
 
   @Test
-  void aMaxLengthBeyondThePositionTableOrTheTokenizersTruncationIsRefused() {
+  void aMaxLengthBeyondThePositionTableIsRefused() {
     assertThatThrownBy(
             () ->
                 CardCheck.againstGraph(
-                    card(384, List.of(), Pooling.CLS, 1024, ""),
-                    new CardCheck.Observed(384, 512, 0)))
+                    card(384, List.of(), Pooling.CLS, 1024, ""), new CardCheck.Observed(384, 512)))
         .isInstanceOf(PreconditionException.class)
         .satisfies(e -> assertThat(field(e)).isEqualTo("card.max_length"))
         .hasMessageContaining("512 position embeddings");
-    assertThatThrownBy(
-            () ->
-                CardCheck.againstGraph(
-                    card(384, List.of(), Pooling.CLS, 512, ""),
-                    new CardCheck.Observed(384, 0, 256)))
-        .isInstanceOf(PreconditionException.class)
-        .satisfies(e -> assertThat(field(e)).isEqualTo("card.max_length"))
-        .hasMessageContaining("tokenizer.json truncates at 256");
-  }
-
-  @Test
-  void theTokenizersTruncationIsReadFromTokenizerJson() {
-    byte[] json =
-        "{\"truncation\": {\"max_length\": 128, \"strategy\": \"LongestFirst\"}, \"model\": {}}"
-            .getBytes(StandardCharsets.UTF_8);
-    assertThat(CardCheck.tokenizerMaxLength(json)).isEqualTo(128);
-    assertThat(CardCheck.tokenizerMaxLength("{\"truncation\": null}".getBytes(StandardCharsets.UTF_8))).isZero();
   }
 
   private void sentenceTransformers(
