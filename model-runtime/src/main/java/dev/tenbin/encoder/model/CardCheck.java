@@ -83,7 +83,7 @@ public final class CardCheck {
   public static void againstSentenceTransformers(ModelCard card, Path folder) {
     Optional<SentenceTransformersCard.Metadata> read;
     try {
-      read = SentenceTransformersCard.read(card.id(), new FolderFiles(folder));
+      read = SentenceTransformersCard.read(new FolderFiles(folder));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read the model files in " + folder, e);
     }

@@ -124,7 +124,7 @@ public final class HubDownloader {
       } else {
         // The sentence-transformers files, where the repository has them, so that loading checks
         // the card against them (CardCheck).
-        SentenceTransformersCard.read(repository, files);
+        SentenceTransformersCard.read(files);
       }
       for (String file : List.of(card.onnxFile(), card.tokenizerFile())) {
         if (!download(repository, sha, file, folder)) {

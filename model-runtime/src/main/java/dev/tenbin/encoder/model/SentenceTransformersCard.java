@@ -15,7 +15,8 @@ import java.util.Optional;
  * dimension), {@code sentence_bert_config.json} (max length), {@code
  * config_sentence_transformers.json} (query and document prompts) and an ONNX export at {@code
  * onnx/model.onnx} or {@code model.onnx}. Anything it cannot map exactly (a Dense projection, max
- * pooling, no ONNX export) is refused with the advice to write a card.
+ * pooling, no ONNX export) is refused with the advice to write a card. The same metadata ({@link
+ * #read}) is what {@link CardCheck} checks a written card against.
  */
 final class SentenceTransformersCard {
   /** The repository's files, as the downloader reaches them. */
@@ -56,7 +57,7 @@ final class SentenceTransformersCard {
       String unsupported) {}
 
   /** The metadata of a repository with a modules.json; empty without one. */
-  static Optional<Metadata> read(String repository, Repository files) throws IOException {
+  static Optional<Metadata> read(Repository files) throws IOException {
     Optional<JsonNode> modules = files.json("modules.json");
     if (modules.isEmpty()) {
       return Optional.empty();
@@ -127,7 +128,7 @@ final class SentenceTransformersCard {
 
   static ModelCard derive(String repository, Repository files) throws IOException {
     Metadata metadata =
-        read(repository, files)
+        read(files)
             .orElseThrow(
                 () -> refuse(repository, "no card.json and no sentence-transformers modules.json"));
     if (metadata.unsupported() != null) {
