@@ -188,12 +188,16 @@ public final class EncoderCore implements AutoCloseable, MeterBinder {
     return models.unloadIdle();
   }
 
-  /** Cards of the built-in and local models this service may load. */
+  /**
+   * Cards of the built-in and local models this service may load: as checked at load for a model
+   * loaded once (a dimension left 0 is then filled in), as written otherwise.
+   */
   public List<ModelCard> availableModels() {
     List<ModelCard> allowed = new ArrayList<>();
     for (ModelCard card : registry.available()) {
       if (config.models().allows(ModelRegistry.source(card.id()), card.id())) {
-        allowed.add(card);
+        ModelInfo loaded = infos.get(card.id());
+        allowed.add(loaded == null ? card : loaded.card());
       }
     }
     return allowed;

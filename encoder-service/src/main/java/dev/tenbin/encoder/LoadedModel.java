@@ -2,12 +2,14 @@ package dev.tenbin.encoder;
 
 import dev.tenbin.encoder.batching.BatchingLimits;
 import dev.tenbin.encoder.batching.TokenBudgetBatcher;
+import dev.tenbin.encoder.model.CardCheck;
 import dev.tenbin.encoder.model.DecoderSettings;
 import dev.tenbin.encoder.model.ModelCard;
 import dev.tenbin.encoder.model.ModelDigest;
 import dev.tenbin.encoder.model.ModelFiles;
 import dev.tenbin.encoder.model.OutputKind;
 import dev.tenbin.encoder.model.PaddingSide;
+import dev.tenbin.encoder.onnx.OnnxGraphFacts;
 import dev.tenbin.encoder.onnx.OnnxModel;
 import dev.tenbin.encoder.onnx.Pooler;
 import dev.tenbin.encoder.onnx.TextTokenizer;
@@ -20,8 +22,11 @@ import java.util.function.IntConsumer;
 /**
  * A model ready to serve: its card, tokenizer, ONNX session and the batcher of its output kind. All
  * pooling and scoring happens in FP32 whatever the model's own dtype (fp16 and bf16 outputs are
- * upcast by {@link OnnxModel}). The card's decoder settings choose the padding side and the EOS
- * token; pooling reads each input's own tokens whichever side its padding is on.
+ * upcast by {@link OnnxModel}). The card is checked against the graph at load ({@link
+ * CardCheck#againstGraph}): its dimension is the width the graph really outputs (filled in when the
+ * card leaves it 0), so no output is ever cut to fit a card. The card's decoder settings choose the
+ * padding side and the EOS token; pooling reads each input's own tokens whichever side its padding
+ * is on.
  *
  * <p>Closing drains and joins the batchers first (waiting requests get UNAVAILABLE, the running
  * pass finishes), then frees the session and the tokenizer once no thread is inside them.
@@ -41,14 +46,27 @@ public final class LoadedModel implements AutoCloseable {
       OnnxModel.RuntimeOptions runtime,
       BatchingLimits limits,
       IntConsumer passTokens) {
-    this.card = files.card();
+    ModelCard declared = files.card();
     this.tokenizerJson = files.tokenizerJson();
     this.modelSha256 = ModelDigest.of(files);
-    DecoderSettings decoder = card.decoderSettings();
-    this.tokenizer = new TextTokenizer(files.tokenizerJson(), card.maxLength(), decoder.eosToken());
+    DecoderSettings decoder = declared.decoderSettings();
+    this.tokenizer =
+        new TextTokenizer(files.tokenizerJson(), declared.maxLength(), decoder.eosToken());
     try {
-      this.onnx = new OnnxModel("model " + card.id(), files.onnx(), runtime);
+      this.onnx = new OnnxModel("model " + declared.id(), files.onnx(), runtime);
     } catch (RuntimeException e) {
+      tokenizer.close();
+      throw e;
+    }
+    try {
+      this.card =
+          CardCheck.againstGraph(
+              declared,
+              new CardCheck.Observed(
+                  outputWidth(onnx, tokenizer),
+                  OnnxGraphFacts.read(files.onnx()).positionEmbeddings()));
+    } catch (RuntimeException e) {
+      onnx.close();
       tokenizer.close();
       throw e;
     }
@@ -62,19 +80,61 @@ public final class LoadedModel implements AutoCloseable {
             : new TokenBudgetBatcher<>(
                 card.id() + "-pooled",
                 forward,
-                (output, index, tokens) -> Pooler.pool(output, index, tokens, card.pooling()),
+                (output, index, tokens) -> {
+                  requireWidth(output);
+                  return Pooler.pool(output, index, tokens, card.pooling());
+                },
                 limits,
                 passTokens);
     this.tokenVectors =
         kind != OutputKind.MULTIVECTOR
             ? null
             : new TokenBudgetBatcher<>(
-                card.id() + "-tokens", forward, LoadedModel::tokenMatrix, limits, passTokens);
+                card.id() + "-tokens",
+                forward,
+                (output, index, tokens) -> {
+                  requireWidth(output);
+                  return tokenMatrix(output, index, tokens);
+                },
+                limits,
+                passTokens);
     this.sparse =
         kind != OutputKind.SPARSE
             ? null
             : new TokenBudgetBatcher<>(
-                card.id() + "-sparse", forward, LoadedModel::maxPooledLogits, limits, passTokens);
+                card.id() + "-sparse",
+                forward,
+                (output, index, tokens) -> {
+                  requireWidth(output);
+                  return maxPooledLogits(output, index, tokens);
+                },
+                limits,
+                passTokens);
+  }
+
+  /**
+   * The width the graph outputs: its declared last dimension, or, when that is symbolic, the width
+   * of a one-input probe run.
+   */
+  private static int outputWidth(OnnxModel onnx, TextTokenizer tokenizer) {
+    long declared = onnx.declaredOutputWidth();
+    if (declared > 0) {
+      return (int) declared;
+    }
+    return onnx.run(tokenizer.encode(List.of("probe")).ids()).width();
+  }
+
+  /** The card's dimension is the graph's width (checked at load); a pass that differs fails. */
+  private void requireWidth(OnnxModel.Output output) {
+    if (output.width() != card.dimension()) {
+      throw new IllegalStateException(
+          "model "
+              + card.id()
+              + " output "
+              + output.width()
+              + " values per token in this pass; its card, checked at load, says "
+              + card.dimension());
+    }
   }
 
   public ModelCard card() {

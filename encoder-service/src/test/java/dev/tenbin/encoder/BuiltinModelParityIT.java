@@ -54,6 +54,22 @@ class BuiltinModelParityIT {
   }
 
   @Test
+  void everyBuiltinModelOutputsTheWidthItsCardSaysAndNoneClaimsMatryoshka() {
+    assertThat(dev.tenbin.encoder.model.BuiltinModels.ids()).hasSize(8);
+    for (String id : dev.tenbin.encoder.model.BuiltinModels.ids()) {
+      var card = core.model(id).card();
+      float[] vector =
+          core.encodeDense(id, List.of("一个句子 a sentence"), false, 0, Cancellation.NEVER)
+              .vectors()
+              .getFirst();
+      assertThat(vector).as(id).hasSize(card.dimension());
+      assertThat(card.dimension()).as(id).isEqualTo(id.startsWith("bge-small-zh") ? 512 : 384);
+      assertThat(card.matryoshkaDimensions()).as(id).isEmpty();
+      assertThat(card.maxLength()).as(id).isEqualTo(512);
+    }
+  }
+
+  @Test
   void builtinCardsRecordTheJarsMavenVersionAsTheirRevision() {
     var card = core.model("all-minilm-l6-v2").card();
     assertThat(card.revision()).matches("\\d+\\.\\d+\\.\\d+.*");
@@ -64,7 +80,7 @@ class BuiltinModelParityIT {
   }
 
   @Test
-  void bgeQueriesGetTheInstructionAndMatryoshkaTruncationRenormalises() {
+  void bgeQueriesGetTheInstructionAndAnAskedForTruncationRenormalises() {
     var tokens = core.tokenize("bge-small-en-v1.5", List.of("cats"), true);
     var plain = core.tokenize("bge-small-en-v1.5", List.of("cats"), false);
     assertThat(tokens.ids()[0].length).isGreaterThan(plain.ids()[0].length + 5);
@@ -127,7 +143,7 @@ class BuiltinModelParityIT {
         .hasMessageContaining("unknown model 'no-such-model'");
     assertThatThrownBy(
             () ->
-                core.encodeDense("all-minilm-l6-v2", List.of("x"), false, 100, Cancellation.NEVER))
+                core.encodeDense("all-minilm-l6-v2", List.of("x"), false, 385, Cancellation.NEVER))
         .isInstanceOf(InvalidInputException.class)
         .extracting(e -> ((InvalidInputException) e).field())
         .isEqualTo("dimensions");

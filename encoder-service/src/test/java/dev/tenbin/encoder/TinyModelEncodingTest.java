@@ -89,17 +89,33 @@ class TinyModelEncodingTest {
   }
 
   @Test
-  void matryoshkaTruncationIsLimitedToTheCardsDimensions() {
-    assertThat(
-            core.encodeDense("tiny-dense", List.of("fig"), false, 4, Cancellation.NEVER)
-                .vectors()
-                .getFirst())
-        .hasSize(4);
-    assertThatThrownBy(
-            () -> core.encodeDense("tiny-dense", List.of("fig"), false, 3, Cancellation.NEVER))
-        .isInstanceOf(InvalidInputException.class)
-        .extracting(e -> ((InvalidInputException) e).field())
-        .isEqualTo("dimensions");
+  void anyTruncationUpToTheModelsWidthIsServedRenormalisedAndWiderIsRefused() {
+    float[] full =
+        core.encodeDense("tiny-dense", List.of("fig"), false, 0, Cancellation.NEVER)
+            .vectors()
+            .getFirst();
+    // 4 is the card's Matryoshka dimension; 3 is not, and is plain truncation when asked for.
+    for (int dims : new int[] {4, 3}) {
+      float[] cut =
+          core.encodeDense("tiny-dense", List.of("fig"), false, dims, Cancellation.NEVER)
+              .vectors()
+              .getFirst();
+      assertThat(cut).hasSize(dims);
+      double norm = 0;
+      for (int d = 0; d < dims; d++) {
+        norm += (double) full[d] * full[d];
+      }
+      for (int d = 0; d < dims; d++) {
+        assertThat(cut[d]).isCloseTo((float) (full[d] / Math.sqrt(norm)), within(1e-6f));
+      }
+    }
+    for (int dims : new int[] {TinyModels.HIDDEN + 1, -1}) {
+      assertThatThrownBy(
+              () -> core.encodeDense("tiny-dense", List.of("fig"), false, dims, Cancellation.NEVER))
+          .isInstanceOf(InvalidInputException.class)
+          .extracting(e -> ((InvalidInputException) e).field())
+          .isEqualTo("dimensions");
+    }
   }
 
   @Test

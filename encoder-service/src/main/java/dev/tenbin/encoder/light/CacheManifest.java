@@ -20,6 +20,14 @@ public record CacheManifest(
     boolean complete) {
   public static final int FORMAT_VERSION = 1;
 
+  /** Whether the cache was built for this card: its model, revision, query prompt and width. */
+  public boolean describes(dev.tenbin.encoder.model.ModelCard card) {
+    return modelId.equals(card.id())
+        && modelRevision.equals(card.revision())
+        && prompt.equals(card.queryPrompt())
+        && dimension == card.dimension();
+  }
+
   public int chunks() {
     return (vocabularySize + chunkRows - 1) / chunkRows;
   }

@@ -84,7 +84,7 @@ public final class LightQueryEncoder {
       Path folder = TokenEmbeddingCache.folder(cacheDirectory, model.card());
       synchronized (buildLocks.computeIfAbsent(folder, f -> new Object())) {
         TokenEmbeddingCache complete = completeCache(folder);
-        if (complete != null) {
+        if (complete != null && complete.manifest().describes(model.card())) {
           return new BuiltCache(complete.manifest(), folder, true);
         }
         int vocabulary = TokenEmbeddingCache.vocabularySize(model.tokenizerJson());
@@ -152,10 +152,7 @@ public final class LightQueryEncoder {
   /** A cache made for another model, revision, prompt or dimension is refused, not served. */
   private TokenEmbeddingCache checked(TokenEmbeddingCache cache, ModelCard card) {
     CacheManifest manifest = cache.manifest();
-    if (!manifest.modelId().equals(card.id())
-        || !manifest.modelRevision().equals(card.revision())
-        || !manifest.prompt().equals(card.queryPrompt())
-        || manifest.dimension() != card.dimension()) {
+    if (!manifest.describes(card)) {
       throw new PreconditionException(
           "model_id",
           "the LightRetriever cache in "

@@ -69,6 +69,12 @@ public final class TokenEmbeddingCache {
     try {
       Files.createDirectories(folder);
       CacheManifest manifest = readManifest(folder);
+      if (manifest != null && !manifest.describes(card)) {
+        // Made for another prompt or width (a card that once cut the model's output): rows of it
+        // must not be resumed into, or read back as, this model's.
+        discard(folder, manifest);
+        manifest = null;
+      }
       if (manifest == null) {
         manifest =
             new CacheManifest(
@@ -211,6 +217,13 @@ public final class TokenEmbeddingCache {
       }
     }
     return 0;
+  }
+
+  private static void discard(Path folder, CacheManifest stale) throws IOException {
+    for (int chunk = 0; chunk < stale.chunks(); chunk++) {
+      Files.deleteIfExists(chunkFile(folder, chunk));
+    }
+    Files.deleteIfExists(folder.resolve("manifest.json"));
   }
 
   private static Path chunkFile(Path folder, int chunk) {

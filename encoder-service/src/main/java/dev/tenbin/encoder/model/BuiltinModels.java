@@ -12,14 +12,33 @@ import java.util.Properties;
 
 /**
  * The models packaged in the {@code dev.langchain4j:langchain4j-embeddings-*} jars on the
- * classpath. Only the ONNX graph and {@code tokenizer.json} inside each jar are used; the cards
- * (pooling, prompts) are Tenbin's. These models are not Matryoshka-trained: truncation to 256, 128
- * and 64 leading dimensions is allowed for efficiency studies.
+ * classpath. Each jar carries only an ONNX graph and a {@code tokenizer.json} (Xenova's ONNX
+ * exports of the original repositories); the cards are Tenbin's, written from the upstream model
+ * cards and their sentence-transformers files:
+ *
+ * <ul>
+ *   <li>{@code bge-small-en-v1.5} (huggingface.co/BAAI/bge-small-en-v1.5): CLS pooling ({@code
+ *       1_Pooling/config.json}), normalised, the query instruction "Represent this sentence for
+ *       searching relevant passages: " of the model card's retrieval usage, no document prompt.
+ *   <li>{@code e5-small-v2} (huggingface.co/intfloat/e5-small-v2): mean pooling, normalised,
+ *       "query: " / "passage: " prefixes, as the model card requires.
+ *   <li>{@code all-minilm-l6-v2} (huggingface.co/sentence-transformers/all-MiniLM-L6-v2): mean
+ *       pooling, normalised, no prompts. Its {@code sentence_bert_config.json} says 256 tokens and
+ *       the jar's {@code tokenizer.json} truncates at 128 (its training length); the card keeps 512
+ *       (its position-embedding table), as the reference pipeline of the shared datasets does.
+ *   <li>{@code bge-small-zh-v1.5} (huggingface.co/BAAI/bge-small-zh-v1.5): CLS pooling, normalised,
+ *       the query instruction "为这个句子生成表示以用于检索相关文章：", no document prompt.
+ * </ul>
+ *
+ * <p>The dimension is left 0: it is read from the graph at load (384 for the first three, 512 for
+ * bge-small-zh-v1.5). None of these models was trained with a Matryoshka loss, so no card declares
+ * Matryoshka dimensions: a truncation of them is plain truncation, available only when asked for by
+ * name. The maximum length is 512 tokens for all, the size of their position-embedding tables; the
+ * {@code -q} suffix names the int8 versions of the same models, with the same cards.
  */
 public final class BuiltinModels {
   private static final String BGE_QUERY =
       "Represent this sentence for searching relevant passages: ";
-  private static final List<Integer> TRUNCATIONS = List.of(256, 128, 64);
 
   private static final Map<String, ModelCard> CARDS = new LinkedHashMap<>();
 
@@ -53,8 +72,8 @@ public final class BuiltinModels {
               variant + "-tokenizer.json",
               pooling,
               true,
-              384,
-              TRUNCATIONS,
+              0,
+              List.of(),
               512,
               query,
               document,

@@ -30,8 +30,17 @@ public final class Pooler {
     return pooled;
   }
 
-  /** The first {@code dimensions} values, L2-normalised when asked (after truncation). */
+  /**
+   * The first {@code dimensions} values, L2-normalised when asked (after truncation). A caller
+   * passes fewer dimensions than the vector has only for a truncation a request asked for ({@link
+   * dev.tenbin.encoder.model.ModelCard#resolveDimensions}); the vector's own width is the model's
+   * (checked against its card at load), never cut to fit a card.
+   */
   public static float[] finish(float[] vector, int dimensions, boolean normalize) {
+    if (dimensions < 1 || dimensions > vector.length) {
+      throw new IllegalArgumentException(
+          "cannot keep " + dimensions + " dimensions of a " + vector.length + "-wide vector");
+    }
     float[] out =
         dimensions == vector.length ? vector : java.util.Arrays.copyOf(vector, dimensions);
     if (normalize) {

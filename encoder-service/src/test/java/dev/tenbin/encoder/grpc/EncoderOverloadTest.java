@@ -101,7 +101,9 @@ class EncoderOverloadTest {
         "texts[1]");
     assertStatus(() -> stub.encodeDense(request()), Status.Code.INVALID_ARGUMENT, "texts");
     assertStatus(
-        () -> stub.encodeDense(request("apple").toBuilder().setDimensions(5).build()),
+        () ->
+            stub.encodeDense(
+                request("apple").toBuilder().setDimensions(TinyModels.HIDDEN + 1).build()),
         Status.Code.INVALID_ARGUMENT,
         "dimensions");
     assertStatus(

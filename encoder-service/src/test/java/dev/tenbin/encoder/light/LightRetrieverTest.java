@@ -112,6 +112,25 @@ class LightRetrieverTest {
   }
 
   @Test
+  void aCacheOfAnotherWidthIsRebuiltAtTheModelsWidthNotReused() throws Exception {
+    build();
+    Path folder = light.cacheFolder("tiny-dense");
+    Path manifest = folder.resolve("manifest.json");
+    // As a card that once cut the model's output to 6 dimensions would have left it.
+    Files.writeString(
+        manifest,
+        Files.readString(manifest)
+            .replace("\"dimension\" : " + TinyModels.HIDDEN, "\"dimension\" : 6"));
+    assertThat(Files.readString(manifest)).contains("\"dimension\" : 6");
+    var rebuilt =
+        light.buildCache("tiny-dense", false, 0, (rows, vocabulary) -> {}, Cancellation.NEVER);
+    assertThat(rebuilt.reused()).isFalse();
+    assertThat(rebuilt.manifest().dimension()).isEqualTo(TinyModels.HIDDEN);
+    assertThat(light.dense("tiny-dense", List.of("apple"), 0, true).getFirst())
+        .hasSize(TinyModels.HIDDEN);
+  }
+
+  @Test
   void sparseQueriesAreTokenCounts() {
     SparseVector counts = light.sparse("tiny-dense", List.of("apple banana apple")).getFirst();
     assertThat(counts.indices()).containsExactly(4, 5);

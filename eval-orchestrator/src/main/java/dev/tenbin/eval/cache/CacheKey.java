@@ -28,6 +28,8 @@ import java.util.HexFormat;
  * @param pooling the card's pooling
  * @param normalize whether the card normalizes outputs
  * @param topK sparse top-k pruning (0: none), else 0
+ * @param dimension the output width the encoder serves (read from the model's graph at load), so
+ *     vectors stored when a card cut a wider output are never read back as the full ones
  * @param executionProvider the encoder's ONNX Runtime execution provider ("CPU", "CUDA")
  * @param device the device class the encoder runs on ("cpu/amd64", "cuda/NVIDIA H100 ...")
  * @param onnxRuntime the encoder's ONNX Runtime release
@@ -45,6 +47,7 @@ public record CacheKey(
     String pooling,
     boolean normalize,
     int topK,
+    int dimension,
     String executionProvider,
     String device,
     String onnxRuntime,
@@ -62,7 +65,8 @@ public record CacheKey(
       String dtype,
       String pooling,
       boolean normalize,
-      int topK) {
+      int topK,
+      int dimension) {
     this(
         modelId,
         revision,
@@ -75,6 +79,7 @@ public record CacheKey(
         pooling,
         normalize,
         topK,
+        dimension,
         "",
         "",
         "",
@@ -123,6 +128,7 @@ public record CacheKey(
         card.getPooling().name(),
         card.getNormalize(),
         kind == Kind.SPARSE ? topK : 0,
+        card.getDimension(),
         provenance.getExecutionProvider(),
         provenance.getDevice(),
         provenance.getOnnxruntimeVersion(),

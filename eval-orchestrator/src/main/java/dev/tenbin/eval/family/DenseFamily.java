@@ -1,5 +1,6 @@
 package dev.tenbin.eval.family;
 
+import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.eval.EvalRun;
 import dev.tenbin.eval.RunMode;
 import dev.tenbin.eval.job.JobPlanner;
@@ -19,8 +20,11 @@ import java.util.Set;
 
 /**
  * {@code dense:MODEL}: exact and quantized dense retrieval; a model's efficiency variants share one
- * encode and one index. Without variants, the automatic ones plus the model's Matryoshka
- * truncations.
+ * encode and one index. Without variants, the automatic ones plus truncations to the Matryoshka
+ * dimensions the model's card declares it was trained for, and to no others (HAKARI's rule: a model
+ * not trained for truncation does not get it presented as a feature). Any model may still be
+ * truncated by naming {@code truncateN} explicitly: its leading N dimensions, renormalised under
+ * cosine, reported under that name as plain truncation.
  */
 final class DenseFamily implements RetrievalFamily {
   @Override
@@ -58,6 +62,19 @@ final class DenseFamily implements RetrievalFamily {
     List<PlannedCell> cells = new ArrayList<>();
     for (String variant : variants(entry, facts)) {
       DenseVariant parsed = DenseVariant.parse(variant);
+      if (facts.dimension() > 0 && parsed.truncate() >= facts.dimension()) {
+        throw new InvalidInputException(
+            "variants",
+            "variant '"
+                + variant
+                + "' of "
+                + model
+                + " keeps "
+                + parsed.truncate()
+                + " dimensions, but the model outputs "
+                + facts.dimension()
+                + ": truncate to fewer");
+      }
       Map<String, Double> modelFacts =
           JobPlanner.modelFacts(
               facts, parsed.truncate() > 0 ? parsed.truncate() : facts.dimension());

@@ -13,7 +13,8 @@ import java.util.TreeMap;
 /**
  * The identity of a cell's result: SHA-256 (hex) over a canonical JSON object (keys sorted) of
  * everything that determines it — the cell key, the dataset's SHA, the model's id, revision,
- * resolved hub SHA, dtype, prompts and maximum length, the variant and mode, the similarity and
+ * resolved hub SHA, dtype, prompts, maximum length and output width (so cells computed when a card
+ * cut a wider output are recomputed for the full one), the variant and mode, the similarity and
  * depth, the library versions that decide scores (Lucene for BM25, ONNX Runtime and the tokenizers
  * for models), the candidate set a reranker reads, the result format version and the {@link
  * ScoringRevision} of the ranking and metric code. Timings and the Tenbin build are deliberately

@@ -202,6 +202,9 @@ public final class JobLauncher {
     identity.put("query_prompt", card.getQueryPrompt());
     identity.put("document_prompt", card.getDocumentPrompt());
     identity.put("output_kind", card.getOutputKind().name());
+    // The width the model really outputs (read from its graph at load): cells computed when a
+    // card cut a wider output are not reused for the full one.
+    identity.put("dimension", Integer.toString(card.getDimension()));
     Map<String, String> versions = new LinkedHashMap<>();
     versions.put("model_revision", card.getRevision());
     if (!card.getResolvedSha().isEmpty()) {

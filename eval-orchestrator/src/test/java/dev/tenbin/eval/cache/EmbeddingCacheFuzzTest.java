@@ -25,7 +25,7 @@ import java.util.Objects;
  */
 class EmbeddingCacheFuzzTest {
   private static final CacheKey KEY =
-      new CacheKey("m", "rev", "", "document", "", 512, "dense", "fp32", "MEAN", true, 0);
+      new CacheKey("m", "rev", "", "document", "", 512, "dense", "fp32", "MEAN", true, 0, 8);
 
   @FuzzTest
   void tornAndCorruptSegments(FuzzedDataProvider data) throws Exception {

@@ -21,7 +21,7 @@ class KeySpaceTest {
   @TempDir Path tmp;
 
   private static final CacheKey KEY =
-      new CacheKey("m", "rev", "", "document", "", 512, "dense", "fp32", "MEAN", true, 0);
+      new CacheKey("m", "rev", "", "document", "", 512, "dense", "fp32", "MEAN", true, 0, 8);
 
   private static float[] vector(Random random, int dimension) {
     float[] v = new float[dimension];

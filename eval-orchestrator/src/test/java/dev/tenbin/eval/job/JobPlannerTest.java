@@ -1,7 +1,9 @@
 package dev.tenbin.eval.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.eval.dataset.BeirDataset;
 import dev.tenbin.eval.metrics.Qrels;
 import java.nio.file.Path;
@@ -128,5 +130,44 @@ class JobPlannerTest {
             "truncate256_binary_rescore");
     PlannedCell truncated = planner.plan(List.of(task("s"))).getFirst().cells().get(5);
     assertThat(truncated.facts().get("dimension")).isEqualTo(256.0);
+  }
+
+  @Test
+  void aModelNotTrainedForTruncationGetsNoAutomaticTruncationButAnExplicitOneIsPlanned() {
+    JobPlanner automatic =
+        new JobPlanner(
+            JobSpec.parse("task_sets: [t.yaml]\nretrievers: [dense:m]\n", Path.of("/j.yaml")),
+            model("r", List.of()),
+            id -> null);
+    assertThat(
+            automatic.plan(List.of(task("s"))).getFirst().cells().stream()
+                .map(c -> c.key().variant()))
+        .containsExactly("base", "int8", "binary", "int8_rescore", "binary_rescore");
+    JobPlanner explicit =
+        new JobPlanner(
+            JobSpec.parse(
+                "task_sets: [t.yaml]\n"
+                    + "retrievers: [{retriever: dense:m, variants: [base, truncate128]}]\n",
+                Path.of("/j.yaml")),
+            model("r", List.of()),
+            id -> null);
+    List<PlannedCell> cells = explicit.plan(List.of(task("s"))).getFirst().cells();
+    assertThat(cells.stream().map(c -> c.key().variant())).containsExactly("base", "truncate128");
+    assertThat(cells.get(1).facts().get("dimension")).isEqualTo(128.0);
+  }
+
+  @Test
+  void anExplicitTruncationNoNarrowerThanTheModelIsRefusedNamingTheVariant() {
+    JobPlanner planner =
+        new JobPlanner(
+            JobSpec.parse(
+                "task_sets: [t.yaml]\nretrievers: [{retriever: dense:m, variants: [truncate512]}]\n",
+                Path.of("/j.yaml")),
+            model("r", List.of()),
+            id -> null);
+    assertThatThrownBy(() -> planner.plan(List.of(task("s"))))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("truncate512")
+        .hasMessageContaining("outputs 384");
   }
 }

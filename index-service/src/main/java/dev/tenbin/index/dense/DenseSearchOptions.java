@@ -8,7 +8,7 @@ import java.util.Objects;
  * dot, and the optional approximate (HNSW) mode. {@link DenseSearcher} says how each scores.
  *
  * @param similarity cosine or dot
- * @param truncateDimensions leading dimensions kept (Matryoshka); 0 = all
+ * @param truncateDimensions leading dimensions kept (Matryoshka or plain truncation); 0 = all
  * @param quantization float, int8 or binary scan
  * @param rescore re-score the quantized top max(k, rescoreDepth) with the float vectors (no effect
  *     on a float scan)

@@ -24,8 +24,9 @@ import java.util.stream.IntStream;
  * <h2>Scores</h2>
  *
  * <ul>
- *   <li><b>Truncation</b> keeps the first d dimensions of documents and query (Matryoshka). For
- *       cosine the truncated vectors are re-normalised.
+ *   <li><b>Truncation</b> keeps the first d dimensions of documents and query (Matryoshka, or plain
+ *       truncation for a model not trained for d). For cosine the truncated vectors are
+ *       re-normalised.
  *   <li><b>Cosine</b> is the dot product of unit vectors. Each stored vector (after truncation) and
  *       each query is normalised once in FP32: the norm is accumulated in double, rounded to float,
  *       and every value divided by it in float. A zero vector stays zero and scores 0.

@@ -101,28 +101,30 @@ public final class HubDownloader {
     String repository = reference.repository();
     try {
       Files.createDirectories(folder);
+      SentenceTransformersCard.Repository files =
+          new SentenceTransformersCard.Repository() {
+            @Override
+            public Optional<JsonNode> json(String file) throws IOException {
+              return download(repository, sha, file, folder)
+                  ? Optional.of(LocalModelDirectory.JSON.readTree(folder.resolve(file).toFile()))
+                  : Optional.empty();
+            }
+
+            @Override
+            public boolean fetch(String file) throws IOException {
+              return download(repository, sha, file, folder);
+            }
+          };
       ModelCard card = given;
       if (card == null && download(repository, sha, "card.json", folder)) {
         card = LocalModelDirectory.readCard(folder);
       }
       if (card == null) {
-        card =
-            SentenceTransformersCard.derive(
-                repository,
-                new SentenceTransformersCard.Repository() {
-                  @Override
-                  public Optional<JsonNode> json(String file) throws IOException {
-                    return download(repository, sha, file, folder)
-                        ? Optional.of(
-                            LocalModelDirectory.JSON.readTree(folder.resolve(file).toFile()))
-                        : Optional.empty();
-                  }
-
-                  @Override
-                  public boolean fetch(String file) throws IOException {
-                    return download(repository, sha, file, folder);
-                  }
-                });
+        card = SentenceTransformersCard.derive(repository, files);
+      } else {
+        // The sentence-transformers files, where the repository has them, so that loading checks
+        // the card against them (CardCheck).
+        SentenceTransformersCard.read(files);
       }
       for (String file : List.of(card.onnxFile(), card.tokenizerFile())) {
         if (!download(repository, sha, file, folder)) {

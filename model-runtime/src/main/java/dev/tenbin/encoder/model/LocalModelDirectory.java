@@ -9,7 +9,8 @@ import java.nio.file.Path;
 
 /**
  * A model in a local folder: {@code card.json}, the ONNX graph and {@code tokenizer.json} (file
- * names from the card; defaults {@code model.onnx} and {@code tokenizer.json}).
+ * names from the card; defaults {@code model.onnx} and {@code tokenizer.json}), and optionally the
+ * model's sentence-transformers files, against which the card is checked at load.
  */
 public final class LocalModelDirectory {
   static final ObjectMapper JSON =
@@ -33,8 +34,13 @@ public final class LocalModelDirectory {
     JSON.writerWithDefaultPrettyPrinter().writeValue(directory.resolve("card.json").toFile(), card);
   }
 
+  /**
+   * The folder's files, its card checked against the sentence-transformers files beside it where
+   * present ({@link CardCheck#againstSentenceTransformers}).
+   */
   public static ModelFiles load(Path directory) {
     ModelCard card = readCard(directory);
+    CardCheck.againstSentenceTransformers(card, directory);
     try {
       byte[] onnx = Files.readAllBytes(directory.resolve(card.onnxFile()));
       byte[] tokenizer = Files.readAllBytes(directory.resolve(card.tokenizerFile()));

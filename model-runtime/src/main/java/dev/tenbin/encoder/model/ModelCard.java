@@ -18,8 +18,12 @@ import java.util.List;
  * @param tokenizerFile file name of the Hugging Face tokenizer.json
  * @param pooling how token states become one vector (dense models)
  * @param normalize whether vectors are L2-normalised
- * @param dimension output dimension (vocabulary size for sparse models)
- * @param matryoshkaDimensions dimensions a request may truncate to (empty: only the full one)
+ * @param dimension output dimension (vocabulary size for sparse models); 0 in a card means "take it
+ *     from the model", and a loaded model's card always holds the width its graph really outputs
+ *     ({@link CardCheck})
+ * @param matryoshkaDimensions the truncations the model was trained for (Matryoshka loss), as its
+ *     own model card or metadata declares them; empty when it was not. They decide the automatic
+ *     truncation variants of an evaluation; a request may still truncate to any smaller width
  * @param maxLength tokens kept per input, special tokens included
  * @param queryPrompt prefix of queries
  * @param documentPrompt prefix of documents
@@ -149,20 +153,51 @@ public record ModelCard(
         decoder);
   }
 
-  /** Checks a requested truncation; 0 means the full dimension. */
+  /** The card with its output dimension set (a loader fills in a dimension the card left 0). */
+  public ModelCard withDimension(int newDimension) {
+    return new ModelCard(
+        id,
+        revision,
+        source,
+        onnxFile,
+        tokenizerFile,
+        pooling,
+        normalize,
+        newDimension,
+        matryoshkaDimensions,
+        maxLength,
+        queryPrompt,
+        documentPrompt,
+        outputKind,
+        totalParameters,
+        activeParameters,
+        resolvedSha);
+  }
+
+  /**
+   * Checks a requested truncation; 0 means the full dimension. Any width from 1 to the dimension
+   * may be asked for: the leading dimensions, renormalised when the card normalises. That is a
+   * Matryoshka truncation only for the {@link #matryoshkaDimensions} the model was trained for; for
+   * any other width it is plain truncation, and the caller names it so.
+   */
   public int resolveDimensions(int requested, String field) {
     if (requested == 0 || requested == dimension) {
       return dimension;
     }
-    if (!matryoshkaDimensions.contains(requested)) {
+    if (requested < 0 || requested > dimension) {
       throw new InvalidInputException(
           field,
           "model "
               + id
-              + " does not support "
+              + " outputs "
+              + dimension
+              + " dimensions; a truncation must be between 1 and "
+              + dimension
+              + " (0: all), got "
               + requested
-              + " dimensions; allowed: "
-              + (matryoshkaDimensions.isEmpty() ? List.of(dimension) : matryoshkaDimensions));
+              + (matryoshkaDimensions.isEmpty()
+                  ? ""
+                  : "; it was trained for " + matryoshkaDimensions));
     }
     return requested;
   }

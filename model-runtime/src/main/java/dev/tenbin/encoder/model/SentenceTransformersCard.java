@@ -15,7 +15,8 @@ import java.util.Optional;
  * dimension), {@code sentence_bert_config.json} (max length), {@code
  * config_sentence_transformers.json} (query and document prompts) and an ONNX export at {@code
  * onnx/model.onnx} or {@code model.onnx}. Anything it cannot map exactly (a Dense projection, max
- * pooling, no ONNX export) is refused with the advice to write a card.
+ * pooling, no ONNX export) is refused with the advice to write a card. The same metadata ({@link
+ * #read}) is what {@link CardCheck} checks a written card against.
  */
 final class SentenceTransformersCard {
   /** The repository's files, as the downloader reaches them. */
@@ -31,16 +32,41 @@ final class SentenceTransformersCard {
 
   private SentenceTransformersCard() {}
 
-  static ModelCard derive(String repository, Repository files) throws IOException {
-    JsonNode modules =
-        files
-            .json("modules.json")
-            .orElseThrow(
-                () -> refuse(repository, "no card.json and no sentence-transformers modules.json"));
+  /**
+   * What a repository's sentence-transformers files say, each part empty/0 when its file is absent.
+   *
+   * @param pooling the pooling module's mode; null without a Pooling module
+   * @param normalize whether modules.json ends in a Normalize module
+   * @param dimension the pooling module's {@code word_embedding_dimension} (0: unknown)
+   * @param maxLength {@code max_seq_length} of {@code sentence_bert_config.json} (0: absent)
+   * @param tokenizerMaxLength {@code model_max_length} of {@code tokenizer_config.json} (0: absent
+   *     or the "no limit" sentinel)
+   * @param queryPrompt the "query" prompt of {@code config_sentence_transformers.json} (null: none
+   *     declared)
+   * @param documentPrompt its "document" (or "passage") prompt (null: none declared)
+   * @param unsupported what Tenbin cannot run (a Dense projection, max pooling…), or null
+   */
+  record Metadata(
+      Pooling pooling,
+      boolean normalize,
+      int dimension,
+      int maxLength,
+      int tokenizerMaxLength,
+      String queryPrompt,
+      String documentPrompt,
+      String unsupported) {}
+
+  /** The metadata of a repository with a modules.json; empty without one. */
+  static Optional<Metadata> read(Repository files) throws IOException {
+    Optional<JsonNode> modules = files.json("modules.json");
+    if (modules.isEmpty()) {
+      return Optional.empty();
+    }
     Pooling pooling = null;
     boolean normalize = false;
     int dimension = 0;
-    for (JsonNode module : modules) {
+    String unsupported = null;
+    for (JsonNode module : modules.get()) {
       String type = module.path("type").asText();
       if (type.endsWith(".Transformer")) {
         continue;
@@ -51,34 +77,75 @@ final class SentenceTransformersCard {
             files
                 .json(path.isEmpty() ? "config.json" : path + "/config.json")
                 .orElse(MissingNode.getInstance());
-        pooling = pooling(repository, config);
+        pooling = pooling(config);
         dimension = config.path("word_embedding_dimension").asInt(0);
+        if (pooling == null && unsupported == null) {
+          unsupported =
+              "pooling " + config + ", which is not exactly one of cls, mean or last-token";
+        }
       } else if (type.endsWith(".Normalize")) {
         normalize = true;
-      } else {
-        throw refuse(repository, "a " + type + " module, which Tenbin does not run");
+      } else if (unsupported == null) {
+        unsupported = "a " + type + " module, which Tenbin does not run";
       }
-    }
-    if (pooling == null) {
-      throw refuse(repository, "no Pooling module in modules.json");
-    }
-    if (dimension == 0) {
-      dimension =
-          files.json("config.json").orElse(MissingNode.getInstance()).path("hidden_size").asInt(0);
     }
     int maxLength =
         files
             .json("sentence_bert_config.json")
             .orElse(MissingNode.getInstance())
             .path("max_seq_length")
-            .asInt(512);
+            .asInt(0);
+    // Tokenizers without a limit store a huge sentinel (1e30); only a real length counts.
+    double modelMaxLength =
+        files
+            .json("tokenizer_config.json")
+            .orElse(MissingNode.getInstance())
+            .path("model_max_length")
+            .asDouble(0);
+    int tokenizerMaxLength =
+        modelMaxLength > 0 && modelMaxLength < 1_000_000 ? (int) modelMaxLength : 0;
     JsonNode prompts =
         files
             .json("config_sentence_transformers.json")
             .orElse(MissingNode.getInstance())
             .path("prompts");
-    String query = prompts.path("query").asText("");
-    String document = prompts.path("document").asText(prompts.path("passage").asText(""));
+    String query = prompts.has("query") ? prompts.path("query").asText("") : null;
+    String document =
+        prompts.has("document")
+            ? prompts.path("document").asText("")
+            : prompts.has("passage") ? prompts.path("passage").asText("") : null;
+    return Optional.of(
+        new Metadata(
+            pooling,
+            normalize,
+            dimension,
+            maxLength,
+            tokenizerMaxLength,
+            query,
+            document,
+            unsupported));
+  }
+
+  static ModelCard derive(String repository, Repository files) throws IOException {
+    Metadata metadata =
+        read(files)
+            .orElseThrow(
+                () -> refuse(repository, "no card.json and no sentence-transformers modules.json"));
+    if (metadata.unsupported() != null) {
+      throw refuse(repository, metadata.unsupported());
+    }
+    if (metadata.pooling() == null) {
+      throw refuse(repository, "no Pooling module in modules.json");
+    }
+    int dimension = metadata.dimension();
+    if (dimension == 0) {
+      dimension =
+          files.json("config.json").orElse(MissingNode.getInstance()).path("hidden_size").asInt(0);
+    }
+    int maxLength =
+        metadata.maxLength() > 0
+            ? metadata.maxLength()
+            : metadata.tokenizerMaxLength() > 0 ? metadata.tokenizerMaxLength() : 512;
     String onnx = null;
     for (String candidate : ONNX_CANDIDATES) {
       if (files.fetch(candidate)) {
@@ -95,20 +162,21 @@ final class SentenceTransformersCard {
         "",
         onnx,
         "tokenizer.json",
-        pooling,
-        normalize,
+        metadata.pooling(),
+        metadata.normalize(),
         dimension,
         List.of(),
         maxLength,
-        query,
-        document,
+        metadata.queryPrompt() == null ? "" : metadata.queryPrompt(),
+        metadata.documentPrompt() == null ? "" : metadata.documentPrompt(),
         OutputKind.DENSE,
         0,
         0,
         "");
   }
 
-  private static Pooling pooling(String repository, JsonNode config) {
+  /** The one supported pooling mode a pooling config turns on, null otherwise. */
+  private static Pooling pooling(JsonNode config) {
     List<Pooling> modes = new ArrayList<>();
     List<String> unsupported = new ArrayList<>();
     config
@@ -126,12 +194,7 @@ final class SentenceTransformersCard {
                 default -> unsupported.add(field.getKey());
               }
             });
-    if (modes.size() != 1 || !unsupported.isEmpty()) {
-      throw refuse(
-          repository,
-          "pooling " + config + ", which is not exactly one of cls, mean or last-token");
-    }
-    return modes.getFirst();
+    return modes.size() == 1 && unsupported.isEmpty() ? modes.getFirst() : null;
   }
 
   private static PreconditionException refuse(String repository, String why) {

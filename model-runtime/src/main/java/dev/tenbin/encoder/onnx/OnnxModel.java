@@ -40,6 +40,7 @@ public final class OnnxModel implements AutoCloseable {
   private final Set<String> inputs;
   private final String outputName;
   private final String outputType;
+  private final long outputWidth;
 
   /**
    * Settings of the runtime: threads, the execution provider and, for CUDA, the device and the
@@ -137,6 +138,8 @@ public final class OnnxModel implements AutoCloseable {
       NodeInfo info = session.getOutputInfo().get(outputName);
       this.outputType =
           info.getInfo() instanceof TensorInfo tensor ? tensor.type.toString() : "UNKNOWN";
+      long[] shape = info.getInfo() instanceof TensorInfo tensor ? tensor.getShape() : new long[0];
+      this.outputWidth = shape.length == 0 ? -1 : shape[shape.length - 1];
     } catch (OrtException e) {
       throw new IllegalStateException(
           "cannot create an ONNX Runtime session"
@@ -187,6 +190,14 @@ public final class OnnxModel implements AutoCloseable {
   /** The element type of the model's output, e.g. FLOAT or FLOAT16. */
   public String outputType() {
     return outputType;
+  }
+
+  /**
+   * The last dimension of the output as the graph declares it, or -1 when it is symbolic (known
+   * only after a run).
+   */
+  public long declaredOutputWidth() {
+    return outputWidth;
   }
 
   public boolean takesTokenTypeIds() {
