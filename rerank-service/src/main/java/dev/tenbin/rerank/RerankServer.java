@@ -1,7 +1,8 @@
 package dev.tenbin.rerank;
 
-import dev.tenbin.encoder.model.HubAccess;
 import dev.tenbin.encoder.model.ModelPolicy;
+import dev.tenbin.encoder.model.ModelSourceOptions;
+import dev.tenbin.encoder.model.ModelSources;
 import dev.tenbin.rerank.grpc.RerankGrpcService;
 import dev.tenbin.rpc.ClientChannels;
 import dev.tenbin.rpc.GrpcServerHost;
@@ -31,6 +32,9 @@ import picocli.CommandLine.Option;
 public final class RerankServer implements Callable<Integer> {
   @Mixin ServerOptions serverOptions = new ServerOptions();
 
+  /** Where cross-encoders come from (--models-dir, --cache-dir, --hub-endpoint). */
+  @Mixin ModelSourceOptions modelSources = new ModelSourceOptions();
+
   /** How to reach the encoder (--service-tls-ca, --service-auth-token-file, ...). */
   @Mixin ServiceClientOptions encoderSecurity = new ServiceClientOptions();
 
@@ -41,30 +45,6 @@ public final class RerankServer implements Callable<Integer> {
       description =
           "Largest number of candidates in one rerank request (env TENBIN_RERANK_MAX_PAIRS; default ${DEFAULT-VALUE}).")
   int maxPairs;
-
-  @Option(
-      names = "--models-dir",
-      paramLabel = "DIR",
-      defaultValue = "${env:TENBIN_MODELS_DIR:-models}",
-      description =
-          "Folder of cross-encoders, <id>/card.json (env TENBIN_MODELS_DIR; default ${DEFAULT-VALUE}).")
-  Path modelsDirectory;
-
-  @Option(
-      names = "--cache-dir",
-      paramLabel = "DIR",
-      defaultValue = "${env:TENBIN_CACHE_DIR:-.tenbin/cache}",
-      description = "Hub downloads (env TENBIN_CACHE_DIR; default ${DEFAULT-VALUE}).")
-  Path cacheDirectory;
-
-  @Option(
-      names = "--hub-endpoint",
-      paramLabel = "URL",
-      defaultValue = "${env:HF_ENDPOINT:-https://huggingface.co}",
-      description =
-          "Hugging Face hub base URL (env HF_ENDPOINT; default ${DEFAULT-VALUE}); a token for gated models"
-              + " comes from env HF_TOKEN.")
-  String hubEndpoint;
 
   @Option(
       names = "--encoder-endpoint",
@@ -111,9 +91,7 @@ public final class RerankServer implements Callable<Integer> {
   public RerankServiceConfig config() {
     return new RerankServiceConfig(
         serverOptions.toSettings(RerankServiceConfig.DEFAULT_PORT),
-        modelsDirectory,
-        cacheDirectory,
-        HubAccess.fromEnvironment().withEndpoint(hubEndpoint),
+        modelSources.toSources(),
         HostPort.parse("--encoder-endpoint", encoderEndpoint),
         encoderSecurity.toSecurity(),
         maxPairs,
@@ -133,9 +111,7 @@ public final class RerankServer implements Callable<Integer> {
       int maxPairs,
       int maxBatchTokens) {
     return core(
-        models,
-        cache,
-        HubAccess.fromEnvironment(),
+        ModelSources.embedded(models, cache),
         encoderChannel,
         maxPairs,
         maxBatchTokens,
@@ -146,9 +122,7 @@ public final class RerankServer implements Callable<Integer> {
   public static RerankCore core(
       RerankServiceConfig config, Supplier<io.grpc.Channel> encoderChannel) {
     return core(
-        config.modelsDirectory(),
-        config.cacheDirectory(),
-        config.hub(),
+        config.sources(),
         encoderChannel,
         config.maxPairsPerRequest(),
         config.maxBatchTokens(),
@@ -156,17 +130,15 @@ public final class RerankServer implements Callable<Integer> {
   }
 
   private static RerankCore core(
-      Path models,
-      Path cache,
-      HubAccess hub,
+      ModelSources sources,
       Supplier<io.grpc.Channel> encoderChannel,
       int maxPairs,
       int maxBatchTokens,
       ModelPolicy policy) {
     var registry =
         new dev.tenbin.rerank.cross.RerankerRegistry(
-            models,
-            hub.downloader(cache),
+            sources.modelsDirectory(),
+            sources.downloader(),
             dev.tenbin.encoder.onnx.OnnxModel.RuntimeOptions.cpu(
                 Runtime.getRuntime().availableProcessors()),
             maxBatchTokens,

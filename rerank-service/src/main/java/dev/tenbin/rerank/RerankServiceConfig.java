@@ -2,6 +2,7 @@ package dev.tenbin.rerank;
 
 import dev.tenbin.encoder.model.HubAccess;
 import dev.tenbin.encoder.model.ModelPolicy;
+import dev.tenbin.encoder.model.ModelSources;
 import dev.tenbin.rpc.ClientSecurity;
 import dev.tenbin.rpc.HostPort;
 import dev.tenbin.rpc.ServerSettings;
@@ -12,9 +13,7 @@ import java.nio.file.Path;
  * at start (a bad value is an {@link IllegalArgumentException} naming its flag).
  *
  * @param server network settings
- * @param modelsDirectory folder of cross-encoders, {@code <id>/card.json}
- * @param cacheDirectory hub downloads
- * @param hub the Hugging Face hub cross-encoders are downloaded from, and its token
+ * @param sources where cross-encoders come from: local models folder, hub downloads folder, hub
  * @param encoderEndpoint the encoder service bi-encoder rerankers ({@code dense:MODEL}) run on
  * @param encoderSecurity how to reach the encoder (TLS, token)
  * @param maxPairsPerRequest largest number of candidates one rerank request may carry
@@ -23,9 +22,7 @@ import java.nio.file.Path;
  */
 public record RerankServiceConfig(
     ServerSettings server,
-    Path modelsDirectory,
-    Path cacheDirectory,
-    HubAccess hub,
+    ModelSources sources,
     HostPort encoderEndpoint,
     ClientSecurity encoderSecurity,
     int maxPairsPerRequest,
@@ -39,14 +36,8 @@ public record RerankServiceConfig(
     if (server == null) {
       throw new IllegalArgumentException("server settings are required");
     }
-    if (modelsDirectory == null) {
-      throw new IllegalArgumentException("--models-dir is required");
-    }
-    if (cacheDirectory == null) {
-      throw new IllegalArgumentException("--cache-dir is required");
-    }
-    if (hub == null) {
-      throw new IllegalArgumentException("a hub endpoint (--hub-endpoint) is required");
+    if (sources == null) {
+      throw new IllegalArgumentException("model sources (--models-dir, --cache-dir) are required");
     }
     if (encoderEndpoint == null) {
       throw new IllegalArgumentException("--encoder-endpoint is required");
@@ -65,5 +56,20 @@ public record RerankServiceConfig(
     if (models == null) {
       throw new IllegalArgumentException("a model policy is required");
     }
+  }
+
+  /** Folder of cross-encoders, {@code <id>/card.json}. */
+  public Path modelsDirectory() {
+    return sources.modelsDirectory();
+  }
+
+  /** Hub downloads. */
+  public Path cacheDirectory() {
+    return sources.cacheDirectory();
+  }
+
+  /** The hub cross-encoders are downloaded from. */
+  public HubAccess hub() {
+    return sources.hub();
   }
 }

@@ -41,7 +41,9 @@ import org.slf4j.LoggerFactory;
  * <p>A network server also gets what a service reachable by others needs ({@link ServerSettings}):
  * TLS and mutual TLS from PEM files reloaded without a restart ({@link TlsFiles}), bearer tokens
  * ({@link BearerAuthInterceptor}), a fixed handler pool with an admission limit ({@link
- * AdmissionControl}), keepalive that drops dead clients, and message and header size limits.
+ * AdmissionControl}), keepalive that drops dead clients, and message and header size limits. An
+ * in-process server runs its calls on a fixed pool of its own too ({@link HandlerPool}), without
+ * admission limit: its callers are the process itself.
  */
 public final class GrpcServerHost implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(GrpcServerHost.class);
@@ -139,14 +141,40 @@ public final class GrpcServerHost implements AutoCloseable {
     }
   }
 
-  /** Starts an in-process server (the orchestrator's embedded default, and tests). */
+  /**
+   * Starts an in-process server (the orchestrator's embedded default, and tests) on its own pool of
+   * {@link ServingLimits#inProcessHandlerThreads()} handler threads.
+   */
   public static GrpcServerHost startInProcess(
       String name, MeterRegistry registry, List<BindableService> services) {
-    ServerBuilder<?> builder =
-        InProcessServerBuilder.forName(name)
-            .maxInboundMessageSize(ServerSettings.DEFAULT_MAX_MESSAGE_BYTES);
-    return build(
-        builder, registry, services, null, Duration.ofSeconds(5), name, new ArrayDeque<>());
+    return startInProcess(name, registry, services, ServingLimits.inProcessHandlerThreads());
+  }
+
+  /**
+   * Starts an in-process server whose calls run on a fixed pool of {@code handlerThreads} threads
+   * named {@code <name>-handler-N} (calls beyond wait in its queue, none is refused); the pool
+   * stops when the host closes, after the server has terminated. A handler must not wait for a call
+   * to its own host (each embedded service has its own host, so nested calls never do).
+   */
+  public static GrpcServerHost startInProcess(
+      String name, MeterRegistry registry, List<BindableService> services, int handlerThreads) {
+    if (handlerThreads < 1) {
+      throw new IllegalArgumentException(
+          "handler threads must be at least 1, got " + handlerThreads);
+    }
+    Deque<AutoCloseable> resources = new ArrayDeque<>();
+    HandlerPool handlers = new HandlerPool(handlerThreads, name + "-handler-");
+    resources.push(handlers);
+    try {
+      ServerBuilder<?> builder =
+          InProcessServerBuilder.forName(name)
+              .maxInboundMessageSize(ServerSettings.DEFAULT_MAX_MESSAGE_BYTES)
+              .executor(handlers);
+      return build(builder, registry, services, null, Duration.ofSeconds(5), name, resources);
+    } catch (RuntimeException failure) {
+      closeAll(resources);
+      throw failure;
+    }
   }
 
   private static ServerCredentials credentials(
