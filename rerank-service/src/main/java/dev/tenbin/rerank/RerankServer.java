@@ -1,5 +1,7 @@
 package dev.tenbin.rerank;
 
+import dev.tenbin.encoder.client.DenseEncoding;
+import dev.tenbin.encoder.client.EncoderClient;
 import dev.tenbin.encoder.model.ModelPolicy;
 import dev.tenbin.encoder.model.ModelSourceOptions;
 import dev.tenbin.encoder.model.ModelSources;
@@ -113,6 +115,7 @@ public final class RerankServer implements Callable<Integer> {
     return core(
         ModelSources.embedded(models, cache),
         encoderChannel,
+        null,
         maxPairs,
         maxBatchTokens,
         ModelPolicy.allowAll());
@@ -124,6 +127,7 @@ public final class RerankServer implements Callable<Integer> {
     return core(
         config.sources(),
         encoderChannel,
+        null,
         config.maxPairsPerRequest(),
         config.maxBatchTokens(),
         config.models());
@@ -132,6 +136,7 @@ public final class RerankServer implements Callable<Integer> {
   private static RerankCore core(
       ModelSources sources,
       Supplier<io.grpc.Channel> encoderChannel,
+      DenseEncoding dense,
       int maxPairs,
       int maxBatchTokens,
       ModelPolicy policy) {
@@ -150,9 +155,10 @@ public final class RerankServer implements Callable<Integer> {
         () -> {
           synchronized (biEncoder) {
             if (biEncoder[0] == null) {
+              EncoderClient client = EncoderClient.of(encoderChannel.get());
               biEncoder[0] =
                   new dev.tenbin.rerank.bi.BiEncoderReranker(
-                      dev.tenbin.encoder.client.EncoderClient.of(encoderChannel.get()));
+                      client, dense != null ? dense : client.denseEncoding());
             }
             return biEncoder[0];
           }
@@ -222,7 +228,31 @@ public final class RerankServer implements Callable<Integer> {
       int maxPairs,
       int maxBatchTokens,
       io.micrometer.core.instrument.MeterRegistry registry) {
-    RerankCore core = core(models, cache, encoderChannel, maxPairs, maxBatchTokens);
+    return startInProcess(
+        name, models, cache, encoderChannel, null, maxPairs, maxBatchTokens, registry);
+  }
+
+  /**
+   * As above, with bi-encoders' dense vectors from {@code dense} (the embedding cache of the
+   * process that embeds this service) instead of straight from the encoder; null: from the encoder.
+   */
+  public static Embedded startInProcess(
+      String name,
+      java.nio.file.Path models,
+      java.nio.file.Path cache,
+      java.util.function.Supplier<io.grpc.Channel> encoderChannel,
+      DenseEncoding dense,
+      int maxPairs,
+      int maxBatchTokens,
+      io.micrometer.core.instrument.MeterRegistry registry) {
+    RerankCore core =
+        core(
+            ModelSources.embedded(models, cache),
+            encoderChannel,
+            dense,
+            maxPairs,
+            maxBatchTokens,
+            ModelPolicy.allowAll());
     try {
       return new Embedded(
           core,
