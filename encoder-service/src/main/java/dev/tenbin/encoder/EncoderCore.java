@@ -60,9 +60,7 @@ public final class EncoderCore implements AutoCloseable, MeterBinder {
   public EncoderCore(EncoderServiceConfig config) {
     config.runtime().requireAvailable();
     this.config = config;
-    this.registry =
-        new ModelRegistry(
-            config.modelsDirectory(), config.hub().downloader(config.cacheDirectory()));
+    this.registry = new ModelRegistry(config.modelsDirectory(), config.sources().downloader());
     this.models =
         new ModelCache<>(
             "encoder",

@@ -4,14 +4,13 @@ import dev.tenbin.encoder.batching.BatchingLimits;
 import dev.tenbin.encoder.grpc.EncoderGrpcService;
 import dev.tenbin.encoder.http.EmbeddingsHttpApi;
 import dev.tenbin.encoder.light.LightQueryEncoder;
-import dev.tenbin.encoder.model.HubAccess;
 import dev.tenbin.encoder.model.ModelPolicy;
+import dev.tenbin.encoder.model.ModelSourceOptions;
 import dev.tenbin.encoder.onnx.ExecutionOptions;
 import dev.tenbin.rpc.GrpcServerHost;
 import dev.tenbin.rpc.ServerOptions;
 import io.grpc.BindableService;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -34,19 +33,8 @@ import picocli.CommandLine.Option;
 public final class EncoderServer implements Callable<Integer> {
   @Mixin ServerOptions serverOptions = new ServerOptions();
 
-  @Option(
-      names = "--models-dir",
-      defaultValue = "${env:TENBIN_MODELS_DIR:-models}",
-      description =
-          "Folder of local models, <id>/card.json (env TENBIN_MODELS_DIR; default ${DEFAULT-VALUE}).")
-  Path modelsDirectory;
-
-  @Option(
-      names = "--cache-dir",
-      defaultValue = "${env:TENBIN_CACHE_DIR:-.tenbin/cache}",
-      description =
-          "Hub downloads and LightRetriever caches (env TENBIN_CACHE_DIR; default ${DEFAULT-VALUE}).")
-  Path cacheDirectory;
+  /** Where models come from (--models-dir, --cache-dir, --hub-endpoint). */
+  @Mixin ModelSourceOptions modelSources = new ModelSourceOptions();
 
   @Option(
       names = "--intra-op-threads",
@@ -147,15 +135,6 @@ public final class EncoderServer implements Callable<Integer> {
   long modelIdleSeconds;
 
   @Option(
-      names = "--hub-endpoint",
-      defaultValue = "${env:HF_ENDPOINT:-https://huggingface.co}",
-      paramLabel = "URL",
-      description =
-          "Hugging Face hub base URL (env HF_ENDPOINT; default ${DEFAULT-VALUE}); a token for gated models"
-              + " comes from env HF_TOKEN.")
-  String hubEndpoint;
-
-  @Option(
       names = "--http-port",
       defaultValue = "${env:TENBIN_HTTP_PORT:--1}",
       description =
@@ -176,8 +155,7 @@ public final class EncoderServer implements Callable<Integer> {
     }
     return new EncoderServiceConfig(
         serverOptions.toSettings(EncoderServiceConfig.DEFAULT_PORT),
-        modelsDirectory,
-        cacheDirectory,
+        modelSources.toSources(),
         execution.toRuntime(threads),
         new BatchingLimits(
             maxBatchTokens,
@@ -190,7 +168,6 @@ public final class EncoderServer implements Callable<Integer> {
         maxTextChars,
         maxRequestChars,
         ModelPolicy.of(allowModels, modelIdleSeconds),
-        HubAccess.fromEnvironment().withEndpoint(hubEndpoint),
         httpPort);
   }
 

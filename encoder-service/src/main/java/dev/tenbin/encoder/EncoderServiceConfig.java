@@ -3,6 +3,7 @@ package dev.tenbin.encoder;
 import dev.tenbin.encoder.batching.BatchingLimits;
 import dev.tenbin.encoder.model.HubAccess;
 import dev.tenbin.encoder.model.ModelPolicy;
+import dev.tenbin.encoder.model.ModelSources;
 import dev.tenbin.encoder.onnx.ExecutionOptions;
 import dev.tenbin.encoder.onnx.OnnxModel;
 import dev.tenbin.rpc.ServerSettings;
@@ -12,29 +13,26 @@ import java.nio.file.Path;
  * The encoder service's one typed configuration.
  *
  * @param server network settings
- * @param modelsDirectory folder of local models ({@code <id>/card.json}, ONNX, tokenizer)
- * @param cacheDirectory hub downloads and LightRetriever caches
+ * @param sources where models come from: local models folder, cache folder (hub downloads and
+ *     LightRetriever caches), hub
  * @param runtime ONNX Runtime threads and execution provider
  * @param batching token-budget batching limits
  * @param maxInputsPerRequest largest number of texts in one request
  * @param maxTextChars largest text accepted, in characters
  * @param maxRequestChars largest total of characters over the texts of one request
  * @param models which models may be loaded, and when an unused one is unloaded
- * @param hub the Hugging Face hub models are downloaded from, and its token (a fake hub in tests)
  * @param httpPort port of the HTTP endpoint beside gRPC ({@code POST /v1/embeddings}, {@code GET
  *     /health}); 0 picks a free one, -1 (the default) serves none
  */
 public record EncoderServiceConfig(
     ServerSettings server,
-    Path modelsDirectory,
-    Path cacheDirectory,
+    ModelSources sources,
     OnnxModel.RuntimeOptions runtime,
     BatchingLimits batching,
     int maxInputsPerRequest,
     int maxTextChars,
     long maxRequestChars,
     ModelPolicy models,
-    HubAccess hub,
     int httpPort) {
   public static final int DEFAULT_PORT = 50051;
 
@@ -76,14 +74,8 @@ public record EncoderServiceConfig(
     if (server == null) {
       throw new IllegalArgumentException("server settings are required");
     }
-    if (modelsDirectory == null) {
-      throw new IllegalArgumentException("--models-dir is required");
-    }
-    if (cacheDirectory == null) {
-      throw new IllegalArgumentException("--cache-dir is required");
-    }
-    if (hub == null) {
-      throw new IllegalArgumentException("a hub endpoint (--hub-endpoint) is required");
+    if (sources == null) {
+      throw new IllegalArgumentException("model sources (--models-dir, --cache-dir) are required");
     }
     if (httpPort < NO_HTTP || httpPort > 65535) {
       throw new IllegalArgumentException(
@@ -94,32 +86,43 @@ public record EncoderServiceConfig(
   /** A configuration without an HTTP endpoint. */
   public EncoderServiceConfig(
       ServerSettings server,
-      Path modelsDirectory,
-      Path cacheDirectory,
+      ModelSources sources,
       OnnxModel.RuntimeOptions runtime,
       BatchingLimits batching,
       int maxInputsPerRequest,
       int maxTextChars,
       long maxRequestChars,
-      ModelPolicy models,
-      HubAccess hub) {
+      ModelPolicy models) {
     this(
         server,
-        modelsDirectory,
-        cacheDirectory,
+        sources,
         runtime,
         batching,
         maxInputsPerRequest,
         maxTextChars,
         maxRequestChars,
         models,
-        hub,
         NO_HTTP);
+  }
+
+  /** Folder of local models ({@code <id>/card.json}, ONNX, tokenizer). */
+  public Path modelsDirectory() {
+    return sources.modelsDirectory();
+  }
+
+  /** Hub downloads and LightRetriever caches. */
+  public Path cacheDirectory() {
+    return sources.cacheDirectory();
+  }
+
+  /** The hub models are downloaded from. */
+  public HubAccess hub() {
+    return sources.hub();
   }
 
   /** The hub's base URL. */
   public String hubEndpoint() {
-    return hub.endpoint();
+    return sources.hub().endpoint();
   }
 
   /**
@@ -129,30 +132,26 @@ public record EncoderServiceConfig(
   public static EncoderServiceConfig embedded(Path modelsDirectory, Path cacheDirectory) {
     return new EncoderServiceConfig(
         ServerSettings.ephemeral(),
-        modelsDirectory,
-        cacheDirectory,
+        ModelSources.embedded(modelsDirectory, cacheDirectory),
         OnnxModel.RuntimeOptions.cpu(Runtime.getRuntime().availableProcessors()),
         BatchingLimits.DEFAULT,
         10_000,
         100_000,
         Long.MAX_VALUE,
-        ModelPolicy.allowAll(),
-        HubAccess.fromEnvironment());
+        ModelPolicy.allowAll());
   }
 
   /** These batching limits; the inputs-per-request cap shrinks to the queue bound if larger. */
   public EncoderServiceConfig withBatching(BatchingLimits limits) {
     return new EncoderServiceConfig(
         server,
-        modelsDirectory,
-        cacheDirectory,
+        sources,
         runtime,
         limits,
         Math.min(maxInputsPerRequest, limits.maxQueuedInputs()),
         maxTextChars,
         maxRequestChars,
         models,
-        hub,
         httpPort);
   }
 
@@ -160,15 +159,13 @@ public record EncoderServiceConfig(
   public EncoderServiceConfig withHubEndpoint(String endpoint) {
     return new EncoderServiceConfig(
         server,
-        modelsDirectory,
-        cacheDirectory,
+        sources.withHubEndpoint(endpoint),
         runtime,
         batching,
         maxInputsPerRequest,
         maxTextChars,
         maxRequestChars,
         models,
-        hub.withEndpoint(endpoint),
         httpPort);
   }
 
@@ -176,15 +173,13 @@ public record EncoderServiceConfig(
   public EncoderServiceConfig withRequestLimits(int maxInputs, int maxChars) {
     return new EncoderServiceConfig(
         server,
-        modelsDirectory,
-        cacheDirectory,
+        sources,
         runtime,
         batching,
         maxInputs,
         maxChars,
         Math.max(maxChars, maxRequestChars),
         models,
-        hub,
         httpPort);
   }
 
@@ -192,15 +187,13 @@ public record EncoderServiceConfig(
   public EncoderServiceConfig withMaxRequestChars(long maxChars) {
     return new EncoderServiceConfig(
         server,
-        modelsDirectory,
-        cacheDirectory,
+        sources,
         runtime,
         batching,
         maxInputsPerRequest,
         maxTextChars,
         maxChars,
         models,
-        hub,
         httpPort);
   }
 
@@ -208,15 +201,13 @@ public record EncoderServiceConfig(
   public EncoderServiceConfig withModels(ModelPolicy policy) {
     return new EncoderServiceConfig(
         server,
-        modelsDirectory,
-        cacheDirectory,
+        sources,
         runtime,
         batching,
         maxInputsPerRequest,
         maxTextChars,
         maxRequestChars,
         policy,
-        hub,
         httpPort);
   }
 
@@ -224,15 +215,13 @@ public record EncoderServiceConfig(
   public EncoderServiceConfig withHttpPort(int port) {
     return new EncoderServiceConfig(
         server,
-        modelsDirectory,
-        cacheDirectory,
+        sources,
         runtime,
         batching,
         maxInputsPerRequest,
         maxTextChars,
         maxRequestChars,
         models,
-        hub,
         port);
   }
 
@@ -240,15 +229,13 @@ public record EncoderServiceConfig(
   public EncoderServiceConfig withServer(ServerSettings settings) {
     return new EncoderServiceConfig(
         settings,
-        modelsDirectory,
-        cacheDirectory,
+        sources,
         runtime,
         batching,
         maxInputsPerRequest,
         maxTextChars,
         maxRequestChars,
         models,
-        hub,
         httpPort);
   }
 
@@ -264,14 +251,13 @@ public record EncoderServiceConfig(
   public EncoderServiceConfig withRuntime(OnnxModel.RuntimeOptions newRuntime) {
     return new EncoderServiceConfig(
         server,
-        modelsDirectory,
-        cacheDirectory,
+        sources,
         newRuntime,
         batching,
         maxInputsPerRequest,
         maxTextChars,
         maxRequestChars,
         models,
-        hub);
+        httpPort);
   }
 }

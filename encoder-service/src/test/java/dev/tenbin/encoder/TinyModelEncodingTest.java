@@ -179,15 +179,13 @@ class TinyModelEncodingTest {
     var cuda =
         new EncoderServiceConfig(
             config.server(),
-            config.modelsDirectory(),
-            config.cacheDirectory(),
+            config.sources(),
             new dev.tenbin.encoder.onnx.OnnxModel.RuntimeOptions(1, true),
             config.batching(),
             config.maxInputsPerRequest(),
             config.maxTextChars(),
             config.maxRequestChars(),
-            config.models(),
-            config.hub());
+            config.models());
     assertThatThrownBy(() -> new EncoderCore(cuda))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("-Pgpu");

@@ -1,7 +1,10 @@
 package dev.tenbin.rerank;
 
-import dev.tenbin.encoder.model.HubAccess;
+import dev.tenbin.encoder.client.DenseEncoding;
+import dev.tenbin.encoder.client.EncoderClient;
 import dev.tenbin.encoder.model.ModelPolicy;
+import dev.tenbin.encoder.model.ModelSourceOptions;
+import dev.tenbin.encoder.model.ModelSources;
 import dev.tenbin.encoder.onnx.ExecutionOptions;
 import dev.tenbin.encoder.onnx.OnnxModel;
 import dev.tenbin.rerank.grpc.RerankGrpcService;
@@ -33,6 +36,9 @@ import picocli.CommandLine.Option;
 public final class RerankServer implements Callable<Integer> {
   @Mixin ServerOptions serverOptions = new ServerOptions();
 
+  /** Where cross-encoders come from (--models-dir, --cache-dir, --hub-endpoint). */
+  @Mixin ModelSourceOptions modelSources = new ModelSourceOptions();
+
   /** --execution-provider, --device-id, --gpu-mem-limit of the cross-encoders. */
   @Mixin ExecutionOptions execution = new ExecutionOptions();
 
@@ -46,30 +52,6 @@ public final class RerankServer implements Callable<Integer> {
       description =
           "Largest number of candidates in one rerank request (env TENBIN_RERANK_MAX_PAIRS; default ${DEFAULT-VALUE}).")
   int maxPairs;
-
-  @Option(
-      names = "--models-dir",
-      paramLabel = "DIR",
-      defaultValue = "${env:TENBIN_MODELS_DIR:-models}",
-      description =
-          "Folder of cross-encoders, <id>/card.json (env TENBIN_MODELS_DIR; default ${DEFAULT-VALUE}).")
-  Path modelsDirectory;
-
-  @Option(
-      names = "--cache-dir",
-      paramLabel = "DIR",
-      defaultValue = "${env:TENBIN_CACHE_DIR:-.tenbin/cache}",
-      description = "Hub downloads (env TENBIN_CACHE_DIR; default ${DEFAULT-VALUE}).")
-  Path cacheDirectory;
-
-  @Option(
-      names = "--hub-endpoint",
-      paramLabel = "URL",
-      defaultValue = "${env:HF_ENDPOINT:-https://huggingface.co}",
-      description =
-          "Hugging Face hub base URL (env HF_ENDPOINT; default ${DEFAULT-VALUE}); a token for gated models"
-              + " comes from env HF_TOKEN.")
-  String hubEndpoint;
 
   @Option(
       names = "--encoder-endpoint",
@@ -116,9 +98,7 @@ public final class RerankServer implements Callable<Integer> {
   public RerankServiceConfig config() {
     return new RerankServiceConfig(
         serverOptions.toSettings(RerankServiceConfig.DEFAULT_PORT),
-        modelsDirectory,
-        cacheDirectory,
-        HubAccess.fromEnvironment().withEndpoint(hubEndpoint),
+        modelSources.toSources(),
         HostPort.parse("--encoder-endpoint", encoderEndpoint),
         encoderSecurity.toSecurity(),
         maxPairs,
@@ -156,10 +136,9 @@ public final class RerankServer implements Callable<Integer> {
       int maxBatchTokens,
       OnnxModel.RuntimeOptions runtime) {
     return core(
-        models,
-        cache,
-        HubAccess.fromEnvironment(),
+        ModelSources.embedded(models, cache),
         encoderChannel,
+        null,
         maxPairs,
         maxBatchTokens,
         ModelPolicy.allowAll(),
@@ -170,10 +149,9 @@ public final class RerankServer implements Callable<Integer> {
   public static RerankCore core(
       RerankServiceConfig config, Supplier<io.grpc.Channel> encoderChannel) {
     return core(
-        config.modelsDirectory(),
-        config.cacheDirectory(),
-        config.hub(),
+        config.sources(),
         encoderChannel,
+        null,
         config.maxPairsPerRequest(),
         config.maxBatchTokens(),
         config.models(),
@@ -181,10 +159,9 @@ public final class RerankServer implements Callable<Integer> {
   }
 
   private static RerankCore core(
-      Path models,
-      Path cache,
-      HubAccess hub,
+      ModelSources sources,
       Supplier<io.grpc.Channel> encoderChannel,
+      DenseEncoding dense,
       int maxPairs,
       int maxBatchTokens,
       ModelPolicy policy,
@@ -192,7 +169,7 @@ public final class RerankServer implements Callable<Integer> {
     runtime.requireAvailable();
     var registry =
         new dev.tenbin.rerank.cross.RerankerRegistry(
-            models, hub.downloader(cache), runtime, maxBatchTokens, policy);
+            sources.modelsDirectory(), sources.downloader(), runtime, maxBatchTokens, policy);
     dev.tenbin.rerank.bi.BiEncoderReranker[] biEncoder =
         new dev.tenbin.rerank.bi.BiEncoderReranker[1];
     return new RerankCore(
@@ -200,9 +177,10 @@ public final class RerankServer implements Callable<Integer> {
         () -> {
           synchronized (biEncoder) {
             if (biEncoder[0] == null) {
+              EncoderClient client = EncoderClient.of(encoderChannel.get());
               biEncoder[0] =
                   new dev.tenbin.rerank.bi.BiEncoderReranker(
-                      dev.tenbin.encoder.client.EncoderClient.of(encoderChannel.get()));
+                      client, dense != null ? dense : client.denseEncoding());
             }
             return biEncoder[0];
           }
@@ -277,6 +255,7 @@ public final class RerankServer implements Callable<Integer> {
         models,
         cache,
         encoderChannel,
+        null,
         maxPairs,
         maxBatchTokens,
         ExecutionOptions.cpu(),
@@ -284,7 +263,9 @@ public final class RerankServer implements Callable<Integer> {
   }
 
   /**
-   * As above, with the cross-encoders on the provider and device of {@code execution} (the embedded
+   * As above, with bi-encoders' dense vectors from {@code dense} (the embedding cache of the
+   * process that embeds this service) instead of straight from the encoder (null: from the
+   * encoder), and the cross-encoders on the provider and device of {@code execution} (the embedded
    * rerank service of {@code tenbin run/eval}).
    */
   public static Embedded startInProcess(
@@ -292,17 +273,19 @@ public final class RerankServer implements Callable<Integer> {
       java.nio.file.Path models,
       java.nio.file.Path cache,
       java.util.function.Supplier<io.grpc.Channel> encoderChannel,
+      DenseEncoding dense,
       int maxPairs,
       int maxBatchTokens,
       ExecutionOptions execution,
       io.micrometer.core.instrument.MeterRegistry registry) {
     RerankCore core =
         core(
-            models,
-            cache,
+            ModelSources.embedded(models, cache),
             encoderChannel,
+            dense,
             maxPairs,
             maxBatchTokens,
+            ModelPolicy.allowAll(),
             execution.toRuntime(Runtime.getRuntime().availableProcessors()));
     try {
       return new Embedded(
@@ -333,13 +316,11 @@ public final class RerankServer implements Callable<Integer> {
     try (Running running = start(config)) {
       running.host().stopOnSignal("rerank-service");
       System.err.printf(
-          "rerank-service listening on %s:%d (metrics port %d, encoder %s, %s %s)%n",
+          "rerank-service listening on %s:%d (metrics port %d, encoder %s)%n",
           config.server().host(),
           running.host().port(),
           running.host().metricsPort(),
-          config.encoderEndpoint(),
-          config.runtime().provider(),
-          config.runtime().device());
+          config.encoderEndpoint());
       running.host().blockUntilShutdown();
     }
     return 0;

@@ -2,6 +2,7 @@ package dev.tenbin.rerank;
 
 import dev.tenbin.encoder.model.HubAccess;
 import dev.tenbin.encoder.model.ModelPolicy;
+import dev.tenbin.encoder.model.ModelSources;
 import dev.tenbin.encoder.onnx.OnnxModel;
 import dev.tenbin.rpc.ClientSecurity;
 import dev.tenbin.rpc.HostPort;
@@ -13,22 +14,18 @@ import java.nio.file.Path;
  * at start (a bad value is an {@link IllegalArgumentException} naming its flag).
  *
  * @param server network settings
- * @param modelsDirectory folder of cross-encoders, {@code <id>/card.json}
- * @param cacheDirectory hub downloads
- * @param hub the Hugging Face hub cross-encoders are downloaded from, and its token
+ * @param sources where cross-encoders come from: local models folder, hub downloads folder, hub
  * @param encoderEndpoint the encoder service bi-encoder rerankers ({@code dense:MODEL}) run on
  * @param encoderSecurity how to reach the encoder (TLS, token)
  * @param maxPairsPerRequest largest number of candidates one rerank request may carry
  * @param maxBatchTokens padded tokens per cross-encoder forward pass
  * @param models which cross-encoders may be loaded, and when an unused one is unloaded
- * @param runtime ONNX Runtime threads, execution provider, CUDA device and arena limit of the
+ * @param runtime ONNX Runtime threads, execution provider, device and arena limit of the
  *     cross-encoders
  */
 public record RerankServiceConfig(
     ServerSettings server,
-    Path modelsDirectory,
-    Path cacheDirectory,
-    HubAccess hub,
+    ModelSources sources,
     HostPort encoderEndpoint,
     ClientSecurity encoderSecurity,
     int maxPairsPerRequest,
@@ -43,14 +40,8 @@ public record RerankServiceConfig(
     if (server == null) {
       throw new IllegalArgumentException("server settings are required");
     }
-    if (modelsDirectory == null) {
-      throw new IllegalArgumentException("--models-dir is required");
-    }
-    if (cacheDirectory == null) {
-      throw new IllegalArgumentException("--cache-dir is required");
-    }
-    if (hub == null) {
-      throw new IllegalArgumentException("a hub endpoint (--hub-endpoint) is required");
+    if (sources == null) {
+      throw new IllegalArgumentException("model sources (--models-dir, --cache-dir) are required");
     }
     if (encoderEndpoint == null) {
       throw new IllegalArgumentException("--encoder-endpoint is required");
@@ -74,12 +65,10 @@ public record RerankServiceConfig(
     }
   }
 
-  /** A configuration whose cross-encoders run on the CPU, one intra-op thread per core. */
+  /** A configuration with the cross-encoders on the CPU. */
   public RerankServiceConfig(
       ServerSettings server,
-      Path modelsDirectory,
-      Path cacheDirectory,
-      HubAccess hub,
+      ModelSources sources,
       HostPort encoderEndpoint,
       ClientSecurity encoderSecurity,
       int maxPairsPerRequest,
@@ -87,14 +76,27 @@ public record RerankServiceConfig(
       ModelPolicy models) {
     this(
         server,
-        modelsDirectory,
-        cacheDirectory,
-        hub,
+        sources,
         encoderEndpoint,
         encoderSecurity,
         maxPairsPerRequest,
         maxBatchTokens,
         models,
         null);
+  }
+
+  /** Folder of cross-encoders, {@code <id>/card.json}. */
+  public Path modelsDirectory() {
+    return sources.modelsDirectory();
+  }
+
+  /** Hub downloads. */
+  public Path cacheDirectory() {
+    return sources.cacheDirectory();
+  }
+
+  /** The hub cross-encoders are downloaded from. */
+  public HubAccess hub() {
+    return sources.hub();
   }
 }

@@ -16,11 +16,9 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Where and whether a call runs: at most {@code maxConcurrentCalls} calls are admitted at a time,
@@ -41,7 +39,7 @@ final class AdmissionControl implements AutoCloseable {
   private final int limit;
   private final ServingLimits limits;
   private final Semaphore permits;
-  private final ThreadPoolExecutor handlers;
+  private final HandlerPool handlers;
   private final ExecutorService admission;
   private final Counter refused;
 
@@ -49,24 +47,22 @@ final class AdmissionControl implements AutoCloseable {
     this.limits = limits;
     this.limit = limits.maxConcurrentCalls();
     this.permits = new Semaphore(limit);
-    this.handlers =
+    this.handlers = new HandlerPool(limits.handlerThreads(), "grpc-handler-");
+    this.admission =
         new ThreadPoolExecutor(
-            limits.handlerThreads(),
-            limits.handlerThreads(),
+            2,
+            2,
             0,
             TimeUnit.MILLISECONDS,
             new LinkedBlockingQueue<>(),
-            named("grpc-handler-"));
-    this.admission =
-        new ThreadPoolExecutor(
-            2, 2, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), named("grpc-admission-"));
+            HandlerPool.named("grpc-admission-"));
     Gauge.builder("tenbin.rpc.calls.active", this, AdmissionControl::active)
         .description("Calls admitted and not yet closed")
         .register(registry);
     Gauge.builder("tenbin.rpc.calls.limit", () -> limit)
         .description("Calls admitted at once at most (--max-concurrent-calls)")
         .register(registry);
-    Gauge.builder("tenbin.rpc.handler.queue", handlers, pool -> pool.getQueue().size())
+    Gauge.builder("tenbin.rpc.handler.queue", handlers, HandlerPool::queued)
         .description("Admitted calls waiting for a handler thread")
         .register(registry);
     this.refused =
@@ -179,25 +175,8 @@ final class AdmissionControl implements AutoCloseable {
   /** Stops the pools (after the server has terminated), waiting a little for running handlers. */
   @Override
   public void close() {
-    handlers.shutdown();
     admission.shutdown();
-    try {
-      if (!handlers.awaitTermination(5, TimeUnit.SECONDS)) {
-        handlers.shutdownNow();
-      }
-    } catch (InterruptedException e) {
-      handlers.shutdownNow();
-      Thread.currentThread().interrupt();
-    }
+    handlers.close();
     admission.shutdownNow();
-  }
-
-  private static ThreadFactory named(String prefix) {
-    AtomicInteger count = new AtomicInteger();
-    return runnable -> {
-      Thread thread = new Thread(runnable, prefix + count.incrementAndGet());
-      thread.setDaemon(true);
-      return thread;
-    };
   }
 }

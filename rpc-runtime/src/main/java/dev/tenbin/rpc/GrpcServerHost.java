@@ -26,12 +26,9 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,7 +42,9 @@ import org.slf4j.LoggerFactory;
  * TLS and mutual TLS from PEM files reloaded without a restart ({@link TlsFiles}), bearer tokens
  * ({@link BearerAuthInterceptor}), a fixed handler pool with an admission limit ({@link
  * AdmissionControl}), keepalive that drops dead clients, and message and header size limits. It can
- * serve JSON over HTTP beside gRPC ({@link #serveHttp}) under the same tokens, limits and TLS.
+ * serve JSON over HTTP beside gRPC ({@link #serveHttp}) under the same tokens, limits and TLS. An
+ * in-process server runs its calls on a fixed pool of its own too ({@link HandlerPool}), without
+ * admission limit: its callers are the process itself.
  */
 public final class GrpcServerHost implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(GrpcServerHost.class);
@@ -160,51 +159,38 @@ public final class GrpcServerHost implements AutoCloseable {
   }
 
   /**
-   * Threads of an in-process server's handler pool: four per core, at least 16. Its callers are the
-   * process's own (job workers, another embedded service), so a call beyond them waits in the queue
-   * instead of being refused; each embedded service has its own pool, so a handler that calls
-   * another embedded service never waits for a thread of its own pool.
-   */
-  static final int IN_PROCESS_HANDLER_THREADS =
-      Math.max(16, 4 * Runtime.getRuntime().availableProcessors());
-
-  /**
-   * Starts an in-process server (the orchestrator's embedded default, and tests). Calls run on a
-   * fixed pool of {@link #IN_PROCESS_HANDLER_THREADS} threads named {@code
-   * tenbin-inprocess-NAME-N}, stopped after the server has terminated.
+   * Starts an in-process server (the orchestrator's embedded default, and tests) on its own pool of
+   * {@link ServingLimits#inProcessHandlerThreads()} handler threads.
    */
   public static GrpcServerHost startInProcess(
       String name, MeterRegistry registry, List<BindableService> services) {
-    ExecutorService handlers =
-        Executors.newFixedThreadPool(IN_PROCESS_HANDLER_THREADS, inProcessThreads(name));
+    return startInProcess(name, registry, services, ServingLimits.inProcessHandlerThreads());
+  }
+
+  /**
+   * Starts an in-process server whose calls run on a fixed pool of {@code handlerThreads} threads
+   * named {@code <name>-handler-N} (calls beyond wait in its queue, none is refused); the pool
+   * stops when the host closes, after the server has terminated. A handler must not wait for a call
+   * to its own host (each embedded service has its own host, so nested calls never do).
+   */
+  public static GrpcServerHost startInProcess(
+      String name, MeterRegistry registry, List<BindableService> services, int handlerThreads) {
+    if (handlerThreads < 1) {
+      throw new IllegalArgumentException(
+          "handler threads must be at least 1, got " + handlerThreads);
+    }
     Deque<AutoCloseable> resources = new ArrayDeque<>();
-    resources.push(() -> stopPool(handlers));
-    ServerBuilder<?> builder =
-        InProcessServerBuilder.forName(name)
-            .executor(handlers)
-            .maxInboundMessageSize(ServerSettings.DEFAULT_MAX_MESSAGE_BYTES);
+    HandlerPool handlers = new HandlerPool(handlerThreads, name + "-handler-");
+    resources.push(handlers);
     try {
+      ServerBuilder<?> builder =
+          InProcessServerBuilder.forName(name)
+              .maxInboundMessageSize(ServerSettings.DEFAULT_MAX_MESSAGE_BYTES)
+              .executor(handlers);
       return build(builder, registry, services, null, Duration.ofSeconds(5), name, resources);
     } catch (RuntimeException failure) {
       closeAll(resources);
       throw failure;
-    }
-  }
-
-  private static ThreadFactory inProcessThreads(String name) {
-    AtomicInteger count = new AtomicInteger();
-    return runnable -> {
-      Thread thread =
-          new Thread(runnable, "tenbin-inprocess-" + name + "-" + count.incrementAndGet());
-      thread.setDaemon(true);
-      return thread;
-    };
-  }
-
-  private static void stopPool(ExecutorService pool) throws InterruptedException {
-    pool.shutdown();
-    if (!pool.awaitTermination(5, TimeUnit.SECONDS)) {
-      pool.shutdownNow();
     }
   }
 

@@ -70,6 +70,18 @@ public record ServingLimits(
     return Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
   }
 
+  /**
+   * Handler threads of an in-process server (the orchestrator's embedded services): four per core,
+   * at least 8. Its callers are only this process's own (the job runner, the index ingester, the
+   * rerank service calling the encoder), and a call one embedded service makes to another runs on
+   * the other host's pool, so a nested call never waits for a thread of the pool it came from.
+   * Calls beyond the thread count wait in the queue; none is refused, so a job never refuses
+   * itself.
+   */
+  public static int inProcessHandlerThreads() {
+    return Math.max(8, 4 * Runtime.getRuntime().availableProcessors());
+  }
+
   /** Admitted calls when none are given: four per handler thread. */
   public static int defaultMaxConcurrentCalls(int handlerThreads) {
     return 4 * handlerThreads;

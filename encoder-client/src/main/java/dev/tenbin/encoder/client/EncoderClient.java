@@ -92,6 +92,11 @@ public final class EncoderClient {
     return toArrays(response.getVectorsList());
   }
 
+  /** Full-width dense vectors through {@link #encodeDense}, one call per request. */
+  public DenseEncoding denseEncoding() {
+    return (modelId, texts, query) -> encodeDense(modelId, texts, query, 0);
+  }
+
   /** Dense vectors of many texts through the server-streaming RPC, in order. */
   public List<float[]> streamEncodeDense(
       String modelId,

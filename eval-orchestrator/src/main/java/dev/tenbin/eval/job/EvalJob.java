@@ -82,7 +82,8 @@ public final class EvalJob {
             DatasetFingerprint.of(data.directory()),
             Map.of("dataset_path", data.directory().toAbsolutePath().toString()));
     Path folder = scratchFolder(cacheDirectory);
-    try (var cache = EmbeddingCaches.open(cacheDirectory)) {
+    try (var cache = EmbeddingCaches.open(cacheDirectory);
+        var sharing = services.shareEmbeddings(cache)) {
       JobPlanner planner =
           new JobPlanner(
               spec,

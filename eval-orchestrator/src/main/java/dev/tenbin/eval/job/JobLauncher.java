@@ -161,7 +161,8 @@ public final class JobLauncher {
       JobListener listener,
       Cancellation cancellation) {
     try (Services services = connect();
-        var cache = EmbeddingCaches.open(options.cacheDirectory())) {
+        var cache = EmbeddingCaches.open(options.cacheDirectory());
+        var sharing = services.shareEmbeddings(cache)) {
       List<JobTask> tasks = loadTasks(spec, taskSets, services.indexChannel());
       List<Work> plan = plan(spec, tasks, services);
       return new JobRunner(

@@ -1,6 +1,9 @@
 package dev.tenbin.eval.services;
 
+import dev.tenbin.encoder.client.EncoderClient;
 import dev.tenbin.encoder.onnx.ExecutionOptions;
+import dev.tenbin.eval.cache.CachedEncoder;
+import dev.tenbin.eval.cache.EmbeddingCache;
 import dev.tenbin.index.IndexServer;
 import dev.tenbin.rpc.ClientChannels;
 import io.grpc.ManagedChannel;
@@ -34,6 +37,11 @@ public final class Services implements AutoCloseable {
   private Path modelsDirectory;
   private ManagedChannel rerankChannel;
   private ExecutionOptions execution = ExecutionOptions.cpu();
+
+  /** The job's embedding cache the embedded rerank service encodes through, while one is shared. */
+  private EmbeddingCache sharedCache;
+
+  private CachedEncoder sharedEncoder;
 
   private Services(
       ManagedChannel indexChannel,
@@ -163,6 +171,7 @@ public final class Services implements AutoCloseable {
                 modelsDirectory,
                 cacheDirectory,
                 this::encoderChannel,
+                this::encodeDense,
                 1000,
                 8192,
                 execution,
@@ -172,6 +181,49 @@ public final class Services implements AutoCloseable {
       }
     }
     return rerankChannel;
+  }
+
+  /**
+   * Lets the embedded rerank service encode through {@code cache} until the returned handle is
+   * closed: a bi-encoder reranker ({@code dense:MODEL}) then reads the query and document vectors
+   * the job's retrieval already stored (same model, role, prompts and max length: the same {@link
+   * dev.tenbin.eval.cache.CacheKey}) instead of encoding them again. Close it before the cache.
+   */
+  public synchronized Sharing shareEmbeddings(EmbeddingCache cache) {
+    sharedCache = cache;
+    sharedEncoder = null;
+    return () -> {
+      synchronized (this) {
+        if (sharedCache == cache) {
+          sharedCache = null;
+          sharedEncoder = null;
+        }
+      }
+    };
+  }
+
+  /** The sharing of a job's embedding cache; closing ends it. */
+  public interface Sharing extends AutoCloseable {
+    @Override
+    void close();
+  }
+
+  /**
+   * Full-width dense vectors for the embedded rerank service: through the shared embedding cache
+   * when a job shares one, else straight from the encoder.
+   */
+  private List<float[]> encodeDense(String modelId, List<String> texts, boolean query) {
+    CachedEncoder cached;
+    synchronized (this) {
+      if (sharedCache != null && sharedEncoder == null) {
+        sharedEncoder = sharedCache.cached(EncoderClient.of(encoderChannel()));
+      }
+      cached = sharedEncoder;
+    }
+    if (cached == null) {
+      return EncoderClient.of(encoderChannel()).denseEncoding().encodeDense(modelId, texts, query);
+    }
+    return cached.dense(modelId, texts, query, done -> {});
   }
 
   public String encoderDescription() {

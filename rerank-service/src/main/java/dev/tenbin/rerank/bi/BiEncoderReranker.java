@@ -1,17 +1,21 @@
 package dev.tenbin.rerank.bi;
 
 import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.encoder.client.DenseEncoding;
 import dev.tenbin.encoder.client.EncoderClient;
 import java.util.List;
 
 /**
  * A retrieval model acting as a reranker: the query and each candidate are encoded by the encoder
  * service (query and document prompts) and scored by cosine of the L2-normalised vectors, so a
- * bi-encoder can be judged on the same fixed candidate set as cross-encoders.
+ * bi-encoder can be judged on the same fixed candidate set as cross-encoders. Dense vectors come
+ * through a {@link DenseEncoding}: the encoder itself, or the embedding cache of the job that
+ * embeds this service, so vectors its retrieval already computed are not computed again.
  */
 public final class BiEncoderReranker {
   private static final int CACHE_LIMIT = 200_000;
   private final EncoderClient encoder;
+  private final DenseEncoding dense;
 
   /**
    * Document vectors by (model, text): a candidate shared by many queries' sets is encoded once.
@@ -21,7 +25,13 @@ public final class BiEncoderReranker {
       new java.util.concurrent.ConcurrentHashMap<>();
 
   public BiEncoderReranker(EncoderClient encoder) {
+    this(encoder, encoder.denseEncoding());
+  }
+
+  /** Dense vectors from {@code dense}, sparse and multi-vector ones from {@code encoder}. */
+  public BiEncoderReranker(EncoderClient encoder, DenseEncoding dense) {
     this.encoder = encoder;
+    this.dense = dense;
   }
 
   /** Whether a model id names a retrieval model acting as a reranker. */
@@ -49,7 +59,7 @@ public final class BiEncoderReranker {
           "model_id", "bi-encoder rerankers are named dense:, sparse: or multivector:MODEL");
     }
     String id = model.substring("dense:".length());
-    float[] q = encoder.encodeDense(id, List.of(query), true, 0).getFirst();
+    float[] q = dense.encodeDense(id, List.of(query), true).getFirst();
     List<String> missing = new java.util.ArrayList<>();
     for (String document : documents) {
       if (!documentVectors.containsKey(id + "\u0000" + document) && !missing.contains(document)) {
@@ -60,7 +70,7 @@ public final class BiEncoderReranker {
       if (documentVectors.size() + missing.size() > CACHE_LIMIT) {
         documentVectors.clear();
       }
-      List<float[]> encoded = encoder.encodeDense(id, missing, false, 0);
+      List<float[]> encoded = dense.encodeDense(id, missing, false);
       for (int i = 0; i < missing.size(); i++) {
         documentVectors.put(id + "\u0000" + missing.get(i), encoded.get(i));
       }
