@@ -185,11 +185,17 @@ class EmbeddingsHttpTest {
     assertThat(four.getFirst()).hasSize(4);
     assertBitForBit(four, grpc(List.of("grape fig"), InputRole.INPUT_ROLE_DOCUMENT, 4));
 
-    HttpResponse<String> five =
-        embed("{\"model\":\"tiny-dense\",\"input\":\"grape fig\",\"dimensions\":5}");
-    assertThat(five.statusCode()).isEqualTo(400);
-    assertThat(error(five).get("param").asText()).isEqualTo("dimensions");
-    assertThat(error(five).get("message").asText()).contains("allowed: [4]");
+    int width =
+        vectors(embed("{\"model\":\"tiny-dense\",\"input\":\"grape fig\"}")).getFirst().length;
+    HttpResponse<String> wider =
+        embed(
+            "{\"model\":\"tiny-dense\",\"input\":\"grape fig\",\"dimensions\":"
+                + (width + 1)
+                + "}");
+    assertThat(wider.statusCode()).isEqualTo(400);
+    assertThat(error(wider).get("param").asText()).isEqualTo("dimensions");
+    assertThat(error(wider).get("message").asText())
+        .contains("a truncation must be between 1 and " + width);
   }
 
   @Test
