@@ -163,10 +163,9 @@ public final class EncoderBenchmark {
       core.encodeDense(modelId, List.of(query), true, 0, Cancellation.NEVER);
     }
 
-    double full =
-        medianMicros(
-            queries, q -> core.encodeDense(modelId, List.of(q), true, 0, Cancellation.NEVER));
-    double fullNoDelay = fullQueryMicrosWithoutQueueDelay(queries);
+    double[] fullWithAndWithout = fullQueryMicrosWithAndWithoutQueueDelay(queries);
+    double full = fullWithAndWithout[0];
+    double fullNoDelay = fullWithAndWithout[1];
     double lookup = medianMicros(queries, q -> light.dense(modelId, List.of(q), 0, true));
     double lightQps = queriesPerSecond(queries, q -> light.dense(modelId, List.of(q), 0, true));
     double fullQps =
@@ -192,10 +191,11 @@ public final class EncoderBenchmark {
   }
 
   /**
-   * Median full-query latency on a second core over the same configuration but with no batcher
-   * queue delay (the model is loaded again for it, and closed afterwards).
+   * Median full-query latency with the configured queue delay (this core) and with none (a second
+   * core over the same configuration, its model loaded again and closed afterwards). The two are
+   * timed alternately, query by query, so a change in machine load hits both alike.
    */
-  private double fullQueryMicrosWithoutQueueDelay(List<String> queries) {
+  private double[] fullQueryMicrosWithAndWithoutQueueDelay(List<String> queries) {
     BatchingLimits limits = core.config().batching();
     BatchingLimits noDelay =
         new BatchingLimits(
@@ -208,9 +208,25 @@ public final class EncoderBenchmark {
       for (String query : queries.subList(0, Math.min(10, queries.size()))) {
         direct.encodeDense(modelId, List.of(query), true, 0, Cancellation.NEVER);
       }
-      return medianMicros(
-          queries, q -> direct.encodeDense(modelId, List.of(q), true, 0, Cancellation.NEVER));
+      double[] delayed = new double[queries.size()];
+      double[] immediate = new double[queries.size()];
+      for (int i = 0; i < queries.size(); i++) {
+        List<String> query = List.of(queries.get(i));
+        long start = System.nanoTime();
+        core.encodeDense(modelId, query, true, 0, Cancellation.NEVER);
+        delayed[i] = (System.nanoTime() - start) / 1e3;
+        start = System.nanoTime();
+        direct.encodeDense(modelId, query, true, 0, Cancellation.NEVER);
+        immediate[i] = (System.nanoTime() - start) / 1e3;
+      }
+      return new double[] {median(delayed), median(immediate)};
     }
+  }
+
+  private static double median(double[] values) {
+    double[] sorted = values.clone();
+    Arrays.sort(sorted);
+    return sorted[sorted.length / 2];
   }
 
   private static List<String> prefixed(LoadedModel model, List<String> texts) {
