@@ -277,10 +277,25 @@ public final class EncoderClient {
    */
   public LightCache buildLightCache(
       String modelId, LightCacheDtype dtype, int batchSize, LightCacheProgress progress) {
+    return buildLightCache(modelId, dtype, 0, batchSize, progress);
+  }
+
+  /**
+   * As {@link #buildLightCache(String, LightCacheDtype, int, LightCacheProgress)}, at {@code
+   * dimensions}: 0 = the card's dimension, else one of its Matryoshka dimensions (a separate table,
+   * each token's row truncated and normalised at that width).
+   */
+  public LightCache buildLightCache(
+      String modelId,
+      LightCacheDtype dtype,
+      int dimensions,
+      int batchSize,
+      LightCacheProgress progress) {
     BuildLightCacheRequest request =
         BuildLightCacheRequest.newBuilder()
             .setModelId(modelId)
             .setDtype(dtype)
+            .setDimensions(dimensions)
             .setBatchSize(batchSize)
             .build();
     return retrying(

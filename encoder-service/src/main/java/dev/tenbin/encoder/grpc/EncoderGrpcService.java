@@ -7,6 +7,7 @@ import dev.tenbin.encoder.EncoderCore;
 import dev.tenbin.encoder.SparseVector;
 import dev.tenbin.encoder.light.CacheManifest;
 import dev.tenbin.encoder.light.LightQueryEncoder;
+import dev.tenbin.encoder.light.RowFormat;
 import dev.tenbin.encoder.model.ModelCard;
 import dev.tenbin.encoder.onnx.TokenizedBatch;
 import dev.tenbin.proto.common.v1.MultiVector;
@@ -236,7 +237,8 @@ public final class EncoderGrpcService extends EncoderServiceGrpc.EncoderServiceI
     EncodeLightQueryResponse.Builder response = EncodeLightQueryResponse.newBuilder();
     long start = System.nanoTime();
     if (request.getKind() == LightQueryKind.LIGHT_QUERY_KIND_SPARSE) {
-      for (SparseVector vector : light.sparse(request.getModelId(), request.getQueriesList())) {
+      for (SparseVector vector :
+          light.sparse(request.getModelId(), request.getQueriesList(), request.getSparseTopK())) {
         response.addSparse(ProtoConversions.sparse(vector));
       }
     } else if (request.getKind() == LightQueryKind.LIGHT_QUERY_KIND_DENSE) {
@@ -262,10 +264,11 @@ public final class EncoderGrpcService extends EncoderServiceGrpc.EncoderServiceI
   @Override
   public void buildLightCache(
       BuildLightCacheRequest request, StreamObserver<BuildLightCacheResponse> responses) {
-    boolean fp16 =
+    RowFormat format =
         switch (request.getDtype()) {
-          case LIGHT_CACHE_DTYPE_UNSPECIFIED, LIGHT_CACHE_DTYPE_FP32 -> false;
-          case LIGHT_CACHE_DTYPE_FP16 -> true;
+          case LIGHT_CACHE_DTYPE_UNSPECIFIED, LIGHT_CACHE_DTYPE_FP32 -> RowFormat.FP32;
+          case LIGHT_CACHE_DTYPE_FP16 -> RowFormat.FP16;
+          case LIGHT_CACHE_DTYPE_INT8 -> RowFormat.INT8;
           case UNRECOGNIZED ->
               throw new InvalidInputException(
                   "dtype", "unknown dtype value " + request.getDtypeValue());
@@ -277,7 +280,8 @@ public final class EncoderGrpcService extends EncoderServiceGrpc.EncoderServiceI
     LightQueryEncoder.BuiltCache built =
         light.buildCache(
             request.getModelId(),
-            fp16,
+            format,
+            request.getDimensions(),
             request.getBatchSize(),
             (rows, vocabulary) -> {
               if (stream.isReady() && !stream.isCancelled()) {
@@ -299,9 +303,11 @@ public final class EncoderGrpcService extends EncoderServiceGrpc.EncoderServiceI
                     .setVocabularySize(manifest.vocabularySize())
                     .setDimension(manifest.dimension())
                     .setDtype(
-                        manifest.dtype().equals("fp16")
-                            ? LightCacheDtype.LIGHT_CACHE_DTYPE_FP16
-                            : LightCacheDtype.LIGHT_CACHE_DTYPE_FP32)
+                        switch (RowFormat.of(manifest.dtype())) {
+                          case FP32 -> LightCacheDtype.LIGHT_CACHE_DTYPE_FP32;
+                          case FP16 -> LightCacheDtype.LIGHT_CACHE_DTYPE_FP16;
+                          case INT8 -> LightCacheDtype.LIGHT_CACHE_DTYPE_INT8;
+                        })
                     .setLocation(built.folder().toString())
                     .setReused(built.reused()))
             .build());

@@ -19,8 +19,13 @@ import java.util.function.IntConsumer;
 
 /**
  * LightRetriever's query side, with no model inference: dense = the mean of the cached rows of the
- * query's tokens (special tokens and prompt excluded), optionally truncated and normalised; sparse
- * = token counts over the tokenizer vocabulary.
+ * query's tokens (special tokens and prompt excluded), optionally normalised; sparse = token counts
+ * over the tokenizer vocabulary, optionally only the {@code k} highest.
+ *
+ * <p>A request for a width W below the model's (a Matryoshka width for models trained for it, a
+ * plain truncation for others, as on the encoder) is served from the width-W table when one was
+ * built (each row the token's embedding truncated to W and normalised on its own; the query is the
+ * mean of those rows), and otherwise from the full-width table, truncating the mean to W.
  */
 public final class LightQueryEncoder {
   private final EncoderCore core;
@@ -57,7 +62,9 @@ public final class LightQueryEncoder {
    * a partial one; a complete cache is returned as it is. One build per model runs at a time (a
    * second caller waits, then finds the cache complete). The model is held loaded while it builds.
    *
-   * @param fp16 store the rows of a new cache as FP16
+   * @param format row storage of a new cache
+   * @param width the card's dimension (0 means it), or a narrower width (1..dimension, as the
+   *     encoder's {@code dimensions})
    * @param batchSize tokens per forward pass, 1..{@value #MAX_BUILD_BATCH}; 0 = {@value
    *     #DEFAULT_BUILD_BATCH}
    * @param progress told (rows done, vocabulary size) after each chunk
@@ -65,7 +72,8 @@ public final class LightQueryEncoder {
    */
   public BuiltCache buildCache(
       String modelId,
-      boolean fp16,
+      RowFormat format,
+      int width,
       int batchSize,
       ProgressListener progress,
       Cancellation cancellation) {
@@ -81,10 +89,11 @@ public final class LightQueryEncoder {
     }
     try (var handle = core.acquire(modelId)) {
       LoadedModel model = handle.model();
-      Path folder = TokenEmbeddingCache.folder(cacheDirectory, model.card());
+      int dims = model.card().resolveDimensions(width, "dimensions");
+      Path folder = TokenEmbeddingCache.folder(cacheDirectory, model.card(), dims);
       synchronized (buildLocks.computeIfAbsent(folder, f -> new Object())) {
         TokenEmbeddingCache complete = completeCache(folder);
-        if (complete != null && complete.manifest().describes(model.card())) {
+        if (complete != null && complete.manifest().describes(model.card(), dims)) {
           return new BuiltCache(complete.manifest(), folder, true);
         }
         int vocabulary = TokenEmbeddingCache.vocabularySize(model.tokenizerJson());
@@ -100,9 +109,10 @@ public final class LightQueryEncoder {
                 CHUNK_ROWS,
                 batchSize == 0 ? DEFAULT_BUILD_BATCH : batchSize,
                 0,
-                fp16,
+                format,
+                dims,
                 rows);
-        caches.remove(modelId);
+        caches.remove(cacheKey(modelId, dims));
         return new BuiltCache(manifest, folder, false);
       }
     }
@@ -135,10 +145,20 @@ public final class LightQueryEncoder {
     validate(queries);
     try (var handle = core.acquire(modelId)) {
       LoadedModel model = handle.model();
-      int dims = model.card().resolveDimensions(dimensions, "dimensions");
-      TokenEmbeddingCache cache =
-          caches.computeIfAbsent(
-              modelId, id -> checked(TokenEmbeddingCache.load(cacheFolder(id)), model.card()));
+      ModelCard card = model.card();
+      int dims = card.resolveDimensions(dimensions, "dimensions");
+      TokenEmbeddingCache cache = dims < card.dimension() ? narrowCache(card, dims) : null;
+      if (cache == null) {
+        cache =
+            caches.computeIfAbsent(
+                cacheKey(modelId, card.dimension()),
+                key ->
+                    checked(
+                        TokenEmbeddingCache.load(
+                            TokenEmbeddingCache.folder(cacheDirectory, card, card.dimension())),
+                        card,
+                        card.dimension()));
+      }
       List<float[]> vectors = new ArrayList<>(queries.size());
       for (int i = 0; i < queries.size(); i++) {
         float[] mean = cache.average(tokens(model, queries, i));
@@ -149,10 +169,30 @@ public final class LightQueryEncoder {
     }
   }
 
-  /** A cache made for another model, revision, prompt or dimension is refused, not served. */
-  private TokenEmbeddingCache checked(TokenEmbeddingCache cache, ModelCard card) {
+  private static String cacheKey(String modelId, int width) {
+    return modelId + "@" + width;
+  }
+
+  /** The complete width-{@code dims} table of a model when one was built for it, else null. */
+  private TokenEmbeddingCache narrowCache(ModelCard card, int dims) {
+    String key = cacheKey(card.id(), dims);
+    TokenEmbeddingCache cached = caches.get(key);
+    if (cached != null) {
+      return cached;
+    }
+    TokenEmbeddingCache found =
+        completeCache(TokenEmbeddingCache.folder(cacheDirectory, card, dims));
+    if (found == null || !found.manifest().describes(card, dims)) {
+      return null;
+    }
+    TokenEmbeddingCache raced = caches.putIfAbsent(key, found);
+    return raced == null ? found : raced;
+  }
+
+  /** A cache made for another model, revision, prompt or width is refused, not served. */
+  private TokenEmbeddingCache checked(TokenEmbeddingCache cache, ModelCard card, int width) {
     CacheManifest manifest = cache.manifest();
-    if (!manifest.describes(card)) {
+    if (!manifest.describes(card, width)) {
       throw new PreconditionException(
           "model_id",
           "the LightRetriever cache in "
@@ -174,7 +214,20 @@ public final class LightQueryEncoder {
     return cache;
   }
 
+  /** Token counts of each query over the vocabulary, every term kept. */
   public List<SparseVector> sparse(String modelId, List<String> queries) {
+    return sparse(modelId, queries, 0);
+  }
+
+  /**
+   * Token counts of each query over the vocabulary, keeping only the {@code topK} highest-count
+   * terms (ties: the lower token id first); 0 keeps every term. Indices come out ascending.
+   */
+  public List<SparseVector> sparse(String modelId, List<String> queries, int topK) {
+    if (topK < 0) {
+      throw new InvalidInputException(
+          "sparse_top_k", "sparse_top_k must not be negative (0 keeps every term), got " + topK);
+    }
     validate(queries);
     try (var handle = core.acquire(modelId)) {
       LoadedModel model = handle.model();
@@ -191,7 +244,7 @@ public final class LightQueryEncoder {
           indices[j] = entry.getKey();
           values[j++] = entry.getValue();
         }
-        vectors.add(new SparseVector(indices, values));
+        vectors.add(SparseTopK.keep(new SparseVector(indices, values), topK));
       }
       return vectors;
     }

@@ -47,9 +47,14 @@ class EncoderBenchmarkTest {
                   result.tokenBudgetDocsPerSecond(),
                   result.fixed32DocsPerSecond(),
                   result.fullQueryMicros(),
+                  result.fullQueryNoQueueDelayMicros(),
                   result.lightQueryMicros(),
                   result.cacheBuildSeconds()))
           .allSatisfy(figure -> assertThat(figure).isPositive());
+      assertThat(result.queueDelayMillis())
+          .as("the configured queue delay of the full path")
+          .isEqualTo(core.config().batching().maxQueueDelay().toNanos() / 1e6)
+          .isPositive();
       assertThat(result.vocabularySize()).isEqualTo(TinyModels.VOCABULARY);
       Path cache =
           TokenEmbeddingCache.folder(tmp.resolve("cache"), core.model("tiny-dense").card());
@@ -74,10 +79,13 @@ class EncoderBenchmarkTest {
   void derivedFiguresAreRatiosInTheirStatedDirection() {
     EncoderBenchmark.Result result =
         new EncoderBenchmark.Result(
-            "m", 10, 400, 300, 100, 600, 200, 250, 2.5, 4000, 40, 1.5, 1 << 20, 100);
+            "m", 10, 400, 300, 100, 600, 200, 250, 50, 2, 2.5, 4000, 40, 1.5, 1 << 20, 100);
     assertThat(result.lightSpeedup())
         .as("full query latency over light query latency")
         .isEqualTo(100.0);
+    assertThat(result.lightSpeedupNoQueueDelay())
+        .as("full query latency without the queue delay over light query latency")
+        .isEqualTo(20.0);
     assertThat(result.grpcOverInProcess()).as("gRPC docs/s over in-process docs/s").isEqualTo(0.25);
     assertThat(result.tokenBudgetOverFixed32())
         .as("token-budget docs/s over fixed-32 docs/s")

@@ -9,9 +9,12 @@ import dev.tenbin.encoder.EncoderServiceConfig;
 import dev.tenbin.encoder.client.EncoderClient;
 import dev.tenbin.encoder.testing.TinyModels;
 import dev.tenbin.proto.encoder.v1.BuildLightCacheRequest;
+import dev.tenbin.proto.encoder.v1.EncodeLightQueryRequest;
+import dev.tenbin.proto.encoder.v1.EncodeLightQueryResponse;
 import dev.tenbin.proto.encoder.v1.EncoderServiceGrpc;
 import dev.tenbin.proto.encoder.v1.LightCache;
 import dev.tenbin.proto.encoder.v1.LightCacheDtype;
+import dev.tenbin.proto.encoder.v1.LightQueryKind;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -105,6 +108,62 @@ class BuildLightCacheTest {
     assertThat(second.getDtype()).isEqualTo(LightCacheDtype.LIGHT_CACHE_DTYPE_FP16);
     assertThat(second.getLocation()).isEqualTo(first.getLocation());
     assertThat(Files.getLastModifiedTime(manifest)).isEqualTo(written);
+  }
+
+  @Test
+  void anInt8MatryoshkaTableIsBuiltAndServedAndSparseQueriesKeepTheirTopK() {
+    var stub = EncoderServiceGrpc.newBlockingStub(channel);
+    LightCache narrow = null;
+    var responses =
+        stub.buildLightCache(
+            BuildLightCacheRequest.newBuilder()
+                .setModelId("tiny-dense")
+                .setDtype(LightCacheDtype.LIGHT_CACHE_DTYPE_INT8)
+                .setDimensions(4)
+                .build());
+    while (responses.hasNext()) {
+      var response = responses.next();
+      if (response.hasCache()) {
+        narrow = response.getCache();
+      }
+    }
+    assertThat(narrow).isNotNull();
+    assertThat(narrow.getDtype()).isEqualTo(LightCacheDtype.LIGHT_CACHE_DTYPE_INT8);
+    assertThat(narrow.getDimension()).isEqualTo(4);
+    EncodeLightQueryResponse dense =
+        stub.encodeLightQuery(
+            EncodeLightQueryRequest.newBuilder()
+                .setModelId("tiny-dense")
+                .addQueries("apple banana")
+                .setKind(LightQueryKind.LIGHT_QUERY_KIND_DENSE)
+                .setDimensions(4)
+                .setNormalize(true)
+                .build());
+    assertThat(dense.getDense(0).getValuesList()).hasSize(4);
+    EncodeLightQueryResponse sparse =
+        stub.encodeLightQuery(
+            EncodeLightQueryRequest.newBuilder()
+                .setModelId("tiny-dense")
+                .addQueries("apple banana banana")
+                .setKind(LightQueryKind.LIGHT_QUERY_KIND_SPARSE)
+                .setSparseTopK(1)
+                .build());
+    assertThat(sparse.getSparse(0).getIndicesList()).containsExactly(5);
+    assertThatThrownBy(
+            () ->
+                stub.encodeLightQuery(
+                    EncodeLightQueryRequest.newBuilder()
+                        .setModelId("tiny-dense")
+                        .addQueries("apple")
+                        .setKind(LightQueryKind.LIGHT_QUERY_KIND_SPARSE)
+                        .setSparseTopK(-1)
+                        .build()))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+              assertThat(e.getStatus().getDescription()).contains("sparse_top_k");
+            });
   }
 
   @Test

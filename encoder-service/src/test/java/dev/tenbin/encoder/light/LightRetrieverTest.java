@@ -123,7 +123,8 @@ class LightRetrieverTest {
             .replace("\"dimension\" : " + TinyModels.HIDDEN, "\"dimension\" : 6"));
     assertThat(Files.readString(manifest)).contains("\"dimension\" : 6");
     var rebuilt =
-        light.buildCache("tiny-dense", false, 0, (rows, vocabulary) -> {}, Cancellation.NEVER);
+        light.buildCache(
+            "tiny-dense", RowFormat.FP32, 0, 0, (rows, vocabulary) -> {}, Cancellation.NEVER);
     assertThat(rebuilt.reused()).isFalse();
     assertThat(rebuilt.manifest().dimension()).isEqualTo(TinyModels.HIDDEN);
     assertThat(light.dense("tiny-dense", List.of("apple"), 0, true).getFirst())

@@ -131,6 +131,15 @@ public final class BenchCommand implements Runnable {
     @Option(names = "--cache-dir", defaultValue = "${env:TENBIN_CACHE_DIR:-.tenbin/cache}")
     Path cacheDirectory;
 
+    @Option(
+        names = "--queue-delay-ms",
+        defaultValue = "2",
+        description =
+            "The batcher's maximum queue delay on the full query path behind full_query_us (default"
+                + " ${DEFAULT-VALUE}, the service's); full_query_no_queue_delay_us is always measured"
+                + " with none.")
+    long queueDelayMs;
+
     @Option(names = "--json")
     boolean json;
 
@@ -138,6 +147,10 @@ public final class BenchCommand implements Runnable {
 
     @Override
     public Integer call() {
+      if (queueDelayMs < 0) {
+        spec.commandLine().getErr().println("tenbin: --queue-delay-ms must not be negative");
+        return 2;
+      }
       java.util.List<String> docs = new java.util.ArrayList<>();
       java.util.List<String> qs = new java.util.ArrayList<>();
       if (dataset != null) {
@@ -169,8 +182,17 @@ public final class BenchCommand implements Runnable {
         }
       }
       PrintWriter err = spec.commandLine().getErr();
-      var config =
+      var embedded =
           dev.tenbin.encoder.EncoderServiceConfig.embedded(Path.of("models"), cacheDirectory);
+      var limits = embedded.batching();
+      var config =
+          embedded.withBatching(
+              new dev.tenbin.encoder.batching.BatchingLimits(
+                  limits.maxBatchTokens(),
+                  limits.maxBatchSize(),
+                  limits.maxQueuedInputs(),
+                  java.time.Duration.ofMillis(queueDelayMs),
+                  limits.maxQueueWait()));
       dev.tenbin.encoder.bench.EncoderBenchmark.Result r =
           dev.tenbin.encoder.bench.EncoderBenchmark.run(
               config,
@@ -195,6 +217,9 @@ public final class BenchCommand implements Runnable {
       root.put("full_query_us", r.fullQueryMicros());
       root.put("light_query_us", r.lightQueryMicros());
       root.put("light_speedup", r.lightSpeedup());
+      root.put("queue_delay_ms", r.queueDelayMillis());
+      root.put("full_query_no_queue_delay_us", r.fullQueryNoQueueDelayMicros());
+      root.put("light_speedup_no_queue_delay", r.lightSpeedupNoQueueDelay());
       root.put("full_queries_per_s", r.fullQueriesPerSecond());
       root.put("light_queries_per_s", r.lightQueriesPerSecond());
       root.put("cache_build_s", r.cacheBuildSeconds());

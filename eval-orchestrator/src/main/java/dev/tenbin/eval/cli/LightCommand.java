@@ -43,6 +43,19 @@ public final class LightCommand implements Runnable {
     @Option(names = "--fp16", description = "Store rows in FP16 (half the size).")
     boolean fp16;
 
+    @Option(
+        names = "--int8",
+        description = "Store rows as int8 with a per-row FP32 scale (about a quarter of the size).")
+    boolean int8;
+
+    @Option(
+        names = "--dimensions",
+        defaultValue = "0",
+        description =
+            "Build the table at a width below the model's, e.g. a Matryoshka dimension of its card"
+                + " (each token's row truncated and normalised at that width); 0 = the full dimension.")
+    int dimensions;
+
     @Option(names = "--batch-size", defaultValue = "256")
     int batchSize;
 
@@ -51,6 +64,10 @@ public final class LightCommand implements Runnable {
     @Override
     public Integer call() {
       PrintWriter err = spec.commandLine().getErr();
+      if (fp16 && int8) {
+        err.println("tenbin: choose one of --fp16 and --int8");
+        return 2;
+      }
       var endpoints = serviceOptions.toOptions();
       LightCache cache;
       ProgressBar[] bar = {null};
@@ -65,9 +82,12 @@ public final class LightCommand implements Runnable {
             EncoderClient.of(services.encoderChannel())
                 .buildLightCache(
                     model,
-                    fp16
-                        ? LightCacheDtype.LIGHT_CACHE_DTYPE_FP16
-                        : LightCacheDtype.LIGHT_CACHE_DTYPE_FP32,
+                    int8
+                        ? LightCacheDtype.LIGHT_CACHE_DTYPE_INT8
+                        : fp16
+                            ? LightCacheDtype.LIGHT_CACHE_DTYPE_FP16
+                            : LightCacheDtype.LIGHT_CACHE_DTYPE_FP32,
+                    dimensions,
                     batchSize,
                     (done, vocabulary) -> {
                       if (bar[0] == null) {
@@ -90,7 +110,11 @@ public final class LightCommand implements Runnable {
           model,
           cache.getVocabularySize(),
           cache.getDimension(),
-          cache.getDtype() == LightCacheDtype.LIGHT_CACHE_DTYPE_FP16 ? "fp16" : "fp32",
+          switch (cache.getDtype()) {
+            case LIGHT_CACHE_DTYPE_FP16 -> "fp16";
+            case LIGHT_CACHE_DTYPE_INT8 -> "int8";
+            default -> "fp32";
+          },
           cache.getLocation());
       return 0;
     }

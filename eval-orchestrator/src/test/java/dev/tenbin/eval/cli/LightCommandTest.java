@@ -65,6 +65,37 @@ class LightCommandTest {
             .hasSize(1);
       }
       assertThat(cliCache.resolve("light")).doesNotExist();
+
+      CliRunner narrow =
+          CliRunner.run(
+              "light",
+              "build",
+              "--model",
+              "tiny-dense",
+              "--int8",
+              "--dimensions",
+              "4",
+              "--encoder-endpoint",
+              "127.0.0.1:" + host.port(),
+              "--models-dir",
+              tmp.resolve("no-models").toString(),
+              "--cache-dir",
+              cliCache.toString());
+      assertThat(narrow.exitCode()).as(narrow.err()).isZero();
+      assertThat(narrow.err())
+          .contains("tenbin: cache of tiny-dense: " + TinyModels.VOCABULARY + " x 4 int8 in ");
+      try (var files = Files.walk(encoderCache.resolve("light"))) {
+        assertThat(files.filter(p -> p.getFileName().toString().equals("manifest.json")))
+            .as("the Matryoshka table is a second cache beside the full-width one")
+            .hasSize(2);
+      }
     }
+  }
+
+  @Test
+  void fp16AndInt8TogetherAreAUsageError() {
+    CliRunner run = CliRunner.run("light", "build", "--model", "m", "--fp16", "--int8");
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).contains("choose one of --fp16 and --int8");
   }
 }
