@@ -260,4 +260,9 @@ public record EncoderServiceConfig(
         models,
         httpPort);
   }
+
+  /** These batching limits with another maximum queue delay. */
+  public EncoderServiceConfig withMaxQueueDelay(java.time.Duration delay) {
+    return withBatching(batching.withMaxQueueDelay(delay));
+  }
 }

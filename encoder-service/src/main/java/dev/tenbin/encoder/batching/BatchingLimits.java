@@ -80,4 +80,10 @@ public record BatchingLimits(
       int maxBatchTokens, int maxBatchSize, int maxQueuedInputs, Duration maxQueueDelay) {
     this(maxBatchTokens, maxBatchSize, maxQueuedInputs, maxQueueDelay, Duration.ZERO);
   }
+
+  /** The same limits with another maximum queue delay (the bench's timing with and without it). */
+  public BatchingLimits withMaxQueueDelay(Duration delay) {
+    return new BatchingLimits(
+        maxBatchTokens, maxBatchSize, maxQueuedInputs, delay, maxQueueWait, maxBatchAttention);
+  }
 }

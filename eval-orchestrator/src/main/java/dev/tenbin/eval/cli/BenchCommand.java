@@ -182,17 +182,9 @@ public final class BenchCommand implements Runnable {
         }
       }
       PrintWriter err = spec.commandLine().getErr();
-      var embedded =
-          dev.tenbin.encoder.EncoderServiceConfig.embedded(Path.of("models"), cacheDirectory);
-      var limits = embedded.batching();
       var config =
-          embedded.withBatching(
-              new dev.tenbin.encoder.batching.BatchingLimits(
-                  limits.maxBatchTokens(),
-                  limits.maxBatchSize(),
-                  limits.maxQueuedInputs(),
-                  java.time.Duration.ofMillis(queueDelayMs),
-                  limits.maxQueueWait()));
+          dev.tenbin.encoder.EncoderServiceConfig.embedded(Path.of("models"), cacheDirectory)
+              .withMaxQueueDelay(java.time.Duration.ofMillis(queueDelayMs));
       dev.tenbin.encoder.bench.EncoderBenchmark.Result r =
           dev.tenbin.encoder.bench.EncoderBenchmark.run(
               config,
