@@ -7,13 +7,15 @@ import java.util.Map;
 
 /**
  * A BEIR-format collection read into memory: {@code corpus.jsonl}, {@code queries.jsonl} and {@code
- * qrels/test.tsv}.
+ * qrels/test.tsv}, and {@code qrels/spans.tsv} where the collection has one.
  *
  * @param name the folder's name
  * @param directory the folder
  * @param corpus documents in file order
  * @param queries query id to text, in file order
  * @param qrels the judgments, as read
+ * @param spans each query's reference span in its positive document ({@code qrels/spans.tsv};
+ *     {@link SpanQrels#none()} when the folder has none)
  * @param evaluatedQueryIds the queries of {@code queries.jsonl} with at least one judgment of score
  *     > 0 (the BEIR / HAKARI convention), in file order
  * @param warnings problems that do not stop an evaluation, such as qrels naming unknown queries
@@ -24,6 +26,7 @@ public record BeirDataset(
     List<CorpusDocument> corpus,
     Map<String, String> queries,
     Qrels qrels,
+    SpanQrels spans,
     List<String> evaluatedQueryIds,
     List<String> warnings) {
 

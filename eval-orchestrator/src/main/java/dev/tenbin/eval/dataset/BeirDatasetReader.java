@@ -5,6 +5,7 @@ import dev.tenbin.eval.run.QrelsReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,10 +15,14 @@ import java.util.Set;
 /**
  * Reads a BEIR-format folder. Missing or corrupt files and an empty corpus are errors, as are ids
  * that are not {@link dev.tenbin.eval.run.RecordIds valid ids} (runs and qrels could not name them)
- * and titles or texts that are not strings; qrels that name queries or documents absent from the
- * files are counted and reported as warnings, as real collections have them.
+ * and titles or texts that are not strings, as is a malformed {@code qrels/spans.tsv}; qrels that
+ * name queries or documents absent from the files are counted and reported as warnings, as real
+ * collections have them.
  */
 public final class BeirDatasetReader {
+  /** The optional span qrels, beside {@code test.tsv}: see {@link SpanQrelsReader}. */
+  public static final String SPANS_FILE = "spans.tsv";
+
   private BeirDatasetReader() {}
 
   public static BeirDataset read(Path directory) {
@@ -87,8 +92,17 @@ public final class BeirDatasetReader {
       throw new DatasetException(
           "no query of " + queriesFile + " has a relevant judgment in " + qrelsFile);
     }
+    SpanQrels spans = SpanQrels.none();
+    Path spansFile = directory.resolve("qrels").resolve(SPANS_FILE);
+    if (Files.isRegularFile(spansFile)) {
+      Map<String, CorpusDocument> documents = new HashMap<>();
+      for (CorpusDocument doc : corpus) {
+        documents.put(doc.id(), doc);
+      }
+      spans = SpanQrelsReader.read(spansFile, queries, documents, qrels);
+    }
     String name = directory.toAbsolutePath().normalize().getFileName().toString();
-    return new BeirDataset(name, directory, corpus, queries, qrels, evaluated, warnings);
+    return new BeirDataset(name, directory, corpus, queries, qrels, spans, evaluated, warnings);
   }
 
   private static List<CorpusDocument> readCorpus(Path file) {

@@ -7,11 +7,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 
 /**
- * SHA-256 over a BEIR folder's corpus, queries and qrels, in that order: the dataset's identity.
+ * SHA-256 over a BEIR folder's corpus, queries and qrels, in that order, then its span qrels where
+ * it has them: the dataset's identity. A folder without {@code qrels/spans.tsv} keeps the identity
+ * it had before spans were read.
  */
 public final class DatasetFingerprint {
   private DatasetFingerprint() {}
@@ -19,11 +22,15 @@ public final class DatasetFingerprint {
   public static String of(Path directory) {
     try {
       MessageDigest digest = MessageDigest.getInstance("SHA-256");
-      for (Path file :
-          List.of(
-              directory.resolve("corpus.jsonl"),
-              directory.resolve("queries.jsonl"),
-              directory.resolve("qrels/test.tsv"))) {
+      List<Path> files = new ArrayList<>();
+      files.add(directory.resolve("corpus.jsonl"));
+      files.add(directory.resolve("queries.jsonl"));
+      files.add(directory.resolve("qrels/test.tsv"));
+      Path spans = directory.resolve("qrels").resolve(BeirDatasetReader.SPANS_FILE);
+      if (Files.isRegularFile(spans)) {
+        files.add(spans);
+      }
+      for (Path file : files) {
         try (InputStream in = Files.newInputStream(file)) {
           byte[] buffer = new byte[1 << 16];
           int read;

@@ -19,6 +19,7 @@ class SafeguardTest {
         List.of(),
         Map.of("q", "query"),
         Qrels.of(qrels),
+        dev.tenbin.eval.dataset.SpanQrels.none(),
         List.of("q"),
         List.of());
   }

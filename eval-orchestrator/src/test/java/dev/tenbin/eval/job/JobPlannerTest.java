@@ -30,7 +30,14 @@ class JobPlannerTest {
   private static JobTask task(String sha) {
     BeirDataset data =
         new BeirDataset(
-            "t", Path.of("t"), List.of(), Map.of(), Qrels.of(Map.of()), List.of(), List.of());
+            "t",
+            Path.of("t"),
+            List.of(),
+            Map.of(),
+            Qrels.of(Map.of()),
+            dev.tenbin.eval.dataset.SpanQrels.none(),
+            List.of(),
+            List.of());
     return new JobTask("bench", "t", "t", "en", "", data, sha, Map.of("path", "/somewhere/" + sha));
   }
 

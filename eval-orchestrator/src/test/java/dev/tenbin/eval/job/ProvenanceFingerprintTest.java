@@ -62,7 +62,14 @@ class ProvenanceFingerprintTest {
   private static Map<String, PlannedCell> cells(ModelFacts encoder, ModelFacts reranker) {
     BeirDataset data =
         new BeirDataset(
-            "t", Path.of("t"), List.of(), Map.of(), Qrels.of(Map.of()), List.of(), List.of());
+            "t",
+            Path.of("t"),
+            List.of(),
+            Map.of(),
+            Qrels.of(Map.of()),
+            dev.tenbin.eval.dataset.SpanQrels.none(),
+            List.of(),
+            List.of());
     JobTask task = new JobTask("bench", "t", "t", "en", "", data, "sha-1", Map.of());
     JobPlanner planner =
         new JobPlanner(

@@ -43,7 +43,14 @@ class StoredCellCompatibilityTest {
   StoredCellCompatibilityTest() {
     BeirDataset data =
         new BeirDataset(
-            "t", Path.of("t"), List.of(), Map.of(), Qrels.of(Map.of()), List.of(), List.of());
+            "t",
+            Path.of("t"),
+            List.of(),
+            Map.of(),
+            Qrels.of(Map.of()),
+            dev.tenbin.eval.dataset.SpanQrels.none(),
+            List.of(),
+            List.of());
     JobTask task =
         new JobTask("bench", "t", "t", "en", "", data, "sha-1", Map.of("path", "/somewhere"));
     JobPlanner planner =

@@ -43,6 +43,7 @@ class NanoSetBuilderTest {
         corpus,
         queries,
         Qrels.of(qrels),
+        dev.tenbin.eval.dataset.SpanQrels.none(),
         new ArrayList<>(queries.keySet()),
         List.of());
   }
@@ -119,6 +120,7 @@ class NanoSetBuilderTest {
             corpus,
             queries,
             Qrels.of(qrels),
+            dev.tenbin.eval.dataset.SpanQrels.none(),
             new ArrayList<>(queries.keySet()),
             List.of());
 
