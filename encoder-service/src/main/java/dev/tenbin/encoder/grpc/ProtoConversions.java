@@ -3,14 +3,17 @@ package dev.tenbin.encoder.grpc;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.encoder.EncodeResult;
 import dev.tenbin.encoder.SparseVector;
+import dev.tenbin.encoder.model.DecoderSettings;
 import dev.tenbin.encoder.model.ModelCard;
 import dev.tenbin.encoder.onnx.OnnxEnvironment;
 import dev.tenbin.encoder.onnx.OnnxModel;
 import dev.tenbin.proto.common.v1.DenseVector;
 import dev.tenbin.proto.common.v1.Metadata;
 import dev.tenbin.proto.common.v1.RuntimeProvenance;
+import dev.tenbin.proto.encoder.v1.DecoderInputs;
 import dev.tenbin.proto.encoder.v1.InputRole;
 import dev.tenbin.proto.encoder.v1.OutputKind;
+import dev.tenbin.proto.encoder.v1.PaddingSide;
 import dev.tenbin.proto.encoder.v1.Pooling;
 
 /** Conversions between the encoder core's records and {@code tenbin.encoder.v1} messages. */
@@ -88,6 +91,21 @@ final class ProtoConversions {
         .setActiveParameters(card.activeParameters())
         .setResolvedSha(card.resolvedSha())
         .setDtype(dtype == null ? "" : dtype)
+        .setDecoder(decoderInputs(card.decoderSettings()))
+        .build();
+  }
+
+  static DecoderInputs decoderInputs(DecoderSettings settings) {
+    return DecoderInputs.newBuilder()
+        .setPaddingSide(
+            switch (settings.paddingSide()) {
+              case LEFT -> PaddingSide.PADDING_SIDE_LEFT;
+              case RIGHT -> PaddingSide.PADDING_SIDE_RIGHT;
+            })
+        .setEosToken(settings.eosToken())
+        .setQueryTemplate(settings.queryTemplate())
+        .setDocumentTemplate(settings.documentTemplate())
+        .setTask(settings.task())
         .build();
   }
 }
