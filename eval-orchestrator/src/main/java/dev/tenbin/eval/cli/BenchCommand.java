@@ -143,10 +143,15 @@ public final class BenchCommand implements Runnable {
     @Option(names = "--json")
     boolean json;
 
+    @CommandLine.Mixin
+    dev.tenbin.encoder.onnx.ExecutionOptions execution =
+        new dev.tenbin.encoder.onnx.ExecutionOptions();
+
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() {
+      execution.check();
       if (queueDelayMs < 0) {
         spec.commandLine().getErr().println("tenbin: --queue-delay-ms must not be negative");
         return 2;
@@ -184,7 +189,8 @@ public final class BenchCommand implements Runnable {
       PrintWriter err = spec.commandLine().getErr();
       var config =
           dev.tenbin.encoder.EncoderServiceConfig.embedded(Path.of("models"), cacheDirectory)
-              .withMaxQueueDelay(java.time.Duration.ofMillis(queueDelayMs));
+              .withMaxQueueDelay(java.time.Duration.ofMillis(queueDelayMs))
+              .withExecution(execution);
       dev.tenbin.encoder.bench.EncoderBenchmark.Result r =
           dev.tenbin.encoder.bench.EncoderBenchmark.run(
               config,
@@ -198,6 +204,8 @@ public final class BenchCommand implements Runnable {
       err.println();
       ObjectNode root = new ObjectMapper().createObjectNode();
       root.put("model", r.model());
+      root.put("execution_provider", config.runtime().provider());
+      root.put("device", config.runtime().device());
       root.put("documents", r.documents());
       root.put("in_process_docs_per_s", r.inProcessDocsPerSecond());
       root.put("grpc_docs_per_s", r.grpcDocsPerSecond());
