@@ -1,6 +1,7 @@
 package dev.tenbin.encoder.onnx;
 
 import ai.onnxruntime.NodeInfo;
+import ai.onnxruntime.OnnxJavaType;
 import ai.onnxruntime.OnnxTensor;
 import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtException;
@@ -11,9 +12,11 @@ import ai.onnxruntime.providers.OrtCUDAProviderOptions;
 import dev.tenbin.core.Lifetime;
 import dev.tenbin.core.OrderedShutdown;
 import java.nio.FloatBuffer;
+import java.nio.IntBuffer;
 import java.nio.LongBuffer;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 
@@ -38,6 +41,7 @@ public final class OnnxModel implements AutoCloseable {
   private final Lifetime lifetime;
   private final OrderedShutdown.Registration shutdown;
   private final Set<String> inputs;
+  private final Set<String> int32Inputs = new HashSet<>();
   private final String outputName;
   private final String outputType;
   private final long outputWidth;
@@ -134,6 +138,12 @@ public final class OnnxModel implements AutoCloseable {
         this.session = environment.createSession(onnx, sessionOptions);
       }
       this.inputs = session.getInputNames();
+      for (Map.Entry<String, NodeInfo> input : session.getInputInfo().entrySet()) {
+        if (input.getValue().getInfo() instanceof TensorInfo tensor
+            && tensor.type == OnnxJavaType.INT32) {
+          int32Inputs.add(input.getKey());
+        }
+      }
       this.outputName = session.getOutputNames().iterator().next();
       NodeInfo info = session.getOutputInfo().get(outputName);
       this.outputType =
@@ -266,10 +276,9 @@ public final class OnnxModel implements AutoCloseable {
     long[] shape = {batch, length};
     Map<String, OnnxTensor> feed = new HashMap<>();
     try {
-      feed.put("input_ids", OnnxTensor.createTensor(environment, LongBuffer.wrap(inputIds), shape));
+      feed.put("input_ids", integers("input_ids", inputIds, shape));
       if (inputs.contains("attention_mask")) {
-        feed.put(
-            "attention_mask", OnnxTensor.createTensor(environment, LongBuffer.wrap(mask), shape));
+        feed.put("attention_mask", integers("attention_mask", mask, shape));
       }
       if (inputs.contains("token_type_ids")) {
         long[] types = new long[batch * length];
@@ -278,13 +287,10 @@ public final class OnnxModel implements AutoCloseable {
             System.arraycopy(typeIds[b], 0, types, b * length + starts[b], typeIds[b].length);
           }
         }
-        feed.put(
-            "token_type_ids", OnnxTensor.createTensor(environment, LongBuffer.wrap(types), shape));
+        feed.put("token_type_ids", integers("token_type_ids", types, shape));
       }
       if (inputs.contains("position_ids")) {
-        feed.put(
-            "position_ids",
-            OnnxTensor.createTensor(environment, LongBuffer.wrap(positions), shape));
+        feed.put("position_ids", integers("position_ids", positions, shape));
       }
       try (OrtSession.Result result = session.run(feed, Set.of(outputName))) {
         OnnxTensor tensor = (OnnxTensor) result.get(0);
@@ -307,6 +313,18 @@ public final class OnnxModel implements AutoCloseable {
     } finally {
       feed.values().forEach(OnnxTensor::close);
     }
+  }
+
+  /** An integer input as the graph declares it: int32 where it says so, int64 otherwise. */
+  private OnnxTensor integers(String name, long[] values, long[] shape) throws OrtException {
+    if (int32Inputs.contains(name)) {
+      int[] narrow = new int[values.length];
+      for (int i = 0; i < values.length; i++) {
+        narrow[i] = Math.toIntExact(values[i]);
+      }
+      return OnnxTensor.createTensor(environment, IntBuffer.wrap(narrow), shape);
+    }
+    return OnnxTensor.createTensor(environment, LongBuffer.wrap(values), shape);
   }
 
   /**

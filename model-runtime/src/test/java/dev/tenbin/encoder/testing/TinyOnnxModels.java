@@ -21,7 +21,10 @@ public final class TinyOnnxModels {
   /** ONNX element type of FP32 tensors. */
   public static final int FLOAT = 1;
 
-  private static final int INT64 = 7;
+  /** ONNX element types of integer tensors. */
+  public static final int INT64 = 7;
+
+  public static final int INT32 = 6;
 
   /** ONNX element type of FP16 tensors. */
   public static final int FLOAT16 = 10;
@@ -122,6 +125,23 @@ public final class TinyOnnxModels {
       int hidden,
       boolean causal,
       int outputType) {
+    return decoderEncoder(
+        embeddings, positions, vocabulary, maxPositions, hidden, causal, outputType, INT64);
+  }
+
+  /**
+   * {@link #decoderEncoder(float[], float[], int, int, int, boolean, int)} whose three inputs are
+   * of {@code inputType} (INT64 as optimum exports, or INT32 as some exports declare them).
+   */
+  public static byte[] decoderEncoder(
+      float[] embeddings,
+      float[] positions,
+      int vocabulary,
+      int maxPositions,
+      int hidden,
+      boolean causal,
+      int outputType,
+      int inputType) {
     String activated = outputType == FLOAT ? "last_hidden_state" : "activated";
     List<byte[]> nodes = new java.util.ArrayList<>();
     nodes.add(node("Gather", List.of("embeddings", "input_ids"), "token_states", 0));
@@ -150,9 +170,9 @@ public final class TinyOnnxModels {
                 int64Tensor("axis_one", new long[] {}, 1),
                 int64Tensor("axes_one", new long[] {1}, 1)),
             List.of(
-                valueInfo("input_ids", INT64, 2, 0),
-                valueInfo("attention_mask", INT64, 2, 0),
-                valueInfo("position_ids", INT64, 2, 0)),
+                valueInfo("input_ids", inputType, 2, 0),
+                valueInfo("attention_mask", inputType, 2, 0),
+                valueInfo("position_ids", inputType, 2, 0)),
             List.of(valueInfo("last_hidden_state", outputType, 3, hidden)));
     return model(graph);
   }
