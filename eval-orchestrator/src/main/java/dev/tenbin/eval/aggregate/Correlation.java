@@ -4,7 +4,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.stream.IntStream;
 
-/** Pearson and Spearman correlation of paired samples. */
+/** Pearson, Spearman and Kendall correlation of paired samples. */
 public final class Correlation {
   private Correlation() {}
 
@@ -37,6 +37,44 @@ public final class Correlation {
   public static double spearman(double[] x, double[] y) {
     requireSameLength(x, y);
     return pearson(averageRanks(x), averageRanks(y));
+  }
+
+  /**
+   * Kendall's tau-b: {@code (concordant - discordant) / sqrt((n0 - tiesX) (n0 - tiesY))} over all
+   * pairs; NaN when fewer than two pairs or either side is constant.
+   */
+  public static double kendall(double[] x, double[] y) {
+    requireSameLength(x, y);
+    int n = x.length;
+    if (n < 2) {
+      return Double.NaN;
+    }
+    long concordant = 0;
+    long discordant = 0;
+    long tiedX = 0;
+    long tiedY = 0;
+    for (int i = 0; i < n; i++) {
+      for (int j = i + 1; j < n; j++) {
+        int dx = Double.compare(x[i], x[j]);
+        int dy = Double.compare(y[i], y[j]);
+        if (dx == 0) {
+          tiedX++;
+        }
+        if (dy == 0) {
+          tiedY++;
+        }
+        if (dx != 0 && dy != 0) {
+          if (dx == dy) {
+            concordant++;
+          } else {
+            discordant++;
+          }
+        }
+      }
+    }
+    long pairs = (long) n * (n - 1) / 2;
+    double denominator = Math.sqrt((double) (pairs - tiedX) * (pairs - tiedY));
+    return denominator == 0 ? Double.NaN : (concordant - discordant) / denominator;
   }
 
   /** 1-based ranks in ascending order of value; tied values get the mean of the ranks they span. */

@@ -112,4 +112,13 @@ class CorrelationTest {
     assertThat(OfficialRanking.parse("model,score\n\"org/model, v2\",0.5\n", "x", "f").values())
         .containsEntry("org/model, v2", 0.5);
   }
+
+  @Test
+  void kendallsTauBCountsConcordantPairsAndCorrectsForTies() {
+    // 10 pairs: 8 concordant, 1 discordant, 1 tied in y only -> (8 - 1) / sqrt(10 * 9)
+    assertThat(Correlation.kendall(new double[] {1, 2, 3, 4, 5}, new double[] {5, 6, 7, 8, 7}))
+        .isCloseTo(7 / Math.sqrt(90), org.assertj.core.api.Assertions.within(1e-15));
+    assertThat(Correlation.kendall(new double[] {1, 2, 3}, new double[] {3, 2, 1})).isEqualTo(-1.0);
+    assertThat(Correlation.kendall(new double[] {1, 2, 3}, new double[] {4, 4, 4})).isNaN();
+  }
 }

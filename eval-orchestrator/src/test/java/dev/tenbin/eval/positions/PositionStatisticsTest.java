@@ -57,12 +57,6 @@ class PositionStatisticsTest {
     assertThat(PositionStatistics.slope(x, flat)).isEqualTo(0.0);
   }
 
-  @Test
-  void tiedValuesShareTheirAverageRank() {
-    assertThat(PositionStatistics.averageRanks(new double[] {3, 1, 3, 2}))
-        .containsExactly(3.5, 1, 3.5, 2);
-  }
-
   @Property
   void aStrictlyDecreasingProfileHasCorrelationsOfMinusOne(
       @ForAll @Size(min = 2, max = 20) java.util.List<@DoubleRange(min = 0, max = 1) Double> raw) {
