@@ -25,7 +25,8 @@ import java.util.function.IntConsumer;
  * <p>A request for a width W below the model's (a Matryoshka width for models trained for it, a
  * plain truncation for others, as on the encoder) is served from the width-W table when one was
  * built (each row the token's embedding truncated to W and normalised on its own; the query is the
- * mean of those rows), and otherwise from the full-width table, truncating the mean to W.
+ * mean of those rows); without that table the request is refused (FAILED_PRECONDITION naming {@code
+ * dimensions}), never answered by truncating the full-width mean, which gives other vectors.
  */
 public final class LightQueryEncoder {
   private final EncoderCore core;
@@ -148,6 +149,20 @@ public final class LightQueryEncoder {
       ModelCard card = model.card();
       int dims = card.resolveDimensions(dimensions, "dimensions");
       TokenEmbeddingCache cache = dims < card.dimension() ? narrowCache(card, dims) : null;
+      if (dims < card.dimension() && cache == null) {
+        throw new PreconditionException(
+            "dimensions",
+            "no LightRetriever table of "
+                + modelId
+                + " at width "
+                + dims
+                + " (each token's row truncated and normalised at that width; truncating the"
+                + " full-width mean instead gives other vectors); build it first: tenbin light"
+                + " build --model "
+                + modelId
+                + " --dimensions "
+                + dims);
+      }
       if (cache == null) {
         cache =
             caches.computeIfAbsent(

@@ -76,6 +76,20 @@ class LightRetrieverTest {
     }
     float[] query = light.dense("tiny-dense", List.of("apple banana"), 0, true).getFirst();
     assertThat(query).containsExactly(expected, within(1e-6f));
+  }
+
+  @Test
+  void aNarrowerWidthIsServedOnlyFromATableOfThatWidthNeverByTruncatingTheMean() {
+    build();
+    assertThatThrownBy(() -> light.dense("tiny-dense", List.of("apple banana"), 4, true))
+        .isInstanceOf(PreconditionException.class)
+        .hasMessageContaining("no LightRetriever table of tiny-dense at width 4")
+        .hasMessageContaining("tenbin light build --model tiny-dense --dimensions 4")
+        .extracting(e -> ((PreconditionException) e).field())
+        .isEqualTo("dimensions");
+
+    light.buildCache(
+        "tiny-dense", RowFormat.FP32, 4, 4, (rows, vocabulary) -> {}, Cancellation.NEVER);
     assertThat(light.dense("tiny-dense", List.of("apple banana"), 4, true).getFirst()).hasSize(4);
   }
 

@@ -72,7 +72,7 @@ final class LightFamily implements RetrievalFamily {
               name(),
               variant,
               RunMode.RETRIEVAL,
-              planner.modelIdentity(facts, variant),
+              lightIdentity(planner.modelIdentity(facts, variant), variant),
               JobPlanner.modelVersions(facts),
               JobPlanner.modelFacts(facts, facts.dimension())));
     }
@@ -105,6 +105,17 @@ final class LightFamily implements RetrievalFamily {
     return new Work(this, task, model, cells, List.of(), "");
   }
 
+  /**
+   * A truncated variant's queries come from the width-N token table (rows truncated and normalised
+   * at N, then averaged), which cells computed before by truncating the full-width mean did not:
+   * such cells get an identity of their own.
+   */
+  private static CellIdentity lightIdentity(CellIdentity identity, String variant) {
+    return DenseVariant.parse(variant).truncate() > 0
+        ? identity.with("light_query_table", "per-width token table")
+        : identity;
+  }
+
   @Override
   public Map<String, EvalRun> run(WorkRunner runner, Work work, Set<String> missing) {
     BeirDataset data = work.task().data();
@@ -123,7 +134,14 @@ final class LightFamily implements RetrievalFamily {
     if (sides && variants.stream().noneMatch(v -> v.name().equals(DenseVariant.BASE.name()))) {
       variants.add(DenseVariant.BASE);
     }
-    runner.hooks().prepareLightCache(model, runner.progress());
+    runner.hooks().prepareLightCache(model, 0, runner.progress());
+    // Truncated variants look their queries up in a token table of their own width.
+    variants.stream()
+        .mapToInt(DenseVariant::truncate)
+        .filter(width -> width > 0)
+        .distinct()
+        .sorted()
+        .forEach(width -> runner.hooks().prepareLightCache(model, width, runner.progress()));
     Map<String, EvalRun> dense =
         runner.denseRuns(data, model, DenseRetrieval.QueryEncoding.LIGHT, variants, system(model));
     Map<String, EvalRun> runs = new LinkedHashMap<>();

@@ -24,13 +24,12 @@ final class EmbeddingCaches {
    * Hooks that encode through {@code cache}; with {@code lightCaches} non-null, LightRetriever
    * caches the encoder lacks are built (by the encoder) before their first use.
    */
-  static WorkRunner.RetrievalHooks hook(
-      EmbeddingCache cache, java.util.function.BiConsumer<String, EncodeProgress> lightCaches) {
+  static WorkRunner.RetrievalHooks hook(EmbeddingCache cache, LightCaches lightCaches) {
     return new WorkRunner.RetrievalHooks() {
       @Override
-      public void prepareLightCache(String model, EncodeProgress progress) {
+      public void prepareLightCache(String model, int dimensions, EncodeProgress progress) {
         if (lightCaches != null) {
-          lightCaches.accept(model, progress);
+          lightCaches.ensure(model, dimensions, progress);
         }
       }
 

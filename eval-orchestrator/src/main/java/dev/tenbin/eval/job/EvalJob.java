@@ -105,7 +105,7 @@ public final class EvalJob {
               folder,
               collector,
               () -> collector.failure.get() != null,
-              EmbeddingCaches.hook(cache, new LightCaches(services::encoderChannel)::ensure),
+              EmbeddingCaches.hook(cache, new LightCaches(services::encoderChannel)),
               Duration.ZERO)
           .run(spec, plan);
       if (collector.failure.get() != null) {

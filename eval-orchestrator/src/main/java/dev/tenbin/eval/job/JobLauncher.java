@@ -170,7 +170,7 @@ public final class JobLauncher {
               directory,
               listener,
               cancellation,
-              EmbeddingCaches.hook(cache, new LightCaches(services::encoderChannel)::ensure))
+              EmbeddingCaches.hook(cache, new LightCaches(services::encoderChannel)))
           .run(spec, plan);
     }
   }

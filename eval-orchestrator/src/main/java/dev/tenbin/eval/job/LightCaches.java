@@ -21,17 +21,21 @@ final class LightCaches {
     this.encoder = encoder;
   }
 
-  synchronized void ensure(String model, EncodeProgress progress) {
-    if (ready.contains(model)) {
+  /** The cache of {@code model} at {@code dimensions} (0: the model's width), built if missing. */
+  synchronized void ensure(String model, int dimensions, EncodeProgress progress) {
+    String key = model + "@" + dimensions;
+    if (ready.contains(key)) {
       return;
     }
+    String what =
+        "LightRetriever cache of " + model + (dimensions > 0 ? " at width " + dimensions : "");
     EncoderClient.of(encoder.get())
         .buildLightCache(
             model,
             LightCacheDtype.LIGHT_CACHE_DTYPE_FP32,
+            dimensions,
             256,
-            (done, vocabulary) ->
-                progress.update("LightRetriever cache of " + model, done, vocabulary));
-    ready.add(model);
+            (done, vocabulary) -> progress.update(what, done, vocabulary));
+    ready.add(key);
   }
 }

@@ -39,8 +39,11 @@ public final class WorkRunner {
   public interface RetrievalHooks {
     RetrievalHooks NONE = new RetrievalHooks() {};
 
-    /** Makes sure the encoder can answer LightRetriever queries for {@code model}. */
-    default void prepareLightCache(String model, EncodeProgress progress) {}
+    /**
+     * Makes sure the encoder can answer LightRetriever queries for {@code model} at {@code
+     * dimensions} (0: the model's width; a narrower one has a token table of its own).
+     */
+    default void prepareLightCache(String model, int dimensions, EncodeProgress progress) {}
 
     default DenseRetrieval dense(DenseRetrieval retrieval) {
       return retrieval;

@@ -132,11 +132,7 @@ public final class DenseRetrieval {
                   ? cached.dense(modelId, queryTexts, true, done -> {})
                   : encoder.encodeDense(modelId, queryTexts, true, 0);
       long queriesEncoded = System.nanoTime();
-      List<Query> queries = new ArrayList<>(queryIds.size());
-      for (int i = 0; i < queryIds.size(); i++) {
-        queries.add(
-            Query.newBuilder().setId(queryIds.get(i)).setDense(proto(queryVectors.get(i))).build());
-      }
+      List<Query> queries = queries(queryIds, queryVectors);
       double encodeLatency =
           !probeLatency
               ? 0
@@ -150,12 +146,22 @@ public final class DenseRetrieval {
                     }
                   });
       java.util.Map<String, RetrievalResult> results = new java.util.LinkedHashMap<>();
+      java.util.Map<Integer, List<Query>> narrowLightQueries = new java.util.HashMap<>();
       for (Similarity similarity : similarities)
         for (DenseVariant variant : variants) {
+          long narrowStart = System.nanoTime();
+          List<Query> variantQueries =
+              lightAtWidth(queryEncoding, variant, dimension)
+                  ? narrowLightQueries.computeIfAbsent(
+                      variant.truncate(),
+                      width ->
+                          queries(queryIds, encoder.encodeLightDense(modelId, queryTexts, width)))
+                  : queries;
+          long narrowNanos = System.nanoTime() - narrowStart;
           long searchStart = System.nanoTime();
           var outcome =
               session.searchWithStats(
-                  Family.FAMILY_DENSE, queries, variant.options(similarity), topK);
+                  Family.FAMILY_DENSE, variantQueries, variant.options(similarity), topK);
           long searched = System.nanoTime();
           RunDiagnostics.Builder diagnostics =
               RunDiagnostics.builder().bytesPerVector(outcome.bytesPerVector());
@@ -189,11 +195,31 @@ public final class DenseRetrieval {
                   searched - searchStart,
                   total,
                   encoded - start,
-                  queriesEncoded - indexed,
+                  queriesEncoded - indexed + narrowNanos,
                   diagnostics.build()));
         }
       return results;
     }
+  }
+
+  /**
+   * Whether LightRetriever queries of {@code variant} come from the model's width-N token table
+   * (each token's row truncated and normalised at N, the query their mean) rather than from the
+   * full-width mean truncated afterwards: for every truncation below the documents' width.
+   */
+  static boolean lightAtWidth(QueryEncoding encoding, DenseVariant variant, int dimension) {
+    return encoding == QueryEncoding.LIGHT
+        && variant.truncate() > 0
+        && variant.truncate() < dimension;
+  }
+
+  private static List<Query> queries(List<String> queryIds, List<float[]> vectors) {
+    List<Query> queries = new ArrayList<>(queryIds.size());
+    for (int i = 0; i < queryIds.size(); i++) {
+      queries.add(
+          Query.newBuilder().setId(queryIds.get(i)).setDense(proto(vectors.get(i))).build());
+    }
+    return queries;
   }
 
   private static DenseVector proto(float[] vector) {
