@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Recompute a PosIR position analysis independently of Tenbin, from the TREC run Tenbin wrote.
 
-Nothing here is Tenbin code: per-query nDCG@10 and recall@100 come from trec_eval (-q -c), document
+Nothing here is Tenbin code: per-query nDCG@10 and recall@100 are computed here as trec_eval -c
+defines them, and checked against trec_eval -q's printed values (it prints 4 decimals); document
 lengths from a WordPiece tokenizer written here from the tokenizer.json's vocabulary (BERT
 normalisation and pre-tokenisation, greedy longest-match-first, no special tokens, no truncation),
 and the statistics from SciPy. The result is compared with the "positions" object Tenbin printed
@@ -19,6 +20,7 @@ import json
 import math
 import subprocess
 import sys
+import tempfile
 import unicodedata
 
 from scipy import stats
@@ -150,17 +152,61 @@ def read_spans(folder):
     return spans
 
 
+def read_qrels(qrels):
+    judged = {}
+    with open(qrels, encoding="utf-8") as f:
+        for row in csv.reader(f, delimiter="\t"):
+            if row and row[0] != "query-id":
+                judged.setdefault(row[0], {})[row[1]] = int(row[2])
+    return judged
+
+
 def per_query(trec_eval, qrels, run):
-    out = subprocess.run([trec_eval, "-q", "-c", "-m", "ndcg_cut.10", "-m", "recall.100", qrels, run],
-                         check=True, capture_output=True, text=True).stdout
+    """nDCG@10 and recall@100 per query as trec_eval -c defines them (gain = grade, log2(rank + 1)
+    discount, ideal over all judged documents; ties by docno descending), computed here in full
+    precision and checked against trec_eval -q's printed values (4 decimals)."""
+    judged = read_qrels(qrels)
+    ranked = {}
+    with open(run, encoding="utf-8") as f:
+        for line in f:
+            query, _, doc, _, score, _ = line.split()
+            ranked.setdefault(query, []).append((float(score), doc))
     values = {}
+    for query, grades in judged.items():
+        if not any(g > 0 for g in grades.values()):
+            continue
+        hits = sorted(ranked.get(query, []), key=lambda h: (-h[0], _reverse(h[1])))
+        docs = [doc for _, doc in hits]
+        dcg = sum(max(grades.get(doc, 0), 0) / math.log2(rank + 2)
+                  for rank, doc in enumerate(docs[:10]))
+        ideal = sorted((g for g in grades.values() if g > 0), reverse=True)
+        idcg = sum(g / math.log2(rank + 2) for rank, g in enumerate(ideal[:10]))
+        relevant = sum(1 for g in grades.values() if g > 0)
+        found = sum(1 for doc in docs[:100] if grades.get(doc, 0) > 0)
+        values[query] = {"ndcg@10": dcg / idcg, "recall@100": found / relevant}
+    # trec_eval reads TREC qrels (qid iter docid rel): the BEIR tsv is rewritten, header dropped.
+    with tempfile.NamedTemporaryFile("w", suffix=".qrels", delete=False) as trec:
+        for query, grades in judged.items():
+            for doc, grade in grades.items():
+                trec.write(f"{query} 0 {doc} {grade}\n")
+    out = subprocess.run([trec_eval, "-q", "-c", "-m", "ndcg_cut.10", "-m", "recall.100", trec.name,
+                          run], check=True, capture_output=True, text=True).stdout
     for line in out.splitlines():
         measure, query, value = line.split()
         if query == "all":
             continue
         name = {"ndcg_cut_10": "ndcg@10", "recall_100": "recall@100"}[measure]
-        values.setdefault(query, {})[name] = float(value)
+        if abs(values[query][name] - float(value)) > 5e-5:
+            raise SystemExit(f"posir_check: {name} of {query}: {values[query][name]} here, "
+                             f"trec_eval {value}")
     return values
+
+
+class _reverse(str):
+    """Orders strings descending (trec_eval breaks score ties by docno, descending)."""
+
+    def __lt__(self, other):
+        return str.__gt__(self, other)
 
 
 # --- the analysis ---------------------------------------------------------------------------------

@@ -4,6 +4,9 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tenbin.eval.positions.PositionAnalysis;
+import dev.tenbin.eval.positions.PositionsText;
+import dev.tenbin.eval.store.ResultStore;
 import dev.tenbin.eval.tieaware.TieAwareValue;
 import java.util.List;
 import java.util.Locale;
@@ -14,6 +17,8 @@ import java.util.Map;
  * terminal table.
  *
  * @param provenance per run (same index), its cell's fingerprint and versions; empty when unknown
+ * @param positions per run (same index), its PosIR position analysis ({@code --positions}); empty
+ *     when not asked for
  */
 public record EvalReport(
     String dataset,
@@ -21,12 +26,16 @@ public record EvalReport(
     String languageSource,
     List<EvalRun> runs,
     List<String> warnings,
-    List<RunProvenance> provenance) {
+    List<RunProvenance> provenance,
+    List<PositionAnalysis> positions) {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   public EvalReport {
     if (!provenance.isEmpty() && provenance.size() != runs.size()) {
       throw new IllegalArgumentException("one provenance per run");
+    }
+    if (!positions.isEmpty() && positions.size() != runs.size()) {
+      throw new IllegalArgumentException("one position analysis per run");
     }
   }
 
@@ -35,8 +44,18 @@ public record EvalReport(
       String language,
       String languageSource,
       List<EvalRun> runs,
+      List<String> warnings,
+      List<RunProvenance> provenance) {
+    this(dataset, language, languageSource, runs, warnings, provenance, List.of());
+  }
+
+  public EvalReport(
+      String dataset,
+      String language,
+      String languageSource,
+      List<EvalRun> runs,
       List<String> warnings) {
-    this(dataset, language, languageSource, runs, warnings, List.of());
+    this(dataset, language, languageSource, runs, warnings, List.of(), List.of());
   }
 
   public ObjectNode toJsonTree() {
@@ -73,6 +92,9 @@ public record EvalReport(
         node.put("fingerprint", provenance.get(i).fingerprint());
         ObjectNode versions = node.putObject("versions");
         provenance.get(i).versions().forEach(versions::put);
+      }
+      if (!positions.isEmpty()) {
+        node.set("positions", ResultStore.JSON.valueToTree(positions.get(i)));
       }
     }
     ArrayNode warningArray = root.putArray("warnings");
@@ -116,6 +138,11 @@ public record EvalReport(
         table.append(String.format(Locale.ROOT, " %12.4f", run.metrics().get(name)));
       }
       table.append(System.lineSeparator());
+    }
+    for (int i = 0; i < positions.size(); i++) {
+      table.append(
+          PositionsText.table(
+              runs.get(i).retriever() + " " + runs.get(i).variant(), positions.get(i)));
     }
     return table.toString();
   }

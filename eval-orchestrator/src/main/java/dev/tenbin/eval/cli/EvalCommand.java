@@ -3,11 +3,16 @@ package dev.tenbin.eval.cli;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.eval.DenseSimilarities;
 import dev.tenbin.eval.EvalReport;
+import dev.tenbin.eval.EvalRun;
 import dev.tenbin.eval.candidates.CandidateSet;
 import dev.tenbin.eval.dataset.BeirDataset;
 import dev.tenbin.eval.dataset.BeirDatasetReader;
 import dev.tenbin.eval.family.Families;
 import dev.tenbin.eval.job.EvalJob;
+import dev.tenbin.eval.positions.DocumentLengths;
+import dev.tenbin.eval.positions.LengthTokenizer;
+import dev.tenbin.eval.positions.PositionAnalysis;
+import dev.tenbin.eval.positions.PositionAnalyzer;
 import dev.tenbin.eval.report.ReportWriter;
 import dev.tenbin.eval.retrieval.DenseVariant;
 import dev.tenbin.eval.retrieval.RetrieverSpec;
@@ -105,6 +110,50 @@ public final class EvalCommand implements Callable<Integer> {
       description = "Depth of each ranking (default ${DEFAULT-VALUE}).")
   int topK;
 
+  @Option(
+      names = "--positions",
+      description =
+          "PosIR position analysis of every run (the dataset needs qrels/spans.tsv): nDCG@10 and"
+              + " recall@100 by document-length bucket x 20 relative-position bins of the answer"
+              + " span, with PSI, slope and correlations per bucket.")
+  boolean positions;
+
+  @Option(
+      names = "--length-tokenizer",
+      defaultValue = LengthTokenizer.DEFAULT,
+      paramLabel = "MODEL|PATH",
+      description =
+          "With --positions: the one tokenizer that counts document lengths for every system, a"
+              + " built-in model id or a tokenizer.json path (default ${DEFAULT-VALUE}).")
+  String lengthTokenizer;
+
+  @Option(
+      names = "--min-count",
+      defaultValue = "5",
+      paramLabel = "N",
+      description =
+          "With --positions: bins with fewer queries are left out of PSI, slope and correlations"
+              + " (default ${DEFAULT-VALUE}).")
+  int minCount;
+
+  @Option(
+      names = "--length-reference",
+      paramLabel = "DIR",
+      description =
+          "With --positions: take document lengths from this BEIR folder's documents (same ids),"
+              + " e.g. the source language of a translation, so a query falls in the same bucket in"
+              + " every language.")
+  Path lengthReference;
+
+  @Option(
+      names = "--positions-reference",
+      defaultValue = "bm25",
+      paramLabel = "RETRIEVER",
+      description =
+          "With --positions: the run whose bin profile the others are correlated with, when it is"
+              + " among the runs (its base variant; default ${DEFAULT-VALUE}).")
+  String positionsReference;
+
   @CommandLine.Mixin ServiceOptions serviceOptions = new ServiceOptions();
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -139,6 +188,7 @@ public final class EvalCommand implements Callable<Integer> {
 
     BeirDataset data = BeirDatasetReader.read(dataset);
     data.warnings().forEach(warning -> err.println("tenbin: warning: " + warning));
+    DocumentLengths lengths = positions ? lengths(data) : null;
     String resolvedLanguage;
     String languageSource;
     Path candidateFile =
@@ -191,7 +241,10 @@ public final class EvalCommand implements Callable<Integer> {
             languageSource,
             results.stream().map(EvalJob.Result::run).toList(),
             data.warnings(),
-            results.stream().map(EvalJob.Result::provenance).toList());
+            results.stream().map(EvalJob.Result::provenance).toList(),
+            positions
+                ? analyses(data, lengths, results.stream().map(EvalJob.Result::run).toList())
+                : List.of());
     if (writer != null) {
       writer.write(report);
     }
@@ -203,5 +256,51 @@ public final class EvalCommand implements Callable<Integer> {
     }
     stdout.flush();
     return 0;
+  }
+
+  /** The span documents' lengths, checked before any run starts. */
+  private DocumentLengths lengths(BeirDataset data) {
+    if (data.spans().isEmpty()) {
+      throw new InvalidInputException(
+          "--positions",
+          "--positions needs answer spans: "
+              + dataset
+              + " has no qrels/spans.tsv (query-id corpus-id start end)");
+    }
+    if (minCount < 1) {
+      throw new InvalidInputException(
+          "--min-count", "--min-count must be at least 1, got " + minCount);
+    }
+    BeirDataset reference =
+        lengthReference == null ? data : BeirDatasetReader.read(lengthReference);
+    try (LengthTokenizer tokenizer = LengthTokenizer.open(lengthTokenizer)) {
+      return DocumentLengths.count(data, reference, tokenizer);
+    }
+  }
+
+  private List<PositionAnalysis> analyses(
+      BeirDataset data, DocumentLengths lengths, List<EvalRun> runs) {
+    PositionAnalyzer analyzer = new PositionAnalyzer(lengthTokenizer, lengths, minCount);
+    List<PositionAnalysis> own = new ArrayList<>();
+    PositionAnalysis reference = null;
+    for (EvalRun run : runs) {
+      PositionAnalysis analysis =
+          analyzer.analyse(data.evaluatedQueryIds(), run.perQuery(), data.spans());
+      own.add(analysis);
+      if (reference == null
+          && run.retriever().equals(positionsReference)
+          && run.variant().equals("base")
+          && run.mode() == dev.tenbin.eval.RunMode.RETRIEVAL) {
+        reference = analysis;
+      }
+    }
+    if (reference == null) {
+      return own;
+    }
+    List<PositionAnalysis> withReference = new ArrayList<>();
+    for (PositionAnalysis analysis : own) {
+      withReference.add(PositionAnalyzer.withReference(analysis, positionsReference, reference));
+    }
+    return withReference;
   }
 }
