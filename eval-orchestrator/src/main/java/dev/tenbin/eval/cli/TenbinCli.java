@@ -32,6 +32,7 @@ import picocli.CommandLine.Command;
       ReportCommand.class,
       CandidatesCommand.class,
       NanoCommand.class,
+      PosirCommand.class,
       LightCommand.class,
       ServeCommand.class,
       BenchCommand.class,
