@@ -7,6 +7,7 @@ import dev.tenbin.eval.EvalRun;
 import dev.tenbin.eval.candidates.CandidateSet;
 import dev.tenbin.eval.dataset.BeirDataset;
 import dev.tenbin.eval.dataset.BeirDatasetReader;
+import dev.tenbin.eval.dataset.CrossLingualFolder;
 import dev.tenbin.eval.family.Families;
 import dev.tenbin.eval.job.EvalJob;
 import dev.tenbin.eval.positions.DocumentLengths;
@@ -111,6 +112,15 @@ public final class EvalCommand implements Callable<Integer> {
   int topK;
 
   @Option(
+      names = "--queries",
+      paramLabel = "DIR",
+      description =
+          "Cross-lingual: the queries of this BEIR folder (or queries.jsonl) against --dataset's"
+              + " corpus, qrels and spans (parallel collections, same query ids), e.g. xquad-de"
+              + " questions against xquad-en-long. BM25 analyses both with the corpus language.")
+  Path queries;
+
+  @Option(
       names = "--positions",
       description =
           "PosIR position analysis of every run (the dataset needs qrels/spans.tsv): nDCG@10 and"
@@ -186,14 +196,18 @@ public final class EvalCommand implements Callable<Integer> {
     var endpoints = serviceOptions.toOptions();
     ReportWriter writer = out == null ? null : ReportWriter.prepare(out);
 
-    BeirDataset data = BeirDatasetReader.read(dataset);
+    BeirDataset data =
+        BeirDatasetReader.read(
+            queries == null
+                ? dataset
+                : CrossLingualFolder.assemble(dataset, queries, endpoints.cacheDirectory()));
     data.warnings().forEach(warning -> err.println("tenbin: warning: " + warning));
     DocumentLengths lengths = positions ? lengths(data) : null;
     String resolvedLanguage;
     String languageSource;
     Path candidateFile =
         CandidateSet.file(
-            candidatesDir != null ? candidatesDir : CandidateSet.defaultDirectory(dataset),
+            candidatesDir != null ? candidatesDir : CandidateSet.defaultDirectory(data.directory()),
             candidates);
     List<EvalJob.Result> results;
     try (Services services =
