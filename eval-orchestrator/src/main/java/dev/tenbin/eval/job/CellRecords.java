@@ -4,6 +4,11 @@ import dev.tenbin.eval.EvalRun;
 import dev.tenbin.eval.dataset.BeirDataset;
 import dev.tenbin.eval.dataset.CorpusDocument;
 import dev.tenbin.eval.metrics.ScoredDoc;
+import dev.tenbin.eval.positions.DocumentLengths;
+import dev.tenbin.eval.positions.LengthTokenizer;
+import dev.tenbin.eval.positions.PositionAnalysis;
+import dev.tenbin.eval.positions.PositionAnalyzer;
+import dev.tenbin.eval.positions.StoredPositions;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.StoredDoc;
 import dev.tenbin.eval.store.StoredQuery;
@@ -15,7 +20,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-/** Turns an evaluated run into the stored record of its cell. */
+/**
+ * Turns an evaluated run into the stored record of its cell. A cell of a task with answer spans
+ * also keeps its PosIR position analysis ({@link StoredPositions}: lengths by the default length
+ * tokenizer, {@code min_count} 5, no reference correlation — `tenbin eval --positions` computes
+ * that across the runs it evaluates).
+ */
 public final class CellRecords {
   private CellRecords() {}
 
@@ -43,6 +53,21 @@ public final class CellRecords {
           new StoredQuery(
               queryId, Collections.unmodifiableMap(new java.util.LinkedHashMap<>(metrics)), docs));
     }
+    Map<String, Object> diagnostics = new TreeMap<>(run.diagnostics().asMap());
+    if (!data.spans().isEmpty()) {
+      DocumentLengths lengths =
+          LENGTHS.computeIfAbsent(
+              task.datasetSha(),
+              sha -> {
+                try (LengthTokenizer tokenizer = LengthTokenizer.open(LengthTokenizer.DEFAULT)) {
+                  return DocumentLengths.count(data, data, tokenizer);
+                }
+              });
+      PositionAnalysis analysis =
+          new PositionAnalyzer(LengthTokenizer.DEFAULT, lengths, PositionAnalysis.DEFAULT_MIN_COUNT)
+              .analyse(data.evaluatedQueryIds(), run.perQuery(), data.spans());
+      diagnostics.put(StoredPositions.KEY, StoredPositions.toDiagnostic(analysis));
+    }
     return new CellRecord(
         CellRecord.FORMAT_VERSION,
         cell.fingerprint(),
@@ -52,10 +77,14 @@ public final class CellRecords {
         run.metrics(),
         run.tieAware(),
         run.timings().asMap(),
-        new TreeMap<>(run.diagnostics().asMap()),
+        diagnostics,
         queries,
         Instant.now().truncatedTo(ChronoUnit.MILLIS).toString());
   }
+
+  /** Span documents' lengths per dataset, counted once per process. */
+  private static final Map<String, DocumentLengths> LENGTHS =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   private static final Map<String, double[]> WORDS = new java.util.concurrent.ConcurrentHashMap<>();
 

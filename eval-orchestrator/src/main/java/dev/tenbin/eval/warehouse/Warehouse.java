@@ -2,6 +2,10 @@ package dev.tenbin.eval.warehouse;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.eval.positions.PositionAnalysis;
+import dev.tenbin.eval.positions.PositionBin;
+import dev.tenbin.eval.positions.PositionBucket;
+import dev.tenbin.eval.positions.StoredPositions;
 import dev.tenbin.eval.store.CellKey;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
@@ -215,6 +219,8 @@ public final class Warehouse {
     private final DuckDBAppender diagnostics;
     private final DuckDBAppender queryMetrics;
     private final DuckDBAppender rankings;
+    private final DuckDBAppender positions;
+    private final DuckDBAppender positionBuckets;
 
     Appenders(DuckDBConnection connection) throws SQLException {
       cells = connection.createAppender("cells");
@@ -226,6 +232,8 @@ public final class Warehouse {
       diagnostics = connection.createAppender("diagnostics");
       queryMetrics = connection.createAppender("query_metrics");
       rankings = connection.createAppender("rankings");
+      positions = connection.createAppender("positions");
+      positionBuckets = connection.createAppender("position_buckets");
     }
 
     void append(Path jobDir, CellRecord cell) throws SQLException {
@@ -290,6 +298,10 @@ public final class Warehouse {
             .append(json(entry.getValue()))
             .endRow();
       }
+      var analysis = StoredPositions.of(cell);
+      if (analysis.isPresent()) {
+        appendPositions(fingerprint, analysis.get());
+      }
       for (StoredQuery query : cell.queries() == null ? List.<StoredQuery>of() : cell.queries()) {
         appendNumbersOfQuery(fingerprint, query);
         for (StoredDoc doc : query.docs() == null ? List.<StoredDoc>of() : query.docs()) {
@@ -302,6 +314,50 @@ public final class Warehouse {
               .append(doc.score())
               .endRow();
         }
+      }
+    }
+
+    /** The cell's position analysis ({@link StoredPositions}), one row per bucket and bin. */
+    private void appendPositions(String fingerprint, PositionAnalysis analysis)
+        throws SQLException {
+      for (PositionBucket bucket : analysis.buckets()) {
+        positionBuckets
+            .beginRow()
+            .append(fingerprint)
+            .append(analysis.tokenizer())
+            .append(analysis.lengthReference())
+            .append(analysis.minCount())
+            .append(bucket.minTokens());
+        appendInteger(positionBuckets, bucket.maxTokens());
+        positionBuckets.append(bucket.queries());
+        appendDouble(positionBuckets, bucket.psi());
+        appendDouble(positionBuckets, bucket.slope());
+        appendDouble(positionBuckets, bucket.pearson());
+        appendDouble(positionBuckets, bucket.spearman());
+        appendDouble(positionBuckets, bucket.kendall());
+        if (analysis.reference() == null) {
+          positionBuckets.appendNull();
+        } else {
+          positionBuckets.append(analysis.reference());
+        }
+        appendDouble(positionBuckets, bucket.referencePearson());
+        positionBuckets.endRow();
+        for (PositionBin bin : bucket.bins()) {
+          positions.beginRow().append(fingerprint).append(bucket.minTokens());
+          appendInteger(positions, bucket.maxTokens());
+          positions.append(bin.bin()).append(bin.queries());
+          appendDouble(positions, bin.ndcgAt10());
+          appendDouble(positions, bin.recallAt100());
+          positions.endRow();
+        }
+      }
+    }
+
+    private static void appendInteger(DuckDBAppender appender, Integer value) throws SQLException {
+      if (value == null) {
+        appender.appendNull();
+      } else {
+        appender.append(value.intValue());
       }
     }
 
@@ -352,7 +408,9 @@ public final class Warehouse {
               timings,
               diagnostics,
               queryMetrics,
-              rankings)) {
+              rankings,
+              positions,
+              positionBuckets)) {
         try {
           appender.close();
         } catch (SQLException e) {

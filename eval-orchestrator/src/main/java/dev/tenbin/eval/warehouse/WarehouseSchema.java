@@ -63,7 +63,19 @@ final class WarehouseSchema {
           new Table(
               "rankings",
               "CREATE TABLE rankings (fingerprint VARCHAR NOT NULL, query_id VARCHAR NOT NULL, rank INTEGER NOT NULL,"
-                  + " doc_id VARCHAR NOT NULL, score DOUBLE NOT NULL)"));
+                  + " doc_id VARCHAR NOT NULL, score DOUBLE NOT NULL)"),
+          new Table(
+              "positions",
+              "CREATE TABLE positions (fingerprint VARCHAR NOT NULL, min_tokens INTEGER NOT NULL,"
+                  + " max_tokens INTEGER, bin INTEGER NOT NULL, queries INTEGER NOT NULL,"
+                  + " ndcg_at_10 DOUBLE, recall_at_100 DOUBLE)"),
+          new Table(
+              "position_buckets",
+              "CREATE TABLE position_buckets (fingerprint VARCHAR NOT NULL, tokenizer VARCHAR NOT NULL,"
+                  + " length_reference VARCHAR, min_count INTEGER NOT NULL, min_tokens INTEGER NOT NULL,"
+                  + " max_tokens INTEGER, queries INTEGER NOT NULL, psi DOUBLE, slope DOUBLE,"
+                  + " pearson DOUBLE, spearman DOUBLE, kendall DOUBLE, reference VARCHAR,"
+                  + " reference_pearson DOUBLE)"));
 
   /** The metrics {@code cell_scores} pivots into columns: stored name to column name. */
   static final List<String[]> MAIN_METRICS =
