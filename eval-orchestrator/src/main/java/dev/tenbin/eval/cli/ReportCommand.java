@@ -9,6 +9,7 @@ import dev.tenbin.eval.aggregate.OfficialRanking;
 import dev.tenbin.eval.aggregate.Scope;
 import dev.tenbin.eval.leaderboard.Leaderboards;
 import dev.tenbin.eval.leaderboard.ReportFormat;
+import dev.tenbin.eval.positions.PositionsView;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
 import java.io.PrintWriter;
@@ -110,10 +111,24 @@ public final class ReportCommand implements Callable<Integer> {
       description = "Task-bootstrap draws; 0 to skip (default ${DEFAULT-VALUE}).")
   int draws;
 
+  @Option(
+      names = "--view",
+      defaultValue = "leaderboard",
+      paramLabel = "VIEW",
+      description =
+          "leaderboard (default) or positions: the stored PosIR position analyses of the cells in"
+              + " scope, per task ordered by the PSI of their largest length bucket (table, markdown"
+              + " or json).")
+  String view;
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
   public Integer call() {
+    if (!view.equals("leaderboard") && !view.equals("positions")) {
+      throw new InvalidInputException(
+          "--view", "--view must be leaderboard or positions, got '" + view + "'");
+    }
     ReportFormat reportFormat = parseFormat();
     Aggregate kind = parseAggregate();
     if (draws < 0) {
@@ -134,9 +149,12 @@ public final class ReportCommand implements Callable<Integer> {
       throw new InvalidInputException(
           "JOB_DIR", "JOB_DIR " + jobs + " holds no finished cells yet");
     }
-    checkMetric(cells);
     Scope scope = new Scope(benchmark, language, domain, mode);
     checkScope(cells, scope);
+    if (view.equals("positions")) {
+      return positions(cells.stream().filter(c -> scope.includes(c.key())).toList(), reportFormat);
+    }
+    checkMetric(cells);
     LeaderboardOptions options =
         LeaderboardOptions.defaults()
             .withMetric(metric)
@@ -157,6 +175,41 @@ public final class ReportCommand implements Callable<Integer> {
           .printf(
               "tenbin: %s leaderboard of %d rows -> %s%n",
               reportFormat.name().toLowerCase(java.util.Locale.ROOT), board.rows().size(), out);
+    }
+    return 0;
+  }
+
+  private int positions(List<CellRecord> cells, ReportFormat reportFormat) {
+    List<PositionsView.Row> rows = PositionsView.rows(cells);
+    if (rows.isEmpty()) {
+      throw new InvalidInputException(
+          "--view", "no cell in scope has a position analysis (its task needs qrels/spans.tsv)");
+    }
+    String text =
+        switch (reportFormat) {
+          case TABLE -> PositionsView.table(rows);
+          case MARKDOWN -> PositionsView.markdown(rows);
+          case JSON -> PositionsView.json(rows);
+          case HTML ->
+              throw new InvalidInputException(
+                  "--format", "--view positions is table, markdown or json");
+        };
+    if (out == null) {
+      PrintWriter stdout = spec.commandLine().getOut();
+      stdout.print(text);
+      stdout.flush();
+    } else {
+      try {
+        Files.writeString(out, text);
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException("cannot write " + out, e);
+      }
+    }
+    int without = cells.size() - rows.size();
+    if (without > 0) {
+      spec.commandLine()
+          .getErr()
+          .printf("tenbin: %d cells in scope have no position analysis (no spans)%n", without);
     }
     return 0;
   }

@@ -95,5 +95,16 @@ class JobPositionsTest {
       assertThat(rows.next()).isTrue();
       assertThat(rows.getLong(1)).isEqualTo(3);
     }
+
+    CliRunner view =
+        CliRunner.run("report", out.toString(), "--view", "positions", "--format", "markdown");
+    assertThat(view.exitCode()).as(view.err()).isZero();
+    assertThat(view.out())
+        .contains("| task | system | tokens |")
+        .contains("| tiny | bm25/base/retrieval | 0–512 | 3 |")
+        .contains("tiny-dense/int8");
+    CliRunner wrongView = CliRunner.run("report", out.toString(), "--view", "heatmap");
+    assertThat(wrongView.exitCode()).isEqualTo(2);
+    assertThat(wrongView.err()).contains("--view must be leaderboard or positions");
   }
 }
