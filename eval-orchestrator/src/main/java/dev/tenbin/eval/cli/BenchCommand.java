@@ -204,8 +204,8 @@ public final class BenchCommand implements Runnable {
       err.println();
       ObjectNode root = new ObjectMapper().createObjectNode();
       root.put("model", r.model());
-      root.put("execution_provider", config.runtime().provider());
-      root.put("device", config.runtime().device());
+      root.put("execution_provider", execution.provider());
+      root.put("device", execution.device());
       root.put("documents", r.documents());
       root.put("in_process_docs_per_s", r.inProcessDocsPerSecond());
       root.put("grpc_docs_per_s", r.grpcDocsPerSecond());

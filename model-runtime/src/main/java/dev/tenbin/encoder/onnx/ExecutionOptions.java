@@ -66,6 +66,16 @@ public final class ExecutionOptions {
     toRuntime(1);
   }
 
+  /** The provider as provenance records it: "CPU" or "CUDA". */
+  public String provider() {
+    return toRuntime(1).provider();
+  }
+
+  /** The device as provenance records it, e.g. {@code cpu/amd64}. */
+  public String device() {
+    return toRuntime(1).device();
+  }
+
   /**
    * The runtime these options ask for with {@code threads} intra-op threads; an invalid value, or
    * CUDA on a build without it, is an {@link IllegalArgumentException} naming the flag.
