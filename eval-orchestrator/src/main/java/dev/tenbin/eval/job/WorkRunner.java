@@ -1,11 +1,16 @@
 package dev.tenbin.eval.job;
 
+import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.encoder.client.EncoderClient;
 import dev.tenbin.eval.DenseSimilarities;
 import dev.tenbin.eval.EvalRun;
 import dev.tenbin.eval.candidates.CandidateSetBuilder;
 import dev.tenbin.eval.dataset.BeirDataset;
+import dev.tenbin.eval.positions.LengthTokenizer;
+import dev.tenbin.eval.retrieval.Chunking;
 import dev.tenbin.eval.retrieval.DenseRetrieval;
 import dev.tenbin.eval.retrieval.DenseVariant;
+import dev.tenbin.eval.retrieval.DocumentWindows;
 import dev.tenbin.eval.retrieval.EncodeProgress;
 import dev.tenbin.eval.retrieval.MultiVectorRetrieval;
 import dev.tenbin.eval.retrieval.RetrievalResult;
@@ -143,10 +148,75 @@ public final class WorkRunner {
       return Map.of();
     }
     List<Similarity> similarities = DenseSimilarities.parse("similarity", spec.similarity());
-    Map<String, RetrievalResult> results =
-        cache
-            .dense(new DenseRetrieval(services.indexChannel(), services.encoderChannel(), progress))
-            .run(data, model, encoding, similarities, spec.topK(), variants);
+    Map<Chunking, List<DenseVariant>> byChunking = new java.util.LinkedHashMap<>();
+    for (DenseVariant variant : variants) {
+      byChunking.computeIfAbsent(variant.chunking(), c -> new java.util.ArrayList<>()).add(variant);
+    }
+    Map<String, RetrievalResult> results = new java.util.LinkedHashMap<>();
+    for (Map.Entry<Chunking, List<DenseVariant>> group : byChunking.entrySet()) {
+      DenseRetrieval retrieval =
+          cache.dense(
+              new DenseRetrieval(services.indexChannel(), services.encoderChannel(), progress));
+      if (group.getKey().truncates()) {
+        results.putAll(
+            retrieval.run(data, model, encoding, similarities, spec.topK(), group.getValue()));
+        continue;
+      }
+      DocumentWindows windows = windows(data, model, group.getKey());
+      retrieval
+          .run(
+              windows.dataset(data),
+              model,
+              encoding,
+              similarities,
+              windows.depth(spec.topK()),
+              group.getValue())
+          .forEach((key, result) -> results.put(key, windows.fold(result, spec.topK())));
+    }
     return DenseSimilarities.bestPerVariant(data, name, variants, similarities, results);
+  }
+
+  /**
+   * The corpus cut for {@code chunking} in {@code model}'s own tokens; a window that would not fit
+   * the model with its special tokens and document prompt is refused.
+   */
+  private DocumentWindows windows(BeirDataset data, String model, Chunking chunking) {
+    var card = EncoderClient.of(services.encoderChannel()).modelInfo(model).getCard();
+    try (LengthTokenizer tokenizer = modelTokenizer(model)) {
+      int room = card.getMaxLength() - 2 - tokenizer.count(card.getDocumentPrompt());
+      if (chunking.window() > room) {
+        throw new InvalidInputException(
+            "--variant",
+            "a window of "
+                + chunking.window()
+                + " tokens does not fit "
+                + model
+                + " (max length "
+                + card.getMaxLength()
+                + " with its special tokens and document prompt leaves "
+                + room
+                + ")");
+      }
+      return DocumentWindows.cut(data, chunking, tokenizer);
+    }
+  }
+
+  /** The model's tokenizer: a built-in model's, or {@code <models dir>/<id>/tokenizer.json}. */
+  private LengthTokenizer modelTokenizer(String model) {
+    try {
+      return LengthTokenizer.open(model);
+    } catch (InvalidInputException notBuiltIn) {
+      Path local = services.modelsDirectory().resolve(model);
+      if (!java.nio.file.Files.isRegularFile(local.resolve("tokenizer.json"))) {
+        throw new InvalidInputException(
+            "--variant",
+            "maxp/firstp cut documents in the model's tokens: no tokenizer.json of "
+                + model
+                + " here (a built-in model, or "
+                + local
+                + "/tokenizer.json)");
+      }
+      return LengthTokenizer.open(local.toString());
+    }
   }
 }

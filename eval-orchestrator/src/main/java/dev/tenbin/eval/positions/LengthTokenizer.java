@@ -13,9 +13,10 @@ import java.util.Map;
 
 /**
  * The one tokenizer that counts document lengths for every system of a position analysis (PosIR
- * uses one tokenizer for all models): a built-in model's {@code tokenizer.json} (by id, as the
- * langchain4j jars carry it) or a {@code tokenizer.json} path. Counts have no special tokens and no
- * truncation.
+ * uses one tokenizer for all models), and the tokenizer a long document is cut into windows with
+ * ({@code maxp}/{@code firstp} dense variants, then the model's own): a built-in model's {@code
+ * tokenizer.json} (by id, as the langchain4j jars carry it) or a {@code tokenizer.json} path.
+ * Counts have no special tokens and no truncation.
  */
 public final class LengthTokenizer implements AutoCloseable {
   /** The default: bge-small-en-v1.5's WordPiece vocabulary. */
@@ -82,6 +83,19 @@ public final class LengthTokenizer implements AutoCloseable {
   /** Tokens of {@code text}, without special tokens or truncation. */
   public int count(String text) {
     return tokenizer.encode(text).getIds().length;
+  }
+
+  /**
+   * The character span (code points, end exclusive) of each token of {@code text}, in order; a
+   * window of tokens i..j is the text from the start of i to the end of j.
+   */
+  public int[][] tokenSpans(String text) {
+    ai.djl.huggingface.tokenizers.jni.CharSpan[] spans = tokenizer.encode(text).getCharTokenSpans();
+    int[][] out = new int[spans.length][];
+    for (int i = 0; i < spans.length; i++) {
+      out[i] = spans[i] == null ? null : new int[] {spans[i].getStart(), spans[i].getEnd()};
+    }
+    return out;
   }
 
   @Override

@@ -11,7 +11,8 @@ import java.util.regex.Pattern;
 /**
  * An efficiency variant of a dense retriever, named as on the command line: {@code base}, {@code
  * int8}, {@code binary}, {@code int8_rescore}, {@code binary_rescore}, and any of them after a
- * truncation, e.g. {@code truncate256}, {@code truncate256_binary_rescore}; and {@code hnsw}.
+ * truncation, e.g. {@code truncate256}, {@code truncate256_binary_rescore}; and {@code hnsw}; any
+ * of them after a {@link Chunking} prefix for long documents ({@code maxp256s128_int8}).
  */
 public record DenseVariant(
     String name, int truncate, Quantization quantization, boolean rescore, boolean approximate) {
@@ -36,6 +37,16 @@ public record DenseVariant(
   }
 
   public static DenseVariant parse(String name) {
+    Chunking chunking = Chunking.ofVariant(name);
+    if (!chunking.truncates()) {
+      DenseVariant efficiency = parse(Chunking.efficiency(name));
+      return new DenseVariant(
+          name,
+          efficiency.truncate(),
+          efficiency.quantization(),
+          efficiency.rescore(),
+          efficiency.approximate());
+    }
     if (name.equals("base")) {
       return BASE;
     }
@@ -72,6 +83,11 @@ public record DenseVariant(
                 ? Quantization.QUANTIZATION_INT8
                 : Quantization.QUANTIZATION_BINARY;
     return new DenseVariant(name, truncate, quantization, m.group(3) != null);
+  }
+
+  /** How this variant sees long documents. */
+  public Chunking chunking() {
+    return Chunking.ofVariant(name);
   }
 
   public DenseOptions options(Similarity similarity) {

@@ -142,6 +142,11 @@ public final class Services implements AutoCloseable {
     return encoderChannel;
   }
 
+  /** Where the embedded services look for local models ({@code <id>/card.json}). */
+  public synchronized Path modelsDirectory() {
+    return modelsDirectory;
+  }
+
   /**
    * Runs the embedded encoder and rerank service (when they start, on first use) on the execution
    * provider and device of {@code options}; remote services keep their own.
