@@ -27,6 +27,8 @@ import java.util.Set;
  * positive, drawn with a seed; a corpus of every positive of those queries, then hard negatives
  * (judged with score ≤ 0) taken round-robin across the queries, then filler documents in the
  * original corpus order, up to 10,000 documents. The construction is recorded in {@code nano.json}.
+ * A source with answer spans ({@code qrels/spans.tsv}) passes on the (earliest) span of every kept
+ * query, so position analysis works on the Nano-set too.
  */
 public final class NanoSetBuilder {
   public static final int MAX_QUERIES = 200;
@@ -163,6 +165,24 @@ public final class NanoSetBuilder {
           }
         }
       }
+      int spans = 0;
+      if (!dataset.spans().isEmpty()) {
+        try (BufferedWriter writer =
+            Files.newBufferedWriter(
+                out.resolve("qrels").resolve("spans.tsv"), StandardCharsets.UTF_8)) {
+          writer.write("query-id\tcorpus-id\tstart\tend");
+          writer.newLine();
+          for (String query : queries) {
+            var span = dataset.spans().span(query).orElse(null);
+            if (span != null && corpus.contains(span.documentId())) {
+              writer.write(
+                  query + "\t" + span.documentId() + "\t" + span.start() + "\t" + span.end());
+              writer.newLine();
+              spans++;
+            }
+          }
+        }
+      }
       ObjectNode record = json.createObjectNode();
       record.put("format_version", 1);
       record.put("source_dataset", dataset.name());
@@ -174,6 +194,7 @@ public final class NanoSetBuilder {
       record.put("positives", summary.positives());
       record.put("hard_negatives", summary.hardNegatives());
       record.put("filler", summary.filler());
+      record.put("spans", spans);
       record.put(
           "method",
           "queries with >= 1 positive, deduplicated by normalised text, shuffled with the seed, first "
