@@ -2,6 +2,7 @@ package dev.tenbin.eval.taskset;
 
 import dev.tenbin.eval.dataset.BeirDataset;
 import dev.tenbin.eval.dataset.BeirDatasetReader;
+import dev.tenbin.eval.dataset.CrossLingualFolder;
 import dev.tenbin.eval.dataset.DatasetFingerprint;
 import dev.tenbin.eval.taskset.DatasetSource.HubDataset;
 import dev.tenbin.eval.taskset.DatasetSource.LocalBeir;
@@ -32,10 +33,11 @@ public final class TaskLoader {
     provenance.put("task_set", spec.name());
     return switch (task.source()) {
       case LocalBeir local -> {
-        BeirDataset dataset = BeirDatasetReader.read(local.directory());
+        Path folder = withQueries(task, local.directory(), provenance);
+        BeirDataset dataset = BeirDatasetReader.read(folder);
         provenance.put("source", "local");
         provenance.put("path", local.directory().toString());
-        yield new LoadedTask(task, dataset, DatasetFingerprint.of(local.directory()), provenance);
+        yield new LoadedTask(task, dataset, DatasetFingerprint.of(folder), provenance);
       }
       case HubDataset source -> {
         HubSnapshot snapshot = hub.fetch(source);
@@ -59,11 +61,26 @@ public final class TaskLoader {
           provenance.put(role + "_files", join(snapshot.hubPaths().get(role)));
         }
         provenance.put("path", folder.toString());
+        Path read = withQueries(task, folder, provenance);
         String datasetSha =
-            "hub:" + source.repository() + "@" + snapshot.sha() + "/" + source.split();
-        yield new LoadedTask(task, BeirDatasetReader.read(folder), datasetSha, provenance);
+            read.equals(folder)
+                ? "hub:" + source.repository() + "@" + snapshot.sha() + "/" + source.split()
+                : DatasetFingerprint.of(read);
+        yield new LoadedTask(task, BeirDatasetReader.read(read), datasetSha, provenance);
       }
     };
+  }
+
+  /**
+   * {@code folder}, or for a task with {@code queries:} the cross-lingual folder of those queries
+   * against it (recorded in the provenance).
+   */
+  private Path withQueries(TaskSpec task, Path folder, Map<String, String> provenance) {
+    if (task.queries() == null) {
+      return folder;
+    }
+    provenance.put("queries", task.queries().toString());
+    return CrossLingualFolder.assemble(folder, task.queries(), cacheDirectory);
   }
 
   /** Loads every task of {@code spec}, in order. */

@@ -44,6 +44,7 @@ import java.util.stream.Stream;
  *   - name: msmarco-5k
  *     language: en
  *     source: {path: ../data/msmarco-5k}   # ... or a local BEIR folder
+ *     queries: ../data/other-language  # optional: another folder's queries (cross-lingual)
  * tasks_from:                        # optional: every BEIR folder directly under path is a task
  *   path: ../data                    # (or just tasks_from: ../data)
  *   language: auto                   # optional default for the folders, default auto
@@ -71,7 +72,7 @@ public final class TaskSetParser {
   private static final Set<String> SPEC_KEYS =
       ordered("name", "description", "citation", "tasks", "tasks_from");
   private static final Set<String> TASK_KEYS =
-      ordered("name", "dataset", "language", "domain", "citation", "source");
+      ordered("name", "dataset", "language", "domain", "citation", "source", "queries");
   private static final Set<String> SOURCE_KEYS =
       ordered("path", "hub", "revision", "split", "configs", "format");
   private static final Set<String> TASKS_FROM_KEYS =
@@ -166,7 +167,8 @@ public final class TaskSetParser {
         language(node.required("language")),
         node.optionalText("domain", ""),
         node.optionalText("citation", ""),
-        source(node.required("source"), base));
+        source(node.required("source"), base),
+        node.has("queries") ? path(node.child("queries"), base) : null);
   }
 
   private static String language(SpecNode node) {

@@ -13,6 +13,8 @@ package dev.tenbin.eval.taskset;
  *     absent
  * @param citation how to cite the task's collection; empty when absent
  * @param source where the data comes from
+ * @param queries a folder (or {@code queries.jsonl}) whose queries replace the source's: a
+ *     cross-lingual task of parallel collections (see {@code CrossLingualFolder}); null for none
  */
 public record TaskSpec(
     String name,
@@ -20,7 +22,19 @@ public record TaskSpec(
     String language,
     String domain,
     String citation,
-    DatasetSource source) {
+    DatasetSource source,
+    java.nio.file.Path queries) {
+
+  /** A task that evaluates its source's own queries. */
+  public TaskSpec(
+      String name,
+      String dataset,
+      String language,
+      String domain,
+      String citation,
+      DatasetSource source) {
+    this(name, dataset, language, domain, citation, source, null);
+  }
 
   /** The language value that asks for detection from the corpus. */
   public static final String AUTO_LANGUAGE = "auto";

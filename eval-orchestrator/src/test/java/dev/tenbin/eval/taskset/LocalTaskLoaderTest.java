@@ -51,6 +51,33 @@ class LocalTaskLoaderTest {
   }
 
   @Test
+  void aTaskWithQueriesOfAnotherFolderIsCrossLingualWithItsOwnIdentity() throws Exception {
+    tinyBeir(tmp.resolve("data/en"));
+    Path german = tinyBeir(tmp.resolve("data/de"));
+    Files.writeString(german.resolve("queries.jsonl"), "{\"_id\": \"q1\", \"text\": \"Apfel\"}\n");
+    Path specFile =
+        Files.writeString(
+            tmp.resolve("set.yaml"),
+            "name: local\ntasks:\n"
+                + "  - {name: en, language: en, source: {path: data/en}}\n"
+                + "  - {name: de-en, language: en, source: {path: data/en}, queries: data/de}\n");
+    TaskSetSpec spec = new TaskSetParser().parse(specFile);
+    TaskLoader loader =
+        new TaskLoader(
+            tmp.resolve("cache"),
+            new HubDatasetClient("http://127.0.0.1:9", tmp.resolve("cache"), null));
+
+    LoadedTask monolingual = loader.load(spec, spec.tasks().get(0));
+    LoadedTask cross = loader.load(spec, spec.tasks().get(1));
+
+    assertThat(cross.dataset().queries()).containsEntry("q1", "Apfel");
+    assertThat(cross.dataset().corpus()).isEqualTo(monolingual.dataset().corpus());
+    assertThat(cross.datasetSha()).hasSize(64).isNotEqualTo(monolingual.datasetSha());
+    assertThat(cross.provenance())
+        .containsEntry("queries", tmp.resolve("data/de").toAbsolutePath().normalize().toString());
+  }
+
+  @Test
   void aMissingLocalFolderIsADatasetError() throws Exception {
     Path specFile =
         Files.writeString(
