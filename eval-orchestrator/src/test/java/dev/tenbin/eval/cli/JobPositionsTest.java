@@ -2,7 +2,6 @@ package dev.tenbin.eval.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tenbin.encoder.testing.TinyModels;
 import dev.tenbin.eval.positions.PositionAnalysis;
 import dev.tenbin.eval.positions.StoredPositions;
 import dev.tenbin.eval.store.CellRecord;
@@ -20,21 +19,11 @@ class JobPositionsTest {
 
   @Test
   void cellsOfEveryFamilyCarryTheirAnalysisAndTheWarehouseOneRowPerBucketAndBin() throws Exception {
-    Path data = TinyBeir.write(tmp.resolve("data").resolve("tiny"));
+    Path data = TinyJob.write(tmp);
     Files.writeString(
         data.resolve("qrels/spans.tsv"),
         "query-id\tcorpus-id\tstart\tend\nq1\td1\t15\t26\nq2\td4\t32\t36\nq3\td3\t19\t22\n");
-    Path models = tmp.resolve("models");
-    TinyModels.dense(models, "tiny-dense", false);
-    Files.writeString(
-        tmp.resolve("tasks.yaml"),
-        """
-        name: tiny-bench
-        tasks:
-          - name: tiny
-            language: en
-            source: {path: data/tiny}
-        """);
+    Path models = TinyJob.models(tmp);
     Path spec = tmp.resolve("job.yaml");
     Files.writeString(
         spec,

@@ -31,19 +31,8 @@ class RunCommandTest {
 
   @BeforeEach
   void writeJob() throws Exception {
-    Path data = TinyBeir.write(tmp.resolve("data").resolve("tiny"));
-    models = tmp.resolve("models");
-    TinyModels.dense(models, "tiny-dense", false);
-    Files.writeString(
-        tmp.resolve("tasks.yaml"),
-        """
-        name: tiny-bench
-        tasks:
-          - name: tiny
-            language: en
-            domain: fruit
-            source: {path: data/tiny}
-        """);
+    Path data = TinyJob.write(tmp);
+    models = TinyJob.models(tmp);
     spec = tmp.resolve("job.yaml");
     Files.writeString(
         spec,

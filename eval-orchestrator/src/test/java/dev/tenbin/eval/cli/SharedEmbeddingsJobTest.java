@@ -7,7 +7,6 @@ import dev.tenbin.encoder.EncoderServer;
 import dev.tenbin.encoder.EncoderServiceConfig;
 import dev.tenbin.encoder.model.ModelPolicy;
 import dev.tenbin.encoder.model.ModelSources;
-import dev.tenbin.encoder.testing.TinyModels;
 import dev.tenbin.eval.RunMode;
 import dev.tenbin.eval.provenance.Probes;
 import dev.tenbin.eval.store.CellRecord;
@@ -59,19 +58,8 @@ class SharedEmbeddingsJobTest {
 
   @BeforeEach
   void start() throws Exception {
-    TinyBeir.write(tmp.resolve("data").resolve("tiny"));
-    models = tmp.resolve("models");
-    TinyModels.dense(models, "tiny-dense", false);
-    Files.writeString(
-        tmp.resolve("tasks.yaml"),
-        """
-        name: tiny-bench
-        tasks:
-          - name: tiny
-            language: en
-            domain: fruit
-            source: {path: data/tiny}
-        """);
+    TinyJob.write(tmp);
+    models = TinyJob.models(tmp);
     spec = tmp.resolve("job.yaml");
     Files.writeString(
         spec,

@@ -1,0 +1,37 @@
+package dev.tenbin.eval.cli;
+
+import dev.tenbin.encoder.testing.TinyModels;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * What job tests start from: the {@link TinyBeir} collection at {@code data/tiny}, the tiny dense
+ * model {@code tiny-dense} under {@code models/}, and {@code tasks.yaml}, a task set naming the
+ * collection as task {@code tiny}.
+ */
+final class TinyJob {
+  private TinyJob() {}
+
+  /** Writes the three under {@code root}; returns the collection's folder. */
+  static Path write(Path root) throws IOException {
+    Path data = TinyBeir.write(root.resolve("data").resolve("tiny"));
+    TinyModels.dense(models(root), "tiny-dense", false);
+    Files.writeString(
+        root.resolve("tasks.yaml"),
+        """
+        name: tiny-bench
+        tasks:
+          - name: tiny
+            language: en
+            domain: fruit
+            source: {path: data/tiny}
+        """);
+    return data;
+  }
+
+  /** The models folder of {@link #write}. */
+  static Path models(Path root) {
+    return root.resolve("models");
+  }
+}
