@@ -17,13 +17,14 @@ import java.util.stream.Stream;
 
 /**
  * Turns a hub snapshot's corpus, queries and qrels tables into a BEIR folder ({@code corpus.jsonl},
- * {@code queries.jsonl}, {@code qrels/test.tsv}), so everything downstream reads one format.
+ * {@code queries.jsonl}, {@code qrels/test.tsv}, and {@code qrels/spans.tsv} when the snapshot has
+ * spans), so everything downstream reads one format.
  *
  * <p>Columns: corpus {@code _id} (or {@code id}), {@code title} (optional), {@code text}; queries
  * {@code _id} (or {@code id}), {@code text}; qrels {@code query-id} (or {@code query_id}), {@code
  * corpus-id} (or {@code corpus_id}, {@code doc_id}) and {@code score} (optional, default 1; an
- * integer grade). The folder is written under a temporary name and renamed into place, so it is
- * either complete or absent.
+ * integer grade); spans {@code query-id}, {@code corpus-id}, {@code start}, {@code end}. The folder
+ * is written under a temporary name and renamed into place, so it is either complete or absent.
  */
 final class BeirFolderWriter {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -67,6 +68,17 @@ final class BeirFolderWriter {
           TableReader.read(file, row -> writeLine(qrels, judgment(file, row)));
         }
       }
+      List<Path> spanFiles = snapshot.files().getOrDefault("spans", List.of());
+      if (!spanFiles.isEmpty()) {
+        try (BufferedWriter spans =
+            Files.newBufferedWriter(
+                partial.resolve("qrels").resolve("spans.tsv"), StandardCharsets.UTF_8)) {
+          spans.write("query-id\tcorpus-id\tstart\tend\n");
+          for (Path file : spanFiles) {
+            TableReader.read(file, row -> writeLine(spans, span(file, row)));
+          }
+        }
+      }
       try {
         Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE);
         partial = null;
@@ -108,6 +120,38 @@ final class BeirFolderWriter {
       }
     }
     return queryId + "\t" + docId + "\t" + grade(file, row.get("score")) + "\n";
+  }
+
+  /** A {@code qrels/spans.tsv} line; offsets are checked against the texts when it is read. */
+  private static String span(Path file, Map<String, String> row) {
+    String queryId = required(file, row, "query-id", "query_id");
+    String docId = required(file, row, "corpus-id", "corpus_id", "doc_id");
+    for (String id : List.of(queryId, docId)) {
+      if (id.contains("\t") || id.contains("\n") || id.contains("\r")) {
+        throw new DatasetException(
+            file + ": id '" + id + "' holds a tab or line break and cannot be written to spans");
+      }
+    }
+    return queryId
+        + "\t"
+        + docId
+        + "\t"
+        + offset(file, required(file, row, "start"))
+        + "\t"
+        + offset(file, required(file, row, "end"))
+        + "\n";
+  }
+
+  private static long offset(Path file, String value) {
+    try {
+      double number = Double.parseDouble(value.strip());
+      if (number != Math.rint(number) || number < 0 || number > Integer.MAX_VALUE) {
+        throw new DatasetException(file + ": span offset " + value + " is not a whole number");
+      }
+      return (long) number;
+    } catch (NumberFormatException e) {
+      throw new DatasetException(file + ": span offset '" + value + "' is not a number");
+    }
   }
 
   private static int grade(Path file, String score) {

@@ -29,8 +29,8 @@ public sealed interface DatasetSource {
    * @param repository {@code owner/name}
    * @param revision a branch, tag or 40-hex commit SHA (only a SHA is fully reproducible)
    * @param split the split that holds this task, e.g. {@code train} or {@code NanoSciFact}
-   * @param configs role ({@code corpus}, {@code queries}, {@code qrels}) to the config (folder)
-   *     name in the repository; all three roles are present
+   * @param configs role ({@code corpus}, {@code queries}, {@code qrels}, and the optional {@code
+   *     spans}) to the config (folder) name in the repository; a role not named keeps its own name
    * @param format {@code parquet} or {@code jsonl} to only consider files of that format, or empty
    *     to detect it from the repository's files
    */
@@ -40,6 +40,18 @@ public sealed interface DatasetSource {
 
     /** The roles a BEIR collection is made of, in the order they are read. */
     public static final List<String> ROLES = List.of("corpus", "queries", "qrels");
+
+    /**
+     * Roles a repository may leave out: {@code spans}, the answer spans of PosIR-style collections
+     * (columns {@code query-id}/{@code query_id}, {@code corpus-id}/{@code corpus_id}, {@code
+     * start}, {@code end}; written to {@code qrels/spans.tsv}).
+     */
+    public static final List<String> OPTIONAL_ROLES = List.of("spans");
+
+    /** Every role, required ones first. */
+    public static List<String> allRoles() {
+      return java.util.stream.Stream.concat(ROLES.stream(), OPTIONAL_ROLES.stream()).toList();
+    }
 
     public HubDataset {
       configs = Map.copyOf(configs);

@@ -30,11 +30,11 @@ import java.util.regex.Pattern;
  *
  * <p>The revision (branch, tag or commit) is resolved with {@code GET
  * {endpoint}/api/datasets/{repo}/revision/{revision}}, which answers the commit {@code sha} and the
- * repository's files ({@code siblings}). For each of the roles corpus, queries and qrels the files
- * of the task's config and split are chosen by {@link HubFileSelector}'s rule (in short: {@code
- * C/S-*.parquet}, {@code C/S.parquet}, {@code data/C/S-*.parquet}, {@code C/S.jsonl}, {@code
- * C/S.jsonl.gz}, {@code C/S-*.jsonl}, {@code C.jsonl}, and for qrels also {@code .tsv}) and fetched
- * from {@code {endpoint}/datasets/{repo}/resolve/{sha}/{path}} into {@code
+ * repository's files ({@code siblings}). For each of the roles corpus, queries, qrels and the
+ * optional spans the files of the task's config and split are chosen by {@link HubFileSelector}'s
+ * rule (in short: {@code C/S-*.parquet}, {@code C/S.parquet}, {@code data/C/S-*.parquet}, {@code
+ * C/S.jsonl}, {@code C/S.jsonl.gz}, {@code C/S-*.jsonl}, {@code C.jsonl}, and for qrels also {@code
+ * .tsv}) and fetched from {@code {endpoint}/datasets/{repo}/resolve/{sha}/{path}} into {@code
  * {cache}/datasets/{repo}/{sha}/{path}}, each written to a temporary file and renamed into place.
  * Files already there are not fetched again. {@code resolved.json} ({@link HubManifest}) records
  * the repository, the revision asked for, the commit, the files and their sizes, and the download
@@ -102,7 +102,10 @@ public final class HubDatasetClient {
     return cacheDirectory.resolve("datasets").resolve(repository).resolve(sha);
   }
 
-  /** Downloads (or finds in the cache) the corpus, queries and qrels files of {@code source}. */
+  /**
+   * Downloads (or finds in the cache) the corpus, queries and qrels files of {@code source}, and
+   * its spans files when the repository has them.
+   */
   public HubSnapshot fetch(HubDataset source) {
     HubManifest manifest =
         SHA.matcher(source.revision()).matches()
@@ -116,8 +119,15 @@ public final class HubDatasetClient {
     Map<String, List<Path>> files = new LinkedHashMap<>();
     Map<String, Long> sizes = new LinkedHashMap<>(manifest.files());
     boolean downloaded = false;
-    for (String role : HubDataset.ROLES) {
-      List<String> selected = select(source, manifest, role);
+    for (String role : HubDataset.allRoles()) {
+      List<String> selected =
+          HubDataset.ROLES.contains(role)
+              ? select(source, manifest, role)
+              : HubFileSelector.select(
+                  manifest.siblings(), role, source.config(role), source.split(), source.format());
+      if (selected.isEmpty()) {
+        continue; // an optional role the repository does not have
+      }
       List<Path> local = new ArrayList<>();
       for (String path : selected) {
         Path target = localPath(snapshot, path);

@@ -18,11 +18,11 @@ import java.util.regex.Pattern;
  *   <li>{@code C/S.jsonl.gz}
  *   <li>{@code C/S-*.jsonl}
  *   <li>{@code C.jsonl}
- *   <li>qrels only: {@code C/S.tsv}, then {@code C.tsv}
+ *   <li>qrels and spans only: {@code C/S.tsv}, then {@code C.tsv}
  * </ol>
  *
  * <p>{@code *} matches within one path segment. A {@code format} of {@code parquet} or {@code
- * jsonl} keeps only the patterns of that format (qrels {@code .tsv} files stay allowed).
+ * jsonl} keeps only the patterns of that format (qrels and spans {@code .tsv} files stay allowed).
  */
 final class HubFileSelector {
   private HubFileSelector() {}
@@ -45,7 +45,7 @@ final class HubFileSelector {
               config + "/" + split + "-*.jsonl",
               config + ".jsonl"));
     }
-    if (role.equals("qrels")) {
+    if (role.equals("qrels") || role.equals("spans")) {
       patterns.addAll(List.of(config + "/" + split + ".tsv", config + ".tsv"));
     }
     return patterns;

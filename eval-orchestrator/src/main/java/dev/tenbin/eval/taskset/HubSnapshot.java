@@ -11,7 +11,8 @@ import java.util.Map;
  * @param revision the revision asked for
  * @param sha the commit it resolved to
  * @param directory the snapshot folder, {@code {cache}/datasets/{owner}/{name}/{sha}}
- * @param files role ({@code corpus}, {@code queries}, {@code qrels}) to its local files, in order
+ * @param files role ({@code corpus}, {@code queries}, {@code qrels}, and {@code spans} when the
+ *     repository has them) to its local files, in order
  * @param hubPaths role to the files' paths in the repository, in the same order
  */
 public record HubSnapshot(

@@ -57,8 +57,11 @@ public final class TaskLoader {
         provenance.put("revision", source.revision());
         provenance.put("sha", snapshot.sha());
         provenance.put("split", source.split());
-        for (String role : HubDataset.ROLES) {
-          provenance.put(role + "_files", join(snapshot.hubPaths().get(role)));
+        for (String role : HubDataset.allRoles()) {
+          List<String> paths = snapshot.hubPaths().getOrDefault(role, List.of());
+          if (!paths.isEmpty() || HubDataset.ROLES.contains(role)) {
+            provenance.put(role + "_files", join(paths));
+          }
         }
         provenance.put("path", folder.toString());
         Path read = withQueries(task, folder, provenance);

@@ -205,7 +205,7 @@ public final class TaskSetParser {
     Map<String, String> configs = new LinkedHashMap<>();
     if (node.has("configs")) {
       for (var entry :
-          node.child("configs").mapping(new LinkedHashSet<>(HubDataset.ROLES)).entries()) {
+          node.child("configs").mapping(new LinkedHashSet<>(HubDataset.allRoles())).entries()) {
         configs.put(entry.getKey(), entry.getValue().text(NAME, "a config name"));
       }
     }

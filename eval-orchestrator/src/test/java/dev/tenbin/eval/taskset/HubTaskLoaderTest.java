@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.eval.dataset.AnswerSpan;
 import dev.tenbin.eval.dataset.CorpusDocument;
 import dev.tenbin.eval.taskset.DatasetSource.HubDataset;
 import java.io.UncheckedIOException;
@@ -156,6 +157,52 @@ class HubTaskLoaderTest {
     assertThat(loaded.provenance())
         .containsEntry("queries_files", "queries/train.jsonl.gz")
         .containsEntry("qrels_files", "qrels/train.tsv");
+  }
+
+  @Test
+  void answerSpansOfTheRepositoryAreReadAsSpanQrels() throws Exception {
+    Path repo = HubRepositories.jsonl(tmp.resolve("repo"));
+    Files.createDirectories(repo.resolve("spans"));
+    Files.writeString(
+        repo.resolve("spans/train.jsonl"),
+        """
+        {"query_id": "q1", "corpus_id": "d1", "start": 0, "end": 6}
+        {"query_id": "q1", "corpus_id": "d1", "start": 7, "end": 11}
+        {"query_id": "q2", "corpus_id": "d3", "start": 4, "end": 9}
+        """);
+    hub.publish("owner/spans", "main", SHA_A, repo);
+
+    LoadedTask loaded = load("owner/spans", "main");
+
+    assertThat(loaded.dataset().spans().span("q1"))
+        .as("the earliest of a query's spans")
+        .contains(new AnswerSpan("d1", 0, 6, "apples grow on trees".length()));
+    assertThat(loaded.dataset().spans().span("q2")).map(AnswerSpan::start).contains(4);
+    assertThat(loaded.provenance()).containsEntry("spans_files", "spans/train.jsonl");
+    assertThat(loaded.dataset().directory().resolve("qrels/spans.tsv")).isRegularFile();
+  }
+
+  @Test
+  void aRepositoryWithoutSpansLoadsWithoutThem() throws Exception {
+    hub.publish("owner/lines", "main", SHA_A, HubRepositories.jsonl(tmp.resolve("repo")));
+
+    LoadedTask loaded = load("owner/lines", "main");
+
+    assertThat(loaded.dataset().spans().queryIds()).isEmpty();
+    assertThat(loaded.provenance()).doesNotContainKey("spans_files");
+  }
+
+  @Test
+  void aSpanOutsideItsDocumentIsRefusedNamingTheLine() throws Exception {
+    Path repo = HubRepositories.jsonl(tmp.resolve("repo"));
+    Files.createDirectories(repo.resolve("spans"));
+    Files.writeString(
+        repo.resolve("spans/train.tsv"), "query-id\tcorpus-id\tstart\tend\nq1\td1\t0\t999\n");
+    hub.publish("owner/spans", "main", SHA_A, repo);
+
+    assertThatThrownBy(() -> load("owner/spans", "main"))
+        .hasMessageContaining("spans.tsv")
+        .hasMessageContaining("line 2");
   }
 
   @Test
