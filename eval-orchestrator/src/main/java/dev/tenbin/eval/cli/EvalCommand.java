@@ -14,6 +14,8 @@ import dev.tenbin.eval.positions.DocumentLengths;
 import dev.tenbin.eval.positions.LengthTokenizer;
 import dev.tenbin.eval.positions.PositionAnalysis;
 import dev.tenbin.eval.positions.PositionAnalyzer;
+import dev.tenbin.eval.positions.PositionReferences;
+import dev.tenbin.eval.positions.PositionSettings;
 import dev.tenbin.eval.report.ReportWriter;
 import dev.tenbin.eval.retrieval.DenseVariant;
 import dev.tenbin.eval.retrieval.RetrieverSpec;
@@ -202,7 +204,7 @@ public final class EvalCommand implements Callable<Integer> {
                 ? dataset
                 : CrossLingualFolder.assemble(dataset, queries, endpoints.cacheDirectory()));
     data.warnings().forEach(warning -> err.println("tenbin: warning: " + warning));
-    DocumentLengths lengths = positions ? lengths(data) : null;
+    BeirDataset lengthSource = positions ? checkPositions(data) : null;
     String resolvedLanguage;
     String languageSource;
     Path candidateFile =
@@ -245,7 +247,11 @@ public final class EvalCommand implements Callable<Integer> {
                   candidates,
                   candidateFile,
                   similarity,
-                  topK),
+                  topK,
+                  positions
+                      ? new PositionSettings(lengthTokenizer, minCount, positionsReference)
+                      : PositionSettings.DEFAULTS,
+                  lengthSource),
               err);
     }
     EvalReport report =
@@ -256,9 +262,7 @@ public final class EvalCommand implements Callable<Integer> {
             results.stream().map(EvalJob.Result::run).toList(),
             data.warnings(),
             results.stream().map(EvalJob.Result::provenance).toList(),
-            positions
-                ? analyses(data, lengths, results.stream().map(EvalJob.Result::run).toList())
-                : List.of());
+            positions ? analyses(results) : List.of());
     if (writer != null) {
       writer.write(report);
     }
@@ -272,8 +276,11 @@ public final class EvalCommand implements Callable<Integer> {
     return 0;
   }
 
-  /** The span documents' lengths, checked before any run starts. */
-  private DocumentLengths lengths(BeirDataset data) {
+  /**
+   * Checks {@code --positions}' flags before any run starts; returns the collection whose lengths
+   * bucket the analysis when {@code --length-reference} names one, else null.
+   */
+  private BeirDataset checkPositions(BeirDataset data) {
     if (data.spans().isEmpty()) {
       throw new InvalidInputException(
           "--positions",
@@ -285,36 +292,38 @@ public final class EvalCommand implements Callable<Integer> {
       throw new InvalidInputException(
           "--min-count", "--min-count must be at least 1, got " + minCount);
     }
-    BeirDataset reference =
-        lengthReference == null ? data : BeirDatasetReader.read(lengthReference);
-    try (LengthTokenizer tokenizer = LengthTokenizer.open(lengthTokenizer)) {
-      return DocumentLengths.count(data, reference, tokenizer);
+    LengthTokenizer.open(lengthTokenizer).close(); // a bad tokenizer fails before the runs
+    if (lengthReference == null) {
+      return null;
     }
+    BeirDataset reference = BeirDatasetReader.read(lengthReference);
+    try (LengthTokenizer tokenizer = LengthTokenizer.open(lengthTokenizer)) {
+      DocumentLengths.count(data, reference, tokenizer); // every span document is there
+    }
+    return reference;
   }
 
-  private List<PositionAnalysis> analyses(
-      BeirDataset data, DocumentLengths lengths, List<EvalRun> runs) {
-    PositionAnalyzer analyzer = new PositionAnalyzer(lengthTokenizer, lengths, minCount);
-    List<PositionAnalysis> own = new ArrayList<>();
+  /**
+   * The analyses the runs' cells stored, each with its correlation to the reference run's profile
+   * when {@code --positions-reference} is among the runs ({@link PositionReferences}).
+   */
+  private List<PositionAnalysis> analyses(List<EvalJob.Result> results) {
     PositionAnalysis reference = null;
-    for (EvalRun run : runs) {
-      PositionAnalysis analysis =
-          analyzer.analyse(data.evaluatedQueryIds(), run.perQuery(), data.spans());
-      own.add(analysis);
+    for (EvalJob.Result result : results) {
+      EvalRun run = result.run();
       if (reference == null
-          && run.retriever().equals(positionsReference)
-          && run.variant().equals("base")
-          && run.mode() == dev.tenbin.eval.RunMode.RETRIEVAL) {
-        reference = analysis;
+          && PositionReferences.isReference(
+              positionsReference, run.retriever(), run.variant(), run.mode())) {
+        reference = result.positions();
       }
     }
-    if (reference == null) {
-      return own;
+    List<PositionAnalysis> out = new ArrayList<>();
+    for (EvalJob.Result result : results) {
+      out.add(
+          reference == null
+              ? result.positions()
+              : PositionAnalyzer.withReference(result.positions(), positionsReference, reference));
     }
-    List<PositionAnalysis> withReference = new ArrayList<>();
-    for (PositionAnalysis analysis : own) {
-      withReference.add(PositionAnalyzer.withReference(analysis, positionsReference, reference));
-    }
-    return withReference;
+    return out;
   }
 }

@@ -7,8 +7,10 @@ import dev.tenbin.eval.aggregate.Leaderboard;
 import dev.tenbin.eval.aggregate.LeaderboardOptions;
 import dev.tenbin.eval.aggregate.OfficialRanking;
 import dev.tenbin.eval.aggregate.Scope;
+import dev.tenbin.eval.leaderboard.HtmlReport;
 import dev.tenbin.eval.leaderboard.Leaderboards;
 import dev.tenbin.eval.leaderboard.ReportFormat;
+import dev.tenbin.eval.positions.PositionSettings;
 import dev.tenbin.eval.positions.PositionsView;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
@@ -121,6 +123,15 @@ public final class ReportCommand implements Callable<Integer> {
               + " or json).")
   String view;
 
+  @Option(
+      names = "--positions-reference",
+      paramLabel = "SYSTEM",
+      description =
+          "With --view positions: the system (bm25, dense:MODEL) whose bin profile the others are"
+              + " correlated with, per task (its base variant over the whole corpus). Default: the"
+              + " positions.reference of the first job's job.yaml, else bm25.")
+  String positionsReference;
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
@@ -164,12 +175,20 @@ public final class ReportCommand implements Callable<Integer> {
             .withSeed(seed)
             .withOfficial(official == null ? null : readOfficial());
     Leaderboard board = Leaderboard.of(cells, options);
+    List<PositionsView.Row> positionRows =
+        reportFormat == ReportFormat.HTML
+            ? PositionsView.rows(
+                cells.stream().filter(c -> scope.includes(c.key())).toList(), positionsReference())
+            : List.of();
     if (out == null) {
       PrintWriter stdout = spec.commandLine().getOut();
-      stdout.print(reportFormat.render(board));
+      stdout.print(
+          reportFormat == ReportFormat.HTML
+              ? HtmlReport.render(board, positionRows)
+              : reportFormat.render(board));
       stdout.flush();
     } else {
-      Leaderboards.write(board, reportFormat, out);
+      Leaderboards.write(board, reportFormat, out, positionRows);
       spec.commandLine()
           .getErr()
           .printf(
@@ -179,8 +198,15 @@ public final class ReportCommand implements Callable<Integer> {
     return 0;
   }
 
+  /** The flag, or the first job's {@code positions.reference}, or bm25. */
+  private String positionsReference() {
+    return positionsReference != null
+        ? positionsReference
+        : PositionSettings.ofJobFolder(jobs.getFirst()).reference();
+  }
+
   private int positions(List<CellRecord> cells, ReportFormat reportFormat) {
-    List<PositionsView.Row> rows = PositionsView.rows(cells);
+    List<PositionsView.Row> rows = PositionsView.rows(cells, positionsReference());
     if (rows.isEmpty()) {
       throw new InvalidInputException(
           "--view", "no cell in scope has a position analysis (its task needs qrels/spans.tsv)");

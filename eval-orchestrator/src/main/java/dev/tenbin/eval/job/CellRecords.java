@@ -8,6 +8,7 @@ import dev.tenbin.eval.positions.DocumentLengths;
 import dev.tenbin.eval.positions.LengthTokenizer;
 import dev.tenbin.eval.positions.PositionAnalysis;
 import dev.tenbin.eval.positions.PositionAnalyzer;
+import dev.tenbin.eval.positions.PositionSettings;
 import dev.tenbin.eval.positions.StoredPositions;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.StoredDoc;
@@ -22,14 +23,25 @@ import java.util.TreeMap;
 
 /**
  * Turns an evaluated run into the stored record of its cell. A cell of a task with answer spans
- * also keeps its PosIR position analysis ({@link StoredPositions}: lengths by the default length
- * tokenizer, {@code min_count} 5, no reference correlation — `tenbin eval --positions` computes
- * that across the runs it evaluates).
+ * also keeps its PosIR position analysis ({@link StoredPositions}, by the job's {@link
+ * PositionSettings}; no reference correlation: that compares two cells, and is computed when
+ * reports are written).
  */
 public final class CellRecords {
   private CellRecords() {}
 
+  /** The record of {@code cell} with the default position settings. */
   public static CellRecord of(PlannedCell cell, EvalRun run, JobTask task) {
+    return of(cell, run, task, PositionSettings.DEFAULTS);
+  }
+
+  /**
+   * The record of {@code cell}; a task with spans stores its position analysis by {@code
+   * positions}' tokenizer and minimum count, over the lengths of the task's {@code
+   * length_reference} (its own documents when none).
+   */
+  public static CellRecord of(
+      PlannedCell cell, EvalRun run, JobTask task, PositionSettings positions) {
     BeirDataset data = task.data();
     Map<String, Double> facts = new TreeMap<>(cell.facts());
     facts.put("num_queries", (double) run.numQueries());
@@ -55,16 +67,25 @@ public final class CellRecords {
     }
     Map<String, Object> diagnostics = new TreeMap<>(run.diagnostics().asMap());
     if (!data.spans().isEmpty()) {
+      JobTask.LengthSource source = task.lengthSource();
+      BeirDataset reference = source == null ? data : source.data();
+      String lengthsKey =
+          task.datasetSha()
+              + "|"
+              + (source == null ? "" : source.datasetSha())
+              + "|"
+              + positions.tokenizer();
       DocumentLengths lengths =
           LENGTHS.computeIfAbsent(
-              task.datasetSha(),
-              sha -> {
-                try (LengthTokenizer tokenizer = LengthTokenizer.open(LengthTokenizer.DEFAULT)) {
-                  return DocumentLengths.count(data, data, tokenizer);
+              lengthsKey,
+              key -> {
+                try (LengthTokenizer tokenizer = LengthTokenizer.open(positions.tokenizer())) {
+                  DocumentLengths counted = DocumentLengths.count(data, reference, tokenizer);
+                  return new DocumentLengths(task.lengthTask(), counted.tokens());
                 }
               });
       PositionAnalysis analysis =
-          new PositionAnalyzer(LengthTokenizer.DEFAULT, lengths, PositionAnalysis.DEFAULT_MIN_COUNT)
+          new PositionAnalyzer(positions.tokenizer(), lengths, positions.minCount())
               .analyse(data.evaluatedQueryIds(), run.perQuery(), data.spans());
       diagnostics.put(StoredPositions.KEY, StoredPositions.toDiagnostic(analysis));
     }

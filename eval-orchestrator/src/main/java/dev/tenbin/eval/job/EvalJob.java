@@ -5,6 +5,9 @@ import dev.tenbin.eval.RunProvenance;
 import dev.tenbin.eval.dataset.BeirDataset;
 import dev.tenbin.eval.dataset.DatasetFingerprint;
 import dev.tenbin.eval.family.RetrievalFamily;
+import dev.tenbin.eval.positions.PositionAnalysis;
+import dev.tenbin.eval.positions.PositionSettings;
+import dev.tenbin.eval.positions.StoredPositions;
 import dev.tenbin.eval.retrieval.EncodeProgress;
 import dev.tenbin.eval.retrieval.RetrieverSpec;
 import dev.tenbin.eval.services.Services;
@@ -44,6 +47,9 @@ public final class EvalJob {
    * @param candidateFile the stored candidate set the rerankers read (unused without rerankers)
    * @param similarity "cosine", "dot" or "best"
    * @param topK depth of the rankings
+   * @param positions how runs are analysed for position bias when the collection has spans
+   * @param lengthReference the collection whose documents' lengths bucket the analysis (same
+   *     document ids), or null for the collection's own
    */
   public record Request(
       BeirDataset data,
@@ -54,10 +60,15 @@ public final class EvalJob {
       String candidateKind,
       Path candidateFile,
       String similarity,
-      int topK) {}
+      int topK,
+      PositionSettings positions,
+      BeirDataset lengthReference) {}
 
-  /** An evaluated run and the cell it was stored as. */
-  public record Result(EvalRun run, RunProvenance provenance) {}
+  /**
+   * An evaluated run, the cell it was stored as, and the cell's position analysis (null when the
+   * collection has no spans).
+   */
+  public record Result(EvalRun run, RunProvenance provenance, PositionAnalysis positions) {}
 
   private EvalJob() {}
 
@@ -80,7 +91,13 @@ public final class EvalJob {
             "",
             data,
             DatasetFingerprint.of(data.directory()),
-            Map.of("dataset_path", data.directory().toAbsolutePath().toString()));
+            Map.of("dataset_path", data.directory().toAbsolutePath().toString()),
+            request.lengthReference() == null
+                ? null
+                : new JobTask.LengthSource(
+                    request.lengthReference().name(),
+                    request.lengthReference(),
+                    DatasetFingerprint.of(request.lengthReference().directory())));
     Path folder = scratchFolder(cacheDirectory);
     try (var cache = EmbeddingCaches.open(cacheDirectory);
         var sharing = services.shareEmbeddings(cache)) {
@@ -116,7 +133,11 @@ public final class EvalJob {
         for (PlannedCell cell : work.cells()) {
           EvalRun run = collector.runs.get(cell.fingerprint());
           if (run != null) {
-            results.add(new Result(run, new RunProvenance(cell.fingerprint(), cell.versions())));
+            results.add(
+                new Result(
+                    run,
+                    new RunProvenance(cell.fingerprint(), cell.versions()),
+                    collector.positions.get(cell.fingerprint())));
           }
         }
       }
@@ -147,7 +168,8 @@ public final class EvalJob {
         List.of(request.candidateKind()),
         request.similarity(),
         0.5,
-        request.topK());
+        request.topK(),
+        request.positions());
   }
 
   /**
@@ -212,6 +234,7 @@ public final class EvalJob {
     private final PrintWriter err;
     private final EncodeProgress progress;
     private final Map<String, EvalRun> runs = new LinkedHashMap<>();
+    private final Map<String, PositionAnalysis> positions = new LinkedHashMap<>();
     private final AtomicReference<RuntimeException> failure = new AtomicReference<>();
 
     Collector(Services services, BeirDataset data, PrintWriter err) {
@@ -247,6 +270,7 @@ public final class EvalJob {
     @Override
     public void cellStored(CellRecord record, EvalRun run) {
       runs.put(record.fingerprint(), run);
+      StoredPositions.of(record).ifPresent(a -> positions.put(record.fingerprint(), a));
     }
 
     @Override

@@ -5,6 +5,8 @@ import dev.tenbin.core.PermissionDeniedException;
 import dev.tenbin.core.TenbinException;
 import dev.tenbin.eval.confine.ConfinedRoots;
 import dev.tenbin.eval.confine.MessageText;
+import dev.tenbin.eval.positions.LengthTokenizer;
+import dev.tenbin.eval.positions.PositionSettings;
 import dev.tenbin.eval.taskset.DatasetPaths;
 import dev.tenbin.eval.taskset.DatasetSource.LocalBeir;
 import dev.tenbin.eval.taskset.TaskSetParser;
@@ -107,6 +109,7 @@ public final class JobAdmission {
           e.field() == null || e.field().equals("SPEC") ? "spec_yaml" : "spec_yaml." + e.field(),
           e.getMessage());
     }
+    spec = confineLengthTokenizer(spec);
     List<Integer> documentOf = matchTaskSets(spec, request.taskSets());
     List<TaskSetSpec> taskSets = new ArrayList<>();
     List<Map<Path, String>> pathFields = new ArrayList<>();
@@ -134,6 +137,21 @@ public final class JobAdmission {
       }
     }
     return new AdmittedJob(spec, taskSets, outputDirectory(request.outputDirectory()));
+  }
+
+  /**
+   * A length tokenizer given as a path is read by the service: it must lie inside the data roots
+   * (relative paths resolve against the first); built-in model ids need no file.
+   */
+  private JobSpec confineLengthTokenizer(JobSpec spec) {
+    PositionSettings positions = spec.positions();
+    if (LengthTokenizer.isBuiltIn(positions.tokenizer())) {
+      return spec;
+    }
+    Path base = dataRoots.isEmpty() ? Path.of("/") : dataRoots.roots().getFirst();
+    Path real = dataRoots.resolve("spec_yaml.positions.tokenizer", positions.tokenizer(), base);
+    return spec.withPositions(
+        new PositionSettings(real.toString(), positions.minCount(), positions.reference()));
   }
 
   /** For each task set the spec names, the index of the document sent for it. */

@@ -97,14 +97,36 @@ public final class JobLauncher {
         new TaskLoader(
             options.cacheDirectory(), HubDatasetClient.fromEnvironment(options.cacheDirectory()));
     List<JobTask> tasks = new ArrayList<>();
+    java.util.Map<String, LoadedTask> loaded = new java.util.HashMap<>();
     for (TaskSelection.Selected selected : TaskSelection.select(spec, taskSets)) {
-      tasks.add(
-          toJobTask(selected.taskSet(), loader.load(selected.taskSet(), selected.task()), index));
+      TaskSetSpec taskSet = selected.taskSet();
+      LoadedTask task =
+          loaded.computeIfAbsent(
+              taskSet.name() + "/" + selected.task().name(),
+              key -> loader.load(taskSet, selected.task()));
+      JobTask.LengthSource lengths = null;
+      String reference = selected.task().lengthReference();
+      if (reference != null) {
+        TaskSpec referenceTask =
+            taskSet.tasks().stream()
+                .filter(t -> t.name().equals(reference))
+                .findFirst()
+                .orElseThrow();
+        LoadedTask source =
+            loaded.computeIfAbsent(
+                taskSet.name() + "/" + reference, key -> loader.load(taskSet, referenceTask));
+        lengths = new JobTask.LengthSource(reference, source.dataset(), source.datasetSha());
+      }
+      tasks.add(toJobTask(taskSet, task, index, lengths));
     }
     return tasks;
   }
 
-  private static JobTask toJobTask(TaskSetSpec taskSet, LoadedTask loaded, io.grpc.Channel index) {
+  private static JobTask toJobTask(
+      TaskSetSpec taskSet,
+      LoadedTask loaded,
+      io.grpc.Channel index,
+      JobTask.LengthSource lengthSource) {
     TaskSpec task = loaded.task();
     String language =
         IndexLanguage.resolve(
@@ -120,7 +142,8 @@ public final class JobLauncher {
         task.domain(),
         loaded.dataset(),
         loaded.datasetSha(),
-        loaded.provenance());
+        loaded.provenance(),
+        lengthSource);
   }
 
   /** Connects to the configured services (embedded ones start in-process). */

@@ -3,6 +3,7 @@ package dev.tenbin.eval.job;
 import dev.tenbin.eval.RunMode;
 import dev.tenbin.eval.TenbinVersion;
 import dev.tenbin.eval.family.Families;
+import dev.tenbin.eval.positions.LengthTokenizer;
 import dev.tenbin.eval.store.CellKey;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -153,6 +154,28 @@ public final class JobPlanner {
   }
 
   /**
+   * What a span task's stored position analysis depends on beyond the run: the length tokenizer (a
+   * {@code tokenizer.json} by the hash of its bytes), the minimum bin count and the dataset whose
+   * lengths are borrowed. Added to a cell's identity only when it differs from the default analysis
+   * (the default tokenizer and count over the task's own documents), so cells stored before these
+   * settings existed keep their fingerprints.
+   */
+  private Map<String, String> positionIdentity(JobTask task) {
+    Map<String, String> fields = new TreeMap<>();
+    fields.put(
+        "tokenizer",
+        lengthTokenizers.computeIfAbsent(spec.positions().tokenizer(), LengthTokenizer::identity));
+    fields.put("min_count", Integer.toString(spec.positions().minCount()));
+    fields.put(
+        "length_reference", task.lengthSource() == null ? "" : task.lengthSource().datasetSha());
+    return fields;
+  }
+
+  /** The length tokenizer's identity, read once per plan (a file's hash when it is a path). */
+  private final Map<String, String> lengthTokenizers =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  /**
    * A planned cell of {@code task}: its key, its fingerprint over {@code identity} and the key, the
    * dataset and the depth, and the versions and facts stored with it.
    */
@@ -176,12 +199,13 @@ public final class JobPlanner {
             family,
             variant,
             mode);
-    String fingerprint =
-        identity
-            .with("key", key)
-            .with("dataset_sha", task.datasetSha())
-            .with("top_k", spec.topK())
-            .fingerprint();
+    CellIdentity full =
+        identity.with("key", key).with("dataset_sha", task.datasetSha()).with("top_k", spec.topK());
+    if (!task.data().spans().isEmpty()
+        && (!spec.positions().isDefaultAnalysis() || task.lengthSource() != null)) {
+      full = full.with("positions", positionIdentity(task));
+    }
+    String fingerprint = full.fingerprint();
     Map<String, String> allVersions = new LinkedHashMap<>();
     allVersions.put("dataset_sha", task.datasetSha());
     allVersions.putAll(task.provenance());

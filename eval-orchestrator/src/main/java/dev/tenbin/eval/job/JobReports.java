@@ -2,6 +2,7 @@ package dev.tenbin.eval.job;
 
 import dev.tenbin.eval.aggregate.LeaderboardOptions;
 import dev.tenbin.eval.leaderboard.Leaderboards;
+import dev.tenbin.eval.positions.PositionSettings;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
 import dev.tenbin.eval.warehouse.Warehouse;
@@ -24,7 +25,12 @@ public final class JobReports {
       err.println("tenbin: no stored cells yet; no leaderboard or warehouse written");
       return;
     }
-    String table = Leaderboards.writeAll(cells, jobDirectory, LeaderboardOptions.defaults());
+    String table =
+        Leaderboards.writeAll(
+            cells,
+            jobDirectory,
+            LeaderboardOptions.defaults(),
+            PositionSettings.ofJobFolder(jobDirectory).reference());
     out.print(table);
     out.flush();
     err.println(

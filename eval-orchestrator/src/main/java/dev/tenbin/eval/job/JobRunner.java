@@ -150,7 +150,7 @@ public final class JobRunner {
                       () ->
                           new WorkRunner(services, spec, candidates, progress, cache)
                               .runs(work, missing));
-              for (CellRecord record : WorkRunner.records(work, missing, runs)) {
+              for (CellRecord record : WorkRunner.records(work, missing, runs, spec.positions())) {
                 if (store.append(record)) {
                   computed++;
                   event("cell_stored", work, record.fingerprint() + " " + record.key().label());

@@ -7,6 +7,7 @@ import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.eval.DenseSimilarities;
 import dev.tenbin.eval.confine.MessageText;
 import dev.tenbin.eval.family.Families;
+import dev.tenbin.eval.positions.PositionSettings;
 import dev.tenbin.eval.retrieval.RetrieverSpec;
 import dev.tenbin.eval.taskset.YamlErrors;
 import java.io.IOException;
@@ -37,6 +38,7 @@ import java.util.Set;
  * similarity: cosine                    # cosine, dot or best
  * light_hybrid_dense_weight: 0.5
  * top_k: 100
+ * positions: {tokenizer: bge-small-en-v1.5, min_count: 5, reference: bm25}  # tasks with spans
  * }</pre>
  *
  * @param name the job's name
@@ -54,6 +56,7 @@ import java.util.Set;
  * @param similarity "cosine", "dot" or "best"
  * @param lightHybridDenseWeight the dense weight of LightRetriever's normalized interpolation
  * @param topK depth of stored rankings
+ * @param positions how cells of tasks with answer spans are analysed for position bias
  */
 public record JobSpec(
     String name,
@@ -68,7 +71,27 @@ public record JobSpec(
     List<String> candidateSets,
     String similarity,
     double lightHybridDenseWeight,
-    int topK) {
+    int topK,
+    PositionSettings positions) {
+
+  /** This spec with other position settings. */
+  public JobSpec withPositions(PositionSettings value) {
+    return new JobSpec(
+        name,
+        file,
+        yaml,
+        taskSetNames,
+        taskSets,
+        taskFilter,
+        retrievers,
+        rerankers,
+        candidateDenseModel,
+        candidateSets,
+        similarity,
+        lightHybridDenseWeight,
+        topK,
+        value);
+  }
 
   /** A retriever and the variants to evaluate; empty variants means the family's automatic set. */
   public record RetrieverEntry(RetrieverSpec retriever, List<String> variants) {}
@@ -86,7 +109,8 @@ public record JobSpec(
           "candidates",
           "similarity",
           "light_hybrid_dense_weight",
-          "top_k");
+          "top_k",
+          "positions");
 
   /** Reads and checks a spec file; every problem names the YAML field. */
   public static JobSpec read(Path file) {
@@ -205,7 +229,16 @@ public record JobSpec(
         sets,
         similarity,
         weight,
-        topK);
+        topK,
+        positions(file, root.path("positions")));
+  }
+
+  private static PositionSettings positions(Path file, JsonNode node) {
+    try {
+      return PositionSettings.fromYaml(node);
+    } catch (InvalidInputException e) {
+      throw error(file, e.field(), e.getMessage());
+    }
   }
 
   private static RetrieverEntry retriever(Path file, String field, JsonNode node) {
@@ -246,12 +279,16 @@ public record JobSpec(
   }
 
   private static String text(Path file, JsonNode root, String key, String fallback) {
+    return text(file, root, key, key, fallback);
+  }
+
+  private static String text(Path file, JsonNode root, String key, String field, String fallback) {
     JsonNode node = root.path(key);
     if (node.isMissingNode() || node.isNull()) {
       return fallback;
     }
     if (!node.isValueNode()) {
-      throw error(file, key, "must be a single value");
+      throw error(file, field, "must be a single value");
     }
     return node.asText();
   }

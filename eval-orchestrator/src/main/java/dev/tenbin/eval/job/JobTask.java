@@ -15,6 +15,8 @@ import java.util.Map;
  * @param datasetSha the content fingerprint (local) or "hub:repo@sha/split" (hub)
  * @param provenance where the data came from (path, hub repository, requested and resolved
  *     revision)
+ * @param lengthSource the task whose documents' lengths set the position-analysis buckets (its
+ *     {@code length_reference:}), or null for the task's own documents
  */
 public record JobTask(
     String benchmark,
@@ -24,4 +26,34 @@ public record JobTask(
     String domain,
     BeirDataset data,
     String datasetSha,
-    Map<String, String> provenance) {}
+    Map<String, String> provenance,
+    LengthSource lengthSource) {
+
+  /** A task that counts its own documents' lengths. */
+  public JobTask(
+      String benchmark,
+      String dataset,
+      String task,
+      String language,
+      String domain,
+      BeirDataset data,
+      String datasetSha,
+      Map<String, String> provenance) {
+    this(benchmark, dataset, task, language, domain, data, datasetSha, provenance, null);
+  }
+
+  /**
+   * The task a position analysis borrows document lengths from: a parallel collection with the same
+   * document ids, e.g. the source language of a translation.
+   *
+   * @param task its name
+   * @param data its collection
+   * @param datasetSha its fingerprint (part of the fingerprints of the cells that borrow)
+   */
+  public record LengthSource(String task, BeirDataset data, String datasetSha) {}
+
+  /** The name of the task whose lengths are used: the borrowed one, or this task's own. */
+  public String lengthTask() {
+    return lengthSource == null ? task : lengthSource.task();
+  }
+}

@@ -87,7 +87,7 @@ public final class WorkRunner {
 
   /** Runs {@code work}; returns records for the cells whose fingerprints are in {@code missing}. */
   public List<CellRecord> run(Work work, Set<String> missing) {
-    return records(work, missing, runs(work, missing));
+    return records(work, missing, runs(work, missing), spec.positions());
   }
 
   /**
@@ -100,12 +100,15 @@ public final class WorkRunner {
 
   /** The records of the cells of {@code work} that are in {@code missing} and were computed. */
   public static List<CellRecord> records(
-      Work work, Set<String> missing, Map<String, EvalRun> runs) {
+      Work work,
+      Set<String> missing,
+      Map<String, EvalRun> runs,
+      dev.tenbin.eval.positions.PositionSettings positions) {
     List<CellRecord> records = new ArrayList<>();
     for (PlannedCell cell : work.cells()) {
       EvalRun run = runs.get(cell.fingerprint());
       if (run != null && missing.contains(cell.fingerprint())) {
-        records.add(CellRecords.of(cell, run, work.task()));
+        records.add(CellRecords.of(cell, run, work.task(), positions));
       }
     }
     return records;

@@ -3,6 +3,7 @@ package dev.tenbin.eval.leaderboard;
 import dev.tenbin.eval.aggregate.Leaderboard;
 import dev.tenbin.eval.aggregate.LeaderboardRow;
 import dev.tenbin.eval.aggregate.TaskRef;
+import dev.tenbin.eval.positions.PositionsView;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -20,6 +21,14 @@ public final class HtmlReport {
   private HtmlReport() {}
 
   public static String render(Leaderboard board) {
+    return render(board, List.of());
+  }
+
+  /**
+   * The page of {@code board}, with the position view of {@code positions} ({@link PositionsHtml})
+   * when there are any.
+   */
+  public static String render(Leaderboard board, List<PositionsView.Row> positions) {
     StringBuilder html = new StringBuilder(64 * 1024);
     html.append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
         .append("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
@@ -55,11 +64,17 @@ public final class HtmlReport {
         .append("</figure>")
         .append("</section>\n<h2>Per task</h2>\n<div class=\"table-wrap\"><table id=\"tasks\">");
     taskTable(html, board);
-    html.append("</table></div>\n<script type=\"application/json\" id=\"leaderboard-data\">")
+    html.append("</table></div>\n");
+    PositionsHtml.append(html, positions);
+    html.append("<script type=\"application/json\" id=\"leaderboard-data\">")
         .append(scriptSafe(LeaderboardJson.text(board, false)))
         .append("</script>\n<script>\n")
         .append(resource("leaderboard.js"))
-        .append("</script>\n</body>\n</html>\n");
+        .append("</script>\n");
+    if (!positions.isEmpty()) {
+      html.append("<script>\n").append(resource("positions.js")).append("</script>\n");
+    }
+    html.append("</body>\n</html>\n");
     return html.toString();
   }
 

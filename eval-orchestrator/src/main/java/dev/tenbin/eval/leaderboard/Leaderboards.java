@@ -2,6 +2,8 @@ package dev.tenbin.eval.leaderboard;
 
 import dev.tenbin.eval.aggregate.Leaderboard;
 import dev.tenbin.eval.aggregate.LeaderboardOptions;
+import dev.tenbin.eval.positions.PositionSettings;
+import dev.tenbin.eval.positions.PositionsView;
 import dev.tenbin.eval.store.CellRecord;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -33,6 +35,15 @@ public final class Leaderboards {
    * @return the terminal table, for the job's summary
    */
   public static String writeAll(List<CellRecord> cells, Path outDir, LeaderboardOptions options) {
+    return writeAll(cells, outDir, options, PositionSettings.DEFAULT_REFERENCE);
+  }
+
+  /**
+   * As {@link #writeAll(List, Path, LeaderboardOptions)}; the HTML page's position view correlates
+   * bin profiles with {@code positionsReference}'s.
+   */
+  public static String writeAll(
+      List<CellRecord> cells, Path outDir, LeaderboardOptions options, String positionsReference) {
     Leaderboard board = Leaderboard.of(cells, options);
     try {
       Files.createDirectories(outDir);
@@ -44,7 +55,9 @@ public final class Leaderboards {
     write(
         outDir.resolve(MARKDOWN_FILE),
         MarkdownReport.render(board, List.of(BYTES_CHART_FILE, LATENCY_CHART_FILE)));
-    write(outDir.resolve(HTML_FILE), HtmlReport.render(board));
+    write(
+        outDir.resolve(HTML_FILE),
+        HtmlReport.render(board, PositionsView.rows(cells, positionsReference)));
     write(outDir.resolve(JSON_FILE), ReportFormat.JSON.render(board));
     return TerminalTable.render(board);
   }
@@ -54,6 +67,15 @@ public final class Leaderboards {
    * NAME-pareto-bytes.svg}, {@code NAME-pareto-latency.svg}), linked from it.
    */
   public static void write(Leaderboard board, ReportFormat format, Path file) {
+    write(board, format, file, List.of());
+  }
+
+  /**
+   * As {@link #write(Leaderboard, ReportFormat, Path)}; an HTML page also shows {@code positions}
+   * (the position view, when not empty).
+   */
+  public static void write(
+      Leaderboard board, ReportFormat format, Path file, List<PositionsView.Row> positions) {
     Path parent = file.toAbsolutePath().getParent();
     try {
       Files.createDirectories(parent);
@@ -67,6 +89,8 @@ public final class Leaderboards {
       write(parent.resolve(bytes), svgFile(LeaderboardCharts.bytesPerVector(board)));
       write(parent.resolve(latency), svgFile(LeaderboardCharts.latency(board)));
       write(file, MarkdownReport.render(board, List.of(bytes, latency)));
+    } else if (format == ReportFormat.HTML) {
+      write(file, HtmlReport.render(board, positions));
     } else {
       write(file, format.render(board));
     }

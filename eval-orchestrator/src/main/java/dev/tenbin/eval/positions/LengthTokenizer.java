@@ -75,6 +75,42 @@ public final class LengthTokenizer implements AutoCloseable {
     }
   }
 
+  /** Whether {@code spec} names a built-in model's tokenizer (not a path). */
+  public static boolean isBuiltIn(String spec) {
+    String id = spec.strip().toLowerCase(Locale.ROOT);
+    return !id.contains("/")
+        && LengthTokenizer.class.getClassLoader().getResource(id + "-tokenizer.json") != null;
+  }
+
+  /**
+   * What identifies the counts {@code spec} gives, for cell fingerprints: a built-in id as it is, a
+   * {@code tokenizer.json} by the SHA-256 of its bytes (so an edited file is a new identity).
+   */
+  public static String identity(String spec) {
+    if (isBuiltIn(spec)) {
+      return spec.strip().toLowerCase(Locale.ROOT);
+    }
+    Path path = Path.of(spec);
+    if (Files.isDirectory(path)) {
+      path = path.resolve("tokenizer.json");
+    }
+    try {
+      byte[] digest =
+          java.security.MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(path));
+      return "sha256:" + java.util.HexFormat.of().formatHex(digest);
+    } catch (IOException e) {
+      throw new InvalidInputException(
+          "positions.tokenizer",
+          "positions.tokenizer must be a built-in model id (e.g. "
+              + DEFAULT
+              + ") or a tokenizer.json path; cannot read '"
+              + spec
+              + "'");
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   /** What {@link #open} was given, as the analysis records it. */
   public String name() {
     return name;

@@ -2,6 +2,7 @@ package dev.tenbin.eval.positions;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tenbin.eval.store.CellKey;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
 import java.util.ArrayList;
@@ -17,8 +18,15 @@ import java.util.Locale;
 public final class PositionsView {
   private PositionsView() {}
 
-  /** One cell's analysis. */
-  public record Row(String task, String system, PositionAnalysis analysis) {
+  /**
+   * One cell's analysis.
+   *
+   * @param task the task
+   * @param system the cell's label: system/variant/mode
+   * @param analysis with reference correlations where the task has the reference cell
+   * @param key the cell's key (family, variant and mode for filters)
+   */
+  public record Row(String task, String system, PositionAnalysis analysis, CellKey key) {
     /** PSI of the bucket with the most queries; null when undefined there. */
     public Double mainPsi() {
       return analysis.buckets().stream()
@@ -28,22 +36,21 @@ public final class PositionsView {
     }
   }
 
-  /** The cells that carry an analysis, ordered by task, then main PSI (nulls last), then label. */
-  public static List<Row> rows(List<CellRecord> cells) {
+  /**
+   * The newest cell of each key that carries an analysis, with reference correlations against
+   * {@code reference} ({@link PositionReferences}), ordered by task, then main PSI (nulls last),
+   * then label.
+   */
+  public static List<Row> rows(List<CellRecord> cells, String reference) {
     List<Row> rows = new ArrayList<>();
-    for (CellRecord cell : cells) {
-      StoredPositions.of(cell)
-          .ifPresent(
-              a ->
-                  rows.add(
-                      new Row(
-                          cell.key().task(),
-                          cell.key().system()
-                              + "/"
-                              + cell.key().variant()
-                              + "/"
-                              + cell.key().mode().wireName(),
-                          a)));
+    for (PositionReferences.Analysed analysed : PositionReferences.analyses(cells, reference)) {
+      CellRecord cell = analysed.cell();
+      rows.add(
+          new Row(
+              cell.key().task(),
+              cell.key().system() + "/" + cell.key().variant() + "/" + cell.key().mode().wireName(),
+              analysed.analysis(),
+              cell.key()));
     }
     rows.sort(
         Comparator.comparing(Row::task)

@@ -45,6 +45,8 @@ import java.util.stream.Stream;
  *     language: en
  *     source: {path: ../data/msmarco-5k}   # ... or a local BEIR folder
  *     queries: ../data/other-language  # optional: another folder's queries (cross-lingual)
+ *     length_reference: xquad-en     # optional: the task (same set) whose document lengths
+ *                                    # bucket this one's position analysis (same document ids)
  * tasks_from:                        # optional: every BEIR folder directly under path is a task
  *   path: ../data                    # (or just tasks_from: ../data)
  *   language: auto                   # optional default for the folders, default auto
@@ -72,7 +74,15 @@ public final class TaskSetParser {
   private static final Set<String> SPEC_KEYS =
       ordered("name", "description", "citation", "tasks", "tasks_from");
   private static final Set<String> TASK_KEYS =
-      ordered("name", "dataset", "language", "domain", "citation", "source", "queries");
+      ordered(
+          "name",
+          "dataset",
+          "language",
+          "domain",
+          "citation",
+          "source",
+          "queries",
+          "length_reference");
   private static final Set<String> SOURCE_KEYS =
       ordered("path", "hub", "revision", "split", "configs", "format");
   private static final Set<String> TASKS_FROM_KEYS =
@@ -151,6 +161,7 @@ public final class TaskSetParser {
       throw root.error("tasks", "the spec declares no task (give tasks or tasks_from)");
     }
     checkUniqueNames(tasks, declared, root);
+    checkLengthReferences(tasks, root);
     return new TaskSetSpec(
         name, root.optionalText("description", ""), root.optionalText("citation", ""), tasks, base);
   }
@@ -168,7 +179,10 @@ public final class TaskSetParser {
         node.optionalText("domain", ""),
         node.optionalText("citation", ""),
         source(node.required("source"), base),
-        node.has("queries") ? path(node.child("queries"), base) : null);
+        node.has("queries") ? path(node.child("queries"), base) : null,
+        node.has("length_reference")
+            ? node.child("length_reference").text(NAME, "the name of another task of this set")
+            : null);
   }
 
   private static String language(SpecNode node) {
@@ -314,6 +328,35 @@ public final class TaskSetParser {
         throw root.error(
             i < declared ? "tasks[" + i + "].name" : "tasks_from",
             "duplicate task name " + MessageText.quote(tasks.get(i).name()));
+      }
+    }
+  }
+
+  /** A {@code length_reference} names another task of the set, itself without one. */
+  private static void checkLengthReferences(List<TaskSpec> tasks, SpecNode root) {
+    Map<String, TaskSpec> byName = new java.util.HashMap<>();
+    tasks.forEach(task -> byName.put(task.name(), task));
+    for (int i = 0; i < tasks.size(); i++) {
+      String reference = tasks.get(i).lengthReference();
+      if (reference == null) {
+        continue;
+      }
+      String field = "tasks[" + i + "].length_reference";
+      TaskSpec target = byName.get(reference);
+      if (target == null) {
+        throw root.error(
+            field, "no task named " + MessageText.quote(reference) + " in this task set");
+      }
+      if (target.name().equals(tasks.get(i).name())) {
+        throw root.error(field, "a task cannot be its own length reference; leave it out");
+      }
+      if (target.lengthReference() != null) {
+        throw root.error(
+            field,
+            MessageText.quote(reference)
+                + " borrows its lengths from "
+                + MessageText.quote(target.lengthReference())
+                + "; name that task instead");
       }
     }
   }

@@ -15,6 +15,9 @@ package dev.tenbin.eval.taskset;
  * @param source where the data comes from
  * @param queries a folder (or {@code queries.jsonl}) whose queries replace the source's: a
  *     cross-lingual task of parallel collections (see {@code CrossLingualFolder}); null for none
+ * @param lengthReference the task of the same set whose documents' lengths set this task's
+ *     position-analysis buckets (same document ids; e.g. the source language of a translation, so a
+ *     query falls in the same bucket in every language); null to count its own
  */
 public record TaskSpec(
     String name,
@@ -23,7 +26,8 @@ public record TaskSpec(
     String domain,
     String citation,
     DatasetSource source,
-    java.nio.file.Path queries) {
+    java.nio.file.Path queries,
+    String lengthReference) {
 
   /** A task that evaluates its source's own queries. */
   public TaskSpec(
@@ -33,7 +37,7 @@ public record TaskSpec(
       String domain,
       String citation,
       DatasetSource source) {
-    this(name, dataset, language, domain, citation, source, null);
+    this(name, dataset, language, domain, citation, source, null, null);
   }
 
   /** The language value that asks for detection from the corpus. */

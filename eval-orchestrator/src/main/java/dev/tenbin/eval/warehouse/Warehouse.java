@@ -5,7 +5,8 @@ import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.eval.positions.PositionAnalysis;
 import dev.tenbin.eval.positions.PositionBin;
 import dev.tenbin.eval.positions.PositionBucket;
-import dev.tenbin.eval.positions.StoredPositions;
+import dev.tenbin.eval.positions.PositionReferences;
+import dev.tenbin.eval.positions.PositionSettings;
 import dev.tenbin.eval.store.CellKey;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
@@ -176,7 +177,11 @@ public final class Warehouse {
     try (Appenders appenders = new Appenders(connection)) {
       for (Source source : sources) {
         Path jobDir = source.jobDir().toAbsolutePath().normalize();
-        for (CellRecord cell : source.cells().get()) {
+        List<CellRecord> sourceCells = source.cells().get();
+        Map<String, PositionAnalysis> positions =
+            PositionReferences.byFingerprint(
+                sourceCells, PositionSettings.ofJobFolder(jobDir).reference());
+        for (CellRecord cell : sourceCells) {
           Path first = loadedFrom.putIfAbsent(cell.fingerprint(), jobDir);
           if (first != null) {
             warnings.add(
@@ -192,7 +197,7 @@ public final class Warehouse {
                     + first);
             continue;
           }
-          appenders.append(jobDir, cell);
+          appenders.append(jobDir, cell, positions.get(cell.fingerprint()));
         }
       }
     }
@@ -236,7 +241,8 @@ public final class Warehouse {
       positionBuckets = connection.createAppender("position_buckets");
     }
 
-    void append(Path jobDir, CellRecord cell) throws SQLException {
+    /** Loads {@code cell}; {@code analysis} is its position analysis with reference, or null. */
+    void append(Path jobDir, CellRecord cell, PositionAnalysis analysis) throws SQLException {
       String fingerprint = cell.fingerprint();
       CellKey key = cell.key();
       Map<String, Double> facts = orEmpty(cell.facts());
@@ -298,9 +304,8 @@ public final class Warehouse {
             .append(json(entry.getValue()))
             .endRow();
       }
-      var analysis = StoredPositions.of(cell);
-      if (analysis.isPresent()) {
-        appendPositions(fingerprint, analysis.get());
+      if (analysis != null) {
+        appendPositions(fingerprint, analysis);
       }
       for (StoredQuery query : cell.queries() == null ? List.<StoredQuery>of() : cell.queries()) {
         appendNumbersOfQuery(fingerprint, query);
@@ -317,7 +322,7 @@ public final class Warehouse {
       }
     }
 
-    /** The cell's position analysis ({@link StoredPositions}), one row per bucket and bin. */
+    /** The cell's position analysis (as stored, with reference correlations), a row per bin. */
     private void appendPositions(String fingerprint, PositionAnalysis analysis)
         throws SQLException {
       for (PositionBucket bucket : analysis.buckets()) {

@@ -10,7 +10,7 @@
     ['query_length', 'query length'], ['document_length', 'document length']];
   var ROW_FILTERS = [['family', 'family'], ['variant', 'variant'], ['mode', 'mode'],
     ['dimension', 'dimension'], ['parameters_bucket', 'parameters']];
-  var state = { aggregate: data.aggregate, sort: 'rank', desc: false, filters: {} };
+  var state = { aggregate: data.aggregate, sort: 'rank', desc: false, filters: {}, positions: [] };
 
   function esc(text) {
     return String(text).replace(/[&<>"']/g, function (c) {
@@ -329,6 +329,7 @@
       if (k === 'aggregate' && (v === 'micro' || v === 'macro')) { state.aggregate = v; }
       else if (k === 'sort') { state.sort = v; }
       else if (k === 'desc') { state.desc = v === '1'; }
+      else if (k.indexOf('pos_') === 0) { state.positions.push(pair); } // the position view's
       else { state.filters[k] = v; }
     });
   }
@@ -338,6 +339,7 @@
     Object.keys(state.filters).forEach(function (k) { if (state.filters[k]) { parts.push(encodeURIComponent(k) + '=' + encodeURIComponent(state.filters[k])); } });
     if (state.sort !== 'rank') { parts.push('sort=' + encodeURIComponent(state.sort)); }
     if (state.desc) { parts.push('desc=1'); }
+    parts = parts.concat(state.positions);
     try {
       history.replaceState(null, '', parts.length ? '#' + parts.join('&') : location.pathname);
     } catch (ignored) {

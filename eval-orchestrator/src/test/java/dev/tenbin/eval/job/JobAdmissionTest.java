@@ -126,6 +126,47 @@ class JobAdmissionTest {
   }
 
   @Test
+  void aLengthTokenizerPathMustLieInsideTheDataRoots() throws Exception {
+    String local = tasks(data.resolve("tiny").toString());
+    Files.writeString(data.resolve("tokenizer.json"), "{}");
+    Files.writeString(outside.resolve("tokenizer.json"), SECRET);
+    java.util.function.Function<String, JobRequest> withTokenizer =
+        tokenizer ->
+            new JobRequest(
+                SPEC + "positions: {tokenizer: \"" + tokenizer + "\"}\n",
+                List.of(
+                    new JobRequest.TaskSetDocument(
+                        "tasks.yaml", local, tmp.resolve("client").toString())),
+                "o");
+
+    assertThat(
+            admission
+                .admit("job-1", withTokenizer.apply("tokenizer.json"))
+                .spec()
+                .positions()
+                .tokenizer())
+        .isEqualTo(data.toRealPath().resolve("tokenizer.json").toString());
+    assertThat(
+            admission
+                .admit("job-2", withTokenizer.apply("e5-small-v2"))
+                .spec()
+                .positions()
+                .tokenizer())
+        .as("a built-in id reads no file")
+        .isEqualTo("e5-small-v2");
+    for (String escape :
+        List.of(outside.resolve("tokenizer.json").toString(), "../outside/tokenizer.json")) {
+      assertThatThrownBy(() -> admission.admit("job-3", withTokenizer.apply(escape)))
+          .isInstanceOfSatisfying(
+              PermissionDeniedException.class,
+              e -> {
+                assertThat(e.field()).isEqualTo("spec_yaml.positions.tokenizer");
+                assertThat(e.getMessage()).doesNotContain(SECRET);
+              });
+    }
+  }
+
+  @Test
   void datasetPathsOutsideTheDataRootsAreDeniedNamingTheTaskSetField() throws Exception {
     String field = "task_sets[0].tasks[1].source.path";
     refused(

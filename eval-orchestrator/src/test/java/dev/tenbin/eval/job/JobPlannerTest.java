@@ -177,4 +177,47 @@ class JobPlannerTest {
         .hasMessageContaining("truncate512")
         .hasMessageContaining("outputs 384");
   }
+
+  @Test
+  void positionSettingsLeaveTheFingerprintsOfTasksWithoutSpansAlone() {
+    assertThat(
+            fingerprints(
+                SPEC + "positions: {min_count: 2, tokenizer: e5-small-v2}\n", "sha-1", "r1"))
+        .isEqualTo(fingerprints(SPEC, "sha-1", "r1"));
+  }
+
+  @Test
+  void thePositionsBlockIsCheckedFieldByField() {
+    Path file = Path.of("/j.yaml");
+    String base = "task_sets: [t.yaml]\nretrievers: [bm25]\n";
+    assertThat(JobSpec.parse(base, file).positions())
+        .isEqualTo(dev.tenbin.eval.positions.PositionSettings.DEFAULTS);
+    var tuned =
+        JobSpec.parse(
+                base + "positions: {tokenizer: e5-small-v2, min_count: 3, reference: dense:m}\n",
+                file)
+            .positions();
+    assertThat(tuned.tokenizer()).isEqualTo("e5-small-v2");
+    assertThat(tuned.minCount()).isEqualTo(3);
+    assertThat(tuned.reference()).isEqualTo("dense:m");
+    java.util.Map<String, String> wrong =
+        java.util.Map.of(
+            "positions: [a]\n", "positions",
+            "positions: {min_count: 0}\n", "positions.min_count",
+            "positions: {min_count: many}\n", "positions.min_count",
+            "positions: {reference: \"\"}\n", "positions.reference",
+            "positions: {colour: red}\n", "positions.colour",
+            "positions: {tokenizer: [x]}\n", "positions.tokenizer");
+    wrong.forEach(
+        (yaml, field) ->
+            org.assertj.core.api.Assertions.assertThatThrownBy(
+                    () -> JobSpec.parse(base + yaml, file))
+                .as(yaml)
+                .isInstanceOfSatisfying(
+                    dev.tenbin.core.InvalidInputException.class,
+                    e -> {
+                      assertThat(e.field()).isEqualTo(field);
+                      assertThat(e.getMessage()).contains("j.yaml", "field " + field);
+                    }));
+  }
 }

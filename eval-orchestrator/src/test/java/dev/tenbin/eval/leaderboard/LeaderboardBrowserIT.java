@@ -49,6 +49,47 @@ class LeaderboardBrowserIT {
     }
     page = dir.resolve("leaderboard.html");
     Files.writeString(page, HtmlReport.render(BOARD), StandardCharsets.UTF_8);
+    positionsPage = dir.resolve("positions.html");
+    Files.writeString(
+        positionsPage, HtmlReport.render(BOARD, SyntheticPositions.rows()), StandardCharsets.UTF_8);
+  }
+
+  private static Path positionsPage;
+
+  @Test
+  void thePositionViewFiltersByFamilySortsByPsiAndDrawsTheTickedProfiles() throws Exception {
+    String dom =
+        run(
+            List.of(
+                "--dump-dom",
+                positionsPage.toUri() + "#pos_family=dense&pos_sort=psi1&pos_desc=1"));
+
+    assertThat(bodyTag(dom))
+        .contains("data-render=\"ok\"", "data-positions=\"ok\"")
+        .doesNotContain("data-render-error");
+    String table = tbody(dom, "positions");
+    Matcher row =
+        Pattern.compile(
+                "<tr class=\"position-row\" data-pos-row=\"(\\d)\"[^>]*?(style=\"[^\"]*\")?>")
+            .matcher(table);
+    List<String> order = new ArrayList<>();
+    List<String> hidden = new ArrayList<>();
+    while (row.find()) {
+      order.add(row.group(1));
+      if (row.group(2) != null && row.group(2).contains("display: none")) {
+        hidden.add(row.group(1));
+      }
+    }
+    // rows 0 bm25, 1 dense base, 2 dense int8; PSI of bucket 512-1024 falls in that order
+    assertThat(order).as("sorted by PSI of 512-1024, highest first").containsExactly("2", "1", "0");
+    assertThat(hidden).as("family filter dense").containsExactly("0");
+    Matcher lines =
+        Pattern.compile("<polyline class=\"profile\" data-pos-row=\"(\\d)\"").matcher(dom);
+    List<String> drawn = new ArrayList<>();
+    while (lines.find()) {
+      drawn.add(lines.group(1));
+    }
+    assertThat(drawn).as("ticked and visible rows").containsExactly("2", "1");
   }
 
   @Test

@@ -270,4 +270,40 @@ class TaskSetParserTest {
         "tasks_from",
         "folder not found");
   }
+
+  @Test
+  void aLengthReferenceNamesAnotherTaskOfTheSetThatBorrowsNothing() throws Exception {
+    String two =
+        """
+        name: parallel
+        tasks:
+          - {name: xquad-en, language: en, source: {path: /data/en}}
+          - {name: xquad-de, language: de, source: {path: /data/de}, length_reference: %s}
+        """;
+    TaskSetSpec spec = parser.parse(spec(two.formatted("xquad-en")));
+    assertThat(spec.task("xquad-de").orElseThrow().lengthReference()).isEqualTo("xquad-en");
+    assertThat(spec.task("xquad-en").orElseThrow().lengthReference()).isNull();
+
+    assertInvalid(
+        () -> parser.parse(spec(two.formatted("xquad-fr"))),
+        "tasks[1].length_reference",
+        "no task named 'xquad-fr'");
+    assertInvalid(
+        () -> parser.parse(spec(two.formatted("xquad-de"))),
+        "tasks[1].length_reference",
+        "cannot be its own length reference");
+    assertInvalid(
+        () ->
+            parser.parse(
+                spec(
+                    """
+                    name: chained
+                    tasks:
+                      - {name: a, language: en, source: {path: /a}, length_reference: b}
+                      - {name: b, language: en, source: {path: /b}, length_reference: c}
+                      - {name: c, language: en, source: {path: /c}}
+                    """)),
+        "tasks[0].length_reference",
+        "'b' borrows its lengths from 'c'");
+  }
 }
