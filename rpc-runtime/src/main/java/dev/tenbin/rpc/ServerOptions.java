@@ -151,7 +151,7 @@ public final class ServerOptions {
       names = "--max-connection-age-seconds",
       defaultValue = "${env:TENBIN_MAX_CONNECTION_AGE_SECONDS:-0}",
       description =
-          "Ask clients to reconnect after a connection has lived this long (give or take 10%), so"
+          "Ask clients to reconnect after a connection has lived this long (give or take 10%%), so"
               + " clients of a dns:/// target resolve the name again and new replicas get calls; 0"
               + " never does (env TENBIN_MAX_CONNECTION_AGE_SECONDS; default ${DEFAULT-VALUE}).")
   long maxConnectionAgeSeconds;

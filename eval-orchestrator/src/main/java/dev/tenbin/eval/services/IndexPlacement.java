@@ -9,6 +9,9 @@ import dev.tenbin.proto.index.v1.SearchRequest;
 import dev.tenbin.rpc.ClientChannels;
 import dev.tenbin.rpc.KeyRoutedChannel;
 import dev.tenbin.rpc.ServiceTarget;
+import io.grpc.ManagedChannel;
+import java.util.List;
+import java.util.function.Function;
 
 /**
  * Where a collection lives when the index runs as several StatefulSet pods: on one pod, chosen by
@@ -26,12 +29,19 @@ public final class IndexPlacement {
 
   /** One channel per pod of {@code pods}, calls routed by collection. */
   public static KeyRoutedChannel open(ServiceEndpoint pods, int maxInboundMessageBytes) {
-    return KeyRoutedChannel.open(
+    return open(
         pods.targets().stream().map(ServiceTarget::toString).toList(),
         pod ->
             ClientChannels.open(
-                ServiceTarget.parse("--index-pods", pod), pods.security(), maxInboundMessageBytes),
-        IndexPlacement::collectionOf);
+                ServiceTarget.parse("--index-pods", pod), pods.security(), maxInboundMessageBytes));
+  }
+
+  /**
+   * Calls routed by collection over {@code pods} (each named {@code host:port}, the name the
+   * placement hashes), each pod's channel opened by {@code connect}.
+   */
+  static KeyRoutedChannel open(List<String> pods, Function<String, ManagedChannel> connect) {
+    return KeyRoutedChannel.open(pods, connect, IndexPlacement::collectionOf);
   }
 
   /** The collection a request is about, or null for the calls that are about none. */
