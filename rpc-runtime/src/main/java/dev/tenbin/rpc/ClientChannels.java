@@ -27,9 +27,9 @@ import java.util.concurrent.TimeUnit;
  * {@code round_robin} over them.
  *
  * <p>The Java {@code EncoderClient} takes any {@link io.grpc.Channel}: give it one from here, e.g.
- * {@code EncoderClient.of(ClientChannels.open("encoder.internal", 50051,
- * ClientSecurity.trusting(ca).withTokenFile(token),
- * ClientChannels.DEFAULT_MAX_INBOUND_MESSAGE_BYTES))}.
+ * {@code EncoderClient.of(ClientChannels.open(ServiceTarget.parse("--encoder-endpoint",
+ * "dns:///tenbin-encoder-headless:50051"), ClientSecurity.trusting(ca).withTokenFile(token),
+ * ClientChannels.DEFAULT_MAX_INBOUND_MESSAGE_BYTES))}: calls spread over every encoder pod.
  */
 public final class ClientChannels {
   /** Largest response accepted unless told otherwise (encodings of big batches are large). */
