@@ -42,6 +42,33 @@ app.kubernetes.io/component: {{ .svc }}
 {{ include "tenbin.fullname" .root }}-{{ .svc }}:{{ (index .root.Values .svc).port }}
 {{- end -}}
 
+{{/*
+gRPC target of a stateless service (encoder, rerank) for clients inside the release: its headless
+Service through dns:/// (round_robin over the ready pods) when balancing is on, else its ClusterIP
+Service. Namespace-relative, so the kustomize overlays can change the namespace.
+*/}}
+{{- define "tenbin.balancedEndpoint" -}}
+{{- if .root.Values.balancing.enabled -}}
+dns:///{{ include "tenbin.fullname" .root }}-{{ .svc }}-headless:{{ (index .root.Values .svc).port }}
+{{- else -}}
+{{ include "tenbin.endpoint" . }}
+{{- end -}}
+{{- end -}}
+
+{{/*
+The index StatefulSet's pods by their stable names, comma-separated (--index-pods): each collection
+lives on one of them (rendezvous hashing of its name over these names, docs/scaling.md). The list
+follows index.replicas, so changing it rolls the eval pod with the new list.
+*/}}
+{{- define "tenbin.indexPods" -}}
+{{- $name := include "tenbin.fullname" . -}}
+{{- $pods := list -}}
+{{- range $i := until (int .Values.index.replicas) -}}
+{{- $pods = append $pods (printf "%s-index-%d.%s-index-headless:%v" $name $i $name $.Values.index.port) -}}
+{{- end -}}
+{{ join "," $pods }}
+{{- end -}}
+
 {{/* Environment shared by every server: ports, shutdown grace, TLS and token */}}
 {{- define "tenbin.serverEnv" -}}
 {{- $v := .root.Values -}}
@@ -53,6 +80,12 @@ app.kubernetes.io/component: {{ .svc }}
   value: {{ $v.shutdownGraceSeconds | quote }}
 - name: TENBIN_CACHE_DIR
   value: /var/cache/tenbin
+{{- if and $v.balancing.enabled (has .svc (list "encoder" "rerank")) }}
+- name: TENBIN_MAX_CONNECTION_AGE_SECONDS
+  value: {{ $v.balancing.maxConnectionAgeSeconds | quote }}
+- name: TENBIN_MAX_CONNECTION_AGE_GRACE_SECONDS
+  value: {{ $v.balancing.maxConnectionAgeGraceSeconds | quote }}
+{{- end }}
 {{- if $v.tls.enabled }}
 - name: TENBIN_TLS_CERT
   value: /etc/tenbin/tls/tls.crt

@@ -81,6 +81,33 @@ class EvalServerOptionsTest {
   }
 
   @Test
+  void statelessServicesMayBeBalancedAndTheIndexGivenAsItsPods() {
+    EvalServiceConfig config =
+        parse(
+                "--index-pods",
+                "tenbin-index-0.tenbin-index-headless:50052,tenbin-index-1.tenbin-index-headless:50052",
+                "--encoder-endpoint",
+                "dns:///tenbin-encoder-headless:50051",
+                "--rerank-endpoint",
+                "dns:///tenbin-rerank-headless:50053")
+            .config();
+    assertThat(config.services().index().placed()).isTrue();
+    assertThat(config.services().index().toString())
+        .isEqualTo(
+            "tenbin-index-0.tenbin-index-headless:50052,tenbin-index-1.tenbin-index-headless:50052");
+    assertThat(config.services().encoder().target().balanced()).isTrue();
+    assertThat(config.services().rerank().toString())
+        .isEqualTo("dns:///tenbin-rerank-headless:50053");
+    assertThatThrownBy(
+            () -> parse("--index-endpoint", "dns:///tenbin-index-headless:50052").config())
+        .hasMessageContaining("--index-endpoint must be HOST:PORT")
+        .hasMessageContaining("--index-pods");
+    assertThatThrownBy(
+            () -> parse("--index-endpoint", "index:1", "--index-pods", "a:1,b:1").config())
+        .hasMessageContaining("not both");
+  }
+
+  @Test
   void badValuesAreRefusedAtStartNamingTheFlag() throws Exception {
     Path file = Files.writeString(tmp.resolve("a-file"), "x");
     assertThatThrownBy(() -> parse("--data-root", tmp.resolve("missing").toString()).config())

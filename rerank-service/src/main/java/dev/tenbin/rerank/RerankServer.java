@@ -10,9 +10,9 @@ import dev.tenbin.encoder.onnx.OnnxModel;
 import dev.tenbin.rerank.grpc.RerankGrpcService;
 import dev.tenbin.rpc.ClientChannels;
 import dev.tenbin.rpc.GrpcServerHost;
-import dev.tenbin.rpc.HostPort;
 import dev.tenbin.rpc.ServerOptions;
 import dev.tenbin.rpc.ServiceClientOptions;
+import dev.tenbin.rpc.ServiceTarget;
 import io.grpc.ManagedChannel;
 import java.nio.file.Path;
 import java.util.List;
@@ -58,8 +58,9 @@ public final class RerankServer implements Callable<Integer> {
       paramLabel = "HOST:PORT",
       defaultValue = "${env:TENBIN_ENCODER_ENDPOINT:-localhost:50051}",
       description =
-          "Encoder service for bi-encoder rerankers (dense:MODEL); [ADDRESS]:PORT for IPv6 (env"
-              + " TENBIN_ENCODER_ENDPOINT; default ${DEFAULT-VALUE}).")
+          "Encoder service for bi-encoder rerankers (dense:MODEL); [ADDRESS]:PORT for IPv6;"
+              + " dns:///HOST:PORT spreads calls over every address of HOST (a headless Service)"
+              + " with round_robin (env TENBIN_ENCODER_ENDPOINT; default ${DEFAULT-VALUE}).")
   String encoderEndpoint;
 
   @Option(
@@ -99,7 +100,7 @@ public final class RerankServer implements Callable<Integer> {
     return new RerankServiceConfig(
         serverOptions.toSettings(RerankServiceConfig.DEFAULT_PORT),
         modelSources.toSources(),
-        HostPort.parse("--encoder-endpoint", encoderEndpoint),
+        ServiceTarget.parse("--encoder-endpoint", encoderEndpoint),
         encoderSecurity.toSecurity(),
         maxPairs,
         maxBatchTokens,
@@ -202,11 +203,9 @@ public final class RerankServer implements Callable<Integer> {
 
   /** Starts the network server of {@code config}. */
   public static Running start(RerankServiceConfig config) {
-    HostPort encoderAddress = config.encoderEndpoint();
     ManagedChannel encoder =
         ClientChannels.open(
-            encoderAddress.host(),
-            encoderAddress.port(),
+            config.encoderEndpoint(),
             config.encoderSecurity(),
             ClientChannels.DEFAULT_MAX_INBOUND_MESSAGE_BYTES);
     RerankCore core = null;

@@ -5,8 +5,8 @@ import dev.tenbin.encoder.model.ModelPolicy;
 import dev.tenbin.encoder.model.ModelSources;
 import dev.tenbin.encoder.onnx.OnnxModel;
 import dev.tenbin.rpc.ClientSecurity;
-import dev.tenbin.rpc.HostPort;
 import dev.tenbin.rpc.ServerSettings;
+import dev.tenbin.rpc.ServiceTarget;
 import java.nio.file.Path;
 
 /**
@@ -15,7 +15,8 @@ import java.nio.file.Path;
  *
  * @param server network settings
  * @param sources where cross-encoders come from: local models folder, hub downloads folder, hub
- * @param encoderEndpoint the encoder service bi-encoder rerankers ({@code dense:MODEL}) run on
+ * @param encoderEndpoint the encoder service bi-encoder rerankers ({@code dense:MODEL}) run on: one
+ *     address, or a {@code dns:///} name whose replicas share the calls
  * @param encoderSecurity how to reach the encoder (TLS, token)
  * @param maxPairsPerRequest largest number of candidates one rerank request may carry
  * @param maxBatchTokens padded tokens per cross-encoder forward pass
@@ -26,7 +27,7 @@ import java.nio.file.Path;
 public record RerankServiceConfig(
     ServerSettings server,
     ModelSources sources,
-    HostPort encoderEndpoint,
+    ServiceTarget encoderEndpoint,
     ClientSecurity encoderSecurity,
     int maxPairsPerRequest,
     int maxBatchTokens,
@@ -69,7 +70,7 @@ public record RerankServiceConfig(
   public RerankServiceConfig(
       ServerSettings server,
       ModelSources sources,
-      HostPort encoderEndpoint,
+      ServiceTarget encoderEndpoint,
       ClientSecurity encoderSecurity,
       int maxPairsPerRequest,
       int maxBatchTokens,

@@ -99,13 +99,22 @@ class RerankServerTest {
     assertThat(config.modelsDirectory()).isEqualTo(Path.of("/m"));
     assertThat(config.cacheDirectory()).isEqualTo(Path.of("/c"));
     assertThat(config.hub().endpoint()).isEqualTo("http://mirror.internal:8080");
-    assertThat(config.encoderEndpoint()).isEqualTo(new HostPort("::1", 6000));
+    assertThat(config.encoderEndpoint().address()).isEqualTo(new HostPort("::1", 6000));
     assertThat(config.maxPairsPerRequest()).isEqualTo(50);
     assertThat(config.maxBatchTokens()).isEqualTo(1024);
     assertThat(parse().server().port()).isEqualTo(RerankServiceConfig.DEFAULT_PORT);
     assertThat(parse().hub().endpoint())
         .as("the hub is not hard-coded: the flag or HF_ENDPOINT sets it")
         .isNotBlank();
+  }
+
+  @Test
+  void aDnsEncoderEndpointSpreadsBiEncoderCallsOverTheEncoderReplicas() {
+    assertThat(
+            parse("--encoder-endpoint", "dns:///tenbin-encoder-headless:50051").encoderEndpoint())
+        .isEqualTo(dev.tenbin.rpc.ServiceTarget.dns("tenbin-encoder-headless", 50051))
+        .matches(dev.tenbin.rpc.ServiceTarget::balanced);
+    assertThat(parse().encoderEndpoint().balanced()).isFalse();
   }
 
   @ParameterizedTest(name = "[{index}] {0} {1}")

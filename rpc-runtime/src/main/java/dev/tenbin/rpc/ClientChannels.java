@@ -22,19 +22,19 @@ import java.util.concurrent.TimeUnit;
  * with hostname verification against a CA file or the system's CAs, optionally a client certificate
  * (mutual TLS, reloaded from disk when it changes), and optionally a bearer token on every call
  * ({@link BearerTokenCredentials}). Channels send keepalive pings while calls are open, so a dead
- * server is noticed.
+ * server is noticed. A {@link ServiceTarget} decides the rest: a direct {@code host:port} gets one
+ * connection, a {@code dns:///host:port} target one connection per address the name resolves to and
+ * {@code round_robin} over them.
  *
  * <p>The Java {@code EncoderClient} takes any {@link io.grpc.Channel}: give it one from here, e.g.
- * {@code EncoderClient.of(ClientChannels.open("encoder.internal", 50051,
- * ClientSecurity.trusting(ca).withTokenFile(token),
- * ClientChannels.DEFAULT_MAX_INBOUND_MESSAGE_BYTES))}.
+ * {@code EncoderClient.of(ClientChannels.open(ServiceTarget.parse("--encoder-endpoint",
+ * "dns:///tenbin-encoder-headless:50051"), ClientSecurity.trusting(ca).withTokenFile(token),
+ * ClientChannels.DEFAULT_MAX_INBOUND_MESSAGE_BYTES))}: calls spread over every encoder pod.
  */
 public final class ClientChannels {
   /** Largest response accepted unless told otherwise (encodings of big batches are large). */
   public static final int DEFAULT_MAX_INBOUND_MESSAGE_BYTES = 256 * 1024 * 1024;
 
-  private static final Duration KEEPALIVE_TIME = Duration.ofSeconds(60);
-  private static final Duration KEEPALIVE_TIMEOUT = Duration.ofSeconds(20);
   private static final Duration RELOAD_INTERVAL = Duration.ofMinutes(1);
 
   private ClientChannels() {}
@@ -42,6 +42,15 @@ public final class ClientChannels {
   /** A channel to {@code host:port}; {@link IllegalArgumentException} for unreadable files. */
   public static ManagedChannel open(
       String host, int port, ClientSecurity security, int maxInboundMessageBytes) {
+    return open(ServiceTarget.direct(host, port), security, maxInboundMessageBytes);
+  }
+
+  /**
+   * A channel to {@code target}, direct or balanced over the addresses its name resolves to; {@link
+   * IllegalArgumentException} for unreadable files.
+   */
+  public static ManagedChannel open(
+      ServiceTarget target, ClientSecurity security, int maxInboundMessageBytes) {
     TlsFiles files = null;
     ChannelCredentials credentials;
     if (security.tls()) {
@@ -73,13 +82,19 @@ public final class ClientChannels {
             CompositeChannelCredentials.create(
                 credentials, new BearerTokenCredentials(security.tokenFile()));
       }
+      HostPort address = target.address();
       NettyChannelBuilder builder =
-          NettyChannelBuilder.forAddress(host, port, credentials)
-              .maxInboundMessageSize(maxInboundMessageBytes)
-              .keepAliveTime(KEEPALIVE_TIME.toSeconds(), TimeUnit.SECONDS)
-              .keepAliveTimeout(KEEPALIVE_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+          target.balanced()
+              ? NettyChannelBuilder.forTarget(target.channelTarget(), credentials)
+                  .defaultLoadBalancingPolicy(ServiceTarget.BALANCED_POLICY)
+              : NettyChannelBuilder.forAddress(address.host(), address.port(), credentials);
+      builder
+          .maxInboundMessageSize(maxInboundMessageBytes)
+          .keepAliveTime(ServiceTarget.KEEPALIVE_TIME.toSeconds(), TimeUnit.SECONDS)
+          .keepAliveTimeout(ServiceTarget.KEEPALIVE_TIMEOUT.toSeconds(), TimeUnit.SECONDS)
+          .keepAliveWithoutCalls(false);
       if (security.serverName() != null) {
-        builder.overrideAuthority(security.serverName() + ":" + port);
+        builder.overrideAuthority(security.serverName() + ":" + address.port());
       }
       ManagedChannel channel = builder.build();
       return files == null ? channel : new OwningChannel(channel, files);

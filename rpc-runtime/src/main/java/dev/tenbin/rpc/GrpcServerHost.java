@@ -109,6 +109,12 @@ public final class GrpcServerHost implements AutoCloseable {
               .executor(admission.admissionExecutor())
               .callExecutor(admission.executorSupplier())
               .addStreamTracerFactory(admission.tracerFactory());
+      if (!limits.maxConnectionAge().isZero()) {
+        builder
+            .maxConnectionAge(limits.maxConnectionAge().toMillis(), TimeUnit.MILLISECONDS)
+            .maxConnectionAgeGrace(
+                limits.maxConnectionAgeGrace().toMillis(), TimeUnit.MILLISECONDS);
+      }
       // Server interceptors run last-added first: tokens are checked before admission.
       builder.intercept(admission.interceptor());
       BearerTokens tokens = null;

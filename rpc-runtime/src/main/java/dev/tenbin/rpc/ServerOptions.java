@@ -147,6 +147,24 @@ public final class ServerOptions {
       description = "Close a connection without calls after this long (default ${DEFAULT-VALUE}).")
   long maxConnectionIdleSeconds;
 
+  @Option(
+      names = "--max-connection-age-seconds",
+      defaultValue = "${env:TENBIN_MAX_CONNECTION_AGE_SECONDS:-0}",
+      description =
+          "Ask clients to reconnect after a connection has lived this long (give or take 10%%), so"
+              + " clients of a dns:/// target resolve the name again and new replicas get calls; 0"
+              + " never does (env TENBIN_MAX_CONNECTION_AGE_SECONDS; default ${DEFAULT-VALUE}).")
+  long maxConnectionAgeSeconds;
+
+  @Option(
+      names = "--max-connection-age-grace-seconds",
+      defaultValue = "${env:TENBIN_MAX_CONNECTION_AGE_GRACE_SECONDS:-1800}",
+      description =
+          "How long calls still open on a connection past its age may run before it is closed"
+              + " under them (env TENBIN_MAX_CONNECTION_AGE_GRACE_SECONDS; default"
+              + " ${DEFAULT-VALUE}).")
+  long maxConnectionAgeGraceSeconds;
+
   /**
    * Resolves and checks the options ({@link IllegalArgumentException} naming the flag); {@code
    * defaultPort} applies when neither flag nor env set the port.
@@ -181,6 +199,8 @@ public final class ServerOptions {
             Duration.ofSeconds(keepAliveSeconds),
             Duration.ofSeconds(keepAliveTimeoutSeconds),
             Duration.ofSeconds(maxConnectionIdleSeconds),
+            Duration.ofSeconds(maxConnectionAgeSeconds),
+            Duration.ofSeconds(maxConnectionAgeGraceSeconds),
             maxMetadataBytes,
             ServingLimits.DEFAULT_RETRY_AFTER);
     ServerSecurity security =

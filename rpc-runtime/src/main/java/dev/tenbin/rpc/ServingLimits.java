@@ -20,6 +20,11 @@ import java.time.Duration;
  * @param keepAliveTimeout drop the connection (and cancel its calls) when a ping is not answered
  *     within this
  * @param maxConnectionIdle close a connection that has had no call for this long
+ * @param maxConnectionAge ask a client to close a connection this long (give or take 10%) after it
+ *     opened (an HTTP/2 GOAWAY: it opens a new one, resolving the service's name again, so replicas
+ *     added since get calls); zero never does
+ * @param maxConnectionAgeGrace how long calls open on a connection past its age may still run
+ *     before it is closed under them
  * @param maxMetadataBytes largest request header block (metadata) accepted
  * @param retryAfter the retry delay sent with an admission refusal
  */
@@ -30,15 +35,32 @@ public record ServingLimits(
     Duration keepAliveTime,
     Duration keepAliveTimeout,
     Duration maxConnectionIdle,
+    Duration maxConnectionAge,
+    Duration maxConnectionAgeGrace,
     int maxMetadataBytes,
     Duration retryAfter) {
   public static final Duration DEFAULT_KEEPALIVE_TIME = Duration.ofSeconds(60);
   public static final Duration DEFAULT_KEEPALIVE_TIMEOUT = Duration.ofSeconds(20);
   public static final Duration DEFAULT_MAX_CONNECTION_IDLE = Duration.ofMinutes(15);
+
+  /**
+   * Connections live as long as they are used, unless told otherwise (one server, no balancing).
+   */
+  public static final Duration DEFAULT_MAX_CONNECTION_AGE = Duration.ZERO;
+
+  /**
+   * Calls past a connection's age may run this long: the longest calls Tenbin makes (a streamed
+   * encoding of a large corpus, an ingest stream) take minutes, and cutting them fails the work.
+   */
+  public static final Duration DEFAULT_MAX_CONNECTION_AGE_GRACE = Duration.ofMinutes(30);
+
   public static final int DEFAULT_MAX_METADATA_BYTES = 8192;
   public static final Duration DEFAULT_RETRY_AFTER = Duration.ofSeconds(1);
 
-  /** Clients may ping this often at most (our clients ping every 60 s when a call is open). */
+  /**
+   * Clients may ping this often at most, and only while a call is open: Tenbin's clients ping every
+   * {@link ServiceTarget#KEEPALIVE_TIME} (60 s) with calls open and never without.
+   */
   public static final Duration PERMIT_KEEPALIVE_TIME = Duration.ofSeconds(30);
 
   public ServingLimits {
@@ -62,6 +84,11 @@ public record ServingLimits(
     requirePositive(keepAliveTime, "--keepalive-seconds");
     requirePositive(keepAliveTimeout, "--keepalive-timeout-seconds");
     requirePositive(maxConnectionIdle, "--max-connection-idle-seconds");
+    if (maxConnectionAge == null || maxConnectionAge.isNegative()) {
+      throw new IllegalArgumentException(
+          "--max-connection-age-seconds must be 0 (never) or positive");
+    }
+    requirePositive(maxConnectionAgeGrace, "--max-connection-age-grace-seconds");
     requirePositive(retryAfter, "retry delay");
   }
 
@@ -116,8 +143,25 @@ public record ServingLimits(
         DEFAULT_KEEPALIVE_TIME,
         DEFAULT_KEEPALIVE_TIMEOUT,
         DEFAULT_MAX_CONNECTION_IDLE,
+        DEFAULT_MAX_CONNECTION_AGE,
+        DEFAULT_MAX_CONNECTION_AGE_GRACE,
         DEFAULT_MAX_METADATA_BYTES,
         DEFAULT_RETRY_AFTER);
+  }
+
+  /** The same limits with connections aged out after {@code age} ({@link Duration#ZERO}: never). */
+  public ServingLimits withMaxConnectionAge(Duration age, Duration grace) {
+    return new ServingLimits(
+        handlerThreads,
+        maxConcurrentCalls,
+        maxConcurrentCallsPerConnection,
+        keepAliveTime,
+        keepAliveTimeout,
+        maxConnectionIdle,
+        age,
+        grace,
+        maxMetadataBytes,
+        retryAfter);
   }
 
   private static void requirePositive(Duration value, String name) {

@@ -38,6 +38,21 @@ class ServerOptionsTest {
   }
 
   @Test
+  void connectionsAreNeverAgedOutUnlessAMaxConnectionAgeIsGiven() {
+    assertThat(settings(1).limits().maxConnectionAge()).isZero();
+    ServingLimits aged =
+        settings(
+                1,
+                "--max-connection-age-seconds",
+                "300",
+                "--max-connection-age-grace-seconds",
+                "60")
+            .limits();
+    assertThat(aged.maxConnectionAge()).isEqualTo(java.time.Duration.ofMinutes(5));
+    assertThat(aged.maxConnectionAgeGrace()).isEqualTo(java.time.Duration.ofMinutes(1));
+  }
+
+  @Test
   void aPortThatIsNotANumberIsAParseErrorNamingTheFlag() {
     assertThatThrownBy(() -> settings(1, "--port", "http"))
         .isInstanceOf(CommandLine.ParameterException.class)
@@ -58,6 +73,8 @@ class ServerOptionsTest {
     "--handler-threads,-1,--handler-threads must be 0 (its default) or positive",
     "--max-concurrent-calls,-4,--max-concurrent-calls must be 0 (its default) or positive",
     "--max-concurrent-calls-per-connection,-1,--max-concurrent-calls-per-connection must be 0",
+    "--max-connection-age-seconds,-1,--max-connection-age-seconds must be 0 (never) or positive",
+    "--max-connection-age-grace-seconds,0,--max-connection-age-grace-seconds must be positive",
     "--keepalive-seconds,0,--keepalive-seconds must be positive",
     "--keepalive-timeout-seconds,0,--keepalive-timeout-seconds must be positive",
     "--max-connection-idle-seconds,0,--max-connection-idle-seconds must be positive",

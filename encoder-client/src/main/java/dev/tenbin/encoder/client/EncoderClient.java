@@ -40,6 +40,11 @@ import java.util.function.Supplier;
 /**
  * The Java client other services use to reach the encoder: every call has a deadline, calls that
  * fail with UNAVAILABLE are retried with backoff, and bulk encoding streams in chunks.
+ *
+ * <p>It calls through any channel; to spread calls over the encoder's replicas give it one from
+ * {@code ClientChannels.open(ServiceTarget.parse(flag, "dns:///tenbin-encoder-headless:50051"),
+ * ...)} (round_robin over every ready pod, the name resolved again when replicas change; see
+ * docs/scaling.md). A retried call is then picked afresh, so it goes to a replica still serving.
  */
 public final class EncoderClient {
   /**

@@ -69,8 +69,7 @@ public final class JobCommands {
 
     ManagedChannel open() {
       ServiceEndpoint parsed = ServiceEndpoint.parse("--endpoint", endpoint);
-      return ClientChannels.open(
-          parsed.host(), parsed.port(), security.toSecurity(), 512 * 1024 * 1024);
+      return ClientChannels.open(parsed.target(), security.toSecurity(), 512 * 1024 * 1024);
     }
   }
 

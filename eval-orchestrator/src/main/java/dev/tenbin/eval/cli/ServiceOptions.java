@@ -6,6 +6,7 @@ import dev.tenbin.eval.services.ServiceEndpoint;
 import dev.tenbin.rpc.ClientSecurity;
 import dev.tenbin.rpc.ServiceClientOptions;
 import java.nio.file.Path;
+import java.util.List;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
@@ -28,15 +29,30 @@ public final class ServiceOptions {
   String indexEndpoint;
 
   @Option(
+      names = "--index-pods",
+      paramLabel = "HOST:PORT",
+      split = ",",
+      description =
+          "Use the index StatefulSet's pods, by their stable names"
+              + " (tenbin-index-0.tenbin-index-headless:50052,...): each collection lives on one"
+              + " pod, chosen by rendezvous hashing of its name (docs/scaling.md). Instead of"
+              + " --index-endpoint.")
+  List<String> indexPods;
+
+  @Option(
       names = "--encoder-endpoint",
       paramLabel = "HOST:PORT",
-      description = "Use a running encoder service instead of the embedded one.")
+      description =
+          "Use a running encoder service instead of the embedded one; dns:///HOST:PORT spreads"
+              + " calls over every address of HOST (a headless Service) with round_robin.")
   String encoderEndpoint;
 
   @Option(
       names = "--rerank-endpoint",
       paramLabel = "HOST:PORT",
-      description = "Use a running rerank service instead of the embedded one.")
+      description =
+          "Use a running rerank service instead of the embedded one; dns:///HOST:PORT spreads"
+              + " calls over every address of HOST (a headless Service) with round_robin.")
   String rerankEndpoint;
 
   @Option(
@@ -55,8 +71,21 @@ public final class ServiceOptions {
 
   public JobLauncher.Options toOptions() {
     ClientSecurity reach = security.toSecurity();
+    if (indexPods != null && indexEndpoint != null) {
+      throw new IllegalArgumentException(
+          "give --index-endpoint (one index service) or --index-pods (a StatefulSet), not both");
+    }
+    ServiceEndpoint index =
+        indexPods != null
+            ? ServiceEndpoint.pods("--index-pods", indexPods).withSecurity(reach)
+            : endpoint("--index-endpoint", indexEndpoint, reach);
+    if (index != null && !index.placed() && index.target().balanced()) {
+      throw new IllegalArgumentException(
+          "--index-endpoint must be HOST:PORT: index pods each hold their own collections, so"
+              + " calls cannot be spread with dns:///; give the pods with --index-pods");
+    }
     return new JobLauncher.Options(
-        endpoint("--index-endpoint", indexEndpoint, reach),
+        index,
         endpoint("--encoder-endpoint", encoderEndpoint, reach),
         endpoint("--rerank-endpoint", rerankEndpoint, reach),
         modelsDirectory,

@@ -2,37 +2,99 @@ package dev.tenbin.eval.services;
 
 import dev.tenbin.rpc.ClientSecurity;
 import dev.tenbin.rpc.HostPort;
+import dev.tenbin.rpc.ServiceTarget;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.stream.Collectors;
 
 /**
- * A remote service address given as {@code host:port} (or {@code [ipv6]:port}), and how to reach it
- * (TLS, token; plaintext unless told otherwise).
+ * A remote service and how to reach it (TLS, token; plaintext unless told otherwise): one target
+ * ({@code host:port}, {@code [ipv6]:port}, or {@code dns:///host:port} spread over the name's
+ * replicas with round_robin), or the stable addresses of a stateful service's pods, each holding
+ * its own keys (the index's collections, placed by {@link IndexPlacement}).
+ *
+ * @param targets one target, or the pods in their StatefulSet order
+ * @param security how every target is reached
  */
-public record ServiceEndpoint(String host, int port, ClientSecurity security) {
+public record ServiceEndpoint(List<ServiceTarget> targets, ClientSecurity security) {
   public ServiceEndpoint {
+    if (targets == null || targets.isEmpty()) {
+      throw new IllegalArgumentException("a service endpoint needs at least one target");
+    }
+    targets = List.copyOf(targets);
+    if (targets.size() > 1 && targets.stream().anyMatch(ServiceTarget::balanced)) {
+      throw new IllegalArgumentException(
+          "pods are addressed one by one (host:port each), not through dns:///, got " + targets);
+    }
     if (security == null) {
       security = ClientSecurity.plaintext();
     }
   }
 
   public ServiceEndpoint(String host, int port) {
-    this(host, port, null);
+    this(List.of(ServiceTarget.direct(host, port)), null);
   }
 
-  /** The same address reached with {@code newSecurity}. */
+  /** The same targets reached with {@code newSecurity}. */
   public ServiceEndpoint withSecurity(ClientSecurity newSecurity) {
-    return new ServiceEndpoint(host, port, newSecurity);
+    return new ServiceEndpoint(targets, newSecurity);
   }
 
   /**
-   * Parses {@code value} given for {@code option} with the one endpoint parser, {@link HostPort}.
+   * Parses {@code value} given for {@code option} with the one target parser, {@link
+   * ServiceTarget}: {@code host:port}, {@code [ipv6]:port} or {@code dns:///host:port}.
    */
   public static ServiceEndpoint parse(String option, String value) {
-    HostPort address = HostPort.parse(option, value);
-    return new ServiceEndpoint(address.host(), address.port());
+    return new ServiceEndpoint(List.of(ServiceTarget.parse(option, value)), null);
   }
 
+  /**
+   * The pods of a stateful service given for {@code option}, each {@code host:port} (their stable
+   * DNS names, {@code tenbin-index-0.tenbin-index-headless:50052}), distinct.
+   */
+  public static ServiceEndpoint pods(String option, List<String> values) {
+    if (values == null || values.isEmpty()) {
+      throw new dev.tenbin.core.InvalidInputException(option, option + " needs at least one pod");
+    }
+    List<ServiceTarget> pods = new ArrayList<>();
+    for (String value : values) {
+      HostPort pod = HostPort.parse(option, value);
+      pods.add(ServiceTarget.direct(pod.host(), pod.port()));
+    }
+    if (new HashSet<>(pods).size() != pods.size()) {
+      throw new dev.tenbin.core.InvalidInputException(
+          option, option + " names a pod twice, got " + String.join(",", values));
+    }
+    return new ServiceEndpoint(pods, null);
+  }
+
+  /** Whether calls are placed over several pods by key rather than sent to one target. */
+  public boolean placed() {
+    return targets.size() > 1;
+  }
+
+  /** The one target; {@link IllegalStateException} for several pods. */
+  public ServiceTarget target() {
+    if (placed()) {
+      throw new IllegalStateException("several pods, no single target: " + this);
+    }
+    return targets.getFirst();
+  }
+
+  /** The host of the one target. */
+  public String host() {
+    return target().address().host();
+  }
+
+  /** The port of the one target. */
+  public int port() {
+    return target().address().port();
+  }
+
+  /** As the flags give it: the target, or the pods separated by commas. */
   @Override
   public String toString() {
-    return new HostPort(host, port).toString();
+    return targets.stream().map(ServiceTarget::toString).collect(Collectors.joining(","));
   }
 }

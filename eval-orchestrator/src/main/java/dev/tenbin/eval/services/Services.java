@@ -21,7 +21,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * The services an evaluation talks to. By default each one is started in this process (the embedded
  * default) and reached over gRPC's in-process transport; an endpoint option points the orchestrator
- * at a running service instead. Either way every call goes through the v1 contract.
+ * at a running service instead. Either way every call goes through the v1 contract. A remote
+ * encoder or rerank service given as {@code dns:///name:port} has its calls spread over its
+ * replicas; an index given as several pods has each collection on one of them ({@link
+ * IndexPlacement}).
  */
 public final class Services implements AutoCloseable {
   private static final int MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
@@ -80,7 +83,15 @@ public final class Services implements AutoCloseable {
     List<AutoCloseable> owned = new ArrayList<>();
     ManagedChannel index;
     String indexDescription;
-    if (indexEndpoint != null) {
+    if (indexEndpoint != null && indexEndpoint.placed()) {
+      index = IndexPlacement.open(indexEndpoint, MAX_MESSAGE_BYTES);
+      indexDescription =
+          "remote, "
+              + indexEndpoint.targets().size()
+              + " pods each holding its own collections ("
+              + indexEndpoint
+              + ")";
+    } else if (indexEndpoint != null) {
       index = remote(indexEndpoint);
       indexDescription = "remote " + indexEndpoint;
     } else {
@@ -122,8 +133,7 @@ public final class Services implements AutoCloseable {
   }
 
   private static ManagedChannel remote(ServiceEndpoint endpoint) {
-    return ClientChannels.open(
-        endpoint.host(), endpoint.port(), endpoint.security(), MAX_MESSAGE_BYTES);
+    return ClientChannels.open(endpoint.target(), endpoint.security(), MAX_MESSAGE_BYTES);
   }
 
   public ManagedChannel indexChannel() {

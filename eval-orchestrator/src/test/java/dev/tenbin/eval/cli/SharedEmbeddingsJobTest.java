@@ -18,7 +18,6 @@ import dev.tenbin.rerank.RerankServer;
 import dev.tenbin.rerank.RerankServiceConfig;
 import dev.tenbin.rpc.ClientSecurity;
 import dev.tenbin.rpc.GrpcServerHost;
-import dev.tenbin.rpc.HostPort;
 import dev.tenbin.rpc.ServerSettings;
 import io.grpc.BindableService;
 import io.grpc.ForwardingServerCallListener;
@@ -113,7 +112,7 @@ class SharedEmbeddingsJobTest {
             new RerankServiceConfig(
                 ServerSettings.ephemeral(),
                 ModelSources.embedded(models, tmp.resolve("rerank-cache")),
-                new HostPort("127.0.0.1", encoder.port()),
+                dev.tenbin.rpc.ServiceTarget.direct("127.0.0.1", encoder.port()),
                 ClientSecurity.plaintext(),
                 RerankServiceConfig.DEFAULT_MAX_PAIRS,
                 RerankServiceConfig.DEFAULT_MAX_BATCH_TOKENS,
