@@ -107,7 +107,18 @@ final class PositionsHtml {
     }
     html.append("</tbody></table></div>\n<h3>Bin profiles (main length bucket)</h3>\n<figure>");
     profiles(html, rows, firstTask);
-    html.append("</figure>\n<h3>Heatmaps: length bucket × position bin</h3>\n")
+    html.append("<figcaption><ul id=\"profile-legend\">");
+    int colour = 0;
+    for (int i = 0; i < rows.size(); i++) {
+      if (startsTicked(rows, i, firstTask)) {
+        html.append("<li><span class=\"swatch\" style=\"background:")
+            .append(LINE_COLOURS[colour++ % LINE_COLOURS.length])
+            .append("\"></span>")
+            .append(Html.escape(rows.get(i).task() + " " + rows.get(i).system()))
+            .append("</li>");
+      }
+    }
+    html.append("</ul></figcaption></figure>\n<h3>Heatmaps: length bucket × position bin</h3>\n")
         .append("<section id=\"heatmaps\">");
     for (int i = 0; i < rows.size(); i++) {
       heatmap(html, rows.get(i), i);

@@ -59,6 +59,8 @@
     var left = 44, right = 12, top = 12, bottom = 34;
     var w = width - left - right; var h = height - top - bottom;
     var colour = 0;
+    var legend = document.getElementById('profile-legend');
+    while (legend.firstChild) { legend.removeChild(legend.firstChild); }
     ordered().forEach(function (d) {
       var box = tbody.querySelector('input.profile-toggle[data-pos-row="' + d.row + '"]');
       if (!box || !box.checked || !visible(d)) { return; }
@@ -77,6 +79,13 @@
       title.textContent = d.task + ' ' + d.system + '/' + d.variant + '/' + d.mode;
       line.appendChild(title);
       group.appendChild(line);
+      var item = document.createElement('li');
+      var swatch = document.createElement('span');
+      swatch.className = 'swatch';
+      swatch.style.background = line.getAttribute('stroke');
+      item.appendChild(swatch);
+      item.appendChild(document.createTextNode(title.textContent));
+      legend.appendChild(item);
       var box2 = rowsByIndex[d.row];
       if (box2) { box2.style.borderLeft = '4px solid ' + line.getAttribute('stroke'); }
     });

@@ -90,6 +90,11 @@ class LeaderboardBrowserIT {
       drawn.add(lines.group(1));
     }
     assertThat(drawn).as("ticked and visible rows").containsExactly("2", "1");
+    assertThat(dom)
+        .as("the legend names the drawn lines")
+        .contains(
+            "</span>task dense:m/int8/retrieval</li>", "</span>task dense:m/base/retrieval</li>")
+        .doesNotContain("</span>task bm25/base/retrieval</li>");
   }
 
   @Test
