@@ -72,6 +72,9 @@ follows index.replicas, so changing it rolls the eval pod with the new list.
 {{/* Environment shared by every server: ports, shutdown grace, TLS and token */}}
 {{- define "tenbin.serverEnv" -}}
 {{- $v := .root.Values -}}
+{{- /* every interface: Service endpoints and the kubelet's gRPC probes reach the pod IP */}}
+- name: TENBIN_HOST
+  value: "0.0.0.0"
 - name: TENBIN_PORT
   value: {{ (index $v .svc).port | quote }}
 - name: TENBIN_METRICS_PORT

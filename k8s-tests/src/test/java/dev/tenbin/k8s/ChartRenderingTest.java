@@ -119,6 +119,13 @@ class ChartRenderingTest {
               .getValue();
       assertThat(spec.getTerminationGracePeriodSeconds())
           .isGreaterThanOrEqualTo(Long.parseLong(grace) + 5);
+      assertThat(server.getEnv())
+          .as("a server bound to loopback (the services' default) is unreachable on the pod IP")
+          .anySatisfy(
+              e -> {
+                assertThat(e.getName()).isEqualTo("TENBIN_HOST");
+                assertThat(e.getValue()).isEqualTo("0.0.0.0");
+              });
     }
   }
 
