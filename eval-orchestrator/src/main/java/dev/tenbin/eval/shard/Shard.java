@@ -1,6 +1,9 @@
 package dev.tenbin.eval.shard;
 
 import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.eval.job.PlanSlice;
+import dev.tenbin.eval.job.Work;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -10,7 +13,7 @@ import java.util.Locale;
  * @param index which shard, from 0
  * @param count how many shards the job is split into
  */
-public record Shard(int index, int count) {
+public record Shard(int index, int count) implements PlanSlice {
   public Shard {
     if (count < 1 || index < 0 || index >= count) {
       throw new InvalidInputException(
@@ -43,5 +46,16 @@ public record Shard(int index, int count) {
   /** {@code shard-I-of-K}: the stem of the files a shard writes beside the cells. */
   public String fileStem() {
     return String.format(Locale.ROOT, "shard-%d-of-%d", index, count);
+  }
+
+  @Override
+  public String name() {
+    return fileStem();
+  }
+
+  /** This shard's work items under the {@link ShardAssignment} of {@code plan}. */
+  @Override
+  public List<Work> select(List<Work> plan) {
+    return ShardAssignment.of(plan, count).works(this, plan);
   }
 }
