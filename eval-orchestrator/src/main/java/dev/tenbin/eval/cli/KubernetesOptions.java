@@ -45,7 +45,6 @@ public final class KubernetesOptions {
           "--ttl-seconds",
           "--pod-resource",
           "--service-account",
-          "--pod-arg",
           "--kubeconfig",
           "--poll-seconds");
 
@@ -120,14 +119,6 @@ public final class KubernetesOptions {
       defaultValue = "",
       description = "kubernetes: the pods' service account (default: the namespace's).")
   String serviceAccount;
-
-  @Option(
-      names = "--pod-arg",
-      paramLabel = "ARG",
-      description =
-          "kubernetes: one more argument of each pod's tenbin run (repeatable), e.g. --pod-arg=--models-dir"
-              + " --pod-arg=/results/models. The pods get --index/--encoder/--rerank-endpoint as given here.")
-  List<String> podArgs = new ArrayList<>();
 
   @Option(
       names = "--kubeconfig",
@@ -205,7 +196,7 @@ public final class KubernetesOptions {
     addIfSet(args, "--index-endpoint", services.indexEndpoint);
     addIfSet(args, "--encoder-endpoint", services.encoderEndpoint);
     addIfSet(args, "--rerank-endpoint", services.rerankEndpoint);
-    args.addAll(podArgs);
+    args.addAll(command.podArgs());
     return new IndexedJobSettings(
         namespace,
         jobName != null ? jobName : defaultName(job.name()),

@@ -69,6 +69,15 @@ public final class RunCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "SPEC", description = "Job spec (YAML).")
   Path specFile;
 
+  @Parameters(
+      index = "1..*",
+      paramLabel = "POD_ARG",
+      description =
+          "With --executor kubernetes, after --: more arguments of each pod's tenbin run, e.g."
+              + " -- --models-dir /results/models --cache-dir /results/cache. The pods get"
+              + " --index/--encoder/--rerank-endpoint as given here, nothing else of this command line.")
+  List<String> podArgs = new ArrayList<>();
+
   @Option(
       names = "--out",
       required = true,
@@ -143,6 +152,10 @@ public final class RunCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     JobSpec job = JobSpec.read(specFile);
     JobLauncher launcher = new JobLauncher(services.toOptions());
+    check(
+        podArgs.isEmpty() || executor.equals("kubernetes"),
+        "POD_ARG",
+        "(arguments after SPEC) are only for --executor kubernetes, got " + podArgs);
     if (mergeOnly) {
       check(
           shard == null && executor.equals("inline"),
@@ -349,6 +362,10 @@ public final class RunCommand implements Callable<Integer> {
 
   Path specFile() {
     return specFile;
+  }
+
+  List<String> podArgs() {
+    return podArgs;
   }
 
   int parallelism() {
