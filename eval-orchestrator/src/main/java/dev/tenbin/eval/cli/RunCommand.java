@@ -40,12 +40,16 @@ import picocli.CommandLine.Parameters;
       "Run an evaluation job (YAML spec) into an output folder.",
       "Finished cells are never recomputed: rerun the same command to resume after a crash or kill.",
       "",
-      "Sharding: --shard I/K (0 <= I < K) runs only shard I of the job's cells, into the same folder and",
-      "the same content-addressed cells as a whole run, and writes no leaderboards or warehouse (a shard is",
-      "partial). Shards are whole work groups (one task's work with one model, a task's candidate sets with",
-      "their rerankers) balanced by estimated cost, the same in every process that plans the job. After all",
-      "shards, --merge-only (or a plain run, which finds every cell stored) writes the leaderboards and",
-      "the warehouse. --executor local or kubernetes does all of it: K shards at once, then the merge."
+      "Sharding: --shard I/K (0 <= I < K) runs only shard I of the job's cells, into the same folder and"
+          + " the same content-addressed cells as a whole run, and writes no leaderboards or warehouse (a"
+          + " shard is partial). Shards are whole work groups (one task's work with one model; a task's"
+          + " candidate sets with their rerankers) balanced by estimated cost (documents and queries"
+          + " encoded, pairs reranked), the same in every process that plans the job.",
+      "When every shard has run, --merge-only (or a plain run, which finds every cell stored) computes"
+          + " nothing and writes the leaderboards and the warehouse.",
+      "--executor local runs the K shards as child processes of this one; --executor kubernetes as one"
+          + " Indexed Job (k8s/README.md, 'Sharded jobs'). Both merge at the end; a rerun after a failure"
+          + " computes only the missing cells."
     })
 public final class RunCommand implements Callable<Integer> {
   /** Exit code when the job finished with failed work items. */
