@@ -5,6 +5,7 @@ import dev.tenbin.core.PreconditionException;
 import dev.tenbin.eval.job.JobLauncher;
 import dev.tenbin.eval.job.JobSpec;
 import dev.tenbin.eval.job.Work;
+import dev.tenbin.eval.shard.Shard;
 import dev.tenbin.eval.shard.kubernetes.IndexedJobSettings;
 import dev.tenbin.eval.shard.kubernetes.KubernetesExecutor;
 import io.kubernetes.client.openapi.ApiClient;
@@ -178,6 +179,10 @@ public final class KubernetesOptions {
               + "; rerun to compute only the missing cells");
       err.flush();
       return RunCommand.EXIT_INCOMPLETE;
+    }
+    for (int i = 0; i < settings.shards(); i++) {
+      Shard shard = new Shard(i, settings.shards());
+      err.println("tenbin: shard " + shard.label() + ": " + command.counts(shard));
     }
     return command.merge(plan, err);
   }

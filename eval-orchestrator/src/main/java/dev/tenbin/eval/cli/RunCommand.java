@@ -259,22 +259,13 @@ public final class RunCommand implements Callable<Integer> {
     boolean allSucceeded = true;
     for (LocalExecutor.ShardRun run : runs) {
       allSucceeded &= run.succeeded();
-      String counts =
-          ShardOutcome.read(out, run.shard())
-              .map(
-                  o ->
-                      o.cellsAlreadyStored()
-                          + " already stored, "
-                          + o.cellsComputed()
-                          + " computed")
-              .orElse("no outcome written");
       err.printf(
           Locale.ROOT,
           "tenbin: shard %s %s after %d attempt(s): %s%n",
           run.shard().label(),
           run.succeeded() ? "succeeded" : "failed (exit " + run.exitCode() + ")",
           run.attempts(),
-          counts);
+          counts(run.shard()));
     }
     if (!allSucceeded) {
       err.println(
@@ -283,6 +274,15 @@ public final class RunCommand implements Callable<Integer> {
       return EXIT_INCOMPLETE;
     }
     return merge(plan, err);
+  }
+
+  /**
+   * What the last run of {@code shard} wrote in {@code shards/}: cells found stored and computed.
+   */
+  String counts(Shard shard) {
+    return ShardOutcome.read(out, shard)
+        .map(o -> o.cellsAlreadyStored() + " already stored, " + o.cellsComputed() + " computed")
+        .orElse("no outcome written");
   }
 
   /** Prints how the plan splits into {@code --parallelism} shards. */

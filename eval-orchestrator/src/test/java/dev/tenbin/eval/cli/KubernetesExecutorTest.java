@@ -225,6 +225,8 @@ class KubernetesExecutorTest {
     assertThat(run.exit().get(2, TimeUnit.MINUTES)).as(run.err().toString()).isZero();
     assertThat(run.err().toString())
         .contains("shard 1/2 succeeded")
+        .contains("tenbin: shard 0/2: 0 already stored, ")
+        .contains("tenbin: shard 1/2: 0 already stored, ")
         .contains("tenbin: merge: all 3 cells stored, none computed");
     assertThat(tmp.resolve("out").resolve("leaderboard.md")).content().contains("bm25");
     assertThat(tmp.resolve("out").resolve("warehouse.duckdb")).isNotEmptyFile();

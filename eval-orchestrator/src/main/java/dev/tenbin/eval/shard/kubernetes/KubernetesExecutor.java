@@ -42,6 +42,9 @@ public final class KubernetesExecutor {
   public record Result(
       State state, SortedSet<Integer> completed, SortedSet<Integer> failed, String message) {}
 
+  /** Consecutive failed reads of the Job (5xx, 429, no connection) before the run gives up. */
+  static final int MAX_READ_FAILURES = 10;
+
   private final BatchV1Api api;
   private final IndexedJobSettings settings;
   private final PrintWriter out;
@@ -75,15 +78,30 @@ public final class KubernetesExecutor {
     SortedSet<Integer> completed = new TreeSet<>();
     SortedSet<Integer> failed = new TreeSet<>();
     int podFailures = 0;
+    int readFailures = 0;
     String lastLine = "";
     while (true) {
       if (cancellation.isCancelled()) {
         cancel();
         return new Result(State.CANCELLED, completed, failed, "cancelled");
       }
-      V1Job current =
-          call(
-              () -> api.readNamespacedJob(settings.name(), settings.namespace()).execute(), "read");
+      V1Job current;
+      try {
+        current = api.readNamespacedJob(settings.name(), settings.namespace()).execute();
+        readFailures = 0;
+      } catch (ApiException e) {
+        // The API server restarting or a connection lost: keep polling a while; the Job runs on.
+        boolean transientFailure = e.getCode() == 0 || e.getCode() == 429 || e.getCode() >= 500;
+        if (!transientFailure || ++readFailures > MAX_READ_FAILURES) {
+          throw failure("read", e);
+        }
+        print("cannot read the Job (HTTP " + e.getCode() + "); trying again");
+        if (!pause(cancellation)) {
+          cancel();
+          return new Result(State.CANCELLED, completed, failed, "cancelled");
+        }
+        continue;
+      }
       V1JobStatus status = current.getStatus() == null ? new V1JobStatus() : current.getStatus();
       SortedSet<Integer> nowCompleted = IndexRanges.parse(status.getCompletedIndexes());
       SortedSet<Integer> nowFailed = IndexRanges.parse(status.getFailedIndexes());
@@ -206,20 +224,24 @@ public final class KubernetesExecutor {
     try {
       return call.call();
     } catch (ApiException e) {
-      throw new KubernetesException(
-          "cannot "
-              + verb
-              + " Job "
-              + settings.namespace()
-              + "/"
-              + settings.name()
-              + ": HTTP "
-              + e.getCode()
-              + (e.getResponseBody() == null || e.getResponseBody().isBlank()
-                  ? ""
-                  : " " + e.getResponseBody().strip()),
-          e);
+      throw failure(verb, e);
     }
+  }
+
+  private KubernetesException failure(String verb, ApiException e) {
+    return new KubernetesException(
+        "cannot "
+            + verb
+            + " Job "
+            + settings.namespace()
+            + "/"
+            + settings.name()
+            + ": HTTP "
+            + e.getCode()
+            + (e.getResponseBody() == null || e.getResponseBody().isBlank()
+                ? ""
+                : " " + e.getResponseBody().strip()),
+        e);
   }
 
   /** A call to the Kubernetes API that failed. */
