@@ -163,14 +163,19 @@ public final class LocalExecutor {
     }
   }
 
-  /** Ends every child still running: politely, then forcibly after 10 s. */
+  /**
+   * Ends every child still running and the processes it started: politely, then forcibly after 10
+   * s.
+   */
   private void destroyAll() {
     for (Process process : running) {
+      process.descendants().forEach(ProcessHandle::destroy);
       process.destroy();
     }
     for (Process process : running) {
       try {
         if (!process.waitFor(10, TimeUnit.SECONDS)) {
+          process.descendants().forEach(ProcessHandle::destroyForcibly);
           process.destroyForcibly();
         }
       } catch (InterruptedException e) {
