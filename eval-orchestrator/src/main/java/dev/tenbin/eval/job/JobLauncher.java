@@ -174,6 +174,29 @@ public final class JobLauncher {
   }
 
   /**
+   * Loads, plans and runs the {@code slice} of a local job (e.g. one shard) into {@code directory},
+   * reading its task set files.
+   */
+  public JobOutcome run(
+      JobSpec spec,
+      Path directory,
+      JobListener listener,
+      Cancellation cancellation,
+      PlanSlice slice) {
+    return run(spec, readTaskSets(spec), directory, listener, cancellation, slice);
+  }
+
+  /**
+   * Loads and plans a local job without running it: every work item with its cells' fingerprints
+   * (the services start, each model is asked for its identity once).
+   */
+  public List<Work> plan(JobSpec spec) {
+    try (Services services = connect()) {
+      return plan(spec, loadTasks(spec, readTaskSets(spec), services.indexChannel()), services);
+    }
+  }
+
+  /**
    * Loads, plans and runs a job whose task sets are already read and checked into {@code
    * directory}.
    */
@@ -183,6 +206,16 @@ public final class JobLauncher {
       Path directory,
       JobListener listener,
       Cancellation cancellation) {
+    return run(spec, taskSets, directory, listener, cancellation, PlanSlice.WHOLE);
+  }
+
+  private JobOutcome run(
+      JobSpec spec,
+      List<TaskSetSpec> taskSets,
+      Path directory,
+      JobListener listener,
+      Cancellation cancellation,
+      PlanSlice slice) {
     try (Services services = connect();
         var cache = EmbeddingCaches.open(options.cacheDirectory());
         var sharing = services.shareEmbeddings(cache)) {
@@ -194,7 +227,7 @@ public final class JobLauncher {
               listener,
               cancellation,
               EmbeddingCaches.hook(cache, new LightCaches(services::encoderChannel)))
-          .run(spec, plan);
+          .run(spec, plan, slice);
     }
   }
 

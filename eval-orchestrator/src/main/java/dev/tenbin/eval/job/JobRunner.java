@@ -33,6 +33,11 @@ import java.util.Set;
 /**
  * Runs a planned job into its output folder, cell by cell, skipping every cell already stored.
  *
+ * <p>A run may compute only a {@link PlanSlice} of the plan (a shard, {@code tenbin run --shard
+ * I/K}): it then locks {@code .lock-<slice>} instead of {@code .lock}, so the shards of one job run
+ * side by side in one folder (and a shard never twice at once), and logs to {@code
+ * shards/<slice>.events.jsonl}. Every run writes the whole plan to {@code job.json}.
+ *
  * <p>The folder holds {@code job.json} (the plan), {@code cells/} (the result store), {@code
  * candidates/} (candidate sets, one file per fingerprint) and {@code events.jsonl} (an append-only
  * log of work started, cells stored and failures). A run holds an exclusive lock on {@code .lock},
@@ -46,6 +51,7 @@ public final class JobRunner {
   private final Cancellation cancellation;
   private final WorkRunner.RetrievalHooks cache;
   private final Duration serviceRetry;
+  private Path events;
 
   /** How long a work item waits for an UNAVAILABLE service to come back before it fails. */
   public static final Duration DEFAULT_SERVICE_RETRY = Duration.ofMinutes(5);
@@ -79,6 +85,18 @@ public final class JobRunner {
   }
 
   public JobOutcome run(JobSpec spec, List<Work> plan) {
+    return run(spec, plan, PlanSlice.WHOLE);
+  }
+
+  /**
+   * Runs the work items of {@code plan} that {@code slice} selects; the outcome counts only their
+   * cells.
+   */
+  public JobOutcome run(JobSpec spec, List<Work> plan, PlanSlice slice) {
+    this.events =
+        slice.name().isEmpty()
+            ? directory.resolve("events.jsonl")
+            : directory.resolve("shards").resolve(slice.name() + ".events.jsonl");
     long start = System.nanoTime();
     try {
       Files.createDirectories(directory);
@@ -87,12 +105,16 @@ public final class JobRunner {
     }
     try (FileChannel lockFile =
             FileChannel.open(
-                directory.resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                directory.resolve(slice.name().isEmpty() ? ".lock" : ".lock-" + slice.name()),
+                StandardOpenOption.CREATE,
+                StandardOpenOption.WRITE);
         FileLock lock = tryLock(lockFile)) {
       ResultStore store = ResultStore.open(directory);
       Path candidates = directory.resolve("candidates");
       Files.createDirectories(candidates);
+      Files.createDirectories(events.getParent());
       writePlan(spec, plan);
+      plan = slice.select(plan);
       int total = 0;
       int stored = 0;
       for (Work work : plan) {
@@ -102,7 +124,14 @@ public final class JobRunner {
         }
       }
       listener.planned(total, stored);
-      event("job_started", null, "cells " + total + ", stored " + stored);
+      event(
+          "job_started",
+          null,
+          "cells "
+              + total
+              + ", stored "
+              + stored
+              + (slice.name().isEmpty() ? "" : ", " + slice.name()));
       int computed = 0;
       java.util.Map<String, Long> millisByKind = new java.util.TreeMap<>();
       List<String> failures = new ArrayList<>();
@@ -338,7 +367,9 @@ public final class JobRunner {
         }
       }
     }
-    Path temporary = directory.resolve(".job.json.tmp");
+    // Names of their own: the shards of a job write the same plan at the same time.
+    String unique = "." + java.util.UUID.randomUUID() + ".tmp";
+    Path temporary = directory.resolve(".job.json" + unique);
     Files.writeString(
         temporary,
         ResultStore.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(root),
@@ -349,7 +380,7 @@ public final class JobRunner {
         StandardCopyOption.REPLACE_EXISTING,
         StandardCopyOption.ATOMIC_MOVE);
     // The spec as it was parsed (never a copy of a file named by a client).
-    Path specCopy = directory.resolve(".job.yaml.tmp");
+    Path specCopy = directory.resolve(".job.yaml" + unique);
     Files.writeString(specCopy, spec.yaml(), StandardCharsets.UTF_8);
     Files.move(
         specCopy,
@@ -368,13 +399,13 @@ public final class JobRunner {
     event.put("detail", detail);
     try {
       Files.writeString(
-          directory.resolve("events.jsonl"),
+          events,
           event + "\n",
           StandardCharsets.UTF_8,
           StandardOpenOption.CREATE,
           StandardOpenOption.APPEND);
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot append to " + directory.resolve("events.jsonl"), e);
+      throw new UncheckedIOException("cannot append to " + events, e);
     }
   }
 }
