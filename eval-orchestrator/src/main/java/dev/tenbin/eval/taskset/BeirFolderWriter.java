@@ -111,27 +111,15 @@ final class BeirFolderWriter {
   }
 
   private static String judgment(Path file, Map<String, String> row) {
-    String queryId = required(file, row, "query-id", "query_id");
-    String docId = required(file, row, "corpus-id", "corpus_id", "doc_id");
-    for (String id : List.of(queryId, docId)) {
-      if (id.contains("\t") || id.contains("\n") || id.contains("\r")) {
-        throw new DatasetException(
-            file + ": id '" + id + "' holds a tab or line break and cannot be written to qrels");
-      }
-    }
+    String queryId = tsvId(file, required(file, row, "query-id", "query_id"), "qrels");
+    String docId = tsvId(file, required(file, row, "corpus-id", "corpus_id", "doc_id"), "qrels");
     return queryId + "\t" + docId + "\t" + grade(file, row.get("score")) + "\n";
   }
 
   /** A {@code qrels/spans.tsv} line; offsets are checked against the texts when it is read. */
   private static String span(Path file, Map<String, String> row) {
-    String queryId = required(file, row, "query-id", "query_id");
-    String docId = required(file, row, "corpus-id", "corpus_id", "doc_id");
-    for (String id : List.of(queryId, docId)) {
-      if (id.contains("\t") || id.contains("\n") || id.contains("\r")) {
-        throw new DatasetException(
-            file + ": id '" + id + "' holds a tab or line break and cannot be written to spans");
-      }
-    }
+    String queryId = tsvId(file, required(file, row, "query-id", "query_id"), "spans");
+    String docId = tsvId(file, required(file, row, "corpus-id", "corpus_id", "doc_id"), "spans");
     return queryId
         + "\t"
         + docId
@@ -140,6 +128,15 @@ final class BeirFolderWriter {
         + "\t"
         + offset(file, required(file, row, "end"))
         + "\n";
+  }
+
+  /** {@code id}, refused when a tab or line break would break the TSV file it goes to. */
+  private static String tsvId(Path file, String id, String target) {
+    if (id.contains("\t") || id.contains("\n") || id.contains("\r")) {
+      throw new DatasetException(
+          file + ": id '" + id + "' holds a tab or line break and cannot be written to " + target);
+    }
+    return id;
   }
 
   private static long offset(Path file, String value) {

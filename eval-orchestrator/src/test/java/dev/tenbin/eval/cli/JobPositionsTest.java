@@ -20,10 +20,7 @@ class JobPositionsTest {
   @Test
   void cellsOfEveryFamilyCarryTheirAnalysisAndTheWarehouseOneRowPerBucketAndBin() throws Exception {
     Path data = TinyJob.write(tmp);
-    Files.writeString(
-        data.resolve("qrels/spans.tsv"),
-        "query-id\tcorpus-id\tstart\tend\nq1\td1\t15\t26\nq2\td4\t32\t36\nq3\td3\t19\t22\n");
-    Path models = TinyJob.models(tmp);
+    Files.writeString(data.resolve("qrels/spans.tsv"), SPANS);
     Path spec = tmp.resolve("job.yaml");
     Files.writeString(
         spec,
@@ -35,16 +32,7 @@ class JobPositionsTest {
           - {retriever: dense:tiny-dense, variants: [base, int8]}
         """);
     Path out = tmp.resolve("out");
-    CliRunner run =
-        CliRunner.run(
-            "run",
-            spec.toString(),
-            "--out",
-            out.toString(),
-            "--models-dir",
-            models.toString(),
-            "--cache-dir",
-            tmp.resolve("cache").toString());
+    CliRunner run = runJob(spec, out);
     assertThat(run.exitCode()).as(run.err()).isZero();
 
     List<CellRecord> cells = ResultStore.open(out).readAll();
@@ -101,15 +89,7 @@ class JobPositionsTest {
       "query-id\tcorpus-id\tstart\tend\nq1\td1\t15\t26\nq2\td4\t32\t36\nq3\td3\t19\t22\n";
 
   private CliRunner runJob(Path spec, Path out) {
-    return CliRunner.run(
-        "run",
-        spec.toString(),
-        "--out",
-        out.toString(),
-        "--models-dir",
-        TinyJob.models(tmp).toString(),
-        "--cache-dir",
-        tmp.resolve("cache").toString());
+    return TinyJob.run(tmp, spec, out, tmp.resolve("cache"));
   }
 
   @Test

@@ -51,17 +51,7 @@ class RunCommandTest {
   }
 
   private CliRunner run() {
-    return CliRunner.run(
-        "run",
-        spec.toString(),
-        "--out",
-        out.toString(),
-        "--models-dir",
-        models.toString(),
-        "--cache-dir",
-        tmp.resolve("cache").toString(),
-        "--progress",
-        "lines");
+    return TinyJob.run(tmp, spec, out, tmp.resolve("cache"));
   }
 
   @Test

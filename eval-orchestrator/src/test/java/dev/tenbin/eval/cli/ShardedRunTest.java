@@ -54,21 +54,7 @@ class ShardedRunTest {
   }
 
   private CliRunner run(Path out, String cache, String... more) {
-    List<String> args =
-        new ArrayList<>(
-            List.of(
-                "run",
-                spec.toString(),
-                "--out",
-                out.toString(),
-                "--models-dir",
-                models.toString(),
-                "--cache-dir",
-                tmp.resolve(cache).toString(),
-                "--progress",
-                "lines"));
-    args.addAll(List.of(more));
-    return CliRunner.run(args.toArray(String[]::new));
+    return TinyJob.run(tmp, spec, out, tmp.resolve(cache), more);
   }
 
   @Test

@@ -143,22 +143,9 @@ class SharedEmbeddingsJobTest {
 
   private CliRunner run(Path out, Path cache, String... more) {
     List<String> args =
-        new ArrayList<>(
-            List.of(
-                "run",
-                spec.toString(),
-                "--out",
-                out.toString(),
-                "--models-dir",
-                models.toString(),
-                "--cache-dir",
-                cache.toString(),
-                "--encoder-endpoint",
-                "127.0.0.1:" + encoder.port(),
-                "--progress",
-                "lines"));
+        new ArrayList<>(List.of("--encoder-endpoint", "127.0.0.1:" + encoder.port()));
     args.addAll(List.of(more));
-    return CliRunner.run(args.toArray(String[]::new));
+    return TinyJob.run(tmp, spec, out, cache, args.toArray(String[]::new));
   }
 
   /**

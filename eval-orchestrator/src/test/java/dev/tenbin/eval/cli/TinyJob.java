@@ -30,6 +30,28 @@ final class TinyJob {
     return data;
   }
 
+  /**
+   * {@code tenbin run spec --out out --models-dir <models of root> --cache-dir cache --progress
+   * lines}, then {@code more}.
+   */
+  static CliRunner run(Path root, Path spec, Path out, Path cache, String... more) {
+    java.util.List<String> args =
+        new java.util.ArrayList<>(
+            java.util.List.of(
+                "run",
+                spec.toString(),
+                "--out",
+                out.toString(),
+                "--models-dir",
+                models(root).toString(),
+                "--cache-dir",
+                cache.toString(),
+                "--progress",
+                "lines"));
+    args.addAll(java.util.List.of(more));
+    return CliRunner.run(args.toArray(String[]::new));
+  }
+
   /** The models folder of {@link #write}. */
   static Path models(Path root) {
     return root.resolve("models");
