@@ -109,9 +109,9 @@ public final class KubernetesOptions {
 
   @Option(
       names = "--pod-resource",
-      paramLabel = "NAME=QUANTITY",
+      paramLabel = "RESOURCE",
       description =
-          "kubernetes: a request and limit of each pod, e.g. cpu=4, memory=16Gi, nvidia.com/gpu=1 (repeatable).")
+          "kubernetes: NAME=QUANTITY, a request and limit of each pod, e.g. cpu=4, memory=16Gi, nvidia.com/gpu=1 (repeatable).")
   Map<String, String> podResources = new LinkedHashMap<>();
 
   @Option(

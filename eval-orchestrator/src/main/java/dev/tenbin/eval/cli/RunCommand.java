@@ -105,9 +105,9 @@ public final class RunCommand implements Callable<Integer> {
 
   @Option(
       names = "--shard",
-      paramLabel = "I/K",
+      paramLabel = "SHARD",
       description =
-          "Run only shard I of K (zero-based) of the job's cells; no leaderboards or warehouse. Writes"
+          "I/K: run only shard I of K (zero-based) of the job's cells; no leaderboards or warehouse. Writes"
               + " shards/shard-I-of-K.json (cells computed and found stored) beside the cells.")
   String shard;
 
@@ -121,7 +121,7 @@ public final class RunCommand implements Callable<Integer> {
   @Option(
       names = "--executor",
       defaultValue = "inline",
-      paramLabel = "inline|local|kubernetes",
+      paramLabel = "EXECUTOR",
       description =
           "inline: this process runs the job (or its --shard). local: --parallelism child processes run"
               + " one shard each (same java and class path), a failed shard is started once more, then"
