@@ -20,6 +20,7 @@ import io.kubernetes.client.openapi.models.V1PodSpec;
 import io.kubernetes.client.openapi.models.V1PodTemplateSpec;
 import io.kubernetes.client.openapi.models.V1ResourceRequirements;
 import io.kubernetes.client.openapi.models.V1SeccompProfile;
+import io.kubernetes.client.openapi.models.V1SecretVolumeSource;
 import io.kubernetes.client.openapi.models.V1SecurityContext;
 import io.kubernetes.client.openapi.models.V1Volume;
 import io.kubernetes.client.openapi.models.V1VolumeMount;
@@ -57,6 +58,7 @@ public final class IndexedJobs {
     labels.put("app.kubernetes.io/name", "tenbin");
     labels.put(COMPONENT_LABEL, "eval-shard");
     labels.put("tenbin.dev/run", settings.name());
+    labels.putAll(settings.labels());
 
     List<String> args = new ArrayList<>();
     args.add("run");
@@ -119,6 +121,20 @@ public final class IndexedJobs {
                     .name("tmp")
                     .emptyDir(new V1EmptyDirVolumeSource().sizeLimit(Quantity.fromString("1Gi"))))
             .addVolumesItem(new V1Volume().name("cache").emptyDir(new V1EmptyDirVolumeSource()));
+    for (IndexedJobSettings.Mount mount : settings.mounts()) {
+      container.addVolumeMountsItem(
+          new V1VolumeMount().name(mount.name()).mountPath(mount.mountPath()).readOnly(true));
+      V1Volume volume = new V1Volume().name(mount.name());
+      switch (mount.source()) {
+        case SECRET -> volume.secret(new V1SecretVolumeSource().secretName(mount.reference()));
+        case CLAIM ->
+            volume.persistentVolumeClaim(
+                new V1PersistentVolumeClaimVolumeSource()
+                    .claimName(mount.reference())
+                    .readOnly(true));
+      }
+      pod.addVolumesItem(volume);
+    }
     if (!settings.serviceAccount().isEmpty()) {
       pod.serviceAccountName(settings.serviceAccount());
     }
