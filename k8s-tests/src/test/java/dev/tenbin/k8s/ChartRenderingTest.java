@@ -260,6 +260,7 @@ class ChartRenderingTest {
     assertThat(String.join(" ", server.getArgs()))
         .contains("--executor kubernetes")
         .contains("--parallelism 4")
+        .contains("--pod-resource cpu=4 --pod-resource memory=16Gi")
         .contains("--results-pvc tb-tenbin-eval-results")
         .contains("--pod-tls-secret tenbin-tls")
         .contains("--pod-auth-secret tenbin-token")

@@ -149,6 +149,9 @@ class EvalServiceKubernetesTest {
     assertThat(job.getMetadata().getName()).isEqualTo("tenbin-" + id);
     assertThat(job.getMetadata().getLabels()).containsEntry("tenbin.dev/job-id", id);
     assertThat(job.getSpec().getCompletions()).isEqualTo(2);
+    assertThat(job.getSpec().getTemplate().getMetadata().getLabels())
+        .containsEntry("tenbin.dev/job-id", id)
+        .containsEntry("tenbin.dev/client", "true");
     V1Container container = job.getSpec().getTemplate().getSpec().getContainers().getFirst();
     Path directory = manager.directory(id);
     assertThat(container.getArgs())

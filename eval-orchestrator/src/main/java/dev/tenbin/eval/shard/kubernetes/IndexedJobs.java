@@ -50,6 +50,9 @@ public final class IndexedJobs {
   /** Labels every object of a sharded run carries. */
   public static final String COMPONENT_LABEL = "app.kubernetes.io/component";
 
+  /** The label the chart's NetworkPolicies admit to the services' ports. */
+  public static final String CLIENT_LABEL = "tenbin.dev/client";
+
   private IndexedJobs() {}
 
   /** The Job of {@code settings}. */
@@ -59,6 +62,9 @@ public final class IndexedJobs {
     labels.put(COMPONENT_LABEL, "eval-shard");
     labels.put("tenbin.dev/run", settings.name());
     labels.putAll(settings.labels());
+    // The pods call the services: the chart's NetworkPolicies let in pods with this label.
+    Map<String, String> podLabels = new LinkedHashMap<>(labels);
+    podLabels.put(CLIENT_LABEL, "true");
 
     List<String> args = new ArrayList<>();
     args.add("run");
@@ -171,6 +177,8 @@ public final class IndexedJobs {
                 .podFailurePolicy(failurePolicy)
                 .ttlSecondsAfterFinished(settings.ttlSecondsAfterFinished())
                 .template(
-                    new V1PodTemplateSpec().metadata(new V1ObjectMeta().labels(labels)).spec(pod)));
+                    new V1PodTemplateSpec()
+                        .metadata(new V1ObjectMeta().labels(podLabels))
+                        .spec(pod)));
   }
 }

@@ -139,6 +139,17 @@ public final class KubernetesJobExecutor implements JobManager.Executor {
     List<Work> plan = planner.apply(job);
     JobMerge.Result before = JobMerge.check(job.directory(), plan);
     listener.planned(before.cellsTotal(), before.cellsStored());
+    if (before.complete() && !cancelled.isCancelled() && !stopping.isCancelled()) {
+      // Every cell is stored (e.g. the Job completed while the service was down): only the merge.
+      reports.accept(job.directory());
+      return new JobOutcome(
+          before.cellsTotal(),
+          before.cellsStored(),
+          0,
+          List.of(),
+          false,
+          (System.nanoTime() - start) / 1_000_000);
+    }
     IndexedJobSettings jobSettings =
         jobSettings(job, ShardInputs.write(job, settings.firstDataRoot()));
     KubernetesExecutor executor =
