@@ -205,7 +205,7 @@ resources:
 {{- define "tenbin.podCommon" -}}
 {{- $v := .root.Values -}}
 terminationGracePeriodSeconds: {{ add $v.shutdownGraceSeconds $v.preStopSleepSeconds 5 }}
-automountServiceAccountToken: false
+automountServiceAccountToken: {{ .automountToken | default false }}
 enableServiceLinks: false
 securityContext:
   {{- toYaml $v.podSecurityContext | nindent 2 }}

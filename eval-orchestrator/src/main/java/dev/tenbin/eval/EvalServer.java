@@ -75,6 +75,144 @@ public final class EvalServer implements Callable<Integer> {
       })
   List<Path> dataRoots = new ArrayList<>();
 
+  @Option(
+      names = "--executor",
+      defaultValue = "${env:TENBIN_EVAL_EXECUTOR:-inline}",
+      paramLabel = "inline|kubernetes",
+      description = {
+        "inline: jobs run in this process, one at a time. kubernetes: each job runs as one Indexed Job of --parallelism",
+        "shards (pods running tenbin run --shard I/K into the job folder on the shared results volume, --results-pvc);",
+        "this service plans, follows and merges it; cancelling a job deletes its Job, a restart follows it again (env",
+        "TENBIN_EVAL_EXECUTOR; default ${DEFAULT-VALUE})."
+      })
+  String executor;
+
+  @Option(
+      names = "--namespace",
+      paramLabel = "NS",
+      defaultValue = "${env:TENBIN_NAMESPACE:-default}",
+      description =
+          "kubernetes: the Jobs' namespace (env TENBIN_NAMESPACE; default ${DEFAULT-VALUE}).")
+  String namespace;
+
+  @Option(
+      names = "--parallelism",
+      paramLabel = "K",
+      defaultValue = "${env:TENBIN_EVAL_PARALLELISM:-2}",
+      description = "kubernetes: shards of each job, all run at once (default ${DEFAULT-VALUE}).")
+  int parallelism;
+
+  @Option(
+      names = "--retries",
+      paramLabel = "N",
+      defaultValue = "1",
+      description = "kubernetes: backoffLimitPerIndex of each shard (default ${DEFAULT-VALUE}).")
+  int retries;
+
+  @Option(
+      names = "--image",
+      paramLabel = "IMAGE",
+      defaultValue = "${env:TENBIN_EVAL_SHARD_IMAGE}",
+      description = "kubernetes: the Tenbin image of the pods (env TENBIN_EVAL_SHARD_IMAGE).")
+  String image;
+
+  @Option(
+      names = "--results-pvc",
+      paramLabel = "CLAIM",
+      defaultValue = "${env:TENBIN_EVAL_RESULTS_PVC}",
+      description = {
+        "kubernetes: the ReadWriteMany claim mounted here at --results-root; the pods mount it at the same path",
+        "(env TENBIN_EVAL_RESULTS_PVC)."
+      })
+  String resultsPvc;
+
+  @Option(
+      names = "--ttl-seconds",
+      paramLabel = "N",
+      defaultValue = "86400",
+      description = "kubernetes: ttlSecondsAfterFinished of the Jobs (default ${DEFAULT-VALUE}).")
+  int ttlSeconds;
+
+  @Option(
+      names = "--pod-resource",
+      paramLabel = "NAME=QUANTITY",
+      description =
+          "kubernetes: a request and limit of each pod, e.g. cpu=4, memory=16Gi (repeatable).")
+  java.util.Map<String, String> podResources = new java.util.LinkedHashMap<>();
+
+  @Option(
+      names = "--pod-service-account",
+      paramLabel = "NAME",
+      defaultValue = "",
+      description = "kubernetes: the pods' service account (default: the namespace's default).")
+  String podServiceAccount;
+
+  @Option(
+      names = "--pod-tls-secret",
+      paramLabel = "SECRET",
+      defaultValue = "${env:TENBIN_EVAL_POD_TLS_SECRET}",
+      description = {
+        "kubernetes: the Secret holding the --service-tls-* files; the pods mount it at /etc/tenbin/tls and get the",
+        "same flags. Required when this service uses such files (env TENBIN_EVAL_POD_TLS_SECRET)."
+      })
+  String podTlsSecret;
+
+  @Option(
+      names = "--pod-auth-secret",
+      paramLabel = "SECRET",
+      defaultValue = "${env:TENBIN_EVAL_POD_AUTH_SECRET}",
+      description = {
+        "kubernetes: the Secret holding the --service-auth-token-file; the pods mount it at /etc/tenbin/auth.",
+        "Required when this service sends a token (env TENBIN_EVAL_POD_AUTH_SECRET)."
+      })
+  String podAuthSecret;
+
+  @Option(
+      names = "--pod-datasets-pvc",
+      paramLabel = "CLAIM",
+      defaultValue = "${env:TENBIN_EVAL_POD_DATASETS_PVC}",
+      description = {
+        "kubernetes: the claim holding the data root; the pods mount it read-only at the first --data-root (env",
+        "TENBIN_EVAL_POD_DATASETS_PVC)."
+      })
+  String podDatasetsPvc;
+
+  @Option(
+      names = "--kubeconfig",
+      paramLabel = "FILE",
+      description =
+          "kubernetes: the client configuration (default: the pod's service account, or ~/.kube/config).")
+  Path kubeconfig;
+
+  @Option(
+      names = "--poll-seconds",
+      defaultValue = "5",
+      paramLabel = "S",
+      description = "kubernetes: how often a Job's status is read (default ${DEFAULT-VALUE}).")
+  double pollSeconds;
+
+  /** The executor options, checked. */
+  EvalExecutorConfig executorConfig() {
+    return new EvalExecutorConfig(
+        executor,
+        namespace,
+        parallelism,
+        retries,
+        image,
+        resultsPvc,
+        ttlSeconds,
+        podResources,
+        podServiceAccount,
+        podTlsSecret,
+        podAuthSecret,
+        podDatasetsPvc,
+        kubeconfig,
+        java.time.Duration.ofMillis((long) (pollSeconds * 1000)),
+        services.toShardArgs(EvalExecutorConfig.POD_TLS_DIR, EvalExecutorConfig.POD_AUTH_DIR),
+        services.hasTlsFiles(),
+        services.hasTokenFile());
+  }
+
   /** The folders from the options, defaults applied. */
   ServiceFolders folders() {
     Path state = stateDirectory.toAbsolutePath().normalize();
@@ -87,7 +225,10 @@ public final class EvalServer implements Callable<Integer> {
   /** The flags and environment as one checked config; a bad value names its flag. */
   public EvalServiceConfig config() {
     return new EvalServiceConfig(
-        serverOptions.toSettings(EvalServiceConfig.DEFAULT_PORT), folders(), services.toOptions());
+        serverOptions.toSettings(EvalServiceConfig.DEFAULT_PORT),
+        folders(),
+        services.toOptions(),
+        executorConfig());
   }
 
   /**
@@ -107,17 +248,18 @@ public final class EvalServer implements Callable<Integer> {
     JobLauncher launcher = new JobLauncher(config.services());
     PrintWriter reportLog =
         new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
-    JobManager jobs =
-        JobManager.open(
-            config.folders(),
-            (job, listener, cancellation) -> {
+    JobManager.Executor executor =
+        config.executor().kubernetes()
+            ? KubernetesExecution.executor(config, launcher, reportLog)
+            : (job, listener, cancellation) -> {
               var outcome =
                   launcher.run(job.spec(), job.taskSets(), job.directory(), listener, cancellation);
               if (!outcome.cancelled()) {
                 JobReports.write(job.directory(), new PrintWriter(Writer.nullWriter()), reportLog);
               }
               return outcome;
-            });
+            };
+    JobManager jobs = JobManager.open(config.folders(), executor);
     log.info(
         "eval-service state {}, results root {}, data roots {}",
         config.folders().stateDirectory(),

@@ -14,10 +14,20 @@ import java.nio.file.Path;
  * @param folders the job table's folder, the results root and the data roots
  * @param services where the jobs' index, encoder and rerank services are (embedded unless given),
  *     how to reach them, and the model and cache folders
+ * @param executor how jobs run: in this process, or as Kubernetes Jobs
  */
 public record EvalServiceConfig(
-    ServerSettings server, ServiceFolders folders, JobLauncher.Options services) {
+    ServerSettings server,
+    ServiceFolders folders,
+    JobLauncher.Options services,
+    EvalExecutorConfig executor) {
   public static final int DEFAULT_PORT = 50054;
+
+  /** A service that runs its jobs in its own process. */
+  public EvalServiceConfig(
+      ServerSettings server, ServiceFolders folders, JobLauncher.Options services) {
+    this(server, folders, services, EvalExecutorConfig.INLINE);
+  }
 
   public EvalServiceConfig {
     if (server == null) {
@@ -28,6 +38,15 @@ public record EvalServiceConfig(
     }
     if (services == null) {
       throw new IllegalArgumentException("service options are required");
+    }
+    if (executor == null) {
+      throw new IllegalArgumentException("executor settings are required");
+    }
+    if (executor.kubernetes()
+        && !executor.datasetsClaim().isBlank()
+        && folders.dataRoots().isEmpty()) {
+      throw new IllegalArgumentException(
+          "--pod-datasets-pvc needs a --data-root: the pods mount the claim at the first one");
     }
     if (services.modelsDirectory() == null) {
       throw new IllegalArgumentException("--models-dir is required");

@@ -224,6 +224,63 @@ class ChartRenderingTest {
   }
 
   @Test
+  void
+      theKubernetesExecutorGivesTheEvalServiceAnAccountARoleOfExactlyItsVerbsAndTheSharedResults() {
+    assertThat(rendered("default"))
+        .noneMatch(m -> m.type().startsWith("rbac.") || m.type().endsWith("ServiceAccount"));
+    List<Manifest> manifests = rendered("kubernetes-executor");
+    io.kubernetes.client.openapi.models.V1Role role =
+        manifests.stream()
+            .filter(m -> m.type().equals("rbac.authorization.k8s.io/v1/Role"))
+            .findFirst()
+            .orElseThrow()
+            .as(io.kubernetes.client.openapi.models.V1Role.class);
+    assertThat(role.getRules())
+        .extracting(
+            r -> String.join(",", r.getApiGroups()) + "/" + String.join(",", r.getResources()),
+            r -> String.join(",", r.getVerbs()))
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple("batch/jobs", "create,get,list,watch,delete"),
+            org.assertj.core.groups.Tuple.tuple("batch/jobs/status", "get"),
+            org.assertj.core.groups.Tuple.tuple("/pods", "get,list"));
+    io.kubernetes.client.openapi.models.V1RoleBinding binding =
+        manifests.stream()
+            .filter(m -> m.type().equals("rbac.authorization.k8s.io/v1/RoleBinding"))
+            .findFirst()
+            .orElseThrow()
+            .as(io.kubernetes.client.openapi.models.V1RoleBinding.class);
+    assertThat(binding.getRoleRef().getName()).isEqualTo("tb-tenbin-eval");
+    assertThat(binding.getSubjects().getFirst().getName()).isEqualTo("tb-tenbin-eval");
+    assertThat(manifests).anySatisfy(m -> assertThat(m.name()).isEqualTo("tb-tenbin-eval-results"));
+
+    V1PodSpec eval = deployment(manifests, "tb-tenbin-eval").getSpec().getTemplate().getSpec();
+    assertThat(eval.getServiceAccountName()).isEqualTo("tb-tenbin-eval");
+    assertThat(eval.getAutomountServiceAccountToken()).isTrue();
+    V1Container server = eval.getContainers().getFirst();
+    assertThat(String.join(" ", server.getArgs()))
+        .contains("--executor kubernetes")
+        .contains("--parallelism 4")
+        .contains("--pod-resource cpu=4 --pod-resource memory=16Gi")
+        .contains("--results-pvc tb-tenbin-eval-results")
+        .contains("--pod-tls-secret tenbin-tls")
+        .contains("--pod-auth-secret tenbin-token")
+        .contains("--index-pods");
+    assertThat(server.getVolumeMounts())
+        .anySatisfy(
+            m -> {
+              assertThat(m.getName()).isEqualTo("results");
+              assertThat(m.getMountPath()).isEqualTo("/var/lib/tenbin/eval/results");
+            });
+    assertThat(
+            deployment(rendered("default"), "tb-tenbin-eval")
+                .getSpec()
+                .getTemplate()
+                .getSpec()
+                .getAutomountServiceAccountToken())
+        .isFalse();
+  }
+
+  @Test
   void theKustomizeBaseIsTheChartRenderedWithDefaultValues() throws IOException {
     String chart =
         render("default", "tenbin")

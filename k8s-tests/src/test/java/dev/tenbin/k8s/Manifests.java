@@ -32,15 +32,23 @@ final class Manifests {
   private static final ObjectMapper JSON_MAPPER = new JsonMapper();
 
   static final Map<String, Class<?>> MODELS =
-      Map.of(
-          "apps/v1/Deployment", V1Deployment.class,
-          "apps/v1/StatefulSet", V1StatefulSet.class,
-          "v1/Service", V1Service.class,
-          "v1/Secret", V1Secret.class,
-          "v1/PersistentVolumeClaim", V1PersistentVolumeClaim.class,
-          "autoscaling/v2/HorizontalPodAutoscaler", V2HorizontalPodAutoscaler.class,
-          "policy/v1/PodDisruptionBudget", V1PodDisruptionBudget.class,
-          "networking.k8s.io/v1/NetworkPolicy", V1NetworkPolicy.class);
+      Map.ofEntries(
+          Map.entry("apps/v1/Deployment", V1Deployment.class),
+          Map.entry("apps/v1/StatefulSet", V1StatefulSet.class),
+          Map.entry("v1/Service", V1Service.class),
+          Map.entry("v1/Secret", V1Secret.class),
+          Map.entry("v1/PersistentVolumeClaim", V1PersistentVolumeClaim.class),
+          Map.entry("autoscaling/v2/HorizontalPodAutoscaler", V2HorizontalPodAutoscaler.class),
+          Map.entry("policy/v1/PodDisruptionBudget", V1PodDisruptionBudget.class),
+          Map.entry("networking.k8s.io/v1/NetworkPolicy", V1NetworkPolicy.class),
+          Map.entry(
+              "v1/ServiceAccount", io.kubernetes.client.openapi.models.V1ServiceAccount.class),
+          Map.entry(
+              "rbac.authorization.k8s.io/v1/Role",
+              io.kubernetes.client.openapi.models.V1Role.class),
+          Map.entry(
+              "rbac.authorization.k8s.io/v1/RoleBinding",
+              io.kubernetes.client.openapi.models.V1RoleBinding.class));
 
   static final List<String> CUSTOM_RESOURCES =
       List.of("monitoring.coreos.com/v1/ServiceMonitor", "cert-manager.io/v1/Certificate");

@@ -58,6 +58,43 @@ public final class ServiceClientOptions {
               + " TENBIN_SERVICE_TOKEN_FILE).")
   Path tokenFile;
 
+  /** Whether a CA, client certificate or key file is given (they come from one TLS Secret). */
+  public boolean hasTlsFiles() {
+    return caFile != null || clientCert != null || clientKey != null;
+  }
+
+  /** Whether a token file is given. */
+  public boolean hasTokenFile() {
+    return tokenFile != null;
+  }
+
+  /**
+   * These options as the command line of another process (a pod) that finds the same files, by
+   * name, under {@code tlsDirectory} and {@code tokenDirectory}.
+   */
+  public java.util.List<String> toArgs(Path tlsDirectory, Path tokenDirectory) {
+    java.util.List<String> args = new java.util.ArrayList<>();
+    if (tls) {
+      args.add("--service-tls");
+    }
+    addFile(args, "--service-tls-ca", caFile, tlsDirectory);
+    addFile(args, "--service-tls-client-cert", clientCert, tlsDirectory);
+    addFile(args, "--service-tls-client-key", clientKey, tlsDirectory);
+    if (serverName != null) {
+      args.add("--service-tls-server-name");
+      args.add(serverName);
+    }
+    addFile(args, "--service-auth-token-file", tokenFile, tokenDirectory);
+    return args;
+  }
+
+  private static void addFile(java.util.List<String> args, String name, Path file, Path directory) {
+    if (file != null) {
+      args.add(name);
+      args.add(directory.resolve(file.getFileName().toString()).toString());
+    }
+  }
+
   /** The security these options describe; unreadable files are a clear error naming the flag. */
   public ClientSecurity toSecurity() {
     return ClientSecurity.fromFlags(

@@ -69,6 +69,39 @@ public final class ServiceOptions {
           "Hub downloads, LightRetriever and embedding caches (default ${DEFAULT-VALUE}).")
   Path cacheDirectory;
 
+  /** Whether the services are reached with a CA, client certificate or key file. */
+  public boolean hasTlsFiles() {
+    return security.hasTlsFiles();
+  }
+
+  /** Whether the services are reached with a token file. */
+  public boolean hasTokenFile() {
+    return security.hasTokenFile();
+  }
+
+  /**
+   * The services' endpoints and how to reach them as given here, as the options of a shard's
+   * process (a pod) that finds the same TLS and token files, by name, under {@code tlsDirectory}
+   * and {@code tokenDirectory}.
+   */
+  public List<String> toShardArgs(Path tlsDirectory, Path tokenDirectory) {
+    List<String> args = new java.util.ArrayList<>();
+    if (indexEndpoint != null) {
+      args.addAll(List.of("--index-endpoint", indexEndpoint));
+    }
+    if (indexPods != null) {
+      args.addAll(List.of("--index-pods", String.join(",", indexPods)));
+    }
+    if (encoderEndpoint != null) {
+      args.addAll(List.of("--encoder-endpoint", encoderEndpoint));
+    }
+    if (rerankEndpoint != null) {
+      args.addAll(List.of("--rerank-endpoint", rerankEndpoint));
+    }
+    args.addAll(security.toArgs(tlsDirectory, tokenDirectory));
+    return args;
+  }
+
   public JobLauncher.Options toOptions() {
     ClientSecurity reach = security.toSecurity();
     if (indexPods != null && indexEndpoint != null) {

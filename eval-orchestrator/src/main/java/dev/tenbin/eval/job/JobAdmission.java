@@ -136,7 +136,8 @@ public final class JobAdmission {
         checkBeirFolder(field, task.task().name(), local.directory());
       }
     }
-    return new AdmittedJob(spec, taskSets, outputDirectory(request.outputDirectory()));
+    return new AdmittedJob(
+        jobId, spec, taskSets, outputDirectory(request.outputDirectory()), request);
   }
 
   /**

@@ -196,6 +196,13 @@ public final class JobLauncher {
     }
   }
 
+  /** Loads and plans a job whose task sets are already read and checked, without running it. */
+  public List<Work> plan(JobSpec spec, List<TaskSetSpec> taskSets) {
+    try (Services services = connect()) {
+      return plan(spec, loadTasks(spec, taskSets, services.indexChannel()), services);
+    }
+  }
+
   /**
    * Loads, plans and runs a job whose task sets are already read and checked into {@code
    * directory}.

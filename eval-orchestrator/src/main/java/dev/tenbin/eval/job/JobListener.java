@@ -18,6 +18,12 @@ public interface JobListener {
   /** Progress inside the running work item, e.g. documents encoded. */
   default void workProgress(Work work, long done, long total, String stage) {}
 
+  /**
+   * The whole job's progress as an executor outside this process sees it (the shards of a
+   * Kubernetes Job): cells stored so far, and what runs now (e.g. "shards: 1/4 done, 3 running").
+   */
+  default void progress(int cellsDone, String running) {}
+
   /** A cell's result has been stored. */
   default void cellStored(CellRecord record) {}
 

@@ -69,6 +69,17 @@ public final class JobManager implements AutoCloseable {
   @FunctionalInterface
   public interface Executor {
     JobOutcome run(AdmittedJob job, JobListener listener, Cancellation cancellation);
+
+    /**
+     * Runs an admitted job, told apart why it should stop: {@code cancelled}, a client cancelled
+     * it; {@code stopping}, the service shuts down and the job resumes at its next start. An
+     * executor whose work runs outside this process (a Kubernetes Job) lets it run on when
+     * stopping, and follows it again when resumed; by default both stop the run.
+     */
+    default JobOutcome run(
+        AdmittedJob job, JobListener listener, Cancellation cancelled, Cancellation stopping) {
+      return run(job, listener, () -> cancelled.isCancelled() || stopping.isCancelled());
+    }
   }
 
   private final JobAdmission admission;
@@ -231,11 +242,10 @@ public final class JobManager implements AutoCloseable {
         return;
       }
     }
-    Cancellation cancellation = () -> job.cancelRequested || closing;
     State end;
     String error;
     try {
-      JobOutcome outcome = executor.run(admitted, job, cancellation);
+      JobOutcome outcome = executor.run(admitted, job, () -> job.cancelRequested, () -> closing);
       end =
           outcome.cancelled()
               ? State.CANCELLED
@@ -514,6 +524,15 @@ public final class JobManager implements AutoCloseable {
     public void cellStored(CellRecord record) {
       synchronized (this) {
         done++;
+      }
+      publish();
+    }
+
+    @Override
+    public void progress(int cellsDone, String running) {
+      synchronized (this) {
+        this.done = cellsDone;
+        this.runningWork = running;
       }
       publish();
     }

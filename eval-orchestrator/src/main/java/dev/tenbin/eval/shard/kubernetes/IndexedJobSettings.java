@@ -22,6 +22,9 @@ import java.util.Map;
  * @param resources container requests and limits by resource name ("cpu", "memory",
  *     "nvidia.com/gpu"); empty for none
  * @param serviceAccount the pods' service account; "" for the namespace's default
+ * @param labels more labels of the Job and its pods (e.g. the eval service's job id, by which a
+ *     restarted service finds the Job again)
+ * @param mounts more volumes of the pods: Secrets (TLS, auth token) and read-only claims (datasets)
  */
 public record IndexedJobSettings(
     String namespace,
@@ -35,7 +38,58 @@ public record IndexedJobSettings(
     String resultsMountPath,
     List<String> runArgs,
     Map<String, String> resources,
-    String serviceAccount) {
+    String serviceAccount,
+    Map<String, String> labels,
+    List<Mount> mounts) {
+  /** What a pod mounts besides the results claim. */
+  public enum Source {
+    /** A Secret, read-only. */
+    SECRET,
+    /** A PersistentVolumeClaim, read-only. */
+    CLAIM
+  }
+
+  /**
+   * A volume of the pods.
+   *
+   * @param name the volume's name in the pod (a DNS label)
+   * @param source what it is
+   * @param reference the Secret's or the claim's name
+   * @param mountPath where the container sees it
+   */
+  public record Mount(String name, Source source, String reference, String mountPath) {}
+
+  /** The settings of {@code tenbin run --executor kubernetes}: no more labels or volumes. */
+  public IndexedJobSettings(
+      String namespace,
+      String name,
+      String image,
+      int shards,
+      int parallelism,
+      int backoffLimitPerIndex,
+      int ttlSecondsAfterFinished,
+      String resultsClaim,
+      String resultsMountPath,
+      List<String> runArgs,
+      Map<String, String> resources,
+      String serviceAccount) {
+    this(
+        namespace,
+        name,
+        image,
+        shards,
+        parallelism,
+        backoffLimitPerIndex,
+        ttlSecondsAfterFinished,
+        resultsClaim,
+        resultsMountPath,
+        runArgs,
+        resources,
+        serviceAccount,
+        Map.of(),
+        List.of());
+  }
+
   public IndexedJobSettings {
     if (shards < 1 || parallelism < 1) {
       throw new IllegalArgumentException("shards and parallelism must be at least 1");
@@ -43,5 +97,7 @@ public record IndexedJobSettings(
     parallelism = Math.min(parallelism, shards);
     runArgs = List.copyOf(runArgs);
     resources = Map.copyOf(resources);
+    labels = Map.copyOf(labels);
+    mounts = List.copyOf(mounts);
   }
 }

@@ -20,6 +20,7 @@ import io.kubernetes.client.openapi.models.V1PodSpec;
 import io.kubernetes.client.openapi.models.V1PodTemplateSpec;
 import io.kubernetes.client.openapi.models.V1ResourceRequirements;
 import io.kubernetes.client.openapi.models.V1SeccompProfile;
+import io.kubernetes.client.openapi.models.V1SecretVolumeSource;
 import io.kubernetes.client.openapi.models.V1SecurityContext;
 import io.kubernetes.client.openapi.models.V1Volume;
 import io.kubernetes.client.openapi.models.V1VolumeMount;
@@ -49,6 +50,9 @@ public final class IndexedJobs {
   /** Labels every object of a sharded run carries. */
   public static final String COMPONENT_LABEL = "app.kubernetes.io/component";
 
+  /** The label the chart's NetworkPolicies admit to the services' ports. */
+  public static final String CLIENT_LABEL = "tenbin.dev/client";
+
   private IndexedJobs() {}
 
   /** The Job of {@code settings}. */
@@ -57,6 +61,10 @@ public final class IndexedJobs {
     labels.put("app.kubernetes.io/name", "tenbin");
     labels.put(COMPONENT_LABEL, "eval-shard");
     labels.put("tenbin.dev/run", settings.name());
+    labels.putAll(settings.labels());
+    // The pods call the services: the chart's NetworkPolicies let in pods with this label.
+    Map<String, String> podLabels = new LinkedHashMap<>(labels);
+    podLabels.put(CLIENT_LABEL, "true");
 
     List<String> args = new ArrayList<>();
     args.add("run");
@@ -119,6 +127,20 @@ public final class IndexedJobs {
                     .name("tmp")
                     .emptyDir(new V1EmptyDirVolumeSource().sizeLimit(Quantity.fromString("1Gi"))))
             .addVolumesItem(new V1Volume().name("cache").emptyDir(new V1EmptyDirVolumeSource()));
+    for (IndexedJobSettings.Mount mount : settings.mounts()) {
+      container.addVolumeMountsItem(
+          new V1VolumeMount().name(mount.name()).mountPath(mount.mountPath()).readOnly(true));
+      V1Volume volume = new V1Volume().name(mount.name());
+      switch (mount.source()) {
+        case SECRET -> volume.secret(new V1SecretVolumeSource().secretName(mount.reference()));
+        case CLAIM ->
+            volume.persistentVolumeClaim(
+                new V1PersistentVolumeClaimVolumeSource()
+                    .claimName(mount.reference())
+                    .readOnly(true));
+      }
+      pod.addVolumesItem(volume);
+    }
     if (!settings.serviceAccount().isEmpty()) {
       pod.serviceAccountName(settings.serviceAccount());
     }
@@ -155,6 +177,8 @@ public final class IndexedJobs {
                 .podFailurePolicy(failurePolicy)
                 .ttlSecondsAfterFinished(settings.ttlSecondsAfterFinished())
                 .template(
-                    new V1PodTemplateSpec().metadata(new V1ObjectMeta().labels(labels)).spec(pod)));
+                    new V1PodTemplateSpec()
+                        .metadata(new V1ObjectMeta().labels(podLabels))
+                        .spec(pod)));
   }
 }

@@ -5,9 +5,11 @@ import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.BatchV1Api;
 import io.kubernetes.client.openapi.models.V1Job;
 import io.kubernetes.client.openapi.models.V1JobCondition;
+import io.kubernetes.client.openapi.models.V1JobList;
 import io.kubernetes.client.openapi.models.V1JobStatus;
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.SortedSet;
@@ -28,7 +30,18 @@ public final class KubernetesExecutor {
   public enum State {
     SUCCEEDED,
     FAILED,
-    CANCELLED
+    CANCELLED,
+    /** This process stopped following the Job, which runs on (the eval service shutting down). */
+    DETACHED
+  }
+
+  /** Sees the shards' progress at each change. */
+  @FunctionalInterface
+  public interface Progress {
+    Progress NONE = (completed, failed, active) -> {};
+
+    /** Indexes completed and failed so far, and pods running now. */
+    void changed(SortedSet<Integer> completed, SortedSet<Integer> failed, int active);
   }
 
   /**
@@ -50,6 +63,7 @@ public final class KubernetesExecutor {
   private final PrintWriter out;
   private final Duration pollInterval;
   private final AtomicBoolean deleted = new AtomicBoolean();
+  private volatile String name;
 
   public KubernetesExecutor(
       BatchV1Api api, IndexedJobSettings settings, PrintWriter out, Duration pollInterval) {
@@ -57,37 +71,40 @@ public final class KubernetesExecutor {
     this.settings = settings;
     this.out = out;
     this.pollInterval = pollInterval;
+    this.name = settings.name();
   }
 
   /** Creates the Job and follows it until it ends or {@code cancellation} says stop. */
   public Result run(Cancellation cancellation) {
-    V1Job job = IndexedJobs.build(settings);
-    call(() -> api.createNamespacedJob(settings.namespace(), job).execute(), "create");
-    print(
-        "created Indexed Job "
-            + settings.namespace()
-            + "/"
-            + settings.name()
-            + ": "
-            + settings.shards()
-            + " shards, "
-            + settings.parallelism()
-            + " at once, "
-            + settings.backoffLimitPerIndex()
-            + " retries per shard");
+    return run(cancellation, Cancellation.NEVER, Progress.NONE);
+  }
+
+  /**
+   * Creates the Job, or follows the one already there (a Job carrying every label of the settings'
+   * {@code labels}, when there are any), until it ends. {@code cancellation} deletes the Job;
+   * {@code detach} only stops following it (the Job runs on, to be followed again later).
+   */
+  public Result run(Cancellation cancellation, Cancellation detach, Progress progress) {
+    String existing = settings.labels().isEmpty() ? null : findExisting();
+    if (existing != null) {
+      name = existing;
+      print("following the Job already there: " + settings.namespace() + "/" + existing);
+    } else {
+      create();
+    }
+    Cancellation stop = () -> cancellation.isCancelled() || detach.isCancelled();
     SortedSet<Integer> completed = new TreeSet<>();
     SortedSet<Integer> failed = new TreeSet<>();
     int podFailures = 0;
     int readFailures = 0;
     String lastLine = "";
     while (true) {
-      if (cancellation.isCancelled()) {
-        cancel();
-        return new Result(State.CANCELLED, completed, failed, "cancelled");
+      if (stop.isCancelled()) {
+        return stopped(cancellation, completed, failed);
       }
       V1Job current;
       try {
-        current = api.readNamespacedJob(settings.name(), settings.namespace()).execute();
+        current = api.readNamespacedJob(name, settings.namespace()).execute();
         readFailures = 0;
       } catch (ApiException e) {
         // The API server restarting or a connection lost: keep polling a while; the Job runs on.
@@ -96,9 +113,8 @@ public final class KubernetesExecutor {
           throw failure("read", e);
         }
         print("cannot read the Job (HTTP " + e.getCode() + "); trying again");
-        if (!pause(cancellation)) {
-          cancel();
-          return new Result(State.CANCELLED, completed, failed, "cancelled");
+        if (!pause(stop)) {
+          return stopped(cancellation, completed, failed);
         }
         continue;
       }
@@ -131,17 +147,22 @@ public final class KubernetesExecutor {
                 + " times");
         podFailures = nowPodFailures;
       }
+      int active = Objects.requireNonNullElse(status.getActive(), 0);
       String line =
           String.format(
               java.util.Locale.ROOT,
               "%d/%d shards done, %d running, %d failed",
               completed.size(),
               settings.shards(),
-              Objects.requireNonNullElse(status.getActive(), 0),
+              active,
               failed.size());
       if (!line.equals(lastLine)) {
         print(line);
         lastLine = line;
+        progress.changed(
+            Collections.unmodifiableSortedSet(new TreeSet<>(completed)),
+            Collections.unmodifiableSortedSet(new TreeSet<>(failed)),
+            active);
       }
       V1JobCondition complete = condition(status, "Complete");
       if (complete != null) {
@@ -155,11 +176,60 @@ public final class KubernetesExecutor {
         print("the Job failed (" + message + "); failed shards: " + failed);
         return new Result(State.FAILED, completed, failed, message);
       }
-      if (!pause(cancellation)) {
-        cancel();
-        return new Result(State.CANCELLED, completed, failed, "cancelled");
+      if (!pause(stop)) {
+        return stopped(cancellation, completed, failed);
       }
     }
+  }
+
+  /** The Job's name: the settings', or that of the Job found running. */
+  public String jobName() {
+    return name;
+  }
+
+  private Result stopped(
+      Cancellation cancellation, SortedSet<Integer> completed, SortedSet<Integer> failed) {
+    if (cancellation.isCancelled()) {
+      cancel();
+      return new Result(State.CANCELLED, completed, failed, "cancelled");
+    }
+    print("stopped following Job " + settings.namespace() + "/" + name + "; it runs on");
+    return new Result(State.DETACHED, completed, failed, "detached");
+  }
+
+  /** The name of a Job carrying every label of the settings' labels, or null. */
+  private String findExisting() {
+    String selector =
+        settings.labels().entrySet().stream()
+            .sorted(java.util.Map.Entry.comparingByKey())
+            .map(e -> e.getKey() + "=" + e.getValue())
+            .collect(java.util.stream.Collectors.joining(","));
+    V1JobList found =
+        call(
+            () -> api.listNamespacedJob(settings.namespace()).labelSelector(selector).execute(),
+            "list");
+    return found.getItems().stream()
+        .filter(j -> j.getMetadata() != null && j.getMetadata().getDeletionTimestamp() == null)
+        .map(j -> j.getMetadata().getName())
+        .findFirst()
+        .orElse(null);
+  }
+
+  private void create() {
+    V1Job job = IndexedJobs.build(settings);
+    call(() -> api.createNamespacedJob(settings.namespace(), job).execute(), "create");
+    print(
+        "created Indexed Job "
+            + settings.namespace()
+            + "/"
+            + settings.name()
+            + ": "
+            + settings.shards()
+            + " shards, "
+            + settings.parallelism()
+            + " at once, "
+            + settings.backoffLimitPerIndex()
+            + " retries per shard");
   }
 
   /**
@@ -171,13 +241,11 @@ public final class KubernetesExecutor {
       return;
     }
     try {
-      api.deleteNamespacedJob(settings.name(), settings.namespace())
-          .propagationPolicy("Background")
-          .execute();
-      print("deleted Job " + settings.namespace() + "/" + settings.name());
+      api.deleteNamespacedJob(name, settings.namespace()).propagationPolicy("Background").execute();
+      print("deleted Job " + settings.namespace() + "/" + name);
     } catch (ApiException e) {
       if (e.getCode() != 404) {
-        print("could not delete Job " + settings.name() + ": HTTP " + e.getCode());
+        print("could not delete Job " + name + ": HTTP " + e.getCode());
       }
     }
   }
@@ -235,7 +303,7 @@ public final class KubernetesExecutor {
             + " Job "
             + settings.namespace()
             + "/"
-            + settings.name()
+            + name
             + ": HTTP "
             + e.getCode()
             + (e.getResponseBody() == null || e.getResponseBody().isBlank()
