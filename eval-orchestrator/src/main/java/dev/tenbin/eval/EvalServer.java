@@ -78,7 +78,7 @@ public final class EvalServer implements Callable<Integer> {
   @Option(
       names = "--executor",
       defaultValue = "${env:TENBIN_EVAL_EXECUTOR:-inline}",
-      paramLabel = "inline|kubernetes",
+      paramLabel = "EXECUTOR",
       description = {
         "inline: jobs run in this process, one at a time. kubernetes: each job runs as one Indexed Job of --parallelism",
         "shards (pods running tenbin run --shard I/K into the job folder on the shared results volume, --results-pvc);",
@@ -135,9 +135,9 @@ public final class EvalServer implements Callable<Integer> {
 
   @Option(
       names = "--pod-resource",
-      paramLabel = "NAME=QUANTITY",
+      paramLabel = "RESOURCE",
       description =
-          "kubernetes: a request and limit of each pod, e.g. cpu=4, memory=16Gi (repeatable).")
+          "kubernetes: NAME=QUANTITY, a request and limit of each pod, e.g. cpu=4, memory=16Gi (repeatable).")
   java.util.Map<String, String> podResources = new java.util.LinkedHashMap<>();
 
   @Option(
