@@ -173,31 +173,25 @@ class EvalServiceRestartIT {
 
   private Process serve(Path log, Path data, Path models) throws Exception {
     List<String> command =
-        new ArrayList<>(
-            List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--add-modules",
-                "jdk.incubator.vector",
-                "-Xss4m",
-                "-cp",
-                System.getProperty("java.class.path"),
-                TenbinCli.class.getName(),
-                "serve",
-                "eval",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                "0",
-                "--state-dir",
-                tmp.resolve("state").toString(),
-                "--results-root",
-                tmp.resolve("results").toString(),
-                "--data-root",
-                data.toString(),
-                "--models-dir",
-                models.toString(),
-                "--cache-dir",
-                tmp.resolve("cache").toString()));
+        new ArrayList<>(dev.tenbin.eval.shard.ChildJvm.command(TenbinCli.class.getName()));
+    command.addAll(
+        List.of(
+            "serve",
+            "eval",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--state-dir",
+            tmp.resolve("state").toString(),
+            "--results-root",
+            tmp.resolve("results").toString(),
+            "--data-root",
+            data.toString(),
+            "--models-dir",
+            models.toString(),
+            "--cache-dir",
+            tmp.resolve("cache").toString()));
     return new ProcessBuilder(command)
         .redirectErrorStream(true)
         .redirectOutput(log.toFile())

@@ -40,26 +40,20 @@ class RunKillResumeIT {
             + "  - light:tiny-dense\n");
     Path out = tmp.resolve("out");
     List<String> command =
-        new ArrayList<>(
-            List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--add-modules",
-                "jdk.incubator.vector",
-                "-Xss4m",
-                "-cp",
-                System.getProperty("java.class.path"),
-                TenbinCli.class.getName(),
-                "run",
-                spec.toString(),
-                "--out",
-                out.toString(),
-                "--models-dir",
-                models.toString(),
-                "--cache-dir",
-                tmp.resolve("cache").toString(),
-                "--progress",
-                "lines",
-                "--no-reports"));
+        new ArrayList<>(dev.tenbin.eval.shard.ChildJvm.command(TenbinCli.class.getName()));
+    command.addAll(
+        List.of(
+            "run",
+            spec.toString(),
+            "--out",
+            out.toString(),
+            "--models-dir",
+            models.toString(),
+            "--cache-dir",
+            tmp.resolve("cache").toString(),
+            "--progress",
+            "lines",
+            "--no-reports"));
     Process first =
         new ProcessBuilder(command)
             .redirectErrorStream(true)

@@ -145,27 +145,21 @@ class SecureEndpointsTest {
     Path caFile = ca.writeCertificate(tmp.resolve("ca.pem"));
     Path tokens = Files.writeString(tmp.resolve("tokens"), TOKEN + "\n");
     List<String> command =
-        new ArrayList<>(
-            List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--add-modules",
-                "jdk.incubator.vector",
-                "-Xss4m",
-                "-cp",
-                System.getProperty("java.class.path"),
-                TenbinCli.class.getName(),
-                "serve",
-                "index",
-                "--port",
-                "0",
-                "--data-dir",
-                tmp.resolve("data").toString(),
-                "--tls-cert",
-                server.writeCertificate(tmp.resolve("index.pem")).toString(),
-                "--tls-key",
-                server.writeKey(tmp.resolve("index.key")).toString(),
-                "--auth-token-file",
-                tokens.toString()));
+        new ArrayList<>(dev.tenbin.eval.shard.ChildJvm.command(TenbinCli.class.getName()));
+    command.addAll(
+        List.of(
+            "serve",
+            "index",
+            "--port",
+            "0",
+            "--data-dir",
+            tmp.resolve("data").toString(),
+            "--tls-cert",
+            server.writeCertificate(tmp.resolve("index.pem")).toString(),
+            "--tls-key",
+            server.writeKey(tmp.resolve("index.key")).toString(),
+            "--auth-token-file",
+            tokens.toString()));
     Path log = tmp.resolve("index.log");
     Process process =
         new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
