@@ -50,7 +50,9 @@ public record EvalExecutorConfig(
     Duration pollInterval,
     List<String> shardArgs,
     boolean serviceUsesTlsFiles,
-    boolean serviceUsesToken) {
+    boolean serviceUsesToken,
+    String hubSecret,
+    String hubEndpoint) {
   /** Where a pod finds the files of {@code tlsSecret}. */
   public static final Path POD_TLS_DIR = Path.of("/etc/tenbin/tls");
 
@@ -76,7 +78,9 @@ public record EvalExecutorConfig(
           Duration.ofSeconds(5),
           List.of(),
           false,
-          false);
+          false,
+          "",
+          "");
 
   public EvalExecutorConfig {
     resources = Map.copyOf(resources);
@@ -87,6 +91,8 @@ public record EvalExecutorConfig(
     tlsSecret = tlsSecret == null ? "" : tlsSecret;
     authSecret = authSecret == null ? "" : authSecret;
     datasetsClaim = datasetsClaim == null ? "" : datasetsClaim;
+    hubSecret = hubSecret == null ? "" : hubSecret;
+    hubEndpoint = hubEndpoint == null ? "" : hubEndpoint;
     if (!kind.equals("inline") && !kind.equals("kubernetes")) {
       throw new IllegalArgumentException(
           "--executor must be inline or kubernetes, got '" + kind + "'");

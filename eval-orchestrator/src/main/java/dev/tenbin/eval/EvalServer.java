@@ -178,6 +178,24 @@ public final class EvalServer implements Callable<Integer> {
   String podDatasetsPvc;
 
   @Option(
+      names = "--pod-hub-secret",
+      paramLabel = "SECRET",
+      defaultValue = "${env:TENBIN_EVAL_POD_HUB_SECRET}",
+      description = {
+        "kubernetes: a Secret whose key 'token' becomes the pods' HF_TOKEN, for hub task sets (env",
+        "TENBIN_EVAL_POD_HUB_SECRET); the token never goes into the Job itself."
+      })
+  String podHubSecret;
+
+  @Option(
+      names = "--pod-hub-endpoint",
+      paramLabel = "URL",
+      defaultValue = "${env:HF_ENDPOINT}",
+      description =
+          "kubernetes: the pods' HF_ENDPOINT, a hub mirror (default: this service's HF_ENDPOINT).")
+  String podHubEndpoint;
+
+  @Option(
       names = "--kubeconfig",
       paramLabel = "FILE",
       description =
@@ -210,7 +228,9 @@ public final class EvalServer implements Callable<Integer> {
         java.time.Duration.ofMillis((long) (pollSeconds * 1000)),
         services.toShardArgs(EvalExecutorConfig.POD_TLS_DIR, EvalExecutorConfig.POD_AUTH_DIR),
         services.hasTlsFiles(),
-        services.hasTokenFile());
+        services.hasTokenFile(),
+        podHubSecret,
+        podHubEndpoint);
   }
 
   /** The folders from the options, defaults applied. */

@@ -76,7 +76,8 @@ final class KubernetesExecution {
         executor.shardArgs(),
         mounts,
         firstDataRoot,
-        executor.pollInterval());
+        executor.pollInterval(),
+        new IndexedJobSettings.PodHub(executor.hubSecret(), executor.hubEndpoint()));
   }
 
   private static ApiClient client(Path kubeconfig) {

@@ -99,6 +99,8 @@ class EvalExecutorConfigTest {
                 "--pod-tls-secret", "tenbin-tls",
                 "--pod-auth-secret", "tenbin-token",
                 "--pod-datasets-pvc", "datasets",
+                "--pod-hub-secret", "tenbin-hf",
+                "--pod-hub-endpoint", "http://hub-mirror.internal",
                 "--service-tls-ca", ca.toString(),
                 "--service-auth-token-file", token.toString(),
                 "--encoder-endpoint", "dns:///tenbin-encoder-headless:50051",
@@ -106,6 +108,8 @@ class EvalExecutorConfigTest {
             .config();
     var settings = KubernetesExecution.settings(config);
     assertThat(settings.parallelism()).isEqualTo(3);
+    assertThat(settings.hub())
+        .isEqualTo(new IndexedJobSettings.PodHub("tenbin-hf", "http://hub-mirror.internal"));
     assertThat(settings.resultsRoot()).isEqualTo(tmp.resolve("state/results"));
     assertThat(settings.mounts())
         .containsExactly(

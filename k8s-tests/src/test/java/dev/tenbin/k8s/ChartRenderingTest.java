@@ -264,6 +264,7 @@ class ChartRenderingTest {
         .contains("--results-pvc tb-tenbin-eval-results")
         .contains("--pod-tls-secret tenbin-tls")
         .contains("--pod-auth-secret tenbin-token")
+        .contains("--pod-hub-secret tenbin-hf")
         .contains("--index-pods");
     assertThat(server.getVolumeMounts())
         .anySatisfy(

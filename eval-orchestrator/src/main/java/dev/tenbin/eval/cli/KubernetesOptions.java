@@ -122,6 +122,23 @@ public final class KubernetesOptions {
   String serviceAccount;
 
   @Option(
+      names = "--pod-hub-secret",
+      paramLabel = "SECRET",
+      defaultValue = "",
+      description =
+          "kubernetes: a Secret whose key 'token' becomes the pods' HF_TOKEN (hub task sets, gated"
+              + " datasets); the token never goes into the Job itself.")
+  String podHubSecret;
+
+  @Option(
+      names = "--pod-hub-endpoint",
+      paramLabel = "URL",
+      defaultValue = "${env:HF_ENDPOINT:-}",
+      description =
+          "kubernetes: the pods' HF_ENDPOINT, a hub mirror (default: this process's HF_ENDPOINT).")
+  String podHubEndpoint;
+
+  @Option(
       names = "--kubeconfig",
       paramLabel = "FILE",
       description =
@@ -214,7 +231,10 @@ public final class KubernetesOptions {
         podResultsDir,
         args,
         podResources,
-        serviceAccount);
+        serviceAccount,
+        Map.of(),
+        List.of(),
+        new IndexedJobSettings.PodHub(podHubSecret, podHubEndpoint));
   }
 
   /** {@code path} as the pods see it: its place under {@code root}, under --pod-results-dir. */

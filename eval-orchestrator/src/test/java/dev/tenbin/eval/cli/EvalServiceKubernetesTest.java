@@ -111,7 +111,8 @@ class EvalServiceKubernetesTest {
                     new IndexedJobSettings.Mount(
                         "tls", IndexedJobSettings.Source.SECRET, "tenbin-tls", "/etc/tenbin/tls")),
                 tmp.resolve("data"),
-                Duration.ofMillis(30)),
+                Duration.ofMillis(30),
+                new IndexedJobSettings.PodHub("tenbin-hf", "")),
             job -> launcher.plan(job.spec(), job.taskSets()),
             directory ->
                 JobReports.write(
@@ -173,6 +174,13 @@ class EvalServiceKubernetesTest {
         .filteredOn(v -> v.getSecret() != null)
         .singleElement()
         .satisfies(v -> assertThat(v.getSecret().getSecretName()).isEqualTo("tenbin-tls"));
+    assertThat(container.getEnv())
+        .as("the service's hub Secret becomes the pods' HF_TOKEN")
+        .anySatisfy(
+            e -> {
+              assertThat(e.getName()).isEqualTo("HF_TOKEN");
+              assertThat(e.getValueFrom().getSecretKeyRef().getName()).isEqualTo("tenbin-hf");
+            });
 
     runPod(container.getArgs(), 0);
     setStatus(job, new V1JobStatus().active(1).completedIndexes("0"));

@@ -136,6 +136,10 @@ class KubernetesExecutorTest {
                 tmp.toString(),
                 "--job-name",
                 NAME,
+                "--pod-hub-secret",
+                "hf-token",
+                "--pod-hub-endpoint",
+                "http://hub-mirror.internal",
                 "--kubeconfig",
                 kubeconfig.toString(),
                 "--poll-seconds",
@@ -204,6 +208,20 @@ class KubernetesExecutorTest {
             e ->
                 assertThat(e.getValueFrom().getFieldRef().getFieldPath())
                     .contains("batch.kubernetes.io/job-completion-index"));
+    assertThat(container.getEnv())
+        .as("the hub token comes from the Secret, never as a value in the Job")
+        .anySatisfy(
+            e -> {
+              assertThat(e.getName()).isEqualTo("HF_TOKEN");
+              assertThat(e.getValue()).isNull();
+              assertThat(e.getValueFrom().getSecretKeyRef().getName()).isEqualTo("hf-token");
+              assertThat(e.getValueFrom().getSecretKeyRef().getKey()).isEqualTo("token");
+            })
+        .anySatisfy(
+            e -> {
+              assertThat(e.getName()).isEqualTo("HF_ENDPOINT");
+              assertThat(e.getValue()).isEqualTo("http://hub-mirror.internal");
+            });
 
     // Index 0 runs; index 1's first pod fails (Kubernetes starts it again: it is not in
     // failedIndexes).

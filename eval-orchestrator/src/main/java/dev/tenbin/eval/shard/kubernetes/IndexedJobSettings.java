@@ -25,6 +25,7 @@ import java.util.Map;
  * @param labels more labels of the Job and its pods (e.g. the eval service's job id, by which a
  *     restarted service finds the Job again)
  * @param mounts more volumes of the pods: Secrets (TLS, auth token) and read-only claims (datasets)
+ * @param hub how the pods reach a Hugging Face hub for hub task sets
  */
 public record IndexedJobSettings(
     String namespace,
@@ -40,7 +41,26 @@ public record IndexedJobSettings(
     Map<String, String> resources,
     String serviceAccount,
     Map<String, String> labels,
-    List<Mount> mounts) {
+    List<Mount> mounts,
+    PodHub hub) {
+  /**
+   * The hub the pods load hub task sets from (what {@code HF_TOKEN} and {@code HF_ENDPOINT} are to
+   * a local run): the token comes from a Secret, never into the Job object itself.
+   *
+   * @param tokenSecret a Secret whose key {@code token} becomes the pods' {@code HF_TOKEN}; blank
+   *     for none
+   * @param endpoint the pods' {@code HF_ENDPOINT} (a mirror); blank for the public hub
+   */
+  public record PodHub(String tokenSecret, String endpoint) {
+    /** No token, the public hub. */
+    public static final PodHub NONE = new PodHub("", "");
+
+    public PodHub {
+      tokenSecret = tokenSecret == null ? "" : tokenSecret.strip();
+      endpoint = endpoint == null ? "" : endpoint.strip();
+    }
+  }
+
   /** What a pod mounts besides the results claim. */
   public enum Source {
     /** A Secret, read-only. */
@@ -87,7 +107,8 @@ public record IndexedJobSettings(
         resources,
         serviceAccount,
         Map.of(),
-        List.of());
+        List.of(),
+        PodHub.NONE);
   }
 
   public IndexedJobSettings {
@@ -99,5 +120,6 @@ public record IndexedJobSettings(
     resources = Map.copyOf(resources);
     labels = Map.copyOf(labels);
     mounts = List.copyOf(mounts);
+    hub = hub == null ? PodHub.NONE : hub;
   }
 }

@@ -97,6 +97,20 @@ public final class IndexedJobs {
                     .readOnlyRootFilesystem(true)
                     .runAsNonRoot(true)
                     .capabilities(new V1Capabilities().addDropItem("ALL")));
+    if (!settings.hub().tokenSecret().isEmpty()) {
+      container.addEnvItem(
+          new V1EnvVar()
+              .name("HF_TOKEN")
+              .valueFrom(
+                  new V1EnvVarSource()
+                      .secretKeyRef(
+                          new io.kubernetes.client.openapi.models.V1SecretKeySelector()
+                              .name(settings.hub().tokenSecret())
+                              .key("token"))));
+    }
+    if (!settings.hub().endpoint().isEmpty()) {
+      container.addEnvItem(new V1EnvVar().name("HF_ENDPOINT").value(settings.hub().endpoint()));
+    }
     if (!settings.resources().isEmpty()) {
       Map<String, Quantity> quantities = new LinkedHashMap<>();
       settings

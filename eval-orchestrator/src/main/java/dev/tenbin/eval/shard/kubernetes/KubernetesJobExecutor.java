@@ -50,6 +50,7 @@ public final class KubernetesJobExecutor implements JobManager.Executor {
    * @param mounts the Secrets and claims the pods mount (TLS, auth token, datasets)
    * @param firstDataRoot where task sets sent without a base folder resolve relative paths, or null
    * @param pollInterval how often the Job's status is read
+   * @param hub how the pods reach a Hugging Face hub
    */
   public record Settings(
       String namespace,
@@ -64,7 +65,8 @@ public final class KubernetesJobExecutor implements JobManager.Executor {
       List<String> podArgs,
       List<IndexedJobSettings.Mount> mounts,
       Path firstDataRoot,
-      Duration pollInterval) {
+      Duration pollInterval,
+      IndexedJobSettings.PodHub hub) {
     public Settings {
       resources = Map.copyOf(resources);
       podArgs = List.copyOf(podArgs);
@@ -124,7 +126,8 @@ public final class KubernetesJobExecutor implements JobManager.Executor {
         settings.resources(),
         settings.serviceAccount(),
         Map.of(JOB_ID_LABEL, job.id()),
-        settings.mounts());
+        settings.mounts(),
+        settings.hub());
   }
 
   @Override
