@@ -292,15 +292,15 @@ public final class EvalCommand implements Callable<Integer> {
       throw new InvalidInputException(
           "--min-count", "--min-count must be at least 1, got " + minCount);
     }
-    LengthTokenizer.open(lengthTokenizer).close(); // a bad tokenizer fails before the runs
-    if (lengthReference == null) {
-      return null;
-    }
-    BeirDataset reference = BeirDatasetReader.read(lengthReference);
+    // A bad tokenizer, or a length reference lacking a span document, fails before the runs.
     try (LengthTokenizer tokenizer = LengthTokenizer.open(lengthTokenizer)) {
-      DocumentLengths.count(data, reference, tokenizer); // every span document is there
+      if (lengthReference == null) {
+        return null;
+      }
+      BeirDataset reference = BeirDatasetReader.read(lengthReference);
+      DocumentLengths.count(data, reference, tokenizer);
+      return reference;
     }
-    return reference;
   }
 
   /**

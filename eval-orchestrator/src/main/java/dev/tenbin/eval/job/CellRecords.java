@@ -103,11 +103,26 @@ public final class CellRecords {
         Instant.now().truncatedTo(ChronoUnit.MILLIS).toString());
   }
 
-  /** Span documents' lengths per dataset, counted once per process. */
-  private static final Map<String, DocumentLengths> LENGTHS =
-      new java.util.concurrent.ConcurrentHashMap<>();
+  /**
+   * Span documents' lengths per dataset, length reference and tokenizer, counted once while in use;
+   * the least recently used go first, so a service that runs for weeks keeps a bounded number.
+   */
+  private static final Map<String, DocumentLengths> LENGTHS = recentlyUsed();
 
-  private static final Map<String, double[]> WORDS = new java.util.concurrent.ConcurrentHashMap<>();
+  /** Mean words per dataset, as {@link #LENGTHS}. */
+  private static final Map<String, double[]> WORDS = recentlyUsed();
+
+  private static final int RECENT_DATASETS = 64;
+
+  private static <V> Map<String, V> recentlyUsed() {
+    return Collections.synchronizedMap(
+        new java.util.LinkedHashMap<>(16, 0.75f, true) {
+          @Override
+          protected boolean removeEldestEntry(Map.Entry<String, V> eldest) {
+            return size() > RECENT_DATASETS;
+          }
+        });
+  }
 
   /**
    * Mean whitespace-separated words of the evaluated queries and of the documents (title + text).

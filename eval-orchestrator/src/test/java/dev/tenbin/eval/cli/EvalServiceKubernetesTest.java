@@ -9,10 +9,7 @@ import dev.tenbin.eval.job.JobRequest;
 import dev.tenbin.eval.job.ServiceFolders;
 import dev.tenbin.eval.shard.kubernetes.IndexedJobSettings;
 import dev.tenbin.eval.shard.kubernetes.KubernetesJobExecutor;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.BatchV1Api;
@@ -28,7 +25,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -57,14 +53,7 @@ class EvalServiceKubernetesTest {
 
   @BeforeEach
   void start() throws Exception {
-    server =
-        new KubernetesMockServer(
-            new Context(),
-            new MockWebServer(),
-            new HashMap<>(),
-            new KubernetesCrudDispatcher(),
-            false);
-    server.init();
+    server = MockKubernetes.crudServer();
     api =
         new BatchV1Api(
             ClientBuilder.standard(false)

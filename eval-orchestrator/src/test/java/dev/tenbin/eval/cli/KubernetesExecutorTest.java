@@ -5,10 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenbin.eval.shard.kubernetes.IndexedJobSettings;
 import dev.tenbin.eval.shard.kubernetes.KubernetesExecutor;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
@@ -27,7 +24,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -58,14 +54,7 @@ class KubernetesExecutorTest {
 
   @BeforeEach
   void start() throws Exception {
-    server =
-        new KubernetesMockServer(
-            new Context(),
-            new MockWebServer(),
-            new HashMap<>(),
-            new KubernetesCrudDispatcher(),
-            false);
-    server.init();
+    server = MockKubernetes.crudServer();
     kubeconfig = tmp.resolve("kubeconfig");
     Files.writeString(
         kubeconfig,
@@ -289,7 +278,10 @@ class KubernetesExecutorTest {
             "/results",
             List.of("/results/job.yaml", "--out", "/results/out"),
             Map.of("cpu", "2"),
-            "");
+            "",
+            Map.of(),
+            List.of(),
+            IndexedJobSettings.PodHub.NONE);
     StringWriter err = new StringWriter();
     KubernetesExecutor executor =
         new KubernetesExecutor(api, settings, new PrintWriter(err, true), Duration.ofMillis(20));

@@ -79,38 +79,6 @@ public record IndexedJobSettings(
    */
   public record Mount(String name, Source source, String reference, String mountPath) {}
 
-  /** The settings of {@code tenbin run --executor kubernetes}: no more labels or volumes. */
-  public IndexedJobSettings(
-      String namespace,
-      String name,
-      String image,
-      int shards,
-      int parallelism,
-      int backoffLimitPerIndex,
-      int ttlSecondsAfterFinished,
-      String resultsClaim,
-      String resultsMountPath,
-      List<String> runArgs,
-      Map<String, String> resources,
-      String serviceAccount) {
-    this(
-        namespace,
-        name,
-        image,
-        shards,
-        parallelism,
-        backoffLimitPerIndex,
-        ttlSecondsAfterFinished,
-        resultsClaim,
-        resultsMountPath,
-        runArgs,
-        resources,
-        serviceAccount,
-        Map.of(),
-        List.of(),
-        PodHub.NONE);
-  }
-
   public IndexedJobSettings {
     if (shards < 1 || parallelism < 1) {
       throw new IllegalArgumentException("shards and parallelism must be at least 1");
