@@ -11,6 +11,7 @@ import ai.onnxruntime.TensorInfo;
 import ai.onnxruntime.providers.OrtCUDAProviderOptions;
 import dev.tenbin.core.Lifetime;
 import dev.tenbin.core.OrderedShutdown;
+import dev.tenbin.core.PreconditionException;
 import java.nio.FloatBuffer;
 import java.nio.IntBuffer;
 import java.nio.LongBuffer;
@@ -151,14 +152,25 @@ public final class OnnxModel implements AutoCloseable {
       long[] shape = info.getInfo() instanceof TensorInfo tensor ? tensor.getShape() : new long[0];
       this.outputWidth = shape.length == 0 ? -1 : shape[shape.length - 1];
     } catch (OrtException e) {
+      if (options.cuda()) {
+        // A missing CUDA library, driver or device is the deployment's state, not a server bug:
+        // the caller sees ONNX Runtime's own reason (e.g. "libcublasLt.so.12: cannot open shared
+        // object file") instead of an internal error with an id.
+        PreconditionException unusable =
+            new PreconditionException(
+                "execution_provider",
+                "cannot create an ONNX Runtime session for "
+                    + name
+                    + " on CUDA device "
+                    + options.deviceId()
+                    + " (the CUDA 12 and cuDNN 9 libraries and an NVIDIA driver must be present,"
+                    + " see docs/gpu.md): "
+                    + e.getMessage());
+        unusable.initCause(e);
+        throw unusable;
+      }
       throw new IllegalStateException(
-          "cannot create an ONNX Runtime session"
-              + (options.cuda()
-                  ? " on CUDA device " + options.deviceId() + " (see docs/gpu.md)"
-                  : "")
-              + ": "
-              + e.getMessage(),
-          e);
+          "cannot create an ONNX Runtime session: " + e.getMessage(), e);
     }
     this.lifetime = new Lifetime(name, this::free);
     OrderedShutdown.Registration registration;
@@ -175,25 +187,16 @@ public final class OnnxModel implements AutoCloseable {
    * The CUDA provider's options: the device and, when limited, the memory arena's size. ONNX
    * Runtime copies them into the session, so they are closed once the session is created.
    */
-  private static OrtCUDAProviderOptions cudaOptions(RuntimeOptions options) {
+  private static OrtCUDAProviderOptions cudaOptions(RuntimeOptions options) throws OrtException {
+    OrtCUDAProviderOptions cuda = new OrtCUDAProviderOptions(options.deviceId());
     try {
-      OrtCUDAProviderOptions cuda = new OrtCUDAProviderOptions(options.deviceId());
-      try {
-        if (options.gpuMemLimitBytes() > 0) {
-          cuda.add("gpu_mem_limit", Long.toString(options.gpuMemLimitBytes()));
-        }
-        return cuda;
-      } catch (OrtException | RuntimeException e) {
-        cuda.close();
-        throw e;
+      if (options.gpuMemLimitBytes() > 0) {
+        cuda.add("gpu_mem_limit", Long.toString(options.gpuMemLimitBytes()));
       }
-    } catch (OrtException e) {
-      throw new IllegalStateException(
-          "cannot start the CUDA execution provider on device "
-              + options.deviceId()
-              + " (is an NVIDIA GPU with a CUDA 12 driver, CUDA 12 and cuDNN 9 present? see docs/gpu.md): "
-              + e.getMessage(),
-          e);
+      return cuda;
+    } catch (OrtException | RuntimeException e) {
+      cuda.close();
+      throw e;
     }
   }
 

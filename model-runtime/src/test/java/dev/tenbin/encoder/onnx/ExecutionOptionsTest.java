@@ -4,7 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import ai.onnxruntime.OrtEnvironment;
+import ai.onnxruntime.OrtException;
 import ai.onnxruntime.OrtProvider;
+import dev.tenbin.core.PreconditionException;
+import dev.tenbin.encoder.testing.TinyModels;
+import dev.tenbin.encoder.testing.TinyOnnxModels;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -71,5 +75,26 @@ class ExecutionOptionsTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("-Pgpu")
         .hasMessageContaining("docs/gpu.md");
+  }
+
+  @Test
+  void aCudaSessionThatCannotStartIsAPreconditionWithOnnxRuntimesReason() {
+    Assumptions.assumeTrue(CudaDevices.name(0).isEmpty(), "a CUDA device answers nvidia-smi");
+    byte[] onnx =
+        TinyOnnxModels.embeddingEncoder(
+            TinyOnnxModels.table(TinyModels.VOCABULARY, TinyModels.HIDDEN, 42),
+            TinyModels.VOCABULARY,
+            TinyModels.HIDDEN,
+            false);
+
+    // On the CPU build ONNX Runtime has no CUDA provider; on a -Pgpu build without a device or
+    // libraries the provider cannot load: either way the deployment's state, named as such.
+    assertThatThrownBy(
+            () -> new OnnxModel("model tiny", onnx, new OnnxModel.RuntimeOptions(1, true, 0, 0)))
+        .isInstanceOfSatisfying(
+            PreconditionException.class, e -> assertThat(e.field()).isEqualTo("execution_provider"))
+        .hasMessageContaining("model tiny on CUDA device 0")
+        .hasMessageContaining("docs/gpu.md")
+        .hasCauseInstanceOf(OrtException.class);
   }
 }
