@@ -50,6 +50,19 @@ class TextTokenizerTest {
   }
 
   @Test
+  void djlLoadsTheCpuTokenizerLibraryFromItsJarEvenWhereCudaIsInstalled() {
+    try (TextTokenizer tokenizer =
+        new TextTokenizer(TinyOnnxModels.wordLevelTokenizer(TinyModels.WORDS), 8)) {
+      // DJL's own reading of the switch: "cpu" keeps it from picking a CUDA build that only
+      // publish.djl.ai has (what an offline GPU node did before), unless the operator chose.
+      String chosen = System.getenv(TextTokenizer.DJL_FLAVOR_SWITCH);
+      assertThat(ai.djl.util.Utils.getEnvOrSystemProperty(TextTokenizer.DJL_FLAVOR_SWITCH))
+          .isEqualTo(chosen == null ? "cpu" : chosen);
+      assertThat(tokenizer.encode(List.of("apple")).ids()[0]).isNotEmpty();
+    }
+  }
+
+  @Test
   void specialTokensAreAddedAndTruncationIsReportedOnlyWhenTokensWereCut() {
     try (TextTokenizer tokenizer =
         new TextTokenizer(TinyOnnxModels.wordLevelTokenizer(TinyModels.WORDS), 8)) {
