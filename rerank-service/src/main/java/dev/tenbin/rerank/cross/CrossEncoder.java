@@ -30,6 +30,17 @@ public final class CrossEncoder implements AutoCloseable {
 
   public CrossEncoder(
       RerankerCard card, ModelFiles files, OnnxModel.RuntimeOptions runtime, int maxBatchTokens) {
+    if (card.head() != ScoreHead.SIGMOID
+        && card.head() != ScoreHead.SOFTMAX2
+        && card.head() != ScoreHead.YES_NO) {
+      throw new InvalidInputException(
+          "model_id",
+          "reranker "
+              + card.id()
+              + ": head "
+              + card.head()
+              + " is a retrieval model's; a card's head is SIGMOID, SOFTMAX2 or YES_NO");
+    }
     this.card = card;
     this.modelSha256 =
         ModelDigest.of(files.onnx(), files.tokenizerJson(), ModelDigest.canonicalJson(card));
@@ -165,7 +176,7 @@ public final class CrossEncoder implements AutoCloseable {
         float b = round(values[row * 2 + 1], half);
         yield round((float) (1 / (1 + Math.exp(a - b))), half);
       }
-      case YES_NO -> throw new IllegalStateException("YES_NO heads read lastTokenColumns");
+      default -> throw new IllegalStateException(card.head() + " is not a cross-encoder head");
     };
   }
 

@@ -158,6 +158,21 @@ public final class RerankerRegistry implements AutoCloseable {
     return runtime;
   }
 
+  /**
+   * The cross-encoders loaded by hub id ({@code hub:OWNER/NAME@REVISION}) since start, by that id,
+   * sorted: a hub id is not in the models folder, so {@link #available} does not list it.
+   */
+  public java.util.SortedMap<String, Info> hubLoaded() {
+    java.util.SortedMap<String, Info> hubs = new java.util.TreeMap<>();
+    infos.forEach(
+        (id, info) -> {
+          if (id.startsWith("hub:")) {
+            hubs.put(id, info);
+          }
+        });
+    return hubs;
+  }
+
   /** Ids of the cross-encoders loaded now. */
   public Set<String> loadedIds() {
     return loaded.loadedIds();
