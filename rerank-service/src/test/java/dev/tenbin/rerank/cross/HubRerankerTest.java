@@ -10,6 +10,17 @@ import dev.tenbin.encoder.onnx.OnnxModel;
 import dev.tenbin.encoder.testing.FakeHub;
 import dev.tenbin.encoder.testing.TinyModels;
 import dev.tenbin.encoder.testing.TinyOnnxModels;
+import dev.tenbin.proto.rerank.v1.GetRerankerInfoRequest;
+import dev.tenbin.proto.rerank.v1.ListRerankersRequest;
+import dev.tenbin.proto.rerank.v1.RerankServiceGrpc;
+import dev.tenbin.proto.rerank.v1.RerankerInfo;
+import dev.tenbin.proto.rerank.v1.RerankerKind;
+import dev.tenbin.rerank.RerankCore;
+import dev.tenbin.rerank.grpc.RerankGrpcService;
+import dev.tenbin.rpc.GrpcServerHost;
+import io.grpc.ManagedChannel;
+import io.grpc.inprocess.InProcessChannelBuilder;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -111,6 +122,51 @@ class HubRerankerTest {
       again.info("hub:cross-encoder/tiny-ce@" + FakeHub.SHA);
     }
     assertThat(hub.requests).as("a finished download pinned by SHA is read from the cache").isEmpty();
+  }
+
+  @Test
+  void overGrpcAHubCrossEncoderIsDescribedAndThenListedByItsHubId() throws Exception {
+    crossEncoderRepository(
+        "cross-encoder/tiny-ce",
+        1,
+        "{\"architectures\": [\"BertForSequenceClassification\"], \"num_labels\": 1}");
+    String name = "rerank-hub-" + java.util.UUID.randomUUID();
+    try (RerankCore core =
+            new RerankCore(
+                registry(),
+                () -> {
+                  throw new IllegalStateException("no encoder in this test");
+                },
+                100);
+        GrpcServerHost host =
+            GrpcServerHost.startInProcess(
+                name, new SimpleMeterRegistry(), List.of(new RerankGrpcService(core)))) {
+      ManagedChannel channel = InProcessChannelBuilder.forName(name).directExecutor().build();
+      try {
+        var stub = RerankServiceGrpc.newBlockingStub(channel);
+        String id = "hub:cross-encoder/tiny-ce@main";
+        assertThat(stub.listRerankers(ListRerankersRequest.getDefaultInstance()).getRerankersList())
+            .extracting(RerankerInfo::getId)
+            .doesNotContain(id);
+        RerankerInfo info =
+            stub.getRerankerInfo(GetRerankerInfoRequest.newBuilder().setModelId(id).build())
+                .getInfo();
+        assertThat(info.getSource()).isEqualTo("hub");
+        assertThat(info.getRevision()).isEqualTo(FakeHub.SHA);
+        assertThat(info.getHead())
+            .isEqualTo(dev.tenbin.proto.rerank.v1.ScoreHead.SCORE_HEAD_SIGMOID);
+        assertThat(info.getProvenance().getModelSha256()).hasSize(64);
+        RerankerInfo listed =
+            stub.listRerankers(ListRerankersRequest.getDefaultInstance()).getRerankersList().stream()
+                .filter(reranker -> reranker.getId().equals(id))
+                .findFirst()
+                .orElseThrow();
+        assertThat(listed.getRevision()).isEqualTo(FakeHub.SHA);
+        assertThat(listed.getKind()).isEqualTo(RerankerKind.RERANKER_KIND_CROSS_ENCODER);
+      } finally {
+        channel.shutdownNow();
+      }
+    }
   }
 
   @Test
