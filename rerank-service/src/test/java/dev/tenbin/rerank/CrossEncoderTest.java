@@ -247,14 +247,20 @@ class CrossEncoderTest {
     String[] texts = new String[24];
     for (int i = 0; i < texts.length; i++) {
       texts[i] =
-          String.join(" ", words.subList(i % words.size(), Math.min(words.size(), i % words.size() + 1 + i % 3)));
+          String.join(
+              " ",
+              words.subList(
+                  i % words.size(), Math.min(words.size(), i % words.size() + 1 + i % 3)));
     }
     long fp32Logits = 24L * 5 * LLM_VOCABULARY * Float.BYTES;
-    core.rerank("tiny-llm", "cherry", candidates(texts), ScorePrecision.FP32, 0, Cancellation.NEVER);
-    var threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    core.rerank(
+        "tiny-llm", "cherry", candidates(texts), ScorePrecision.FP32, 0, Cancellation.NEVER);
+    var threads =
+        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
     long before = threads.getThreadAllocatedBytes(Thread.currentThread().threadId());
     var reranked =
-        core.rerank("tiny-llm", "cherry", candidates(texts), ScorePrecision.FP32, 0, Cancellation.NEVER);
+        core.rerank(
+            "tiny-llm", "cherry", candidates(texts), ScorePrecision.FP32, 0, Cancellation.NEVER);
     long allocated = threads.getThreadAllocatedBytes(Thread.currentThread().threadId()) - before;
     assertThat(allocated)
         .as("heap bytes allocated to score, against %d bytes of FP32 logits", fp32Logits)

@@ -117,7 +117,8 @@ final class SentenceTransformersCard {
             unsupported));
   }
 
-  static ModelCard derive(String repository, HubDownloader.RepositoryFiles files) throws IOException {
+  static ModelCard derive(String repository, HubDownloader.RepositoryFiles files)
+      throws IOException {
     Metadata metadata =
         read(files)
             .orElseThrow(

@@ -354,8 +354,8 @@ public final class OnnxModel implements AutoCloseable {
   }
 
   /**
-   * The output's last dimension (a language model's vocabulary): as the graph declares it, or,
-   * when that is symbolic, from one probe run over a single token (its output is one row).
+   * The output's last dimension (a language model's vocabulary): as the graph declares it, or, when
+   * that is symbolic, from one probe run over a single token (its output is one row).
    */
   public long outputWidth() {
     long width = probedWidth;
@@ -373,9 +373,10 @@ public final class OnnxModel implements AutoCloseable {
    * For each input, the output's values in {@code columns} at the input's last real token — the
    * "yes" and "no" logits of an LLM reranker — without the whole output on the Java heap. ONNX
    * Runtime writes the output, in the model's own dtype, into a direct (off-heap) buffer this call
-   * allocates (the memory the graph's output needs in any case; freed when collected); only {@code batch ×
-   * columns.length} values are read from it and converted to FP32 (FLOAT16 and BFLOAT16 exactly).
-   * {@link #run} would instead copy all {@code batch × sequence × width} values into an FP32 array.
+   * allocates (the memory the graph's output needs in any case; freed when collected); only {@code
+   * batch × columns.length} values are read from it and converted to FP32 (FLOAT16 and BFLOAT16
+   * exactly). {@link #run} would instead copy all {@code batch × sequence × width} values into an
+   * FP32 array.
    *
    * <p>The output is [batch, sequence, width], or [batch, width] for a graph that already keeps
    * only the last position. Inputs are padded on the right.
@@ -436,7 +437,9 @@ public final class OnnxModel implements AutoCloseable {
                 session.run(feed.tensors(), Set.of(), Map.of(outputName, output))) {
           for (int b = 0; b < batch; b++) {
             long row =
-                outputRank == 3 ? ((long) b * feed.length() + ids[b].length - 1) * width : b * width;
+                outputRank == 3
+                    ? ((long) b * feed.length() + ids[b].length - 1) * width
+                    : b * width;
             for (int c = 0; c < columns.length; c++) {
               int at = Math.toIntExact((row + columns[c]) * elementBytes);
               picked[b][c] =

@@ -70,7 +70,8 @@ class LastTokenColumnsTest {
           for (int d = 0; d < HIDDEN; d++) {
             logit += table[last * HIDDEN + d] * projection[d * LOGITS_WIDTH + (int) COLUMNS[c]];
           }
-          assertThat((double) picked[b][c]).isCloseTo(logit, org.assertj.core.data.Offset.offset(1e-4));
+          assertThat((double) picked[b][c])
+              .isCloseTo(logit, org.assertj.core.data.Offset.offset(1e-4));
         }
       }
     }

@@ -2,12 +2,12 @@ package dev.tenbin.rerank.bi;
 
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.core.NotFoundException;
+import dev.tenbin.encoder.client.DenseEncoding;
+import dev.tenbin.encoder.client.EncoderClient;
 import dev.tenbin.proto.encoder.v1.GetModelInfoResponse;
 import dev.tenbin.rerank.cross.ScoreHead;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import dev.tenbin.encoder.client.DenseEncoding;
-import dev.tenbin.encoder.client.EncoderClient;
 import java.util.List;
 
 /**

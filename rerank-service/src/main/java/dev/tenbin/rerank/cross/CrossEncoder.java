@@ -111,8 +111,7 @@ public final class CrossEncoder implements AutoCloseable {
     while (from < order.length) {
       cancellation.throwIfCancelled();
       int to = from + 1;
-      while (to < order.length
-          && (long) ids[order[to]].length * (to - from + 1) <= tokensPerPass) {
+      while (to < order.length && (long) ids[order[to]].length * (to - from + 1) <= tokensPerPass) {
         to++;
       }
       long[][] batchIds = new long[to - from][];
@@ -140,8 +139,8 @@ public final class CrossEncoder implements AutoCloseable {
   }
 
   /**
-   * Padded tokens per pass: {@code maxBatchTokens}, and for YES_NO heads whose graph outputs
-   * logits at every position also at most {@link #MAX_LOGITS_BYTES} of logits per pass.
+   * Padded tokens per pass: {@code maxBatchTokens}, and for YES_NO heads whose graph outputs logits
+   * at every position also at most {@link #MAX_LOGITS_BYTES} of logits per pass.
    */
   private long tokensPerPass() {
     if (card.head() != ScoreHead.YES_NO || onnx.declaredOutputRank() != 3) {

@@ -28,8 +28,8 @@ import java.util.Iterator;
  *
  * The graph is the card's {@code onnx_file}, else the first of {@link HubDownloader#ONNX_FILES} the
  * repository has ({@code onnx/model.onnx}, as Hugging Face's ONNX exports publish it, then {@code
- * model.onnx}). Anything else — more labels, another architecture, no ONNX export — is refused
- * with the advice to write a card.
+ * model.onnx}). Anything else — more labels, another architecture, no ONNX export — is refused with
+ * the advice to write a card.
  */
 final class HubRerankerCard implements HubDownloader.CardMaker {
   private static final ObjectMapper JSON = new ObjectMapper();

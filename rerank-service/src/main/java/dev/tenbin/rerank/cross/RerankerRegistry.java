@@ -1,8 +1,8 @@
 package dev.tenbin.rerank.cross;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.core.NotFoundException;
@@ -25,9 +25,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * models/<id>/} (card.json with the reranker fields, model.onnx, tokenizer.json; or a card whose
  * {@code source} names a hub repository) or {@code hub:OWNER/NAME@REVISION} downloaded once at a
  * pinned revision, its head read from the repository's {@code config.json} when it has no Tenbin
- * card ({@link HubRerankerCard}). Which ids may be loaded, and when
- * an unused one is unloaded, is the {@link ModelPolicy}'s to say (sources {@code local} and {@code
- * hub}); a caller holds its cross-encoder ({@link #acquire}) while it scores.
+ * card ({@link HubRerankerCard}). Which ids may be loaded, and when an unused one is unloaded, is
+ * the {@link ModelPolicy}'s to say (sources {@code local} and {@code hub}); a caller holds its
+ * cross-encoder ({@link #acquire}) while it scores.
  */
 public final class RerankerRegistry implements AutoCloseable {
   private static final ObjectMapper JSON =
@@ -243,7 +243,8 @@ public final class RerankerRegistry implements AutoCloseable {
    * same pinned revision, resolved SHA and whole-file writes ({@link HubDownloader}).
    */
   private Path hubFolder(String id, String reference, JsonNode localCard) {
-    Path folder = hub.fetch(HubDownloader.Reference.parse(reference), new HubRerankerCard(localCard));
+    Path folder =
+        hub.fetch(HubDownloader.Reference.parse(reference), new HubRerankerCard(localCard));
     if (!readCard(id, folder).has("head")) {
       throw new PreconditionException(
           "model_id",

@@ -6,6 +6,7 @@ import dev.tenbin.encoder.onnx.OnnxModel;
 import dev.tenbin.proto.common.v1.Metadata;
 import dev.tenbin.proto.common.v1.RuntimeProvenance;
 import dev.tenbin.proto.common.v1.ScoredDocument;
+import dev.tenbin.proto.encoder.v1.GetModelInfoResponse;
 import dev.tenbin.proto.rerank.v1.Candidate;
 import dev.tenbin.proto.rerank.v1.GetRerankerInfoRequest;
 import dev.tenbin.proto.rerank.v1.GetRerankerInfoResponse;
@@ -14,7 +15,6 @@ import dev.tenbin.proto.rerank.v1.ListRerankersResponse;
 import dev.tenbin.proto.rerank.v1.RerankRequest;
 import dev.tenbin.proto.rerank.v1.RerankResponse;
 import dev.tenbin.proto.rerank.v1.RerankServiceGrpc;
-import dev.tenbin.proto.encoder.v1.GetModelInfoResponse;
 import dev.tenbin.proto.rerank.v1.RerankerInfo;
 import dev.tenbin.proto.rerank.v1.RerankerKind;
 import dev.tenbin.proto.rerank.v1.ScoreHead;
@@ -72,9 +72,9 @@ public final class RerankGrpcService extends RerankServiceGrpc.RerankServiceImpl
   /**
    * Any id {@code Rerank} accepts: a cross-encoder (loaded once to read its dtype and files hash),
    * or a retrieval model {@code dense:}, {@code sparse:} or {@code multivector:MODEL} described by
-   * the encoder service. {@code id} is a cross-encoder card's id (part of stored cells' identity;
-   * a hub repository's name for a hub cross-encoder without a Tenbin card), a retrieval model's id
-   * as asked.
+   * the encoder service. {@code id} is a cross-encoder card's id (part of stored cells' identity; a
+   * hub repository's name for a hub cross-encoder without a Tenbin card), a retrieval model's id as
+   * asked.
    */
   @Override
   public void getRerankerInfo(
@@ -83,7 +83,8 @@ public final class RerankGrpcService extends RerankServiceGrpc.RerankServiceImpl
     RerankerInfo info;
     if (BiEncoderReranker.handles(id)) {
       GetModelInfoResponse model = core.retrievalModels().describe(id);
-      info = retrievalModel(id, BiEncoderReranker.head(id)).toBuilder()
+      info =
+          retrievalModel(id, BiEncoderReranker.head(id)).toBuilder()
               .setRevision(
                   model.getCard().getResolvedSha().isEmpty()
                       ? model.getCard().getRevision()

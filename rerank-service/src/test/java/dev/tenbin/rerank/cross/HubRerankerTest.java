@@ -108,7 +108,8 @@ class HubRerankerTest {
       assertThat(info.card().revision()).isEqualTo("main");
       assertThat(info.card().resolvedSha()).isEqualTo(FakeHub.SHA);
       assertThat(info.card().maxLength()).as("tokenizer_config's model_max_length").isEqualTo(128);
-      assertThat(hub.requests).contains("/cross-encoder/tiny-ce/resolve/" + FakeHub.SHA + "/onnx/model.onnx");
+      assertThat(hub.requests)
+          .contains("/cross-encoder/tiny-ce/resolve/" + FakeHub.SHA + "/onnx/model.onnx");
       assertThat(scores(registry, "hub:cross-encoder/tiny-ce@main"))
           .as("the same graph as the local folder with a SIGMOID card")
           .containsExactly(scores(registry, "local-ce"));
@@ -121,7 +122,9 @@ class HubRerankerTest {
     try (RerankerRegistry again = registry()) {
       again.info("hub:cross-encoder/tiny-ce@" + FakeHub.SHA);
     }
-    assertThat(hub.requests).as("a finished download pinned by SHA is read from the cache").isEmpty();
+    assertThat(hub.requests)
+        .as("a finished download pinned by SHA is read from the cache")
+        .isEmpty();
   }
 
   @Test
@@ -157,7 +160,10 @@ class HubRerankerTest {
             .isEqualTo(dev.tenbin.proto.rerank.v1.ScoreHead.SCORE_HEAD_SIGMOID);
         assertThat(info.getProvenance().getModelSha256()).hasSize(64);
         RerankerInfo listed =
-            stub.listRerankers(ListRerankersRequest.getDefaultInstance()).getRerankersList().stream()
+            stub
+                .listRerankers(ListRerankersRequest.getDefaultInstance())
+                .getRerankersList()
+                .stream()
                 .filter(reranker -> reranker.getId().equals(id))
                 .findFirst()
                 .orElseThrow();

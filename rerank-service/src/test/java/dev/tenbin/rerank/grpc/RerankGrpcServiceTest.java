@@ -3,12 +3,12 @@ package dev.tenbin.rerank.grpc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tenbin.encoder.client.EncoderClient;
 import dev.tenbin.encoder.model.HubDownloader;
 import dev.tenbin.encoder.model.ModelPolicy;
 import dev.tenbin.encoder.onnx.OnnxModel;
 import dev.tenbin.encoder.testing.TinyModels;
 import dev.tenbin.encoder.testing.TinyOnnxModels;
-import dev.tenbin.encoder.client.EncoderClient;
 import dev.tenbin.proto.common.v1.RuntimeProvenance;
 import dev.tenbin.proto.common.v1.ScoredDocument;
 import dev.tenbin.proto.encoder.v1.EncoderServiceGrpc;
@@ -19,9 +19,9 @@ import dev.tenbin.proto.encoder.v1.OutputKind;
 import dev.tenbin.proto.rerank.v1.Candidate;
 import dev.tenbin.proto.rerank.v1.GetRerankerInfoRequest;
 import dev.tenbin.proto.rerank.v1.ListRerankersRequest;
-import dev.tenbin.proto.rerank.v1.RerankServiceGrpc;
 import dev.tenbin.proto.rerank.v1.RerankRequest;
 import dev.tenbin.proto.rerank.v1.RerankResponse;
+import dev.tenbin.proto.rerank.v1.RerankServiceGrpc;
 import dev.tenbin.proto.rerank.v1.RerankerInfo;
 import dev.tenbin.proto.rerank.v1.RerankerKind;
 import dev.tenbin.proto.rerank.v1.ScoreHead;
@@ -124,7 +124,9 @@ class RerankGrpcServiceTest {
       if (kind == null) {
         responses.onError(
             StatusMapper.withField(
-                com.google.rpc.Code.NOT_FOUND, "unknown model " + request.getModelId(), "model_id"));
+                com.google.rpc.Code.NOT_FOUND,
+                "unknown model " + request.getModelId(),
+                "model_id"));
         return;
       }
       responses.onNext(
@@ -195,7 +197,8 @@ class RerankGrpcServiceTest {
         .extracting(ScoredDocument::getRank)
         .containsExactly(1, 2, 3, 4);
     assertThat(
-            stub.rerank(rerankRequest("tiny-sigmoid", "apple", texts).toBuilder().setTopK(2).build())
+            stub.rerank(
+                    rerankRequest("tiny-sigmoid", "apple", texts).toBuilder().setTopK(2).build())
                 .getDocumentsList())
         .extracting(ScoredDocument::getDocId)
         .containsExactlyElementsOf(
