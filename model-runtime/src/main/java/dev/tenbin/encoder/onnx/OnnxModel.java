@@ -428,33 +428,31 @@ public final class OnnxModel implements AutoCloseable {
                 + MAX_PINNED_OUTPUT_BYTES
                 + "; score fewer tokens per pass");
       }
-      {
-        ByteBuffer buffer = ByteBuffer.allocateDirect((int) bytes).order(ByteOrder.nativeOrder());
-        OnnxJavaType type = OnnxJavaType.valueOf(outputType);
-        float[][] picked = new float[batch][columns.length];
-        try (OnnxTensor output = OnnxTensor.createTensor(environment, buffer, shape, type);
-            OrtSession.Result result =
-                session.run(feed.tensors(), Set.of(), Map.of(outputName, output))) {
-          for (int b = 0; b < batch; b++) {
-            long row =
-                outputRank == 3
-                    ? ((long) b * feed.length() + ids[b].length - 1) * width
-                    : b * width;
-            for (int c = 0; c < columns.length; c++) {
-              int at = Math.toIntExact((row + columns[c]) * elementBytes);
-              picked[b][c] =
-                  switch (elementBytes) {
-                    case 4 -> buffer.getFloat(at);
-                    default ->
-                        type == OnnxJavaType.BFLOAT16
-                            ? Float.intBitsToFloat((buffer.getShort(at) & 0xffff) << 16)
-                            : Float.float16ToFloat(buffer.getShort(at));
-                  };
-            }
+      ByteBuffer buffer = ByteBuffer.allocateDirect((int) bytes).order(ByteOrder.nativeOrder());
+      OnnxJavaType type = OnnxJavaType.valueOf(outputType);
+      float[][] picked = new float[batch][columns.length];
+      try (OnnxTensor output = OnnxTensor.createTensor(environment, buffer, shape, type);
+          OrtSession.Result result =
+              session.run(feed.tensors(), Set.of(), Map.of(outputName, output))) {
+        for (int b = 0; b < batch; b++) {
+          long row =
+              outputRank == 3
+                  ? ((long) b * feed.length() + ids[b].length - 1) * width
+                  : b * width;
+          for (int c = 0; c < columns.length; c++) {
+            int at = Math.toIntExact((row + columns[c]) * elementBytes);
+            picked[b][c] =
+                switch (elementBytes) {
+                  case 4 -> buffer.getFloat(at);
+                  default ->
+                      type == OnnxJavaType.BFLOAT16
+                          ? Float.intBitsToFloat((buffer.getShort(at) & 0xffff) << 16)
+                          : Float.float16ToFloat(buffer.getShort(at));
+                };
           }
         }
-        return picked;
       }
+      return picked;
     } catch (OrtException e) {
       throw new IllegalStateException("ONNX Runtime failed: " + e.getMessage(), e);
     }

@@ -58,6 +58,32 @@ class LastTokenColumnsTest {
   }
 
   @Test
+  void bfloat16OutputsAreReadExactly() {
+    try (OnnxModel model =
+        new OnnxModel(
+            TinyOnnxModels.decoderEncoder(
+                TinyOnnxModels.table(VOCABULARY, HIDDEN, 3),
+                TinyOnnxModels.table(16, HIDDEN, 4),
+                VOCABULARY,
+                16,
+                HIDDEN,
+                true,
+                TinyOnnxModels.BFLOAT16),
+            OnnxModel.RuntimeOptions.cpu(1))) {
+      assertThat(model.outputType()).isEqualTo("BFLOAT16");
+      long[] columns = {0, 5, 7};
+      float[][] picked = model.lastTokenColumns(IDS, columns);
+      OnnxModel.Output full = model.run(IDS);
+      for (int b = 0; b < IDS.length; b++) {
+        int offset = full.offset(b, IDS[b].length - 1);
+        for (int c = 0; c < columns.length; c++) {
+          assertThat(picked[b][c]).isEqualTo(full.values()[offset + (int) columns[c]]);
+        }
+      }
+    }
+  }
+
+  @Test
   void theLastPositionsColumnsEqualAPlainComputationOfTheLogits() {
     float[] table = TinyOnnxModels.table(VOCABULARY, HIDDEN, 1);
     float[] projection = TinyOnnxModels.table(HIDDEN, LOGITS_WIDTH, 2);
