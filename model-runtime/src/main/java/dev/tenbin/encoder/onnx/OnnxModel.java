@@ -436,9 +436,7 @@ public final class OnnxModel implements AutoCloseable {
               session.run(feed.tensors(), Set.of(), Map.of(outputName, output))) {
         for (int b = 0; b < batch; b++) {
           long row =
-              outputRank == 3
-                  ? ((long) b * feed.length() + ids[b].length - 1) * width
-                  : b * width;
+              outputRank == 3 ? ((long) b * feed.length() + ids[b].length - 1) * width : b * width;
           for (int c = 0; c < columns.length; c++) {
             int at = Math.toIntExact((row + columns[c]) * elementBytes);
             picked[b][c] =
