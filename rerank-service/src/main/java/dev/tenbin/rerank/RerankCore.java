@@ -59,6 +59,11 @@ public final class RerankCore implements AutoCloseable, MeterBinder {
     return crossEncoders;
   }
 
+  /** The retrieval-model rerankers, through the encoder service (connected on first use). */
+  public BiEncoderReranker retrievalModels() {
+    return biEncoders.get();
+  }
+
   public Reranked rerank(
       String model,
       String query,

@@ -87,6 +87,13 @@ class CrossEncoderTest {
         "{\"id\":\"tiny-yesno\",\"head\":\"YES_NO\",\"prompt_template\":\"query {query} document {document}\","
             + "\"yes_token\":\"apple\",\"no_token\":\"banana\"}",
         tokenizerWithoutTrailingSep());
+    model(
+        "tiny-llm",
+        TinyOnnxModels.languageModelHead(
+            table, TinyOnnxModels.table(H, LLM_VOCABULARY, 6), V, H, LLM_VOCABULARY, false, true),
+        "{\"id\":\"tiny-llm\",\"head\":\"YES_NO\",\"prompt_template\":\"query {query} document {document}\","
+            + "\"yes_token\":\"apple\",\"no_token\":\"banana\"}",
+        tokenizerWithoutTrailingSep());
     RerankerRegistry registry =
         new RerankerRegistry(
             tmp.resolve("models"),
@@ -215,13 +222,63 @@ class CrossEncoderTest {
 
   /** sigmoid(yes logit - no logit) at a position holding {@code token}. */
   private static double yesNo(float[] table, float[] lm, int token, int yesId, int noId) {
+    return yesNo(table, lm, V, token, yesId, noId);
+  }
+
+  /** The same for a language-model head {@code width} logits wide. */
+  private static double yesNo(
+      float[] table, float[] lm, int width, int token, int yesId, int noId) {
     double yes = 0;
     double no = 0;
     for (int d = 0; d < H; d++) {
-      yes += table[token * H + d] * lm[d * V + yesId];
-      no += table[token * H + d] * lm[d * V + noId];
+      yes += table[token * H + d] * lm[d * width + yesId];
+      no += table[token * H + d] * lm[d * width + noId];
     }
     return 1 / (1 + Math.exp(no - yes));
+  }
+
+  /** Logits of "tiny-llm": a vocabulary-wide output far wider than its tokenizer. */
+  private static final int LLM_VOCABULARY = 100_000;
+
+  @Test
+  void anLlmRerankerKeepsOnlyTheLastPositionsYesAndNoLogitsOfAVocabularyWideOutput() {
+    // 24 prompts of 5 to 7 tokens: their logits, 100,000 per token, are at least 48 MB in FP32.
+    List<String> words = TinyModels.WORDS;
+    String[] texts = new String[24];
+    for (int i = 0; i < texts.length; i++) {
+      texts[i] =
+          String.join(
+              " ",
+              words.subList(
+                  i % words.size(), Math.min(words.size(), i % words.size() + 1 + i % 3)));
+    }
+    long fp32Logits = 24L * 5 * LLM_VOCABULARY * Float.BYTES;
+    core.rerank(
+        "tiny-llm", "cherry", candidates(texts), ScorePrecision.FP32, 0, Cancellation.NEVER);
+    var threads =
+        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    long before = threads.getThreadAllocatedBytes(Thread.currentThread().threadId());
+    var reranked =
+        core.rerank(
+            "tiny-llm", "cherry", candidates(texts), ScorePrecision.FP32, 0, Cancellation.NEVER);
+    long allocated = threads.getThreadAllocatedBytes(Thread.currentThread().threadId()) - before;
+    assertThat(allocated)
+        .as("heap bytes allocated to score, against %d bytes of FP32 logits", fp32Logits)
+        .isLessThan(fp32Logits / 20);
+
+    float[] table = TinyOnnxModels.table(V, H, 1);
+    float[] lm = TinyOnnxModels.table(H, LLM_VOCABULARY, 6);
+    int yesId = 4 + words.indexOf("apple");
+    int noId = 4 + words.indexOf("banana");
+    assertThat(reranked.documents()).hasSize(texts.length);
+    for (RerankCore.Scored doc : reranked.documents()) {
+      String text = texts[Integer.parseInt(doc.docId().substring(1))];
+      String[] tokens = text.split(" ");
+      int last = 4 + words.indexOf(tokens[tokens.length - 1]);
+      assertThat((double) doc.score())
+          .as(doc.docId())
+          .isCloseTo(yesNo(table, lm, LLM_VOCABULARY, last, yesId, noId), within(1e-5));
+    }
   }
 
   @Test

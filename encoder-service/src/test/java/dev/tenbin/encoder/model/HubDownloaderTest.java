@@ -3,22 +3,20 @@ package dev.tenbin.encoder.model;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.sun.net.httpserver.HttpServer;
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.core.PreconditionException;
 import dev.tenbin.encoder.EncoderCore;
 import dev.tenbin.encoder.EncoderServiceConfig;
+import dev.tenbin.encoder.testing.FakeHub;
 import dev.tenbin.encoder.testing.TinyModels;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -26,54 +24,27 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Hub downloads against a fake hub on loopback: pinned revision, resolved SHA, cached once. */
 class HubDownloaderTest {
-  private static final String SHA = "0123456789abcdef0123456789abcdef01234567";
+  private static final String SHA = FakeHub.SHA;
   @TempDir Path tmp;
-  HttpServer hub;
+  FakeHub hub;
   String endpoint;
 
   /** Repository → file → bytes; every repository's "main" and "v1.0" resolve to {@link #SHA}. */
-  final Map<String, Map<String, byte[]>> repositories = new ConcurrentHashMap<>();
+  Map<String, Map<String, byte[]>> repositories;
 
-  final List<String> requests = new CopyOnWriteArrayList<>();
+  List<String> requests;
 
   @BeforeEach
-  void startFakeHub() throws IOException {
-    hub = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    hub.createContext(
-        "/",
-        exchange -> {
-          String path = exchange.getRequestURI().getPath();
-          requests.add(path);
-          byte[] body = null;
-          for (var repository : repositories.entrySet()) {
-            String name = repository.getKey();
-            if (path.equals("/api/models/" + name + "/revision/v1.0")
-                || path.equals("/api/models/" + name + "/revision/main")) {
-              body =
-                  ("{\"id\":\"" + name + "\",\"sha\":\"" + SHA + "\"}")
-                      .getBytes(StandardCharsets.UTF_8);
-            } else if (path.startsWith("/" + name + "/resolve/" + SHA + "/")) {
-              body =
-                  repository
-                      .getValue()
-                      .get(path.substring(("/" + name + "/resolve/" + SHA + "/").length()));
-            }
-          }
-          if (body == null) {
-            exchange.sendResponseHeaders(404, -1);
-          } else {
-            exchange.sendResponseHeaders(200, body.length);
-            exchange.getResponseBody().write(body);
-          }
-          exchange.close();
-        });
-    hub.start();
-    endpoint = "http://127.0.0.1:" + hub.getAddress().getPort();
+  void startFakeHub() {
+    hub = new FakeHub();
+    endpoint = hub.endpoint();
+    repositories = hub.repositories;
+    requests = hub.requests;
   }
 
   @AfterEach
   void stopFakeHub() {
-    hub.stop(0);
+    hub.close();
   }
 
   /** The files of a tiny local model folder, optionally without its card. */

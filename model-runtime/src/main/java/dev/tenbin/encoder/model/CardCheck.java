@@ -181,8 +181,8 @@ public final class CardCheck {
             + (card.source().isEmpty() ? "" : " (" + card.source() + ")"));
   }
 
-  /** A model folder's files as a {@link SentenceTransformersCard.Repository}. */
-  private record FolderFiles(Path folder) implements SentenceTransformersCard.Repository {
+  /** A model folder's files as a {@link HubDownloader.RepositoryFiles}. */
+  private record FolderFiles(Path folder) implements HubDownloader.RepositoryFiles {
     @Override
     public Optional<JsonNode> json(String file) throws IOException {
       Path path = folder.resolve(file).normalize();

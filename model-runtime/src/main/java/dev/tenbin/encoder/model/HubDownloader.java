@@ -1,6 +1,7 @@
 package dev.tenbin.encoder.model;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.core.NotFoundException;
 import java.io.IOException;
@@ -76,9 +77,34 @@ public final class HubDownloader {
             .build();
   }
 
+  /** A hub repository's files at one commit, as a card maker reaches them. */
+  public interface RepositoryFiles {
+    /** A JSON file's content (downloaded), empty when the repository has no such file. */
+    Optional<JsonNode> json(String file) throws IOException;
+
+    /** Downloads a file, false when the repository has no such file. */
+    boolean fetch(String file) throws IOException;
+  }
+
+  /**
+   * Makes the {@code card.json} of a download from the repository's files: an encoder's {@link
+   * ModelCard}, or a reranker's card (rerank-service), as a JSON object.
+   */
+  public interface CardMaker {
+    /**
+     * The card; the files its {@code onnx_file} and {@code tokenizer_file} name (defaults {@code
+     * model.onnx} and {@code tokenizer.json}) are downloaded after, and its {@code source}, {@code
+     * revision} and {@code resolved_sha} set to the download's.
+     */
+    ObjectNode card(String repository, RepositoryFiles files) throws IOException;
+  }
+
+  /** Where hub repositories keep an ONNX export, in the order they are looked for. */
+  public static final List<String> ONNX_FILES = SentenceTransformersCard.ONNX_CANDIDATES;
+
   /** The folder holding the downloaded model (card.json, ONNX, tokenizer). */
   public Path fetch(Reference reference) {
-    return fetch(reference, null);
+    return fetch(reference, (ModelCard) null);
   }
 
   /**
@@ -87,6 +113,51 @@ public final class HubDownloader {
    * sentence-transformers metadata ({@link SentenceTransformersCard}).
    */
   public Path fetch(Reference reference, ModelCard given) {
+    return fetch(
+        reference,
+        (repository, files) -> {
+          ModelCard card = given;
+          if (card == null && files.fetch("card.json")) {
+            card = LocalModelDirectory.readCard(folderOf(files));
+          }
+          if (card == null) {
+            card = SentenceTransformersCard.derive(repository, files);
+          } else {
+            // The sentence-transformers files, where the repository has them, so that loading
+            // checks the card against them (CardCheck).
+            SentenceTransformersCard.read(files);
+          }
+          return LocalModelDirectory.JSON.valueToTree(card);
+        });
+  }
+
+  /** The folder a {@link RepositoryFiles} of this downloader writes to. */
+  private static Path folderOf(RepositoryFiles files) {
+    return ((Download) files).folder();
+  }
+
+  /** One download's files: fetched into {@code folder} from the repository at {@code sha}. */
+  private record Download(HubDownloader hub, String repository, String sha, Path folder)
+      implements RepositoryFiles {
+    @Override
+    public Optional<JsonNode> json(String file) throws IOException {
+      return hub.download(repository, sha, file, folder)
+          ? Optional.of(LocalModelDirectory.JSON.readTree(folder.resolve(file).toFile()))
+          : Optional.empty();
+    }
+
+    @Override
+    public boolean fetch(String file) throws IOException {
+      return hub.download(repository, sha, file, folder);
+    }
+  }
+
+  /**
+   * The folder holding a download whose card {@code cards} makes: {@code
+   * cache/hub/{owner}--{name}/{sha}/}, reused once complete. Every file is written whole and then
+   * renamed into place; {@code .complete} is written last.
+   */
+  public Path fetch(Reference reference, CardMaker cards) {
     String sha =
         SHA.matcher(reference.revision()).matches() ? reference.revision() : resolve(reference);
     Path folder =
@@ -101,41 +172,22 @@ public final class HubDownloader {
     String repository = reference.repository();
     try {
       Files.createDirectories(folder);
-      SentenceTransformersCard.Repository files =
-          new SentenceTransformersCard.Repository() {
-            @Override
-            public Optional<JsonNode> json(String file) throws IOException {
-              return download(repository, sha, file, folder)
-                  ? Optional.of(LocalModelDirectory.JSON.readTree(folder.resolve(file).toFile()))
-                  : Optional.empty();
-            }
-
-            @Override
-            public boolean fetch(String file) throws IOException {
-              return download(repository, sha, file, folder);
-            }
-          };
-      ModelCard card = given;
-      if (card == null && download(repository, sha, "card.json", folder)) {
-        card = LocalModelDirectory.readCard(folder);
-      }
-      if (card == null) {
-        card = SentenceTransformersCard.derive(repository, files);
-      } else {
-        // The sentence-transformers files, where the repository has them, so that loading checks
-        // the card against them (CardCheck).
-        SentenceTransformersCard.read(files);
-      }
-      for (String file : List.of(card.onnxFile(), card.tokenizerFile())) {
+      ObjectNode card = cards.card(repository, new Download(this, repository, sha, folder));
+      for (String file :
+          List.of(
+              card.path("onnx_file").asText("model.onnx"),
+              card.path("tokenizer_file").asText("tokenizer.json"))) {
         if (!download(repository, sha, file, folder)) {
           throw new NotFoundException(
               "model_id", "hub repository " + repository + "@" + sha + " has no " + file);
         }
       }
-      LocalModelDirectory.writeCard(
-          folder,
-          card.withOrigin(
-              "hub:" + repository + "@" + reference.revision(), reference.revision(), sha));
+      card.put("source", "hub:" + repository + "@" + reference.revision());
+      card.put("revision", reference.revision());
+      card.put("resolved_sha", sha);
+      LocalModelDirectory.JSON
+          .writerWithDefaultPrettyPrinter()
+          .writeValue(folder.resolve("card.json").toFile(), card);
       Files.writeString(folder.resolve(".complete"), sha);
       return folder;
     } catch (IOException e) {

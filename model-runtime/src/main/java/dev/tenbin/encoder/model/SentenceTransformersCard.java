@@ -19,15 +19,6 @@ import java.util.Optional;
  * #read}) is what {@link CardCheck} checks a written card against.
  */
 final class SentenceTransformersCard {
-  /** The repository's files, as the downloader reaches them. */
-  interface Repository {
-    /** A JSON file's content, empty when the repository has no such file. */
-    Optional<JsonNode> json(String file) throws IOException;
-
-    /** Downloads a file, false when the repository has no such file. */
-    boolean fetch(String file) throws IOException;
-  }
-
   static final List<String> ONNX_CANDIDATES = List.of("onnx/model.onnx", "model.onnx");
 
   private SentenceTransformersCard() {}
@@ -57,7 +48,7 @@ final class SentenceTransformersCard {
       String unsupported) {}
 
   /** The metadata of a repository with a modules.json; empty without one. */
-  static Optional<Metadata> read(Repository files) throws IOException {
+  static Optional<Metadata> read(HubDownloader.RepositoryFiles files) throws IOException {
     Optional<JsonNode> modules = files.json("modules.json");
     if (modules.isEmpty()) {
       return Optional.empty();
@@ -126,7 +117,8 @@ final class SentenceTransformersCard {
             unsupported));
   }
 
-  static ModelCard derive(String repository, Repository files) throws IOException {
+  static ModelCard derive(String repository, HubDownloader.RepositoryFiles files)
+      throws IOException {
     Metadata metadata =
         read(files)
             .orElseThrow(

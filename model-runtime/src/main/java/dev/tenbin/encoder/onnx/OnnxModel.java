@@ -12,6 +12,8 @@ import ai.onnxruntime.providers.OrtCUDAProviderOptions;
 import dev.tenbin.core.Lifetime;
 import dev.tenbin.core.OrderedShutdown;
 import dev.tenbin.core.PreconditionException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
 import java.nio.IntBuffer;
 import java.nio.LongBuffer;
@@ -46,6 +48,7 @@ public final class OnnxModel implements AutoCloseable {
   private final String outputName;
   private final String outputType;
   private final long outputWidth;
+  private final int outputRank;
 
   /**
    * Settings of the runtime: threads, the execution provider and, for CUDA, the device and the
@@ -151,6 +154,7 @@ public final class OnnxModel implements AutoCloseable {
           info.getInfo() instanceof TensorInfo tensor ? tensor.type.toString() : "UNKNOWN";
       long[] shape = info.getInfo() instanceof TensorInfo tensor ? tensor.getShape() : new long[0];
       this.outputWidth = shape.length == 0 ? -1 : shape[shape.length - 1];
+      this.outputRank = shape.length;
     } catch (OrtException e) {
       if (options.cuda()) {
         // A missing CUDA library, driver or device is the deployment's state, not a server bug:
@@ -213,6 +217,11 @@ public final class OnnxModel implements AutoCloseable {
     return outputWidth;
   }
 
+  /** The rank of the output as the graph declares it (0 when it declares none). */
+  public int declaredOutputRank() {
+    return outputRank;
+  }
+
   public boolean takesTokenTypeIds() {
     return inputs.contains("token_type_ids");
   }
@@ -255,7 +264,16 @@ public final class OnnxModel implements AutoCloseable {
   /** What HF puts in the position id of a padded slot ({@code masked_fill(mask == 0, 1)}). */
   private static final long PAD_POSITION = 1;
 
-  private Output runLeased(long[][] ids, long[][] typeIds, boolean leftPadding) {
+  /** The padded inputs of one batch: the tensors fed, the padded length and each input's start. */
+  private record Feed(Map<String, OnnxTensor> tensors, int length, int[] starts)
+      implements AutoCloseable {
+    @Override
+    public void close() {
+      tensors.values().forEach(OnnxTensor::close);
+    }
+  }
+
+  private Feed feed(long[][] ids, long[][] typeIds, boolean leftPadding) throws OrtException {
     int batch = ids.length;
     int length = 0;
     for (long[] row : ids) {
@@ -277,11 +295,11 @@ public final class OnnxModel implements AutoCloseable {
       }
     }
     long[] shape = {batch, length};
-    Map<String, OnnxTensor> feed = new HashMap<>();
+    Feed feed = new Feed(new HashMap<>(), length, starts);
     try {
-      feed.put("input_ids", integers("input_ids", inputIds, shape));
+      feed.tensors().put("input_ids", integers("input_ids", inputIds, shape));
       if (inputs.contains("attention_mask")) {
-        feed.put("attention_mask", integers("attention_mask", mask, shape));
+        feed.tensors().put("attention_mask", integers("attention_mask", mask, shape));
       }
       if (inputs.contains("token_type_ids")) {
         long[] types = new long[batch * length];
@@ -290,31 +308,154 @@ public final class OnnxModel implements AutoCloseable {
             System.arraycopy(typeIds[b], 0, types, b * length + starts[b], typeIds[b].length);
           }
         }
-        feed.put("token_type_ids", integers("token_type_ids", types, shape));
+        feed.tensors().put("token_type_ids", integers("token_type_ids", types, shape));
       }
       if (inputs.contains("position_ids")) {
-        feed.put("position_ids", integers("position_ids", positions, shape));
+        feed.tensors().put("position_ids", integers("position_ids", positions, shape));
       }
-      try (OrtSession.Result result = session.run(feed, Set.of(outputName))) {
-        OnnxTensor tensor = (OnnxTensor) result.get(0);
-        long[] outShape = tensor.getInfo().getShape();
-        FloatBuffer values = tensor.getFloatBuffer();
-        if (values == null) {
-          throw new IllegalStateException(
-              "model output "
-                  + outputName
-                  + " of type "
-                  + tensor.getInfo().type
-                  + " is not floating point");
-        }
-        float[] flat = new float[values.remaining()];
-        values.get(flat);
-        return new Output(flat, outShape, length, starts);
+      return feed;
+    } catch (OrtException | RuntimeException e) {
+      feed.close();
+      throw e;
+    }
+  }
+
+  private Output runLeased(long[][] ids, long[][] typeIds, boolean leftPadding) {
+    try (Feed feed = feed(ids, typeIds, leftPadding);
+        OrtSession.Result result = session.run(feed.tensors(), Set.of(outputName))) {
+      OnnxTensor tensor = (OnnxTensor) result.get(0);
+      long[] outShape = tensor.getInfo().getShape();
+      FloatBuffer values = tensor.getFloatBuffer();
+      if (values == null) {
+        throw new IllegalStateException(
+            "model output "
+                + outputName
+                + " of type "
+                + tensor.getInfo().type
+                + " is not floating point");
       }
+      float[] flat = new float[values.remaining()];
+      values.get(flat);
+      return new Output(flat, outShape, feed.length(), feed.starts());
     } catch (OrtException e) {
       throw new IllegalStateException("ONNX Runtime failed: " + e.getMessage(), e);
-    } finally {
-      feed.values().forEach(OnnxTensor::close);
+    }
+  }
+
+  /** The largest output {@link #lastTokenColumns} lets ONNX Runtime write: one ByteBuffer. */
+  public static final long MAX_PINNED_OUTPUT_BYTES = Integer.MAX_VALUE;
+
+  /** Bytes per value of the output's dtype: 4 for FLOAT, 2 for FLOAT16 and BFLOAT16. */
+  public int outputElementBytes() {
+    return switch (outputType) {
+      case "FLOAT" -> 4;
+      case "FLOAT16", "BFLOAT16" -> 2;
+      default ->
+          throw new IllegalStateException(
+              "model output " + outputName + " of type " + outputType + " is not floating point");
+    };
+  }
+
+  /**
+   * The output's last dimension (a language model's vocabulary): as the graph declares it, or, when
+   * that is symbolic, from one probe run over a single token (its output is one row).
+   */
+  public long outputWidth() {
+    long width = probedWidth;
+    if (width > 0) {
+      return width;
+    }
+    width = outputWidth > 0 ? outputWidth : run(new long[][] {{PAD_ID}}).width();
+    probedWidth = width;
+    return width;
+  }
+
+  private volatile long probedWidth;
+
+  /**
+   * For each input, the output's values in {@code columns} at the input's last real token — the
+   * "yes" and "no" logits of an LLM reranker — without the whole output on the Java heap. ONNX
+   * Runtime writes the output, in the model's own dtype, into a direct (off-heap) buffer this call
+   * allocates (the memory the graph's output needs in any case; freed when collected); only {@code
+   * batch × columns.length} values are read from it and converted to FP32 (FLOAT16 and BFLOAT16
+   * exactly). {@link #run} would instead copy all {@code batch × sequence × width} values into an
+   * FP32 array.
+   *
+   * <p>The output is [batch, sequence, width], or [batch, width] for a graph that already keeps
+   * only the last position. Inputs are padded on the right.
+   *
+   * @param ids unpadded token ids
+   * @param columns the output columns to read (token ids of a vocabulary-wide output)
+   * @return per input, the values of {@code columns} in order
+   */
+  public float[][] lastTokenColumns(long[][] ids, long[] columns) {
+    try (Lifetime.Lease lease = lifetime.acquire()) {
+      return lastTokenColumnsLeased(ids, columns);
+    }
+  }
+
+  private float[][] lastTokenColumnsLeased(long[][] ids, long[] columns) {
+    long width = outputWidth();
+    for (long column : columns) {
+      if (column < 0 || column >= width) {
+        throw new IllegalArgumentException(
+            "column " + column + " is outside the model's output width " + width);
+      }
+    }
+    if (outputRank != 2 && outputRank != 3) {
+      throw new IllegalStateException(
+          "model output "
+              + outputName
+              + " has rank "
+              + outputRank
+              + "; the last position's values need [batch, sequence, width] or [batch, width]");
+    }
+    int elementBytes = outputElementBytes();
+    int batch = ids.length;
+    try (Feed feed = feed(ids, null, false)) {
+      long[] shape =
+          outputRank == 3 ? new long[] {batch, feed.length(), width} : new long[] {batch, width};
+      long bytes = elementBytes;
+      for (long dimension : shape) {
+        bytes = Math.multiplyExact(bytes, dimension);
+      }
+      if (bytes > MAX_PINNED_OUTPUT_BYTES) {
+        throw new IllegalArgumentException(
+            "a pass of "
+                + batch
+                + " inputs of up to "
+                + feed.length()
+                + " tokens gives "
+                + bytes
+                + " bytes of output, more than "
+                + MAX_PINNED_OUTPUT_BYTES
+                + "; score fewer tokens per pass");
+      }
+      ByteBuffer buffer = ByteBuffer.allocateDirect((int) bytes).order(ByteOrder.nativeOrder());
+      OnnxJavaType type = OnnxJavaType.valueOf(outputType);
+      float[][] picked = new float[batch][columns.length];
+      try (OnnxTensor output = OnnxTensor.createTensor(environment, buffer, shape, type);
+          OrtSession.Result result =
+              session.run(feed.tensors(), Set.of(), Map.of(outputName, output))) {
+        for (int b = 0; b < batch; b++) {
+          long row =
+              outputRank == 3 ? ((long) b * feed.length() + ids[b].length - 1) * width : b * width;
+          for (int c = 0; c < columns.length; c++) {
+            int at = Math.toIntExact((row + columns[c]) * elementBytes);
+            picked[b][c] =
+                switch (elementBytes) {
+                  case 4 -> buffer.getFloat(at);
+                  default ->
+                      type == OnnxJavaType.BFLOAT16
+                          ? Float.intBitsToFloat((buffer.getShort(at) & 0xffff) << 16)
+                          : Float.float16ToFloat(buffer.getShort(at));
+                };
+          }
+        }
+      }
+      return picked;
+    } catch (OrtException e) {
+      throw new IllegalStateException("ONNX Runtime failed: " + e.getMessage(), e);
     }
   }
 

@@ -74,6 +74,38 @@ public final class TinyOnnxModels {
   }
 
   /**
+   * A causal-LM head stand-in: logits = embeddings[input_ids] · projection, with the token table
+   * [vocabulary, hidden] and the projection [hidden, logitsWidth] — a logits width that may be far
+   * larger than the tokenizer's vocabulary, as a language model's is. In FP16 every tensor and the
+   * output are half precision. {@code declareWidth} false leaves the output's last dimension
+   * symbolic.
+   */
+  public static byte[] languageModelHead(
+      float[] embeddings,
+      float[] projection,
+      int vocabulary,
+      int hidden,
+      int logitsWidth,
+      boolean fp16,
+      boolean declareWidth) {
+    int type = fp16 ? FLOAT16 : FLOAT;
+    byte[] graph =
+        graph(
+            List.of(
+                node("Gather", List.of("embeddings", "input_ids"), "hidden", 0),
+                node("MatMul", List.of("hidden", "projection"), "logits", 0)),
+            List.of(
+                tensor("embeddings", new long[] {vocabulary, hidden}, embeddings, fp16),
+                tensor("projection", new long[] {hidden, logitsWidth}, projection, fp16)),
+            List.of(valueInfo("input_ids", INT64, 2, 0), valueInfo("attention_mask", INT64, 2, 0)),
+            List.of(
+                declareWidth
+                    ? valueInfo("logits", type, 3, logitsWidth)
+                    : valueInfo("logits", type, 3, -1)));
+    return model(graph);
+  }
+
+  /**
    * A pair classifier (a cross-encoder stand-in): logits = mean over tokens of
    * embeddings[input_ids] · projection, projection [hidden, outputs]; 1 output for a sigmoid head,
    * 2 for a softmax head. In FP16 every tensor and the output are half precision.
@@ -404,8 +436,10 @@ public final class TinyOnnxModels {
             out -> {
               out.writeByteArray(1, message(d -> d.writeString(2, "batch")));
               out.writeByteArray(1, message(d -> d.writeString(2, "sequence")));
-              if (rank == 3) {
+              if (rank == 3 && lastDim >= 0) {
                 out.writeByteArray(1, message(d -> d.writeInt64(1, lastDim)));
+              } else if (rank == 3) {
+                out.writeByteArray(1, message(d -> d.writeString(2, "width")));
               }
             });
     byte[] tensorType =

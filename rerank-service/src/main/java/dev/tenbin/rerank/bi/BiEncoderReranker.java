@@ -1,8 +1,13 @@
 package dev.tenbin.rerank.bi;
 
 import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.core.NotFoundException;
 import dev.tenbin.encoder.client.DenseEncoding;
 import dev.tenbin.encoder.client.EncoderClient;
+import dev.tenbin.proto.encoder.v1.GetModelInfoResponse;
+import dev.tenbin.rerank.cross.ScoreHead;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import java.util.List;
 
 /**
@@ -40,6 +45,53 @@ public final class BiEncoderReranker {
         && (model.startsWith("dense:")
             || model.startsWith("sparse:")
             || model.startsWith("multivector:"));
+  }
+
+  /** The score head of a retrieval-model reranker id (dense:, sparse: or multivector:). */
+  public static ScoreHead head(String model) {
+    if (model.startsWith("sparse:")) {
+      return ScoreHead.SPARSE_DOT;
+    }
+    if (model.startsWith("multivector:")) {
+      return ScoreHead.MAX_SIM;
+    }
+    return ScoreHead.COSINE;
+  }
+
+  /**
+   * The encoder service's description of the retrieval model a reranker id names. INVALID_ARGUMENT
+   * naming {@code model_id} without a model name or when the model's output is of another family
+   * ({@code dense:} of a sparse model); NOT_FOUND naming it when the encoder has no such model.
+   */
+  public GetModelInfoResponse describe(String model) {
+    int colon = model.indexOf(':');
+    String family = model.substring(0, colon);
+    String id = model.substring(colon + 1);
+    if (id.isBlank()) {
+      throw new InvalidInputException(
+          "model_id", "name the retrieval model: " + family + ":MODEL, got " + model);
+    }
+    GetModelInfoResponse info;
+    try {
+      info = encoder.modelInfo(id);
+    } catch (StatusRuntimeException e) {
+      if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+        throw new NotFoundException(
+            "model_id", "the encoder service has no retrieval model '" + id + "' (" + model + ")");
+      }
+      throw e;
+    }
+    String kind =
+        switch (info.getCard().getOutputKind()) {
+          case OUTPUT_KIND_SPARSE -> "sparse";
+          case OUTPUT_KIND_MULTIVECTOR -> "multivector";
+          default -> "dense";
+        };
+    if (!kind.equals(family)) {
+      throw new InvalidInputException(
+          "model_id", id + " is a " + kind + " model: name it " + kind + ":" + id);
+    }
+    return info;
   }
 
   /**

@@ -30,6 +30,17 @@ public final class CrossEncoder implements AutoCloseable {
 
   public CrossEncoder(
       RerankerCard card, ModelFiles files, OnnxModel.RuntimeOptions runtime, int maxBatchTokens) {
+    if (card.head() != ScoreHead.SIGMOID
+        && card.head() != ScoreHead.SOFTMAX2
+        && card.head() != ScoreHead.YES_NO) {
+      throw new InvalidInputException(
+          "model_id",
+          "reranker "
+              + card.id()
+              + ": head "
+              + card.head()
+              + " is a retrieval model's; a card's head is SIGMOID, SOFTMAX2 or YES_NO");
+    }
     this.card = card;
     this.modelSha256 =
         ModelDigest.of(files.onnx(), files.tokenizerJson(), ModelDigest.canonicalJson(card));
@@ -95,12 +106,12 @@ public final class CrossEncoder implements AutoCloseable {
     java.util.Arrays.sort(order, java.util.Comparator.comparingInt(i -> finalIds[i].length));
     float[] scores = new float[documents.size()];
     boolean half = precision == ScorePrecision.MODEL_DTYPE && dtype().startsWith("FLOAT16");
+    long tokensPerPass = tokensPerPass();
     int from = 0;
     while (from < order.length) {
       cancellation.throwIfCancelled();
       int to = from + 1;
-      while (to < order.length
-          && (long) ids[order[to]].length * (to - from + 1) <= maxBatchTokens) {
+      while (to < order.length && (long) ids[order[to]].length * (to - from + 1) <= tokensPerPass) {
         to++;
       }
       long[][] batchIds = new long[to - from][];
@@ -111,16 +122,48 @@ public final class CrossEncoder implements AutoCloseable {
           batchTypes[i - from] = types[order[i]];
         }
       }
-      OnnxModel.Output output = onnx.run(batchIds, batchTypes);
-      for (int i = from; i < to; i++) {
-        scores[order[i]] = head(output, i - from, batchIds[i - from].length, half);
+      if (card.head() == ScoreHead.YES_NO) {
+        float[][] yesNo = onnx.lastTokenColumns(batchIds, new long[] {yesId, noId});
+        for (int i = from; i < to; i++) {
+          scores[order[i]] = yesNo(yesNo[i - from][0], yesNo[i - from][1], half);
+        }
+      } else {
+        OnnxModel.Output output = onnx.run(batchIds, batchTypes);
+        for (int i = from; i < to; i++) {
+          scores[order[i]] = head(output, i - from, half);
+        }
       }
       from = to;
     }
     return scores;
   }
 
-  private float head(OnnxModel.Output output, int row, int tokens, boolean half) {
+  /**
+   * Padded tokens per pass: {@code maxBatchTokens}, and for YES_NO heads whose graph outputs logits
+   * at every position also at most {@link #MAX_LOGITS_BYTES} of logits per pass.
+   */
+  private long tokensPerPass() {
+    if (card.head() != ScoreHead.YES_NO || onnx.declaredOutputRank() != 3) {
+      return maxBatchTokens;
+    }
+    long bytesPerToken = onnx.outputWidth() * onnx.outputElementBytes();
+    return Math.max(1, Math.min(maxBatchTokens, MAX_LOGITS_BYTES / bytesPerToken));
+  }
+
+  /**
+   * The most bytes of [batch, sequence, vocabulary] logits one pass of a YES_NO reranker lets ONNX
+   * Runtime write (off the Java heap, in the model's dtype), 512 MiB: Qwen's 151,936-token
+   * vocabulary in FP16 allows 1,766 padded tokens per pass.
+   */
+  static final long MAX_LOGITS_BYTES = 512L << 20;
+
+  private static float yesNo(float yesLogit, float noLogit, boolean half) {
+    float yes = round(yesLogit, half);
+    float no = round(noLogit, half);
+    return round((float) (1 / (1 + Math.exp(no - yes))), half);
+  }
+
+  private float head(OnnxModel.Output output, int row, boolean half) {
     float[] values = output.values();
     return switch (card.head()) {
       case SIGMOID -> {
@@ -132,12 +175,7 @@ public final class CrossEncoder implements AutoCloseable {
         float b = round(values[row * 2 + 1], half);
         yield round((float) (1 / (1 + Math.exp(a - b))), half);
       }
-      case YES_NO -> {
-        int offset = output.offset(row, tokens - 1);
-        float yes = round(values[offset + (int) yesId], half);
-        float no = round(values[offset + (int) noId], half);
-        yield round((float) (1 / (1 + Math.exp(no - yes))), half);
-      }
+      default -> throw new IllegalStateException(card.head() + " is not a cross-encoder head");
     };
   }
 

@@ -1,9 +1,12 @@
 package dev.tenbin.rerank.cross;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.core.NotFoundException;
+import dev.tenbin.core.PreconditionException;
 import dev.tenbin.encoder.model.HubDownloader;
 import dev.tenbin.encoder.model.LocalModelDirectory;
 import dev.tenbin.encoder.model.ModelCache;
@@ -19,10 +22,12 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Cross-encoders by id, through the same model-card mechanism as the encoder: a folder {@code
- * models/<id>/} (card.json with the reranker fields, model.onnx, tokenizer.json) or {@code
- * hub:OWNER/NAME@REVISION} downloaded once at a pinned revision. Which ids may be loaded, and when
- * an unused one is unloaded, is the {@link ModelPolicy}'s to say (sources {@code local} and {@code
- * hub}); a caller holds its cross-encoder ({@link #acquire}) while it scores.
+ * models/<id>/} (card.json with the reranker fields, model.onnx, tokenizer.json; or a card whose
+ * {@code source} names a hub repository) or {@code hub:OWNER/NAME@REVISION} downloaded once at a
+ * pinned revision, its head read from the repository's {@code config.json} when it has no Tenbin
+ * card ({@link HubRerankerCard}). Which ids may be loaded, and when an unused one is unloaded, is
+ * the {@link ModelPolicy}'s to say (sources {@code local} and {@code hub}); a caller holds its
+ * cross-encoder ({@link #acquire}) while it scores.
  */
 public final class RerankerRegistry implements AutoCloseable {
   private static final ObjectMapper JSON =
@@ -153,6 +158,21 @@ public final class RerankerRegistry implements AutoCloseable {
     return runtime;
   }
 
+  /**
+   * The cross-encoders loaded by hub id ({@code hub:OWNER/NAME@REVISION}) since start, by that id,
+   * sorted: a hub id is not in the models folder, so {@link #available} does not list it.
+   */
+  public java.util.SortedMap<String, Info> hubLoaded() {
+    java.util.SortedMap<String, Info> hubs = new java.util.TreeMap<>();
+    infos.forEach(
+        (id, info) -> {
+          if (id.startsWith("hub:")) {
+            hubs.put(id, info);
+          }
+        });
+    return hubs;
+  }
+
   /** Ids of the cross-encoders loaded now. */
   public Set<String> loadedIds() {
     return loaded.loadedIds();
@@ -175,8 +195,10 @@ public final class RerankerRegistry implements AutoCloseable {
 
   private CrossEncoder load(String id) {
     Path folder;
+    JsonNode cardJson;
     if (id.startsWith("hub:")) {
-      folder = hub.fetch(HubDownloader.Reference.parse(id.substring(4)));
+      folder = hubFolder(id, id.substring(4), null);
+      cardJson = readCard(id, folder);
     } else {
       folder =
           modelsDirectory == null || id.contains("/") || id.contains("..")
@@ -194,16 +216,57 @@ public final class RerankerRegistry implements AutoCloseable {
                 + ", name a hub:OWNER/NAME@REVISION, or use dense:MODEL,"
                 + " sparse:MODEL or multivector:MODEL");
       }
+      cardJson = readCard(id, folder);
+      String source = cardJson.path("source").asText("");
+      if (source.startsWith("hub:")) {
+        // A local card naming its files on the hub: the files from the hub cache, the card (head,
+        // length, prompt) from here, with the commit the download resolved to.
+        folder = hubFolder(id, source.substring(4), cardJson);
+        ObjectNode local = cardJson.deepCopy();
+        local.put("resolved_sha", readCard(id, folder).path("resolved_sha").asText(""));
+        cardJson = local;
+      }
     }
     ModelFiles files = LocalModelDirectory.load(folder);
     RerankerCard card;
     try {
-      card = JSON.readValue(folder.resolve("card.json").toFile(), RerankerCard.class);
-    } catch (IOException e) {
+      card = JSON.treeToValue(cardJson, RerankerCard.class);
+    } catch (IOException | IllegalArgumentException e) {
       throw new InvalidInputException(
           "model_id", "cannot read the reranker card of " + id + ": " + e.getMessage());
     }
     return new CrossEncoder(card, files, runtime, maxBatchTokens);
+  }
+
+  /**
+   * The hub download of a cross-encoder ({@link HubRerankerCard}), in the encoders' cache with the
+   * same pinned revision, resolved SHA and whole-file writes ({@link HubDownloader}).
+   */
+  private Path hubFolder(String id, String reference, JsonNode localCard) {
+    Path folder =
+        hub.fetch(HubDownloader.Reference.parse(reference), new HubRerankerCard(localCard));
+    if (!readCard(id, folder).has("head")) {
+      throw new PreconditionException(
+          "model_id",
+          "hub:"
+              + reference
+              + " is in the model cache as an embedding model (its card has no score head); "
+              + "write a reranker card.json naming it as its source");
+    }
+    return folder;
+  }
+
+  private static JsonNode readCard(String id, Path folder) {
+    try {
+      JsonNode json = JSON.readTree(folder.resolve("card.json").toFile());
+      if (json == null || !json.isObject()) {
+        throw new IOException("not a JSON object");
+      }
+      return json;
+    } catch (IOException e) {
+      throw new InvalidInputException(
+          "model_id", "cannot read the reranker card of " + id + ": " + e.getMessage());
+    }
   }
 
   /**

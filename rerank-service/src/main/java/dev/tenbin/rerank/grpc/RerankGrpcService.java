@@ -6,6 +6,7 @@ import dev.tenbin.encoder.onnx.OnnxModel;
 import dev.tenbin.proto.common.v1.Metadata;
 import dev.tenbin.proto.common.v1.RuntimeProvenance;
 import dev.tenbin.proto.common.v1.ScoredDocument;
+import dev.tenbin.proto.encoder.v1.GetModelInfoResponse;
 import dev.tenbin.proto.rerank.v1.Candidate;
 import dev.tenbin.proto.rerank.v1.GetRerankerInfoRequest;
 import dev.tenbin.proto.rerank.v1.GetRerankerInfoResponse;
@@ -15,8 +16,10 @@ import dev.tenbin.proto.rerank.v1.RerankRequest;
 import dev.tenbin.proto.rerank.v1.RerankResponse;
 import dev.tenbin.proto.rerank.v1.RerankServiceGrpc;
 import dev.tenbin.proto.rerank.v1.RerankerInfo;
+import dev.tenbin.proto.rerank.v1.RerankerKind;
 import dev.tenbin.proto.rerank.v1.ScoreHead;
 import dev.tenbin.rerank.RerankCore;
+import dev.tenbin.rerank.bi.BiEncoderReranker;
 import dev.tenbin.rerank.cross.RerankerCard;
 import dev.tenbin.rerank.cross.RerankerRegistry;
 import dev.tenbin.rerank.cross.ScorePrecision;
@@ -66,21 +69,47 @@ public final class RerankGrpcService extends RerankServiceGrpc.RerankServiceImpl
     responses.onCompleted();
   }
 
+  /**
+   * Any id {@code Rerank} accepts: a cross-encoder (loaded once to read its dtype and files hash),
+   * or a retrieval model {@code dense:}, {@code sparse:} or {@code multivector:MODEL} described by
+   * the encoder service. {@code id} is a cross-encoder card's id (part of stored cells' identity; a
+   * hub repository's name for a hub cross-encoder without a Tenbin card), a retrieval model's id as
+   * asked.
+   */
   @Override
   public void getRerankerInfo(
       GetRerankerInfoRequest request, StreamObserver<GetRerankerInfoResponse> responses) {
-    RerankerRegistry.Info model = core.crossEncoders().info(request.getModelId());
-    RerankerInfo info =
-        info(model.card(), model.dtype()).toBuilder()
-            .setProvenance(provenance(core.crossEncoders().runtime(), model.modelSha256()))
-            .build();
+    String id = request.getModelId();
+    RerankerInfo info;
+    if (BiEncoderReranker.handles(id)) {
+      GetModelInfoResponse model = core.retrievalModels().describe(id);
+      info =
+          retrievalModel(id, BiEncoderReranker.head(id)).toBuilder()
+              .setRevision(
+                  model.getCard().getResolvedSha().isEmpty()
+                      ? model.getCard().getRevision()
+                      : model.getCard().getResolvedSha())
+              .setSource(model.getCard().getSource())
+              .setDtype(model.getCard().getDtype())
+              .setMaxLength(model.getCard().getMaxLength())
+              .setProvenance(model.getProvenance())
+              .build();
+    } else {
+      RerankerRegistry.Info model = core.crossEncoders().info(id);
+      info =
+          info(model.card(), model.dtype()).toBuilder()
+              .setProvenance(provenance(core.crossEncoders().runtime(), model.modelSha256()))
+              .build();
+    }
     responses.onNext(GetRerankerInfoResponse.newBuilder().setInfo(info).build());
     responses.onCompleted();
   }
 
   /**
-   * The cross-encoders of the models folder this service may load (dtype empty: none is loaded to
-   * list it).
+   * Every reranker this service offers, nothing loaded to list them: the cross-encoders of the
+   * models folder it may load (dtype empty), those loaded by hub id, then the retrieval-model
+   * families {@code dense:MODEL}, {@code sparse:MODEL} and {@code multivector:MODEL}. (No
+   * cross-encoder is built in: none is published on Maven Central.)
    */
   @Override
   public void listRerankers(
@@ -90,8 +119,29 @@ public final class RerankGrpcService extends RerankServiceGrpc.RerankServiceImpl
       response.addRerankers(
           info(card, "").toBuilder().setProvenance(provenance(core.crossEncoders().runtime(), "")));
     }
+    core.crossEncoders()
+        .hubLoaded()
+        .forEach(
+            (id, model) ->
+                response.addRerankers(
+                    info(model.card(), model.dtype()).toBuilder()
+                        .setId(id)
+                        .setProvenance(
+                            provenance(core.crossEncoders().runtime(), model.modelSha256()))));
+    for (String family : List.of("dense:MODEL", "sparse:MODEL", "multivector:MODEL")) {
+      response.addRerankers(retrievalModel(family, BiEncoderReranker.head(family)));
+    }
     responses.onNext(response.build());
     responses.onCompleted();
+  }
+
+  private static RerankerInfo retrievalModel(String id, dev.tenbin.rerank.cross.ScoreHead head) {
+    return RerankerInfo.newBuilder()
+        .setId(id)
+        .setKind(RerankerKind.RERANKER_KIND_RETRIEVAL_MODEL)
+        .setSource("encoder")
+        .setHead(ScoreHead.valueOf("SCORE_HEAD_" + head.name()))
+        .build();
   }
 
   /**
@@ -114,6 +164,7 @@ public final class RerankGrpcService extends RerankServiceGrpc.RerankServiceImpl
         .setId(card.id())
         .setRevision(card.resolvedSha().isEmpty() ? card.revision() : card.resolvedSha())
         .setSource(card.resolvedSha().isEmpty() ? "local" : "hub")
+        .setKind(RerankerKind.RERANKER_KIND_CROSS_ENCODER)
         .setHead(ScoreHead.valueOf("SCORE_HEAD_" + card.head().name()))
         .setDtype(dtype)
         .setMaxLength(card.maxLength())
