@@ -29,6 +29,7 @@ import picocli.CommandLine.Command;
       TasksCommand.class,
       WarehouseCommand.class,
       ExportCommand.class,
+      ImportRunCommand.class,
       ReportCommand.class,
       CandidatesCommand.class,
       NanoCommand.class,
