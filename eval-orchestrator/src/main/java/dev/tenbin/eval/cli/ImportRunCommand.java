@@ -135,7 +135,9 @@ public final class ImportRunCommand implements Callable<Integer> {
       err.println(
           "tenbin: warning: "
               + imported.ignoredQueries()
-              + " queries of the run are not evaluated queries of "
+              + (imported.ignoredQueries() == 1
+                  ? " query of the run is not an evaluated query of "
+                  : " queries of the run are not evaluated queries of ")
               + taskName
               + " (ignored)");
     }
