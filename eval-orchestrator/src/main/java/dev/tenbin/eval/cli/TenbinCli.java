@@ -114,7 +114,12 @@ public final class TenbinCli implements Runnable {
           + (description == null ? "" : ": " + description);
     }
     if (failure instanceof UncheckedIOException io && io.getCause() != null) {
-      return failure.getMessage() + " (" + io.getCause().getMessage() + ")";
+      Throwable cause = io.getCause();
+      String reason =
+          cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
+      return failure.getMessage().contains(reason)
+          ? failure.getMessage()
+          : failure.getMessage() + " (" + reason + ")";
     }
     String message = failure.getMessage();
     return message == null ? failure.getClass().getSimpleName() : message;
