@@ -129,8 +129,7 @@ public record EvalReport(
       variantWidth = Math.max(variantWidth, run.variant().length());
       modeWidth = Math.max(modeWidth, run.mode().wireName().length());
     }
-    String rowFormat =
-        "%-" + retrieverWidth + "s %-" + variantWidth + "s %-" + modeWidth + "s %7";
+    String rowFormat = "%-" + retrieverWidth + "s %-" + variantWidth + "s %-" + modeWidth + "s %7";
     table.append(
         String.format(Locale.ROOT, rowFormat + "s", "retriever", "variant", "mode", "queries"));
     for (String name : metricNames) {

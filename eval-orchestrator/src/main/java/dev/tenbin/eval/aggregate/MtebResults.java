@@ -20,11 +20,11 @@ import java.util.stream.Stream;
  * embeddings-benchmark/results} repository lays them out: {@code <model>/<revision>/<Task>.json}
  * (or {@code <model>/<Task>.json}), each {@code {"task_name", "scores": {"test": [{"main_score",
  * "hf_subset", ...}]}}}. A model is named by its folder with the organisation cut off ({@code
- * BAAI__bge-small-en-v1.5} becomes {@code bge-small-en-v1.5}, as Tenbin names models). Its score
- * is the mean, over the tasks every model of the folder has, of the task's {@code main_score} on
- * the {@code test} split (the mean over its subsets), so models are compared on the same tasks;
- * other files ({@code model_meta.json}) are ignored. Several revisions of a model: the first in
- * name order whose folder has the tasks.
+ * BAAI__bge-small-en-v1.5} becomes {@code bge-small-en-v1.5}, as Tenbin names models). Its score is
+ * the mean, over the tasks every model of the folder has, of the task's {@code main_score} on the
+ * {@code test} split (the mean over its subsets), so models are compared on the same tasks; other
+ * files ({@code model_meta.json}) are ignored. Several revisions of a model: the first in name
+ * order whose folder has the tasks.
  */
 public final class MtebResults {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -119,7 +119,8 @@ public final class MtebResults {
       }
       sum += main.asDouble();
     }
-    String task = root.path("task_name").asText(name.substring(0, name.length() - ".json".length()));
+    String task =
+        root.path("task_name").asText(name.substring(0, name.length() - ".json".length()));
     return java.util.Optional.of(new TaskScore(task, sum / subsets.size()));
   }
 

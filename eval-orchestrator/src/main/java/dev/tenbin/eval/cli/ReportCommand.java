@@ -243,8 +243,7 @@ public final class ReportCommand implements Callable<Integer> {
           .getErr()
           .printf(
               "tenbin: %d %s in scope no position analysis (no spans)%n",
-              without,
-              without == 1 ? "cell has" : "cells have");
+              without, without == 1 ? "cell has" : "cells have");
     }
     return 0;
   }

@@ -7,8 +7,8 @@ import java.util.Map;
 
 /**
  * A BEIR-format collection read into memory: {@code corpus.jsonl}, {@code queries.jsonl} and {@code
- * qrels/<split>.tsv} ({@code test.tsv} by default), and {@code qrels/spans.tsv} where the collection
- * has one.
+ * qrels/<split>.tsv} ({@code test.tsv} by default), and {@code qrels/spans.tsv} where the
+ * collection has one.
  *
  * @param name the folder's name
  * @param directory the folder

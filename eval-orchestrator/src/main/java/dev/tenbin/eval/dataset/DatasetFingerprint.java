@@ -47,8 +47,7 @@ public final class DatasetFingerprint {
         }
       }
       if (!defaultSplit) {
-        digest.update(
-            ("\nsplit=" + split).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        digest.update(("\nsplit=" + split).getBytes(java.nio.charset.StandardCharsets.UTF_8));
       }
       return HexFormat.of().formatHex(digest.digest());
     } catch (IOException e) {

@@ -83,6 +83,7 @@ final class Bm25Family implements RetrievalFamily {
             .run(work.task().data(), work.task().language(), runner.spec().topK());
     return Map.of(
         work.cells().getFirst().fingerprint(),
-        RunScorer.score(work.task().data(), system(work.model()), "base", RunMode.RETRIEVAL, result));
+        RunScorer.score(
+            work.task().data(), system(work.model()), "base", RunMode.RETRIEVAL, result));
   }
 }

@@ -24,8 +24,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A TREC run produced elsewhere, evaluated on a task and stored as a cell of its own: family {@value
- * #FAMILY}, the given name as its model (system {@code external:NAME}), variant base, mode
+ * A TREC run produced elsewhere, evaluated on a task and stored as a cell of its own: family
+ * {@value #FAMILY}, the given name as its model (system {@code external:NAME}), variant base, mode
  * retrieval, so it appears in leaderboards, reports and exports beside the job's systems.
  *
  * <p>Tie policy: the run is read as trec_eval reads it ({@link RunOrder#TREC_EVAL}): the rank
@@ -35,8 +35,8 @@ import java.util.Map;
  * trec_eval on the file agree. Queries of the run that are not evaluated queries of the task are
  * ignored (counted); an evaluated query absent from the run scores zero.
  *
- * <p>Fingerprint: SHA-256 over the run file's bytes, the dataset fingerprint, the cell key (name and
- * task) and the depth. Importing the same file again is a no-op; another file, task or name is
+ * <p>Fingerprint: SHA-256 over the run file's bytes, the dataset fingerprint, the cell key (name
+ * and task) and the depth. Importing the same file again is a no-op; another file, task or name is
  * another cell.
  */
 public final class ExternalRun {

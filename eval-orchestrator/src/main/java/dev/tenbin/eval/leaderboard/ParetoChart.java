@@ -146,8 +146,10 @@ final class ParetoChart {
         }
       }
       placed.add(new double[] {rawX, rawY});
-      double px = rawX + (before == 0 ? 0 : 6 * Math.sqrt(before) * Math.cos(before * GOLDEN_ANGLE));
-      double py = rawY + (before == 0 ? 0 : 6 * Math.sqrt(before) * Math.sin(before * GOLDEN_ANGLE));
+      double px =
+          rawX + (before == 0 ? 0 : 6 * Math.sqrt(before) * Math.cos(before * GOLDEN_ANGLE));
+      double py =
+          rawY + (before == 0 ? 0 : 6 * Math.sqrt(before) * Math.sin(before * GOLDEN_ANGLE));
       String tooltip =
           String.format(
               Locale.ROOT,
@@ -189,7 +191,8 @@ final class ParetoChart {
    * The chart's points as a table, cheapest first (then best, then label): the exact values the
    * chart places, and which are on the frontier.
    */
-  static String table(String id, String costLabel, String qualityLabel, List<ParetoFrontier.Point> raw) {
+  static String table(
+      String id, String costLabel, String qualityLabel, List<ParetoFrontier.Point> raw) {
     List<ParetoFrontier.Point> points = new ArrayList<>(ParetoFrontier.of(raw));
     points.sort(
         java.util.Comparator.comparingDouble(ParetoFrontier.Point::cost)

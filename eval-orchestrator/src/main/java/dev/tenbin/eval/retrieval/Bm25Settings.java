@@ -4,8 +4,8 @@ import dev.tenbin.core.InvalidInputException;
 
 /**
  * BM25's saturation {@code k1} and length normalisation {@code b} for an evaluation, sent to the
- * index service with the collection (its {@code Bm25Parameters}). The defaults are Anserini's 0.9
- * / 0.4, which every BM25 cell used before the parameters could be set: a cell with the defaults
+ * index service with the collection (its {@code Bm25Parameters}). The defaults are Anserini's 0.9 /
+ * 0.4, which every BM25 cell used before the parameters could be set: a cell with the defaults
  * keeps its fingerprint and its system name {@code bm25}; other values make the system {@code
  * bm25:k1=K1,b=B} ({@link #describe()}), a row of its own.
  *
@@ -29,7 +29,9 @@ public record Bm25Settings(float k1, float b) {
     return equals(DEFAULTS);
   }
 
-  /** "k1=1.2,b=0.75": the model part of a non-default BM25 system, and what {@link #parse} reads. */
+  /**
+   * "k1=1.2,b=0.75": the model part of a non-default BM25 system, and what {@link #parse} reads.
+   */
   public String describe() {
     return "k1=" + k1 + ",b=" + b;
   }

@@ -67,7 +67,8 @@ class EvalInteropTest {
     Path defaults = tmp.resolve("defaults");
     Path tuned = tmp.resolve("tuned");
 
-    CliRunner first = CliRunner.run("eval", "--dataset", data.toString(), "--out", defaults.toString());
+    CliRunner first =
+        CliRunner.run("eval", "--dataset", data.toString(), "--out", defaults.toString());
     CliRunner second =
         CliRunner.run(
             "eval",
@@ -112,8 +113,7 @@ class EvalInteropTest {
 
   @Test
   void theEvalTableStaysAlignedWithLongRetrieverAndVariantNames() throws Exception {
-    var data =
-        dev.tenbin.eval.dataset.BeirDatasetReader.read(TinyBeir.write(tmp.resolve("tiny")));
+    var data = dev.tenbin.eval.dataset.BeirDatasetReader.read(TinyBeir.write(tmp.resolve("tiny")));
     var result =
         new dev.tenbin.eval.retrieval.RetrievalResult(
             java.util.Map.of("q1", List.of(new dev.tenbin.eval.metrics.ScoredDoc("d1", 1.0))),

@@ -20,7 +20,8 @@ class FailureDescriptionTest {
     assertThat(
             TenbinCli.describe(
                 new UncheckedIOException(
-                    "cannot reach X: Connection reset", new java.io.IOException("Connection reset"))))
+                    "cannot reach X: Connection reset",
+                    new java.io.IOException("Connection reset"))))
         .isEqualTo("cannot reach X: Connection reset");
   }
 }

@@ -23,7 +23,9 @@ class JobInteropTest {
   private Path job() throws Exception {
     Path data = TinyJob.write(tmp);
     Files.writeString(
-        data.resolve("qrels/dev.tsv"), "query-id\tcorpus-id\tscore\nq1\td1\t1\n", StandardCharsets.UTF_8);
+        data.resolve("qrels/dev.tsv"),
+        "query-id\tcorpus-id\tscore\nq1\td1\t1\n",
+        StandardCharsets.UTF_8);
     Files.writeString(
         tmp.resolve("tasks.yaml"),
         """
@@ -115,7 +117,8 @@ class JobInteropTest {
             out.toString());
 
     assertThat(imported.exitCode()).as(imported.err()).isZero();
-    assertThat(imported.err()).contains("1 query of the run is not an evaluated query of tiny", "stored");
+    assertThat(imported.err())
+        .contains("1 query of the run is not an evaluated query of tiny", "stored");
     assertThat(again.err()).contains("already stored");
     CellRecord cell =
         ResultStore.open(out).readAll().stream()
@@ -160,8 +163,7 @@ class JobInteropTest {
     assertThat(all.exitCode()).as(all.err()).isZero();
     assertThat(results.resolve("bm25/base/tiny.json")).exists();
     assertThat(results.resolve("bm25__k1=1.2,b=0.75/base/tiny-dev.json")).exists();
-    CliRunner report =
-        CliRunner.run("report", out.toString(), "--official", results.toString());
+    CliRunner report = CliRunner.run("report", out.toString(), "--official", results.toString());
     assertThat(report.exitCode()).as(report.err()).isZero();
     assertThat(report.out()).contains("Agreement with", "MTEB main_score, mean of 2 tasks");
   }

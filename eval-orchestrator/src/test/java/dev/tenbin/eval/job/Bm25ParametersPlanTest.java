@@ -50,8 +50,7 @@ class Bm25ParametersPlanTest {
   void explicitDefaultsAreTheSameCellAsPlainBm25AndOtherValuesAnotherSystem() {
     Map<String, String> plain = fingerprints("  - bm25\n");
     Map<String, String> explicitDefaults = fingerprints("  - {retriever: bm25, k1: 0.9, b: 0.4}\n");
-    Map<String, String> both =
-        fingerprints("  - bm25\n  - {retriever: bm25, k1: 1.2, b: 0.75}\n");
+    Map<String, String> both = fingerprints("  - bm25\n  - {retriever: bm25, k1: 1.2, b: 0.75}\n");
 
     assertThat(explicitDefaults).isEqualTo(plain);
     assertThat(both.keySet()).containsExactly("bm25", "bm25:k1=1.2,b=0.75");

@@ -51,12 +51,7 @@ class LightCachesTest {
     channel = InProcessChannelBuilder.forName(name).directExecutor().build();
     LightCaches caches = new LightCaches(() -> channel);
 
-    assertThatThrownBy(
-            () ->
-                caches.ensure(
-                    "tiny-dense",
-                    128,
-                    EncodeProgress.NONE))
+    assertThatThrownBy(() -> caches.ensure("tiny-dense", 128, EncodeProgress.NONE))
         .isInstanceOf(PreconditionException.class)
         .hasMessageContaining("token-embedding cache of tiny-dense at width 128 is missing")
         .hasMessageContaining("FAILED_PRECONDITION: cache folder /ro is read-only")

@@ -26,14 +26,16 @@ class ParetoOverlapTest {
   @Test
   void overlappingPointsAreMovedApartTheSameWayEveryTime() {
     List<ParetoFrontier.Point> points =
-        List.of(p("a/base", 120, 50), p("a/int8", 120, 50), p("a/binary", 120, 50), p("b", 900, 58));
+        List.of(
+            p("a/base", 120, 50), p("a/int8", 120, 50), p("a/binary", 120, 50), p("b", 900, 58));
 
     String svg = ParetoChart.svg("c", "t", "µs", "q", points);
 
     assertThat(centres(svg)).hasSize(4).doesNotHaveDuplicates();
     assertThat(ParetoChart.svg("c", "t", "µs", "q", points)).isEqualTo(svg);
     // Apart points are not moved: b sits where it would without the others.
-    String alone = ParetoChart.svg("c", "t", "µs", "q", List.of(p("a/base", 120, 50), p("b", 900, 58)));
+    String alone =
+        ParetoChart.svg("c", "t", "µs", "q", List.of(p("a/base", 120, 50), p("b", 900, 58)));
     assertThat(centres(svg)).contains(centres(alone).get(1));
   }
 
@@ -46,8 +48,10 @@ class ParetoOverlapTest {
     assertThat(table).startsWith("<table class=\"pareto-table\" id=\"t\">");
     assertThat(table.indexOf("x&lt;y")).isLessThan(table.indexOf("slow"));
     assertThat(table.indexOf("slow")).isLessThan(table.indexOf("worse"));
-    assertThat(table).contains("<td>slow</td><td class=\"num\">900</td><td class=\"num\">58.00</td><td>✓</td>");
-    assertThat(table).contains("<td>worse</td><td class=\"num\">950</td><td class=\"num\">40.00</td><td></td>");
+    assertThat(table)
+        .contains("<td>slow</td><td class=\"num\">900</td><td class=\"num\">58.00</td><td>✓</td>");
+    assertThat(table)
+        .contains("<td>worse</td><td class=\"num\">950</td><td class=\"num\">40.00</td><td></td>");
   }
 
   @Test
