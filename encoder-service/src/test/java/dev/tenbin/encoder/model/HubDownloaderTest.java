@@ -113,8 +113,7 @@ class HubDownloaderTest {
     }
     ModelRegistry registry =
         new ModelRegistry(
-            null,
-            new HubDownloader("http://127.0.0.1:" + closedPort, tmp.resolve("cache"), null));
+            null, new HubDownloader("http://127.0.0.1:" + closedPort, tmp.resolve("cache"), null));
 
     assertThatThrownBy(() -> registry.load("hub:acme/tiny@v1.0"))
         .hasMessageContaining("cannot reach the hub at http://127.0.0.1:" + closedPort + "/")
