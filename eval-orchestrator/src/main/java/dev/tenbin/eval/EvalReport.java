@@ -110,7 +110,10 @@ public record EvalReport(
     }
   }
 
-  /** A fixed-width table: one row per run, one column per metric. */
+  /**
+   * A fixed-width table: one row per run, one column per metric. The text columns are as wide as
+   * their longest value (at least the former 28/10/10), so long names keep the columns aligned.
+   */
   public String toTable() {
     StringBuilder table = new StringBuilder();
     table.append(String.format(Locale.ROOT, "dataset %s (language %s)%n", dataset, language));
@@ -118,9 +121,17 @@ public record EvalReport(
       return table.toString();
     }
     List<String> metricNames = List.copyOf(runs.getFirst().metrics().keySet());
+    int retrieverWidth = 28;
+    int variantWidth = 10;
+    int modeWidth = 10;
+    for (EvalRun run : runs) {
+      retrieverWidth = Math.max(retrieverWidth, run.retriever().length());
+      variantWidth = Math.max(variantWidth, run.variant().length());
+      modeWidth = Math.max(modeWidth, run.mode().wireName().length());
+    }
+    String rowFormat = "%-" + retrieverWidth + "s %-" + variantWidth + "s %-" + modeWidth + "s %7";
     table.append(
-        String.format(
-            Locale.ROOT, "%-28s %-10s %-10s %7s", "retriever", "variant", "mode", "queries"));
+        String.format(Locale.ROOT, rowFormat + "s", "retriever", "variant", "mode", "queries"));
     for (String name : metricNames) {
       table.append(String.format(Locale.ROOT, " %12s", name));
     }
@@ -129,7 +140,7 @@ public record EvalReport(
       table.append(
           String.format(
               Locale.ROOT,
-              "%-28s %-10s %-10s %7d",
+              rowFormat + "d",
               run.retriever(),
               run.variant(),
               run.mode().wireName(),

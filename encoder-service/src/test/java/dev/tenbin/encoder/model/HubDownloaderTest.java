@@ -77,6 +77,23 @@ class HubDownloaderTest {
   }
 
   @Test
+  void anUnreachableHubNamesTheUrlTheReasonHfEndpointAndTheOfflineWay() throws Exception {
+    int closedPort;
+    try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+      closedPort = socket.getLocalPort();
+    }
+    ModelRegistry registry =
+        new ModelRegistry(
+            null, new HubDownloader("http://127.0.0.1:" + closedPort, tmp.resolve("cache"), null));
+
+    assertThatThrownBy(() -> registry.load("hub:acme/tiny@v1.0"))
+        .hasMessageContaining("cannot reach the hub at http://127.0.0.1:" + closedPort + "/")
+        .hasMessageContaining("HF_ENDPOINT")
+        .hasMessageContaining("To work offline, pin the model's revision to a commit SHA")
+        .hasMessageNotContaining("null");
+  }
+
+  @Test
   void aSentenceTransformersRepositoryWithoutACardGetsOneFromItsMetadata() throws Exception {
     Path source = TinyModels.dense(tmp.resolve("models"), "tiny-dense", false);
     Map<String, byte[]> files = files(source, false);

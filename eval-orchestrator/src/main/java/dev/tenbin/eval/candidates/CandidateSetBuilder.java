@@ -168,7 +168,7 @@ public final class CandidateSetBuilder {
     header.put("format_version", CandidateSet.FORMAT_VERSION);
     header.put("kind", kind);
     header.put("dataset", dataset.name());
-    header.put("dataset_sha256", DatasetFingerprint.of(dataset.directory()));
+    header.put("dataset_sha256", DatasetFingerprint.of(dataset.directory(), dataset.split()));
     header.put("language", language);
     header.put("bm25", "Lucene BM25 k1=0.9 b=0.4, top-" + (kind.equals("hybrid") ? DEPTH : KEEP));
     if (!denseModel.isEmpty()) {

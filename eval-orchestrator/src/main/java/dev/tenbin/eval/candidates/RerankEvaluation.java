@@ -38,7 +38,7 @@ public final class RerankEvaluation {
   }
 
   public List<EvalRun> run(BeirDataset dataset, CandidateSet set, String model) {
-    String fingerprint = DatasetFingerprint.of(dataset.directory());
+    String fingerprint = DatasetFingerprint.of(dataset.directory(), dataset.split());
     if (!fingerprint.equals(set.header().path("dataset_sha256").asText())) {
       throw new DatasetException(
           "the candidate set was built from other files than "

@@ -17,6 +17,7 @@ import dev.tenbin.eval.positions.PositionAnalyzer;
 import dev.tenbin.eval.positions.PositionReferences;
 import dev.tenbin.eval.positions.PositionSettings;
 import dev.tenbin.eval.report.ReportWriter;
+import dev.tenbin.eval.retrieval.Bm25Settings;
 import dev.tenbin.eval.retrieval.DenseVariant;
 import dev.tenbin.eval.retrieval.RetrieverSpec;
 import dev.tenbin.eval.retrieval.SparseVariant;
@@ -41,7 +42,8 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     resourceBundle = "dev.tenbin.eval.cli.FamilyHelp",
     description =
-        "Evaluate retrievers on a BEIR-format folder (corpus.jsonl, queries.jsonl, qrels/test.tsv).")
+        "Evaluate retrievers on a BEIR-format folder (corpus.jsonl, queries.jsonl, qrels/test.tsv"
+            + " or --split's).")
 public final class EvalCommand implements Callable<Integer> {
   @Option(
       names = "--dataset",
@@ -49,6 +51,30 @@ public final class EvalCommand implements Callable<Integer> {
       paramLabel = "DIR",
       description = "BEIR-format folder.")
   Path dataset;
+
+  @Option(
+      names = "--split",
+      defaultValue = BeirDatasetReader.DEFAULT_SPLIT,
+      paramLabel = "NAME",
+      description =
+          "The qrels to evaluate against: qrels/NAME.tsv of --dataset (dev, test, train, ...;"
+              + " default ${DEFAULT-VALUE}). Another split than test is a dataset of its own"
+              + " (fingerprint); answer spans belong to test.")
+  String split;
+
+  @Option(
+      names = "--bm25-k1",
+      paramLabel = "K1",
+      description =
+          "BM25 saturation k1 of the bm25 retriever (default 0.9). Other values than 0.9 / 0.4"
+              + " report the system as bm25:k1=K1,b=B. Candidate sets keep the defaults.")
+  Float bm25K1;
+
+  @Option(
+      names = "--bm25-b",
+      paramLabel = "B",
+      description = "BM25 length normalisation b of the bm25 retriever, 0..1 (default 0.4).")
+  Float bm25B;
 
   @Option(
       names = "--retriever",
@@ -189,7 +215,9 @@ public final class EvalCommand implements Callable<Integer> {
       } else {
         DenseVariant.parse(variant);
       }
+      checkSomeRetrieverHas(variant, specs);
     }
+    Bm25Settings bm25 = bm25Settings(specs);
     if (!candidates.equals("hybrid") && !candidates.equals("bm25")) {
       throw new InvalidInputException(
           "--candidates", "--candidates must be hybrid or bm25, got '" + candidates + "'");
@@ -202,7 +230,8 @@ public final class EvalCommand implements Callable<Integer> {
         BeirDatasetReader.read(
             queries == null
                 ? dataset
-                : CrossLingualFolder.assemble(dataset, queries, endpoints.cacheDirectory()));
+                : CrossLingualFolder.assemble(dataset, queries, endpoints.cacheDirectory()),
+            split);
     data.warnings().forEach(warning -> err.println("tenbin: warning: " + warning));
     BeirDataset lengthSource = positions ? checkPositions(data) : null;
     String resolvedLanguage;
@@ -251,7 +280,8 @@ public final class EvalCommand implements Callable<Integer> {
                   positions
                       ? new PositionSettings(lengthTokenizer, minCount, positionsReference)
                       : PositionSettings.DEFAULTS,
-                  lengthSource),
+                  lengthSource,
+                  bm25),
               err);
     }
     EvalReport report =
@@ -274,6 +304,49 @@ public final class EvalCommand implements Callable<Integer> {
     }
     stdout.flush();
     return 0;
+  }
+
+  /**
+   * A {@code --variant} must be one that some retriever of the run has: BM25, multivector and the
+   * rerank-only runs have only their base, so a variant there would silently do nothing.
+   */
+  private static void checkSomeRetrieverHas(String variant, List<RetrieverSpec> specs) {
+    for (RetrieverSpec retriever : specs) {
+      try {
+        retriever.family().checkVariant("--variant", variant);
+        return;
+      } catch (InvalidInputException e) {
+        // this retriever lacks it; another may have it
+      }
+    }
+    throw new InvalidInputException(
+        "--variant",
+        "--variant "
+            + variant
+            + " applies to none of the retrievers "
+            + (specs.isEmpty()
+                ? "(none: only rerankers, which have no variants)"
+                : specs.stream().map(RetrieverSpec::name).toList()
+                    + " (bm25 and multivector have no variants; sparse:MODEL takes sparse_*;"
+                    + " dense:MODEL and light:MODEL the dense ones)"));
+  }
+
+  /** {@code --bm25-k1} / {@code --bm25-b} over the defaults; they need the bm25 retriever. */
+  private Bm25Settings bm25Settings(List<RetrieverSpec> specs) {
+    if (bm25K1 == null && bm25B == null) {
+      return Bm25Settings.DEFAULTS;
+    }
+    String flag = bm25K1 != null ? "--bm25-k1" : "--bm25-b";
+    if (specs.stream().noneMatch(r -> r.family().name().equals("bm25"))) {
+      throw new InvalidInputException(flag, flag + " needs --retriever bm25");
+    }
+    try {
+      return new Bm25Settings(
+          bm25K1 != null ? bm25K1 : Bm25Settings.DEFAULTS.k1(),
+          bm25B != null ? bm25B : Bm25Settings.DEFAULTS.b());
+    } catch (InvalidInputException e) {
+      throw new InvalidInputException("--bm25-" + e.field(), e.getMessage());
+    }
   }
 
   /**

@@ -2,6 +2,7 @@ package dev.tenbin.eval.cli;
 
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.eval.export.CellSelection;
+import dev.tenbin.eval.export.MtebExport;
 import dev.tenbin.eval.export.TrecExport;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
@@ -24,7 +25,7 @@ import picocli.CommandLine.Parameters;
     name = "export",
     mixinStandardHelpOptions = true,
     description = "Export stored job results in other tools' formats.",
-    subcommands = {ExportCommand.Trec.class})
+    subcommands = {ExportCommand.Trec.class, ExportCommand.Mteb.class})
 public final class ExportCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -118,6 +119,100 @@ public final class ExportCommand implements Runnable {
         }
       } catch (IOException e) {
         throw new UncheckedIOException("cannot write " + (out == null ? "the run" : out), e);
+      }
+      return 0;
+    }
+  }
+
+  @Command(
+      name = "mteb",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Write stored cells as MTEB result files ({\"dataset_revision\", \"task_name\","
+            + " \"mteb_version\", \"scores\": {\"test\": [{\"ndcg_at_10\", ..., \"main_score\","
+            + " \"hf_subset\", \"languages\"}]}, \"evaluation_time\", \"kg_co2_emissions\"}).",
+        "One cell (--cell, or --system and --task) goes to stdout or --out FILE; without a"
+            + " selection every cell goes under --out DIR as SYSTEM/VARIANT/TASK.json, a folder"
+            + " that 'tenbin report --official DIR' reads back."
+      })
+  static final class Mteb implements Callable<Integer> {
+    @Parameters(
+        index = "0",
+        paramLabel = "DIR",
+        description = "A job output folder (holding cells/).")
+    Path jobDir;
+
+    @Option(
+        names = "--cell",
+        paramLabel = "FINGERPRINT_PREFIX",
+        description = "The cell, by a prefix of its fingerprint.")
+    String cell;
+
+    @Option(
+        names = "--system",
+        paramLabel = "SYSTEM",
+        description = "The cell's system, e.g. bm25 or dense:bge-small-en-v1.5 (with --task).")
+    String system;
+
+    @Option(
+        names = "--task",
+        paramLabel = "TASK",
+        description = "The cell's task, e.g. NanoSciFact.")
+    String task;
+
+    @Option(
+        names = "--variant",
+        paramLabel = "VARIANT",
+        description = "The cell's variant, when the system has several.")
+    String variant;
+
+    @Option(
+        names = "--mode",
+        paramLabel = "MODE",
+        description = "retrieval, rerank or candidates, when several match.")
+    String mode;
+
+    @Option(
+        names = "--out",
+        paramLabel = "FILE|DIR",
+        description = "The result file of one cell (default: stdout), or the folder of all cells.")
+    Path out;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws IOException {
+      var cells = ResultStore.existing(jobDir, "JOB_DIR").readAll();
+      var writer = ResultStore.JSON.writerWithDefaultPrettyPrinter();
+      PrintWriter err = spec.commandLine().getErr();
+      if (cell == null && system == null && task == null) {
+        if (out == null) {
+          throw new InvalidInputException(
+              "--out", "name a cell (--cell, or --system and --task), or a folder with --out DIR");
+        }
+        for (CellRecord record : cells) {
+          Path file = out.resolve(MtebExport.relativePath(record));
+          Files.createDirectories(file.getParent());
+          writer.writeValue(file.toFile(), MtebExport.toJson(record));
+        }
+        err.println("tenbin export: wrote " + cells.size() + " MTEB result files under " + out);
+        err.flush();
+        return 0;
+      }
+      CellSelection selection =
+          cell != null
+              ? new CellSelection(cell, system, task, variant, mode)
+              : CellSelection.bySystem(system, task, variant, mode);
+      CellRecord chosen = selection.select(cells);
+      String json = writer.writeValueAsString(MtebExport.toJson(chosen));
+      if (out == null) {
+        PrintWriter stdout = spec.commandLine().getOut();
+        stdout.println(json);
+        stdout.flush();
+      } else {
+        Files.writeString(out, json + "\n", StandardCharsets.UTF_8);
+        err.println("tenbin export: wrote " + chosen.key().label() + " to " + out);
+        err.flush();
       }
       return 0;
     }

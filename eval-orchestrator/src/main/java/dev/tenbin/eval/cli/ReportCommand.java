@@ -96,8 +96,11 @@ public final class ReportCommand implements Callable<Integer> {
 
   @Option(
       names = "--official",
-      paramLabel = "FILE",
-      description = "A published ranking to correlate with: header model,score or model,rank.")
+      paramLabel = "FILE|DIR",
+      description =
+          "A published ranking to correlate with: a CSV file with header model,score or"
+              + " model,rank, or a folder of MTEB result files (<model>/<revision>/<Task>.json;"
+              + " a model's score is its mean main_score over the tasks all models have).")
   Path official;
 
   @Option(
@@ -192,8 +195,11 @@ public final class ReportCommand implements Callable<Integer> {
       spec.commandLine()
           .getErr()
           .printf(
-              "tenbin: %s leaderboard of %d rows -> %s%n",
-              reportFormat.name().toLowerCase(java.util.Locale.ROOT), board.rows().size(), out);
+              "tenbin: %s leaderboard of %d row%s -> %s%n",
+              reportFormat.name().toLowerCase(java.util.Locale.ROOT),
+              board.rows().size(),
+              board.rows().size() == 1 ? "" : "s",
+              out);
     }
     return 0;
   }
@@ -235,7 +241,9 @@ public final class ReportCommand implements Callable<Integer> {
     if (without > 0) {
       spec.commandLine()
           .getErr()
-          .printf("tenbin: %d cells in scope have no position analysis (no spans)%n", without);
+          .printf(
+              "tenbin: %d %s in scope no position analysis (no spans)%n",
+              without, without == 1 ? "cell has" : "cells have");
     }
     return 0;
   }
@@ -259,8 +267,12 @@ public final class ReportCommand implements Callable<Integer> {
   }
 
   private OfficialRanking readOfficial() {
+    if (Files.isDirectory(official)) {
+      return dev.tenbin.eval.aggregate.MtebResults.read(official, "--official");
+    }
     if (!Files.isRegularFile(official)) {
-      throw new InvalidInputException("--official", "--official " + official + " is not a file");
+      throw new InvalidInputException(
+          "--official", "--official " + official + " is not a file or a folder");
     }
     return OfficialRanking.read(official, "--official");
   }

@@ -29,6 +29,7 @@ import picocli.CommandLine.Command;
       TasksCommand.class,
       WarehouseCommand.class,
       ExportCommand.class,
+      ImportRunCommand.class,
       ReportCommand.class,
       CandidatesCommand.class,
       NanoCommand.class,
@@ -113,7 +114,12 @@ public final class TenbinCli implements Runnable {
           + (description == null ? "" : ": " + description);
     }
     if (failure instanceof UncheckedIOException io && io.getCause() != null) {
-      return failure.getMessage() + " (" + io.getCause().getMessage() + ")";
+      Throwable cause = io.getCause();
+      String reason =
+          cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
+      return failure.getMessage().contains(reason)
+          ? failure.getMessage()
+          : failure.getMessage() + " (" + reason + ")";
     }
     String message = failure.getMessage();
     return message == null ? failure.getClass().getSimpleName() : message;

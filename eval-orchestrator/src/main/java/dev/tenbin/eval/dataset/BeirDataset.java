@@ -7,7 +7,8 @@ import java.util.Map;
 
 /**
  * A BEIR-format collection read into memory: {@code corpus.jsonl}, {@code queries.jsonl} and {@code
- * qrels/test.tsv}, and {@code qrels/spans.tsv} where the collection has one.
+ * qrels/<split>.tsv} ({@code test.tsv} by default), and {@code qrels/spans.tsv} where the
+ * collection has one.
  *
  * @param name the folder's name
  * @param directory the folder
@@ -19,6 +20,7 @@ import java.util.Map;
  * @param evaluatedQueryIds the queries of {@code queries.jsonl} with at least one judgment of score
  *     > 0 (the BEIR / HAKARI convention), in file order
  * @param warnings problems that do not stop an evaluation, such as qrels naming unknown queries
+ * @param split the qrels split read ({@link BeirDatasetReader#DEFAULT_SPLIT} unless asked)
  */
 public record BeirDataset(
     String name,
@@ -28,7 +30,35 @@ public record BeirDataset(
     Qrels qrels,
     SpanQrels spans,
     List<String> evaluatedQueryIds,
-    List<String> warnings) {
+    List<String> warnings,
+    String split) {
+
+  /** A collection of the default split. */
+  public BeirDataset(
+      String name,
+      Path directory,
+      List<CorpusDocument> corpus,
+      Map<String, String> queries,
+      Qrels qrels,
+      SpanQrels spans,
+      List<String> evaluatedQueryIds,
+      List<String> warnings) {
+    this(
+        name,
+        directory,
+        corpus,
+        queries,
+        qrels,
+        spans,
+        evaluatedQueryIds,
+        warnings,
+        BeirDatasetReader.DEFAULT_SPLIT);
+  }
+
+  /** Whether its qrels are another split than {@code test}. */
+  public boolean isDefaultSplit() {
+    return split.equals(BeirDatasetReader.DEFAULT_SPLIT);
+  }
 
   /** Titles and texts from the start of the corpus, up to about {@code maxChars} characters. */
   public String textSample(int maxChars) {

@@ -38,13 +38,15 @@ public final class CrossLingualFolder {
     try {
       Files.createDirectories(folder.resolve("qrels"));
       link(corpus.resolve("corpus.jsonl"), folder.resolve("corpus.jsonl"));
-      for (String qrels : new String[] {"test.tsv", BeirDatasetReader.SPANS_FILE}) {
-        Path from = corpus.resolve("qrels").resolve(qrels);
-        Path to = folder.resolve("qrels").resolve(qrels);
-        if (Files.isRegularFile(from)) {
-          link(from, to);
-        } else {
-          Files.deleteIfExists(to);
+      // Every split's qrels and the spans, so --split works on the assembled folder too.
+      java.util.Set<String> linked = new java.util.HashSet<>();
+      for (String qrels : BeirDatasetReader.qrelsFiles(corpus)) {
+        link(corpus.resolve("qrels").resolve(qrels), folder.resolve("qrels").resolve(qrels));
+        linked.add(qrels);
+      }
+      for (String stale : BeirDatasetReader.qrelsFiles(folder)) {
+        if (!linked.contains(stale)) {
+          Files.deleteIfExists(folder.resolve("qrels").resolve(stale));
         }
       }
       Path partial = Files.createTempFile(folder, "queries", ".partial");

@@ -11,6 +11,7 @@ import dev.tenbin.eval.job.JobTask;
 import dev.tenbin.eval.job.Work;
 import dev.tenbin.eval.job.WorkRunner;
 import dev.tenbin.eval.retrieval.Bm25Retrieval;
+import dev.tenbin.eval.retrieval.Bm25Settings;
 import dev.tenbin.eval.retrieval.RetrievalResult;
 import java.util.List;
 import java.util.Map;
@@ -38,20 +39,32 @@ final class Bm25Family implements RetrievalFamily {
     return false;
   }
 
+  /**
+   * "bm25" for the default parameters (model "" or "bm25"); "bm25:k1=1.2,b=0.75" for others (model
+   * {@link Bm25Settings#describe()}).
+   */
+  @Override
+  public String system(String model) {
+    return model.isEmpty() || model.equals(name()) ? name() : name() + ":" + model;
+  }
+
   @Override
   public Work plan(JobPlanner planner, JobTask task, JobSpec.RetrieverEntry entry) {
+    // The defaults keep the identity (and fingerprint) BM25 cells always had.
+    Bm25Settings bm25 = entry.bm25();
+    String model = bm25.isDefault() ? "" : bm25.describe();
     CellIdentity identity =
         CellIdentity.empty()
             .with("lucene", TenbinVersion.lucene())
-            .with("bm25", "k1=0.9 b=0.4 title+text");
+            .with("bm25", "k1=" + bm25.k1() + " b=" + bm25.b() + " title+text");
     return new Work(
         this,
         task,
-        "",
+        model,
         List.of(
             planner.cell(
                 task,
-                name(),
+                model.isEmpty() ? name() : model,
                 name(),
                 "base",
                 RunMode.RETRIEVAL,
@@ -66,9 +79,11 @@ final class Bm25Family implements RetrievalFamily {
   public Map<String, EvalRun> run(WorkRunner runner, Work work, Set<String> missing) {
     RetrievalResult result =
         new Bm25Retrieval(runner.services().indexChannel())
+            .withSettings(Bm25Settings.parse(work.model()))
             .run(work.task().data(), work.task().language(), runner.spec().topK());
     return Map.of(
         work.cells().getFirst().fingerprint(),
-        RunScorer.score(work.task().data(), system(""), "base", RunMode.RETRIEVAL, result));
+        RunScorer.score(
+            work.task().data(), system(work.model()), "base", RunMode.RETRIEVAL, result));
   }
 }

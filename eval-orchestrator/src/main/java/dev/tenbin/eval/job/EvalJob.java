@@ -8,6 +8,7 @@ import dev.tenbin.eval.family.RetrievalFamily;
 import dev.tenbin.eval.positions.PositionAnalysis;
 import dev.tenbin.eval.positions.PositionSettings;
 import dev.tenbin.eval.positions.StoredPositions;
+import dev.tenbin.eval.retrieval.Bm25Settings;
 import dev.tenbin.eval.retrieval.EncodeProgress;
 import dev.tenbin.eval.retrieval.RetrieverSpec;
 import dev.tenbin.eval.services.Services;
@@ -50,6 +51,7 @@ public final class EvalJob {
    * @param positions how runs are analysed for position bias when the collection has spans
    * @param lengthReference the collection whose documents' lengths bucket the analysis (same
    *     document ids), or null for the collection's own
+   * @param bm25 k1 / b of the {@code bm25} retriever ({@code --bm25-k1}, {@code --bm25-b})
    */
   public record Request(
       BeirDataset data,
@@ -62,7 +64,8 @@ public final class EvalJob {
       String similarity,
       int topK,
       PositionSettings positions,
-      BeirDataset lengthReference) {}
+      BeirDataset lengthReference,
+      Bm25Settings bm25) {}
 
   /**
    * An evaluated run, the cell it was stored as, and the cell's position analysis (null when the
@@ -90,7 +93,7 @@ public final class EvalJob {
             request.language(),
             "",
             data,
-            DatasetFingerprint.of(data.directory()),
+            DatasetFingerprint.of(data.directory(), data.split()),
             Map.of("dataset_path", data.directory().toAbsolutePath().toString()),
             request.lengthReference() == null
                 ? null
@@ -152,7 +155,9 @@ public final class EvalJob {
     for (RetrieverSpec retriever : request.retrievers()) {
       entries.add(
           new JobSpec.RetrieverEntry(
-              retriever, retriever.family().evalVariants(request.variants())));
+              retriever,
+              retriever.family().evalVariants(request.variants()),
+              retriever.family().name().equals("bm25") ? request.bm25() : Bm25Settings.DEFAULTS));
     }
     String name = request.data().name();
     return new JobSpec(

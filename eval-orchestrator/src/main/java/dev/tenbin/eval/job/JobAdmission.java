@@ -43,8 +43,7 @@ public final class JobAdmission {
   /** Most task sets one job may carry. */
   public static final int MAX_TASK_SETS = 64;
 
-  private static final List<String> BEIR_FILES =
-      List.of("corpus.jsonl", "queries.jsonl", "qrels/test.tsv");
+  private static final List<String> BEIR_FILES = List.of("corpus.jsonl", "queries.jsonl");
 
   private final ConfinedRoots dataRoots;
   private final ConfinedRoots resultsRoot;
@@ -133,7 +132,7 @@ public final class JobAdmission {
                 + j
                 + "]."
                 + pathFields.get(task.taskSetIndex()).getOrDefault(local.directory(), "tasks");
-        checkBeirFolder(field, task.task().name(), local.directory());
+        checkBeirFolder(field, task.task().name(), local.directory(), local.split());
       }
     }
     return new AdmittedJob(
@@ -238,12 +237,14 @@ public final class JobAdmission {
     }
   }
 
-  private void checkBeirFolder(String field, String task, Path folder) {
+  private void checkBeirFolder(String field, String task, Path folder, String split) {
     if (!Files.isDirectory(folder)) {
       throw new InvalidInputException(
           field, field + ": task " + task + ": dataset folder not found: " + folder);
     }
-    for (String name : BEIR_FILES) {
+    List<String> names = new java.util.ArrayList<>(BEIR_FILES);
+    names.add("qrels/" + split + ".tsv");
+    for (String name : names) {
       Path file = dataRoots.check(field, folder.resolve(name), "(task " + task + ") " + name);
       if (!Files.isRegularFile(file)) {
         throw new InvalidInputException(

@@ -8,6 +8,7 @@ import dev.tenbin.eval.DenseSimilarities;
 import dev.tenbin.eval.confine.MessageText;
 import dev.tenbin.eval.family.Families;
 import dev.tenbin.eval.positions.PositionSettings;
+import dev.tenbin.eval.retrieval.Bm25Settings;
 import dev.tenbin.eval.retrieval.RetrieverSpec;
 import dev.tenbin.eval.taskset.YamlErrors;
 import java.io.IOException;
@@ -31,6 +32,7 @@ import java.util.Set;
  *   - bm25
  *   - dense:bge-small-en-v1.5           # no variants given: the automatic ones
  *   - {retriever: dense:e5-small-v2, variants: [base, int8_rescore]}
+ *   - {retriever: bm25, k1: 1.2, b: 0.75}  # BM25 parameters (default 0.9 / 0.4): system bm25:k1=1.2,b=0.75
  *   - light:bge-small-en-v1.5           # LightRetriever: dense lookup, token-count sparse, hybrid
  *   - sparse:MODEL, sparse-bm25:MODEL, multivector:MODEL  # see Families for every family
  * rerankers: [dense:bge-small-en-v1.5]  # rescoring the stored candidate sets
@@ -93,8 +95,17 @@ public record JobSpec(
         value);
   }
 
-  /** A retriever and the variants to evaluate; empty variants means the family's automatic set. */
-  public record RetrieverEntry(RetrieverSpec retriever, List<String> variants) {}
+  /**
+   * A retriever and the variants to evaluate; empty variants means the family's automatic set.
+   *
+   * @param bm25 BM25's k1 / b for a {@code bm25} entry ({@code {retriever: bm25, k1: 1.2, b:
+   *     0.75}}); {@link Bm25Settings#DEFAULTS} otherwise
+   */
+  public record RetrieverEntry(RetrieverSpec retriever, List<String> variants, Bm25Settings bm25) {
+    public RetrieverEntry(RetrieverSpec retriever, List<String> variants) {
+      this(retriever, variants, Bm25Settings.DEFAULTS);
+    }
+  }
 
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
   private static final int MAX_NAME = 200;
@@ -244,20 +255,24 @@ public record JobSpec(
   private static RetrieverEntry retriever(Path file, String field, JsonNode node) {
     String text;
     List<String> variants = new ArrayList<>();
+    Bm25Settings bm25 = Bm25Settings.DEFAULTS;
     if (node.isTextual()) {
       text = node.asText();
     } else if (node.isObject()) {
       text = node.path("retriever").asText("");
       for (Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
         String key = names.next();
-        if (!key.equals("retriever") && !key.equals("variants")) {
+        if (!List.of("retriever", "variants", "k1", "b").contains(key)) {
           throw error(
               file,
               field + "." + MessageText.cut(key, MessageText.MAX_SHOWN),
-              "unknown field; expected retriever or variants");
+              "unknown field; expected retriever, variants, or k1 and b for bm25");
         }
       }
       variants.addAll(strings(file, node, "variants", field + ".variants"));
+      if (node.has("k1") || node.has("b")) {
+        bm25 = bm25Settings(file, field, node);
+      }
     } else {
       throw error(file, field, "expected a retriever name or {retriever: NAME, variants: [...]}");
     }
@@ -275,7 +290,30 @@ public record JobSpec(
         throw error(file, field + ".variants[" + i + "]", e.getMessage());
       }
     }
-    return new RetrieverEntry(spec, List.copyOf(variants));
+    if (!bm25.isDefault() && !spec.family().name().equals("bm25")) {
+      throw error(file, field, "k1 and b are parameters of bm25 only");
+    }
+    return new RetrieverEntry(spec, List.copyOf(variants), bm25);
+  }
+
+  private static Bm25Settings bm25Settings(Path file, String field, JsonNode node) {
+    float[] values = {Bm25Settings.DEFAULTS.k1(), Bm25Settings.DEFAULTS.b()};
+    String[] keys = {"k1", "b"};
+    for (int i = 0; i < keys.length; i++) {
+      JsonNode value = node.path(keys[i]);
+      if (value.isMissingNode()) {
+        continue;
+      }
+      if (!value.isNumber()) {
+        throw error(file, field + "." + keys[i], "must be a number");
+      }
+      values[i] = value.floatValue();
+    }
+    try {
+      return new Bm25Settings(values[0], values[1]);
+    } catch (InvalidInputException e) {
+      throw error(file, field + "." + e.field(), e.getMessage());
+    }
   }
 
   private static String text(Path file, JsonNode root, String key, String fallback) {

@@ -61,6 +61,7 @@ public final class HtmlReport {
         .append("</figure>")
         .append("<figure id=\"figure-latency\">")
         .append(LeaderboardCharts.latency(board))
+        .append(LeaderboardCharts.latencyTable(board))
         .append("</figure>")
         .append("</section>\n<h2>Per task</h2>\n<div class=\"table-wrap\"><table id=\"tasks\">");
     taskTable(html, board);

@@ -28,7 +28,18 @@ final class LeaderboardCharts {
     return ParetoChart.svg(
         LATENCY_ID,
         "Quality against query latency",
-        "µs per query (encode + search)",
+        LATENCY_COST,
+        quality(board),
+        points(board, row -> row.facts().latencyUs()));
+  }
+
+  private static final String LATENCY_COST = "µs per query (encode + search)";
+
+  /** The latency chart's points as a table, to read beside the chart. */
+  static String latencyTable(Leaderboard board) {
+    return ParetoChart.table(
+        LATENCY_ID + "-table",
+        LATENCY_COST,
         quality(board),
         points(board, row -> row.facts().latencyUs()));
   }

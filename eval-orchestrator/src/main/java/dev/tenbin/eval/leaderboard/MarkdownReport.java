@@ -84,10 +84,16 @@ public final class MarkdownReport {
     }
   }
 
-  /** Escapes text so that it shows literally: HTML specials, pipes, and Markdown emphasis. */
+  /**
+   * Escapes text so that it shows literally, with Markdown's backslash escapes (no HTML entities,
+   * which read as noise in a plain-text view of the file): backslash, pipes, emphasis, code, links,
+   * and the characters that would start HTML ({@code < > &}).
+   */
   static String escape(String text) {
-    return Html.escape(text)
-        .replace("\\", "\\\\")
+    return text.replace("\\", "\\\\")
+        .replace("<", "\\<")
+        .replace(">", "\\>")
+        .replace("&", "\\&")
         .replace("|", "\\|")
         .replace("*", "\\*")
         .replace("_", "\\_")

@@ -7,8 +7,11 @@ import java.util.Locale;
 /**
  * An inline SVG scatter plot of quality against a cost, with the Pareto frontier highlighted and
  * connected. The cost axis is logarithmic when every cost is positive and they span a factor of 10
- * or more. The page's script draws the same chart (leaderboard.js, {@code paretoSvg}) when filters
- * change; keep the two in step.
+ * or more. Points that would overlap (within {@value #OVERLAP_PX} px of an earlier one, such as
+ * variants of equal latency and score) are moved apart deterministically: the k-th point on a spot
+ * goes {@code 6·√k} px out at k golden angles, so each stays visible and hoverable; {@link #table}
+ * lists the exact values beside the chart. The page's script draws the same chart and table
+ * (leaderboard.js, {@code paretoSvg}, {@code paretoTable}) when filters change; keep them in step.
  */
 final class ParetoChart {
   static final int WIDTH = 520;
@@ -17,6 +20,8 @@ final class ParetoChart {
   private static final int RIGHT = 20;
   private static final int TOP = 30;
   private static final int BOTTOM = 52;
+  static final double OVERLAP_PX = 2.0;
+  private static final double GOLDEN_ANGLE = 2.399963;
 
   private ParetoChart() {}
 
@@ -130,9 +135,21 @@ final class ParetoChart {
 
     List<String> line = new ArrayList<>();
     StringBuilder circles = new StringBuilder();
+    List<double[]> placed = new ArrayList<>();
     for (ParetoFrontier.Point point : points) {
-      double px = LEFT + x.fraction(point.cost()) * (plotRight - LEFT);
-      double py = plotBottom - y.fraction(point.quality()) * (plotBottom - TOP);
+      double rawX = LEFT + x.fraction(point.cost()) * (plotRight - LEFT);
+      double rawY = plotBottom - y.fraction(point.quality()) * (plotBottom - TOP);
+      int before = 0;
+      for (double[] other : placed) {
+        if (Math.abs(other[0] - rawX) <= OVERLAP_PX && Math.abs(other[1] - rawY) <= OVERLAP_PX) {
+          before++;
+        }
+      }
+      placed.add(new double[] {rawX, rawY});
+      double px =
+          rawX + (before == 0 ? 0 : 6 * Math.sqrt(before) * Math.cos(before * GOLDEN_ANGLE));
+      double py =
+          rawY + (before == 0 ? 0 : 6 * Math.sqrt(before) * Math.sin(before * GOLDEN_ANGLE));
       String tooltip =
           String.format(
               Locale.ROOT,
@@ -168,6 +185,39 @@ final class ParetoChart {
         .append("\"/>");
     svg.append(circles).append("</svg>");
     return svg.toString();
+  }
+
+  /**
+   * The chart's points as a table, cheapest first (then best, then label): the exact values the
+   * chart places, and which are on the frontier.
+   */
+  static String table(
+      String id, String costLabel, String qualityLabel, List<ParetoFrontier.Point> raw) {
+    List<ParetoFrontier.Point> points = new ArrayList<>(ParetoFrontier.of(raw));
+    points.sort(
+        java.util.Comparator.comparingDouble(ParetoFrontier.Point::cost)
+            .thenComparing(ParetoFrontier.Point::quality, java.util.Comparator.reverseOrder())
+            .thenComparing(ParetoFrontier.Point::label));
+    StringBuilder html = new StringBuilder();
+    html.append("<table class=\"pareto-table\" id=\"")
+        .append(Html.escape(id))
+        .append("\"><thead><tr><th>system</th><th>")
+        .append(Html.escape(costLabel))
+        .append("</th><th>")
+        .append(Html.escape(qualityLabel))
+        .append("</th><th>frontier</th></tr></thead><tbody>");
+    for (ParetoFrontier.Point point : points) {
+      html.append("<tr><td>")
+          .append(Html.escape(point.label()))
+          .append("</td><td class=\"num\">")
+          .append(Numbers.compact(point.cost()))
+          .append("</td><td class=\"num\">")
+          .append(String.format(Locale.ROOT, "%.2f", point.quality()))
+          .append("</td><td>")
+          .append(point.frontier() ? "✓" : "")
+          .append("</td></tr>");
+    }
+    return html.append("</tbody></table>").toString();
   }
 
   /** A scale from values to [0, 1] with its tick values. */

@@ -12,14 +12,19 @@ final class ReportText {
   static String title(Leaderboard board) {
     return String.format(
         Locale.ROOT,
-        "%s ×100, ranked by %s; scope: %s; %d tasks in %d benchmarks; %d of %d rows ranked",
+        "%s ×100, ranked by %s; scope: %s; %s in %s; %d of %s ranked",
         board.metric(),
         board.aggregate().label(),
         board.options().scope().describe(),
-        board.tasks().size(),
-        board.benchmarks().size(),
+        count(board.tasks().size(), "task"),
+        count(board.benchmarks().size(), "benchmark"),
         board.ranked().size(),
-        board.rows().size());
+        count(board.rows().size(), "row"));
+  }
+
+  /** "1 task", "2 tasks": a count with its noun, singular for one. */
+  static String count(int n, String noun) {
+    return n + " " + (n == 1 ? noun : noun + "s");
   }
 
   static String footnote(Leaderboard board, String tieMark) {
@@ -33,10 +38,10 @@ final class ReportText {
   static String correlation(OfficialCorrelation correlation) {
     return String.format(
         Locale.ROOT,
-        "Agreement with %s (%s) over %d models: Spearman %s %s, Pearson %s %s%s",
+        "Agreement with %s (%s) over %s: Spearman %s %s, Pearson %s %s%s",
         correlation.official().source(),
         correlation.official().column(),
-        correlation.matches().size(),
+        count(correlation.matches().size(), "model"),
         value(correlation.spearman()),
         interval(correlation.spearmanInterval()),
         value(correlation.pearson()),

@@ -10,20 +10,27 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * BM25 over the index service: a collection in the dataset's language, title and text ingested
- * together, the evaluated queries searched, the collection dropped again.
+ * BM25 over the index service: a collection in the dataset's language (and {@link Bm25Settings}),
+ * title and text ingested together, the evaluated queries searched, the collection dropped again.
  */
 public final class Bm25Retrieval {
   private final Channel channel;
   private final boolean probeLatency;
+  private final Bm25Settings settings;
 
   public Bm25Retrieval(Channel channel) {
-    this(channel, true);
+    this(channel, true, Bm25Settings.DEFAULTS);
   }
 
-  private Bm25Retrieval(Channel channel, boolean probeLatency) {
+  private Bm25Retrieval(Channel channel, boolean probeLatency, Bm25Settings settings) {
     this.channel = channel;
     this.probeLatency = probeLatency;
+    this.settings = settings;
+  }
+
+  /** The same retrieval with other k1 / b. */
+  public Bm25Retrieval withSettings(Bm25Settings value) {
+    return new Bm25Retrieval(channel, probeLatency, value);
   }
 
   /**
@@ -31,12 +38,12 @@ public final class Bm25Retrieval {
    * such as candidate sets).
    */
   public Bm25Retrieval withoutLatencyProbe() {
-    return new Bm25Retrieval(channel, false);
+    return new Bm25Retrieval(channel, false, settings);
   }
 
   public RetrievalResult run(BeirDataset dataset, String language, int topK) {
     long start = System.nanoTime();
-    try (IndexSession session = new IndexSession(channel, language, 0)) {
+    try (IndexSession session = new IndexSession(channel, language, 0, 0, 0, settings)) {
       List<Document> documents = new ArrayList<>(dataset.corpus().size());
       for (CorpusDocument doc : dataset.corpus()) {
         documents.add(

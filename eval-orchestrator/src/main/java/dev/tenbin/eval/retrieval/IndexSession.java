@@ -3,6 +3,7 @@ package dev.tenbin.eval.retrieval;
 import dev.tenbin.eval.metrics.ScoredDoc;
 import dev.tenbin.proto.common.v1.Ranking;
 import dev.tenbin.proto.common.v1.ScoredDocument;
+import dev.tenbin.proto.index.v1.Bm25Parameters;
 import dev.tenbin.proto.index.v1.CollectionSpec;
 import dev.tenbin.proto.index.v1.CreateCollectionRequest;
 import dev.tenbin.proto.index.v1.DenseOptions;
@@ -43,21 +44,36 @@ public final class IndexSession implements AutoCloseable {
       int denseDimension,
       int sparseVocabulary,
       int multiVectorDimension) {
+    this(channel, language, denseDimension, sparseVocabulary, multiVectorDimension, null);
+  }
+
+  /**
+   * A collection whose BM25 uses {@code bm25} (null or {@link Bm25Settings#DEFAULTS}: the service's
+   * defaults, the parameters left unset).
+   */
+  public IndexSession(
+      Channel channel,
+      String language,
+      int denseDimension,
+      int sparseVocabulary,
+      int multiVectorDimension,
+      Bm25Settings bm25) {
     this.channel = channel;
     this.name = "eval-" + UUID.randomUUID();
     this.index = IndexServiceGrpc.newBlockingStub(channel);
+    CollectionSpec.Builder spec =
+        CollectionSpec.newBuilder()
+            .setName(name)
+            .setLanguage(language)
+            .setDenseDimension(denseDimension)
+            .setSparseVocabularySize(sparseVocabulary)
+            .setMultivectorDimension(multiVectorDimension);
+    if (bm25 != null && !bm25.isDefault()) {
+      spec.setBm25(Bm25Parameters.newBuilder().setK1(bm25.k1()).setB(bm25.b()));
+    }
     index
         .withDeadlineAfter(DEADLINE_SECONDS, TimeUnit.SECONDS)
-        .createCollection(
-            CreateCollectionRequest.newBuilder()
-                .setSpec(
-                    CollectionSpec.newBuilder()
-                        .setName(name)
-                        .setLanguage(language)
-                        .setDenseDimension(denseDimension)
-                        .setSparseVocabularySize(sparseVocabulary)
-                        .setMultivectorDimension(multiVectorDimension))
-                .build());
+        .createCollection(CreateCollectionRequest.newBuilder().setSpec(spec).build());
   }
 
   public long ingest(List<Document> documents) {

@@ -1,5 +1,6 @@
 package dev.tenbin.eval.taskset;
 
+import dev.tenbin.eval.dataset.BeirDatasetReader;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -15,11 +16,20 @@ public sealed interface DatasetSource {
    * qrels/test.tsv}).
    *
    * @param directory absolute, with {@code ~} and {@code ${ENV}} expanded
+   * @param split the qrels read, {@code qrels/<split>.tsv}; {@code test} unless the task set's
+   *     {@code source.split} names another
    */
-  record LocalBeir(Path directory) implements DatasetSource {
+  record LocalBeir(Path directory, String split) implements DatasetSource {
+    /** The folder with its default split. */
+    public LocalBeir(Path directory) {
+      this(directory, BeirDatasetReader.DEFAULT_SPLIT);
+    }
+
     @Override
     public String describe() {
-      return "local:" + directory;
+      return "local:"
+          + directory
+          + (split.equals(BeirDatasetReader.DEFAULT_SPLIT) ? "" : " (split " + split + ")");
     }
   }
 

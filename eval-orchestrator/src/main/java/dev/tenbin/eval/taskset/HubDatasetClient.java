@@ -254,7 +254,7 @@ public final class HubDatasetClient {
     try {
       response = http.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot reach the hub at " + url, e);
+      throw new UncheckedIOException(unreachable(url, e), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while fetching " + url, e);
@@ -294,7 +294,49 @@ public final class HubDatasetClient {
               + url
               + "): it does not exist, or it is gated or private and needs HF_TOKEN");
     }
-    throw new IllegalStateException("the hub answered HTTP " + status + " for " + url);
+    throw new IllegalStateException(
+        "the hub answered HTTP " + status + " for " + url + ". " + hint());
+  }
+
+  /**
+   * Why the hub could not be reached, and what to do: the URL, the reason (never "null"), the
+   * endpoint and where it comes from ({@code HF_ENDPOINT}), and how to work offline.
+   */
+  private String unreachable(String url, IOException e) {
+    return "cannot reach the hub at " + url + ": " + reason(e) + ". " + hint();
+  }
+
+  /** The endpoint, where it comes from, and the offline way. */
+  private String hint() {
+    return "The hub is "
+        + endpoint
+        + " (HF_ENDPOINT names another hub or a mirror). To work offline, pin the task's"
+        + " revision to a commit SHA already downloaded under "
+        + cacheDirectory.resolve("datasets")
+        + " (no request is made then), or use a local BEIR folder (source: {path: DIR}).";
+  }
+
+  /** The first message along the cause chain, or a plain name for the exceptions that have none. */
+  static String reason(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      String message = t.getMessage();
+      // new IOException(cause) copies cause.toString() as its message: not a reason of its own
+      boolean copied = t.getCause() != null && t.getCause().toString().equals(message);
+      if (message != null && !message.isBlank() && !copied) {
+        return message;
+      }
+    }
+    Throwable root = failure;
+    while (root.getCause() != null) {
+      root = root.getCause();
+    }
+    return switch (root) {
+      case java.net.ConnectException ignored -> "connection refused";
+      case java.net.http.HttpTimeoutException ignored -> "timed out";
+      case java.net.UnknownHostException ignored -> "unknown host";
+      case java.nio.channels.UnresolvedAddressException ignored -> "unknown host";
+      default -> root.getClass().getSimpleName();
+    };
   }
 
   private static Path localPath(Path snapshot, String path) {

@@ -34,10 +34,14 @@ public final class TaskLoader {
     return switch (task.source()) {
       case LocalBeir local -> {
         Path folder = withQueries(task, local.directory(), provenance);
-        BeirDataset dataset = BeirDatasetReader.read(folder);
+        BeirDataset dataset = BeirDatasetReader.read(folder, local.split());
         provenance.put("source", "local");
         provenance.put("path", local.directory().toString());
-        yield new LoadedTask(task, dataset, DatasetFingerprint.of(folder), provenance);
+        if (!dataset.isDefaultSplit()) {
+          provenance.put("split", local.split());
+        }
+        yield new LoadedTask(
+            task, dataset, DatasetFingerprint.of(folder, local.split()), provenance);
       }
       case HubDataset source -> {
         HubSnapshot snapshot = hub.fetch(source);

@@ -44,6 +44,7 @@ import java.util.stream.Stream;
  *   - name: msmarco-5k
  *     language: en
  *     source: {path: ../data/msmarco-5k}   # ... or a local BEIR folder
+ *                                    # (its split: the qrels/<split>.tsv to read, default test)
  *     queries: ../data/other-language  # optional: another folder's queries (cross-lingual)
  *     length_reference: xquad-en     # optional: the task (same set) whose document lengths
  *                                    # bucket this one's position analysis (same document ids)
@@ -197,12 +198,16 @@ public final class TaskSetParser {
           "give exactly one of path (a local BEIR folder) or hub (a Hugging Face dataset)");
     }
     if (node.has("path")) {
-      for (String hubOnly : List.of("revision", "split", "configs", "format")) {
+      for (String hubOnly : List.of("revision", "configs", "format")) {
         if (node.has(hubOnly)) {
           throw node.error(node.child(hubOnly).path(), hubOnly + " only applies to hub sources");
         }
       }
-      return new LocalBeir(path(node.child("path"), base));
+      return new LocalBeir(
+          path(node.child("path"), base),
+          node.has("split")
+              ? node.child("split").text(NAME, "a split name (qrels/<split>.tsv)")
+              : dev.tenbin.eval.dataset.BeirDatasetReader.DEFAULT_SPLIT);
     }
     String repository = node.child("hub").text(REPOSITORY, "a hub repository name owner/name");
     if (!node.has("revision")) {

@@ -261,9 +261,14 @@
     svg += '<text class="axis-label" x="' + (L + pr) / 2 + '" y="' + (H - 10) + '" text-anchor="middle">'
       + esc(costLabel + (x.log ? ' (log scale)' : '')) + '</text><text class="axis-label" transform="translate(16 ' + (T + pb) / 2
       + ') rotate(-90)" text-anchor="middle">' + esc(qualityLabel) + '</text>';
-    var line = []; var marks = '';
+    var line = []; var marks = ''; var placed = [];
     points.forEach(function (p) {
-      var px = L + x.f(p.cost) * (pr - L); var py = pb - y.f(p.quality) * (pb - T);
+      var rx = L + x.f(p.cost) * (pr - L); var ry = pb - y.f(p.quality) * (pb - T);
+      // Overlapping points move apart as ParetoChart moves them (k-th: 6*sqrt(k) px at k golden angles).
+      var k = placed.filter(function (o) { return Math.abs(o[0] - rx) <= 2 && Math.abs(o[1] - ry) <= 2; }).length;
+      placed.push([rx, ry]);
+      var px = rx + (k === 0 ? 0 : 6 * Math.sqrt(k) * Math.cos(k * 2.399963));
+      var py = ry + (k === 0 ? 0 : 6 * Math.sqrt(k) * Math.sin(k * 2.399963));
       marks += '<circle class="point' + (p.frontier ? ' frontier' : '') + '" cx="' + px.toFixed(1) + '" cy="' + py.toFixed(1)
         + '" r="' + (p.frontier ? 5 : 4) + '" data-row="' + esc(p.id) + '"><title>' + esc(p.label + ': quality ' + p.quality.toFixed(2)
         + ', ' + costLabel + ' ' + compact(p.cost)) + '</title></circle>';
@@ -276,6 +281,18 @@
     });
     return svg + '<polyline class="frontier-line" points="' + line.join(' ') + '"/>' + marks + '</svg>';
   }
+  // The chart's points as a table, as ParetoChart.table writes it (cheapest first, then best, then label).
+  function paretoTable(id, costLabel, qualityLabel, raw) {
+    // raw: the points paretoSvg drew, which flagged the frontier on them.
+    var points = raw.slice().sort(function (a, b) {
+      return a.cost - b.cost || b.quality - a.quality || (a.label < b.label ? -1 : a.label > b.label ? 1 : 0);
+    });
+    return '<table class="pareto-table" id="' + id + '"><thead><tr><th>system</th><th>' + esc(costLabel) + '</th><th>'
+      + esc(qualityLabel) + '</th><th>frontier</th></tr></thead><tbody>' + points.map(function (p) {
+        return '<tr><td>' + esc(p.label) + '</td><td class="num">' + compact(p.cost) + '</td><td class="num">'
+          + p.quality.toFixed(2) + '</td><td>' + (p.frontier ? '✓' : '') + '</td></tr>';
+      }).join('') + '</tbody></table>';
+  }
   function renderCharts(view) {
     var quality = data.metric + ' ' + state.aggregate + ' ×100';
     var points = function (cost) {
@@ -286,8 +303,10 @@
     };
     document.getElementById('figure-bytes').innerHTML =
       paretoSvg('chart-bytes', 'Quality against memory', 'bytes per vector', quality, points('bytes_per_vector'));
+    var latency = points('latency_us');
     document.getElementById('figure-latency').innerHTML =
-      paretoSvg('chart-latency', 'Quality against query latency', 'µs per query (encode + search)', quality, points('latency_us'));
+      paretoSvg('chart-latency', 'Quality against query latency', 'µs per query (encode + search)', quality, latency)
+      + paretoTable('chart-latency-table', 'µs per query (encode + search)', quality, latency);
   }
 
   function buildControls() {

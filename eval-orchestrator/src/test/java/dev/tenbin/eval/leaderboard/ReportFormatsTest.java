@@ -42,6 +42,23 @@ class ReportFormatsTest {
   }
 
   @Test
+  void countsOfOneAreSingularInTheReportText() {
+    Leaderboard oneBenchmark =
+        Leaderboard.of(
+            SyntheticJob.cells().stream()
+                .filter(c -> c.key().task().equals("NanoSciFact"))
+                .toList(),
+            LeaderboardOptions.defaults().withBootstrapDraws(50));
+
+    assertThat(ReportText.title(oneBenchmark))
+        .contains("; 1 task in 1 benchmark;")
+        .doesNotContain("1 tasks", "1 benchmarks");
+    assertThat(ReportText.title(BOARD)).contains("5 tasks in 2 benchmarks");
+    assertThat(ReportText.count(1, "row")).isEqualTo("1 row");
+    assertThat(ReportText.count(0, "row")).isEqualTo("0 rows");
+  }
+
+  @Test
   void markdownHasTheMainAndPerTaskTablesWithEscapedNames() {
     String md = MarkdownReport.render(BOARD, List.of("c1.svg", "c2.svg"));
 
@@ -51,7 +68,8 @@ class ReportFormatsTest {
             "## Per task",
             "NanoBEIR-en/NanoSciFact (en)",
             "![Pareto frontier](c1.svg)");
-    assertThat(md).contains("dense:evil&lt;b&gt;&amp;&quot;model").doesNotContain("evil<b>");
+    assertThat(md).contains("dense:evil\\<b\\>\\&\"model").doesNotContain("evil<b>");
+    assertThat(md).doesNotContain("&amp;", "&lt;", "&gt;", "&quot;", "&#39;");
     assertThat(md).contains("⚠");
     long tableLines = md.lines().filter(l -> l.startsWith("|")).count();
     assertThat(tableLines).isEqualTo(2L * (2 + BOARD.rows().size()));

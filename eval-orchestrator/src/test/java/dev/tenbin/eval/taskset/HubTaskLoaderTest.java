@@ -254,7 +254,20 @@ class HubTaskLoaderTest {
         .hasMessageContaining(
             "cannot reach the hub at http://127.0.0.1:"
                 + closedPort
-                + "/api/datasets/owner/nano/revision/main");
+                + "/api/datasets/owner/nano/revision/main: ")
+        .hasMessageContaining("The hub is http://127.0.0.1:" + closedPort + " (HF_ENDPOINT")
+        .hasMessageContaining("To work offline, pin the task's revision to a commit SHA")
+        .hasMessageNotContaining("null");
+  }
+
+  @Test
+  void aReasonIsNeverNull() {
+    assertThat(HubDatasetClient.reason(new java.net.ConnectException()))
+        .isEqualTo("connection refused");
+    assertThat(HubDatasetClient.reason(new java.io.IOException(new java.net.ConnectException())))
+        .isEqualTo("connection refused");
+    assertThat(HubDatasetClient.reason(new java.io.IOException("Connection reset")))
+        .isEqualTo("Connection reset");
   }
 
   @Test

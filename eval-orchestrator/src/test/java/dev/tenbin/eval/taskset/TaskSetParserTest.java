@@ -143,9 +143,21 @@ class TaskSetParserTest {
         spec("name: demo\nversion: 2\ntasks:\n  - {name: a, language: en, source: {path: a}}\n");
     assertInvalid(() -> parser.parse(top), "version", "unknown key 'version'");
     Path hubKeyOnLocal =
-        spec("name: demo\ntasks:\n  - {name: a, language: en, source: {path: a, split: dev}}\n");
+        spec("name: demo\ntasks:\n  - {name: a, language: en, source: {path: a, format: jsonl}}\n");
     assertInvalid(
-        () -> parser.parse(hubKeyOnLocal), "tasks[0].source.split", "only applies to hub sources");
+        () -> parser.parse(hubKeyOnLocal), "tasks[0].source.format", "only applies to hub sources");
+  }
+
+  @Test
+  void aLocalSourceMayNameItsQrelsSplit() throws Exception {
+    Path file =
+        spec("name: demo\ntasks:\n  - {name: a, language: en, source: {path: a, split: dev}}\n");
+    LocalBeir source = (LocalBeir) parser.parse(file).tasks().getFirst().source();
+    assertThat(source.split()).isEqualTo("dev");
+    assertThat(source.describe()).endsWith("(split dev)");
+    Path plain = spec("name: demo\ntasks:\n  - {name: a, language: en, source: {path: a}}\n");
+    assertThat(((LocalBeir) parser.parse(plain).tasks().getFirst().source()).split())
+        .isEqualTo("test");
   }
 
   @Test

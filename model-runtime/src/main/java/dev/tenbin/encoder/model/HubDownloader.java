@@ -266,14 +266,55 @@ public final class HubDownloader {
       if (response.statusCode() / 100 != 2) {
         response.body().close();
         throw new IllegalStateException(
-            "the hub answered HTTP " + response.statusCode() + " for " + url);
+            "the hub answered HTTP "
+                + response.statusCode()
+                + " for "
+                + url
+                + " (the hub is "
+                + endpoint
+                + "; --hub-endpoint, env HF_ENDPOINT, names another)");
       }
       return response;
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot reach the hub at " + url, e);
+      throw new UncheckedIOException(
+          "cannot reach the hub at "
+              + url
+              + ": "
+              + reason(e)
+              + ". The hub is "
+              + endpoint
+              + " (--hub-endpoint, env HF_ENDPOINT, names another hub or a mirror). To work"
+              + " offline, pin the model's revision to a commit SHA already downloaded under "
+              + cacheDirectory.resolve("hub")
+              + " (no request is made then), or give a local model folder.",
+          e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted", e);
     }
+  }
+
+  /**
+   * The first message along the cause chain that is not a copied cause ({@code new
+   * IOException(cause)}), or a plain name for the exceptions that have none: never "null".
+   */
+  static String reason(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      String message = t.getMessage();
+      boolean copied = t.getCause() != null && t.getCause().toString().equals(message);
+      if (message != null && !message.isBlank() && !copied) {
+        return message;
+      }
+    }
+    Throwable root = failure;
+    while (root.getCause() != null) {
+      root = root.getCause();
+    }
+    return switch (root) {
+      case java.net.ConnectException ignored -> "connection refused";
+      case java.net.http.HttpTimeoutException ignored -> "timed out";
+      case java.net.UnknownHostException ignored -> "unknown host";
+      default -> root.getClass().getSimpleName();
+    };
   }
 }

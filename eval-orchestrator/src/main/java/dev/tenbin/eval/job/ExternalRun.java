@@ -1,0 +1,123 @@
+package dev.tenbin.eval.job;
+
+import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.eval.EvalRun;
+import dev.tenbin.eval.RunMode;
+import dev.tenbin.eval.RunScorer;
+import dev.tenbin.eval.TenbinVersion;
+import dev.tenbin.eval.metrics.RunOrder;
+import dev.tenbin.eval.metrics.ScoredDoc;
+import dev.tenbin.eval.retrieval.RetrievalResult;
+import dev.tenbin.eval.run.TrecRunReader;
+import dev.tenbin.eval.store.CellKey;
+import dev.tenbin.eval.store.CellRecord;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A TREC run produced elsewhere, evaluated on a task and stored as a cell of its own: family
+ * {@value #FAMILY}, the given name as its model (system {@code external:NAME}), variant base, mode
+ * retrieval, so it appears in leaderboards, reports and exports beside the job's systems.
+ *
+ * <p>Tie policy: the run is read as trec_eval reads it ({@link RunOrder#TREC_EVAL}): the rank
+ * column is ignored, documents are ordered by score descending and equal scores by document id
+ * descending, a document repeated within a query keeps its first line; the top {@code topK} of that
+ * order are kept and stored with their scores as given, so the stored cell, its metrics and
+ * trec_eval on the file agree. Queries of the run that are not evaluated queries of the task are
+ * ignored (counted); an evaluated query absent from the run scores zero.
+ *
+ * <p>Fingerprint: SHA-256 over the run file's bytes, the dataset fingerprint, the cell key (name
+ * and task) and the depth. Importing the same file again is a no-op; another file, task or name is
+ * another cell.
+ */
+public final class ExternalRun {
+  /** The cell family of imported runs. */
+  public static final String FAMILY = "external";
+
+  private ExternalRun() {}
+
+  /**
+   * The outcome of an import.
+   *
+   * @param record the stored cell
+   * @param ignoredQueries run queries that are not evaluated queries of the task
+   */
+  public record Imported(CellRecord record, int ignoredQueries) {}
+
+  /** Evaluates {@code runFile} on {@code task} as system {@code external:name}. */
+  public static Imported evaluate(Path runFile, String name, JobTask task, int topK) {
+    if (name.isBlank() || name.codePoints().anyMatch(Character::isWhitespace)) {
+      throw new InvalidInputException("--name", "--name '" + name + "' must be one word");
+    }
+    Map<String, List<ScoredDoc>> read = TrecRunReader.read(runFile);
+    Map<String, List<ScoredDoc>> rankings = new LinkedHashMap<>();
+    int ignored = 0;
+    java.util.Set<String> evaluated = new java.util.HashSet<>(task.data().evaluatedQueryIds());
+    for (var query : read.entrySet()) {
+      if (!evaluated.contains(query.getKey())) {
+        ignored++;
+        continue;
+      }
+      List<ScoredDoc> ordered = RunOrder.TREC_EVAL.apply(query.getValue());
+      rankings.put(query.getKey(), List.copyOf(ordered.subList(0, Math.min(topK, ordered.size()))));
+    }
+    CellKey key =
+        new CellKey(
+            task.benchmark(),
+            task.dataset(),
+            task.task(),
+            task.language(),
+            task.domain(),
+            name,
+            FAMILY,
+            "base",
+            RunMode.RETRIEVAL);
+    String runSha = sha256(runFile);
+    String fingerprint =
+        CellIdentity.empty()
+            .with("external_run_sha256", runSha)
+            .with("key", key)
+            .with("dataset_sha", task.datasetSha())
+            .with("top_k", topK)
+            .fingerprint();
+    Map<String, String> versions = new java.util.TreeMap<>(task.provenance());
+    versions.put("dataset_sha", task.datasetSha());
+    versions.put("run_file", runFile.toString());
+    versions.put("run_sha256", runSha);
+    versions.put("tenbin_version", TenbinVersion.get());
+    EvalRun run =
+        RunScorer.score(
+            task.data(),
+            CellKey.system(FAMILY, name),
+            "base",
+            RunMode.RETRIEVAL,
+            new RetrievalResult(rankings, 0, 0, task.data().corpus().size()));
+    PlannedCell cell = new PlannedCell(key, fingerprint, versions, Map.of());
+    return new Imported(CellRecords.of(cell, run, task), ignored);
+  }
+
+  private static String sha256(Path file) {
+    try (InputStream in = Files.newInputStream(file)) {
+      MessageDigest digest = MessageDigest.getInstance("SHA-256");
+      byte[] buffer = new byte[1 << 16];
+      int n;
+      while ((n = in.read(buffer)) > 0) {
+        digest.update(buffer, 0, n);
+      }
+      return HexFormat.of().formatHex(digest.digest());
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + file, e);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

@@ -1,0 +1,170 @@
+package dev.tenbin.eval.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tenbin.eval.store.CellRecord;
+import dev.tenbin.eval.store.ResultStore;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A job with BM25 parameters and a local task's split, a TREC run imported beside it, and the
+ * stored cells exported as MTEB results and read back as the official ranking.
+ */
+class JobInteropTest {
+  @TempDir Path tmp;
+
+  private Path job() throws Exception {
+    Path data = TinyJob.write(tmp);
+    Files.writeString(
+        data.resolve("qrels/dev.tsv"),
+        "query-id\tcorpus-id\tscore\nq1\td1\t1\n",
+        StandardCharsets.UTF_8);
+    Files.writeString(
+        tmp.resolve("tasks.yaml"),
+        """
+        name: tiny-bench
+        tasks:
+          - name: tiny
+            language: en
+            source: {path: data/tiny}
+          - name: tiny-dev
+            language: en
+            source: {path: data/tiny, split: dev}
+        """);
+    Path spec = tmp.resolve("job.yaml");
+    Files.writeString(
+        spec,
+        """
+        task_sets: [tasks.yaml]
+        retrievers:
+          - bm25
+          - {retriever: bm25, k1: 1.2, b: 0.75}
+        """);
+    Path out = tmp.resolve("out");
+    CliRunner run = TinyJob.run(tmp, spec, out, tmp.resolve("cache"), "--no-reports");
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    return out;
+  }
+
+  @Test
+  void bm25ParametersAndSplitsAreCellsOfTheirOwn() throws Exception {
+    Path out = job();
+
+    List<CellRecord> cells = ResultStore.open(out).readAll();
+    assertThat(cells)
+        .extracting(c -> c.key().system() + " " + c.key().task())
+        .containsExactlyInAnyOrder(
+            "bm25 tiny", "bm25 tiny-dev", "bm25:k1=1.2,b=0.75 tiny", "bm25:k1=1.2,b=0.75 tiny-dev");
+    CellRecord dev =
+        cells.stream()
+            .filter(c -> c.key().task().equals("tiny-dev") && c.key().system().equals("bm25"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(dev.queries()).extracting(q -> q.queryId()).containsExactly("q1");
+    assertThat(dev.versions()).containsEntry("split", "dev");
+    assertThat(cells.stream().map(CellRecord::fingerprint).distinct()).hasSize(4);
+  }
+
+  @Test
+  void anImportedRunIsASystemOfItsOwnInTheJobsLeaderboard() throws Exception {
+    Path out = job();
+    Path run = tmp.resolve("mine.trec");
+    // q1 perfect; q2's judged d4 second behind d1 (tied with d3: trec_eval's order, docid desc);
+    // q3 judged d3 first; q9 is not a query of the task.
+    Files.writeString(
+        run,
+        """
+        q1 Q0 d1 1 3.0 mine
+        q2 Q0 d1 1 2.0 mine
+        q2 Q0 d3 2 1.0 mine
+        q2 Q0 d4 3 1.0 mine
+        q3 Q0 d3 1 5.0 mine
+        q9 Q0 d2 1 1.0 mine
+        """);
+
+    CliRunner imported =
+        CliRunner.run(
+            "import-run",
+            "--run",
+            run.toString(),
+            "--dataset",
+            tmp.resolve("data/tiny").toString(),
+            "--name",
+            "mine",
+            "--task",
+            "tiny",
+            "--out",
+            out.toString());
+    CliRunner again =
+        CliRunner.run(
+            "import-run",
+            "--run",
+            run.toString(),
+            "--dataset",
+            tmp.resolve("data/tiny").toString(),
+            "--name",
+            "mine",
+            "--task",
+            "tiny",
+            "--out",
+            out.toString());
+
+    assertThat(imported.exitCode()).as(imported.err()).isZero();
+    assertThat(imported.err())
+        .contains("1 query of the run is not an evaluated query of tiny", "stored");
+    assertThat(again.err()).contains("already stored");
+    CellRecord cell =
+        ResultStore.open(out).readAll().stream()
+            .filter(c -> c.key().family().equals("external"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(cell.key().system()).isEqualTo("external:mine");
+    assertThat(cell.key().benchmark()).isEqualTo("tiny-bench");
+    assertThat(cell.key().language()).isEqualTo("en");
+    // q2: d4 (docid desc among the tied d3/d4) ranks second; scores kept as given.
+    assertThat(cell.queries().get(1).docs())
+        .extracting(d -> d.docId() + "@" + d.rank() + "=" + d.score())
+        .containsExactly("d1@1=2.0", "d4@2=1.0", "d3@3=1.0");
+    assertThat(cell.metrics().get("accuracy@1")).isEqualTo(2.0 / 3);
+
+    CliRunner report = CliRunner.run("report", out.toString());
+    assertThat(report.exitCode()).as(report.err()).isZero();
+    assertThat(report.out()).contains("external:mine", "bm25:k1=1.2,b=0.75");
+  }
+
+  @Test
+  void mtebExportWritesResultFilesThatReadBackAsTheOfficialRanking() throws Exception {
+    Path out = job();
+    Path results = tmp.resolve("mteb");
+
+    CliRunner one =
+        CliRunner.run("export", "mteb", out.toString(), "--system", "bm25", "--task", "tiny");
+    CliRunner all = CliRunner.run("export", "mteb", out.toString(), "--out", results.toString());
+
+    assertThat(one.exitCode()).as(one.err()).isZero();
+    JsonNode json = new ObjectMapper().readTree(one.out());
+    assertThat(json.get("task_name").asText()).isEqualTo("tiny");
+    assertThat(json.get("dataset_revision").asText()).hasSize(64);
+    assertThat(json.get("kg_co2_emissions").isNull()).isTrue();
+    assertThat(json.get("evaluation_time").isNumber()).isTrue();
+    JsonNode scores = json.get("scores").get("test").get(0);
+    assertThat(scores.get("main_score").asDouble()).isEqualTo(scores.get("ndcg_at_10").asDouble());
+    assertThat(scores.has("recall_at_100")).isTrue();
+    assertThat(scores.get("hf_subset").asText()).isEqualTo("default");
+    assertThat(scores.get("languages").get(0).asText()).isEqualTo("eng-Latn");
+
+    assertThat(all.exitCode()).as(all.err()).isZero();
+    assertThat(results.resolve("bm25/base/tiny.json")).exists();
+    assertThat(results.resolve("bm25__k1=1.2,b=0.75/base/tiny-dev.json")).exists();
+    CliRunner report = CliRunner.run("report", out.toString(), "--official", results.toString());
+    assertThat(report.exitCode()).as(report.err()).isZero();
+    assertThat(report.out()).contains("Agreement with", "MTEB main_score, mean of 2 tasks");
+  }
+}
