@@ -52,7 +52,7 @@ final class ReportText {
       case QUERIES ->
           String.format(
               Locale.ROOT,
-              "95%% CI: bootstrap over the task's queries (%,d draws, seed %d); P(swap next) is"
+              "95%% CI: bootstrap over the queries of the task (%,d draws, seed %d); P(swap next) is"
                   + " hidden: a bootstrap over tasks needs %d tasks or more;",
               QueryBootstrap.DRAWS,
               QueryBootstrap.SEED,
