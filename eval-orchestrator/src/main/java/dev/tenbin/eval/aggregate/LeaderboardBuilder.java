@@ -9,9 +9,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Computes a {@link Leaderboard}: aggregates, complete-model rule, ranks, Borda, deltas,
- * bootstraps (over tasks from {@link Leaderboard#MIN_TASKS_FOR_TASK_BOOTSTRAP} tasks, over queries
- * for a single task) and statistically tied groups.
+ * Computes a {@link Leaderboard}: aggregates, complete-model rule, ranks, Borda, deltas, bootstraps
+ * (over tasks from {@link Leaderboard#MIN_TASKS_FOR_TASK_BOOTSTRAP} tasks, over queries for a
+ * single task) and statistically tied groups.
  */
 final class LeaderboardBuilder {
   private LeaderboardBuilder() {}
@@ -54,7 +54,8 @@ final class LeaderboardBuilder {
     if (source == Leaderboard.IntervalSource.QUERIES) {
       TaskRef task = matrix.tasks().getFirst();
       for (RowKey row : rankOrder) {
-        Interval interval = QueryBootstrap.of(matrix.cell(row, task).orElseThrow()).get(options.metric());
+        Interval interval =
+            QueryBootstrap.of(matrix.cell(row, task).orElseThrow()).get(options.metric());
         if (interval != null) {
           queryIntervals.put(row, new Interval(100 * interval.low(), 100 * interval.high()));
         }
@@ -65,9 +66,10 @@ final class LeaderboardBuilder {
             rankOrder,
             row ->
                 switch (source) {
-                  case TASKS -> aggregate == Aggregate.MICRO
-                      ? bootstrap.micro().get(row)
-                      : bootstrap.macro().get(row);
+                  case TASKS ->
+                      aggregate == Aggregate.MICRO
+                          ? bootstrap.micro().get(row)
+                          : bootstrap.macro().get(row);
                   case QUERIES -> queryIntervals.get(row);
                   case NONE -> null;
                 });

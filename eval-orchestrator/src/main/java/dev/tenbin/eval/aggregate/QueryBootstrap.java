@@ -14,12 +14,12 @@ import java.util.SplittableRandom;
  * How much a cell's mean depends on its choice of queries: each draw resamples the task's evaluated
  * queries with replacement (as many as there are) and recomputes every metric's mean over the
  * sample; the interval is the central 95% of those means ({@link Interval#percentile}). All metrics
- * of a draw share its sample. {@value #DRAWS} draws, seed {@value #SEED}: the same per-query
- * values always give the same intervals.
+ * of a draw share its sample. {@value #DRAWS} draws, seed {@value #SEED}: the same per-query values
+ * always give the same intervals.
  *
  * <p>New cells store their intervals as the diagnostic {@value #KEY}: {@code {"draws": 1000,
- * "seed": 15, "level": 0.95, "intervals": {"ndcg@10": [low, high], ...}}} on the metric's own
- * scale (0..1). Cells stored before it have none and get theirs computed on read from their stored
+ * "seed": 15, "level": 0.95, "intervals": {"ndcg@10": [low, high], ...}}} on the metric's own scale
+ * (0..1). Cells stored before it have none and get theirs computed on read from their stored
  * per-query values ({@link #of(CellRecord)}): the same function of the same values, so the same
  * intervals. The diagnostic is a result, not an input: it is no part of the cell's fingerprint.
  */
@@ -87,7 +87,8 @@ public final class QueryBootstrap {
     stored.put("seed", SEED);
     stored.put("level", LEVEL);
     Map<String, List<Double>> bounds = new LinkedHashMap<>();
-    intervals.forEach((metric, interval) -> bounds.put(metric, List.of(interval.low(), interval.high())));
+    intervals.forEach(
+        (metric, interval) -> bounds.put(metric, List.of(interval.low(), interval.high())));
     stored.put("intervals", bounds);
     return stored;
   }
@@ -108,7 +109,8 @@ public final class QueryBootstrap {
                 && list.size() == 2
                 && list.get(0) instanceof Number low
                 && list.get(1) instanceof Number high) {
-              intervals.put(String.valueOf(metric), new Interval(low.doubleValue(), high.doubleValue()));
+              intervals.put(
+                  String.valueOf(metric), new Interval(low.doubleValue(), high.doubleValue()));
             }
           });
       return Collections.unmodifiableMap(intervals);

@@ -24,10 +24,9 @@ import java.util.TreeMap;
 
 /**
  * Turns an evaluated run into the stored record of its cell, with the {@link QueryBootstrap}
- * intervals of its means. A cell of a task with answer spans
- * also keeps its PosIR position analysis ({@link StoredPositions}, by the job's {@link
- * PositionSettings}; no reference correlation: that compares two cells, and is computed when
- * reports are written).
+ * intervals of its means. A cell of a task with answer spans also keeps its PosIR position analysis
+ * ({@link StoredPositions}, by the job's {@link PositionSettings}; no reference correlation: that
+ * compares two cells, and is computed when reports are written).
  */
 public final class CellRecords {
   private CellRecords() {}

@@ -51,12 +51,12 @@ final class ReportText {
               + groups;
       case QUERIES ->
           String.format(
-              Locale.ROOT,
-              "95%% CI: bootstrap over the queries of the task (%,d draws, seed %d); P(swap next) is"
-                  + " hidden: a bootstrap over tasks needs %d tasks or more;",
-              QueryBootstrap.DRAWS,
-              QueryBootstrap.SEED,
-              Leaderboard.MIN_TASKS_FOR_TASK_BOOTSTRAP)
+                  Locale.ROOT,
+                  "95%% CI: bootstrap over the queries of the task (%,d draws, seed %d); P(swap next) is"
+                      + " hidden: a bootstrap over tasks needs %d tasks or more;",
+                  QueryBootstrap.DRAWS,
+                  QueryBootstrap.SEED,
+                  Leaderboard.MIN_TASKS_FOR_TASK_BOOTSTRAP)
               + groups;
       case NONE ->
           tasks == 0

@@ -21,8 +21,8 @@ public final class MetricSuite {
 
   /**
    * ndcg@10, ndcg@100, recall@10, recall@100, precision@10, accuracy@1, accuracy@10, accuracy@100,
-   * mrr@10 and map@100: {@code trec_eval}'s ndcg_cut.10, ndcg_cut.100, recall.10, recall.100,
-   * P.10, success.1, success.10, success.100, recip_rank cut at 10, and map_cut.100.
+   * mrr@10 and map@100: {@code trec_eval}'s ndcg_cut.10, ndcg_cut.100, recall.10, recall.100, P.10,
+   * success.1, success.10, success.100, recip_rank cut at 10, and map_cut.100.
    *
    * <p>precision@10 came after the others, within scoring revision 1: it adds a value to new cells
    * and changes none of the nine (cells stored before it have no precision@10; reports leave such

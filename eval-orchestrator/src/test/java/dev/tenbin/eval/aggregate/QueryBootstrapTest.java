@@ -65,7 +65,9 @@ class QueryBootstrapTest {
     List<Map<String, Double>> perQuery =
         DoubleStream.generate(() -> 0.7).limit(30).mapToObj(v -> Map.of("ndcg@10", v)).toList();
     Interval interval = QueryBootstrap.intervals(perQuery).get("ndcg@10");
-    assertThat(interval.low()).isEqualTo(interval.high()).isCloseTo(0.7, org.assertj.core.api.Assertions.within(1e-12));
+    assertThat(interval.low())
+        .isEqualTo(interval.high())
+        .isCloseTo(0.7, org.assertj.core.api.Assertions.within(1e-12));
   }
 
   @Test

@@ -32,7 +32,10 @@ class StatisticalGroupsTest {
 
     assertThat(groups(intervals, a, b, c, d, e))
         .containsExactly(
-            Map.entry(a, "A"), Map.entry(b, "A"), Map.entry(c, "B"), Map.entry(d, "B"),
+            Map.entry(a, "A"),
+            Map.entry(b, "A"),
+            Map.entry(c, "B"),
+            Map.entry(d, "B"),
             Map.entry(e, "C"));
   }
 

@@ -86,7 +86,8 @@ class ScoringRevisionTest {
    * the others, so they leave the digest (and every fingerprint) as it was. Their own values are
    * pinned by hand-computed tests ({@code TrecEvalSemanticsTest}, {@code TieAwareExamplesTest}).
    */
-  private static final java.util.Set<String> ADDED_WITHIN_REVISION = java.util.Set.of("precision@10");
+  private static final java.util.Set<String> ADDED_WITHIN_REVISION =
+      java.util.Set.of("precision@10");
 
   private static JsonNode withoutAddedMetrics(JsonNode node) {
     if (node.isObject()) {

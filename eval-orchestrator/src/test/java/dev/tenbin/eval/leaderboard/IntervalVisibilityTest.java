@@ -116,7 +116,8 @@ class IntervalVisibilityTest {
     Interval top = ranked.getFirst().queryInterval();
     assertThat(mainTable(md))
         .contains(String.format(java.util.Locale.ROOT, "%.2f–%.2f", top.low(), top.high()));
-    assertThat(md).contains("95% CI: bootstrap over the queries of the task (1,000 draws, seed 15)");
+    assertThat(md)
+        .contains("95% CI: bootstrap over the queries of the task (1,000 draws, seed 15)");
 
     String html = HtmlReport.render(board);
     assertThat(html).contains("95% CI (queries)", "bootstrap over the queries of the task");

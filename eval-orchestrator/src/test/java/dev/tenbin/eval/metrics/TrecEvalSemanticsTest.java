@@ -201,7 +201,10 @@ class TrecEvalSemanticsTest {
                 "none", Map.of("doc1", 0)));
     Evaluation e =
         RankingEvaluator.standard()
-            .evaluate(qrels, Map.of("q", ranking, "none", ranking), List.of("q", "none"),
+            .evaluate(
+                qrels,
+                Map.of("q", ranking, "none", ranking),
+                List.of("q", "none"),
                 RunOrder.TREC_EVAL);
     assertThat(e.perQuery().get("q").get("precision@10")).isCloseTo(0.3, within(1e-15));
     assertThat(e.perQuery().get("none").get("precision@10")).isZero();

@@ -108,10 +108,13 @@ class StoredCellFixtureTest {
     // one task: the leaderboard shows those intervals, × 100
     Leaderboard board = Leaderboard.of(store.readAll(), LeaderboardOptions.defaults());
     assertThat(board.intervalSource()).isEqualTo(Leaderboard.IntervalSource.QUERIES);
-    assertThat(board.ranked()).hasSize(2).allSatisfy(row -> assertThat(row.queryInterval()).isNotNull());
+    assertThat(board.ranked())
+        .hasSize(2)
+        .allSatisfy(row -> assertThat(row.queryInterval()).isNotNull());
     // a precision@10 leaderboard leaves the old cells out rather than failing on them
     assertThat(
-            Leaderboard.of(store.readAll(), LeaderboardOptions.defaults().withMetric("precision@10"))
+            Leaderboard.of(
+                    store.readAll(), LeaderboardOptions.defaults().withMetric("precision@10"))
                 .rows())
         .isEmpty();
   }
