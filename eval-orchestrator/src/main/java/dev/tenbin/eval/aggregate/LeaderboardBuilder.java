@@ -9,8 +9,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Computes a {@link Leaderboard}: aggregates, complete-model rule, ranks, Borda, deltas,
- * bootstraps.
+ * Computes a {@link Leaderboard}: aggregates, complete-model rule, ranks, Borda, deltas, bootstraps
+ * (over tasks from {@link Leaderboard#MIN_TASKS_FOR_TASK_BOOTSTRAP} tasks, over queries for a
+ * single task) and statistically tied groups.
  */
 final class LeaderboardBuilder {
   private LeaderboardBuilder() {}
@@ -40,12 +41,38 @@ final class LeaderboardBuilder {
         complete.stream()
             .sorted(Comparator.comparing((RowKey r) -> rankOf.get(r)).thenComparing(RowKey.ORDER))
             .toList();
+    Leaderboard.IntervalSource source = Leaderboard.intervalSource(matrix.tasks().size());
     TaskBootstrap.Result bootstrap =
-        options.bootstrapDraws() > 0 && !rankOrder.isEmpty()
+        options.bootstrapDraws() > 0
+                && !rankOrder.isEmpty()
+                && source == Leaderboard.IntervalSource.TASKS
             ? TaskBootstrap.run(
                 matrix, rankOrder, aggregate, options.bootstrapDraws(), options.seed())
             : new TaskBootstrap.Result(Map.of(), Map.of(), Map.of());
 
+    Map<RowKey, Interval> queryIntervals = new HashMap<>();
+    if (source == Leaderboard.IntervalSource.QUERIES) {
+      TaskRef task = matrix.tasks().getFirst();
+      for (RowKey row : rankOrder) {
+        Interval interval =
+            QueryBootstrap.of(matrix.cell(row, task).orElseThrow()).get(options.metric());
+        if (interval != null) {
+          queryIntervals.put(row, new Interval(100 * interval.low(), 100 * interval.high()));
+        }
+      }
+    }
+    Map<RowKey, String> groups =
+        StatisticalGroups.of(
+            rankOrder,
+            row ->
+                switch (source) {
+                  case TASKS ->
+                      aggregate == Aggregate.MICRO
+                          ? bootstrap.micro().get(row)
+                          : bootstrap.macro().get(row);
+                  case QUERIES -> queryIntervals.get(row);
+                  case NONE -> null;
+                });
     List<LeaderboardRow> rows = new ArrayList<>();
     for (RowKey key : matrix.rows()) {
       List<TaskRef> covered = matrix.covered(key);
@@ -67,7 +94,9 @@ final class LeaderboardBuilder {
               delta(matrix, key),
               bootstrap.micro().get(key),
               bootstrap.macro().get(key),
-              bootstrap.swapWithNext().get(key)));
+              bootstrap.swapWithNext().get(key),
+              queryIntervals.get(key),
+              groups.get(key)));
     }
     rows.sort(displayOrder(aggregate));
     OfficialCorrelation correlation = null;

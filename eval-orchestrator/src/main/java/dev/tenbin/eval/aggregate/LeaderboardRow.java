@@ -19,7 +19,13 @@ import java.util.Map;
  * @param delta difference to the system's base row; null when that row is absent
  * @param microInterval task-bootstrap 95% interval of micro; null when unranked or not bootstrapped
  * @param macroInterval task-bootstrap 95% interval of macro; null likewise
- * @param swapWithNext probability of swapping rank with the next ranked row; null for the last
+ * @param swapWithNext probability of swapping rank with the next ranked row; null for the last (all
+ *     three null when the scope has fewer than {@link Leaderboard#MIN_TASKS_FOR_TASK_BOOTSTRAP}
+ *     tasks)
+ * @param queryInterval in a single-task scope, the query-bootstrap 95% interval of the task's score
+ *     ({@link QueryBootstrap}, × 100); null otherwise or when the cell has no per-query values
+ * @param statisticalGroup the {@link StatisticalGroups} name of a ranked row by the intervals the
+ *     leaderboard shows ({@link Leaderboard#interval}); null when it shows none
  */
 public record LeaderboardRow(
     RowKey key,
@@ -36,7 +42,9 @@ public record LeaderboardRow(
     BaseDelta delta,
     Interval microInterval,
     Interval macroInterval,
-    Double swapWithNext) {
+    Double swapWithNext,
+    Interval queryInterval,
+    String statisticalGroup) {
 
   /** Whether the row is ranked: it has every task of the scope. */
   public boolean complete() {

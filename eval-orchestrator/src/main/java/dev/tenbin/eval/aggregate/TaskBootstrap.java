@@ -51,8 +51,8 @@ public final class TaskBootstrap {
     for (int draw = 0; draw < draws; draw++) {
       List<TaskRef> sample = new ArrayList<>(matrix.tasks().size());
       for (List<TaskRef> stratum : strata.values()) {
-        for (int i = 0; i < stratum.size(); i++) {
-          sample.add(stratum.get(random.nextInt(stratum.size())));
+        for (int i : Resampling.indices(random, stratum.size(), stratum.size())) {
+          sample.add(stratum.get(i));
         }
       }
       for (int r = 0; r < rows; r++) {

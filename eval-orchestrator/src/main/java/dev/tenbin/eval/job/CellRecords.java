@@ -1,6 +1,7 @@
 package dev.tenbin.eval.job;
 
 import dev.tenbin.eval.EvalRun;
+import dev.tenbin.eval.aggregate.QueryBootstrap;
 import dev.tenbin.eval.dataset.BeirDataset;
 import dev.tenbin.eval.dataset.CorpusDocument;
 import dev.tenbin.eval.metrics.ScoredDoc;
@@ -22,10 +23,10 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Turns an evaluated run into the stored record of its cell. A cell of a task with answer spans
- * also keeps its PosIR position analysis ({@link StoredPositions}, by the job's {@link
- * PositionSettings}; no reference correlation: that compares two cells, and is computed when
- * reports are written).
+ * Turns an evaluated run into the stored record of its cell, with the {@link QueryBootstrap}
+ * intervals of its means. A cell of a task with answer spans also keeps its PosIR position analysis
+ * ({@link StoredPositions}, by the job's {@link PositionSettings}; no reference correlation: that
+ * compares two cells, and is computed when reports are written).
  */
 public final class CellRecords {
   private CellRecords() {}
@@ -66,6 +67,10 @@ public final class CellRecords {
               queryId, Collections.unmodifiableMap(new java.util.LinkedHashMap<>(metrics)), docs));
     }
     Map<String, Object> diagnostics = new TreeMap<>(run.diagnostics().asMap());
+    diagnostics.put(
+        QueryBootstrap.KEY,
+        QueryBootstrap.toDiagnostic(
+            QueryBootstrap.intervals(queries.stream().map(StoredQuery::metrics).toList())));
     if (!data.spans().isEmpty()) {
       JobTask.LengthSource source = task.lengthSource();
       BeirDataset reference = source == null ? data : source.data();

@@ -13,7 +13,10 @@ import java.util.Map;
 
 /**
  * A leaderboard as JSON: the {@code --format json} contract and the data the HTML page's script
- * renders. Scores are on the 0..100 scale; absent values are null.
+ * renders. Scores are on the 0..100 scale; absent values are null. {@code interval_source} says
+ * which intervals the report shows: "tasks" (micro_interval, macro_interval and swap_with_next),
+ * "queries" (a single task: query_interval) or "none" (2 to 4 tasks: all of them null); {@code
+ * statistical_group} is the row's group by those intervals.
  */
 final class LeaderboardJson {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -31,6 +34,9 @@ final class LeaderboardJson {
     scope.put("mode", board.options().scope().mode());
     root.put("seed", board.options().seed());
     root.put("bootstrap_draws", board.options().bootstrapDraws());
+    root.put("interval_source", board.intervalSource().name().toLowerCase(java.util.Locale.ROOT));
+    root.put("min_tasks_for_task_bootstrap", Leaderboard.MIN_TASKS_FOR_TASK_BOOTSTRAP);
+    root.put("interval_note", ReportText.intervalNote(board));
     ArrayNode benchmarks = root.putArray("benchmarks");
     board.benchmarks().forEach(benchmarks::add);
     ArrayNode tasks = root.putArray("tasks");
@@ -101,6 +107,8 @@ final class LeaderboardJson {
     interval(node, "micro_interval", row.microInterval());
     interval(node, "macro_interval", row.macroInterval());
     node.put("swap_with_next", row.swapWithNext());
+    interval(node, "query_interval", row.queryInterval());
+    node.put("statistical_group", row.statisticalGroup());
     node.put("dimension", row.facts().dimension());
     node.put("parameters", row.facts().parameters());
     node.put("parameters_bucket", LengthBuckets.parameters(row.facts().parameters()));

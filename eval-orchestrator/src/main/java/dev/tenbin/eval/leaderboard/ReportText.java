@@ -3,6 +3,7 @@ package dev.tenbin.eval.leaderboard;
 import dev.tenbin.eval.aggregate.Interval;
 import dev.tenbin.eval.aggregate.Leaderboard;
 import dev.tenbin.eval.aggregate.OfficialCorrelation;
+import dev.tenbin.eval.aggregate.QueryBootstrap;
 import java.util.Locale;
 
 /** Sentences shared by the reports: the title line, the footnote and the correlation summary. */
@@ -32,7 +33,46 @@ final class ReportText {
         + board.aggregate().label()
         + " difference to the same system's base variant on shared tasks. "
         + tieMark
-        + ": the tie range exceeds the gap to a neighbouring row.";
+        + ": the tie range exceeds the gap to a neighbouring row. "
+        + intervalNote(board);
+  }
+
+  /**
+   * Where the intervals come from, how groups are formed, or why there are none: a scope of fewer
+   * than {@value Leaderboard#MIN_TASKS_FOR_TASK_BOOTSTRAP} tasks hides the task bootstrap.
+   */
+  static String intervalNote(Leaderboard board) {
+    int tasks = board.tasks().size();
+    String groups =
+        " group: rows whose interval overlaps the leader's share its letter; the best row outside"
+            + " every group so far leads the next.";
+    return switch (board.intervalSource()) {
+      case TASKS ->
+          "95% CI and P(swap next): bootstrap over tasks ("
+              + board.options().bootstrapDraws()
+              + " draws, seed "
+              + board.options().seed()
+              + ");"
+              + groups;
+      case QUERIES ->
+          String.format(
+                  Locale.ROOT,
+                  "95%% CI: bootstrap over the queries of the task (%,d draws, seed %d); P(swap next) is"
+                      + " hidden: a bootstrap over tasks needs %d tasks or more;",
+                  QueryBootstrap.DRAWS,
+                  QueryBootstrap.SEED,
+                  Leaderboard.MIN_TASKS_FOR_TASK_BOOTSTRAP)
+              + groups;
+      case NONE ->
+          tasks == 0
+              ? ""
+              : String.format(
+                  Locale.ROOT,
+                  "95%% CI, groups and P(swap next) are hidden: %d tasks are too few for a"
+                      + " bootstrap over tasks (%d or more are needed).",
+                  tasks,
+                  Leaderboard.MIN_TASKS_FOR_TASK_BOOTSTRAP);
+    };
   }
 
   static String correlation(OfficialCorrelation correlation) {

@@ -11,7 +11,8 @@ import java.util.Locale;
 /**
  * The leaderboard's main table as plain-text cells, shared by the terminal and Markdown reports:
  * rank, system, variant, mode, micro, macro, one column per benchmark, delta vs base, tasks k/n,
- * and optionally the bootstrap interval, swap probability and Borda score.
+ * and optionally the bootstrap interval (the leaderboard's {@linkplain Leaderboard#intervalSource()
+ * source}), statistically tied group, swap probability and Borda score.
  */
 final class SummaryTable {
   final List<String> header = new ArrayList<>();
@@ -27,7 +28,7 @@ final class SummaryTable {
    *
    * @param tieMark appended to the chosen aggregate when its tie range exceeds the gap to a
    *     neighbour
-   * @param extended whether to add the interval, swap and Borda columns
+   * @param extended whether to add the interval, group, swap and Borda columns
    */
   static SummaryTable of(Leaderboard board, String tieMark, boolean extended) {
     SummaryTable table = new SummaryTable();
@@ -43,7 +44,12 @@ final class SummaryTable {
     table.column("Δ base", true);
     if (extended) {
       table
-          .column("95% CI (" + chosen.label() + ")", true)
+          .column(
+              board.intervalSource() == Leaderboard.IntervalSource.QUERIES
+                  ? "95% CI (queries)"
+                  : "95% CI (" + chosen.label() + ")",
+              true)
+          .column("group", false)
           .column("P(swap next)", true)
           .column("Borda", true);
     }
@@ -61,11 +67,12 @@ final class SummaryTable {
       board.benchmarks().forEach(b -> cells.add(Numbers.score(row.benchmarks().get(b))));
       cells.add(row.delta() == null ? Numbers.ABSENT : Numbers.delta(row.delta().of(chosen)));
       if (extended) {
-        Interval interval = row.interval(chosen);
+        Interval interval = board.interval(row);
         cells.add(
             interval == null
                 ? Numbers.ABSENT
                 : String.format(Locale.ROOT, "%.2f–%.2f", interval.low(), interval.high()));
+        cells.add(row.statisticalGroup() == null ? Numbers.ABSENT : row.statisticalGroup());
         cells.add(Numbers.probability(row.swapWithNext()));
         cells.add(
             row.borda() == null ? Numbers.ABSENT : String.format(Locale.ROOT, "%.1f", row.borda()));

@@ -19,6 +19,11 @@ public record Metric(String name, Kind kind, int cutoff) {
     NDCG,
     /** {@code recall.k}: relevant documents in the top k over all relevant; 0 when none is. */
     RECALL,
+    /**
+     * {@code P.k}: relevant documents in the top k over k, a ranking shorter than k counting its
+     * missing positions as non-relevant (so the denominator is always k, as in trec_eval).
+     */
+    PRECISION,
     /** {@code success.k} (accuracy@k): 1 when a relevant document is in the top k, else 0. */
     SUCCESS,
     /** Reciprocal rank of the first relevant document within the top k, else 0 (MRR@k). */
@@ -69,6 +74,15 @@ public record Metric(String name, Kind kind, int cutoff) {
           }
         }
         yield (double) found / judged.relevantCount();
+      }
+      case PRECISION -> {
+        int found = 0;
+        for (int i = 0; i < depth; i++) {
+          if (grades[i] > 0) {
+            found++;
+          }
+        }
+        yield (double) found / cutoff;
       }
       case SUCCESS -> {
         for (int i = 0; i < depth; i++) {

@@ -18,7 +18,8 @@ import java.util.Map;
  *     "avg_query_tokens", "avg_document_tokens" (whitespace words), "dimension", "parameters",
  *     "bytes_per_vector" (numbers; absent when unknown)
  * @param metrics mean metric values over the evaluated queries ("ndcg@10", "ndcg@100", "recall@10",
- *     "recall@100", "accuracy@1", "accuracy@10", "accuracy@100", "mrr@10", "map@100")
+ *     "recall@100", "precision@10", "accuracy@1", "accuracy@10", "accuracy@100", "mrr@10",
+ *     "map@100"; cells stored before precision@10 was added lack it)
  * @param tieAware per metric: expected, min, max, range and bias over the orders of tied scores
  * @param timings milliseconds and microseconds, named with their unit: "encode_ms", "index_ms",
  *     "search_ms", "rerank_ms", "per_query_encode_us", "per_query_search_us", "cell_ms"

@@ -23,6 +23,8 @@ import java.util.Arrays;
  *   <li>nDCG@k: E[DCG@k] = sum over positions i &lt; k of (G/m) / log2(i + 2), over the ideal DCG
  *       (which does not depend on the order).
  *   <li>recall@k: sum over groups of r·t/m, over R.
+ *   <li>precision@k: the same expected count of relevant documents within the cut-off, sum over
+ *       groups of r·t/m, over k.
  *   <li>success@k: only the first group with r &gt; 0 matters; it succeeds unless all t of its
  *       positions within the cut-off are non-relevant, which has the hypergeometric probability
  *       C(m-r, t)/C(m, t) = prod over j &lt; t of (m-r-j)/(m-j).
@@ -99,6 +101,7 @@ public final class TieAwareEvaluator {
           judged.relevantCount() == 0
               ? 0
               : expectedRelevantWithin(grades, groups, k) / judged.relevantCount();
+      case PRECISION -> expectedRelevantWithin(grades, groups, k) / k;
       case SUCCESS -> expectedSuccess(grades, groups, k);
       case RECIPROCAL_RANK -> expectedReciprocalRank(grades, groups, k);
       case AVERAGE_PRECISION ->

@@ -84,6 +84,7 @@ final class WarehouseSchema {
           new String[] {"ndcg@100", "ndcg_at_100"},
           new String[] {"recall@10", "recall_at_10"},
           new String[] {"recall@100", "recall_at_100"},
+          new String[] {"precision@10", "precision_at_10"},
           new String[] {"accuracy@1", "accuracy_at_1"},
           new String[] {"accuracy@10", "accuracy_at_10"},
           new String[] {"accuracy@100", "accuracy_at_100"},

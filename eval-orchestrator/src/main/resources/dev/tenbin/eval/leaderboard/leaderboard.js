@@ -154,13 +154,14 @@
       ['micro', 'Micro'], ['macro', 'Macro']];
     view.benchmarks.forEach(function (b) { head.push(['bench:' + b, b]); });
     head.push(['delta', 'Δ base']);
-    head.push([null, '95% CI (' + kind + ')'], [null, 'P(swap next)'], ['borda', 'Borda'], ['tasks', 'Tasks']);
+    var byQueries = data.interval_source === 'queries';
+    head.push([null, '95% CI (' + (byQueries ? 'queries' : kind) + ')'], [null, 'Group'], [null, 'P(swap next)'], ['borda', 'Borda'], ['tasks', 'Tasks']);
     var html = '<thead><tr>' + head.map(function (h) {
       var cls = h[0] && h[0] === state.sort ? ' class="sorted-' + (state.desc ? 'desc' : 'asc') + '"' : '';
       return '<th' + (h[0] ? ' data-sort="' + esc(h[0]) + '"' : '') + cls + '>' + esc(h[1]) + '</th>';
     }).join('') + '</tr></thead><tbody>';
     sortRows(view.rows).forEach(function (r) {
-      var interval = r.src[kind + '_interval'];
+      var interval = data.interval_source === 'none' ? null : byQueries ? r.src.query_interval : r.src[kind + '_interval'];
       var delta = r.delta == null ? '–' : '<span class="' + (r.delta > 0 ? 'pos' : r.delta < 0 ? 'neg' : '') + '">' + signed(r.delta) + '</span>';
       html += '<tr class="row' + (r.complete ? '' : ' unranked') + (r.src.variant === 'base' ? ' base' : '')
         + '" data-row="' + esc(r.src.id) + '" data-rank="' + (r.rank == null ? '' : r.rank) + '">'
@@ -172,6 +173,7 @@
         + view.benchmarks.map(function (b) { return '<td class="num">' + fmt(r.bench[b]) + '</td>'; }).join('')
         + '<td class="num">' + delta + '</td>'
         + '<td class="num">' + (showStats && interval && r.complete ? fmt(interval[0]) + '–' + fmt(interval[1]) : '–') + '</td>'
+        + '<td>' + (showStats && r.complete && r.src.statistical_group != null ? esc(r.src.statistical_group) : '–') + '</td>'
         + '<td class="num">' + (showStats && r.complete && r.src.swap_with_next != null ? r.src.swap_with_next.toFixed(2) : '–') + '</td>'
         + '<td class="num">' + (r.borda == null ? '–' : r.borda.toFixed(1)) + '</td>'
         + '<td class="num">' + r.covered.length + '/' + r.total + '</td></tr>';

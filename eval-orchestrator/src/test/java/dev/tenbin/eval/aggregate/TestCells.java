@@ -3,6 +3,7 @@ package dev.tenbin.eval.aggregate;
 import dev.tenbin.eval.RunMode;
 import dev.tenbin.eval.store.CellKey;
 import dev.tenbin.eval.store.CellRecord;
+import dev.tenbin.eval.store.StoredQuery;
 import dev.tenbin.eval.tieaware.TieAwareValue;
 import java.util.HashMap;
 import java.util.HexFormat;
@@ -28,6 +29,7 @@ public final class TestCells {
   private double tieRange;
   private final Map<String, Double> facts = new HashMap<>();
   private final Map<String, Double> timings = new HashMap<>();
+  private List<StoredQuery> queries = List.of();
 
   private TestCells() {}
 
@@ -88,6 +90,19 @@ public final class TestCells {
     return this;
   }
 
+  /**
+   * Stored queries with these ndcg@10 values (0..1 scale), for the query bootstrap; the cell's
+   * ndcg@10 mean stays the one it was built with.
+   */
+  public TestCells queryNdcg10(double... values) {
+    List<StoredQuery> stored = new java.util.ArrayList<>();
+    for (int q = 0; q < values.length; q++) {
+      stored.add(new StoredQuery("q" + q, Map.of("ndcg@10", values[q]), List.of()));
+    }
+    queries = List.copyOf(stored);
+    return this;
+  }
+
   public TestCells fact(String name, double value) {
     facts.put(name, value);
     return this;
@@ -130,7 +145,7 @@ public final class TestCells {
             new TieAwareValue(ndcg10, ndcg10 - tieRange / 2, ndcg10 + tieRange / 2, tieRange, 0)),
         Map.copyOf(timings),
         Map.of(),
-        List.of(),
+        queries,
         finishedAt);
   }
 }

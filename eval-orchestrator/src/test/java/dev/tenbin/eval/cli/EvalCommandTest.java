@@ -39,6 +39,7 @@ class EvalCommandTest {
             "ndcg@100",
             "recall@10",
             "recall@100",
+            "precision@10",
             "accuracy@1",
             "accuracy@10",
             "accuracy@100",

@@ -25,6 +25,7 @@ class MetricsCommandTest {
           "ndcg@100",
           "recall@10",
           "recall@100",
+          "precision@10",
           "accuracy@1",
           "accuracy@10",
           "accuracy@100",
@@ -77,12 +78,13 @@ class MetricsCommandTest {
     assertThat(json.get("num_queries").asInt()).isEqualTo(3);
     assertThat(fieldNames(json.get("metrics"))).containsExactlyElementsOf(METRICS);
     assertThat(fieldNames(json.get("tie_aware"))).containsExactlyElementsOf(METRICS);
-    // trec_eval puts b before a (docno descending): q1 is ideal (1 on every metric), q2 and q3
-    // score 0, so every mean is 1/3.
+    // trec_eval puts b before a (docno descending): q1 is ideal (1 on every metric but
+    // precision@10, which is 2/10), q2 and q3 score 0, so every mean is 1/3 and precision@10's
+    // 0.2/3.
     for (String metric : METRICS) {
       assertThat(json.get("metrics").get(metric).asDouble())
           .as(metric)
-          .isCloseTo(1.0 / 3, within(1e-12));
+          .isCloseTo(metric.equals("precision@10") ? 0.2 / 3 : 1.0 / 3, within(1e-12));
     }
     // nDCG@10 of q1 over the two orders: b, a -> 1; a, b -> (1 + 2/log2(3)) / (2 + 1/log2(3)) =
     // 0.8597. Per query expected 0.9299, min 0.8597, max 1, bias 1 - 0.9299; means over 3 queries:
@@ -132,7 +134,7 @@ class MetricsCommandTest {
         .containsExactly("ndcg@10", "0.3333", "0.3100", "0.2866", "0.3333", "0.0468", "0.0234");
     assertThat(
             lines.stream().filter(line -> METRICS.stream().anyMatch(m -> line.startsWith(m + " "))))
-        .hasSize(9);
+        .hasSize(10);
   }
 
   @Test

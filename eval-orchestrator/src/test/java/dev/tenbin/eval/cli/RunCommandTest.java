@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.tenbin.encoder.testing.TinyModels;
 import dev.tenbin.encoder.testing.TinyOnnxModels;
 import dev.tenbin.eval.RunMode;
+import dev.tenbin.eval.aggregate.QueryBootstrap;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
 import java.nio.charset.StandardCharsets;
@@ -78,6 +79,14 @@ class RunCommandTest {
     assertThat(bm25.queries().getFirst().docs().getFirst().rank()).isEqualTo(1);
     assertThat(bm25.versions()).containsKeys("dataset_sha", "lucene_version", "tenbin_version");
     assertThat(bm25.tieAware()).containsKey("ndcg@10");
+    assertThat(bm25.metrics()).containsKey("precision@10");
+    // a new cell stores its query-bootstrap intervals, and reading them back gives the intervals
+    // computed from its stored per-query values
+    assertThat(bm25.diagnostics()).containsKey(QueryBootstrap.KEY);
+    assertThat(QueryBootstrap.of(bm25))
+        .containsKeys("ndcg@10", "precision@10")
+        .isEqualTo(
+            QueryBootstrap.intervals(bm25.queries().stream().map(q -> q.metrics()).toList()));
     CellRecord int8 =
         cells.stream().filter(c -> c.key().variant().equals("int8")).findFirst().orElseThrow();
     assertThat(int8.versions())

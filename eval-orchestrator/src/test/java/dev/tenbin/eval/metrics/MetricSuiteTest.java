@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 
 class MetricSuiteTest {
   @Test
-  void standardSuiteNamesTheNineMetricsInReportOrder() {
+  void standardSuiteNamesTheTenMetricsInReportOrder() {
     assertThat(MetricSuite.standard())
         .extracting(Metric::name, Metric::kind, Metric::cutoff)
         .containsExactly(
@@ -16,6 +16,7 @@ class MetricSuiteTest {
             tuple("ndcg@100", Metric.Kind.NDCG, 100),
             tuple("recall@10", Metric.Kind.RECALL, 10),
             tuple("recall@100", Metric.Kind.RECALL, 100),
+            tuple("precision@10", Metric.Kind.PRECISION, 10),
             tuple("accuracy@1", Metric.Kind.SUCCESS, 1),
             tuple("accuracy@10", Metric.Kind.SUCCESS, 10),
             tuple("accuracy@100", Metric.Kind.SUCCESS, 100),

@@ -92,7 +92,8 @@ class TrecEvalSemanticsTest {
 
   @Test
   void judgedQueriesMissingFromTheRunScoreZeroAndCountInTheMean() {
-    // q1 is ranked perfectly (1.0 on every metric), q2 is absent: every mean is (1 + 0) / 2.
+    // q1 is ranked perfectly (1.0 on every metric but precision@10, which is 1/10 with one
+    // relevant document), q2 is absent: every mean is (1 + 0) / 2, precision@10's (0.1 + 0) / 2.
     Qrels qrels = Qrels.of(Map.of("q1", Map.of("a", 1), "q2", Map.of("b", 1)));
     Evaluation e =
         RankingEvaluator.standard()
@@ -100,8 +101,10 @@ class TrecEvalSemanticsTest {
                 qrels, Map.of("q1", List.of(d("a", 1))), List.of("q1", "q2"), RunOrder.TREC_EVAL);
     assertThat(e.numQueries()).isEqualTo(2);
     assertThat(e.means())
-        .hasSize(9)
-        .allSatisfy((name, mean) -> assertThat(mean).as(name).isEqualTo(0.5));
+        .hasSize(10)
+        .allSatisfy(
+            (name, mean) ->
+                assertThat(mean).as(name).isEqualTo(name.equals("precision@10") ? 0.05 : 0.5));
     assertThat(e.perQuery().get("q2").values()).containsOnly(0.0);
     assertThat(e.perQueryTieAware().get("q2").values())
         .allSatisfy(v -> assertThat(v.max()).isZero());
@@ -119,7 +122,10 @@ class TrecEvalSemanticsTest {
                 qrels.queryIds(),
                 RunOrder.TREC_EVAL);
     assertThat(e.perQuery().get("q2").values()).containsOnly(0.0);
-    assertThat(e.means().values()).containsOnly(0.5);
+    assertThat(e.means()).containsEntry("precision@10", 0.05);
+    assertThat(e.means().entrySet())
+        .filteredOn(m -> !m.getKey().equals("precision@10"))
+        .allSatisfy(m -> assertThat(m.getValue()).isEqualTo(0.5));
   }
 
   @Test
@@ -172,6 +178,41 @@ class TrecEvalSemanticsTest {
   }
 
   @Test
+  void precisionCountsRelevantDocumentsInTheTopTenOverTenEvenForAShorterRanking() {
+    // Ranks: 1 d3 (0), 2 d1 (2), 3 d5 (-1), 4 d2 (1), 5 x (unjudged); d4 (1) is not retrieved.
+    // Relevant in the top 10: d1 and d2 = 2, over 10 (not over the 5 retrieved): P@10 = 0.2.
+    Qrels qrels = Qrels.of(Map.of("q", Map.of("d1", 2, "d2", 1, "d3", 0, "d4", 1, "d5", -1)));
+    List<ScoredDoc> ranking =
+        List.of(d("d3", .9), d("d1", .8), d("d5", .7), d("d2", .6), d("x", .5));
+    assertThat(evaluateOne(qrels, ranking, RunOrder.TREC_EVAL).get("precision@10")).isEqualTo(0.2);
+  }
+
+  @Test
+  void precisionStopsAtTheTenthRankAndIsZeroWithoutRelevantJudgments() {
+    // 12 documents, relevant at ranks 1, 4, 10 and 11: 3 within the top 10, P@10 = 0.3.
+    List<ScoredDoc> ranking = new ArrayList<>();
+    for (int rank = 1; rank <= 12; rank++) {
+      ranking.add(d("doc" + rank, 100 - rank));
+    }
+    Qrels qrels =
+        Qrels.of(
+            Map.of(
+                "q", Map.of("doc1", 1, "doc4", 3, "doc10", 1, "doc11", 1, "doc2", 0),
+                "none", Map.of("doc1", 0)));
+    Evaluation e =
+        RankingEvaluator.standard()
+            .evaluate(
+                qrels,
+                Map.of("q", ranking, "none", ranking),
+                List.of("q", "none"),
+                RunOrder.TREC_EVAL);
+    assertThat(e.perQuery().get("q").get("precision@10")).isCloseTo(0.3, within(1e-15));
+    assertThat(e.perQuery().get("none").get("precision@10")).isZero();
+    // trec_eval -c: the mean over both judged queries, (0.3 + 0) / 2.
+    assertThat(e.means().get("precision@10")).isCloseTo(0.15, within(1e-15));
+  }
+
+  @Test
   void aRepeatedDocnoKeepsItsFirstLineAndCountsOnce() {
     // Lines: x 5, a 1, a 9. The first "a" (score 1) is kept, so a ranks 2nd, not 1st; a counts
     // once, so recall is 1/2 (b is not retrieved), not 2/2.
@@ -208,6 +249,7 @@ class TrecEvalSemanticsTest {
             "ndcg@100",
             "recall@10",
             "recall@100",
+            "precision@10",
             "accuracy@1",
             "accuracy@10",
             "accuracy@100",

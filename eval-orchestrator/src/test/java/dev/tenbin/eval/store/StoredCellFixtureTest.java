@@ -5,6 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenbin.core.PreconditionException;
 import dev.tenbin.eval.RunMode;
+import dev.tenbin.eval.aggregate.Interval;
+import dev.tenbin.eval.aggregate.Leaderboard;
+import dev.tenbin.eval.aggregate.LeaderboardOptions;
+import dev.tenbin.eval.aggregate.QueryBootstrap;
 import dev.tenbin.eval.job.CellIdentity;
 import java.io.IOException;
 import java.io.InputStream;
@@ -12,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -84,6 +89,34 @@ class StoredCellFixtureTest {
         .isEqualTo("f6eed0602eedd48ef58862b649b0ad82d986e9ae502e570005241ecd12247c41");
     assertThat(CellIdentity.empty().with("key", RERANK_KEY).with("top_k", 100).fingerprint())
         .isEqualTo("dc945d61d7b0dcb4a7aa50034b98c4282b6da024ddffc7089f4721c2740ebb76");
+  }
+
+  @Test
+  void oldCellsWithoutPrecisionOrQueryIntervalsGetTheirIntervalsComputedOnRead()
+      throws IOException {
+    ResultStore store = storeWith(RETRIEVAL, RERANK);
+    CellRecord old = store.read(RETRIEVAL).orElseThrow();
+    assertThat(old.metrics()).doesNotContainKey("precision@10");
+    assertThat(old.diagnostics()).doesNotContainKey(QueryBootstrap.KEY);
+
+    Map<String, Interval> intervals = QueryBootstrap.of(old);
+
+    assertThat(intervals).containsOnlyKeys(old.metrics().keySet());
+    intervals.forEach(
+        (metric, interval) ->
+            assertThat(interval.contains(old.metrics().get(metric))).as(metric).isTrue());
+    // one task: the leaderboard shows those intervals, × 100
+    Leaderboard board = Leaderboard.of(store.readAll(), LeaderboardOptions.defaults());
+    assertThat(board.intervalSource()).isEqualTo(Leaderboard.IntervalSource.QUERIES);
+    assertThat(board.ranked())
+        .hasSize(2)
+        .allSatisfy(row -> assertThat(row.queryInterval()).isNotNull());
+    // a precision@10 leaderboard leaves the old cells out rather than failing on them
+    assertThat(
+            Leaderboard.of(
+                    store.readAll(), LeaderboardOptions.defaults().withMetric("precision@10"))
+                .rows())
+        .isEmpty();
   }
 
   @Test

@@ -92,6 +92,24 @@ class TieAwareExamplesTest {
   }
 
   @Test
+  void precisionAtThreeWithOneRelevantAmongFourTiedAfterARelevantTop() {
+    // Rank 1 relevant and alone; ranks 2-5 tied, one relevant among them. The cut-off takes 2 of
+    // the 4 tied positions, so the tied relevant one is inside with probability 2/4:
+    // E[found] = 1 + 1/2, P@3 = 1.5/3 = 0.5. Best 2/3, worst 1/3. Given order [1, 0, 0, 1, 0]
+    // finds 1 of 3: bias 1/3 - 1/2 = -1/6.
+    TieAwareValue precision =
+        evaluate(
+            new Metric("precision@3", Metric.Kind.PRECISION, 3),
+            new int[] {1, 0, 0, 1, 0},
+            new int[] {0, 1},
+            List.of(1, 1));
+    assertThat(precision.expected()).isCloseTo(0.5, within(1e-15));
+    assertThat(precision.min()).isCloseTo(1.0 / 3, within(1e-15));
+    assertThat(precision.max()).isCloseTo(2.0 / 3, within(1e-15));
+    assertThat(precision.bias()).isCloseTo(-1.0 / 6, within(1e-15));
+  }
+
+  @Test
   void tiesAmongNonRelevantDocumentsChangeNothing() {
     // Positions 1-3 tie, none relevant: every order scores the same, exactly.
     TieAwareValue ap =

@@ -69,11 +69,11 @@ class WarehouseTest {
         .containsEntry("cells", 2L)
         .containsEntry("versions", 4L)
         .containsEntry("facts", 4L)
-        .containsEntry("metrics", 18L)
-        .containsEntry("tie_aware", 18L)
+        .containsEntry("metrics", 20L)
+        .containsEntry("tie_aware", 20L)
         .containsEntry("timings", 4L)
         .containsEntry("diagnostics", 4L)
-        .containsEntry("query_metrics", 36L)
+        .containsEntry("query_metrics", 40L)
         .containsEntry("rankings", 12L);
     assertThat(summary.warnings()).isEmpty();
     assertThat(
@@ -114,11 +114,12 @@ class WarehouseTest {
     assertThat(
             rows(
                 database,
-                "SELECT ndcg_at_10, recall_at_100, mrr_at_10 FROM cell_scores WHERE system = 'bm25'"))
+                "SELECT ndcg_at_10, recall_at_100, precision_at_10, mrr_at_10 FROM cell_scores WHERE system = 'bm25'"))
         .containsExactly(
             List.of(
                 bm25.metrics().get("ndcg@10"),
                 bm25.metrics().get("recall@100"),
+                bm25.metrics().get("precision@10"),
                 bm25.metrics().get("mrr@10")));
     assertThat(
             rows(
