@@ -17,7 +17,9 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
+import dev.tenbin.eval.retrieval.DenseVariantGrid;
 
 /**
  * A job: retrievers and rerankers × the tasks of one or more task sets × efficiency variants ×
@@ -31,6 +33,9 @@ import java.util.Set;
  *   - bm25
  *   - dense:bge-small-en-v1.5           # no variants given: the automatic ones
  *   - {retriever: dense:e5-small-v2, variants: [base, int8_rescore]}
+ *   - retriever: dense:e5-small-v2        # the cross product, named canonically (DenseVariantGrid):
+ *     variants: {truncate: [0, 256], quantization: [none, int8, binary], rescore: [false, true],
+ *                index: [exact, hnsw]}    # a list may mix names and such grids
  *   - light:bge-small-en-v1.5           # LightRetriever: dense lookup, token-count sparse, hybrid
  *   - sparse:MODEL, sparse-bm25:MODEL, multivector:MODEL  # see Families for every family
  * rerankers: [dense:bge-small-en-v1.5]  # rescoring the stored candidate sets
@@ -257,7 +262,7 @@ public record JobSpec(
               "unknown field; expected retriever or variants");
         }
       }
-      variants.addAll(strings(file, node, "variants", field + ".variants"));
+      variants.addAll(variantNames(file, node.path("variants"), field + ".variants"));
     } else {
       throw error(file, field, "expected a retriever name or {retriever: NAME, variants: [...]}");
     }
@@ -276,6 +281,65 @@ public record JobSpec(
       }
     }
     return new RetrieverEntry(spec, List.copyOf(variants));
+  }
+
+  /**
+   * A retriever's variant names: one name, a list of names and {@link DenseVariantGrid} grids, or
+   * one grid, each grid expanded in place to its canonical names.
+   */
+  private static List<String> variantNames(Path file, JsonNode node, String field) {
+    if (node.isMissingNode() || node.isNull()) {
+      return List.of();
+    }
+    if (node.isObject()) {
+      return grid(file, node, field);
+    }
+    if (node.isTextual()) {
+      return List.of(node.asText().trim());
+    }
+    if (!node.isArray()) {
+      throw error(file, field, "must be a list of variant names and grids, or one grid");
+    }
+    List<String> names = new ArrayList<>();
+    for (int i = 0; i < node.size(); i++) {
+      JsonNode item = node.get(i);
+      if (item.isObject()) {
+        names.addAll(grid(file, item, field + "[" + i + "]"));
+      } else if (!item.isValueNode() || item.asText().isBlank()) {
+        throw error(file, field + "[" + i + "]", "must be a non-empty name or a grid");
+      } else {
+        names.add(item.asText().trim());
+      }
+    }
+    return names;
+  }
+
+  private static List<String> grid(Path file, JsonNode node, String field) {
+    Map<String, List<String>> axes = new java.util.LinkedHashMap<>();
+    for (Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
+      String axis = names.next();
+      JsonNode values = node.get(axis);
+      String axisField = field + "." + MessageText.cut(axis, MessageText.MAX_SHOWN);
+      List<String> texts = new ArrayList<>();
+      if (values.isValueNode() && !values.isNull()) {
+        texts.add(values.asText());
+      } else if (values.isArray()) {
+        for (int i = 0; i < values.size(); i++) {
+          if (!values.get(i).isValueNode() || values.get(i).isNull()) {
+            throw error(file, axisField + "[" + i + "]", "must be a single value");
+          }
+          texts.add(values.get(i).asText());
+        }
+      } else {
+        throw error(file, axisField, "must be a list of values");
+      }
+      axes.put(axis, texts);
+    }
+    try {
+      return DenseVariantGrid.parse(axes, field).names();
+    } catch (InvalidInputException e) {
+      throw error(file, e.field(), e.getMessage());
+    }
   }
 
   private static String text(Path file, JsonNode root, String key, String fallback) {
