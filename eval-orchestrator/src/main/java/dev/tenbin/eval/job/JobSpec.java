@@ -8,6 +8,7 @@ import dev.tenbin.eval.DenseSimilarities;
 import dev.tenbin.eval.confine.MessageText;
 import dev.tenbin.eval.family.Families;
 import dev.tenbin.eval.positions.PositionSettings;
+import dev.tenbin.eval.retrieval.DenseVariantGrid;
 import dev.tenbin.eval.retrieval.RetrieverSpec;
 import dev.tenbin.eval.taskset.YamlErrors;
 import java.io.IOException;
@@ -19,7 +20,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import dev.tenbin.eval.retrieval.DenseVariantGrid;
 
 /**
  * A job: retrievers and rerankers × the tasks of one or more task sets × efficiency variants ×

@@ -65,7 +65,9 @@ public record Chunking(Mode mode, int window, int stride) {
     return m.group(4) == null ? "base" : m.group(4);
   }
 
-  /** The variant-name prefix of this chunking: {@code firstpW}, {@code maxpW} or {@code maxpWsS}. */
+  /**
+   * The variant-name prefix of this chunking: {@code firstpW}, {@code maxpW} or {@code maxpWsS}.
+   */
   public String prefix() {
     return switch (mode) {
       case TRUNCATE -> throw new IllegalStateException("truncation has no prefix");

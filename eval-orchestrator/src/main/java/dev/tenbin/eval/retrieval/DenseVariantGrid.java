@@ -67,7 +67,8 @@ public record DenseVariantGrid(
         axis(axes, field, "rescore", "false", v -> bool(v, "false", "true", "true or false"));
     List<Boolean> approximates =
         axis(axes, field, "index", "exact", v -> bool(v, "exact", "hnsw", "exact or hnsw"));
-    if (!rescores.contains(false) && !quantizations.stream().anyMatch(DenseVariantGrid::quantized)) {
+    if (!rescores.contains(false)
+        && !quantizations.stream().anyMatch(DenseVariantGrid::quantized)) {
       throw new InvalidInputException(
           field + ".rescore",
           "rescore needs a quantization (int8 or binary); this grid quantizes with none only");
@@ -154,8 +155,7 @@ public record DenseVariantGrid(
       case "binary" -> Quantization.QUANTIZATION_BINARY;
       default ->
           throw new InvalidInputException(
-              "quantization",
-              "unknown quantization '" + text + "'; expected none, int8 or binary");
+              "quantization", "unknown quantization '" + text + "'; expected none, int8 or binary");
     };
   }
 

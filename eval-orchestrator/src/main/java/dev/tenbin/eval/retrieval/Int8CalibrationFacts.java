@@ -10,11 +10,11 @@ import java.util.Map;
 /**
  * The int8 calibration an int8 variant's run quantized with, kept with its cell (the index
  * service's collection, and its calibration, is dropped after the run). Stored in full: one corpus
- * minimum and maximum per kept dimension (a few KiB of JSON for 384 dimensions), with a SHA-256 over
- * them to compare calibrations at a glance, and how the values fared.
+ * minimum and maximum per kept dimension (a few KiB of JSON for 384 dimensions), with a SHA-256
+ * over them to compare calibrations at a glance, and how the values fared.
  *
- * <p>Written as the diagnostic {@code "int8_calibration"}: {@code {"dimensions": d, "sha256":
- * hex, "min": [...], "max": [...], "document_clip_rate": 0.0, "document_saturation_rate": x,
+ * <p>Written as the diagnostic {@code "int8_calibration"}: {@code {"dimensions": d, "sha256": hex,
+ * "min": [...], "max": [...], "document_clip_rate": 0.0, "document_saturation_rate": x,
  * "query_clip_rate": y, "query_saturation_rate": z}}. Rates are shares of values (documents ×
  * dimensions, queries × dimensions). Clipped: outside the corpus range of its dimension (documents
  * never are: the ranges come from them). Saturated: at an end code, −128 or 127 (every dimension's
@@ -36,7 +36,9 @@ public record Int8CalibrationFacts(
     max = List.copyOf(max);
   }
 
-  /** The calibration's fingerprint: SHA-256 (hex) of "min=v,v,...;max=v,v,..." in Float.toString. */
+  /**
+   * The calibration's fingerprint: SHA-256 (hex) of "min=v,v,...;max=v,v,..." in Float.toString.
+   */
   public String sha256() {
     return CellFingerprint.sha256("min=" + join(min) + ";max=" + join(max));
   }

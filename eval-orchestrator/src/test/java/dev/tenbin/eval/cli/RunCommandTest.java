@@ -91,7 +91,8 @@ class RunCommandTest {
             "int8_calibration");
     // The calibration outlives the run's temporary collection: stored with the cell.
     @SuppressWarnings("unchecked")
-    Map<String, Object> calibration = (Map<String, Object>) int8.diagnostics().get("int8_calibration");
+    Map<String, Object> calibration =
+        (Map<String, Object>) int8.diagnostics().get("int8_calibration");
     int dimension = int8.facts().get("dimension").intValue();
     assertThat(calibration.get("dimensions")).isEqualTo(dimension);
     assertThat((List<?>) calibration.get("min")).hasSize(dimension);

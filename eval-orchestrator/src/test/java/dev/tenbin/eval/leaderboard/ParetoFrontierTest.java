@@ -79,9 +79,11 @@ class ParetoFrontierTest {
     assertThat(svg)
         .containsPattern(
             "dense:m/int8_rescore: quality [0-9.]+, stored bytes per vector "
-                + java.util.regex.Pattern.quote(Numbers.compact(1920.0)) + "<")
+                + java.util.regex.Pattern.quote(Numbers.compact(1920.0))
+                + "<")
         .containsPattern(
             "dense:m/int8: quality [0-9.]+, stored bytes per vector "
-                + java.util.regex.Pattern.quote(Numbers.compact(384.0)) + "<");
+                + java.util.regex.Pattern.quote(Numbers.compact(384.0))
+                + "<");
   }
 }

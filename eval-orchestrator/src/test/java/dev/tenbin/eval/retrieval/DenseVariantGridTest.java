@@ -73,7 +73,9 @@ class DenseVariantGridTest {
     assertError(axes("quantization", "int8,int8"), "variants.quantization[1]", "repeats");
     assertError(axes("precision", "fp16"), "variants.precision", "unknown variants axis");
     assertError(
-        axes("quantization", "none", "rescore", "true"), "variants.rescore", "needs a quantization");
+        axes("quantization", "none", "rescore", "true"),
+        "variants.rescore",
+        "needs a quantization");
     Map<String, List<String>> empty = new LinkedHashMap<>();
     empty.put("truncate", List.of());
     assertError(empty, "variants.truncate", "at least one value");

@@ -46,7 +46,8 @@ class DenseVariantTest {
 
   @Test
   void canonicalNamesRoundTripThroughParseForEveryCombination() {
-    for (Chunking chunking : java.util.List.of(Chunking.TRUNCATE, Chunking.ofVariant("maxp256s128")))
+    for (Chunking chunking :
+        java.util.List.of(Chunking.TRUNCATE, Chunking.ofVariant("maxp256s128")))
       for (int truncate : new int[] {0, 128})
         for (boolean approximate : new boolean[] {false, true})
           for (Quantization quantization :
@@ -90,8 +91,9 @@ class DenseVariantTest {
         .isEqualTo("maxp256");
     assertThat(DenseVariant.named(Chunking.ofVariant("firstp128"), 64, int8, false, true).name())
         .isEqualTo("firstp128_truncate64_hnsw_int8");
-    assertThat(DenseVariant.parse("hnsw_int8").options(
-            dev.tenbin.proto.common.v1.Similarity.SIMILARITY_COSINE))
+    assertThat(
+            DenseVariant.parse("hnsw_int8")
+                .options(dev.tenbin.proto.common.v1.Similarity.SIMILARITY_COSINE))
         .satisfies(
             options -> {
               assertThat(options.getApproximate()).isTrue();

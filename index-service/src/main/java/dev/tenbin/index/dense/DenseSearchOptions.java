@@ -48,7 +48,9 @@ public record DenseSearchOptions(
     return new DenseSearchOptions(similarity, 0, Quantization.NONE, false, DEFAULT_RESCORE_DEPTH);
   }
 
-  /** This search as the exact scan (no HNSW): what an approximate search's recall is measured on. */
+  /**
+   * This search as the exact scan (no HNSW): what an approximate search's recall is measured on.
+   */
   public DenseSearchOptions exactScan() {
     return new DenseSearchOptions(
         similarity, truncateDimensions, quantization, rescore, rescoreDepth, false);
@@ -56,8 +58,8 @@ public record DenseSearchOptions(
 
   /**
    * Bytes per document a deployment of {@code quantization} over {@code dims} dimensions keeps: the
-   * first stage's vectors ({@link #bytesPerVector}) plus, when a quantized first stage is re-scored,
-   * the float vectors too (4·d). An HNSW graph's links are not counted.
+   * first stage's vectors ({@link #bytesPerVector}) plus, when a quantized first stage is
+   * re-scored, the float vectors too (4·d). An HNSW graph's links are not counted.
    */
   public static long storedBytesPerVector(Quantization quantization, boolean rescore, int dims) {
     long firstStage = bytesPerVector(quantization, dims);
@@ -65,8 +67,8 @@ public record DenseSearchOptions(
   }
 
   /**
-   * Bytes one stored vector of {@code dims} dimensions takes in a scan: d·4, d, or ceil(d / 8). This
-   * is what the first stage reads per document it scores (every document in an exact scan, the
+   * Bytes one stored vector of {@code dims} dimensions takes in a scan: d·4, d, or ceil(d / 8).
+   * This is what the first stage reads per document it scores (every document in an exact scan, the
    * visited ones in HNSW); the scanned bytes per vector.
    */
   public static long bytesPerVector(Quantization quantization, int dims) {

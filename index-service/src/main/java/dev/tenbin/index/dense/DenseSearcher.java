@@ -49,11 +49,11 @@ import java.util.stream.IntStream;
  *       score them. Float: the graph over the float variant's vectors, candidates scored in float.
  *       int8: the graph over the int8 codes, navigated by the code dot product (the query's codes
  *       as the int8 scan makes them), candidates scored by it. Binary: the graph over the sign bits
- *       as ±1 bytes, navigated by their dot product 2 · (Hamming similarity) − d, candidates
- *       scored by Hamming similarity. With rescore the quantized candidates are scored in float
- *       instead. The recall of the top-k against the exact scan's top-k of the same variant
- *       (same truncation, quantization and rescore) is reported: what the graph loses, apart from
- *       what the quantization loses.
+ *       as ±1 bytes, navigated by their dot product 2 · (Hamming similarity) − d, candidates scored
+ *       by Hamming similarity. With rescore the quantized candidates are scored in float instead.
+ *       The recall of the top-k against the exact scan's top-k of the same variant (same
+ *       truncation, quantization and rescore) is reported: what the graph loses, apart from what
+ *       the quantization loses.
  * </ul>
  *
  * <h2>Order and determinism</h2>

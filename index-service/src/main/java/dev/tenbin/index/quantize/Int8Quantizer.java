@@ -103,7 +103,9 @@ public final class Int8Quantizer {
    * @param clipped values below the corpus minimum or above the corpus maximum of their dimension
    */
   public record QueryCodes(byte[] codes, int clipped) {
-    /** Codes at an end of the range (−128 or 127): the clipped values and those at the corpus ends. */
+    /**
+     * Codes at an end of the range (−128 or 127): the clipped values and those at the corpus ends.
+     */
     public int saturated() {
       return (int) Int8Quantizer.saturated(codes);
     }

@@ -106,7 +106,8 @@ class HnswTest {
         assertThat(approximate.get(0).bytesPerVector())
             .isEqualTo(DenseSearchOptions.bytesPerVector(quantization, dim));
         assertThat(approximate.get(0).storedBytesPerVector())
-            .isEqualTo(DenseSearchOptions.bytesPerVector(quantization, dim) + (rescore ? 4L * dim : 0));
+            .isEqualTo(
+                DenseSearchOptions.bytesPerVector(quantization, dim) + (rescore ? 4L * dim : 0));
       }
     }
   }
