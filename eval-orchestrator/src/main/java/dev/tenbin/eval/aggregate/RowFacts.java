@@ -1,6 +1,9 @@
 package dev.tenbin.eval.aggregate;
 
+import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.eval.retrieval.DenseVariant;
 import dev.tenbin.eval.store.CellRecord;
+import dev.tenbin.proto.index.v1.Quantization;
 import java.util.List;
 import java.util.Map;
 
@@ -9,13 +12,19 @@ import java.util.Map;
  *
  * @param dimension vector dimension, or null (BM25, unknown)
  * @param parameters model parameter count, or null
- * @param bytesPerVector stored bytes per document vector, or null
+ * @param bytesPerVector stored bytes per document vector (what a deployment keeps: a rescored
+ *     quantization's codes and its float vectors), or null; the Pareto chart's memory axis
+ * @param scannedBytesPerVector what the first stage reads per document vector, or null
  * @param latencyUs mean over the row's cells of the measured single-query latency, encode plus
  *     search (µs; the cells' {@code query_encode_latency_us + search_latency_us} probes, else their
  *     batch per-query averages), or null when no cell timed it
  */
 public record RowFacts(
-    Double dimension, Double parameters, Double bytesPerVector, Double latencyUs) {
+    Double dimension,
+    Double parameters,
+    Double bytesPerVector,
+    Double scannedBytesPerVector,
+    Double latencyUs) {
   /** The facts of a row's cells: the first cell that knows a fact supplies it. */
   public static RowFacts of(List<CellRecord> cells) {
     double latency = 0;
@@ -33,7 +42,8 @@ public record RowFacts(
     return new RowFacts(
         fact(cells, "dimension"),
         fact(cells, "parameters"),
-        bytesPerVector(cells),
+        storedBytesPerVector(cells),
+        scannedBytesPerVector(cells),
         timed == 0 ? null : latency / timed);
   }
 
@@ -47,13 +57,57 @@ public record RowFacts(
     return null;
   }
 
-  private static Double bytesPerVector(List<CellRecord> cells) {
-    Double fact = fact(cells, "bytes_per_vector");
+  /**
+   * Scanned bytes: the cells' "scanned_bytes_per_vector", else (cells from before it) their
+   * "bytes_per_vector", which always was the scanned figure.
+   */
+  private static Double scannedBytesPerVector(List<CellRecord> cells) {
+    Double scanned = number(cells, "scanned_bytes_per_vector");
+    return scanned != null ? scanned : number(cells, "bytes_per_vector");
+  }
+
+  /**
+   * Stored bytes: the cells' "stored_bytes_per_vector", else (cells from before it) derived from
+   * the scanned "bytes_per_vector": for a dense variant that rescores a quantization the float
+   * vectors are added (4 · the "dimension" fact, the dimensions kept), otherwise it is the scanned
+   * figure.
+   */
+  private static Double storedBytesPerVector(List<CellRecord> cells) {
+    Double stored = number(cells, "stored_bytes_per_vector");
+    if (stored != null) {
+      return stored;
+    }
+    for (CellRecord cell : cells) {
+      Double scanned = number(List.of(cell), "bytes_per_vector");
+      if (scanned == null) {
+        continue;
+      }
+      Double dimension = cell.facts() == null ? null : cell.facts().get("dimension");
+      return rescoresQuantization(cell) && dimension != null ? scanned + 4 * dimension : scanned;
+    }
+    return null;
+  }
+
+  private static boolean rescoresQuantization(CellRecord cell) {
+    if (cell.key() == null || cell.key().variant() == null) {
+      return false;
+    }
+    try {
+      DenseVariant variant = DenseVariant.parse(cell.key().variant());
+      return variant.rescore() && variant.quantization() != Quantization.QUANTIZATION_NONE;
+    } catch (InvalidInputException e) {
+      return false;
+    }
+  }
+
+  /** A number the cells know as a fact, else as a diagnostic: the first cell's that knows it. */
+  private static Double number(List<CellRecord> cells, String name) {
+    Double fact = fact(cells, name);
     if (fact != null) {
       return fact;
     }
     for (CellRecord cell : cells) {
-      Object value = cell.diagnostics() == null ? null : cell.diagnostics().get("bytes_per_vector");
+      Object value = cell.diagnostics() == null ? null : cell.diagnostics().get(name);
       if (value instanceof Number number) {
         return number.doubleValue();
       }

@@ -106,7 +106,8 @@ public final class EvalCommand implements Callable<Integer> {
       paramLabel = "NAME",
       description =
           "Dense efficiency variant, repeatable: base, int8, binary, int8_rescore, binary_rescore,"
-              + " truncateN, truncateN_binary_rescore, ... Default for dense retrievers: base, int8,"
+              + " hnsw, or [truncateN_][hnsw_][int8|binary][_rescore] (hnsw_int8,"
+              + " truncate256_hnsw_binary_rescore, ...). Default for dense retrievers: base, int8,"
               + " binary, int8_rescore and binary_rescore.")
   List<String> variants = new ArrayList<>();
 

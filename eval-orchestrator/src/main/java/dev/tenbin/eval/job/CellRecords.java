@@ -54,6 +54,12 @@ public final class CellRecords {
     if (bytesPerVector != null && bytesPerVector > 0) {
       facts.put("bytes_per_vector", bytesPerVector.doubleValue());
     }
+    Long stored = run.diagnostics().storedBytesPerVector();
+    Long scanned = run.diagnostics().scannedBytesPerVector();
+    if (stored != null && stored > 0 && scanned != null && scanned > 0) {
+      facts.put("stored_bytes_per_vector", stored.doubleValue());
+      facts.put("scanned_bytes_per_vector", scanned.doubleValue());
+    }
     List<StoredQuery> queries = new ArrayList<>();
     for (String queryId : data.evaluatedQueryIds()) {
       List<ScoredDoc> ranking = run.rankings().getOrDefault(queryId, List.of());

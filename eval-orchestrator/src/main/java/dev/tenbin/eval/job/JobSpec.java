@@ -9,6 +9,7 @@ import dev.tenbin.eval.confine.MessageText;
 import dev.tenbin.eval.family.Families;
 import dev.tenbin.eval.positions.PositionSettings;
 import dev.tenbin.eval.retrieval.Bm25Settings;
+import dev.tenbin.eval.retrieval.DenseVariantGrid;
 import dev.tenbin.eval.retrieval.RetrieverSpec;
 import dev.tenbin.eval.taskset.YamlErrors;
 import java.io.IOException;
@@ -18,6 +19,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -33,6 +35,9 @@ import java.util.Set;
  *   - dense:bge-small-en-v1.5           # no variants given: the automatic ones
  *   - {retriever: dense:e5-small-v2, variants: [base, int8_rescore]}
  *   - {retriever: bm25, k1: 1.2, b: 0.75}  # BM25 parameters (default 0.9 / 0.4): system bm25:k1=1.2,b=0.75
+ *   - retriever: dense:e5-small-v2        # the cross product, named canonically (DenseVariantGrid):
+ *     variants: {truncate: [0, 256], quantization: [none, int8, binary], rescore: [false, true],
+ *                index: [exact, hnsw]}    # a list may mix names and such grids
  *   - light:bge-small-en-v1.5           # LightRetriever: dense lookup, token-count sparse, hybrid
  *   - sparse:MODEL, sparse-bm25:MODEL, multivector:MODEL  # see Families for every family
  * rerankers: [dense:bge-small-en-v1.5]  # rescoring the stored candidate sets
@@ -269,7 +274,7 @@ public record JobSpec(
               "unknown field; expected retriever, variants, or k1 and b for bm25");
         }
       }
-      variants.addAll(strings(file, node, "variants", field + ".variants"));
+      variants.addAll(variantNames(file, node.path("variants"), field + ".variants"));
       if (node.has("k1") || node.has("b")) {
         bm25 = bm25Settings(file, field, node);
       }
@@ -313,6 +318,65 @@ public record JobSpec(
       return new Bm25Settings(values[0], values[1]);
     } catch (InvalidInputException e) {
       throw error(file, field + "." + e.field(), e.getMessage());
+    }
+  }
+
+  /**
+   * A retriever's variant names: one name, a list of names and {@link DenseVariantGrid} grids, or
+   * one grid, each grid expanded in place to its canonical names.
+   */
+  private static List<String> variantNames(Path file, JsonNode node, String field) {
+    if (node.isMissingNode() || node.isNull()) {
+      return List.of();
+    }
+    if (node.isObject()) {
+      return grid(file, node, field);
+    }
+    if (node.isTextual()) {
+      return List.of(node.asText().trim());
+    }
+    if (!node.isArray()) {
+      throw error(file, field, "must be a list of variant names and grids, or one grid");
+    }
+    List<String> names = new ArrayList<>();
+    for (int i = 0; i < node.size(); i++) {
+      JsonNode item = node.get(i);
+      if (item.isObject()) {
+        names.addAll(grid(file, item, field + "[" + i + "]"));
+      } else if (!item.isValueNode() || item.asText().isBlank()) {
+        throw error(file, field + "[" + i + "]", "must be a non-empty name or a grid");
+      } else {
+        names.add(item.asText().trim());
+      }
+    }
+    return names;
+  }
+
+  private static List<String> grid(Path file, JsonNode node, String field) {
+    Map<String, List<String>> axes = new java.util.LinkedHashMap<>();
+    for (Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
+      String axis = names.next();
+      JsonNode values = node.get(axis);
+      String axisField = field + "." + MessageText.cut(axis, MessageText.MAX_SHOWN);
+      List<String> texts = new ArrayList<>();
+      if (values.isValueNode() && !values.isNull()) {
+        texts.add(values.asText());
+      } else if (values.isArray()) {
+        for (int i = 0; i < values.size(); i++) {
+          if (!values.get(i).isValueNode() || values.get(i).isNull()) {
+            throw error(file, axisField + "[" + i + "]", "must be a single value");
+          }
+          texts.add(values.get(i).asText());
+        }
+      } else {
+        throw error(file, axisField, "must be a list of values");
+      }
+      axes.put(axis, texts);
+    }
+    try {
+      return DenseVariantGrid.parse(axes, field).names();
+    } catch (InvalidInputException e) {
+      throw error(file, e.field(), e.getMessage());
     }
   }
 

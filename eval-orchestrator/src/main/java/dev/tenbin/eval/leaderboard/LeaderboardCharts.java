@@ -19,7 +19,7 @@ final class LeaderboardCharts {
     return ParetoChart.svg(
         BYTES_ID,
         "Quality against memory",
-        "bytes per vector",
+        "stored bytes per vector",
         quality(board),
         points(board, row -> row.facts().bytesPerVector()));
   }

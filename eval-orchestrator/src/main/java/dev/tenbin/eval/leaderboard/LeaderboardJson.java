@@ -113,6 +113,8 @@ final class LeaderboardJson {
     node.put("parameters", row.facts().parameters());
     node.put("parameters_bucket", LengthBuckets.parameters(row.facts().parameters()));
     node.put("bytes_per_vector", row.facts().bytesPerVector());
+    node.put("stored_bytes_per_vector", row.facts().bytesPerVector());
+    node.put("scanned_bytes_per_vector", row.facts().scannedBytesPerVector());
     node.put("latency_us", row.facts().latencyUs());
   }
 

@@ -41,7 +41,44 @@ public final class MarkdownReport {
     }
     md.append("## Per task\n\n");
     perTask(md, board);
+    memory(md, board);
     return md.toString();
+  }
+
+  /**
+   * Stored and scanned bytes per vector of the rows that report them (dense variants): stored is
+   * what the variant keeps (a rescore keeps its codes and the float vectors), scanned what its
+   * first stage reads per vector.
+   */
+  private static void memory(StringBuilder md, Leaderboard board) {
+    List<List<String>> rows = new ArrayList<>();
+    for (LeaderboardRow row : board.rows()) {
+      if (row.facts().bytesPerVector() != null || row.facts().scannedBytesPerVector() != null) {
+        rows.add(
+            List.of(
+                row.key().system(),
+                row.key().variant(),
+                row.key().mode(),
+                bytes(row.facts().bytesPerVector()),
+                bytes(row.facts().scannedBytesPerVector())));
+      }
+    }
+    if (rows.isEmpty()) {
+      return;
+    }
+    md.append("\n## Bytes per vector\n\n");
+    table(
+        md,
+        List.of("system", "variant", "mode", "stored B/vector", "scanned B/vector"),
+        rows,
+        List.of(false, false, false, true, true));
+    md.append(
+        "\nStored: what the variant keeps per document (a rescore keeps the codes and the float"
+            + " vectors). Scanned: what its first stage reads per document.\n");
+  }
+
+  private static String bytes(Double value) {
+    return value == null ? "–" : String.valueOf(Math.round(value));
   }
 
   private static void perTask(StringBuilder md, Leaderboard board) {

@@ -65,6 +65,17 @@ public record Chunking(Mode mode, int window, int stride) {
     return m.group(4) == null ? "base" : m.group(4);
   }
 
+  /**
+   * The variant-name prefix of this chunking: {@code firstpW}, {@code maxpW} or {@code maxpWsS}.
+   */
+  public String prefix() {
+    return switch (mode) {
+      case TRUNCATE -> throw new IllegalStateException("truncation has no prefix");
+      case FIRSTP -> "firstp" + window;
+      case MAXP -> "maxp" + window + (stride == window ? "" : "s" + stride);
+    };
+  }
+
   public boolean truncates() {
     return mode == Mode.TRUNCATE;
   }

@@ -163,8 +163,13 @@ public final class DenseRetrieval {
               session.searchWithStats(
                   Family.FAMILY_DENSE, variantQueries, variant.options(similarity), topK);
           long searched = System.nanoTime();
-          RunDiagnostics.Builder diagnostics =
-              RunDiagnostics.builder().bytesPerVector(outcome.bytesPerVector());
+          RunDiagnostics.Builder diagnostics = RunDiagnostics.builder();
+          if (outcome.storedBytesPerVector() > 0) {
+            diagnostics.vectorBytes(outcome.bytesPerVector(), outcome.storedBytesPerVector());
+          } else {
+            // An index service from before stored bytes were reported.
+            diagnostics.bytesPerVector(outcome.bytesPerVector());
+          }
           if (probeLatency) {
             diagnostics.latencies(
                 encodeLatency,
@@ -183,9 +188,10 @@ public final class DenseRetrieval {
           }
           if (variant.quantization() == dev.tenbin.proto.index.v1.Quantization.QUANTIZATION_INT8) {
             diagnostics.int8QueryClipRate(
-                outcome.queryValues() == 0
-                    ? 0.0
-                    : (double) outcome.clippedQueryValues() / outcome.queryValues());
+                share(outcome.clippedQueryValues(), outcome.queryValues()));
+            if (outcome.int8Calibration() != null) {
+              diagnostics.int8Calibration(calibration(outcome));
+            }
           }
           results.put(
               key(variant, similarity),
@@ -211,6 +217,21 @@ public final class DenseRetrieval {
     return encoding == QueryEncoding.LIGHT
         && variant.truncate() > 0
         && variant.truncate() < dimension;
+  }
+
+  private static double share(long part, long whole) {
+    return whole == 0 ? 0.0 : (double) part / whole;
+  }
+
+  /** The int8 calibration of a search, with its clip and saturation rates. */
+  static Int8CalibrationFacts calibration(IndexSession.Outcome outcome) {
+    return new Int8CalibrationFacts(
+        outcome.int8Calibration().getMinimumsList(),
+        outcome.int8Calibration().getMaximumsList(),
+        0.0,
+        share(outcome.saturatedDocumentValues(), outcome.documentValues()),
+        share(outcome.clippedQueryValues(), outcome.queryValues()),
+        share(outcome.saturatedQueryValues(), outcome.queryValues()));
   }
 
   private static List<Query> queries(List<String> queryIds, List<float[]> vectors) {

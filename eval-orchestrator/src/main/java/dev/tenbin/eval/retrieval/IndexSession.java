@@ -13,6 +13,7 @@ import dev.tenbin.proto.index.v1.Family;
 import dev.tenbin.proto.index.v1.IndexServiceGrpc;
 import dev.tenbin.proto.index.v1.Query;
 import dev.tenbin.proto.index.v1.SearchRequest;
+import dev.tenbin.proto.index.v1.SearchStats;
 import io.grpc.Channel;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -110,20 +111,33 @@ public final class IndexSession implements AutoCloseable {
     return searchWithStats(family, queries, dense, topK).rankings();
   }
 
-  /** Rankings and the variant's facts (int8 clipped query values, bytes per vector). */
+  /**
+   * Rankings and the variant's facts (int8 clipped and saturated query values, scanned and stored
+   * bytes per vector, the int8 calibration with its saturated document values).
+   *
+   * @param int8Calibration the int8 variant's calibration, or null
+   */
   public record Outcome(
       Map<String, List<ScoredDoc>> rankings,
       long clippedQueryValues,
+      long saturatedQueryValues,
       long queryValues,
       long bytesPerVector,
-      double approximateRecall) {}
+      long storedBytesPerVector,
+      double approximateRecall,
+      dev.tenbin.proto.index.v1.Int8Calibration int8Calibration,
+      long saturatedDocumentValues,
+      long documentValues) {}
 
   public Outcome searchWithStats(Family family, List<Query> queries, DenseOptions dense, int topK) {
     Map<String, List<ScoredDoc>> rankings = new LinkedHashMap<>();
     long clipped = 0;
+    long saturated = 0;
     long values = 0;
     long bytes = 0;
+    long stored = 0;
     double recallSum = 0;
+    SearchStats last = SearchStats.getDefaultInstance();
     for (int from = 0; from < queries.size(); from += SEARCH_BATCH) {
       SearchRequest.Builder request =
           SearchRequest.newBuilder()
@@ -140,12 +154,24 @@ public final class IndexSession implements AutoCloseable {
         rankings.put(ranking.getQueryId(), toScoredDocs(ranking));
       }
       clipped += response.getStats().getClippedQueryValues();
+      saturated += response.getStats().getSaturatedQueryValues();
       values += response.getStats().getQueryValues();
       bytes = response.getStats().getBytesPerVector();
+      stored = response.getStats().getStoredBytesPerVector();
+      last = response.getStats();
       recallSum += response.getStats().getApproximateRecall() * response.getRankingsCount();
     }
     return new Outcome(
-        rankings, clipped, values, bytes, queries.isEmpty() ? 0 : recallSum / queries.size());
+        rankings,
+        clipped,
+        saturated,
+        values,
+        bytes,
+        stored,
+        queries.isEmpty() ? 0 : recallSum / queries.size(),
+        last.hasInt8Calibration() ? last.getInt8Calibration() : null,
+        last.getSaturatedDocumentValues(),
+        last.getDocumentValues());
   }
 
   static List<ScoredDoc> toScoredDocs(Ranking ranking) {

@@ -19,7 +19,14 @@ import java.util.Map;
  * @param fusion "fusion": how a hybrid fused its sides
  * @param maxQueryDims "max_query_dims": a sparse variant's query pruning
  * @param maxDocumentDims "max_document_dims": a sparse variant's document pruning
- * @param bytesPerVector "bytes_per_vector": a dense variant's stored bytes per document
+ * @param bytesPerVector "bytes_per_vector": a dense variant's scanned bytes per document (kept
+ *     under this name from before stored and scanned bytes were told apart; the same value as
+ *     "scanned_bytes_per_vector")
+ * @param scannedBytesPerVector "scanned_bytes_per_vector": what a dense variant's first stage reads
+ *     per document vector (d·4 float, d int8, ceil(d/8) binary; the float vectors a rescore reads
+ *     for its shortlist are not counted)
+ * @param storedBytesPerVector "stored_bytes_per_vector": what a dense variant keeps per document
+ *     vector: the scanned bytes plus, for a rescored quantization, the float vectors (4·d)
  * @param bytesPerToken "bytes_per_token": a multi-vector model's stored bytes per token
  * @param queryEncodeLatencyUs "query_encode_latency_us": median one-query encode latency
  * @param searchLatencyUs "search_latency_us": median one-query search latency
@@ -27,6 +34,8 @@ import java.util.Map;
  * @param hnswRecallVsExact "hnsw_recall_vs_exact": an approximate variant's recall against exact
  *     search
  * @param int8QueryClipRate "int8_query_clip_rate": share of int8 query values clipped
+ * @param int8Calibration "int8_calibration": an int8 variant's calibration and clip and saturation
+ *     rates ({@link Int8CalibrationFacts})
  */
 public record RunDiagnostics(
     String candidateSet,
@@ -38,12 +47,15 @@ public record RunDiagnostics(
     Integer maxQueryDims,
     Integer maxDocumentDims,
     Long bytesPerVector,
+    Long scannedBytesPerVector,
+    Long storedBytesPerVector,
     Long bytesPerToken,
     Double queryEncodeLatencyUs,
     Double searchLatencyUs,
     String similarity,
     Double hnswRecallVsExact,
-    Double int8QueryClipRate) {
+    Double int8QueryClipRate,
+    Int8CalibrationFacts int8Calibration) {
 
   /** A run without diagnostics. */
   public static final RunDiagnostics NONE = builder().build();
@@ -69,12 +81,15 @@ public record RunDiagnostics(
     put(map, "max_query_dims", maxQueryDims);
     put(map, "max_document_dims", maxDocumentDims);
     put(map, "bytes_per_vector", bytesPerVector);
+    put(map, "scanned_bytes_per_vector", scannedBytesPerVector);
+    put(map, "stored_bytes_per_vector", storedBytesPerVector);
     put(map, "bytes_per_token", bytesPerToken);
     put(map, "query_encode_latency_us", queryEncodeLatencyUs);
     put(map, "search_latency_us", searchLatencyUs);
     put(map, "similarity", similarity);
     put(map, "hnsw_recall_vs_exact", hnswRecallVsExact);
     put(map, "int8_query_clip_rate", int8QueryClipRate);
+    put(map, "int8_calibration", int8Calibration == null ? null : int8Calibration.asMap());
     return Collections.unmodifiableMap(map);
   }
 
@@ -95,12 +110,15 @@ public record RunDiagnostics(
     private Integer maxQueryDims;
     private Integer maxDocumentDims;
     private Long bytesPerVector;
+    private Long scannedBytesPerVector;
+    private Long storedBytesPerVector;
     private Long bytesPerToken;
     private Double queryEncodeLatencyUs;
     private Double searchLatencyUs;
     private String similarity;
     private Double hnswRecallVsExact;
     private Double int8QueryClipRate;
+    private Int8CalibrationFacts int8Calibration;
 
     private Builder() {}
 
@@ -133,6 +151,22 @@ public record RunDiagnostics(
 
     public Builder bytesPerVector(long value) {
       bytesPerVector = value;
+      return this;
+    }
+
+    /**
+     * A dense variant's scanned and stored bytes per vector ("bytes_per_vector" is the scanned
+     * figure).
+     */
+    public Builder vectorBytes(long scanned, long stored) {
+      bytesPerVector = scanned;
+      scannedBytesPerVector = scanned;
+      storedBytesPerVector = stored;
+      return this;
+    }
+
+    public Builder int8Calibration(Int8CalibrationFacts value) {
+      int8Calibration = value;
       return this;
     }
 
@@ -174,12 +208,15 @@ public record RunDiagnostics(
           maxQueryDims,
           maxDocumentDims,
           bytesPerVector,
+          scannedBytesPerVector,
+          storedBytesPerVector,
           bytesPerToken,
           queryEncodeLatencyUs,
           searchLatencyUs,
           similarity,
           hnswRecallVsExact,
-          int8QueryClipRate);
+          int8QueryClipRate,
+          int8Calibration);
     }
   }
 }

@@ -132,6 +132,84 @@ class EvalCommandTest {
     assertThat(runs.get(2).get("diagnostics").get("bytes_per_vector").asInt()).isEqualTo(48);
     assertThat(runs.get(0).get("metrics").get("accuracy@1").asDouble()).isEqualTo(1.0);
     assertThat(result.err()).contains("encoding documents with all-minilm-l6-v2: 4/4");
+    // Stored bytes add the float vectors to a rescore; scanned bytes are the first stage's.
+    int[][] storedAndScanned = {
+      {384 * 4, 384 * 4}, {384, 384}, {48, 48}, {384 + 384 * 4, 384}, {48 + 384 * 4, 48}
+    };
+    for (int i = 0; i < storedAndScanned.length; i++) {
+      JsonNode diagnostics = runs.get(i).get("diagnostics");
+      assertThat(diagnostics.get("stored_bytes_per_vector").asInt())
+          .as(variants.get(i))
+          .isEqualTo(storedAndScanned[i][0]);
+      assertThat(diagnostics.get("scanned_bytes_per_vector").asInt())
+          .as(variants.get(i))
+          .isEqualTo(storedAndScanned[i][1]);
+    }
+    JsonNode calibration = runs.get(1).get("diagnostics").get("int8_calibration");
+    assertThat(calibration.get("dimensions").asInt()).isEqualTo(384);
+    assertThat(calibration.get("min")).hasSize(384);
+    assertThat(calibration.get("max")).hasSize(384);
+    for (int d = 0; d < 384; d++) {
+      assertThat(calibration.get("min").get(d).asDouble())
+          .isLessThanOrEqualTo(calibration.get("max").get(d).asDouble());
+    }
+    assertThat(calibration.get("sha256").asText()).matches("[0-9a-f]{64}");
+    assertThat(calibration.get("document_clip_rate").asDouble()).isZero();
+    // Four documents: each dimension's minimum and maximum take the end codes.
+    assertThat(calibration.get("document_saturation_rate").asDouble()).isGreaterThanOrEqualTo(0.5);
+    assertThat(calibration.get("query_clip_rate").asDouble())
+        .isEqualTo(runs.get(1).get("diagnostics").get("int8_query_clip_rate").asDouble());
+    assertThat(calibration.get("query_saturation_rate").asDouble())
+        .isGreaterThanOrEqualTo(calibration.get("query_clip_rate").asDouble());
+    assertThat(runs.get(0).get("diagnostics").has("int8_calibration")).isFalse();
+  }
+
+  @Test
+  void hnswOverEachQuantizationRunsFromTheCommandLineAndReportsItsRecallAndBytes()
+      throws Exception {
+    Path data = TinyBeir.write(tmp.resolve("tiny"));
+    CliRunner result =
+        CliRunner.run(
+            "eval",
+            "--dataset",
+            data.toString(),
+            "--retriever",
+            "dense:all-minilm-l6-v2",
+            "--variant",
+            "hnsw_int8",
+            "--variant",
+            "truncate128_hnsw_binary_rescore",
+            "--json",
+            "--cache-dir",
+            tmp.resolve("cache").toString());
+    assertThat(result.exitCode()).as(result.err()).isZero();
+    JsonNode runs = new ObjectMapper().readTree(result.out()).get("runs");
+    assertThat(runs).hasSize(2);
+    JsonNode int8 = runs.get(0).get("diagnostics");
+    assertThat(runs.get(0).get("variant").asText()).isEqualTo("hnsw_int8");
+    assertThat(int8.get("hnsw_recall_vs_exact").asDouble()).isBetween(0.0, 1.0);
+    assertThat(int8.get("stored_bytes_per_vector").asInt()).isEqualTo(384);
+    assertThat(int8.has("int8_calibration")).isTrue();
+    JsonNode binary = runs.get(1).get("diagnostics");
+    assertThat(binary.get("scanned_bytes_per_vector").asInt()).isEqualTo(16);
+    assertThat(binary.get("stored_bytes_per_vector").asInt()).isEqualTo(16 + 128 * 4);
+    // Four documents: the graph finds them all.
+    assertThat(binary.get("hnsw_recall_vs_exact").asDouble()).isEqualTo(1.0);
+  }
+
+  @Test
+  void aVariantRescoringAFloatFirstStageIsRefusedNamingTheVariant() {
+    CliRunner result =
+        CliRunner.run(
+            "eval",
+            "--dataset",
+            tmp.toString(),
+            "--retriever",
+            "dense:all-minilm-l6-v2",
+            "--variant",
+            "hnsw_rescore");
+    assertThat(result.exitCode()).isNotZero();
+    assertThat(result.err()).contains("'hnsw_rescore'").contains("rescore needs int8 or binary");
   }
 
   private static <T> Iterable<T> iterable(java.util.Iterator<T> iterator) {

@@ -91,7 +91,31 @@ class RunCommandTest {
         cells.stream().filter(c -> c.key().variant().equals("int8")).findFirst().orElseThrow();
     assertThat(int8.versions())
         .containsKeys("model_revision", "onnxruntime_provider", "model_dtype");
-    assertThat(int8.diagnostics()).containsKeys("int8_query_clip_rate", "bytes_per_vector");
+    assertThat(int8.diagnostics())
+        .containsKeys(
+            "int8_query_clip_rate",
+            "bytes_per_vector",
+            "stored_bytes_per_vector",
+            "scanned_bytes_per_vector",
+            "int8_calibration");
+    // The calibration outlives the run's temporary collection: stored with the cell.
+    @SuppressWarnings("unchecked")
+    Map<String, Object> calibration =
+        (Map<String, Object>) int8.diagnostics().get("int8_calibration");
+    int dimension = int8.facts().get("dimension").intValue();
+    assertThat(calibration.get("dimensions")).isEqualTo(dimension);
+    assertThat((List<?>) calibration.get("min")).hasSize(dimension);
+    assertThat((List<?>) calibration.get("max")).hasSize(dimension);
+    assertThat(calibration)
+        .containsKeys(
+            "sha256",
+            "document_clip_rate",
+            "document_saturation_rate",
+            "query_clip_rate",
+            "query_saturation_rate");
+    assertThat(int8.facts())
+        .containsEntry("stored_bytes_per_vector", (double) dimension)
+        .containsEntry("scanned_bytes_per_vector", (double) dimension);
     assertThat(int8.facts())
         .containsKeys("bytes_per_vector", "dimension", "avg_query_tokens", "avg_document_tokens");
     assertThat(int8.timings()).containsKeys("per_query_encode_us", "per_query_search_us");

@@ -164,6 +164,59 @@ class JobPlannerTest {
   }
 
   @Test
+  void aVariantsGridPlansItsCrossProductWithTheFingerprintsOfTheSameNamesListed() {
+    String grid =
+        "task_sets: [t.yaml]\n"
+            + "retrievers:\n"
+            + "  - retriever: dense:m\n"
+            + "    variants: {truncate: [0, 256], quantization: [none, int8, binary],"
+            + " rescore: [false, true], index: [exact, hnsw]}\n";
+    Map<String, String> fromGrid = fingerprints(grid, "s", "r");
+    assertThat(fromGrid).hasSize(2 * 2 * 5);
+    assertThat(fromGrid)
+        .containsKeys(
+            "dense:m/base/retrieval",
+            "dense:m/int8_rescore/retrieval",
+            "dense:m/hnsw_int8/retrieval",
+            "dense:m/truncate256_hnsw_binary_rescore/retrieval");
+    String listed =
+        "task_sets: [t.yaml]\n"
+            + "retrievers: [{retriever: dense:m, variants: [base, int8_rescore, hnsw, hnsw_int8,"
+            + " truncate256_hnsw_binary_rescore]}]\n";
+    Map<String, String> fromList = fingerprints(listed, "s", "r");
+    fromList.forEach((cell, fingerprint) -> assertThat(fromGrid).containsEntry(cell, fingerprint));
+    // New variants are cells of their own.
+    assertThat(fromGrid.get("dense:m/hnsw_int8/retrieval"))
+        .isNotEqualTo(fromGrid.get("dense:m/int8/retrieval"))
+        .isNotEqualTo(fromGrid.get("dense:m/hnsw/retrieval"));
+  }
+
+  @Test
+  void anInvalidVariantsGridIsAJobSpecErrorNamingTheAxis() {
+    assertThatThrownBy(
+            () ->
+                JobSpec.parse(
+                    "task_sets: [t.yaml]\nretrievers:\n  - retriever: dense:m\n"
+                        + "    variants: {quantization: [none], rescore: [true]}\n",
+                    Path.of("/j.yaml")))
+        .isInstanceOfSatisfying(
+            InvalidInputException.class,
+            e -> {
+              assertThat(e.field()).isEqualTo("retrievers[0].variants.rescore");
+              assertThat(e.getMessage()).contains("rescore needs a quantization");
+            });
+    assertThatThrownBy(
+            () ->
+                JobSpec.parse(
+                    "task_sets: [t.yaml]\nretrievers:\n  - retriever: dense:m\n"
+                        + "    variants: [base, {quantization: [int8, fp4]}]\n",
+                    Path.of("/j.yaml")))
+        .isInstanceOfSatisfying(
+            InvalidInputException.class,
+            e -> assertThat(e.field()).isEqualTo("retrievers[0].variants[1].quantization[1]"));
+  }
+
+  @Test
   void anExplicitTruncationNoNarrowerThanTheModelIsRefusedNamingTheVariant() {
     JobPlanner planner =
         new JobPlanner(

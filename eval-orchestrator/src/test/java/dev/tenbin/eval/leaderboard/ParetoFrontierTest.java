@@ -55,4 +55,35 @@ class ParetoFrontierTest {
         .contains("x&lt;y&gt;&amp;&quot;")
         .doesNotContain("x<y");
   }
+
+  @Test
+  void theMemoryChartPlotsStoredBytesSoARescoreCountsItsFloatVectors() {
+    var cells =
+        java.util.List.of(
+            dev.tenbin.eval.aggregate.TestCells.cell("b", "t", "dense:m", "int8", 0.5)
+                .fact("dimension", 384)
+                .fact("bytes_per_vector", 384)
+                .fact("scanned_bytes_per_vector", 384)
+                .fact("stored_bytes_per_vector", 384)
+                .build(),
+            dev.tenbin.eval.aggregate.TestCells.cell("b", "t", "dense:m", "int8_rescore", 0.6)
+                .fact("dimension", 384)
+                .fact("bytes_per_vector", 384)
+                .fact("scanned_bytes_per_vector", 384)
+                .fact("stored_bytes_per_vector", 384 + 4 * 384)
+                .build());
+    var board =
+        dev.tenbin.eval.aggregate.Leaderboard.of(
+            cells, dev.tenbin.eval.aggregate.LeaderboardOptions.defaults());
+    String svg = LeaderboardCharts.bytesPerVector(board);
+    assertThat(svg)
+        .containsPattern(
+            "dense:m/int8_rescore: quality [0-9.]+, stored bytes per vector "
+                + java.util.regex.Pattern.quote(Numbers.compact(1920.0))
+                + "<")
+        .containsPattern(
+            "dense:m/int8: quality [0-9.]+, stored bytes per vector "
+                + java.util.regex.Pattern.quote(Numbers.compact(384.0))
+                + "<");
+  }
 }

@@ -72,7 +72,11 @@ class ReportFormatsTest {
     assertThat(md).doesNotContain("&amp;", "&lt;", "&gt;", "&quot;", "&#39;");
     assertThat(md).contains("⚠");
     long tableLines = md.lines().filter(l -> l.startsWith("|")).count();
-    assertThat(tableLines).isEqualTo(2L * (2 + BOARD.rows().size()));
+    long rowsWithBytes =
+        BOARD.rows().stream().filter(row -> row.facts().bytesPerVector() != null).count();
+    assertThat(rowsWithBytes).isPositive();
+    assertThat(tableLines).isEqualTo(2L * (2 + BOARD.rows().size()) + 2 + rowsWithBytes);
+    assertThat(md).contains("## Bytes per vector", "| stored B/vector | scanned B/vector |");
   }
 
   @Test

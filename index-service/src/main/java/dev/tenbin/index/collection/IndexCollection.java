@@ -6,8 +6,10 @@ import dev.tenbin.core.PreconditionException;
 import dev.tenbin.core.UnavailableException;
 import dev.tenbin.index.dense.DenseSearchOptions;
 import dev.tenbin.index.dense.DenseSearcher;
+import dev.tenbin.index.dense.Quantization;
 import dev.tenbin.index.dense.VectorSimilarity;
 import dev.tenbin.index.multivector.MaxSimSearcher;
+import dev.tenbin.index.quantize.Int8Calibration;
 import dev.tenbin.index.quantize.Int8Quantizer;
 import dev.tenbin.index.rank.Hit;
 import dev.tenbin.index.rank.OrdinalHit;
@@ -331,20 +333,44 @@ public final class IndexCollection implements Closeable {
     }
     List<List<Hit>> rankings = new ArrayList<>(vectors.size());
     long clipped = 0;
+    long saturated = 0;
     long queryValues = 0;
     long bytesPerVector = 0;
+    long storedBytes = 0;
     double recallSum = 0;
-    for (var result : denseSearcher().searchBatch(vectors, options, request.k(), cancellation)) {
+    DenseSearcher searcher = denseSearcher();
+    for (var result : searcher.searchBatch(vectors, options, request.k(), cancellation)) {
       rankings.add(ids(result.hits()));
       clipped += result.clippedQueryValues();
+      saturated += result.saturatedQueryValues();
       queryValues += result.queryValues();
       bytesPerVector = result.bytesPerVector();
+      storedBytes = result.storedBytesPerVector();
       recallSum += Double.isNaN(result.approximateRecall()) ? 0 : result.approximateRecall();
     }
     double recall = options.approximate() ? recallSum / vectors.size() : 0;
+    Int8Calibration calibration = null;
+    long saturatedDocuments = 0;
+    long documentValues = 0;
+    if (options.quantization() == Quantization.INT8 && searcher.size() > 0) {
+      calibration = searcher.int8Calibration(options.similarity(), options.truncateDimensions());
+      saturatedDocuments =
+          searcher.int8SaturatedDocumentValues(options.similarity(), options.truncateDimensions());
+      documentValues = (long) searcher.size() * calibration.dimensions();
+    }
     return new SearchResult(
         rankings,
-        new SearchStats(System.nanoTime() - start, clipped, queryValues, bytesPerVector, recall));
+        new SearchStats(
+            System.nanoTime() - start,
+            clipped,
+            saturated,
+            queryValues,
+            bytesPerVector,
+            storedBytes,
+            recall,
+            calibration,
+            saturatedDocuments,
+            documentValues));
   }
 
   /** The scores of a fixed candidate set, ordered by score descending, then doc id ascending. */

@@ -14,8 +14,10 @@ import java.util.Objects;
  *     on a float scan)
  * @param rescoreDepth quantized hits re-scored, or HNSW candidates asked for; 0 or less means the
  *     default, {@value #DEFAULT_RESCORE_DEPTH}
- * @param approximate Lucene HNSW proposes max(k, rescoreDepth) candidates, re-scored exactly in
- *     float; the recall against the exact top-k is reported (the quantization is ignored)
+ * @param approximate a Lucene HNSW graph over the first stage's vectors (float, int8 codes or sign
+ *     bits) proposes max(k, rescoreDepth) candidates, scored as the exact scan of the variant would
+ *     score them (float: float; int8/binary: their quantized score, or float with {@code rescore});
+ *     the recall against the exact scan's top-k of the same variant is reported
  */
 public record DenseSearchOptions(
     VectorSimilarity similarity,
@@ -46,7 +48,29 @@ public record DenseSearchOptions(
     return new DenseSearchOptions(similarity, 0, Quantization.NONE, false, DEFAULT_RESCORE_DEPTH);
   }
 
-  /** Bytes one stored vector of {@code dims} dimensions takes in a scan: d·4, d, or ceil(d / 8). */
+  /**
+   * This search as the exact scan (no HNSW): what an approximate search's recall is measured on.
+   */
+  public DenseSearchOptions exactScan() {
+    return new DenseSearchOptions(
+        similarity, truncateDimensions, quantization, rescore, rescoreDepth, false);
+  }
+
+  /**
+   * Bytes per document a deployment of {@code quantization} over {@code dims} dimensions keeps: the
+   * first stage's vectors ({@link #bytesPerVector}) plus, when a quantized first stage is
+   * re-scored, the float vectors too (4·d). An HNSW graph's links are not counted.
+   */
+  public static long storedBytesPerVector(Quantization quantization, boolean rescore, int dims) {
+    long firstStage = bytesPerVector(quantization, dims);
+    return rescore && quantization != Quantization.NONE ? firstStage + 4L * dims : firstStage;
+  }
+
+  /**
+   * Bytes one stored vector of {@code dims} dimensions takes in a scan: d·4, d, or ceil(d / 8).
+   * This is what the first stage reads per document it scores (every document in an exact scan, the
+   * visited ones in HNSW); the scanned bytes per vector.
+   */
   public static long bytesPerVector(Quantization quantization, int dims) {
     return switch (quantization) {
       case NONE -> 4L * dims;

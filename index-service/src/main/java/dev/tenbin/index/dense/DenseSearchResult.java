@@ -8,24 +8,26 @@ import java.util.List;
  *
  * @param hits final order: score descending, then doc id ascending
  * @param clippedQueryValues int8: query values outside the corpus range, clipped; 0 otherwise
+ * @param saturatedQueryValues int8: query values at an end code (−128 or 127), the clipped ones
+ *     among them; 0 otherwise
  * @param queryValues values in the query (after truncation)
- * @param bytesPerVector bytes per stored vector in the scanned variant (the float vectors a rescore
- *     reads for its shortlist are not counted)
+ * @param bytesPerVector scanned bytes: what the first stage reads per document vector (the float
+ *     vectors a rescore reads for its shortlist are not counted)
+ * @param storedBytesPerVector stored bytes per document vector: the first stage's plus, for a
+ *     rescore of a quantized variant, the float vectors ({@link
+ *     DenseSearchOptions#storedBytesPerVector})
  * @param approximateRecall for HNSW searches, |approximate top-k ∩ exact top-k| / |exact top-k|;
  *     NaN otherwise
  */
 public record DenseSearchResult(
     List<OrdinalHit> hits,
     int clippedQueryValues,
+    int saturatedQueryValues,
     int queryValues,
     long bytesPerVector,
+    long storedBytesPerVector,
     double approximateRecall) {
   public DenseSearchResult {
     hits = List.copyOf(hits);
-  }
-
-  public DenseSearchResult(
-      List<OrdinalHit> hits, int clippedQueryValues, int queryValues, long bytesPerVector) {
-    this(hits, clippedQueryValues, queryValues, bytesPerVector, Double.NaN);
   }
 }

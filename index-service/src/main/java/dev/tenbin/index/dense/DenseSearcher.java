@@ -44,9 +44,16 @@ import java.util.stream.IntStream;
  *       the Hamming similarity dims − hamming distance, an integer returned as a float.
  *   <li><b>Rescore</b> takes the quantized top max(k, rescoreDepth) and returns its best k by float
  *       score (the scores are then those of the float variant).
- *   <li><b>Approximate</b> asks Lucene's HNSW graph over the float variant's vectors for max(k,
- *       rescoreDepth) candidates and returns their best k by exact float score; the recall of that
- *       top-k against the exact float top-k is reported. The quantization is ignored.
+ *   <li><b>Approximate</b> asks a Lucene HNSW graph over the first stage's vectors for max(k,
+ *       rescoreDepth) candidates and returns their best k as the exact scan of the variant would
+ *       score them. Float: the graph over the float variant's vectors, candidates scored in float.
+ *       int8: the graph over the int8 codes, navigated by the code dot product (the query's codes
+ *       as the int8 scan makes them), candidates scored by it. Binary: the graph over the sign bits
+ *       as ±1 bytes, navigated by their dot product 2 · (Hamming similarity) − d, candidates scored
+ *       by Hamming similarity. With rescore the quantized candidates are scored in float instead.
+ *       The recall of the top-k against the exact scan's top-k of the same variant (same
+ *       truncation, quantization and rescore) is reported: what the graph loses, apart from what
+ *       the quantization loses.
  * </ul>
  *
  * <h2>Order and determinism</h2>
@@ -165,6 +172,7 @@ public final class DenseSearcher {
     int[] candidates = distinct(candidateOrdinals);
     List<OrdinalHit> hits = new ArrayList<>(candidates.length);
     int clipped = 0;
+    int saturated = 0;
     switch (scoring) {
       case NONE -> {
         float[] docs = variant.floats();
@@ -180,6 +188,7 @@ public final class DenseSearcher {
       case INT8 -> {
         Int8Quantizer.QueryCodes codes = variant.quantizer().encodeQuery(q.floats());
         clipped = codes.clipped();
+        saturated = codes.saturated();
         short[] widened = codes.widened();
         byte[] docs = variant.int8Codes();
         for (int ordinal : candidates) {
@@ -198,7 +207,17 @@ public final class DenseSearcher {
     }
     hits.sort(topK.ranking());
     return new DenseSearchResult(
-        hits, clipped, dims, DenseSearchOptions.bytesPerVector(options.quantization(), dims));
+        hits,
+        clipped,
+        saturated,
+        dims,
+        DenseSearchOptions.bytesPerVector(options.quantization(), dims),
+        storedBytes(options, dims),
+        Double.NaN);
+  }
+
+  private static long storedBytes(DenseSearchOptions options, int dims) {
+    return DenseSearchOptions.storedBytesPerVector(options.quantization(), options.rescore(), dims);
   }
 
   /** Float scores of a fixed candidate set, in ranking order. */
@@ -225,6 +244,15 @@ public final class DenseSearcher {
     return int8(similarity, truncateDimensions).calibration();
   }
 
+  /**
+   * How many of the int8 variant's document codes sit at an end code (−128 or 127), of {@link
+   * #size()} · dimensions kept. Documents are never clipped (the ranges come from them), but every
+   * dimension's corpus minimum and maximum take the end codes.
+   */
+  public long int8SaturatedDocumentValues(VectorSimilarity similarity, int truncateDimensions) {
+    return variant(similarity, resolveDimensions(truncateDimensions)).saturatedDocumentValues();
+  }
+
   private List<DenseSearchResult> searchAll(
       List<float[]> queries,
       IntFunction<String> field,
@@ -240,14 +268,17 @@ public final class DenseSearcher {
       prepared[i] = prepare(queries.get(i), field.apply(i), options.similarity(), dims);
     }
     if (options.approximate()) {
+      List<DenseSearchResult> exact =
+          searchAll(queries, field, options.exactScan(), k, cancellation);
       List<DenseSearchResult> results = new ArrayList<>(prepared.length);
-      for (PreparedQuery q : prepared) {
-        results.add(approximate(q, options, dims, k, cancellation));
+      for (int i = 0; i < prepared.length; i++) {
+        results.add(approximate(prepared[i], exact.get(i), options, dims, k, cancellation));
       }
       return results;
     }
     Variant variant = variant(options.similarity(), dims);
     long bytesPerVector = DenseSearchOptions.bytesPerVector(options.quantization(), dims);
+    long storedBytes = storedBytes(options, dims);
     boolean floatRescore = options.rescore() && options.quantization() != Quantization.NONE;
     int depth = floatRescore ? Math.max(k, options.rescoreDepth()) : k;
     int chunk =
@@ -269,7 +300,15 @@ public final class DenseSearcher {
                 if (floatRescore) {
                   hits = floatRescore(part[i], hits, variant, dims, k);
                 }
-                done[i] = new DenseSearchResult(hits, scan.clipped()[i], dims, bytesPerVector);
+                done[i] =
+                    new DenseSearchResult(
+                        hits,
+                        scan.clipped()[i],
+                        scan.saturated()[i],
+                        dims,
+                        bytesPerVector,
+                        storedBytes,
+                        Double.NaN);
               });
       results.addAll(Arrays.asList(done));
     }
@@ -288,32 +327,64 @@ public final class DenseSearcher {
     return topK.sortAndCut(hits, k);
   }
 
-  /** HNSW candidates re-scored exactly; recall measured against the exact float top-k. */
+  /**
+   * HNSW candidates over the first stage's vectors, scored as the exact scan of the variant scores
+   * them; recall measured against {@code exact}, the exact scan's result of the same variant.
+   */
   private DenseSearchResult approximate(
-      PreparedQuery q, DenseSearchOptions options, int dims, int k, Cancellation cancellation) {
-    long bytesPerVector = DenseSearchOptions.bytesPerVector(Quantization.NONE, dims);
+      PreparedQuery q,
+      DenseSearchResult exact,
+      DenseSearchOptions options,
+      int dims,
+      int k,
+      Cancellation cancellation) {
+    long bytesPerVector = DenseSearchOptions.bytesPerVector(options.quantization(), dims);
+    long storedBytes = storedBytes(options, dims);
     if (size == 0 || k == 0) {
-      return new DenseSearchResult(List.of(), 0, dims, bytesPerVector, 1.0);
+      return new DenseSearchResult(List.of(), 0, 0, dims, bytesPerVector, storedBytes, 1.0);
     }
     Variant variant = variant(options.similarity(), dims);
     cancellation.throwIfCancelled();
-    int[] candidates = variant.graph().search(q.floats(), Math.max(k, options.rescoreDepth()));
-    List<OrdinalHit> proposed = new ArrayList<>(candidates.length);
-    for (int ordinal : candidates) {
-      proposed.add(new OrdinalHit(ordinal, 0));
+    int depth = Math.max(k, options.rescoreDepth());
+    int clipped = 0;
+    int saturated = 0;
+    List<OrdinalHit> proposed = new ArrayList<>(depth);
+    switch (options.quantization()) {
+      case NONE -> {
+        for (int ordinal : variant.graph().search(q.floats(), depth)) {
+          proposed.add(new OrdinalHit(ordinal, 0));
+        }
+      }
+      case INT8 -> {
+        Int8Quantizer.QueryCodes codes = variant.quantizer().encodeQuery(q.floats());
+        clipped = codes.clipped();
+        saturated = codes.saturated();
+        short[] widened = codes.widened();
+        byte[] docs = variant.int8Codes();
+        for (int ordinal : variant.int8Graph().search(codes.codes(), depth)) {
+          proposed.add(TopK.hit(ordinal, Int8Quantizer.dot(widened, docs, ordinal * dims)));
+        }
+      }
+      case BINARY -> {
+        long[] bits = BinaryQuantizer.encode(q.floats(), dims);
+        long[] docs = variant.bits();
+        int words = BinaryQuantizer.words(dims);
+        for (int ordinal : variant.binaryGraph().search(BinaryQuantizer.signs(q.floats()), depth)) {
+          proposed.add(
+              TopK.hit(ordinal, BinaryQuantizer.similarity(bits, docs, ordinal * words, dims)));
+        }
+      }
     }
-    List<OrdinalHit> hits = floatRescore(q, proposed, variant, dims, k);
-    float[][] scores = new float[1][size];
-    scan(
-        ScanQueries.of(new PreparedQuery[] {q}, Quantization.NONE, variant),
-        scores,
-        dims,
-        cancellation);
-    List<OrdinalHit> exact = topK.select(scores[0], k);
+    List<OrdinalHit> hits =
+        options.quantization() == Quantization.NONE || options.rescore()
+            ? floatRescore(q, proposed, variant, dims, k)
+            : topK.sortAndCut(proposed, k);
     Set<Integer> truth = new HashSet<>();
-    exact.forEach(hit -> truth.add(hit.ordinal()));
+    exact.hits().forEach(hit -> truth.add(hit.ordinal()));
     long found = hits.stream().filter(hit -> truth.contains(hit.ordinal())).count();
-    return new DenseSearchResult(hits, 0, dims, bytesPerVector, (double) found / exact.size());
+    double recall = truth.isEmpty() ? 1.0 : (double) found / truth.size();
+    return new DenseSearchResult(
+        hits, clipped, saturated, dims, bytesPerVector, storedBytes, recall);
   }
 
   /**
@@ -348,15 +419,25 @@ public final class DenseSearcher {
       short[][] int8,
       long[][] bits,
       int[] clipped,
+      int[] saturated,
       float[] floatDocs,
       byte[] int8Docs,
       long[] bitDocs) {
     static ScanQueries of(PreparedQuery[] queries, Quantization quantization, Variant variant) {
       int[] clipped = new int[queries.length];
+      int[] saturated = new int[queries.length];
       return switch (quantization) {
         case NONE ->
             new ScanQueries(
-                quantization, queries, null, null, clipped, variant.floats(), null, null);
+                quantization,
+                queries,
+                null,
+                null,
+                clipped,
+                saturated,
+                variant.floats(),
+                null,
+                null);
         case INT8 -> {
           short[][] int8 = new short[queries.length][];
           Int8Quantizer quantizer = variant.quantizer();
@@ -364,9 +445,18 @@ public final class DenseSearcher {
             Int8Quantizer.QueryCodes codes = quantizer.encodeQuery(queries[i].floats());
             int8[i] = codes.widened();
             clipped[i] = codes.clipped();
+            saturated[i] = codes.saturated();
           }
           yield new ScanQueries(
-              quantization, queries, int8, null, clipped, null, variant.int8Codes(), null);
+              quantization,
+              queries,
+              int8,
+              null,
+              clipped,
+              saturated,
+              null,
+              variant.int8Codes(),
+              null);
         }
         case BINARY -> {
           long[][] bits = new long[queries.length][];
@@ -374,7 +464,7 @@ public final class DenseSearcher {
             bits[i] = BinaryQuantizer.encode(queries[i].floats(), queries[i].floats().length);
           }
           yield new ScanQueries(
-              quantization, queries, null, bits, clipped, null, null, variant.bits());
+              quantization, queries, null, bits, clipped, saturated, null, null, variant.bits());
         }
       };
     }
@@ -516,6 +606,9 @@ public final class DenseSearcher {
     private byte[] int8Codes;
     private long[] bits;
     private HnswGraph graph;
+    private HnswGraph int8Graph;
+    private HnswGraph binaryGraph;
+    private long saturatedDocumentValues = -1;
 
     Variant(VariantKey key) {
       this.similarity = key.similarity();
@@ -570,6 +663,29 @@ public final class DenseSearcher {
         graph = new HnswGraph(floats(), dims, similarity);
       }
       return graph;
+    }
+
+    /** The HNSW graph over the int8 codes. */
+    synchronized HnswGraph int8Graph() {
+      if (int8Graph == null) {
+        int8Graph = HnswGraph.ofBytes(int8Codes(), dims);
+      }
+      return int8Graph;
+    }
+
+    /** The HNSW graph over the sign bits, as ±1 bytes. */
+    synchronized HnswGraph binaryGraph() {
+      if (binaryGraph == null) {
+        binaryGraph = HnswGraph.ofBytes(BinaryQuantizer.signs(floats()), dims);
+      }
+      return binaryGraph;
+    }
+
+    synchronized long saturatedDocumentValues() {
+      if (saturatedDocumentValues < 0) {
+        saturatedDocumentValues = Int8Quantizer.saturated(int8Codes());
+      }
+      return saturatedDocumentValues;
     }
   }
 }

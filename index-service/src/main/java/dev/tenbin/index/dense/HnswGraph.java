@@ -5,13 +5,17 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.IntFunction;
 import org.apache.lucene.document.Document;
+import org.apache.lucene.document.KnnByteVectorField;
 import org.apache.lucene.document.KnnFloatVectorField;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.IndexableField;
 import org.apache.lucene.index.VectorSimilarityFunction;
 import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.KnnByteVectorQuery;
 import org.apache.lucene.search.KnnFloatVectorQuery;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.TopDocs;
@@ -19,8 +23,12 @@ import org.apache.lucene.store.ByteBuffersDirectory;
 
 /**
  * Lucene's HNSW graph over prepared (truncated, for cosine normalised) vectors, in memory, one
- * segment so that Lucene doc ids are ordinals. Cosine uses DOT_PRODUCT on unit vectors, dot uses
- * MAXIMUM_INNER_PRODUCT. The graph only proposes candidates: callers re-score them exactly.
+ * segment so that Lucene doc ids are ordinals. Over floats, cosine uses DOT_PRODUCT on unit vectors
+ * and dot uses MAXIMUM_INNER_PRODUCT. Over bytes ({@link #ofBytes}: int8 codes, or sign bits as ±1
+ * bytes) it uses MAXIMUM_INNER_PRODUCT, a monotone function of the int dot product of the bytes:
+ * for int8 codes that is the int8 scan's score, for ±1 signs it is 2 · (Hamming similarity) − d, so
+ * the graph is navigated by the quantized variant's own ranking. The graph only proposes
+ * candidates: callers score them as the exact scan would.
  */
 final class HnswGraph implements AutoCloseable {
   private static final String FIELD = "v";
@@ -29,17 +37,34 @@ final class HnswGraph implements AutoCloseable {
   private final IndexSearcher searcher;
 
   HnswGraph(float[] vectors, int dims, VectorSimilarity similarity) {
-    VectorSimilarityFunction function =
-        similarity == VectorSimilarity.COSINE
-            ? VectorSimilarityFunction.DOT_PRODUCT
-            : VectorSimilarityFunction.MAXIMUM_INNER_PRODUCT;
+    this(
+        vectors.length / dims,
+        d ->
+            new KnnFloatVectorField(
+                FIELD,
+                Arrays.copyOfRange(vectors, d * dims, (d + 1) * dims),
+                similarity == VectorSimilarity.COSINE
+                    ? VectorSimilarityFunction.DOT_PRODUCT
+                    : VectorSimilarityFunction.MAXIMUM_INNER_PRODUCT));
+  }
+
+  /** A graph over row-major byte vectors of {@code dims} values each. */
+  static HnswGraph ofBytes(byte[] vectors, int dims) {
+    return new HnswGraph(
+        vectors.length / dims,
+        d ->
+            new KnnByteVectorField(
+                FIELD,
+                Arrays.copyOfRange(vectors, d * dims, (d + 1) * dims),
+                VectorSimilarityFunction.MAXIMUM_INNER_PRODUCT));
+  }
+
+  private HnswGraph(int n, IntFunction<IndexableField> field) {
     try (IndexWriter writer =
         new IndexWriter(directory, new IndexWriterConfig().setRAMBufferSizeMB(256))) {
-      int n = vectors.length / dims;
       for (int d = 0; d < n; d++) {
-        float[] row = Arrays.copyOfRange(vectors, d * dims, (d + 1) * dims);
         Document doc = new Document();
-        doc.add(new KnnFloatVectorField(FIELD, row, function));
+        doc.add(field.apply(d));
         writer.addDocument(doc);
       }
       writer.forceMerge(1);
@@ -53,8 +78,17 @@ final class HnswGraph implements AutoCloseable {
 
   /** Ordinals of the approximate top {@code k}. */
   int[] search(float[] query, int k) {
+    return search(new KnnFloatVectorQuery(FIELD, query, k), k);
+  }
+
+  /** Ordinals of the approximate top {@code k} of a graph {@link #ofBytes over bytes}. */
+  int[] search(byte[] query, int k) {
+    return search(new KnnByteVectorQuery(FIELD, query, k), k);
+  }
+
+  private int[] search(org.apache.lucene.search.Query query, int k) {
     try {
-      TopDocs top = searcher.search(new KnnFloatVectorQuery(FIELD, query, k), k);
+      TopDocs top = searcher.search(query, k);
       List<Integer> ordinals = new ArrayList<>();
       for (ScoreDoc doc : top.scoreDocs) {
         ordinals.add(doc.doc);

@@ -64,16 +64,21 @@ final class CollectionDescriptions {
       }
       var calibration = stats.int8Calibration();
       if (calibration != null) {
-        Int8Calibration.Builder proto = Int8Calibration.newBuilder();
-        for (float v : calibration.minimums()) {
-          proto.addMinimums(v);
-        }
-        for (float v : calibration.maximums()) {
-          proto.addMaximums(v);
-        }
-        description.setInt8Calibration(proto);
+        description.setInt8Calibration(calibration(calibration.calibration()));
       }
     }
     return description.build();
+  }
+
+  /** The wire form of an int8 calibration. */
+  static Int8Calibration calibration(dev.tenbin.index.quantize.Int8Calibration calibration) {
+    Int8Calibration.Builder proto = Int8Calibration.newBuilder();
+    for (float v : calibration.min()) {
+      proto.addMinimums(v);
+    }
+    for (float v : calibration.max()) {
+      proto.addMaximums(v);
+    }
+    return proto.build();
   }
 }

@@ -193,13 +193,21 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
   }
 
   private static SearchStats stats(dev.tenbin.index.search.SearchStats stats) {
-    return SearchStats.newBuilder()
-        .setSearchNanos(stats.searchNanos())
-        .setClippedQueryValues(stats.clippedQueryValues())
-        .setQueryValues(stats.queryValues())
-        .setBytesPerVector(stats.bytesPerVector())
-        .setApproximateRecall(stats.approximateRecall())
-        .build();
+    SearchStats.Builder out =
+        SearchStats.newBuilder()
+            .setSearchNanos(stats.searchNanos())
+            .setClippedQueryValues(stats.clippedQueryValues())
+            .setQueryValues(stats.queryValues())
+            .setBytesPerVector(stats.bytesPerVector())
+            .setApproximateRecall(stats.approximateRecall())
+            .setStoredBytesPerVector(stats.storedBytesPerVector())
+            .setSaturatedQueryValues(stats.saturatedQueryValues())
+            .setSaturatedDocumentValues(stats.saturatedDocumentValues())
+            .setDocumentValues(stats.documentValues());
+    if (stats.int8Calibration() != null) {
+      out.setInt8Calibration(CollectionDescriptions.calibration(stats.int8Calibration()));
+    }
+    return out.build();
   }
 
   @Override

@@ -39,6 +39,19 @@ public final class BinaryQuantizer {
   }
 
   /**
+   * The signs of values as bytes, +1 where a bit would be set ({@code x > 0}) and −1 elsewhere: the
+   * dot product of two such vectors is 2 · (Hamming similarity) − dims, so a graph over them (which
+   * needs a dot product) orders neighbours as {@link #similarity} does.
+   */
+  public static byte[] signs(float[] values) {
+    byte[] signs = new byte[values.length];
+    for (int i = 0; i < values.length; i++) {
+      signs[i] = (byte) (values[i] > 0 ? 1 : -1);
+    }
+    return signs;
+  }
+
+  /**
    * dims − Hamming distance between a query's words and one document's, starting at {@code offset}.
    */
   public static int similarity(long[] query, long[] docs, int offset, int dims) {

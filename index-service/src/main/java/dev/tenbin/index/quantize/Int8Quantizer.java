@@ -103,6 +103,13 @@ public final class Int8Quantizer {
    * @param clipped values below the corpus minimum or above the corpus maximum of their dimension
    */
   public record QueryCodes(byte[] codes, int clipped) {
+    /**
+     * Codes at an end of the range (−128 or 127): the clipped values and those at the corpus ends.
+     */
+    public int saturated() {
+      return (int) Int8Quantizer.saturated(codes);
+    }
+
     /** The codes widened to short, the form {@link #dot(short[], byte[], int)} reads. */
     public short[] widened() {
       short[] out = new short[codes.length];
@@ -127,6 +134,17 @@ public final class Int8Quantizer {
       codes[d] = code(query[d], d);
     }
     return new QueryCodes(codes, clipped);
+  }
+
+  /** How many of {@code codes} sit at an end of the code range, −128 or 127. */
+  public static long saturated(byte[] codes) {
+    long saturated = 0;
+    for (byte code : codes) {
+      if (code == Byte.MIN_VALUE || code == Byte.MAX_VALUE) {
+        saturated++;
+      }
+    }
+    return saturated;
   }
 
   /** Σ query[d] · codes[offset + d], scalar: the reference the SIMD kernel must equal. */

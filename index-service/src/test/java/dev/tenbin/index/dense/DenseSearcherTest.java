@@ -438,4 +438,64 @@ class DenseSearcherTest {
                     () -> true))
         .isInstanceOf(CancelledException.class);
   }
+
+  @Test
+  void storedBytesAddTheFloatVectorsToARescoredQuantizationAndScannedBytesDoNot() {
+    Random random = new Random(9);
+    int n = 300;
+    float[] docs = gaussian(random, n * DIM);
+    DenseSearcher searcher = new DenseSearcher(docs, DIM, shuffledIdOrder(random, n));
+    float[] query = gaussian(random, DIM);
+    int kept = 16;
+    for (boolean approximate : List.of(false, true)) {
+      for (Quantization quantization : Quantization.values()) {
+        for (boolean rescore : List.of(false, true)) {
+          var result =
+              searcher.search(
+                  query,
+                  new DenseSearchOptions(
+                      VectorSimilarity.COSINE, kept, quantization, rescore, 0, approximate),
+                  5,
+                  Cancellation.NEVER);
+          long scanned =
+              switch (quantization) {
+                case NONE -> 4L * kept;
+                case INT8 -> kept;
+                case BINARY -> (kept + 7) / 8;
+              };
+          String what = quantization + " rescore=" + rescore + " hnsw=" + approximate;
+          assertThat(result.bytesPerVector()).as(what).isEqualTo(scanned);
+          assertThat(result.storedBytesPerVector())
+              .as(what)
+              .isEqualTo(
+                  rescore && quantization != Quantization.NONE ? scanned + 4L * kept : scanned);
+        }
+      }
+    }
+  }
+
+  @Test
+  void int8SaturationCountsTheEndCodesOfDocumentsAndQueries() {
+    // Dimension ranges [0, 1] and [0, 2]: the minimum and maximum of each take the end codes.
+    float[] docs = {0f, 0f, 1f, 2f, 0.5f, 1f};
+    DenseSearcher searcher = new DenseSearcher(docs, 2, new int[] {0, 1, 2});
+    assertThat(searcher.int8SaturatedDocumentValues(VectorSimilarity.DOT, 0)).isEqualTo(4);
+    // 2 is above the first range (clipped to 127), 0.5 is inside the second.
+    var result =
+        searcher.search(
+            new float[] {2f, 0.5f},
+            new DenseSearchOptions(VectorSimilarity.DOT, 0, Quantization.INT8, false, 0),
+            3,
+            Cancellation.NEVER);
+    assertThat(result.clippedQueryValues()).isEqualTo(1);
+    assertThat(result.saturatedQueryValues()).isEqualTo(1);
+    var inside =
+        searcher.search(
+            new float[] {0f, 0.5f},
+            new DenseSearchOptions(VectorSimilarity.DOT, 0, Quantization.INT8, false, 0),
+            3,
+            Cancellation.NEVER);
+    assertThat(inside.clippedQueryValues()).isZero();
+    assertThat(inside.saturatedQueryValues()).isEqualTo(1);
+  }
 }

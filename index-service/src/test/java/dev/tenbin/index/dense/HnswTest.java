@@ -54,4 +54,85 @@ class HnswTest {
                 .approximateRecall())
         .isNaN();
   }
+
+  @Test
+  void hnswOverInt8AndBinaryVectorsScoresAsTheQuantizedScanAndReportsRecallAgainstIt() {
+    Random random = new Random(17);
+    int n = 3000;
+    int dim = 64;
+    int k = 10;
+    float[] docs = new float[n * dim];
+    for (int i = 0; i < docs.length; i++) {
+      docs[i] = (float) random.nextGaussian();
+    }
+    DenseSearcher searcher = new DenseSearcher(docs, dim, IntStream.range(0, n).toArray());
+    List<float[]> queries = new java.util.ArrayList<>();
+    for (int q = 0; q < 20; q++) {
+      // Near a document, as real queries are near their relevant documents.
+      float[] query = new float[dim];
+      int near = random.nextInt(n);
+      for (int i = 0; i < dim; i++) {
+        query[i] = docs[near * dim + i] + 0.5f * (float) random.nextGaussian();
+      }
+      queries.add(query);
+    }
+    for (Quantization quantization : List.of(Quantization.INT8, Quantization.BINARY)) {
+      for (boolean rescore : List.of(false, true)) {
+        String variant = quantization + (rescore ? " rescore" : "");
+        var options =
+            new DenseSearchOptions(VectorSimilarity.COSINE, 0, quantization, rescore, 100, true);
+        var approximate = searcher.searchBatch(queries, options, k, Cancellation.NEVER);
+        var exact = searcher.searchBatch(queries, options.exactScan(), k, Cancellation.NEVER);
+        double recallSum = 0;
+        for (int q = 0; q < queries.size(); q++) {
+          DenseSearchResult result = approximate.get(q);
+          // Scored as the exact scan of the variant scores: every hit carries the score the
+          // variant gives that document when it is the only candidate.
+          var scoredAlone =
+              searcher.rescore(
+                  queries.get(q),
+                  result.hits().stream().mapToInt(OrdinalHit::ordinal).toArray(),
+                  options,
+                  Cancellation.NEVER);
+          assertThat(result.hits()).as(variant).containsExactlyElementsOf(scoredAlone.hits());
+          var truth = exact.get(q).hits().stream().map(OrdinalHit::ordinal).toList();
+          long overlap =
+              result.hits().stream().filter(hit -> truth.contains(hit.ordinal())).count();
+          assertThat(result.approximateRecall()).as(variant).isEqualTo(overlap / (double) k);
+          recallSum += result.approximateRecall();
+        }
+        // The graph over the quantized vectors finds most of the quantized scan's top-k.
+        assertThat(recallSum / queries.size()).as(variant).isGreaterThanOrEqualTo(0.8);
+        assertThat(approximate.get(0).bytesPerVector())
+            .isEqualTo(DenseSearchOptions.bytesPerVector(quantization, dim));
+        assertThat(approximate.get(0).storedBytesPerVector())
+            .isEqualTo(
+                DenseSearchOptions.bytesPerVector(quantization, dim) + (rescore ? 4L * dim : 0));
+      }
+    }
+  }
+
+  @Test
+  void hnswOverBinaryVectorsReturnsHammingSimilaritiesNotFloatScores() {
+    float[] docs = {1f, 1f, -0.01f, 0.9f, 1f, 0.01f};
+    DenseSearcher searcher = new DenseSearcher(docs, 3, new int[] {0, 1});
+    float[] query = {1f, 1f, -1f};
+    var binary =
+        searcher.search(
+            query,
+            new DenseSearchOptions(VectorSimilarity.DOT, 0, Quantization.BINARY, false, 100, true),
+            2,
+            Cancellation.NEVER);
+    // Hamming similarity: a agrees on 3 signs, b on 2.
+    assertThat(binary.hits()).extracting(OrdinalHit::ordinal).containsExactly(0, 1);
+    assertThat(binary.hits()).extracting(OrdinalHit::score).containsExactly(3f, 2f);
+    var floats =
+        searcher.search(
+            query,
+            new DenseSearchOptions(VectorSimilarity.DOT, 0, Quantization.NONE, false, 100, true),
+            2,
+            Cancellation.NEVER);
+    assertThat(floats.hits()).extracting(OrdinalHit::score).doesNotContain(3f, 2f);
+    assertThat(binary.approximateRecall()).isEqualTo(1.0);
+  }
 }

@@ -1,0 +1,46 @@
+package dev.tenbin.eval.aggregate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class RowFactsTest {
+  @Test
+  void storedAndScannedBytesComeFromTheirOwnFacts() {
+    RowFacts facts =
+        RowFacts.of(
+            List.of(
+                TestCells.cell("b", "t", "dense:m", "truncate256_hnsw_int8_rescore", 0.5)
+                    .fact("dimension", 256)
+                    .fact("bytes_per_vector", 256)
+                    .fact("scanned_bytes_per_vector", 256)
+                    .fact("stored_bytes_per_vector", 256 + 4 * 256)
+                    .build()));
+    assertThat(facts.bytesPerVector()).isEqualTo(1280.0);
+    assertThat(facts.scannedBytesPerVector()).isEqualTo(256.0);
+  }
+
+  @Test
+  void anOldCellsBytesPerVectorIsItsScannedFigureAndARescoreAddsItsFloatsToTheStoredOne() {
+    RowFacts rescored =
+        RowFacts.of(
+            List.of(
+                TestCells.cell("b", "t", "dense:m", "int8_rescore", 0.5)
+                    .fact("dimension", 384)
+                    .fact("bytes_per_vector", 384)
+                    .build()));
+    assertThat(rescored.scannedBytesPerVector()).isEqualTo(384.0);
+    assertThat(rescored.bytesPerVector()).isEqualTo(384.0 + 4 * 384);
+
+    RowFacts binary =
+        RowFacts.of(
+            List.of(
+                TestCells.cell("b", "t", "dense:m", "binary", 0.5)
+                    .fact("dimension", 384)
+                    .fact("bytes_per_vector", 48)
+                    .build()));
+    assertThat(binary.scannedBytesPerVector()).isEqualTo(48.0);
+    assertThat(binary.bytesPerVector()).isEqualTo(48.0);
+  }
+}
