@@ -110,11 +110,14 @@ final class HybridFamily implements RetrievalFamily {
       String text = part.trim();
       int at = text.lastIndexOf('@');
       String variant = at < 0 ? "base" : text.substring(at + 1);
-      RetrieverSpec retriever = Families.parse(at < 0 ? text : text.substring(0, at));
-      if (retriever.family().name().equals(NAME)) {
+      if (text.startsWith(NAME + ":")) {
         throw new InvalidInputException(
-            "--retriever", "a hybrid's components are retrievers other than hybrid: " + text);
+            "--retriever",
+            "a hybrid's components are retrievers other than hybrid (a hybrid of three is"
+                + " hybrid:A+B+C): hybrid:"
+                + model);
       }
+      RetrieverSpec retriever = Families.parse(at < 0 ? text : text.substring(0, at));
       retriever.family().checkVariant("--retriever", variant);
       Component component = new Component(retriever, variant);
       if (!seen.add(component.name())) {

@@ -107,7 +107,7 @@ final class LightFamily implements RetrievalFamily {
             task,
             model,
             HYBRID,
-            minMax ? "base" : fusion.name(),
+            minMax ? "base" : planner.spec().lightHybridFusion(),
             RunMode.RETRIEVAL,
             hybrid,
             JobPlanner.modelVersions(facts),
