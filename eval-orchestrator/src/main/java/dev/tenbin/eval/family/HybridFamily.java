@@ -30,9 +30,9 @@ import java.util.Set;
 
 /**
  * {@code hybrid:A+B[+C...]}: the fusion of the rankings of two or more other retrievers, each
- * {@code NAME} or {@code NAME@VARIANT} ({@code bm25}, {@code dense:MODEL@int8}, {@code light:MODEL},
- * ...; no variant: base). Its variants are fusions ({@link HybridFusion}: {@code rrf_k60} by default,
- * {@code minmax_w0.7}, ...).
+ * {@code NAME} or {@code NAME@VARIANT} ({@code bm25}, {@code dense:MODEL@int8}, {@code
+ * light:MODEL}, ...; no variant: base). Its variants are fusions ({@link HybridFusion}: {@code
+ * rrf_k60} by default, {@code minmax_w0.7}, ...).
  *
  * <p>A hybrid retrieves nothing itself: it fuses the stored rankings of its components' cells. The
  * planner puts every component's cell into the plan before the hybrid (once, however many hybrids
@@ -181,14 +181,7 @@ final class HybridFamily implements RetrievalFamily {
               .with("fusion", fusion.describe(components.size()));
       cells.add(
           planner.cell(
-              task,
-              model,
-              name(),
-              variant,
-              RunMode.RETRIEVAL,
-              identity,
-              Map.of(),
-              Map.of()));
+              task, model, name(), variant, RunMode.RETRIEVAL, identity, Map.of(), Map.of()));
     }
     return new Work(this, task, model, cells, List.copyOf(inputs), "");
   }

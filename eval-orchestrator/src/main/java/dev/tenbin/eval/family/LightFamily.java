@@ -97,9 +97,7 @@ final class LightFamily implements RetrievalFamily {
     CellIdentity hybrid =
         identity.with(
             "hybrid",
-            (minMax
-                    ? "min-max normalized interpolation"
-                    : "reciprocal rank fusion k=" + fusion.k())
+            (minMax ? "min-max normalized interpolation" : "reciprocal rank fusion k=" + fusion.k())
                 + ", dense weight "
                 + planner.spec().lightHybridDenseWeight());
     cells.add(

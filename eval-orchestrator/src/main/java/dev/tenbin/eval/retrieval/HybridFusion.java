@@ -80,7 +80,8 @@ public record HybridFusion(String method, int k, Double firstWeight) {
           m.group(2) == null ? DEFAULT_K : Integer.parseInt(m.group(2)),
           m.group(3) == null ? null : Double.parseDouble(m.group(3)));
     } catch (InvalidInputException e) {
-      throw new InvalidInputException("--variant", "fusion variant '" + variant + "': " + e.getMessage());
+      throw new InvalidInputException(
+          "--variant", "fusion variant '" + variant + "': " + e.getMessage());
     }
   }
 

@@ -99,7 +99,8 @@ class HybridJobTest {
       order.sort(
           Comparator.<Map.Entry<String, Double>>comparingDouble(e -> -(float) (double) e.getValue())
               .thenComparing(Map.Entry::getKey));
-      assertThat(query.docs()).extracting(StoredDoc::docId)
+      assertThat(query.docs())
+          .extracting(StoredDoc::docId)
           .as(query.queryId())
           .containsExactlyElementsOf(order.stream().map(Map.Entry::getKey).toList());
       for (StoredDoc doc : query.docs()) {
@@ -109,7 +110,8 @@ class HybridJobTest {
     assertThat(rrf.diagnostics()).containsEntry("fusion", "RRF k=60, weights [0.5, 0.5]");
 
     // Run again: nothing computed; the same plan in another folder gives the same fingerprints.
-    CliRunner again = run("job", Files.readString(tmp.resolve("job.yaml")).split("retrievers:\n")[1]);
+    CliRunner again =
+        run("job", Files.readString(tmp.resolve("job.yaml")).split("retrievers:\n")[1]);
     assertThat(again.exitCode()).as(again.err()).isZero();
     assertThat(again.err()).contains("4 already stored, 0 computed");
 
@@ -136,7 +138,10 @@ class HybridJobTest {
   }
 
   private static StoredQuery queryOf(CellRecord cell, String queryId) {
-    return cell.queries().stream().filter(q -> q.queryId().equals(queryId)).findFirst().orElseThrow();
+    return cell.queries().stream()
+        .filter(q -> q.queryId().equals(queryId))
+        .findFirst()
+        .orElseThrow();
   }
 
   @Test

@@ -158,7 +158,8 @@ class HybridPlanTest {
         "  - {hybrid: {of: [bm25, 'hybrid:bm25+dense:m']}}\n",
         "retrievers[0].hybrid.of",
         "other than hybrid");
-    expectError("  - {hybrid: {of: [bm25, dense:m], k: 0}}\n", "retrievers[0].hybrid.k", "at least 1");
+    expectError(
+        "  - {hybrid: {of: [bm25, dense:m], k: 0}}\n", "retrievers[0].hybrid.k", "at least 1");
     expectError(
         "  - {hybrid: {of: [bm25, dense:m], k: 1.5}}\n", "retrievers[0].hybrid.k", "whole number");
     expectError(
@@ -178,7 +179,9 @@ class HybridPlanTest {
         "retrievers[0].hybrid.k",
         "takes none");
     expectError(
-        "  - {hybrid: {of: [bm25, dense:m], depth: 10}}\n", "retrievers[0].hybrid.depth", "unknown");
+        "  - {hybrid: {of: [bm25, dense:m], depth: 10}}\n",
+        "retrievers[0].hybrid.depth",
+        "unknown");
     assertThatThrownBy(
             () ->
                 JobSpec.parse(

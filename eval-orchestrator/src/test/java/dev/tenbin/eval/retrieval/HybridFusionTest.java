@@ -53,7 +53,8 @@ class HybridFusionTest {
             .directExecutor()
             .addService(
                 ServerInterceptors.intercept(
-                    new IndexGrpcService(catalog, IndexServiceConfig.embedded(tmp.resolve("index"))),
+                    new IndexGrpcService(
+                        catalog, IndexServiceConfig.embedded(tmp.resolve("index"))),
                     new ExceptionMappingInterceptor()))
             .build()
             .start();
@@ -123,7 +124,8 @@ class HybridFusionTest {
   void minMaxNormalisesEachListPerQueryAndWeighsThem() {
     // BM25 9, 8, 7 -> a 1, b .5, c 0; dense .9, .8, .1 -> c 1, a .875, x 0 (up to FP32 inputs).
     assertScores(fuse("minmax", 0).get("q1"), "a", 0.5 + 0.5 * 0.875, "c", 0.5, "b", 0.25, "x", 0);
-    assertScores(fuse("minmax_w0.2", 0).get("q1"), "a", 0.2 + 0.8 * 0.875, "c", 0.8, "b", 0.1, "x", 0);
+    assertScores(
+        fuse("minmax_w0.2", 0).get("q1"), "a", 0.2 + 0.8 * 0.875, "c", 0.8, "b", 0.1, "x", 0);
   }
 
   /** The ranking's doc ids in order, each with its score within FP32 rounding. */
@@ -133,7 +135,9 @@ class HybridFusionTest {
       assertThat(ranking.get(i).docId()).isEqualTo(idsAndScores[2 * i]);
       assertThat(ranking.get(i).score())
           .as(ranking.get(i).docId())
-          .isCloseTo(((Number) idsAndScores[2 * i + 1]).doubleValue(), org.assertj.core.data.Offset.offset(1e-6));
+          .isCloseTo(
+              ((Number) idsAndScores[2 * i + 1]).doubleValue(),
+              org.assertj.core.data.Offset.offset(1e-6));
     }
   }
 

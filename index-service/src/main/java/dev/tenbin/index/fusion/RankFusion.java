@@ -27,8 +27,8 @@ public sealed interface RankFusion permits ReciprocalRankFusion, MinMaxInterpola
   }
 
   /**
-   * {@link ReciprocalRankFusion} with constant {@code k} and one weight per ranking (empty: 1 each),
-   * cut to {@code topK} (0 = all).
+   * {@link ReciprocalRankFusion} with constant {@code k} and one weight per ranking (empty: 1
+   * each), cut to {@code topK} (0 = all).
    */
   static List<Hit> reciprocalRank(List<List<Hit>> rankings, int k, List<Float> weights, int topK) {
     return top(new ReciprocalRankFusion(k, weights).fuse(rankings), topK);
