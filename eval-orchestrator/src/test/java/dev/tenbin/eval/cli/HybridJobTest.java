@@ -88,25 +88,7 @@ class HybridJobTest {
     CellRecord rrf = cell(cells, "hybrid:bm25+dense:tiny-dense", "rrf_k60");
     assertThat(rrf.key().family()).isEqualTo("hybrid");
     assertThat(rrf.queries()).hasSize(bm25.queries().size());
-    for (StoredQuery query : rrf.queries()) {
-      Map<String, Double> expected = new HashMap<>();
-      for (CellRecord component : List.of(bm25, dense)) {
-        for (StoredDoc doc : queryOf(component, query.queryId()).docs()) {
-          expected.merge(doc.docId(), 0.5 / (60 + doc.rank()), Double::sum);
-        }
-      }
-      List<Map.Entry<String, Double>> order = new ArrayList<>(expected.entrySet());
-      order.sort(
-          Comparator.<Map.Entry<String, Double>>comparingDouble(e -> -(float) (double) e.getValue())
-              .thenComparing(Map.Entry::getKey));
-      assertThat(query.docs())
-          .extracting(StoredDoc::docId)
-          .as(query.queryId())
-          .containsExactlyElementsOf(order.stream().map(Map.Entry::getKey).toList());
-      for (StoredDoc doc : query.docs()) {
-        assertThat(doc.score()).isEqualTo((double) (float) (double) expected.get(doc.docId()));
-      }
-    }
+    assertRrf(rrf, 60, bm25, dense);
     assertThat(rrf.diagnostics()).containsEntry("fusion", "RRF k=60, weights [0.5, 0.5]");
 
     // Run again: nothing computed; the same plan in another folder gives the same fingerprints.
@@ -135,6 +117,49 @@ class HybridJobTest {
         .extracting(row -> row.get("system").asText() + "/" + row.get("variant").asText())
         .contains(
             "hybrid:bm25+dense:tiny-dense/rrf_k60", "hybrid:bm25+dense:tiny-dense/minmax_w0.3");
+  }
+
+  /** Each query of {@code fused} is Σ ½/(k + rank) over the components' stored rankings. */
+  private static void assertRrf(CellRecord fused, int k, CellRecord first, CellRecord second) {
+    assertThat(fused.queries()).hasSize(first.queries().size());
+    for (StoredQuery query : fused.queries()) {
+      Map<String, Double> expected = new HashMap<>();
+      for (CellRecord component : List.of(first, second)) {
+        for (StoredDoc doc : queryOf(component, query.queryId()).docs()) {
+          expected.merge(doc.docId(), 0.5 / (k + doc.rank()), Double::sum);
+        }
+      }
+      List<Map.Entry<String, Double>> order = new ArrayList<>(expected.entrySet());
+      order.sort(
+          Comparator.<Map.Entry<String, Double>>comparingDouble(e -> -(float) (double) e.getValue())
+              .thenComparing(Map.Entry::getKey));
+      assertThat(query.docs())
+          .extracting(StoredDoc::docId)
+          .as(query.queryId())
+          .containsExactlyElementsOf(order.stream().map(Map.Entry::getKey).toList());
+      for (StoredDoc doc : query.docs()) {
+        assertThat(doc.score()).isEqualTo((double) (float) (double) expected.get(doc.docId()));
+      }
+    }
+  }
+
+  @Test
+  void lightRetrieversHybridFusesItsSidesByRrfWhenTheJobSaysSo() throws Exception {
+    Path spec = tmp.resolve("light.yaml");
+    Files.writeString(
+        spec,
+        "name: light\ntask_sets: [tasks.yaml]\nretrievers: [light:tiny-dense]\n"
+            + "light_hybrid_fusion: rrf_k10\n");
+    CliRunner result = TinyJob.run(tmp, spec, tmp.resolve("light"), tmp.resolve("cache"));
+    assertThat(result.exitCode()).as(result.err()).isZero();
+    List<CellRecord> cells = ResultStore.existing(tmp.resolve("light"), "--out").readAll();
+    CellRecord hybrid = cell(cells, "light-hybrid:tiny-dense", "rrf_k10");
+    assertThat(hybrid.diagnostics()).containsEntry("fusion", "RRF k=10, dense weight 0.5");
+    assertRrf(
+        hybrid,
+        10,
+        cell(cells, "light:tiny-dense", "base"),
+        cell(cells, "light-sparse:tiny-dense", "base"));
   }
 
   private static StoredQuery queryOf(CellRecord cell, String queryId) {
