@@ -19,6 +19,7 @@ import dev.tenbin.eval.positions.PositionSettings;
 import dev.tenbin.eval.report.ReportWriter;
 import dev.tenbin.eval.retrieval.Bm25Settings;
 import dev.tenbin.eval.retrieval.DenseVariant;
+import dev.tenbin.eval.retrieval.HybridFusion;
 import dev.tenbin.eval.retrieval.RetrieverSpec;
 import dev.tenbin.eval.retrieval.SparseVariant;
 import dev.tenbin.eval.services.IndexLanguage;
@@ -108,7 +109,11 @@ public final class EvalCommand implements Callable<Integer> {
           "Dense efficiency variant, repeatable: base, int8, binary, int8_rescore, binary_rescore,"
               + " hnsw, or [truncateN_][hnsw_][int8|binary][_rescore] (hnsw_int8,"
               + " truncate256_hnsw_binary_rescore, ...). Default for dense retrievers: base, int8,"
-              + " binary, int8_rescore and binary_rescore.")
+              + " binary, int8_rescore and binary_rescore. For hybrid retrievers the fusion:"
+              + " rrf_kK (RRF, Σ w_i/(k+rank_i); default rrf_k60) or minmax (per-query min-max"
+              + " normalised scores, Σ w_i·norm_i), either with _wW: the first component weighs W,"
+              + " the others share 1-W (default: equal weights). Each component's top --top-k is"
+              + " fused; ties: fused score descending, then doc id.")
   List<String> variants = new ArrayList<>();
 
   @Option(names = "--rerank", paramLabel = "MODEL", descriptionKey = "rerank")
@@ -213,6 +218,8 @@ public final class EvalCommand implements Callable<Integer> {
     for (String variant : variants) {
       if (variant.startsWith("sparse_")) {
         SparseVariant.parse(variant);
+      } else if (HybridFusion.isFusionVariant(variant)) {
+        HybridFusion.parse(variant);
       } else {
         DenseVariant.parse(variant);
       }

@@ -12,6 +12,7 @@ import dev.tenbin.eval.job.Work;
 import dev.tenbin.eval.job.WorkRunner;
 import dev.tenbin.eval.retrieval.DenseRetrieval;
 import dev.tenbin.eval.retrieval.DenseVariant;
+import dev.tenbin.eval.retrieval.HybridFusion;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -44,7 +45,10 @@ final class DenseFamily implements RetrievalFamily {
 
   @Override
   public List<String> evalVariants(List<String> flags) {
-    List<String> variants = flags.stream().filter(v -> !SparseFamily.isSparseVariant(v)).toList();
+    List<String> variants =
+        flags.stream()
+            .filter(v -> !SparseFamily.isSparseVariant(v) && !HybridFusion.isFusionVariant(v))
+            .toList();
     return variants.isEmpty()
         ? DenseVariant.automatic().stream().map(DenseVariant::name).toList()
         : variants;

@@ -23,7 +23,8 @@ public final class Families {
           new LightFamily(),
           new SparseFamily("sparse", false),
           new SparseFamily("sparse-bm25", true),
-          new MultiVectorFamily());
+          new MultiVectorFamily(),
+          new HybridFamily());
 
   private static final CandidateSetsWork CANDIDATES = new CandidateSetsWork();
   private static final RerankWork RERANK = new RerankWork();
@@ -50,6 +51,7 @@ public final class Families {
     if (family.isPresent()
         && family.get().takesModel() == !model.isEmpty()
         && (colon < 0) == model.isEmpty()) {
+      family.get().checkModel(model);
       return new RetrieverSpec(family.get(), model);
     }
     throw new InvalidInputException(

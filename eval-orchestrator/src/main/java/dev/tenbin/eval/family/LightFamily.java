@@ -17,7 +17,7 @@ import dev.tenbin.eval.job.WorkRunner;
 import dev.tenbin.eval.metrics.ScoredDoc;
 import dev.tenbin.eval.retrieval.DenseRetrieval;
 import dev.tenbin.eval.retrieval.DenseVariant;
-import dev.tenbin.eval.retrieval.Fusion;
+import dev.tenbin.eval.retrieval.HybridFusion;
 import dev.tenbin.eval.retrieval.RetrievalResult;
 import dev.tenbin.eval.retrieval.RunDiagnostics;
 import dev.tenbin.eval.retrieval.SparseRetrieval;
@@ -31,7 +31,8 @@ import java.util.Set;
 /**
  * {@code light:MODEL}: LightRetriever. Its cells share two rankings: the dense lookup of query
  * tokens against the model's document vectors ({@code light}, in dense variants), the token-count
- * sparse side ({@code light-sparse}) and their normalized interpolation ({@code light-hybrid}).
+ * sparse side ({@code light-sparse}) and their fusion ({@code light-hybrid}): min-max normalized
+ * interpolation by default, or RRF ({@code light_hybrid_fusion}).
  */
 final class LightFamily implements RetrievalFamily {
   static final String SPARSE_SIDE = "light-sparse";
@@ -55,7 +56,10 @@ final class LightFamily implements RetrievalFamily {
 
   @Override
   public List<String> evalVariants(List<String> flags) {
-    List<String> variants = flags.stream().filter(v -> !SparseFamily.isSparseVariant(v)).toList();
+    List<String> variants =
+        flags.stream()
+            .filter(v -> !SparseFamily.isSparseVariant(v) && !HybridFusion.isFusionVariant(v))
+            .toList();
     return variants.isEmpty() ? List.of(DenseVariant.BASE.name()) : variants;
   }
 
@@ -87,22 +91,35 @@ final class LightFamily implements RetrievalFamily {
             identity,
             JobPlanner.modelVersions(facts),
             JobPlanner.modelFacts(facts, 0)));
+    HybridFusion fusion = fusion(planner.spec());
+    boolean minMax = fusion.method().equals(HybridFusion.MINMAX);
+    // The min-max hybrid keeps the identity and variant it always had (its stored fingerprints).
     CellIdentity hybrid =
         identity.with(
             "hybrid",
-            "min-max normalized interpolation, dense weight "
+            (minMax ? "min-max normalized interpolation" : "reciprocal rank fusion k=" + fusion.k())
+                + ", dense weight "
                 + planner.spec().lightHybridDenseWeight());
     cells.add(
         planner.cell(
             task,
             model,
             HYBRID,
-            "base",
+            minMax ? "base" : planner.spec().lightHybridFusion(),
             RunMode.RETRIEVAL,
             hybrid,
             JobPlanner.modelVersions(facts),
             JobPlanner.modelFacts(facts, facts.dimension())));
     return new Work(this, task, model, cells, List.of(), "");
+  }
+
+  /**
+   * How the hybrid fuses its sides: the spec's {@code light_hybrid_fusion} with the dense side
+   * weighing {@code light_hybrid_dense_weight} and the sparse side the rest.
+   */
+  private static HybridFusion fusion(JobSpec spec) {
+    HybridFusion fusion = HybridFusion.parse(spec.lightHybridFusion());
+    return new HybridFusion(fusion.method(), fusion.k(), spec.lightHybridDenseWeight());
   }
 
   /**
@@ -165,7 +182,6 @@ final class LightFamily implements RetrievalFamily {
   /** The sparse side and the hybrid, by cell family. */
   private Map<String, EvalRun> sides(
       WorkRunner runner, BeirDataset data, String model, EvalRun dense) {
-    double weight = runner.spec().lightHybridDenseWeight();
     int topK = runner.spec().topK();
     RetrievalResult sparse =
         runner
@@ -179,8 +195,9 @@ final class LightFamily implements RetrievalFamily {
     Map<String, Map<String, List<ScoredDoc>>> systems = new LinkedHashMap<>();
     systems.put("light-dense", dense.rankings());
     systems.put(SPARSE_SIDE, sparse.rankings());
+    HybridFusion fusion = fusion(runner.spec());
     Map<String, List<ScoredDoc>> fused =
-        Fusion.linear(runner.services().indexChannel(), List.of(weight, 1 - weight), topK, systems);
+        fusion.fuse(runner.services().indexChannel(), topK, systems);
     long fuseNanos = System.nanoTime() - start;
     EvalRun sparseRun =
         RunScorer.score(data, SPARSE_SIDE + ":" + model, "base", RunMode.RETRIEVAL, sparse);
@@ -196,7 +213,7 @@ final class LightFamily implements RetrievalFamily {
             (long) (denseTimings.require(Timing.DOCUMENT_ENCODE_MS) * 1e6)
                 + sparse.documentEncodeNanos(),
             (long) (denseTimings.require(Timing.QUERY_ENCODE_MS) * 1e6) + sparse.queryEncodeNanos(),
-            hybridDiagnostics(weight, dense, sparseRun));
+            hybridDiagnostics(fusion, dense, sparseRun));
     Map<String, EvalRun> runs = new LinkedHashMap<>();
     runs.put(SPARSE_SIDE, sparseRun);
     runs.put(
@@ -205,9 +222,15 @@ final class LightFamily implements RetrievalFamily {
   }
 
   /** The hybrid's latency is its two sides' (queries are encoded and searched both ways). */
-  private static RunDiagnostics hybridDiagnostics(double weight, EvalRun dense, EvalRun sparse) {
+  private static RunDiagnostics hybridDiagnostics(
+      HybridFusion fusion, EvalRun dense, EvalRun sparse) {
     return RunDiagnostics.builder()
-        .fusion("min-max normalized, dense weight " + weight)
+        .fusion(
+            (fusion.method().equals(HybridFusion.MINMAX)
+                    ? "min-max normalized"
+                    : "RRF k=" + fusion.k())
+                + ", dense weight "
+                + fusion.firstWeight())
         .latencies(
             RunTimings.sum(
                 dense.timings().get(Timing.QUERY_ENCODE_LATENCY_US),

@@ -36,6 +36,20 @@ public interface RetrievalFamily extends WorkFamily {
     return system(work.model());
   }
 
+  /**
+   * Checks the model part of a spec ({@code dense:MODEL}'s MODEL) beyond being present; throws
+   * naming {@code --retriever}. Most families take any model id.
+   */
+  default void checkModel(String model) {}
+
+  /**
+   * Work whose cells this family's cells read (a hybrid's components), planned for {@code task};
+   * the planner plans each once, before the work of {@link #plan}.
+   */
+  default List<Work> prerequisites(JobPlanner planner, JobTask task, JobSpec.RetrieverEntry entry) {
+    return List.of();
+  }
+
   /** Checks one variant name of a job spec or of {@code --variant}; throws naming {@code field}. */
   default void checkVariant(String field, String variant) {
     if (!variant.equals("base")) {

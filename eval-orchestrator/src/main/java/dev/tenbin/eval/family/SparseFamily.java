@@ -10,6 +10,7 @@ import dev.tenbin.eval.job.ModelFacts;
 import dev.tenbin.eval.job.PlannedCell;
 import dev.tenbin.eval.job.Work;
 import dev.tenbin.eval.job.WorkRunner;
+import dev.tenbin.eval.retrieval.HybridFusion;
 import dev.tenbin.eval.retrieval.RetrievalResult;
 import dev.tenbin.eval.retrieval.SparseRetrieval;
 import dev.tenbin.eval.retrieval.SparseVariant;
@@ -57,7 +58,9 @@ final class SparseFamily implements RetrievalFamily {
   @Override
   public List<String> evalVariants(List<String> flags) {
     List<String> variants = new ArrayList<>();
-    flags.forEach(flag -> SparseVariant.parse(flag).forEach(v -> variants.add(v.name())));
+    flags.stream()
+        .filter(flag -> !HybridFusion.isFusionVariant(flag))
+        .forEach(flag -> SparseVariant.parse(flag).forEach(v -> variants.add(v.name())));
     return variants.isEmpty() ? List.of(SparseVariant.BASE.name()) : variants;
   }
 

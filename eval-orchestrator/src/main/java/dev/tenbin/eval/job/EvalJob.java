@@ -10,6 +10,7 @@ import dev.tenbin.eval.positions.PositionSettings;
 import dev.tenbin.eval.positions.StoredPositions;
 import dev.tenbin.eval.retrieval.Bm25Settings;
 import dev.tenbin.eval.retrieval.EncodeProgress;
+import dev.tenbin.eval.retrieval.HybridFusion;
 import dev.tenbin.eval.retrieval.RetrieverSpec;
 import dev.tenbin.eval.services.Services;
 import dev.tenbin.eval.store.CellRecord;
@@ -110,10 +111,8 @@ public final class EvalJob {
               id -> JobLauncher.encoderFacts(services, id),
               id -> JobLauncher.rerankerFacts(services, id));
       List<Work> plan = new ArrayList<>();
-      for (JobSpec.RetrieverEntry entry : spec.retrievers()) {
-        plan.add(
-            onlyItsOwnSystem(
-                entry.retriever().family(), entry.retriever().family().plan(planner, task, entry)));
+      for (Work work : planner.retrievers(task)) {
+        plan.add(onlyItsOwnSystem((RetrievalFamily) work.kind(), work));
       }
       if (!request.rerankers().isEmpty()) {
         String fingerprint = copyCandidates(request.candidateFile(), folder.resolve("candidates"));
@@ -173,6 +172,7 @@ public final class EvalJob {
         List.of(request.candidateKind()),
         request.similarity(),
         0.5,
+        HybridFusion.MINMAX,
         request.topK(),
         request.positions());
   }

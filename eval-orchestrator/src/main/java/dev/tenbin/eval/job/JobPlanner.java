@@ -42,9 +42,7 @@ public final class JobPlanner {
   public List<Work> plan(List<JobTask> tasks) {
     List<Work> work = new ArrayList<>();
     for (JobTask task : tasks) {
-      for (JobSpec.RetrieverEntry entry : spec.retrievers()) {
-        work.add(entry.retriever().family().plan(this, task, entry));
-      }
+      work.addAll(retrievers(task));
     }
     if (!spec.rerankers().isEmpty()) {
       for (JobTask task : tasks) {
@@ -59,6 +57,47 @@ public final class JobPlanner {
                 ""));
         work.addAll(rerank(task, sets));
       }
+    }
+    return work;
+  }
+
+  /**
+   * The work of every retriever of the spec on {@code task}: the retrievers that read no other
+   * cells, in spec order; then the prerequisites of the others (a hybrid's components) that are not
+   * already planned, each cell once; then those others, in spec order. So a component is computed
+   * once and stored before any hybrid that fuses it runs.
+   */
+  public List<Work> retrievers(JobTask task) {
+    List<Work> first = new ArrayList<>();
+    List<JobSpec.RetrieverEntry> readers = new ArrayList<>();
+    for (JobSpec.RetrieverEntry entry : spec.retrievers()) {
+      if (entry.retriever().family().prerequisites(this, task, entry).isEmpty()) {
+        first.add(entry.retriever().family().plan(this, task, entry));
+      } else {
+        readers.add(entry);
+      }
+    }
+    java.util.Set<String> planned = new java.util.HashSet<>();
+    first.forEach(w -> w.cells().forEach(c -> planned.add(c.fingerprint())));
+    List<Work> work = new ArrayList<>(first);
+    for (JobSpec.RetrieverEntry entry : readers) {
+      for (Work prerequisite : entry.retriever().family().prerequisites(this, task, entry)) {
+        List<PlannedCell> cells =
+            prerequisite.cells().stream().filter(c -> planned.add(c.fingerprint())).toList();
+        if (!cells.isEmpty()) {
+          work.add(
+              new Work(
+                  prerequisite.kind(),
+                  prerequisite.task(),
+                  prerequisite.model(),
+                  cells,
+                  prerequisite.artifacts(),
+                  prerequisite.candidateKind()));
+        }
+      }
+    }
+    for (JobSpec.RetrieverEntry entry : readers) {
+      work.add(entry.retriever().family().plan(this, task, entry));
     }
     return work;
   }

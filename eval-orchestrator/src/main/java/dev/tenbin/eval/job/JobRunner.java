@@ -177,7 +177,7 @@ public final class JobRunner {
                   within(
                       calls,
                       () ->
-                          new WorkRunner(services, spec, candidates, progress, cache)
+                          new WorkRunner(services, spec, candidates, progress, cache, store)
                               .runs(work, missing));
               for (CellRecord record : WorkRunner.records(work, missing, runs, spec.positions())) {
                 if (store.append(record)) {

@@ -10,6 +10,7 @@ import dev.tenbin.eval.family.Families;
 import dev.tenbin.eval.positions.PositionSettings;
 import dev.tenbin.eval.retrieval.Bm25Settings;
 import dev.tenbin.eval.retrieval.DenseVariantGrid;
+import dev.tenbin.eval.retrieval.HybridFusion;
 import dev.tenbin.eval.retrieval.RetrieverSpec;
 import dev.tenbin.eval.taskset.YamlErrors;
 import java.io.IOException;
@@ -40,10 +41,13 @@ import java.util.Set;
  *                index: [exact, hnsw]}    # a list may mix names and such grids
  *   - light:bge-small-en-v1.5           # LightRetriever: dense lookup, token-count sparse, hybrid
  *   - sparse:MODEL, sparse-bm25:MODEL, multivector:MODEL  # see Families for every family
+ *   - hybrid:bm25+dense:bge-small-en-v1.5 # fusion of stored component rankings, RRF k=60
+ *   - {hybrid: {of: [bm25, dense:bge-small-en-v1.5@int8], fusion: minmax, weight: 0.3}}
  * rerankers: [dense:bge-small-en-v1.5]  # rescoring the stored candidate sets
  * candidates: {dense_model: bge-small-en-v1.5, sets: [hybrid, bm25]}
  * similarity: cosine                    # cosine, dot or best
  * light_hybrid_dense_weight: 0.5
+ * light_hybrid_fusion: minmax           # or rrf, rrf_kK (weights: dense W, sparse 1 - W)
  * top_k: 100
  * positions: {tokenizer: bge-small-en-v1.5, min_count: 5, reference: bm25}  # tasks with spans
  * }</pre>
@@ -61,7 +65,9 @@ import java.util.Set;
  * @param candidateDenseModel the dense model of the hybrid candidate set
  * @param candidateSets "hybrid" and/or "bm25"
  * @param similarity "cosine", "dot" or "best"
- * @param lightHybridDenseWeight the dense weight of LightRetriever's normalized interpolation
+ * @param lightHybridDenseWeight the dense weight of LightRetriever's hybrid
+ * @param lightHybridFusion how LightRetriever's hybrid fuses its sides: "minmax" (normalized
+ *     interpolation, the default) or an RRF fusion variant, e.g. "rrf_k60" ({@link HybridFusion})
  * @param topK depth of stored rankings
  * @param positions how cells of tasks with answer spans are analysed for position bias
  */
@@ -78,6 +84,7 @@ public record JobSpec(
     List<String> candidateSets,
     String similarity,
     double lightHybridDenseWeight,
+    String lightHybridFusion,
     int topK,
     PositionSettings positions) {
 
@@ -96,6 +103,7 @@ public record JobSpec(
         candidateSets,
         similarity,
         lightHybridDenseWeight,
+        lightHybridFusion,
         topK,
         value);
   }
@@ -125,6 +133,7 @@ public record JobSpec(
           "candidates",
           "similarity",
           "light_hybrid_dense_weight",
+          "light_hybrid_fusion",
           "top_k",
           "positions");
 
@@ -225,6 +234,17 @@ public record JobSpec(
     if (!(weight >= 0 && weight <= 1)) {
       throw error(file, "light_hybrid_dense_weight", "must be within 0..1");
     }
+    String lightFusion = text(file, root, "light_hybrid_fusion", HybridFusion.MINMAX);
+    try {
+      HybridFusion parsed = HybridFusion.parse(lightFusion);
+      if (parsed.firstWeight() != null) {
+        throw new InvalidInputException(
+            "light_hybrid_fusion", "the weights come from light_hybrid_dense_weight");
+      }
+      lightFusion = parsed.name();
+    } catch (InvalidInputException e) {
+      throw error(file, "light_hybrid_fusion", e.getMessage());
+    }
     int topK = root.path("top_k").asInt(100);
     if (topK < 1 || topK > 1000) {
       throw error(
@@ -245,6 +265,7 @@ public record JobSpec(
         sets,
         similarity,
         weight,
+        lightFusion,
         topK,
         positions(file, root.path("positions")));
   }
@@ -263,6 +284,8 @@ public record JobSpec(
     Bm25Settings bm25 = Bm25Settings.DEFAULTS;
     if (node.isTextual()) {
       text = node.asText();
+    } else if (node.isObject() && node.has("hybrid")) {
+      return hybrid(file, field, node);
     } else if (node.isObject()) {
       text = node.path("retriever").asText("");
       for (Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
@@ -279,7 +302,10 @@ public record JobSpec(
         bm25 = bm25Settings(file, field, node);
       }
     } else {
-      throw error(file, field, "expected a retriever name or {retriever: NAME, variants: [...]}");
+      throw error(
+          file,
+          field,
+          "expected a retriever name, {retriever: NAME, variants: [...]} or {hybrid: {of: [...]}}");
     }
     RetrieverSpec spec;
     try {
@@ -378,6 +404,73 @@ public record JobSpec(
     } catch (InvalidInputException e) {
       throw error(file, e.field(), e.getMessage());
     }
+  }
+
+  /**
+   * {@code {hybrid: {of: [A, B, ...], fusion: rrf|minmax, k: 60, weight: 0.5}}}: the retriever
+   * {@code hybrid:A+B} with the one fusion variant these name ({@link HybridFusion}).
+   */
+  private static RetrieverEntry hybrid(Path file, String field, JsonNode node) {
+    if (node.size() != 1) {
+      throw error(file, field, "a hybrid entry holds only hybrid: {of: [...], ...}");
+    }
+    JsonNode hybrid = node.get("hybrid");
+    String at = field + ".hybrid";
+    if (!hybrid.isObject()) {
+      throw error(file, at, "expected {of: [A, B], fusion: rrf|minmax, k: 60, weight: 0.5}");
+    }
+    Set<String> keys = Set.of("of", "fusion", "k", "weight");
+    for (Iterator<String> names = hybrid.fieldNames(); names.hasNext(); ) {
+      String key = names.next();
+      if (!keys.contains(key)) {
+        throw error(
+            file,
+            at + "." + MessageText.cut(key, MessageText.MAX_SHOWN),
+            "unknown field; expected one of " + new java.util.TreeSet<>(keys));
+      }
+    }
+    List<String> components = strings(file, hybrid, "of", at + ".of");
+    RetrieverSpec spec;
+    try {
+      spec = Families.parse("hybrid:" + String.join("+", components));
+    } catch (InvalidInputException e) {
+      throw error(file, at + ".of", e.getMessage());
+    }
+    String method = text(file, hybrid, "fusion", at + ".fusion", HybridFusion.RRF);
+    Integer k = integer(file, hybrid, "k", at + ".k");
+    Double weight = number(file, hybrid, "weight", at + ".weight");
+    if (k != null && !method.equals(HybridFusion.RRF)) {
+      throw error(file, at + ".k", "k is the RRF constant; fusion " + method + " takes none");
+    }
+    HybridFusion fusion;
+    try {
+      fusion = new HybridFusion(method, k == null ? HybridFusion.DEFAULT_K : k, weight);
+    } catch (InvalidInputException e) {
+      throw error(file, at + "." + e.field(), e.getMessage());
+    }
+    return new RetrieverEntry(spec, List.of(fusion.name()));
+  }
+
+  private static Integer integer(Path file, JsonNode root, String key, String field) {
+    JsonNode node = root.path(key);
+    if (node.isMissingNode() || node.isNull()) {
+      return null;
+    }
+    if (!node.isIntegralNumber() || !node.canConvertToInt()) {
+      throw error(file, field, "must be a whole number, got " + MessageText.quote(node.asText()));
+    }
+    return node.asInt();
+  }
+
+  private static Double number(Path file, JsonNode root, String key, String field) {
+    JsonNode node = root.path(key);
+    if (node.isMissingNode() || node.isNull()) {
+      return null;
+    }
+    if (!node.isNumber()) {
+      throw error(file, field, "must be a number, got " + MessageText.quote(node.asText()));
+    }
+    return node.asDouble();
   }
 
   private static String text(Path file, JsonNode root, String key, String fallback) {

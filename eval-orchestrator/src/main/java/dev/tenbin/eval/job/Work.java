@@ -15,7 +15,8 @@ import java.util.List;
  * @param task the task
  * @param model the model (retriever or reranker id); "" for BM25 and candidate sets
  * @param cells the cells it produces (candidate sets: none, they produce {@link #artifacts})
- * @param artifacts fingerprints of the candidate sets it writes, or of the one a reranker reads
+ * @param artifacts fingerprints of the candidate sets it writes, of the one a reranker reads, or of
+ *     the component cells a hybrid fuses (in its components' order)
  * @param candidateKind "hybrid" or "bm25" for a reranker; "" otherwise
  */
 public record Work(

@@ -17,11 +17,13 @@ import dev.tenbin.eval.retrieval.RetrievalResult;
 import dev.tenbin.eval.retrieval.SparseRetrieval;
 import dev.tenbin.eval.services.Services;
 import dev.tenbin.eval.store.CellRecord;
+import dev.tenbin.eval.store.ResultStore;
 import dev.tenbin.proto.common.v1.Similarity;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -36,6 +38,7 @@ public final class WorkRunner {
   private final Path candidatesDirectory;
   private final EncodeProgress progress;
   private final RetrievalHooks cache;
+  private final ResultStore store;
 
   /**
    * What the job adds around the retrieval classes: an embedding cache (identity when there is
@@ -67,17 +70,27 @@ public final class WorkRunner {
     }
   }
 
+  /**
+   * @param store the job's stored cells (what a hybrid fuses)
+   */
   public WorkRunner(
       Services services,
       JobSpec spec,
       Path candidatesDirectory,
       EncodeProgress progress,
-      RetrievalHooks cache) {
+      RetrievalHooks cache,
+      ResultStore store) {
     this.services = services;
     this.spec = spec;
     this.candidatesDirectory = candidatesDirectory;
     this.progress = progress;
     this.cache = cache;
+    this.store = store;
+  }
+
+  /** The job's stored cell with that fingerprint, if it is stored. */
+  public Optional<CellRecord> storedCell(String fingerprint) {
+    return store.read(fingerprint);
   }
 
   /** The candidate set file of a fingerprint. */

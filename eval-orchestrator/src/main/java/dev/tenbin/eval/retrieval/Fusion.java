@@ -26,6 +26,22 @@ public final class Fusion {
         systems);
   }
 
+  /**
+   * Weighted reciprocal rank fusion: {@code Σ w_i / (k + rank_i)}, one weight per system in the
+   * given order.
+   */
+  public static Map<String, List<ScoredDoc>> reciprocalRank(
+      Channel index,
+      int k,
+      List<Double> weights,
+      int topK,
+      Map<String, Map<String, List<ScoredDoc>>> systems) {
+    FuseRequest.Builder request =
+        FuseRequest.newBuilder().setMethod(FusionMethod.FUSION_METHOD_RRF).setRrfK(k).setTopK(topK);
+    weights.forEach(weight -> request.addWeights(weight.floatValue()));
+    return fuse(index, request, systems);
+  }
+
   /** Min-max normalized scores interpolated with one weight per system, in the given order. */
   public static Map<String, List<ScoredDoc>> linear(
       Channel index,

@@ -19,11 +19,12 @@ import java.util.Map;
  * retriever entries naming it) share one encode of the documents through the embedding cache, so
  * they form one group; the candidate sets of a task and every reranker over them form one group
  * (the rerankers read the candidate files), joined with the work of the candidate sets' dense model
- * on that task. BM25 of a task is a group of its own. Groups are then placed
- * longest-processing-time first: by estimated cost, largest first (ties broken by the group's id,
- * its smallest fingerprint), each onto the shard with the least estimated cost so far (ties: the
- * lowest shard index). The result depends only on the plan (fingerprints and corpus sizes), never
- * on which cells are already stored, so every shard process computes the same assignment.
+ * on that task. A hybrid joins the group of its components (it reads their stored cells). BM25 of a
+ * task is a group of its own. Groups are then placed longest-processing-time first: by estimated
+ * cost, largest first (ties broken by the group's id, its smallest fingerprint), each onto the
+ * shard with the least estimated cost so far (ties: the lowest shard index). The result depends
+ * only on the plan (fingerprints and corpus sizes), never on which cells are already stored, so
+ * every shard process computes the same assignment.
  */
 public final class ShardAssignment {
   private final List<List<WorkGroup>> shards;
@@ -107,7 +108,8 @@ public final class ShardAssignment {
 
   /**
    * What joins a work item to others: its task and model (not BM25's empty model, nor a reranker's,
-   * which is not an encoder of the task's documents) and every artifact it writes or reads.
+   * which is not an encoder of the task's documents), every artifact it writes or reads, and the
+   * fingerprints of its cells (which a hybrid reads as artifacts).
    */
   private static List<String> joinKeys(Work work) {
     List<String> keys = new ArrayList<>();
@@ -117,6 +119,10 @@ public final class ShardAssignment {
     }
     for (String artifact : work.artifacts()) {
       keys.add("artifact\u0000" + artifact);
+    }
+    // A hybrid reads its components' cells (its artifacts): it runs in their shard, after them.
+    for (PlannedCell cell : work.cells()) {
+      keys.add("artifact\u0000" + cell.fingerprint());
     }
     return keys;
   }

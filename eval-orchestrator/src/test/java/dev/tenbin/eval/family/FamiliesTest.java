@@ -13,7 +13,10 @@ class FamiliesTest {
   @Test
   void everyFamilyParsesItsOwnUsageAndNamesItsSystem() {
     for (RetrievalFamily family : Families.retrieval()) {
-      String text = family.takesModel() ? family.name() + ":some-model" : family.name();
+      String text =
+          family.name().equals("hybrid")
+              ? "hybrid:bm25+dense:some-model"
+              : family.takesModel() ? family.name() + ":some-model" : family.name();
       RetrieverSpec spec = Families.parse(text);
       assertThat(spec.family()).isSameAs(family);
       assertThat(spec.name()).as("the system is the text it was parsed from").isEqualTo(text);
@@ -21,10 +24,11 @@ class FamiliesTest {
   }
 
   @Test
-  void theRegistryHoldsTheSevenRetrievalFamiliesOnceEach() {
+  void theRegistryHoldsTheRetrievalFamiliesOnceEach() {
     List<String> names = Families.retrieval().stream().map(RetrievalFamily::name).toList();
     assertThat(names)
-        .containsExactly("bm25", "dense", "light", "sparse", "sparse-bm25", "multivector");
+        .containsExactly(
+            "bm25", "dense", "light", "sparse", "sparse-bm25", "multivector", "hybrid");
     assertThat(Families.candidates().name()).isEqualTo("candidates");
   }
 
@@ -36,7 +40,8 @@ class FamiliesTest {
           .as(bad)
           .isInstanceOf(InvalidInputException.class)
           .hasMessageContaining(
-              "expected bm25, dense:MODEL, light:MODEL, sparse:MODEL, sparse-bm25:MODEL or multivector:MODEL");
+              "expected bm25, dense:MODEL, light:MODEL, sparse:MODEL, sparse-bm25:MODEL,"
+                  + " multivector:MODEL or hybrid:A+B");
     }
   }
 
@@ -62,6 +67,31 @@ class FamiliesTest {
     assertThat(sparse.evalVariants(List.of())).containsExactly("base");
     assertThat(Families.named("bm25").orElseThrow().evalVariants(List.of("int8")))
         .containsExactly("base");
+    RetrievalFamily hybrid = Families.named("hybrid").orElseThrow();
+    assertThat(hybrid.evalVariants(List.of("base", "int8"))).containsExactly("rrf_k60");
+    assertThat(hybrid.evalVariants(List.of("base", "rrf", "minmax_w0.30")))
+        .containsExactly("rrf_k60", "minmax_w0.3");
+    assertThat(dense.evalVariants(List.of("base", "rrf_k60"))).containsExactly("base");
+    assertThat(sparse.evalVariants(List.of("minmax"))).containsExactly("base");
+  }
+
+  @Test
+  void aHybridNamesTwoOrMoreDistinctNonHybridComponentsEachWithAVariantOfItsFamily() {
+    assertThat(Families.parse("hybrid:bm25+dense:m@int8+light:m").name())
+        .isEqualTo("hybrid:bm25+dense:m@int8+light:m");
+    for (String bad :
+        List.of(
+            "hybrid:bm25",
+            "hybrid:",
+            "hybrid:bm25+",
+            "hybrid:bm25+colbert:m",
+            "hybrid:dense:m+dense:m",
+            "hybrid:bm25+dense:m@int9",
+            "hybrid:bm25+bm25@int8")) {
+      assertThatThrownBy(() -> Families.parse(bad))
+          .as(bad)
+          .isInstanceOf(InvalidInputException.class);
+    }
   }
 
   @Test

@@ -23,12 +23,30 @@ import java.util.Map;
 public record MinMaxInterpolation(List<Float> weights) implements RankFusion {
   public MinMaxInterpolation {
     weights = List.copyOf(weights);
+    checkWeights(weights);
+  }
+
+  /** Every weight finite and not negative; throws naming {@code weights[i]}. */
+  static void checkWeights(List<Float> weights) {
     for (int i = 0; i < weights.size(); i++) {
       float weight = weights.get(i);
       if (!Float.isFinite(weight) || weight < 0) {
         throw new InvalidInputException(
             "weights[" + i + "]", "a weight must be finite and not negative, got " + weight);
       }
+    }
+  }
+
+  /** One weight per ranking; throws naming {@code weights}. */
+  static void checkWeightCount(List<Float> weights, List<List<Hit>> rankings) {
+    if (weights.size() != rankings.size()) {
+      throw new InvalidInputException(
+          "weights",
+          "one weight per ranking is needed: "
+              + rankings.size()
+              + " rankings, "
+              + weights.size()
+              + " weights");
     }
   }
 
@@ -39,15 +57,7 @@ public record MinMaxInterpolation(List<Float> weights) implements RankFusion {
 
   @Override
   public List<Hit> fuse(List<List<Hit>> rankings) {
-    if (weights.size() != rankings.size()) {
-      throw new InvalidInputException(
-          "weights",
-          "one weight per ranking is needed: "
-              + rankings.size()
-              + " rankings, "
-              + weights.size()
-              + " weights");
-    }
+    checkWeightCount(weights, rankings);
     List<List<Hit>> lists = RankFusion.withoutRepeats(rankings);
     Map<String, Double> fused = new HashMap<>();
     for (int i = 0; i < lists.size(); i++) {

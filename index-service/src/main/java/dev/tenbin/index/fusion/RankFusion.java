@@ -26,6 +26,14 @@ public sealed interface RankFusion permits ReciprocalRankFusion, MinMaxInterpola
     return top(new ReciprocalRankFusion(k).fuse(rankings), topK);
   }
 
+  /**
+   * {@link ReciprocalRankFusion} with constant {@code k} and one weight per ranking (empty: 1
+   * each), cut to {@code topK} (0 = all).
+   */
+  static List<Hit> reciprocalRank(List<List<Hit>> rankings, int k, List<Float> weights, int topK) {
+    return top(new ReciprocalRankFusion(k, weights).fuse(rankings), topK);
+  }
+
   /** {@link MinMaxInterpolation} with one weight per ranking, cut to {@code topK} (0 = all). */
   static List<Hit> linear(List<List<Hit>> rankings, List<Float> weights, int topK) {
     return top(new MinMaxInterpolation(weights).fuse(rankings), topK);

@@ -239,6 +239,7 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
                 RankFusion.reciprocalRank(
                     entry.getValue(),
                     request.getRrfK() == 0 ? 60 : request.getRrfK(),
+                    request.getWeightsList(),
                     request.getTopK());
             case FUSION_METHOD_LINEAR ->
                 RankFusion.linear(entry.getValue(), request.getWeightsList(), request.getTopK());

@@ -37,6 +37,40 @@ class RankFusionTest {
   }
 
   @Test
+  void weightedRrfMultipliesEachRankingsTermByItsWeightAndNoWeightsMeansOneEach() {
+    List<Hit> fused =
+        new ReciprocalRankFusion(60, List.of(0.75f, 0.25f)).fuse(List.of(BM25, DENSE));
+    // a: .75/61 + .25/62; c: .75/63 + .25/61; b: .75/62; x (dense only, rank 3): .25/63.
+    assertThat(fused)
+        .containsExactly(
+            d("a", (float) (0.75 / 61 + 0.25 / 62)),
+            d("c", (float) (0.75 / 63 + 0.25 / 61)),
+            d("b", (float) (0.75 / 62)),
+            d("x", (float) (0.25 / 63)));
+    // All weight on BM25: its order, and the dense-only document still listed, at 0.
+    assertThat(new ReciprocalRankFusion(60, List.of(1f, 0f)).fuse(List.of(BM25, DENSE)))
+        .containsExactly(
+            d("a", (float) (1.0 / 61)),
+            d("b", (float) (1.0 / 62)),
+            d("c", (float) (1.0 / 63)),
+            d("x", 0f));
+    assertThat(new ReciprocalRankFusion(60, List.of()).fuse(List.of(BM25, DENSE)))
+        .isEqualTo(new ReciprocalRankFusion(60).fuse(List.of(BM25, DENSE)));
+    assertThat(RankFusion.reciprocalRank(List.of(BM25, DENSE), 60, List.of(0.75f, 0.25f), 2))
+        .isEqualTo(fused.subList(0, 2));
+  }
+
+  @Test
+  void weightedRrfRefusesAWrongWeightCountOrANegativeWeight() {
+    assertThatThrownBy(() -> new ReciprocalRankFusion(60, List.of(1f)).fuse(List.of(BM25, DENSE)))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("one weight per ranking");
+    assertThatThrownBy(() -> new ReciprocalRankFusion(60, List.of(1f, -0.5f)))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("not negative");
+  }
+
+  @Test
   void rrfRanksByPositionNotByInputScore() {
     List<Hit> tiedInput = List.of(d("q", 1f), d("p", 1f));
     assertThat(new ReciprocalRankFusion(60).fuse(List.of(tiedInput)))
