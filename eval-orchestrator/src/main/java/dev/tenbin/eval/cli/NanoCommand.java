@@ -1,9 +1,9 @@
 package dev.tenbin.eval.cli;
 
 import dev.tenbin.eval.cache.EmbeddingCache;
-import dev.tenbin.eval.job.EmbeddingCaches;
 import dev.tenbin.eval.dataset.BeirDataset;
 import dev.tenbin.eval.dataset.BeirDatasetReader;
+import dev.tenbin.eval.job.EmbeddingCaches;
 import dev.tenbin.eval.nano.MinerSpec;
 import dev.tenbin.eval.nano.NanoSetBuilder;
 import dev.tenbin.eval.nano.NanoSettings;

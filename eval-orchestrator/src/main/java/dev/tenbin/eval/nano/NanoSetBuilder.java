@@ -16,7 +16,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -58,7 +57,7 @@ public final class NanoSetBuilder {
    * @param minedNegatives hard negatives mined by retrieval
    * @param filler documents sampled with the seed
    * @param duplicatesDropped documents left out because their normalised text was already kept
-   * @param hardNegatives where the hard negatives came from: judged, mined or both
+   * @param hardNegativeSource where the hard negatives came from: judged, mined or both
    */
   public record Summary(
       int queries,
@@ -67,7 +66,7 @@ public final class NanoSetBuilder {
       int minedNegatives,
       int filler,
       int duplicatesDropped,
-      NanoSettings.HardNegatives hardNegatives) {
+      NanoSettings.HardNegatives hardNegativeSource) {
     public int hardNegativeCount() {
       return judgedNegatives + minedNegatives;
     }
@@ -401,8 +400,8 @@ public final class NanoSetBuilder {
       record.put("max_queries", settings.maxQueries());
       record.put("max_documents", settings.maxDocuments());
       record.put("hard_negatives_requested", settings.hardNegatives().label());
-      record.put("hard_negatives_source", summary.hardNegatives().label());
-      if (summary.hardNegatives() != NanoSettings.HardNegatives.JUDGED) {
+      record.put("hard_negatives_source", summary.hardNegativeSource().label());
+      if (summary.hardNegativeSource() != NanoSettings.HardNegatives.JUDGED) {
         ObjectNode mining = record.putObject("mining");
         mining.put("depth", settings.miningDepth());
         ArrayNode minerNodes = mining.putArray("miners");
@@ -421,14 +420,15 @@ public final class NanoSetBuilder {
       record.put("filler", summary.filler());
       record.put("duplicates_dropped", summary.duplicatesDropped());
       record.put("spans", spans);
-      record.put("text_normalisation", "trim, lower case (root locale), whitespace runs to one space");
+      record.put(
+          "text_normalisation", "trim, lower case (root locale), whitespace runs to one space");
       record.put(
           "method",
           "queries with >= 1 positive in the corpus, deduplicated by normalised text, shuffled with"
               + " the seed, taken while their positives fit, first "
               + settings.maxQueries()
               + "; corpus = their positives, then hard negatives ("
-              + summary.hardNegatives().label()
+              + summary.hardNegativeSource().label()
               + ") round-robin across queries in drawn order, then filler sampled with the seed, up"
               + " to "
               + settings.maxDocuments()

@@ -37,8 +37,8 @@ public record NanoSettings(
    * Where a Nano-set's hard negatives come from.
    *
    * <ul>
-   *   <li>{@code AUTO}: judged ones when the kept queries' qrels carry any judged negative (score
-   *       ≤ 0) in the corpus, else mined ones;
+   *   <li>{@code AUTO}: judged ones when the kept queries' qrels carry any judged negative (score ≤
+   *       0) in the corpus, else mined ones;
    *   <li>{@code JUDGED}: judged ones only (no mining);
    *   <li>{@code MINED}: mined ones only;
    *   <li>{@code BOTH}: per query its judged negatives first, then its mined ones.
@@ -95,12 +95,16 @@ public record NanoSettings(
               + " judged");
     }
     if (new HashSet<>(miners).size() != miners.size()) {
-      throw new InvalidInputException("--miners", "--miners names a miner twice: "
+      throw new InvalidInputException(
+          "--miners",
+          "--miners names a miner twice: "
               + String.join(",", miners.stream().map(MinerSpec::name).toList()));
     }
   }
 
-  /** The protocol's defaults with {@code seed}: 200 queries, 10,000 documents, auto, BM25+dense@50. */
+  /**
+   * The protocol's defaults with {@code seed}: 200 queries, 10,000 documents, auto, BM25+dense@50.
+   */
   public static NanoSettings defaults(long seed) {
     return new NanoSettings(
         MAX_QUERIES, MAX_DOCUMENTS, seed, HardNegatives.AUTO, DEFAULT_MINERS, DEFAULT_MINING_DEPTH);

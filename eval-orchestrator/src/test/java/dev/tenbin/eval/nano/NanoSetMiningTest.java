@@ -18,7 +18,9 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Nano-sets with mined hard negatives, filler sampled with the seed, and deduplicated documents. */
+/**
+ * Nano-sets with mined hard negatives, filler sampled with the seed, and deduplicated documents.
+ */
 class NanoSetMiningTest {
   private static final List<MinerSpec> TWO_MINERS =
       List.of(MinerSpec.BM25, MinerSpec.parse("dense:fake"));
@@ -116,10 +118,12 @@ class NanoSetMiningTest {
     for (int q = 0; q < 10; q++) {
       beir.query("q" + q, "question " + q);
       for (int p = 0; p < 2; p++) {
-        beir.document("q" + q + "p" + p, "answer " + q + " " + p).judge("q" + q, "q" + q + "p" + p, 1);
+        beir.document("q" + q + "p" + p, "answer " + q + " " + p)
+            .judge("q" + q, "q" + q + "p" + p, 1);
       }
       for (int n = 0; n < 3; n++) {
-        beir.document("q" + q + "n" + n, "wrong " + q + " " + n).judge("q" + q, "q" + q + "n" + n, 0);
+        beir.document("q" + q + "n" + n, "wrong " + q + " " + n)
+            .judge("q" + q, "q" + q + "n" + n, 0);
       }
     }
     BeirDataset source = beir.write(tmp.resolve("ten"));
@@ -130,7 +134,7 @@ class NanoSetMiningTest {
 
     assertThat(summary.queries()).isEqualTo(4);
     assertThat(summary.positives()).isEqualTo(8);
-    assertThat(summary.hardNegatives()).isEqualTo(HardNegatives.JUDGED);
+    assertThat(summary.hardNegativeSource()).isEqualTo(HardNegatives.JUDGED);
     assertThat(summary.judgedNegatives()).isEqualTo(5);
     assertThat(summary.documents()).isEqualTo(13);
     BeirDataset nano = BeirDatasetReader.read(tmp.resolve("a"));
@@ -161,7 +165,7 @@ class NanoSetMiningTest {
                 settings(200, 4, 1, HardNegatives.AUTO, 50),
                 List.of(bm25, dense),
                 tmp.resolve("mined"));
-    assertThat(mined.hardNegatives()).isEqualTo(HardNegatives.MINED);
+    assertThat(mined.hardNegativeSource()).isEqualTo(HardNegatives.MINED);
     assertThat(mined.minedNegatives()).isEqualTo(1);
 
     BeirDataset judged =
@@ -179,7 +183,7 @@ class NanoSetMiningTest {
                 settings(200, 10, 1, HardNegatives.AUTO, 50),
                 List.of(FixedMiner.unused("bm25"), FixedMiner.unused("dense:fake")),
                 tmp.resolve("from-qrels"));
-    assertThat(fromQrels.hardNegatives()).isEqualTo(HardNegatives.JUDGED);
+    assertThat(fromQrels.hardNegativeSource()).isEqualTo(HardNegatives.JUDGED);
     assertThat(fromQrels.judgedNegatives()).isEqualTo(1);
   }
 
@@ -289,13 +293,15 @@ class NanoSetMiningTest {
   @Test
   void nanoJsonRecordsSourceSeedCapsMinersAndCounts() throws Exception {
     BeirDataset source = threeQueries();
-    FixedMiner bm25 = new FixedMiner("bm25", Map.of("q0", List.of("n0", "n1"), "q1", List.of("n2")));
+    FixedMiner bm25 =
+        new FixedMiner("bm25", Map.of("q0", List.of("n0", "n1"), "q1", List.of("n2")));
     FixedMiner dense = new FixedMiner("dense:fake", Map.of("q2", List.of("n3")));
     Path out = tmp.resolve("nano");
 
     var summary =
         new NanoSetBuilder()
-            .build(source, settings(200, 10, 13, HardNegatives.AUTO, 30), List.of(bm25, dense), out);
+            .build(
+                source, settings(200, 10, 13, HardNegatives.AUTO, 30), List.of(bm25, dense), out);
 
     JsonNode record = new ObjectMapper().readTree(out.resolve("nano.json").toFile());
     assertThat(record.path("format_version").asInt()).isEqualTo(2);
