@@ -13,10 +13,11 @@ import java.nio.file.Path;
  * keyed by model revision, prompt, maximum length and text hash, shared by every job that uses the
  * same cache folder, so variants and reruns never re-encode.
  */
-final class EmbeddingCaches {
+public final class EmbeddingCaches {
   private EmbeddingCaches() {}
 
-  static EmbeddingCache open(Path cacheDirectory) {
+  /** The embedding cache under {@code cacheDirectory}. */
+  public static EmbeddingCache open(Path cacheDirectory) {
     return EmbeddingCache.open(cacheDirectory.resolve("embeddings"));
   }
 

@@ -59,7 +59,7 @@ class NanoSetBuilderTest {
     var summary = new NanoSetBuilder().build(source, 7, out);
     assertThat(summary.queries()).isEqualTo(200);
     assertThat(summary.positives()).isEqualTo(200);
-    assertThat(summary.hardNegatives()).isEqualTo(400);
+    assertThat(summary.hardNegativeCount()).isEqualTo(400);
     assertThat(summary.documents()).isEqualTo(10_000);
 
     BeirDataset nano = BeirDatasetReader.read(out);
@@ -101,10 +101,10 @@ class NanoSetBuilderTest {
       queries.put(query, "query " + q);
       Map<String, Integer> judged = new LinkedHashMap<>();
       judged.put(query + "-pos", 1);
-      corpus.add(new CorpusDocument(query + "-pos", "", "positive"));
+      corpus.add(new CorpusDocument(query + "-pos", "", "positive " + query));
       for (int n = 0; n < negativeCounts[q]; n++) {
         judged.put(query + "-neg" + n, 0);
-        corpus.add(new CorpusDocument(query + "-neg" + n, "", "negative"));
+        corpus.add(new CorpusDocument(query + "-neg" + n, "", "negative " + query + " " + n));
       }
       qrels.put(query, judged);
     }
@@ -142,7 +142,7 @@ class NanoSetBuilderTest {
     }
     assertThat(nano.corpus()).extracting(CorpusDocument::id).containsExactlyElementsOf(expected);
     assertThat(summary.positives()).isEqualTo(3);
-    assertThat(summary.hardNegatives()).isEqualTo(9_997);
+    assertThat(summary.hardNegativeCount()).isEqualTo(9_997);
     assertThat(summary.filler()).isZero();
     // Round-robin keeps both negatives of q1 and splits the rest evenly between q0 and q2.
     assertThat(nano.corpus())
