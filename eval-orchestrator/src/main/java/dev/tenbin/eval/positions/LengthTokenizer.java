@@ -1,8 +1,8 @@
 package dev.tenbin.eval.positions;
 
 import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
+import dev.tenbin.core.DjlSettings;
 import dev.tenbin.core.InvalidInputException;
-import dev.tenbin.encoder.onnx.TextTokenizer;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -28,7 +28,7 @@ public final class LengthTokenizer implements AutoCloseable {
 
   private LengthTokenizer(String name, byte[] tokenizerJson) {
     this.name = name;
-    TextTokenizer.configureNativeLibrary();
+    DjlSettings.apply();
     try {
       this.tokenizer =
           HuggingFaceTokenizer.newInstance(

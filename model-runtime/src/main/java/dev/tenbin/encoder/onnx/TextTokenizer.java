@@ -6,6 +6,7 @@ import ai.djl.huggingface.tokenizers.jni.TokenizersLibrary;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tenbin.core.Cancellation;
+import dev.tenbin.core.DjlSettings;
 import dev.tenbin.core.Lifetime;
 import dev.tenbin.core.PreconditionException;
 import java.io.ByteArrayInputStream;
@@ -37,43 +38,8 @@ import java.util.Set;
  * already at the max length (so the length bound holds).
  */
 public final class TextTokenizer implements AutoCloseable {
-  /** DJL's opt-out of its usage tracking (environment variable or system property). */
-  static final String DJL_TRACKING_SWITCH = "OPT_OUT_TRACKING";
-
-  /**
-   * DJL's choice of its native tokenizer build (environment variable or system property). On a
-   * machine with CUDA, DJL picks a CUDA build ({@code cu122-90}, ...) that its jar does not carry
-   * and downloads it from publish.djl.ai, which fails offline. Tokenization never uses CUDA.
-   */
-  static final String DJL_FLAVOR_SWITCH = "RUST_FLAVOR";
-
   static {
-    configureNativeLibrary();
-  }
-
-  /**
-   * Settings DJL reads when its native tokenizer library loads; call before any {@code
-   * HuggingFaceTokenizer} is made outside this class. An operator's own setting always wins.
-   */
-  public static void configureNativeLibrary() {
-    // DJL probes for CUDA when it loads its native library and, on a machine with the CUDA toolkit
-    // but no usable GPU, warns on stderr. The tokenizer never uses CUDA: keep that probe quiet
-    // (slf4j-simple reads these properties when the logger is created; an explicit setting wins).
-    quietLogger("ai.djl.util.cuda.CudaUtils", "error");
-    quietLogger("ai.djl.util.Platform", "warn");
-    // DJL "calls home" when a tokenizer is created: an HTTP request to the EC2 metadata address
-    // (169.254.169.254) and a telemetry download from S3. A service must not talk to anyone it was
-    // not told to: opt out, unless the operator set the switch themselves.
-    defaultSwitch(DJL_TRACKING_SWITCH, "true");
-    // The CPU build inside DJL's jar, also on GPU machines (found on an H100 node: without this,
-    // no model loads there without network access).
-    defaultSwitch(DJL_FLAVOR_SWITCH, "cpu");
-  }
-
-  private static void defaultSwitch(String name, String value) {
-    if (System.getenv(name) == null && System.getProperty(name) == null) {
-      System.setProperty(name, value);
-    }
+    DjlSettings.apply();
   }
 
   private final HuggingFaceTokenizer tokenizer;
@@ -89,13 +55,6 @@ public final class TextTokenizer implements AutoCloseable {
 
   /** Texts longer than this are first tokenized from a prefix of about this length; 0 = never. */
   private final int prefixChars;
-
-  private static void quietLogger(String name, String level) {
-    String property = "org.slf4j.simpleLogger.log." + name;
-    if (System.getProperty(property) == null) {
-      System.setProperty(property, level);
-    }
-  }
 
   public TextTokenizer(byte[] tokenizerJson, int maxLength) {
     this(tokenizerJson, maxLength, "");
