@@ -14,9 +14,11 @@ import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -44,41 +46,7 @@ public final class ExportCommand implements Runnable {
             + " file in the stored order and reproduce the stored metrics (README, Tie policy)."
       })
   static final class Trec implements Callable<Integer> {
-    @Parameters(
-        index = "0",
-        paramLabel = "DIR",
-        description = "A job output folder (holding cells/).")
-    Path jobDir;
-
-    @Option(
-        names = "--cell",
-        paramLabel = "FINGERPRINT_PREFIX",
-        description = "The cell, by a prefix of its fingerprint.")
-    String cell;
-
-    @Option(
-        names = "--system",
-        paramLabel = "SYSTEM",
-        description = "The cell's system, e.g. bm25 or dense:bge-small-en-v1.5 (with --task).")
-    String system;
-
-    @Option(
-        names = "--task",
-        paramLabel = "TASK",
-        description = "The cell's task, e.g. NanoSciFact.")
-    String task;
-
-    @Option(
-        names = "--variant",
-        paramLabel = "VARIANT",
-        description = "The cell's variant, when the system has several.")
-    String variant;
-
-    @Option(
-        names = "--mode",
-        paramLabel = "MODE",
-        description = "retrieval, rerank or candidates, when several match.")
-    String mode;
+    @Mixin CellOptions cells;
 
     @Option(names = "--out", paramLabel = "FILE", description = "The run file (default: stdout).")
     Path out;
@@ -93,11 +61,7 @@ public final class ExportCommand implements Runnable {
 
     @Override
     public Integer call() {
-      CellSelection selection =
-          cell != null
-              ? new CellSelection(cell, system, task, variant, mode)
-              : CellSelection.bySystem(system, task, variant, mode);
-      CellRecord chosen = selection.select(ResultStore.existing(jobDir, "JOB_DIR").readAll());
+      CellRecord chosen = cells.selection().select(cells.stored());
       String runTag = tag != null ? tag : TrecExport.defaultTag(chosen);
       if (runTag.isEmpty() || runTag.codePoints().anyMatch(Character::isWhitespace)) {
         throw new InvalidInputException(
@@ -136,6 +100,52 @@ public final class ExportCommand implements Runnable {
             + " that 'tenbin report --official DIR' reads back."
       })
   static final class Mteb implements Callable<Integer> {
+    @Mixin CellOptions cells;
+
+    @Option(
+        names = "--out",
+        paramLabel = "FILE|DIR",
+        description = "The result file of one cell (default: stdout), or the folder of all cells.")
+    Path out;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws IOException {
+      List<CellRecord> stored = cells.stored();
+      var writer = ResultStore.JSON.writerWithDefaultPrettyPrinter();
+      PrintWriter err = spec.commandLine().getErr();
+      if (!cells.namesOne()) {
+        if (out == null) {
+          throw new InvalidInputException(
+              "--out", "name a cell (--cell, or --system and --task), or a folder with --out DIR");
+        }
+        for (CellRecord record : stored) {
+          Path file = out.resolve(MtebExport.relativePath(record));
+          Files.createDirectories(file.getParent());
+          writer.writeValue(file.toFile(), MtebExport.toJson(record));
+        }
+        err.println("tenbin export: wrote " + stored.size() + " MTEB result files under " + out);
+        err.flush();
+        return 0;
+      }
+      CellRecord chosen = cells.selection().select(stored);
+      String json = writer.writeValueAsString(MtebExport.toJson(chosen));
+      if (out == null) {
+        PrintWriter stdout = spec.commandLine().getOut();
+        stdout.println(json);
+        stdout.flush();
+      } else {
+        Files.writeString(out, json + "\n", StandardCharsets.UTF_8);
+        err.println("tenbin export: wrote " + chosen.key().label() + " to " + out);
+        err.flush();
+      }
+      return 0;
+    }
+  }
+
+  /** The job folder and the cell options every export shares. */
+  static final class CellOptions {
     @Parameters(
         index = "0",
         paramLabel = "DIR",
@@ -172,49 +182,19 @@ public final class ExportCommand implements Runnable {
         description = "retrieval, rerank or candidates, when several match.")
     String mode;
 
-    @Option(
-        names = "--out",
-        paramLabel = "FILE|DIR",
-        description = "The result file of one cell (default: stdout), or the folder of all cells.")
-    Path out;
+    /** Whether a cell is named (by fingerprint prefix, or by system or task). */
+    boolean namesOne() {
+      return cell != null || system != null || task != null;
+    }
 
-    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+    CellSelection selection() {
+      return cell != null
+          ? new CellSelection(cell, system, task, variant, mode)
+          : CellSelection.bySystem(system, task, variant, mode);
+    }
 
-    @Override
-    public Integer call() throws IOException {
-      var cells = ResultStore.existing(jobDir, "JOB_DIR").readAll();
-      var writer = ResultStore.JSON.writerWithDefaultPrettyPrinter();
-      PrintWriter err = spec.commandLine().getErr();
-      if (cell == null && system == null && task == null) {
-        if (out == null) {
-          throw new InvalidInputException(
-              "--out", "name a cell (--cell, or --system and --task), or a folder with --out DIR");
-        }
-        for (CellRecord record : cells) {
-          Path file = out.resolve(MtebExport.relativePath(record));
-          Files.createDirectories(file.getParent());
-          writer.writeValue(file.toFile(), MtebExport.toJson(record));
-        }
-        err.println("tenbin export: wrote " + cells.size() + " MTEB result files under " + out);
-        err.flush();
-        return 0;
-      }
-      CellSelection selection =
-          cell != null
-              ? new CellSelection(cell, system, task, variant, mode)
-              : CellSelection.bySystem(system, task, variant, mode);
-      CellRecord chosen = selection.select(cells);
-      String json = writer.writeValueAsString(MtebExport.toJson(chosen));
-      if (out == null) {
-        PrintWriter stdout = spec.commandLine().getOut();
-        stdout.println(json);
-        stdout.flush();
-      } else {
-        Files.writeString(out, json + "\n", StandardCharsets.UTF_8);
-        err.println("tenbin export: wrote " + chosen.key().label() + " to " + out);
-        err.flush();
-      }
-      return 0;
+    List<CellRecord> stored() {
+      return ResultStore.existing(jobDir, "JOB_DIR").readAll();
     }
   }
 }
