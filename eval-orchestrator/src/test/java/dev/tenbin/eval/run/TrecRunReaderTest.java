@@ -8,6 +8,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -72,5 +77,47 @@ class TrecRunReaderTest {
   @Test
   void anEmptyFileIsAnEmptyRun() throws Exception {
     assertThat(TrecRunReader.read(Files.writeString(tmp.resolve("empty.run"), ""))).isEmpty();
+  }
+
+  @Property
+  void columnsAreThoseOfStripThenSplitAtAsciiWhitespace(
+      @ForAll("lines") String line) {
+    String stripped = line.strip();
+    String[] expected = stripped.isEmpty() ? new String[0] : stripped.split("\\s+");
+    int[] bounds = new int[2 * 8];
+    int columns = TrecRunReader.columns(line, bounds);
+    assertThat(columns).isEqualTo(expected.length);
+    for (int c = 0; c < Math.min(columns, 8); c++) {
+      assertThat(line.substring(bounds[2 * c], bounds[2 * c + 1])).isEqualTo(expected[c]);
+    }
+  }
+
+  @Provide
+  Arbitrary<String> lines() {
+    // Words, ASCII separators, and Unicode whitespace that strip() removes but \\s does not split.
+    return Arbitraries.of("q1", "Q0", "d\uD83D\uDE00", "1.5", "#", " ", "\t", "\u000B", "\f", "\r", "\u2003", "\u00A0", "\u3000")
+        .list()
+        .ofMaxSize(14)
+        .map(parts -> String.join("", parts));
+  }
+
+  @Test
+  void unicodeWhitespaceInsideAnIdIsRefusedWhileAtTheLineEndsItIsStripped() throws Exception {
+    Path file =
+        Files.writeString(tmp.resolve("run"), "\u2003q Q0 a 1 1 t\u3000\nq Q0 b\u2003c 2 1 t\n");
+    assertThatThrownBy(() -> TrecRunReader.read(file))
+        .isInstanceOf(InputFileException.class)
+        .hasMessageContaining("line 2")
+        .hasMessageContaining("document id holds whitespace (U+2003)");
+  }
+
+  @Test
+  void linesOfOneQueryNeedNotBeAdjacent() throws Exception {
+    Path file =
+        Files.writeString(
+            tmp.resolve("run"), "q1 Q0 a 1 1 t\nq10 Q0 b 1 1 t\nq1 Q0 c 2 0.5 t\nq Q0 d 1 1 t\n");
+    Map<String, List<ScoredDoc>> run = TrecRunReader.read(file);
+    assertThat(run.keySet()).containsExactly("q1", "q10", "q");
+    assertThat(run.get("q1")).containsExactly(new ScoredDoc("a", 1), new ScoredDoc("c", 0.5));
   }
 }
