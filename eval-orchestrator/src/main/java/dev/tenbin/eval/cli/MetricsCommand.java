@@ -115,13 +115,11 @@ public final class MetricsCommand implements Callable<Integer> {
               + " without judgments, as trec_eval does: "
               + examples(unjudged));
     }
-    long repeats = 0;
-    for (Map.Entry<String, List<ScoredDoc>> query : run.entrySet()) {
-      if (qrels.isJudged(query.getKey())) {
-        Set<String> seen = new HashSet<>();
-        repeats += query.getValue().stream().filter(doc -> !seen.add(doc.docId())).count();
-      }
-    }
+    long repeats =
+        run.entrySet().parallelStream()
+            .filter(query -> qrels.isJudged(query.getKey()))
+            .mapToLong(query -> repeatedDocuments(query.getValue()))
+            .sum();
     if (repeats > 0) {
       err.println(
           "tenbin metrics: warning: "
@@ -130,6 +128,11 @@ public final class MetricsCommand implements Callable<Integer> {
               + " (trec_eval 10 refuses such a run)");
     }
     err.flush();
+  }
+
+  private static long repeatedDocuments(List<ScoredDoc> ranking) {
+    Set<String> seen = HashSet.newHashSet(ranking.size());
+    return ranking.stream().filter(doc -> !seen.add(doc.docId())).count();
   }
 
   private static String count(long n, String one, String many) {
