@@ -385,7 +385,9 @@ public final class BenchCommand implements Runnable {
       try {
         summary = dev.tenbin.eval.bench.SyntheticRunFiles.write(out, queries, depth, seed);
       } catch (java.io.IOException e) {
-        spec.commandLine().getErr().println("tenbin: cannot write to " + out + ": " + e.getMessage());
+        spec.commandLine()
+            .getErr()
+            .println("tenbin: cannot write to " + out + ": " + e.getMessage());
         return 2;
       }
       PrintWriter printer = spec.commandLine().getOut();

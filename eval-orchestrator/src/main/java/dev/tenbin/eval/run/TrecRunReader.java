@@ -201,9 +201,9 @@ public final class TrecRunReader {
   }
 
   /**
-   * Splits a line as {@code line.strip().split("\\s+")} would, without building the parts: the
-   * line is stripped of leading and trailing whitespace ({@link Character#isWhitespace}) and the
-   * rest split at runs of ASCII whitespace (space, tab, newline, vertical tab, form feed, carriage
+   * Splits a line as {@code line.strip().split("\\s+")} would, without building the parts: the line
+   * is stripped of leading and trailing whitespace ({@link Character#isWhitespace}) and the rest
+   * split at runs of ASCII whitespace (space, tab, newline, vertical tab, form feed, carriage
    * return). The [start, end) bounds of the first {@code bounds.length / 2} columns are stored.
    *
    * @return the number of columns, 0 for a blank line

@@ -27,7 +27,10 @@ class SyntheticRunFilesTest {
     SyntheticRunFiles.write(tmp.resolve("c"), 120, 50, 8);
     for (String file : List.of(SyntheticRunFiles.RUN_FILE, SyntheticRunFiles.QRELS_FILE)) {
       byte[] a = Files.readAllBytes(tmp.resolve("a").resolve(file));
-      assertThat(a).as(file).isNotEmpty().isEqualTo(Files.readAllBytes(tmp.resolve("b").resolve(file)));
+      assertThat(a)
+          .as(file)
+          .isNotEmpty()
+          .isEqualTo(Files.readAllBytes(tmp.resolve("b").resolve(file)));
       assertThat(a).as(file).isNotEqualTo(Files.readAllBytes(tmp.resolve("c").resolve(file)));
     }
   }

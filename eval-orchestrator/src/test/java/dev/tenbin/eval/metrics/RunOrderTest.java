@@ -45,7 +45,8 @@ class RunOrderTest {
 
   @net.jqwik.api.Provide
   net.jqwik.api.Arbitrary<String> docnos() {
-    return net.jqwik.api.Arbitraries.of("d", "1", "\u00E9", "\uFFFD", "\uE000", "\uD83D\uDE00", "\uD83D\uDE01")
+    return net.jqwik.api.Arbitraries.of(
+            "d", "1", "\u00E9", "\uFFFD", "\uE000", "\uD83D\uDE00", "\uD83D\uDE01")
         .list()
         .ofMaxSize(5)
         .map(parts -> String.join("", parts));

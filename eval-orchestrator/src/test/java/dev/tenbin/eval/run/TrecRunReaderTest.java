@@ -80,8 +80,7 @@ class TrecRunReaderTest {
   }
 
   @Property
-  void columnsAreThoseOfStripThenSplitAtAsciiWhitespace(
-      @ForAll("lines") String line) {
+  void columnsAreThoseOfStripThenSplitAtAsciiWhitespace(@ForAll("lines") String line) {
     String stripped = line.strip();
     String[] expected = stripped.isEmpty() ? new String[0] : stripped.split("\\s+");
     int[] bounds = new int[2 * 8];
@@ -95,7 +94,20 @@ class TrecRunReaderTest {
   @Provide
   Arbitrary<String> lines() {
     // Words, ASCII separators, and Unicode whitespace that strip() removes but \\s does not split.
-    return Arbitraries.of("q1", "Q0", "d\uD83D\uDE00", "1.5", "#", " ", "\t", "\u000B", "\f", "\r", "\u2003", "\u00A0", "\u3000")
+    return Arbitraries.of(
+            "q1",
+            "Q0",
+            "d\uD83D\uDE00",
+            "1.5",
+            "#",
+            " ",
+            "\t",
+            "\u000B",
+            "\f",
+            "\r",
+            "\u2003",
+            "\u00A0",
+            "\u3000")
         .list()
         .ofMaxSize(14)
         .map(parts -> String.join("", parts));
@@ -133,7 +145,9 @@ class TrecRunReaderTest {
       double score = random.nextInt(1000) / 8.0;
       text.append(query).append(" Q0 ").append(doc).append(" 1 ").append(score).append(" t");
       text.append(line % 3 == 0 ? "\r\n" : line % 3 == 1 ? "\n" : "\r");
-      expected.computeIfAbsent(query, q -> new java.util.ArrayList<>()).add(new ScoredDoc(doc, score));
+      expected
+          .computeIfAbsent(query, q -> new java.util.ArrayList<>())
+          .add(new ScoredDoc(doc, score));
     }
     Path file = Files.writeString(tmp.resolve("big.run"), text);
     assertThat(Files.size(file)).isGreaterThan(2L << 20);
