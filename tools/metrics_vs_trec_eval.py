@@ -46,7 +46,11 @@ ALL_MEASURES = ["-m", "ndcg_cut.10,100", "-m", "recall.10,100", "-m", "success.1
 
 def trec_eval(binary, extra, qrels, run):
     """Runs trec_eval -c; returns measure -> printed value of the 'all' rows."""
-    out = subprocess.run([binary, "-c", *extra, qrels, run], check=True, capture_output=True, text=True).stdout
+    done = subprocess.run([binary, "-c", *extra, qrels, run], capture_output=True, text=True)
+    if done.returncode != 0:
+        # trec_eval reads TREC qrels only (qid iter docid grade); a BEIR tsv needs converting first.
+        sys.exit(f"trec_eval failed (exit {done.returncode}): {done.stderr.strip()}")
+    out = done.stdout
     values = {}
     for line in out.splitlines():
         measure, query, value = line.split()
