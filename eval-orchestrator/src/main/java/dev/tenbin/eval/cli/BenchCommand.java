@@ -22,7 +22,8 @@ import picocli.CommandLine.Option;
       BenchCommand.Bm25.class,
       BenchCommand.Encoder.class,
       BenchCommand.Rerank.class,
-      BenchCommand.Index.class
+      BenchCommand.Index.class,
+      BenchCommand.Metrics.class
     })
 public final class BenchCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -342,6 +343,66 @@ public final class BenchCommand implements Runnable {
       PrintWriter out = spec.commandLine().getOut();
       out.println(json ? root.toString() : root.toPrettyString());
       out.flush();
+      return 0;
+    }
+  }
+
+  /** {@code tenbin bench metrics --out DIR}. */
+  @Command(
+      name = "metrics",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Write a seeded synthetic TREC run and qrels (run.trec, qrels.trec) for timing and checking"
+            + " tenbin metrics against trec_eval at scale: graded judgments, tied scores, judged"
+            + " queries missing from the run, unjudged run queries and documents.",
+        "The same --queries, --depth and --seed always write the same bytes."
+      })
+  static final class Metrics implements Callable<Integer> {
+    @Option(names = "--queries", defaultValue = "1031", description = "Judged queries.")
+    int queries;
+
+    @Option(
+        names = "--depth",
+        defaultValue = "1000",
+        description = "Documents per run query (1031 queries x 1000 make about 1M run lines).")
+    int depth;
+
+    @Option(names = "--seed", defaultValue = "7")
+    long seed;
+
+    @Option(names = "--out", required = true, paramLabel = "DIR")
+    Path out;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      if (queries < 1 || depth < 1) {
+        spec.commandLine().getErr().println("tenbin: --queries and --depth must be positive");
+        return 2;
+      }
+      dev.tenbin.eval.bench.SyntheticRunFiles.Summary summary;
+      try {
+        summary = dev.tenbin.eval.bench.SyntheticRunFiles.write(out, queries, depth, seed);
+      } catch (java.io.IOException e) {
+        spec.commandLine()
+            .getErr()
+            .println("tenbin: cannot write to " + out + ": " + e.getMessage());
+        return 2;
+      }
+      PrintWriter printer = spec.commandLine().getOut();
+      printer.printf(
+          Locale.ROOT,
+          "%s: %d lines, %d queries (%d judged queries absent, plus unjudged ones)%n"
+              + "%s: %d lines, %d judged queries%n",
+          out.resolve(dev.tenbin.eval.bench.SyntheticRunFiles.RUN_FILE),
+          summary.runLines(),
+          summary.runQueries(),
+          queries / 20,
+          out.resolve(dev.tenbin.eval.bench.SyntheticRunFiles.QRELS_FILE),
+          summary.qrelsLines(),
+          summary.judgedQueries());
+      printer.flush();
       return 0;
     }
   }

@@ -67,7 +67,9 @@ public final class MetricsCommand implements Callable<Integer> {
   @Option(
       names = "--json",
       description =
-          "Print exactly one JSON object on stdout instead of a table: qrels, run, num_queries, metrics, tie_aware.")
+          "Print exactly one JSON object on stdout instead of a table: qrels, run, num_queries, metrics,"
+              + " tie_aware, timings_ms (read: parsing both files; evaluate: the checks and"
+              + " metrics; in the JVM, without its start).")
   boolean json;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -76,6 +78,7 @@ public final class MetricsCommand implements Callable<Integer> {
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
+    long started = System.nanoTime();
     Qrels qrels;
     Map<String, List<ScoredDoc>> run;
     try {
@@ -86,10 +89,16 @@ public final class MetricsCommand implements Callable<Integer> {
       err.flush();
       return EXIT_BAD_INPUT;
     }
+    long read = System.nanoTime();
     warnAboutRun(qrels, run, err);
     Evaluation evaluation =
         RankingEvaluator.standard().evaluate(qrels, run, qrels.queryIds(), RunOrder.TREC_EVAL);
-    out.print(json ? toJson(evaluation) + System.lineSeparator() : toTable(evaluation));
+    long evaluated = System.nanoTime();
+    out.print(
+        json
+            ? toJson(evaluation, millis(started, read), millis(read, evaluated))
+                + System.lineSeparator()
+            : toTable(evaluation));
     out.flush();
     return EXIT_OK;
   }
@@ -106,13 +115,11 @@ public final class MetricsCommand implements Callable<Integer> {
               + " without judgments, as trec_eval does: "
               + examples(unjudged));
     }
-    long repeats = 0;
-    for (Map.Entry<String, List<ScoredDoc>> query : run.entrySet()) {
-      if (qrels.isJudged(query.getKey())) {
-        Set<String> seen = new HashSet<>();
-        repeats += query.getValue().stream().filter(doc -> !seen.add(doc.docId())).count();
-      }
-    }
+    long repeats =
+        run.entrySet().parallelStream()
+            .filter(query -> qrels.isJudged(query.getKey()))
+            .mapToLong(query -> repeatedDocuments(query.getValue()))
+            .sum();
     if (repeats > 0) {
       err.println(
           "tenbin metrics: warning: "
@@ -121,6 +128,11 @@ public final class MetricsCommand implements Callable<Integer> {
               + " (trec_eval 10 refuses such a run)");
     }
     err.flush();
+  }
+
+  private static long repeatedDocuments(List<ScoredDoc> ranking) {
+    Set<String> seen = HashSet.newHashSet(ranking.size());
+    return ranking.stream().filter(doc -> !seen.add(doc.docId())).count();
   }
 
   private static String count(long n, String one, String many) {
@@ -132,7 +144,11 @@ public final class MetricsCommand implements Callable<Integer> {
     return ids.size() > WARNING_EXAMPLES ? shown + ", ..." : shown;
   }
 
-  private String toJson(Evaluation evaluation) {
+  private static double millis(long fromNanos, long toNanos) {
+    return (toNanos - fromNanos) / 1e6;
+  }
+
+  private String toJson(Evaluation evaluation, double readMillis, double evaluateMillis) {
     ObjectMapper mapper = new ObjectMapper();
     ObjectNode root = mapper.createObjectNode();
     root.put("qrels", qrelsFile.toString());
@@ -152,6 +168,9 @@ public final class MetricsCommand implements Callable<Integer> {
               node.put("range", value.range());
               node.put("bias", value.bias());
             });
+    ObjectNode timings = root.putObject("timings_ms");
+    timings.put("read", readMillis);
+    timings.put("evaluate", evaluateMillis);
     try {
       return mapper.writeValueAsString(root);
     } catch (JsonProcessingException e) {

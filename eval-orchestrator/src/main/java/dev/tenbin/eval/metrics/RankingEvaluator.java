@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
 
 /**
  * Evaluates rankings against qrels as {@code trec_eval -c} does: every listed query counts, a query
@@ -36,24 +37,18 @@ public final class RankingEvaluator {
    */
   public Evaluation evaluate(
       Qrels qrels, Map<String, List<ScoredDoc>> run, Collection<String> queryIds, RunOrder order) {
+    List<String> ids = List.copyOf(new LinkedHashSet<>(queryIds));
+    // Queries are independent: measured in parallel, gathered in the order of the ids, so the
+    // result (and every sum below) is the same as one by one.
+    QueryValues[] measured = new QueryValues[ids.size()];
+    IntStream.range(0, ids.size())
+        .parallel()
+        .forEach(q -> measured[q] = measure(qrels, run, ids.get(q), order));
     Map<String, Map<String, Double>> perQuery = new LinkedHashMap<>();
     Map<String, Map<String, TieAwareValue>> perQueryTieAware = new LinkedHashMap<>();
-    for (String queryId : new LinkedHashSet<>(queryIds)) {
-      List<ScoredDoc> ranking = order.apply(run.getOrDefault(queryId, List.of()));
-      int[] grades = new int[ranking.size()];
-      for (int i = 0; i < grades.length; i++) {
-        grades[i] = qrels.grade(queryId, ranking.get(i).docId());
-      }
-      JudgedQuery judged = JudgedQuery.of(qrels, queryId);
-      TieGroups groups = TieGroups.of(ranking);
-      Map<String, Double> values = new LinkedHashMap<>();
-      Map<String, TieAwareValue> tieValues = new LinkedHashMap<>();
-      for (Metric metric : metrics) {
-        values.put(metric.name(), metric.compute(grades, judged));
-        tieValues.put(metric.name(), TieAwareEvaluator.evaluate(metric, grades, groups, judged));
-      }
-      perQuery.put(queryId, Collections.unmodifiableMap(values));
-      perQueryTieAware.put(queryId, Collections.unmodifiableMap(tieValues));
+    for (int q = 0; q < ids.size(); q++) {
+      perQuery.put(ids.get(q), measured[q].values());
+      perQueryTieAware.put(ids.get(q), measured[q].tieAware());
     }
     Map<String, Double> means = new LinkedHashMap<>();
     Map<String, TieAwareValue> tieAware = new LinkedHashMap<>();
@@ -73,5 +68,27 @@ public final class RankingEvaluator {
         Collections.unmodifiableMap(tieAware),
         Collections.unmodifiableMap(perQuery),
         Collections.unmodifiableMap(perQueryTieAware));
+  }
+
+  private record QueryValues(Map<String, Double> values, Map<String, TieAwareValue> tieAware) {}
+
+  private QueryValues measure(
+      Qrels qrels, Map<String, List<ScoredDoc>> run, String queryId, RunOrder order) {
+    List<ScoredDoc> ranking = order.apply(run.getOrDefault(queryId, List.of()));
+    Map<String, Integer> judgments = qrels.judgments(queryId);
+    int[] grades = new int[ranking.size()];
+    for (int i = 0; i < grades.length; i++) {
+      grades[i] = judgments.getOrDefault(ranking.get(i).docId(), 0);
+    }
+    JudgedQuery judged = new JudgedQuery(judgments.values());
+    TieGroups groups = TieGroups.of(ranking);
+    Map<String, Double> values = new LinkedHashMap<>();
+    Map<String, TieAwareValue> tieValues = new LinkedHashMap<>();
+    for (Metric metric : metrics) {
+      values.put(metric.name(), metric.compute(grades, judged));
+      tieValues.put(metric.name(), TieAwareEvaluator.evaluate(metric, grades, groups, judged));
+    }
+    return new QueryValues(
+        Collections.unmodifiableMap(values), Collections.unmodifiableMap(tieValues));
   }
 }

@@ -62,6 +62,23 @@ public enum RunOrder {
    * U+E000-U+FFFF.)
    */
   static int compareAsStrcmp(String a, String b) {
+    int common = Math.min(a.length(), b.length());
+    for (int k = 0; k < common; k++) {
+      char ca = a.charAt(k);
+      char cb = b.charAt(k);
+      if (ca != cb) {
+        // Equal up to here, so both are at a character boundary unless one is a surrogate; two
+        // characters of the Basic Multilingual Plane compare as their code points.
+        if (Character.isSurrogate(ca) || Character.isSurrogate(cb)) {
+          return compareCodePoints(a, b);
+        }
+        return Integer.compare(ca, cb);
+      }
+    }
+    return Integer.compare(a.length(), b.length());
+  }
+
+  private static int compareCodePoints(String a, String b) {
     int i = 0;
     int j = 0;
     while (i < a.length() && j < b.length()) {

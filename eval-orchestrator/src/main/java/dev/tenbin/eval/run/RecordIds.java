@@ -13,6 +13,9 @@ public final class RecordIds {
     if (id.isEmpty()) {
       return "is empty";
     }
+    if (isPrintableAscii(id)) {
+      return null;
+    }
     for (int i = 0; i < id.length(); ) {
       int c = id.codePointAt(i);
       if (Character.isWhitespace(c) || Character.isSpaceChar(c)) {
@@ -24,5 +27,16 @@ public final class RecordIds {
       i += Character.charCount(c);
     }
     return null;
+  }
+
+  /** Only U+0021 to U+007E: none of them is whitespace or a control character. */
+  private static boolean isPrintableAscii(String id) {
+    for (int i = 0; i < id.length(); i++) {
+      char c = id.charAt(i);
+      if (c <= ' ' || c >= 0x7F) {
+        return false;
+      }
+    }
+    return true;
   }
 }

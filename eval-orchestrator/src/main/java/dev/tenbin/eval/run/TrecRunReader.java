@@ -3,7 +3,9 @@ package dev.tenbin.eval.run;
 import dev.tenbin.eval.metrics.ScoredDoc;
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetDecoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,6 +13,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
 
 /**
  * Reads a TREC run file: {@code qid Q0 docid rank score tag}, six whitespace-separated columns.
@@ -20,11 +23,19 @@ import java.util.Map;
  * must be finite.
  */
 public final class TrecRunReader {
+  private static final int COLUMNS = 6;
+  static final long MAX_IN_MEMORY_BYTES = 1L << 30;
+  private static final int MIN_SLICE_BYTES = 1 << 20;
+
   private TrecRunReader() {}
 
   /**
    * Query id to documents in file order, queries in the order first seen. Repeated documents are
    * kept here; evaluation keeps the first of each.
+   *
+   * <p>A file up to {@value #MAX_IN_MEMORY_BYTES} bytes is read at once and parsed in parallel
+   * slices of whole lines, merged in file order (the result, and the first error reported, are
+   * those of reading line by line); a larger one is streamed line by line.
    *
    * @throws InputFileException naming the file (and line) of anything missing or malformed
    */
@@ -32,53 +43,205 @@ public final class TrecRunReader {
     if (!Files.isRegularFile(file)) {
       throw InputFileException.of(file, "run file not found");
     }
-    Map<String, List<ScoredDoc>> run = new LinkedHashMap<>();
-    int lineNumber = 0;
-    try (BufferedReader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-      String line;
-      while ((line = reader.readLine()) != null) {
-        lineNumber++;
-        String stripped = line.strip();
-        if (stripped.isEmpty() || stripped.startsWith("#")) {
-          continue;
-        }
-        String[] parts = stripped.split("\\s+");
-        if (parts.length != 6) {
-          throw InputFileException.atLine(
-              file,
-              lineNumber,
-              "expected 6 columns (qid Q0 docid rank score tag), got " + parts.length);
-        }
-        requireId(file, lineNumber, "query id", parts[0]);
-        requireId(file, lineNumber, "document id", parts[2]);
-        double score = parseScore(file, lineNumber, parts[4]);
-        run.computeIfAbsent(parts[0], q -> new ArrayList<>()).add(new ScoredDoc(parts[2], score));
-      }
-    } catch (CharacterCodingException e) {
-      throw InputFileException.atLine(file, lineNumber + 1, "not valid UTF-8");
+    try {
+      return Files.size(file) <= MAX_IN_MEMORY_BYTES
+          ? readInSlices(file, Files.readAllBytes(file))
+          : readStreaming(file);
     } catch (IOException e) {
       throw InputFileException.of(file, "cannot read run file (" + e.getMessage() + ")");
+    }
+  }
+
+  private static Map<String, List<ScoredDoc>> readInSlices(Path file, byte[] bytes) {
+    int count =
+        bytes.length < MIN_SLICE_BYTES
+            ? 1
+            : Math.min(Runtime.getRuntime().availableProcessors(), bytes.length / MIN_SLICE_BYTES);
+    int[] bounds = new int[count + 1];
+    bounds[count] = bytes.length;
+    for (int s = 1; s < count; s++) {
+      int at = Math.max(bounds[s - 1], (int) ((long) bytes.length * s / count));
+      while (at < bytes.length && bytes[at - 1] != '\n') {
+        at++;
+      }
+      bounds[s] = at;
+    }
+    Slice[] slices = new Slice[count];
+    IntStream.range(0, count)
+        .parallel()
+        .forEach(s -> slices[s] = Slice.parse(bytes, bounds[s], bounds[s + 1]));
+    Map<String, List<ScoredDoc>> run = new LinkedHashMap<>();
+    int linesBefore = 0;
+    for (Slice slice : slices) {
+      if (slice.problem != null) {
+        throw InputFileException.atLine(file, linesBefore + slice.problemLine, slice.problem);
+      }
+      for (int g = 0; g < slice.queryIds.size(); g++) {
+        run.computeIfAbsent(slice.queryIds.get(g), q -> new ArrayList<>())
+            .addAll(slice.rankings.get(g));
+      }
+      linesBefore += slice.lines;
     }
     return run;
   }
 
-  private static void requireId(Path file, int lineNumber, String what, String id) {
-    String problem = RecordIds.problem(id);
-    if (problem != null) {
-      throw InputFileException.atLine(file, lineNumber, what + " " + problem);
+  private static Map<String, List<ScoredDoc>> readStreaming(Path file) throws IOException {
+    Slice slice = new Slice();
+    try (BufferedReader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+      String line;
+      while (slice.problem == null && (line = reader.readLine()) != null) {
+        slice.add(line);
+      }
+    } catch (CharacterCodingException e) {
+      throw InputFileException.atLine(file, slice.lines + 1, "not valid UTF-8");
+    }
+    if (slice.problem != null) {
+      throw InputFileException.atLine(file, slice.problemLine, slice.problem);
+    }
+    Map<String, List<ScoredDoc>> run = new LinkedHashMap<>();
+    for (int g = 0; g < slice.queryIds.size(); g++) {
+      run.computeIfAbsent(slice.queryIds.get(g), q -> new ArrayList<>())
+          .addAll(slice.rankings.get(g));
+    }
+    return run;
+  }
+
+  /**
+   * The lines of one part of the file: runs of consecutive lines of one query, and the first
+   * problem (with its line number within the part), after which nothing more is read.
+   */
+  private static final class Slice {
+    final List<String> queryIds = new ArrayList<>();
+    final List<List<ScoredDoc>> rankings = new ArrayList<>();
+    final int[] bounds = new int[2 * COLUMNS];
+    int lines;
+    int problemLine;
+    String problem;
+
+    /** Lines end at \\n, \\r or \\r\\n, as {@link BufferedReader#readLine()} ends them. */
+    static Slice parse(byte[] bytes, int from, int to) {
+      Slice slice = new Slice();
+      CharsetDecoder strict = StandardCharsets.UTF_8.newDecoder();
+      int i = from;
+      while (i < to && slice.problem == null) {
+        int start = i;
+        boolean ascii = true;
+        while (i < to && bytes[i] != '\n' && bytes[i] != '\r') {
+          ascii &= bytes[i] >= 0;
+          i++;
+        }
+        int end = i;
+        if (i < to && bytes[i] == '\r' && i + 1 < to && bytes[i + 1] == '\n') {
+          i += 2;
+        } else if (i < to) {
+          i++;
+        }
+        if (ascii) {
+          slice.add(new String(bytes, start, end - start, StandardCharsets.ISO_8859_1));
+        } else {
+          try {
+            slice.add(strict.decode(ByteBuffer.wrap(bytes, start, end - start)).toString());
+          } catch (CharacterCodingException e) {
+            slice.lines++;
+            slice.fail("not valid UTF-8");
+          }
+        }
+      }
+      return slice;
+    }
+
+    void add(String line) {
+      lines++;
+      int columns = columns(line, bounds);
+      if (columns == 0 || line.charAt(bounds[0]) == '#') {
+        return;
+      }
+      if (columns != COLUMNS) {
+        fail("expected 6 columns (qid Q0 docid rank score tag), got " + columns);
+        return;
+      }
+      String lastQueryId = queryIds.isEmpty() ? null : queryIds.getLast();
+      if (lastQueryId == null
+          || lastQueryId.length() != bounds[1] - bounds[0]
+          || !line.startsWith(lastQueryId, bounds[0])) {
+        String queryId = line.substring(bounds[0], bounds[1]);
+        String problem = RecordIds.problem(queryId);
+        if (problem != null) {
+          fail("query id " + problem);
+          return;
+        }
+        queryIds.add(queryId);
+        rankings.add(new ArrayList<>());
+      }
+      String docId = line.substring(bounds[4], bounds[5]);
+      String problem = RecordIds.problem(docId);
+      if (problem != null) {
+        fail("document id " + problem);
+        return;
+      }
+      String scoreText = line.substring(bounds[8], bounds[9]);
+      double score;
+      try {
+        score = Double.parseDouble(scoreText);
+      } catch (NumberFormatException e) {
+        fail("score '" + scoreText + "' is not a number");
+        return;
+      }
+      if (!Double.isFinite(score)) {
+        fail("score '" + scoreText + "' is not finite");
+        return;
+      }
+      rankings.getLast().add(new ScoredDoc(docId, score));
+    }
+
+    private void fail(String problem) {
+      this.problem = problem;
+      this.problemLine = lines;
     }
   }
 
-  private static double parseScore(Path file, int lineNumber, String text) {
-    double score;
-    try {
-      score = Double.parseDouble(text);
-    } catch (NumberFormatException e) {
-      throw InputFileException.atLine(file, lineNumber, "score '" + text + "' is not a number");
+  /**
+   * Splits a line as {@code line.strip().split("\\s+")} would, without building the parts: the line
+   * is stripped of leading and trailing whitespace ({@link Character#isWhitespace}) and the rest
+   * split at runs of ASCII whitespace (space, tab, newline, vertical tab, form feed, carriage
+   * return). The [start, end) bounds of the first {@code bounds.length / 2} columns are stored.
+   *
+   * @return the number of columns, 0 for a blank line
+   */
+  static int columns(String line, int[] bounds) {
+    int from = 0;
+    int to = line.length();
+    while (from < to && isStripped(line.codePointAt(from))) {
+      from += Character.charCount(line.codePointAt(from));
     }
-    if (!Double.isFinite(score)) {
-      throw InputFileException.atLine(file, lineNumber, "score '" + text + "' is not finite");
+    while (to > from && isStripped(line.codePointBefore(to))) {
+      to -= Character.charCount(line.codePointBefore(to));
     }
-    return score;
+    int columns = 0;
+    int i = from;
+    while (i < to) {
+      int start = i;
+      while (i < to && !isSeparator(line.charAt(i))) {
+        i++;
+      }
+      if (2 * columns < bounds.length) {
+        bounds[2 * columns] = start;
+        bounds[2 * columns + 1] = i;
+      }
+      columns++;
+      while (i < to && isSeparator(line.charAt(i))) {
+        i++;
+      }
+    }
+    return columns;
+  }
+
+  private static boolean isStripped(int codePoint) {
+    return Character.isWhitespace(codePoint);
+  }
+
+  /** The characters of the regex {@code \\s}. */
+  private static boolean isSeparator(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == 0x0B || c == '\f' || c == '\r';
   }
 }

@@ -72,7 +72,10 @@ class MetricsCommandTest {
     assertThat(result.out().strip()).doesNotContain("\n");
     JsonNode json = new ObjectMapper().readTree(result.out());
     assertThat(fieldNames(json))
-        .containsExactly("qrels", "run", "num_queries", "metrics", "tie_aware");
+        .containsExactly("qrels", "run", "num_queries", "metrics", "tie_aware", "timings_ms");
+    assertThat(fieldNames(json.get("timings_ms"))).containsExactly("read", "evaluate");
+    assertThat(json.get("timings_ms").get("read").asDouble()).isPositive();
+    assertThat(json.get("timings_ms").get("evaluate").asDouble()).isPositive();
     assertThat(json.get("qrels").asText()).isEqualTo(qrels.toString());
     assertThat(json.get("run").asText()).isEqualTo(run.toString());
     assertThat(json.get("num_queries").asInt()).isEqualTo(3);

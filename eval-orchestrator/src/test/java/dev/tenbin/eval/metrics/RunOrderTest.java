@@ -3,6 +3,8 @@ package dev.tenbin.eval.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
 import org.junit.jupiter.api.Test;
 
 class RunOrderTest {
@@ -30,6 +32,24 @@ class RunOrderTest {
     assertThat(emoji.compareTo(replacement)).isNegative();
     List<ScoredDoc> run = List.of(new ScoredDoc(replacement, 1), new ScoredDoc(emoji, 1));
     assertThat(ids(RunOrder.TREC_EVAL.apply(run))).containsExactly(emoji, replacement);
+  }
+
+  @Property
+  void docnoOrderIsTheByteOrderOfUtf8(@ForAll("docnos") String a, @ForAll("docnos") String b) {
+    int bytes =
+        java.util.Arrays.compareUnsigned(
+            a.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+            b.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    assertThat(Integer.signum(RunOrder.compareAsStrcmp(a, b))).isEqualTo(Integer.signum(bytes));
+  }
+
+  @net.jqwik.api.Provide
+  net.jqwik.api.Arbitrary<String> docnos() {
+    return net.jqwik.api.Arbitraries.of(
+            "d", "1", "\u00E9", "\uFFFD", "\uE000", "\uD83D\uDE00", "\uD83D\uDE01")
+        .list()
+        .ofMaxSize(5)
+        .map(parts -> String.join("", parts));
   }
 
   @Test

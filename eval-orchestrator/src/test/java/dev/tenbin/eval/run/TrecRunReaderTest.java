@@ -8,6 +8,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -72,5 +77,111 @@ class TrecRunReaderTest {
   @Test
   void anEmptyFileIsAnEmptyRun() throws Exception {
     assertThat(TrecRunReader.read(Files.writeString(tmp.resolve("empty.run"), ""))).isEmpty();
+  }
+
+  @Property
+  void columnsAreThoseOfStripThenSplitAtAsciiWhitespace(@ForAll("lines") String line) {
+    String stripped = line.strip();
+    String[] expected = stripped.isEmpty() ? new String[0] : stripped.split("\\s+");
+    int[] bounds = new int[2 * 8];
+    int columns = TrecRunReader.columns(line, bounds);
+    assertThat(columns).isEqualTo(expected.length);
+    for (int c = 0; c < Math.min(columns, 8); c++) {
+      assertThat(line.substring(bounds[2 * c], bounds[2 * c + 1])).isEqualTo(expected[c]);
+    }
+  }
+
+  @Provide
+  Arbitrary<String> lines() {
+    // Words, ASCII separators, and Unicode whitespace that strip() removes but \\s does not split.
+    return Arbitraries.of(
+            "q1",
+            "Q0",
+            "d\uD83D\uDE00",
+            "1.5",
+            "#",
+            " ",
+            "\t",
+            "\u000B",
+            "\f",
+            "\r",
+            "\u2003",
+            "\u00A0",
+            "\u3000")
+        .list()
+        .ofMaxSize(14)
+        .map(parts -> String.join("", parts));
+  }
+
+  @Test
+  void unicodeWhitespaceInsideAnIdIsRefusedWhileAtTheLineEndsItIsStripped() throws Exception {
+    Path file =
+        Files.writeString(tmp.resolve("run"), "\u2003q Q0 a 1 1 t\u3000\nq Q0 b\u2003c 2 1 t\n");
+    assertThatThrownBy(() -> TrecRunReader.read(file))
+        .isInstanceOf(InputFileException.class)
+        .hasMessageContaining("line 2")
+        .hasMessageContaining("document id holds whitespace (U+2003)");
+  }
+
+  @Test
+  void linesOfOneQueryNeedNotBeAdjacent() throws Exception {
+    Path file =
+        Files.writeString(
+            tmp.resolve("run"), "q1 Q0 a 1 1 t\nq10 Q0 b 1 1 t\nq1 Q0 c 2 0.5 t\nq Q0 d 1 1 t\n");
+    Map<String, List<ScoredDoc>> run = TrecRunReader.read(file);
+    assertThat(run.keySet()).containsExactly("q1", "q10", "q");
+    assertThat(run.get("q1")).containsExactly(new ScoredDoc("a", 1), new ScoredDoc("c", 0.5));
+  }
+
+  @Test
+  void aFileReadInParallelSlicesGivesWhatReadingLineByLineGives() throws Exception {
+    StringBuilder text = new StringBuilder();
+    Map<String, List<ScoredDoc>> expected = new java.util.LinkedHashMap<>();
+    java.util.Random random = new java.util.Random(5);
+    for (int line = 0; line < 120_000; line++) {
+      // Queries come back after others and change in the middle of slices; mixed line ends.
+      String query = "q" + (line / 700) % 90;
+      String doc = (line % 997 == 0 ? "d\u00E9" : "d") + line;
+      double score = random.nextInt(1000) / 8.0;
+      text.append(query).append(" Q0 ").append(doc).append(" 1 ").append(score).append(" t");
+      text.append(line % 3 == 0 ? "\r\n" : line % 3 == 1 ? "\n" : "\r");
+      expected
+          .computeIfAbsent(query, q -> new java.util.ArrayList<>())
+          .add(new ScoredDoc(doc, score));
+    }
+    Path file = Files.writeString(tmp.resolve("big.run"), text);
+    assertThat(Files.size(file)).isGreaterThan(2L << 20);
+
+    Map<String, List<ScoredDoc>> run = TrecRunReader.read(file);
+
+    assertThat(run.keySet()).containsExactlyElementsOf(expected.keySet());
+    expected.forEach((query, docs) -> assertThat(run.get(query)).as(query).isEqualTo(docs));
+  }
+
+  @Test
+  void theFirstBadLineOfALargeFileIsNamedByItsLineNumber() throws Exception {
+    StringBuilder text = new StringBuilder();
+    for (int line = 1; line <= 100_000; line++) {
+      text.append(line == 77_777 ? "q Q0 d 1 x t\n" : "q Q0 d" + line + " 1 0.5 t\n");
+    }
+    text.append("q Q0 d 1\n");
+    Path file = Files.writeString(tmp.resolve("bad.run"), text);
+    assertThatThrownBy(() -> TrecRunReader.read(file))
+        .isInstanceOf(InputFileException.class)
+        .hasMessageContaining("bad.run line 77777: score 'x' is not a number");
+  }
+
+  @Test
+  void invalidUtf8IsNamedByItsLine() throws Exception {
+    byte[] good = "q Q0 d\u00E9 1 1 t\n".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    byte[] bad = {'q', ' ', 'Q', '0', ' ', 'd', (byte) 0xC3, ' ', '2', ' ', '1', ' ', 't', '\n'};
+    Path file = tmp.resolve("utf.run");
+    Files.write(file, good);
+    Files.write(file, bad, java.nio.file.StandardOpenOption.APPEND);
+    assertThatThrownBy(() -> TrecRunReader.read(file))
+        .isInstanceOf(InputFileException.class)
+        .hasMessageContaining("utf.run line 2: not valid UTF-8");
+    Files.write(file, good);
+    assertThat(TrecRunReader.read(file).get("q")).containsExactly(new ScoredDoc("d\u00E9", 1));
   }
 }
