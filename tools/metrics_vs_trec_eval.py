@@ -7,7 +7,7 @@ Values: every mean of `./tenbin metrics --json` is printed with trec_eval's form
 string trec_eval -c prints for the same metric:
 
     ndcg@10/100, recall@10/100, accuracy@1/10/100, map@100:
-        trec_eval -c -m ndcg_cut.10,100 -m recall.10,100 -m success.1,10,100 -m map_cut.100 QRELS RUN
+        trec_eval -c -m ndcg_cut.10,100 -m recall.10,100 -m P.10 -m success.1,10,100 -m map_cut.100 QRELS RUN
     mrr@10 (trec_eval's recip_rank has no cut-off; -M 10 keeps the top 10 of each query after sorting):
         trec_eval -c -M 10 -m recip_rank QRELS RUN
 
@@ -35,13 +35,17 @@ MEASURES = {
     "ndcg@100": ("ndcg_cut_100", []),
     "recall@10": ("recall_10", []),
     "recall@100": ("recall_100", []),
+    "precision@10": ("P_10", []),
     "accuracy@1": ("success_1", []),
     "accuracy@10": ("success_10", []),
     "accuracy@100": ("success_100", []),
     "map@100": ("map_cut_100", []),
     "mrr@10": ("recip_rank", ["-M", "10"]),
 }
-ALL_MEASURES = ["-m", "ndcg_cut.10,100", "-m", "recall.10,100", "-m", "success.1,10,100", "-m", "map_cut.100"]
+ALL_MEASURES = [
+    "-m", "ndcg_cut.10,100", "-m", "recall.10,100", "-m", "P.10", "-m", "success.1,10,100",
+    "-m", "map_cut.100",
+]
 
 
 def trec_eval(binary, extra, qrels, run):
