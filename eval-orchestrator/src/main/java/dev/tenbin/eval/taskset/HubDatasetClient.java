@@ -2,6 +2,7 @@ package dev.tenbin.eval.taskset;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tenbin.core.FailureReasons;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.eval.taskset.DatasetSource.HubDataset;
 import java.io.IOException;
@@ -303,7 +304,7 @@ public final class HubDatasetClient {
    * endpoint and where it comes from ({@code HF_ENDPOINT}), and how to work offline.
    */
   private String unreachable(String url, IOException e) {
-    return "cannot reach the hub at " + url + ": " + reason(e) + ". " + hint();
+    return "cannot reach the hub at " + url + ": " + FailureReasons.of(e) + ". " + hint();
   }
 
   /** The endpoint, where it comes from, and the offline way. */
@@ -314,29 +315,6 @@ public final class HubDatasetClient {
         + " revision to a commit SHA already downloaded under "
         + cacheDirectory.resolve("datasets")
         + " (no request is made then), or use a local BEIR folder (source: {path: DIR}).";
-  }
-
-  /** The first message along the cause chain, or a plain name for the exceptions that have none. */
-  static String reason(Throwable failure) {
-    for (Throwable t = failure; t != null; t = t.getCause()) {
-      String message = t.getMessage();
-      // new IOException(cause) copies cause.toString() as its message: not a reason of its own
-      boolean copied = t.getCause() != null && t.getCause().toString().equals(message);
-      if (message != null && !message.isBlank() && !copied) {
-        return message;
-      }
-    }
-    Throwable root = failure;
-    while (root.getCause() != null) {
-      root = root.getCause();
-    }
-    return switch (root) {
-      case java.net.ConnectException ignored -> "connection refused";
-      case java.net.http.HttpTimeoutException ignored -> "timed out";
-      case java.net.UnknownHostException ignored -> "unknown host";
-      case java.nio.channels.UnresolvedAddressException ignored -> "unknown host";
-      default -> root.getClass().getSimpleName();
-    };
   }
 
   private static Path localPath(Path snapshot, String path) {

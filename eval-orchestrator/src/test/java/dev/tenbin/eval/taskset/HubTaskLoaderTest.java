@@ -262,11 +262,13 @@ class HubTaskLoaderTest {
 
   @Test
   void aReasonIsNeverNull() {
-    assertThat(HubDatasetClient.reason(new java.net.ConnectException()))
+    assertThat(dev.tenbin.core.FailureReasons.of(new java.net.ConnectException()))
         .isEqualTo("connection refused");
-    assertThat(HubDatasetClient.reason(new java.io.IOException(new java.net.ConnectException())))
+    assertThat(
+            dev.tenbin.core.FailureReasons.of(
+                new java.io.IOException(new java.net.ConnectException())))
         .isEqualTo("connection refused");
-    assertThat(HubDatasetClient.reason(new java.io.IOException("Connection reset")))
+    assertThat(dev.tenbin.core.FailureReasons.of(new java.io.IOException("Connection reset")))
         .isEqualTo("Connection reset");
   }
 

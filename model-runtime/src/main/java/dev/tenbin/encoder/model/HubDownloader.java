@@ -2,6 +2,7 @@ package dev.tenbin.encoder.model;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tenbin.core.FailureReasons;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.core.NotFoundException;
 import java.io.IOException;
@@ -280,7 +281,7 @@ public final class HubDownloader {
           "cannot reach the hub at "
               + url
               + ": "
-              + reason(e)
+              + FailureReasons.of(e)
               + ". The hub is "
               + endpoint
               + " (--hub-endpoint, env HF_ENDPOINT, names another hub or a mirror). To work"
@@ -292,29 +293,5 @@ public final class HubDownloader {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted", e);
     }
-  }
-
-  /**
-   * The first message along the cause chain that is not a copied cause ({@code new
-   * IOException(cause)}), or a plain name for the exceptions that have none: never "null".
-   */
-  static String reason(Throwable failure) {
-    for (Throwable t = failure; t != null; t = t.getCause()) {
-      String message = t.getMessage();
-      boolean copied = t.getCause() != null && t.getCause().toString().equals(message);
-      if (message != null && !message.isBlank() && !copied) {
-        return message;
-      }
-    }
-    Throwable root = failure;
-    while (root.getCause() != null) {
-      root = root.getCause();
-    }
-    return switch (root) {
-      case java.net.ConnectException ignored -> "connection refused";
-      case java.net.http.HttpTimeoutException ignored -> "timed out";
-      case java.net.UnknownHostException ignored -> "unknown host";
-      default -> root.getClass().getSimpleName();
-    };
   }
 }
