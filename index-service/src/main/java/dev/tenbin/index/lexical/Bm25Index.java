@@ -304,13 +304,23 @@ public final class Bm25Index implements Closeable {
     try {
       IndexSearcher searcher = new IndexSearcher(current);
       searcher.setSimilarity(similarity);
-      TopFieldDocs top = searcher.search(query, k, SCORE_THEN_ID, true);
-      StoredFields stored = searcher.storedFields();
+      // Block-max WAND: the sort leads with the score, so Lucene skips blocks that cannot enter the
+      // top k. The sort values already hold each hit's score and id (its doc values), so there is
+      // neither a second scoring pass (doScores) nor a stored-field read per hit.
+      TopFieldDocs top = searcher.search(query, k, SCORE_THEN_ID, false);
+      StoredFields stored = null;
       List<Hit> hits = new ArrayList<>(top.scoreDocs.length);
       for (ScoreDoc scoreDoc : top.scoreDocs) {
         FieldDoc fieldDoc = (FieldDoc) scoreDoc;
-        String id = stored.document(fieldDoc.doc).get(ID_FIELD);
-        hits.add(new Hit(id, fieldDoc.score));
+        float score = (Float) fieldDoc.fields[0];
+        String id;
+        if (fieldDoc.fields[1] instanceof BytesRef idValue) {
+          id = idValue.utf8ToString();
+        } else {
+          stored = stored == null ? searcher.storedFields() : stored;
+          id = stored.document(fieldDoc.doc).get(ID_FIELD);
+        }
+        hits.add(new Hit(id, score));
       }
       return hits;
     } catch (IOException e) {
