@@ -68,14 +68,6 @@ public final class BenchCommand implements Runnable {
 
     @Override
     public Integer call() {
-      BeirDataset data = BeirDatasetReader.read(dataset);
-      String lang;
-      try (var services = dev.tenbin.eval.services.Services.connect(null)) {
-        lang =
-            dev.tenbin.eval.services.IndexLanguage.resolve(
-                    services.indexChannel(), language, data::textSample)
-                .code();
-      }
       if (passes < 1) {
         throw new CommandLine.ParameterException(spec.commandLine(), "--passes must be at least 1");
       }
@@ -85,6 +77,14 @@ public final class BenchCommand implements Runnable {
       int searchThreads = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
       if (searchThreads < 1) {
         throw new CommandLine.ParameterException(spec.commandLine(), "--threads must be at least 1");
+      }
+      BeirDataset data = BeirDatasetReader.read(dataset);
+      String lang;
+      try (var services = dev.tenbin.eval.services.Services.connect(null)) {
+        lang =
+            dev.tenbin.eval.services.IndexLanguage.resolve(
+                    services.indexChannel(), language, data::textSample)
+                .code();
       }
       Bm25Benchmark.Result result =
           new Bm25Benchmark(data, lang, passes, topK, searchThreads).run();
