@@ -59,7 +59,9 @@ public final class Bm25Benchmark {
   private final int topK;
   private final int threads;
 
-  /** Every search asks for the top {@code topK}; the parallel in-process run uses {@code threads}. */
+  /**
+   * Every search asks for the top {@code topK}; the parallel in-process run uses {@code threads}.
+   */
   public Bm25Benchmark(BeirDataset dataset, String language, int passes, int topK, int threads) {
     this.dataset = dataset;
     this.language = language;

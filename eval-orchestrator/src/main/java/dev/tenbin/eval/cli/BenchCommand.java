@@ -76,7 +76,8 @@ public final class BenchCommand implements Runnable {
       }
       int searchThreads = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
       if (searchThreads < 1) {
-        throw new CommandLine.ParameterException(spec.commandLine(), "--threads must be at least 1");
+        throw new CommandLine.ParameterException(
+            spec.commandLine(), "--threads must be at least 1");
       }
       BeirDataset data = BeirDatasetReader.read(dataset);
       String lang;
