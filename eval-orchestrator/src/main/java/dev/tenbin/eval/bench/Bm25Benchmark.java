@@ -30,9 +30,20 @@ public final class Bm25Benchmark {
   /** Figures of one measurement. */
   public record Figures(double indexDocsPerSecond, double queriesPerSecond) {}
 
-  /** Both sides and their ratios. */
+  /**
+   * Both sides and their ratios; {@code inProcessParallelQueriesPerSecond} is the in-process search
+   * spread over {@code threads} threads.
+   */
   public record Result(
-      String dataset, int documents, int queries, int passes, Figures inProcess, Figures grpc) {
+      String dataset,
+      int documents,
+      int queries,
+      int passes,
+      int topK,
+      Figures inProcess,
+      int threads,
+      double inProcessParallelQueriesPerSecond,
+      Figures grpc) {
     public double indexRatio() {
       return grpc.indexDocsPerSecond() / inProcess.indexDocsPerSecond();
     }
@@ -45,11 +56,18 @@ public final class Bm25Benchmark {
   private final BeirDataset dataset;
   private final String language;
   private final int passes;
+  private final int topK;
+  private final int threads;
 
-  public Bm25Benchmark(BeirDataset dataset, String language, int passes) {
+  /**
+   * Every search asks for the top {@code topK}; the parallel in-process run uses {@code threads}.
+   */
+  public Bm25Benchmark(BeirDataset dataset, String language, int passes, int topK, int threads) {
     this.dataset = dataset;
     this.language = language;
     this.passes = passes;
+    this.topK = topK;
+    this.threads = threads;
   }
 
   public Result run() {
@@ -60,21 +78,28 @@ public final class Bm25Benchmark {
     // Warm-up of both paths, then the measured runs, alternated to share the machine's noise.
     inProcess(queries, 1);
     grpc(queries, 1);
-    Figures core = inProcess(queries, passes);
+    Bm25CoreBenchmark.Figures core = inProcess(queries, passes);
     Figures rpc = grpc(queries, passes);
-    return new Result(dataset.name(), dataset.corpus().size(), queries.size(), passes, core, rpc);
+    return new Result(
+        dataset.name(),
+        dataset.corpus().size(),
+        queries.size(),
+        passes,
+        topK,
+        new Figures(core.indexDocsPerSecond(), core.queriesPerSecond()),
+        core.threads(),
+        core.parallelQueriesPerSecond(),
+        rpc);
   }
 
-  private Figures inProcess(List<String> queries, int searchPasses) {
+  private Bm25CoreBenchmark.Figures inProcess(List<String> queries, int searchPasses) {
     Path dir = tempDir();
     try {
       List<Bm25CoreBenchmark.Document> docs = new ArrayList<>();
       for (CorpusDocument doc : dataset.corpus()) {
         docs.add(new Bm25CoreBenchmark.Document(doc.id(), doc.title(), doc.text()));
       }
-      Bm25CoreBenchmark.Figures figures =
-          Bm25CoreBenchmark.inProcess(dir, language, docs, queries, searchPasses);
-      return new Figures(figures.indexDocsPerSecond(), figures.queriesPerSecond());
+      return Bm25CoreBenchmark.inProcess(dir, language, docs, queries, searchPasses, topK, threads);
     } finally {
       delete(dir);
     }
@@ -115,7 +140,7 @@ public final class Bm25Benchmark {
                   SearchRequest.newBuilder()
                       .setCollection("bench")
                       .setFamily(Family.FAMILY_BM25)
-                      .setTopK(100)
+                      .setTopK(topK)
                       .addQueries(Query.newBuilder().setId("q").setText(query))
                       .build());
         }

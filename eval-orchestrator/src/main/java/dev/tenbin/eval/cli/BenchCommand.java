@@ -48,6 +48,19 @@ public final class BenchCommand implements Runnable {
     @Option(names = "--passes", defaultValue = "5", description = "Search passes over the queries.")
     int passes;
 
+    @Option(
+        names = "--top-k",
+        defaultValue = "100",
+        paramLabel = "K",
+        description = "Hits each search asks for.")
+    int topK;
+
+    @Option(
+        names = "--threads",
+        paramLabel = "N",
+        description = "Threads of the parallel in-process search (default: the available cores).")
+    Integer threads;
+
     @Option(names = "--json")
     boolean json;
 
@@ -55,6 +68,17 @@ public final class BenchCommand implements Runnable {
 
     @Override
     public Integer call() {
+      if (passes < 1) {
+        throw new CommandLine.ParameterException(spec.commandLine(), "--passes must be at least 1");
+      }
+      if (topK < 1) {
+        throw new CommandLine.ParameterException(spec.commandLine(), "--top-k must be at least 1");
+      }
+      int searchThreads = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
+      if (searchThreads < 1) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(), "--threads must be at least 1");
+      }
       BeirDataset data = BeirDatasetReader.read(dataset);
       String lang;
       try (var services = dev.tenbin.eval.services.Services.connect(null)) {
@@ -63,7 +87,8 @@ public final class BenchCommand implements Runnable {
                     services.indexChannel(), language, data::textSample)
                 .code();
       }
-      Bm25Benchmark.Result result = new Bm25Benchmark(data, lang, passes).run();
+      Bm25Benchmark.Result result =
+          new Bm25Benchmark(data, lang, passes, topK, searchThreads).run();
       PrintWriter out = spec.commandLine().getOut();
       if (json) {
         ObjectNode root = new ObjectMapper().createObjectNode();
@@ -71,6 +96,9 @@ public final class BenchCommand implements Runnable {
         root.put("documents", result.documents());
         root.put("queries", result.queries());
         root.put("passes", result.passes());
+        root.put("top_k", result.topK());
+        root.put("threads", result.threads());
+        root.put("in_process_parallel_queries_per_s", result.inProcessParallelQueriesPerSecond());
         root.put("in_process_index_docs_per_s", result.inProcess().indexDocsPerSecond());
         root.put("grpc_index_docs_per_s", result.grpc().indexDocsPerSecond());
         root.put("index_grpc_over_in_process", result.indexRatio());
@@ -81,17 +109,21 @@ public final class BenchCommand implements Runnable {
       } else {
         out.printf(
             Locale.ROOT,
-            "BM25 on %s (%d docs, %d queries x %d passes)%n"
+            "BM25 on %s (%d docs, %d queries x %d passes, top %d)%n"
                 + "                 index docs/s   queries/s%n"
                 + "in-process       %12.0f %11.0f%n"
+                + "in-process, %2d threads      %11.0f%n"
                 + "gRPC (loopback)  %12.0f %11.0f%n"
                 + "gRPC/in-process  %12.2f %11.2f%n",
             result.dataset(),
             result.documents(),
             result.queries(),
             result.passes(),
+            result.topK(),
             result.inProcess().indexDocsPerSecond(),
             result.inProcess().queriesPerSecond(),
+            result.threads(),
+            result.inProcessParallelQueriesPerSecond(),
             result.grpc().indexDocsPerSecond(),
             result.grpc().queriesPerSecond(),
             result.indexRatio(),

@@ -8,6 +8,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import org.apache.lucene.analysis.Analyzer;
@@ -20,15 +22,20 @@ import org.apache.lucene.document.TextField;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.LogDocMergePolicy;
 import org.apache.lucene.index.StoredFields;
+import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.FieldDoc;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.ScoreMode;
+import org.apache.lucene.search.Scorer;
 import org.apache.lucene.search.Sort;
 import org.apache.lucene.search.SortField;
 import org.apache.lucene.search.TopFieldDocs;
+import org.apache.lucene.search.Weight;
 import org.apache.lucene.search.similarities.BM25Similarity;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
@@ -297,13 +304,23 @@ public final class Bm25Index implements Closeable {
     try {
       IndexSearcher searcher = new IndexSearcher(current);
       searcher.setSimilarity(similarity);
-      TopFieldDocs top = searcher.search(query, k, SCORE_THEN_ID, true);
-      StoredFields stored = searcher.storedFields();
+      // Block-max WAND: the sort leads with the score, so Lucene skips blocks that cannot enter the
+      // top k. The sort values already hold each hit's score and id (its doc values), so there is
+      // neither a second scoring pass (doScores) nor a stored-field read per hit.
+      TopFieldDocs top = searcher.search(query, k, SCORE_THEN_ID, false);
+      StoredFields stored = null;
       List<Hit> hits = new ArrayList<>(top.scoreDocs.length);
       for (ScoreDoc scoreDoc : top.scoreDocs) {
         FieldDoc fieldDoc = (FieldDoc) scoreDoc;
-        String id = stored.document(fieldDoc.doc).get(ID_FIELD);
-        hits.add(new Hit(id, fieldDoc.score));
+        float score = (Float) fieldDoc.fields[0];
+        String id;
+        if (fieldDoc.fields[1] instanceof BytesRef idValue) {
+          id = idValue.utf8ToString();
+        } else {
+          stored = stored == null ? searcher.storedFields() : stored;
+          id = stored.document(fieldDoc.doc).get(ID_FIELD);
+        }
+        hits.add(new Hit(id, score));
       }
       return hits;
     } catch (IOException e) {
@@ -313,25 +330,52 @@ public final class Bm25Index implements Closeable {
     }
   }
 
-  /** BM25 scores of given ordinals for a query (0 for documents matching no term). */
+  /**
+   * BM25 scores of given ordinals for a query (0 for documents matching no term). Only the given
+   * documents are scored: the query's scorer is advanced to each of them, segment by segment, so
+   * the cost follows the number of ordinals, not the number of matching documents. Scores are those
+   * {@link #search} gives the same documents.
+   */
   public float[] score(String queryText, int[] ordinals, Cancellation cancellation) {
     cancellation.throwIfCancelled();
     float[] scores = new float[ordinals.length];
     Query query = BagOfWordsQuery.build(analyzer, CONTENTS_FIELD, queryText);
-    if (query == null) {
+    if (query == null || ordinals.length == 0) {
       return scores;
     }
     DirectoryReader current = acquire();
     try {
       IndexSearcher searcher = new IndexSearcher(current);
       searcher.setSimilarity(similarity);
-      TopFieldDocs all = searcher.search(query, Math.max(1, current.maxDoc()), SCORE_THEN_ID, true);
-      float[] byOrdinal = new float[current.maxDoc()];
-      for (ScoreDoc scoreDoc : all.scoreDocs) {
-        byOrdinal[scoreDoc.doc] = scoreDoc.score;
-      }
+      Weight weight = searcher.createWeight(searcher.rewrite(query), ScoreMode.COMPLETE, 1f);
+      Integer[] positions = new Integer[ordinals.length];
       for (int i = 0; i < ordinals.length; i++) {
-        scores[i] = byOrdinal[ordinals[i]];
+        if (ordinals[i] < 0 || ordinals[i] >= current.maxDoc()) {
+          throw new IndexOutOfBoundsException(
+              "ordinal " + ordinals[i] + " outside the index's " + current.maxDoc() + " documents");
+        }
+        positions[i] = i;
+      }
+      Arrays.sort(positions, Comparator.comparingInt(i -> ordinals[i]));
+      List<LeafReaderContext> leaves = current.leaves();
+      int next = 0;
+      for (LeafReaderContext leaf : leaves) {
+        int end = leaf.docBase + leaf.reader().maxDoc();
+        if (next == positions.length || ordinals[positions[next]] >= end) {
+          continue;
+        }
+        Scorer scorer = weight.scorer(leaf);
+        DocIdSetIterator matches = scorer == null ? null : scorer.iterator();
+        while (next < positions.length && ordinals[positions[next]] < end) {
+          int doc = ordinals[positions[next]] - leaf.docBase;
+          if (matches != null) {
+            int at = matches.docID() < doc ? matches.advance(doc) : matches.docID();
+            if (at == doc) {
+              scores[positions[next]] = scorer.score();
+            }
+          }
+          next++;
+        }
       }
       return scores;
     } catch (IOException e) {
