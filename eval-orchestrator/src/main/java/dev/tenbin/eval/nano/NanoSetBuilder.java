@@ -23,6 +23,8 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.IntPredicate;
+import java.util.function.Predicate;
 
 /**
  * Builds a Nano-set from a BEIR collection, as {@link NanoSettings} asks:
@@ -243,28 +245,24 @@ public final class NanoSetBuilder {
   /** The query's judged positives (score > 0) present in the corpus, in qrels order. */
   static List<String> positives(
       BeirDataset dataset, String query, Map<String, CorpusDocument> byId) {
-    List<String> out = new ArrayList<>();
-    dataset
-        .qrels()
-        .judgments(query)
-        .forEach(
-            (doc, grade) -> {
-              if (grade > 0 && byId.containsKey(doc)) {
-                out.add(doc);
-              }
-            });
-    return out;
+    return judged(dataset, query, grade -> grade > 0, byId::containsKey);
   }
 
   private static List<String> judgedNegatives(
       BeirDataset dataset, String query, Map<String, CorpusDocument> byId) {
+    return judged(dataset, query, grade -> grade <= 0, byId::containsKey);
+  }
+
+  /** The query's judged documents whose grade and id pass the tests, in qrels order. */
+  static List<String> judged(
+      BeirDataset dataset, String query, IntPredicate grade, Predicate<String> document) {
     List<String> out = new ArrayList<>();
     dataset
         .qrels()
         .judgments(query)
         .forEach(
-            (doc, grade) -> {
-              if (grade <= 0 && byId.containsKey(doc)) {
+            (doc, value) -> {
+              if (grade.test(value) && document.test(doc)) {
                 out.add(doc);
               }
             });

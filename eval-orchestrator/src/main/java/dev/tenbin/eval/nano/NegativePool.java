@@ -47,7 +47,8 @@ public final class NegativePool {
         List<String> list = ranking.getOrDefault(query, List.of());
         perMiner.add(list.subList(0, Math.min(depth, list.size())));
       }
-      Set<String> positives = Set.copyOf(positives(dataset, query));
+      Set<String> positives =
+          Set.copyOf(NanoSetBuilder.judged(dataset, query, grade -> grade > 0, doc -> true));
       out.put(query, pool(perMiner, positives));
     }
     return out;
@@ -72,19 +73,5 @@ public final class NegativePool {
         Comparator.comparingInt((String doc) -> bestRank.get(doc))
             .thenComparing(Comparator.naturalOrder()));
     return pooled;
-  }
-
-  private static List<String> positives(BeirDataset dataset, String query) {
-    List<String> out = new ArrayList<>();
-    dataset
-        .qrels()
-        .judgments(query)
-        .forEach(
-            (doc, grade) -> {
-              if (grade > 0) {
-                out.add(doc);
-              }
-            });
-    return out;
   }
 }
