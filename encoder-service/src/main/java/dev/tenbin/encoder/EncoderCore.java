@@ -75,9 +75,6 @@ public final class EncoderCore implements AutoCloseable, MeterBinder {
               @Override
               public void unloaded(String id, LoadedModel model) {}
             });
-    Gauge.builder("tenbin.encoder.models.loaded", models, cache -> cache.loadedIds().size())
-        .description("Models loaded in the encoder now")
-        .register(meters);
     this.shutdown = OrderedShutdown.register(OrderedShutdown.Stage.WORKERS, "encoder core", this);
   }
 
@@ -129,7 +126,15 @@ public final class EncoderCore implements AutoCloseable, MeterBinder {
   /** Publishes this core's meters to {@code registry} (call once the server's host has started). */
   @Override
   public void bindTo(MeterRegistry registry) {
+    // The registry joins the composite before the first meter is registered on it: meters (and
+    // their recordings) that exist before a registry joins would not all reach it, and Micrometer
+    // warns about that on stderr.
     meters.add(registry);
+    if (meters.find("tenbin.encoder.models.loaded").gauge() == null) {
+      Gauge.builder("tenbin.encoder.models.loaded", models, cache -> cache.loadedIds().size())
+          .description("Models loaded in the encoder now")
+          .register(meters);
+    }
   }
 
   public EncoderServiceConfig config() {
