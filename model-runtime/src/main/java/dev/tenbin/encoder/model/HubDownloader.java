@@ -20,6 +20,7 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.regex.Pattern;
 
 /**
@@ -85,6 +86,18 @@ public final class HubDownloader {
 
     /** Downloads a file, false when the repository has no such file. */
     boolean fetch(String file) throws IOException;
+
+    /**
+     * {@code model_max_length} of {@code tokenizer_config.json}; empty when the file or the field
+     * is absent, or holds the huge sentinel (1e30) that tokenizers without a limit store.
+     */
+    default OptionalInt tokenizerMaxLength() throws IOException {
+      double length =
+          json("tokenizer_config.json")
+              .map(config -> config.path("model_max_length").asDouble(0))
+              .orElse(0.0);
+      return length > 0 && length < 1_000_000 ? OptionalInt.of((int) length) : OptionalInt.empty();
+    }
   }
 
   /**

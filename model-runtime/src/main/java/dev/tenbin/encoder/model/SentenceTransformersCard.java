@@ -86,15 +86,7 @@ final class SentenceTransformersCard {
             .orElse(MissingNode.getInstance())
             .path("max_seq_length")
             .asInt(0);
-    // Tokenizers without a limit store a huge sentinel (1e30); only a real length counts.
-    double modelMaxLength =
-        files
-            .json("tokenizer_config.json")
-            .orElse(MissingNode.getInstance())
-            .path("model_max_length")
-            .asDouble(0);
-    int tokenizerMaxLength =
-        modelMaxLength > 0 && modelMaxLength < 1_000_000 ? (int) modelMaxLength : 0;
+    int tokenizerMaxLength = files.tokenizerMaxLength().orElse(0);
     JsonNode prompts =
         files
             .json("config_sentence_transformers.json")

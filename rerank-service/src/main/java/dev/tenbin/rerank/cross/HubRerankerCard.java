@@ -107,16 +107,8 @@ final class HubRerankerCard implements HubDownloader.CardMaker {
                   repository,
                   labels + " labels in config.json; Tenbin scores one (sigmoid) or two (softmax)");
         };
-    double tokenizerMax =
-        files
-            .json("tokenizer_config.json")
-            .orElse(MissingNode.getInstance())
-            .path("model_max_length")
-            .asDouble(0);
     int maxLength =
-        tokenizerMax > 0 && tokenizerMax < 1_000_000
-            ? (int) tokenizerMax
-            : config.path("max_position_embeddings").asInt(512);
+        files.tokenizerMaxLength().orElse(config.path("max_position_embeddings").asInt(512));
     ObjectNode card = JSON.createObjectNode();
     card.put("id", repository);
     card.put("head", head.name());
