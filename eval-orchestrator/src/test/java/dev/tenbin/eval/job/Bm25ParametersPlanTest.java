@@ -4,12 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenbin.core.InvalidInputException;
-import dev.tenbin.eval.dataset.BeirDataset;
-import dev.tenbin.eval.metrics.Qrels;
 import dev.tenbin.eval.retrieval.Bm25Settings;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -17,31 +14,15 @@ import org.junit.jupiter.api.Test;
 class Bm25ParametersPlanTest {
   private static Map<String, String> fingerprints(String retrievers) {
     String spec = "name: j\ntask_sets: [tasks.yaml]\nretrievers:\n" + retrievers;
-    BeirDataset data =
-        new BeirDataset(
-            "t",
-            Path.of("t"),
-            List.of(),
-            Map.of(),
-            Qrels.of(Map.of()),
-            dev.tenbin.eval.dataset.SpanQrels.none(),
-            List.of(),
-            List.of());
-    JobTask task = new JobTask("bench", "t", "t", "en", "", data, "sha-1", Map.of());
-    JobPlanner planner =
-        new JobPlanner(
-            JobSpec.parse(spec, Path.of("/jobs/job.yaml")),
-            id -> {
-              throw new AssertionError();
-            },
-            id -> {
-              throw new AssertionError();
-            });
     Map<String, String> out = new LinkedHashMap<>();
-    for (Work work : planner.plan(List.of(task))) {
-      for (PlannedCell cell : work.cells()) {
-        out.put(cell.key().system(), cell.fingerprint());
-      }
+    for (PlannedCell cell :
+        PlanFixtures.cells(
+            PlanFixtures.plan(
+                spec,
+                PlanFixtures.noModels(),
+                PlanFixtures.noModels(),
+                PlanFixtures.emptyTask("sha-1")))) {
+      out.put(cell.key().system(), cell.fingerprint());
     }
     return out;
   }

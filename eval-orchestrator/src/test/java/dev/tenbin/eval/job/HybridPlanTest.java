@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenbin.core.InvalidInputException;
-import dev.tenbin.eval.dataset.BeirDataset;
-import dev.tenbin.eval.metrics.Qrels;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -20,34 +18,12 @@ import org.junit.jupiter.api.Test;
 class HybridPlanTest {
   private static final String HEAD = "name: j\ntask_sets: [tasks.yaml]\n";
 
-  private static JobTask task() {
-    BeirDataset data =
-        new BeirDataset(
-            "t",
-            Path.of("t"),
-            List.of(),
-            Map.of(),
-            Qrels.of(Map.of()),
-            dev.tenbin.eval.dataset.SpanQrels.none(),
-            List.of(),
-            List.of());
-    return new JobTask("bench", "t", "t", "en", "", data, "sha", Map.of());
-  }
-
   private static List<Work> plan(String spec, String revision) {
-    return new JobPlanner(
-            JobSpec.parse(spec, Path.of("/jobs/job.yaml")),
-            id ->
-                new ModelFacts(
-                    Map.of("id", id, "revision", revision),
-                    Map.of("model_revision", revision),
-                    384,
-                    33_000_000,
-                    List.of()),
-            id -> {
-              throw new AssertionError();
-            })
-        .plan(List.of(task()));
+    return PlanFixtures.plan(
+        spec,
+        PlanFixtures.models(revision, List.of()),
+        PlanFixtures.noModels(),
+        PlanFixtures.emptyTask("sha"));
   }
 
   /** "system/variant" to fingerprint, in plan order. */

@@ -4,13 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenbin.core.InvalidInputException;
-import dev.tenbin.eval.dataset.BeirDataset;
-import dev.tenbin.eval.metrics.Qrels;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 /** How a job splits into cells, and what a cell's fingerprint does and does not depend on. */
@@ -28,44 +25,21 @@ class JobPlannerTest {
       """;
 
   private static JobTask task(String sha) {
-    BeirDataset data =
-        new BeirDataset(
-            "t",
-            Path.of("t"),
-            List.of(),
-            Map.of(),
-            Qrels.of(Map.of()),
-            dev.tenbin.eval.dataset.SpanQrels.none(),
-            List.of(),
-            List.of());
-    return new JobTask("bench", "t", "t", "en", "", data, sha, Map.of("path", "/somewhere/" + sha));
-  }
-
-  private static Function<String, ModelFacts> model(String revision, List<Integer> matryoshka) {
-    return id ->
-        new ModelFacts(
-            Map.of("id", id, "revision", revision),
-            Map.of("model_revision", revision),
-            384,
-            33_000_000,
-            matryoshka);
+    return PlanFixtures.emptyTask(sha, Map.of("path", "/somewhere/" + sha));
   }
 
   private static Map<String, String> fingerprints(String spec, String sha, String revision) {
-    JobPlanner planner =
-        new JobPlanner(
-            JobSpec.parse(spec, Path.of("/jobs/job.yaml")),
-            model(revision, List.of()),
-            id -> {
-              throw new AssertionError();
-            });
     Map<String, String> out = new HashMap<>();
-    for (Work work : planner.plan(List.of(task(sha)))) {
-      for (PlannedCell cell : work.cells()) {
-        out.put(
-            cell.key().system() + "/" + cell.key().variant() + "/" + cell.key().mode(),
-            cell.fingerprint());
-      }
+    for (PlannedCell cell :
+        PlanFixtures.cells(
+            PlanFixtures.plan(
+                spec,
+                PlanFixtures.models(revision, List.of()),
+                PlanFixtures.noModels(),
+                task(sha)))) {
+      out.put(
+          cell.key().system() + "/" + cell.key().variant() + "/" + cell.key().mode(),
+          cell.fingerprint());
     }
     return out;
   }
@@ -120,7 +94,7 @@ class JobPlannerTest {
     JobPlanner planner =
         new JobPlanner(
             JobSpec.parse("task_sets: [t.yaml]\nretrievers: [dense:m]\n", Path.of("/j.yaml")),
-            model("r", List.of(256, 384)),
+            PlanFixtures.models("r", List.of(256, 384)),
             id -> null);
     List<String> variants =
         planner.plan(List.of(task("s"))).getFirst().cells().stream()
@@ -144,7 +118,7 @@ class JobPlannerTest {
     JobPlanner automatic =
         new JobPlanner(
             JobSpec.parse("task_sets: [t.yaml]\nretrievers: [dense:m]\n", Path.of("/j.yaml")),
-            model("r", List.of()),
+            PlanFixtures.models("r", List.of()),
             id -> null);
     assertThat(
             automatic.plan(List.of(task("s"))).getFirst().cells().stream()
@@ -156,7 +130,7 @@ class JobPlannerTest {
                 "task_sets: [t.yaml]\n"
                     + "retrievers: [{retriever: dense:m, variants: [base, truncate128]}]\n",
                 Path.of("/j.yaml")),
-            model("r", List.of()),
+            PlanFixtures.models("r", List.of()),
             id -> null);
     List<PlannedCell> cells = explicit.plan(List.of(task("s"))).getFirst().cells();
     assertThat(cells.stream().map(c -> c.key().variant())).containsExactly("base", "truncate128");
@@ -223,7 +197,7 @@ class JobPlannerTest {
             JobSpec.parse(
                 "task_sets: [t.yaml]\nretrievers: [{retriever: dense:m, variants: [truncate512]}]\n",
                 Path.of("/j.yaml")),
-            model("r", List.of()),
+            PlanFixtures.models("r", List.of()),
             id -> null);
     assertThatThrownBy(() -> planner.plan(List.of(task("s"))))
         .isInstanceOf(InvalidInputException.class)

@@ -2,15 +2,12 @@ package dev.tenbin.eval.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tenbin.eval.dataset.BeirDataset;
-import dev.tenbin.eval.metrics.Qrels;
 import dev.tenbin.eval.provenance.Probes;
 import dev.tenbin.proto.common.v1.RuntimeProvenance;
 import dev.tenbin.proto.encoder.v1.GetModelInfoResponse;
 import dev.tenbin.proto.encoder.v1.ModelCard;
 import dev.tenbin.proto.rerank.v1.RerankerInfo;
 import dev.tenbin.proto.rerank.v1.ScoreHead;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.function.UnaryOperator;
@@ -60,23 +57,12 @@ class ProvenanceFingerprintTest {
 
   /** The planned cells (system/variant/mode to cell) under the given facts. */
   private static Map<String, PlannedCell> cells(ModelFacts encoder, ModelFacts reranker) {
-    BeirDataset data =
-        new BeirDataset(
-            "t",
-            Path.of("t"),
-            List.of(),
-            Map.of(),
-            Qrels.of(Map.of()),
-            dev.tenbin.eval.dataset.SpanQrels.none(),
-            List.of(),
-            List.of());
-    JobTask task = new JobTask("bench", "t", "t", "en", "", data, "sha-1", Map.of());
-    JobPlanner planner =
-        new JobPlanner(
-            JobSpec.parse(SPEC, Path.of("/jobs/job.yaml")), id -> encoder, id -> reranker);
     Map<String, PlannedCell> cells = new java.util.LinkedHashMap<>();
-    for (Work work : planner.plan(List.of(task))) {
-      work.cells().forEach(cell -> cells.put(cell.key().system() + "/" + cell.key().mode(), cell));
+    for (PlannedCell cell :
+        PlanFixtures.cells(
+            PlanFixtures.plan(
+                SPEC, id -> encoder, id -> reranker, PlanFixtures.emptyTask("sha-1")))) {
+      cells.put(cell.key().system() + "/" + cell.key().mode(), cell);
     }
     return cells;
   }
