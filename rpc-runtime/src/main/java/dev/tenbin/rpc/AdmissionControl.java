@@ -29,8 +29,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * permit comes back when the stream closes, however it ends). Health checks, refusals and the
  * interceptors of refused calls run on a small separate pool, so a refusal ({@code
  * RESOURCE_EXHAUSTED} with {@code google.rpc.RetryInfo}) leaves within milliseconds even when every
- * handler thread is busy, and health checks answer under any load. Health checks are never
- * counted.
+ * handler thread is busy, and health checks answer under any load. Health checks are never counted.
  *
  * <p>Thread hops per call (issue 16): gRPC's method lookup (a map lookup, the call object and the
  * choice of executor below; no I/O, no lock held for long) runs on the transport thread the stream

@@ -31,11 +31,11 @@ import java.util.stream.Stream;
  * loopback Netty server and client), on the same corpus and queries in one run.
  *
  * <p>Fairness: one catalog serves both paths, and both search the same collection (the one indexed
- * in-process), so they read the same segments; before timing, every query's hits are compared
- * (ids and scores must be identical, else the benchmark fails). Each path gets as many warm-up
- * passes as measured ones, and the measured passes alternate (one pass in-process, one over gRPC)
- * so that both share the machine's noise. Indexing: one warm-up ingest of each path, then the
- * measured one of each.
+ * in-process), so they read the same segments; before timing, every query's hits are compared (ids
+ * and scores must be identical, else the benchmark fails). Each path gets as many warm-up passes as
+ * measured ones, and the measured passes alternate (one pass in-process, one over gRPC) so that
+ * both share the machine's noise. Indexing: one warm-up ingest of each path, then the measured one
+ * of each.
  */
 public final class Bm25Benchmark {
   /** Figures of one measurement. */

@@ -23,8 +23,8 @@ import java.util.function.Supplier;
 /**
  * Reranking throughput in (query, document) pairs per second: the plain-Java core against the
  * rerank service over loopback gRPC, the same requests in one run, alternating (after a warm-up of
- * each as long as the measurement). {@code
- * tenbin bench rerank} runs it through {@link #run(Path, Path, Supplier, String, List, List, int)}.
+ * each as long as the measurement). {@code tenbin bench rerank} runs it through {@link #run(Path,
+ * Path, Supplier, String, List, List, int)}.
  */
 public final class RerankBenchmark {
   /** The two figures and their ratio. */
@@ -64,8 +64,8 @@ public final class RerankBenchmark {
 
   /**
    * Times the same requests both ways: each path first runs every query once as warm-up (as many
-   * requests as are measured), then the measured requests alternate (one in-process, one over
-   * gRPC) so that both share the machine's noise. Documents travel as text in every gRPC request.
+   * requests as are measured), then the measured requests alternate (one in-process, one over gRPC)
+   * so that both share the machine's noise. Documents travel as text in every gRPC request.
    */
   public Result run(
       String model, List<String> queries, List<String> documents, int pairsPerRequest) {
@@ -108,7 +108,11 @@ public final class RerankBenchmark {
       }
       double pairs = (double) queries.size() * pairsPerRequest;
       return new Result(
-          model, queries.size(), pairsPerRequest, pairs / (inProcessNanos / 1e9), pairs / (grpcNanos / 1e9));
+          model,
+          queries.size(),
+          pairsPerRequest,
+          pairs / (inProcessNanos / 1e9),
+          pairs / (grpcNanos / 1e9));
     } finally {
       channel.shutdownNow();
       host.close();
