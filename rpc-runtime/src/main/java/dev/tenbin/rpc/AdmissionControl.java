@@ -82,7 +82,9 @@ final class AdmissionControl implements AutoCloseable {
   /**
    * The executor gRPC runs method lookup on: the transport thread itself. Lookup only finds the
    * method and asks {@link #executorSupplier()} where the call goes; everything after it (the
-   * interceptors, the handler) runs on the executor chosen there, never on this one.
+   * interceptors, the handler) runs on the executor chosen there, never on this one. gRPC also
+   * cancels a call's {@link Context} here when its stream fails; Tenbin registers no cancellation
+   * listener that does work on the thread that cancels (handlers poll {@code isCancelled()}).
    */
   Executor lookupExecutor() {
     return Runnable::run;

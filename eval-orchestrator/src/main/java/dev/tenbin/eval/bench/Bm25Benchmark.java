@@ -204,7 +204,7 @@ public final class Bm25Benchmark {
     }
   }
 
-  private static void requireSameHits(int query, List<Hit> inProcess, List<ScoredDocument> grpc) {
+  static void requireSameHits(int query, List<Hit> inProcess, List<ScoredDocument> grpc) {
     boolean same = inProcess.size() == grpc.size();
     for (int i = 0; same && i < grpc.size(); i++) {
       same =
