@@ -45,7 +45,11 @@ public final class BenchCommand implements Runnable {
     @Option(names = "--language", paramLabel = "CODE")
     String language;
 
-    @Option(names = "--passes", defaultValue = "5", description = "Search passes over the queries.")
+    @Option(
+        names = "--passes",
+        defaultValue = "5",
+        description =
+            "Measured search passes over the queries; each path first runs as many warm-up passes.")
     int passes;
 
     @Option(

@@ -20,7 +20,16 @@ import org.junit.jupiter.api.Test;
 /** {@code tenbin bench bm25}: both paths on one collection, checked to agree before timing. */
 class Bm25BenchmarkTest {
   private static final String[] WORDS = {
-    "retrieval", "index", "query", "document", "score", "rank", "token", "passage", "answer", "batch"
+    "retrieval",
+    "index",
+    "query",
+    "document",
+    "score",
+    "rank",
+    "token",
+    "passage",
+    "answer",
+    "batch"
   };
 
   @Test
@@ -84,8 +93,7 @@ class Bm25BenchmarkTest {
                 Bm25Benchmark.requireSameHits(
                     0, inProcess, List.of(scored("a", Math.nextUp(2f)), scored("b", 1f))))
         .hasMessageContaining("different hits");
-    assertThatThrownBy(
-            () -> Bm25Benchmark.requireSameHits(0, inProcess, List.of(scored("a", 2f))))
+    assertThatThrownBy(() -> Bm25Benchmark.requireSameHits(0, inProcess, List.of(scored("a", 2f))))
         .hasMessageContaining("different hits");
   }
 
