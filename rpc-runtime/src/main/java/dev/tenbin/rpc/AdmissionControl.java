@@ -13,7 +13,6 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -27,10 +26,19 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>The decision is taken when the stream arrives, on the transport thread (a {@link
  * ServerStreamTracer} takes a permit and records the outcome in the call's {@link Context}; the
- * permit comes back when the stream closes, however it ends). Method lookup, health checks and
- * refusals run on a small separate pool, so a refusal ({@code RESOURCE_EXHAUSTED} with {@code
- * google.rpc.RetryInfo}) leaves within milliseconds even when every handler thread is busy, and
- * health checks answer under any load. Health checks are never counted.
+ * permit comes back when the stream closes, however it ends). Health checks, refusals and the
+ * interceptors of refused calls run on a small separate pool, so a refusal ({@code
+ * RESOURCE_EXHAUSTED} with {@code google.rpc.RetryInfo}) leaves within milliseconds even when every
+ * handler thread is busy, and health checks answer under any load. Health checks are never counted.
+ *
+ * <p>Thread hops per call (issue 16): gRPC's method lookup (a map lookup, the call object and the
+ * choice of executor below; no I/O, no lock held for long) runs on the transport thread the stream
+ * arrived on ({@link #lookupExecutor()}), so an admitted call goes from the Netty event loop
+ * straight to a handler thread instead of through the separate pool first. The handlers themselves
+ * never run on the event loop, not even short ones such as a BM25 search: a search is CPU work of
+ * no fixed length (a million-vector scan, a 1,000-hit collection), and while a handler held an
+ * event loop that loop could not read the cancellations, deadlines (its timer fires on the loop),
+ * health checks or refusals of the other calls it carries.
  */
 final class AdmissionControl implements AutoCloseable {
   private static final Context.Key<Boolean> ADMITTED = Context.key("tenbin-admitted");
@@ -40,7 +48,7 @@ final class AdmissionControl implements AutoCloseable {
   private final ServingLimits limits;
   private final Semaphore permits;
   private final HandlerPool handlers;
-  private final ExecutorService admission;
+  private final ThreadPoolExecutor admission;
   private final Counter refused;
 
   AdmissionControl(ServingLimits limits, MeterRegistry registry) {
@@ -71,19 +79,33 @@ final class AdmissionControl implements AutoCloseable {
             .register(registry);
   }
 
-  /** The executor gRPC runs method lookup (and refusals, health) on. */
-  Executor admissionExecutor() {
-    return admission;
+  /**
+   * The executor gRPC runs method lookup on: the transport thread itself. Lookup only finds the
+   * method and asks {@link #executorSupplier()} where the call goes; everything after it (the
+   * interceptors, the handler) runs on the executor chosen there, never on this one. gRPC also
+   * cancels a call's {@link Context} here when its stream fails; Tenbin registers no cancellation
+   * listener that does work on the thread that cancels (handlers poll {@code isCancelled()}).
+   */
+  Executor lookupExecutor() {
+    return Runnable::run;
   }
 
-  /** Admitted calls to the handler pool; the rest stay on the admission executor. */
+  /**
+   * Admitted calls to the handler pool; refused calls and health checks to the admission pool. It
+   * never answers null, so nothing but method lookup runs on {@link #lookupExecutor()}.
+   */
   ServerCallExecutorSupplier executorSupplier() {
     return new ServerCallExecutorSupplier() {
       @Override
       public <ReqT, RespT> Executor getExecutor(ServerCall<ReqT, RespT> call, Metadata headers) {
-        return Boolean.TRUE.equals(ADMITTED.get()) ? handlers : null;
+        return Boolean.TRUE.equals(ADMITTED.get()) ? handlers : admission;
       }
     };
+  }
+
+  /** Tasks the admission pool has run (health checks, refusals), for tests. */
+  long admissionTasksRun() {
+    return admission.getCompletedTaskCount();
   }
 
   /** Takes a permit per arriving stream (health excepted) and gives it back when it closes. */

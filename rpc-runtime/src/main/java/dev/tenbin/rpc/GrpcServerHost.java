@@ -106,7 +106,7 @@ public final class GrpcServerHost implements AutoCloseable {
               .permitKeepAliveTime(
                   ServingLimits.PERMIT_KEEPALIVE_TIME.toSeconds(), TimeUnit.SECONDS)
               .permitKeepAliveWithoutCalls(false)
-              .executor(admission.admissionExecutor())
+              .executor(admission.lookupExecutor())
               .callExecutor(admission.executorSupplier())
               .addStreamTracerFactory(admission.tracerFactory());
       if (!limits.maxConnectionAge().isZero()) {
@@ -334,6 +334,11 @@ public final class GrpcServerHost implements AutoCloseable {
 
   public MeterRegistry registry() {
     return registry;
+  }
+
+  /** The admission control of a network server (null in-process), for tests. */
+  AdmissionControl admission() {
+    return httpGuards == null ? null : httpGuards.admission();
   }
 
   /**

@@ -206,6 +206,23 @@ class GrpcServerHostTest {
   }
 
   @Test
+  void admittedCallsGoFromTheTransportThreadStraightToAHandlerThread() throws Exception {
+    for (int i = 0; i < 20; i++) {
+      TestService.check(channel, "ok");
+      assertThat(service.lastThread()).startsWith("grpc-handler-");
+    }
+    // Method lookup ran on the transport thread: the admission pool never saw these calls.
+    assertThat(host.admission().admissionTasksRun()).isZero();
+
+    // Health checks (like refusals, see BoundedServingTest) still run on the admission pool.
+    HealthGrpc.newBlockingStub(channel)
+        .withDeadlineAfter(10, TimeUnit.SECONDS)
+        .check(HealthCheckRequest.getDefaultInstance());
+    TransportSecurityTest.awaitSuccess(
+        () -> assertThat(host.admission().admissionTasksRun()).isPositive());
+  }
+
+  @Test
   void closingTurnsHealthToNotServingAndRefusesNewCalls() {
     host.close();
     assertThatThrownBy(() -> TestService.check(channel, "ok"))

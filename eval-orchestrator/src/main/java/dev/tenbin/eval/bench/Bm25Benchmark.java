@@ -4,12 +4,16 @@ import dev.tenbin.eval.dataset.BeirDataset;
 import dev.tenbin.eval.dataset.CorpusDocument;
 import dev.tenbin.eval.retrieval.CollectionIngester;
 import dev.tenbin.index.bench.Bm25CoreBenchmark;
+import dev.tenbin.index.rank.Hit;
+import dev.tenbin.proto.common.v1.ScoredDocument;
+import dev.tenbin.proto.index.v1.CollectionSpec;
 import dev.tenbin.proto.index.v1.CreateCollectionRequest;
 import dev.tenbin.proto.index.v1.Document;
 import dev.tenbin.proto.index.v1.Family;
 import dev.tenbin.proto.index.v1.IndexServiceGrpc;
 import dev.tenbin.proto.index.v1.Query;
 import dev.tenbin.proto.index.v1.SearchRequest;
+import dev.tenbin.proto.index.v1.SearchResponse;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import java.io.IOException;
@@ -25,6 +29,13 @@ import java.util.stream.Stream;
 /**
  * BM25 indexing and search throughput, in-process (the plain-Java core) against over gRPC (a
  * loopback Netty server and client), on the same corpus and queries in one run.
+ *
+ * <p>Fairness: one catalog serves both paths, and both search the same collection (the one indexed
+ * in-process), so they read the same segments; before timing, every query's hits are compared (ids
+ * and scores must be identical, else the benchmark fails). Each path gets as many warm-up passes as
+ * measured ones, and the measured passes alternate (one pass in-process, one over gRPC) so that
+ * both share the machine's noise. Indexing: one warm-up ingest of each path, then the measured one
+ * of each.
  */
 public final class Bm25Benchmark {
   /** Figures of one measurement. */
@@ -32,7 +43,9 @@ public final class Bm25Benchmark {
 
   /**
    * Both sides and their ratios; {@code inProcessParallelQueriesPerSecond} is the in-process search
-   * spread over {@code threads} threads.
+   * spread over {@code threads} threads; {@code grpcServerSearchMicros} is the mean time per gRPC
+   * query the server spent in the core's search ({@code SearchStats.search_nanos}), so {@code
+   * grpcMicrosPerQuery() - grpcServerSearchMicros} is what the transport and service adapter cost.
    */
   public record Result(
       String dataset,
@@ -43,7 +56,8 @@ public final class Bm25Benchmark {
       Figures inProcess,
       int threads,
       double inProcessParallelQueriesPerSecond,
-      Figures grpc) {
+      Figures grpc,
+      double grpcServerSearchMicros) {
     public double indexRatio() {
       return grpc.indexDocsPerSecond() / inProcess.indexDocsPerSecond();
     }
@@ -51,7 +65,17 @@ public final class Bm25Benchmark {
     public double queryRatio() {
       return grpc.queriesPerSecond() / inProcess.queriesPerSecond();
     }
+
+    public double inProcessMicrosPerQuery() {
+      return 1e6 / inProcess.queriesPerSecond();
+    }
+
+    public double grpcMicrosPerQuery() {
+      return 1e6 / grpc.queriesPerSecond();
+    }
   }
+
+  private static final String COLLECTION = "bench";
 
   private final BeirDataset dataset;
   private final String language;
@@ -75,83 +99,127 @@ public final class Bm25Benchmark {
     for (String id : dataset.evaluatedQueryIds()) {
       queries.add(dataset.queries().get(id));
     }
-    // Warm-up of both paths, then the measured runs, alternated to share the machine's noise.
-    inProcess(queries, 1);
-    grpc(queries, 1);
-    Bm25CoreBenchmark.Figures core = inProcess(queries, passes);
-    Figures rpc = grpc(queries, passes);
-    return new Result(
-        dataset.name(),
-        dataset.corpus().size(),
-        queries.size(),
-        passes,
-        topK,
-        new Figures(core.indexDocsPerSecond(), core.queriesPerSecond()),
-        core.threads(),
-        core.parallelQueriesPerSecond(),
-        rpc);
-  }
-
-  private Bm25CoreBenchmark.Figures inProcess(List<String> queries, int searchPasses) {
+    List<Bm25CoreBenchmark.Document> coreDocs = new ArrayList<>();
+    List<Document> protoDocs = new ArrayList<>();
+    for (CorpusDocument doc : dataset.corpus()) {
+      coreDocs.add(new Bm25CoreBenchmark.Document(doc.id(), doc.title(), doc.text()));
+      protoDocs.add(
+          Document.newBuilder().setId(doc.id()).setTitle(doc.title()).setText(doc.text()).build());
+    }
     Path dir = tempDir();
-    try {
-      List<Bm25CoreBenchmark.Document> docs = new ArrayList<>();
-      for (CorpusDocument doc : dataset.corpus()) {
-        docs.add(new Bm25CoreBenchmark.Document(doc.id(), doc.title(), doc.text()));
+    try (Bm25CoreBenchmark bench = Bm25CoreBenchmark.open(dir)) {
+      ManagedChannel channel =
+          NettyChannelBuilder.forAddress("127.0.0.1", bench.port()).usePlaintext().build();
+      try {
+        Grpc grpc = new Grpc(channel);
+        bench.ingest("warm-up-in-process", language, coreDocs);
+        grpc.ingest("warm-up-grpc", protoDocs);
+        bench.drop("warm-up-in-process");
+        bench.drop("warm-up-grpc");
+        double inProcessIndexSeconds = bench.ingest(COLLECTION, language, coreDocs);
+        double grpcIndexSeconds = grpc.ingest(COLLECTION + "-grpc", protoDocs);
+
+        List<SearchRequest> requests = new ArrayList<>();
+        for (String query : queries) {
+          requests.add(
+              SearchRequest.newBuilder()
+                  .setCollection(COLLECTION)
+                  .setFamily(Family.FAMILY_BM25)
+                  .setTopK(topK)
+                  .addQueries(Query.newBuilder().setId("q").setText(query))
+                  .build());
+        }
+        for (int q = 0; q < queries.size(); q++) {
+          requireSameHits(
+              q, bench.search(COLLECTION, queries.get(q), topK), grpc.search(requests.get(q)));
+        }
+        long inProcessNanos = 0;
+        long grpcNanos = 0;
+        for (int pass = 0; pass < 2 * passes; pass++) {
+          boolean measured = pass >= passes;
+          if (measured && pass == passes) {
+            grpc.serverSearchNanos = 0;
+          }
+          long start = System.nanoTime();
+          for (String query : queries) {
+            bench.search(COLLECTION, query, topK);
+          }
+          long middle = System.nanoTime();
+          for (SearchRequest request : requests) {
+            grpc.search(request);
+          }
+          long end = System.nanoTime();
+          if (measured) {
+            inProcessNanos += middle - start;
+            grpcNanos += end - middle;
+          }
+        }
+        int searches = queries.size() * passes;
+        double parallel =
+            bench.parallelQueriesPerSecond(COLLECTION, queries, passes, topK, threads);
+        return new Result(
+            dataset.name(),
+            coreDocs.size(),
+            queries.size(),
+            passes,
+            topK,
+            new Figures(coreDocs.size() / inProcessIndexSeconds, searches / (inProcessNanos / 1e9)),
+            threads,
+            parallel,
+            new Figures(protoDocs.size() / grpcIndexSeconds, searches / (grpcNanos / 1e9)),
+            grpc.serverSearchNanos / 1e3 / searches);
+      } finally {
+        channel.shutdownNow();
       }
-      return Bm25CoreBenchmark.inProcess(dir, language, docs, queries, searchPasses, topK, threads);
     } finally {
       delete(dir);
     }
   }
 
-  private Figures grpc(List<String> queries, int searchPasses) {
-    Path dir = tempDir();
-    Bm25CoreBenchmark.Loopback server = Bm25CoreBenchmark.serveOnLoopback(dir);
-    ManagedChannel channel =
-        NettyChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext().build();
-    try {
-      var index = IndexServiceGrpc.newBlockingStub(channel);
+  /** The client side: ingest and one-query searches over the channel. */
+  private final class Grpc {
+    private final ManagedChannel channel;
+    private final IndexServiceGrpc.IndexServiceBlockingStub index;
+    private long serverSearchNanos;
+
+    Grpc(ManagedChannel channel) {
+      this.channel = channel;
+      this.index = IndexServiceGrpc.newBlockingStub(channel);
+    }
+
+    double ingest(String name, List<Document> docs) {
       index.createCollection(
           CreateCollectionRequest.newBuilder()
-              .setSpec(
-                  dev.tenbin.proto.index.v1.CollectionSpec.newBuilder()
-                      .setName("bench")
-                      .setLanguage(language))
+              .setSpec(CollectionSpec.newBuilder().setName(name).setLanguage(language))
               .build());
-      List<Document> docs = new ArrayList<>();
-      for (CorpusDocument doc : dataset.corpus()) {
-        docs.add(
-            Document.newBuilder()
-                .setId(doc.id())
-                .setTitle(doc.title())
-                .setText(doc.text())
-                .build());
-      }
       long start = System.nanoTime();
-      new CollectionIngester(channel, 1000, 600).ingest("bench", docs);
-      double indexSeconds = (System.nanoTime() - start) / 1e9;
-      start = System.nanoTime();
-      for (int pass = 0; pass < searchPasses; pass++) {
-        for (String query : queries) {
-          index
-              .withDeadlineAfter(60, TimeUnit.SECONDS)
-              .search(
-                  SearchRequest.newBuilder()
-                      .setCollection("bench")
-                      .setFamily(Family.FAMILY_BM25)
-                      .setTopK(topK)
-                      .addQueries(Query.newBuilder().setId("q").setText(query))
-                      .build());
-        }
-      }
-      double searchSeconds = (System.nanoTime() - start) / 1e9;
-      return new Figures(
-          docs.size() / indexSeconds, (double) queries.size() * searchPasses / searchSeconds);
-    } finally {
-      channel.shutdownNow();
-      server.close();
-      delete(dir);
+      new CollectionIngester(channel, 1000, 600).ingest(name, docs);
+      return (System.nanoTime() - start) / 1e9;
+    }
+
+    List<ScoredDocument> search(SearchRequest request) {
+      SearchResponse response = index.withDeadlineAfter(60, TimeUnit.SECONDS).search(request);
+      serverSearchNanos += response.getStats().getSearchNanos();
+      return response.getRankings(0).getDocumentsList();
+    }
+  }
+
+  static void requireSameHits(int query, List<Hit> inProcess, List<ScoredDocument> grpc) {
+    boolean same = inProcess.size() == grpc.size();
+    for (int i = 0; same && i < grpc.size(); i++) {
+      same =
+          inProcess.get(i).docId().equals(grpc.get(i).getDocId())
+              && Float.compare(inProcess.get(i).score(), grpc.get(i).getScore()) == 0;
+    }
+    if (!same) {
+      throw new IllegalStateException(
+          "query "
+              + query
+              + ": the in-process and gRPC paths returned different hits ("
+              + inProcess.size()
+              + " and "
+              + grpc.size()
+              + "); the comparison would not be fair");
     }
   }
 

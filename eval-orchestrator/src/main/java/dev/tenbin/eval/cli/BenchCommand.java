@@ -45,7 +45,11 @@ public final class BenchCommand implements Runnable {
     @Option(names = "--language", paramLabel = "CODE")
     String language;
 
-    @Option(names = "--passes", defaultValue = "5", description = "Search passes over the queries.")
+    @Option(
+        names = "--passes",
+        defaultValue = "5",
+        description =
+            "Measured search passes over the queries; each path first runs as many warm-up passes.")
     int passes;
 
     @Option(
@@ -105,15 +109,20 @@ public final class BenchCommand implements Runnable {
         root.put("in_process_queries_per_s", result.inProcess().queriesPerSecond());
         root.put("grpc_queries_per_s", result.grpc().queriesPerSecond());
         root.put("query_grpc_over_in_process", result.queryRatio());
+        root.put("warm_up_passes", result.passes());
+        root.put("in_process_us_per_query", result.inProcessMicrosPerQuery());
+        root.put("grpc_us_per_query", result.grpcMicrosPerQuery());
+        root.put("grpc_server_search_us_per_query", result.grpcServerSearchMicros());
         out.println(root);
       } else {
         out.printf(
             Locale.ROOT,
-            "BM25 on %s (%d docs, %d queries x %d passes, top %d)%n"
-                + "                 index docs/s   queries/s%n"
-                + "in-process       %12.0f %11.0f%n"
+            "BM25 on %s (%d docs, %d queries x %d passes after as many warm-up passes, top %d;%n"
+                + "both paths search one collection and returned the same hits; passes alternate)%n"
+                + "                 index docs/s   queries/s   us/query%n"
+                + "in-process       %12.0f %11.0f %10.0f%n"
                 + "in-process, %2d threads      %11.0f%n"
-                + "gRPC (loopback)  %12.0f %11.0f%n"
+                + "gRPC (loopback)  %12.0f %11.0f %10.0f  (%.0f us of it in the server's search)%n"
                 + "gRPC/in-process  %12.2f %11.2f%n",
             result.dataset(),
             result.documents(),
@@ -122,10 +131,13 @@ public final class BenchCommand implements Runnable {
             result.topK(),
             result.inProcess().indexDocsPerSecond(),
             result.inProcess().queriesPerSecond(),
+            result.inProcessMicrosPerQuery(),
             result.threads(),
             result.inProcessParallelQueriesPerSecond(),
             result.grpc().indexDocsPerSecond(),
             result.grpc().queriesPerSecond(),
+            result.grpcMicrosPerQuery(),
+            result.grpcServerSearchMicros(),
             result.indexRatio(),
             result.queryRatio());
       }

@@ -1,0 +1,103 @@
+package dev.tenbin.eval.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tenbin.eval.dataset.BeirDataset;
+import dev.tenbin.eval.dataset.CorpusDocument;
+import dev.tenbin.eval.dataset.SpanQrels;
+import dev.tenbin.eval.metrics.Qrels;
+import dev.tenbin.index.rank.Hit;
+import dev.tenbin.proto.common.v1.ScoredDocument;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** {@code tenbin bench bm25}: both paths on one collection, checked to agree before timing. */
+class Bm25BenchmarkTest {
+  private static final String[] WORDS = {
+    "retrieval",
+    "index",
+    "query",
+    "document",
+    "score",
+    "rank",
+    "token",
+    "passage",
+    "answer",
+    "batch"
+  };
+
+  @Test
+  void bothPathsSearchTheSameCollectionAndTheServersSearchIsPartOfTheGrpcTime() {
+    List<CorpusDocument> corpus = new ArrayList<>();
+    for (int i = 0; i < 60; i++) {
+      corpus.add(
+          new CorpusDocument(
+              "d" + i,
+              WORDS[i % WORDS.length],
+              WORDS[(i * 3) % WORDS.length] + " " + WORDS[(i * 7 + 1) % WORDS.length] + " " + i));
+    }
+    Map<String, String> queries = new LinkedHashMap<>();
+    for (int q = 0; q < 5; q++) {
+      queries.put("q" + q, WORDS[q] + " " + WORDS[q + 4]);
+    }
+    BeirDataset data =
+        new BeirDataset(
+            "tiny",
+            Path.of("tiny"),
+            corpus,
+            queries,
+            Qrels.of(Map.of()),
+            SpanQrels.none(),
+            List.copyOf(queries.keySet()),
+            List.of());
+
+    // run() fails when the two paths return different hits for any query.
+    Bm25Benchmark.Result result = new Bm25Benchmark(data, "en", 2, 10, 1).run();
+
+    assertThat(result.documents()).isEqualTo(60);
+    assertThat(result.queries()).isEqualTo(5);
+    assertThat(result.passes()).isEqualTo(2);
+    assertThat(result.inProcess().queriesPerSecond()).isPositive();
+    assertThat(result.grpc().queriesPerSecond()).isPositive();
+    assertThat(result.queryRatio())
+        .isEqualTo(result.grpc().queriesPerSecond() / result.inProcess().queriesPerSecond());
+    // Each server-side search interval lies inside the client's call, so the mean does too.
+    assertThat(result.grpcServerSearchMicros())
+        .isPositive()
+        .isLessThan(result.grpcMicrosPerQuery());
+  }
+
+  @Test
+  void hitsThatDifferInIdOrScoreFailTheComparison() {
+    List<Hit> inProcess = List.of(new Hit("a", 2f), new Hit("b", 1f));
+
+    assertThatCode(
+            () ->
+                Bm25Benchmark.requireSameHits(
+                    0, inProcess, List.of(scored("a", 2f), scored("b", 1f))))
+        .doesNotThrowAnyException();
+    assertThatThrownBy(
+            () ->
+                Bm25Benchmark.requireSameHits(
+                    3, inProcess, List.of(scored("b", 2f), scored("a", 1f))))
+        .hasMessageContaining("query 3")
+        .hasMessageContaining("different hits");
+    assertThatThrownBy(
+            () ->
+                Bm25Benchmark.requireSameHits(
+                    0, inProcess, List.of(scored("a", Math.nextUp(2f)), scored("b", 1f))))
+        .hasMessageContaining("different hits");
+    assertThatThrownBy(() -> Bm25Benchmark.requireSameHits(0, inProcess, List.of(scored("a", 2f))))
+        .hasMessageContaining("different hits");
+  }
+
+  private static ScoredDocument scored(String id, float score) {
+    return ScoredDocument.newBuilder().setDocId(id).setScore(score).build();
+  }
+}
