@@ -23,7 +23,12 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
 /**
@@ -46,6 +51,11 @@ public final class Bm25Benchmark {
    * spread over {@code threads} threads; {@code grpcServerSearchMicros} is the mean time per gRPC
    * query the server spent in the core's search ({@code SearchStats.search_nanos}), so {@code
    * grpcMicrosPerQuery() - grpcServerSearchMicros} is what the transport and service adapter cost.
+   * {@code grpcParallelQueriesPerSecond} is the gRPC search with {@code threads} client threads,
+   * each sending one query per request and waiting for its answer, over one channel: with as many
+   * requests in flight as the in-process run has threads, the ratio of the two is what the service
+   * costs in throughput, where the one-at-a-time ratio is dominated by the latency of the thread
+   * hand-offs of each call.
    */
   public record Result(
       String dataset,
@@ -57,13 +67,19 @@ public final class Bm25Benchmark {
       int threads,
       double inProcessParallelQueriesPerSecond,
       Figures grpc,
-      double grpcServerSearchMicros) {
+      double grpcServerSearchMicros,
+      double grpcParallelQueriesPerSecond) {
     public double indexRatio() {
       return grpc.indexDocsPerSecond() / inProcess.indexDocsPerSecond();
     }
 
     public double queryRatio() {
       return grpc.queriesPerSecond() / inProcess.queriesPerSecond();
+    }
+
+    /** gRPC over in-process queries/s with {@code threads} searches in flight on each side. */
+    public double parallelQueryRatio() {
+      return grpcParallelQueriesPerSecond / inProcessParallelQueriesPerSecond;
     }
 
     public double inProcessMicrosPerQuery() {
@@ -155,8 +171,13 @@ public final class Bm25Benchmark {
           }
         }
         int searches = queries.size() * passes;
-        double parallel =
-            bench.parallelQueriesPerSecond(COLLECTION, queries, passes, topK, threads);
+        // Parallel: one warm-up round of each side, then the measured round of each.
+        double parallel = 0;
+        double grpcParallel = 0;
+        for (int round = 0; round < 2; round++) {
+          parallel = bench.parallelQueriesPerSecond(COLLECTION, queries, passes, topK, threads);
+          grpcParallel = grpc.parallelQueriesPerSecond(requests, passes, threads);
+        }
         return new Result(
             dataset.name(),
             coreDocs.size(),
@@ -167,7 +188,8 @@ public final class Bm25Benchmark {
             threads,
             parallel,
             new Figures(protoDocs.size() / grpcIndexSeconds, searches / (grpcNanos / 1e9)),
-            grpc.serverSearchNanos / 1e3 / searches);
+            grpc.serverSearchNanos / 1e3 / searches,
+            grpcParallel);
       } finally {
         channel.shutdownNow();
       }
@@ -195,6 +217,41 @@ public final class Bm25Benchmark {
       long start = System.nanoTime();
       new CollectionIngester(channel, 1000, 600).ingest(name, docs);
       return (System.nanoTime() - start) / 1e9;
+    }
+
+    /**
+     * Every request {@code passes} times, sent by {@code threads} client threads (each waits for
+     * its answer before sending the next) over the one channel; returns queries per second.
+     */
+    double parallelQueriesPerSecond(List<SearchRequest> requests, int passes, int threads) {
+      int searches = requests.size() * passes;
+      AtomicInteger nextSearch = new AtomicInteger();
+      long start = System.nanoTime();
+      try (ExecutorService pool = Executors.newFixedThreadPool(threads)) {
+        List<Future<?>> clients = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+          clients.add(
+              pool.submit(
+                  () -> {
+                    for (int i = nextSearch.getAndIncrement();
+                        i < searches;
+                        i = nextSearch.getAndIncrement()) {
+                      index
+                          .withDeadlineAfter(60, TimeUnit.SECONDS)
+                          .search(requests.get(i % requests.size()));
+                    }
+                  }));
+        }
+        for (Future<?> client : clients) {
+          client.get();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while benchmarking", e);
+      } catch (ExecutionException e) {
+        throw new IllegalStateException("a benchmark search over gRPC failed", e.getCause());
+      }
+      return searches / ((System.nanoTime() - start) / 1e9);
     }
 
     List<ScoredDocument> search(SearchRequest request) {

@@ -62,7 +62,9 @@ public final class BenchCommand implements Runnable {
     @Option(
         names = "--threads",
         paramLabel = "N",
-        description = "Threads of the parallel in-process search (default: the available cores).")
+        description =
+            "Threads of the parallel search: in-process threads, and gRPC client threads with"
+                + " one request each in flight (default: the available cores).")
     Integer threads;
 
     @Option(names = "--json")
@@ -113,6 +115,8 @@ public final class BenchCommand implements Runnable {
         root.put("in_process_us_per_query", result.inProcessMicrosPerQuery());
         root.put("grpc_us_per_query", result.grpcMicrosPerQuery());
         root.put("grpc_server_search_us_per_query", result.grpcServerSearchMicros());
+        root.put("grpc_parallel_queries_per_s", result.grpcParallelQueriesPerSecond());
+        root.put("parallel_query_grpc_over_in_process", result.parallelQueryRatio());
         out.println(root);
       } else {
         out.printf(
@@ -123,7 +127,9 @@ public final class BenchCommand implements Runnable {
                 + "in-process       %12.0f %11.0f %10.0f%n"
                 + "in-process, %2d threads      %11.0f%n"
                 + "gRPC (loopback)  %12.0f %11.0f %10.0f  (%.0f us of it in the server's search)%n"
-                + "gRPC/in-process  %12.2f %11.2f%n",
+                + "gRPC/in-process  %12.2f %11.2f%n"
+                + "gRPC, %2d threads            %11.0f  (one query per request, %d in flight)%n"
+                + "gRPC/in-process, %2d threads %11.2f%n",
             result.dataset(),
             result.documents(),
             result.queries(),
@@ -139,7 +145,12 @@ public final class BenchCommand implements Runnable {
             result.grpcMicrosPerQuery(),
             result.grpcServerSearchMicros(),
             result.indexRatio(),
-            result.queryRatio());
+            result.queryRatio(),
+            result.threads(),
+            result.grpcParallelQueriesPerSecond(),
+            result.threads(),
+            result.threads(),
+            result.parallelQueryRatio());
       }
       out.flush();
       return 0;

@@ -58,7 +58,7 @@ class Bm25BenchmarkTest {
             List.of());
 
     // run() fails when the two paths return different hits for any query.
-    Bm25Benchmark.Result result = new Bm25Benchmark(data, "en", 2, 10, 1).run();
+    Bm25Benchmark.Result result = new Bm25Benchmark(data, "en", 2, 10, 2).run();
 
     assertThat(result.documents()).isEqualTo(60);
     assertThat(result.queries()).isEqualTo(5);
@@ -67,6 +67,12 @@ class Bm25BenchmarkTest {
     assertThat(result.grpc().queriesPerSecond()).isPositive();
     assertThat(result.queryRatio())
         .isEqualTo(result.grpc().queriesPerSecond() / result.inProcess().queriesPerSecond());
+    assertThat(result.threads()).isEqualTo(2);
+    assertThat(result.inProcessParallelQueriesPerSecond()).isPositive();
+    assertThat(result.grpcParallelQueriesPerSecond()).isPositive();
+    assertThat(result.parallelQueryRatio())
+        .isEqualTo(
+            result.grpcParallelQueriesPerSecond() / result.inProcessParallelQueriesPerSecond());
     // Each server-side search interval lies inside the client's call, so the mean does too.
     assertThat(result.grpcServerSearchMicros())
         .isPositive()
