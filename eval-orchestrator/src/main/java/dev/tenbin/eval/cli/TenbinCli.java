@@ -91,11 +91,15 @@ public final class TenbinCli implements Runnable {
   /**
    * The command line that executes {@code args} as {@link #commandLine()} would: when the first
    * argument names a subcommand (or an old flat job name), a tree holding only that subcommand,
-   * since nothing else of the tree can take part in parsing or running them; otherwise the whole
+   * since nothing else of the tree can take part in parsing or running them; for {@code
+   * --version} alone, no subcommand; otherwise the whole
    * tree (the top-level help lists every subcommand, and a mistyped name gets suggestions from
    * all of them).
    */
   public static CommandLine commandLine(String... args) {
+    if (args.length == 1 && (args[0].equals("--version") || args[0].equals("-V"))) {
+      return commandLine(sub -> false);
+    }
     String first = args.length == 0 ? "" : args[0];
     boolean named =
         DEPRECATED_JOB_ALIASES.containsKey(first)

@@ -3,6 +3,8 @@ package dev.tenbin.eval.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenbin.eval.TenbinVersion;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -100,6 +102,20 @@ class TenbinCliTest {
     assertThat(TenbinCli.commandLine("metrics", "--qrels", "q", "--run", "r").getSubcommands())
         .containsOnlyKeys("metrics");
     assertThat(TenbinCli.commandLine("submit").getSubcommands()).containsOnlyKeys("submit");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"--version", "-V"})
+  void theVersionAloneIsPrintedByTheTopCommandWithoutBuildingAnySubcommand(String flag) {
+    assertThat(TenbinCli.commandLine(flag).getSubcommands()).isEmpty();
+    CliRunner version = CliRunner.run(flag);
+    assertThat(version.exitCode()).isZero();
+    StringWriter wholeTreeOut = new StringWriter();
+    CommandLine wholeTree = TenbinCli.commandLine();
+    wholeTree.setOut(new PrintWriter(wholeTreeOut, true));
+    assertThat(wholeTree.execute(flag)).isZero();
+    assertThat(version.out()).isEqualTo(wholeTreeOut.toString());
+    assertThat(version.out().strip()).isEqualTo("tenbin " + TenbinVersion.get());
   }
 
   @ParameterizedTest
