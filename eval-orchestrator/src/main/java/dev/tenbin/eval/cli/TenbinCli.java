@@ -18,11 +18,11 @@ import picocli.CommandLine.Command;
  * of before ({@code tenbin submit}, ...) still work as hidden aliases that print a one-line
  * deprecation note to stderr.
  *
- * <p>Building picocli's model of a command reads its annotations and fields by reflection and
- * loads the classes of its options; for the whole tree that is most of a short command's start-up.
- * {@link #main} therefore builds only the subcommand its first argument names ({@link
- * #commandLine(String...)}); the help, the version, a mistyped name and anything else get the
- * whole tree ({@link #commandLine()}).
+ * <p>Building picocli's model of a command reads its annotations and fields by reflection and loads
+ * the classes of its options; for the whole tree that is most of a short command's start-up. {@link
+ * #main} therefore builds only the subcommand its first argument names, and none for {@code
+ * --version} alone ({@link #commandLine(String...)}); the help, a mistyped name and anything else
+ * get the whole tree ({@link #commandLine()}).
  */
 @Command(
     name = "tenbin",
@@ -91,10 +91,9 @@ public final class TenbinCli implements Runnable {
   /**
    * The command line that executes {@code args} as {@link #commandLine()} would: when the first
    * argument names a subcommand (or an old flat job name), a tree holding only that subcommand,
-   * since nothing else of the tree can take part in parsing or running them; for {@code
-   * --version} alone, no subcommand; otherwise the whole
-   * tree (the top-level help lists every subcommand, and a mistyped name gets suggestions from
-   * all of them).
+   * since nothing else of the tree can take part in parsing or running them; for {@code --version}
+   * alone, no subcommand; otherwise the whole tree (the top-level help lists every subcommand, and
+   * a mistyped name gets suggestions from all of them).
    */
   public static CommandLine commandLine(String... args) {
     if (args.length == 1 && (args[0].equals("--version") || args[0].equals("-V"))) {

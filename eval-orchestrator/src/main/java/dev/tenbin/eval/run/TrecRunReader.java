@@ -285,7 +285,9 @@ public final class TrecRunReader {
     return columns;
   }
 
-  /** {@link #columns(String, int[])} of the ASCII text {@code bytes[from, to)}; bounds index bytes. */
+  /**
+   * {@link #columns(String, int[])} of the ASCII text {@code bytes[from, to)}; bounds index bytes.
+   */
   static int columns(byte[] bytes, int from, int to, int[] bounds) {
     while (from < to && isStripped(bytes[from])) {
       from++;

@@ -144,8 +144,18 @@ class TrecRunReaderTest {
         Arbitraries.strings().withChars("0123456789.-+e").ofMinLength(1).ofMaxLength(24);
     Arbitrary<String> edges =
         Arbitraries.of(
-            "-0", "+0.0", "0.", ".5", "-.5", "9007199254740992", "9007199254740993",
-            "0.1000000000000000055511151231257827", "1e22", "123456789012345678", "1.5d", "-");
+            "-0",
+            "+0.0",
+            "0.",
+            ".5",
+            "-.5",
+            "9007199254740992",
+            "9007199254740993",
+            "0.1000000000000000055511151231257827",
+            "1e22",
+            "123456789012345678",
+            "1.5d",
+            "-");
     return Arbitraries.oneOf(formatted, digits, edges);
   }
 
@@ -181,18 +191,26 @@ class TrecRunReaderTest {
     Arbitrary<String> doc = Arbitraries.of("d1", "d2", "D1", "d-3");
     Arbitrary<String> score =
         Arbitraries.of(
-            "1.5", "-0", "2", "0.1", "1e3", "-2.5E-3", "+4.25", ".5", "5.", "1.5d", "NaN",
-            "Infinity", "1e400", "x", "12345678901234567890.5", "0.30000000000000004",
+            "1.5",
+            "-0",
+            "2",
+            "0.1",
+            "1e3",
+            "-2.5E-3",
+            "+4.25",
+            ".5",
+            "5.",
+            "1.5d",
+            "NaN",
+            "Infinity",
+            "1e400",
+            "x",
+            "12345678901234567890.5",
+            "0.30000000000000004",
             "3.14159265358979323846");
     Arbitrary<String> line =
         Combinators.combine(
-                edge,
-                query,
-                doc,
-                score,
-                separator,
-                Arbitraries.integers().between(4, 7),
-                edge)
+                edge, query, doc, score, separator, Arbitraries.integers().between(4, 7), edge)
             .as(
                 (lead, q, d, sc, sep, count, trail) -> {
                   List<String> columns = List.of(q, "Q0", d, "1", sc, "tag", "extra");
