@@ -2,7 +2,17 @@
 # Order: an already-set JAVA_HOME that is new enough, then Temurin 25, then any JDK >= 21 under
 # /usr/lib/jvm, then `java` on the PATH.
 
+# The feature version (25 for 25.0.3) of the JDK whose java binary is $1: from the JDK's `release`
+# file when it has one (reading it is instant, starting a JVM to ask is not), else from the JVM.
 tenbin_java_feature_version() {
+  local release="${1%/bin/java}/release" v=""
+  if [ -f "$release" ]; then
+    v=$(sed -n 's/^JAVA_VERSION="\([0-9]*\)[."].*/\1/p' "$release" | head -n 1)
+  fi
+  if [ -n "$v" ] && [ "$v" != 1 ]; then
+    echo "$v"
+    return 0
+  fi
   "$1" -XshowSettings:properties -version 2>&1 \
     | sed -n 's/^ *java.specification.version = \([0-9]*\).*/\1/p' | head -n 1
 }

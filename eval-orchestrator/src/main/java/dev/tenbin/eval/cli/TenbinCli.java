@@ -5,7 +5,9 @@ import dev.tenbin.eval.TenbinVersion;
 import dev.tenbin.eval.dataset.DatasetException;
 import io.grpc.StatusRuntimeException;
 import java.io.UncheckedIOException;
+import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -15,36 +17,44 @@ import picocli.CommandLine.Command;
  * service's jobs under {@code tenbin job submit|list|status|watch|cancel|results}. The flat names
  * of before ({@code tenbin submit}, ...) still work as hidden aliases that print a one-line
  * deprecation note to stderr.
+ *
+ * <p>Building picocli's model of a command reads its annotations and fields by reflection and loads
+ * the classes of its options; for the whole tree that is most of a short command's start-up. {@link
+ * #main} therefore builds only the subcommand its first argument names, and none for {@code
+ * --version} alone ({@link #commandLine(String...)}); the help, a mistyped name and anything else
+ * get the whole tree ({@link #commandLine()}).
  */
 @Command(
     name = "tenbin",
     mixinStandardHelpOptions = true,
     versionProvider = TenbinCli.Version.class,
-    description = "Weighs retrieval systems against each other under identical conditions.",
-    subcommands = {
-      EvalCommand.class,
-      MetricsCommand.class,
-      RunCommand.class,
-      JobCommands.Jobs.class,
-      TasksCommand.class,
-      WarehouseCommand.class,
-      ExportCommand.class,
-      ImportRunCommand.class,
-      ReportCommand.class,
-      CandidatesCommand.class,
-      NanoCommand.class,
-      PosirCommand.class,
-      LightCommand.class,
-      ServeCommand.class,
-      BenchCommand.class,
-      DrillCommand.class
-    })
+    description = "Weighs retrieval systems against each other under identical conditions.")
 public final class TenbinCli implements Runnable {
   /** Exit code for bad input: a wrong flag, a missing or corrupt file. */
   public static final int EXIT_USAGE = 2;
 
   /** Exit code for a failure inside Tenbin or a service it called. */
   public static final int EXIT_FAILURE = 1;
+
+  /** The subcommands, in the order the help lists them. */
+  static final List<Class<?>> SUBCOMMANDS =
+      List.of(
+          EvalCommand.class,
+          MetricsCommand.class,
+          RunCommand.class,
+          JobCommands.Jobs.class,
+          TasksCommand.class,
+          WarehouseCommand.class,
+          ExportCommand.class,
+          ImportRunCommand.class,
+          ReportCommand.class,
+          CandidatesCommand.class,
+          NanoCommand.class,
+          PosirCommand.class,
+          LightCommand.class,
+          ServeCommand.class,
+          BenchCommand.class,
+          DrillCommand.class);
 
   /** The old flat job commands, each now {@code tenbin job VERB}. */
   static final Map<String, Supplier<Object>> DEPRECATED_JOB_ALIASES =
@@ -70,14 +80,50 @@ public final class TenbinCli implements Runnable {
     spec.commandLine().usage(spec.commandLine().getErr());
   }
 
-  /** A command line with Tenbin's error handling: one clear message, a non-zero exit, no trace. */
+  /**
+   * The whole command tree with Tenbin's error handling: one clear message, a non-zero exit, no
+   * trace.
+   */
   public static CommandLine commandLine() {
+    return commandLine(sub -> true);
+  }
+
+  /**
+   * The command line that executes {@code args} as {@link #commandLine()} would: when the first
+   * argument names a subcommand (or an old flat job name), a tree holding only that subcommand,
+   * since nothing else of the tree can take part in parsing or running them; for {@code --version}
+   * alone, no subcommand; otherwise the whole tree (the top-level help lists every subcommand, and
+   * a mistyped name gets suggestions from all of them).
+   */
+  public static CommandLine commandLine(String... args) {
+    if (args.length == 1 && (args[0].equals("--version") || args[0].equals("-V"))) {
+      return commandLine(sub -> false);
+    }
+    String first = args.length == 0 ? "" : args[0];
+    boolean named =
+        DEPRECATED_JOB_ALIASES.containsKey(first)
+            || SUBCOMMANDS.stream().anyMatch(sub -> nameOf(sub).equals(first));
+    return named ? commandLine(first::equals) : commandLine();
+  }
+
+  private static String nameOf(Class<?> subcommand) {
+    return subcommand.getAnnotation(Command.class).name();
+  }
+
+  private static CommandLine commandLine(Predicate<String> wanted) {
     CommandLine cli = new CommandLine(new TenbinCli());
+    for (Class<?> subcommand : SUBCOMMANDS) {
+      if (wanted.test(nameOf(subcommand))) {
+        cli.addSubcommand(subcommand);
+      }
+    }
     DEPRECATED_JOB_ALIASES.forEach(
         (verb, command) -> {
-          CommandLine alias = new CommandLine(command.get());
-          alias.getCommandSpec().usageMessage().hidden(true);
-          cli.addSubcommand(verb, alias);
+          if (wanted.test(verb)) {
+            CommandLine alias = new CommandLine(command.get());
+            alias.getCommandSpec().usageMessage().hidden(true);
+            cli.addSubcommand(verb, alias);
+          }
         });
     cli.setExecutionStrategy(
         parseResult -> {
@@ -94,7 +140,10 @@ public final class TenbinCli implements Runnable {
         });
     HelpPlaceholders.apply(cli);
     // `tenbin serve SERVICE --port N ...`: everything after the service name is the service's own.
-    cli.getSubcommands().get("serve").setStopAtPositional(true);
+    CommandLine serve = cli.getSubcommands().get("serve");
+    if (serve != null) {
+      serve.setStopAtPositional(true);
+    }
     cli.setExecutionExceptionHandler(
         (failure, commandLine, parseResult) -> {
           commandLine.getErr().println("tenbin: " + describe(failure));
@@ -153,6 +202,6 @@ public final class TenbinCli implements Runnable {
       System.setProperty(SLF4J_DEFAULT_LEVEL, "warn");
     }
     dev.tenbin.rpc.QuietConsole.apply();
-    System.exit(commandLine().execute(args));
+    System.exit(commandLine(args).execute(args));
   }
 }

@@ -85,7 +85,8 @@ public final class TrecRunReader {
     return run;
   }
 
-  private static Map<String, List<ScoredDoc>> readStreaming(Path file) throws IOException {
+  /** Reading line by line, as files over {@value #MAX_IN_MEMORY_BYTES} bytes are read. */
+  static Map<String, List<ScoredDoc>> readStreaming(Path file) throws IOException {
     Slice slice = new Slice();
     try (BufferedReader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
       String line;
@@ -137,7 +138,7 @@ public final class TrecRunReader {
           i++;
         }
         if (ascii) {
-          slice.add(new String(bytes, start, end - start, StandardCharsets.ISO_8859_1));
+          slice.addAscii(bytes, start, end);
         } else {
           try {
             slice.add(strict.decode(ByteBuffer.wrap(bytes, start, end - start)).toString());
@@ -194,6 +195,54 @@ public final class TrecRunReader {
       rankings.getLast().add(new ScoredDoc(docId, score));
     }
 
+    /**
+     * {@link #add} of the ASCII line {@code bytes[from, to)}, read from the bytes: only the ids
+     * become Strings (and the score's text when it is not a plain decimal).
+     */
+    void addAscii(byte[] bytes, int from, int to) {
+      lines++;
+      int columns = columns(bytes, from, to, bounds);
+      if (columns == 0 || bytes[bounds[0]] == '#') {
+        return;
+      }
+      if (columns != COLUMNS) {
+        fail("expected 6 columns (qid Q0 docid rank score tag), got " + columns);
+        return;
+      }
+      String lastQueryId = queryIds.isEmpty() ? null : queryIds.getLast();
+      if (lastQueryId == null || !equalsAscii(lastQueryId, bytes, bounds[0], bounds[1])) {
+        String queryId = ascii(bytes, bounds[0], bounds[1]);
+        String problem = RecordIds.problem(queryId);
+        if (problem != null) {
+          fail("query id " + problem);
+          return;
+        }
+        queryIds.add(queryId);
+        rankings.add(new ArrayList<>());
+      }
+      String docId = ascii(bytes, bounds[4], bounds[5]);
+      String problem = RecordIds.problem(docId);
+      if (problem != null) {
+        fail("document id " + problem);
+        return;
+      }
+      double score = plainDecimal(bytes, bounds[8], bounds[9]);
+      if (Double.isNaN(score)) {
+        String scoreText = ascii(bytes, bounds[8], bounds[9]);
+        try {
+          score = Double.parseDouble(scoreText);
+        } catch (NumberFormatException e) {
+          fail("score '" + scoreText + "' is not a number");
+          return;
+        }
+        if (!Double.isFinite(score)) {
+          fail("score '" + scoreText + "' is not finite");
+          return;
+        }
+      }
+      rankings.getLast().add(new ScoredDoc(docId, score));
+    }
+
     private void fail(String problem) {
       this.problem = problem;
       this.problemLine = lines;
@@ -234,6 +283,98 @@ public final class TrecRunReader {
       }
     }
     return columns;
+  }
+
+  /**
+   * {@link #columns(String, int[])} of the ASCII text {@code bytes[from, to)}; bounds index bytes.
+   */
+  static int columns(byte[] bytes, int from, int to, int[] bounds) {
+    while (from < to && isStripped(bytes[from])) {
+      from++;
+    }
+    while (to > from && isStripped(bytes[to - 1])) {
+      to--;
+    }
+    int columns = 0;
+    int i = from;
+    while (i < to) {
+      int start = i;
+      while (i < to && !isSeparator((char) bytes[i])) {
+        i++;
+      }
+      if (2 * columns < bounds.length) {
+        bounds[2 * columns] = start;
+        bounds[2 * columns + 1] = i;
+      }
+      columns++;
+      while (i < to && isSeparator((char) bytes[i])) {
+        i++;
+      }
+    }
+    return columns;
+  }
+
+  private static final long MAX_EXACT_MANTISSA = 1L << 53;
+  private static final double[] EXACT_POWERS_OF_TEN = {
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22
+  };
+
+  /**
+   * {@link Double#parseDouble} of the ASCII text {@code bytes[from, to)} when it is a plain decimal
+   * ({@code [+-]digits[.digits]}, at least one digit) whose digits, read as an integer, are at most
+   * 2^53 with at most 22 after the point; NaN for any other text. Such a number is an exact double
+   * divided by an exact power of ten, and one IEEE division rounds that quotient correctly, as
+   * parseDouble rounds the decimal (the fast path of Clinger's algorithm).
+   */
+  static double plainDecimal(byte[] bytes, int from, int to) {
+    int i = from;
+    boolean negative = false;
+    if (i < to && (bytes[i] == '-' || bytes[i] == '+')) {
+      negative = bytes[i] == '-';
+      i++;
+    }
+    long mantissa = 0;
+    int digits = 0;
+    int fractionDigits = -1;
+    for (; i < to; i++) {
+      byte b = bytes[i];
+      if (b >= '0' && b <= '9') {
+        if (++digits > 18) {
+          return Double.NaN;
+        }
+        mantissa = mantissa * 10 + (b - '0');
+        if (fractionDigits >= 0) {
+          fractionDigits++;
+        }
+      } else if (b == '.' && fractionDigits < 0) {
+        fractionDigits = 0;
+      } else {
+        return Double.NaN;
+      }
+    }
+    int scale = Math.max(fractionDigits, 0);
+    if (digits == 0 || mantissa > MAX_EXACT_MANTISSA || scale >= EXACT_POWERS_OF_TEN.length) {
+      return Double.NaN;
+    }
+    double value = mantissa / EXACT_POWERS_OF_TEN[scale];
+    return negative ? -value : value;
+  }
+
+  private static boolean equalsAscii(String text, byte[] bytes, int from, int to) {
+    if (text.length() != to - from) {
+      return false;
+    }
+    for (int i = from; i < to; i++) {
+      if (text.charAt(i - from) != bytes[i]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static String ascii(byte[] bytes, int from, int to) {
+    return new String(bytes, from, to - from, StandardCharsets.ISO_8859_1);
   }
 
   private static boolean isStripped(int codePoint) {

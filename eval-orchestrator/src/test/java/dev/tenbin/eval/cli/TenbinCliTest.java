@@ -3,8 +3,11 @@ package dev.tenbin.eval.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenbin.eval.TenbinVersion;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -92,6 +95,68 @@ class TenbinCliTest {
         .contains("--endpoint is missing its port (HOST:PORT), got 'eval.internal'");
     CliRunner ipv6 = CliRunner.run("job", "list", "--endpoint", "[::1]:1");
     assertThat(ipv6.err()).doesNotContain("--endpoint").contains("service call failed");
+  }
+
+  @Test
+  void theTreeBuiltForANamedSubcommandHoldsOnlyThatSubcommand() {
+    assertThat(TenbinCli.commandLine("metrics", "--qrels", "q", "--run", "r").getSubcommands())
+        .containsOnlyKeys("metrics");
+    assertThat(TenbinCli.commandLine("submit").getSubcommands()).containsOnlyKeys("submit");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"--version", "-V"})
+  void theVersionAloneIsPrintedByTheTopCommandWithoutBuildingAnySubcommand(String flag) {
+    assertThat(TenbinCli.commandLine(flag).getSubcommands()).isEmpty();
+    CliRunner version = CliRunner.run(flag);
+    assertThat(version.exitCode()).isZero();
+    StringWriter wholeTreeOut = new StringWriter();
+    CommandLine wholeTree = TenbinCli.commandLine();
+    wholeTree.setOut(new PrintWriter(wholeTreeOut, true));
+    assertThat(wholeTree.execute(flag)).isZero();
+    assertThat(version.out()).isEqualTo(wholeTreeOut.toString());
+    assertThat(version.out().strip()).isEqualTo("tenbin " + TenbinVersion.get());
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"--help", "--version", "metrcs", "-x", "@args.txt"})
+  void anythingButASubcommandNameGetsTheWholeTree(String first) {
+    assertThat(TenbinCli.commandLine(first, "metrics").getSubcommands().keySet())
+        .containsExactlyElementsOf(TenbinCli.commandLine().getSubcommands().keySet());
+    assertThat(TenbinCli.commandLine().getSubcommands())
+        .hasSize(TenbinCli.SUBCOMMANDS.size() + TenbinCli.DEPRECATED_JOB_ALIASES.size());
+  }
+
+  @Test
+  void everySubcommandBuiltAloneHasTheHelpAndSettingsItHasInTheWholeTree() {
+    Map<String, CommandLine> whole = TenbinCli.commandLine().getSubcommands();
+    assertThat(whole).isNotEmpty();
+    whole.forEach(
+        (name, inWholeTree) -> {
+          CommandLine alone = TenbinCli.commandLine(name).getSubcommands().get(name);
+          assertThat(describe(alone)).as(name).isEqualTo(describe(inWholeTree));
+        });
+  }
+
+  @Test
+  void aMistypedSubcommandIsRefusedWithSuggestionsFromTheWholeTree() {
+    CliRunner mistyped = CliRunner.run("metrcs");
+    assertThat(mistyped.exitCode()).isEqualTo(TenbinCli.EXIT_USAGE);
+    assertThat(mistyped.err()).contains("metrics");
+  }
+
+  /** The usage texts of a command and all its subcommands, and how each one parses. */
+  private static String describe(CommandLine command) {
+    StringBuilder description =
+        new StringBuilder(command.getCommandSpec().qualifiedName())
+            .append(" stopAtPositional=")
+            .append(command.isStopAtPositional())
+            .append(" hidden=")
+            .append(command.getCommandSpec().usageMessage().hidden())
+            .append('\n')
+            .append(command.getUsageMessage());
+    command.getSubcommands().values().forEach(sub -> description.append(describe(sub)));
+    return description.toString();
   }
 
   @Test

@@ -4,12 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenbin.eval.metrics.ScoredDoc;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
@@ -111,6 +115,133 @@ class TrecRunReaderTest {
         .list()
         .ofMaxSize(14)
         .map(parts -> String.join("", parts));
+  }
+
+  @Property
+  void aPlainDecimalIsReadAsParseDoubleReadsIt(@ForAll("decimals") String text) {
+    byte[] bytes = ("x" + text + "y").getBytes(StandardCharsets.US_ASCII);
+    double fast = TrecRunReader.plainDecimal(bytes, 1, bytes.length - 1);
+    if (!Double.isNaN(fast)) {
+      assertThat(Double.doubleToRawLongBits(fast))
+          .as(text)
+          .isEqualTo(Double.doubleToRawLongBits(Double.parseDouble(text)));
+    }
+  }
+
+  @Provide
+  Arbitrary<String> decimals() {
+    Arbitrary<String> formatted =
+        Arbitraries.doubles()
+            .map(
+                d ->
+                    List.of(
+                        Double.toString(d),
+                        String.format(Locale.ROOT, "%.4f", d),
+                        String.format(Locale.ROOT, "%.17f", d),
+                        new BigDecimal(d).toPlainString()))
+            .flatMap(Arbitraries::of);
+    Arbitrary<String> digits =
+        Arbitraries.strings().withChars("0123456789.-+e").ofMinLength(1).ofMaxLength(24);
+    Arbitrary<String> edges =
+        Arbitraries.of(
+            "-0",
+            "+0.0",
+            "0.",
+            ".5",
+            "-.5",
+            "9007199254740992",
+            "9007199254740993",
+            "0.1000000000000000055511151231257827",
+            "1e22",
+            "123456789012345678",
+            "1.5d",
+            "-");
+    return Arbitraries.oneOf(formatted, digits, edges);
+  }
+
+  @Property(tries = 300)
+  void readingTheBytesGivesWhatReadingLineByLineGives(@ForAll("runFiles") String text)
+      throws Exception {
+    // jqwik runs properties without JUnit's @TempDir.
+    Path file = Files.writeString(Files.createTempFile("property", ".run"), text);
+    Object lineByLine;
+    Object fromBytes;
+    try {
+      lineByLine = TrecRunReader.readStreaming(file);
+    } catch (InputFileException e) {
+      lineByLine = e.getMessage();
+    }
+    try {
+      fromBytes = TrecRunReader.read(file);
+    } catch (InputFileException e) {
+      fromBytes = e.getMessage();
+    }
+    Files.delete(file);
+    assertThat(fromBytes).isEqualTo(lineByLine);
+  }
+
+  @Provide
+  Arbitrary<String> runFiles() {
+    // Columns and separators as they come: tabs or runs of spaces, stripped control characters
+    // (U+001C..U+001F) at the ends, CR LF, comments, blank lines, repeated documents, scores
+    // that are plain, scientific, suffixed, out of range or not numbers, too few or many columns.
+    Arbitrary<String> separator = Arbitraries.of(" ", "\t", "  ", " \t ", "\u000B", "\f");
+    Arbitrary<String> edge = Arbitraries.of("", " ", "\t", "\u001C", "\u001F ");
+    Arbitrary<String> query = Arbitraries.of("q1", "q2", "q10", "#", "#q1");
+    Arbitrary<String> doc = Arbitraries.of("d1", "d2", "D1", "d-3");
+    Arbitrary<String> score =
+        Arbitraries.of(
+            "1.5",
+            "-0",
+            "2",
+            "0.1",
+            "1e3",
+            "-2.5E-3",
+            "+4.25",
+            ".5",
+            "5.",
+            "1.5d",
+            "NaN",
+            "Infinity",
+            "1e400",
+            "x",
+            "12345678901234567890.5",
+            "0.30000000000000004",
+            "3.14159265358979323846");
+    Arbitrary<String> line =
+        Combinators.combine(
+                edge, query, doc, score, separator, Arbitraries.integers().between(4, 7), edge)
+            .as(
+                (lead, q, d, sc, sep, count, trail) -> {
+                  List<String> columns = List.of(q, "Q0", d, "1", sc, "tag", "extra");
+                  return lead + String.join(sep, columns.subList(0, count)) + trail;
+                });
+    Arbitrary<String> anyLine = Arbitraries.oneOf(line, line, line, Arbitraries.of("", "  "));
+    Arbitrary<String> end = Arbitraries.of("\n", "\n", "\r\n", "\r");
+    return Combinators.combine(anyLine, end)
+        .as((l, e) -> l + e)
+        .list()
+        .ofMaxSize(12)
+        .map(lines -> String.join("", lines));
+  }
+
+  @Test
+  void scoresInEveryNotationAndLinesInEveryLayoutAreReadAsTrecEvalReadsThem() throws Exception {
+    Path file =
+        Files.writeString(
+            tmp.resolve("run"),
+            "q1\tQ0\td1\t1\t1.5e2\ttag\r\n"
+                + "  q1  Q0 d2 2 -0.25 tag \t\r\n"
+                + "q1 Q0 d1 3 7 tag\n"
+                + "q1 Q0 d3 4 +.5 tag\u001C\n"
+                + "q1 Q0 d4 5 2.5d tag\n");
+    assertThat(TrecRunReader.read(file).get("q1"))
+        .containsExactly(
+            new ScoredDoc("d1", 150),
+            new ScoredDoc("d2", -0.25),
+            new ScoredDoc("d1", 7),
+            new ScoredDoc("d3", 0.5),
+            new ScoredDoc("d4", 2.5));
   }
 
   @Test
