@@ -539,7 +539,7 @@ public final class IndexCollection implements Closeable {
     }
     if (denseSearcher == null) {
       denseSearcher =
-          new DenseSearcher(stores.dense.snapshot(), stores.dense.dimension(), idOrder());
+          new DenseSearcher(stores.dense.mapped(), idOrder());
     }
     return denseSearcher;
   }
