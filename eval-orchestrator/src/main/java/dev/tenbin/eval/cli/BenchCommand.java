@@ -444,7 +444,8 @@ public final class BenchCommand implements Runnable {
         names = "--beams",
         split = ",",
         defaultValue = "10,20,40,80,160",
-        description = "HNSW beam widths (candidates asked of the graph; default: ${DEFAULT-VALUE}).")
+        description =
+            "HNSW beam widths (candidates asked of the graph; default: ${DEFAULT-VALUE}).")
     List<Integer> beams;
 
     @Option(
@@ -465,7 +466,8 @@ public final class BenchCommand implements Runnable {
     @Option(
         names = "--work-dir",
         paramLabel = "DIR",
-        description = "Where the vector files are written, one size at a time (default: a temp dir).")
+        description =
+            "Where the vector files are written, one size at a time (default: a temp dir).")
     Path workDir;
 
     @Option(names = "--plot", paramLabel = "FILE", description = "Also write a log-log SVG plot.")
@@ -478,7 +480,8 @@ public final class BenchCommand implements Runnable {
 
     @Override
     public Integer call() throws java.io.IOException {
-      Path work = workDir != null ? workDir : java.nio.file.Files.createTempDirectory("tenbin-scaling");
+      Path work =
+          workDir != null ? workDir : java.nio.file.Files.createTempDirectory("tenbin-scaling");
       dev.tenbin.index.bench.IndexScalingBenchmark.Config config;
       try {
         config =

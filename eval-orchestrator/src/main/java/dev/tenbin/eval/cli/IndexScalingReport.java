@@ -146,7 +146,8 @@ final class IndexScalingReport {
                   p.millisPerQuery(),
                   p.recallAt10()));
         }
-        out.append(String.format(Locale.ROOT, " speed-up at R@10>=0.95: %.1f%n", r.hnswSpeedup(curve)));
+        out.append(
+            String.format(Locale.ROOT, " speed-up at R@10>=0.95: %.1f%n", r.hnswSpeedup(curve)));
       }
     }
     return out.toString();

@@ -41,12 +41,13 @@ import java.util.stream.Stream;
  *
  * <h2>Data</h2>
  *
- * A mixture of {@code clusters} Gaussians, normalised (so dot is cosine): centroid values N(0, 1/d);
- * noise in dimension i is N(0, σᵢ²) with σᵢ² ∝ 1 / (1 + i/4), scaled so the noise has unit expected
- * norm like the centroid. The decaying spectrum gives the data an effective dimensionality of about
- * 85 of 384 (real sentence embeddings are anisotropic too), so HNSW is neither handed uniform
- * clusters nor the hopeless isotropic case. Queries are fresh draws from the same mixture. Vector j
- * is the same in every size (one stream per seed), so a larger collection contains the smaller ones.
+ * A mixture of {@code clusters} Gaussians, normalised (so dot is cosine): centroid values N(0,
+ * 1/d); noise in dimension i is N(0, σᵢ²) with σᵢ² ∝ 1 / (1 + i/4), scaled so the noise has unit
+ * expected norm like the centroid. The decaying spectrum gives the data an effective dimensionality
+ * of about 85 of 384 (real sentence embeddings are anisotropic too), so HNSW is neither handed
+ * uniform clusters nor the hopeless isotropic case. Queries are fresh draws from the same mixture.
+ * Vector j is the same in every size (one stream per seed), so a larger collection contains the
+ * smaller ones.
  */
 public final class IndexScalingBenchmark {
   /** The recall@10 the HNSW speed-up is read at. */
@@ -113,7 +114,8 @@ public final class IndexScalingBenchmark {
           if (parts.length < 2) {
             continue;
           }
-          long bytes = parts.length > 2 && parts[2].equals("kB") ? Long.parseLong(parts[1]) * 1024 : -1;
+          long bytes =
+              parts.length > 2 && parts[2].equals("kB") ? Long.parseLong(parts[1]) * 1024 : -1;
           switch (parts[0]) {
             case "VmRSS:" -> rss = bytes;
             case "VmHWM:" -> hwm = bytes;
@@ -339,7 +341,8 @@ public final class IndexScalingBenchmark {
 
   private static DenseSearchOptions options(
       Quantization quantization, boolean rescore, int depth, boolean approximate) {
-    return new DenseSearchOptions(VectorSimilarity.DOT, 0, quantization, rescore, depth, approximate);
+    return new DenseSearchOptions(
+        VectorSimilarity.DOT, 0, quantization, rescore, depth, approximate);
   }
 
   private static double millisPerQuery(
@@ -370,7 +373,9 @@ public final class IndexScalingBenchmark {
 
   /** Mean over queries of |found ∩ truth| / |truth| (1 for a query whose truth is empty). */
   static double meanRecall(
-      List<Set<Integer>> truth, List<float[]> queries, Function<float[], DenseSearchResult> search) {
+      List<Set<Integer>> truth,
+      List<float[]> queries,
+      Function<float[], DenseSearchResult> search) {
     double sum = 0;
     for (int i = 0; i < queries.size(); i++) {
       sum += recall(truth.get(i), search.apply(queries.get(i)).hits());

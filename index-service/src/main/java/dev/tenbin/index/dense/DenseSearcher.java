@@ -66,9 +66,9 @@ import java.util.stream.IntStream;
  *
  * <h2>Lifecycle</h2>
  *
- * Built over the committed vectors, mapped ({@link DenseVectorStore#mapped()}: the float scan
- * reads the file's pages, no heap copy) or in a heap array; build a new searcher after a commit.
- * The prepared vectors, codes and graph of a variant are built on its first use and kept (the int8
+ * Built over the committed vectors, mapped ({@link DenseVectorStore#mapped()}: the float scan reads
+ * the file's pages, no heap copy) or in a heap array; build a new searcher after a commit. The
+ * prepared vectors, codes and graph of a variant are built on its first use and kept (the int8
  * calibration with them, see {@link #int8Calibration}). Kept on the heap: the int8 codes (a quarter
  * of the float bytes), the sign bits (1/32), the HNSW graphs (Lucene's in-memory directory, which
  * holds its own copy of the vectors it links), and for cosine or truncated variants the prepared

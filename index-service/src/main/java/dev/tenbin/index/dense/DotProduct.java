@@ -33,9 +33,7 @@ public final class DotProduct {
     int i = 0;
     int pairs = length & ~(2 * LANES - 1);
     for (; i < pairs; i += 2 * LANES) {
-      a =
-          FloatVector.fromArray(SPECIES, query, i)
-              .fma(load(docs, offset + i), a);
+      a = FloatVector.fromArray(SPECIES, query, i).fma(load(docs, offset + i), a);
       b = FloatVector.fromArray(SPECIES, query, i + LANES).fma(load(docs, offset + i + LANES), b);
     }
     if (i + LANES <= length) {

@@ -5,7 +5,8 @@ import java.util.List;
 
 /**
  * Row-major float vectors that {@link DenseSearcher} reads: a heap array, or the memory mappings of
- * a vector file ({@link DenseVectorStore#mapped()}), read in place without a heap copy of the whole.
+ * a vector file ({@link DenseVectorStore#mapped()}), read in place without a heap copy of the
+ * whole.
  *
  * <p>The scan kernels read float arrays (the Vector API of the Java release Tenbin targets loads
  * from arrays or from the preview {@code MemorySegment}), so mapped rows are read in cache-sized

@@ -24,10 +24,25 @@ class IndexScalingBenchmarkTest {
 
   private static final Memory NO_MEMORY = new Memory(-1, -1, -1, -1, 0);
 
-  private static SizeResult result(double floatMs, double int8Ms, double binaryMs, HnswCurve curve) {
+  private static SizeResult result(
+      double floatMs, double int8Ms, double binaryMs, HnswCurve curve) {
     return new SizeResult(
-        1_000, 100, 400_000, 5_000, NO_MEMORY, NO_MEMORY, floatMs, floatMs / 4, int8Ms, binaryMs,
-        int8Ms * 2, binaryMs * 2, 0.9, 0.8, 40, curve == null ? List.of() : List.of(curve));
+        1_000,
+        100,
+        400_000,
+        5_000,
+        NO_MEMORY,
+        NO_MEMORY,
+        floatMs,
+        floatMs / 4,
+        int8Ms,
+        binaryMs,
+        int8Ms * 2,
+        binaryMs * 2,
+        0.9,
+        0.8,
+        40,
+        curve == null ? List.of() : List.of(curve));
   }
 
   private static Config config(List<Integer> sizes, int hnswMaxSize) {
@@ -71,7 +86,8 @@ class IndexScalingBenchmarkTest {
 
   @Test
   void recallIsTheShareOfTheTrueTopFound() {
-    List<OrdinalHit> found = List.of(new OrdinalHit(3, 1), new OrdinalHit(9, 1), new OrdinalHit(4, 0));
+    List<OrdinalHit> found =
+        List.of(new OrdinalHit(3, 1), new OrdinalHit(9, 1), new OrdinalHit(4, 0));
     assertThat(IndexScalingBenchmark.recall(Set.of(3, 4, 5, 6), found)).isEqualTo(0.5);
     assertThat(IndexScalingBenchmark.recall(Set.of(), found)).isEqualTo(1.0);
     assertThat(IndexScalingBenchmark.recall(Set.of(7), List.of())).isEqualTo(0.0);
@@ -98,15 +114,16 @@ class IndexScalingBenchmarkTest {
   @Test
   void aTinyRunMeasuresEverySizeWithExactRecallsInRangeAndLeavesNoFiles() throws Exception {
     Path work = Files.createDirectories(dir.resolve("work"));
-    Config config =
-        new Config(List.of(60, 200), 16, 3, 8, 5, 60, List.of(10, 40), 4, 0, 20, work);
+    Config config = new Config(List.of(60, 200), 16, 3, 8, 5, 60, List.of(10, 40), 4, 0, 20, work);
     List<SizeResult> heard = new ArrayList<>();
     List<SizeResult> results = new IndexScalingBenchmark().run(config, heard::add);
     assertThat(heard).isEqualTo(results);
     assertThat(results).extracting(SizeResult::size).containsExactly(60, 200);
     SizeResult small = results.get(0);
     assertThat(small.fileBytes()).isEqualTo(60L * 16 * 4);
-    assertThat(small.hnsw()).extracting(HnswCurve::vectors).containsExactly("float", "int8", "binary");
+    assertThat(small.hnsw())
+        .extracting(HnswCurve::vectors)
+        .containsExactly("float", "int8", "binary");
     for (HnswCurve curve : small.hnsw()) {
       assertThat(curve.points()).extracting(HnswPoint::beamWidth).containsExactly(10, 40);
       for (HnswPoint p : curve.points()) {
