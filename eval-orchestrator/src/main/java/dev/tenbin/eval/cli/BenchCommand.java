@@ -498,6 +498,9 @@ public final class BenchCommand implements Runnable {
                 peakGflops == null ? Double.NaN : peakGflops,
                 work);
       } catch (IllegalArgumentException e) {
+        if (workDir == null) {
+          java.nio.file.Files.deleteIfExists(work);
+        }
         spec.commandLine().getErr().println("tenbin: " + e.getMessage());
         return 2;
       }
