@@ -7,6 +7,7 @@ import dev.tenbin.eval.dataset.BeirDataset;
 import dev.tenbin.eval.dataset.BeirDatasetReader;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -23,6 +24,7 @@ import picocli.CommandLine.Option;
       BenchCommand.Encoder.class,
       BenchCommand.Rerank.class,
       BenchCommand.Index.class,
+      BenchCommand.IndexScaling.class,
       BenchCommand.Metrics.class
     })
 public final class BenchCommand implements Runnable {
@@ -356,13 +358,28 @@ public final class BenchCommand implements Runnable {
     }
   }
 
+  static final String PEAK_HELP =
+      "This machine's FMA peak in GFLOP/s, the one the float scan is a fraction of: the JMH figure"
+          + " of ./tenbin jmh 'DenseScanBenchmarks.fmaPeak' (GFLOP/s = threads x 2 x 1024 x 2000 /"
+          + " (us/op x 1000)). Without it no fraction is reported.";
+
+  /** Puts {@code value}, or null when it is NaN (a figure not measured). */
+  static void putFinite(ObjectNode node, String name, double value) {
+    if (Double.isNaN(value)) {
+      node.putNull(name);
+    } else {
+      node.put(name, value);
+    }
+  }
+
   /** {@code tenbin bench index}. */
   @Command(
       name = "index",
       mixinStandardHelpOptions = true,
       description =
-          "Exact-scan speeds on seeded synthetic data: float GFLOP/s vs a measured FMA peak, int8 and binary"
-              + " speed-ups, sparse queries/s per pruning setting, MaxSim documents/s.")
+          "Exact-scan speeds on seeded synthetic data: float GFLOP/s as a fraction of the FMA peak given"
+              + " by --peak-gflops, int8 and binary speed-ups, sparse queries/s per pruning setting,"
+              + " MaxSim documents/s.")
   static final class Index implements Callable<Integer> {
     @Option(names = "--documents", defaultValue = "10000")
     int documents;
@@ -373,6 +390,9 @@ public final class BenchCommand implements Runnable {
     @Option(names = "--queries", defaultValue = "50")
     int queries;
 
+    @Option(names = "--peak-gflops", paramLabel = "GFLOPS", description = PEAK_HELP)
+    Double peakGflops;
+
     @Option(names = "--json")
     boolean json;
 
@@ -380,13 +400,15 @@ public final class BenchCommand implements Runnable {
 
     @Override
     public Integer call() {
-      var r = new dev.tenbin.index.bench.IndexScanBenchmark().run(documents, dimension, queries);
+      var r =
+          new dev.tenbin.index.bench.IndexScanBenchmark()
+              .run(documents, dimension, queries, peakGflops == null ? Double.NaN : peakGflops);
       ObjectNode root = new ObjectMapper().createObjectNode();
       root.put("documents", r.documents());
       root.put("dimension", r.dimension());
       root.put("float_scan_gflops", r.floatScanGflops());
-      root.put("peak_fma_gflops", r.peakGflops());
-      root.put("float_fraction_of_peak", r.fractionOfPeak());
+      putFinite(root, "peak_fma_gflops", r.peakGflops());
+      putFinite(root, "float_fraction_of_peak", r.fractionOfPeak());
       root.put("float_ms_per_query", r.floatMillisPerQuery());
       root.put("int8_ms_per_query", r.int8MillisPerQuery());
       root.put("binary_ms_per_query", r.binaryMillisPerQuery());
@@ -397,6 +419,148 @@ public final class BenchCommand implements Runnable {
       root.put("maxsim_documents_per_s", r.maxSimDocumentsPerSecond());
       PrintWriter out = spec.commandLine().getOut();
       out.println(json ? root.toString() : root.toPrettyString());
+      out.flush();
+      return 0;
+    }
+  }
+
+  /** {@code tenbin bench index-scaling}. */
+  @Command(
+      name = "index-scaling",
+      mixinStandardHelpOptions = true,
+      description = {
+        "How the dense index's costs grow from 10K to 1M vectors: seeded synthetic vectors (a"
+            + " normalised Gaussian mixture) ingested through the index's vector store and searched"
+            + " over its memory mapping. Per size: ingest vectors/s, file bytes, RSS (file-backed and"
+            + " anonymous) and heap used, exact float / int8 / binary scan latency, float GFLOP/s"
+            + " against --peak-gflops, and Lucene HNSW (float, int8, binary) build time, latency and"
+            + " recall@10 against exact float per beam width, with the speed-up at recall@10 >= 0.95.",
+        "Everything in one run, so ratios are side by side."
+      })
+  static final class IndexScaling implements Callable<Integer> {
+    @Option(
+        names = "--sizes",
+        split = ",",
+        defaultValue = "10000,100000,1000000",
+        description = "Collection sizes, comma-separated (default: ${DEFAULT-VALUE}).")
+    List<Integer> sizes;
+
+    @Option(names = "--dimension", defaultValue = "384")
+    int dimension;
+
+    @Option(names = "--seed", defaultValue = "42")
+    long seed;
+
+    @Option(names = "--queries", defaultValue = "50", description = "Queries timed per method.")
+    int queries;
+
+    @Option(names = "--clusters", defaultValue = "1000", description = "Gaussian mixture clusters.")
+    int clusters;
+
+    @Option(
+        names = "--hnsw-max-size",
+        defaultValue = "100000",
+        description = "Largest size whose HNSW graphs are built (default: ${DEFAULT-VALUE}).")
+    int hnswMaxSize;
+
+    @Option(
+        names = "--beams",
+        split = ",",
+        defaultValue = "10,20,40,80,160",
+        description =
+            "HNSW beam widths (candidates asked of the graph; default: ${DEFAULT-VALUE}).")
+    List<Integer> beams;
+
+    @Option(
+        names = "--batch-queries",
+        defaultValue = "64",
+        description = "Queries of the batched float scan.")
+    int batchQueries;
+
+    @Option(
+        names = "--min-seconds",
+        defaultValue = "2",
+        description = "Each latency is timed over whole passes of the queries until this long.")
+    double minSeconds;
+
+    @Option(names = "--peak-gflops", paramLabel = "GFLOPS", description = PEAK_HELP)
+    Double peakGflops;
+
+    @Option(
+        names = "--work-dir",
+        paramLabel = "DIR",
+        description =
+            "Where the vector files are written, one size at a time (default: a temp dir).")
+    Path workDir;
+
+    @Option(names = "--plot", paramLabel = "FILE", description = "Also write a log-log SVG plot.")
+    Path plot;
+
+    @Option(names = "--json")
+    boolean json;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws java.io.IOException {
+      Path work =
+          workDir != null ? workDir : java.nio.file.Files.createTempDirectory("tenbin-scaling");
+      dev.tenbin.index.bench.IndexScalingBenchmark.Config config;
+      try {
+        config =
+            new dev.tenbin.index.bench.IndexScalingBenchmark.Config(
+                sizes,
+                dimension,
+                seed,
+                queries,
+                clusters,
+                hnswMaxSize,
+                beams,
+                batchQueries,
+                minSeconds,
+                peakGflops == null ? Double.NaN : peakGflops,
+                work);
+      } catch (IllegalArgumentException e) {
+        if (workDir == null) {
+          java.nio.file.Files.deleteIfExists(work);
+        }
+        spec.commandLine().getErr().println("tenbin: " + e.getMessage());
+        return 2;
+      }
+      PrintWriter err = spec.commandLine().getErr();
+      var results =
+          new dev.tenbin.index.bench.IndexScalingBenchmark()
+              .run(
+                  config,
+                  r -> {
+                    err.printf(
+                        Locale.ROOT,
+                        "tenbin: %,d vectors measured (float %.3f ms, int8 %.3f ms, binary %.3f ms)%n",
+                        r.size(),
+                        r.floatMillisPerQuery(),
+                        r.int8MillisPerQuery(),
+                        r.binaryMillisPerQuery());
+                    err.flush();
+                  });
+      if (workDir == null) {
+        java.nio.file.Files.deleteIfExists(work);
+      }
+      if (plot != null) {
+        if (plot.toAbsolutePath().getParent() != null) {
+          java.nio.file.Files.createDirectories(plot.toAbsolutePath().getParent());
+        }
+        java.nio.file.Files.writeString(
+            plot,
+            dev.tenbin.index.bench.ScalingPlot.svg(
+                results,
+                "Dense search latency vs collection size (" + dimension + " dimensions, top 10)"));
+      }
+      PrintWriter out = spec.commandLine().getOut();
+      if (json) {
+        out.println(IndexScalingReport.json(config, results));
+      } else {
+        out.print(IndexScalingReport.table(config, results));
+      }
       out.flush();
       return 0;
     }

@@ -16,17 +16,14 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.stream.IntStream;
-import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.VectorSpecies;
 
 /**
  * Scan speeds of the index's exact searchers on seeded synthetic data, side by side in one run:
- * float scan GFLOP/s against a measured FMA peak of this machine, int8 and binary scan speed-ups
- * over float, sparse queries/s per pruning setting, and MaxSim documents/s.
+ * float scan GFLOP/s as a fraction of the agreed peak ({@link FmaPeak}, measured by JMH and given
+ * here; NaN when not given), int8 and binary scan speed-ups over float, sparse queries/s per
+ * pruning setting, and MaxSim documents/s.
  */
 public final class IndexScanBenchmark {
-  private static final VectorSpecies<Float> SPECIES = FloatVector.SPECIES_256;
-
   /** The figures. */
   public record Result(
       int documents,
@@ -51,7 +48,10 @@ public final class IndexScanBenchmark {
     }
   }
 
-  public Result run(int documents, int dimension, int queries) {
+  /**
+   * @param peakGflops the JMH {@code fmaPeak} figure of this machine ({@link FmaPeak}), or NaN
+   */
+  public Result run(int documents, int dimension, int queries, double peakGflops) {
     Random random = new Random(42);
     float[] vectors = new float[documents * dimension];
     for (int i = 0; i < vectors.length; i++) {
@@ -75,7 +75,7 @@ public final class IndexScanBenchmark {
         documents,
         dimension,
         gflops,
-        peakGflops(),
+        peakGflops,
         floatMs,
         int8Ms,
         binaryMs,
@@ -100,79 +100,6 @@ public final class IndexScanBenchmark {
       }
     }
     return (System.nanoTime() - start) / 1e6 / (passes * queries.size());
-  }
-
-  /** FMA throughput on in-cache data with 8 independent accumulators, on every core. */
-  static double peakGflops() {
-    float[] a = new float[1024];
-    float[] b = new float[1024];
-    for (int i = 0; i < a.length; i++) {
-      a[i] = 1e-3f * i;
-      b[i] = 1e-3f;
-    }
-    int threads = Runtime.getRuntime().availableProcessors();
-    int rounds = 200_000;
-    for (int warm = 0; warm < 20; warm++) {
-      fmaLoop(a, b, 2_000);
-    }
-    long start = System.nanoTime();
-    double sink =
-        IntStream.range(0, threads).parallel().mapToDouble(t -> fmaLoop(a, b, rounds)).sum();
-    double seconds = (System.nanoTime() - start) / 1e9;
-    if (sink == 42) {
-      System.err.print("");
-    }
-    return 2.0 * a.length * rounds * threads / seconds / 1e9;
-  }
-
-  /**
-   * The FMA kernel of the peak: 8 independent accumulators over in-cache data, {@code rounds}
-   * passes ({@code 2 * a.length * rounds} FLOP). Also the JMH {@code DenseScanBenchmarks.fmaPeak}.
-   */
-  static double fmaLoop(float[] a, float[] b, int rounds) {
-    int step = SPECIES.length();
-    FloatVector a0 = FloatVector.zero(SPECIES);
-    FloatVector a1 = FloatVector.zero(SPECIES);
-    FloatVector a2 = FloatVector.zero(SPECIES);
-    FloatVector a3 = FloatVector.zero(SPECIES);
-    FloatVector a4 = FloatVector.zero(SPECIES);
-    FloatVector a5 = FloatVector.zero(SPECIES);
-    FloatVector a6 = FloatVector.zero(SPECIES);
-    FloatVector a7 = FloatVector.zero(SPECIES);
-    for (int r = 0; r < rounds; r++) {
-      for (int i = 0; i < a.length; i += 8 * step) {
-        a0 = FloatVector.fromArray(SPECIES, a, i).fma(FloatVector.fromArray(SPECIES, b, i), a0);
-        a1 =
-            FloatVector.fromArray(SPECIES, a, i + step)
-                .fma(FloatVector.fromArray(SPECIES, b, i + step), a1);
-        a2 =
-            FloatVector.fromArray(SPECIES, a, i + 2 * step)
-                .fma(FloatVector.fromArray(SPECIES, b, i + 2 * step), a2);
-        a3 =
-            FloatVector.fromArray(SPECIES, a, i + 3 * step)
-                .fma(FloatVector.fromArray(SPECIES, b, i + 3 * step), a3);
-        a4 =
-            FloatVector.fromArray(SPECIES, a, i + 4 * step)
-                .fma(FloatVector.fromArray(SPECIES, b, i + 4 * step), a4);
-        a5 =
-            FloatVector.fromArray(SPECIES, a, i + 5 * step)
-                .fma(FloatVector.fromArray(SPECIES, b, i + 5 * step), a5);
-        a6 =
-            FloatVector.fromArray(SPECIES, a, i + 6 * step)
-                .fma(FloatVector.fromArray(SPECIES, b, i + 6 * step), a6);
-        a7 =
-            FloatVector.fromArray(SPECIES, a, i + 7 * step)
-                .fma(FloatVector.fromArray(SPECIES, b, i + 7 * step), a7);
-      }
-    }
-    return a0.add(a1)
-        .add(a2)
-        .add(a3)
-        .add(a4)
-        .add(a5)
-        .add(a6)
-        .add(a7)
-        .reduceLanes(jdk.incubator.vector.VectorOperators.ADD);
   }
 
   private static Map<String, Double> sparse(Random random) {

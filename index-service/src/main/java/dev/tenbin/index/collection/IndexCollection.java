@@ -538,8 +538,7 @@ public final class IndexCollection implements Closeable {
           "family", "collection " + spec.name() + " stores no dense vectors");
     }
     if (denseSearcher == null) {
-      denseSearcher =
-          new DenseSearcher(stores.dense.snapshot(), stores.dense.dimension(), idOrder());
+      denseSearcher = new DenseSearcher(stores.dense.mapped(), idOrder());
     }
     return denseSearcher;
   }

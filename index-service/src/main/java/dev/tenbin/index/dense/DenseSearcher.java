@@ -66,9 +66,14 @@ import java.util.stream.IntStream;
  *
  * <h2>Lifecycle</h2>
  *
- * Built over a snapshot ({@link DenseVectorStore#snapshot()}); build a new searcher after a commit.
- * The prepared vectors, codes and graph of a variant are built on its first use and kept (the int8
- * calibration with them, see {@link #int8Calibration}). Thread-safe.
+ * Built over the committed vectors, mapped ({@link DenseVectorStore#mapped()}: the float scan reads
+ * the file's pages, no heap copy) or in a heap array; build a new searcher after a commit. The
+ * prepared vectors, codes and graph of a variant are built on its first use and kept (the int8
+ * calibration with them, see {@link #int8Calibration}). Kept on the heap: the int8 codes (a quarter
+ * of the float bytes), the sign bits (1/32), the HNSW graphs (Lucene's in-memory directory, which
+ * holds its own copy of the vectors it links), and for cosine or truncated variants the prepared
+ * floats (normalised or truncated copies). The full-dimension dot variant scans the given vectors
+ * as they are. Thread-safe.
  */
 public final class DenseSearcher {
   /** Documents per parallel scan task. */
@@ -80,7 +85,7 @@ public final class DenseSearcher {
   /** Score buffer of one batch chunk, in floats (64 MiB); a batch is scanned chunk by chunk. */
   private static final long BATCH_SCORE_FLOATS = 16L << 20;
 
-  private final float[] vectors;
+  private final StoredVectors vectors;
   private final int dimension;
   private final int size;
   private final int[] idOrder;
@@ -93,21 +98,22 @@ public final class DenseSearcher {
    * @param idOrder ordinal → position of the document's id in ascending id order
    */
   public DenseSearcher(float[] vectors, int dimension, int[] idOrder) {
-    if (dimension < 1 || vectors.length % dimension != 0) {
+    this(StoredVectors.of(vectors, dimension), idOrder);
+  }
+
+  /**
+   * @param vectors committed vectors: mapped ({@link DenseVectorStore#mapped()}) or a heap array;
+   *     read in place, not copied
+   * @param idOrder ordinal → position of the document's id in ascending id order
+   */
+  public DenseSearcher(StoredVectors vectors, int[] idOrder) {
+    if (idOrder.length != vectors.size()) {
       throw new IllegalArgumentException(
-          vectors.length + " values are not whole vectors of " + dimension + " dimensions");
-    }
-    if (idOrder.length != vectors.length / dimension) {
-      throw new IllegalArgumentException(
-          "idOrder has "
-              + idOrder.length
-              + " entries for "
-              + vectors.length / dimension
-              + " vectors");
+          "idOrder has " + idOrder.length + " entries for " + vectors.size() + " vectors");
     }
     this.vectors = vectors;
-    this.dimension = dimension;
-    this.size = vectors.length / dimension;
+    this.dimension = vectors.dimension();
+    this.size = vectors.size();
     this.idOrder = idOrder;
     this.topK = new TopK(idOrder);
   }
@@ -135,6 +141,24 @@ public final class DenseSearcher {
   public List<DenseSearchResult> searchBatch(
       List<float[]> queries, DenseSearchOptions options, int k, Cancellation cancellation) {
     return searchAll(queries, i -> "queries[" + i + "].dense", options, k, cancellation);
+  }
+
+  /**
+   * An approximate variant's top {@code k} ({@code options.approximate()} must be set) without the
+   * exact scan that {@link #search} runs to measure its recall: the result's recall is NaN. What a
+   * latency measurement of the graph times; hits and scores equal {@link #search}'s.
+   */
+  public DenseSearchResult searchApproximateOnly(
+      float[] query, DenseSearchOptions options, int k, Cancellation cancellation) {
+    if (!options.approximate()) {
+      throw new IllegalArgumentException("options must ask for the approximate (HNSW) variant");
+    }
+    if (k < 0) {
+      throw new InvalidInputException("top_k", "top_k must not be negative, got " + k);
+    }
+    int dims = resolveDimensions(options.truncateDimensions());
+    PreparedQuery prepared = prepare(query, "queries.dense", options.similarity(), dims);
+    return approximate(prepared, null, options, dims, k, cancellation);
   }
 
   /** The exact float top {@code k} (the base variant). */
@@ -175,14 +199,14 @@ public final class DenseSearcher {
     int saturated = 0;
     switch (scoring) {
       case NONE -> {
-        float[] docs = variant.floats();
+        StoredVectors docs = variant.floats();
+        float[] row = new float[dims];
         for (int i = 0; i < candidates.length; i++) {
           if ((i & 1023) == 0) {
             cancellation.throwIfCancelled();
           }
-          hits.add(
-              TopK.hit(
-                  candidates[i], DotProduct.dot(q.floats(), docs, candidates[i] * dims, dims)));
+          docs.row(candidates[i], row);
+          hits.add(TopK.hit(candidates[i], DotProduct.dot(q.floats(), row, 0, dims)));
         }
       }
       case INT8 -> {
@@ -318,18 +342,20 @@ public final class DenseSearcher {
   /** The shortlist re-scored in float, best {@code k} first. */
   private List<OrdinalHit> floatRescore(
       PreparedQuery q, List<OrdinalHit> shortlist, Variant variant, int dims, int k) {
-    float[] docs = variant.floats();
+    StoredVectors docs = variant.floats();
+    float[] row = new float[dims];
     List<OrdinalHit> hits = new ArrayList<>(shortlist.size());
     for (OrdinalHit hit : shortlist) {
-      hits.add(
-          TopK.hit(hit.ordinal(), DotProduct.dot(q.floats(), docs, hit.ordinal() * dims, dims)));
+      docs.row(hit.ordinal(), row);
+      hits.add(TopK.hit(hit.ordinal(), DotProduct.dot(q.floats(), row, 0, dims)));
     }
     return topK.sortAndCut(hits, k);
   }
 
   /**
    * HNSW candidates over the first stage's vectors, scored as the exact scan of the variant scores
-   * them; recall measured against {@code exact}, the exact scan's result of the same variant.
+   * them; recall measured against {@code exact}, the exact scan's result of the same variant (NaN
+   * when {@code exact} is null).
    */
   private DenseSearchResult approximate(
       PreparedQuery q,
@@ -341,7 +367,8 @@ public final class DenseSearcher {
     long bytesPerVector = DenseSearchOptions.bytesPerVector(options.quantization(), dims);
     long storedBytes = storedBytes(options, dims);
     if (size == 0 || k == 0) {
-      return new DenseSearchResult(List.of(), 0, 0, dims, bytesPerVector, storedBytes, 1.0);
+      return new DenseSearchResult(
+          List.of(), 0, 0, dims, bytesPerVector, storedBytes, exact == null ? Double.NaN : 1.0);
     }
     Variant variant = variant(options.similarity(), dims);
     cancellation.throwIfCancelled();
@@ -379,6 +406,10 @@ public final class DenseSearcher {
         options.quantization() == Quantization.NONE || options.rescore()
             ? floatRescore(q, proposed, variant, dims, k)
             : topK.sortAndCut(proposed, k);
+    if (exact == null) {
+      return new DenseSearchResult(
+          hits, clipped, saturated, dims, bytesPerVector, storedBytes, Double.NaN);
+    }
     Set<Integer> truth = new HashSet<>();
     exact.hits().forEach(hit -> truth.add(hit.ordinal()));
     long found = hits.stream().filter(hit -> truth.contains(hit.ordinal())).count();
@@ -403,8 +434,9 @@ public final class DenseSearcher {
             b -> {
               cancellation.throwIfCancelled();
               int end = Math.min(size, (b + 1) * SCAN_BLOCK);
+              float[] buffer = queries.runBuffer(run, dims);
               for (int from = b * SCAN_BLOCK; from < end; from += run) {
-                queries.score(scores, from, Math.min(end, from + run), dims);
+                queries.score(scores, from, Math.min(end, from + run), dims, buffer);
               }
             });
   }
@@ -420,7 +452,7 @@ public final class DenseSearcher {
       long[][] bits,
       int[] clipped,
       int[] saturated,
-      float[] floatDocs,
+      StoredVectors floatDocs,
       byte[] int8Docs,
       long[] bitDocs) {
     static ScanQueries of(PreparedQuery[] queries, Quantization quantization, Variant variant) {
@@ -469,11 +501,24 @@ public final class DenseSearcher {
       };
     }
 
+    /**
+     * What {@link #score} reads mapped float rows into: {@code rows} rows (null when the scan reads
+     * codes or a heap array in place).
+     */
+    float[] runBuffer(int rows, int dims) {
+      return quantization == Quantization.NONE && floatDocs.isMapped()
+          ? new float[rows * dims]
+          : null;
+    }
+
     /** Scores documents [from, to) for every query. */
-    void score(float[][] scores, int from, int to, int dims) {
+    void score(float[][] scores, int from, int to, int dims, float[] buffer) {
       switch (quantization) {
         case NONE -> {
-          float[] docs = floatDocs;
+          StoredVectors.Run rows = floatDocs.rows(from, to - from, buffer);
+          float[] docs = rows.floats();
+          // docs[base + d * dims] is the first value of document d.
+          int base = rows.offset() - from * dims;
           float[] four = new float[4];
           int q = 0;
           for (; q + 4 <= queries.length; q += 4) {
@@ -482,7 +527,7 @@ public final class DenseSearcher {
             float[] q2 = queries[q + 2].floats();
             float[] q3 = queries[q + 3].floats();
             for (int d = from; d < to; d++) {
-              DotProduct.dot4(q0, q1, q2, q3, docs, d * dims, dims, four, 0);
+              DotProduct.dot4(q0, q1, q2, q3, docs, base + d * dims, dims, four, 0);
               scores[q][d] = four[0];
               scores[q + 1][d] = four[1];
               scores[q + 2][d] = four[2];
@@ -492,8 +537,12 @@ public final class DenseSearcher {
           for (; q < queries.length; q++) {
             float[] query = queries[q].floats();
             float[] out = scores[q];
-            for (int d = from; d < to; d++) {
-              out[d] = DotProduct.dot(query, docs, d * dims, dims);
+            int d = from;
+            for (; d + 4 <= to; d += 4) {
+              DotProduct.dotFour(query, docs, base + d * dims, dims, out, d);
+            }
+            for (; d < to; d++) {
+              out[d] = DotProduct.dot(query, docs, base + d * dims, dims);
             }
           }
         }
@@ -601,7 +650,7 @@ public final class DenseSearcher {
   private final class Variant {
     private final VectorSimilarity similarity;
     private final int dims;
-    private float[] floats;
+    private StoredVectors floats;
     private Int8Quantizer quantizer;
     private byte[] int8Codes;
     private long[] bits;
@@ -616,22 +665,35 @@ public final class DenseSearcher {
     }
 
     /** The vectors the float variant scores: truncated, and for cosine normalised. */
-    synchronized float[] floats() {
+    synchronized StoredVectors floats() {
       if (floats == null) {
         if (similarity == VectorSimilarity.DOT && dims == dimension) {
           floats = vectors;
         } else {
-          float[] out = new float[size * dims];
+          float[] out = new float[Math.multiplyExact(size, dims)];
+          float[] row = new float[dimension];
           for (int d = 0; d < size; d++) {
-            System.arraycopy(vectors, d * dimension, out, d * dims, dims);
+            vectors.row(d, row);
+            System.arraycopy(row, 0, out, d * dims, dims);
             if (similarity == VectorSimilarity.COSINE) {
               normalize(out, d * dims, dims);
             }
           }
-          floats = out;
+          floats = StoredVectors.of(out, dims);
         }
       }
       return floats;
+    }
+
+    /**
+     * The float variant's vectors in heap chunks of {@value #SCAN_BLOCK} rows, one at a time: how
+     * codes are built from mapped vectors without a heap copy of them all.
+     */
+    private void forEachChunk(java.util.function.ObjIntConsumer<float[]> chunk) {
+      StoredVectors docs = floats();
+      for (int from = 0; from < size; from += SCAN_BLOCK) {
+        chunk.accept(docs.copyRows(from, Math.min(SCAN_BLOCK, size - from)), from);
+      }
     }
 
     synchronized Int8Quantizer quantizer() {
@@ -639,28 +701,52 @@ public final class DenseSearcher {
         quantizer =
             size == 0
                 ? Int8Quantizer.of(new Int8Calibration(new float[dims], new float[dims]))
-                : Int8Quantizer.calibrate(floats(), dims);
+                : calibrate();
       }
       return quantizer;
     }
 
+    private Int8Quantizer calibrate() {
+      Int8Calibration[] span = new Int8Calibration[1];
+      forEachChunk(
+          (chunk, from) -> {
+            Int8Calibration part = Int8Calibration.of(chunk, dims);
+            span[0] = span[0] == null ? part : span[0].span(part);
+          });
+      return Int8Quantizer.of(span[0]);
+    }
+
     synchronized byte[] int8Codes() {
       if (int8Codes == null) {
-        int8Codes = quantizer().encode(floats());
+        Int8Quantizer quantizer = quantizer();
+        byte[] codes = new byte[Math.multiplyExact(size, dims)];
+        forEachChunk(
+            (chunk, from) -> {
+              byte[] part = quantizer.encode(chunk);
+              System.arraycopy(part, 0, codes, from * dims, part.length);
+            });
+        int8Codes = codes;
       }
       return int8Codes;
     }
 
     synchronized long[] bits() {
       if (bits == null) {
-        bits = BinaryQuantizer.encode(floats(), dims);
+        int words = BinaryQuantizer.words(dims);
+        long[] out = new long[Math.multiplyExact(size, words)];
+        forEachChunk(
+            (chunk, from) -> {
+              long[] part = BinaryQuantizer.encode(chunk, dims);
+              System.arraycopy(part, 0, out, from * words, part.length);
+            });
+        bits = out;
       }
       return bits;
     }
 
     synchronized HnswGraph graph() {
       if (graph == null) {
-        graph = new HnswGraph(floats(), dims, similarity);
+        graph = new HnswGraph(floats(), similarity);
       }
       return graph;
     }
@@ -676,7 +762,13 @@ public final class DenseSearcher {
     /** The HNSW graph over the sign bits, as ±1 bytes. */
     synchronized HnswGraph binaryGraph() {
       if (binaryGraph == null) {
-        binaryGraph = HnswGraph.ofBytes(BinaryQuantizer.signs(floats()), dims);
+        byte[] signs = new byte[Math.multiplyExact(size, dims)];
+        forEachChunk(
+            (chunk, from) -> {
+              byte[] part = BinaryQuantizer.signs(chunk);
+              System.arraycopy(part, 0, signs, from * dims, part.length);
+            });
+        binaryGraph = HnswGraph.ofBytes(signs, dims);
       }
       return binaryGraph;
     }

@@ -278,7 +278,8 @@ public final class DenseVectorStore implements Closeable {
   }
 
   /**
-   * All committed vectors as one row-major array, the form {@link DenseSearcher} scans.
+   * All committed vectors copied into one row-major heap array (tests and small stores; searches
+   * scan {@link #mapped()} instead).
    *
    * @throws IllegalStateException when they exceed the largest Java array (2³¹ floats)
    */
@@ -301,6 +302,19 @@ public final class DenseVectorStore implements Closeable {
       at += mapping.capacity();
     }
     return out;
+  }
+
+  /**
+   * All committed vectors, read in place through the store's read-only memory mappings: what {@link
+   * DenseSearcher} scans without copying the vectors to the heap (the pages are the operating
+   * system's file cache, counted in the process's file-backed RSS). Valid while referenced (a
+   * mapping is released by the garbage collector, not by {@link #close}) and while the store is not
+   * {@link #truncateTo cut} below it; vectors committed later are not in it: ask again after a
+   * commit.
+   */
+  public synchronized StoredVectors mapped() {
+    ensureOpen();
+    return StoredVectors.mapped(mappings, vectorsPerMapping, dimension, committed);
   }
 
   /** Bytes of committed vectors. */

@@ -36,13 +36,14 @@ final class HnswGraph implements AutoCloseable {
   private final DirectoryReader reader;
   private final IndexSearcher searcher;
 
-  HnswGraph(float[] vectors, int dims, VectorSimilarity similarity) {
+  /** A graph over stored vectors (Lucene copies each into its in-memory index). */
+  HnswGraph(StoredVectors vectors, VectorSimilarity similarity) {
     this(
-        vectors.length / dims,
+        vectors.size(),
         d ->
             new KnnFloatVectorField(
                 FIELD,
-                Arrays.copyOfRange(vectors, d * dims, (d + 1) * dims),
+                vectors.copyRows(d, 1),
                 similarity == VectorSimilarity.COSINE
                     ? VectorSimilarityFunction.DOT_PRODUCT
                     : VectorSimilarityFunction.MAXIMUM_INNER_PRODUCT));

@@ -69,6 +69,24 @@ public record Int8Calibration(float[] min, float[] max) {
     return new Int8Calibration(min, max);
   }
 
+  /**
+   * The ranges of both corpora together: per dimension the smaller minimum and the larger maximum
+   * (calibrating on parts and spanning them equals calibrating on the whole).
+   */
+  public Int8Calibration span(Int8Calibration other) {
+    if (other.min.length != min.length) {
+      throw new IllegalArgumentException(
+          "cannot span " + min.length + " and " + other.min.length + " dimensions");
+    }
+    float[] lo = new float[min.length];
+    float[] hi = new float[min.length];
+    for (int d = 0; d < lo.length; d++) {
+      lo[d] = Math.min(min[d], other.min[d]);
+      hi[d] = Math.max(max[d], other.max[d]);
+    }
+    return new Int8Calibration(lo, hi);
+  }
+
   public int dimensions() {
     return min.length;
   }

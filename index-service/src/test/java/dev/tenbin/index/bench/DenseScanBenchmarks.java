@@ -30,8 +30,10 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>{@code float|int8|binary}: one query per operation;
  *   <li>{@code float|int8|binaryBatch}: {@value #BATCH} queries per operation through {@link
  *       DenseSearcher#searchBatch} (divide by {@value #BATCH} for a query);
- *   <li>{@code fmaPeak}: 256-bit FMA on in-cache data, 8 independent accumulators per core, on
- *       every core: {@value #PEAK_FLOP_PER_THREAD} FLOP per thread per operation.
+ *   <li>{@code fmaPeak}: the agreed peak ({@link FmaPeak}): 256-bit FMA on in-cache data, 8
+ *       independent accumulators per core, on every core: {@value #PEAK_ROUNDS} rounds per thread
+ *       per operation, GFLOP/s = {@link FmaPeak#gflops}(threads, {@value #PEAK_ROUNDS}, µs per
+ *       operation) = threads · 2 · 1024 · {@value #PEAK_ROUNDS} / (µs · 1000).
  * </ul>
  *
  * GFLOP/s of a float scan = 2 · N · 384 · queries / time; speed-ups are float time / int8 (binary)
@@ -49,9 +51,7 @@ public class DenseScanBenchmarks {
   static final int DIM = 384;
   static final int BATCH = 64;
   static final int K = 100;
-  private static final int PEAK_LENGTH = 1024;
-  private static final int PEAK_ROUNDS = 2_000;
-  static final long PEAK_FLOP_PER_THREAD = 2L * PEAK_LENGTH * PEAK_ROUNDS;
+  static final int PEAK_ROUNDS = 2_000;
 
   @Param({"100000"})
   int documents;
@@ -84,9 +84,9 @@ public class DenseScanBenchmarks {
       searcher.search(
           query, options(quantization), K, Cancellation.NEVER); // builds codes outside the timing
     }
-    peakA = new float[PEAK_LENGTH];
-    peakB = new float[PEAK_LENGTH];
-    for (int i = 0; i < PEAK_LENGTH; i++) {
+    peakA = new float[FmaPeak.LENGTH];
+    peakB = new float[FmaPeak.LENGTH];
+    for (int i = 0; i < FmaPeak.LENGTH; i++) {
       peakA[i] = 1e-3f * i;
       peakB[i] = 1e-3f;
     }
@@ -131,7 +131,7 @@ public class DenseScanBenchmarks {
   public double fmaPeak() {
     return IntStream.range(0, threads)
         .parallel()
-        .mapToDouble(t -> IndexScanBenchmark.fmaLoop(peakA, peakB, PEAK_ROUNDS))
+        .mapToDouble(t -> FmaPeak.kernel(peakA, peakB, PEAK_ROUNDS))
         .sum();
   }
 }

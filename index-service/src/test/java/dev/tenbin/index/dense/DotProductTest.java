@@ -32,6 +32,28 @@ class DotProductTest {
   }
 
   @Test
+  void oneQueryAgainstFourDocumentsScoresBitIdenticallyToOneDocumentAtATime() {
+    Random random = new Random(3);
+    for (int length = 0; length <= 70; length++) {
+      float[] query = new float[length];
+      for (int i = 0; i < length; i++) {
+        query[i] = (float) random.nextGaussian();
+      }
+      float[] docs = new float[5 + 4 * length];
+      for (int i = 0; i < docs.length; i++) {
+        docs[i] = (float) random.nextGaussian();
+      }
+      float[] out = new float[6];
+      DotProduct.dotFour(query, docs, 5, length, out, 2);
+      for (int d = 0; d < 4; d++) {
+        assertThat(out[d + 2])
+            .as("length %d document %d", length, d)
+            .isEqualTo(DotProduct.dot(query, docs, 5 + d * length, length));
+      }
+    }
+  }
+
+  @Test
   void theDotProductIsWithinFloatRoundingOfTheExactOne() {
     Random random = new Random(4);
     for (int length = 0; length <= 300; length += 7) {

@@ -1,0 +1,69 @@
+package dev.tenbin.eval.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code bench index-scaling} on a tiny size: its JSON, ratios and plot (timings not asserted). */
+class BenchIndexScalingTest {
+  @TempDir Path dir;
+
+  @Test
+  void aTinyRunWritesEverySizeWithItsRatiosAndAPlot() throws Exception {
+    Path plot = dir.resolve("plot/scaling.svg");
+    CliRunner result =
+        CliRunner.run(
+            "bench",
+            "index-scaling",
+            "--sizes",
+            "30,60",
+            "--dimension",
+            "16",
+            "--queries",
+            "3",
+            "--min-seconds",
+            "0",
+            "--hnsw-max-size",
+            "30",
+            "--beams",
+            "10,20",
+            "--peak-gflops",
+            "10",
+            "--work-dir",
+            dir.toString(),
+            "--plot",
+            plot.toString(),
+            "--json");
+    assertThat(result.exitCode()).as(result.err()).isZero();
+    JsonNode root = new ObjectMapper().readTree(result.out());
+    assertThat(root.get("peak_fma_gflops").asDouble()).isEqualTo(10);
+    JsonNode sizes = root.get("sizes");
+    assertThat(sizes).hasSize(2);
+    JsonNode small = sizes.get(0);
+    assertThat(small.get("size").asInt()).isEqualTo(30);
+    assertThat(small.get("file_bytes").asLong()).isEqualTo(30L * 16 * 4);
+    assertThat(small.get("int8_speedup").asDouble())
+        .isCloseTo(
+            small.get("float_ms_per_query").asDouble() / small.get("int8_ms_per_query").asDouble(),
+            within(1e-9));
+    assertThat(small.get("float_fraction_of_peak").asDouble())
+        .isCloseTo(small.get("float_gflops").asDouble() / 10, within(1e-9));
+    assertThat(small.get("hnsw")).hasSize(3);
+    assertThat(small.get("hnsw").get(0).get("beams")).hasSize(2);
+    assertThat(sizes.get(1).get("hnsw")).isEmpty();
+    assertThat(Files.readString(plot)).startsWith("<svg").contains("binary scan");
+  }
+
+  @Test
+  void aSizeBelowTheTopTenIsRefused() {
+    CliRunner result = CliRunner.run("bench", "index-scaling", "--sizes", "5");
+    assertThat(result.exitCode()).isEqualTo(2);
+    assertThat(result.err()).contains("each at least 10").doesNotContain("Exception");
+  }
+}
