@@ -172,7 +172,7 @@ class WarehouseTest {
     Warehouse.build(List.of(job("job", bm25)), database);
     long size = Files.size(database);
     Path broken = job("broken", dense);
-    Files.writeString(broken.resolve("cells").resolve(dense.fingerprint() + ".json"), "{ not json");
+    Files.writeString(ResultStore.open(broken).storedFile(dense.fingerprint()), "{ not json");
 
     assertThatThrownBy(() -> Warehouse.build(List.of(tmp.resolve("job"), broken), database))
         .hasMessageContaining(dense.fingerprint());
