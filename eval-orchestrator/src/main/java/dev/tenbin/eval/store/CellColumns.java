@@ -5,7 +5,6 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -33,8 +32,8 @@ import org.duckdb.DuckDBConnection;
  * ({@code "ndcg@10"}, {@code "recall@100"}, ...; NULL where a query lacks the metric), and {@code
  * docs STRUCT(rank INTEGER, doc_id VARCHAR, score DOUBLE)[]}: the stored ranking in stored order.
  * Scores are stored as the cell holds them (FP32 values widened exactly to DOUBLE), so they read
- * back bit for bit. A reader that needs only the metrics reads only those columns; the rankings
- * are read only by those that need them (export, hybrid fusion, the warehouse).
+ * back bit for bit. A reader that needs only the metrics reads only those columns; the rankings are
+ * read only by those that need them (export, hybrid fusion, the warehouse).
  *
  * <p>The file is written single-threaded from rows in a fixed order, so the same cell gives the
  * same bytes with the same DuckDB version; nothing depends on those bytes (a cell's fingerprint is

@@ -31,8 +31,8 @@ import java.util.stream.Stream;
  * The append-only store of finished cells under a job's output folder.
  *
  * <p>A cell is stored columnar: a small JSON header {@code cells/<fingerprint>.cell.json} (the
- * cell's identity, versions, facts, mean metrics, tie-aware values, timings, diagnostics and
- * finish time, with a {@code "columnar"} part naming the Parquet file and counting its queries and
+ * cell's identity, versions, facts, mean metrics, tie-aware values, timings, diagnostics and finish
+ * time, with a {@code "columnar"} part naming the Parquet file and counting its queries and
  * documents) beside {@code cells/<fingerprint>.queries.parquet} (per query: its metrics and stored
  * ranking; see {@link CellColumns}). Readers that need only the aggregates and per-query metrics
  * ({@link Rankings#LEFT_IN_FILE}: leaderboards, bootstrap, reports) never read the rankings; the
@@ -259,8 +259,8 @@ public final class ResultStore {
   /**
    * Converts every legacy cell to a columnar one, the original kept (byte for byte) as {@code
    * cells/legacy/<name>}. Crash-safe: the columnar files are complete before the original is moved
-   * (a cell with both is read columnar), and a conversion cut short is finished by the next call.
-   * A damaged legacy cell is refused as {@link #read} refuses it.
+   * (a cell with both is read columnar), and a conversion cut short is finished by the next call. A
+   * damaged legacy cell is refused as {@link #read} refuses it.
    *
    * @return the cells converted
    */
@@ -272,8 +272,7 @@ public final class ResultStore {
         continue;
       }
       boolean columnarWhole =
-          Files.isRegularFile(header(fingerprint))
-              && CellColumns.looksWhole(parquet(fingerprint));
+          Files.isRegularFile(header(fingerprint)) && CellColumns.looksWhole(parquet(fingerprint));
       if (!columnarWhole) {
         CellRecord cell;
         try {
@@ -371,8 +370,8 @@ public final class ResultStore {
   }
 
   /**
-   * Reads a columnar cell: its header, and from its Parquet file the queries' metrics (and
-   * rankings when {@code rankings} is {@link Rankings#INCLUDED}).
+   * Reads a columnar cell: its header, and from its Parquet file the queries' metrics (and rankings
+   * when {@code rankings} is {@link Rankings#INCLUDED}).
    *
    * @throws PreconditionException naming the file that is damaged or missing
    */
@@ -402,7 +401,8 @@ public final class ResultStore {
     } catch (IOException e) {
       throw damaged(headerFile, "not a cell header in JSON");
     }
-    if (columnar == null || !parquet(fingerprint).getFileName().toString().equals(columnar.file())) {
+    if (columnar == null
+        || !parquet(fingerprint).getFileName().toString().equals(columnar.file())) {
       throw damaged(headerFile, "it names no columnar file " + parquet(fingerprint).getFileName());
     }
     String problem = problem(cell, fingerprint);

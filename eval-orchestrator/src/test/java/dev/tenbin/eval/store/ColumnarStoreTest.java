@@ -78,9 +78,7 @@ class ColumnarStoreTest {
     CellRecord light = store.readAll(Rankings.LEFT_IN_FILE).getFirst();
 
     assertThat(light.metrics()).isEqualTo(dense.metrics());
-    assertThat(light.queries())
-        .extracting(StoredQuery::queryId)
-        .containsExactly("q1", "q2");
+    assertThat(light.queries()).extracting(StoredQuery::queryId).containsExactly("q1", "q2");
     assertThat(light.queries())
         .extracting(StoredQuery::metrics)
         .containsExactlyElementsOf(dense.queries().stream().map(StoredQuery::metrics).toList());
@@ -234,8 +232,7 @@ class ColumnarStoreTest {
   }
 
   @Test
-  void aStoreMixingLegacyAndColumnarCellsGivesTheLeaderboardOfAnAllLegacyOne()
-      throws IOException {
+  void aStoreMixingLegacyAndColumnarCellsGivesTheLeaderboardOfAnAllLegacyOne() throws IOException {
     ResultStore legacy = ResultStore.open(tmp.resolve("legacy-only"));
     for (CellRecord cell : List.of(dense, bm25, other)) {
       writeLegacy(legacy, cell);
@@ -247,7 +244,8 @@ class ColumnarStoreTest {
 
     List<CellRecord> legacyCells = legacy.readAll();
     List<CellRecord> mixedCells = mixed.readAll(Rankings.LEFT_IN_FILE);
-    assertThat(mixedCells).extracting(CellRecord::fingerprint)
+    assertThat(mixedCells)
+        .extracting(CellRecord::fingerprint)
         .containsExactlyElementsOf(legacyCells.stream().map(CellRecord::fingerprint).toList());
     assertThat(mixed.readAll()).isEqualTo(legacyCells);
 
@@ -299,12 +297,13 @@ class ColumnarStoreTest {
   }
 
   /**
-   * A cell whose queries differ in metrics and length: one with no documents, one with no
-   * metrics, scores that are FP32 extremes, negative zero and FP64 values, ids with quotes.
+   * A cell whose queries differ in metrics and length: one with no documents, one with no metrics,
+   * scores that are FP32 extremes, negative zero and FP64 values, ids with quotes.
    */
   private CellRecord awkwardCell() {
     Map<String, List<ScoredDoc>> run = TestCells.run(0);
-    CellRecord base = TestCells.cell(TestCells.key("Awkward", "dense", "m", "base"), TestCells.QRELS, run);
+    CellRecord base =
+        TestCells.cell(TestCells.key("Awkward", "dense", "m", "base"), TestCells.QRELS, run);
     List<StoredQuery> queries = new ArrayList<>(base.queries());
     queries.add(
         new StoredQuery(
