@@ -157,7 +157,7 @@ public final class ReportCommand implements Callable<Integer> {
     }
     List<CellRecord> cells = new ArrayList<>();
     for (Path job : jobs) {
-      cells.addAll(ResultStore.existing(job, "JOB_DIR").readAll());
+      cells.addAll(ResultStore.existing(job, "JOB_DIR").readAll(ResultStore.Rankings.LEFT_IN_FILE));
     }
     if (cells.isEmpty()) {
       throw new InvalidInputException(

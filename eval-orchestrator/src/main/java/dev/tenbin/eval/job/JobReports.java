@@ -14,13 +14,24 @@ import java.util.List;
  * What a finished job writes beside its cells: the leaderboards (terminal table on stdout, {@code
  * leaderboard.md}, {@code leaderboard.html}) and the DuckDB warehouse ({@code warehouse.duckdb}).
  * Both are rebuilt from the stored cells, so they can be rebuilt at any time with {@code tenbin
- * report} and {@code tenbin warehouse build}.
+ * report} and {@code tenbin warehouse build}. Cells stored in the legacy format (gzip JSON) are
+ * converted to the columnar one first, so a warm rerun reads only headers and metric columns.
  */
 public final class JobReports {
   private JobReports() {}
 
   public static void write(Path jobDirectory, PrintWriter out, PrintWriter err) {
-    List<CellRecord> cells = ResultStore.existing(jobDirectory, "--out").readAll();
+    ResultStore store = ResultStore.existing(jobDirectory, "--out");
+    int converted = store.convertLegacyCells();
+    if (converted > 0) {
+      err.println(
+          "tenbin: converted "
+              + converted
+              + " cells to the columnar format (originals kept in "
+              + store.directory().resolve(ResultStore.LEGACY_FOLDER)
+              + ")");
+    }
+    List<CellRecord> cells = store.readAll(ResultStore.Rankings.LEFT_IN_FILE);
     if (cells.isEmpty()) {
       err.println("tenbin: no stored cells yet; no leaderboard or warehouse written");
       return;

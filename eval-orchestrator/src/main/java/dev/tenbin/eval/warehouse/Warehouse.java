@@ -10,6 +10,7 @@ import dev.tenbin.eval.positions.PositionSettings;
 import dev.tenbin.eval.store.CellKey;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
+import dev.tenbin.eval.store.ResultStore.Rankings;
 import dev.tenbin.eval.store.StoredDoc;
 import dev.tenbin.eval.store.StoredQuery;
 import dev.tenbin.eval.tieaware.TieAwareValue;
@@ -31,9 +32,12 @@ import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
 import java.util.UUID;
 import org.duckdb.DuckDBAppender;
 import org.duckdb.DuckDBConnection;
@@ -98,18 +102,23 @@ public final class Warehouse {
     List<Source> sources = new ArrayList<>();
     for (Path jobDir : jobDirs) {
       ResultStore store = ResultStore.existing(jobDir, "JOB_DIR");
-      sources.add(new Source(jobDir, store::readAll));
+      sources.add(new Source(jobDir, store, () -> store.readAll(Rankings.LEFT_IN_FILE)));
     }
     return buildFrom(sources, databaseFile);
   }
 
-  /** As {@link #build(List, Path)} for one job folder whose cells the caller has already read. */
+  /**
+   * As {@link #build(List, Path)} for one job folder whose cells the caller has already read (with
+   * or without the rankings of columnar cells: those are loaded from their Parquet files).
+   */
   public static BuildSummary build(Path jobDir, List<CellRecord> cells, Path databaseFile) {
-    return buildFrom(List.of(new Source(jobDir, () -> cells)), databaseFile);
+    ResultStore store = ResultStore.existing(jobDir, "JOB_DIR");
+    return buildFrom(List.of(new Source(jobDir, store, () -> cells)), databaseFile);
   }
 
-  /** A job folder and its stored cells, read when the build reaches them. */
-  private record Source(Path jobDir, java.util.function.Supplier<List<CellRecord>> cells) {}
+  /** A job folder, its store and its stored cells, read when the build reaches them. */
+  private record Source(
+      Path jobDir, ResultStore store, java.util.function.Supplier<List<CellRecord>> cells) {}
 
   private static BuildSummary buildFrom(List<Source> sources, Path databaseFile) {
     Path target = databaseFile.toAbsolutePath().normalize();
@@ -174,6 +183,8 @@ public final class Warehouse {
     }
     Map<String, Path> loadedFrom = new HashMap<>();
     List<String> warnings = new ArrayList<>();
+    List<Path> columnarFiles = new ArrayList<>();
+    Set<String> columnarMetrics = new LinkedHashSet<>();
     try (Appenders appenders = new Appenders(connection)) {
       for (Source source : sources) {
         Path jobDir = source.jobDir().toAbsolutePath().normalize();
@@ -197,10 +208,16 @@ public final class Warehouse {
                     + first);
             continue;
           }
-          appenders.append(jobDir, cell, positions.get(cell.fingerprint()));
+          Optional<Path> columnar = source.store().columnarFile(cell.fingerprint());
+          columnar.ifPresent(columnarFiles::add);
+          if (columnar.isPresent()) {
+            cell.queries().forEach(query -> columnarMetrics.addAll(query.metrics().keySet()));
+          }
+          appenders.append(jobDir, cell, positions.get(cell.fingerprint()), columnar.isEmpty());
         }
       }
     }
+    loadColumnar(connection, columnarFiles, columnarMetrics);
     Map<String, Long> counts = new LinkedHashMap<>();
     try (Statement statement = connection.createStatement()) {
       for (WarehouseSchema.Table table : WarehouseSchema.TABLES) {
@@ -211,6 +228,48 @@ public final class Warehouse {
       }
     }
     return new BuildSummary(target, counts, List.copyOf(warnings));
+  }
+
+  /**
+   * Loads the per-query metrics and rankings of columnar cells straight from their Parquet files
+   * (one scan over all of them; the fingerprint is the file name's), {@code metrics} being the
+   * metric columns they hold. DuckDB keeps the files' order and their rows' (insertion order is
+   * preserved), so a rebuild loads the same rows in the same order.
+   */
+  private static void loadColumnar(
+      DuckDBConnection connection, List<Path> files, Set<String> metrics) throws SQLException {
+    if (files.isEmpty()) {
+      return;
+    }
+    String scan =
+        "SELECT regexp_extract(filename, '([0-9a-f]+)\\.queries\\.parquet$', 1) AS"
+            + " fingerprint, * EXCLUDE (filename) FROM read_parquet(["
+            + String.join(", ", files.stream().map(Warehouse::literal).toList())
+            + "], union_by_name = true, filename = true)";
+    try (Statement statement = connection.createStatement()) {
+      statement.execute("CREATE TEMPORARY VIEW columnar_queries AS " + scan);
+      if (!metrics.isEmpty()) {
+        statement.execute(
+            "INSERT INTO query_metrics SELECT fingerprint, query_id, metric, value FROM (UNPIVOT"
+                + " (SELECT fingerprint, query_index, query_id, "
+                + String.join(", ", metrics.stream().map(Warehouse::identifier).toList())
+                + " FROM columnar_queries) ON "
+                + String.join(", ", metrics.stream().map(Warehouse::identifier).toList())
+                + " INTO NAME metric VALUE value)");
+      }
+      statement.execute(
+          "INSERT INTO rankings SELECT fingerprint, query_id, d.rank, d.doc_id, d.score FROM"
+              + " (SELECT fingerprint, query_id, unnest(docs) AS d FROM columnar_queries)");
+      statement.execute("DROP VIEW columnar_queries");
+    }
+  }
+
+  private static String literal(Path file) {
+    return "'" + file.toAbsolutePath().toString().replace("'", "''") + "'";
+  }
+
+  private static String identifier(String name) {
+    return "\"" + name.replace("\"", "\"\"") + "\"";
   }
 
   /** One appender per table, open for the whole load. */
@@ -241,8 +300,13 @@ public final class Warehouse {
       positionBuckets = connection.createAppender("position_buckets");
     }
 
-    /** Loads {@code cell}; {@code analysis} is its position analysis with reference, or null. */
-    void append(Path jobDir, CellRecord cell, PositionAnalysis analysis) throws SQLException {
+    /**
+     * Loads {@code cell}; {@code analysis} is its position analysis with reference, or null. Its
+     * per-query metrics and rankings are loaded from the cell when {@code withQueries}, else the
+     * caller loads them from its Parquet file.
+     */
+    void append(Path jobDir, CellRecord cell, PositionAnalysis analysis, boolean withQueries)
+        throws SQLException {
       String fingerprint = cell.fingerprint();
       CellKey key = cell.key();
       Map<String, Double> facts = orEmpty(cell.facts());
@@ -306,6 +370,9 @@ public final class Warehouse {
       }
       if (analysis != null) {
         appendPositions(fingerprint, analysis);
+      }
+      if (!withQueries) {
+        return;
       }
       for (StoredQuery query : cell.queries() == null ? List.<StoredQuery>of() : cell.queries()) {
         appendNumbersOfQuery(fingerprint, query);

@@ -168,7 +168,7 @@ class RunCommandTest {
       throws Exception {
     assertThat(run().exitCode()).isZero();
     Map<String, byte[]> before = cellFiles();
-    assertThat(before).hasSize(8);
+    assertThat(before).as("a header and a Parquet file per cell").hasSize(16);
 
     CliRunner again = run();
     assertThat(again.exitCode()).as(again.err()).isZero();
@@ -186,7 +186,7 @@ class RunCommandTest {
             .orElseThrow();
     CellRecord original =
         ResultStore.existing(out, "--out").read(lost.substring(0, lost.indexOf('.'))).orElseThrow();
-    assertThat(lost).endsWith(".json.gz");
+    assertThat(lost).endsWith(".cell.json");
     Files.delete(out.resolve("cells").resolve(lost));
     Files.writeString(out.resolve("cells").resolve("." + lost + ".1234.tmp"), "{\"format_ver");
 

@@ -191,7 +191,7 @@ class ShardedRunTest {
     try (Stream<Path> files = Files.list(out.resolve("cells"))) {
       return files
           .map(p -> p.getFileName().toString())
-          .filter(name -> !name.startsWith("."))
+          .filter(name -> name.endsWith(".cell.json") || name.endsWith(".json.gz"))
           .map(name -> name.substring(0, name.indexOf('.')))
           .collect(java.util.stream.Collectors.toCollection(TreeSet::new));
     }

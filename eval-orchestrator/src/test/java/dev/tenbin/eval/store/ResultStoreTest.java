@@ -24,7 +24,8 @@ class ResultStoreTest {
     assertThat(store.contains(cell.fingerprint())).isFalse();
     assertThat(store.append(cell)).isTrue();
     assertThat(store.contains(cell.fingerprint())).isTrue();
-    assertThat(store.storedFile(cell.fingerprint()).getFileName().toString()).endsWith(".json.gz");
+    assertThat(store.storedFile(cell.fingerprint()).getFileName().toString())
+        .endsWith(".cell.json");
     CellRecord back = store.read(cell.fingerprint()).orElseThrow();
     assertThat(back).isEqualTo(cell);
     assertThat(back.queries().get(1).docs().getFirst().score()).isEqualTo((double) 2.5946288f);
@@ -35,8 +36,11 @@ class ResultStoreTest {
     ResultStore store = ResultStore.open(tmp);
     store.append(cell);
     byte[] first = Files.readAllBytes(store.storedFile(cell.fingerprint()));
+    Path parquet = store.columnarFile(cell.fingerprint()).orElseThrow();
+    byte[] firstParquet = Files.readAllBytes(parquet);
     assertThat(store.append(cell)).isFalse();
     assertThat(Files.readAllBytes(store.storedFile(cell.fingerprint()))).isEqualTo(first);
+    assertThat(Files.readAllBytes(parquet)).isEqualTo(firstParquet);
   }
 
   @Test
@@ -57,8 +61,10 @@ class ResultStoreTest {
   @Test
   void aDamagedCellFileIsRefusedNamingItNeverReadAsAnotherCell() throws Exception {
     ResultStore store = ResultStore.open(tmp);
-    store.append(cell);
-    Path file = store.storedFile(cell.fingerprint());
+    Path file = store.directory().resolve(cell.fingerprint() + ".json.gz");
+    try (OutputStream out = new java.util.zip.GZIPOutputStream(Files.newOutputStream(file))) {
+      ResultStore.JSON.writeValue(out, cell);
+    }
     byte[] bytes = Files.readAllBytes(file);
     Files.write(file, java.util.Arrays.copyOf(bytes, bytes.length - 4));
     assertThatThrownBy(() -> store.read(cell.fingerprint()))

@@ -167,12 +167,50 @@ class WarehouseTest {
   }
 
   @Test
+  void columnarCellsLoadTheSameTablesAndValuesAsLegacyOnes() throws Exception {
+    Path legacy = tmp.resolve("legacy");
+    Path cellsOfLegacy = Files.createDirectories(legacy.resolve("cells"));
+    for (CellRecord cell : List.of(bm25, dense, other)) {
+      try (var out =
+          new java.util.zip.GZIPOutputStream(
+              Files.newOutputStream(cellsOfLegacy.resolve(cell.fingerprint() + ".json.gz")))) {
+        ResultStore.JSON.writeValue(out, cell);
+      }
+    }
+    Path fromLegacy = tmp.resolve("legacy.duckdb");
+    Path fromColumnar = tmp.resolve("columnar.duckdb");
+    Path fromMixed = tmp.resolve("mixed.duckdb");
+    Warehouse.BuildSummary legacySummary = Warehouse.build(List.of(legacy), fromLegacy);
+    Warehouse.BuildSummary columnarSummary =
+        Warehouse.build(List.of(job("columnar", bm25, dense, other)), fromColumnar);
+    Path mixed = job("mixed", bm25, other);
+    Files.copy(
+        cellsOfLegacy.resolve(dense.fingerprint() + ".json.gz"),
+        mixed.resolve("cells").resolve(dense.fingerprint() + ".json.gz"));
+    Warehouse.build(List.of(mixed), fromMixed);
+
+    assertThat(columnarSummary.rowCounts()).isEqualTo(legacySummary.rowCounts());
+    assertThat(columnarSummary.rowCounts().get("rankings")).isEqualTo(18L);
+    for (WarehouseSchema.Table table : WarehouseSchema.TABLES) {
+      String sql =
+          table.name().equals("cells")
+              ? "SELECT * EXCLUDE (job_dir) FROM cells ORDER BY ALL"
+              : "SELECT * FROM " + table.name() + " ORDER BY ALL";
+      List<List<Object>> expected = rows(fromLegacy, sql);
+      assertThat(rows(fromColumnar, sql)).as(table.name()).isEqualTo(expected);
+      assertThat(rows(fromMixed, sql)).as(table.name()).isEqualTo(expected);
+    }
+    assertThat(rows(fromColumnar, "SELECT score FROM rankings WHERE query_id = 'q2' AND rank = 1"))
+        .contains(List.of((double) (2.5946288f + 1f)));
+  }
+
+  @Test
   void aFailedBuildLeavesThePreviousDatabaseUntouchedAndNoTemporaryFiles() throws Exception {
     Path database = tmp.resolve("w.duckdb");
     Warehouse.build(List.of(job("job", bm25)), database);
     long size = Files.size(database);
     Path broken = job("broken", dense);
-    Files.writeString(broken.resolve("cells").resolve(dense.fingerprint() + ".json"), "{ not json");
+    Files.writeString(ResultStore.open(broken).storedFile(dense.fingerprint()), "{ not json");
 
     assertThatThrownBy(() -> Warehouse.build(List.of(tmp.resolve("job"), broken), database))
         .hasMessageContaining(dense.fingerprint());
