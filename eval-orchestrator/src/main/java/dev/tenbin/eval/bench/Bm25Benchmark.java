@@ -4,7 +4,6 @@ import dev.tenbin.eval.dataset.BeirDataset;
 import dev.tenbin.eval.dataset.CorpusDocument;
 import dev.tenbin.eval.retrieval.CollectionIngester;
 import dev.tenbin.index.bench.Bm25CoreBenchmark;
-import dev.tenbin.index.rank.Hit;
 import dev.tenbin.proto.common.v1.ScoredDocument;
 import dev.tenbin.proto.index.v1.CollectionSpec;
 import dev.tenbin.proto.index.v1.CreateCollectionRequest;
@@ -147,7 +146,7 @@ public final class Bm25Benchmark {
         }
         for (int q = 0; q < queries.size(); q++) {
           requireSameHits(
-              q, bench.search(COLLECTION, queries.get(q), topK), grpc.search(requests.get(q)));
+              q, bench.hits(COLLECTION, queries.get(q), topK), grpc.search(requests.get(q)));
         }
         long inProcessNanos = 0;
         long grpcNanos = 0;
@@ -261,7 +260,8 @@ public final class Bm25Benchmark {
     }
   }
 
-  static void requireSameHits(int query, List<Hit> inProcess, List<ScoredDocument> grpc) {
+  static void requireSameHits(
+      int query, List<Bm25CoreBenchmark.ScoredId> inProcess, List<ScoredDocument> grpc) {
     boolean same = inProcess.size() == grpc.size();
     for (int i = 0; same && i < grpc.size(); i++) {
       same =

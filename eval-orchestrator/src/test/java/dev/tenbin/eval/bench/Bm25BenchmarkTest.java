@@ -8,7 +8,7 @@ import dev.tenbin.eval.dataset.BeirDataset;
 import dev.tenbin.eval.dataset.CorpusDocument;
 import dev.tenbin.eval.dataset.SpanQrels;
 import dev.tenbin.eval.metrics.Qrels;
-import dev.tenbin.index.rank.Hit;
+import dev.tenbin.index.bench.Bm25CoreBenchmark.ScoredId;
 import dev.tenbin.proto.common.v1.ScoredDocument;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -81,7 +81,7 @@ class Bm25BenchmarkTest {
 
   @Test
   void hitsThatDifferInIdOrScoreFailTheComparison() {
-    List<Hit> inProcess = List.of(new Hit("a", 2f), new Hit("b", 1f));
+    List<ScoredId> inProcess = List.of(new ScoredId("a", 2f), new ScoredId("b", 1f));
 
     assertThatCode(
             () ->

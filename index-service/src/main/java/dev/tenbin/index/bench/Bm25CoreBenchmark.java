@@ -32,6 +32,9 @@ public final class Bm25CoreBenchmark implements AutoCloseable {
   /** One document to index. */
   public record Document(String id, String title, String text) {}
 
+  /** One hit of an in-process search: the document's id and its score. */
+  public record ScoredId(String docId, float score) {}
+
   private final CollectionCatalog catalog;
   private final GrpcServerHost host;
 
@@ -90,8 +93,22 @@ public final class Bm25CoreBenchmark implements AutoCloseable {
     catalog.drop(name);
   }
 
-  /** One in-process BM25 search of collection {@code name}: the top {@code topK} hits. */
-  public List<Hit> search(String name, String query, int topK) {
+  /**
+   * One in-process BM25 search of collection {@code name} for the top {@code topK} hits, as the
+   * benchmark times it; returns how many hits it found.
+   */
+  public int search(String name, String query, int topK) {
+    return rank(name, query, topK).size();
+  }
+
+  /** The hits of {@link #search}, to compare with another path's. */
+  public List<ScoredId> hits(String name, String query, int topK) {
+    return rank(name, query, topK).stream()
+        .map(hit -> new ScoredId(hit.docId(), hit.score()))
+        .toList();
+  }
+
+  private List<Hit> rank(String name, String query, int topK) {
     return catalog
         .get(name, "collection")
         .search(SearchRequest.topK(List.of(new LexicalQuery(query)), topK), Cancellation.NEVER)
