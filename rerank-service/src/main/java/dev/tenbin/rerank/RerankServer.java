@@ -71,8 +71,9 @@ public final class RerankServer implements Callable<Integer> {
       description =
           "Index service that rerank requests giving candidates by id (index_documents) fetch the"
               + " documents' title and text from, reached with the --service-* TLS and token options;"
-              + " [ADDRESS]:PORT for IPv6, dns:///HOST:PORT for every address of HOST (env"
-              + " TENBIN_INDEX_ENDPOINT; default: none, such requests are FAILED_PRECONDITION).")
+              + " [ADDRESS]:PORT for IPv6; one service, not dns:/// (each index pod holds its own"
+              + " collections) (env TENBIN_INDEX_ENDPOINT; default: none, such requests are"
+              + " FAILED_PRECONDITION).")
   String indexEndpoint;
 
   @Option(
@@ -140,6 +141,28 @@ public final class RerankServer implements Callable<Integer> {
         encoderChannel,
         maxPairs,
         maxBatchTokens,
+        OnnxModel.RuntimeOptions.cpu(Runtime.getRuntime().availableProcessors()));
+  }
+
+  /**
+   * As above, candidates given by id fetched through {@code indexDocuments} (the rerank
+   * benchmark's by-id mode).
+   */
+  public static RerankCore core(
+      Path models,
+      Path cache,
+      Supplier<io.grpc.Channel> encoderChannel,
+      IndexDocuments indexDocuments,
+      int maxPairs,
+      int maxBatchTokens) {
+    return core(
+        ModelSources.embedded(models, cache),
+        encoderChannel,
+        null,
+        indexDocuments,
+        maxPairs,
+        maxBatchTokens,
+        ModelPolicy.allowAll(),
         OnnxModel.RuntimeOptions.cpu(Runtime.getRuntime().availableProcessors()));
   }
 

@@ -24,8 +24,8 @@ import java.nio.file.Path;
  * @param runtime ONNX Runtime threads, execution provider, device and arena limit of the
  *     cross-encoders
  * @param indexEndpoint the index service candidates given by id ({@code index_documents}) are
- *     fetched from, reached with {@code encoderSecurity}'s TLS and token; null: none, such requests
- *     are refused
+ *     fetched from (one service: HOST:PORT, not a balanced dns:/// name), reached with {@code
+ *     encoderSecurity}'s TLS and token; null: none, such requests are refused
  */
 public record RerankServiceConfig(
     ServerSettings server,
@@ -67,6 +67,11 @@ public record RerankServiceConfig(
     }
     if (runtime == null) {
       runtime = OnnxModel.RuntimeOptions.cpu(Runtime.getRuntime().availableProcessors());
+    }
+    if (indexEndpoint != null && indexEndpoint.balanced()) {
+      throw new IllegalArgumentException(
+          "--index-endpoint must be HOST:PORT: index pods each hold their own collections, so"
+              + " calls cannot be spread with dns:///");
     }
   }
 

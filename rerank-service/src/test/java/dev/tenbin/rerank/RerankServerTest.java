@@ -40,6 +40,21 @@ class RerankServerTest {
   }
 
   @Test
+  void anIndexServiceForCandidatesByIdIsOneHostPortAndNoneByDefault() {
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        System.getenv("TENBIN_INDEX_ENDPOINT") == null, "TENBIN_INDEX_ENDPOINT is set");
+    assertThat(parse().indexEndpoint()).isNull();
+    assertThat(parse("--index-endpoint", "index.tenbin:50052").indexEndpoint())
+        .isEqualTo(dev.tenbin.rpc.ServiceTarget.direct("index.tenbin", 50052));
+    assertThatThrownBy(() -> parse("--index-endpoint", "dns:///index-headless:50052"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--index-endpoint must be HOST:PORT");
+    assertThatThrownBy(() -> parse("--index-endpoint", "index"))
+        .isInstanceOf(dev.tenbin.core.InvalidInputException.class)
+        .hasMessageContaining("--index-endpoint");
+  }
+
+  @Test
   void crossEncodersRunOnTheCpuByDefault() {
     assertThat(parse().runtime().cuda()).isFalse();
     assertThat(parse().runtime().provider()).isEqualTo("CPU");

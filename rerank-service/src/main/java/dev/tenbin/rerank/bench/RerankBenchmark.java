@@ -7,6 +7,7 @@ import dev.tenbin.proto.rerank.v1.RerankServiceGrpc;
 import dev.tenbin.rerank.RerankCore;
 import dev.tenbin.rerank.RerankServer;
 import dev.tenbin.rerank.cross.ScorePrecision;
+import dev.tenbin.rerank.documents.IndexDocuments;
 import dev.tenbin.rerank.grpc.RerankGrpcService;
 import dev.tenbin.rpc.GrpcServerHost;
 import dev.tenbin.rpc.ServerSettings;
@@ -24,24 +25,45 @@ import java.util.function.Supplier;
  * Reranking throughput in (query, document) pairs per second: the plain-Java core against the
  * rerank service over loopback gRPC, the same requests in one run (after a warm-up of each). {@code
  * tenbin bench rerank} runs it through {@link #run(Path, Path, Supplier, String, List, List, int)}.
+ *
+ * <p>Documents travel inline (each request carries every candidate's text) or, with {@link ById},
+ * as ids of an index collection whose text the rerank core fetches (both halves then include the
+ * fetch).
  */
 public final class RerankBenchmark {
-  /** The two figures and their ratio. */
+  /**
+   * Candidates given by id: {@code ids} of {@code collection} on the index service behind {@code
+   * indexChannel}, holding the benchmark's documents in the same order.
+   */
+  public record ById(String collection, List<String> ids, Supplier<Channel> indexChannel) {}
+
+  /**
+   * The two figures and their ratio; {@code documents} says how candidates travelled: {@code
+   * inline} or {@code by_id}.
+   */
   public record Result(
       String model,
       int requests,
       int pairsPerRequest,
       double inProcessPairsPerSecond,
-      double grpcPairsPerSecond) {
+      double grpcPairsPerSecond,
+      String documents) {
     public double ratio() {
       return grpcPairsPerSecond / inProcessPairsPerSecond;
     }
   }
 
   private final RerankCore core;
+  private final ById byId;
 
   public RerankBenchmark(RerankCore core) {
+    this(core, null);
+  }
+
+  /** Candidates by id when {@code byId} is given (its ids, one per pair), inline otherwise. */
+  public RerankBenchmark(RerankCore core, ById byId) {
     this.core = core;
+    this.byId = byId;
   }
 
   /**
@@ -56,8 +78,28 @@ public final class RerankBenchmark {
       List<String> queries,
       List<String> documents,
       int pairsPerRequest) {
-    try (RerankCore core = RerankServer.core(models, cache, encoderChannel, 10_000, 8192)) {
-      return new RerankBenchmark(core).run(model, queries, documents, pairsPerRequest);
+    return run(models, cache, encoderChannel, model, queries, documents, pairsPerRequest, null);
+  }
+
+  /** As above; with {@code byId}, candidates are sent as ids of its collection. */
+  public static Result run(
+      Path models,
+      Path cache,
+      Supplier<Channel> encoderChannel,
+      String model,
+      List<String> queries,
+      List<String> documents,
+      int pairsPerRequest,
+      ById byId) {
+    try (RerankCore core =
+        RerankServer.core(
+            models,
+            cache,
+            encoderChannel,
+            byId == null ? IndexDocuments.none() : IndexDocuments.through(byId.indexChannel()),
+            10_000,
+            8192)) {
+      return new RerankBenchmark(core, byId).run(model, queries, documents, pairsPerRequest);
     }
   }
 
@@ -65,12 +107,20 @@ public final class RerankBenchmark {
       String model, List<String> queries, List<String> documents, int pairsPerRequest) {
     List<RerankCore.Candidate> candidates = new ArrayList<>();
     for (int i = 0; i < pairsPerRequest; i++) {
-      candidates.add(new RerankCore.Candidate("d" + i, documents.get(i % documents.size())));
+      candidates.add(
+          byId == null
+              ? new RerankCore.Candidate("d" + i, documents.get(i % documents.size()))
+              : new RerankCore.Candidate(byId.ids().get(i), documents.get(i)));
     }
-    core.rerank(model, queries.getFirst(), candidates, ScorePrecision.FP32, 0, Cancellation.NEVER);
+    Supplier<List<RerankCore.Candidate>> perRequest =
+        byId == null
+            ? () -> candidates
+            : () -> core.candidatesById(byId.collection(), byId.ids().subList(0, pairsPerRequest));
+    core.rerank(
+        model, queries.getFirst(), perRequest.get(), ScorePrecision.FP32, 0, Cancellation.NEVER);
     long start = System.nanoTime();
     for (String query : queries) {
-      core.rerank(model, query, candidates, ScorePrecision.FP32, 0, Cancellation.NEVER);
+      core.rerank(model, query, perRequest.get(), ScorePrecision.FP32, 0, Cancellation.NEVER);
     }
     double inProcess =
         (double) queries.size() * pairsPerRequest / ((System.nanoTime() - start) / 1e9);
@@ -84,9 +134,16 @@ public final class RerankBenchmark {
     try {
       var stub = RerankServiceGrpc.newBlockingStub(channel);
       RerankRequest.Builder template = RerankRequest.newBuilder().setModelId(model);
-      for (RerankCore.Candidate candidate : candidates) {
-        template.addCandidates(
-            Candidate.newBuilder().setDocId(candidate.docId()).setText(candidate.text()));
+      if (byId == null) {
+        for (RerankCore.Candidate candidate : candidates) {
+          template.addCandidates(
+              Candidate.newBuilder().setDocId(candidate.docId()).setText(candidate.text()));
+        }
+      } else {
+        template.setIndexDocuments(
+            dev.tenbin.proto.rerank.v1.IndexDocuments.newBuilder()
+                .setCollection(byId.collection())
+                .addAllIds(byId.ids().subList(0, pairsPerRequest)));
       }
       stub.rerank(template.setQuery(queries.getFirst()).build());
       start = System.nanoTime();
@@ -94,7 +151,13 @@ public final class RerankBenchmark {
         stub.withDeadlineAfter(10, TimeUnit.MINUTES).rerank(template.setQuery(query).build());
       }
       double grpc = (double) queries.size() * pairsPerRequest / ((System.nanoTime() - start) / 1e9);
-      return new Result(model, queries.size(), pairsPerRequest, inProcess, grpc);
+      return new Result(
+          model,
+          queries.size(),
+          pairsPerRequest,
+          inProcess,
+          grpc,
+          byId == null ? "inline" : "by_id");
     } finally {
       channel.shutdownNow();
       host.close();
