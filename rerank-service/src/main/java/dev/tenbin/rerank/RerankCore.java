@@ -75,8 +75,8 @@ public final class RerankCore implements AutoCloseable, MeterBinder {
   /**
    * Candidates of an index-service collection by id, their text fetched and joined as inline
    * candidates' text: {@code ids} are checked first (non-empty, unique, at most the request limit),
-   * naming {@code index_documents.ids[i]}, so nothing is fetched for a request {@link #rerank} would
-   * refuse.
+   * naming {@code index_documents.ids[i]}, so nothing is fetched for a request {@link #rerank}
+   * would refuse.
    */
   public List<Candidate> candidatesById(String collection, List<String> ids) {
     if (ids.isEmpty()) {

@@ -145,8 +145,8 @@ public final class RerankServer implements Callable<Integer> {
   }
 
   /**
-   * As above, candidates given by id fetched through {@code indexDocuments} (the rerank
-   * benchmark's by-id mode).
+   * As above, candidates given by id fetched through {@code indexDocuments} (the rerank benchmark's
+   * by-id mode).
    */
   public static RerankCore core(
       Path models,

@@ -334,7 +334,13 @@ public final class BenchCommand implements Runnable {
         if (!documentsById) {
           r =
               dev.tenbin.rerank.bench.RerankBenchmark.run(
-                  modelsDirectory, cacheDirectory, services::encoderChannel, model, qs, docs, pairs);
+                  modelsDirectory,
+                  cacheDirectory,
+                  services::encoderChannel,
+                  model,
+                  qs,
+                  docs,
+                  pairs);
         } else {
           try (var collection =
               new dev.tenbin.eval.retrieval.IndexSession(services.indexChannel(), "en", 0)) {

@@ -33,15 +33,28 @@ class BenchRerankTest {
             1,
             false));
     Files.write(
-        crossEncoder.resolve("tokenizer.json"), TinyOnnxModels.wordLevelTokenizer(TinyModels.WORDS));
+        crossEncoder.resolve("tokenizer.json"),
+        TinyOnnxModels.wordLevelTokenizer(TinyModels.WORDS));
     Files.writeString(
-        crossEncoder.resolve("card.json"), "{\"id\":\"tiny-ce\",\"revision\":\"r1\",\"head\":\"SIGMOID\"}");
+        crossEncoder.resolve("card.json"),
+        "{\"id\":\"tiny-ce\",\"revision\":\"r1\",\"head\":\"SIGMOID\"}");
   }
 
   private CliRunner bench(String... extra) {
     String[] args = {
-      "bench", "rerank", "--model", "tiny-ce", "--dataset", dataset.toString(), "--models-dir",
-      models.toString(), "--cache-dir", tmp.resolve("cache").toString(), "--queries", "2", "--json"
+      "bench",
+      "rerank",
+      "--model",
+      "tiny-ce",
+      "--dataset",
+      dataset.toString(),
+      "--models-dir",
+      models.toString(),
+      "--cache-dir",
+      tmp.resolve("cache").toString(),
+      "--queries",
+      "2",
+      "--json"
     };
     String[] all = java.util.Arrays.copyOf(args, args.length + extra.length);
     System.arraycopy(extra, 0, all, args.length, extra.length);

@@ -54,9 +54,11 @@ class RerankByIdEndToEndTest {
             1,
             false));
     Files.write(
-        crossEncoder.resolve("tokenizer.json"), TinyOnnxModels.wordLevelTokenizer(TinyModels.WORDS));
+        crossEncoder.resolve("tokenizer.json"),
+        TinyOnnxModels.wordLevelTokenizer(TinyModels.WORDS));
     Files.writeString(
-        crossEncoder.resolve("card.json"), "{\"id\":\"tiny-ce\",\"revision\":\"r1\",\"head\":\"SIGMOID\"}");
+        crossEncoder.resolve("card.json"),
+        "{\"id\":\"tiny-ce\",\"revision\":\"r1\",\"head\":\"SIGMOID\"}");
 
     try (Services services = Services.connect(null, null, models, tmp.resolve("cache"))) {
       IndexServiceGrpc.newBlockingStub(services.indexChannel())
@@ -65,7 +67,8 @@ class RerankByIdEndToEndTest {
                   .setSpec(CollectionSpec.newBuilder().setName("corpus").setLanguage("en"))
                   .build());
       IngestRequest.Builder batch = IngestRequest.newBuilder().setCollection("corpus");
-      RerankRequest.Builder inline = RerankRequest.newBuilder().setModelId("tiny-ce").setQuery("apple");
+      RerankRequest.Builder inline =
+          RerankRequest.newBuilder().setModelId("tiny-ce").setQuery("apple");
       IndexDocuments.Builder byId = IndexDocuments.newBuilder().setCollection("corpus");
       for (CorpusDocument doc : CORPUS) {
         batch.addDocuments(

@@ -117,9 +117,9 @@ public final class IndexCollection implements Closeable {
   }
 
   /**
-   * Hands committed documents by id, with their stored title and text, to {@code sink} in the
-   * order of {@code ids}, one at a time (a sink may stop the walk by throwing, e.g. at a size
-   * limit). Every id is checked before any document is read.
+   * Hands committed documents by id, with their stored title and text, to {@code sink} in the order
+   * of {@code ids}, one at a time (a sink may stop the walk by throwing, e.g. at a size limit).
+   * Every id is checked before any document is read.
    *
    * @throws NotFoundException naming {@code field[i]} for an id the collection does not hold
    * @throws PreconditionException naming {@code collection} when the collection stores no text (it

@@ -1,5 +1,6 @@
 package dev.tenbin.index.grpc;
 
+import com.google.protobuf.CodedOutputStream;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.index.IndexServiceConfig;
 import dev.tenbin.index.collection.CollectionCatalog;
@@ -40,7 +41,6 @@ import dev.tenbin.proto.index.v1.SearchRequest;
 import dev.tenbin.proto.index.v1.SearchResponse;
 import dev.tenbin.proto.index.v1.SearchStats;
 import dev.tenbin.proto.index.v1.StoredDocument;
-import com.google.protobuf.CodedOutputStream;
 import io.grpc.Context;
 import io.grpc.stub.StreamObserver;
 import java.util.ArrayList;

@@ -52,8 +52,8 @@ import org.apache.lucene.util.BytesRef;
  *
  * <p>An index created by this version also stores each document's title and text (Lucene stored
  * fields, compressed as Lucene's default codec compresses them), written with the document in the
- * same commit; {@link #storesText()} says so, recorded in every commit's user data. Indexes
- * created before keep only ids and digests.
+ * same commit; {@link #storesText()} says so, recorded in every commit's user data. Indexes created
+ * before keep only ids and digests.
  *
  * <p>Tie policy: hits are ordered by score descending, then by document id ascending (string
  * order), via a sort on the id's doc values.

@@ -68,7 +68,11 @@ class GetDocumentsTest {
             .setSpec(CollectionSpec.newBuilder().setName(collection).setLanguage("en"))
             .build());
     new IngestClient(channel)
-        .send(IngestRequest.newBuilder().setCollection(collection).addAllDocuments(List.of(documents)).build());
+        .send(
+            IngestRequest.newBuilder()
+                .setCollection(collection)
+                .addAllDocuments(List.of(documents))
+                .build());
   }
 
   private static Document doc(String id, String title, String text) {
@@ -78,7 +82,10 @@ class GetDocumentsTest {
   private List<StoredDocument> get(String collection, String... ids) {
     return index
         .getDocuments(
-            GetDocumentsRequest.newBuilder().setCollection(collection).addAllIds(List.of(ids)).build())
+            GetDocumentsRequest.newBuilder()
+                .setCollection(collection)
+                .addAllIds(List.of(ids))
+                .build())
         .getDocumentsList();
   }
 
@@ -102,10 +109,22 @@ class GetDocumentsTest {
 
     assertThat(get("docs", "d3", "d1", "d3", "d2"))
         .containsExactly(
-            StoredDocument.newBuilder().setId("d3").setTitle("Third").setText("gamma ünïcödé 漢字").build(),
+            StoredDocument.newBuilder()
+                .setId("d3")
+                .setTitle("Third")
+                .setText("gamma ünïcödé 漢字")
+                .build(),
             StoredDocument.newBuilder().setId("d1").setTitle("First").setText("alpha text").build(),
-            StoredDocument.newBuilder().setId("d3").setTitle("Third").setText("gamma ünïcödé 漢字").build(),
-            StoredDocument.newBuilder().setId("d2").setTitle("").setText("beta text, no title").build());
+            StoredDocument.newBuilder()
+                .setId("d3")
+                .setTitle("Third")
+                .setText("gamma ünïcödé 漢字")
+                .build(),
+            StoredDocument.newBuilder()
+                .setId("d2")
+                .setTitle("")
+                .setText("beta text, no title")
+                .build());
     assertThat(
             index
                 .describeCollection(DescribeCollectionRequest.newBuilder().setName("docs").build())
@@ -121,7 +140,8 @@ class GetDocumentsTest {
     restart();
 
     assertThat(get("docs", "d1"))
-        .containsExactly(StoredDocument.newBuilder().setId("d1").setTitle("T").setText("kept text").build());
+        .containsExactly(
+            StoredDocument.newBuilder().setId("d1").setTitle("T").setText("kept text").build());
   }
 
   @Test
@@ -189,7 +209,9 @@ class GetDocumentsTest {
     start();
 
     assertRefused(() -> get("old", "d1"), Status.Code.FAILED_PRECONDITION, "collection");
-    assertThatThrownBy(() -> get("old", "d1")).hasMessageContaining("old").hasMessageContaining("re-ingest");
+    assertThatThrownBy(() -> get("old", "d1"))
+        .hasMessageContaining("old")
+        .hasMessageContaining("re-ingest");
     assertThat(
             index
                 .describeCollection(DescribeCollectionRequest.newBuilder().setName("old").build())

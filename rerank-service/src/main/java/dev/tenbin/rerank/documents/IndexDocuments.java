@@ -135,7 +135,10 @@ public final class IndexDocuments {
     };
   }
 
-  /** {@code collection} → {@code index_documents.collection}; {@code ids[3]} of a call → the request's. */
+  /**
+   * {@code collection} → {@code index_documents.collection}; {@code ids[3]} of a call → the
+   * request's.
+   */
   private static String ownField(String field, int offset) {
     if (field == null || field.isEmpty()) {
       return "index_documents";

@@ -51,7 +51,8 @@ public final class RerankGrpcService extends RerankServiceGrpc.RerankServiceImpl
       }
       candidates =
           core.candidatesById(
-              request.getIndexDocuments().getCollection(), request.getIndexDocuments().getIdsList());
+              request.getIndexDocuments().getCollection(),
+              request.getIndexDocuments().getIdsList());
     } else {
       candidates = new ArrayList<>(request.getCandidatesCount());
       for (Candidate candidate : request.getCandidatesList()) {

@@ -23,9 +23,9 @@ import dev.tenbin.rerank.cross.RerankerRegistry;
 import dev.tenbin.rpc.GrpcServerHost;
 import dev.tenbin.rpc.StatusMapper;
 import io.grpc.ManagedChannel;
+import io.grpc.Server;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.Server;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.grpc.stub.StreamObserver;
@@ -34,8 +34,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -46,8 +46,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Candidates given by id ({@code index_documents}): the rerank service fetches their title and text
  * from the index service (here an in-process stand-in that answers GetDocuments as the index
- * service's contract says; eval-orchestrator's RerankByIdEndToEndTest runs the real one) and
- * scores them exactly as the same texts sent inline.
+ * service's contract says; eval-orchestrator's RerankByIdEndToEndTest runs the real one) and scores
+ * them exactly as the same texts sent inline.
  */
 class RerankByIdTest {
   /** Id, title, text: titled and untitled documents. */
@@ -157,7 +157,8 @@ class RerankByIdTest {
             false));
     Files.write(dir.resolve("tokenizer.json"), TinyOnnxModels.wordLevelTokenizer(TinyModels.WORDS));
     Files.writeString(
-        dir.resolve("card.json"), "{\"id\":\"tiny-sigmoid\",\"head\":\"SIGMOID\",\"max_length\":64}");
+        dir.resolve("card.json"),
+        "{\"id\":\"tiny-sigmoid\",\"head\":\"SIGMOID\",\"max_length\":64}");
     RerankCore core =
         new RerankCore(
             new RerankerRegistry(
@@ -224,8 +225,10 @@ class RerankByIdTest {
         .extracting(ScoredDocument::getScore)
         .as("the texts differ, and so do their scores")
         .doesNotHaveDuplicates();
-    assertThat(rerank.rerank(byId("corpus", "d3", "d1", "d0", "d2").toBuilder().setTopK(2).build())
-            .getDocumentsList())
+    assertThat(
+            rerank
+                .rerank(byId("corpus", "d3", "d1", "d0", "d2").toBuilder().setTopK(2).build())
+                .getDocumentsList())
         .isEqualTo(byText.getDocumentsList().subList(0, 2));
   }
 
@@ -292,7 +295,8 @@ class RerankByIdTest {
 
     RerankResponse byIds = rerank.rerank(byId("corpus", ids.toArray(String[]::new)));
 
-    assertThat(byIds.getDocumentsList()).isEqualTo(rerank.rerank(inline.build()).getDocumentsList());
+    assertThat(byIds.getDocumentsList())
+        .isEqualTo(rerank.rerank(inline.build()).getDocumentsList());
     assertThat(fakeIndex.calls.stream().filter(n -> n <= 100).mapToInt(Integer::intValue).sum())
         .as("every id fetched once, in calls the index accepts")
         .isEqualTo(600);
