@@ -6,6 +6,7 @@ import dev.tenbin.core.OrderedShutdown;
 import dev.tenbin.rerank.bi.BiEncoderReranker;
 import dev.tenbin.rerank.cross.RerankerRegistry;
 import dev.tenbin.rerank.cross.ScorePrecision;
+import dev.tenbin.rerank.documents.IndexDocuments;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -38,13 +39,25 @@ public final class RerankCore implements AutoCloseable, MeterBinder {
   private final RerankerRegistry crossEncoders;
   private final Supplier<BiEncoderReranker> biEncoders;
   private final int maxPairs;
+  private final IndexDocuments indexDocuments;
   private final OrderedShutdown.Registration shutdown;
 
+  /** A core without an index service: candidates must come with their text. */
   public RerankCore(
       RerankerRegistry crossEncoders, Supplier<BiEncoderReranker> biEncoders, int maxPairs) {
+    this(crossEncoders, biEncoders, maxPairs, IndexDocuments.none());
+  }
+
+  /** A core that also takes candidates by id, their text fetched through {@code indexDocuments}. */
+  public RerankCore(
+      RerankerRegistry crossEncoders,
+      Supplier<BiEncoderReranker> biEncoders,
+      int maxPairs,
+      IndexDocuments indexDocuments) {
     this.crossEncoders = crossEncoders;
     this.biEncoders = biEncoders;
     this.maxPairs = maxPairs;
+    this.indexDocuments = indexDocuments;
     this.shutdown = OrderedShutdown.register(OrderedShutdown.Stage.WORKERS, "rerank core", this);
   }
 
@@ -57,6 +70,39 @@ public final class RerankCore implements AutoCloseable, MeterBinder {
 
   public RerankerRegistry crossEncoders() {
     return crossEncoders;
+  }
+
+  /**
+   * Candidates of an index-service collection by id, their text fetched and joined as inline
+   * candidates' text: {@code ids} are checked first (non-empty, unique, at most the request limit),
+   * naming {@code index_documents.ids[i]}, so nothing is fetched for a request {@link #rerank}
+   * would refuse.
+   */
+  public List<Candidate> candidatesById(String collection, List<String> ids) {
+    if (ids.isEmpty()) {
+      throw new InvalidInputException("index_documents.ids", "at least one id is required");
+    }
+    if (ids.size() > maxPairs) {
+      throw new InvalidInputException(
+          "index_documents.ids",
+          "at most " + maxPairs + " candidates per request, got " + ids.size());
+    }
+    Set<String> seen = new HashSet<>();
+    for (int i = 0; i < ids.size(); i++) {
+      if (ids.get(i).isBlank() || !seen.add(ids.get(i))) {
+        throw new InvalidInputException(
+            "index_documents.ids[" + i + "]", "candidate ids must be non-empty and unique");
+      }
+    }
+    List<Candidate> candidates = indexDocuments.fetch(collection, ids);
+    for (int i = 0; i < candidates.size(); i++) {
+      if (candidates.get(i).text().isBlank()) {
+        throw new InvalidInputException(
+            "index_documents.ids[" + i + "]",
+            "document " + ids.get(i) + " has no stored title or text to score");
+      }
+    }
+    return candidates;
   }
 
   /** The retrieval-model rerankers, through the encoder service (connected on first use). */

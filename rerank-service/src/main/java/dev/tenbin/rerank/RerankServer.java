@@ -7,6 +7,7 @@ import dev.tenbin.encoder.model.ModelSourceOptions;
 import dev.tenbin.encoder.model.ModelSources;
 import dev.tenbin.encoder.onnx.ExecutionOptions;
 import dev.tenbin.encoder.onnx.OnnxModel;
+import dev.tenbin.rerank.documents.IndexDocuments;
 import dev.tenbin.rerank.grpc.RerankGrpcService;
 import dev.tenbin.rpc.ClientChannels;
 import dev.tenbin.rpc.GrpcServerHost;
@@ -64,6 +65,18 @@ public final class RerankServer implements Callable<Integer> {
   String encoderEndpoint;
 
   @Option(
+      names = "--index-endpoint",
+      paramLabel = "HOST:PORT",
+      defaultValue = "${env:TENBIN_INDEX_ENDPOINT}",
+      description =
+          "Index service that rerank requests giving candidates by id (index_documents) fetch the"
+              + " documents' title and text from, reached with the --service-* TLS and token options;"
+              + " [ADDRESS]:PORT for IPv6; one service, not dns:/// (each index pod holds its own"
+              + " collections) (env TENBIN_INDEX_ENDPOINT; default: none, such requests are"
+              + " FAILED_PRECONDITION).")
+  String indexEndpoint;
+
+  @Option(
       names = "--max-batch-tokens",
       paramLabel = "N",
       defaultValue = "8192",
@@ -105,7 +118,10 @@ public final class RerankServer implements Callable<Integer> {
         maxPairs,
         maxBatchTokens,
         ModelPolicy.of(allowModels, modelIdleSeconds),
-        execution.toRuntime(Runtime.getRuntime().availableProcessors()));
+        execution.toRuntime(Runtime.getRuntime().availableProcessors()),
+        indexEndpoint == null || indexEndpoint.isBlank()
+            ? null
+            : ServiceTarget.parse("--index-endpoint", indexEndpoint));
   }
 
   /**
@@ -128,6 +144,28 @@ public final class RerankServer implements Callable<Integer> {
         OnnxModel.RuntimeOptions.cpu(Runtime.getRuntime().availableProcessors()));
   }
 
+  /**
+   * As above, candidates given by id fetched through {@code indexDocuments} (the rerank benchmark's
+   * by-id mode).
+   */
+  public static RerankCore core(
+      Path models,
+      Path cache,
+      Supplier<io.grpc.Channel> encoderChannel,
+      IndexDocuments indexDocuments,
+      int maxPairs,
+      int maxBatchTokens) {
+    return core(
+        ModelSources.embedded(models, cache),
+        encoderChannel,
+        null,
+        indexDocuments,
+        maxPairs,
+        maxBatchTokens,
+        ModelPolicy.allowAll(),
+        OnnxModel.RuntimeOptions.cpu(Runtime.getRuntime().availableProcessors()));
+  }
+
   /** As above, with the cross-encoders on {@code runtime} (e.g. a CUDA device). */
   public static RerankCore core(
       Path models,
@@ -140,19 +178,29 @@ public final class RerankServer implements Callable<Integer> {
         ModelSources.embedded(models, cache),
         encoderChannel,
         null,
+        IndexDocuments.none(),
         maxPairs,
         maxBatchTokens,
         ModelPolicy.allowAll(),
         runtime);
   }
 
-  /** The core of a network server. */
+  /** The core of a network server (candidates by id refused). */
   public static RerankCore core(
       RerankServiceConfig config, Supplier<io.grpc.Channel> encoderChannel) {
+    return core(config, encoderChannel, IndexDocuments.none());
+  }
+
+  /** The core of a network server, candidates by id fetched through {@code indexDocuments}. */
+  public static RerankCore core(
+      RerankServiceConfig config,
+      Supplier<io.grpc.Channel> encoderChannel,
+      IndexDocuments indexDocuments) {
     return core(
         config.sources(),
         encoderChannel,
         null,
+        indexDocuments,
         config.maxPairsPerRequest(),
         config.maxBatchTokens(),
         config.models(),
@@ -163,6 +211,7 @@ public final class RerankServer implements Callable<Integer> {
       ModelSources sources,
       Supplier<io.grpc.Channel> encoderChannel,
       DenseEncoding dense,
+      IndexDocuments indexDocuments,
       int maxPairs,
       int maxBatchTokens,
       ModelPolicy policy,
@@ -186,12 +235,14 @@ public final class RerankServer implements Callable<Integer> {
             return biEncoder[0];
           }
         },
-        maxPairs);
+        maxPairs,
+        indexDocuments);
   }
 
   /**
-   * A started rerank service. The host owns the core and the encoder channel: closing stops the
-   * server (in-flight calls get their grace), then closes the cross-encoders, then the channel.
+   * A started rerank service. The host owns the core and the encoder (and index) channel: closing
+   * stops the server (in-flight calls get their grace), then closes the cross-encoders, then the
+   * channels.
    */
   public record Running(GrpcServerHost host, RerankCore core, ManagedChannel encoderChannel)
       implements AutoCloseable {
@@ -208,12 +259,26 @@ public final class RerankServer implements Callable<Integer> {
             config.encoderEndpoint(),
             config.encoderSecurity(),
             ClientChannels.DEFAULT_MAX_INBOUND_MESSAGE_BYTES);
+    ManagedChannel index =
+        config.indexEndpoint() == null
+            ? null
+            : ClientChannels.open(
+                config.indexEndpoint(),
+                config.encoderSecurity(),
+                ClientChannels.DEFAULT_MAX_INBOUND_MESSAGE_BYTES);
     RerankCore core = null;
     GrpcServerHost host = null;
     try {
-      core = core(config, () -> encoder);
+      core =
+          core(
+              config,
+              () -> encoder,
+              index == null ? IndexDocuments.none() : IndexDocuments.through(() -> index));
       host = GrpcServerHost.start(config.server(), List.of(new RerankGrpcService(core)));
       host.owning(() -> close(encoder)).owning(core);
+      if (index != null) {
+        host.owning(() -> close(index));
+      }
       core.bindTo(host.registry());
       return new Running(host, core, encoder);
     } catch (RuntimeException e) {
@@ -224,6 +289,9 @@ public final class RerankServer implements Callable<Integer> {
         core.close();
       }
       close(encoder);
+      if (index != null) {
+        close(index);
+      }
       throw e;
     }
   }
@@ -255,6 +323,7 @@ public final class RerankServer implements Callable<Integer> {
         cache,
         encoderChannel,
         null,
+        null,
         maxPairs,
         maxBatchTokens,
         ExecutionOptions.cpu(),
@@ -265,7 +334,8 @@ public final class RerankServer implements Callable<Integer> {
    * As above, with bi-encoders' dense vectors from {@code dense} (the embedding cache of the
    * process that embeds this service) instead of straight from the encoder (null: from the
    * encoder), and the cross-encoders on the provider and device of {@code execution} (the embedded
-   * rerank service of {@code tenbin run/eval}).
+   * rerank service of {@code tenbin run/eval}); candidates given by id are fetched through {@code
+   * indexChannel} (null: refused).
    */
   public static Embedded startInProcess(
       String name,
@@ -273,6 +343,7 @@ public final class RerankServer implements Callable<Integer> {
       java.nio.file.Path cache,
       java.util.function.Supplier<io.grpc.Channel> encoderChannel,
       DenseEncoding dense,
+      java.util.function.Supplier<io.grpc.Channel> indexChannel,
       int maxPairs,
       int maxBatchTokens,
       ExecutionOptions execution,
@@ -282,6 +353,7 @@ public final class RerankServer implements Callable<Integer> {
             ModelSources.embedded(models, cache),
             encoderChannel,
             dense,
+            IndexDocuments.through(indexChannel),
             maxPairs,
             maxBatchTokens,
             ModelPolicy.allowAll(),
@@ -315,11 +387,12 @@ public final class RerankServer implements Callable<Integer> {
     try (Running running = start(config)) {
       running.host().stopOnSignal("rerank-service");
       System.err.printf(
-          "rerank-service listening on %s:%d (metrics port %d, encoder %s)%n",
+          "rerank-service listening on %s:%d (metrics port %d, encoder %s, index %s)%n",
           config.server().host(),
           running.host().port(),
           running.host().metricsPort(),
-          config.encoderEndpoint());
+          config.encoderEndpoint(),
+          config.indexEndpoint() == null ? "none" : config.indexEndpoint());
       running.host().blockUntilShutdown();
     }
     return 0;

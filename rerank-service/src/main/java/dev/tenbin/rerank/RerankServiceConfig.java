@@ -23,6 +23,9 @@ import java.nio.file.Path;
  * @param models which cross-encoders may be loaded, and when an unused one is unloaded
  * @param runtime ONNX Runtime threads, execution provider, device and arena limit of the
  *     cross-encoders
+ * @param indexEndpoint the index service candidates given by id ({@code index_documents}) are
+ *     fetched from (one service: HOST:PORT, not a balanced dns:/// name), reached with {@code
+ *     encoderSecurity}'s TLS and token; null: none, such requests are refused
  */
 public record RerankServiceConfig(
     ServerSettings server,
@@ -32,7 +35,8 @@ public record RerankServiceConfig(
     int maxPairsPerRequest,
     int maxBatchTokens,
     ModelPolicy models,
-    OnnxModel.RuntimeOptions runtime) {
+    OnnxModel.RuntimeOptions runtime,
+    ServiceTarget indexEndpoint) {
   public static final int DEFAULT_PORT = 50053;
   public static final int DEFAULT_MAX_PAIRS = 1_000;
   public static final int DEFAULT_MAX_BATCH_TOKENS = 8192;
@@ -64,9 +68,36 @@ public record RerankServiceConfig(
     if (runtime == null) {
       runtime = OnnxModel.RuntimeOptions.cpu(Runtime.getRuntime().availableProcessors());
     }
+    if (indexEndpoint != null && indexEndpoint.balanced()) {
+      throw new IllegalArgumentException(
+          "--index-endpoint must be HOST:PORT: index pods each hold their own collections, so"
+              + " calls cannot be spread with dns:///");
+    }
   }
 
-  /** A configuration with the cross-encoders on the CPU. */
+  /** A configuration without an index service. */
+  public RerankServiceConfig(
+      ServerSettings server,
+      ModelSources sources,
+      ServiceTarget encoderEndpoint,
+      ClientSecurity encoderSecurity,
+      int maxPairsPerRequest,
+      int maxBatchTokens,
+      ModelPolicy models,
+      OnnxModel.RuntimeOptions runtime) {
+    this(
+        server,
+        sources,
+        encoderEndpoint,
+        encoderSecurity,
+        maxPairsPerRequest,
+        maxBatchTokens,
+        models,
+        runtime,
+        null);
+  }
+
+  /** A configuration with the cross-encoders on the CPU, without an index service. */
   public RerankServiceConfig(
       ServerSettings server,
       ModelSources sources,
@@ -83,6 +114,7 @@ public record RerankServiceConfig(
         maxPairsPerRequest,
         maxBatchTokens,
         models,
+        null,
         null);
   }
 

@@ -40,6 +40,21 @@ class RerankServerTest {
   }
 
   @Test
+  void anIndexServiceForCandidatesByIdIsOneHostPortAndNoneByDefault() {
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        System.getenv("TENBIN_INDEX_ENDPOINT") == null, "TENBIN_INDEX_ENDPOINT is set");
+    assertThat(parse().indexEndpoint()).isNull();
+    assertThat(parse("--index-endpoint", "index.tenbin:50052").indexEndpoint())
+        .isEqualTo(dev.tenbin.rpc.ServiceTarget.direct("index.tenbin", 50052));
+    assertThatThrownBy(() -> parse("--index-endpoint", "dns:///index-headless:50052"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--index-endpoint must be HOST:PORT");
+    assertThatThrownBy(() -> parse("--index-endpoint", "index"))
+        .isInstanceOf(dev.tenbin.core.InvalidInputException.class)
+        .hasMessageContaining("--index-endpoint");
+  }
+
+  @Test
   void crossEncodersRunOnTheCpuByDefault() {
     assertThat(parse().runtime().cuda()).isFalse();
     assertThat(parse().runtime().provider()).isEqualTo("CPU");
@@ -177,6 +192,84 @@ class RerankServerTest {
     } finally {
       client.shutdownNow();
       running.close();
+    }
+  }
+
+  @Test
+  void aNetworkServerFetchesCandidatesByIdFromItsIndexEndpoint() {
+    var fakeIndex =
+        new dev.tenbin.proto.index.v1.IndexServiceGrpc.IndexServiceImplBase() {
+          @Override
+          public void getDocuments(
+              dev.tenbin.proto.index.v1.GetDocumentsRequest request,
+              io.grpc.stub.StreamObserver<dev.tenbin.proto.index.v1.GetDocumentsResponse>
+                  responses) {
+            responses.onError(
+                dev.tenbin.rpc.StatusMapper.withField(
+                    com.google.rpc.Code.NOT_FOUND,
+                    "collection " + request.getCollection() + " holds no such document",
+                    "ids[0]"));
+          }
+        };
+    var index =
+        dev.tenbin.rpc.GrpcServerHost.start(
+            new dev.tenbin.rpc.ServerSettings(
+                "127.0.0.1", 0, -1, 64 * 1024 * 1024, Duration.ofSeconds(1)),
+            java.util.List.<io.grpc.BindableService>of(fakeIndex));
+    String[] common = {
+      "--port",
+      "0",
+      "--metrics-port",
+      "-1",
+      "--models-dir",
+      tmp.resolve("models").toString(),
+      "--cache-dir",
+      tmp.resolve("cache").toString(),
+      "--encoder-endpoint",
+      "127.0.0.1:1"
+    };
+    String[] withIndex = java.util.Arrays.copyOf(common, common.length + 2);
+    withIndex[common.length] = "--index-endpoint";
+    withIndex[common.length + 1] = "127.0.0.1:" + index.port();
+    var request =
+        dev.tenbin.proto.rerank.v1.RerankRequest.newBuilder()
+            .setModelId("any")
+            .setQuery("q")
+            .setIndexDocuments(
+                dev.tenbin.proto.rerank.v1.IndexDocuments.newBuilder()
+                    .setCollection("corpus")
+                    .addIds("missing"))
+            .build();
+    try (RerankServer.Running connected = RerankServer.start(parse(withIndex));
+        RerankServer.Running alone = RerankServer.start(parse(common))) {
+      for (var running : java.util.List.of(connected, alone)) {
+        ManagedChannel client =
+            ManagedChannelBuilder.forAddress("127.0.0.1", running.host().port())
+                .usePlaintext()
+                .build();
+        try {
+          var stub =
+              dev.tenbin.proto.rerank.v1.RerankServiceGrpc.newBlockingStub(client)
+                  .withDeadlineAfter(30, TimeUnit.SECONDS);
+          boolean hasIndex = running == connected;
+          assertThatThrownBy(() -> stub.rerank(request))
+              .isInstanceOfSatisfying(
+                  StatusRuntimeException.class,
+                  e -> {
+                    assertThat(e.getStatus().getCode())
+                        .isEqualTo(
+                            hasIndex
+                                ? io.grpc.Status.Code.NOT_FOUND
+                                : io.grpc.Status.Code.FAILED_PRECONDITION);
+                    assertThat(dev.tenbin.rpc.StatusMapper.violatedField(e))
+                        .isEqualTo(hasIndex ? "index_documents.ids[0]" : "index_documents");
+                  });
+        } finally {
+          client.shutdownNow();
+        }
+      }
+    } finally {
+      index.close();
     }
   }
 }

@@ -299,7 +299,9 @@ public final class BenchCommand implements Runnable {
       name = "rerank",
       mixinStandardHelpOptions = true,
       description =
-          "Reranking pairs/s, in-process vs over gRPC (loopback), for a cross-encoder or dense:MODEL.")
+          "Reranking pairs/s, in-process vs over gRPC (loopback), for a cross-encoder or dense:MODEL;"
+              + " candidates travel inline, or as ids of an index collection (--documents-by-id);"
+              + " the output's documents says which.")
   static final class Rerank implements Callable<Integer> {
     @Option(names = "--model", required = true)
     String model;
@@ -319,6 +321,15 @@ public final class BenchCommand implements Runnable {
     @Option(names = "--cache-dir", defaultValue = "${env:TENBIN_CACHE_DIR:-.tenbin/cache}")
     Path cacheDirectory;
 
+    @Option(
+        names = "--documents-by-id",
+        description =
+            "Send candidates as ids of an index collection (RerankRequest.index_documents) instead of"
+                + " their text: the documents are ingested into a temporary collection of the embedded"
+                + " index service, and the rerank core fetches their text for every request (in both"
+                + " halves). Needs --pairs at most the corpus size.")
+    boolean documentsById;
+
     @Option(names = "--json")
     boolean json;
 
@@ -327,8 +338,17 @@ public final class BenchCommand implements Runnable {
     @Override
     public Integer call() {
       BeirDataset data = BeirDatasetReader.read(dataset);
-      java.util.List<String> docs =
-          data.corpus().stream().limit(pairs).map(d -> d.titleAndText()).toList();
+      java.util.List<dev.tenbin.eval.dataset.CorpusDocument> corpus =
+          data.corpus().stream().limit(pairs).toList();
+      if (documentsById && corpus.size() < pairs) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(),
+            "--documents-by-id needs --pairs at most the corpus size ("
+                + corpus.size()
+                + " documents), got "
+                + pairs);
+      }
+      java.util.List<String> docs = corpus.stream().map(d -> d.titleAndText()).toList();
       java.util.List<String> qs =
           data.evaluatedQueryIds().stream()
               .limit(queries)
@@ -336,14 +356,50 @@ public final class BenchCommand implements Runnable {
               .toList();
       dev.tenbin.rerank.bench.RerankBenchmark.Result r;
       try (var services = dev.tenbin.eval.services.Services.connect(null, null, cacheDirectory)) {
-        r =
-            dev.tenbin.rerank.bench.RerankBenchmark.run(
-                modelsDirectory, cacheDirectory, services::encoderChannel, model, qs, docs, pairs);
+        if (!documentsById) {
+          r =
+              dev.tenbin.rerank.bench.RerankBenchmark.run(
+                  modelsDirectory,
+                  cacheDirectory,
+                  services::encoderChannel,
+                  model,
+                  qs,
+                  docs,
+                  pairs);
+        } else {
+          try (var collection =
+              new dev.tenbin.eval.retrieval.IndexSession(services.indexChannel(), "en", 0)) {
+            collection.ingest(
+                corpus.stream()
+                    .map(
+                        d ->
+                            dev.tenbin.proto.index.v1.Document.newBuilder()
+                                .setId(d.id())
+                                .setTitle(d.title())
+                                .setText(d.text())
+                                .build())
+                    .toList());
+            r =
+                dev.tenbin.rerank.bench.RerankBenchmark.run(
+                    modelsDirectory,
+                    cacheDirectory,
+                    services::encoderChannel,
+                    model,
+                    qs,
+                    docs,
+                    pairs,
+                    new dev.tenbin.rerank.bench.RerankBenchmark.ById(
+                        collection.name(),
+                        corpus.stream().map(d -> d.id()).toList(),
+                        services::indexChannel));
+          }
+        }
       }
       ObjectNode root = new ObjectMapper().createObjectNode();
       root.put("model", r.model());
       root.put("requests", r.requests());
       root.put("pairs_per_request", r.pairsPerRequest());
+      root.put("documents", r.documents());
       root.put("in_process_pairs_per_s", r.inProcessPairsPerSecond());
       root.put("grpc_pairs_per_s", r.grpcPairsPerSecond());
       root.put("grpc_over_in_process", r.ratio());

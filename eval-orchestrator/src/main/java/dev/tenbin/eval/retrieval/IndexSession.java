@@ -77,6 +77,11 @@ public final class IndexSession implements AutoCloseable {
         .createCollection(CreateCollectionRequest.newBuilder().setSpec(spec).build());
   }
 
+  /** The collection's name (unique to this session). */
+  public String name() {
+    return name;
+  }
+
   public long ingest(List<Document> documents) {
     return new CollectionIngester(channel, INGEST_BATCH, DEADLINE_SECONDS).ingest(name, documents);
   }

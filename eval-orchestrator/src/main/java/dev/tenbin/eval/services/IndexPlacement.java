@@ -3,6 +3,7 @@ package dev.tenbin.eval.services;
 import dev.tenbin.proto.index.v1.CreateCollectionRequest;
 import dev.tenbin.proto.index.v1.DescribeCollectionRequest;
 import dev.tenbin.proto.index.v1.DropCollectionRequest;
+import dev.tenbin.proto.index.v1.GetDocumentsRequest;
 import dev.tenbin.proto.index.v1.IngestRequest;
 import dev.tenbin.proto.index.v1.RescoreRequest;
 import dev.tenbin.proto.index.v1.SearchRequest;
@@ -53,6 +54,7 @@ public final class IndexPlacement {
       case IngestRequest ingest -> ingest.getCollection();
       case SearchRequest search -> search.getCollection();
       case RescoreRequest rescore -> rescore.getCollection();
+      case GetDocumentsRequest documents -> documents.getCollection();
       default -> null;
     };
   }

@@ -172,7 +172,10 @@ public final class Services implements AutoCloseable {
     return this;
   }
 
-  /** The rerank channel, starting the embedded rerank service (over this encoder) on first use. */
+  /**
+   * The rerank channel, starting the embedded rerank service (over this encoder, and this index for
+   * candidates given by id) on first use.
+   */
   public synchronized ManagedChannel rerankChannel() {
     if (rerankChannel == null) {
       if (rerankEndpoint != null) {
@@ -187,6 +190,7 @@ public final class Services implements AutoCloseable {
                 cacheDirectory,
                 this::encoderChannel,
                 this::encodeDense,
+                this::indexChannel,
                 1000,
                 8192,
                 execution,

@@ -184,6 +184,16 @@ class IndexPlacementTest {
                   .getCollection()
                   .getDocumentCount())
           .isEqualTo(5);
+      assertThat(
+              index
+                  .getDocuments(
+                      dev.tenbin.proto.index.v1.GetDocumentsRequest.newBuilder()
+                          .setCollection(name)
+                          .addIds(name + "-d3")
+                          .build())
+                  .getDocuments(0)
+                  .getText())
+          .isEqualTo("apples pears and plums number 3");
       index.dropCollection(DropCollectionRequest.newBuilder().setName(name).build());
     }
 
@@ -201,6 +211,7 @@ class IndexPlacementTest {
               "Search",
               "Search",
               "DescribeCollection",
+              "GetDocuments",
               "DropCollection");
       assertThat(other.callsAbout(name)).as("no call about %s on the other pod", name).isEmpty();
       placed.computeIfAbsent(owner == first ? "pod 0" : "pod 1", k -> new ArrayList<>()).add(name);

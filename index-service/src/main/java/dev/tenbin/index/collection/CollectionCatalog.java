@@ -205,7 +205,8 @@ public final class CollectionCatalog implements Closeable, MeterBinder {
           "cannot be described: " + describe(e),
           0,
           -1,
-          null);
+          null,
+          false);
     }
   }
 
@@ -220,7 +221,7 @@ public final class CollectionCatalog implements Closeable, MeterBinder {
     } catch (java.io.IOException | RuntimeException e) {
       bytes = -1;
     }
-    return new CollectionStats(name, spec, CollectionState.FAILED, error, 0, bytes, null);
+    return new CollectionStats(name, spec, CollectionState.FAILED, error, 0, bytes, null, false);
   }
 
   /** The open collections (quarantined ones are not). */

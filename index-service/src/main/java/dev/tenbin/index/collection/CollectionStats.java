@@ -12,6 +12,7 @@ import dev.tenbin.index.quantize.Int8Quantizer;
  * @param documentCount committed documents (0 when unknown)
  * @param bytesOnDisk bytes its files take, -1 when unknown
  * @param int8Calibration the full-dimension cosine int8 calibration of its dense vectors, or null
+ * @param storesText whether it keeps its documents' title and text (false when unknown)
  */
 public record CollectionStats(
     String name,
@@ -20,4 +21,5 @@ public record CollectionStats(
     String error,
     long documentCount,
     long bytesOnDisk,
-    Int8Quantizer int8Calibration) {}
+    Int8Quantizer int8Calibration,
+    boolean storesText) {}

@@ -2,12 +2,14 @@ package dev.tenbin.index.collection;
 
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.core.NotFoundException;
 import dev.tenbin.core.PreconditionException;
 import dev.tenbin.core.UnavailableException;
 import dev.tenbin.index.dense.DenseSearchOptions;
 import dev.tenbin.index.dense.DenseSearcher;
 import dev.tenbin.index.dense.Quantization;
 import dev.tenbin.index.dense.VectorSimilarity;
+import dev.tenbin.index.lexical.LexicalDocument;
 import dev.tenbin.index.multivector.MaxSimSearcher;
 import dev.tenbin.index.quantize.Int8Calibration;
 import dev.tenbin.index.quantize.Int8Quantizer;
@@ -35,6 +37,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -103,6 +106,48 @@ public final class IndexCollection implements Closeable {
   /** Committed documents. */
   public long size() {
     return stores.lexical.size();
+  }
+
+  /**
+   * Whether the collection keeps its documents' title and text ({@link #documents}); collections
+   * created before text was stored keep only ids and digests.
+   */
+  public boolean storesText() {
+    return stores.lexical.storesText();
+  }
+
+  /**
+   * Hands committed documents by id, with their stored title and text, to {@code sink} in the order
+   * of {@code ids}, one at a time (a sink may stop the walk by throwing, e.g. at a size limit).
+   * Every id is checked before any document is read.
+   *
+   * @throws NotFoundException naming {@code field[i]} for an id the collection does not hold
+   * @throws PreconditionException naming {@code collection} when the collection stores no text (it
+   *     was created before text was stored) or stopped serving
+   */
+  public void documents(List<String> ids, String field, Consumer<LexicalDocument> sink) {
+    requireServing();
+    if (!storesText()) {
+      throw new PreconditionException(
+          "collection",
+          "collection "
+              + spec.name()
+              + " was created before the index service stored documents' text: it holds only ids"
+              + " and digests; re-ingest its documents into a new collection to fetch their text");
+    }
+    int[] ordinals = new int[ids.size()];
+    synchronized (this) {
+      for (int i = 0; i < ordinals.length; i++) {
+        Integer ordinal = ordinalById.get(ids.get(i));
+        if (ordinal == null) {
+          throw new NotFoundException(
+              field + "[" + i + "]",
+              "collection " + spec.name() + " holds no document " + Excerpt.of(ids.get(i)));
+        }
+        ordinals[i] = ordinal;
+      }
+    }
+    stores.lexical.documents(ordinals, sink);
   }
 
   /** Bytes the collection's files take on disk, or -1 when they cannot be measured. */
@@ -553,7 +598,8 @@ public final class IndexCollection implements Closeable {
         why,
         size(),
         bytesOnDisk(),
-        why == null ? int8Calibration() : null);
+        why == null ? int8Calibration() : null,
+        storesText());
   }
 
   @Override

@@ -21,6 +21,7 @@ final class CollectionDescriptions {
         CollectionDescription.newBuilder()
             .setDocumentCount(stats.documentCount())
             .setBytesOnDisk(stats.bytesOnDisk())
+            .setStoresText(stats.storesText())
             .setState(
                 stats.state() == CollectionState.READY
                     ? dev.tenbin.proto.index.v1.CollectionState.COLLECTION_STATE_READY

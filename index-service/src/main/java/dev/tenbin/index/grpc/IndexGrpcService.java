@@ -1,5 +1,6 @@
 package dev.tenbin.index.grpc;
 
+import com.google.protobuf.CodedOutputStream;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.index.IndexServiceConfig;
 import dev.tenbin.index.collection.CollectionCatalog;
@@ -23,6 +24,8 @@ import dev.tenbin.proto.index.v1.DropCollectionRequest;
 import dev.tenbin.proto.index.v1.DropCollectionResponse;
 import dev.tenbin.proto.index.v1.FuseRequest;
 import dev.tenbin.proto.index.v1.FuseResponse;
+import dev.tenbin.proto.index.v1.GetDocumentsRequest;
+import dev.tenbin.proto.index.v1.GetDocumentsResponse;
 import dev.tenbin.proto.index.v1.IndexServiceGrpc;
 import dev.tenbin.proto.index.v1.IngestRequest;
 import dev.tenbin.proto.index.v1.IngestResponse;
@@ -37,6 +40,7 @@ import dev.tenbin.proto.index.v1.ResolveLanguageResponse;
 import dev.tenbin.proto.index.v1.SearchRequest;
 import dev.tenbin.proto.index.v1.SearchResponse;
 import dev.tenbin.proto.index.v1.SearchStats;
+import dev.tenbin.proto.index.v1.StoredDocument;
 import io.grpc.Context;
 import io.grpc.stub.StreamObserver;
 import java.util.ArrayList;
@@ -51,6 +55,12 @@ import java.util.List;
 public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBase {
   /** The longest text sample {@code ResolveLanguage} reads. */
   static final int MAX_LANGUAGE_SAMPLE_CHARS = 1 << 20;
+
+  /** The most ids one {@code GetDocuments} call may ask for. */
+  static final int MAX_DOCUMENT_IDS = 10_000;
+
+  /** The most bytes the documents of one {@code GetDocuments} response may take on the wire. */
+  static final long MAX_DOCUMENTS_RESPONSE_BYTES = 64L << 20;
 
   private final CollectionCatalog catalog;
   private final IndexServiceConfig config;
@@ -181,6 +191,47 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
             .addAllRankings(rankings(result, queries))
             .setStats(SearchStats.newBuilder().setSearchNanos(result.stats().searchNanos()))
             .build());
+    responses.onCompleted();
+  }
+
+  /**
+   * Stored documents in request order; the response is built one document at a time and refused
+   * ({@code ids}) as soon as it would pass {@link #MAX_DOCUMENTS_RESPONSE_BYTES}.
+   */
+  @Override
+  public void getDocuments(
+      GetDocumentsRequest request, StreamObserver<GetDocumentsResponse> responses) {
+    if (request.getIdsCount() == 0 || request.getIdsCount() > MAX_DOCUMENT_IDS) {
+      throw new InvalidInputException(
+          "ids",
+          "ids must hold 1.." + MAX_DOCUMENT_IDS + " document ids, got " + request.getIdsCount());
+    }
+    IndexCollection collection = catalog.get(request.getCollection(), "collection");
+    GetDocumentsResponse.Builder response = GetDocumentsResponse.newBuilder();
+    long[] bytes = {0};
+    collection.documents(
+        request.getIdsList(),
+        "ids",
+        document -> {
+          StoredDocument stored =
+              StoredDocument.newBuilder()
+                  .setId(document.id())
+                  .setTitle(document.title())
+                  .setText(document.text())
+                  .build();
+          bytes[0] += CodedOutputStream.computeMessageSize(1, stored);
+          if (bytes[0] > MAX_DOCUMENTS_RESPONSE_BYTES) {
+            throw new InvalidInputException(
+                "ids",
+                "the documents of the first "
+                    + (response.getDocumentsCount() + 1)
+                    + " ids already pass the response limit of "
+                    + MAX_DOCUMENTS_RESPONSE_BYTES
+                    + " bytes; ask for fewer ids per call");
+          }
+          response.addDocuments(stored);
+        });
+    responses.onNext(response.build());
     responses.onCompleted();
   }
 

@@ -12,6 +12,9 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Consumer;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
@@ -47,6 +50,11 @@ import org.apache.lucene.util.BytesRef;
  * merges only adjacent segments), so a Lucene doc id is also the document's ordinal in the
  * collection.
  *
+ * <p>An index created by this version also stores each document's title and text (Lucene stored
+ * fields, compressed as Lucene's default codec compresses them), written with the document in the
+ * same commit; {@link #storesText()} says so, recorded in every commit's user data. Indexes created
+ * before keep only ids and digests.
+ *
  * <p>Tie policy: hits are ordered by score descending, then by document id ascending (string
  * order), via a sort on the id's doc values.
  */
@@ -60,6 +68,19 @@ public final class Bm25Index implements Closeable {
   /** SHA-256 of a document's content, stored so a re-sent document can be recognised. */
   static final String DIGEST_FIELD = "digest";
 
+  /** Stored fields of the document's title and text (indexes that {@link #storesText()}). */
+  static final String TITLE_FIELD = "title";
+
+  static final String TEXT_FIELD = "text";
+
+  /**
+   * Commit user data: present (value {@value #STORED_TEXT_VALUE}) when the index stores title and
+   * text.
+   */
+  static final String STORED_TEXT_KEY = "tenbin.stored_text";
+
+  static final String STORED_TEXT_VALUE = "title,text";
+
   private static final Sort SCORE_THEN_ID =
       new Sort(SortField.FIELD_SCORE, new SortField(ID_FIELD, SortField.Type.STRING));
 
@@ -70,6 +91,7 @@ public final class Bm25Index implements Closeable {
   private IndexWriter writer;
   private volatile DirectoryReader reader;
   private volatile boolean closed;
+  private final boolean storesText;
   private int added;
 
   private Bm25Index(
@@ -83,6 +105,7 @@ public final class Bm25Index implements Closeable {
     this.directory = directory;
     this.analyzer = analyzer;
     this.similarity = new BM25Similarity(parameters.k1(), parameters.b());
+    boolean created = !DirectoryReader.indexExists(directory);
     this.writer =
         new IndexWriter(
             directory,
@@ -92,8 +115,15 @@ public final class Bm25Index implements Closeable {
                         ? IndexWriterConfig.OpenMode.APPEND
                         : IndexWriterConfig.OpenMode.CREATE_OR_APPEND));
     try {
+      if (created) {
+        // A new index stores text from its first commit on; that fact travels in every commit.
+        writer.setLiveCommitData(
+            Map.of(DOCUMENTS_KEY, "0", STORED_TEXT_KEY, STORED_TEXT_VALUE).entrySet());
+      }
       this.writer.commit();
       this.reader = DirectoryReader.open(directory);
+      this.storesText =
+          STORED_TEXT_VALUE.equals(reader.getIndexCommit().getUserData().get(STORED_TEXT_KEY));
       String recorded = reader.getIndexCommit().getUserData().get(DOCUMENTS_KEY);
       if (reader.numDocs() != reader.maxDoc()) {
         int deleted = reader.maxDoc() - reader.numDocs();
@@ -193,6 +223,10 @@ public final class Bm25Index implements Closeable {
     if (digest != null) {
       lucene.add(new StoredField(DIGEST_FIELD, digest));
     }
+    if (storesText) {
+      lucene.add(new StoredField(TITLE_FIELD, doc.title() == null ? "" : doc.title()));
+      lucene.add(new StoredField(TEXT_FIELD, doc.text() == null ? "" : doc.text()));
+    }
     try {
       writer.addDocument(lucene);
       added++;
@@ -204,8 +238,12 @@ public final class Bm25Index implements Closeable {
   /** Makes everything added so far durable and visible, atomically. */
   public synchronized void commit() {
     try {
+      String documents = Integer.toString(reader.maxDoc() + added);
       writer.setLiveCommitData(
-          Map.of(DOCUMENTS_KEY, Integer.toString(reader.maxDoc() + added)).entrySet());
+          (storesText
+                  ? Map.of(DOCUMENTS_KEY, documents, STORED_TEXT_KEY, STORED_TEXT_VALUE)
+                  : Map.of(DOCUMENTS_KEY, documents))
+              .entrySet());
       writer.commit();
       added = 0;
     } catch (IOException e) {
@@ -255,6 +293,46 @@ public final class Bm25Index implements Closeable {
               .document(ordinal, java.util.Set.of(DIGEST_FIELD))
               .getBinaryValue(DIGEST_FIELD);
       return digest == null ? null : BytesRef.deepCopyOf(digest).bytes;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } finally {
+      release(current);
+    }
+  }
+
+  /** Whether documents' title and text are stored (indexes created before this keep neither). */
+  public boolean storesText() {
+    return storesText;
+  }
+
+  /**
+   * Hands the committed documents at {@code ordinals}, with their stored title and text, to {@code
+   * sink} one at a time, in the order asked (a sink that throws stops the walk; nothing more is
+   * read).
+   *
+   * @throws IllegalStateException when the index does not {@link #storesText() store text}
+   * @throws IndexOutOfBoundsException when an ordinal is not a committed document's
+   */
+  public void documents(int[] ordinals, Consumer<LexicalDocument> sink) {
+    if (!storesText) {
+      throw new IllegalStateException("the BM25 index in " + path + " stores no document text");
+    }
+    DirectoryReader current = acquire();
+    try {
+      StoredFields stored = current.storedFields();
+      Set<String> fields = Set.of(ID_FIELD, TITLE_FIELD, TEXT_FIELD);
+      for (int ordinal : ordinals) {
+        if (ordinal < 0 || ordinal >= current.maxDoc()) {
+          throw new IndexOutOfBoundsException(
+              "ordinal " + ordinal + " outside the index's " + current.maxDoc() + " documents");
+        }
+        Document doc = stored.document(ordinal, fields);
+        sink.accept(
+            new LexicalDocument(
+                doc.get(ID_FIELD),
+                Objects.requireNonNullElse(doc.get(TITLE_FIELD), ""),
+                Objects.requireNonNullElse(doc.get(TEXT_FIELD), "")));
+      }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } finally {

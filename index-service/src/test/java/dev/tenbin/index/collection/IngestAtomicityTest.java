@@ -76,6 +76,15 @@ class IngestAtomicityTest {
     if (ids.length > 0) {
       assertThat(Searches.rescore(collection, new LexicalQuery("apple"), List.of(ids)))
           .hasSize(ids.length);
+      List<String> storedIds = new java.util.ArrayList<>();
+      collection.documents(
+          List.of(ids),
+          "ids",
+          stored -> {
+            assertThat(stored.text()).isEqualTo("apple");
+            storedIds.add(stored.id());
+          });
+      assertThat(storedIds).containsExactly(ids);
     }
   }
 
@@ -99,6 +108,10 @@ class IngestAtomicityTest {
           .hasMessageContaining("back at its last commit")
           .hasMessageNotContaining("disk full");
       assertHolds(collection, "a", "b");
+      assertThatThrownBy(() -> collection.documents(List.of("a", "c"), "ids", stored -> {}))
+          .isInstanceOf(dev.tenbin.core.NotFoundException.class)
+          .extracting(e -> ((dev.tenbin.core.NotFoundException) e).field())
+          .isEqualTo("ids[1]");
 
       collection.injectFaults(IngestFaults.NONE);
       collection.ingest(SECOND);

@@ -7,6 +7,7 @@ import dev.tenbin.proto.rerank.v1.RerankServiceGrpc;
 import dev.tenbin.rerank.RerankCore;
 import dev.tenbin.rerank.RerankServer;
 import dev.tenbin.rerank.cross.ScorePrecision;
+import dev.tenbin.rerank.documents.IndexDocuments;
 import dev.tenbin.rerank.grpc.RerankGrpcService;
 import dev.tenbin.rpc.GrpcServerHost;
 import dev.tenbin.rpc.ServerSettings;
@@ -25,24 +26,45 @@ import java.util.function.Supplier;
  * rerank service over loopback gRPC, the same requests in one run, alternating (after a warm-up of
  * each as long as the measurement). {@code tenbin bench rerank} runs it through {@link #run(Path,
  * Path, Supplier, String, List, List, int)}.
+ *
+ * <p>Documents travel inline (each request carries every candidate's text) or, with {@link ById},
+ * as ids of an index collection whose text the rerank core fetches (both halves then include the
+ * fetch).
  */
 public final class RerankBenchmark {
-  /** The two figures and their ratio. */
+  /**
+   * Candidates given by id: {@code ids} of {@code collection} on the index service behind {@code
+   * indexChannel}, holding the benchmark's documents in the same order.
+   */
+  public record ById(String collection, List<String> ids, Supplier<Channel> indexChannel) {}
+
+  /**
+   * The two figures and their ratio; {@code documents} says how candidates travelled: {@code
+   * inline} or {@code by_id}.
+   */
   public record Result(
       String model,
       int requests,
       int pairsPerRequest,
       double inProcessPairsPerSecond,
-      double grpcPairsPerSecond) {
+      double grpcPairsPerSecond,
+      String documents) {
     public double ratio() {
       return grpcPairsPerSecond / inProcessPairsPerSecond;
     }
   }
 
   private final RerankCore core;
+  private final ById byId;
 
   public RerankBenchmark(RerankCore core) {
+    this(core, null);
+  }
+
+  /** Candidates by id when {@code byId} is given (its ids, one per pair), inline otherwise. */
+  public RerankBenchmark(RerankCore core, ById byId) {
     this.core = core;
+    this.byId = byId;
   }
 
   /**
@@ -57,22 +79,49 @@ public final class RerankBenchmark {
       List<String> queries,
       List<String> documents,
       int pairsPerRequest) {
-    try (RerankCore core = RerankServer.core(models, cache, encoderChannel, 10_000, 8192)) {
-      return new RerankBenchmark(core).run(model, queries, documents, pairsPerRequest);
+    return run(models, cache, encoderChannel, model, queries, documents, pairsPerRequest, null);
+  }
+
+  /** As above; with {@code byId}, candidates are sent as ids of its collection. */
+  public static Result run(
+      Path models,
+      Path cache,
+      Supplier<Channel> encoderChannel,
+      String model,
+      List<String> queries,
+      List<String> documents,
+      int pairsPerRequest,
+      ById byId) {
+    try (RerankCore core =
+        RerankServer.core(
+            models,
+            cache,
+            encoderChannel,
+            byId == null ? IndexDocuments.none() : IndexDocuments.through(byId.indexChannel()),
+            10_000,
+            8192)) {
+      return new RerankBenchmark(core, byId).run(model, queries, documents, pairsPerRequest);
     }
   }
 
   /**
    * Times the same requests both ways: each path first runs every query once as warm-up (as many
    * requests as are measured), then the measured requests alternate (one in-process, one over gRPC)
-   * so that both share the machine's noise. Documents travel as text in every gRPC request.
+   * so that both share the machine's noise.
    */
   public Result run(
       String model, List<String> queries, List<String> documents, int pairsPerRequest) {
     List<RerankCore.Candidate> candidates = new ArrayList<>();
     for (int i = 0; i < pairsPerRequest; i++) {
-      candidates.add(new RerankCore.Candidate("d" + i, documents.get(i % documents.size())));
+      candidates.add(
+          byId == null
+              ? new RerankCore.Candidate("d" + i, documents.get(i % documents.size()))
+              : new RerankCore.Candidate(byId.ids().get(i), documents.get(i)));
     }
+    Supplier<List<RerankCore.Candidate>> perRequest =
+        byId == null
+            ? () -> candidates
+            : () -> core.candidatesById(byId.collection(), byId.ids().subList(0, pairsPerRequest));
     GrpcServerHost host =
         GrpcServerHost.start(
             new ServerSettings("127.0.0.1", 0, -1, 64 * 1024 * 1024, Duration.ofSeconds(1)),
@@ -82,9 +131,16 @@ public final class RerankBenchmark {
     try {
       var stub = RerankServiceGrpc.newBlockingStub(channel);
       RerankRequest.Builder template = RerankRequest.newBuilder().setModelId(model);
-      for (RerankCore.Candidate candidate : candidates) {
-        template.addCandidates(
-            Candidate.newBuilder().setDocId(candidate.docId()).setText(candidate.text()));
+      if (byId == null) {
+        for (RerankCore.Candidate candidate : candidates) {
+          template.addCandidates(
+              Candidate.newBuilder().setDocId(candidate.docId()).setText(candidate.text()));
+        }
+      } else {
+        template.setIndexDocuments(
+            dev.tenbin.proto.rerank.v1.IndexDocuments.newBuilder()
+                .setCollection(byId.collection())
+                .addAllIds(byId.ids().subList(0, pairsPerRequest)));
       }
       List<RerankRequest> requests = new ArrayList<>();
       for (String query : queries) {
@@ -96,7 +152,7 @@ public final class RerankBenchmark {
         for (int q = 0; q < queries.size(); q++) {
           long start = System.nanoTime();
           core.rerank(
-              model, queries.get(q), candidates, ScorePrecision.FP32, 0, Cancellation.NEVER);
+              model, queries.get(q), perRequest.get(), ScorePrecision.FP32, 0, Cancellation.NEVER);
           long middle = System.nanoTime();
           stub.withDeadlineAfter(10, TimeUnit.MINUTES).rerank(requests.get(q));
           long end = System.nanoTime();
@@ -112,7 +168,8 @@ public final class RerankBenchmark {
           queries.size(),
           pairsPerRequest,
           pairs / (inProcessNanos / 1e9),
-          pairs / (grpcNanos / 1e9));
+          pairs / (grpcNanos / 1e9),
+          byId == null ? "inline" : "by_id");
     } finally {
       channel.shutdownNow();
       host.close();

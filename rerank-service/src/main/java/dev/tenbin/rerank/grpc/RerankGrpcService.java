@@ -1,6 +1,7 @@
 package dev.tenbin.rerank.grpc;
 
 import dev.tenbin.core.Cancellation;
+import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.encoder.onnx.OnnxEnvironment;
 import dev.tenbin.encoder.onnx.OnnxModel;
 import dev.tenbin.proto.common.v1.Metadata;
@@ -28,7 +29,10 @@ import io.grpc.stub.StreamObserver;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Thin adapter from {@code tenbin.rerank.v1} to {@link RerankCore}. */
+/**
+ * Thin adapter from {@code tenbin.rerank.v1} to {@link RerankCore}; candidates given by id ({@code
+ * index_documents}) are resolved by the core into the same candidates inline ones become.
+ */
 public final class RerankGrpcService extends RerankServiceGrpc.RerankServiceImplBase {
   private final RerankCore core;
 
@@ -38,9 +42,22 @@ public final class RerankGrpcService extends RerankServiceGrpc.RerankServiceImpl
 
   @Override
   public void rerank(RerankRequest request, StreamObserver<RerankResponse> responses) {
-    List<RerankCore.Candidate> candidates = new ArrayList<>(request.getCandidatesCount());
-    for (Candidate candidate : request.getCandidatesList()) {
-      candidates.add(new RerankCore.Candidate(candidate.getDocId(), candidate.getText()));
+    List<RerankCore.Candidate> candidates;
+    if (request.hasIndexDocuments()) {
+      if (request.getCandidatesCount() > 0) {
+        throw new InvalidInputException(
+            "index_documents",
+            "give the candidates either inline (candidates) or by id (index_documents), not both");
+      }
+      candidates =
+          core.candidatesById(
+              request.getIndexDocuments().getCollection(),
+              request.getIndexDocuments().getIdsList());
+    } else {
+      candidates = new ArrayList<>(request.getCandidatesCount());
+      for (Candidate candidate : request.getCandidatesList()) {
+        candidates.add(new RerankCore.Candidate(candidate.getDocId(), candidate.getText()));
+      }
     }
     ScorePrecision precision =
         request.getPrecision()

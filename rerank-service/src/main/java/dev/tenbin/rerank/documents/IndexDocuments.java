@@ -1,0 +1,156 @@
+package dev.tenbin.rerank.documents;
+
+import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.core.NotFoundException;
+import dev.tenbin.core.PreconditionException;
+import dev.tenbin.core.UnavailableException;
+import dev.tenbin.proto.index.v1.GetDocumentsRequest;
+import dev.tenbin.proto.index.v1.IndexServiceGrpc;
+import dev.tenbin.proto.index.v1.StoredDocument;
+import dev.tenbin.rerank.RerankCore;
+import dev.tenbin.rpc.StatusMapper;
+import io.grpc.Channel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * Candidates given as ids of an index-service collection ({@code RerankRequest.index_documents}):
+ * their stored title and text are fetched with the index service's {@code GetDocuments} and joined
+ * as inline candidates' text is ({@link #candidateText}), so they are scored exactly as inline
+ * candidates with the same text.
+ *
+ * <p>Ids go in calls of at most {@value #IDS_PER_CALL}; a call the index refuses as too large is
+ * split in halves. The index's errors come back naming this request's fields ({@code
+ * index_documents.collection}, {@code index_documents.ids[i]}).
+ */
+public final class IndexDocuments {
+  /** Ids per GetDocuments call (a call whose documents pass the index's size limit is split). */
+  static final int IDS_PER_CALL = 256;
+
+  private static final long DEADLINE_SECONDS = 120;
+
+  private final Supplier<? extends Channel> channel;
+
+  private IndexDocuments(Supplier<? extends Channel> channel) {
+    this.channel = channel;
+  }
+
+  /** No index service configured: a request by id is FAILED_PRECONDITION. */
+  public static IndexDocuments none() {
+    return new IndexDocuments(null);
+  }
+
+  /** Documents fetched through {@code channel} (opened on first use). */
+  public static IndexDocuments through(Supplier<? extends Channel> channel) {
+    return channel == null ? none() : new IndexDocuments(channel);
+  }
+
+  /**
+   * The text a candidate of a stored document is scored on: title, a space, then text; the text
+   * alone when the title is empty (as BM25 indexes it, and as the orchestrator sends inline
+   * candidates).
+   */
+  public static String candidateText(String title, String text) {
+    return title.isEmpty() ? text : title + " " + text;
+  }
+
+  /**
+   * The candidates of {@code ids} in {@code collection}, in the order of {@code ids}.
+   *
+   * @throws PreconditionException naming {@code index_documents} when no index service is
+   *     configured, or {@code index_documents.collection} when the collection stores no text
+   * @throws NotFoundException naming {@code index_documents.collection} or {@code
+   *     index_documents.ids[i]}
+   * @throws UnavailableException when the index service cannot be reached
+   */
+  public List<RerankCore.Candidate> fetch(String collection, List<String> ids) {
+    if (channel == null) {
+      throw new PreconditionException(
+          "index_documents",
+          "this rerank service has no index service to fetch documents from (start it with"
+              + " --index-endpoint); send the candidates' text inline instead");
+    }
+    var index = IndexServiceGrpc.newBlockingStub(channel.get());
+    List<RerankCore.Candidate> candidates = new ArrayList<>(ids.size());
+    for (int from = 0; from < ids.size(); from += IDS_PER_CALL) {
+      fetch(index, collection, ids, from, Math.min(ids.size(), from + IDS_PER_CALL), candidates);
+    }
+    return candidates;
+  }
+
+  private static void fetch(
+      IndexServiceGrpc.IndexServiceBlockingStub index,
+      String collection,
+      List<String> ids,
+      int from,
+      int to,
+      List<RerankCore.Candidate> into) {
+    List<StoredDocument> documents;
+    try {
+      documents =
+          index
+              .withDeadlineAfter(DEADLINE_SECONDS, TimeUnit.SECONDS)
+              .getDocuments(
+                  GetDocumentsRequest.newBuilder()
+                      .setCollection(collection)
+                      .addAllIds(ids.subList(from, to))
+                      .build())
+              .getDocumentsList();
+    } catch (StatusRuntimeException e) {
+      String field = StatusMapper.violatedField(e);
+      if (e.getStatus().getCode() == Status.Code.INVALID_ARGUMENT
+          && "ids".equals(field)
+          && to - from > 1) {
+        int middle = (from + to) >>> 1;
+        fetch(index, collection, ids, from, middle, into);
+        fetch(index, collection, ids, middle, to, into);
+        return;
+      }
+      throw asOwnFailure(e, field, from);
+    }
+    for (StoredDocument document : documents) {
+      into.add(
+          new RerankCore.Candidate(
+              document.getId(), candidateText(document.getTitle(), document.getText())));
+    }
+  }
+
+  /** An index-service failure as this request's: its field renamed, its code kept. */
+  private static RuntimeException asOwnFailure(StatusRuntimeException e, String field, int offset) {
+    String message =
+        "the index service answered "
+            + e.getStatus().getCode()
+            + ": "
+            + (e.getStatus().getDescription() == null ? "" : e.getStatus().getDescription());
+    String own = ownField(field, offset);
+    return switch (e.getStatus().getCode()) {
+      case NOT_FOUND -> new NotFoundException(own, message);
+      case FAILED_PRECONDITION -> new PreconditionException(own, message);
+      case INVALID_ARGUMENT -> new InvalidInputException(own, message);
+      default -> new UnavailableException(message);
+    };
+  }
+
+  /**
+   * {@code collection} → {@code index_documents.collection}; {@code ids[3]} of a call → the
+   * request's.
+   */
+  private static String ownField(String field, int offset) {
+    if (field == null || field.isEmpty()) {
+      return "index_documents";
+    }
+    if (field.startsWith("ids[") && field.endsWith("]")) {
+      try {
+        int i = Integer.parseInt(field.substring(4, field.length() - 1));
+        return "index_documents.ids[" + (offset + i) + "]";
+      } catch (NumberFormatException notAnIndex) {
+        return "index_documents.ids";
+      }
+    }
+    return "index_documents." + field;
+  }
+}
