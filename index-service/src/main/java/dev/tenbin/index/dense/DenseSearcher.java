@@ -79,6 +79,9 @@ public final class DenseSearcher {
   /** Documents per parallel scan task. */
   static final int SCAN_BLOCK = 4096;
 
+  /** Scores per parallel top-k task of a single query's selection. */
+  static final int SELECT_BLOCK = 65_536;
+
   /** Bytes of stored vectors scored against every query of a batch before moving on (L2-sized). */
   private static final int CACHE_BLOCK_BYTES = 128 * 1024;
 
@@ -319,7 +322,11 @@ public final class DenseSearcher {
       (part.length > 1 ? each.parallel() : each)
           .forEach(
               i -> {
-                List<OrdinalHit> hits = topK.select(scores[i], depth);
+                // One query: its selection in parallel blocks, as its scan ran (same hits).
+                List<OrdinalHit> hits =
+                    part.length > 1
+                        ? topK.select(scores[i], depth)
+                        : topK.selectInBlocks(scores[i], depth, SELECT_BLOCK);
                 // Re-ordered in float even when the shortlist is exactly k long (k = depth = 100).
                 if (floatRescore) {
                   hits = floatRescore(part[i], hits, variant, dims, k);

@@ -3,6 +3,8 @@ package dev.tenbin.index.rank;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 /**
  * The one top-k of the index: the ranking order of hits inside a searcher, score descending then
@@ -59,14 +61,44 @@ public final class TopK {
    * @param eligible which ordinals may be returned; null = all
    */
   public List<OrdinalHit> select(float[] scores, boolean[] eligible, int k) {
-    int n = Math.min(k, scores.length);
+    return select(scores, eligible, 0, scores.length, k);
+  }
+
+  /**
+   * {@link #select(float[], int)} in parallel: the best {@code k} of every {@code block} scores on
+   * the common pool, then the best {@code k} of those. The same hits in the same order as {@code
+   * select}: the ranking is a total order, so each of the best {@code k} overall is among the best
+   * {@code k} of its block. For one large score array, whose selection would otherwise run on one
+   * thread after a parallel scan.
+   */
+  public List<OrdinalHit> selectInBlocks(float[] scores, int k, int block) {
+    if (block < 1) {
+      throw new IllegalArgumentException("block must be positive, got " + block);
+    }
+    int blocks = (scores.length + block - 1) / block;
+    if (blocks <= 1) {
+      return select(scores, null, k);
+    }
+    List<OrdinalHit> candidates =
+        IntStream.range(0, blocks)
+            .parallel()
+            .mapToObj(
+                b -> select(scores, null, b * block, Math.min(scores.length, (b + 1) * block), k))
+            .flatMap(List::stream)
+            .collect(Collectors.toCollection(ArrayList::new));
+    return sortAndCut(candidates, k);
+  }
+
+  /** The best {@code k} of {@code scores[from, to)}, best first. */
+  private List<OrdinalHit> select(float[] scores, boolean[] eligible, int from, int to, int k) {
+    int n = Math.min(k, to - from);
     if (n <= 0) {
       return List.of();
     }
     // A min-heap (weakest hit at the root) of ordinals, allocation-free while scanning.
     int[] heap = new int[n];
     int filled = 0;
-    for (int d = 0; d < scores.length; d++) {
+    for (int d = from; d < to; d++) {
       if (eligible != null && !eligible[d]) {
         continue;
       }
