@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tenbin.encoder.testing.TinyModels;
-import dev.tenbin.encoder.testing.TinyOnnxModels;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -22,22 +20,7 @@ class BenchRerankTest {
   void fixtures() throws Exception {
     dataset = TinyBeir.write(tmp.resolve("beir"));
     models = tmp.resolve("models");
-    Path crossEncoder = Files.createDirectories(models.resolve("tiny-ce"));
-    Files.write(
-        crossEncoder.resolve("model.onnx"),
-        TinyOnnxModels.pairClassifier(
-            TinyOnnxModels.table(TinyModels.VOCABULARY, TinyModels.HIDDEN, 1),
-            TinyOnnxModels.table(TinyModels.HIDDEN, 1, 2),
-            TinyModels.VOCABULARY,
-            TinyModels.HIDDEN,
-            1,
-            false));
-    Files.write(
-        crossEncoder.resolve("tokenizer.json"),
-        TinyOnnxModels.wordLevelTokenizer(TinyModels.WORDS));
-    Files.writeString(
-        crossEncoder.resolve("card.json"),
-        "{\"id\":\"tiny-ce\",\"revision\":\"r1\",\"head\":\"SIGMOID\"}");
+    TinyModels.crossEncoder(models, "tiny-ce");
   }
 
   private CliRunner bench(String... extra) {

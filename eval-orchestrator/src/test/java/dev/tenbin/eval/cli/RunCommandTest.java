@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.tenbin.encoder.testing.TinyModels;
-import dev.tenbin.encoder.testing.TinyOnnxModels;
 import dev.tenbin.eval.RunMode;
 import dev.tenbin.eval.aggregate.QueryBootstrap;
 import dev.tenbin.eval.store.CellRecord;
@@ -219,19 +218,7 @@ class RunCommandTest {
       throws Exception {
     TinyModels.sparse(models, "tiny-splade");
     TinyModels.multiVector(models, "tiny-colbert");
-    Path crossEncoder = Files.createDirectories(models.resolve("tiny-ce"));
-    float[] table = TinyOnnxModels.table(TinyModels.VOCABULARY, TinyModels.HIDDEN, 1);
-    float[] head = TinyOnnxModels.table(TinyModels.HIDDEN, 1, 2);
-    Files.write(
-        crossEncoder.resolve("model.onnx"),
-        TinyOnnxModels.pairClassifier(
-            table, head, TinyModels.VOCABULARY, TinyModels.HIDDEN, 1, false));
-    Files.write(
-        crossEncoder.resolve("tokenizer.json"),
-        TinyOnnxModels.wordLevelTokenizer(TinyModels.WORDS));
-    Files.writeString(
-        crossEncoder.resolve("card.json"),
-        "{\"id\":\"tiny-ce\",\"revision\":\"r1\",\"head\":\"SIGMOID\"}");
+    TinyModels.crossEncoder(models, "tiny-ce");
     Files.writeString(
         spec,
         """

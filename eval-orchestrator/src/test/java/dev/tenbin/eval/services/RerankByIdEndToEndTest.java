@@ -3,7 +3,6 @@ package dev.tenbin.eval.services;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenbin.encoder.testing.TinyModels;
-import dev.tenbin.encoder.testing.TinyOnnxModels;
 import dev.tenbin.eval.dataset.CorpusDocument;
 import dev.tenbin.proto.common.v1.ScoredDocument;
 import dev.tenbin.proto.index.v1.CollectionSpec;
@@ -17,7 +16,6 @@ import dev.tenbin.proto.rerank.v1.IndexDocuments;
 import dev.tenbin.proto.rerank.v1.RerankRequest;
 import dev.tenbin.proto.rerank.v1.RerankServiceGrpc;
 import io.grpc.stub.StreamObserver;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -43,22 +41,7 @@ class RerankByIdEndToEndTest {
   @Test
   void theEmbeddedRerankServiceScoresIndexDocumentsByIdAsTheirInlineText() throws Exception {
     Path models = tmp.resolve("models");
-    Path crossEncoder = Files.createDirectories(models.resolve("tiny-ce"));
-    Files.write(
-        crossEncoder.resolve("model.onnx"),
-        TinyOnnxModels.pairClassifier(
-            TinyOnnxModels.table(TinyModels.VOCABULARY, TinyModels.HIDDEN, 1),
-            TinyOnnxModels.table(TinyModels.HIDDEN, 1, 2),
-            TinyModels.VOCABULARY,
-            TinyModels.HIDDEN,
-            1,
-            false));
-    Files.write(
-        crossEncoder.resolve("tokenizer.json"),
-        TinyOnnxModels.wordLevelTokenizer(TinyModels.WORDS));
-    Files.writeString(
-        crossEncoder.resolve("card.json"),
-        "{\"id\":\"tiny-ce\",\"revision\":\"r1\",\"head\":\"SIGMOID\"}");
+    TinyModels.crossEncoder(models, "tiny-ce");
 
     try (Services services = Services.connect(null, null, models, tmp.resolve("cache"))) {
       IndexServiceGrpc.newBlockingStub(services.indexChannel())

@@ -72,6 +72,28 @@ public final class TinyModels {
             HIDDEN));
   }
 
+  /**
+   * A cross-encoder folder for the rerank service: a one-label pair classifier (seeds 1 and 2) with
+   * a SIGMOID head, card {@code {"id": id, "revision": "r1", "head": "SIGMOID"}}.
+   */
+  public static Path crossEncoder(Path modelsDir, String id) throws IOException {
+    Path folder = Files.createDirectories(modelsDir.resolve(id));
+    Files.write(
+        folder.resolve("model.onnx"),
+        TinyOnnxModels.pairClassifier(
+            TinyOnnxModels.table(VOCABULARY, HIDDEN, 1),
+            TinyOnnxModels.table(HIDDEN, 1, 2),
+            VOCABULARY,
+            HIDDEN,
+            1,
+            false));
+    Files.write(folder.resolve("tokenizer.json"), TinyOnnxModels.wordLevelTokenizer(WORDS));
+    Files.writeString(
+        folder.resolve("card.json"),
+        "{\"id\":\"" + id + "\",\"revision\":\"r1\",\"head\":\"SIGMOID\"}");
+    return folder;
+  }
+
   /** Seed of the decoder's token table; its position table uses the next one. */
   public static final long DECODER_SEED = 46;
 
