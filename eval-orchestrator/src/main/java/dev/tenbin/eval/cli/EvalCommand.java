@@ -249,13 +249,7 @@ public final class EvalCommand implements Callable<Integer> {
             candidatesDir != null ? candidatesDir : CandidateSet.defaultDirectory(data.directory()),
             candidates);
     List<EvalJob.Result> results;
-    try (Services services =
-        Services.connect(
-                endpoints.index(),
-                endpoints.encoder(),
-                endpoints.modelsDirectory(),
-                endpoints.cacheDirectory())
-            .withExecution(endpoints.execution())) {
+    try (Services services = endpoints.connect()) {
       // The index resolves the language: the flag normalised, or detected from the corpus.
       resolvedLanguage =
           IndexLanguage.resolve(services.indexChannel(), language, data::textSample).code();

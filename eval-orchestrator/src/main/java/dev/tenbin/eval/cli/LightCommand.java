@@ -71,13 +71,7 @@ public final class LightCommand implements Runnable {
       var endpoints = serviceOptions.toOptions();
       LightCache cache;
       ProgressBar[] bar = {null};
-      try (Services services =
-          Services.connect(
-                  endpoints.index(),
-                  endpoints.encoder(),
-                  endpoints.modelsDirectory(),
-                  endpoints.cacheDirectory())
-              .withExecution(endpoints.execution())) {
+      try (Services services = endpoints.connect()) {
         cache =
             EncoderClient.of(services.encoderChannel())
                 .buildLightCache(

@@ -130,13 +130,7 @@ public final class NanoCommand implements Runnable {
       BeirDataset data = BeirDatasetReader.read(dataset);
       data.warnings().forEach(warning -> err.println("tenbin: warning: " + warning));
       NanoSetBuilder.Summary summary;
-      try (Services services =
-              Services.connect(
-                      endpoints.index(),
-                      endpoints.encoder(),
-                      endpoints.modelsDirectory(),
-                      endpoints.cacheDirectory())
-                  .withExecution(endpoints.execution());
+      try (Services services = endpoints.connect();
           EmbeddingCache cache = EmbeddingCaches.open(endpoints.cacheDirectory())) {
         summary =
             new NanoSetBuilder()

@@ -65,6 +65,15 @@ public final class JobLauncher {
         Path cacheDirectory) {
       this(index, encoder, rerank, modelsDirectory, cacheDirectory, null);
     }
+
+    /**
+     * The index and encoder services (embedded ones start in-process) with this execution; the
+     * rerank endpoint is the caller's to add where it reranks.
+     */
+    public Services connect() {
+      return Services.connect(index, encoder, modelsDirectory, cacheDirectory)
+          .withExecution(execution);
+    }
   }
 
   private final Options options;
@@ -148,13 +157,7 @@ public final class JobLauncher {
 
   /** Connects to the configured services (embedded ones start in-process). */
   public Services connect() {
-    Services services =
-        Services.connect(
-            options.index(),
-            options.encoder(),
-            options.modelsDirectory(),
-            options.cacheDirectory());
-    services.withExecution(options.execution());
+    Services services = options.connect();
     if (options.rerank() != null) {
       services.withRerankEndpoint(options.rerank());
     }
