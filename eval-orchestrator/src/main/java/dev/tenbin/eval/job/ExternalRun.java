@@ -70,17 +70,7 @@ public final class ExternalRun {
       List<ScoredDoc> ordered = RunOrder.TREC_EVAL.apply(query.getValue());
       rankings.put(query.getKey(), List.copyOf(ordered.subList(0, Math.min(topK, ordered.size()))));
     }
-    CellKey key =
-        new CellKey(
-            task.benchmark(),
-            task.dataset(),
-            task.task(),
-            task.language(),
-            task.domain(),
-            name,
-            FAMILY,
-            "base",
-            RunMode.RETRIEVAL);
+    CellKey key = task.cellKey(name, FAMILY, "base", RunMode.RETRIEVAL);
     String runSha = sha256(runFile);
     String fingerprint =
         CellIdentity.empty()

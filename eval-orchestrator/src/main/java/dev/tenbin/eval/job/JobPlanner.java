@@ -227,17 +227,7 @@ public final class JobPlanner {
       CellIdentity identity,
       Map<String, String> versions,
       Map<String, Double> facts) {
-    CellKey key =
-        new CellKey(
-            task.benchmark(),
-            task.dataset(),
-            task.task(),
-            task.language(),
-            task.domain(),
-            model,
-            family,
-            variant,
-            mode);
+    CellKey key = task.cellKey(model, family, variant, mode);
     CellIdentity full =
         identity.with("key", key).with("dataset_sha", task.datasetSha()).with("top_k", spec.topK());
     if (!task.data().spans().isEmpty()

@@ -1,6 +1,8 @@
 package dev.tenbin.eval.job;
 
+import dev.tenbin.eval.RunMode;
 import dev.tenbin.eval.dataset.BeirDataset;
+import dev.tenbin.eval.store.CellKey;
 import java.util.Map;
 
 /**
@@ -51,6 +53,13 @@ public record JobTask(
    * @param datasetSha its fingerprint (part of the fingerprints of the cells that borrow)
    */
   public record LengthSource(String task, BeirDataset data, String datasetSha) {}
+
+  /**
+   * The key of this task's cell of {@code system} ({@code family}, {@code variant}, {@code mode}).
+   */
+  public CellKey cellKey(String system, String family, String variant, RunMode mode) {
+    return new CellKey(benchmark, dataset, task, language, domain, system, family, variant, mode);
+  }
 
   /** The name of the task whose lengths are used: the borrowed one, or this task's own. */
   public String lengthTask() {
