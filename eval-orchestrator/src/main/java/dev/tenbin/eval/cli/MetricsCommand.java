@@ -14,11 +14,9 @@ import dev.tenbin.eval.run.TrecRunReader;
 import dev.tenbin.eval.tieaware.TieAwareValue;
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -118,7 +116,7 @@ public final class MetricsCommand implements Callable<Integer> {
     long repeats =
         run.entrySet().parallelStream()
             .filter(query -> qrels.isJudged(query.getKey()))
-            .mapToLong(query -> repeatedDocuments(query.getValue()))
+            .mapToLong(query -> RunOrder.repeatedDocuments(query.getValue()))
             .sum();
     if (repeats > 0) {
       err.println(
@@ -128,11 +126,6 @@ public final class MetricsCommand implements Callable<Integer> {
               + " (trec_eval 10 refuses such a run)");
     }
     err.flush();
-  }
-
-  private static long repeatedDocuments(List<ScoredDoc> ranking) {
-    Set<String> seen = HashSet.newHashSet(ranking.size());
-    return ranking.stream().filter(doc -> !seen.add(doc.docId())).count();
   }
 
   private static String count(long n, String one, String many) {

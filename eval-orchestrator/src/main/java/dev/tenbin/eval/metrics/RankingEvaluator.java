@@ -84,9 +84,11 @@ public final class RankingEvaluator {
     TieGroups groups = TieGroups.of(ranking);
     Map<String, Double> values = new LinkedHashMap<>();
     Map<String, TieAwareValue> tieValues = new LinkedHashMap<>();
-    for (Metric metric : metrics) {
+    List<TieAwareValue> tieAware = TieAwareEvaluator.evaluate(metrics, grades, groups, judged);
+    for (int m = 0; m < metrics.size(); m++) {
+      Metric metric = metrics.get(m);
       values.put(metric.name(), metric.compute(grades, judged));
-      tieValues.put(metric.name(), TieAwareEvaluator.evaluate(metric, grades, groups, judged));
+      tieValues.put(metric.name(), tieAware.get(m));
     }
     return new QueryValues(
         Collections.unmodifiableMap(values), Collections.unmodifiableMap(tieValues));

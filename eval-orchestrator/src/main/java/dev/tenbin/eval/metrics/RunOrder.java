@@ -2,9 +2,7 @@ package dev.tenbin.eval.metrics;
 
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 
 /**
  * The order in which a query's ranking is evaluated. In both orders a document id repeated within a
@@ -45,11 +43,43 @@ public enum RunOrder {
     return unique;
   }
 
+  /**
+   * How many documents of a ranking repeat the id of an earlier one (and are dropped by {@link
+   * #apply}).
+   */
+  public static int repeatedDocuments(List<ScoredDoc> ranking) {
+    return ranking.size() - firstOccurrences(ranking).size();
+  }
+
+  /**
+   * The first document of each id, in the order given. An open-addressing table of positions (at
+   * most half full) instead of a HashSet: a run file holds a million documents, and a set would
+   * allocate an entry for each.
+   */
   private static List<ScoredDoc> firstOccurrences(List<ScoredDoc> ranking) {
-    Set<String> seen = new HashSet<>();
-    List<ScoredDoc> unique = new ArrayList<>(ranking.size());
-    for (ScoredDoc doc : ranking) {
-      if (seen.add(doc.docId())) {
+    int n = ranking.size();
+    List<ScoredDoc> unique = new ArrayList<>(n);
+    if (n < 2) {
+      unique.addAll(ranking);
+      return unique;
+    }
+    int bits = Math.min(30, 33 - Integer.numberOfLeadingZeros(n - 1));
+    int[] firstPlusOne = new int[1 << bits];
+    int mask = firstPlusOne.length - 1;
+    for (int i = 0; i < n; i++) {
+      ScoredDoc doc = ranking.get(i);
+      String id = doc.docId();
+      int slot = (id.hashCode() * 0x9E3779B9) >>> (32 - bits);
+      boolean repeated = false;
+      while (firstPlusOne[slot] != 0) {
+        if (ranking.get(firstPlusOne[slot] - 1).docId().equals(id)) {
+          repeated = true;
+          break;
+        }
+        slot = (slot + 1) & mask;
+      }
+      if (!repeated) {
+        firstPlusOne[slot] = i + 1;
         unique.add(doc);
       }
     }

@@ -39,6 +39,7 @@ public final class QrelsReader {
     Map<String, Map<String, Integer>> judgments = new LinkedHashMap<>();
     int lineNumber = 0;
     int columns = -1;
+    int[] bounds = new int[8];
     try (BufferedReader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
       String line;
       while ((line = reader.readLine()) != null) {
@@ -46,26 +47,30 @@ public final class QrelsReader {
         if (line.isBlank()) {
           continue;
         }
-        String[] parts = line.strip().split("\\s+");
+        int found = TrecRunReader.columns(line, bounds);
+        String[] parts = new String[Math.min(found, 4)];
+        for (int c = 0; c < parts.length; c++) {
+          parts[c] = line.substring(bounds[2 * c], bounds[2 * c + 1]);
+        }
         if (columns < 0) {
           if (parts.length == 3 && parseGrade(parts[2]) == null) {
             columns = 3; // the BEIR header "query-id corpus-id score"
             continue;
           }
-          if (parts.length != 3 && parts.length != 4) {
+          if (found != 3 && found != 4) {
             throw InputFileException.atLine(
                 file,
                 lineNumber,
                 "expected 4 columns (qid iter docid grade) or 3 (query-id corpus-id score), got "
-                    + parts.length);
+                    + found);
           }
-          columns = parts.length;
+          columns = found;
         }
-        if (parts.length != columns) {
+        if (found != columns) {
           throw InputFileException.atLine(
               file,
               lineNumber,
-              "expected " + columns + " columns like the first line, got " + parts.length);
+              "expected " + columns + " columns like the first line, got " + found);
         }
         String gradeText = parts[columns - 1];
         Integer grade = parseGrade(gradeText);

@@ -3,7 +3,9 @@ package dev.tenbin.eval.tieaware;
 import dev.tenbin.eval.metrics.DcgDiscount;
 import dev.tenbin.eval.metrics.JudgedQuery;
 import dev.tenbin.eval.metrics.Metric;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * Tie-aware values of a metric (McSherry and Najork, "Computing information retrieval performance
@@ -54,16 +56,44 @@ public final class TieAwareEvaluator {
    */
   public static TieAwareValue evaluate(
       Metric metric, int[] grades, TieGroups groups, JudgedQuery judged) {
+    return evaluate(List.of(metric), grades, groups, judged).getFirst();
+  }
+
+  /**
+   * The tie-aware values of several metrics on one ranking, in the order of the metrics. The best
+   * and the worst order are made once for all of them, and only as deep as the deepest cut-off:
+   * each group that starts within it is sorted whole (a group straddling the cut-off brings its
+   * best grades forward), the groups after it are left as they are, since no metric looks there.
+   *
+   * @param metrics the metrics
+   * @param grades grades in the evaluated (deterministic) order; 0 or less is not relevant
+   * @param groups tie groups over the same positions
+   * @param judged the query's judgments
+   */
+  public static List<TieAwareValue> evaluate(
+      List<Metric> metrics, int[] grades, TieGroups groups, JudgedQuery judged) {
     if (groups.size() != grades.length) {
       throw new IllegalArgumentException(
           "tie groups cover " + groups.size() + " positions, the ranking has " + grades.length);
     }
+    int depth = metrics.stream().mapToInt(Metric::cutoff).max().orElse(0);
+    int[] best = groups.hasTies() ? sortedWithinGroups(grades, groups, depth, true) : grades;
+    int[] worst = groups.hasTies() ? sortedWithinGroups(grades, groups, depth, false) : grades;
+    List<TieAwareValue> values = new ArrayList<>(metrics.size());
+    for (Metric metric : metrics) {
+      values.add(value(metric, grades, groups, judged, best, worst));
+    }
+    return values;
+  }
+
+  private static TieAwareValue value(
+      Metric metric, int[] grades, TieGroups groups, JudgedQuery judged, int[] best, int[] worst) {
     double deterministic = metric.compute(grades, judged);
     if (!groups.hasTies()) {
       return new TieAwareValue(deterministic, deterministic, deterministic, 0, 0);
     }
-    double max = metric.compute(sortedWithinGroups(grades, groups, true), judged);
-    double min = metric.compute(sortedWithinGroups(grades, groups, false), judged);
+    double max = metric.compute(best, judged);
+    double min = metric.compute(worst, judged);
     if (min == max) {
       // Every order scores the same (e.g. a group of non-relevant documents only).
       return new TieAwareValue(min, min, max, 0, deterministic - min);
@@ -72,12 +102,18 @@ public final class TieAwareEvaluator {
     return TieAwareValue.of(expected, min, max, deterministic);
   }
 
-  /** Grades re-ordered within each group: highest first ({@code bestFirst}) or lowest first. */
-  static int[] sortedWithinGroups(int[] grades, TieGroups groups, boolean bestFirst) {
+  /**
+   * Grades re-ordered within each group that starts before {@code depth}: highest first ({@code
+   * bestFirst}) or lowest first; later positions as given.
+   */
+  static int[] sortedWithinGroups(int[] grades, TieGroups groups, int depth, boolean bestFirst) {
     int[] sorted = grades.clone();
-    for (int g = 0; g < groups.count(); g++) {
+    for (int g = 0; g < groups.count() && groups.start(g) < depth; g++) {
       int from = groups.start(g);
       int to = groups.end(g);
+      if (to - from < 2) {
+        continue;
+      }
       Arrays.sort(sorted, from, to);
       if (bestFirst) {
         for (int i = from, j = to - 1; i < j; i++, j--) {

@@ -70,6 +70,28 @@ class RunOrderTest {
         .containsExactly(new ScoredDoc("a", 1), new ScoredDoc("x", 2));
   }
 
+  @Property(tries = 300)
+  void eachIdKeepsItsFirstDocumentAsASetOfSeenIdsWould(
+      @ForAll("rankingsWithRepeats") List<ScoredDoc> ranking) {
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    List<ScoredDoc> expected = ranking.stream().filter(doc -> seen.add(doc.docId())).toList();
+    assertThat(RunOrder.AS_GIVEN.apply(ranking)).containsExactlyElementsOf(expected);
+    assertThat(RunOrder.repeatedDocuments(ranking)).isEqualTo(ranking.size() - expected.size());
+  }
+
+  /** Ids from a small pool, with pairs of equal hash codes ("Aa" and "BB"), repeated often. */
+  @net.jqwik.api.Provide
+  net.jqwik.api.Arbitrary<List<ScoredDoc>> rankingsWithRepeats() {
+    net.jqwik.api.Arbitrary<String> ids =
+        net.jqwik.api.Arbitraries.oneOf(
+            net.jqwik.api.Arbitraries.of("Aa", "BB", "AaAa", "BBBB", "AaBB", "BBAa", "d"),
+            net.jqwik.api.Arbitraries.strings().alpha().ofMinLength(1).ofMaxLength(3));
+    net.jqwik.api.Arbitrary<ScoredDoc> docs =
+        net.jqwik.api.Combinators.combine(ids, net.jqwik.api.Arbitraries.integers().between(0, 3))
+            .as(ScoredDoc::new);
+    return docs.list().ofMaxSize(300);
+  }
+
   @Test
   void asGivenKeepsTheOrderEvenWhenScoresDisagree() {
     List<ScoredDoc> run = List.of(new ScoredDoc("a", 1), new ScoredDoc("b", 2));

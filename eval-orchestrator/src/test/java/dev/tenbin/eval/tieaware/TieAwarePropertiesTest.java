@@ -165,6 +165,24 @@ class TieAwarePropertiesTest {
     }
   }
 
+  @Property(tries = 300)
+  void manyMetricsAtOnceGiveEachMetricsOwnValueThoughTheOrdersStopAtTheDeepestCutoff(
+      @ForAll("rankingsWithTies") Case c) {
+    Ranked ranked = rank(c);
+    List<Metric> metrics = metricsUnderTest();
+    List<TieAwareValue> together =
+        TieAwareEvaluator.evaluate(metrics, ranked.grades(), ranked.groups(), ranked.judged());
+    assertThat(together).hasSameSizeAs(metrics);
+    for (int m = 0; m < metrics.size(); m++) {
+      Metric metric = metrics.get(m);
+      assertThat(together.get(m))
+          .as(metric.name() + " on " + c)
+          .isEqualTo(
+              TieAwareEvaluator.evaluate(
+                  metric, ranked.grades(), ranked.groups(), ranked.judged()));
+    }
+  }
+
   @Property(tries = 200)
   void withoutTiesEveryValueIsThePlainMetricWithNoRangeAndNoBias(
       @ForAll("rankingsWithoutTies") Case c) {
