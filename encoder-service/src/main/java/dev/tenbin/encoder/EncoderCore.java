@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.ToDoubleFunction;
@@ -53,6 +54,7 @@ public final class EncoderCore implements AutoCloseable, MeterBinder {
   private final ModelRegistry registry;
   private final ModelCache<LoadedModel> models;
   private final Map<String, ModelInfo> infos = new ConcurrentHashMap<>();
+  private final ModelInfoCache rememberedInfos;
   private final CompositeMeterRegistry meters = new CompositeMeterRegistry();
   private final Set<String> meteredModels = ConcurrentHashMap.newKeySet();
   private final OrderedShutdown.Registration shutdown;
@@ -61,6 +63,7 @@ public final class EncoderCore implements AutoCloseable, MeterBinder {
     config.runtime().requireAvailable();
     this.config = config;
     this.registry = new ModelRegistry(config.modelsDirectory(), config.sources().downloader());
+    this.rememberedInfos = new ModelInfoCache(config.cacheDirectory());
     this.models =
         new ModelCache<>(
             "encoder",
@@ -87,8 +90,14 @@ public final class EncoderCore implements AutoCloseable, MeterBinder {
             .tag("model", id)
             .publishPercentileHistogram()
             .register(meters);
-    return new LoadedModel(
-        registry.load(id), config.runtime(), config.batching(), batchTokens::record);
+    // The stamp is taken before the files are read: files replaced while loading leave an entry
+    // that no later stamp matches (so the model is loaded again), never a stale answer.
+    Optional<String> stamp = registry.stamp(id);
+    LoadedModel model =
+        new LoadedModel(
+            registry.load(id), config.runtime(), config.batching(), batchTokens::record);
+    rememberedInfos.remember(id, stamp, ModelInfo.of(model));
+    return model;
   }
 
   /** Registers the per-model gauges once per model id; they read 0 while the model is unloaded. */
@@ -164,15 +173,24 @@ public final class EncoderCore implements AutoCloseable, MeterBinder {
     }
   }
 
-  /** The card and dtype of a model; loads it once if needed, without keeping it held. */
+  /**
+   * The card and dtype of a model: as loaded, or as remembered in the cache folder from an earlier
+   * load of the very same files ({@link ModelInfoCache}); else it loads the model once, without
+   * keeping it held.
+   */
   public ModelInfo info(String id) {
     if (id == null || id.isBlank()) {
       throw new InvalidInputException("model_id", "model_id is required");
     }
     config.models().check(ModelRegistry.source(id), id, "model_id");
-    ModelInfo known = infos.get(ModelRegistry.canonicalId(id));
+    String canonical = ModelRegistry.canonicalId(id);
+    ModelInfo known = infos.get(canonical);
     if (known != null) {
       return known;
+    }
+    Optional<ModelInfo> remembered = rememberedInfos.find(canonical, registry.stamp(canonical));
+    if (remembered.isPresent()) {
+      return remembered.get();
     }
     try (var handle = acquire(id)) {
       return ModelInfo.of(handle.model());

@@ -3,7 +3,11 @@ package dev.tenbin.encoder.model;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.net.JarURLConnection;
+import java.net.URISyntaxException;
 import java.net.URL;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -115,6 +119,45 @@ public final class BuiltinModels {
             card.withOrigin(source, revision, ""),
             read(card.onnxFile()),
             read(card.tokenizerFile())));
+  }
+
+  /**
+   * The stamp ({@link FileStamps}) of the jars or files a built-in model's graph and tokenizer are
+   * read from; empty when they are not plain files (another kind of class loader).
+   */
+  static Optional<String> stamp(String id) {
+    ModelCard card = CARDS.get(id.toLowerCase(java.util.Locale.ROOT));
+    if (card == null) {
+      return Optional.empty();
+    }
+    List<Path> files = new ArrayList<>();
+    for (String resource : List.of(card.onnxFile(), card.tokenizerFile())) {
+      URL url = BuiltinModels.class.getClassLoader().getResource(resource);
+      Optional<Path> file = url == null ? Optional.empty() : containingFile(url);
+      if (file.isEmpty()) {
+        return Optional.empty();
+      }
+      files.add(file.get());
+    }
+    try {
+      return Optional.of(FileStamps.of(files));
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** The jar a {@code jar:} resource is in, or the file of a {@code file:} resource. */
+  private static Optional<Path> containingFile(URL url) {
+    try {
+      return switch (url.getProtocol()) {
+        case "jar" ->
+            Optional.of(Path.of(((JarURLConnection) url.openConnection()).getJarFileURL().toURI()));
+        case "file" -> Optional.of(Path.of(url.toURI()));
+        default -> Optional.empty();
+      };
+    } catch (IOException | URISyntaxException | RuntimeException e) {
+      return Optional.empty();
+    }
   }
 
   private static String mavenVersion(String artifact) {

@@ -1,6 +1,7 @@
 package dev.tenbin.encoder.model;
 
 import dev.tenbin.core.NotFoundException;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -50,6 +51,34 @@ public final class ModelRegistry {
                 ? ""
                 : "; local models live in " + modelsDirectory + "/<id>/card.json")
             + "; hub models are named hub:OWNER/NAME@REVISION");
+  }
+
+  /**
+   * A cheap identity of the files {@link #load} would read for {@code id}: each file's path, size
+   * and modification time, taken without reading them. Empty where there is none to take: a hub
+   * model (its files are fetched by revision), a local card whose files are still on the hub, an
+   * unknown id.
+   */
+  public Optional<String> stamp(String id) {
+    if (id == null || id.isBlank() || id.startsWith("hub:")) {
+      return Optional.empty();
+    }
+    if (BuiltinModels.isBuiltin(id)) {
+      return BuiltinModels.stamp(id);
+    }
+    Path local = localFolder(id);
+    if (local == null) {
+      return Optional.empty();
+    }
+    try {
+      ModelCard card = LocalModelDirectory.readCard(local);
+      if (card.source().startsWith("hub:") && !Files.exists(local.resolve(card.onnxFile()))) {
+        return Optional.empty();
+      }
+      return Optional.of(FileStamps.ofFolder(local));
+    } catch (RuntimeException | IOException e) {
+      return Optional.empty();
+    }
   }
 
   /** A local card whose files live on the hub: the card as written, the files downloaded once. */

@@ -19,6 +19,7 @@ import dev.tenbin.proto.encoder.v1.ModelCard;
 import dev.tenbin.proto.rerank.v1.GetRerankerInfoRequest;
 import dev.tenbin.proto.rerank.v1.RerankServiceGrpc;
 import dev.tenbin.proto.rerank.v1.RerankerInfo;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -170,6 +171,29 @@ public final class JobLauncher {
         .plan(tasks);
   }
 
+  /**
+   * Plans the job for a run into {@code directory}. When the folder already holds every cell and
+   * candidate set of the plan (a warm rerun), the plan is made without the probe checksums: they
+   * are stored only with cells computed now, and encoding them would load every model of the job
+   * for nothing (the encoder answers a model's identity from its cache folder without loading it).
+   * Otherwise it is {@link #plan}. The fingerprints are the same either way: the probes are not
+   * part of them.
+   */
+  List<Work> planRun(JobSpec spec, List<JobTask> tasks, Services services, Path directory) {
+    if (Files.isDirectory(directory.resolve("cells"))) {
+      List<Work> identities =
+          new JobPlanner(
+                  spec,
+                  id -> encoderFacts(services, id, Probes.Checksum.NOT_TAKEN),
+                  id -> rerankerFacts(services, id))
+              .plan(tasks);
+      if (JobRunner.holdsEverything(directory, identities)) {
+        return identities;
+      }
+    }
+    return plan(spec, tasks, services);
+  }
+
   /** Loads, plans and runs a local job into {@code directory}, reading its task set files. */
   public JobOutcome run(
       JobSpec spec, Path directory, JobListener listener, Cancellation cancellation) {
@@ -230,7 +254,7 @@ public final class JobLauncher {
         var cache = EmbeddingCaches.open(options.cacheDirectory());
         var sharing = services.shareEmbeddings(cache)) {
       List<JobTask> tasks = loadTasks(spec, taskSets, services.indexChannel());
-      List<Work> plan = plan(spec, tasks, services);
+      List<Work> plan = planRun(spec, tasks, services, directory);
       return new JobRunner(
               services,
               directory,
@@ -249,6 +273,11 @@ public final class JobLauncher {
     EncoderClient client = EncoderClient.of(services.encoderChannel());
     GetModelInfoResponse info = client.modelInfo(modelId);
     return encoderFacts(info, Probes.encode(client, modelId, info.getCard().getOutputKind()));
+  }
+
+  /** Facts of an encoder model as the encoder reports them, with the given probe checksum. */
+  static ModelFacts encoderFacts(Services services, String modelId, Probes.Checksum probes) {
+    return encoderFacts(EncoderClient.of(services.encoderChannel()).modelInfo(modelId), probes);
   }
 
   /**

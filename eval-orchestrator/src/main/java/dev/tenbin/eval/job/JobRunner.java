@@ -341,6 +341,28 @@ public final class JobRunner {
   }
 
   /** Writes job.json: the spec, the versions, and every cell of the plan with its fingerprint. */
+  /**
+   * Whether the job folder holds every cell of the plan and every candidate set its work writes (a
+   * run of it would compute nothing).
+   */
+  static boolean holdsEverything(Path directory, List<Work> plan) {
+    ResultStore store = ResultStore.open(directory);
+    Path candidates = directory.resolve("candidates");
+    for (Work work : plan) {
+      for (PlannedCell cell : work.cells()) {
+        if (!store.contains(cell.fingerprint())) {
+          return false;
+        }
+      }
+      if (work.kind().writesArtifacts()
+          && work.artifacts().stream()
+              .anyMatch(fp -> !Files.isRegularFile(WorkRunner.candidateFile(candidates, fp)))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   private void writePlan(JobSpec spec, List<Work> plan) throws IOException {
     ObjectNode root = ResultStore.JSON.createObjectNode();
     root.put("name", spec.name());

@@ -63,8 +63,20 @@ public final class Probes {
    *     comma-separated in Java's shortest round-tripping form
    */
   public record Checksum(String sha256, String head) {
-    /** The names stored with a cell's versions: probe_set, probe_sha256, probe_head. */
+    /**
+     * No probes taken: for a plan whose cells are all stored already, which stores none. Its
+     * versions are empty.
+     */
+    public static final Checksum NOT_TAKEN = new Checksum("", "");
+
+    /**
+     * The names stored with a cell's versions: probe_set, probe_sha256, probe_head (none for {@link
+     * #NOT_TAKEN}).
+     */
     public Map<String, String> versions() {
+      if (this.equals(NOT_TAKEN)) {
+        return Map.of();
+      }
       Map<String, String> versions = new LinkedHashMap<>();
       versions.put("probe_set", SET);
       versions.put("probe_sha256", sha256);

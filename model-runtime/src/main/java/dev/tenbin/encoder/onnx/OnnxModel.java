@@ -173,8 +173,15 @@ public final class OnnxModel implements AutoCloseable {
         unusable.initCause(e);
         throw unusable;
       }
-      throw new IllegalStateException(
-          "cannot create an ONNX Runtime session: " + e.getMessage(), e);
+      // A graph ONNX Runtime cannot read (damaged, cut short, an unsupported operator set) is the
+      // state of the model's files, not a server bug: the caller sees the model and ONNX
+      // Runtime's reason instead of an internal error with an id.
+      PreconditionException unloadable =
+          new PreconditionException(
+              "model_id",
+              "cannot load " + name + ": ONNX Runtime refuses its graph: " + e.getMessage());
+      unloadable.initCause(e);
+      throw unloadable;
     }
     this.lifetime = new Lifetime(name, this::free);
     OrderedShutdown.Registration registration;

@@ -1,0 +1,49 @@
+package dev.tenbin.encoder.model;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+
+/**
+ * Stamps of files: for each, its absolute path, size and modification time (with the file system's
+ * full precision), one line each in path order. Two stamps are equal while none of the files was
+ * replaced, grown, cut or touched; reading the files is not needed to take one.
+ */
+final class FileStamps {
+  /** How deep a model folder is walked (its graph may sit in a subfolder such as onnx/). */
+  private static final int FOLDER_DEPTH = 3;
+
+  private FileStamps() {}
+
+  /** The stamp of these files (a missing one fails). */
+  static String of(Collection<Path> files) throws IOException {
+    StringBuilder stamp = new StringBuilder();
+    for (Path file : new TreeSet<>(files.stream().map(Path::toAbsolutePath).toList())) {
+      BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);
+      stamp
+          .append(file)
+          .append('\t')
+          .append(attributes.size())
+          .append('\t')
+          .append(attributes.lastModifiedTime().toInstant())
+          .append('\n');
+    }
+    return stamp.toString();
+  }
+
+  /** The stamp of every regular file in {@code folder} and its subfolders (three levels). */
+  static String ofFolder(Path folder) throws IOException {
+    List<Path> files = new ArrayList<>();
+    try (Stream<Path> walk = Files.walk(folder, FOLDER_DEPTH)) {
+      walk.filter(path -> Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS)).forEach(files::add);
+    }
+    return of(files);
+  }
+}
