@@ -54,7 +54,9 @@ public final class Bm25Benchmark {
    * each sending one query per request and waiting for its answer, over one channel: with as many
    * requests in flight as the in-process run has threads, the ratio of the two is what the service
    * costs in throughput, where the one-at-a-time ratio is dominated by the latency of the thread
-   * hand-offs of each call.
+   * hand-offs of each call. {@code grpcNoHitMicros} is the mean time of a gRPC search for a word no
+   * document holds (one per request, as many as the measured searches): the floor of one call, what
+   * the transport, the thread hand-offs and the service adapter cost with almost no search.
    */
   public record Result(
       String dataset,
@@ -67,7 +69,8 @@ public final class Bm25Benchmark {
       double inProcessParallelQueriesPerSecond,
       Figures grpc,
       double grpcServerSearchMicros,
-      double grpcParallelQueriesPerSecond) {
+      double grpcParallelQueriesPerSecond,
+      double grpcNoHitMicros) {
     public double indexRatio() {
       return grpc.indexDocsPerSecond() / inProcess.indexDocsPerSecond();
     }
@@ -87,6 +90,14 @@ public final class Bm25Benchmark {
 
     public double grpcMicrosPerQuery() {
       return 1e6 / grpc.queriesPerSecond();
+    }
+
+    /**
+     * The best one-at-a-time ratio a call with this floor allows: each search over gRPC costs at
+     * least its in-process time plus {@link #grpcNoHitMicros}.
+     */
+    public double queryRatioCeiling() {
+      return inProcessMicrosPerQuery() / (inProcessMicrosPerQuery() + grpcNoHitMicros);
     }
   }
 
@@ -170,6 +181,15 @@ public final class Bm25Benchmark {
           }
         }
         int searches = queries.size() * passes;
+        SearchRequest noHit = noHitRequest(bench);
+        for (int i = 0; i < searches; i++) {
+          grpc.search(noHit);
+        }
+        long noHitStart = System.nanoTime();
+        for (int i = 0; i < searches; i++) {
+          grpc.search(noHit);
+        }
+        double noHitMicros = (System.nanoTime() - noHitStart) / 1e3 / searches;
         // Parallel: one warm-up round of each side, then the measured round of each.
         double parallel = 0;
         double grpcParallel = 0;
@@ -188,13 +208,28 @@ public final class Bm25Benchmark {
             parallel,
             new Figures(protoDocs.size() / grpcIndexSeconds, searches / (grpcNanos / 1e9)),
             grpc.serverSearchNanos / 1e3 / searches,
-            grpcParallel);
+            grpcParallel,
+            noHitMicros);
       } finally {
         channel.shutdownNow();
       }
     } finally {
       delete(dir);
     }
+  }
+
+  /** A search for a word the collection does not hold (checked in-process: no hits). */
+  private SearchRequest noHitRequest(Bm25CoreBenchmark bench) {
+    String word = "tenbinnohitq";
+    for (int n = 0; !bench.hits(COLLECTION, word, topK).isEmpty(); n++) {
+      word = "tenbinnohitq" + n;
+    }
+    return SearchRequest.newBuilder()
+        .setCollection(COLLECTION)
+        .setFamily(Family.FAMILY_BM25)
+        .setTopK(topK)
+        .addQueries(Query.newBuilder().setId("q").setText(word))
+        .build();
   }
 
   /** The client side: ingest and one-query searches over the channel. */

@@ -119,6 +119,8 @@ public final class BenchCommand implements Runnable {
         root.put("grpc_server_search_us_per_query", result.grpcServerSearchMicros());
         root.put("grpc_parallel_queries_per_s", result.grpcParallelQueriesPerSecond());
         root.put("parallel_query_grpc_over_in_process", result.parallelQueryRatio());
+        root.put("grpc_no_hit_us_per_call", result.grpcNoHitMicros());
+        root.put("query_grpc_over_in_process_ceiling", result.queryRatioCeiling());
         out.println(root);
       } else {
         out.printf(
@@ -131,7 +133,9 @@ public final class BenchCommand implements Runnable {
                 + "gRPC (loopback)  %12.0f %11.0f %10.0f  (%.0f us of it in the server's search)%n"
                 + "gRPC/in-process  %12.2f %11.2f%n"
                 + "gRPC, %2d threads            %11.0f  (one query per request, %d in flight)%n"
-                + "gRPC/in-process, %2d threads %11.2f%n",
+                + "gRPC/in-process, %2d threads %11.2f%n"
+                + "gRPC call floor: %.0f us (a search no document matches), so one query per"
+                + " request is at most %.2f of in-process%n",
             result.dataset(),
             result.documents(),
             result.queries(),
@@ -152,7 +156,9 @@ public final class BenchCommand implements Runnable {
             result.grpcParallelQueriesPerSecond(),
             result.threads(),
             result.threads(),
-            result.parallelQueryRatio());
+            result.parallelQueryRatio(),
+            result.grpcNoHitMicros(),
+            result.queryRatioCeiling());
       }
       out.flush();
       return 0;

@@ -77,6 +77,12 @@ class Bm25BenchmarkTest {
     assertThat(result.grpcServerSearchMicros())
         .isPositive()
         .isLessThan(result.grpcMicrosPerQuery());
+    assertThat(result.grpcNoHitMicros()).isPositive();
+    assertThat(result.queryRatioCeiling())
+        .isEqualTo(
+            result.inProcessMicrosPerQuery()
+                / (result.inProcessMicrosPerQuery() + result.grpcNoHitMicros()))
+        .isBetween(0.0, 1.0);
   }
 
   @Test
