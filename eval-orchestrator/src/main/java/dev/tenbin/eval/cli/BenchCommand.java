@@ -422,7 +422,7 @@ public final class BenchCommand implements Runnable {
 
   static final String PEAK_HELP =
       "This machine's FMA peak in GFLOP/s, the one the float scan is a fraction of: the JMH figure"
-          + " of ./tenbin jmh 'DenseScanBenchmarks.fmaPeak' (GFLOP/s = threads x 2 x 1024 x 2000 /"
+          + " of ./tenbin jmh 'DenseScanBenchmarks.fmaPeak' (GFLOP/s = threads x 3072 x 2000 /"
           + " (us/op x 1000)). Without it no fraction is reported.";
 
   /** Puts {@code value}, or null when it is NaN (a figure not measured). */

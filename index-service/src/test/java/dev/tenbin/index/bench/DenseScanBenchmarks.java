@@ -30,10 +30,10 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>{@code float|int8|binary}: one query per operation;
  *   <li>{@code float|int8|binaryBatch}: {@value #BATCH} queries per operation through {@link
  *       DenseSearcher#searchBatch} (divide by {@value #BATCH} for a query);
- *   <li>{@code fmaPeak}: the agreed peak ({@link FmaPeak}): 256-bit FMA on in-cache data, 8
- *       independent accumulators per core, on every core: {@value #PEAK_ROUNDS} rounds per thread
- *       per operation, GFLOP/s = {@link FmaPeak#gflops}(threads, {@value #PEAK_ROUNDS}, µs per
- *       operation) = threads · 2 · 1024 · {@value #PEAK_ROUNDS} / (µs · 1000).
+ *   <li>{@code fmaPeak}: the agreed peak ({@link FmaPeak}): 256-bit FMA on operands in registers,
+ *       12 independent chains per core, on every core: {@value #PEAK_ROUNDS} rounds per thread per
+ *       operation, GFLOP/s = {@link FmaPeak#gflops}(threads, {@value #PEAK_ROUNDS}, µs per
+ *       operation) = threads · 3072 · {@value #PEAK_ROUNDS} / (µs · 1000).
  * </ul>
  *
  * GFLOP/s of a float scan = 2 · N · 384 · queries / time; speed-ups are float time / int8 (binary)
