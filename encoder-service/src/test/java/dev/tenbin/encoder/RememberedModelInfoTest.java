@@ -16,7 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * GetModelInfo answers from the cache folder what an earlier process loaded from the very same
- * files, without loading the model; changed files or a damaged entry mean a load.
+ * files, without loading the model; changed or just-written files or a damaged entry mean a load.
  */
 class RememberedModelInfoTest {
   @TempDir Path tmp;
@@ -28,6 +28,17 @@ class RememberedModelInfoTest {
     models = tmp.resolve("models");
     cache = tmp.resolve("cache");
     TinyModels.dense(models, "tiny-dense", false);
+    writtenAnHourAgo(models.resolve("tiny-dense"));
+  }
+
+  /** Sets every file of the folder to an hour ago: a model written earlier, its files settled. */
+  private static void writtenAnHourAgo(Path folder) throws IOException {
+    FileTime hourAgo = FileTime.from(Instant.now().minusSeconds(3600));
+    try (Stream<Path> files = Files.walk(folder)) {
+      for (Path file : files.filter(Files::isRegularFile).toList()) {
+        Files.setLastModifiedTime(file, hourAgo);
+      }
+    }
   }
 
   private EncoderCore core(Path cacheDirectory) {
@@ -109,6 +120,26 @@ class RememberedModelInfoTest {
     try (EncoderCore third = core(cache)) {
       assertThat(third.info("tiny-dense")).isEqualTo(loaded);
       assertThat(third.loadedModels()).isEmpty();
+    }
+  }
+
+  @Test
+  void aModelWrittenMomentsAgoIsLoadedEveryTimeUntilItsFilesHaveSettled() throws IOException {
+    TinyModels.dense(models, "fresh-dense", false);
+    for (int process = 0; process < 2; process++) {
+      try (EncoderCore core = core(cache)) {
+        core.info("fresh-dense");
+        assertThat(core.loadedModels()).as("process %d", process).containsExactly("fresh-dense");
+      }
+    }
+    writtenAnHourAgo(models.resolve("fresh-dense"));
+    try (EncoderCore core = core(cache)) {
+      core.info("fresh-dense");
+      assertThat(core.loadedModels()).containsExactly("fresh-dense");
+    }
+    try (EncoderCore core = core(cache)) {
+      core.info("fresh-dense");
+      assertThat(core.loadedModels()).isEmpty();
     }
   }
 }

@@ -140,7 +140,7 @@ public final class BuiltinModels {
       files.add(file.get());
     }
     try {
-      return Optional.of(FileStamps.of(files));
+      return FileStamps.of(files);
     } catch (IOException e) {
       return Optional.empty();
     }

@@ -57,7 +57,7 @@ public final class ModelRegistry {
    * A cheap identity of the files {@link #load} would read for {@code id}: each file's path, size
    * and modification time, taken without reading them. Empty where there is none to take: a hub
    * model (its files are fetched by revision), a local card whose files are still on the hub, an
-   * unknown id.
+   * unknown id, files modified moments ago ({@link FileStamps}).
    */
   public Optional<String> stamp(String id) {
     if (id == null || id.isBlank() || id.startsWith("hub:")) {
@@ -75,7 +75,7 @@ public final class ModelRegistry {
       if (card.source().startsWith("hub:") && !Files.exists(local.resolve(card.onnxFile()))) {
         return Optional.empty();
       }
-      return Optional.of(FileStamps.ofFolder(local));
+      return FileStamps.ofFolder(local);
     } catch (RuntimeException | IOException e) {
       return Optional.empty();
     }
