@@ -3,6 +3,7 @@ package dev.tenbin.eval.metrics;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.RandomAccess;
 
 /**
  * The order in which a query's ranking is evaluated. In both orders a document id repeated within a
@@ -56,7 +57,9 @@ public enum RunOrder {
    * most half full) instead of a HashSet: a run file holds a million documents, and a set would
    * allocate an entry for each.
    */
-  private static List<ScoredDoc> firstOccurrences(List<ScoredDoc> ranking) {
+  private static List<ScoredDoc> firstOccurrences(List<ScoredDoc> given) {
+    // The table holds positions, read back by index.
+    List<ScoredDoc> ranking = given instanceof RandomAccess ? given : new ArrayList<>(given);
     int n = ranking.size();
     List<ScoredDoc> unique = new ArrayList<>(n);
     if (n < 2) {
