@@ -60,9 +60,19 @@ final class HnswGraph implements AutoCloseable {
                 VectorSimilarityFunction.MAXIMUM_INNER_PRODUCT));
   }
 
+  /**
+   * Builds the graph in one segment where Lucene allows it (up to its per-thread buffer of 2 GB,
+   * about a million 384-dimensional floats): documents are flushed only at the end, so the graph is
+   * built once. With a buffer of 256 MB, a million vectors made six segments, each with its own
+   * graph, and the final merge into one segment inserted most of the vectors a second time.
+   */
   private HnswGraph(int n, IntFunction<IndexableField> field) {
-    try (IndexWriter writer =
-        new IndexWriter(directory, new IndexWriterConfig().setRAMBufferSizeMB(256))) {
+    IndexWriterConfig config =
+        new IndexWriterConfig()
+            .setMaxBufferedDocs(Math.max(2, n + 1))
+            .setRAMBufferSizeMB(IndexWriterConfig.DISABLE_AUTO_FLUSH)
+            .setRAMPerThreadHardLimitMB(2047);
+    try (IndexWriter writer = new IndexWriter(directory, config)) {
       for (int d = 0; d < n; d++) {
         Document doc = new Document();
         doc.add(field.apply(d));
