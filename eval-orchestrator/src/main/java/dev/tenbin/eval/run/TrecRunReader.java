@@ -165,31 +165,16 @@ public final class TrecRunReader {
       if (lastQueryId == null
           || lastQueryId.length() != bounds[1] - bounds[0]
           || !line.startsWith(lastQueryId, bounds[0])) {
-        String queryId = line.substring(bounds[0], bounds[1]);
-        String problem = RecordIds.problem(queryId);
-        if (problem != null) {
-          fail("query id " + problem);
+        if (!startQuery(line.substring(bounds[0], bounds[1]))) {
           return;
         }
-        queryIds.add(queryId);
-        rankings.add(new ArrayList<>());
       }
       String docId = line.substring(bounds[4], bounds[5]);
-      String problem = RecordIds.problem(docId);
-      if (problem != null) {
-        fail("document id " + problem);
+      if (!isDocumentId(docId)) {
         return;
       }
-      String scoreText = line.substring(bounds[8], bounds[9]);
-      double score;
-      try {
-        score = Double.parseDouble(scoreText);
-      } catch (NumberFormatException e) {
-        fail("score '" + scoreText + "' is not a number");
-        return;
-      }
-      if (!Double.isFinite(score)) {
-        fail("score '" + scoreText + "' is not finite");
+      double score = parsedScore(line.substring(bounds[8], bounds[9]));
+      if (Double.isNaN(score)) {
         return;
       }
       rankings.getLast().add(new ScoredDoc(docId, score));
@@ -211,36 +196,60 @@ public final class TrecRunReader {
       }
       String lastQueryId = queryIds.isEmpty() ? null : queryIds.getLast();
       if (lastQueryId == null || !equalsAscii(lastQueryId, bytes, bounds[0], bounds[1])) {
-        String queryId = ascii(bytes, bounds[0], bounds[1]);
-        String problem = RecordIds.problem(queryId);
-        if (problem != null) {
-          fail("query id " + problem);
+        if (!startQuery(ascii(bytes, bounds[0], bounds[1]))) {
           return;
         }
-        queryIds.add(queryId);
-        rankings.add(new ArrayList<>());
       }
       String docId = ascii(bytes, bounds[4], bounds[5]);
-      String problem = RecordIds.problem(docId);
-      if (problem != null) {
-        fail("document id " + problem);
+      if (!isDocumentId(docId)) {
         return;
       }
       double score = plainDecimal(bytes, bounds[8], bounds[9]);
       if (Double.isNaN(score)) {
-        String scoreText = ascii(bytes, bounds[8], bounds[9]);
-        try {
-          score = Double.parseDouble(scoreText);
-        } catch (NumberFormatException e) {
-          fail("score '" + scoreText + "' is not a number");
-          return;
-        }
-        if (!Double.isFinite(score)) {
-          fail("score '" + scoreText + "' is not finite");
+        score = parsedScore(ascii(bytes, bounds[8], bounds[9]));
+        if (Double.isNaN(score)) {
           return;
         }
       }
       rankings.getLast().add(new ScoredDoc(docId, score));
+    }
+
+    /** Starts the lines of a new query; false (after failing) when the id cannot be one. */
+    private boolean startQuery(String queryId) {
+      String problem = RecordIds.problem(queryId);
+      if (problem != null) {
+        fail("query id " + problem);
+        return false;
+      }
+      queryIds.add(queryId);
+      rankings.add(new ArrayList<>());
+      return true;
+    }
+
+    /** Whether the document id can be one; fails when not. */
+    private boolean isDocumentId(String docId) {
+      String problem = RecordIds.problem(docId);
+      if (problem != null) {
+        fail("document id " + problem);
+        return false;
+      }
+      return true;
+    }
+
+    /** The score a text holds, or NaN (after failing) when it is not a finite number. */
+    private double parsedScore(String text) {
+      double score;
+      try {
+        score = Double.parseDouble(text);
+      } catch (NumberFormatException e) {
+        fail("score '" + text + "' is not a number");
+        return Double.NaN;
+      }
+      if (!Double.isFinite(score)) {
+        fail("score '" + text + "' is not finite");
+        return Double.NaN;
+      }
+      return score;
     }
 
     private void fail(String problem) {
