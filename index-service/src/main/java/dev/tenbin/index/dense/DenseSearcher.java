@@ -5,6 +5,7 @@ import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.index.quantize.BinaryQuantizer;
 import dev.tenbin.index.quantize.Int8Calibration;
 import dev.tenbin.index.quantize.Int8Quantizer;
+import dev.tenbin.index.quantize.Int8Rows;
 import dev.tenbin.index.rank.OrdinalHit;
 import dev.tenbin.index.rank.TopK;
 import java.util.ArrayList;
@@ -14,6 +15,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntFunction;
+import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 /**
@@ -78,9 +80,6 @@ import java.util.stream.IntStream;
 public final class DenseSearcher {
   /** Documents per parallel scan task. */
   static final int SCAN_BLOCK = 4096;
-
-  /** Scores per parallel top-k task of a single query's selection. */
-  static final int SELECT_BLOCK = 65_536;
 
   /** Bytes of stored vectors scored against every query of a batch before moving on (L2-sized). */
   private static final int CACHE_BLOCK_BYTES = 128 * 1024;
@@ -216,10 +215,10 @@ public final class DenseSearcher {
         Int8Quantizer.QueryCodes codes = variant.quantizer().encodeQuery(q.floats());
         clipped = codes.clipped();
         saturated = codes.saturated();
-        short[] widened = codes.widened();
-        byte[] docs = variant.int8Codes();
+        Int8Rows.Query rowQuery = codes.forRows();
+        Int8Rows docs = variant.int8Rows();
         for (int ordinal : candidates) {
-          hits.add(TopK.hit(ordinal, Int8Quantizer.dot(widened, docs, ordinal * dims)));
+          hits.add(TopK.hit(ordinal, docs.dot(rowQuery, ordinal)));
         }
       }
       case BINARY -> {
@@ -315,18 +314,19 @@ public final class DenseSearcher {
       PreparedQuery[] part =
           Arrays.copyOfRange(prepared, from, Math.min(prepared.length, from + chunk));
       ScanQueries scan = ScanQueries.of(part, options.quantization(), variant);
-      float[][] scores = new float[part.length][size];
-      scan(scan, scores, dims, cancellation);
+      // One query: scored and selected block by block in one parallel pass. Several: each run of
+      // stored vectors is read once for all of them, into a score per query and document.
+      List<OrdinalHit> single = part.length == 1 ? scanTopK(scan, dims, depth, cancellation) : null;
+      float[][] scores = single == null ? new float[part.length][size] : null;
+      if (scores != null) {
+        scan(scan, scores, dims, cancellation);
+      }
       DenseSearchResult[] done = new DenseSearchResult[part.length];
       IntStream each = IntStream.range(0, part.length);
       (part.length > 1 ? each.parallel() : each)
           .forEach(
               i -> {
-                // One query: its selection in parallel blocks, as its scan ran (same hits).
-                List<OrdinalHit> hits =
-                    part.length > 1
-                        ? topK.select(scores[i], depth)
-                        : topK.selectInBlocks(scores[i], depth, SELECT_BLOCK);
+                List<OrdinalHit> hits = single != null ? single : topK.select(scores[i], depth);
                 // Re-ordered in float even when the shortlist is exactly k long (k = depth = 100).
                 if (floatRescore) {
                   hits = floatRescore(part[i], hits, variant, dims, k);
@@ -393,10 +393,10 @@ public final class DenseSearcher {
         Int8Quantizer.QueryCodes codes = variant.quantizer().encodeQuery(q.floats());
         clipped = codes.clipped();
         saturated = codes.saturated();
-        short[] widened = codes.widened();
-        byte[] docs = variant.int8Codes();
+        Int8Rows.Query rowQuery = codes.forRows();
+        Int8Rows docs = variant.int8Rows();
         for (int ordinal : variant.int8Graph().search(codes.codes(), depth)) {
-          proposed.add(TopK.hit(ordinal, Int8Quantizer.dot(widened, docs, ordinal * dims)));
+          proposed.add(TopK.hit(ordinal, docs.dot(rowQuery, ordinal)));
         }
       }
       case BINARY -> {
@@ -443,9 +443,42 @@ public final class DenseSearcher {
               int end = Math.min(size, (b + 1) * SCAN_BLOCK);
               float[] buffer = queries.runBuffer(run, dims);
               for (int from = b * SCAN_BLOCK; from < end; from += run) {
-                queries.score(scores, from, Math.min(end, from + run), dims, buffer);
+                queries.score(scores, 0, from, Math.min(end, from + run), dims, buffer);
               }
             });
+  }
+
+  /**
+   * One query's best {@code depth} hits: each block of {@link #SCAN_BLOCK} documents is scored into
+   * a buffer of its own and its best {@code depth} taken while the scores are still in cache, in
+   * the same parallel pass; then the blocks' hits are merged. The same hits as scoring every
+   * document and selecting from all the scores (a hit of the overall top is in its block's top),
+   * without an array of a score per document or a second pass over it.
+   */
+  private List<OrdinalHit> scanTopK(
+      ScanQueries queries, int dims, int depth, Cancellation cancellation) {
+    int blocks = (size + SCAN_BLOCK - 1) / SCAN_BLOCK;
+    int bytesPerDoc =
+        (int) Math.max(1, queries.quantization() == Quantization.NONE ? 4L * dims : dims);
+    int run = Math.max(1, CACHE_BLOCK_BYTES / bytesPerDoc);
+    IntStream stream = IntStream.range(0, blocks);
+    List<OrdinalHit> candidates =
+        (blocks > 1 ? stream.parallel() : stream)
+            .mapToObj(
+                b -> {
+                  cancellation.throwIfCancelled();
+                  int start = b * SCAN_BLOCK;
+                  int end = Math.min(size, start + SCAN_BLOCK);
+                  float[][] block = {new float[end - start]};
+                  float[] buffer = queries.runBuffer(run, dims);
+                  for (int from = start; from < end; from += run) {
+                    queries.score(block, start, from, Math.min(end, from + run), dims, buffer);
+                  }
+                  return topK.selectBlock(block[0], start, depth);
+                })
+            .flatMap(List::stream)
+            .collect(Collectors.toCollection(ArrayList::new));
+    return topK.sortAndCut(candidates, depth);
   }
 
   /**
@@ -455,12 +488,12 @@ public final class DenseSearcher {
   private record ScanQueries(
       Quantization quantization,
       PreparedQuery[] queries,
-      short[][] int8,
+      Int8Rows.Query[] int8,
       long[][] bits,
       int[] clipped,
       int[] saturated,
       StoredVectors floatDocs,
-      byte[] int8Docs,
+      Int8Rows int8Docs,
       long[] bitDocs) {
     static ScanQueries of(PreparedQuery[] queries, Quantization quantization, Variant variant) {
       int[] clipped = new int[queries.length];
@@ -478,11 +511,11 @@ public final class DenseSearcher {
                 null,
                 null);
         case INT8 -> {
-          short[][] int8 = new short[queries.length][];
+          Int8Rows.Query[] int8 = new Int8Rows.Query[queries.length];
           Int8Quantizer quantizer = variant.quantizer();
           for (int i = 0; i < queries.length; i++) {
             Int8Quantizer.QueryCodes codes = quantizer.encodeQuery(queries[i].floats());
-            int8[i] = codes.widened();
+            int8[i] = codes.forRows();
             clipped[i] = codes.clipped();
             saturated[i] = codes.saturated();
           }
@@ -494,7 +527,7 @@ public final class DenseSearcher {
               clipped,
               saturated,
               null,
-              variant.int8Codes(),
+              variant.int8Rows(),
               null);
         }
         case BINARY -> {
@@ -518,8 +551,10 @@ public final class DenseSearcher {
           : null;
     }
 
-    /** Scores documents [from, to) for every query. */
-    void score(float[][] scores, int from, int to, int dims, float[] buffer) {
+    /**
+     * Scores documents [from, to) for every query into {@code scores[query][document − outBase]}.
+     */
+    void score(float[][] scores, int outBase, int from, int to, int dims, float[] buffer) {
       switch (quantization) {
         case NONE -> {
           StoredVectors.Run rows = floatDocs.rows(from, to - from, buffer);
@@ -535,10 +570,10 @@ public final class DenseSearcher {
             float[] q3 = queries[q + 3].floats();
             for (int d = from; d < to; d++) {
               DotProduct.dot4(q0, q1, q2, q3, docs, base + d * dims, dims, four, 0);
-              scores[q][d] = four[0];
-              scores[q + 1][d] = four[1];
-              scores[q + 2][d] = four[2];
-              scores[q + 3][d] = four[3];
+              scores[q][d - outBase] = four[0];
+              scores[q + 1][d - outBase] = four[1];
+              scores[q + 2][d - outBase] = four[2];
+              scores[q + 3][d - outBase] = four[3];
             }
           }
           for (; q < queries.length; q++) {
@@ -546,20 +581,20 @@ public final class DenseSearcher {
             float[] out = scores[q];
             int d = from;
             for (; d + 4 <= to; d += 4) {
-              DotProduct.dotFour(query, docs, base + d * dims, dims, out, d);
+              DotProduct.dotFour(query, docs, base + d * dims, dims, out, d - outBase);
             }
             for (; d < to; d++) {
-              out[d] = DotProduct.dot(query, docs, base + d * dims, dims);
+              out[d - outBase] = DotProduct.dot(query, docs, base + d * dims, dims);
             }
           }
         }
         case INT8 -> {
-          byte[] docs = int8Docs;
+          Int8Rows docs = int8Docs;
           for (int q = 0; q < queries.length; q++) {
-            short[] query = int8[q];
+            Int8Rows.Query query = int8[q];
             float[] out = scores[q];
             for (int d = from; d < to; d++) {
-              out[d] = Int8Quantizer.dot(query, docs, d * dims);
+              out[d - outBase] = docs.dot(query, d);
             }
           }
         }
@@ -570,7 +605,7 @@ public final class DenseSearcher {
             long[] query = bits[q];
             float[] out = scores[q];
             for (int d = from; d < to; d++) {
-              out[d] = BinaryQuantizer.similarity(query, docs, d * words, dims);
+              out[d - outBase] = BinaryQuantizer.similarity(query, docs, d * words, dims);
             }
           }
         }
@@ -659,7 +694,7 @@ public final class DenseSearcher {
     private final int dims;
     private StoredVectors floats;
     private Int8Quantizer quantizer;
-    private byte[] int8Codes;
+    private Int8Rows int8Rows;
     private long[] bits;
     private HnswGraph graph;
     private HnswGraph int8Graph;
@@ -723,18 +758,14 @@ public final class DenseSearcher {
       return Int8Quantizer.of(span[0]);
     }
 
-    synchronized byte[] int8Codes() {
-      if (int8Codes == null) {
+    synchronized Int8Rows int8Rows() {
+      if (int8Rows == null) {
         Int8Quantizer quantizer = quantizer();
-        byte[] codes = new byte[Math.multiplyExact(size, dims)];
-        forEachChunk(
-            (chunk, from) -> {
-              byte[] part = quantizer.encode(chunk);
-              System.arraycopy(part, 0, codes, from * dims, part.length);
-            });
-        int8Codes = codes;
+        Int8Rows rows = Int8Rows.allocate(size, dims);
+        forEachChunk((chunk, from) -> rows.set(from, quantizer.encode(chunk)));
+        int8Rows = rows;
       }
-      return int8Codes;
+      return int8Rows;
     }
 
     synchronized long[] bits() {
@@ -761,7 +792,7 @@ public final class DenseSearcher {
     /** The HNSW graph over the int8 codes. */
     synchronized HnswGraph int8Graph() {
       if (int8Graph == null) {
-        int8Graph = HnswGraph.ofBytes(int8Codes(), dims);
+        int8Graph = HnswGraph.ofBytes(int8Rows().signedCodes(), dims);
       }
       return int8Graph;
     }
@@ -782,7 +813,7 @@ public final class DenseSearcher {
 
     synchronized long saturatedDocumentValues() {
       if (saturatedDocumentValues < 0) {
-        saturatedDocumentValues = Int8Quantizer.saturated(int8Codes());
+        saturatedDocumentValues = int8Rows().saturated();
       }
       return saturatedDocumentValues;
     }

@@ -1,11 +1,5 @@
 package dev.tenbin.index.quantize;
 
-import jdk.incubator.vector.ByteVector;
-import jdk.incubator.vector.IntVector;
-import jdk.incubator.vector.ShortVector;
-import jdk.incubator.vector.VectorOperators;
-import jdk.incubator.vector.VectorSpecies;
-
 /**
  * Per-dimension affine int8 quantization calibrated on the corpus only ({@link Int8Calibration}).
  *
@@ -24,13 +18,11 @@ import jdk.incubator.vector.VectorSpecies;
  * as clipped.
  *
  * <p>The score is the dot product of the codes, accumulated in int: exact, so neither SIMD lane
- * order nor thread count can change it ({@link #dot(short[], byte[], int)}).
+ * order nor thread count can change it. {@link #dot(byte[], byte[], int)} is the scalar reference;
+ * scans score with {@link Int8Rows}, which stores the codes in the form its SIMD kernel reads and
+ * gives the same integers.
  */
 public final class Int8Quantizer {
-  private static final VectorSpecies<Byte> BYTES = ByteVector.SPECIES_128;
-  private static final VectorSpecies<Short> SHORTS = ShortVector.SPECIES_256;
-  private static final VectorSpecies<Integer> INTS = IntVector.SPECIES_256;
-
   private final Int8Calibration calibration;
   private final float[] minimums;
   private final float[] maximums;
@@ -110,13 +102,9 @@ public final class Int8Quantizer {
       return (int) Int8Quantizer.saturated(codes);
     }
 
-    /** The codes widened to short, the form {@link #dot(short[], byte[], int)} reads. */
-    public short[] widened() {
-      short[] out = new short[codes.length];
-      for (int d = 0; d < codes.length; d++) {
-        out[d] = codes[d];
-      }
-      return out;
+    /** The codes in the form {@link Int8Rows#dot} reads. */
+    public Int8Rows.Query forRows() {
+      return Int8Rows.Query.of(codes);
     }
   }
 
@@ -152,37 +140,6 @@ public final class Int8Quantizer {
     int sum = 0;
     for (int d = 0; d < query.length; d++) {
       sum += query[d] * codes[offset + d];
-    }
-    return sum;
-  }
-
-  /**
-   * Σ query[d] · codes[offset + d] for a query widened to short, exact in int (SIMD on AVX2).
-   *
-   * <p>Sixteen codes at a time are widened to 16-bit lanes and multiplied there: a product of two
-   * int8 codes lies in [−16256, 16384] and fits. Each pair of 16-bit products is then read as one
-   * 32-bit lane {@code p}, and its two halves, {@code p >> 16} and {@code (p << 16) >> 16}
-   * (arithmetic shifts), are added to int accumulators. This does without the slow 16→32-bit lane
-   * conversion that makes a plain widening kernel (Lucene's {@code VectorUtil.dotProduct} on AVX2)
-   * no faster than the float scan.
-   */
-  public static int dot(short[] query, byte[] codes, int offset) {
-    int length = query.length;
-    IntVector high = IntVector.zero(INTS);
-    IntVector low = IntVector.zero(INTS);
-    int i = 0;
-    int bound = length & ~(SHORTS.length() - 1);
-    for (; i < bound; i += SHORTS.length()) {
-      ShortVector document =
-          (ShortVector) ByteVector.fromArray(BYTES, codes, offset + i).castShape(SHORTS, 0);
-      IntVector pairs =
-          (IntVector) document.mul(ShortVector.fromArray(SHORTS, query, i)).reinterpretAsInts();
-      high = high.add(pairs.lanewise(VectorOperators.ASHR, 16));
-      low = low.add(pairs.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
-    }
-    int sum = high.add(low).reduceLanes(VectorOperators.ADD);
-    for (; i < length; i++) {
-      sum += query[i] * codes[offset + i];
     }
     return sum;
   }

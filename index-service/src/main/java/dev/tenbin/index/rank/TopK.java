@@ -3,8 +3,6 @@ package dev.tenbin.index.rank;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Collectors;
-import java.util.stream.IntStream;
 
 /**
  * The one top-k of the index: the ranking order of hits inside a searcher, score descending then
@@ -65,32 +63,25 @@ public final class TopK {
   }
 
   /**
-   * {@link #select(float[], int)} in parallel: the best {@code k} of every {@code block} scores on
-   * the common pool, then the best {@code k} of those. The same hits in the same order as {@code
-   * select}: the ranking is a total order, so each of the best {@code k} overall is among the best
-   * {@code k} of its block. For one large score array, whose selection would otherwise run on one
-   * thread after a parallel scan.
+   * The best {@code k} of one block of scores, best first: {@code blockScores[i]} is the score of
+   * ordinal {@code firstOrdinal + i} (a scan's block scored into a buffer of its own).
    */
-  public List<OrdinalHit> selectInBlocks(float[] scores, int k, int block) {
-    if (block < 1) {
-      throw new IllegalArgumentException("block must be positive, got " + block);
-    }
-    int blocks = (scores.length + block - 1) / block;
-    if (blocks <= 1) {
-      return select(scores, null, k);
-    }
-    List<OrdinalHit> candidates =
-        IntStream.range(0, blocks)
-            .parallel()
-            .mapToObj(
-                b -> select(scores, null, b * block, Math.min(scores.length, (b + 1) * block), k))
-            .flatMap(List::stream)
-            .collect(Collectors.toCollection(ArrayList::new));
-    return sortAndCut(candidates, k);
+  public List<OrdinalHit> selectBlock(float[] blockScores, int firstOrdinal, int k) {
+    return select(
+        blockScores, firstOrdinal, null, firstOrdinal, firstOrdinal + blockScores.length, k);
   }
 
   /** The best {@code k} of {@code scores[from, to)}, best first. */
   private List<OrdinalHit> select(float[] scores, boolean[] eligible, int from, int to, int k) {
+    return select(scores, 0, eligible, from, to, k);
+  }
+
+  /**
+   * The best {@code k} of ordinals [from, to), best first, ordinal d scored {@code scores[d −
+   * base]}.
+   */
+  private List<OrdinalHit> select(
+      float[] scores, int base, boolean[] eligible, int from, int to, int k) {
     int n = Math.min(k, to - from);
     if (n <= 0) {
       return List.of();
@@ -102,24 +93,24 @@ public final class TopK {
       if (eligible != null && !eligible[d]) {
         continue;
       }
-      float score = scores[d];
+      float score = scores[d - base];
       if (filled < n) {
         heap[filled] = d;
-        siftUp(heap, filled++, scores);
+        siftUp(heap, filled++, scores, base);
         continue;
       }
-      float weakest = scores[heap[0]];
+      float weakest = scores[heap[0] - base];
       if (score < weakest) {
         continue; // the common case, decided on the score alone
       }
       if (compare(score, d, weakest, heap[0]) > 0) {
         heap[0] = d;
-        siftDown(heap, n, scores);
+        siftDown(heap, n, scores, base);
       }
     }
     List<OrdinalHit> hits = new ArrayList<>(filled);
     for (int i = 0; i < filled; i++) {
-      hits.add(hit(heap[i], scores[heap[i]]));
+      hits.add(hit(heap[i], scores[heap[i] - base]));
     }
     hits.sort(ranking);
     return hits;
@@ -131,12 +122,12 @@ public final class TopK {
     return hits.size() > k ? new ArrayList<>(hits.subList(0, k)) : hits;
   }
 
-  private void siftUp(int[] heap, int at, float[] scores) {
+  private void siftUp(int[] heap, int at, float[] scores, int base) {
     int child = heap[at];
     while (at > 0) {
       int parentAt = (at - 1) >>> 1;
       int parent = heap[parentAt];
-      if (compare(scores[parent], parent, scores[child], child) <= 0) {
+      if (compare(scores[parent - base], parent, scores[child - base], child) <= 0) {
         break;
       }
       heap[at] = parent;
@@ -145,7 +136,7 @@ public final class TopK {
     heap[at] = child;
   }
 
-  private void siftDown(int[] heap, int size, float[] scores) {
+  private void siftDown(int[] heap, int size, float[] scores, int base) {
     int at = 0;
     int item = heap[0];
     while (true) {
@@ -156,10 +147,11 @@ public final class TopK {
       int weaker = left;
       int right = left + 1;
       if (right < size
-          && compare(scores[heap[right]], heap[right], scores[heap[left]], heap[left]) < 0) {
+          && compare(scores[heap[right] - base], heap[right], scores[heap[left] - base], heap[left])
+              < 0) {
         weaker = right;
       }
-      if (compare(scores[heap[weaker]], heap[weaker], scores[item], item) >= 0) {
+      if (compare(scores[heap[weaker] - base], heap[weaker], scores[item - base], item) >= 0) {
         break;
       }
       heap[at] = heap[weaker];

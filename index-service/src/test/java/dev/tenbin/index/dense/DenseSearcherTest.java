@@ -154,7 +154,7 @@ class DenseSearcherTest {
     // Products and sums of small integers are exact in FP32: scores equal the reference exactly and
     // the many ties must be broken by id order alone.
     Random random = new Random(3);
-    int n = 2_000;
+    int n = 2 * DenseSearcher.SCAN_BLOCK + 1_000; // ties across blocks of the parallel scan
     float[] docs = new float[n * DIM];
     for (int i = 0; i < docs.length; i++) {
       docs[i] = random.nextInt(5) - 2;

@@ -242,23 +242,33 @@ class QuantizationReferenceTest {
   @Test
   void theSimdInt8KernelEqualsTheScalarDotProductIncludingExtremeCodes() {
     Random random = new Random(6);
-    for (int length = 0; length <= 100; length++) {
+    for (int length = 1; length <= 100; length++) {
       byte[] query = new byte[length];
-      byte[] docs = new byte[length + 5];
+      byte[] docs = new byte[3 * length];
       random.nextBytes(query);
       random.nextBytes(docs);
-      var widened = new Int8Quantizer.QueryCodes(query, 0).widened();
-      assertThat(Int8Quantizer.dot(widened, docs, 3))
-          .as("length %d", length)
-          .isEqualTo(Int8Quantizer.dot(query, docs, 3));
+      Int8Rows rows = Int8Rows.allocate(5, length);
+      rows.set(2, docs); // rows 2, 3 and 4
+      Int8Rows.Query rowQuery = Int8Rows.Query.of(query);
+      for (int row = 0; row < 3; row++) {
+        assertThat(rows.dot(rowQuery, row + 2))
+            .as("length %d, row %d", length, row)
+            .isEqualTo(Int8Quantizer.dot(query, docs, row * length));
+      }
+      assertThat(Arrays.copyOfRange(rows.signedCodes(), 2 * length, 5 * length)).isEqualTo(docs);
     }
     byte[] lowest = new byte[4096];
     Arrays.fill(lowest, (byte) -128);
     byte[] highest = new byte[4096];
     Arrays.fill(highest, (byte) 127);
-    var lowestQuery = new Int8Quantizer.QueryCodes(lowest, 0).widened();
-    assertThat(Int8Quantizer.dot(lowestQuery, lowest, 0)).isEqualTo(4096 * 16384);
-    assertThat(Int8Quantizer.dot(lowestQuery, highest, 0)).isEqualTo(4096 * -16256);
+    byte[] both = Arrays.copyOf(lowest, 2 * 4096);
+    System.arraycopy(highest, 0, both, 4096, 4096);
+    Int8Rows rows = Int8Rows.of(both, 4096);
+    Int8Rows.Query lowestQuery = Int8Rows.Query.of(lowest);
+    assertThat(rows.dot(lowestQuery, 0)).isEqualTo(4096 * 16384);
+    assertThat(rows.dot(lowestQuery, 1)).isEqualTo(4096 * -16256);
+    assertThat(rows.dot(Int8Rows.Query.of(highest), 1)).isEqualTo(4096 * 16129);
+    assertThat(rows.saturated()).isEqualTo(2 * 4096);
   }
 
   @Test

@@ -1,16 +1,17 @@
 package dev.tenbin.index.rank;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
- * Selection in parallel blocks gives exactly the hits, and the order, of the one-pass selection.
+ * Selection block by block ({@link TopK#selectBlock}, each block's scores in a buffer of its own,
+ * then merged) gives exactly the hits, and the order, of the one-pass selection.
  */
 class TopKBlocksTest {
   /** A random id order: ordinal → rank of its id. */
@@ -37,7 +38,7 @@ class TopKBlocksTest {
       int k = 1 + random.nextInt(150);
       int block = 1 + random.nextInt(700);
 
-      List<OrdinalHit> blocks = topK.selectInBlocks(scores, k, block);
+      List<OrdinalHit> blocks = inBlocks(topK, scores, k, block);
 
       assertThat(blocks)
           .as("size %d, k %d, block %d", size, k, block)
@@ -50,13 +51,23 @@ class TopKBlocksTest {
     float[] scores = {3f, 1f, 3f, 2f};
     TopK topK = new TopK(new int[] {3, 2, 1, 0});
 
-    assertThat(topK.selectInBlocks(scores, 2, 10))
-        .containsExactlyElementsOf(topK.select(scores, 2));
-    assertThat(topK.selectInBlocks(scores, 9, 1)).containsExactlyElementsOf(topK.select(scores, 9));
-    assertThat(topK.selectInBlocks(scores, 2, 1))
+    assertThat(inBlocks(topK, scores, 2, 10)).containsExactlyElementsOf(topK.select(scores, 2));
+    assertThat(inBlocks(topK, scores, 9, 1)).containsExactlyElementsOf(topK.select(scores, 9));
+    assertThat(inBlocks(topK, scores, 2, 1))
         .extracting(OrdinalHit::ordinal)
         .containsExactly(2, 0); // score 3 twice: ordinal 2 has the smaller id
-    assertThatThrownBy(() -> topK.selectInBlocks(scores, 2, 0))
-        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(topK.selectBlock(new float[] {3f, 3f}, 2, 1))
+        .containsExactly(new OrdinalHit(3, 3f)); // ordinals 2 and 3 tie: 3 has the smaller id
+    assertThat(topK.selectBlock(new float[0], 5, 3)).isEmpty();
+  }
+
+  /** Each block of {@code scores} copied into its own buffer and selected, then merged. */
+  private static List<OrdinalHit> inBlocks(TopK topK, float[] scores, int k, int block) {
+    List<OrdinalHit> candidates = new ArrayList<>();
+    for (int start = 0; start < scores.length; start += block) {
+      float[] buffer = Arrays.copyOfRange(scores, start, Math.min(scores.length, start + block));
+      candidates.addAll(topK.selectBlock(buffer, start, k));
+    }
+    return topK.sortAndCut(candidates, k);
   }
 }
