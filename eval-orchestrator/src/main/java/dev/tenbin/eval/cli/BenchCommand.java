@@ -534,6 +534,16 @@ public final class BenchCommand implements Runnable {
     List<Integer> beams;
 
     @Option(
+        names = "--rescore-depths",
+        split = ",",
+        paramLabel = "N",
+        description =
+            "Shortlist depths of the int8 and binary scans re-scored in float, each timed with its"
+                + " recall@10 and the speed-up over the exact float scan at the smallest depth"
+                + " reaching recall@10 >= 0.95 (default: none beyond the fixed 100).")
+    List<Integer> rescoreDepths = new java.util.ArrayList<>();
+
+    @Option(
         names = "--batch-queries",
         defaultValue = "64",
         description = "Queries of the batched float scan.")
@@ -578,6 +588,7 @@ public final class BenchCommand implements Runnable {
                 clusters,
                 hnswMaxSize,
                 beams,
+                rescoreDepths,
                 batchQueries,
                 minSeconds,
                 peakGflops == null ? Double.NaN : peakGflops,

@@ -8,6 +8,8 @@ import dev.tenbin.index.bench.IndexScalingBenchmark.Config;
 import dev.tenbin.index.bench.IndexScalingBenchmark.HnswCurve;
 import dev.tenbin.index.bench.IndexScalingBenchmark.HnswPoint;
 import dev.tenbin.index.bench.IndexScalingBenchmark.Memory;
+import dev.tenbin.index.bench.IndexScalingBenchmark.RescoreCurve;
+import dev.tenbin.index.bench.IndexScalingBenchmark.ShortlistPoint;
 import dev.tenbin.index.bench.IndexScalingBenchmark.SizeResult;
 import java.util.List;
 import java.util.Locale;
@@ -50,6 +52,26 @@ final class IndexScalingReport {
       s.put("binary_rescore_ms_per_query", r.binaryRescoreMillisPerQuery());
       s.put("int8_rescore_recall_at_10", r.int8RescoreRecallAt10());
       s.put("binary_rescore_recall_at_10", r.binaryRescoreRecallAt10());
+      ArrayNode rescore = s.putArray("rescore");
+      for (RescoreCurve curve : r.rescore()) {
+        ObjectNode c = rescore.addObject();
+        c.put("vectors", curve.vectors());
+        ArrayNode points = c.putArray("depths");
+        for (ShortlistPoint p : curve.points()) {
+          ObjectNode o = points.addObject();
+          o.put("depth", p.depth());
+          o.put("ms_per_query", p.millisPerQuery());
+          o.put("recall_at_10", p.recallAt10());
+          o.put("speedup_over_float_scan", r.floatMillisPerQuery() / p.millisPerQuery());
+        }
+        ShortlistPoint first = curve.firstAtTargetRecall();
+        if (first == null) {
+          c.putNull("depth_at_target_recall");
+        } else {
+          c.put("depth_at_target_recall", first.depth());
+        }
+        BenchCommand.putFinite(c, "speedup_at_target_recall", r.rescoreSpeedup(curve));
+      }
       ArrayNode hnsw = s.putArray("hnsw");
       for (HnswCurve curve : r.hnsw()) {
         ObjectNode c = hnsw.addObject();
@@ -129,6 +151,21 @@ final class IndexScalingReport {
               r.floatBatchFractionOfPeak()));
     }
     for (SizeResult r : results) {
+      for (RescoreCurve curve : r.rescore()) {
+        out.append(
+            String.format(Locale.ROOT, "%-6s + float rescore at %,d:", curve.vectors(), r.size()));
+        for (ShortlistPoint p : curve.points()) {
+          out.append(
+              String.format(
+                  Locale.ROOT,
+                  " depth %d: %.3f ms R@10 %.3f;",
+                  p.depth(),
+                  p.millisPerQuery(),
+                  p.recallAt10()));
+        }
+        out.append(
+            String.format(Locale.ROOT, " speed-up at R@10>=0.95: %.1f%n", r.rescoreSpeedup(curve)));
+      }
       for (HnswCurve curve : r.hnsw()) {
         out.append(
             String.format(

@@ -33,6 +33,8 @@ class BenchIndexScalingTest {
             "30",
             "--beams",
             "10,20",
+            "--rescore-depths",
+            "10,60",
             "--peak-gflops",
             "10",
             "--work-dir",
@@ -57,6 +59,12 @@ class BenchIndexScalingTest {
     assertThat(small.get("hnsw")).hasSize(3);
     assertThat(small.get("hnsw").get(0).get("beams")).hasSize(2);
     assertThat(sizes.get(1).get("hnsw")).isEmpty();
+    JsonNode int8 = sizes.get(1).get("rescore").get(0);
+    assertThat(int8.get("vectors").asText()).isEqualTo("int8");
+    assertThat(int8.get("depths")).hasSize(2);
+    // Depth 60 of 60 vectors re-scores all of them in float: the exact top 10.
+    assertThat(int8.get("depths").get(1).get("recall_at_10").asDouble()).isEqualTo(1.0);
+    assertThat(int8.get("depth_at_target_recall").asInt()).isBetween(10, 60);
     assertThat(Files.readString(plot)).startsWith("<svg").contains("binary scan");
   }
 
@@ -65,5 +73,9 @@ class BenchIndexScalingTest {
     CliRunner result = CliRunner.run("bench", "index-scaling", "--sizes", "5");
     assertThat(result.exitCode()).isEqualTo(2);
     assertThat(result.err()).contains("each at least 10").doesNotContain("Exception");
+    CliRunner shallow =
+        CliRunner.run("bench", "index-scaling", "--sizes", "20", "--rescore-depths", "5");
+    assertThat(shallow.exitCode()).isEqualTo(2);
+    assertThat(shallow.err()).contains("rescore depth must be at least 10");
   }
 }

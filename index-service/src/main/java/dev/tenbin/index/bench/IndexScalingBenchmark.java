@@ -65,6 +65,8 @@ public final class IndexScalingBenchmark {
    *     long on a small machine)
    * @param beamWidths HNSW search beams (the candidates asked of the graph before the top 10 is
    *     taken)
+   * @param rescoreDepths shortlist depths of the int8 and binary scans re-scored in float, each
+   *     timed with its recall@10 (empty: none beyond the fixed depth of 100 every size reports)
    * @param batchQueries queries of the batched float scan
    * @param minSeconds each latency is timed over whole passes of the queries until this long
    * @param peakGflops the JMH {@code fmaPeak} figure ({@link FmaPeak}), or NaN
@@ -78,6 +80,7 @@ public final class IndexScalingBenchmark {
       int clusters,
       int hnswMaxSize,
       List<Integer> beamWidths,
+      List<Integer> rescoreDepths,
       int batchQueries,
       double minSeconds,
       double peakGflops,
@@ -85,6 +88,7 @@ public final class IndexScalingBenchmark {
     public Config {
       sizes = List.copyOf(sizes);
       beamWidths = List.copyOf(beamWidths);
+      rescoreDepths = List.copyOf(rescoreDepths);
       if (sizes.isEmpty() || sizes.stream().anyMatch(n -> n < K)) {
         throw new IllegalArgumentException("sizes must be given and each at least " + K);
       }
@@ -94,6 +98,9 @@ public final class IndexScalingBenchmark {
       }
       if (beamWidths.stream().anyMatch(b -> b < K)) {
         throw new IllegalArgumentException("each beam width must be at least " + K);
+      }
+      if (rescoreDepths.stream().anyMatch(d -> d < K)) {
+        throw new IllegalArgumentException("each rescore depth must be at least " + K);
       }
     }
   }
@@ -149,6 +156,23 @@ public final class IndexScalingBenchmark {
     }
   }
 
+  /** One shortlist depth of a quantized scan re-scored in float. */
+  public record ShortlistPoint(int depth, double millisPerQuery, double recallAt10) {}
+
+  /**
+   * A quantized scan ({@code int8} or {@code binary}) whose top {@code depth} is re-scored in
+   * float, per depth.
+   */
+  public record RescoreCurve(String vectors, List<ShortlistPoint> points) {
+    /** The smallest depth whose recall@10 reaches {@link #TARGET_RECALL}, or null. */
+    public ShortlistPoint firstAtTargetRecall() {
+      return points.stream()
+          .filter(p -> p.recallAt10() >= TARGET_RECALL)
+          .min(Comparator.comparingInt(ShortlistPoint::depth))
+          .orElse(null);
+    }
+  }
+
   /** The figures of one collection size. */
   public record SizeResult(
       int size,
@@ -166,6 +190,7 @@ public final class IndexScalingBenchmark {
       double int8RescoreRecallAt10,
       double binaryRescoreRecallAt10,
       double peakGflops,
+      List<RescoreCurve> rescore,
       List<HnswCurve> hnsw) {
     /** FLOP of one query's float scan: a multiply and an add per stored value. */
     double flopPerQuery() {
@@ -199,6 +224,15 @@ public final class IndexScalingBenchmark {
 
     public double binarySpeedup() {
       return floatMillisPerQuery / binaryMillisPerQuery;
+    }
+
+    /**
+     * Exact float latency over the re-scored scan's latency at the smallest depth reaching {@link
+     * #TARGET_RECALL}; NaN when no depth does.
+     */
+    public double rescoreSpeedup(RescoreCurve curve) {
+      ShortlistPoint point = curve.firstAtTargetRecall();
+      return point == null ? Double.NaN : floatMillisPerQuery / point.millisPerQuery();
     }
 
     /**
@@ -271,6 +305,12 @@ public final class IndexScalingBenchmark {
         meanRecall(truth, queries, q -> searcher.search(q, int8Rescore, K, Cancellation.NEVER));
     double binaryRecall =
         meanRecall(truth, queries, q -> searcher.search(q, binaryRescore, K, Cancellation.NEVER));
+    List<RescoreCurve> rescoreCurves = new ArrayList<>();
+    if (!config.rescoreDepths().isEmpty()) {
+      for (Quantization quantization : List.of(Quantization.INT8, Quantization.BINARY)) {
+        rescoreCurves.add(rescoreCurve(config, searcher, queries, truth, quantization));
+      }
+    }
     Memory afterScans = Memory.now();
     List<HnswCurve> curves = new ArrayList<>();
     if (size <= config.hnswMaxSize()) {
@@ -295,7 +335,25 @@ public final class IndexScalingBenchmark {
         int8Recall,
         binaryRecall,
         config.peakGflops(),
+        rescoreCurves,
         curves);
+  }
+
+  private RescoreCurve rescoreCurve(
+      Config config,
+      DenseSearcher searcher,
+      List<float[]> queries,
+      List<Set<Integer>> truth,
+      Quantization quantization) {
+    List<ShortlistPoint> points = new ArrayList<>();
+    for (int depth : config.rescoreDepths()) {
+      DenseSearchOptions options = options(quantization, true, depth, false);
+      double recall =
+          meanRecall(truth, queries, q -> searcher.search(q, options, K, Cancellation.NEVER));
+      points.add(
+          new ShortlistPoint(depth, millisPerQuery(config, searcher, queries, options), recall));
+    }
+    return new RescoreCurve(quantization == Quantization.INT8 ? "int8" : "binary", points);
   }
 
   private HnswCurve hnsw(

@@ -15,7 +15,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntFunction;
-import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 /**
@@ -449,11 +448,11 @@ public final class DenseSearcher {
   }
 
   /**
-   * One query's best {@code depth} hits: each block of {@link #SCAN_BLOCK} documents is scored into
-   * a buffer of its own and its best {@code depth} taken while the scores are still in cache, in
-   * the same parallel pass; then the blocks' hits are merged. The same hits as scoring every
-   * document and selecting from all the scores (a hit of the overall top is in its block's top),
-   * without an array of a score per document or a second pass over it.
+   * One query's best {@code depth} hits in one parallel pass: each block of {@link #SCAN_BLOCK}
+   * documents is scored into a buffer of its own and offered, while its scores are still in cache,
+   * to the bounded heap of the task scanning it ({@link TopK.Best}); the tasks' heaps are merged.
+   * The same hits as scoring every document and selecting from all the scores, without an array of
+   * a score per document or a second pass over it.
    */
   private List<OrdinalHit> scanTopK(
       ScanQueries queries, int dims, int depth, Cancellation cancellation) {
@@ -462,10 +461,11 @@ public final class DenseSearcher {
         (int) Math.max(1, queries.quantization() == Quantization.NONE ? 4L * dims : dims);
     int run = Math.max(1, CACHE_BLOCK_BYTES / bytesPerDoc);
     IntStream stream = IntStream.range(0, blocks);
-    List<OrdinalHit> candidates =
+    TopK.Best best =
         (blocks > 1 ? stream.parallel() : stream)
-            .mapToObj(
-                b -> {
+            .collect(
+                () -> topK.best(depth),
+                (heap, b) -> {
                   cancellation.throwIfCancelled();
                   int start = b * SCAN_BLOCK;
                   int end = Math.min(size, start + SCAN_BLOCK);
@@ -474,11 +474,10 @@ public final class DenseSearcher {
                   for (int from = start; from < end; from += run) {
                     queries.score(block, start, from, Math.min(end, from + run), dims, buffer);
                   }
-                  return topK.selectBlock(block[0], start, depth);
-                })
-            .flatMap(List::stream)
-            .collect(Collectors.toCollection(ArrayList::new));
-    return topK.sortAndCut(candidates, depth);
+                  heap.offerBlock(block[0], start);
+                },
+                TopK.Best::merge);
+    return best.hits();
   }
 
   /**

@@ -62,26 +62,114 @@ public final class TopK {
     return select(scores, eligible, 0, scores.length, k);
   }
 
+  /** An empty {@link Best} of {@code k} hits. */
+  public Best best(int k) {
+    return new Best(k);
+  }
+
   /**
-   * The best {@code k} of one block of scores, best first: {@code blockScores[i]} is the score of
-   * ordinal {@code firstOrdinal + i} (a scan's block scored into a buffer of its own).
+   * The best {@code k} hits offered so far, in this ranking (a bounded heap, weakest at the root):
+   * for a selection spread over threads, each offering blocks of scores to a {@code Best} of its
+   * own, then merging them. Whatever the split, the merged hits are those of {@link #select} over
+   * all the scores. Not thread-safe.
    */
-  public List<OrdinalHit> selectBlock(float[] blockScores, int firstOrdinal, int k) {
-    return select(
-        blockScores, firstOrdinal, null, firstOrdinal, firstOrdinal + blockScores.length, k);
+  public final class Best {
+    private final int k;
+    private final int[] ordinals;
+    private final float[] scores;
+    private int filled;
+
+    private Best(int k) {
+      this.k = Math.max(0, k);
+      this.ordinals = new int[this.k];
+      this.scores = new float[this.k];
+    }
+
+    /**
+     * Offers every score of a block: {@code blockScores[i]} is ordinal {@code firstOrdinal + i}'s.
+     */
+    public void offerBlock(float[] blockScores, int firstOrdinal) {
+      for (int i = 0; i < blockScores.length; i++) {
+        offer(firstOrdinal + i, blockScores[i]);
+      }
+    }
+
+    /** Offers one hit. */
+    public void offer(int ordinal, float score) {
+      if (filled < k) {
+        ordinals[filled] = ordinal;
+        scores[filled] = score;
+        siftUp(filled++);
+      } else if (k > 0
+          && score >= scores[0] // the common case, decided on the score alone
+          && compare(score, ordinal, scores[0], ordinals[0]) > 0) {
+        ordinals[0] = ordinal;
+        scores[0] = score;
+        siftDown();
+      }
+    }
+
+    /** Offers {@code other}'s hits to this one; returns this. */
+    public Best merge(Best other) {
+      for (int i = 0; i < other.filled; i++) {
+        offer(other.ordinals[i], other.scores[i]);
+      }
+      return this;
+    }
+
+    /** The hits, best first. */
+    public List<OrdinalHit> hits() {
+      List<OrdinalHit> hits = new ArrayList<>(filled);
+      for (int i = 0; i < filled; i++) {
+        hits.add(hit(ordinals[i], scores[i]));
+      }
+      hits.sort(ranking);
+      return hits;
+    }
+
+    private int weaker(int a, int b) {
+      return compare(scores[a], ordinals[a], scores[b], ordinals[b]);
+    }
+
+    private void swap(int a, int b) {
+      int ordinal = ordinals[a];
+      ordinals[a] = ordinals[b];
+      ordinals[b] = ordinal;
+      float score = scores[a];
+      scores[a] = scores[b];
+      scores[b] = score;
+    }
+
+    private void siftUp(int at) {
+      while (at > 0) {
+        int parent = (at - 1) >>> 1;
+        if (weaker(parent, at) <= 0) {
+          return;
+        }
+        swap(parent, at);
+        at = parent;
+      }
+    }
+
+    private void siftDown() {
+      int at = 0;
+      while (true) {
+        int left = 2 * at + 1;
+        if (left >= filled) {
+          return;
+        }
+        int child = left + 1 < filled && weaker(left + 1, left) < 0 ? left + 1 : left;
+        if (weaker(child, at) >= 0) {
+          return;
+        }
+        swap(child, at);
+        at = child;
+      }
+    }
   }
 
   /** The best {@code k} of {@code scores[from, to)}, best first. */
   private List<OrdinalHit> select(float[] scores, boolean[] eligible, int from, int to, int k) {
-    return select(scores, 0, eligible, from, to, k);
-  }
-
-  /**
-   * The best {@code k} of ordinals [from, to), best first, ordinal d scored {@code scores[d −
-   * base]}.
-   */
-  private List<OrdinalHit> select(
-      float[] scores, int base, boolean[] eligible, int from, int to, int k) {
     int n = Math.min(k, to - from);
     if (n <= 0) {
       return List.of();
@@ -93,24 +181,24 @@ public final class TopK {
       if (eligible != null && !eligible[d]) {
         continue;
       }
-      float score = scores[d - base];
+      float score = scores[d];
       if (filled < n) {
         heap[filled] = d;
-        siftUp(heap, filled++, scores, base);
+        siftUp(heap, filled++, scores);
         continue;
       }
-      float weakest = scores[heap[0] - base];
+      float weakest = scores[heap[0]];
       if (score < weakest) {
         continue; // the common case, decided on the score alone
       }
       if (compare(score, d, weakest, heap[0]) > 0) {
         heap[0] = d;
-        siftDown(heap, n, scores, base);
+        siftDown(heap, n, scores);
       }
     }
     List<OrdinalHit> hits = new ArrayList<>(filled);
     for (int i = 0; i < filled; i++) {
-      hits.add(hit(heap[i], scores[heap[i] - base]));
+      hits.add(hit(heap[i], scores[heap[i]]));
     }
     hits.sort(ranking);
     return hits;
@@ -122,12 +210,12 @@ public final class TopK {
     return hits.size() > k ? new ArrayList<>(hits.subList(0, k)) : hits;
   }
 
-  private void siftUp(int[] heap, int at, float[] scores, int base) {
+  private void siftUp(int[] heap, int at, float[] scores) {
     int child = heap[at];
     while (at > 0) {
       int parentAt = (at - 1) >>> 1;
       int parent = heap[parentAt];
-      if (compare(scores[parent - base], parent, scores[child - base], child) <= 0) {
+      if (compare(scores[parent], parent, scores[child], child) <= 0) {
         break;
       }
       heap[at] = parent;
@@ -136,7 +224,7 @@ public final class TopK {
     heap[at] = child;
   }
 
-  private void siftDown(int[] heap, int size, float[] scores, int base) {
+  private void siftDown(int[] heap, int size, float[] scores) {
     int at = 0;
     int item = heap[0];
     while (true) {
@@ -147,11 +235,10 @@ public final class TopK {
       int weaker = left;
       int right = left + 1;
       if (right < size
-          && compare(scores[heap[right] - base], heap[right], scores[heap[left] - base], heap[left])
-              < 0) {
+          && compare(scores[heap[right]], heap[right], scores[heap[left]], heap[left]) < 0) {
         weaker = right;
       }
-      if (compare(scores[heap[weaker] - base], heap[weaker], scores[item - base], item) >= 0) {
+      if (compare(scores[heap[weaker]], heap[weaker], scores[item], item) >= 0) {
         break;
       }
       heap[at] = heap[weaker];

@@ -8,6 +8,8 @@ import dev.tenbin.index.bench.IndexScalingBenchmark.Config;
 import dev.tenbin.index.bench.IndexScalingBenchmark.HnswCurve;
 import dev.tenbin.index.bench.IndexScalingBenchmark.HnswPoint;
 import dev.tenbin.index.bench.IndexScalingBenchmark.Memory;
+import dev.tenbin.index.bench.IndexScalingBenchmark.RescoreCurve;
+import dev.tenbin.index.bench.IndexScalingBenchmark.ShortlistPoint;
 import dev.tenbin.index.bench.IndexScalingBenchmark.SizeResult;
 import dev.tenbin.index.rank.OrdinalHit;
 import java.nio.file.Files;
@@ -42,11 +44,13 @@ class IndexScalingBenchmarkTest {
         0.9,
         0.8,
         40,
+        List.of(),
         curve == null ? List.of() : List.of(curve));
   }
 
   private static Config config(List<Integer> sizes, int hnswMaxSize) {
-    return new Config(sizes, 16, 3, 8, 5, hnswMaxSize, List.of(10, 40), 4, 0, 20, dir());
+    return new Config(
+        sizes, 16, 3, 8, 5, hnswMaxSize, List.of(10, 40), List.of(10, 30), 4, 0, 20, dir());
   }
 
   private static Path dir() {
@@ -85,6 +89,21 @@ class IndexScalingBenchmarkTest {
   }
 
   @Test
+  void theRescoreSpeedUpIsReadAtTheSmallestDepthReachingTheTargetRecall() {
+    RescoreCurve curve =
+        new RescoreCurve(
+            "int8",
+            List.of(
+                new ShortlistPoint(1000, 0.8, 0.99),
+                new ShortlistPoint(100, 0.4, 0.90),
+                new ShortlistPoint(400, 0.5, 0.96)));
+    assertThat(curve.firstAtTargetRecall().depth()).isEqualTo(400);
+    assertThat(result(2.0, 1, 1, null).rescoreSpeedup(curve)).isCloseTo(4.0, within(1e-12));
+    RescoreCurve never = new RescoreCurve("binary", List.of(new ShortlistPoint(100, 0.1, 0.5)));
+    assertThat(result(2.0, 1, 1, null).rescoreSpeedup(never)).isNaN();
+  }
+
+  @Test
   void recallIsTheShareOfTheTrueTopFound() {
     List<OrdinalHit> found =
         List.of(new OrdinalHit(3, 1), new OrdinalHit(9, 1), new OrdinalHit(4, 0));
@@ -114,7 +133,9 @@ class IndexScalingBenchmarkTest {
   @Test
   void aTinyRunMeasuresEverySizeWithExactRecallsInRangeAndLeavesNoFiles() throws Exception {
     Path work = Files.createDirectories(dir.resolve("work"));
-    Config config = new Config(List.of(60, 200), 16, 3, 8, 5, 60, List.of(10, 40), 4, 0, 20, work);
+    Config config =
+        new Config(
+            List.of(60, 200), 16, 3, 8, 5, 60, List.of(10, 40), List.of(10, 200), 4, 0, 20, work);
     List<SizeResult> heard = new ArrayList<>();
     List<SizeResult> results = new IndexScalingBenchmark().run(config, heard::add);
     assertThat(heard).isEqualTo(results);
@@ -136,6 +157,19 @@ class IndexScalingBenchmarkTest {
     assertThat(small.int8RescoreRecallAt10()).isBetween(0.0, 1.0);
     assertThat(small.binaryRescoreRecallAt10()).isBetween(0.0, 1.0);
     assertThat(small.floatFractionOfPeak()).isEqualTo(small.floatGflops() / 20);
+    for (SizeResult r : results) {
+      assertThat(r.rescore()).extracting(RescoreCurve::vectors).containsExactly("int8", "binary");
+      for (RescoreCurve curve : r.rescore()) {
+        assertThat(curve.points()).extracting(ShortlistPoint::depth).containsExactly(10, 200);
+        assertThat(curve.points().get(0).recallAt10()).isBetween(0.0, 1.0);
+        // A shortlist of every vector re-scored in float is the exact float search.
+        assertThat(curve.points().get(1).recallAt10())
+            .as("%s at %d", curve.vectors(), r.size())
+            .isEqualTo(1.0);
+        assertThat(curve.firstAtTargetRecall()).isNotNull();
+        assertThat(r.rescoreSpeedup(curve)).isPositive();
+      }
+    }
     try (var files = Files.list(work)) {
       assertThat(files).isEmpty();
     }
@@ -148,8 +182,16 @@ class IndexScalingBenchmarkTest {
   void aConfigWithoutSizesOrWithABeamBelowTenIsRefused() {
     assertThatThrownBy(() -> config(List.of(), 0)).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(
-            () -> new Config(List.of(100), 16, 3, 8, 5, 0, List.of(5), 4, 0, Double.NaN, dir()))
+            () ->
+                new Config(
+                    List.of(100), 16, 3, 8, 5, 0, List.of(5), List.of(), 4, 0, Double.NaN, dir()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("beam");
+    assertThatThrownBy(
+            () ->
+                new Config(
+                    List.of(100), 16, 3, 8, 5, 0, List.of(), List.of(9), 4, 0, Double.NaN, dir()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("rescore depth");
   }
 }

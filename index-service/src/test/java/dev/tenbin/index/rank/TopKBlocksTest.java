@@ -10,8 +10,8 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
- * Selection block by block ({@link TopK#selectBlock}, each block's scores in a buffer of its own,
- * then merged) gives exactly the hits, and the order, of the one-pass selection.
+ * Selection spread over bounded heaps ({@link TopK.Best}: blocks of scores offered to several
+ * heaps, which are then merged) gives exactly the hits, and the order, of the one-pass selection.
  */
 class TopKBlocksTest {
   /** A random id order: ordinal → rank of its id. */
@@ -56,18 +56,22 @@ class TopKBlocksTest {
     assertThat(inBlocks(topK, scores, 2, 1))
         .extracting(OrdinalHit::ordinal)
         .containsExactly(2, 0); // score 3 twice: ordinal 2 has the smaller id
-    assertThat(topK.selectBlock(new float[] {3f, 3f}, 2, 1))
-        .containsExactly(new OrdinalHit(3, 3f)); // ordinals 2 and 3 tie: 3 has the smaller id
-    assertThat(topK.selectBlock(new float[0], 5, 3)).isEmpty();
+    TopK.Best one = topK.best(1);
+    one.offerBlock(new float[] {3f, 3f}, 2);
+    assertThat(one.hits()).containsExactly(new OrdinalHit(3, 3f)); // a tie: 3 has the smaller id
+    assertThat(topK.best(0).merge(one).hits()).isEmpty();
   }
 
-  /** Each block of {@code scores} copied into its own buffer and selected, then merged. */
+  /**
+   * Each block of {@code scores} copied into a buffer of its own and offered to one of three heaps
+   * in turn (as parallel tasks would), then the heaps merged.
+   */
   private static List<OrdinalHit> inBlocks(TopK topK, float[] scores, int k, int block) {
-    List<OrdinalHit> candidates = new ArrayList<>();
-    for (int start = 0; start < scores.length; start += block) {
+    List<TopK.Best> heaps = List.of(topK.best(k), topK.best(k), topK.best(k));
+    for (int start = 0, b = 0; start < scores.length; start += block, b++) {
       float[] buffer = Arrays.copyOfRange(scores, start, Math.min(scores.length, start + block));
-      candidates.addAll(topK.selectBlock(buffer, start, k));
+      heaps.get(b % 3).offerBlock(buffer, start);
     }
-    return topK.sortAndCut(candidates, k);
+    return heaps.get(2).merge(heaps.get(0)).merge(heaps.get(1)).hits();
   }
 }
