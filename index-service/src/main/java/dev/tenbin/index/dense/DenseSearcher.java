@@ -71,10 +71,10 @@ import java.util.stream.IntStream;
  * the file's pages, no heap copy) or in a heap array; build a new searcher after a commit. The
  * prepared vectors, codes and graph of a variant are built on its first use and kept (the int8
  * calibration with them, see {@link #int8Calibration}). Kept on the heap: the int8 codes (a quarter
- * of the float bytes), the sign bits (1/32), the HNSW graphs (Lucene's in-memory directory, which
- * holds its own copy of the vectors it links), and for cosine or truncated variants the prepared
- * floats (normalised or truncated copies). The full-dimension dot variant scans the given vectors
- * as they are. Thread-safe.
+ * of the float bytes, plus 4 bytes per vector, {@link Int8Rows}), the sign bits (1/32), the HNSW
+ * graphs (Lucene's in-memory directory, which holds its own copy of the vectors it links), and for
+ * cosine or truncated variants the prepared floats (normalised or truncated copies). The
+ * full-dimension dot variant scans the given vectors as they are. Thread-safe.
  */
 public final class DenseSearcher {
   /** Documents per parallel scan task. */
@@ -431,9 +431,7 @@ public final class DenseSearcher {
    */
   private void scan(ScanQueries queries, float[][] scores, int dims, Cancellation cancellation) {
     int blocks = (size + SCAN_BLOCK - 1) / SCAN_BLOCK;
-    int bytesPerDoc =
-        (int) Math.max(1, queries.quantization() == Quantization.NONE ? 4L * dims : dims);
-    int run = Math.max(1, CACHE_BLOCK_BYTES / bytesPerDoc);
+    int run = runRows(queries.quantization(), dims);
     IntStream stream = IntStream.range(0, blocks);
     (blocks > 1 ? stream.parallel() : stream)
         .forEach(
@@ -447,6 +445,12 @@ public final class DenseSearcher {
             });
   }
 
+  /** Documents per cache-sized run of a block: as many as {@link #CACHE_BLOCK_BYTES} hold. */
+  private static int runRows(Quantization quantization, int dims) {
+    long bytesPerDoc = quantization == Quantization.NONE ? 4L * dims : dims;
+    return (int) Math.max(1, CACHE_BLOCK_BYTES / Math.max(1, bytesPerDoc));
+  }
+
   /**
    * One query's best {@code depth} hits in one parallel pass: each block of {@link #SCAN_BLOCK}
    * documents is scored into a buffer of its own and offered, while its scores are still in cache,
@@ -457,9 +461,7 @@ public final class DenseSearcher {
   private List<OrdinalHit> scanTopK(
       ScanQueries queries, int dims, int depth, Cancellation cancellation) {
     int blocks = (size + SCAN_BLOCK - 1) / SCAN_BLOCK;
-    int bytesPerDoc =
-        (int) Math.max(1, queries.quantization() == Quantization.NONE ? 4L * dims : dims);
-    int run = Math.max(1, CACHE_BLOCK_BYTES / bytesPerDoc);
+    int run = runRows(queries.quantization(), dims);
     IntStream stream = IntStream.range(0, blocks);
     TopK.Best best =
         (blocks > 1 ? stream.parallel() : stream)
