@@ -120,6 +120,7 @@ public final class BenchCommand implements Runnable {
         root.put("grpc_parallel_queries_per_s", result.grpcParallelQueriesPerSecond());
         root.put("parallel_query_grpc_over_in_process", result.parallelQueryRatio());
         root.put("grpc_no_hit_us_per_call", result.grpcNoHitMicros());
+        root.put("grpc_health_check_us_per_call", result.grpcHealthCheckMicros());
         root.put("query_grpc_over_in_process_ceiling", result.queryRatioCeiling());
         out.println(root);
       } else {
@@ -135,7 +136,9 @@ public final class BenchCommand implements Runnable {
                 + "gRPC, %2d threads            %11.0f  (one query per request, %d in flight)%n"
                 + "gRPC/in-process, %2d threads %11.2f%n"
                 + "gRPC call floor: %.0f us (a search no document matches), so one query per"
-                + " request is at most %.2f of in-process%n",
+                + " request is at most %.2f of in-process%n"
+                + "gRPC health check: %.0f us (same channel and server, without the index service's"
+                + " interceptors and adapter)%n",
             result.dataset(),
             result.documents(),
             result.queries(),
@@ -158,7 +161,8 @@ public final class BenchCommand implements Runnable {
             result.threads(),
             result.parallelQueryRatio(),
             result.grpcNoHitMicros(),
-            result.queryRatioCeiling());
+            result.queryRatioCeiling(),
+            result.grpcHealthCheckMicros());
       }
       out.flush();
       return 0;

@@ -78,6 +78,7 @@ class Bm25BenchmarkTest {
         .isPositive()
         .isLessThan(result.grpcMicrosPerQuery());
     assertThat(result.grpcNoHitMicros()).isPositive();
+    assertThat(result.grpcHealthCheckMicros()).isPositive();
     assertThat(result.queryRatioCeiling())
         .isEqualTo(
             result.inProcessMicrosPerQuery()
