@@ -14,6 +14,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntFunction;
 import java.util.stream.IntStream;
 
@@ -452,34 +454,46 @@ public final class DenseSearcher {
   }
 
   /**
-   * One query's best {@code depth} hits in one parallel pass: each block of {@link #SCAN_BLOCK}
-   * documents is scored into a buffer of its own and offered, while its scores are still in cache,
-   * to the bounded heap of the task scanning it ({@link TopK.Best}); the tasks' heaps are merged.
-   * The same hits as scoring every document and selecting from all the scores, without an array of
-   * a score per document or a second pass over it.
+   * One query's best {@code depth} hits in one parallel pass: as many tasks as the common pool has
+   * threads take blocks of {@link #SCAN_BLOCK} documents in turn; each block is scored into a
+   * buffer of its own and offered, while its scores are still in cache, to its task's bounded heap
+   * ({@link TopK.Best}); the tasks' heaps are merged. One heap per thread, not per block: a heap
+   * starts empty and nearly every score offered to it is kept until it fills, so fewer heaps is
+   * less work for deep shortlists. The same hits as scoring every document and selecting from all
+   * the scores, without an array of a score per document or a second pass over it.
    */
   private List<OrdinalHit> scanTopK(
       ScanQueries queries, int dims, int depth, Cancellation cancellation) {
     int blocks = (size + SCAN_BLOCK - 1) / SCAN_BLOCK;
     int run = runRows(queries.quantization(), dims);
-    IntStream stream = IntStream.range(0, blocks);
-    TopK.Best best =
-        (blocks > 1 ? stream.parallel() : stream)
-            .collect(
-                () -> topK.best(depth),
-                (heap, b) -> {
-                  cancellation.throwIfCancelled();
-                  int start = b * SCAN_BLOCK;
-                  int end = Math.min(size, start + SCAN_BLOCK);
-                  float[][] block = {new float[end - start]};
-                  float[] buffer = queries.runBuffer(run, dims);
-                  for (int from = start; from < end; from += run) {
-                    queries.score(block, start, from, Math.min(end, from + run), dims, buffer);
-                  }
-                  heap.offerBlock(block[0], start);
-                },
-                TopK.Best::merge);
-    return best.hits();
+    int tasks = Math.max(1, Math.min(blocks, ForkJoinPool.getCommonPoolParallelism() + 1));
+    AtomicInteger nextBlock = new AtomicInteger();
+    IntStream stream = IntStream.range(0, tasks);
+    return (tasks > 1 ? stream.parallel() : stream)
+        .mapToObj(
+            task -> {
+              TopK.Best heap = topK.best(depth);
+              float[] buffer = queries.runBuffer(run, dims);
+              float[][] block = {new float[SCAN_BLOCK]};
+              for (int b = nextBlock.getAndIncrement();
+                  b < blocks;
+                  b = nextBlock.getAndIncrement()) {
+                cancellation.throwIfCancelled();
+                int start = b * SCAN_BLOCK;
+                int end = Math.min(size, start + SCAN_BLOCK);
+                if (end - start != block[0].length) {
+                  block[0] = new float[end - start]; // the last, shorter block
+                }
+                for (int from = start; from < end; from += run) {
+                  queries.score(block, start, from, Math.min(end, from + run), dims, buffer);
+                }
+                heap.offerBlock(block[0], start);
+              }
+              return heap;
+            })
+        .reduce(TopK.Best::merge)
+        .orElseThrow()
+        .hits();
   }
 
   /**
