@@ -11,6 +11,10 @@
 # Runtime, DuckDB, the Kubernetes client) and the dictionaries of the non-English analyzers, so the
 # kit fits a 64 MiB transfer (about 39 MB); `bench bm25 --language en`, `bench index-scaling` and
 # the JMH benchmarks run from it. Without --slim everything is kept (several hundred MB).
+#
+# Needs, besides the project's own JDK and Maven wrapper: jlink (in the JDK), zip, xz, python3 and
+# strip (binutils; skipped when absent). The kit runs where this machine's JDK runs (same OS and
+# processor).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # shellcheck source=../.mvn/select-jdk.sh
