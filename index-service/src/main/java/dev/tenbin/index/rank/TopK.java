@@ -59,7 +59,13 @@ public final class TopK {
    * @param eligible which ordinals may be returned; null = all
    */
   public List<OrdinalHit> select(float[] scores, boolean[] eligible, int k) {
-    return select(scores, eligible, 0, scores.length, k);
+    Best best = best(Math.min(k, scores.length));
+    for (int d = 0; d < scores.length; d++) {
+      if (eligible == null || eligible[d]) {
+        best.offer(d, scores[d]);
+      }
+    }
+    return best.hits();
   }
 
   /** An empty {@link Best} of {@code k} hits. */
@@ -168,82 +174,9 @@ public final class TopK {
     }
   }
 
-  /** The best {@code k} of {@code scores[from, to)}, best first. */
-  private List<OrdinalHit> select(float[] scores, boolean[] eligible, int from, int to, int k) {
-    int n = Math.min(k, to - from);
-    if (n <= 0) {
-      return List.of();
-    }
-    // A min-heap (weakest hit at the root) of ordinals, allocation-free while scanning.
-    int[] heap = new int[n];
-    int filled = 0;
-    for (int d = from; d < to; d++) {
-      if (eligible != null && !eligible[d]) {
-        continue;
-      }
-      float score = scores[d];
-      if (filled < n) {
-        heap[filled] = d;
-        siftUp(heap, filled++, scores);
-        continue;
-      }
-      float weakest = scores[heap[0]];
-      if (score < weakest) {
-        continue; // the common case, decided on the score alone
-      }
-      if (compare(score, d, weakest, heap[0]) > 0) {
-        heap[0] = d;
-        siftDown(heap, n, scores);
-      }
-    }
-    List<OrdinalHit> hits = new ArrayList<>(filled);
-    for (int i = 0; i < filled; i++) {
-      hits.add(hit(heap[i], scores[heap[i]]));
-    }
-    hits.sort(ranking);
-    return hits;
-  }
-
   /** Hits sorted into ranking order, best first (in place), returning the best {@code k}. */
   public List<OrdinalHit> sortAndCut(List<OrdinalHit> hits, int k) {
     hits.sort(ranking);
     return hits.size() > k ? new ArrayList<>(hits.subList(0, k)) : hits;
-  }
-
-  private void siftUp(int[] heap, int at, float[] scores) {
-    int child = heap[at];
-    while (at > 0) {
-      int parentAt = (at - 1) >>> 1;
-      int parent = heap[parentAt];
-      if (compare(scores[parent], parent, scores[child], child) <= 0) {
-        break;
-      }
-      heap[at] = parent;
-      at = parentAt;
-    }
-    heap[at] = child;
-  }
-
-  private void siftDown(int[] heap, int size, float[] scores) {
-    int at = 0;
-    int item = heap[0];
-    while (true) {
-      int left = 2 * at + 1;
-      if (left >= size) {
-        break;
-      }
-      int weaker = left;
-      int right = left + 1;
-      if (right < size
-          && compare(scores[heap[right]], heap[right], scores[heap[left]], heap[left]) < 0) {
-        weaker = right;
-      }
-      if (compare(scores[heap[weaker]], heap[weaker], scores[item], item) >= 0) {
-        break;
-      }
-      heap[at] = heap[weaker];
-      at = weaker;
-    }
-    heap[at] = item;
   }
 }
