@@ -69,6 +69,41 @@ class BenchIndexScalingTest {
   }
 
   @Test
+  void hnswGraphsNamesTheGraphsBuiltAndAnUnknownOneIsRefused() throws Exception {
+    CliRunner result =
+        CliRunner.run(
+            "bench",
+            "index-scaling",
+            "--sizes",
+            "30",
+            "--dimension",
+            "16",
+            "--queries",
+            "3",
+            "--min-seconds",
+            "0",
+            "--hnsw-max-size",
+            "30",
+            "--hnsw-graphs",
+            "binary,int8",
+            "--beams",
+            "10",
+            "--work-dir",
+            dir.toString(),
+            "--json");
+    assertThat(result.exitCode()).as(result.err()).isZero();
+    JsonNode hnsw = new ObjectMapper().readTree(result.out()).get("sizes").get(0).get("hnsw");
+    assertThat(hnsw).hasSize(2);
+    assertThat(hnsw.get(0).get("vectors").asText()).isEqualTo("int8");
+    assertThat(hnsw.get(1).get("vectors").asText()).isEqualTo("binary");
+
+    CliRunner unknown =
+        CliRunner.run("bench", "index-scaling", "--sizes", "30", "--hnsw-graphs", "fp16");
+    assertThat(unknown.exitCode()).isEqualTo(2);
+    assertThat(unknown.err()).contains("'fp16' is not float, int8 or binary");
+  }
+
+  @Test
   void aSizeBelowTheTopTenIsRefused() {
     CliRunner result = CliRunner.run("bench", "index-scaling", "--sizes", "5");
     assertThat(result.exitCode()).isEqualTo(2);

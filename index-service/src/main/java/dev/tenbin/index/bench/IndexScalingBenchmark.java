@@ -63,6 +63,8 @@ public final class IndexScalingBenchmark {
    * @param sizes collection sizes, each measured in turn
    * @param hnswMaxSize the largest size whose HNSW graphs are built (a graph over 1M vectors takes
    *     long on a small machine)
+   * @param hnswGraphs which graphs are built there (over float, int8 or binary vectors), in that
+   *     order whatever the order given; not empty
    * @param beamWidths HNSW search beams (the candidates asked of the graph before the top 10 is
    *     taken)
    * @param rescoreDepths shortlist depths of the int8 and binary scans re-scored in float, each
@@ -79,6 +81,7 @@ public final class IndexScalingBenchmark {
       int queries,
       int clusters,
       int hnswMaxSize,
+      Set<Quantization> hnswGraphs,
       List<Integer> beamWidths,
       List<Integer> rescoreDepths,
       int batchQueries,
@@ -87,6 +90,7 @@ public final class IndexScalingBenchmark {
       Path workDirectory) {
     public Config {
       sizes = List.copyOf(sizes);
+      hnswGraphs = Set.copyOf(hnswGraphs);
       beamWidths = List.copyOf(beamWidths);
       rescoreDepths = List.copyOf(rescoreDepths);
       if (sizes.isEmpty() || sizes.stream().anyMatch(n -> n < K)) {
@@ -95,6 +99,9 @@ public final class IndexScalingBenchmark {
       if (dimension < 1 || queries < 1 || clusters < 1 || batchQueries < 1) {
         throw new IllegalArgumentException(
             "dimension, queries, clusters and batch queries must be positive");
+      }
+      if (hnswGraphs.isEmpty()) {
+        throw new IllegalArgumentException("at least one HNSW graph must be named");
       }
       if (beamWidths.stream().anyMatch(b -> b < K)) {
         throw new IllegalArgumentException("each beam width must be at least " + K);
@@ -315,6 +322,9 @@ public final class IndexScalingBenchmark {
     List<HnswCurve> curves = new ArrayList<>();
     if (size <= config.hnswMaxSize()) {
       for (Quantization quantization : Quantization.values()) {
+        if (!config.hnswGraphs().contains(quantization)) {
+          continue;
+        }
         curves.add(hnsw(config, searcher, queries, truth, quantization));
       }
     }

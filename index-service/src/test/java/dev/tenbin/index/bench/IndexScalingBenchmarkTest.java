@@ -11,6 +11,7 @@ import dev.tenbin.index.bench.IndexScalingBenchmark.Memory;
 import dev.tenbin.index.bench.IndexScalingBenchmark.RescoreCurve;
 import dev.tenbin.index.bench.IndexScalingBenchmark.ShortlistPoint;
 import dev.tenbin.index.bench.IndexScalingBenchmark.SizeResult;
+import dev.tenbin.index.dense.Quantization;
 import dev.tenbin.index.rank.OrdinalHit;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The arithmetic of the scaling bench, and one tiny run end to end (its timings not asserted). */
 class IndexScalingBenchmarkTest {
+  private static final Set<Quantization> ALL_GRAPHS = Set.of(Quantization.values());
   @TempDir Path dir;
 
   private static final Memory NO_MEMORY = new Memory(-1, -1, -1, -1, 0);
@@ -50,7 +52,19 @@ class IndexScalingBenchmarkTest {
 
   private static Config config(List<Integer> sizes, int hnswMaxSize) {
     return new Config(
-        sizes, 16, 3, 8, 5, hnswMaxSize, List.of(10, 40), List.of(10, 30), 4, 0, 20, dir());
+        sizes,
+        16,
+        3,
+        8,
+        5,
+        hnswMaxSize,
+        ALL_GRAPHS,
+        List.of(10, 40),
+        List.of(10, 30),
+        4,
+        0,
+        20,
+        dir());
   }
 
   private static Path dir() {
@@ -135,7 +149,19 @@ class IndexScalingBenchmarkTest {
     Path work = Files.createDirectories(dir.resolve("work"));
     Config config =
         new Config(
-            List.of(60, 200), 16, 3, 8, 5, 60, List.of(10, 40), List.of(10, 200), 4, 0, 20, work);
+            List.of(60, 200),
+            16,
+            3,
+            8,
+            5,
+            60,
+            ALL_GRAPHS,
+            List.of(10, 40),
+            List.of(10, 200),
+            4,
+            0,
+            20,
+            work);
     List<SizeResult> heard = new ArrayList<>();
     List<SizeResult> results = new IndexScalingBenchmark().run(config, heard::add);
     assertThat(heard).isEqualTo(results);
@@ -179,19 +205,73 @@ class IndexScalingBenchmarkTest {
   }
 
   @Test
+  void onlyTheNamedGraphsAreBuiltInFloatInt8BinaryOrder() throws Exception {
+    Path work = Files.createDirectories(dir.resolve("graphs"));
+    Config config =
+        new Config(
+            List.of(60),
+            16,
+            3,
+            8,
+            5,
+            60,
+            Set.of(Quantization.BINARY, Quantization.INT8),
+            List.of(10),
+            List.of(),
+            4,
+            0,
+            20,
+            work);
+    List<SizeResult> results = new IndexScalingBenchmark().run(config, r -> {});
+    assertThat(results.getFirst().hnsw())
+        .extracting(HnswCurve::vectors)
+        .containsExactly("int8", "binary");
+  }
+
+  @Test
   void aConfigWithoutSizesOrWithABeamBelowTenIsRefused() {
     assertThatThrownBy(() -> config(List.of(), 0)).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(
             () ->
                 new Config(
-                    List.of(100), 16, 3, 8, 5, 0, List.of(5), List.of(), 4, 0, Double.NaN, dir()))
+                    List.of(100),
+                    16,
+                    3,
+                    8,
+                    5,
+                    0,
+                    ALL_GRAPHS,
+                    List.of(5),
+                    List.of(),
+                    4,
+                    0,
+                    Double.NaN,
+                    dir()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("beam");
     assertThatThrownBy(
             () ->
                 new Config(
-                    List.of(100), 16, 3, 8, 5, 0, List.of(), List.of(9), 4, 0, Double.NaN, dir()))
+                    List.of(100),
+                    16,
+                    3,
+                    8,
+                    5,
+                    0,
+                    ALL_GRAPHS,
+                    List.of(),
+                    List.of(9),
+                    4,
+                    0,
+                    Double.NaN,
+                    dir()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("rescore depth");
+    assertThatThrownBy(
+            () ->
+                new Config(
+                    List.of(100), 16, 3, 8, 5, 0, Set.of(), List.of(), List.of(), 4, 0, 1, dir()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("HNSW graph");
   }
 }
