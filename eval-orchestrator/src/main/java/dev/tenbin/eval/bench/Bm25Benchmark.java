@@ -61,7 +61,10 @@ public final class Bm25Benchmark {
    * the transport, the thread hand-offs and the service adapter cost with almost no search. {@code
    * grpcHealthCheckMicros} is the mean time of a {@code grpc.health.v1} check over the same channel
    * and server, as many: the same transport and hand-offs without the index service's interceptors
-   * and adapter, so the floor minus it is what Tenbin's own call path adds.
+   * and adapter, so the floor minus it is what Tenbin's own call path adds. {@code
+   * grpcParallelOwnChannelsQueriesPerSecond} is the same parallel gRPC search with a channel (one
+   * HTTP/2 connection) per client thread: gRPC-Java serves each connection on one event loop on
+   * either side, so the two parallel figures side by side show what that single loop costs.
    */
   public record Result(
       String dataset,
@@ -76,7 +79,8 @@ public final class Bm25Benchmark {
       double grpcServerSearchMicros,
       double grpcParallelQueriesPerSecond,
       double grpcNoHitMicros,
-      double grpcHealthCheckMicros) {
+      double grpcHealthCheckMicros,
+      double grpcParallelOwnChannelsQueriesPerSecond) {
     public double indexRatio() {
       return grpc.indexDocsPerSecond() / inProcess.indexDocsPerSecond();
     }
@@ -88,6 +92,11 @@ public final class Bm25Benchmark {
     /** gRPC over in-process queries/s with {@code threads} searches in flight on each side. */
     public double parallelQueryRatio() {
       return grpcParallelQueriesPerSecond / inProcessParallelQueriesPerSecond;
+    }
+
+    /** {@link #parallelQueryRatio} with a channel per client thread instead of one for all. */
+    public double parallelOwnChannelsQueryRatio() {
+      return grpcParallelOwnChannelsQueriesPerSecond / inProcessParallelQueriesPerSecond;
     }
 
     public double inProcessMicrosPerQuery() {
@@ -140,8 +149,7 @@ public final class Bm25Benchmark {
     }
     Path dir = tempDir();
     try (Bm25CoreBenchmark bench = Bm25CoreBenchmark.open(dir)) {
-      ManagedChannel channel =
-          NettyChannelBuilder.forAddress("127.0.0.1", bench.port()).usePlaintext().build();
+      ManagedChannel channel = channel(bench.port());
       try {
         Grpc grpc = new Grpc(channel);
         bench.ingest("warm-up-in-process", language, coreDocs);
@@ -214,12 +222,26 @@ public final class Bm25Benchmark {
         }
         double noHitMicros = noHitNanos / 1e3 / (2 * perHalf);
         double healthMicros = healthNanos / 1e3 / (2 * perHalf);
-        // Parallel: one warm-up round of each side, then the measured round of each.
+        // Parallel: one warm-up round of each side, then the measured round of each; the gRPC
+        // side once over the one channel, once over a channel per client thread.
         double parallel = 0;
         double grpcParallel = 0;
-        for (int round = 0; round < 2; round++) {
-          parallel = bench.parallelQueriesPerSecond(COLLECTION, queries, passes, topK, threads);
-          grpcParallel = grpc.parallelQueriesPerSecond(requests, passes, threads);
+        double grpcOwnChannels = 0;
+        List<ManagedChannel> own = new ArrayList<>();
+        try {
+          List<IndexServiceGrpc.IndexServiceBlockingStub> ownStubs = new ArrayList<>();
+          for (int t = 0; t < threads; t++) {
+            own.add(channel(bench.port()));
+            ownStubs.add(IndexServiceGrpc.newBlockingStub(own.getLast()));
+          }
+          for (int round = 0; round < 2; round++) {
+            parallel = bench.parallelQueriesPerSecond(COLLECTION, queries, passes, topK, threads);
+            grpcParallel =
+                parallelQueriesPerSecond(List.of(grpc.index), requests, passes, threads);
+            grpcOwnChannels = parallelQueriesPerSecond(ownStubs, requests, passes, threads);
+          }
+        } finally {
+          own.forEach(ManagedChannel::shutdownNow);
         }
         return new Result(
             dataset.name(),
@@ -234,13 +256,58 @@ public final class Bm25Benchmark {
             grpc.serverSearchNanos / 1e3 / searches,
             grpcParallel,
             noHitMicros,
-            healthMicros);
+            healthMicros,
+            grpcOwnChannels);
       } finally {
         channel.shutdownNow();
       }
     } finally {
       delete(dir);
     }
+  }
+
+  private static ManagedChannel channel(int port) {
+    return NettyChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build();
+  }
+
+  /**
+   * Every request {@code passes} times, sent by {@code threads} client threads (each waits for its
+   * answer before sending the next; thread t uses {@code stubs[t % stubs.size()]}); returns queries
+   * per second.
+   */
+  private static double parallelQueriesPerSecond(
+      List<IndexServiceGrpc.IndexServiceBlockingStub> stubs,
+      List<SearchRequest> requests,
+      int passes,
+      int threads) {
+    int searches = requests.size() * passes;
+    AtomicInteger nextSearch = new AtomicInteger();
+    long start = System.nanoTime();
+    try (ExecutorService pool = Executors.newFixedThreadPool(threads)) {
+      List<Future<?>> clients = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        IndexServiceGrpc.IndexServiceBlockingStub stub = stubs.get(t % stubs.size());
+        clients.add(
+            pool.submit(
+                () -> {
+                  for (int i = nextSearch.getAndIncrement();
+                      i < searches;
+                      i = nextSearch.getAndIncrement()) {
+                    stub.withDeadlineAfter(60, TimeUnit.SECONDS)
+                        .search(requests.get(i % requests.size()));
+                  }
+                }));
+      }
+      for (Future<?> client : clients) {
+        client.get();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while benchmarking", e);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("a benchmark search over gRPC failed", e.getCause());
+    }
+    return searches / ((System.nanoTime() - start) / 1e9);
   }
 
   /** A search for a word the collection does not hold (checked in-process: no hits). */
@@ -276,41 +343,6 @@ public final class Bm25Benchmark {
       long start = System.nanoTime();
       new CollectionIngester(channel, 1000, 600).ingest(name, docs);
       return (System.nanoTime() - start) / 1e9;
-    }
-
-    /**
-     * Every request {@code passes} times, sent by {@code threads} client threads (each waits for
-     * its answer before sending the next) over the one channel; returns queries per second.
-     */
-    double parallelQueriesPerSecond(List<SearchRequest> requests, int passes, int threads) {
-      int searches = requests.size() * passes;
-      AtomicInteger nextSearch = new AtomicInteger();
-      long start = System.nanoTime();
-      try (ExecutorService pool = Executors.newFixedThreadPool(threads)) {
-        List<Future<?>> clients = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-          clients.add(
-              pool.submit(
-                  () -> {
-                    for (int i = nextSearch.getAndIncrement();
-                        i < searches;
-                        i = nextSearch.getAndIncrement()) {
-                      index
-                          .withDeadlineAfter(60, TimeUnit.SECONDS)
-                          .search(requests.get(i % requests.size()));
-                    }
-                  }));
-        }
-        for (Future<?> client : clients) {
-          client.get();
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted while benchmarking", e);
-      } catch (ExecutionException e) {
-        throw new IllegalStateException("a benchmark search over gRPC failed", e.getCause());
-      }
-      return searches / ((System.nanoTime() - start) / 1e9);
     }
 
     List<ScoredDocument> search(SearchRequest request) {

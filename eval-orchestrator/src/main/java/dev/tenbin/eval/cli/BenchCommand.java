@@ -119,6 +119,12 @@ public final class BenchCommand implements Runnable {
         root.put("grpc_server_search_us_per_query", result.grpcServerSearchMicros());
         root.put("grpc_parallel_queries_per_s", result.grpcParallelQueriesPerSecond());
         root.put("parallel_query_grpc_over_in_process", result.parallelQueryRatio());
+        root.put(
+            "grpc_parallel_own_channels_queries_per_s",
+            result.grpcParallelOwnChannelsQueriesPerSecond());
+        root.put(
+            "parallel_own_channels_query_grpc_over_in_process",
+            result.parallelOwnChannelsQueryRatio());
         root.put("grpc_no_hit_us_per_call", result.grpcNoHitMicros());
         root.put("grpc_health_check_us_per_call", result.grpcHealthCheckMicros());
         root.put("query_grpc_over_in_process_ceiling", result.queryRatioCeiling());
@@ -135,6 +141,7 @@ public final class BenchCommand implements Runnable {
                 + "gRPC/in-process  %12.2f %11.2f%n"
                 + "gRPC, %2d threads            %11.0f  (one query per request, %d in flight)%n"
                 + "gRPC/in-process, %2d threads %11.2f%n"
+                + "gRPC, %2d threads, a channel each %6.0f  (gRPC/in-process %.2f)%n"
                 + "gRPC call floor: %.0f us (a search no document matches), so one query per"
                 + " request is at most %.2f of in-process%n"
                 + "gRPC health check: %.0f us (same channel and server, without the index service's"
@@ -160,6 +167,9 @@ public final class BenchCommand implements Runnable {
             result.threads(),
             result.threads(),
             result.parallelQueryRatio(),
+            result.threads(),
+            result.grpcParallelOwnChannelsQueriesPerSecond(),
+            result.parallelOwnChannelsQueryRatio(),
             result.grpcNoHitMicros(),
             result.queryRatioCeiling(),
             result.grpcHealthCheckMicros());

@@ -73,6 +73,11 @@ class Bm25BenchmarkTest {
     assertThat(result.parallelQueryRatio())
         .isEqualTo(
             result.grpcParallelQueriesPerSecond() / result.inProcessParallelQueriesPerSecond());
+    assertThat(result.grpcParallelOwnChannelsQueriesPerSecond()).isPositive();
+    assertThat(result.parallelOwnChannelsQueryRatio())
+        .isEqualTo(
+            result.grpcParallelOwnChannelsQueriesPerSecond()
+                / result.inProcessParallelQueriesPerSecond());
     // Each server-side search interval lies inside the client's call, so the mean does too.
     assertThat(result.grpcServerSearchMicros())
         .isPositive()
