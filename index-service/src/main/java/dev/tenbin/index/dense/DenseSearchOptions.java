@@ -14,10 +14,11 @@ import java.util.Objects;
  *     on a float scan)
  * @param rescoreDepth quantized hits re-scored, or HNSW candidates asked for; 0 or less means the
  *     default, {@value #DEFAULT_RESCORE_DEPTH}
- * @param approximate a Lucene HNSW graph over the first stage's vectors (float, int8 codes or sign
- *     bits) proposes max(k, rescoreDepth) candidates, scored as the exact scan of the variant would
- *     score them (float: float; int8/binary: their quantized score, or float with {@code rescore});
- *     the recall against the exact scan's top-k of the same variant is reported
+ * @param approximate a Lucene HNSW graph over the first stage's vectors (float, int8 with one scale
+ *     for all dimensions, or sign bits) proposes max(k, rescoreDepth) candidates, scored as the
+ *     exact scan of the variant would score them (float: float; int8/binary: their quantized score,
+ *     or float with {@code rescore}); the recall against the exact scan's top-k of the same variant
+ *     is reported
  */
 public record DenseSearchOptions(
     VectorSimilarity similarity,

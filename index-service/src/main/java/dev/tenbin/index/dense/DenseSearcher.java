@@ -50,13 +50,14 @@ import java.util.stream.IntStream;
  *   <li><b>Approximate</b> asks a Lucene HNSW graph over the first stage's vectors for max(k,
  *       rescoreDepth) candidates and returns their best k as the exact scan of the variant would
  *       score them. Float: the graph over the float variant's vectors, candidates scored in float.
- *       int8: the graph over the int8 codes, navigated by the code dot product (the query's codes
- *       as the int8 scan makes them), candidates scored by it. Binary: the graph over the sign bits
- *       as ±1 bytes, navigated by their dot product 2 · (Hamming similarity) − d, candidates scored
- *       by Hamming similarity. With rescore the quantized candidates are scored in float instead.
- *       The recall of the top-k against the exact scan's top-k of the same variant (same
- *       truncation, quantization and rescore) is reported: what the graph loses, apart from what
- *       the quantization loses.
+ *       int8: the graph over the vectors as int8 with one scale for every dimension (so its dot
+ *       product is the float one up to rounding; the scan's per-dimension codes would distort the
+ *       geometry), candidates scored by the int8 scan's code dot product. Binary: the graph over
+ *       the sign bits as ±1 bytes, navigated by their dot product 2 · (Hamming similarity) − d,
+ *       candidates scored by Hamming similarity. With rescore the quantized candidates are scored
+ *       in float instead. The recall of the top-k against the exact scan's top-k of the same
+ *       variant (same truncation, quantization and rescore) is reported: what the graph loses,
+ *       apart from what the quantization loses.
  * </ul>
  *
  * <h2>Order and determinism</h2>
@@ -396,7 +397,7 @@ public final class DenseSearcher {
         saturated = codes.saturated();
         Int8Rows.Query rowQuery = codes.forRows();
         Int8Rows docs = variant.int8Rows();
-        for (int ordinal : variant.int8Graph().search(codes.codes(), depth)) {
+        for (int ordinal : variant.int8Graph().search(q.floats(), depth)) {
           proposed.add(TopK.hit(ordinal, docs.dot(rowQuery, ordinal)));
         }
       }
@@ -804,10 +805,13 @@ public final class DenseSearcher {
       return graph;
     }
 
-    /** The HNSW graph over the int8 codes. */
+    /**
+     * The HNSW graph over the vectors as int8 ({@link HnswGraph#ofInt8}: one scale for all
+     * dimensions, the float geometry); it proposes candidates, which the int8 codes then score.
+     */
     synchronized HnswGraph int8Graph() {
       if (int8Graph == null) {
-        int8Graph = HnswGraph.ofBytes(int8Rows().signedCodes(), dims);
+        int8Graph = HnswGraph.ofInt8(floats());
       }
       return int8Graph;
     }

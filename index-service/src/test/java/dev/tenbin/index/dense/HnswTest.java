@@ -4,8 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.index.rank.OrdinalHit;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
@@ -110,6 +114,66 @@ class HnswTest {
                 DenseSearchOptions.bytesPerVector(quantization, dim) + (rescore ? 4L * dim : 0));
       }
     }
+  }
+
+  /**
+   * Unit vectors in 200 clusters whose dimensions spread very differently (the noise of dimension d
+   * scales as 1 / sqrt(1 + d / 4), as in {@code bench index-scaling}): the int8 scan's codes
+   * stretch every dimension to the full byte range, and a graph linked by their inner product found
+   * 0.87 of the true top 10 here at a beam of 20. The graph over one-scale int8 keeps the float
+   * geometry.
+   */
+  @Test
+  void theInt8GraphFollowsTheFloatGeometryWhenDimensionsSpreadVeryDifferently() {
+    int n = 20_000;
+    int dims = 64;
+    SplittableRandom random = new SplittableRandom(3);
+    float[][] centroids = new float[200][dims];
+    for (float[] centroid : centroids) {
+      for (int d = 0; d < dims; d++) {
+        centroid[d] = (float) (random.nextGaussian() / Math.sqrt(dims));
+      }
+    }
+    double total = 0;
+    for (int d = 0; d < dims; d++) {
+      total += 1 / (1 + d / 4.0);
+    }
+    float[] docs = new float[n * dims];
+    List<float[]> queries = new ArrayList<>();
+    for (int i = 0; i < n + 50; i++) {
+      float[] centroid = centroids[random.nextInt(centroids.length)];
+      float[] v = new float[dims];
+      double norm = 0;
+      for (int d = 0; d < dims; d++) {
+        v[d] = centroid[d] + (float) (random.nextGaussian() * Math.sqrt(1 / (1 + d / 4.0) / total));
+        norm += v[d] * v[d];
+      }
+      for (int d = 0; d < dims; d++) {
+        v[d] /= (float) Math.sqrt(norm);
+      }
+      if (i < n) {
+        System.arraycopy(v, 0, docs, i * dims, dims);
+      } else {
+        queries.add(v);
+      }
+    }
+    DenseSearcher searcher = new DenseSearcher(docs, dims, IntStream.range(0, n).toArray());
+    var int8Graph =
+        new DenseSearchOptions(VectorSimilarity.DOT, 0, Quantization.INT8, true, 20, true);
+    double recall = 0;
+    for (float[] query : queries) {
+      Set<Integer> truth = new HashSet<>();
+      for (OrdinalHit hit :
+          searcher.search(query, VectorSimilarity.DOT, 0, 10, Cancellation.NEVER)) {
+        truth.add(hit.ordinal());
+      }
+      recall +=
+          searcher.searchApproximateOnly(query, int8Graph, 10, Cancellation.NEVER).hits().stream()
+                  .filter(hit -> truth.contains(hit.ordinal()))
+                  .count()
+              / 10.0;
+    }
+    assertThat(recall / queries.size()).isGreaterThanOrEqualTo(0.95);
   }
 
   @Test
