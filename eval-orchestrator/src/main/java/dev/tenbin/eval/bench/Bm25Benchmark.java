@@ -24,12 +24,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
 /**
@@ -236,8 +231,7 @@ public final class Bm25Benchmark {
           }
           for (int round = 0; round < 2; round++) {
             parallel = bench.parallelQueriesPerSecond(COLLECTION, queries, passes, topK, threads);
-            grpcParallel =
-                parallelQueriesPerSecond(List.of(grpc.index), requests, passes, threads);
+            grpcParallel = parallelQueriesPerSecond(List.of(grpc.index), requests, passes, threads);
             grpcOwnChannels = parallelQueriesPerSecond(ownStubs, requests, passes, threads);
           }
         } finally {
@@ -280,34 +274,15 @@ public final class Bm25Benchmark {
       List<SearchRequest> requests,
       int passes,
       int threads) {
-    int searches = requests.size() * passes;
-    AtomicInteger nextSearch = new AtomicInteger();
-    long start = System.nanoTime();
-    try (ExecutorService pool = Executors.newFixedThreadPool(threads)) {
-      List<Future<?>> clients = new ArrayList<>();
-      for (int t = 0; t < threads; t++) {
-        IndexServiceGrpc.IndexServiceBlockingStub stub = stubs.get(t % stubs.size());
-        clients.add(
-            pool.submit(
-                () -> {
-                  for (int i = nextSearch.getAndIncrement();
-                      i < searches;
-                      i = nextSearch.getAndIncrement()) {
-                    stub.withDeadlineAfter(60, TimeUnit.SECONDS)
-                        .search(requests.get(i % requests.size()));
-                  }
-                }));
-      }
-      for (Future<?> client : clients) {
-        client.get();
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while benchmarking", e);
-    } catch (ExecutionException e) {
-      throw new IllegalStateException("a benchmark search over gRPC failed", e.getCause());
-    }
-    return searches / ((System.nanoTime() - start) / 1e9);
+    return Bm25CoreBenchmark.searchesPerSecond(
+        requests.size() * passes,
+        threads,
+        thread -> {
+          IndexServiceGrpc.IndexServiceBlockingStub stub = stubs.get(thread % stubs.size());
+          return i ->
+              stub.withDeadlineAfter(60, TimeUnit.SECONDS)
+                  .search(requests.get(i % requests.size()));
+        });
   }
 
   /** A search for a word the collection does not hold (checked in-process: no hits). */

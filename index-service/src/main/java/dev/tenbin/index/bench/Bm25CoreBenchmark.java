@@ -21,6 +21,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntConsumer;
+import java.util.function.IntFunction;
 
 /**
  * The index side of {@code tenbin bench bm25}: one collection catalog that the benchmark uses
@@ -122,19 +124,34 @@ public final class Bm25CoreBenchmark implements AutoCloseable {
    */
   public double parallelQueriesPerSecond(
       String name, List<String> queries, int passes, int topK, int threads) {
-    int searches = queries.size() * passes;
+    return searchesPerSecond(
+        queries.size() * passes,
+        threads,
+        thread -> i -> search(name, queries.get(i % queries.size()), topK));
+  }
+
+  /**
+   * Runs searches {@code 0 .. searches - 1} on {@code threads} threads, each taking the next search
+   * as soon as its last one returned; thread t runs search i as {@code
+   * searchOnThread.apply(t).accept(i)}. Returns searches per second.
+   *
+   * @throws IllegalStateException when a search fails (its exception as the cause)
+   */
+  public static double searchesPerSecond(
+      int searches, int threads, IntFunction<IntConsumer> searchOnThread) {
     AtomicInteger nextSearch = new AtomicInteger();
     long start = System.nanoTime();
     try (ExecutorService pool = Executors.newFixedThreadPool(threads)) {
       List<Future<?>> workers = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
+        IntConsumer search = searchOnThread.apply(t);
         workers.add(
             pool.submit(
                 () -> {
                   for (int i = nextSearch.getAndIncrement();
                       i < searches;
                       i = nextSearch.getAndIncrement()) {
-                    search(name, queries.get(i % queries.size()), topK);
+                    search.accept(i);
                   }
                 }));
       }
