@@ -544,11 +544,10 @@ public final class BenchCommand implements Runnable {
         split = ",",
         paramLabel = "VECTORS",
         defaultValue = "float,int8,binary",
-        converter = HnswGraphConverter.class,
         description =
             "Which HNSW graphs are built up to --hnsw-max-size: float, int8, binary (default:"
                 + " ${DEFAULT-VALUE}).")
-    java.util.Set<dev.tenbin.index.dense.Quantization> hnswGraphs;
+    List<String> hnswGraphs;
 
     @Option(
         names = "--beams",
@@ -612,7 +611,7 @@ public final class BenchCommand implements Runnable {
                 queries,
                 clusters,
                 hnswMaxSize,
-                hnswGraphs,
+                dev.tenbin.index.bench.IndexScalingBenchmark.graphsNamed(hnswGraphs),
                 beams,
                 rescoreDepths,
                 batchQueries,
@@ -662,22 +661,6 @@ public final class BenchCommand implements Runnable {
       }
       out.flush();
       return 0;
-    }
-  }
-
-  /** {@code float}, {@code int8} or {@code binary}: the vectors an HNSW graph is built over. */
-  static final class HnswGraphConverter
-      implements CommandLine.ITypeConverter<dev.tenbin.index.dense.Quantization> {
-    @Override
-    public dev.tenbin.index.dense.Quantization convert(String value) {
-      return switch (value.strip()) {
-        case "float" -> dev.tenbin.index.dense.Quantization.NONE;
-        case "int8" -> dev.tenbin.index.dense.Quantization.INT8;
-        case "binary" -> dev.tenbin.index.dense.Quantization.BINARY;
-        default ->
-            throw new CommandLine.TypeConversionException(
-                "'" + value + "' is not float, int8 or binary");
-      };
     }
   }
 

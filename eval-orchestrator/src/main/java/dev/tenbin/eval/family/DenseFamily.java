@@ -3,6 +3,7 @@ package dev.tenbin.eval.family;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.eval.EvalRun;
 import dev.tenbin.eval.RunMode;
+import dev.tenbin.eval.job.CellIdentity;
 import dev.tenbin.eval.job.JobPlanner;
 import dev.tenbin.eval.job.JobSpec;
 import dev.tenbin.eval.job.JobTask;
@@ -13,6 +14,7 @@ import dev.tenbin.eval.job.WorkRunner;
 import dev.tenbin.eval.retrieval.DenseRetrieval;
 import dev.tenbin.eval.retrieval.DenseVariant;
 import dev.tenbin.eval.retrieval.HybridFusion;
+import dev.tenbin.proto.index.v1.Quantization;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -89,11 +91,24 @@ final class DenseFamily implements RetrievalFamily {
               name(),
               variant,
               RunMode.RETRIEVAL,
-              planner.modelIdentity(facts, variant),
+              withIndexIdentity(planner.modelIdentity(facts, variant), variant),
               JobPlanner.modelVersions(facts),
               modelFacts));
     }
     return new Work(this, task, model, cells, List.of(), "");
+  }
+
+  /**
+   * {@code identity} with what an efficiency variant's index adds to it: an HNSW graph over int8
+   * holds the vectors with one scale for all dimensions since db7101b (before, the scan's
+   * per-dimension codes), so such cells get an identity of their own and cells stored before are
+   * not taken for them. Other variants keep their fingerprints.
+   */
+  static CellIdentity withIndexIdentity(CellIdentity identity, String variant) {
+    DenseVariant parsed = DenseVariant.parse(variant);
+    return parsed.approximate() && parsed.quantization() == Quantization.QUANTIZATION_INT8
+        ? identity.with("hnsw_int8_graph", "int8, one scale for all dimensions")
+        : identity;
   }
 
   @Override

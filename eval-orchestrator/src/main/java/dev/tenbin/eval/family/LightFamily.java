@@ -76,7 +76,8 @@ final class LightFamily implements RetrievalFamily {
               name(),
               variant,
               RunMode.RETRIEVAL,
-              lightIdentity(planner.modelIdentity(facts, variant), variant),
+              DenseFamily.withIndexIdentity(
+                  lightIdentity(planner.modelIdentity(facts, variant), variant), variant),
               JobPlanner.modelVersions(facts),
               JobPlanner.modelFacts(facts, facts.dimension())));
     }

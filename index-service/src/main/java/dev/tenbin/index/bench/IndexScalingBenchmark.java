@@ -112,6 +112,28 @@ public final class IndexScalingBenchmark {
     }
   }
 
+  /**
+   * The graphs named {@code float}, {@code int8} or {@code binary} (the CLI's {@code
+   * --hnsw-graphs}).
+   *
+   * @throws IllegalArgumentException naming a value that is none of them
+   */
+  public static Set<Quantization> graphsNamed(List<String> names) {
+    Set<Quantization> graphs = new HashSet<>();
+    for (String name : names) {
+      graphs.add(
+          switch (name.strip()) {
+            case "float" -> Quantization.NONE;
+            case "int8" -> Quantization.INT8;
+            case "binary" -> Quantization.BINARY;
+            default ->
+                throw new IllegalArgumentException(
+                    "--hnsw-graphs: '" + name + "' is not float, int8 or binary");
+          });
+    }
+    return graphs;
+  }
+
   /** The process's memory at one moment, in bytes (from /proc/self/status; -1 where absent). */
   public record Memory(long rss, long peakRss, long rssFile, long rssAnon, long heapUsed) {
     static Memory now() {
