@@ -231,47 +231,20 @@ class IndexScalingBenchmarkTest {
   @Test
   void aConfigWithoutSizesOrWithABeamBelowTenIsRefused() {
     assertThatThrownBy(() -> config(List.of(), 0)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(
-            () ->
-                new Config(
-                    List.of(100),
-                    16,
-                    3,
-                    8,
-                    5,
-                    0,
-                    ALL_GRAPHS,
-                    List.of(5),
-                    List.of(),
-                    4,
-                    0,
-                    Double.NaN,
-                    dir()))
+    assertThatThrownBy(() -> configOf100(ALL_GRAPHS, List.of(5), List.of()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("beam");
-    assertThatThrownBy(
-            () ->
-                new Config(
-                    List.of(100),
-                    16,
-                    3,
-                    8,
-                    5,
-                    0,
-                    ALL_GRAPHS,
-                    List.of(),
-                    List.of(9),
-                    4,
-                    0,
-                    Double.NaN,
-                    dir()))
+    assertThatThrownBy(() -> configOf100(ALL_GRAPHS, List.of(), List.of(9)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("rescore depth");
-    assertThatThrownBy(
-            () ->
-                new Config(
-                    List.of(100), 16, 3, 8, 5, 0, Set.of(), List.of(), List.of(), 4, 0, 1, dir()))
+    assertThatThrownBy(() -> configOf100(Set.of(), List.of(), List.of()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("HNSW graph");
+  }
+
+  /** A config of one size of 100 with the given graphs, beams and rescore depths. */
+  private static Config configOf100(
+      Set<Quantization> graphs, List<Integer> beams, List<Integer> depths) {
+    return new Config(List.of(100), 16, 3, 8, 5, 0, graphs, beams, depths, 4, 0, Double.NaN, dir());
   }
 }
