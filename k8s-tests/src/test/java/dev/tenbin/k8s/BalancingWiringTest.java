@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The chart wires client-side balancing (docs/scaling.md): the stateless services are dialled
- * through their headless Services with dns:///, their servers age connections out, and the eval
- * service reaches each index pod by its stable name.
+ * through their headless Services with dns:///, their servers age connections out, and the eval and
+ * rerank services reach each index pod by its stable name.
  */
 class BalancingWiringTest {
   private static V1Container container(List<Manifest> manifests, String deployment) {
@@ -91,6 +91,18 @@ class BalancingWiringTest {
     assertThat(replicas).isEqualTo(2);
     assertThat(arg(container(manifests, "tb-tenbin-eval"), "--index-pods"))
         .isEqualTo(String.join(",", expected));
+  }
+
+  @Test
+  void theRerankServiceGetsTheSameIndexPodsSoCandidatesByIdComeFromThePodHoldingTheirCollection() {
+    for (String values : List.of("default", "gpu")) {
+      List<Manifest> manifests = ChartRenderingTest.rendered(values);
+      assertThat(arg(container(manifests, "tb-tenbin-rerank"), "--index-pods"))
+          .as(values)
+          .isEqualTo(arg(container(manifests, "tb-tenbin-eval"), "--index-pods"));
+      assertThat(container(manifests, "tb-tenbin-rerank").getArgs())
+          .doesNotContain("--index-endpoint");
+    }
   }
 
   @Test

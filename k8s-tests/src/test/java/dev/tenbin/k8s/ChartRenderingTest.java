@@ -224,6 +224,25 @@ class ChartRenderingTest {
   }
 
   @Test
+  void theRerankPodsMayReachTheEncoderAndTheIndexAndNothingElse() {
+    for (Manifest policy :
+        rendered("default").stream().filter(m -> m.type().endsWith("NetworkPolicy")).toList()) {
+      List<String> components = new java.util.ArrayList<>();
+      policy
+          .tree()
+          .at("/spec/ingress/0/from")
+          .forEach(
+              from ->
+                  components.add(
+                      from.at("/podSelector/matchLabels/app.kubernetes.io~1component").asText()));
+      boolean admitsRerank = components.contains("rerank");
+      assertThat(admitsRerank)
+          .as(policy.name() + " admits the rerank pods")
+          .isEqualTo(policy.name().endsWith("-encoder") || policy.name().endsWith("-index"));
+    }
+  }
+
+  @Test
   void
       theKubernetesExecutorGivesTheEvalServiceAnAccountARoleOfExactlyItsVerbsAndTheSharedResults() {
     assertThat(rendered("default"))

@@ -13,6 +13,7 @@ import dev.tenbin.rpc.ClientChannels;
 import dev.tenbin.rpc.GrpcServerHost;
 import dev.tenbin.rpc.ServerOptions;
 import dev.tenbin.rpc.ServiceClientOptions;
+import dev.tenbin.rpc.ServiceEndpoint;
 import dev.tenbin.rpc.ServiceTarget;
 import io.grpc.ManagedChannel;
 import java.nio.file.Path;
@@ -72,9 +73,22 @@ public final class RerankServer implements Callable<Integer> {
           "Index service that rerank requests giving candidates by id (index_documents) fetch the"
               + " documents' title and text from, reached with the --service-* TLS and token options;"
               + " [ADDRESS]:PORT for IPv6; one service, not dns:/// (each index pod holds its own"
-              + " collections) (env TENBIN_INDEX_ENDPOINT; default: none, such requests are"
-              + " FAILED_PRECONDITION).")
+              + " collections; give a StatefulSet's pods with --index-pods) (env"
+              + " TENBIN_INDEX_ENDPOINT; default: none, such requests are FAILED_PRECONDITION).")
   String indexEndpoint;
+
+  @Option(
+      names = "--index-pods",
+      split = ",",
+      paramLabel = "HOST:PORT",
+      defaultValue = "${env:TENBIN_INDEX_PODS}",
+      description =
+          "The pods of an index StatefulSet, each HOST:PORT by its stable name, comma-separated,"
+              + " in the order and spelling the orchestrator's --index-pods has them: a request by id"
+              + " fetches its documents from the pod that holds its collection (rendezvous"
+              + " placement over these names, as the orchestrator creates collections). Instead of"
+              + " --index-endpoint (env TENBIN_INDEX_PODS).")
+  List<String> indexPods;
 
   @Option(
       names = "--max-batch-tokens",
@@ -119,9 +133,7 @@ public final class RerankServer implements Callable<Integer> {
         maxBatchTokens,
         ModelPolicy.of(allowModels, modelIdleSeconds),
         execution.toRuntime(Runtime.getRuntime().availableProcessors()),
-        indexEndpoint == null || indexEndpoint.isBlank()
-            ? null
-            : ServiceTarget.parse("--index-endpoint", indexEndpoint));
+        ServiceEndpoint.stateful("--index-endpoint", indexEndpoint, "--index-pods", indexPods));
   }
 
   /**
@@ -260,12 +272,12 @@ public final class RerankServer implements Callable<Integer> {
             config.encoderSecurity(),
             ClientChannels.DEFAULT_MAX_INBOUND_MESSAGE_BYTES);
     ManagedChannel index =
-        config.indexEndpoint() == null
+        config.index() == null
             ? null
             : ClientChannels.open(
-                config.indexEndpoint(),
-                config.encoderSecurity(),
-                ClientChannels.DEFAULT_MAX_INBOUND_MESSAGE_BYTES);
+                config.index(),
+                ClientChannels.DEFAULT_MAX_INBOUND_MESSAGE_BYTES,
+                IndexDocuments::collectionOf);
     RerankCore core = null;
     GrpcServerHost host = null;
     try {
@@ -392,7 +404,7 @@ public final class RerankServer implements Callable<Integer> {
           running.host().port(),
           running.host().metricsPort(),
           config.encoderEndpoint(),
-          config.indexEndpoint() == null ? "none" : config.indexEndpoint());
+          config.index() == null ? "none" : config.index());
       running.host().blockUntilShutdown();
     }
     return 0;

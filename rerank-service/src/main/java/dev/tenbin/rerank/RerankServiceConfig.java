@@ -6,6 +6,7 @@ import dev.tenbin.encoder.model.ModelSources;
 import dev.tenbin.encoder.onnx.OnnxModel;
 import dev.tenbin.rpc.ClientSecurity;
 import dev.tenbin.rpc.ServerSettings;
+import dev.tenbin.rpc.ServiceEndpoint;
 import dev.tenbin.rpc.ServiceTarget;
 import java.nio.file.Path;
 
@@ -23,9 +24,10 @@ import java.nio.file.Path;
  * @param models which cross-encoders may be loaded, and when an unused one is unloaded
  * @param runtime ONNX Runtime threads, execution provider, device and arena limit of the
  *     cross-encoders
- * @param indexEndpoint the index service candidates given by id ({@code index_documents}) are
- *     fetched from (one service: HOST:PORT, not a balanced dns:/// name), reached with {@code
- *     encoderSecurity}'s TLS and token; null: none, such requests are refused
+ * @param index the index service candidates given by id ({@code index_documents}) are fetched from:
+ *     one service (HOST:PORT, not a balanced dns:/// name), or the pods of an index StatefulSet,
+ *     each call sent to the pod holding its collection (as the orchestrator places them); reached
+ *     with {@code encoderSecurity}'s TLS and token; null: none, such requests are refused
  */
 public record RerankServiceConfig(
     ServerSettings server,
@@ -36,7 +38,7 @@ public record RerankServiceConfig(
     int maxBatchTokens,
     ModelPolicy models,
     OnnxModel.RuntimeOptions runtime,
-    ServiceTarget indexEndpoint) {
+    ServiceEndpoint index) {
   public static final int DEFAULT_PORT = 50053;
   public static final int DEFAULT_MAX_PAIRS = 1_000;
   public static final int DEFAULT_MAX_BATCH_TOKENS = 8192;
@@ -68,10 +70,13 @@ public record RerankServiceConfig(
     if (runtime == null) {
       runtime = OnnxModel.RuntimeOptions.cpu(Runtime.getRuntime().availableProcessors());
     }
-    if (indexEndpoint != null && indexEndpoint.balanced()) {
+    if (index != null && !index.placed() && index.target().balanced()) {
       throw new IllegalArgumentException(
           "--index-endpoint must be HOST:PORT: index pods each hold their own collections, so"
-              + " calls cannot be spread with dns:///");
+              + " calls cannot be spread with dns:///; give the pods with --index-pods");
+    }
+    if (index != null) {
+      index = index.withSecurity(encoderSecurity);
     }
   }
 

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.core.UnavailableException;
 import dev.tenbin.rpc.HostPort;
+import dev.tenbin.rpc.ServiceEndpoint;
+import dev.tenbin.rpc.ServiceTarget;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.StatusRuntimeException;
@@ -40,18 +42,136 @@ class RerankServerTest {
   }
 
   @Test
-  void anIndexServiceForCandidatesByIdIsOneHostPortAndNoneByDefault() {
+  void anIndexServiceForCandidatesByIdIsOneHostPortOrTheIndexPodsAndNoneByDefault() {
     org.junit.jupiter.api.Assumptions.assumeTrue(
-        System.getenv("TENBIN_INDEX_ENDPOINT") == null, "TENBIN_INDEX_ENDPOINT is set");
-    assertThat(parse().indexEndpoint()).isNull();
-    assertThat(parse("--index-endpoint", "index.tenbin:50052").indexEndpoint())
-        .isEqualTo(dev.tenbin.rpc.ServiceTarget.direct("index.tenbin", 50052));
+        System.getenv("TENBIN_INDEX_ENDPOINT") == null
+            && System.getenv("TENBIN_INDEX_PODS") == null,
+        "TENBIN_INDEX_ENDPOINT or TENBIN_INDEX_PODS is set");
+    assertThat(parse().index()).isNull();
+    assertThat(parse("--index-endpoint", "index.tenbin:50052").index().targets())
+        .containsExactly(ServiceTarget.direct("index.tenbin", 50052));
+    ServiceEndpoint pods =
+        parse("--index-pods", "index-0.index-headless:50052,index-1.index-headless:50052").index();
+    assertThat(pods.placed()).isTrue();
+    assertThat(pods.targets())
+        .containsExactly(
+            ServiceTarget.direct("index-0.index-headless", 50052),
+            ServiceTarget.direct("index-1.index-headless", 50052));
     assertThatThrownBy(() -> parse("--index-endpoint", "dns:///index-headless:50052"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("--index-endpoint must be HOST:PORT");
     assertThatThrownBy(() -> parse("--index-endpoint", "index"))
         .isInstanceOf(dev.tenbin.core.InvalidInputException.class)
         .hasMessageContaining("--index-endpoint");
+    assertThatThrownBy(
+            () -> parse("--index-endpoint", "index:50052", "--index-pods", "index-0.h:50052"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("not both");
+    assertThatThrownBy(() -> parse("--index-pods", "index-0.h:50052,index-0.h:50052"))
+        .isInstanceOf(dev.tenbin.core.InvalidInputException.class)
+        .hasMessageContaining("--index-pods names a pod twice");
+  }
+
+  @Test
+  void withTheIndexPodsEachRequestByIdFetchesFromThePodThatHoldsItsCollection() {
+    java.util.Map<Integer, java.util.List<String>> askedByPort =
+        new java.util.concurrent.ConcurrentHashMap<>();
+    java.util.List<dev.tenbin.rpc.GrpcServerHost> pods = new java.util.ArrayList<>();
+    try {
+      for (int pod = 0; pod < 3; pod++) {
+        java.util.List<String> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
+        var host =
+            dev.tenbin.rpc.GrpcServerHost.start(
+                new dev.tenbin.rpc.ServerSettings(
+                    "127.0.0.1", 0, -1, 64 * 1024 * 1024, Duration.ofSeconds(1)),
+                java.util.List.<io.grpc.BindableService>of(notFoundIndexRecording(asked)));
+        pods.add(host);
+        askedByPort.put(host.port(), asked);
+      }
+      java.util.List<String> podNames = pods.stream().map(p -> "127.0.0.1:" + p.port()).toList();
+      java.util.List<String> collections =
+          java.util.stream.IntStream.range(0, 12).mapToObj(i -> "eval-" + i).toList();
+      try (RerankServer.Running rerank =
+          RerankServer.start(
+              parse(
+                  "--port",
+                  "0",
+                  "--metrics-port",
+                  "-1",
+                  "--models-dir",
+                  tmp.resolve("models").toString(),
+                  "--cache-dir",
+                  tmp.resolve("cache").toString(),
+                  "--encoder-endpoint",
+                  "127.0.0.1:1",
+                  "--index-pods",
+                  String.join(",", podNames)))) {
+        ManagedChannel client =
+            ManagedChannelBuilder.forAddress("127.0.0.1", rerank.host().port())
+                .usePlaintext()
+                .build();
+        try {
+          var stub =
+              dev.tenbin.proto.rerank.v1.RerankServiceGrpc.newBlockingStub(client)
+                  .withDeadlineAfter(30, TimeUnit.SECONDS);
+          for (String collection : collections) {
+            assertThatThrownBy(
+                    () ->
+                        stub.rerank(
+                            dev.tenbin.proto.rerank.v1.RerankRequest.newBuilder()
+                                .setModelId("any")
+                                .setQuery("q")
+                                .setIndexDocuments(
+                                    dev.tenbin.proto.rerank.v1.IndexDocuments.newBuilder()
+                                        .setCollection(collection)
+                                        .addIds("d1"))
+                                .build()))
+                .isInstanceOfSatisfying(
+                    StatusRuntimeException.class,
+                    e ->
+                        assertThat(e.getStatus().getCode())
+                            .isEqualTo(io.grpc.Status.Code.NOT_FOUND));
+          }
+        } finally {
+          client.shutdownNow();
+        }
+      }
+      // Each collection was asked of exactly the pod rendezvous placement over the same names
+      // gives it, the placement the orchestrator created it by.
+      dev.tenbin.rpc.Rendezvous placement = new dev.tenbin.rpc.Rendezvous(podNames);
+      java.util.Set<Integer> podsAsked = new java.util.HashSet<>();
+      for (String collection : collections) {
+        int holder = HostPort.parse("pod", placement.nodeOf(collection)).port();
+        assertThat(askedByPort.get(holder)).as(collection).contains(collection);
+        askedByPort.forEach(
+            (port, asked) -> {
+              if (port != holder) {
+                assertThat(asked).as(collection + " at " + port).doesNotContain(collection);
+              }
+            });
+        podsAsked.add(holder);
+      }
+      assertThat(podsAsked).as("12 collections spread over the 3 pods").hasSize(3);
+    } finally {
+      pods.forEach(dev.tenbin.rpc.GrpcServerHost::close);
+    }
+  }
+
+  /** An index whose GetDocuments records the collection it was asked about and finds nothing. */
+  private static io.grpc.BindableService notFoundIndexRecording(java.util.List<String> asked) {
+    return new dev.tenbin.proto.index.v1.IndexServiceGrpc.IndexServiceImplBase() {
+      @Override
+      public void getDocuments(
+          dev.tenbin.proto.index.v1.GetDocumentsRequest request,
+          io.grpc.stub.StreamObserver<dev.tenbin.proto.index.v1.GetDocumentsResponse> responses) {
+        asked.add(request.getCollection());
+        responses.onError(
+            dev.tenbin.rpc.StatusMapper.withField(
+                com.google.rpc.Code.NOT_FOUND,
+                "collection " + request.getCollection() + " holds no such document",
+                "ids[0]"));
+      }
+    };
   }
 
   @Test

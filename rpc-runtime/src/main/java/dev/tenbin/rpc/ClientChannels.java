@@ -46,6 +46,42 @@ public final class ClientChannels {
   }
 
   /**
+   * A channel to {@code endpoint} with its security: to its one target, or, for the pods of a
+   * stateful service, a {@link KeyRoutedChannel} sending each call to the pod its key lives on.
+   * Every client of those pods that is given the same pod names in any order ({@link
+   * ServiceEndpoint#toString()}: {@code host:port} each) places a key on the same pod.
+   *
+   * @param keyOf the key of a call's first request message, or null for a call with none; unused
+   *     for one target
+   */
+  public static ManagedChannel open(
+      ServiceEndpoint endpoint,
+      int maxInboundMessageBytes,
+      java.util.function.Function<Object, String> keyOf) {
+    return endpoint.placed()
+        ? openPods(endpoint, maxInboundMessageBytes, keyOf)
+        : open(endpoint.target(), endpoint.security(), maxInboundMessageBytes);
+  }
+
+  /**
+   * A channel per target of {@code pods}, each call sent to the pod its key lives on ({@link
+   * Rendezvous} placement over the pods' names, {@code host:port} each).
+   */
+  public static KeyRoutedChannel openPods(
+      ServiceEndpoint pods,
+      int maxInboundMessageBytes,
+      java.util.function.Function<Object, String> keyOf) {
+    java.util.Map<String, ServiceTarget> byName = new java.util.LinkedHashMap<>();
+    for (ServiceTarget pod : pods.targets()) {
+      byName.put(pod.toString(), pod);
+    }
+    return KeyRoutedChannel.open(
+        java.util.List.copyOf(byName.keySet()),
+        name -> open(byName.get(name), pods.security(), maxInboundMessageBytes),
+        keyOf);
+  }
+
+  /**
    * A channel to {@code target}, direct or balanced over the addresses its name resolves to; {@link
    * IllegalArgumentException} for unreadable files.
    */

@@ -2,9 +2,9 @@ package dev.tenbin.eval.cli;
 
 import dev.tenbin.encoder.onnx.ExecutionOptions;
 import dev.tenbin.eval.job.JobLauncher;
-import dev.tenbin.eval.services.ServiceEndpoint;
 import dev.tenbin.rpc.ClientSecurity;
 import dev.tenbin.rpc.ServiceClientOptions;
+import dev.tenbin.rpc.ServiceEndpoint;
 import java.nio.file.Path;
 import java.util.List;
 import picocli.CommandLine.Mixin;
@@ -104,18 +104,10 @@ public final class ServiceOptions {
 
   public JobLauncher.Options toOptions() {
     ClientSecurity reach = security.toSecurity();
-    if (indexPods != null && indexEndpoint != null) {
-      throw new IllegalArgumentException(
-          "give --index-endpoint (one index service) or --index-pods (a StatefulSet), not both");
-    }
     ServiceEndpoint index =
-        indexPods != null
-            ? ServiceEndpoint.pods("--index-pods", indexPods).withSecurity(reach)
-            : endpoint("--index-endpoint", indexEndpoint, reach);
-    if (index != null && !index.placed() && index.target().balanced()) {
-      throw new IllegalArgumentException(
-          "--index-endpoint must be HOST:PORT: index pods each hold their own collections, so"
-              + " calls cannot be spread with dns:///; give the pods with --index-pods");
+        ServiceEndpoint.stateful("--index-endpoint", indexEndpoint, "--index-pods", indexPods);
+    if (index != null) {
+      index = index.withSecurity(reach);
     }
     return new JobLauncher.Options(
         index,

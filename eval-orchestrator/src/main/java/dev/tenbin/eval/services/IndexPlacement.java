@@ -9,7 +9,7 @@ import dev.tenbin.proto.index.v1.RescoreRequest;
 import dev.tenbin.proto.index.v1.SearchRequest;
 import dev.tenbin.rpc.ClientChannels;
 import dev.tenbin.rpc.KeyRoutedChannel;
-import dev.tenbin.rpc.ServiceTarget;
+import dev.tenbin.rpc.ServiceEndpoint;
 import io.grpc.ManagedChannel;
 import java.util.List;
 import java.util.function.Function;
@@ -22,6 +22,10 @@ import java.util.function.Function;
  * stateless calls (resolve a language, fuse rankings) go to the pods in turn. ListCollections has
  * no collection and lists one pod's only: nothing in the orchestrator lists collections.
  *
+ * <p>The rerank service given the same pods ({@code --index-pods}, same names) sends its
+ * GetDocuments calls by the same placement, so candidates given by id are fetched from the pod that
+ * holds their collection.
+ *
  * <p>The pods are fixed for the life of the process, so a collection never moves under a running
  * evaluation; see docs/scaling.md for what scaling the StatefulSet does.
  */
@@ -30,11 +34,7 @@ public final class IndexPlacement {
 
   /** One channel per pod of {@code pods}, calls routed by collection. */
   public static KeyRoutedChannel open(ServiceEndpoint pods, int maxInboundMessageBytes) {
-    return open(
-        pods.targets().stream().map(ServiceTarget::toString).toList(),
-        pod ->
-            ClientChannels.open(
-                ServiceTarget.parse("--index-pods", pod), pods.security(), maxInboundMessageBytes));
+    return ClientChannels.openPods(pods, maxInboundMessageBytes, IndexPlacement::collectionOf);
   }
 
   /**

@@ -6,6 +6,7 @@ import dev.tenbin.eval.cache.CachedEncoder;
 import dev.tenbin.eval.cache.EmbeddingCache;
 import dev.tenbin.index.IndexServer;
 import dev.tenbin.rpc.ClientChannels;
+import dev.tenbin.rpc.ServiceEndpoint;
 import io.grpc.ManagedChannel;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

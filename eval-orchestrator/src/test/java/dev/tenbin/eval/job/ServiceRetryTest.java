@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.eval.drill.SyntheticBeir;
-import dev.tenbin.eval.services.ServiceEndpoint;
 import dev.tenbin.eval.store.ResultStore;
 import dev.tenbin.index.IndexServiceConfig;
 import dev.tenbin.index.collection.CollectionCatalog;
 import dev.tenbin.index.grpc.IndexGrpcService;
+import dev.tenbin.rpc.ServiceEndpoint;
 import io.grpc.ForwardingServerCall;
 import io.grpc.Metadata;
 import io.grpc.Server;

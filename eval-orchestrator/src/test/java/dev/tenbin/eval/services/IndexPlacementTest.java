@@ -22,6 +22,7 @@ import dev.tenbin.rpc.ClientSecurity;
 import dev.tenbin.rpc.GrpcServerHost;
 import dev.tenbin.rpc.KeyRoutedChannel;
 import dev.tenbin.rpc.ServerSettings;
+import dev.tenbin.rpc.ServiceEndpoint;
 import dev.tenbin.rpc.ServiceTarget;
 import io.grpc.BindableService;
 import io.grpc.ForwardingServerCallListener;

@@ -50,6 +50,14 @@ public final class IndexDocuments {
   }
 
   /**
+   * The collection a call to the index is about ({@code GetDocuments}, the only call made here),
+   * the key that sends it to the index pod holding the collection.
+   */
+  public static String collectionOf(Object request) {
+    return request instanceof GetDocumentsRequest documents ? documents.getCollection() : null;
+  }
+
+  /**
    * The text a candidate of a stored document is scored on: title, a space, then text; the text
    * alone when the title is empty (as BM25 indexes it, and as the orchestrator sends inline
    * candidates).

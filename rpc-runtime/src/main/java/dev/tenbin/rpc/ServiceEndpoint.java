@@ -1,8 +1,5 @@
-package dev.tenbin.eval.services;
+package dev.tenbin.rpc;
 
-import dev.tenbin.rpc.ClientSecurity;
-import dev.tenbin.rpc.HostPort;
-import dev.tenbin.rpc.ServiceTarget;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -12,7 +9,8 @@ import java.util.stream.Collectors;
  * A remote service and how to reach it (TLS, token; plaintext unless told otherwise): one target
  * ({@code host:port}, {@code [ipv6]:port}, or {@code dns:///host:port} spread over the name's
  * replicas with round_robin), or the stable addresses of a stateful service's pods, each holding
- * its own keys (the index's collections, placed by {@link IndexPlacement}).
+ * its own keys (the index's collections), reached through {@link
+ * ClientChannels#open(ServiceEndpoint, int, java.util.function.Function)}.
  *
  * @param targets one target, or the pods in their StatefulSet order
  * @param security how every target is reached
@@ -67,6 +65,43 @@ public record ServiceEndpoint(List<ServiceTarget> targets, ClientSecurity securi
           option, option + " names a pod twice, got " + String.join(",", values));
     }
     return new ServiceEndpoint(pods, null);
+  }
+
+  /**
+   * A stateful service whose replicas each hold their own keys (the index), as given: one service
+   * by {@code endpointOption} ({@code host:port}; a {@code dns:///} name would spread one key's
+   * calls over replicas that do not hold it) or its pods by {@code podsOption}; null when neither
+   * is given. {@link IllegalArgumentException} naming the flags for both, or for a {@code dns:///}
+   * endpoint.
+   */
+  public static ServiceEndpoint stateful(
+      String endpointOption, String endpoint, String podsOption, List<String> pods) {
+    boolean hasEndpoint = endpoint != null && !endpoint.isBlank();
+    List<String> podList =
+        pods == null ? List.of() : pods.stream().filter(p -> !p.isBlank()).toList();
+    if (hasEndpoint && !podList.isEmpty()) {
+      throw new IllegalArgumentException(
+          "give "
+              + endpointOption
+              + " (one service) or "
+              + podsOption
+              + " (a StatefulSet's pods), not both");
+    }
+    if (!podList.isEmpty()) {
+      return pods(podsOption, podList);
+    }
+    if (!hasEndpoint) {
+      return null;
+    }
+    ServiceEndpoint one = parse(endpointOption, endpoint);
+    if (one.target().balanced()) {
+      throw new IllegalArgumentException(
+          endpointOption
+              + " must be HOST:PORT: its pods each hold their own keys, so calls cannot be spread"
+              + " with dns:///; give the pods with "
+              + podsOption);
+    }
+    return one;
   }
 
   /** Whether calls are placed over several pods by key rather than sent to one target. */
