@@ -86,8 +86,11 @@ public final class DenseSearcher {
   /** Bytes of stored vectors scored against every query of a batch before moving on (L2-sized). */
   private static final int CACHE_BLOCK_BYTES = 128 * 1024;
 
-  /** Score buffer of one batch chunk, in floats (64 MiB); a batch is scanned chunk by chunk. */
-  private static final long BATCH_SCORE_FLOATS = 16L << 20;
+  /**
+   * Heap entries (an ordinal and a score each) one scan task keeps for a batch chunk, 2^20 (8 MiB):
+   * a batch is scanned in chunks of at most this many entries over the shortlist depth queries.
+   */
+  private static final long BATCH_HEAP_ENTRIES = 1L << 20;
 
   private final StoredVectors vectors;
   private final int dimension;
@@ -310,25 +313,21 @@ public final class DenseSearcher {
     boolean floatRescore = options.rescore() && options.quantization() != Quantization.NONE;
     int depth = floatRescore ? Math.max(k, options.rescoreDepth()) : k;
     int chunk =
-        (int) Math.max(1, Math.min(prepared.length, BATCH_SCORE_FLOATS / Math.max(1, size)));
+        (int) Math.max(1, Math.min(prepared.length, BATCH_HEAP_ENTRIES / Math.max(1, depth)));
     List<DenseSearchResult> results = new ArrayList<>(prepared.length);
     for (int from = 0; from < prepared.length; from += chunk) {
       PreparedQuery[] part =
           Arrays.copyOfRange(prepared, from, Math.min(prepared.length, from + chunk));
       ScanQueries scan = ScanQueries.of(part, options.quantization(), variant);
-      // One query: scored and selected block by block in one parallel pass. Several: each run of
-      // stored vectors is read once for all of them, into a score per query and document.
-      List<OrdinalHit> single = part.length == 1 ? scanTopK(scan, dims, depth, cancellation) : null;
-      float[][] scores = single == null ? new float[part.length][size] : null;
-      if (scores != null) {
-        scan(scan, scores, dims, cancellation);
-      }
+      // Each run of stored vectors is read once for every query of the chunk, and its scores are
+      // offered to the queries' shortlists while they are still in cache.
+      List<List<OrdinalHit>> shortlists = scanTopK(scan, dims, depth, cancellation);
       DenseSearchResult[] done = new DenseSearchResult[part.length];
       IntStream each = IntStream.range(0, part.length);
       (part.length > 1 ? each.parallel() : each)
           .forEach(
               i -> {
-                List<OrdinalHit> hits = single != null ? single : topK.select(scores[i], depth);
+                List<OrdinalHit> hits = shortlists.get(i);
                 // Re-ordered in float even when the shortlist is exactly k long (k = depth = 100).
                 if (floatRescore) {
                   hits = floatRescore(part[i], hits, variant, dims, k);
@@ -427,27 +426,6 @@ public final class DenseSearcher {
         hits, clipped, saturated, dims, bytesPerVector, storedBytes, recall);
   }
 
-  /**
-   * Scores every document for every query into {@code scores[query][ordinal]}: blocks of {@link
-   * #SCAN_BLOCK} documents in parallel; inside a block, cache-sized runs of documents are scored
-   * against all queries (four at a time in float) before the next run is read.
-   */
-  private void scan(ScanQueries queries, float[][] scores, int dims, Cancellation cancellation) {
-    int blocks = (size + SCAN_BLOCK - 1) / SCAN_BLOCK;
-    int run = runRows(queries.quantization(), dims);
-    IntStream stream = IntStream.range(0, blocks);
-    (blocks > 1 ? stream.parallel() : stream)
-        .forEach(
-            b -> {
-              cancellation.throwIfCancelled();
-              int end = Math.min(size, (b + 1) * SCAN_BLOCK);
-              float[] buffer = queries.runBuffer(run, dims);
-              for (int from = b * SCAN_BLOCK; from < end; from += run) {
-                queries.score(scores, 0, from, Math.min(end, from + run), dims, buffer);
-              }
-            });
-  }
-
   /** Documents per cache-sized run of a block: as many as {@link #CACHE_BLOCK_BYTES} hold. */
   private static int runRows(Quantization quantization, int dims) {
     long bytesPerDoc = quantization == Quantization.NONE ? 4L * dims : dims;
@@ -455,46 +433,61 @@ public final class DenseSearcher {
   }
 
   /**
-   * One query's best {@code depth} hits in one parallel pass: as many tasks as the common pool has
-   * threads take blocks of {@link #SCAN_BLOCK} documents in turn; each block is scored into a
-   * buffer of its own and offered, while its scores are still in cache, to its task's bounded heap
-   * ({@link TopK.Best}); the tasks' heaps are merged. One heap per thread, not per block: a heap
-   * starts empty and nearly every score offered to it is kept until it fills, so fewer heaps is
-   * less work for deep shortlists. The same hits as scoring every document and selecting from all
-   * the scores, without an array of a score per document or a second pass over it.
+   * Each query's best {@code depth} hits in one parallel pass: as many tasks as the common pool has
+   * threads take blocks of {@link #SCAN_BLOCK} documents in turn; each cache-sized run of a block
+   * is scored for every query into a buffer of the task's own and offered, while its scores are
+   * still in cache, to the task's bounded heap of each query ({@link TopK.Best}); the tasks' heaps
+   * are merged query by query. One heap per thread and query, not per block: a heap starts empty
+   * and nearly every score offered to it is kept until it fills, so fewer heaps is less work for
+   * deep shortlists. The same hits as scoring every document and selecting from all the scores,
+   * without an array of a score per query and document or a second pass over it.
    */
-  private List<OrdinalHit> scanTopK(
+  private List<List<OrdinalHit>> scanTopK(
       ScanQueries queries, int dims, int depth, Cancellation cancellation) {
+    int count = queries.queries().length;
     int blocks = (size + SCAN_BLOCK - 1) / SCAN_BLOCK;
     int run = runRows(queries.quantization(), dims);
     int tasks = Math.max(1, Math.min(blocks, ForkJoinPool.getCommonPoolParallelism() + 1));
     AtomicInteger nextBlock = new AtomicInteger();
     IntStream stream = IntStream.range(0, tasks);
-    return (tasks > 1 ? stream.parallel() : stream)
-        .mapToObj(
-            task -> {
-              TopK.Best heap = topK.best(depth);
-              float[] buffer = queries.runBuffer(run, dims);
-              float[][] block = {new float[SCAN_BLOCK]};
-              for (int b = nextBlock.getAndIncrement();
-                  b < blocks;
-                  b = nextBlock.getAndIncrement()) {
-                cancellation.throwIfCancelled();
-                int start = b * SCAN_BLOCK;
-                int end = Math.min(size, start + SCAN_BLOCK);
-                if (end - start != block[0].length) {
-                  block[0] = new float[end - start]; // the last, shorter block
-                }
-                for (int from = start; from < end; from += run) {
-                  queries.score(block, start, from, Math.min(end, from + run), dims, buffer);
-                }
-                heap.offerBlock(block[0], start);
-              }
-              return heap;
-            })
-        .reduce(TopK.Best::merge)
-        .orElseThrow()
-        .hits();
+    TopK.Best[] merged =
+        (tasks > 1 ? stream.parallel() : stream)
+            .mapToObj(
+                task -> {
+                  TopK.Best[] heaps = new TopK.Best[count];
+                  for (int q = 0; q < count; q++) {
+                    heaps[q] = topK.best(depth);
+                  }
+                  float[] buffer = queries.runBuffer(run, dims);
+                  float[][] scores = new float[count][run];
+                  for (int b = nextBlock.getAndIncrement();
+                      b < blocks;
+                      b = nextBlock.getAndIncrement()) {
+                    cancellation.throwIfCancelled();
+                    int end = Math.min(size, (b + 1) * SCAN_BLOCK);
+                    for (int from = b * SCAN_BLOCK; from < end; from += run) {
+                      int to = Math.min(end, from + run);
+                      queries.score(scores, from, from, to, dims, buffer);
+                      for (int q = 0; q < count; q++) {
+                        heaps[q].offerBlock(scores[q], to - from, from);
+                      }
+                    }
+                  }
+                  return heaps;
+                })
+            .reduce(
+                (a, b) -> {
+                  for (int q = 0; q < count; q++) {
+                    a[q].merge(b[q]);
+                  }
+                  return a;
+                })
+            .orElseThrow();
+    List<List<OrdinalHit>> hits = new ArrayList<>(count);
+    for (TopK.Best heap : merged) {
+      hits.add(heap.hits());
+    }
+    return hits;
   }
 
   /**

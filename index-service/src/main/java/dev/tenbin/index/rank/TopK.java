@@ -95,7 +95,15 @@ public final class TopK {
      * Offers every score of a block: {@code blockScores[i]} is ordinal {@code firstOrdinal + i}'s.
      */
     public void offerBlock(float[] blockScores, int firstOrdinal) {
-      for (int i = 0; i < blockScores.length; i++) {
+      offerBlock(blockScores, blockScores.length, firstOrdinal);
+    }
+
+    /**
+     * Offers the first {@code count} scores of a block: {@code blockScores[i]} is ordinal {@code
+     * firstOrdinal + i}'s.
+     */
+    public void offerBlock(float[] blockScores, int count, int firstOrdinal) {
+      for (int i = 0; i < count; i++) {
         offer(firstOrdinal + i, blockScores[i]);
       }
     }

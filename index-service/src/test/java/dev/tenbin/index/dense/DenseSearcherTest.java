@@ -259,6 +259,40 @@ class DenseSearcherTest {
   }
 
   @Test
+  void aBatchRanksAsScoringEveryDocumentAndSelectingFromAllTheScoresWould() {
+    Random random = new Random(17);
+    int n = 2 * DenseSearcher.SCAN_BLOCK + 101;
+    float[] docs = gaussian(random, n * DIM);
+    // Exact copies inside a run, across runs and across blocks: ties ordered by id wherever
+    // they were scored.
+    for (int copy :
+        new int[] {6, 90, 341, DenseSearcher.SCAN_BLOCK, 2 * DenseSearcher.SCAN_BLOCK + 100}) {
+      System.arraycopy(docs, 5 * DIM, docs, copy * DIM, DIM);
+    }
+    int[] idOrder = shuffledIdOrder(random, n);
+    DenseSearcher searcher = new DenseSearcher(docs, DIM, idOrder);
+    List<float[]> queries = new ArrayList<>();
+    queries.add(Arrays.copyOfRange(docs, 5 * DIM, 6 * DIM));
+    for (int q = 1; q < 11; q++) { // two groups of four, then three alone
+      queries.add(gaussian(random, DIM));
+    }
+    dev.tenbin.index.rank.TopK topK = new dev.tenbin.index.rank.TopK(idOrder);
+    // 200,000 hits a query: more than the documents, and the batch goes in chunks of five.
+    for (int k : new int[] {1, 50, 200_000}) {
+      List<DenseSearchResult> batch =
+          searcher.searchBatch(
+              queries, DenseSearchOptions.exact(VectorSimilarity.DOT), k, Cancellation.NEVER);
+      for (int q = 0; q < queries.size(); q++) {
+        float[] scores = new float[n];
+        for (int d = 0; d < n; d++) {
+          scores[d] = DotProduct.dot(queries.get(q), docs, d * DIM, DIM);
+        }
+        assertThat(batch.get(q).hits()).as("k %d query %d", k, q).isEqualTo(topK.select(scores, k));
+      }
+    }
+  }
+
+  @Test
   void resultsAreIdenticalWhateverTheNumberOfThreads() throws Exception {
     Random random = new Random(11);
     int n = 3 * DenseSearcher.SCAN_BLOCK + 17;
