@@ -338,6 +338,14 @@ public final class BenchCommand implements Runnable {
     @Option(names = "--pairs", defaultValue = "100", description = "Candidates per request.")
     int pairs;
 
+    @Option(
+        names = "--passes",
+        defaultValue = "10",
+        description =
+            "Warm-up passes over the queries, then as many measured ones (default"
+                + " ${DEFAULT-VALUE}); each request runs in-process, then over gRPC.")
+    int passes;
+
     @Option(names = "--cache-dir", defaultValue = "${env:TENBIN_CACHE_DIR:-.tenbin/cache}")
     Path cacheDirectory;
 
@@ -374,55 +382,57 @@ public final class BenchCommand implements Runnable {
               .limit(queries)
               .map(id -> data.queries().get(id))
               .toList();
+      if (passes < 1) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(), "--passes must be at least 1, got " + passes);
+      }
       dev.tenbin.rerank.bench.RerankBenchmark.Result r;
-      try (var services = dev.tenbin.eval.services.Services.connect(null, null, cacheDirectory)) {
-        if (!documentsById) {
-          r =
-              dev.tenbin.rerank.bench.RerankBenchmark.run(
-                  modelsDirectory,
-                  cacheDirectory,
-                  services::encoderChannel,
-                  model,
-                  qs,
-                  docs,
-                  pairs);
-        } else {
-          try (var collection =
-              new dev.tenbin.eval.retrieval.IndexSession(services.indexChannel(), "en", 0)) {
-            collection.ingest(
-                corpus.stream()
-                    .map(
-                        d ->
-                            dev.tenbin.proto.index.v1.Document.newBuilder()
-                                .setId(d.id())
-                                .setTitle(d.title())
-                                .setText(d.text())
-                                .build())
-                    .toList());
-            r =
-                dev.tenbin.rerank.bench.RerankBenchmark.run(
-                    modelsDirectory,
-                    cacheDirectory,
-                    services::encoderChannel,
-                    model,
-                    qs,
-                    docs,
-                    pairs,
-                    new dev.tenbin.rerank.bench.RerankBenchmark.ById(
-                        collection.name(),
-                        corpus.stream().map(d -> d.id()).toList(),
-                        services::indexChannel));
-          }
+      try (var services = dev.tenbin.eval.services.Services.connect(null, null, cacheDirectory);
+          var collection =
+              documentsById
+                  ? new dev.tenbin.eval.retrieval.IndexSession(services.indexChannel(), "en", 0)
+                  : null) {
+        dev.tenbin.rerank.bench.RerankBenchmark.ById byId = null;
+        if (collection != null) {
+          collection.ingest(
+              corpus.stream()
+                  .map(
+                      d ->
+                          dev.tenbin.proto.index.v1.Document.newBuilder()
+                              .setId(d.id())
+                              .setTitle(d.title())
+                              .setText(d.text())
+                              .build())
+                  .toList());
+          byId =
+              new dev.tenbin.rerank.bench.RerankBenchmark.ById(
+                  collection.name(),
+                  corpus.stream().map(d -> d.id()).toList(),
+                  services::indexChannel);
         }
+        r =
+            dev.tenbin.rerank.bench.RerankBenchmark.run(
+                modelsDirectory,
+                cacheDirectory,
+                services::encoderChannel,
+                model,
+                qs,
+                docs,
+                pairs,
+                passes,
+                byId);
       }
       ObjectNode root = new ObjectMapper().createObjectNode();
       root.put("model", r.model());
       root.put("requests", r.requests());
       root.put("pairs_per_request", r.pairsPerRequest());
+      root.put("passes", r.passes());
       root.put("documents", r.documents());
       root.put("in_process_pairs_per_s", r.inProcessPairsPerSecond());
       root.put("grpc_pairs_per_s", r.grpcPairsPerSecond());
       root.put("grpc_over_in_process", r.ratio());
+      root.put("in_process_scoring_us_per_request", r.inProcessScoringMicrosPerRequest());
+      root.put("grpc_server_scoring_us_per_request", r.grpcServerScoringMicrosPerRequest());
       PrintWriter out = spec.commandLine().getOut();
       if (json) {
         out.println(root);

@@ -46,7 +46,7 @@ class BenchRerankTest {
 
   @Test
   void documentsTravelInlineByDefaultAndByIdWhenAsked() throws Exception {
-    CliRunner inline = bench("--pairs", "4");
+    CliRunner inline = bench("--pairs", "4", "--passes", "2");
     CliRunner byId = bench("--pairs", "4", "--documents-by-id");
 
     assertThat(inline.exitCode()).as(inline.err()).isZero();
@@ -58,6 +58,27 @@ class BenchRerankTest {
     assertThat(byIdJson.get("pairs_per_request").asInt()).isEqualTo(4);
     assertThat(byIdJson.get("grpc_pairs_per_s").asDouble()).isPositive();
     assertThat(byIdJson.get("in_process_pairs_per_s").asDouble()).isPositive();
+    assertThat(inlineJson.get("passes").asInt()).isEqualTo(2);
+    assertThat(byIdJson.get("passes").asInt()).as("the default").isEqualTo(10);
+    for (JsonNode json : java.util.List.of(inlineJson, byIdJson)) {
+      // The scoring the server reported is part of what the gRPC side took, and so on.
+      double grpcMicrosPerRequest = 1e6 * 4 / json.get("grpc_pairs_per_s").asDouble();
+      assertThat(json.get("grpc_server_scoring_us_per_request").asDouble())
+          .isPositive()
+          .isLessThan(grpcMicrosPerRequest);
+      double inProcessMicrosPerRequest = 1e6 * 4 / json.get("in_process_pairs_per_s").asDouble();
+      assertThat(json.get("in_process_scoring_us_per_request").asDouble())
+          .isPositive()
+          .isLessThan(inProcessMicrosPerRequest);
+    }
+  }
+
+  @Test
+  void atLeastOnePassIsMeasured() {
+    CliRunner result = bench("--pairs", "4", "--passes", "0");
+
+    assertThat(result.exitCode()).isEqualTo(2);
+    assertThat(result.err()).contains("--passes must be at least 1, got 0");
   }
 
   @Test

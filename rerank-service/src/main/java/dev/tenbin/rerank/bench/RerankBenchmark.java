@@ -25,7 +25,7 @@ import java.util.function.Supplier;
  * Reranking throughput in (query, document) pairs per second: the plain-Java core against the
  * rerank service over loopback gRPC, the same requests in one run, alternating (after a warm-up of
  * each as long as the measurement). {@code tenbin bench rerank} runs it through {@link #run(Path,
- * Path, Supplier, String, List, List, int)}.
+ * Path, Supplier, String, List, List, int, int, ById)}.
  *
  * <p>Documents travel inline (each request carries every candidate's text) or, with {@link ById},
  * as ids of an index collection whose text the rerank core fetches (both halves then include the
@@ -40,7 +40,9 @@ public final class RerankBenchmark {
 
   /**
    * The two figures and their ratio; {@code documents} says how candidates travelled: {@code
-   * inline} or {@code by_id}.
+   * inline} or {@code by_id}. The scoring times are the core's own ({@code inference_nanos}: the
+   * model's scores, without validation, fetching by id or ranking), per measured request, in the
+   * bench's thread and as the server reported it.
    */
   public record Result(
       String model,
@@ -48,7 +50,10 @@ public final class RerankBenchmark {
       int pairsPerRequest,
       double inProcessPairsPerSecond,
       double grpcPairsPerSecond,
-      String documents) {
+      String documents,
+      double inProcessScoringMicrosPerRequest,
+      double grpcServerScoringMicrosPerRequest,
+      int passes) {
     public double ratio() {
       return grpcPairsPerSecond / inProcessPairsPerSecond;
     }
@@ -69,7 +74,8 @@ public final class RerankBenchmark {
 
   /**
    * Measures {@code model} on a core over {@code models} (bi-encoders reached through {@code
-   * encoderChannel}), closing the core afterwards.
+   * encoderChannel}), closing the core afterwards; with {@code byId}, candidates are sent as ids of
+   * its collection, inline otherwise.
    */
   public static Result run(
       Path models,
@@ -78,19 +84,8 @@ public final class RerankBenchmark {
       String model,
       List<String> queries,
       List<String> documents,
-      int pairsPerRequest) {
-    return run(models, cache, encoderChannel, model, queries, documents, pairsPerRequest, null);
-  }
-
-  /** As above; with {@code byId}, candidates are sent as ids of its collection. */
-  public static Result run(
-      Path models,
-      Path cache,
-      Supplier<Channel> encoderChannel,
-      String model,
-      List<String> queries,
-      List<String> documents,
       int pairsPerRequest,
+      int passes,
       ById byId) {
     try (RerankCore core =
         RerankServer.core(
@@ -100,17 +95,22 @@ public final class RerankBenchmark {
             byId == null ? IndexDocuments.none() : IndexDocuments.through(byId.indexChannel()),
             10_000,
             8192)) {
-      return new RerankBenchmark(core, byId).run(model, queries, documents, pairsPerRequest);
+      return new RerankBenchmark(core, byId)
+          .run(model, queries, documents, pairsPerRequest, passes);
     }
   }
 
   /**
-   * Times the same requests both ways: each path first runs every query once as warm-up (as many
-   * requests as are measured), then the measured requests alternate (one in-process, one over gRPC)
-   * so that both share the machine's noise.
+   * Times the same requests both ways: {@code passes} warm-up passes over the queries, then {@code
+   * passes} measured ones, each request in-process then over gRPC, so that both paths get as much
+   * warm-up (the JIT compiles the gRPC path's transport and parsing only after some hundreds of
+   * calls) and share the machine's noise.
    */
   public Result run(
-      String model, List<String> queries, List<String> documents, int pairsPerRequest) {
+      String model, List<String> queries, List<String> documents, int pairsPerRequest, int passes) {
+    if (passes < 1) {
+      throw new IllegalArgumentException("--passes must be at least 1, got " + passes);
+    }
     List<RerankCore.Candidate> candidates = new ArrayList<>();
     for (int i = 0; i < pairsPerRequest; i++) {
       candidates.add(
@@ -148,28 +148,41 @@ public final class RerankBenchmark {
       }
       long inProcessNanos = 0;
       long grpcNanos = 0;
-      for (int round = 0; round < 2; round++) {
+      long inProcessScoringNanos = 0;
+      long grpcScoringNanos = 0;
+      for (int pass = 0; pass < 2 * passes; pass++) {
         for (int q = 0; q < queries.size(); q++) {
           long start = System.nanoTime();
-          core.rerank(
-              model, queries.get(q), perRequest.get(), ScorePrecision.FP32, 0, Cancellation.NEVER);
+          RerankCore.Reranked local =
+              core.rerank(
+                  model,
+                  queries.get(q),
+                  perRequest.get(),
+                  ScorePrecision.FP32,
+                  0,
+                  Cancellation.NEVER);
           long middle = System.nanoTime();
-          stub.withDeadlineAfter(10, TimeUnit.MINUTES).rerank(requests.get(q));
+          var remote = stub.withDeadlineAfter(10, TimeUnit.MINUTES).rerank(requests.get(q));
           long end = System.nanoTime();
-          if (round == 1) {
+          if (pass >= passes) {
             inProcessNanos += middle - start;
             grpcNanos += end - middle;
+            inProcessScoringNanos += local.inferenceNanos();
+            grpcScoringNanos += remote.getMetadata().getInferenceNanos();
           }
         }
       }
-      double pairs = (double) queries.size() * pairsPerRequest;
+      double pairs = (double) queries.size() * passes * pairsPerRequest;
       return new Result(
           model,
           queries.size(),
           pairsPerRequest,
           pairs / (inProcessNanos / 1e9),
           pairs / (grpcNanos / 1e9),
-          byId == null ? "inline" : "by_id");
+          byId == null ? "inline" : "by_id",
+          inProcessScoringNanos / 1e3 / ((long) queries.size() * passes),
+          grpcScoringNanos / 1e3 / ((long) queries.size() * passes),
+          passes);
     } finally {
       channel.shutdownNow();
       host.close();
