@@ -34,6 +34,36 @@ class RerankServerTest {
     return server.config();
   }
 
+  /**
+   * A server on an ephemeral loopback port without metrics, over empty model folders, its encoder
+   * unreachable, with {@code extra} flags.
+   */
+  private RerankServiceConfig localServer(String... extra) {
+    String[] base = {
+      "--port",
+      "0",
+      "--metrics-port",
+      "-1",
+      "--models-dir",
+      tmp.resolve("models").toString(),
+      "--cache-dir",
+      tmp.resolve("cache").toString(),
+      "--encoder-endpoint",
+      "127.0.0.1:1"
+    };
+    String[] all = java.util.Arrays.copyOf(base, base.length + extra.length);
+    System.arraycopy(extra, 0, all, base.length, extra.length);
+    return parse(all);
+  }
+
+  /** A fake index service on an ephemeral loopback port. */
+  private static dev.tenbin.rpc.GrpcServerHost fakeIndex(io.grpc.BindableService index) {
+    return dev.tenbin.rpc.GrpcServerHost.start(
+        new dev.tenbin.rpc.ServerSettings(
+            "127.0.0.1", 0, -1, 64 * 1024 * 1024, Duration.ofSeconds(1)),
+        java.util.List.of(index));
+  }
+
   @Test
   void byDefaultLocalCrossEncodersMayLoadHubDownloadsMayNotAndIdleOnesUnload() {
     RerankServiceConfig config = parse();
@@ -80,11 +110,7 @@ class RerankServerTest {
     try {
       for (int pod = 0; pod < 3; pod++) {
         java.util.List<String> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
-        var host =
-            dev.tenbin.rpc.GrpcServerHost.start(
-                new dev.tenbin.rpc.ServerSettings(
-                    "127.0.0.1", 0, -1, 64 * 1024 * 1024, Duration.ofSeconds(1)),
-                java.util.List.<io.grpc.BindableService>of(notFoundIndexRecording(asked)));
+        var host = fakeIndex(notFoundIndexRecording(asked));
         pods.add(host);
         askedByPort.put(host.port(), asked);
       }
@@ -92,20 +118,7 @@ class RerankServerTest {
       java.util.List<String> collections =
           java.util.stream.IntStream.range(0, 12).mapToObj(i -> "eval-" + i).toList();
       try (RerankServer.Running rerank =
-          RerankServer.start(
-              parse(
-                  "--port",
-                  "0",
-                  "--metrics-port",
-                  "-1",
-                  "--models-dir",
-                  tmp.resolve("models").toString(),
-                  "--cache-dir",
-                  tmp.resolve("cache").toString(),
-                  "--encoder-endpoint",
-                  "127.0.0.1:1",
-                  "--index-pods",
-                  String.join(",", podNames)))) {
+          RerankServer.start(localServer("--index-pods", String.join(",", podNames)))) {
         ManagedChannel client =
             ManagedChannelBuilder.forAddress("127.0.0.1", rerank.host().port())
                 .usePlaintext()
@@ -270,19 +283,7 @@ class RerankServerTest {
 
   @Test
   void aStoppedServerHasClosedItsCoreAndItsEncoderChannel() {
-    RerankServiceConfig config =
-        parse(
-            "--port",
-            "0",
-            "--metrics-port",
-            "-1",
-            "--models-dir",
-            tmp.resolve("models").toString(),
-            "--cache-dir",
-            tmp.resolve("cache").toString(),
-            "--encoder-endpoint",
-            "127.0.0.1:1");
-    RerankServer.Running running = RerankServer.start(config);
+    RerankServer.Running running = RerankServer.start(localServer());
     int port = running.host().port();
     ManagedChannel client =
         ManagedChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build();
@@ -317,7 +318,7 @@ class RerankServerTest {
 
   @Test
   void aNetworkServerFetchesCandidatesByIdFromItsIndexEndpoint() {
-    var fakeIndex =
+    var notFound =
         new dev.tenbin.proto.index.v1.IndexServiceGrpc.IndexServiceImplBase() {
           @Override
           public void getDocuments(
@@ -331,26 +332,7 @@ class RerankServerTest {
                     "ids[0]"));
           }
         };
-    var index =
-        dev.tenbin.rpc.GrpcServerHost.start(
-            new dev.tenbin.rpc.ServerSettings(
-                "127.0.0.1", 0, -1, 64 * 1024 * 1024, Duration.ofSeconds(1)),
-            java.util.List.<io.grpc.BindableService>of(fakeIndex));
-    String[] common = {
-      "--port",
-      "0",
-      "--metrics-port",
-      "-1",
-      "--models-dir",
-      tmp.resolve("models").toString(),
-      "--cache-dir",
-      tmp.resolve("cache").toString(),
-      "--encoder-endpoint",
-      "127.0.0.1:1"
-    };
-    String[] withIndex = java.util.Arrays.copyOf(common, common.length + 2);
-    withIndex[common.length] = "--index-endpoint";
-    withIndex[common.length + 1] = "127.0.0.1:" + index.port();
+    var index = fakeIndex(notFound);
     var request =
         dev.tenbin.proto.rerank.v1.RerankRequest.newBuilder()
             .setModelId("any")
@@ -360,8 +342,9 @@ class RerankServerTest {
                     .setCollection("corpus")
                     .addIds("missing"))
             .build();
-    try (RerankServer.Running connected = RerankServer.start(parse(withIndex));
-        RerankServer.Running alone = RerankServer.start(parse(common))) {
+    try (RerankServer.Running connected =
+            RerankServer.start(localServer("--index-endpoint", "127.0.0.1:" + index.port()));
+        RerankServer.Running alone = RerankServer.start(localServer())) {
       for (var running : java.util.List.of(connected, alone)) {
         ManagedChannel client =
             ManagedChannelBuilder.forAddress("127.0.0.1", running.host().port())
