@@ -56,6 +56,20 @@ class RerankServerTest {
     return parse(all);
   }
 
+  /** A plaintext channel to a started server. */
+  private static ManagedChannel clientOf(RerankServer.Running running) {
+    return ManagedChannelBuilder.forAddress("127.0.0.1", running.host().port())
+        .usePlaintext()
+        .build();
+  }
+
+  /** A rerank stub whose calls give up after 30 s. */
+  private static dev.tenbin.proto.rerank.v1.RerankServiceGrpc.RerankServiceBlockingStub rerankStub(
+      ManagedChannel client) {
+    return dev.tenbin.proto.rerank.v1.RerankServiceGrpc.newBlockingStub(client)
+        .withDeadlineAfter(30, TimeUnit.SECONDS);
+  }
+
   /** A fake index service on an ephemeral loopback port. */
   private static dev.tenbin.rpc.GrpcServerHost fakeIndex(io.grpc.BindableService index) {
     return dev.tenbin.rpc.GrpcServerHost.start(
@@ -119,14 +133,9 @@ class RerankServerTest {
           java.util.stream.IntStream.range(0, 12).mapToObj(i -> "eval-" + i).toList();
       try (RerankServer.Running rerank =
           RerankServer.start(localServer("--index-pods", String.join(",", podNames)))) {
-        ManagedChannel client =
-            ManagedChannelBuilder.forAddress("127.0.0.1", rerank.host().port())
-                .usePlaintext()
-                .build();
+        ManagedChannel client = clientOf(rerank);
         try {
-          var stub =
-              dev.tenbin.proto.rerank.v1.RerankServiceGrpc.newBlockingStub(client)
-                  .withDeadlineAfter(30, TimeUnit.SECONDS);
+          var stub = rerankStub(client);
           for (String collection : collections) {
             assertThatThrownBy(
                     () ->
@@ -346,14 +355,9 @@ class RerankServerTest {
             RerankServer.start(localServer("--index-endpoint", "127.0.0.1:" + index.port()));
         RerankServer.Running alone = RerankServer.start(localServer())) {
       for (var running : java.util.List.of(connected, alone)) {
-        ManagedChannel client =
-            ManagedChannelBuilder.forAddress("127.0.0.1", running.host().port())
-                .usePlaintext()
-                .build();
+        ManagedChannel client = clientOf(running);
         try {
-          var stub =
-              dev.tenbin.proto.rerank.v1.RerankServiceGrpc.newBlockingStub(client)
-                  .withDeadlineAfter(30, TimeUnit.SECONDS);
+          var stub = rerankStub(client);
           boolean hasIndex = running == connected;
           assertThatThrownBy(() -> stub.rerank(request))
               .isInstanceOfSatisfying(

@@ -467,7 +467,7 @@ public final class DenseSearcher {
                     int end = Math.min(size, (b + 1) * SCAN_BLOCK);
                     for (int from = b * SCAN_BLOCK; from < end; from += run) {
                       int to = Math.min(end, from + run);
-                      queries.score(scores, from, from, to, dims, buffer);
+                      queries.score(scores, from, to, dims, buffer);
                       for (int q = 0; q < count; q++) {
                         heaps[q].offerBlock(scores[q], to - from, from);
                       }
@@ -560,10 +560,8 @@ public final class DenseSearcher {
           : null;
     }
 
-    /**
-     * Scores documents [from, to) for every query into {@code scores[query][document − outBase]}.
-     */
-    void score(float[][] scores, int outBase, int from, int to, int dims, float[] buffer) {
+    /** Scores documents [from, to) for every query into {@code scores[query][document − from]}. */
+    void score(float[][] scores, int from, int to, int dims, float[] buffer) {
       switch (quantization) {
         case NONE -> {
           StoredVectors.Run rows = floatDocs.rows(from, to - from, buffer);
@@ -579,10 +577,10 @@ public final class DenseSearcher {
             float[] q3 = queries[q + 3].floats();
             for (int d = from; d < to; d++) {
               DotProduct.dot4(q0, q1, q2, q3, docs, base + d * dims, dims, four, 0);
-              scores[q][d - outBase] = four[0];
-              scores[q + 1][d - outBase] = four[1];
-              scores[q + 2][d - outBase] = four[2];
-              scores[q + 3][d - outBase] = four[3];
+              scores[q][d - from] = four[0];
+              scores[q + 1][d - from] = four[1];
+              scores[q + 2][d - from] = four[2];
+              scores[q + 3][d - from] = four[3];
             }
           }
           for (; q < queries.length; q++) {
@@ -590,10 +588,10 @@ public final class DenseSearcher {
             float[] out = scores[q];
             int d = from;
             for (; d + 4 <= to; d += 4) {
-              DotProduct.dotFour(query, docs, base + d * dims, dims, out, d - outBase);
+              DotProduct.dotFour(query, docs, base + d * dims, dims, out, d - from);
             }
             for (; d < to; d++) {
-              out[d - outBase] = DotProduct.dot(query, docs, base + d * dims, dims);
+              out[d - from] = DotProduct.dot(query, docs, base + d * dims, dims);
             }
           }
         }
@@ -603,7 +601,7 @@ public final class DenseSearcher {
             Int8Rows.Query query = int8[q];
             float[] out = scores[q];
             for (int d = from; d < to; d++) {
-              out[d - outBase] = docs.dot(query, d);
+              out[d - from] = docs.dot(query, d);
             }
           }
         }
@@ -614,7 +612,7 @@ public final class DenseSearcher {
             long[] query = bits[q];
             float[] out = scores[q];
             for (int d = from; d < to; d++) {
-              out[d - outBase] = BinaryQuantizer.similarity(query, docs, d * words, dims);
+              out[d - from] = BinaryQuantizer.similarity(query, docs, d * words, dims);
             }
           }
         }
