@@ -339,11 +339,21 @@ public final class BenchCommand implements Runnable {
     int pairs;
 
     @Option(
+        names = "--warm-up-passes",
+        defaultValue = "100",
+        paramLabel = "N",
+        description =
+            "Passes over the queries before the measured ones (default ${DEFAULT-VALUE}): the gRPC"
+                + " side's Java code reaches its compiled steady state only after some thousands of"
+                + " calls.")
+    int warmUpPasses;
+
+    @Option(
         names = "--passes",
         defaultValue = "10",
         description =
-            "Warm-up passes over the queries, then as many measured ones (default"
-                + " ${DEFAULT-VALUE}); each request runs in-process, then over gRPC.")
+            "Measured passes over the queries (default ${DEFAULT-VALUE}); each request runs"
+                + " in-process, then over gRPC.")
     int passes;
 
     @Option(names = "--cache-dir", defaultValue = "${env:TENBIN_CACHE_DIR:-.tenbin/cache}")
@@ -386,6 +396,10 @@ public final class BenchCommand implements Runnable {
         throw new CommandLine.ParameterException(
             spec.commandLine(), "--passes must be at least 1, got " + passes);
       }
+      if (warmUpPasses < 0) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(), "--warm-up-passes must be at least 0, got " + warmUpPasses);
+      }
       dev.tenbin.rerank.bench.RerankBenchmark.Result r;
       try (var services = dev.tenbin.eval.services.Services.connect(null, null, cacheDirectory);
           var collection =
@@ -419,6 +433,7 @@ public final class BenchCommand implements Runnable {
                 qs,
                 docs,
                 pairs,
+                warmUpPasses,
                 passes,
                 byId);
       }
@@ -426,6 +441,7 @@ public final class BenchCommand implements Runnable {
       root.put("model", r.model());
       root.put("requests", r.requests());
       root.put("pairs_per_request", r.pairsPerRequest());
+      root.put("warm_up_passes", r.warmUpPasses());
       root.put("passes", r.passes());
       root.put("documents", r.documents());
       root.put("in_process_pairs_per_s", r.inProcessPairsPerSecond());

@@ -46,7 +46,7 @@ class BenchRerankTest {
 
   @Test
   void documentsTravelInlineByDefaultAndByIdWhenAsked() throws Exception {
-    CliRunner inline = bench("--pairs", "4", "--passes", "2");
+    CliRunner inline = bench("--pairs", "4", "--warm-up-passes", "3", "--passes", "2");
     CliRunner byId = bench("--pairs", "4", "--documents-by-id");
 
     assertThat(inline.exitCode()).as(inline.err()).isZero();
@@ -58,7 +58,9 @@ class BenchRerankTest {
     assertThat(byIdJson.get("pairs_per_request").asInt()).isEqualTo(4);
     assertThat(byIdJson.get("grpc_pairs_per_s").asDouble()).isPositive();
     assertThat(byIdJson.get("in_process_pairs_per_s").asDouble()).isPositive();
+    assertThat(inlineJson.get("warm_up_passes").asInt()).isEqualTo(3);
     assertThat(inlineJson.get("passes").asInt()).isEqualTo(2);
+    assertThat(byIdJson.get("warm_up_passes").asInt()).as("the default").isEqualTo(100);
     assertThat(byIdJson.get("passes").asInt()).as("the default").isEqualTo(10);
     for (JsonNode json : java.util.List.of(inlineJson, byIdJson)) {
       // The scoring the server reported is part of what the gRPC side took, and so on.
@@ -79,6 +81,16 @@ class BenchRerankTest {
 
     assertThat(result.exitCode()).isEqualTo(2);
     assertThat(result.err()).contains("--passes must be at least 1, got 0");
+  }
+
+  @Test
+  void theWarmUpMayBeSkippedButNotNegative() {
+    CliRunner none = bench("--pairs", "4", "--warm-up-passes", "0", "--passes", "1");
+    CliRunner negative = bench("--pairs", "4", "--warm-up-passes", "-1");
+
+    assertThat(none.exitCode()).as(none.err()).isZero();
+    assertThat(negative.exitCode()).isEqualTo(2);
+    assertThat(negative.err()).contains("--warm-up-passes must be at least 0, got -1");
   }
 
   @Test

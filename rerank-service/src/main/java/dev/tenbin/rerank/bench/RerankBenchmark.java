@@ -53,6 +53,7 @@ public final class RerankBenchmark {
       String documents,
       double inProcessScoringMicrosPerRequest,
       double grpcServerScoringMicrosPerRequest,
+      int warmUpPasses,
       int passes) {
     public double ratio() {
       return grpcPairsPerSecond / inProcessPairsPerSecond;
@@ -85,6 +86,7 @@ public final class RerankBenchmark {
       List<String> queries,
       List<String> documents,
       int pairsPerRequest,
+      int warmUpPasses,
       int passes,
       ById byId) {
     try (RerankCore core =
@@ -96,18 +98,28 @@ public final class RerankBenchmark {
             10_000,
             8192)) {
       return new RerankBenchmark(core, byId)
-          .run(model, queries, documents, pairsPerRequest, passes);
+          .run(model, queries, documents, pairsPerRequest, warmUpPasses, passes);
     }
   }
 
   /**
-   * Times the same requests both ways: {@code passes} warm-up passes over the queries, then {@code
+   * Times the same requests both ways: {@code warmUpPasses} passes over the queries, then {@code
    * passes} measured ones, each request in-process then over gRPC, so that both paths get as much
-   * warm-up (the JIT compiles the gRPC path's transport and parsing only after some hundreds of
-   * calls) and share the machine's noise.
+   * warm-up and share the machine's noise. The warm-up is what brings the gRPC side to its steady
+   * state: its transport and protobuf code is Java the JIT compiles only after some thousands of
+   * calls, while the in-process side's hot code is the model's native code.
    */
   public Result run(
-      String model, List<String> queries, List<String> documents, int pairsPerRequest, int passes) {
+      String model,
+      List<String> queries,
+      List<String> documents,
+      int pairsPerRequest,
+      int warmUpPasses,
+      int passes) {
+    if (warmUpPasses < 0) {
+      throw new IllegalArgumentException(
+          "--warm-up-passes must be at least 0, got " + warmUpPasses);
+    }
     if (passes < 1) {
       throw new IllegalArgumentException("--passes must be at least 1, got " + passes);
     }
@@ -150,7 +162,7 @@ public final class RerankBenchmark {
       long grpcNanos = 0;
       long inProcessScoringNanos = 0;
       long grpcScoringNanos = 0;
-      for (int pass = 0; pass < 2 * passes; pass++) {
+      for (int pass = 0; pass < warmUpPasses + passes; pass++) {
         for (int q = 0; q < queries.size(); q++) {
           long start = System.nanoTime();
           RerankCore.Reranked local =
@@ -164,7 +176,7 @@ public final class RerankBenchmark {
           long middle = System.nanoTime();
           var remote = stub.withDeadlineAfter(10, TimeUnit.MINUTES).rerank(requests.get(q));
           long end = System.nanoTime();
-          if (pass >= passes) {
+          if (pass >= warmUpPasses) {
             inProcessNanos += middle - start;
             grpcNanos += end - middle;
             inProcessScoringNanos += local.inferenceNanos();
@@ -182,6 +194,7 @@ public final class RerankBenchmark {
           byId == null ? "inline" : "by_id",
           inProcessScoringNanos / 1e3 / ((long) queries.size() * passes),
           grpcScoringNanos / 1e3 / ((long) queries.size() * passes),
+          warmUpPasses,
           passes);
     } finally {
       channel.shutdownNow();
