@@ -14,11 +14,15 @@ import dev.tenbin.proto.index.v1.Query;
 import dev.tenbin.proto.index.v1.SearchRequest;
 import dev.tenbin.proto.index.v1.SearchResponse;
 import io.grpc.ManagedChannel;
+import io.grpc.Server;
 import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthGrpc;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.protobuf.services.HealthStatusManager;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -59,7 +63,11 @@ public final class Bm25Benchmark {
    * and adapter, so the floor minus it is what Tenbin's own call path adds. {@code
    * grpcParallelOwnChannelsQueriesPerSecond} is the same parallel gRPC search with a channel (one
    * HTTP/2 connection) per client thread: gRPC-Java serves each connection on one event loop on
-   * either side, so the two parallel figures side by side show what that single loop costs.
+   * either side, so the two parallel figures side by side show what that single loop costs. {@code
+   * grpcBareHealthCheckMicros} is the same health check against a bare gRPC-Java server on another
+   * loopback port (the health service alone, gRPC-Java's default settings and executor, no Tenbin
+   * code) over a channel of its own: what a unary call costs on this machine with gRPC-Java itself,
+   * the floor no service built on it can go below.
    */
   public record Result(
       String dataset,
@@ -75,7 +83,8 @@ public final class Bm25Benchmark {
       double grpcParallelQueriesPerSecond,
       double grpcNoHitMicros,
       double grpcHealthCheckMicros,
-      double grpcParallelOwnChannelsQueriesPerSecond) {
+      double grpcParallelOwnChannelsQueriesPerSecond,
+      double grpcBareHealthCheckMicros) {
     public double indexRatio() {
       return grpc.indexDocsPerSecond() / inProcess.indexDocsPerSecond();
     }
@@ -108,6 +117,14 @@ public final class Bm25Benchmark {
      */
     public double queryRatioCeiling() {
       return inProcessMicrosPerQuery() / (inProcessMicrosPerQuery() + grpcNoHitMicros);
+    }
+
+    /**
+     * The best one-at-a-time ratio any service on gRPC-Java could reach on this machine: each
+     * search costs at least its in-process time plus {@link #grpcBareHealthCheckMicros}.
+     */
+    public double bareQueryRatioCeiling() {
+      return inProcessMicrosPerQuery() / (inProcessMicrosPerQuery() + grpcBareHealthCheckMicros);
     }
   }
 
@@ -199,24 +216,45 @@ public final class Bm25Benchmark {
         for (int i = 0; i < searches; i++) {
           health.withDeadlineAfter(60, TimeUnit.SECONDS).check(check);
         }
-        // Alternating halves, so the floor and the health check share the machine's noise.
-        int perHalf = Math.max(1, searches / 2);
-        long noHitNanos = 0;
-        long healthNanos = 0;
-        for (int half = 0; half < 2; half++) {
-          long start = System.nanoTime();
-          for (int i = 0; i < perHalf; i++) {
-            grpc.search(noHit);
+        double noHitMicros;
+        double healthMicros;
+        double bareHealthMicros;
+        Server bare = bareHealthServer();
+        ManagedChannel bareChannel = channel(bare.getPort());
+        try {
+          HealthGrpc.HealthBlockingStub bareHealth = HealthGrpc.newBlockingStub(bareChannel);
+          for (int i = 0; i < searches; i++) {
+            bareHealth.withDeadlineAfter(60, TimeUnit.SECONDS).check(check);
           }
-          long middle = System.nanoTime();
-          for (int i = 0; i < perHalf; i++) {
-            health.withDeadlineAfter(60, TimeUnit.SECONDS).check(check);
+          // Alternating halves, so the floor and both health checks share the machine's noise.
+          int perHalf = Math.max(1, searches / 2);
+          long noHitNanos = 0;
+          long healthNanos = 0;
+          long bareHealthNanos = 0;
+          for (int half = 0; half < 2; half++) {
+            long start = System.nanoTime();
+            for (int i = 0; i < perHalf; i++) {
+              grpc.search(noHit);
+            }
+            long afterNoHit = System.nanoTime();
+            for (int i = 0; i < perHalf; i++) {
+              health.withDeadlineAfter(60, TimeUnit.SECONDS).check(check);
+            }
+            long afterHealth = System.nanoTime();
+            for (int i = 0; i < perHalf; i++) {
+              bareHealth.withDeadlineAfter(60, TimeUnit.SECONDS).check(check);
+            }
+            noHitNanos += afterNoHit - start;
+            healthNanos += afterHealth - afterNoHit;
+            bareHealthNanos += System.nanoTime() - afterHealth;
           }
-          noHitNanos += middle - start;
-          healthNanos += System.nanoTime() - middle;
+          noHitMicros = noHitNanos / 1e3 / (2 * perHalf);
+          healthMicros = healthNanos / 1e3 / (2 * perHalf);
+          bareHealthMicros = bareHealthNanos / 1e3 / (2 * perHalf);
+        } finally {
+          bareChannel.shutdownNow();
+          bare.shutdownNow();
         }
-        double noHitMicros = noHitNanos / 1e3 / (2 * perHalf);
-        double healthMicros = healthNanos / 1e3 / (2 * perHalf);
         // Parallel: one warm-up round of each side, then the measured round of each; the gRPC
         // side once over the one channel, once over a channel per client thread.
         double parallel = 0;
@@ -251,12 +289,25 @@ public final class Bm25Benchmark {
             grpcParallel,
             noHitMicros,
             healthMicros,
-            grpcOwnChannels);
+            grpcOwnChannels,
+            bareHealthMicros);
       } finally {
         channel.shutdownNow();
       }
     } finally {
       delete(dir);
+    }
+  }
+
+  /** gRPC-Java with its defaults serving the health service alone on a free loopback port. */
+  private static Server bareHealthServer() {
+    try {
+      return NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+          .addService(new HealthStatusManager().getHealthService())
+          .build()
+          .start();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start the bare gRPC server", e);
     }
   }
 

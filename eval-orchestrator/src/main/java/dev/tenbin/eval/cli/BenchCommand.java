@@ -128,6 +128,8 @@ public final class BenchCommand implements Runnable {
         root.put("grpc_no_hit_us_per_call", result.grpcNoHitMicros());
         root.put("grpc_health_check_us_per_call", result.grpcHealthCheckMicros());
         root.put("query_grpc_over_in_process_ceiling", result.queryRatioCeiling());
+        root.put("grpc_bare_health_check_us_per_call", result.grpcBareHealthCheckMicros());
+        root.put("query_grpc_over_in_process_bare_ceiling", result.bareQueryRatioCeiling());
         out.println(root);
       } else {
         out.printf(
@@ -145,7 +147,9 @@ public final class BenchCommand implements Runnable {
                 + "gRPC call floor: %.0f us (a search no document matches), so one query per"
                 + " request is at most %.2f of in-process%n"
                 + "gRPC health check: %.0f us (same channel and server, without the index service's"
-                + " interceptors and adapter)%n",
+                + " interceptors and adapter)%n"
+                + "bare gRPC-Java health check: %.0f us (a server with gRPC-Java's defaults and no"
+                + " Tenbin code), so no service on gRPC-Java reaches more than %.2f here%n",
             result.dataset(),
             result.documents(),
             result.queries(),
@@ -172,7 +176,9 @@ public final class BenchCommand implements Runnable {
             result.parallelOwnChannelsQueryRatio(),
             result.grpcNoHitMicros(),
             result.queryRatioCeiling(),
-            result.grpcHealthCheckMicros());
+            result.grpcHealthCheckMicros(),
+            result.grpcBareHealthCheckMicros(),
+            result.bareQueryRatioCeiling());
       }
       out.flush();
       return 0;

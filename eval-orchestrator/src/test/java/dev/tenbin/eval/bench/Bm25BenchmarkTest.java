@@ -89,6 +89,12 @@ class Bm25BenchmarkTest {
             result.inProcessMicrosPerQuery()
                 / (result.inProcessMicrosPerQuery() + result.grpcNoHitMicros()))
         .isBetween(0.0, 1.0);
+    assertThat(result.grpcBareHealthCheckMicros()).isPositive();
+    assertThat(result.bareQueryRatioCeiling())
+        .isEqualTo(
+            result.inProcessMicrosPerQuery()
+                / (result.inProcessMicrosPerQuery() + result.grpcBareHealthCheckMicros()))
+        .isBetween(0.0, 1.0);
   }
 
   @Test
