@@ -37,6 +37,7 @@ public final class OnnxEnvironment {
   /** The environment, created on first use with ONNX Runtime's own shutdown hook taken out. */
   public static synchronized OrtEnvironment get() {
     if (environment == null) {
+      OnnxNativeLibraries.prepare();
       List<Thread> before = ShutdownHooks.registered();
       environment = OrtEnvironment.getEnvironment();
       ortHookRemoved = removeOrtShutdownHook(before);

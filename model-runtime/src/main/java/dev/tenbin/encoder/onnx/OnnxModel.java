@@ -110,6 +110,7 @@ public final class OnnxModel implements AutoCloseable {
 
     /** Fails at start-up, with what to do, when CUDA is asked of a build that lacks it. */
     public void requireAvailable() {
+      OnnxNativeLibraries.prepare();
       if (cuda && !OrtEnvironment.getAvailableProviders().contains(OrtProvider.CUDA)) {
         throw new IllegalArgumentException(
             "--execution-provider cuda needs the CUDA build of ONNX Runtime: build with -Pgpu "
