@@ -60,8 +60,7 @@ class EncoderServerTest {
   }
 
   private static boolean buildHasCuda() {
-    return ai.onnxruntime.OrtEnvironment.getAvailableProviders()
-        .contains(ai.onnxruntime.OrtProvider.CUDA);
+    return dev.tenbin.encoder.onnx.OnnxEnvironment.cudaAvailable();
   }
 
   @Test

@@ -172,8 +172,7 @@ class TinyModelEncodingTest {
   @Test
   void cudaIsRefusedAtStartWithWhatToDoWhenTheBuildHasNoCudaProvider() {
     Assumptions.assumeFalse(
-        ai.onnxruntime.OrtEnvironment.getAvailableProviders()
-            .contains(ai.onnxruntime.OrtProvider.CUDA),
+        dev.tenbin.encoder.onnx.OnnxEnvironment.cudaAvailable(),
         "this build carries the CUDA provider");
     var config = EncoderServiceConfig.embedded(tmp.resolve("models"), tmp.resolve("cache"));
     var cuda =

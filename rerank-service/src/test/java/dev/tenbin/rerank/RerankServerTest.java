@@ -205,8 +205,7 @@ class RerankServerTest {
   @Test
   void cudaIsRefusedAtStartWithWhatToDoWhenTheBuildHasNoCudaProvider() {
     org.junit.jupiter.api.Assumptions.assumeFalse(
-        ai.onnxruntime.OrtEnvironment.getAvailableProviders()
-            .contains(ai.onnxruntime.OrtProvider.CUDA),
+        dev.tenbin.encoder.onnx.OnnxEnvironment.cudaAvailable(),
         "this build carries the CUDA provider");
     assertThatThrownBy(() -> parse("--execution-provider", "cuda", "--device-id", "1"))
         .isInstanceOf(IllegalArgumentException.class)

@@ -196,7 +196,7 @@ class EncoderGrpcServiceTest {
     assertThat(provenance.getExecutionProvider()).isEqualTo("CPU");
     assertThat(provenance.getDevice()).isEqualTo("cpu/" + System.getProperty("os.arch"));
     assertThat(provenance.getOnnxruntimeVersion())
-        .isEqualTo(ai.onnxruntime.OrtEnvironment.getEnvironment().getVersion())
+        .isEqualTo(dev.tenbin.encoder.onnx.OnnxEnvironment.version())
         .isNotBlank();
     assertThat(provenance.getModelSha256())
         .isEqualTo(

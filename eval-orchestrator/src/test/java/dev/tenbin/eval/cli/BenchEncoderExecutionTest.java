@@ -9,8 +9,7 @@ class BenchEncoderExecutionTest {
   @Test
   void cudaOnABuildWithoutItIsRefusedBeforeAnyModelLoadsWithWhatToDo() {
     org.junit.jupiter.api.Assumptions.assumeFalse(
-        ai.onnxruntime.OrtEnvironment.getAvailableProviders()
-            .contains(ai.onnxruntime.OrtProvider.CUDA),
+        dev.tenbin.encoder.onnx.OnnxEnvironment.cudaAvailable(),
         "this build carries the CUDA provider");
     CliRunner result =
         CliRunner.run(

@@ -283,8 +283,7 @@ class RunCommandTest {
   @Test
   void cudaForTheEmbeddedEncoderOnABuildWithoutItIsRefusedBeforeAnyWorkWithWhatToDo() {
     org.junit.jupiter.api.Assumptions.assumeFalse(
-        ai.onnxruntime.OrtEnvironment.getAvailableProviders()
-            .contains(ai.onnxruntime.OrtProvider.CUDA),
+        dev.tenbin.encoder.onnx.OnnxEnvironment.cudaAvailable(),
         "this build carries the CUDA provider");
     CliRunner result =
         CliRunner.run(

@@ -2,6 +2,7 @@ package dev.tenbin.encoder.onnx;
 
 import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtLoggingLevel;
+import ai.onnxruntime.OrtProvider;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
@@ -70,6 +71,17 @@ public final class OnnxEnvironment {
       log.debug(
           "cannot keep ONNX Runtime's environment alive past its shutdown hook: {}", e.toString());
     }
+  }
+
+  /** The execution providers this build of ONNX Runtime offers (CPU, and CUDA in a -Pgpu build). */
+  public static java.util.EnumSet<OrtProvider> providers() {
+    OnnxNativeLibraries.prepare();
+    return OrtEnvironment.getAvailableProviders();
+  }
+
+  /** Whether this build of ONNX Runtime offers the CUDA execution provider. */
+  public static boolean cudaAvailable() {
+    return providers().contains(OrtProvider.CUDA);
   }
 
   /** The ONNX Runtime release this process runs, e.g. "1.29.0" (provenance of every output). */

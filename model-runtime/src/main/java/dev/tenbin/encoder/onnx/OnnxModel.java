@@ -5,7 +5,6 @@ import ai.onnxruntime.OnnxJavaType;
 import ai.onnxruntime.OnnxTensor;
 import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtException;
-import ai.onnxruntime.OrtProvider;
 import ai.onnxruntime.OrtSession;
 import ai.onnxruntime.TensorInfo;
 import ai.onnxruntime.providers.OrtCUDAProviderOptions;
@@ -110,12 +109,11 @@ public final class OnnxModel implements AutoCloseable {
 
     /** Fails at start-up, with what to do, when CUDA is asked of a build that lacks it. */
     public void requireAvailable() {
-      OnnxNativeLibraries.prepare();
-      if (cuda && !OrtEnvironment.getAvailableProviders().contains(OrtProvider.CUDA)) {
+      if (cuda && !OnnxEnvironment.cudaAvailable()) {
         throw new IllegalArgumentException(
             "--execution-provider cuda needs the CUDA build of ONNX Runtime: build with -Pgpu "
                 + "(com.microsoft.onnxruntime:onnxruntime_gpu, see docs/gpu.md); this build offers "
-                + OrtEnvironment.getAvailableProviders());
+                + OnnxEnvironment.providers());
       }
     }
   }

@@ -3,8 +3,6 @@ package dev.tenbin.encoder.onnx;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import ai.onnxruntime.OrtEnvironment;
-import ai.onnxruntime.OrtProvider;
 import dev.tenbin.encoder.testing.TinyModels;
 import dev.tenbin.encoder.testing.TinyOnnxModels;
 import org.junit.jupiter.api.BeforeAll;
@@ -21,8 +19,7 @@ class CudaExecutionTest {
   @BeforeAll
   static void needsACudaDevice() {
     org.junit.jupiter.api.Assumptions.assumeTrue(
-        OrtEnvironment.getAvailableProviders().contains(OrtProvider.CUDA),
-        "this build has no CUDA provider (build with -Pgpu)");
+        OnnxEnvironment.cudaAvailable(), "this build has no CUDA provider (build with -Pgpu)");
     org.junit.jupiter.api.Assumptions.assumeTrue(
         CudaDevices.name(0).isPresent(), "no CUDA device answers nvidia-smi");
   }

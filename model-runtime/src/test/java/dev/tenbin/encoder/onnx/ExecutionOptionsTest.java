@@ -3,9 +3,7 @@ package dev.tenbin.encoder.onnx;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtException;
-import ai.onnxruntime.OrtProvider;
 import dev.tenbin.core.PreconditionException;
 import dev.tenbin.encoder.testing.TinyModels;
 import dev.tenbin.encoder.testing.TinyOnnxModels;
@@ -66,8 +64,7 @@ class ExecutionOptionsTest {
   @Test
   void cudaIsRefusedWithWhatToDoWhenTheBuildHasNoCudaProvider() {
     Assumptions.assumeFalse(
-        OrtEnvironment.getAvailableProviders().contains(OrtProvider.CUDA),
-        "this build carries the CUDA provider");
+        OnnxEnvironment.cudaAvailable(), "this build carries the CUDA provider");
     assertThatThrownBy(
             () ->
                 parse("--execution-provider", "cuda", "--device-id", "1", "--gpu-mem-limit", "1g")

@@ -343,7 +343,7 @@ class RerankGrpcServiceTest {
     assertThat(provenance.getExecutionProvider()).isEqualTo("CPU");
     assertThat(provenance.getDevice()).isEqualTo("cpu/" + System.getProperty("os.arch"));
     assertThat(provenance.getOnnxruntimeVersion())
-        .isEqualTo(ai.onnxruntime.OrtEnvironment.getEnvironment().getVersion());
+        .isEqualTo(dev.tenbin.encoder.onnx.OnnxEnvironment.version());
     assertThat(provenance.getModelSha256()).hasSize(64);
     String loadedHash = provenance.getModelSha256();
     assertThat(
