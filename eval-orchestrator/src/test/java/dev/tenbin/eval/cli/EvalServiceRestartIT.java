@@ -172,8 +172,7 @@ class EvalServiceRestartIT {
   }
 
   private Process serve(Path log, Path data, Path models) throws Exception {
-    List<String> command =
-        new ArrayList<>(dev.tenbin.eval.shard.ChildJvm.command(TenbinCli.class.getName()));
+    List<String> command = new ArrayList<>(KilledChildJvm.command(TenbinCli.class.getName(), tmp));
     command.addAll(
         List.of(
             "serve",

@@ -39,8 +39,7 @@ class RunKillResumeIT {
         "task_sets: [tasks.yaml]\nretrievers:\n  - bm25\n  - {retriever: dense:tiny-dense, variants: [base, int8, binary]}\n"
             + "  - light:tiny-dense\n");
     Path out = tmp.resolve("out");
-    List<String> command =
-        new ArrayList<>(dev.tenbin.eval.shard.ChildJvm.command(TenbinCli.class.getName()));
+    List<String> command = new ArrayList<>(KilledChildJvm.command(TenbinCli.class.getName(), tmp));
     command.addAll(
         List.of(
             "run",

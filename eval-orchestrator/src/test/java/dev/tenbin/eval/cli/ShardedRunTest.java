@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.tenbin.encoder.testing.TinyModels;
-import dev.tenbin.eval.shard.ChildJvm;
 import dev.tenbin.eval.shard.Shard;
 import dev.tenbin.eval.shard.ShardOutcome;
 import dev.tenbin.eval.store.ResultStore;
@@ -111,7 +110,7 @@ class ShardedRunTest {
     Files.delete(out.resolve("leaderboard.md"));
     Path events = out.resolve("shards").resolve(victim.fileStem() + ".events.jsonl");
     long startedBefore = count(events, "work_started");
-    List<String> command = new ArrayList<>(ChildJvm.command(RunCommand.MAIN_CLASS));
+    List<String> command = new ArrayList<>(KilledChildJvm.command(RunCommand.MAIN_CLASS, tmp));
     command.addAll(
         List.of(
             "run",

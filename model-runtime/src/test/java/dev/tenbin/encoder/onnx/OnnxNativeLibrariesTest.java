@@ -140,7 +140,7 @@ class OnnxNativeLibrariesTest {
       assertThat(child.exitValue()).as(output).isZero();
       assertThat(output).contains("onnxruntime " + OnnxEnvironment.version());
       assertThat(names(temporary))
-          .as("what ONNX Runtime left in java.io.tmpdir; %s %s", command, output)
+          .as("what ONNX Runtime left in java.io.tmpdir (the child printed: %s)", output)
           .isEmpty();
       assertThat(names(cache)).hasSize(1);
       Path folder = cache.resolve(names(cache).getFirst());
