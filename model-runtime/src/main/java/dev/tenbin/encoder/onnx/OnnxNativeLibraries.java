@@ -9,7 +9,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
@@ -87,15 +87,16 @@ public final class OnnxNativeLibraries {
   static Optional<Path> extract(Path jar, String platform, Path cache) throws IOException {
     String prefix = "ai/onnxruntime/native/" + platform + "/";
     try (ZipFile zip = new ZipFile(jar.toFile())) {
-      List<ZipEntry> libraries = new ArrayList<>();
-      zip.stream()
-          .filter(entry -> !entry.isDirectory() && entry.getName().startsWith(prefix))
-          .filter(entry -> entry.getName().indexOf('/', prefix.length()) < 0)
-          .forEach(libraries::add);
+      List<ZipEntry> libraries =
+          zip.stream()
+              .map(ZipEntry.class::cast)
+              .filter(entry -> !entry.isDirectory() && entry.getName().startsWith(prefix))
+              .filter(entry -> entry.getName().indexOf('/', prefix.length()) < 0)
+              .sorted(Comparator.comparing(ZipEntry::getName))
+              .toList();
       if (libraries.isEmpty()) {
         return Optional.empty();
       }
-      libraries.sort(java.util.Comparator.comparing(ZipEntry::getName));
       Path folder = cache.resolve("onnxruntime-" + digest(libraries));
       Files.createDirectories(folder);
       for (ZipEntry entry : libraries) {

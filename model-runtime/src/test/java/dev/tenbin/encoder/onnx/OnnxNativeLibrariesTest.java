@@ -3,7 +3,7 @@ package dev.tenbin.encoder.onnx;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
@@ -27,7 +27,7 @@ class OnnxNativeLibrariesTest {
     try (ZipOutputStream zip = new ZipOutputStream(Files.newOutputStream(jar))) {
       for (var entry : entries.entrySet()) {
         zip.putNextEntry(new ZipEntry(entry.getKey()));
-        zip.write(entry.getValue().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        zip.write(entry.getValue().getBytes(StandardCharsets.UTF_8));
         zip.closeEntry();
       }
     }
@@ -133,9 +133,7 @@ class OnnxNativeLibrariesTest {
 
     for (int run = 0; run < 2; run++) {
       Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
-      String output =
-          new String(
-              child.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+      String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       assertThat(child.waitFor(120, TimeUnit.SECONDS)).isTrue();
       assertThat(child.exitValue()).as(output).isZero();
       assertThat(output).contains("onnxruntime " + OnnxEnvironment.version());
@@ -151,17 +149,12 @@ class OnnxNativeLibrariesTest {
 
   /** The child of the test above: loads ONNX Runtime the way Tenbin does and says from where. */
   public static final class LoadOnnxRuntime {
-    public static void main(String[] args) throws IOException {
-      String version = OnnxEnvironment.version();
-      OutputStream out = System.out;
-      out.write(
-          ("onnxruntime "
-                  + version
-                  + " from "
-                  + System.getProperty(OnnxNativeLibraries.NATIVE_PATH_PROPERTY)
-                  + "\n")
-              .getBytes(java.nio.charset.StandardCharsets.UTF_8));
-      out.flush();
+    public static void main(String[] args) {
+      System.out.println(
+          "onnxruntime "
+              + OnnxEnvironment.version()
+              + " from "
+              + System.getProperty(OnnxNativeLibraries.NATIVE_PATH_PROPERTY));
     }
   }
 }
