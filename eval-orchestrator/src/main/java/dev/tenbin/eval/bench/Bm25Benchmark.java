@@ -14,15 +14,11 @@ import dev.tenbin.proto.index.v1.Query;
 import dev.tenbin.proto.index.v1.SearchRequest;
 import dev.tenbin.proto.index.v1.SearchResponse;
 import io.grpc.ManagedChannel;
-import io.grpc.Server;
 import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthGrpc;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
-import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
-import io.grpc.protobuf.services.HealthStatusManager;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -67,7 +63,12 @@ public final class Bm25Benchmark {
    * grpcBareHealthCheckMicros} is the same health check against a bare gRPC-Java server on another
    * loopback port (the health service alone, gRPC-Java's default settings and executor, no Tenbin
    * code) over a channel of its own: what a unary call costs on this machine with gRPC-Java itself,
-   * the floor no service built on it can go below.
+   * the floor no service built on it can go below. {@code grpcBareSearchLengthCallMicros} is a call
+   * to that bare server whose handler keeps its thread busy for the mean in-process search time:
+   * what the search would cost over gRPC in a service that added nothing to gRPC-Java and searched
+   * as fast as the bench's own thread. {@code bareWorkCurve} is the same call at fixed amounts of
+   * handler work ({@link #BARE_WORK_MICROS}): whether what a call costs beyond its work depends on
+   * how long its threads wait.
    */
   public record Result(
       String dataset,
@@ -84,7 +85,13 @@ public final class Bm25Benchmark {
       double grpcNoHitMicros,
       double grpcHealthCheckMicros,
       double grpcParallelOwnChannelsQueriesPerSecond,
-      double grpcBareHealthCheckMicros) {
+      double grpcBareHealthCheckMicros,
+      double grpcBareSearchLengthCallMicros,
+      List<BareWorkCall> bareWorkCurve) {
+    public Result {
+      bareWorkCurve = List.copyOf(bareWorkCurve);
+    }
+
     public double indexRatio() {
       return grpc.indexDocsPerSecond() / inProcess.indexDocsPerSecond();
     }
@@ -126,7 +133,29 @@ public final class Bm25Benchmark {
     public double bareQueryRatioCeiling() {
       return inProcessMicrosPerQuery() / (inProcessMicrosPerQuery() + grpcBareHealthCheckMicros);
     }
+
+    /**
+     * The best one-at-a-time ratio any service on gRPC-Java could reach here, with the waiting a
+     * search-length call brings: the in-process search time over a bare call that works as long.
+     */
+    public double bareSearchLengthCeiling() {
+      return inProcessMicrosPerQuery() / grpcBareSearchLengthCallMicros;
+    }
   }
+
+  /**
+   * A call to the bare gRPC-Java server whose handler spun for {@code workMicros}; {@code
+   * callMicros} is the mean time the client waited for it.
+   */
+  public record BareWorkCall(double workMicros, double callMicros) {
+    /** What the call cost beyond its handler's work. */
+    public double overheadMicros() {
+      return callMicros - workMicros;
+    }
+  }
+
+  /** The handler work of {@link Result#bareWorkCurve}, in microseconds. */
+  public static final List<Integer> BARE_WORK_MICROS = List.of(0, 100, 200, 400, 800);
 
   private static final String COLLECTION = "bench";
 
@@ -216,21 +245,25 @@ public final class Bm25Benchmark {
         for (int i = 0; i < searches; i++) {
           health.withDeadlineAfter(60, TimeUnit.SECONDS).check(check);
         }
+        long searchLengthNanos = Math.round((double) inProcessNanos / searches);
         double noHitMicros;
         double healthMicros;
         double bareHealthMicros;
-        Server bare = bareHealthServer();
-        ManagedChannel bareChannel = channel(bare.getPort());
-        try {
-          HealthGrpc.HealthBlockingStub bareHealth = HealthGrpc.newBlockingStub(bareChannel);
+        double bareSearchLengthMicros;
+        List<BareWorkCall> bareCurve = new ArrayList<>();
+        try (BareGrpcServer bare = BareGrpcServer.start()) {
           for (int i = 0; i < searches; i++) {
-            bareHealth.withDeadlineAfter(60, TimeUnit.SECONDS).check(check);
+            bare.checkHealth();
+            bare.work(searchLengthNanos);
           }
-          // Alternating halves, so the floor and both health checks share the machine's noise.
+          // Alternating halves, so the floors, the health checks and the bare calls share the
+          // machine's noise.
           int perHalf = Math.max(1, searches / 2);
           long noHitNanos = 0;
           long healthNanos = 0;
           long bareHealthNanos = 0;
+          long bareSearchLengthNanos = 0;
+          long[] bareWorkNanos = new long[BARE_WORK_MICROS.size()];
           for (int half = 0; half < 2; half++) {
             long start = System.nanoTime();
             for (int i = 0; i < perHalf; i++) {
@@ -242,18 +275,35 @@ public final class Bm25Benchmark {
             }
             long afterHealth = System.nanoTime();
             for (int i = 0; i < perHalf; i++) {
-              bareHealth.withDeadlineAfter(60, TimeUnit.SECONDS).check(check);
+              bare.checkHealth();
             }
+            long afterBareHealth = System.nanoTime();
+            for (int i = 0; i < perHalf; i++) {
+              bare.work(searchLengthNanos);
+            }
+            long afterBareSearchLength = System.nanoTime();
             noHitNanos += afterNoHit - start;
             healthNanos += afterHealth - afterNoHit;
-            bareHealthNanos += System.nanoTime() - afterHealth;
+            bareHealthNanos += afterBareHealth - afterHealth;
+            bareSearchLengthNanos += afterBareSearchLength - afterBareHealth;
+            for (int level = 0; level < bareWorkNanos.length; level++) {
+              long work = BARE_WORK_MICROS.get(level) * 1_000L;
+              long levelStart = System.nanoTime();
+              for (int i = 0; i < perHalf; i++) {
+                bare.work(work);
+              }
+              bareWorkNanos[level] += System.nanoTime() - levelStart;
+            }
           }
           noHitMicros = noHitNanos / 1e3 / (2 * perHalf);
           healthMicros = healthNanos / 1e3 / (2 * perHalf);
           bareHealthMicros = bareHealthNanos / 1e3 / (2 * perHalf);
-        } finally {
-          bareChannel.shutdownNow();
-          bare.shutdownNow();
+          bareSearchLengthMicros = bareSearchLengthNanos / 1e3 / (2 * perHalf);
+          for (int level = 0; level < bareWorkNanos.length; level++) {
+            bareCurve.add(
+                new BareWorkCall(
+                    BARE_WORK_MICROS.get(level), bareWorkNanos[level] / 1e3 / (2 * perHalf)));
+          }
         }
         // Parallel: one warm-up round of each side, then the measured round of each; the gRPC
         // side once over the one channel, once over a channel per client thread.
@@ -290,24 +340,14 @@ public final class Bm25Benchmark {
             noHitMicros,
             healthMicros,
             grpcOwnChannels,
-            bareHealthMicros);
+            bareHealthMicros,
+            bareSearchLengthMicros,
+            bareCurve);
       } finally {
         channel.shutdownNow();
       }
     } finally {
       delete(dir);
-    }
-  }
-
-  /** gRPC-Java with its defaults serving the health service alone on a free loopback port. */
-  private static Server bareHealthServer() {
-    try {
-      return NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-          .addService(new HealthStatusManager().getHealthService())
-          .build()
-          .start();
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot start the bare gRPC server", e);
     }
   }
 

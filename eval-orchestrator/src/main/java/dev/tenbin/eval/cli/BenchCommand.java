@@ -1,6 +1,7 @@
 package dev.tenbin.eval.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tenbin.eval.bench.Bm25Benchmark;
 import dev.tenbin.eval.dataset.BeirDataset;
@@ -130,6 +131,19 @@ public final class BenchCommand implements Runnable {
         root.put("query_grpc_over_in_process_ceiling", result.queryRatioCeiling());
         root.put("grpc_bare_health_check_us_per_call", result.grpcBareHealthCheckMicros());
         root.put("query_grpc_over_in_process_bare_ceiling", result.bareQueryRatioCeiling());
+        root.put(
+            "grpc_bare_search_length_call_us_per_call", result.grpcBareSearchLengthCallMicros());
+        root.put(
+            "query_grpc_over_in_process_bare_search_length_ceiling",
+            result.bareSearchLengthCeiling());
+        ArrayNode curve = root.putArray("grpc_bare_work_curve");
+        for (Bm25Benchmark.BareWorkCall call : result.bareWorkCurve()) {
+          curve
+              .addObject()
+              .put("work_us", call.workMicros())
+              .put("call_us", call.callMicros())
+              .put("beyond_work_us", call.overheadMicros());
+        }
         out.println(root);
       } else {
         out.printf(
@@ -149,7 +163,9 @@ public final class BenchCommand implements Runnable {
                 + "gRPC health check: %.0f us (same channel and server, without the index service's"
                 + " interceptors and adapter)%n"
                 + "bare gRPC-Java health check: %.0f us (a server with gRPC-Java's defaults and no"
-                + " Tenbin code), so no service on gRPC-Java reaches more than %.2f here%n",
+                + " Tenbin code), so no service on gRPC-Java reaches more than %.2f here%n"
+                + "bare gRPC-Java call that works as long as an in-process search (%.0f us): %.0f"
+                + " us, so at most %.2f with that call's waiting%n",
             result.dataset(),
             result.documents(),
             result.queries(),
@@ -178,7 +194,20 @@ public final class BenchCommand implements Runnable {
             result.queryRatioCeiling(),
             result.grpcHealthCheckMicros(),
             result.grpcBareHealthCheckMicros(),
-            result.bareQueryRatioCeiling());
+            result.bareQueryRatioCeiling(),
+            result.inProcessMicrosPerQuery(),
+            result.grpcBareSearchLengthCallMicros(),
+            result.bareSearchLengthCeiling());
+        out.printf(
+            Locale.ROOT, "bare gRPC-Java call   handler work us   call us   beyond the work us%n");
+        for (Bm25Benchmark.BareWorkCall call : result.bareWorkCurve()) {
+          out.printf(
+              Locale.ROOT,
+              "                      %15.0f %9.0f %20.0f%n",
+              call.workMicros(),
+              call.callMicros(),
+              call.overheadMicros());
+        }
       }
       out.flush();
       return 0;

@@ -95,6 +95,18 @@ class Bm25BenchmarkTest {
             result.inProcessMicrosPerQuery()
                 / (result.inProcessMicrosPerQuery() + result.grpcBareHealthCheckMicros()))
         .isBetween(0.0, 1.0);
+    // A call whose handler spins as long as an in-process search cannot be shorter than that.
+    assertThat(result.grpcBareSearchLengthCallMicros())
+        .isGreaterThanOrEqualTo(result.inProcessMicrosPerQuery() * 0.999);
+    assertThat(result.bareSearchLengthCeiling())
+        .isEqualTo(result.inProcessMicrosPerQuery() / result.grpcBareSearchLengthCallMicros())
+        .isBetween(0.0, 1.001);
+    assertThat(result.bareWorkCurve())
+        .extracting(Bm25Benchmark.BareWorkCall::workMicros)
+        .containsExactly(0.0, 100.0, 200.0, 400.0, 800.0);
+    assertThat(result.bareWorkCurve())
+        .allSatisfy(
+            call -> assertThat(call.callMicros()).isGreaterThanOrEqualTo(call.workMicros()));
   }
 
   @Test

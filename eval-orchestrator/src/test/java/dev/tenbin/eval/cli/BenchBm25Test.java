@@ -1,0 +1,89 @@
+package dev.tenbin.eval.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.offset;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code bench bm25}: what it reports, and that the ceilings follow from the times it reports. */
+class BenchBm25Test {
+  @TempDir Path tmp;
+
+  @Test
+  void jsonReportsTheBareGrpcJavaCallsBesideTheSearches() throws Exception {
+    Path dataset = TinyBeir.write(tmp.resolve("beir"));
+
+    CliRunner run =
+        CliRunner.run(
+            "bench",
+            "bm25",
+            "--dataset",
+            dataset.toString(),
+            "--language",
+            "en",
+            "--passes",
+            "2",
+            "--threads",
+            "1",
+            "--json");
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    JsonNode json = new ObjectMapper().readTree(run.out());
+    double inProcessMicros = json.get("in_process_us_per_query").asDouble();
+    double bareSearchLength = json.get("grpc_bare_search_length_call_us_per_call").asDouble();
+    assertThat(bareSearchLength).isGreaterThanOrEqualTo(inProcessMicros * 0.999);
+    assertThat(json.get("query_grpc_over_in_process_bare_search_length_ceiling").asDouble())
+        .isCloseTo(inProcessMicros / bareSearchLength, offset(1e-9));
+    List<Double> work = new ArrayList<>();
+    for (JsonNode call : json.get("grpc_bare_work_curve")) {
+      work.add(call.get("work_us").asDouble());
+      assertThat(call.get("call_us").asDouble())
+          .isGreaterThanOrEqualTo(call.get("work_us").asDouble());
+      assertThat(call.get("beyond_work_us").asDouble())
+          .isCloseTo(call.get("call_us").asDouble() - call.get("work_us").asDouble(), offset(1e-9));
+    }
+    assertThat(work).containsExactly(0.0, 100.0, 200.0, 400.0, 800.0);
+  }
+
+  @Test
+  void textNamesEachBareCallOfTheCurve() throws Exception {
+    Path dataset = TinyBeir.write(tmp.resolve("beir"));
+
+    CliRunner run =
+        CliRunner.run(
+            "bench",
+            "bm25",
+            "--dataset",
+            dataset.toString(),
+            "--language",
+            "en",
+            "--passes",
+            "1",
+            "--threads",
+            "1");
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out())
+        .contains("bare gRPC-Java call that works as long as an in-process search")
+        .contains("handler work us");
+    assertThat(run.out().lines().filter(line -> line.matches("\\s+\\d+\\s+\\d+\\s+-?\\d+")))
+        .hasSize(5);
+  }
+
+  @Test
+  void passesBelowOneAreRefusedWithAMessage() throws Exception {
+    Path dataset = TinyBeir.write(tmp.resolve("beir"));
+
+    CliRunner run =
+        CliRunner.run("bench", "bm25", "--dataset", dataset.toString(), "--passes", "0");
+
+    assertThat(run.exitCode()).isNotZero();
+    assertThat(run.err()).contains("--passes must be at least 1");
+  }
+}
