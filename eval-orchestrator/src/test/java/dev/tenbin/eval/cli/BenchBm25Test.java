@@ -7,31 +7,33 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code bench bm25}: what it reports, and that the ceilings follow from the times it reports. */
 class BenchBm25Test {
   @TempDir Path tmp;
+  private Path dataset;
+
+  @BeforeEach
+  void fixtures() throws Exception {
+    dataset = TinyBeir.write(tmp.resolve("beir"));
+  }
+
+  private CliRunner bench(String... extra) {
+    List<String> args =
+        new ArrayList<>(
+            List.of("bench", "bm25", "--dataset", dataset.toString(), "--language", "en"));
+    args.addAll(Arrays.asList(extra));
+    return CliRunner.run(args.toArray(String[]::new));
+  }
 
   @Test
   void jsonReportsTheBareGrpcJavaCallsBesideTheSearches() throws Exception {
-    Path dataset = TinyBeir.write(tmp.resolve("beir"));
-
-    CliRunner run =
-        CliRunner.run(
-            "bench",
-            "bm25",
-            "--dataset",
-            dataset.toString(),
-            "--language",
-            "en",
-            "--passes",
-            "2",
-            "--threads",
-            "1",
-            "--json");
+    CliRunner run = bench("--passes", "2", "--threads", "1", "--json");
 
     assertThat(run.exitCode()).as(run.err()).isZero();
     JsonNode json = new ObjectMapper().readTree(run.out());
@@ -42,31 +44,19 @@ class BenchBm25Test {
         .isCloseTo(inProcessMicros / bareSearchLength, offset(1e-9));
     List<Double> work = new ArrayList<>();
     for (JsonNode call : json.get("grpc_bare_work_curve")) {
-      work.add(call.get("work_us").asDouble());
-      assertThat(call.get("call_us").asDouble())
-          .isGreaterThanOrEqualTo(call.get("work_us").asDouble());
+      double workMicros = call.get("work_us").asDouble();
+      double callMicros = call.get("call_us").asDouble();
+      work.add(workMicros);
+      assertThat(callMicros).isGreaterThanOrEqualTo(workMicros);
       assertThat(call.get("beyond_work_us").asDouble())
-          .isCloseTo(call.get("call_us").asDouble() - call.get("work_us").asDouble(), offset(1e-9));
+          .isCloseTo(callMicros - workMicros, offset(1e-9));
     }
     assertThat(work).containsExactly(0.0, 100.0, 200.0, 400.0, 800.0);
   }
 
   @Test
-  void textNamesEachBareCallOfTheCurve() throws Exception {
-    Path dataset = TinyBeir.write(tmp.resolve("beir"));
-
-    CliRunner run =
-        CliRunner.run(
-            "bench",
-            "bm25",
-            "--dataset",
-            dataset.toString(),
-            "--language",
-            "en",
-            "--passes",
-            "1",
-            "--threads",
-            "1");
+  void textNamesEachBareCallOfTheCurve() {
+    CliRunner run = bench("--passes", "1", "--threads", "1");
 
     assertThat(run.exitCode()).as(run.err()).isZero();
     assertThat(run.out())
@@ -77,11 +67,8 @@ class BenchBm25Test {
   }
 
   @Test
-  void passesBelowOneAreRefusedWithAMessage() throws Exception {
-    Path dataset = TinyBeir.write(tmp.resolve("beir"));
-
-    CliRunner run =
-        CliRunner.run("bench", "bm25", "--dataset", dataset.toString(), "--passes", "0");
+  void passesBelowOneAreRefusedWithAMessage() {
+    CliRunner run = bench("--passes", "0");
 
     assertThat(run.exitCode()).isNotZero();
     assertThat(run.err()).contains("--passes must be at least 1");
