@@ -411,6 +411,27 @@ class DenseSearcherTest {
   }
 
   @Test
+  void theInt8ScanScoresEveryDocumentAsScoringItAloneWouldWhateverTheRunLength() {
+    // 384 dimensions: runs of 341 codes (four streams of 85 and one row left), a last run of four
+    // rows in the first block and of two in the second, and collections shorter than four rows.
+    int dims = 384;
+    Random random = new Random(23);
+    for (int n : new int[] {1, 3, 5, DenseSearcher.SCAN_BLOCK + 343}) {
+      float[] docs = gaussian(random, n * dims);
+      DenseSearcher searcher = new DenseSearcher(docs, dims, shuffledIdOrder(random, n));
+      float[] query = gaussian(random, dims);
+      int[] every = IntStream.range(0, n).toArray();
+      DenseSearchOptions int8 =
+          new DenseSearchOptions(VectorSimilarity.DOT, 0, Quantization.INT8, false, 0);
+
+      DenseSearchResult scanned = searcher.search(query, int8, n, Cancellation.NEVER);
+      DenseSearchResult alone = searcher.rescore(query, every, int8, Cancellation.NEVER);
+
+      assertThat(scanned.hits()).as("%d documents", n).hasSize(n).isEqualTo(alone.hits());
+    }
+  }
+
+  @Test
   void kBeyondTheCorpusReturnsEveryDocumentAndZeroReturnsNone() {
     DenseSearcher searcher = new DenseSearcher(new float[] {1, 0, 0, 1}, 2, new int[] {1, 0});
     assertThat(searcher.search(new float[] {1, 1}, VectorSimilarity.DOT, 0, 10, Cancellation.NEVER))
