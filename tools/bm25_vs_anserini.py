@@ -128,7 +128,8 @@ def main():
     # Tenbin: bench (speed) and eval (run file for effectiveness).
     bench = json.loads(subprocess.run(
         [os.path.join(ROOT, "tenbin"), "bench", "bm25", "--dataset", args.dataset, "--language",
-         args.language, "--passes", str(args.passes), "--top-k", str(args.hits), "--threads", "2",
+         args.language, "--passes", str(args.passes), "--warm-up-passes", str(args.passes),
+         "--top-k", str(args.hits), "--threads", "2",
          "--json"], check=True, capture_output=True, text=True, cwd=ROOT).stdout.strip().splitlines()[-1])
     out = os.path.join(work, "tenbin-eval")
     run([os.path.join(ROOT, "tenbin"), "eval", "--dataset", args.dataset, "--retriever", "bm25",

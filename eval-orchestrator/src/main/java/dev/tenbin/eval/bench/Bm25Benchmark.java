@@ -33,10 +33,10 @@ import java.util.stream.Stream;
  *
  * <p>Fairness: one catalog serves both paths, and both search the same collection (the one indexed
  * in-process), so they read the same segments; before timing, every query's hits are compared (ids
- * and scores must be identical, else the benchmark fails). Each path gets as many warm-up passes as
- * measured ones, and the measured passes alternate (one pass in-process, one over gRPC) so that
- * both share the machine's noise. Indexing: one warm-up ingest of each path, then the measured one
- * of each.
+ * and scores must be identical, else the benchmark fails). Each path first runs {@code
+ * warmUpPasses} passes over the queries, then the measured passes alternate (one pass in-process,
+ * one over gRPC) so that both share the machine's noise. Indexing: one warm-up ingest of each path,
+ * then the measured one of each.
  */
 public final class Bm25Benchmark {
   /** Figures of one measurement. */
@@ -75,6 +75,7 @@ public final class Bm25Benchmark {
       int documents,
       int queries,
       int passes,
+      int warmUpPasses,
       int topK,
       Figures inProcess,
       int threads,
@@ -162,16 +163,35 @@ public final class Bm25Benchmark {
   private final BeirDataset dataset;
   private final String language;
   private final int passes;
+  private final int warmUpPasses;
   private final int topK;
   private final int threads;
 
   /**
-   * Every search asks for the top {@code topK}; the parallel in-process run uses {@code threads}.
+   * Searches a path runs before it is measured when none are asked for: gRPC-Java's call path is
+   * Java code (transport, HTTP/2, protobuf) that the JIT compiles fully only after many thousands
+   * of calls; on two cores the compilation still takes a core away well after a hundred passes of
+   * msmarco-5k's 43 queries.
    */
-  public Bm25Benchmark(BeirDataset dataset, String language, int passes, int topK, int threads) {
+  public static final int DEFAULT_WARM_UP_SEARCHES = 20_000;
+
+  /**
+   * Whole passes over {@code queries} queries that make at least {@link #DEFAULT_WARM_UP_SEARCHES}.
+   */
+  public static int defaultWarmUpPasses(int queries) {
+    return Math.max(1, (DEFAULT_WARM_UP_SEARCHES + queries - 1) / Math.max(1, queries));
+  }
+
+  /**
+   * Every search asks for the top {@code topK}; each path runs {@code warmUpPasses} passes before
+   * the {@code passes} measured ones; the parallel in-process run uses {@code threads}.
+   */
+  public Bm25Benchmark(
+      BeirDataset dataset, String language, int passes, int warmUpPasses, int topK, int threads) {
     this.dataset = dataset;
     this.language = language;
     this.passes = passes;
+    this.warmUpPasses = warmUpPasses;
     this.topK = topK;
     this.threads = threads;
   }
@@ -216,9 +236,9 @@ public final class Bm25Benchmark {
         }
         long inProcessNanos = 0;
         long grpcNanos = 0;
-        for (int pass = 0; pass < 2 * passes; pass++) {
-          boolean measured = pass >= passes;
-          if (measured && pass == passes) {
+        for (int pass = 0; pass < warmUpPasses + passes; pass++) {
+          boolean measured = pass >= warmUpPasses;
+          if (measured && pass == warmUpPasses) {
             grpc.serverSearchNanos = 0;
           }
           long start = System.nanoTime();
@@ -330,6 +350,7 @@ public final class Bm25Benchmark {
             coreDocs.size(),
             queries.size(),
             passes,
+            warmUpPasses,
             topK,
             new Figures(coreDocs.size() / inProcessIndexSeconds, searches / (inProcessNanos / 1e9)),
             threads,

@@ -58,11 +58,12 @@ class Bm25BenchmarkTest {
             List.of());
 
     // run() fails when the two paths return different hits for any query.
-    Bm25Benchmark.Result result = new Bm25Benchmark(data, "en", 2, 10, 2).run();
+    Bm25Benchmark.Result result = new Bm25Benchmark(data, "en", 2, 3, 10, 2).run();
 
     assertThat(result.documents()).isEqualTo(60);
     assertThat(result.queries()).isEqualTo(5);
     assertThat(result.passes()).isEqualTo(2);
+    assertThat(result.warmUpPasses()).isEqualTo(3);
     assertThat(result.inProcess().queriesPerSecond()).isPositive();
     assertThat(result.grpc().queriesPerSecond()).isPositive();
     assertThat(result.queryRatio())
@@ -107,6 +108,14 @@ class Bm25BenchmarkTest {
     assertThat(result.bareWorkCurve())
         .allSatisfy(
             call -> assertThat(call.callMicros()).isGreaterThanOrEqualTo(call.workMicros()));
+  }
+
+  @Test
+  void theDefaultWarmUpIsWholePassesOfAtLeastTwentyThousandSearches() {
+    assertThat(Bm25Benchmark.defaultWarmUpPasses(43)).isEqualTo(466); // 466 x 43 = 20,038
+    assertThat(Bm25Benchmark.defaultWarmUpPasses(20_000)).isEqualTo(1);
+    assertThat(Bm25Benchmark.defaultWarmUpPasses(50_000)).isEqualTo(1);
+    assertThat(Bm25Benchmark.defaultWarmUpPasses(1)).isEqualTo(20_000);
   }
 
   @Test

@@ -33,10 +33,12 @@ class BenchBm25Test {
 
   @Test
   void jsonReportsTheBareGrpcJavaCallsBesideTheSearches() throws Exception {
-    CliRunner run = bench("--passes", "2", "--threads", "1", "--json");
+    CliRunner run = bench("--passes", "2", "--warm-up-passes", "1", "--threads", "1", "--json");
 
     assertThat(run.exitCode()).as(run.err()).isZero();
     JsonNode json = new ObjectMapper().readTree(run.out());
+    assertThat(json.get("passes").asInt()).isEqualTo(2);
+    assertThat(json.get("warm_up_passes").asInt()).isEqualTo(1);
     double inProcessMicros = json.get("in_process_us_per_query").asDouble();
     double bareSearchLength = json.get("grpc_bare_search_length_call_us_per_call").asDouble();
     assertThat(bareSearchLength).isGreaterThanOrEqualTo(inProcessMicros * 0.999);
@@ -55,10 +57,11 @@ class BenchBm25Test {
   }
 
   @Test
-  void textNamesEachBareCallOfTheCurve() {
-    CliRunner run = bench("--passes", "1", "--threads", "1");
+  void textNamesTheWarmUpAndEachBareCallOfTheCurve() {
+    CliRunner run = bench("--passes", "1", "--warm-up-passes", "2", "--threads", "1");
 
     assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out()).contains(" passes after 2 warm-up passes");
     assertThat(run.out())
         .contains("bare gRPC-Java call that works as long as an in-process search")
         .contains("handler work us");
@@ -67,10 +70,13 @@ class BenchBm25Test {
   }
 
   @Test
-  void passesBelowOneAreRefusedWithAMessage() {
-    CliRunner run = bench("--passes", "0");
+  void passesBelowOneAndNegativeWarmUpsAreRefusedWithAMessage() {
+    CliRunner noPasses = bench("--passes", "0");
+    CliRunner negativeWarmUp = bench("--warm-up-passes", "-1");
 
-    assertThat(run.exitCode()).isNotZero();
-    assertThat(run.err()).contains("--passes must be at least 1");
+    assertThat(noPasses.exitCode()).isNotZero();
+    assertThat(noPasses.err()).contains("--passes must be at least 1");
+    assertThat(negativeWarmUp.exitCode()).isNotZero();
+    assertThat(negativeWarmUp.err()).contains("--warm-up-passes must be at least 0");
   }
 }
