@@ -256,95 +256,9 @@ public final class Bm25Benchmark {
           }
         }
         int searches = queries.size() * passes;
-        SearchRequest noHit = noHitRequest(bench);
-        for (int i = 0; i < searches; i++) {
-          grpc.search(noHit);
-        }
-        HealthGrpc.HealthBlockingStub health = HealthGrpc.newBlockingStub(channel);
-        HealthCheckRequest check = HealthCheckRequest.getDefaultInstance();
-        for (int i = 0; i < searches; i++) {
-          health.withDeadlineAfter(60, TimeUnit.SECONDS).check(check);
-        }
-        long searchLengthNanos = Math.round((double) inProcessNanos / searches);
-        double noHitMicros;
-        double healthMicros;
-        double bareHealthMicros;
-        double bareSearchLengthMicros;
-        List<BareWorkCall> bareCurve = new ArrayList<>();
-        try (BareGrpcServer bare = BareGrpcServer.start()) {
-          for (int i = 0; i < searches; i++) {
-            bare.checkHealth();
-            bare.work(searchLengthNanos);
-          }
-          // Alternating halves, so the floors, the health checks and the bare calls share the
-          // machine's noise.
-          int perHalf = Math.max(1, searches / 2);
-          long noHitNanos = 0;
-          long healthNanos = 0;
-          long bareHealthNanos = 0;
-          long bareSearchLengthNanos = 0;
-          long[] bareWorkNanos = new long[BARE_WORK_MICROS.size()];
-          for (int half = 0; half < 2; half++) {
-            long start = System.nanoTime();
-            for (int i = 0; i < perHalf; i++) {
-              grpc.search(noHit);
-            }
-            long afterNoHit = System.nanoTime();
-            for (int i = 0; i < perHalf; i++) {
-              health.withDeadlineAfter(60, TimeUnit.SECONDS).check(check);
-            }
-            long afterHealth = System.nanoTime();
-            for (int i = 0; i < perHalf; i++) {
-              bare.checkHealth();
-            }
-            long afterBareHealth = System.nanoTime();
-            for (int i = 0; i < perHalf; i++) {
-              bare.work(searchLengthNanos);
-            }
-            long afterBareSearchLength = System.nanoTime();
-            noHitNanos += afterNoHit - start;
-            healthNanos += afterHealth - afterNoHit;
-            bareHealthNanos += afterBareHealth - afterHealth;
-            bareSearchLengthNanos += afterBareSearchLength - afterBareHealth;
-            for (int level = 0; level < bareWorkNanos.length; level++) {
-              long work = BARE_WORK_MICROS.get(level) * 1_000L;
-              long levelStart = System.nanoTime();
-              for (int i = 0; i < perHalf; i++) {
-                bare.work(work);
-              }
-              bareWorkNanos[level] += System.nanoTime() - levelStart;
-            }
-          }
-          noHitMicros = noHitNanos / 1e3 / (2 * perHalf);
-          healthMicros = healthNanos / 1e3 / (2 * perHalf);
-          bareHealthMicros = bareHealthNanos / 1e3 / (2 * perHalf);
-          bareSearchLengthMicros = bareSearchLengthNanos / 1e3 / (2 * perHalf);
-          for (int level = 0; level < bareWorkNanos.length; level++) {
-            bareCurve.add(
-                new BareWorkCall(
-                    BARE_WORK_MICROS.get(level), bareWorkNanos[level] / 1e3 / (2 * perHalf)));
-          }
-        }
-        // Parallel: one warm-up round of each side, then the measured round of each; the gRPC
-        // side once over the one channel, once over a channel per client thread.
-        double parallel = 0;
-        double grpcParallel = 0;
-        double grpcOwnChannels = 0;
-        List<ManagedChannel> own = new ArrayList<>();
-        try {
-          List<IndexServiceGrpc.IndexServiceBlockingStub> ownStubs = new ArrayList<>();
-          for (int t = 0; t < threads; t++) {
-            own.add(channel(bench.port()));
-            ownStubs.add(IndexServiceGrpc.newBlockingStub(own.getLast()));
-          }
-          for (int round = 0; round < 2; round++) {
-            parallel = bench.parallelQueriesPerSecond(COLLECTION, queries, passes, topK, threads);
-            grpcParallel = parallelQueriesPerSecond(List.of(grpc.index), requests, passes, threads);
-            grpcOwnChannels = parallelQueriesPerSecond(ownStubs, requests, passes, threads);
-          }
-        } finally {
-          own.forEach(ManagedChannel::shutdownNow);
-        }
+        Floors floors =
+            floors(bench, grpc, searches, Math.round((double) inProcessNanos / searches));
+        Parallel parallel = parallel(bench, grpc, queries, requests);
         return new Result(
             dataset.name(),
             coreDocs.size(),
@@ -354,21 +268,114 @@ public final class Bm25Benchmark {
             topK,
             new Figures(coreDocs.size() / inProcessIndexSeconds, searches / (inProcessNanos / 1e9)),
             threads,
-            parallel,
+            parallel.inProcess(),
             new Figures(protoDocs.size() / grpcIndexSeconds, searches / (grpcNanos / 1e9)),
             grpc.serverSearchNanos / 1e3 / searches,
-            grpcParallel,
-            noHitMicros,
-            healthMicros,
-            grpcOwnChannels,
-            bareHealthMicros,
-            bareSearchLengthMicros,
-            bareCurve);
+            parallel.grpcOneChannel(),
+            floors.noHitMicros(),
+            floors.healthMicros(),
+            parallel.grpcOwnChannels(),
+            floors.bareHealthMicros(),
+            floors.bareSearchLengthMicros(),
+            floors.bareWorkCurve());
       } finally {
         channel.shutdownNow();
       }
     } finally {
       delete(dir);
+    }
+  }
+
+  /** The mean times of the calls with little or no search in them, in microseconds. */
+  private record Floors(
+      double noHitMicros,
+      double healthMicros,
+      double bareHealthMicros,
+      double bareSearchLengthMicros,
+      List<BareWorkCall> bareWorkCurve) {}
+
+  /**
+   * The call floors: {@code searches} calls of each kind to warm up, then as many measured in two
+   * alternating halves, so the floors, the health checks and the bare calls share the machine's
+   * noise. {@code searchLengthNanos} is the mean in-process search time.
+   */
+  private Floors floors(Bm25CoreBenchmark bench, Grpc grpc, int searches, long searchLengthNanos) {
+    SearchRequest noHit = noHitRequest(bench);
+    HealthGrpc.HealthBlockingStub health = HealthGrpc.newBlockingStub(grpc.channel);
+    HealthCheckRequest check = HealthCheckRequest.getDefaultInstance();
+    Runnable checkHealth = () -> health.withDeadlineAfter(60, TimeUnit.SECONDS).check(check);
+    timed(searches, () -> grpc.search(noHit));
+    timed(searches, checkHealth);
+    try (BareGrpcServer bare = BareGrpcServer.start()) {
+      timed(searches, bare::checkHealth);
+      timed(searches, () -> bare.work(searchLengthNanos));
+      int perHalf = Math.max(1, searches / 2);
+      long noHitNanos = 0;
+      long healthNanos = 0;
+      long bareHealthNanos = 0;
+      long bareSearchLengthNanos = 0;
+      long[] bareWorkNanos = new long[BARE_WORK_MICROS.size()];
+      for (int half = 0; half < 2; half++) {
+        noHitNanos += timed(perHalf, () -> grpc.search(noHit));
+        healthNanos += timed(perHalf, checkHealth);
+        bareHealthNanos += timed(perHalf, bare::checkHealth);
+        bareSearchLengthNanos += timed(perHalf, () -> bare.work(searchLengthNanos));
+        for (int level = 0; level < bareWorkNanos.length; level++) {
+          long work = BARE_WORK_MICROS.get(level) * 1_000L;
+          bareWorkNanos[level] += timed(perHalf, () -> bare.work(work));
+        }
+      }
+      double calls = 2.0 * perHalf;
+      List<BareWorkCall> curve = new ArrayList<>();
+      for (int level = 0; level < bareWorkNanos.length; level++) {
+        curve.add(
+            new BareWorkCall(BARE_WORK_MICROS.get(level), bareWorkNanos[level] / 1e3 / calls));
+      }
+      return new Floors(
+          noHitNanos / 1e3 / calls,
+          healthNanos / 1e3 / calls,
+          bareHealthNanos / 1e3 / calls,
+          bareSearchLengthNanos / 1e3 / calls,
+          curve);
+    }
+  }
+
+  /** Nanoseconds {@code calls} runs of {@code call}, one after the other, took. */
+  private static long timed(int calls, Runnable call) {
+    long start = System.nanoTime();
+    for (int i = 0; i < calls; i++) {
+      call.run();
+    }
+    return System.nanoTime() - start;
+  }
+
+  /** Queries per second with {@code threads} searches in flight on each side. */
+  private record Parallel(double inProcess, double grpcOneChannel, double grpcOwnChannels) {}
+
+  /**
+   * One warm-up round of each side, then the measured round of each; the gRPC side once over the
+   * one channel, once over a channel per client thread.
+   */
+  private Parallel parallel(
+      Bm25CoreBenchmark bench, Grpc grpc, List<String> queries, List<SearchRequest> requests) {
+    List<ManagedChannel> own = new ArrayList<>();
+    try {
+      List<IndexServiceGrpc.IndexServiceBlockingStub> ownStubs = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        own.add(channel(bench.port()));
+        ownStubs.add(IndexServiceGrpc.newBlockingStub(own.getLast()));
+      }
+      Parallel measured = null;
+      for (int round = 0; round < 2; round++) {
+        measured =
+            new Parallel(
+                bench.parallelQueriesPerSecond(COLLECTION, queries, passes, topK, threads),
+                parallelQueriesPerSecond(List.of(grpc.index), requests, passes, threads),
+                parallelQueriesPerSecond(ownStubs, requests, passes, threads));
+      }
+      return measured;
+    } finally {
+      own.forEach(ManagedChannel::shutdownNow);
     }
   }
 
