@@ -127,8 +127,9 @@ class ModelPolicyAndIdleTest {
 
   @Test
   void anIdleModelIsUnloadedWithItsThreadsAndLoadsAgainOnTheNextCall() throws Exception {
+    // Long enough that a stalled test thread still sees the model loaded before it goes idle.
     try (EncoderCore core =
-        new EncoderCore(config(new ModelPolicy(List.of("local:*"), Duration.ofMillis(200))))) {
+        new EncoderCore(config(new ModelPolicy(List.of("local:*"), Duration.ofSeconds(2))))) {
       float[] first =
           core.encodeDense("tiny-dense", List.of("apple"), false, 0, Cancellation.NEVER)
               .vectors()

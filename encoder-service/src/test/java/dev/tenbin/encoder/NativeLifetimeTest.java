@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
@@ -77,8 +78,10 @@ class NativeLifetimeTest {
   private static final class Outcomes {
     final Map<String, AtomicInteger> counts = new ConcurrentHashMap<>();
     final List<Throwable> unexpected = Collections.synchronizedList(new ArrayList<>());
+    final AtomicInteger begun = new AtomicInteger();
 
     void run(Runnable call) {
+      begun.incrementAndGet();
       try {
         call.run();
         count("OK");
@@ -100,6 +103,15 @@ class NativeLifetimeTest {
 
     void count(String outcome) {
       counts.computeIfAbsent(outcome, k -> new AtomicInteger()).incrementAndGet();
+    }
+
+    /** Waits (up to 20 s) until {@code calls} calls have begun, so that closing meets them. */
+    void awaitBegun(int calls) throws InterruptedException {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+      while (begun.get() < calls) {
+        assertThat(System.nanoTime()).as("%d calls begun", calls).isLessThan(deadline);
+        Thread.sleep(1);
+      }
     }
 
     int total() {
@@ -254,6 +266,7 @@ class NativeLifetimeTest {
               outcomes,
               stop,
               () -> () -> core.encodeMultiVector("tiny-colbert", texts, true, Cancellation.NEVER)));
+      outcomes.awaitBegun(threads.size());
       Thread.sleep(5 + round % 11);
       core.close();
       stop.set(true);
@@ -283,6 +296,7 @@ class NativeLifetimeTest {
             outcomes,
             stop,
             () -> () -> core.encodeDense("all-minilm-l6-v2", texts, false, 0, Cancellation.NEVER));
+    outcomes.awaitBegun(threads.size());
     Thread.sleep(300);
     core.close();
     stop.set(true);
@@ -316,6 +330,7 @@ class NativeLifetimeTest {
       Outcomes outcomes = new Outcomes();
       AtomicBoolean stop = new AtomicBoolean();
       List<Thread> threads = load(4, outcomes, stop, () -> () -> stub.encodeDense(request));
+      outcomes.awaitBegun(threads.size());
       Thread.sleep(5 + round % 13);
       server.close();
       stop.set(true);

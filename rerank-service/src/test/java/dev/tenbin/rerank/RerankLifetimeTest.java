@@ -201,7 +201,8 @@ class RerankLifetimeTest {
 
   @Test
   void anIdleCrossEncoderIsUnloadedAndTheLoadedGaugeFollows() throws Exception {
-    try (RerankCore core = core(new ModelPolicy(List.of("local:*"), Duration.ofMillis(100)))) {
+    // Long enough that a stalled test thread still reads the gauge before the model goes idle.
+    try (RerankCore core = core(new ModelPolicy(List.of("local:*"), Duration.ofSeconds(2)))) {
       SimpleMeterRegistry registry = new SimpleMeterRegistry();
       core.bindTo(registry);
       core.rerank(

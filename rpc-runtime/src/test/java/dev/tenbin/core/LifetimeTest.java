@@ -42,6 +42,11 @@ class LifetimeTest {
                 });
     holding.await(10, TimeUnit.SECONDS);
     Thread closer = Thread.ofPlatform().start(lifetime::close);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (!lifetime.isClosing()) {
+      assertThat(System.nanoTime()).as("closing begun").isLessThan(deadline);
+      Thread.sleep(2);
+    }
     closer.join(200);
     assertThat(closer.isAlive()).as("close waits while a lease is held").isTrue();
     assertThat(frees).hasValue(0);

@@ -35,6 +35,24 @@ class TokenBudgetBatcherTest {
     return new long[n];
   }
 
+  /** Waits (up to 20 s) until {@code condition} holds. */
+  private static void awaitUntil(java.util.function.BooleanSupplier condition)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (!condition.getAsBoolean()) {
+      assertThat(System.nanoTime()).as("waited too long").isLessThan(deadline);
+      Thread.sleep(2);
+    }
+  }
+
+  /**
+   * Waits until {@code closer} has marked the batcher closed and waits for its worker: the only
+   * timed wait in {@code close()} is that join (taking the lock parks without a time limit).
+   */
+  private static void awaitJoiningTheWorker(Thread closer) throws InterruptedException {
+    awaitUntil(() -> closer.getState() == Thread.State.TIMED_WAITING);
+  }
+
   @Test
   void passesStayUnderTheAttentionBudgetAsWellAsTheTokenBudget() {
     List<int[]> shapes = new CopyOnWriteArrayList<>();
@@ -138,14 +156,14 @@ class TokenBudgetBatcherTest {
       Thread first =
           Thread.ofVirtual()
               .start(() -> batcher.submit(new long[][] {tokens(1)}, Cancellation.NEVER));
-      Thread.sleep(100); // the worker is now blocked in its pass
+      awaitUntil(() -> batcher.running() == 1); // the worker is now blocked in its pass
       Thread second =
           Thread.ofVirtual()
               .start(
                   () ->
                       batcher.submit(
                           new long[][] {tokens(1), tokens(1), tokens(1)}, Cancellation.NEVER));
-      Thread.sleep(100);
+      awaitUntil(() -> batcher.queued() == 3);
       assertThatThrownBy(
               () -> batcher.submit(new long[][] {tokens(1), tokens(1)}, Cancellation.NEVER))
           .isInstanceOf(OverloadedException.class)
@@ -176,7 +194,7 @@ class TokenBudgetBatcherTest {
       Thread blocker =
           Thread.ofVirtual()
               .start(() -> batcher.submit(new long[][] {tokens(1)}, Cancellation.NEVER));
-      Thread.sleep(100); // the worker is now blocked in the blocker's pass
+      awaitUntil(() -> batcher.running() == 1); // the worker is now blocked in the blocker's pass
       AtomicBoolean cancelled = new AtomicBoolean();
       Thread.ofVirtual()
           .start(
@@ -250,7 +268,7 @@ class TokenBudgetBatcherTest {
       Thread.sleep(5);
     }
     Thread closer = Thread.ofPlatform().start(batcher::close);
-    closer.join(200);
+    awaitJoiningTheWorker(closer);
     assertThat(closer.isAlive()).as("close waits for the pass in flight").isTrue();
     assertThat(forward.inside).isTrue();
     forward.release.countDown();
@@ -282,7 +300,7 @@ class TokenBudgetBatcherTest {
                 batcher.submit(new long[][] {tokens(4), tokens(4), tokens(4)}, Cancellation.NEVER));
     assertThat(forward.started.await(10, TimeUnit.SECONDS)).isTrue();
     Thread closer = Thread.ofPlatform().start(batcher::close);
-    Thread.sleep(50);
+    awaitJoiningTheWorker(closer);
     forward.release.countDown();
     closer.join(10_000);
     assertThatThrownBy(() -> request.get(10, TimeUnit.SECONDS))

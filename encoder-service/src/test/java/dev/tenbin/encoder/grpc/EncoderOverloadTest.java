@@ -39,6 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
 class EncoderOverloadTest {
   @TempDir Path tmp;
   EncoderServer.Embedded server;
+  SimpleMeterRegistry registry;
   ManagedChannel channel;
   EncoderServiceGrpc.EncoderServiceBlockingStub stub;
 
@@ -50,7 +51,8 @@ class EncoderOverloadTest {
         EncoderServiceConfig.embedded(tmp.resolve("models"), tmp.resolve("cache"))
             .withBatching(new BatchingLimits(1_000_000, 256, 3, Duration.ofMillis(1500)))
             .withRequestLimits(3, 50);
-    server = EncoderServer.startInProcess(name, config, new SimpleMeterRegistry());
+    registry = new SimpleMeterRegistry();
+    server = EncoderServer.startInProcess(name, config, registry);
     channel = InProcessChannelBuilder.forName(name).build();
     stub = EncoderServiceGrpc.newBlockingStub(channel);
     // Load the model and its tokenizer now, so that the tests' timings are spent in the queue.
@@ -87,6 +89,15 @@ class EncoderOverloadTest {
                 assertThat(StatusMapper.violatedField(e)).isEqualTo(field);
               }
             });
+  }
+
+  /** Waits (up to 20 s) until the model's gauge {@code name} reads {@code value}. */
+  private void awaitGauge(String name, double value) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (registry.get(name).gauge().value() != value) {
+      assertThat(System.nanoTime()).as("%s reaching %s", name, value).isLessThan(deadline);
+      Thread.sleep(5);
+    }
   }
 
   @Test
@@ -131,7 +142,7 @@ class EncoderOverloadTest {
   void aFullQueueIsResourceExhaustedRatherThanUnboundedMemory() throws Exception {
     CompletableFuture<EncodeDenseResponse> waiting =
         CompletableFuture.supplyAsync(() -> stub.encodeDense(request("apple", "banana")));
-    Thread.sleep(300); // two inputs wait in the queue for company
+    awaitGauge("tenbin.encoder.queue.inputs", 2); // two inputs wait in the queue for company
     assertStatus(
         () -> stub.encodeDense(request("cherry", "date")), Status.Code.RESOURCE_EXHAUSTED, null);
     assertThat(waiting.get(10, TimeUnit.SECONDS).getVectorsCount()).isEqualTo(2);
@@ -145,7 +156,7 @@ class EncoderOverloadTest {
                 .encodeDense(request("apple", "banana")),
         Status.Code.DEADLINE_EXCEEDED,
         null);
-    Thread.sleep(100); // the server notices the expiry within 20 ms
+    awaitGauge("tenbin.encoder.inflight.inputs", 0); // the server notices within 20 ms
     // Had the expired inputs stayed queued, these two would not fit beside them (limit 3).
     assertThat(stub.encodeDense(request("cherry", "date")).getVectorsCount()).isEqualTo(2);
   }

@@ -183,8 +183,13 @@ class KeySpaceTest {
         .exists();
   }
 
+  /**
+   * A reopened cache gives back every one of 10,000 stored 384-d vectors, bit for bit. The time is
+   * printed, not asserted beyond a bound against hangs (about 0.1 s here): what reading the cache
+   * costs is measured by the warm rerun of the acceptance job (BENCHMARKS.md, item 3 of issue 16).
+   */
   @Test
-  void loadingTenThousandDense384dVectorsTakesWellUnderASecond() {
+  void tenThousandDense384dVectorsAreReadBackExactlyAfterReopening() {
     Random random = new Random(3);
     List<String> texts = new ArrayList<>();
     List<float[]> vectors = new ArrayList<>();
@@ -207,8 +212,11 @@ class KeySpaceTest {
       System.out.printf(
           "embedding cache: open+index 10k x 384-d %.1f ms, read all %.1f ms, total %.1f ms%n",
           (opened - start) / 1e6, (read - opened) / 1e6, (read - start) / 1e6);
-      assertThat((read - start) / 1e9).isLessThan(1.0);
+      assertThat((read - start) / 1e9).as("seconds to open and read all").isLessThan(60.0);
     }
-    assertThat(loaded.get(9_999)).isEqualTo(vectors.get(9_999));
+    assertThat(loaded).hasSize(vectors.size());
+    for (int i = 0; i < vectors.size(); i++) {
+      assertThat(loaded.get(i)).as("vector %d", i).containsExactly(vectors.get(i));
+    }
   }
 }
