@@ -6,6 +6,7 @@ import dev.tenbin.core.OrderedShutdown;
 import dev.tenbin.encoder.batching.TokenBudgetBatcher;
 import dev.tenbin.encoder.model.ModelCache;
 import dev.tenbin.encoder.model.ModelCard;
+import dev.tenbin.encoder.model.ModelInfoCache;
 import dev.tenbin.encoder.model.ModelRegistry;
 import dev.tenbin.encoder.model.OutputKind;
 import dev.tenbin.encoder.onnx.Pooler;
@@ -54,7 +55,7 @@ public final class EncoderCore implements AutoCloseable, MeterBinder {
   private final ModelRegistry registry;
   private final ModelCache<LoadedModel> models;
   private final Map<String, ModelInfo> infos = new ConcurrentHashMap<>();
-  private final ModelInfoCache rememberedInfos;
+  private final ModelInfoCache<ModelInfo> rememberedInfos;
   private final CompositeMeterRegistry meters = new CompositeMeterRegistry();
   private final Set<String> meteredModels = ConcurrentHashMap.newKeySet();
   private final OrderedShutdown.Registration shutdown;
@@ -63,7 +64,13 @@ public final class EncoderCore implements AutoCloseable, MeterBinder {
     config.runtime().requireAvailable();
     this.config = config;
     this.registry = new ModelRegistry(config.modelsDirectory(), config.sources().downloader());
-    this.rememberedInfos = new ModelInfoCache(config.cacheDirectory());
+    this.rememberedInfos =
+        new ModelInfoCache<>(
+            config.cacheDirectory(),
+            "encoder",
+            ModelInfo.class,
+            info ->
+                info.card() != null && info.modelSha256() != null && !info.modelSha256().isEmpty());
     this.models =
         new ModelCache<>(
             "encoder",

@@ -112,7 +112,7 @@ class RememberedModelInfoTest {
     try (Stream<Path> entries = entries()) {
       entry = entries.findFirst().orElseThrow();
     }
-    Files.writeString(entry, "{\"format\": \"tenbin-model-info-v1\", \"card\": ");
+    Files.writeString(entry, "{\"format\": \"tenbin-model-info-v2\", \"info\": ");
     try (EncoderCore second = core(cache)) {
       assertThat(second.info("tiny-dense")).isEqualTo(loaded);
       assertThat(second.loadedModels()).containsExactly("tiny-dense");

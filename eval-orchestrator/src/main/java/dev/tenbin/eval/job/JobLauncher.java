@@ -174,10 +174,10 @@ public final class JobLauncher {
   /**
    * Plans the job for a run into {@code directory}. When the folder already holds every cell and
    * candidate set of the plan (a warm rerun), the plan is made without the probe checksums: they
-   * are stored only with cells computed now, and encoding them would load every model of the job
-   * for nothing (the encoder answers a model's identity from its cache folder without loading it).
-   * Otherwise it is {@link #plan}. The fingerprints are the same either way: the probes are not
-   * part of them.
+   * are stored only with cells computed now, and encoding or scoring them would load every model of
+   * the job for nothing (the encoder and the rerank service answer a model's identity from their
+   * cache folders without loading it). Otherwise it is {@link #plan}. The fingerprints are the same
+   * either way: the probes are not part of them.
    */
   List<Work> planRun(JobSpec spec, List<JobTask> tasks, Services services, Path directory) {
     if (Files.isDirectory(directory.resolve("cells"))) {
@@ -185,7 +185,7 @@ public final class JobLauncher {
           new JobPlanner(
                   spec,
                   id -> encoderFacts(services, id, Probes.Checksum.NOT_TAKEN),
-                  id -> rerankerFacts(services, id))
+                  id -> rerankerFacts(services, id, Probes.Checksum.NOT_TAKEN))
               .plan(tasks);
       if (JobRunner.holdsEverything(directory, identities)) {
         return identities;
@@ -323,14 +323,28 @@ public final class JobLauncher {
    * texts scored once now.
    */
   static ModelFacts rerankerFacts(Services services, String rerankerId) {
-    RerankServiceGrpc.RerankServiceBlockingStub rerank =
-        RerankServiceGrpc.newBlockingStub(services.rerankChannel())
-            .withDeadlineAfter(10, TimeUnit.MINUTES);
-    RerankerInfo info =
-        rerank
-            .getRerankerInfo(GetRerankerInfoRequest.newBuilder().setModelId(rerankerId).build())
-            .getInfo();
-    return rerankerFacts(info, Probes.rerank(rerank, rerankerId));
+    RerankServiceGrpc.RerankServiceBlockingStub rerank = rerankStub(services);
+    return rerankerFacts(rerankerInfo(rerank, rerankerId), Probes.rerank(rerank, rerankerId));
+  }
+
+  /**
+   * Facts of a cross-encoder as the rerank service reports them, with the given probe checksum (the
+   * service answers a cross-encoder's identity from its cache folder without loading it).
+   */
+  static ModelFacts rerankerFacts(Services services, String rerankerId, Probes.Checksum probes) {
+    return rerankerFacts(rerankerInfo(rerankStub(services), rerankerId), probes);
+  }
+
+  private static RerankServiceGrpc.RerankServiceBlockingStub rerankStub(Services services) {
+    return RerankServiceGrpc.newBlockingStub(services.rerankChannel())
+        .withDeadlineAfter(10, TimeUnit.MINUTES);
+  }
+
+  private static RerankerInfo rerankerInfo(
+      RerankServiceGrpc.RerankServiceBlockingStub rerank, String rerankerId) {
+    return rerank
+        .getRerankerInfo(GetRerankerInfoRequest.newBuilder().setModelId(rerankerId).build())
+        .getInfo();
   }
 
   /** The facts of a cross-encoder: card and provenance identify its cells, probes are stored. */

@@ -2,6 +2,7 @@ package dev.tenbin.eval.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tenbin.encoder.testing.TinyModels;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
 import java.nio.file.Files;
@@ -15,8 +16,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A warm rerun (every cell stored) plans from the models' remembered identities: it neither loads a
- * model nor encodes the probe texts, so it does not depend on the model's files being readable. A
- * run with a cell to compute still probes the model, and stores the probe checksum.
+ * model (an encoder's or a cross-encoder's) nor encodes or scores the probe texts, so it does not
+ * depend on the model's files being readable. A run with a cell to compute still probes the model,
+ * and stores the probe checksum.
  */
 class WarmRerunTest {
   @TempDir Path tmp;
@@ -26,13 +28,7 @@ class WarmRerunTest {
   @BeforeEach
   void job() throws Exception {
     TinyJob.write(tmp);
-    // A model written a while ago: the encoder trusts a file's stamp only once it has settled.
-    FileTime hourAgo = FileTime.from(java.time.Instant.now().minusSeconds(3600));
-    try (var files = Files.walk(TinyJob.models(tmp))) {
-      for (Path file : files.filter(Files::isRegularFile).toList()) {
-        Files.setLastModifiedTime(file, hourAgo);
-      }
-    }
+    settleModels();
     spec = tmp.resolve("job.yaml");
     Files.writeString(
         spec,
@@ -46,6 +42,16 @@ class WarmRerunTest {
     out = tmp.resolve("out");
   }
 
+  /** Models written a while ago: a service trusts a file's stamp only once it has settled. */
+  private void settleModels() throws Exception {
+    FileTime hourAgo = FileTime.from(java.time.Instant.now().minusSeconds(3600));
+    try (var files = Files.walk(TinyJob.models(tmp))) {
+      for (Path file : files.filter(Files::isRegularFile).toList()) {
+        Files.setLastModifiedTime(file, hourAgo);
+      }
+    }
+  }
+
   private CliRunner run() {
     return TinyJob.run(tmp, spec, out, tmp.resolve("cache"));
   }
@@ -54,9 +60,9 @@ class WarmRerunTest {
    * Overwrites the model's graph with bytes no ONNX Runtime can load, keeping its size and
    * modification time (so its stamp, and the remembered identity, still hold).
    */
-  private void spoilGraphKeepingItsStamp() throws Exception {
+  private void spoilGraphKeepingItsStamp(String model) throws Exception {
     Path graph;
-    try (var files = Files.list(TinyJob.models(tmp).resolve("tiny-dense"))) {
+    try (var files = Files.list(TinyJob.models(tmp).resolve(model))) {
       graph = files.filter(f -> f.toString().endsWith(".onnx")).findFirst().orElseThrow();
     }
     FileTime time = Files.getLastModifiedTime(graph);
@@ -78,7 +84,7 @@ class WarmRerunTest {
             .orElseThrow();
     assertThat(dense.versions()).containsKeys("probe_set", "probe_sha256", "model_sha256");
 
-    spoilGraphKeepingItsStamp();
+    spoilGraphKeepingItsStamp("tiny-dense");
     CliRunner warm = run();
 
     assertThat(warm.exitCode()).as(warm.err()).isZero();
@@ -90,13 +96,44 @@ class WarmRerunTest {
   }
 
   @Test
+  void aWarmRerunNeitherLoadsNorProbesACrossEncoder() throws Exception {
+    TinyModels.crossEncoder(TinyJob.models(tmp), "tiny-ce");
+    settleModels();
+    Files.writeString(
+        spec,
+        """
+        name: warm
+        task_sets: [tasks.yaml]
+        retrievers: [bm25]
+        rerankers: [tiny-ce]
+        candidates: {dense_model: tiny-dense, sets: [bm25]}
+        """);
+    CliRunner cold = run();
+    assertThat(cold.exitCode()).as(cold.err()).isZero();
+    List<CellRecord> stored = ResultStore.existing(out, "--out").readAll();
+    assertThat(stored)
+        .filteredOn(c -> c.key().family().equals("rerank-cross"))
+        .isNotEmpty()
+        .allSatisfy(c -> assertThat(c.versions()).containsKeys("probe_sha256", "model_sha256"));
+
+    spoilGraphKeepingItsStamp("tiny-ce");
+    CliRunner warm = run();
+
+    assertThat(warm.exitCode()).as(warm.err()).isZero();
+    assertThat(warm.err()).contains(stored.size() + " already stored, 0 computed");
+    assertThat(ResultStore.existing(out, "--out").readAll())
+        .as("the same cells, untouched")
+        .containsExactlyInAnyOrderElementsOf(stored);
+  }
+
+  @Test
   void aRunWithACellToComputeStillProbesTheModel() throws Exception {
     assertThat(run().exitCode()).isZero();
     Files.writeString(
         spec,
         Files.readString(spec).replace("variants: [base]", "variants: [base, int8]"),
         java.nio.charset.StandardCharsets.UTF_8);
-    spoilGraphKeepingItsStamp();
+    spoilGraphKeepingItsStamp("tiny-dense");
 
     CliRunner partial = run();
 

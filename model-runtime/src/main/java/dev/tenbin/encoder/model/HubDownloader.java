@@ -67,6 +67,11 @@ public final class HubDownloader {
     }
   }
 
+  /** The service's cache folder: downloads go to its {@code hub/}. */
+  public Path cacheDirectory() {
+    return cacheDirectory;
+  }
+
   public HubDownloader(String endpoint, Path cacheDirectory, String token) {
     this.endpoint =
         endpoint.endsWith("/") ? endpoint.substring(0, endpoint.length() - 1) : endpoint;

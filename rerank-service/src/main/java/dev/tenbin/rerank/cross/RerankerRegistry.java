@@ -7,16 +7,19 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.core.NotFoundException;
 import dev.tenbin.core.PreconditionException;
+import dev.tenbin.encoder.model.FileStamps;
 import dev.tenbin.encoder.model.HubDownloader;
 import dev.tenbin.encoder.model.LocalModelDirectory;
 import dev.tenbin.encoder.model.ModelCache;
 import dev.tenbin.encoder.model.ModelFiles;
+import dev.tenbin.encoder.model.ModelInfoCache;
 import dev.tenbin.encoder.model.ModelPolicy;
 import dev.tenbin.encoder.onnx.OnnxModel;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -28,6 +31,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * card ({@link HubRerankerCard}). Which ids may be loaded, and when an unused one is unloaded, is
  * the {@link ModelPolicy}'s to say (sources {@code local} and {@code hub}); a caller holds its
  * cross-encoder ({@link #acquire}) while it scores.
+ *
+ * <p>What {@link #info} answers for a cross-encoder of the models folder is remembered in the cache
+ * folder ({@link ModelInfoCache}, kind {@code reranker}) under the stamp of its files, so a later
+ * process (a warm rerun planning its cells) gets the same answer without loading the model; a hub
+ * cross-encoder, or a card whose files are on the hub, is loaded to answer.
  */
 public final class RerankerRegistry implements AutoCloseable {
   private static final ObjectMapper JSON =
@@ -50,6 +58,7 @@ public final class RerankerRegistry implements AutoCloseable {
   private final ModelPolicy policy;
   private final ModelCache<CrossEncoder> loaded;
   private final Map<String, Info> infos = new ConcurrentHashMap<>();
+  private final Optional<ModelInfoCache<Info>> rememberedInfos;
 
   /** Every reranker allowed, none unloaded (the embedded service and tests). */
   public RerankerRegistry(
@@ -71,6 +80,19 @@ public final class RerankerRegistry implements AutoCloseable {
     this.runtime = runtime;
     this.maxBatchTokens = maxBatchTokens;
     this.policy = policy;
+    this.rememberedInfos =
+        hub == null || hub.cacheDirectory() == null
+            ? Optional.empty()
+            : Optional.of(
+                new ModelInfoCache<>(
+                    hub.cacheDirectory(),
+                    "reranker",
+                    Info.class,
+                    info ->
+                        info.card() != null
+                            && info.dtype() != null
+                            && info.modelSha256() != null
+                            && !info.modelSha256().isEmpty()));
     this.loaded =
         new ModelCache<>(
             "reranker",
@@ -96,12 +118,19 @@ public final class RerankerRegistry implements AutoCloseable {
     return loaded.acquire(id);
   }
 
-  /** The card and dtype of a reranker; loads it once if needed, without keeping it held. */
+  /**
+   * The card and dtype of a reranker: as loaded, or as remembered in the cache folder from an
+   * earlier load of the very same files; else it loads the model once, without keeping it held.
+   */
   public Info info(String id) {
     check(id);
     Info known = infos.get(id);
     if (known != null) {
       return known;
+    }
+    Optional<Info> remembered = rememberedInfos.flatMap(cache -> cache.find(id, stamp(id)));
+    if (remembered.isPresent()) {
+      return remembered.get();
     }
     try (var handle = loaded.acquire(id)) {
       return Info.of(handle.model());
@@ -193,18 +222,53 @@ public final class RerankerRegistry implements AutoCloseable {
         id.startsWith("hub:") ? ModelPolicy.Source.HUB : ModelPolicy.Source.LOCAL, id, "model_id");
   }
 
+  /**
+   * A cheap identity of the files {@link #load} would read for {@code id} ({@link FileStamps}):
+   * empty for a hub id, a card whose files are on the hub, an unknown id, or files modified moments
+   * ago.
+   */
+  private Optional<String> stamp(String id) {
+    Path folder = localFolder(id);
+    if (folder == null) {
+      return Optional.empty();
+    }
+    try {
+      if (readCard(id, folder).path("source").asText("").startsWith("hub:")) {
+        return Optional.empty();
+      }
+      return FileStamps.ofFolder(folder);
+    } catch (IOException | RuntimeException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** The folder of a local reranker id in the models folder, or null. */
+  private Path localFolder(String id) {
+    if (modelsDirectory == null || id.startsWith("hub:") || id.contains("/") || id.contains("..")) {
+      return null;
+    }
+    Path folder = modelsDirectory.resolve(id);
+    return Files.isRegularFile(folder.resolve("card.json")) ? folder : null;
+  }
+
   private CrossEncoder load(String id) {
+    // The stamp is taken before the files are read: files replaced while loading leave an entry
+    // that no later stamp matches (so the model is loaded again), never a stale answer.
+    Optional<String> stamp = stamp(id);
+    CrossEncoder model = read(id);
+    rememberedInfos.ifPresent(cache -> cache.remember(id, stamp, Info.of(model)));
+    return model;
+  }
+
+  private CrossEncoder read(String id) {
     Path folder;
     JsonNode cardJson;
     if (id.startsWith("hub:")) {
       folder = hubFolder(id, id.substring(4), null);
       cardJson = readCard(id, folder);
     } else {
-      folder =
-          modelsDirectory == null || id.contains("/") || id.contains("..")
-              ? null
-              : modelsDirectory.resolve(id);
-      if (folder == null || !Files.isRegularFile(folder.resolve("card.json"))) {
+      folder = localFolder(id);
+      if (folder == null) {
         throw new NotFoundException(
             "model_id",
             "unknown reranker '"

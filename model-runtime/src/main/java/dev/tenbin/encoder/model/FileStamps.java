@@ -23,18 +23,20 @@ import java.util.stream.Stream;
  * systems keep modification times in ticks (milliseconds, or seconds on some), so a file rewritten
  * with the same size within one tick of a stamp would keep it. As git does for its index, such a
  * "racy" file is not trusted by its stamp; its model is loaded, and remembered once it has settled.
+ *
+ * <p>The encoder's and the rerank service's {@link ModelInfoCache}s key their entries by it.
  */
-final class FileStamps {
+public final class FileStamps {
   /** How deep a model folder is walked (its graph may sit in a subfolder such as onnx/). */
   private static final int FOLDER_DEPTH = 3;
 
   /** How long ago a file must have been modified to be stamped. */
-  static final Duration SETTLING = Duration.ofSeconds(3);
+  public static final Duration SETTLING = Duration.ofSeconds(3);
 
   private FileStamps() {}
 
   /** The stamp of these files (a missing one fails); empty when one of them has not settled. */
-  static Optional<String> of(Collection<Path> files) throws IOException {
+  public static Optional<String> of(Collection<Path> files) throws IOException {
     Instant settled = Instant.now().minus(SETTLING);
     StringBuilder stamp = new StringBuilder();
     for (Path file : new TreeSet<>(files.stream().map(Path::toAbsolutePath).toList())) {
@@ -54,7 +56,7 @@ final class FileStamps {
   }
 
   /** The stamp of every regular file in {@code folder} and its subfolders (three levels). */
-  static Optional<String> ofFolder(Path folder) throws IOException {
+  public static Optional<String> ofFolder(Path folder) throws IOException {
     List<Path> files = new ArrayList<>();
     try (Stream<Path> walk = Files.walk(folder, FOLDER_DEPTH)) {
       walk.filter(path -> Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS)).forEach(files::add);
