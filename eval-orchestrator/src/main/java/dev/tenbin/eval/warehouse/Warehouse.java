@@ -75,6 +75,15 @@ import org.duckdb.DuckDBConnection;
  * fixed order (job folders as given, cells in {@link ResultStore#ORDER}, maps in stored order), so
  * a rebuild holds the same content. A fingerprint stored in more than one job folder is loaded
  * once, from the first, with a warning.
+ *
+ * <p>Every build also records what it was built from in a one-row table {@code
+ * warehouse_build(inputs_sha256)}: the SHA-256 of the schema, this build of Tenbin (its version and
+ * its jar's size and time), the DuckDB release, and for each job folder its path, the bytes of its
+ * {@code job.yaml} (the position settings come from there) and the name, size and SHA-256 of every
+ * file in its {@code cells/} ({@link BuildInputs}). {@link #refresh} keeps a file whose record
+ * matches the inputs now, which is how a job's warm rerun writes its reports without reloading
+ * millions of ranking rows; any changed, added or removed cell file means a build. The record is
+ * NULL when the inputs could not be read.
  */
 public final class Warehouse {
   private Warehouse() {}
@@ -85,9 +94,16 @@ public final class Warehouse {
    * @param databaseFile the database written
    * @param rowCounts table name to rows loaded, in schema order
    * @param warnings duplicate fingerprints skipped, one line each
+   * @param kept whether the file was already built from these very inputs and left as it was
+   *     ({@link #refresh})
    */
   public record BuildSummary(
-      Path databaseFile, Map<String, Long> rowCounts, List<String> warnings) {}
+      Path databaseFile, Map<String, Long> rowCounts, List<String> warnings, boolean kept) {
+    /** A summary of a build that wrote the file. */
+    public BuildSummary(Path databaseFile, Map<String, Long> rowCounts, List<String> warnings) {
+      this(databaseFile, rowCounts, warnings, false);
+    }
+  }
 
   /**
    * Loads every stored cell of {@code jobDirs} into a new DuckDB file at {@code databaseFile}
@@ -99,28 +115,89 @@ public final class Warehouse {
     if (jobDirs.isEmpty()) {
       throw new InvalidInputException("JOB_DIR", "name at least one job folder");
     }
+    // Described before any cell is read (they are read as the load reaches them).
+    BuildInputs inputs = BuildInputs.of(jobDirs);
     List<Source> sources = new ArrayList<>();
     for (Path jobDir : jobDirs) {
       ResultStore store = ResultStore.existing(jobDir, "JOB_DIR");
       sources.add(new Source(jobDir, store, () -> store.readAll(Rankings.LEFT_IN_FILE)));
     }
-    return buildFrom(sources, databaseFile);
+    return buildFrom(sources, inputs, databaseFile);
   }
 
   /**
-   * As {@link #build(List, Path)} for one job folder whose cells the caller has already read (with
-   * or without the rankings of columnar cells: those are loaded from their Parquet files).
+   * What a warehouse of {@code jobDir} would be built from, described now ({@link BuildInputs}):
+   * take it before reading the cells handed to {@link #refresh}, so that a cell stored in between
+   * leaves a record that no later description matches, never a file kept without it.
    */
-  public static BuildSummary build(Path jobDir, List<CellRecord> cells, Path databaseFile) {
+  public static BuildInputs describeInputs(Path jobDir) {
+    return BuildInputs.of(List.of(jobDir));
+  }
+
+  /**
+   * The warehouse of one job folder whose cells the caller read after describing {@code inputs}
+   * (with or without the rankings of columnar cells: those are loaded from their Parquet files):
+   * the file as it is when it was built from the very same inputs (its {@code warehouse_build}
+   * record matches), else built as {@link #build(List, Path)} does.
+   */
+  public static BuildSummary refresh(
+      BuildInputs inputs, List<CellRecord> cells, Path databaseFile) {
+    Path jobDir = inputs.jobDirs().getFirst();
     ResultStore store = ResultStore.existing(jobDir, "JOB_DIR");
-    return buildFrom(List.of(new Source(jobDir, store, () -> cells)), databaseFile);
+    Path target = databaseFile.toAbsolutePath().normalize();
+    Optional<BuildSummary> kept = keptAsBuilt(inputs, target);
+    return kept.isPresent()
+        ? kept.get()
+        : buildFrom(List.of(new Source(jobDir, store, () -> cells)), inputs, databaseFile);
+  }
+
+  /**
+   * The summary of {@code target} when it exists and records exactly the inputs {@code inputs}
+   * describes; empty when it must be built (missing, unreadable, from a build without a record,
+   * other inputs, or inputs that could not be read).
+   */
+  private static Optional<BuildSummary> keptAsBuilt(BuildInputs inputs, Path target) {
+    if (!Files.isRegularFile(target) || inputs.described().isEmpty()) {
+      return Optional.empty();
+    }
+    try (Connection connection = openReadOnly(target);
+        Statement statement = connection.createStatement()) {
+      String recorded;
+      try (ResultSet rows = statement.executeQuery("SELECT inputs_sha256 FROM warehouse_build")) {
+        if (!rows.next()) {
+          return Optional.empty();
+        }
+        recorded = rows.getString(1);
+      }
+      if (!inputs.digest(duckDbVersion(statement)).equals(recorded)) {
+        return Optional.empty();
+      }
+      Map<String, Long> counts = new LinkedHashMap<>();
+      for (WarehouseSchema.Table table : WarehouseSchema.TABLES) {
+        try (ResultSet rows = statement.executeQuery("SELECT count(*) FROM " + table.name())) {
+          rows.next();
+          counts.put(table.name(), rows.getLong(1));
+        }
+      }
+      return Optional.of(new BuildSummary(target, counts, List.of(), true));
+    } catch (SQLException | RuntimeException e) {
+      return Optional.empty(); // not a warehouse this build can read: build it again
+    }
+  }
+
+  private static String duckDbVersion(Statement statement) throws SQLException {
+    try (ResultSet rows = statement.executeQuery("SELECT library_version FROM pragma_version()")) {
+      rows.next();
+      return rows.getString(1);
+    }
   }
 
   /** A job folder, its store and its stored cells, read when the build reaches them. */
   private record Source(
       Path jobDir, ResultStore store, java.util.function.Supplier<List<CellRecord>> cells) {}
 
-  private static BuildSummary buildFrom(List<Source> sources, Path databaseFile) {
+  private static BuildSummary buildFrom(
+      List<Source> sources, BuildInputs inputs, Path databaseFile) {
     Path target = databaseFile.toAbsolutePath().normalize();
     Path temporary =
         target.resolveSibling("." + target.getFileName() + "." + UUID.randomUUID() + ".tmp");
@@ -130,6 +207,13 @@ public final class Warehouse {
       try (DuckDBConnection connection = open(temporary)) {
         summary = load(connection, sources, target);
         try (Statement statement = connection.createStatement()) {
+          statement.execute("CREATE TABLE warehouse_build (inputs_sha256 VARCHAR)");
+          String digest =
+              inputs.described().isEmpty() ? null : inputs.digest(duckDbVersion(statement));
+          try (var insert = connection.prepareStatement("INSERT INTO warehouse_build VALUES (?)")) {
+            insert.setString(1, digest);
+            insert.executeUpdate();
+          }
           statement.execute("CHECKPOINT");
         }
       }

@@ -89,6 +89,9 @@ class WarmRerunTest {
 
     assertThat(warm.exitCode()).as(warm.err()).isZero();
     assertThat(warm.err()).contains("2 already stored, 0 computed");
+    assertThat(warm.err())
+        .as("the warehouse of the same cell files is kept")
+        .contains("(2 cells, unchanged: built from these very cell files)");
     assertThat(ResultStore.existing(out, "--out").readAll())
         .as("the same cells, untouched")
         .containsExactlyInAnyOrderElementsOf(stored);
