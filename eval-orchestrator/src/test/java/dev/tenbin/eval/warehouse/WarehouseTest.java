@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
-import dev.tenbin.eval.store.TestCells;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -23,24 +22,12 @@ import org.junit.jupiter.api.io.TempDir;
 class WarehouseTest {
   @TempDir Path tmp;
 
-  private final CellRecord bm25 =
-      TestCells.cell(
-          TestCells.key("NanoSciFact", "bm25", "bm25", "base"), TestCells.QRELS, TestCells.run(0f));
-  private final CellRecord dense =
-      TestCells.cell(
-          TestCells.key("NanoSciFact", "dense", "tiny", "int8"),
-          TestCells.QRELS,
-          TestCells.run(1f));
-  private final CellRecord other =
-      TestCells.cell(
-          TestCells.key("NanoFiQA", "dense", "tiny", "int8"), TestCells.QRELS, TestCells.run(2f));
+  private final CellRecord bm25 = WarehouseJobs.BM25;
+  private final CellRecord dense = WarehouseJobs.DENSE;
+  private final CellRecord other = WarehouseJobs.OTHER;
 
   private Path job(String name, CellRecord... cells) {
-    ResultStore store = ResultStore.open(tmp.resolve(name));
-    for (CellRecord cell : cells) {
-      store.append(cell);
-    }
-    return tmp.resolve(name);
+    return WarehouseJobs.job(tmp, name, cells);
   }
 
   private static List<List<Object>> rows(Path database, String sql) throws SQLException {
