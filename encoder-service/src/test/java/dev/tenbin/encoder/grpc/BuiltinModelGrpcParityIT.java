@@ -9,6 +9,7 @@ import ai.onnxruntime.OrtSession;
 import dev.tenbin.encoder.EncoderServer;
 import dev.tenbin.encoder.EncoderServiceConfig;
 import dev.tenbin.encoder.client.EncoderClient;
+import dev.tenbin.encoder.onnx.OnnxEnvironment;
 import io.grpc.ManagedChannel;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -111,7 +112,10 @@ class BuiltinModelGrpcParityIT {
         mask[b * length + t] = 1;
       }
     }
-    OrtEnvironment environment = OrtEnvironment.getEnvironment();
+    // ONNX Runtime's one process-wide environment, taken the way Tenbin takes it: loading the
+    // native libraries from Tenbin's cached copy (asked for directly, ONNX Runtime 1.29 unpacks
+    // them into a new temporary folder and leaves it behind when this JVM ends).
+    OrtEnvironment environment = OnnxEnvironment.get();
     try (OrtSession.SessionOptions options = new OrtSession.SessionOptions()) {
       options.setIntraOpNumThreads(threads);
       options.setOptimizationLevel(OrtSession.SessionOptions.OptLevel.ALL_OPT);
