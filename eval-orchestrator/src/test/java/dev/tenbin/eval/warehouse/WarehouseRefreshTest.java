@@ -1,5 +1,8 @@
 package dev.tenbin.eval.warehouse;
 
+import static dev.tenbin.eval.warehouse.WarehouseJobs.BM25;
+import static dev.tenbin.eval.warehouse.WarehouseJobs.DENSE;
+import static dev.tenbin.eval.warehouse.WarehouseJobs.OTHER;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenbin.eval.store.CellRecord;
@@ -23,10 +26,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class WarehouseRefreshTest {
   @TempDir Path tmp;
-
-  private final CellRecord bm25 = WarehouseJobs.BM25;
-  private final CellRecord dense = WarehouseJobs.DENSE;
-  private final CellRecord other = WarehouseJobs.OTHER;
 
   private Path job(String name, CellRecord... cells) {
     return WarehouseJobs.job(tmp, name, cells);
@@ -60,7 +59,7 @@ class WarehouseRefreshTest {
 
   @Test
   void aRefreshOverUnchangedCellsKeepsTheFileAsItWas() throws Exception {
-    Path jobDir = job("job", bm25, dense);
+    Path jobDir = job("job", BM25, DENSE);
     Path database = jobDir.resolve("warehouse.duckdb");
     Warehouse.BuildSummary built = refresh(jobDir, database);
     assertThat(built.kept()).isFalse();
@@ -80,10 +79,10 @@ class WarehouseRefreshTest {
 
   @Test
   void aCellStoredSinceTheBuildIsLoadedByTheNextRefresh() throws Exception {
-    Path jobDir = job("job", bm25, dense);
+    Path jobDir = job("job", BM25, DENSE);
     Path database = jobDir.resolve("warehouse.duckdb");
     refresh(jobDir, database);
-    ResultStore.existing(jobDir, "--out").append(other);
+    ResultStore.existing(jobDir, "--out").append(OTHER);
 
     Warehouse.BuildSummary summary = refresh(jobDir, database);
 
@@ -94,14 +93,14 @@ class WarehouseRefreshTest {
 
   @Test
   void aCellFileChangedOrRemovedSinceTheBuildMeansABuildWhateverItsSizeAndTime() throws Exception {
-    Path jobDir = job("job", bm25, dense, other);
+    Path jobDir = job("job", BM25, DENSE, OTHER);
     Path database = jobDir.resolve("warehouse.duckdb");
     refresh(jobDir, database);
     Path header;
     try (Stream<Path> files = Files.list(jobDir.resolve("cells"))) {
       header =
           files
-              .filter(f -> f.getFileName().toString().startsWith(bm25.fingerprint()))
+              .filter(f -> f.getFileName().toString().startsWith(BM25.fingerprint()))
               .filter(f -> f.toString().endsWith(".cell.json"))
               .findFirst()
               .orElseThrow();
@@ -118,7 +117,7 @@ class WarehouseRefreshTest {
     assertThat(refresh(jobDir, database).kept()).isTrue();
 
     try (Stream<Path> files = Files.list(jobDir.resolve("cells"))) {
-      for (Path file : files.filter(f -> f.toString().contains(other.fingerprint())).toList()) {
+      for (Path file : files.filter(f -> f.toString().contains(OTHER.fingerprint())).toList()) {
         Files.delete(file);
       }
     }
@@ -128,9 +127,9 @@ class WarehouseRefreshTest {
 
   @Test
   void cellsStoredMomentsBeforeTheBuildAreKeptByTheNextRefreshToo() throws Exception {
-    Path jobDir = job("job", bm25);
+    Path jobDir = job("job", BM25);
     Path database = jobDir.resolve("warehouse.duckdb");
-    ResultStore.existing(jobDir, "--out").append(dense);
+    ResultStore.existing(jobDir, "--out").append(DENSE);
 
     assertThat(refresh(jobDir, database).kept()).isFalse();
     assertThat(refresh(jobDir, database).kept()).isTrue();
@@ -139,7 +138,7 @@ class WarehouseRefreshTest {
 
   @Test
   void aChangedJobYamlMeansABuild() throws Exception {
-    Path jobDir = job("job", bm25, dense);
+    Path jobDir = job("job", BM25, DENSE);
     Files.writeString(jobDir.resolve("job.yaml"), "name: job\n");
     Path database = jobDir.resolve("warehouse.duckdb");
     refresh(jobDir, database);
@@ -152,12 +151,12 @@ class WarehouseRefreshTest {
 
   @Test
   void theBuildCommandRecordsItsInputsSoARefreshOfTheSameFolderKeepsItsFile() throws Exception {
-    Path jobDir = job("job", bm25, dense);
+    Path jobDir = job("job", BM25, DENSE);
     Path database = jobDir.resolve("warehouse.duckdb");
     Warehouse.build(List.of(jobDir), database);
     assertThat(refresh(jobDir, database).kept()).isTrue();
 
-    Path second = job("second", other);
+    Path second = job("second", OTHER);
     Warehouse.build(List.of(jobDir, second), database);
     assertThat(count(database, "cells")).isEqualTo(3);
     assertThat(refresh(jobDir, database).kept()).as("built from other folders").isFalse();
@@ -166,7 +165,7 @@ class WarehouseRefreshTest {
 
   @Test
   void aFileWithoutARecordOrNotAWarehouseAtAllIsBuiltAgain() throws Exception {
-    Path jobDir = job("job", bm25, dense);
+    Path jobDir = job("job", BM25, DENSE);
     Path database = jobDir.resolve("warehouse.duckdb");
     refresh(jobDir, database);
     try (Connection connection = DriverManager.getConnection("jdbc:duckdb:" + database);

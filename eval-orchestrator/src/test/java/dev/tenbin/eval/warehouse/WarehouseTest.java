@@ -1,5 +1,8 @@
 package dev.tenbin.eval.warehouse;
 
+import static dev.tenbin.eval.warehouse.WarehouseJobs.BM25;
+import static dev.tenbin.eval.warehouse.WarehouseJobs.DENSE;
+import static dev.tenbin.eval.warehouse.WarehouseJobs.OTHER;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -21,10 +24,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 class WarehouseTest {
   @TempDir Path tmp;
-
-  private final CellRecord bm25 = WarehouseJobs.BM25;
-  private final CellRecord dense = WarehouseJobs.DENSE;
-  private final CellRecord other = WarehouseJobs.OTHER;
 
   private Path job(String name, CellRecord... cells) {
     return WarehouseJobs.job(tmp, name, cells);
@@ -50,7 +49,7 @@ class WarehouseTest {
   @Test
   void everyPartOfEveryCellLandsInItsTable() throws Exception {
     Path database = tmp.resolve("w.duckdb");
-    Warehouse.BuildSummary summary = Warehouse.build(List.of(job("job", bm25, dense)), database);
+    Warehouse.BuildSummary summary = Warehouse.build(List.of(job("job", BM25, DENSE)), database);
 
     assertThat(summary.rowCounts())
         .containsEntry("cells", 2L)
@@ -74,21 +73,21 @@ class WarehouseTest {
             rows(
                 database,
                 "SELECT value FROM metrics WHERE fingerprint = '"
-                    + dense.fingerprint()
+                    + DENSE.fingerprint()
                     + "' AND metric = 'ndcg@10'"))
-        .containsExactly(List.of(dense.metrics().get("ndcg@10")));
+        .containsExactly(List.of(DENSE.metrics().get("ndcg@10")));
     assertThat(
             rows(
                 database,
                 "SELECT score FROM rankings WHERE fingerprint = '"
-                    + dense.fingerprint()
+                    + DENSE.fingerprint()
                     + "' AND query_id = 'q2' AND rank = 1"))
-        .containsExactly(List.of(dense.queries().get(1).docs().getFirst().score()));
+        .containsExactly(List.of(DENSE.queries().get(1).docs().getFirst().score()));
     assertThat(
             rows(
                 database,
                 "SELECT value::JSON->>'bm25' FROM diagnostics WHERE name = 'candidate_origin' AND fingerprint = '"
-                    + bm25.fingerprint()
+                    + BM25.fingerprint()
                     + "'"))
         .containsExactly(List.of("3"));
   }
@@ -96,7 +95,7 @@ class WarehouseTest {
   @Test
   void viewsPivotTheMainMetricsAndAverageSystemsOverDatasets() throws Exception {
     Path database = tmp.resolve("w.duckdb");
-    Warehouse.build(List.of(job("job", bm25, dense, other)), database);
+    Warehouse.build(List.of(job("job", BM25, DENSE, OTHER)), database);
 
     assertThat(
             rows(
@@ -104,22 +103,22 @@ class WarehouseTest {
                 "SELECT ndcg_at_10, recall_at_100, precision_at_10, mrr_at_10 FROM cell_scores WHERE system = 'bm25'"))
         .containsExactly(
             List.of(
-                bm25.metrics().get("ndcg@10"),
-                bm25.metrics().get("recall@100"),
-                bm25.metrics().get("precision@10"),
-                bm25.metrics().get("mrr@10")));
+                BM25.metrics().get("ndcg@10"),
+                BM25.metrics().get("recall@100"),
+                BM25.metrics().get("precision@10"),
+                BM25.metrics().get("mrr@10")));
     assertThat(
             rows(
                 database,
                 "SELECT tasks, datasets, ndcg_at_10 FROM system_summary WHERE system = 'dense:tiny'"))
         .containsExactly(
-            List.of(2L, 2L, (dense.metrics().get("ndcg@10") + other.metrics().get("ndcg@10")) / 2));
+            List.of(2L, 2L, (DENSE.metrics().get("ndcg@10") + OTHER.metrics().get("ndcg@10")) / 2));
   }
 
   @Test
   void aFingerprintInTwoJobFoldersIsLoadedOnceFromTheFirstWithAWarning() throws Exception {
-    Path first = job("first", bm25);
-    Path second = job("second", bm25, dense);
+    Path first = job("first", BM25);
+    Path second = job("second", BM25, DENSE);
     Path database = tmp.resolve("w.duckdb");
 
     Warehouse.BuildSummary summary = Warehouse.build(List.of(first, second), database);
@@ -128,14 +127,14 @@ class WarehouseTest {
     assertThat(summary.warnings())
         .singleElement()
         .asString()
-        .contains(bm25.fingerprint(), "second", "first");
+        .contains(BM25.fingerprint(), "second", "first");
     assertThat(rows(database, "SELECT job_dir FROM cells WHERE system = 'bm25'"))
         .containsExactly(List.of(first.toAbsolutePath().normalize().toString()));
   }
 
   @Test
   void aRebuildReplacesTheFileWithTheSameContent() throws Exception {
-    Path jobDir = job("job", bm25, dense);
+    Path jobDir = job("job", BM25, DENSE);
     Path database = tmp.resolve("w.duckdb");
     String everything = "SELECT * FROM cells ORDER BY fingerprint";
     String ranked = "SELECT * FROM rankings ORDER BY fingerprint, query_id, rank";
@@ -157,7 +156,7 @@ class WarehouseTest {
   void columnarCellsLoadTheSameTablesAndValuesAsLegacyOnes() throws Exception {
     Path legacy = tmp.resolve("legacy");
     Path cellsOfLegacy = Files.createDirectories(legacy.resolve("cells"));
-    for (CellRecord cell : List.of(bm25, dense, other)) {
+    for (CellRecord cell : List.of(BM25, DENSE, OTHER)) {
       try (var out =
           new java.util.zip.GZIPOutputStream(
               Files.newOutputStream(cellsOfLegacy.resolve(cell.fingerprint() + ".json.gz")))) {
@@ -169,11 +168,11 @@ class WarehouseTest {
     Path fromMixed = tmp.resolve("mixed.duckdb");
     Warehouse.BuildSummary legacySummary = Warehouse.build(List.of(legacy), fromLegacy);
     Warehouse.BuildSummary columnarSummary =
-        Warehouse.build(List.of(job("columnar", bm25, dense, other)), fromColumnar);
-    Path mixed = job("mixed", bm25, other);
+        Warehouse.build(List.of(job("columnar", BM25, DENSE, OTHER)), fromColumnar);
+    Path mixed = job("mixed", BM25, OTHER);
     Files.copy(
-        cellsOfLegacy.resolve(dense.fingerprint() + ".json.gz"),
-        mixed.resolve("cells").resolve(dense.fingerprint() + ".json.gz"));
+        cellsOfLegacy.resolve(DENSE.fingerprint() + ".json.gz"),
+        mixed.resolve("cells").resolve(DENSE.fingerprint() + ".json.gz"));
     Warehouse.build(List.of(mixed), fromMixed);
 
     assertThat(columnarSummary.rowCounts()).isEqualTo(legacySummary.rowCounts());
@@ -194,13 +193,13 @@ class WarehouseTest {
   @Test
   void aFailedBuildLeavesThePreviousDatabaseUntouchedAndNoTemporaryFiles() throws Exception {
     Path database = tmp.resolve("w.duckdb");
-    Warehouse.build(List.of(job("job", bm25)), database);
+    Warehouse.build(List.of(job("job", BM25)), database);
     long size = Files.size(database);
-    Path broken = job("broken", dense);
-    Files.writeString(ResultStore.open(broken).storedFile(dense.fingerprint()), "{ not json");
+    Path broken = job("broken", DENSE);
+    Files.writeString(ResultStore.open(broken).storedFile(DENSE.fingerprint()), "{ not json");
 
     assertThatThrownBy(() -> Warehouse.build(List.of(tmp.resolve("job"), broken), database))
-        .hasMessageContaining(dense.fingerprint());
+        .hasMessageContaining(DENSE.fingerprint());
 
     assertThat(Files.size(database)).isEqualTo(size);
     assertThat(rows(database, "SELECT count(*) FROM cells")).containsExactly(List.of(1L));
