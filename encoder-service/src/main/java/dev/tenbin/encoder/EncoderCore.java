@@ -4,13 +4,13 @@ import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.core.OrderedShutdown;
 import dev.tenbin.encoder.batching.TokenBudgetBatcher;
-import dev.tenbin.encoder.model.ModelCache;
-import dev.tenbin.encoder.model.ModelCard;
-import dev.tenbin.encoder.model.ModelInfoCache;
-import dev.tenbin.encoder.model.ModelRegistry;
-import dev.tenbin.encoder.model.OutputKind;
-import dev.tenbin.encoder.onnx.Pooler;
-import dev.tenbin.encoder.onnx.TokenizedBatch;
+import dev.tenbin.encoder.config.EncoderServiceConfig;
+import dev.tenbin.encoder.registry.ModelRegistry;
+import dev.tenbin.model.ModelCache;
+import dev.tenbin.model.ModelInfoCache;
+import dev.tenbin.model.card.ModelCard;
+import dev.tenbin.model.card.OutputKind;
+import dev.tenbin.model.tokenizer.TokenizedBatch;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -43,7 +43,7 @@ import java.util.function.ToDoubleFunction;
 public final class EncoderCore implements AutoCloseable, MeterBinder {
   /**
    * What GetModelInfo reports: the card, the output's dtype and the SHA-256 of the model's files
-   * ({@link dev.tenbin.encoder.model.ModelDigest}).
+   * ({@link dev.tenbin.model.card.ModelDigest}).
    */
   public record ModelInfo(ModelCard card, String dtype, String modelSha256) {
     static ModelInfo of(LoadedModel model) {

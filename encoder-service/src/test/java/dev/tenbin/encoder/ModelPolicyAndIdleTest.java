@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.PermissionDeniedException;
-import dev.tenbin.encoder.model.ModelCard;
-import dev.tenbin.encoder.model.ModelPolicy;
-import dev.tenbin.encoder.testing.TinyModels;
+import dev.tenbin.encoder.config.EncoderServiceConfig;
+import dev.tenbin.encoder.server.EncoderServer;
+import dev.tenbin.model.ModelPolicy;
+import dev.tenbin.model.card.ModelCard;
+import dev.tenbin.model.testing.TinyModels;
 import dev.tenbin.proto.encoder.v1.EncodeDenseRequest;
 import dev.tenbin.proto.encoder.v1.EncoderServiceGrpc;
 import dev.tenbin.proto.encoder.v1.GetModelInfoRequest;

@@ -4,7 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
 import dev.tenbin.core.Cancellation;
-import dev.tenbin.encoder.model.ModelCard;
+import dev.tenbin.encoder.config.EncoderServiceConfig;
+import dev.tenbin.model.card.ModelCard;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

@@ -2,8 +2,9 @@ package dev.tenbin.encoder;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tenbin.encoder.model.ModelPolicy;
-import dev.tenbin.encoder.testing.TinyModels;
+import dev.tenbin.encoder.config.EncoderServiceConfig;
+import dev.tenbin.model.ModelPolicy;
+import dev.tenbin.model.testing.TinyModels;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -6,8 +6,9 @@ import static org.assertj.core.api.Assertions.within;
 
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.InvalidInputException;
-import dev.tenbin.encoder.testing.TinyModels;
-import dev.tenbin.encoder.testing.TinyOnnxModels;
+import dev.tenbin.encoder.config.EncoderServiceConfig;
+import dev.tenbin.model.testing.TinyModels;
+import dev.tenbin.model.testing.TinyOnnxModels;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -172,14 +173,14 @@ class TinyModelEncodingTest {
   @Test
   void cudaIsRefusedAtStartWithWhatToDoWhenTheBuildHasNoCudaProvider() {
     Assumptions.assumeFalse(
-        dev.tenbin.encoder.onnx.OnnxEnvironment.cudaAvailable(),
+        dev.tenbin.model.onnx.OnnxEnvironment.cudaAvailable(),
         "this build carries the CUDA provider");
     var config = EncoderServiceConfig.embedded(tmp.resolve("models"), tmp.resolve("cache"));
     var cuda =
         new EncoderServiceConfig(
             config.server(),
             config.sources(),
-            new dev.tenbin.encoder.onnx.OnnxModel.RuntimeOptions(1, true),
+            new dev.tenbin.model.onnx.OnnxModel.RuntimeOptions(1, true),
             config.batching(),
             config.maxInputsPerRequest(),
             config.maxTextChars(),

@@ -7,6 +7,7 @@ import dev.tenbin.core.CancelledException;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.core.OverloadedException;
 import dev.tenbin.encoder.batching.BatchingLimits;
+import dev.tenbin.encoder.config.EncoderServiceConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collections;

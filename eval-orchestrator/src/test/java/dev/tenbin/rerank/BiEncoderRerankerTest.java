@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.tenbin.core.Cancellation;
-import dev.tenbin.encoder.EncoderServer;
-import dev.tenbin.encoder.EncoderServiceConfig;
-import dev.tenbin.encoder.testing.TinyModels;
+import dev.tenbin.encoder.config.EncoderServiceConfig;
+import dev.tenbin.encoder.server.EncoderServer;
+import dev.tenbin.model.testing.TinyModels;
 import dev.tenbin.rerank.cross.ScorePrecision;
 import io.grpc.ManagedChannel;
 import io.grpc.inprocess.InProcessChannelBuilder;
@@ -35,7 +35,7 @@ class BiEncoderRerankerTest {
             new SimpleMeterRegistry())) {
       ManagedChannel channel = InProcessChannelBuilder.forName(name).build();
       try (RerankCore core =
-          dev.tenbin.rerank.RerankServer.core(
+          dev.tenbin.rerank.server.RerankServer.core(
               models, tmp.resolve("cache"), () -> channel, 100, 1024)) {
         List<RerankCore.Candidate> candidates =
             List.of(

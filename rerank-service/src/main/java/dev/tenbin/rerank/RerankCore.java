@@ -6,7 +6,6 @@ import dev.tenbin.core.OrderedShutdown;
 import dev.tenbin.rerank.bi.BiEncoderReranker;
 import dev.tenbin.rerank.cross.RerankerRegistry;
 import dev.tenbin.rerank.cross.ScorePrecision;
-import dev.tenbin.rerank.documents.IndexDocuments;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -39,13 +38,13 @@ public final class RerankCore implements AutoCloseable, MeterBinder {
   private final RerankerRegistry crossEncoders;
   private final Supplier<BiEncoderReranker> biEncoders;
   private final int maxPairs;
-  private final IndexDocuments indexDocuments;
+  private final CandidateTexts indexDocuments;
   private final OrderedShutdown.Registration shutdown;
 
   /** A core without an index service: candidates must come with their text. */
   public RerankCore(
       RerankerRegistry crossEncoders, Supplier<BiEncoderReranker> biEncoders, int maxPairs) {
-    this(crossEncoders, biEncoders, maxPairs, IndexDocuments.none());
+    this(crossEncoders, biEncoders, maxPairs, CandidateTexts.none());
   }
 
   /** A core that also takes candidates by id, their text fetched through {@code indexDocuments}. */
@@ -53,7 +52,7 @@ public final class RerankCore implements AutoCloseable, MeterBinder {
       RerankerRegistry crossEncoders,
       Supplier<BiEncoderReranker> biEncoders,
       int maxPairs,
-      IndexDocuments indexDocuments) {
+      CandidateTexts indexDocuments) {
     this.crossEncoders = crossEncoders;
     this.biEncoders = biEncoders;
     this.maxPairs = maxPairs;

@@ -4,7 +4,7 @@ import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.CancelledException;
 import dev.tenbin.core.OverloadedException;
 import dev.tenbin.core.UnavailableException;
-import dev.tenbin.encoder.onnx.OnnxModel;
+import dev.tenbin.model.onnx.OnnxModel;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

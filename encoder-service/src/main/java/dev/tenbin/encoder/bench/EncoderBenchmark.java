@@ -1,16 +1,16 @@
 package dev.tenbin.encoder.bench;
 
+import dev.tenbin.client.encoder.EncoderClient;
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.encoder.EncoderCore;
-import dev.tenbin.encoder.EncoderServer;
 import dev.tenbin.encoder.LoadedModel;
+import dev.tenbin.encoder.Pooler;
 import dev.tenbin.encoder.batching.BatchingLimits;
-import dev.tenbin.encoder.client.EncoderClient;
 import dev.tenbin.encoder.light.LightQueryEncoder;
 import dev.tenbin.encoder.light.TokenEmbeddingCache;
-import dev.tenbin.encoder.onnx.OnnxModel;
-import dev.tenbin.encoder.onnx.Pooler;
-import dev.tenbin.encoder.onnx.TokenizedBatch;
+import dev.tenbin.encoder.server.EncoderServer;
+import dev.tenbin.model.onnx.OnnxModel;
+import dev.tenbin.model.tokenizer.TokenizedBatch;
 import dev.tenbin.rpc.GrpcServerHost;
 import dev.tenbin.rpc.ServerSettings;
 import io.grpc.ManagedChannel;
@@ -86,7 +86,7 @@ public final class EncoderBenchmark {
 
   /** Measures {@code modelId} on a core of its own over {@code config}, closed afterwards. */
   public static Result run(
-      dev.tenbin.encoder.EncoderServiceConfig config,
+      dev.tenbin.encoder.config.EncoderServiceConfig config,
       String modelId,
       List<String> documents,
       List<String> queries,

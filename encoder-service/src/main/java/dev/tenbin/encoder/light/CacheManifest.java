@@ -28,7 +28,7 @@ public record CacheManifest(
    * Whether the cache was built for this card at this width (the model's, or one of its Matryoshka
    * widths): its model, revision, query prompt and width.
    */
-  public boolean describes(dev.tenbin.encoder.model.ModelCard card, int width) {
+  public boolean describes(dev.tenbin.model.card.ModelCard card, int width) {
     return modelId.equals(card.id())
         && modelRevision.equals(card.revision())
         && prompt.equals(card.queryPrompt())

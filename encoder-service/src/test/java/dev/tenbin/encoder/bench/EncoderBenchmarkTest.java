@@ -3,9 +3,9 @@ package dev.tenbin.encoder.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenbin.encoder.EncoderCore;
-import dev.tenbin.encoder.EncoderServiceConfig;
+import dev.tenbin.encoder.config.EncoderServiceConfig;
 import dev.tenbin.encoder.light.TokenEmbeddingCache;
-import dev.tenbin.encoder.testing.TinyModels;
+import dev.tenbin.model.testing.TinyModels;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import dev.tenbin.encoder.EncoderServer;
-import dev.tenbin.encoder.EncoderServiceConfig;
+import dev.tenbin.encoder.config.EncoderServiceConfig;
 import dev.tenbin.encoder.light.TokenEmbeddingCache;
-import dev.tenbin.encoder.model.BuiltinModels;
-import dev.tenbin.encoder.testing.TinyModels;
+import dev.tenbin.encoder.registry.BuiltinModels;
+import dev.tenbin.encoder.server.EncoderServer;
+import dev.tenbin.model.testing.TinyModels;
 import dev.tenbin.proto.encoder.v1.EncodeDenseRequest;
 import dev.tenbin.proto.encoder.v1.EncoderServiceGrpc;
 import dev.tenbin.proto.encoder.v1.InputRole;

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.tenbin.encoder.EncoderServer;
-import dev.tenbin.encoder.EncoderServiceConfig;
-import dev.tenbin.encoder.client.EncoderClient;
-import dev.tenbin.encoder.testing.TinyModels;
+import dev.tenbin.client.encoder.EncoderClient;
+import dev.tenbin.encoder.config.EncoderServiceConfig;
+import dev.tenbin.encoder.server.EncoderServer;
+import dev.tenbin.model.testing.TinyModels;
 import dev.tenbin.proto.encoder.v1.BuildLightCacheRequest;
 import dev.tenbin.proto.encoder.v1.EncodeLightQueryRequest;
 import dev.tenbin.proto.encoder.v1.EncodeLightQueryResponse;

@@ -3,11 +3,11 @@ package dev.tenbin.encoder.grpc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tenbin.client.encoder.EncoderClient;
 import dev.tenbin.core.Cancellation;
-import dev.tenbin.encoder.EncoderServer;
-import dev.tenbin.encoder.EncoderServiceConfig;
-import dev.tenbin.encoder.client.EncoderClient;
-import dev.tenbin.encoder.testing.TinyModels;
+import dev.tenbin.encoder.config.EncoderServiceConfig;
+import dev.tenbin.encoder.server.EncoderServer;
+import dev.tenbin.model.testing.TinyModels;
 import dev.tenbin.proto.encoder.v1.EncodeDenseRequest;
 import dev.tenbin.proto.encoder.v1.EncoderServiceGrpc;
 import dev.tenbin.proto.encoder.v1.GetModelInfoRequest;
@@ -196,12 +196,12 @@ class EncoderGrpcServiceTest {
     assertThat(provenance.getExecutionProvider()).isEqualTo("CPU");
     assertThat(provenance.getDevice()).isEqualTo("cpu/" + System.getProperty("os.arch"));
     assertThat(provenance.getOnnxruntimeVersion())
-        .isEqualTo(dev.tenbin.encoder.onnx.OnnxEnvironment.version())
+        .isEqualTo(dev.tenbin.model.onnx.OnnxEnvironment.version())
         .isNotBlank();
     assertThat(provenance.getModelSha256())
         .isEqualTo(
-            dev.tenbin.encoder.model.ModelDigest.of(
-                dev.tenbin.encoder.model.LocalModelDirectory.load(
+            dev.tenbin.model.card.ModelDigest.of(
+                dev.tenbin.model.card.LocalModelDirectory.load(
                     tmp.resolve("models").resolve("tiny-dense"))));
   }
 

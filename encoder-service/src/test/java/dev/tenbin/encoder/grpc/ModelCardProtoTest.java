@@ -2,11 +2,11 @@ package dev.tenbin.encoder.grpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tenbin.encoder.model.DecoderSettings;
-import dev.tenbin.encoder.model.ModelCard;
-import dev.tenbin.encoder.model.OutputKind;
-import dev.tenbin.encoder.model.PaddingSide;
-import dev.tenbin.encoder.model.Pooling;
+import dev.tenbin.model.card.DecoderSettings;
+import dev.tenbin.model.card.ModelCard;
+import dev.tenbin.model.card.OutputKind;
+import dev.tenbin.model.card.PaddingSide;
+import dev.tenbin.model.card.Pooling;
 import dev.tenbin.proto.encoder.v1.DecoderInputs;
 import java.util.List;
 import org.junit.jupiter.api.Test;

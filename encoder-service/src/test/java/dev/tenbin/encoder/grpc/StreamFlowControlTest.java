@@ -2,10 +2,10 @@ package dev.tenbin.encoder.grpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tenbin.encoder.EncoderServer;
-import dev.tenbin.encoder.EncoderServiceConfig;
+import dev.tenbin.encoder.config.EncoderServiceConfig;
 import dev.tenbin.encoder.light.LightQueryEncoder;
-import dev.tenbin.encoder.testing.TinyModels;
+import dev.tenbin.encoder.server.EncoderServer;
+import dev.tenbin.model.testing.TinyModels;
 import dev.tenbin.proto.encoder.v1.EncoderServiceGrpc;
 import dev.tenbin.proto.encoder.v1.InputRole;
 import dev.tenbin.proto.encoder.v1.StreamEncodeDenseRequest;

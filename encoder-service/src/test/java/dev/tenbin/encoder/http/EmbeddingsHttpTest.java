@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.tenbin.encoder.EncoderServer;
-import dev.tenbin.encoder.EncoderServiceConfig;
 import dev.tenbin.encoder.batching.BatchingLimits;
-import dev.tenbin.encoder.model.ModelPolicy;
-import dev.tenbin.encoder.testing.TinyModels;
+import dev.tenbin.encoder.config.EncoderServiceConfig;
+import dev.tenbin.encoder.server.EncoderServer;
+import dev.tenbin.model.ModelPolicy;
+import dev.tenbin.model.testing.TinyModels;
 import dev.tenbin.proto.encoder.v1.EncodeDenseRequest;
 import dev.tenbin.proto.encoder.v1.EncodeDenseResponse;
 import dev.tenbin.proto.encoder.v1.EncoderServiceGrpc;

@@ -2,7 +2,8 @@ package dev.tenbin.encoder.testing;
 
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.encoder.EncoderCore;
-import dev.tenbin.encoder.EncoderServiceConfig;
+import dev.tenbin.encoder.config.EncoderServiceConfig;
+import dev.tenbin.model.testing.TinyModels;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

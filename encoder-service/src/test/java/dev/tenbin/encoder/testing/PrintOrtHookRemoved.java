@@ -1,6 +1,6 @@
 package dev.tenbin.encoder.testing;
 
-import dev.tenbin.encoder.onnx.OnnxEnvironment;
+import dev.tenbin.model.onnx.OnnxEnvironment;
 
 /** A child JVM for tests: prints whether ONNX Runtime's own shutdown hook could be taken out. */
 public final class PrintOrtHookRemoved {

@@ -1,6 +1,6 @@
 package dev.tenbin.eval.cache;
 
-import dev.tenbin.encoder.client.EncoderClient;
+import dev.tenbin.client.encoder.EncoderClient;
 import dev.tenbin.proto.encoder.v1.GetModelInfoResponse;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

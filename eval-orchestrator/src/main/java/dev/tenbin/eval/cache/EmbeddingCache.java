@@ -1,6 +1,6 @@
 package dev.tenbin.eval.cache;
 
-import dev.tenbin.encoder.client.EncoderClient;
+import dev.tenbin.client.encoder.EncoderClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -279,8 +279,7 @@ public final class BenchCommand implements Runnable {
     boolean json;
 
     @CommandLine.Mixin
-    dev.tenbin.encoder.onnx.ExecutionOptions execution =
-        new dev.tenbin.encoder.onnx.ExecutionOptions();
+    dev.tenbin.model.onnx.ExecutionOptions execution = new dev.tenbin.model.onnx.ExecutionOptions();
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -323,7 +322,7 @@ public final class BenchCommand implements Runnable {
       }
       PrintWriter err = spec.commandLine().getErr();
       var config =
-          dev.tenbin.encoder.EncoderServiceConfig.embedded(Path.of("models"), cacheDirectory)
+          dev.tenbin.encoder.config.EncoderServiceConfig.embedded(Path.of("models"), cacheDirectory)
               .withMaxQueueDelay(java.time.Duration.ofMillis(queueDelayMs))
               .withExecution(execution);
       dev.tenbin.encoder.bench.EncoderBenchmark.Result r =

@@ -1,6 +1,6 @@
 package dev.tenbin.eval.cli;
 
-import dev.tenbin.encoder.client.EncoderClient;
+import dev.tenbin.client.encoder.EncoderClient;
 import dev.tenbin.eval.services.Services;
 import dev.tenbin.proto.encoder.v1.LightCache;
 import dev.tenbin.proto.encoder.v1.LightCacheDtype;

@@ -1,8 +1,8 @@
 package dev.tenbin.eval.cli;
 
 import dev.tenbin.eval.EvalServer;
-import dev.tenbin.index.IndexServer;
-import dev.tenbin.rerank.RerankServer;
+import dev.tenbin.index.server.IndexServer;
+import dev.tenbin.rerank.server.RerankServer;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -33,7 +33,7 @@ public final class ServeCommand implements Callable<Integer> {
           case "index" -> new IndexServer();
           case "rerank" -> new RerankServer();
           case "eval" -> new EvalServer();
-          case "encoder" -> new dev.tenbin.encoder.EncoderServer();
+          case "encoder" -> new dev.tenbin.encoder.server.EncoderServer();
           default ->
               throw new IllegalArgumentException(
                   "unknown service '" + service + "': expected index, encoder, rerank or eval");

@@ -1,7 +1,7 @@
 package dev.tenbin.eval.cli;
 
-import dev.tenbin.encoder.onnx.ExecutionOptions;
 import dev.tenbin.eval.job.JobLauncher;
+import dev.tenbin.model.onnx.ExecutionOptions;
 import dev.tenbin.rpc.ClientSecurity;
 import dev.tenbin.rpc.ServiceClientOptions;
 import dev.tenbin.rpc.ServiceEndpoint;

@@ -1,8 +1,7 @@
 package dev.tenbin.eval.job;
 
+import dev.tenbin.client.encoder.EncoderClient;
 import dev.tenbin.core.Cancellation;
-import dev.tenbin.encoder.client.EncoderClient;
-import dev.tenbin.encoder.onnx.ExecutionOptions;
 import dev.tenbin.eval.provenance.Probes;
 import dev.tenbin.eval.services.IndexLanguage;
 import dev.tenbin.eval.services.Services;
@@ -12,6 +11,7 @@ import dev.tenbin.eval.taskset.TaskLoader;
 import dev.tenbin.eval.taskset.TaskSetParser;
 import dev.tenbin.eval.taskset.TaskSetSpec;
 import dev.tenbin.eval.taskset.TaskSpec;
+import dev.tenbin.model.onnx.ExecutionOptions;
 import dev.tenbin.proto.common.v1.RuntimeProvenance;
 import dev.tenbin.proto.encoder.v1.GetModelInfoResponse;
 import dev.tenbin.proto.encoder.v1.ModelCard;

@@ -1,7 +1,7 @@
 package dev.tenbin.eval.job;
 
+import dev.tenbin.client.encoder.EncoderClient;
 import dev.tenbin.core.PreconditionException;
-import dev.tenbin.encoder.client.EncoderClient;
 import dev.tenbin.eval.retrieval.EncodeProgress;
 import dev.tenbin.proto.encoder.v1.LightCacheDtype;
 import io.grpc.Channel;

@@ -1,7 +1,7 @@
 package dev.tenbin.eval.job;
 
+import dev.tenbin.client.encoder.EncoderClient;
 import dev.tenbin.core.InvalidInputException;
-import dev.tenbin.encoder.client.EncoderClient;
 import dev.tenbin.eval.DenseSimilarities;
 import dev.tenbin.eval.EvalRun;
 import dev.tenbin.eval.candidates.CandidateSetBuilder;

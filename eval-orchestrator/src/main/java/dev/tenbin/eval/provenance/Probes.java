@@ -1,6 +1,6 @@
 package dev.tenbin.eval.provenance;
 
-import dev.tenbin.encoder.client.EncoderClient;
+import dev.tenbin.client.encoder.EncoderClient;
 import dev.tenbin.proto.common.v1.ScoredDocument;
 import dev.tenbin.proto.encoder.v1.OutputKind;
 import dev.tenbin.proto.rerank.v1.Candidate;

@@ -1,6 +1,6 @@
 package dev.tenbin.eval.retrieval;
 
-import dev.tenbin.encoder.client.EncoderClient;
+import dev.tenbin.client.encoder.EncoderClient;
 import dev.tenbin.eval.cache.CachedEncoder;
 import dev.tenbin.eval.cache.EmbeddingCache;
 import dev.tenbin.eval.dataset.BeirDataset;

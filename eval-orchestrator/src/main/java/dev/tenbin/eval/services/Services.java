@@ -1,10 +1,10 @@
 package dev.tenbin.eval.services;
 
-import dev.tenbin.encoder.client.EncoderClient;
-import dev.tenbin.encoder.onnx.ExecutionOptions;
+import dev.tenbin.client.encoder.EncoderClient;
 import dev.tenbin.eval.cache.CachedEncoder;
 import dev.tenbin.eval.cache.EmbeddingCache;
-import dev.tenbin.index.IndexServer;
+import dev.tenbin.index.server.IndexServer;
+import dev.tenbin.model.onnx.ExecutionOptions;
 import dev.tenbin.rpc.ClientChannels;
 import dev.tenbin.rpc.ServiceEndpoint;
 import io.grpc.ManagedChannel;
@@ -115,11 +115,12 @@ public final class Services implements AutoCloseable {
           () -> {
             String name = "tenbin-encoder-" + UUID.randomUUID();
             var config =
-                dev.tenbin.encoder.EncoderServiceConfig.embedded(modelsDirectory, cacheDirectory)
+                dev.tenbin.encoder.config.EncoderServiceConfig.embedded(
+                        modelsDirectory, cacheDirectory)
                     .withExecution(self[0].execution);
             self[0].owned.add(
                 0,
-                dev.tenbin.encoder.EncoderServer.startInProcess(
+                dev.tenbin.encoder.server.EncoderServer.startInProcess(
                     name, config, new SimpleMeterRegistry()));
             return InProcessChannelBuilder.forName(name)
                 .maxInboundMessageSize(MAX_MESSAGE_BYTES)
@@ -185,7 +186,7 @@ public final class Services implements AutoCloseable {
         String name = "tenbin-rerank-" + UUID.randomUUID();
         owned.add(
             0,
-            dev.tenbin.rerank.RerankServer.startInProcess(
+            dev.tenbin.rerank.server.RerankServer.startInProcess(
                 name,
                 modelsDirectory,
                 cacheDirectory,

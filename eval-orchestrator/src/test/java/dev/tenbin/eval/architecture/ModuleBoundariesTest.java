@@ -44,16 +44,17 @@ class ModuleBoundariesTest {
   /** The entry classes of the service modules the orchestrator's main code may use. */
   private static final Set<String> ORCHESTRATOR_ENTRY_CLASSES =
       Set.of(
-          "dev.tenbin.encoder.EncoderServer", "dev.tenbin.encoder.EncoderServiceConfig",
-          "dev.tenbin.index.IndexServer", "dev.tenbin.index.IndexServiceConfig",
-          "dev.tenbin.rerank.RerankServer", "dev.tenbin.rerank.RerankServiceConfig");
+          "dev.tenbin.encoder.server.EncoderServer",
+              "dev.tenbin.encoder.config.EncoderServiceConfig",
+          "dev.tenbin.index.server.IndexServer", "dev.tenbin.index.config.IndexServiceConfig",
+          "dev.tenbin.rerank.server.RerankServer", "dev.tenbin.rerank.config.RerankServiceConfig");
 
   /**
    * The one model-runtime class the orchestrator's main code may use: the execution options it
    * hands to the services it embeds (the same flags as the services' own).
    */
   private static final Set<String> ORCHESTRATOR_MODEL_RUNTIME_CLASSES =
-      Set.of("dev.tenbin.encoder.onnx.ExecutionOptions");
+      Set.of("dev.tenbin.model.onnx.ExecutionOptions");
 
   private static final List<String> ORCHESTRATOR_ENTRY_PACKAGES =
       List.of("dev.tenbin.encoder.bench", "dev.tenbin.index.bench", "dev.tenbin.rerank.bench");

@@ -2,12 +2,12 @@ package dev.tenbin.eval.cache;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tenbin.encoder.EncoderServer;
-import dev.tenbin.encoder.EncoderServiceConfig;
-import dev.tenbin.encoder.client.EncoderClient;
-import dev.tenbin.encoder.model.LocalModelDirectory;
-import dev.tenbin.encoder.model.ModelCard;
-import dev.tenbin.encoder.testing.TinyModels;
+import dev.tenbin.client.encoder.EncoderClient;
+import dev.tenbin.encoder.config.EncoderServiceConfig;
+import dev.tenbin.encoder.server.EncoderServer;
+import dev.tenbin.model.card.LocalModelDirectory;
+import dev.tenbin.model.card.ModelCard;
+import dev.tenbin.model.testing.TinyModels;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;

@@ -9,7 +9,7 @@ class BenchEncoderExecutionTest {
   @Test
   void cudaOnABuildWithoutItIsRefusedBeforeAnyModelLoadsWithWhatToDo() {
     org.junit.jupiter.api.Assumptions.assumeFalse(
-        dev.tenbin.encoder.onnx.OnnxEnvironment.cudaAvailable(),
+        dev.tenbin.model.onnx.OnnxEnvironment.cudaAvailable(),
         "this build carries the CUDA provider");
     CliRunner result =
         CliRunner.run(

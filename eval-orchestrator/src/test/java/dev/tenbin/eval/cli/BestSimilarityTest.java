@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.tenbin.encoder.model.LocalModelDirectory;
-import dev.tenbin.encoder.model.ModelCard;
-import dev.tenbin.encoder.model.OutputKind;
-import dev.tenbin.encoder.model.Pooling;
-import dev.tenbin.encoder.testing.TinyModels;
-import dev.tenbin.encoder.testing.TinyOnnxModels;
+import dev.tenbin.model.card.LocalModelDirectory;
+import dev.tenbin.model.card.ModelCard;
+import dev.tenbin.model.card.OutputKind;
+import dev.tenbin.model.card.Pooling;
+import dev.tenbin.model.testing.TinyModels;
+import dev.tenbin.model.testing.TinyOnnxModels;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

@@ -2,7 +2,6 @@ package dev.tenbin.eval.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tenbin.encoder.testing.TinyModels;
 import dev.tenbin.eval.cache.EmbeddingCache;
 import dev.tenbin.eval.dataset.BeirDataset;
 import dev.tenbin.eval.dataset.BeirDatasetReader;
@@ -11,6 +10,7 @@ import dev.tenbin.eval.retrieval.MultiVectorRetrieval;
 import dev.tenbin.eval.retrieval.SparseRetrieval;
 import dev.tenbin.eval.retrieval.SparseVariant;
 import dev.tenbin.eval.services.Services;
+import dev.tenbin.model.testing.TinyModels;
 import dev.tenbin.proto.common.v1.Similarity;
 import java.io.PrintWriter;
 import java.io.StringWriter;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.tenbin.index.IndexServer;
+import dev.tenbin.index.server.IndexServer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -85,7 +85,8 @@ class EvalCommandTest {
         dev.tenbin.rpc.GrpcServerHost.start(
             new dev.tenbin.rpc.ServerSettings(
                 "127.0.0.1", 0, -1, 1 << 24, java.time.Duration.ofSeconds(1)),
-            IndexServer.services(catalog, dev.tenbin.index.IndexServiceConfig.embedded(indexData)));
+            IndexServer.services(
+                catalog, dev.tenbin.index.config.IndexServiceConfig.embedded(indexData)));
     try {
       CliRunner remote =
           CliRunner.run(

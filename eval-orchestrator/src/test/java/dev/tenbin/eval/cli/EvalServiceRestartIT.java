@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.tenbin.core.Cancellation;
-import dev.tenbin.encoder.testing.TinyModels;
 import dev.tenbin.eval.job.JobLauncher;
 import dev.tenbin.eval.job.JobListener;
 import dev.tenbin.eval.job.JobManager;
@@ -12,6 +11,7 @@ import dev.tenbin.eval.job.JobRequest;
 import dev.tenbin.eval.job.ServiceFolders;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
+import dev.tenbin.model.testing.TinyModels;
 import dev.tenbin.proto.eval.v1.EvalServiceGrpc;
 import dev.tenbin.proto.eval.v1.GetJobRequest;
 import dev.tenbin.proto.eval.v1.Job;

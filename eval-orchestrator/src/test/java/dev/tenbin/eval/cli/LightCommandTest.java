@@ -3,9 +3,9 @@ package dev.tenbin.eval.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenbin.encoder.EncoderCore;
-import dev.tenbin.encoder.EncoderServer;
-import dev.tenbin.encoder.EncoderServiceConfig;
-import dev.tenbin.encoder.testing.TinyModels;
+import dev.tenbin.encoder.config.EncoderServiceConfig;
+import dev.tenbin.encoder.server.EncoderServer;
+import dev.tenbin.model.testing.TinyModels;
 import dev.tenbin.rpc.GrpcServerHost;
 import dev.tenbin.rpc.ServerSettings;
 import java.nio.file.Files;

@@ -3,14 +3,14 @@ package dev.tenbin.eval.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.tenbin.encoder.client.EncoderClient;
-import dev.tenbin.encoder.testing.TinyModels;
+import dev.tenbin.client.encoder.EncoderClient;
 import dev.tenbin.eval.dataset.BeirDataset;
 import dev.tenbin.eval.dataset.BeirDatasetReader;
 import dev.tenbin.eval.metrics.ScoredDoc;
 import dev.tenbin.eval.retrieval.DenseRetrieval;
 import dev.tenbin.eval.retrieval.DenseVariant;
 import dev.tenbin.eval.services.Services;
+import dev.tenbin.model.testing.TinyModels;
 import dev.tenbin.proto.common.v1.Similarity;
 import dev.tenbin.proto.encoder.v1.LightCacheDtype;
 import java.io.PrintWriter;

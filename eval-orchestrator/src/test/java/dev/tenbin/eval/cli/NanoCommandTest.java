@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.tenbin.encoder.testing.TinyModels;
 import dev.tenbin.eval.dataset.BeirDataset;
 import dev.tenbin.eval.dataset.BeirDatasetReader;
 import dev.tenbin.eval.dataset.CorpusDocument;
+import dev.tenbin.model.testing.TinyModels;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

@@ -3,11 +3,11 @@ package dev.tenbin.eval.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.tenbin.encoder.testing.TinyModels;
 import dev.tenbin.eval.RunMode;
 import dev.tenbin.eval.aggregate.QueryBootstrap;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
+import dev.tenbin.model.testing.TinyModels;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -283,7 +283,7 @@ class RunCommandTest {
   @Test
   void cudaForTheEmbeddedEncoderOnABuildWithoutItIsRefusedBeforeAnyWorkWithWhatToDo() {
     org.junit.jupiter.api.Assumptions.assumeFalse(
-        dev.tenbin.encoder.onnx.OnnxEnvironment.cudaAvailable(),
+        dev.tenbin.model.onnx.OnnxEnvironment.cudaAvailable(),
         "this build carries the CUDA provider");
     CliRunner result =
         CliRunner.run(

@@ -3,8 +3,8 @@ package dev.tenbin.eval.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.tenbin.encoder.testing.TinyModels;
 import dev.tenbin.eval.store.ResultStore;
+import dev.tenbin.model.testing.TinyModels;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

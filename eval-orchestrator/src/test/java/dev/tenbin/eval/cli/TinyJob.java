@@ -1,6 +1,6 @@
 package dev.tenbin.eval.cli;
 
-import dev.tenbin.encoder.testing.TinyModels;
+import dev.tenbin.model.testing.TinyModels;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

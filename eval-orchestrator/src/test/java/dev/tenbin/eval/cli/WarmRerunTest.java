@@ -2,9 +2,9 @@ package dev.tenbin.eval.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tenbin.encoder.testing.TinyModels;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
+import dev.tenbin.model.testing.TinyModels;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;

@@ -2,10 +2,10 @@ package dev.tenbin.eval.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tenbin.encoder.model.LocalModelDirectory;
-import dev.tenbin.encoder.model.ModelCard;
-import dev.tenbin.encoder.testing.TinyModels;
 import dev.tenbin.eval.services.Services;
+import dev.tenbin.model.card.LocalModelDirectory;
+import dev.tenbin.model.card.ModelCard;
+import dev.tenbin.model.testing.TinyModels;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -2,10 +2,10 @@ package dev.tenbin.eval.provenance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tenbin.encoder.EncoderServer;
-import dev.tenbin.encoder.EncoderServiceConfig;
-import dev.tenbin.encoder.client.EncoderClient;
-import dev.tenbin.encoder.testing.TinyModels;
+import dev.tenbin.client.encoder.EncoderClient;
+import dev.tenbin.encoder.config.EncoderServiceConfig;
+import dev.tenbin.encoder.server.EncoderServer;
+import dev.tenbin.model.testing.TinyModels;
 import dev.tenbin.proto.encoder.v1.OutputKind;
 import io.grpc.ManagedChannel;
 import io.grpc.inprocess.InProcessChannelBuilder;

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenbin.core.Cancellation;
-import dev.tenbin.index.IndexServiceConfig;
 import dev.tenbin.index.collection.CollectionCatalog;
 import dev.tenbin.index.collection.CollectionSpec;
+import dev.tenbin.index.config.IndexServiceConfig;
 import dev.tenbin.index.grpc.IndexGrpcService;
 import dev.tenbin.index.rank.Hit;
 import dev.tenbin.index.search.LexicalQuery;

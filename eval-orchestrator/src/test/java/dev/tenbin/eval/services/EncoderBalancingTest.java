@@ -2,11 +2,11 @@ package dev.tenbin.eval.services;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tenbin.client.encoder.EncoderClient;
 import dev.tenbin.encoder.EncoderCore;
-import dev.tenbin.encoder.EncoderServer;
-import dev.tenbin.encoder.EncoderServiceConfig;
-import dev.tenbin.encoder.client.EncoderClient;
-import dev.tenbin.encoder.testing.TinyModels;
+import dev.tenbin.encoder.config.EncoderServiceConfig;
+import dev.tenbin.encoder.server.EncoderServer;
+import dev.tenbin.model.testing.TinyModels;
 import dev.tenbin.rpc.ClientChannels;
 import dev.tenbin.rpc.ClientSecurity;
 import dev.tenbin.rpc.GrpcServerHost;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenbin.core.InvalidInputException;
-import dev.tenbin.index.IndexServiceConfig;
 import dev.tenbin.index.collection.CollectionCatalog;
+import dev.tenbin.index.config.IndexServiceConfig;
 import dev.tenbin.index.grpc.IndexGrpcService;
 import dev.tenbin.rpc.ExceptionMappingInterceptor;
 import io.grpc.ManagedChannel;

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenbin.eval.retrieval.CollectionIngester;
 import dev.tenbin.eval.retrieval.IndexSession;
-import dev.tenbin.index.IndexServer;
-import dev.tenbin.index.IndexServiceConfig;
 import dev.tenbin.index.collection.CollectionCatalog;
+import dev.tenbin.index.config.IndexServiceConfig;
+import dev.tenbin.index.server.IndexServer;
 import dev.tenbin.proto.index.v1.CollectionSpec;
 import dev.tenbin.proto.index.v1.CreateCollectionRequest;
 import dev.tenbin.proto.index.v1.DescribeCollectionRequest;

@@ -2,8 +2,8 @@ package dev.tenbin.eval.services;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tenbin.encoder.testing.TinyModels;
 import dev.tenbin.eval.dataset.CorpusDocument;
+import dev.tenbin.model.testing.TinyModels;
 import dev.tenbin.proto.common.v1.ScoredDocument;
 import dev.tenbin.proto.index.v1.CollectionSpec;
 import dev.tenbin.proto.index.v1.CreateCollectionRequest;

@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import dev.tenbin.encoder.EncoderServer;
-import dev.tenbin.encoder.EncoderServiceConfig;
-import dev.tenbin.encoder.model.BuiltinModels;
-import dev.tenbin.encoder.model.HubDownloader;
-import dev.tenbin.encoder.onnx.OnnxModel;
-import dev.tenbin.encoder.testing.TinyModels;
-import dev.tenbin.encoder.testing.TinyOnnxModels;
+import dev.tenbin.encoder.config.EncoderServiceConfig;
+import dev.tenbin.encoder.registry.BuiltinModels;
+import dev.tenbin.encoder.server.EncoderServer;
+import dev.tenbin.model.hub.HubDownloader;
+import dev.tenbin.model.onnx.OnnxModel;
+import dev.tenbin.model.testing.TinyModels;
+import dev.tenbin.model.testing.TinyOnnxModels;
 import dev.tenbin.proto.rerank.v1.Candidate;
 import dev.tenbin.proto.rerank.v1.RerankRequest;
 import dev.tenbin.proto.rerank.v1.RerankServiceGrpc;
@@ -95,7 +95,7 @@ class RerankRpcFuzzTest {
             registry,
             () ->
                 new dev.tenbin.rerank.bi.BiEncoderReranker(
-                    dev.tenbin.encoder.client.EncoderClient.of(encoderChannel)),
+                    dev.tenbin.client.encoder.EncoderClient.of(encoderChannel)),
             1000);
     String name = "rerank-fuzz-" + UUID.randomUUID();
     host =

@@ -1,15 +1,15 @@
 package dev.tenbin.index.bench;
 
 import dev.tenbin.core.Cancellation;
-import dev.tenbin.index.IndexServer;
-import dev.tenbin.index.IndexServiceConfig;
 import dev.tenbin.index.collection.CollectionCatalog;
 import dev.tenbin.index.collection.CollectionSpec;
 import dev.tenbin.index.collection.IndexCollection;
 import dev.tenbin.index.collection.IngestDocument;
+import dev.tenbin.index.config.IndexServiceConfig;
 import dev.tenbin.index.rank.Hit;
 import dev.tenbin.index.search.LexicalQuery;
 import dev.tenbin.index.search.SearchRequest;
+import dev.tenbin.index.server.IndexServer;
 import dev.tenbin.rpc.GrpcServerHost;
 import dev.tenbin.rpc.ServerSettings;
 import java.nio.file.Path;

@@ -2,11 +2,11 @@ package dev.tenbin.index.grpc;
 
 import com.google.protobuf.CodedOutputStream;
 import dev.tenbin.core.InvalidInputException;
-import dev.tenbin.index.IndexServiceConfig;
 import dev.tenbin.index.collection.CollectionCatalog;
 import dev.tenbin.index.collection.CollectionSpec;
 import dev.tenbin.index.collection.CollectionStats;
 import dev.tenbin.index.collection.IndexCollection;
+import dev.tenbin.index.config.IndexServiceConfig;
 import dev.tenbin.index.fusion.RankFusion;
 import dev.tenbin.index.lexical.Bm25Parameters;
 import dev.tenbin.index.lexical.LanguageAnalyzers;

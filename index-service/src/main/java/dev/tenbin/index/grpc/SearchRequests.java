@@ -1,7 +1,7 @@
 package dev.tenbin.index.grpc;
 
 import dev.tenbin.core.InvalidInputException;
-import dev.tenbin.index.IndexServiceConfig;
+import dev.tenbin.index.config.IndexServiceConfig;
 import dev.tenbin.index.dense.DenseSearchOptions;
 import dev.tenbin.index.dense.Quantization;
 import dev.tenbin.index.dense.VectorSimilarity;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import dev.tenbin.index.IndexServer;
+import dev.tenbin.index.server.IndexServer;
 import dev.tenbin.proto.common.v1.DenseVector;
 import dev.tenbin.proto.common.v1.MultiVector;
 import dev.tenbin.proto.common.v1.SparseVector;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.rpc.BadRequest;
-import dev.tenbin.index.IndexServer;
+import dev.tenbin.index.server.IndexServer;
 import dev.tenbin.proto.index.v1.IndexServiceGrpc;
 import dev.tenbin.proto.index.v1.LanguageSource;
 import dev.tenbin.proto.index.v1.ResolveLanguageRequest;

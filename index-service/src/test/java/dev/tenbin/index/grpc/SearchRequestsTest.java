@@ -3,7 +3,7 @@ package dev.tenbin.index.grpc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tenbin.index.IndexServer;
+import dev.tenbin.index.server.IndexServer;
 import dev.tenbin.proto.common.v1.DenseVector;
 import dev.tenbin.proto.common.v1.MultiVector;
 import dev.tenbin.proto.common.v1.Ranking;

@@ -4,11 +4,12 @@ import dev.tenbin.core.Cancellation;
 import dev.tenbin.proto.rerank.v1.Candidate;
 import dev.tenbin.proto.rerank.v1.RerankRequest;
 import dev.tenbin.proto.rerank.v1.RerankServiceGrpc;
+import dev.tenbin.rerank.CandidateTexts;
 import dev.tenbin.rerank.RerankCore;
-import dev.tenbin.rerank.RerankServer;
 import dev.tenbin.rerank.cross.ScorePrecision;
 import dev.tenbin.rerank.documents.IndexDocuments;
 import dev.tenbin.rerank.grpc.RerankGrpcService;
+import dev.tenbin.rerank.server.RerankServer;
 import dev.tenbin.rpc.GrpcServerHost;
 import dev.tenbin.rpc.ServerSettings;
 import io.grpc.Channel;
@@ -94,7 +95,7 @@ public final class RerankBenchmark {
             models,
             cache,
             encoderChannel,
-            byId == null ? IndexDocuments.none() : IndexDocuments.through(byId.indexChannel()),
+            byId == null ? CandidateTexts.none() : IndexDocuments.through(byId.indexChannel()),
             10_000,
             8192)) {
       return new RerankBenchmark(core, byId)

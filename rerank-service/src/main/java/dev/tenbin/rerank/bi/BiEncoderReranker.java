@@ -1,9 +1,9 @@
 package dev.tenbin.rerank.bi;
 
+import dev.tenbin.client.encoder.DenseEncoding;
+import dev.tenbin.client.encoder.EncoderClient;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.core.NotFoundException;
-import dev.tenbin.encoder.client.DenseEncoding;
-import dev.tenbin.encoder.client.EncoderClient;
 import dev.tenbin.proto.encoder.v1.GetModelInfoResponse;
 import dev.tenbin.rerank.cross.ScoreHead;
 import io.grpc.Status;

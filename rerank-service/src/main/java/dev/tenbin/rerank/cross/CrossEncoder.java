@@ -2,10 +2,10 @@ package dev.tenbin.rerank.cross;
 
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.InvalidInputException;
-import dev.tenbin.encoder.model.ModelDigest;
-import dev.tenbin.encoder.model.ModelFiles;
-import dev.tenbin.encoder.onnx.OnnxModel;
-import dev.tenbin.encoder.onnx.TextTokenizer;
+import dev.tenbin.model.card.ModelDigest;
+import dev.tenbin.model.card.ModelFiles;
+import dev.tenbin.model.onnx.OnnxModel;
+import dev.tenbin.model.tokenizer.TextTokenizer;
 import java.util.ArrayList;
 import java.util.List;
 

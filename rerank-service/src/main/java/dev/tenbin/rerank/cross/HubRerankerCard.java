@@ -5,7 +5,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tenbin.core.PreconditionException;
-import dev.tenbin.encoder.model.HubDownloader;
+import dev.tenbin.model.card.RepositoryFiles;
+import dev.tenbin.model.hub.HubDownloader;
 import java.io.IOException;
 import java.util.Iterator;
 
@@ -41,8 +42,7 @@ final class HubRerankerCard implements HubDownloader.CardMaker {
   }
 
   @Override
-  public ObjectNode card(String repository, HubDownloader.RepositoryFiles files)
-      throws IOException {
+  public ObjectNode card(String repository, RepositoryFiles files) throws IOException {
     ObjectNode card;
     try {
       JsonNode own = files.json("card.json").orElse(MissingNode.getInstance());
@@ -79,7 +79,7 @@ final class HubRerankerCard implements HubDownloader.CardMaker {
     return card;
   }
 
-  private static ObjectNode fromConfig(String repository, HubDownloader.RepositoryFiles files)
+  private static ObjectNode fromConfig(String repository, RepositoryFiles files)
       throws IOException {
     JsonNode config =
         files

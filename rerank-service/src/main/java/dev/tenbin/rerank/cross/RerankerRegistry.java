@@ -7,14 +7,14 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.core.NotFoundException;
 import dev.tenbin.core.PreconditionException;
-import dev.tenbin.encoder.model.FileStamps;
-import dev.tenbin.encoder.model.HubDownloader;
-import dev.tenbin.encoder.model.LocalModelDirectory;
-import dev.tenbin.encoder.model.ModelCache;
-import dev.tenbin.encoder.model.ModelFiles;
-import dev.tenbin.encoder.model.ModelInfoCache;
-import dev.tenbin.encoder.model.ModelPolicy;
-import dev.tenbin.encoder.onnx.OnnxModel;
+import dev.tenbin.model.FileStamps;
+import dev.tenbin.model.ModelCache;
+import dev.tenbin.model.ModelInfoCache;
+import dev.tenbin.model.ModelPolicy;
+import dev.tenbin.model.card.LocalModelDirectory;
+import dev.tenbin.model.card.ModelFiles;
+import dev.tenbin.model.hub.HubDownloader;
+import dev.tenbin.model.onnx.OnnxModel;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,7 +43,7 @@ public final class RerankerRegistry implements AutoCloseable {
 
   /**
    * What GetRerankerInfo reports: the card, the output's dtype and the SHA-256 of the model's files
-   * ({@link dev.tenbin.encoder.model.ModelDigest}).
+   * ({@link dev.tenbin.model.card.ModelDigest}).
    */
   public record Info(RerankerCard card, String dtype, String modelSha256) {
     static Info of(CrossEncoder model) {

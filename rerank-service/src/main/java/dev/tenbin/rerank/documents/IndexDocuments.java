@@ -7,6 +7,7 @@ import dev.tenbin.core.UnavailableException;
 import dev.tenbin.proto.index.v1.GetDocumentsRequest;
 import dev.tenbin.proto.index.v1.IndexServiceGrpc;
 import dev.tenbin.proto.index.v1.StoredDocument;
+import dev.tenbin.rerank.CandidateTexts;
 import dev.tenbin.rerank.RerankCore;
 import dev.tenbin.rpc.StatusMapper;
 import io.grpc.Channel;
@@ -27,7 +28,7 @@ import java.util.function.Supplier;
  * split in halves. The index's errors come back naming this request's fields ({@code
  * index_documents.collection}, {@code index_documents.ids[i]}).
  */
-public final class IndexDocuments {
+public final class IndexDocuments implements CandidateTexts {
   /** Ids per GetDocuments call (a call whose documents pass the index's size limit is split). */
   static final int IDS_PER_CALL = 256;
 
@@ -39,14 +40,12 @@ public final class IndexDocuments {
     this.channel = channel;
   }
 
-  /** No index service configured: a request by id is FAILED_PRECONDITION. */
-  public static IndexDocuments none() {
-    return new IndexDocuments(null);
-  }
-
-  /** Documents fetched through {@code channel} (opened on first use). */
-  public static IndexDocuments through(Supplier<? extends Channel> channel) {
-    return channel == null ? none() : new IndexDocuments(channel);
+  /**
+   * Documents fetched through {@code channel} (opened on first use); {@link CandidateTexts#none()}
+   * when {@code channel} is null.
+   */
+  public static CandidateTexts through(Supplier<? extends Channel> channel) {
+    return channel == null ? CandidateTexts.none() : new IndexDocuments(channel);
   }
 
   /**
@@ -75,13 +74,8 @@ public final class IndexDocuments {
    *     index_documents.ids[i]}
    * @throws UnavailableException when the index service cannot be reached
    */
+  @Override
   public List<RerankCore.Candidate> fetch(String collection, List<String> ids) {
-    if (channel == null) {
-      throw new PreconditionException(
-          "index_documents",
-          "this rerank service has no index service to fetch documents from (start it with"
-              + " --index-endpoint); send the candidates' text inline instead");
-    }
     var index = IndexServiceGrpc.newBlockingStub(channel.get());
     List<RerankCore.Candidate> candidates = new ArrayList<>(ids.size());
     for (int from = 0; from < ids.size(); from += IDS_PER_CALL) {

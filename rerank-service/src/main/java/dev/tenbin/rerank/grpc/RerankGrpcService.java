@@ -2,8 +2,8 @@ package dev.tenbin.rerank.grpc;
 
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.InvalidInputException;
-import dev.tenbin.encoder.onnx.OnnxEnvironment;
-import dev.tenbin.encoder.onnx.OnnxModel;
+import dev.tenbin.model.onnx.OnnxEnvironment;
+import dev.tenbin.model.onnx.OnnxModel;
 import dev.tenbin.proto.common.v1.Metadata;
 import dev.tenbin.proto.common.v1.RuntimeProvenance;
 import dev.tenbin.proto.common.v1.ScoredDocument;

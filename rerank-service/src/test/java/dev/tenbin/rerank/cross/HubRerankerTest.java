@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.PreconditionException;
-import dev.tenbin.encoder.model.HubDownloader;
-import dev.tenbin.encoder.onnx.OnnxModel;
-import dev.tenbin.encoder.testing.FakeHub;
-import dev.tenbin.encoder.testing.TinyModels;
-import dev.tenbin.encoder.testing.TinyOnnxModels;
+import dev.tenbin.model.hub.HubDownloader;
+import dev.tenbin.model.onnx.OnnxModel;
+import dev.tenbin.model.testing.FakeHub;
+import dev.tenbin.model.testing.TinyModels;
+import dev.tenbin.model.testing.TinyOnnxModels;
 import dev.tenbin.proto.rerank.v1.GetRerankerInfoRequest;
 import dev.tenbin.proto.rerank.v1.ListRerankersRequest;
 import dev.tenbin.proto.rerank.v1.RerankServiceGrpc;

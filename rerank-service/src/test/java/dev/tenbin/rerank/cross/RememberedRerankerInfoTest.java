@@ -2,11 +2,11 @@ package dev.tenbin.rerank.cross;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tenbin.encoder.model.HubDownloader;
-import dev.tenbin.encoder.onnx.OnnxModel;
-import dev.tenbin.encoder.testing.FakeHub;
-import dev.tenbin.encoder.testing.TinyModels;
-import dev.tenbin.encoder.testing.TinyOnnxModels;
+import dev.tenbin.model.hub.HubDownloader;
+import dev.tenbin.model.onnx.OnnxModel;
+import dev.tenbin.model.testing.FakeHub;
+import dev.tenbin.model.testing.TinyModels;
+import dev.tenbin.model.testing.TinyOnnxModels;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -3,11 +3,11 @@ package dev.tenbin.rerank.grpc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tenbin.encoder.model.HubDownloader;
-import dev.tenbin.encoder.model.ModelPolicy;
-import dev.tenbin.encoder.onnx.OnnxModel;
-import dev.tenbin.encoder.testing.TinyModels;
-import dev.tenbin.encoder.testing.TinyOnnxModels;
+import dev.tenbin.model.ModelPolicy;
+import dev.tenbin.model.hub.HubDownloader;
+import dev.tenbin.model.onnx.OnnxModel;
+import dev.tenbin.model.testing.TinyModels;
+import dev.tenbin.model.testing.TinyOnnxModels;
 import dev.tenbin.proto.common.v1.ScoredDocument;
 import dev.tenbin.proto.index.v1.GetDocumentsRequest;
 import dev.tenbin.proto.index.v1.GetDocumentsResponse;
@@ -143,7 +143,7 @@ class RerankByIdTest {
 
   /** A rerank service with the tiny cross-encoder, documents fetched through {@code documents}. */
   private RerankServiceGrpc.RerankServiceBlockingStub rerankService(
-      dev.tenbin.rerank.documents.IndexDocuments documents) throws Exception {
+      dev.tenbin.rerank.CandidateTexts documents) throws Exception {
     Path models = tmp.resolve("models-" + UUID.randomUUID());
     Path dir = Files.createDirectories(models.resolve("tiny-sigmoid"));
     Files.write(
@@ -305,7 +305,7 @@ class RerankByIdTest {
 
   @Test
   void withoutAnIndexServiceCandidatesByIdAreFailedPrecondition() throws Exception {
-    var rerank = rerankService(dev.tenbin.rerank.documents.IndexDocuments.none());
+    var rerank = rerankService(dev.tenbin.rerank.CandidateTexts.none());
 
     assertRefused(
         () -> rerank.rerank(byId("corpus", "d0")),

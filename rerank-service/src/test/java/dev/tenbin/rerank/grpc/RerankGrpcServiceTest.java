@@ -3,12 +3,12 @@ package dev.tenbin.rerank.grpc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tenbin.encoder.client.EncoderClient;
-import dev.tenbin.encoder.model.HubDownloader;
-import dev.tenbin.encoder.model.ModelPolicy;
-import dev.tenbin.encoder.onnx.OnnxModel;
-import dev.tenbin.encoder.testing.TinyModels;
-import dev.tenbin.encoder.testing.TinyOnnxModels;
+import dev.tenbin.client.encoder.EncoderClient;
+import dev.tenbin.model.ModelPolicy;
+import dev.tenbin.model.hub.HubDownloader;
+import dev.tenbin.model.onnx.OnnxModel;
+import dev.tenbin.model.testing.TinyModels;
+import dev.tenbin.model.testing.TinyOnnxModels;
 import dev.tenbin.proto.common.v1.RuntimeProvenance;
 import dev.tenbin.proto.common.v1.ScoredDocument;
 import dev.tenbin.proto.encoder.v1.EncoderServiceGrpc;
@@ -343,7 +343,7 @@ class RerankGrpcServiceTest {
     assertThat(provenance.getExecutionProvider()).isEqualTo("CPU");
     assertThat(provenance.getDevice()).isEqualTo("cpu/" + System.getProperty("os.arch"));
     assertThat(provenance.getOnnxruntimeVersion())
-        .isEqualTo(dev.tenbin.encoder.onnx.OnnxEnvironment.version());
+        .isEqualTo(dev.tenbin.model.onnx.OnnxEnvironment.version());
     assertThat(provenance.getModelSha256()).hasSize(64);
     String loadedHash = provenance.getModelSha256();
     assertThat(

@@ -1,0 +1,416 @@
+package dev.tenbin.client.encoder;
+
+import dev.tenbin.proto.common.v1.DenseVector;
+import dev.tenbin.proto.common.v1.MultiVector;
+import dev.tenbin.proto.common.v1.SparseVector;
+import dev.tenbin.proto.encoder.v1.BuildLightCacheRequest;
+import dev.tenbin.proto.encoder.v1.BuildLightCacheResponse;
+import dev.tenbin.proto.encoder.v1.EncodeDenseRequest;
+import dev.tenbin.proto.encoder.v1.EncodeDenseResponse;
+import dev.tenbin.proto.encoder.v1.EncodeLightQueryRequest;
+import dev.tenbin.proto.encoder.v1.EncoderServiceGrpc;
+import dev.tenbin.proto.encoder.v1.GetModelInfoRequest;
+import dev.tenbin.proto.encoder.v1.GetModelInfoResponse;
+import dev.tenbin.proto.encoder.v1.InputRole;
+import dev.tenbin.proto.encoder.v1.LightCache;
+import dev.tenbin.proto.encoder.v1.LightCacheDtype;
+import dev.tenbin.proto.encoder.v1.LightQueryKind;
+import dev.tenbin.proto.encoder.v1.ListModelsRequest;
+import dev.tenbin.proto.encoder.v1.StreamEncodeDenseRequest;
+import dev.tenbin.proto.encoder.v1.StreamEncodeDenseResponse;
+import dev.tenbin.proto.encoder.v1.StreamEncodeMultiVectorRequest;
+import dev.tenbin.proto.encoder.v1.StreamEncodeMultiVectorResponse;
+import dev.tenbin.proto.encoder.v1.StreamEncodeSparseRequest;
+import dev.tenbin.proto.encoder.v1.StreamEncodeSparseResponse;
+import dev.tenbin.proto.encoder.v1.TokenizeRequest;
+import dev.tenbin.proto.encoder.v1.TokenizeResponse;
+import dev.tenbin.proto.encoder.v1.TokenizedText;
+import io.grpc.Channel;
+import io.grpc.Context;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntConsumer;
+import java.util.function.Supplier;
+
+/**
+ * The Java client other services use to reach the encoder: every call has a deadline, calls that
+ * fail with UNAVAILABLE are retried with backoff, and bulk encoding streams in chunks.
+ *
+ * <p>It calls through any channel; to spread calls over the encoder's replicas give it one from
+ * {@code ClientChannels.open(ServiceTarget.parse(flag, "dns:///tenbin-encoder-headless:50051"),
+ * ...)} (round_robin over every ready pod, the name resolved again when replicas change; see
+ * docs/scaling.md). A retried call is then picked afresh, so it goes to a replica still serving.
+ */
+public final class EncoderClient {
+  /**
+   * Token ids of several texts as the model sees them.
+   *
+   * @param ids per text, its token ids (special tokens included, truncated to the max length)
+   * @param truncated per text, whether tokens were cut
+   */
+  public record Tokens(long[][] ids, boolean[] truncated) {}
+
+  private final Channel channel;
+  private final Duration deadline;
+  private final int maxAttempts;
+
+  public EncoderClient(Channel channel, Duration deadline, int maxAttempts) {
+    this.channel = channel;
+    this.deadline = deadline;
+    this.maxAttempts = maxAttempts;
+  }
+
+  public static EncoderClient of(Channel channel) {
+    return new EncoderClient(channel, Duration.ofMinutes(30), 4);
+  }
+
+  /** The same client with another per-call deadline. */
+  public EncoderClient withDeadline(Duration newDeadline) {
+    return new EncoderClient(channel, newDeadline, maxAttempts);
+  }
+
+  private EncoderServiceGrpc.EncoderServiceBlockingStub stub() {
+    return EncoderServiceGrpc.newBlockingStub(channel)
+        .withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** Dense vectors of texts in one call. */
+  public List<float[]> encodeDense(
+      String modelId, List<String> texts, boolean query, int dimensions) {
+    EncodeDenseResponse response =
+        retrying(
+            () ->
+                stub()
+                    .encodeDense(
+                        EncodeDenseRequest.newBuilder()
+                            .setModelId(modelId)
+                            .addAllTexts(texts)
+                            .setRole(
+                                query ? InputRole.INPUT_ROLE_QUERY : InputRole.INPUT_ROLE_DOCUMENT)
+                            .setDimensions(dimensions)
+                            .build()));
+    return toArrays(response.getVectorsList());
+  }
+
+  /** Full-width dense vectors through {@link #encodeDense}, one call per request. */
+  public DenseEncoding denseEncoding() {
+    return (modelId, texts, query) -> encodeDense(modelId, texts, query, 0);
+  }
+
+  /** Dense vectors of many texts through the server-streaming RPC, in order. */
+  public List<float[]> streamEncodeDense(
+      String modelId,
+      List<String> texts,
+      boolean query,
+      int chunkSize,
+      java.util.function.IntConsumer progress) {
+    return retrying(
+        () -> {
+          List<float[]> vectors = new ArrayList<>(texts.size());
+          Iterator<StreamEncodeDenseResponse> chunks =
+              stub()
+                  .streamEncodeDense(
+                      StreamEncodeDenseRequest.newBuilder()
+                          .setModelId(modelId)
+                          .addAllTexts(texts)
+                          .setRole(
+                              query ? InputRole.INPUT_ROLE_QUERY : InputRole.INPUT_ROLE_DOCUMENT)
+                          .setChunkSize(chunkSize)
+                          .build());
+          while (chunks.hasNext()) {
+            vectors.addAll(toArrays(chunks.next().getVectorsList()));
+            progress.accept(vectors.size());
+          }
+          return vectors;
+        });
+  }
+
+  /** Learned sparse vectors (id → weight maps) of texts in one call. */
+  public List<java.util.Map<Integer, Float>> encodeSparse(
+      String modelId, List<String> texts, boolean query) {
+    var response =
+        retrying(
+            () ->
+                stub()
+                    .encodeSparse(
+                        dev.tenbin.proto.encoder.v1.EncodeSparseRequest.newBuilder()
+                            .setModelId(modelId)
+                            .addAllTexts(texts)
+                            .setRole(
+                                query ? InputRole.INPUT_ROLE_QUERY : InputRole.INPUT_ROLE_DOCUMENT)
+                            .build()));
+    List<java.util.Map<Integer, Float>> out = new ArrayList<>();
+    for (var vector : response.getVectorsList()) {
+      java.util.Map<Integer, Float> weights = new java.util.HashMap<>();
+      for (int i = 0; i < vector.getIndicesCount(); i++) {
+        weights.put(vector.getIndices(i), vector.getValues(i));
+      }
+      out.add(weights);
+    }
+    return out;
+  }
+
+  /** Per-token vectors of texts: each as [tokens][dimension]. */
+  public List<float[][]> encodeMultiVector(String modelId, List<String> texts, boolean query) {
+    var response =
+        retrying(
+            () ->
+                stub()
+                    .encodeMultiVector(
+                        dev.tenbin.proto.encoder.v1.EncodeMultiVectorRequest.newBuilder()
+                            .setModelId(modelId)
+                            .addAllTexts(texts)
+                            .setRole(
+                                query ? InputRole.INPUT_ROLE_QUERY : InputRole.INPUT_ROLE_DOCUMENT)
+                            .build()));
+    List<float[][]> out = new ArrayList<>();
+    for (var vector : response.getVectorsList()) {
+      out.add(rows(vector));
+    }
+    return out;
+  }
+
+  /** Learned sparse vectors of many texts through the server-streaming RPC, in order. */
+  public List<SparseVector> streamEncodeSparse(
+      String modelId,
+      List<String> texts,
+      boolean query,
+      int topK,
+      int chunkSize,
+      IntConsumer progress) {
+    return retrying(
+        () -> {
+          List<SparseVector> vectors = new ArrayList<>(texts.size());
+          Iterator<StreamEncodeSparseResponse> chunks =
+              stub()
+                  .streamEncodeSparse(
+                      StreamEncodeSparseRequest.newBuilder()
+                          .setModelId(modelId)
+                          .addAllTexts(texts)
+                          .setRole(role(query))
+                          .setTopK(topK)
+                          .setChunkSize(chunkSize)
+                          .build());
+          while (chunks.hasNext()) {
+            for (var vector : chunks.next().getVectorsList()) {
+              vectors.add(vector);
+            }
+            progress.accept(vectors.size());
+          }
+          return vectors;
+        });
+  }
+
+  /**
+   * Per-token vectors ([tokens][dimension]) of many texts through the server-streaming RPC, in
+   * order.
+   */
+  public List<float[][]> streamEncodeMultiVector(
+      String modelId, List<String> texts, boolean query, int chunkSize, IntConsumer progress) {
+    return retrying(
+        () -> {
+          List<float[][]> matrices = new ArrayList<>(texts.size());
+          Iterator<StreamEncodeMultiVectorResponse> chunks =
+              stub()
+                  .streamEncodeMultiVector(
+                      StreamEncodeMultiVectorRequest.newBuilder()
+                          .setModelId(modelId)
+                          .addAllTexts(texts)
+                          .setRole(role(query))
+                          .setChunkSize(chunkSize)
+                          .build());
+          while (chunks.hasNext()) {
+            for (MultiVector vector : chunks.next().getVectorsList()) {
+              matrices.add(rows(vector));
+            }
+            progress.accept(matrices.size());
+          }
+          return matrices;
+        });
+  }
+
+  /** LightRetriever sparse query vectors: token counts over the vocabulary (no model inference). */
+  public List<SparseVector> encodeLightSparse(String modelId, List<String> queries) {
+    var response =
+        retrying(
+            () ->
+                stub()
+                    .encodeLightQuery(
+                        EncodeLightQueryRequest.newBuilder()
+                            .setModelId(modelId)
+                            .addAllQueries(queries)
+                            .setKind(LightQueryKind.LIGHT_QUERY_KIND_SPARSE)
+                            .build()));
+    return response.getSparseList();
+  }
+
+  /** Token ids of texts as the model sees them (prompt and special tokens included, truncated). */
+  public Tokens tokenize(String modelId, List<String> texts, boolean query) {
+    TokenizeResponse response =
+        retrying(
+            () ->
+                stub()
+                    .tokenize(
+                        TokenizeRequest.newBuilder()
+                            .setModelId(modelId)
+                            .addAllTexts(texts)
+                            .setRole(role(query))
+                            .build()));
+    long[][] ids = new long[response.getTextsCount()][];
+    boolean[] truncated = new boolean[ids.length];
+    for (int i = 0; i < ids.length; i++) {
+      TokenizedText text = response.getTexts(i);
+      ids[i] = text.getIdsList().stream().mapToLong(Integer::longValue).toArray();
+      truncated[i] = text.getTruncated();
+    }
+    return new Tokens(ids, truncated);
+  }
+
+  /**
+   * Has the encoder build (or resume, or reuse) the LightRetriever token-embedding cache of {@code
+   * modelId} in its own cache directory, and waits for it; {@code progress} hears (rows done,
+   * vocabulary size) while it builds. An interrupted build resumes where it stopped, so UNAVAILABLE
+   * is retried like any call.
+   *
+   * @param dtype row storage of a new cache (UNSPECIFIED: FP32)
+   * @param batchSize tokens per forward pass; 0 lets the service choose
+   */
+  public LightCache buildLightCache(
+      String modelId, LightCacheDtype dtype, int batchSize, LightCacheProgress progress) {
+    return buildLightCache(modelId, dtype, 0, batchSize, progress);
+  }
+
+  /**
+   * As {@link #buildLightCache(String, LightCacheDtype, int, LightCacheProgress)}, at {@code
+   * dimensions}: 0 = the card's dimension, else one of its Matryoshka dimensions (a separate table,
+   * each token's row truncated and normalised at that width).
+   */
+  public LightCache buildLightCache(
+      String modelId,
+      LightCacheDtype dtype,
+      int dimensions,
+      int batchSize,
+      LightCacheProgress progress) {
+    BuildLightCacheRequest request =
+        BuildLightCacheRequest.newBuilder()
+            .setModelId(modelId)
+            .setDtype(dtype)
+            .setDimensions(dimensions)
+            .setBatchSize(batchSize)
+            .build();
+    return retrying(
+        () -> {
+          // A listener that throws (a cancelled job) cancels the call, so the service stops
+          // building.
+          Context.CancellableContext call = Context.current().withCancellation();
+          try {
+            return call.call(() -> readBuild(stub().buildLightCache(request), progress));
+          } catch (RuntimeException e) {
+            throw e;
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          } finally {
+            call.cancel(null);
+          }
+        });
+  }
+
+  private static LightCache readBuild(
+      Iterator<BuildLightCacheResponse> messages, LightCacheProgress progress) {
+    while (messages.hasNext()) {
+      BuildLightCacheResponse message = messages.next();
+      progress.rowsDone(message.getRowsDone(), message.getVocabularySize());
+      if (message.hasCache()) {
+        return message.getCache();
+      }
+    }
+    throw Status.INTERNAL
+        .withDescription("the encoder ended BuildLightCache without the finished cache")
+        .asRuntimeException();
+  }
+
+  /** Told how far a LightRetriever cache build has got. */
+  @FunctionalInterface
+  public interface LightCacheProgress {
+    void rowsDone(int rows, int vocabularySize);
+  }
+
+  /** Cards of the models the service can load without the network. */
+  public List<dev.tenbin.proto.encoder.v1.ModelCard> listModels() {
+    return retrying(() -> stub().listModels(ListModelsRequest.getDefaultInstance()))
+        .getModelsList();
+  }
+
+  private static InputRole role(boolean query) {
+    return query ? InputRole.INPUT_ROLE_QUERY : InputRole.INPUT_ROLE_DOCUMENT;
+  }
+
+  private static float[][] rows(MultiVector vector) {
+    float[][] rows = new float[vector.getTokenCount()][vector.getDimension()];
+    for (int t = 0; t < rows.length; t++) {
+      for (int d = 0; d < vector.getDimension(); d++) {
+        rows[t][d] = vector.getValues(t * vector.getDimension() + d);
+      }
+    }
+    return rows;
+  }
+
+  /** LightRetriever dense query vectors (no model inference). */
+  public List<float[]> encodeLightDense(String modelId, List<String> queries, int dimensions) {
+    return toArrays(
+        retrying(
+                () ->
+                    stub()
+                        .encodeLightQuery(
+                            EncodeLightQueryRequest.newBuilder()
+                                .setModelId(modelId)
+                                .addAllQueries(queries)
+                                .setKind(LightQueryKind.LIGHT_QUERY_KIND_DENSE)
+                                .setDimensions(dimensions)
+                                .setNormalize(true)
+                                .build()))
+            .getDenseList());
+  }
+
+  public GetModelInfoResponse modelInfo(String modelId) {
+    return retrying(
+        () -> stub().getModelInfo(GetModelInfoRequest.newBuilder().setModelId(modelId).build()));
+  }
+
+  private <T> T retrying(Supplier<T> call) {
+    long backoffMillis = 200;
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return call.get();
+      } catch (StatusRuntimeException e) {
+        if (e.getStatus().getCode() != Status.Code.UNAVAILABLE || attempt >= maxAttempts) {
+          throw e;
+        }
+        try {
+          Thread.sleep(backoffMillis);
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          throw e;
+        }
+        backoffMillis *= 2;
+      }
+    }
+  }
+
+  static List<float[]> toArrays(List<DenseVector> vectors) {
+    List<float[]> out = new ArrayList<>(vectors.size());
+    for (DenseVector vector : vectors) {
+      float[] values = new float[vector.getValuesCount()];
+      for (int i = 0; i < values.length; i++) {
+        values[i] = vector.getValues(i);
+      }
+      out.add(values);
+    }
+    return out;
+  }
+}

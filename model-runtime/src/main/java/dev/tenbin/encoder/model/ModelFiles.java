@@ -1,4 +1,0 @@
-package dev.tenbin.encoder.model;
-
-/** The two files a model runs from, loaded into memory. */
-public record ModelFiles(ModelCard card, byte[] onnx, byte[] tokenizerJson) {}
