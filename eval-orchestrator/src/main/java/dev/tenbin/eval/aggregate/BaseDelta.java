@@ -1,5 +1,6 @@
 package dev.tenbin.eval.aggregate;
 
+import dev.tenbin.eval.store.TaskRef;
 import java.util.Map;
 
 /**

@@ -1,6 +1,10 @@
 package dev.tenbin.eval.aggregate;
 
 import dev.tenbin.eval.store.CellRecord;
+import dev.tenbin.eval.store.TaskRef;
+import dev.tenbin.scoring.stats.Borda;
+import dev.tenbin.scoring.stats.CompetitionRanks;
+import dev.tenbin.scoring.stats.Interval;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;

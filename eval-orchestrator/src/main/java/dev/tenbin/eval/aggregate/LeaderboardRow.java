@@ -1,5 +1,7 @@
 package dev.tenbin.eval.aggregate;
 
+import dev.tenbin.eval.store.TaskRef;
+import dev.tenbin.scoring.stats.Interval;
 import java.util.Map;
 
 /**

@@ -1,5 +1,7 @@
 package dev.tenbin.eval.aggregate;
 
+import dev.tenbin.scoring.stats.Correlation;
+import dev.tenbin.scoring.stats.Interval;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -53,8 +55,8 @@ public record OfficialCorrelation(
           ranked.stream()
               .filter(
                   s ->
-                      s.row().system().equalsIgnoreCase(model)
-                          || s.row().model().equalsIgnoreCase(model))
+                      s.row().system().name().equalsIgnoreCase(model)
+                          || s.row().system().model().equalsIgnoreCase(model))
               .max(
                   Comparator.comparing((Scored s) -> s.row().isBase())
                       .thenComparingDouble(Scored::score));

@@ -2,6 +2,8 @@ package dev.tenbin.eval.aggregate;
 
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.StoredQuery;
+import dev.tenbin.scoring.stats.Interval;
+import dev.tenbin.scoring.stats.Resampling;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;

@@ -11,9 +11,9 @@ public record Scope(String benchmark, String language, String domain, String mod
   public static final Scope ALL = new Scope(null, null, null, null);
 
   public boolean includes(CellKey key) {
-    return matches(benchmark, key.benchmark())
-        && matches(language, key.language())
-        && matches(domain, key.domain())
+    return matches(benchmark, key.task().benchmark())
+        && matches(language, key.task().language())
+        && matches(domain, key.task().domain())
         && matches(mode, key.mode().wireName());
   }
 

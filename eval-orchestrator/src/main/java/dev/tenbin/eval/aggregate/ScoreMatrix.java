@@ -1,7 +1,8 @@
 package dev.tenbin.eval.aggregate;
 
 import dev.tenbin.eval.store.CellRecord;
-import dev.tenbin.eval.tieaware.TieAwareValue;
+import dev.tenbin.eval.store.TaskRef;
+import dev.tenbin.scoring.metrics.TieAwareValue;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -49,8 +50,7 @@ public final class ScoreMatrix {
           || cell.metrics().get(metric) == null) {
         continue;
       }
-      TaskRef task =
-          tasksById.computeIfAbsent(TaskRef.of(cell.key()).id(), id -> TaskRef.of(cell.key()));
+      TaskRef task = tasksById.computeIfAbsent(cell.key().task().id(), id -> cell.key().task());
       cells
           .computeIfAbsent(RowKey.of(cell.key()), r -> new HashMap<>())
           .merge(task, cell, (old, fresh) -> newest.compare(fresh, old) > 0 ? fresh : old);

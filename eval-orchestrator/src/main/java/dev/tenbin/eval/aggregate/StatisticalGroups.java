@@ -1,5 +1,6 @@
 package dev.tenbin.eval.aggregate;
 
+import dev.tenbin.scoring.stats.Interval;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

@@ -1,5 +1,9 @@
 package dev.tenbin.eval.aggregate;
 
+import dev.tenbin.eval.store.TaskRef;
+import dev.tenbin.scoring.stats.CompetitionRanks;
+import dev.tenbin.scoring.stats.Interval;
+import dev.tenbin.scoring.stats.Resampling;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

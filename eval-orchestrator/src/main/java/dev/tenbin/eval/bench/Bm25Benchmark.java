@@ -1,7 +1,5 @@
 package dev.tenbin.eval.bench;
 
-import dev.tenbin.eval.dataset.BeirDataset;
-import dev.tenbin.eval.dataset.CorpusDocument;
 import dev.tenbin.eval.retrieval.CollectionIngester;
 import dev.tenbin.index.bench.Bm25CoreBenchmark;
 import dev.tenbin.proto.common.v1.ScoredDocument;
@@ -13,6 +11,8 @@ import dev.tenbin.proto.index.v1.IndexServiceGrpc;
 import dev.tenbin.proto.index.v1.Query;
 import dev.tenbin.proto.index.v1.SearchRequest;
 import dev.tenbin.proto.index.v1.SearchResponse;
+import dev.tenbin.scoring.beir.BeirDataset;
+import dev.tenbin.scoring.beir.CorpusDocument;
 import io.grpc.ManagedChannel;
 import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthGrpc;

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.tenbin.eval.dataset.DatasetException;
+import dev.tenbin.scoring.beir.DatasetException;
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
 import java.io.IOException;

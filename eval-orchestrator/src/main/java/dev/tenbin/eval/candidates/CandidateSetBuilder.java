@@ -3,14 +3,14 @@ package dev.tenbin.eval.candidates;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tenbin.eval.cache.EmbeddingCache;
-import dev.tenbin.eval.dataset.BeirDataset;
-import dev.tenbin.eval.dataset.DatasetFingerprint;
-import dev.tenbin.eval.metrics.ScoredDoc;
 import dev.tenbin.eval.retrieval.Bm25Retrieval;
 import dev.tenbin.eval.retrieval.DenseRetrieval;
 import dev.tenbin.eval.retrieval.EncodeProgress;
 import dev.tenbin.eval.retrieval.Fusion;
 import dev.tenbin.proto.common.v1.Similarity;
+import dev.tenbin.scoring.beir.BeirDataset;
+import dev.tenbin.scoring.beir.DatasetFingerprint;
+import dev.tenbin.scoring.metrics.ScoredDoc;
 import io.grpc.Channel;
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -180,7 +180,7 @@ public final class CandidateSetBuilder {
     header.put(
         "safeguard",
         "one positive appended at rank 101 when the top-100 holds none: best-ranked positive of the fused list, else the first judged positive by doc id");
-    header.put("tenbin_version", dev.tenbin.eval.TenbinVersion.get());
+    header.put("tenbin_version", dev.tenbin.eval.provenance.TenbinVersion.get());
     return header;
   }
 }

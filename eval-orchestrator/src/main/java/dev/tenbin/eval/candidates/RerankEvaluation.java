@@ -1,21 +1,21 @@
 package dev.tenbin.eval.candidates;
 
-import dev.tenbin.eval.EvalRun;
-import dev.tenbin.eval.RunMode;
-import dev.tenbin.eval.RunTimings;
-import dev.tenbin.eval.Timing;
-import dev.tenbin.eval.dataset.BeirDataset;
-import dev.tenbin.eval.dataset.CorpusDocument;
-import dev.tenbin.eval.dataset.DatasetException;
-import dev.tenbin.eval.dataset.DatasetFingerprint;
-import dev.tenbin.eval.metrics.Evaluation;
-import dev.tenbin.eval.metrics.RankingEvaluator;
-import dev.tenbin.eval.metrics.RunOrder;
-import dev.tenbin.eval.metrics.ScoredDoc;
-import dev.tenbin.eval.retrieval.RunDiagnostics;
+import dev.tenbin.eval.result.CellResult;
+import dev.tenbin.eval.result.RankingMode;
+import dev.tenbin.eval.result.RunDiagnostics;
+import dev.tenbin.eval.result.Timing;
+import dev.tenbin.eval.result.Timings;
 import dev.tenbin.proto.common.v1.ScoredDocument;
 import dev.tenbin.proto.rerank.v1.RerankRequest;
 import dev.tenbin.proto.rerank.v1.RerankServiceGrpc;
+import dev.tenbin.scoring.beir.BeirDataset;
+import dev.tenbin.scoring.beir.CorpusDocument;
+import dev.tenbin.scoring.beir.DatasetException;
+import dev.tenbin.scoring.beir.DatasetFingerprint;
+import dev.tenbin.scoring.metrics.Evaluation;
+import dev.tenbin.scoring.metrics.RankingEvaluator;
+import dev.tenbin.scoring.metrics.RunOrder;
+import dev.tenbin.scoring.metrics.ScoredDoc;
 import io.grpc.Channel;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -37,7 +37,7 @@ public final class RerankEvaluation {
     this.rerankChannel = rerankChannel;
   }
 
-  public List<EvalRun> run(BeirDataset dataset, CandidateSet set, String model) {
+  public List<CellResult> run(BeirDataset dataset, CandidateSet set, String model) {
     String fingerprint = DatasetFingerprint.of(dataset.directory(), dataset.split());
     if (!fingerprint.equals(set.header().path("dataset_sha256").asText())) {
       throw new DatasetException(
@@ -115,31 +115,32 @@ public final class RerankEvaluation {
     Map<Timing, Double> measured = new java.util.EnumMap<>(Timing.class);
     measured.put(Timing.RERANK_MS, rerankNanos / 1e6);
     measured.put(Timing.PER_QUERY_RERANK_US, rerankNanos / 1e3 / queries);
-    RunTimings timings = RunTimings.of(measured);
+    Timings timings = Timings.of(measured);
     return List.of(
-        evalRun(dataset, model, set.kind(), RunMode.RERANK, withSafeguard, timings, diagnostics),
+        evalRun(
+            dataset, model, set.kind(), RankingMode.RERANK, withSafeguard, timings, diagnostics),
         evalRun(
             dataset,
             model,
             set.kind(),
-            RunMode.RERANK_WITHOUT_SAFEGUARD,
+            RankingMode.RERANK_WITHOUT_SAFEGUARD,
             withoutSafeguard,
             timings,
             diagnostics));
   }
 
-  private static EvalRun evalRun(
+  private static CellResult evalRun(
       BeirDataset dataset,
       String model,
       String kind,
-      RunMode mode,
+      RankingMode mode,
       Map<String, List<ScoredDoc>> rankings,
-      RunTimings timings,
+      Timings timings,
       RunDiagnostics diagnostics) {
     Evaluation evaluation =
         RankingEvaluator.standard()
             .evaluate(dataset.qrels(), rankings, dataset.evaluatedQueryIds(), RunOrder.AS_GIVEN);
-    return new EvalRun(
+    return new CellResult(
         model,
         "candidates_" + kind,
         mode,

@@ -4,8 +4,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tenbin.eval.bench.Bm25Benchmark;
-import dev.tenbin.eval.dataset.BeirDataset;
-import dev.tenbin.eval.dataset.BeirDatasetReader;
+import dev.tenbin.scoring.beir.BeirDataset;
+import dev.tenbin.scoring.beir.BeirDatasetReader;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
@@ -432,7 +432,7 @@ public final class BenchCommand implements Runnable {
     @Override
     public Integer call() {
       BeirDataset data = BeirDatasetReader.read(dataset);
-      java.util.List<dev.tenbin.eval.dataset.CorpusDocument> corpus =
+      java.util.List<dev.tenbin.scoring.beir.CorpusDocument> corpus =
           data.corpus().stream().limit(pairs).toList();
       if (documentsById && corpus.size() < pairs) {
         throw new CommandLine.ParameterException(

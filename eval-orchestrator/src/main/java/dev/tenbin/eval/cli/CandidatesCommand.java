@@ -2,10 +2,10 @@ package dev.tenbin.eval.cli;
 
 import dev.tenbin.eval.candidates.CandidateSet;
 import dev.tenbin.eval.candidates.CandidateSetBuilder;
-import dev.tenbin.eval.dataset.BeirDataset;
-import dev.tenbin.eval.dataset.BeirDatasetReader;
 import dev.tenbin.eval.services.IndexLanguage;
 import dev.tenbin.eval.services.Services;
+import dev.tenbin.scoring.beir.BeirDataset;
+import dev.tenbin.scoring.beir.BeirDatasetReader;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;

@@ -1,29 +1,30 @@
 package dev.tenbin.eval.cli;
 
 import dev.tenbin.core.InvalidInputException;
-import dev.tenbin.eval.DenseSimilarities;
-import dev.tenbin.eval.EvalReport;
-import dev.tenbin.eval.EvalRun;
 import dev.tenbin.eval.candidates.CandidateSet;
-import dev.tenbin.eval.dataset.BeirDataset;
-import dev.tenbin.eval.dataset.BeirDatasetReader;
-import dev.tenbin.eval.dataset.CrossLingualFolder;
 import dev.tenbin.eval.family.Families;
 import dev.tenbin.eval.job.EvalJob;
+import dev.tenbin.eval.job.ServiceOptions;
+import dev.tenbin.eval.plan.RetrieverSpec;
 import dev.tenbin.eval.positions.DocumentLengths;
-import dev.tenbin.eval.positions.LengthTokenizer;
 import dev.tenbin.eval.positions.PositionAnalysis;
 import dev.tenbin.eval.positions.PositionAnalyzer;
 import dev.tenbin.eval.positions.PositionReferences;
 import dev.tenbin.eval.positions.PositionSettings;
+import dev.tenbin.eval.report.EvalReport;
 import dev.tenbin.eval.report.ReportWriter;
+import dev.tenbin.eval.result.CellResult;
 import dev.tenbin.eval.retrieval.Bm25Settings;
+import dev.tenbin.eval.retrieval.DenseSimilarities;
 import dev.tenbin.eval.retrieval.DenseVariant;
 import dev.tenbin.eval.retrieval.HybridFusion;
-import dev.tenbin.eval.retrieval.RetrieverSpec;
+import dev.tenbin.eval.retrieval.LengthTokenizer;
 import dev.tenbin.eval.retrieval.SparseVariant;
 import dev.tenbin.eval.services.IndexLanguage;
 import dev.tenbin.eval.services.Services;
+import dev.tenbin.eval.taskset.CrossLingualFolder;
+import dev.tenbin.scoring.beir.BeirDataset;
+import dev.tenbin.scoring.beir.BeirDatasetReader;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -385,7 +386,7 @@ public final class EvalCommand implements Callable<Integer> {
   private List<PositionAnalysis> analyses(List<EvalJob.Result> results) {
     PositionAnalysis reference = null;
     for (EvalJob.Result result : results) {
-      EvalRun run = result.run();
+      CellResult run = result.run();
       if (reference == null
           && PositionReferences.isReference(
               positionsReference, run.retriever(), run.variant(), run.mode())) {

@@ -1,14 +1,14 @@
 package dev.tenbin.eval.cli;
 
 import dev.tenbin.core.InvalidInputException;
-import dev.tenbin.eval.dataset.BeirDataset;
-import dev.tenbin.eval.dataset.BeirDatasetReader;
-import dev.tenbin.eval.dataset.DatasetFingerprint;
 import dev.tenbin.eval.job.ExternalRun;
-import dev.tenbin.eval.job.JobTask;
-import dev.tenbin.eval.store.CellKey;
+import dev.tenbin.eval.plan.JobTask;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
+import dev.tenbin.eval.store.TaskRef;
+import dev.tenbin.scoring.beir.BeirDataset;
+import dev.tenbin.scoring.beir.BeirDatasetReader;
+import dev.tenbin.scoring.beir.DatasetFingerprint;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -105,11 +105,11 @@ public final class ImportRunCommand implements Callable<Integer> {
     String datasetSha = DatasetFingerprint.of(dataset, split);
     ResultStore store = ResultStore.open(out);
     String taskName = task != null ? task : data.name();
-    Optional<CellKey> sibling =
+    Optional<TaskRef> sibling =
         store.readAll().stream()
-            .map(CellRecord::key)
-            .filter(k -> k.task().equals(taskName))
-            .filter(k -> benchmark == null || k.benchmark().equals(benchmark))
+            .map(cell -> cell.key().task())
+            .filter(t -> t.task().equals(taskName))
+            .filter(t -> benchmark == null || t.benchmark().equals(benchmark))
             .findFirst();
     PrintWriter err = spec.commandLine().getErr();
     Map<String, String> provenance = new LinkedHashMap<>();
@@ -120,13 +120,13 @@ public final class ImportRunCommand implements Callable<Integer> {
     }
     JobTask jobTask =
         new JobTask(
-            sibling.map(CellKey::benchmark).orElse(benchmark != null ? benchmark : data.name()),
-            sibling.map(CellKey::dataset).orElse(taskName),
+            sibling.map(TaskRef::benchmark).orElse(benchmark != null ? benchmark : data.name()),
+            sibling.map(TaskRef::dataset).orElse(taskName),
             taskName,
             sibling
-                .map(CellKey::language)
+                .map(TaskRef::language)
                 .orElse(language != null ? language.toLowerCase(Locale.ROOT) : "und"),
-            sibling.map(CellKey::domain).orElse(""),
+            sibling.map(TaskRef::domain).orElse(""),
             data,
             datasetSha,
             provenance);

@@ -4,7 +4,8 @@ import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.core.PreconditionException;
 import dev.tenbin.eval.job.JobLauncher;
 import dev.tenbin.eval.job.JobSpec;
-import dev.tenbin.eval.job.Work;
+import dev.tenbin.eval.job.ServiceOptions;
+import dev.tenbin.eval.plan.Work;
 import dev.tenbin.eval.shard.Shard;
 import dev.tenbin.eval.shard.kubernetes.IndexedJobSettings;
 import dev.tenbin.eval.shard.kubernetes.KubernetesExecutor;
@@ -215,9 +216,9 @@ public final class KubernetesOptions {
     args.add("--progress");
     args.add("lines");
     ServiceOptions services = command.services();
-    addIfSet(args, "--index-endpoint", services.indexEndpoint);
-    addIfSet(args, "--encoder-endpoint", services.encoderEndpoint);
-    addIfSet(args, "--rerank-endpoint", services.rerankEndpoint);
+    addIfSet(args, "--index-endpoint", services.indexEndpoint());
+    addIfSet(args, "--encoder-endpoint", services.encoderEndpoint());
+    addIfSet(args, "--rerank-endpoint", services.rerankEndpoint());
     args.addAll(command.podArgs());
     return new IndexedJobSettings(
         namespace,

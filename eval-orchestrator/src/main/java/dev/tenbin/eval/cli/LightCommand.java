@@ -1,6 +1,7 @@
 package dev.tenbin.eval.cli;
 
 import dev.tenbin.client.encoder.EncoderClient;
+import dev.tenbin.eval.job.ServiceOptions;
 import dev.tenbin.eval.services.Services;
 import dev.tenbin.proto.encoder.v1.LightCache;
 import dev.tenbin.proto.encoder.v1.LightCacheDtype;

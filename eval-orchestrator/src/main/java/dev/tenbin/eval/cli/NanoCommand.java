@@ -1,9 +1,8 @@
 package dev.tenbin.eval.cli;
 
 import dev.tenbin.eval.cache.EmbeddingCache;
-import dev.tenbin.eval.dataset.BeirDataset;
-import dev.tenbin.eval.dataset.BeirDatasetReader;
 import dev.tenbin.eval.job.EmbeddingCaches;
+import dev.tenbin.eval.job.ServiceOptions;
 import dev.tenbin.eval.nano.MinerSpec;
 import dev.tenbin.eval.nano.NanoSetBuilder;
 import dev.tenbin.eval.nano.NanoSettings;
@@ -11,6 +10,8 @@ import dev.tenbin.eval.nano.RetrievalMiners;
 import dev.tenbin.eval.report.ReportWriter;
 import dev.tenbin.eval.retrieval.EncodeProgress;
 import dev.tenbin.eval.services.Services;
+import dev.tenbin.scoring.beir.BeirDataset;
+import dev.tenbin.scoring.beir.BeirDatasetReader;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;

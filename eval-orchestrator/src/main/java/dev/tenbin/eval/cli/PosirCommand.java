@@ -1,10 +1,10 @@
 package dev.tenbin.eval.cli;
 
 import dev.tenbin.core.InvalidInputException;
-import dev.tenbin.eval.dataset.BeirDataset;
-import dev.tenbin.eval.dataset.BeirDatasetReader;
 import dev.tenbin.eval.posir.PerturbationBuilder;
 import dev.tenbin.eval.posir.PerturbationReport;
+import dev.tenbin.scoring.beir.BeirDataset;
+import dev.tenbin.scoring.beir.BeirDatasetReader;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;

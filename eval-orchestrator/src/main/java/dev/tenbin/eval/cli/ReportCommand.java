@@ -1,7 +1,6 @@
 package dev.tenbin.eval.cli;
 
 import dev.tenbin.core.InvalidInputException;
-import dev.tenbin.eval.RunMode;
 import dev.tenbin.eval.aggregate.Aggregate;
 import dev.tenbin.eval.aggregate.Leaderboard;
 import dev.tenbin.eval.aggregate.LeaderboardOptions;
@@ -12,6 +11,7 @@ import dev.tenbin.eval.leaderboard.Leaderboards;
 import dev.tenbin.eval.leaderboard.ReportFormat;
 import dev.tenbin.eval.positions.PositionSettings;
 import dev.tenbin.eval.positions.PositionsView;
+import dev.tenbin.eval.result.RankingMode;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
 import java.io.PrintWriter;
@@ -150,7 +150,7 @@ public final class ReportCommand implements Callable<Integer> {
     }
     if (mode != null) {
       try {
-        RunMode.ofWireName(mode);
+        RankingMode.ofWireName(mode);
       } catch (IllegalArgumentException e) {
         throw new InvalidInputException("--mode", "--mode: " + e.getMessage());
       }

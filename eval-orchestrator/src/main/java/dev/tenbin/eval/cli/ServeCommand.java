@@ -1,6 +1,6 @@
 package dev.tenbin.eval.cli;
 
-import dev.tenbin.eval.EvalServer;
+import dev.tenbin.eval.server.EvalServer;
 import dev.tenbin.index.server.IndexServer;
 import dev.tenbin.rerank.server.RerankServer;
 import java.util.concurrent.Callable;

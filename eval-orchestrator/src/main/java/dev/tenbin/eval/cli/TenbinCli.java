@@ -1,8 +1,8 @@
 package dev.tenbin.eval.cli;
 
 import dev.tenbin.core.TenbinException;
-import dev.tenbin.eval.TenbinVersion;
-import dev.tenbin.eval.dataset.DatasetException;
+import dev.tenbin.eval.provenance.TenbinVersion;
+import dev.tenbin.scoring.beir.DatasetException;
 import io.grpc.StatusRuntimeException;
 import java.io.UncheckedIOException;
 import java.util.List;

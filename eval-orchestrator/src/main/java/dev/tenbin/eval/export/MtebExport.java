@@ -2,7 +2,7 @@ package dev.tenbin.eval.export;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.tenbin.eval.RunMode;
+import dev.tenbin.eval.result.RankingMode;
 import dev.tenbin.eval.store.CellRecord;
 import java.nio.file.Path;
 import java.util.List;
@@ -55,7 +55,7 @@ public final class MtebExport {
   public static ObjectNode toJson(CellRecord cell) {
     ObjectNode root = JSON.createObjectNode();
     root.put("dataset_revision", cell.versions().getOrDefault("dataset_sha", ""));
-    root.put("task_name", cell.key().task());
+    root.put("task_name", cell.key().task().task());
     root.put("mteb_version", "tenbin " + cell.versions().getOrDefault("tenbin_version", ""));
     ObjectNode scores = root.putObject("scores").putArray("test").addObject();
     cell.metrics()
@@ -65,7 +65,7 @@ public final class MtebExport {
       scores.put("main_score", main.doubleValue());
     }
     scores.put("hf_subset", "default");
-    scores.putArray("languages").add(language(cell.key().language()));
+    scores.putArray("languages").add(language(cell.key().task().language()));
     double millis = 0;
     for (String timing : TIMINGS) {
       millis += cell.timings().getOrDefault(timing, 0.0);
@@ -82,13 +82,13 @@ public final class MtebExport {
    */
   public static Path relativePath(CellRecord cell) {
     String variant =
-        cell.key().mode() == RunMode.RETRIEVAL
+        cell.key().mode() == RankingMode.RETRIEVAL
             ? cell.key().variant()
             : cell.key().variant() + "_" + cell.key().mode().wireName();
     return Path.of(
-        safe(cell.key().system().replace(":", "__").replace("/", "__")),
+        safe(cell.key().system().name().replace(":", "__").replace("/", "__")),
         safe(variant),
-        safe(cell.key().task()) + ".json");
+        safe(cell.key().task().task()) + ".json");
   }
 
   /** ISO 639-1 "en" as MTEB's "eng-Latn" (the ISO 639-3 code, and the script when known). */

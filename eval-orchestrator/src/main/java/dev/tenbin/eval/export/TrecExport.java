@@ -1,10 +1,10 @@
 package dev.tenbin.eval.export;
 
-import dev.tenbin.eval.metrics.ScoredDoc;
-import dev.tenbin.eval.run.TrecRunWriter;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.StoredDoc;
 import dev.tenbin.eval.store.StoredQuery;
+import dev.tenbin.scoring.metrics.ScoredDoc;
+import dev.tenbin.scoring.trec.TrecRunWriter;
 import java.io.IOException;
 import java.io.Writer;
 import java.util.ArrayList;
@@ -41,7 +41,7 @@ public final class TrecExport {
 
   /** The default run tag: system and variant, e.g. {@code dense:bge-small-en-v1.5/int8}. */
   public static String defaultTag(CellRecord cell) {
-    return (cell.key().system() + "/" + cell.key().variant()).replaceAll("\\s", "_");
+    return (cell.key().system().name() + "/" + cell.key().variant()).replaceAll("\\s", "_");
   }
 
   /** Writes the cell's run to {@code out} (left open). */

@@ -1,18 +1,19 @@
 package dev.tenbin.eval.family;
 
-import dev.tenbin.eval.EvalRun;
-import dev.tenbin.eval.RunMode;
-import dev.tenbin.eval.RunScorer;
-import dev.tenbin.eval.TenbinVersion;
-import dev.tenbin.eval.job.CellIdentity;
-import dev.tenbin.eval.job.JobPlanner;
-import dev.tenbin.eval.job.JobSpec;
-import dev.tenbin.eval.job.JobTask;
-import dev.tenbin.eval.job.Work;
-import dev.tenbin.eval.job.WorkRunner;
+import dev.tenbin.eval.plan.CellIdentity;
+import dev.tenbin.eval.plan.JobTask;
+import dev.tenbin.eval.plan.PlanContext;
+import dev.tenbin.eval.plan.RetrievalFamily;
+import dev.tenbin.eval.plan.RetrieverEntry;
+import dev.tenbin.eval.plan.Work;
+import dev.tenbin.eval.plan.WorkContext;
+import dev.tenbin.eval.provenance.TenbinVersion;
+import dev.tenbin.eval.result.CellResult;
+import dev.tenbin.eval.result.RankingMode;
 import dev.tenbin.eval.retrieval.Bm25Retrieval;
 import dev.tenbin.eval.retrieval.Bm25Settings;
 import dev.tenbin.eval.retrieval.RetrievalResult;
+import dev.tenbin.eval.retrieval.RunScorer;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -49,7 +50,7 @@ final class Bm25Family implements RetrievalFamily {
   }
 
   @Override
-  public Work plan(JobPlanner planner, JobTask task, JobSpec.RetrieverEntry entry) {
+  public Work plan(PlanContext planner, JobTask task, RetrieverEntry entry) {
     // The defaults keep the identity (and fingerprint) BM25 cells always had.
     Bm25Settings bm25 = entry.bm25();
     String model = bm25.isDefault() ? "" : bm25.describe();
@@ -67,7 +68,7 @@ final class Bm25Family implements RetrievalFamily {
                 model.isEmpty() ? name() : model,
                 name(),
                 "base",
-                RunMode.RETRIEVAL,
+                RankingMode.RETRIEVAL,
                 identity,
                 Map.of("lucene_version", TenbinVersion.lucene()),
                 Map.of())),
@@ -76,14 +77,14 @@ final class Bm25Family implements RetrievalFamily {
   }
 
   @Override
-  public Map<String, EvalRun> run(WorkRunner runner, Work work, Set<String> missing) {
+  public Map<String, CellResult> run(WorkContext runner, Work work, Set<String> missing) {
     RetrievalResult result =
         new Bm25Retrieval(runner.services().indexChannel())
             .withSettings(Bm25Settings.parse(work.model()))
-            .run(work.task().data(), work.task().language(), runner.spec().topK());
+            .run(work.task().data(), work.task().language(), runner.settings().topK());
     return Map.of(
         work.cells().getFirst().fingerprint(),
         RunScorer.score(
-            work.task().data(), system(work.model()), "base", RunMode.RETRIEVAL, result));
+            work.task().data(), system(work.model()), "base", RankingMode.RETRIEVAL, result));
   }
 }

@@ -1,10 +1,11 @@
 package dev.tenbin.eval.family;
 
-import dev.tenbin.eval.EvalRun;
 import dev.tenbin.eval.candidates.CandidateSet;
 import dev.tenbin.eval.candidates.CandidateSetBuilder;
-import dev.tenbin.eval.job.Work;
-import dev.tenbin.eval.job.WorkRunner;
+import dev.tenbin.eval.plan.Work;
+import dev.tenbin.eval.plan.WorkContext;
+import dev.tenbin.eval.plan.WorkFamily;
+import dev.tenbin.eval.result.CellResult;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -27,7 +28,7 @@ final class CandidateSetsWork implements WorkFamily {
   }
 
   @Override
-  public Map<String, EvalRun> run(WorkRunner runner, Work work, Set<String> missing) {
+  public Map<String, CellResult> run(WorkContext runner, Work work, Set<String> missing) {
     List<CandidateSet> sets =
         runner
             .hooks()
@@ -37,7 +38,7 @@ final class CandidateSetsWork implements WorkFamily {
                     runner.services().encoderChannel(),
                     runner.progress()))
             .build(work.task().data(), work.task().language(), work.model());
-    List<String> kinds = runner.spec().candidateSets();
+    List<String> kinds = runner.settings().candidateSets();
     for (int i = 0; i < kinds.size(); i++) {
       for (CandidateSet set : sets) {
         if (set.kind().equals(kinds.get(i))) {

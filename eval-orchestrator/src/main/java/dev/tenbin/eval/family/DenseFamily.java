@@ -1,16 +1,17 @@
 package dev.tenbin.eval.family;
 
 import dev.tenbin.core.InvalidInputException;
-import dev.tenbin.eval.EvalRun;
-import dev.tenbin.eval.RunMode;
-import dev.tenbin.eval.job.CellIdentity;
-import dev.tenbin.eval.job.JobPlanner;
-import dev.tenbin.eval.job.JobSpec;
-import dev.tenbin.eval.job.JobTask;
-import dev.tenbin.eval.job.ModelFacts;
-import dev.tenbin.eval.job.PlannedCell;
-import dev.tenbin.eval.job.Work;
-import dev.tenbin.eval.job.WorkRunner;
+import dev.tenbin.eval.plan.CellIdentity;
+import dev.tenbin.eval.plan.JobTask;
+import dev.tenbin.eval.plan.ModelFacts;
+import dev.tenbin.eval.plan.PlanContext;
+import dev.tenbin.eval.plan.PlannedCell;
+import dev.tenbin.eval.plan.RetrievalFamily;
+import dev.tenbin.eval.plan.RetrieverEntry;
+import dev.tenbin.eval.plan.Work;
+import dev.tenbin.eval.plan.WorkContext;
+import dev.tenbin.eval.result.CellResult;
+import dev.tenbin.eval.result.RankingMode;
 import dev.tenbin.eval.retrieval.DenseRetrieval;
 import dev.tenbin.eval.retrieval.DenseVariant;
 import dev.tenbin.eval.retrieval.HybridFusion;
@@ -62,7 +63,7 @@ final class DenseFamily implements RetrievalFamily {
   }
 
   @Override
-  public Work plan(JobPlanner planner, JobTask task, JobSpec.RetrieverEntry entry) {
+  public Work plan(PlanContext planner, JobTask task, RetrieverEntry entry) {
     String model = entry.retriever().model();
     ModelFacts facts = planner.encoderFacts(model);
     List<PlannedCell> cells = new ArrayList<>();
@@ -82,17 +83,16 @@ final class DenseFamily implements RetrievalFamily {
                 + ": truncate to fewer");
       }
       Map<String, Double> modelFacts =
-          JobPlanner.modelFacts(
-              facts, parsed.truncate() > 0 ? parsed.truncate() : facts.dimension());
+          facts.storedFacts(parsed.truncate() > 0 ? parsed.truncate() : facts.dimension());
       cells.add(
           planner.cell(
               task,
               model,
               name(),
               variant,
-              RunMode.RETRIEVAL,
+              RankingMode.RETRIEVAL,
               withIndexIdentity(planner.modelIdentity(facts, variant), variant),
-              JobPlanner.modelVersions(facts),
+              facts.storedVersions(),
               modelFacts));
     }
     return new Work(this, task, model, cells, List.of(), "");
@@ -112,21 +112,21 @@ final class DenseFamily implements RetrievalFamily {
   }
 
   @Override
-  public Map<String, EvalRun> run(WorkRunner runner, Work work, Set<String> missing) {
+  public Map<String, CellResult> run(WorkContext runner, Work work, Set<String> missing) {
     List<DenseVariant> variants = new ArrayList<>();
     for (PlannedCell cell : work.cells()) {
       if (missing.contains(cell.fingerprint())) {
         variants.add(DenseVariant.parse(cell.key().variant()));
       }
     }
-    Map<String, EvalRun> best =
+    Map<String, CellResult> best =
         runner.denseRuns(
             work.task().data(),
             work.model(),
             DenseRetrieval.QueryEncoding.FULL,
             variants,
             system(work.model()));
-    Map<String, EvalRun> runs = new LinkedHashMap<>();
+    Map<String, CellResult> runs = new LinkedHashMap<>();
     for (PlannedCell cell : work.cells()) {
       if (best.containsKey(cell.key().variant())) {
         runs.put(cell.fingerprint(), best.get(cell.key().variant()));
@@ -135,7 +135,7 @@ final class DenseFamily implements RetrievalFamily {
     return runs;
   }
 
-  private static List<String> variants(JobSpec.RetrieverEntry entry, ModelFacts facts) {
+  private static List<String> variants(RetrieverEntry entry, ModelFacts facts) {
     if (!entry.variants().isEmpty()) {
       return entry.variants();
     }

@@ -1,10 +1,13 @@
 package dev.tenbin.eval.family;
 
 import dev.tenbin.core.InvalidInputException;
-import dev.tenbin.eval.job.JobPlanner;
-import dev.tenbin.eval.job.JobTask;
-import dev.tenbin.eval.job.Work;
-import dev.tenbin.eval.retrieval.RetrieverSpec;
+import dev.tenbin.eval.plan.JobTask;
+import dev.tenbin.eval.plan.PlanContext;
+import dev.tenbin.eval.plan.RetrievalFamily;
+import dev.tenbin.eval.plan.RetrieverSpec;
+import dev.tenbin.eval.plan.Work;
+import dev.tenbin.eval.plan.WorkFamily;
+import dev.tenbin.eval.store.SystemRef;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Collectors;
@@ -39,6 +42,16 @@ public final class Families {
   /** The retrieval family of that name ("dense", "sparse-bm25", ...). */
   public static Optional<RetrievalFamily> named(String name) {
     return RETRIEVAL.stream().filter(f -> f.name().equals(name)).findFirst();
+  }
+
+  /**
+   * The system a cell of cell family {@code family} and {@code model} stands for, named by its
+   * retrieval family ("bm25" has no model); other cell families (light-sparse, rerank-dense,
+   * external, ...) are "family:model".
+   */
+  public static SystemRef system(String family, String model) {
+    return new SystemRef(
+        family, model, named(family).map(f -> f.system(model)).orElse(family + ":" + model));
   }
 
   /** Parses {@code bm25}, {@code dense:MODEL}, ...; an unknown name lists the known ones. */
@@ -89,7 +102,7 @@ public final class Families {
 
   /** Plans a reranker over one candidate set of a task. */
   public static Work planRerank(
-      JobPlanner planner,
+      PlanContext planner,
       JobTask task,
       String reranker,
       String kind,

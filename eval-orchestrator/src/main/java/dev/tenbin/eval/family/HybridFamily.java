@@ -1,26 +1,27 @@
 package dev.tenbin.eval.family;
 
 import dev.tenbin.core.InvalidInputException;
-import dev.tenbin.eval.EvalRun;
-import dev.tenbin.eval.RunMode;
-import dev.tenbin.eval.RunScorer;
-import dev.tenbin.eval.RunTimings;
-import dev.tenbin.eval.Timing;
-import dev.tenbin.eval.job.CellIdentity;
-import dev.tenbin.eval.job.JobPlanner;
-import dev.tenbin.eval.job.JobSpec;
-import dev.tenbin.eval.job.JobTask;
-import dev.tenbin.eval.job.PlannedCell;
-import dev.tenbin.eval.job.Work;
-import dev.tenbin.eval.job.WorkRunner;
-import dev.tenbin.eval.metrics.ScoredDoc;
+import dev.tenbin.eval.plan.CellIdentity;
+import dev.tenbin.eval.plan.JobTask;
+import dev.tenbin.eval.plan.PlanContext;
+import dev.tenbin.eval.plan.PlannedCell;
+import dev.tenbin.eval.plan.RetrievalFamily;
+import dev.tenbin.eval.plan.RetrieverEntry;
+import dev.tenbin.eval.plan.RetrieverSpec;
+import dev.tenbin.eval.plan.Work;
+import dev.tenbin.eval.plan.WorkContext;
+import dev.tenbin.eval.result.CellResult;
+import dev.tenbin.eval.result.RankingMode;
+import dev.tenbin.eval.result.RunDiagnostics;
+import dev.tenbin.eval.result.Timing;
+import dev.tenbin.eval.result.Timings;
 import dev.tenbin.eval.retrieval.HybridFusion;
 import dev.tenbin.eval.retrieval.RetrievalResult;
-import dev.tenbin.eval.retrieval.RetrieverSpec;
-import dev.tenbin.eval.retrieval.RunDiagnostics;
+import dev.tenbin.eval.retrieval.RunScorer;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.StoredDoc;
 import dev.tenbin.eval.store.StoredQuery;
+import dev.tenbin.scoring.metrics.ScoredDoc;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -130,7 +131,7 @@ final class HybridFamily implements RetrievalFamily {
   }
 
   @Override
-  public List<Work> prerequisites(JobPlanner planner, JobTask task, JobSpec.RetrieverEntry entry) {
+  public List<Work> prerequisites(PlanContext planner, JobTask task, RetrieverEntry entry) {
     List<Work> works = new ArrayList<>();
     for (Component component : components(entry.retriever().model())) {
       works.add(componentWork(planner, task, component));
@@ -139,18 +140,16 @@ final class HybridFamily implements RetrievalFamily {
   }
 
   /** The work of one component, planned by its family and kept to the one cell fused. */
-  private static Work componentWork(JobPlanner planner, JobTask task, Component component) {
+  private static Work componentWork(PlanContext planner, JobTask task, Component component) {
     RetrievalFamily family = component.retriever().family();
     Work work =
         family.plan(
-            planner,
-            task,
-            new JobSpec.RetrieverEntry(component.retriever(), List.of(component.variant())));
+            planner, task, new RetrieverEntry(component.retriever(), List.of(component.variant())));
     List<PlannedCell> cells =
         work.cells().stream()
             .filter(
                 c ->
-                    c.key().family().equals(family.name())
+                    c.key().system().family().equals(family.name())
                         && c.key().variant().equals(component.variant()))
             .toList();
     if (cells.size() != 1) {
@@ -162,7 +161,7 @@ final class HybridFamily implements RetrievalFamily {
   }
 
   @Override
-  public Work plan(JobPlanner planner, JobTask task, JobSpec.RetrieverEntry entry) {
+  public Work plan(PlanContext planner, JobTask task, RetrieverEntry entry) {
     String model = entry.retriever().model();
     List<Component> components = components(model);
     List<String> inputs = new ArrayList<>();
@@ -181,13 +180,13 @@ final class HybridFamily implements RetrievalFamily {
               .with("fusion", fusion.describe(components.size()));
       cells.add(
           planner.cell(
-              task, model, name(), variant, RunMode.RETRIEVAL, identity, Map.of(), Map.of()));
+              task, model, name(), variant, RankingMode.RETRIEVAL, identity, Map.of(), Map.of()));
     }
     return new Work(this, task, model, cells, List.copyOf(inputs), "");
   }
 
   @Override
-  public Map<String, EvalRun> run(WorkRunner runner, Work work, Set<String> missing) {
+  public Map<String, CellResult> run(WorkContext runner, Work work, Set<String> missing) {
     List<Component> components = components(work.model());
     Map<String, Map<String, List<ScoredDoc>>> rankings = new LinkedHashMap<>();
     List<CellRecord> inputs = new ArrayList<>();
@@ -211,7 +210,7 @@ final class HybridFamily implements RetrievalFamily {
       inputs.add(input);
       rankings.put(component.name(), rankings(input));
     }
-    Map<String, EvalRun> runs = new LinkedHashMap<>();
+    Map<String, CellResult> runs = new LinkedHashMap<>();
     for (PlannedCell cell : work.cells()) {
       if (!missing.contains(cell.fingerprint())) {
         continue;
@@ -219,7 +218,7 @@ final class HybridFamily implements RetrievalFamily {
       HybridFusion fusion = HybridFusion.parse(cell.key().variant());
       long start = System.nanoTime();
       Map<String, List<ScoredDoc>> fused =
-          fusion.fuse(runner.services().indexChannel(), runner.spec().topK(), rankings);
+          fusion.fuse(runner.services().indexChannel(), runner.settings().topK(), rankings);
       long fuseNanos = System.nanoTime() - start;
       RetrievalResult result =
           new RetrievalResult(
@@ -241,7 +240,7 @@ final class HybridFamily implements RetrievalFamily {
               work.task().data(),
               system(work.model()),
               cell.key().variant(),
-              RunMode.RETRIEVAL,
+              RankingMode.RETRIEVAL,
               result));
     }
     return runs;
@@ -273,7 +272,7 @@ final class HybridFamily implements RetrievalFamily {
   private static Double sum(List<CellRecord> inputs, Timing timing) {
     Double total = inputs.getFirst().timings().get(timing.key());
     for (CellRecord input : inputs.subList(1, inputs.size())) {
-      total = RunTimings.sum(total, input.timings().get(timing.key()));
+      total = Timings.sum(total, input.timings().get(timing.key()));
     }
     return total;
   }

@@ -1,27 +1,28 @@
 package dev.tenbin.eval.family;
 
-import dev.tenbin.eval.EvalRun;
-import dev.tenbin.eval.RunMode;
-import dev.tenbin.eval.RunScorer;
-import dev.tenbin.eval.RunTimings;
-import dev.tenbin.eval.Timing;
-import dev.tenbin.eval.dataset.BeirDataset;
-import dev.tenbin.eval.job.CellIdentity;
-import dev.tenbin.eval.job.JobPlanner;
-import dev.tenbin.eval.job.JobSpec;
-import dev.tenbin.eval.job.JobTask;
-import dev.tenbin.eval.job.ModelFacts;
-import dev.tenbin.eval.job.PlannedCell;
-import dev.tenbin.eval.job.Work;
-import dev.tenbin.eval.job.WorkRunner;
-import dev.tenbin.eval.metrics.ScoredDoc;
+import dev.tenbin.eval.plan.CellIdentity;
+import dev.tenbin.eval.plan.JobTask;
+import dev.tenbin.eval.plan.ModelFacts;
+import dev.tenbin.eval.plan.PlanContext;
+import dev.tenbin.eval.plan.PlannedCell;
+import dev.tenbin.eval.plan.RetrievalFamily;
+import dev.tenbin.eval.plan.RetrieverEntry;
+import dev.tenbin.eval.plan.Work;
+import dev.tenbin.eval.plan.WorkContext;
+import dev.tenbin.eval.result.CellResult;
+import dev.tenbin.eval.result.RankingMode;
+import dev.tenbin.eval.result.RunDiagnostics;
+import dev.tenbin.eval.result.Timing;
+import dev.tenbin.eval.result.Timings;
 import dev.tenbin.eval.retrieval.DenseRetrieval;
 import dev.tenbin.eval.retrieval.DenseVariant;
 import dev.tenbin.eval.retrieval.HybridFusion;
 import dev.tenbin.eval.retrieval.RetrievalResult;
-import dev.tenbin.eval.retrieval.RunDiagnostics;
+import dev.tenbin.eval.retrieval.RunScorer;
 import dev.tenbin.eval.retrieval.SparseRetrieval;
 import dev.tenbin.eval.retrieval.SparseVariant;
+import dev.tenbin.scoring.beir.BeirDataset;
+import dev.tenbin.scoring.metrics.ScoredDoc;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -64,7 +65,7 @@ final class LightFamily implements RetrievalFamily {
   }
 
   @Override
-  public Work plan(JobPlanner planner, JobTask task, JobSpec.RetrieverEntry entry) {
+  public Work plan(PlanContext planner, JobTask task, RetrieverEntry entry) {
     String model = entry.retriever().model();
     ModelFacts facts = planner.encoderFacts(model);
     List<PlannedCell> cells = new ArrayList<>();
@@ -75,11 +76,11 @@ final class LightFamily implements RetrievalFamily {
               model,
               name(),
               variant,
-              RunMode.RETRIEVAL,
+              RankingMode.RETRIEVAL,
               DenseFamily.withIndexIdentity(
                   lightIdentity(planner.modelIdentity(facts, variant), variant), variant),
-              JobPlanner.modelVersions(facts),
-              JobPlanner.modelFacts(facts, facts.dimension())));
+              facts.storedVersions(),
+              facts.storedFacts(facts.dimension())));
     }
     CellIdentity identity = planner.modelIdentity(facts, "base");
     cells.add(
@@ -88,11 +89,11 @@ final class LightFamily implements RetrievalFamily {
             model,
             SPARSE_SIDE,
             "base",
-            RunMode.RETRIEVAL,
+            RankingMode.RETRIEVAL,
             identity,
-            JobPlanner.modelVersions(facts),
-            JobPlanner.modelFacts(facts, 0)));
-    HybridFusion fusion = fusion(planner.spec());
+            facts.storedVersions(),
+            facts.storedFacts(0)));
+    HybridFusion fusion = planner.settings().lightHybrid();
     boolean minMax = fusion.method().equals(HybridFusion.MINMAX);
     // The min-max hybrid keeps the identity and variant it always had (its stored fingerprints).
     CellIdentity hybrid =
@@ -100,27 +101,18 @@ final class LightFamily implements RetrievalFamily {
             "hybrid",
             (minMax ? "min-max normalized interpolation" : "reciprocal rank fusion k=" + fusion.k())
                 + ", dense weight "
-                + planner.spec().lightHybridDenseWeight());
+                + planner.settings().lightHybridDenseWeight());
     cells.add(
         planner.cell(
             task,
             model,
             HYBRID,
-            minMax ? "base" : planner.spec().lightHybridFusion(),
-            RunMode.RETRIEVAL,
+            minMax ? "base" : planner.settings().lightHybridFusion(),
+            RankingMode.RETRIEVAL,
             hybrid,
-            JobPlanner.modelVersions(facts),
-            JobPlanner.modelFacts(facts, facts.dimension())));
+            facts.storedVersions(),
+            facts.storedFacts(facts.dimension())));
     return new Work(this, task, model, cells, List.of(), "");
-  }
-
-  /**
-   * How the hybrid fuses its sides: the spec's {@code light_hybrid_fusion} with the dense side
-   * weighing {@code light_hybrid_dense_weight} and the sparse side the rest.
-   */
-  private static HybridFusion fusion(JobSpec spec) {
-    HybridFusion fusion = HybridFusion.parse(spec.lightHybridFusion());
-    return new HybridFusion(fusion.method(), fusion.k(), spec.lightHybridDenseWeight());
   }
 
   /**
@@ -135,14 +127,14 @@ final class LightFamily implements RetrievalFamily {
   }
 
   @Override
-  public Map<String, EvalRun> run(WorkRunner runner, Work work, Set<String> missing) {
+  public Map<String, CellResult> run(WorkContext runner, Work work, Set<String> missing) {
     BeirDataset data = work.task().data();
     String model = work.model();
     List<DenseVariant> variants = new ArrayList<>();
     boolean sides = false;
     for (PlannedCell cell : work.cells()) {
       if (missing.contains(cell.fingerprint())) {
-        if (cell.key().family().equals(name())) {
+        if (cell.key().system().family().equals(name())) {
           variants.add(DenseVariant.parse(cell.key().variant()));
         } else {
           sides = true;
@@ -160,20 +152,20 @@ final class LightFamily implements RetrievalFamily {
         .distinct()
         .sorted()
         .forEach(width -> runner.hooks().prepareLightCache(model, width, runner.progress()));
-    Map<String, EvalRun> dense =
+    Map<String, CellResult> dense =
         runner.denseRuns(data, model, DenseRetrieval.QueryEncoding.LIGHT, variants, system(model));
-    Map<String, EvalRun> runs = new LinkedHashMap<>();
+    Map<String, CellResult> runs = new LinkedHashMap<>();
     for (PlannedCell cell : work.cells()) {
-      if (cell.key().family().equals(name()) && dense.containsKey(cell.key().variant())) {
+      if (cell.key().system().family().equals(name()) && dense.containsKey(cell.key().variant())) {
         runs.put(cell.fingerprint(), dense.get(cell.key().variant()));
       }
     }
     if (sides) {
-      Map<String, EvalRun> sideRuns =
+      Map<String, CellResult> sideRuns =
           sides(runner, data, model, dense.get(DenseVariant.BASE.name()));
       for (PlannedCell cell : work.cells()) {
-        if (sideRuns.containsKey(cell.key().family())) {
-          runs.put(cell.fingerprint(), sideRuns.get(cell.key().family()));
+        if (sideRuns.containsKey(cell.key().system().family())) {
+          runs.put(cell.fingerprint(), sideRuns.get(cell.key().system().family()));
         }
       }
     }
@@ -181,9 +173,9 @@ final class LightFamily implements RetrievalFamily {
   }
 
   /** The sparse side and the hybrid, by cell family. */
-  private Map<String, EvalRun> sides(
-      WorkRunner runner, BeirDataset data, String model, EvalRun dense) {
-    int topK = runner.spec().topK();
+  private Map<String, CellResult> sides(
+      WorkContext runner, BeirDataset data, String model, CellResult dense) {
+    int topK = runner.settings().topK();
     RetrievalResult sparse =
         runner
             .hooks()
@@ -196,13 +188,13 @@ final class LightFamily implements RetrievalFamily {
     Map<String, Map<String, List<ScoredDoc>>> systems = new LinkedHashMap<>();
     systems.put("light-dense", dense.rankings());
     systems.put(SPARSE_SIDE, sparse.rankings());
-    HybridFusion fusion = fusion(runner.spec());
+    HybridFusion fusion = runner.settings().lightHybrid();
     Map<String, List<ScoredDoc>> fused =
         fusion.fuse(runner.services().indexChannel(), topK, systems);
     long fuseNanos = System.nanoTime() - start;
-    EvalRun sparseRun =
-        RunScorer.score(data, SPARSE_SIDE + ":" + model, "base", RunMode.RETRIEVAL, sparse);
-    RunTimings denseTimings = dense.timings();
+    CellResult sparseRun =
+        RunScorer.score(data, SPARSE_SIDE + ":" + model, "base", RankingMode.RETRIEVAL, sparse);
+    Timings denseTimings = dense.timings();
     RetrievalResult hybrid =
         new RetrievalResult(
             fused,
@@ -215,16 +207,16 @@ final class LightFamily implements RetrievalFamily {
                 + sparse.documentEncodeNanos(),
             (long) (denseTimings.require(Timing.QUERY_ENCODE_MS) * 1e6) + sparse.queryEncodeNanos(),
             hybridDiagnostics(fusion, dense, sparseRun));
-    Map<String, EvalRun> runs = new LinkedHashMap<>();
+    Map<String, CellResult> runs = new LinkedHashMap<>();
     runs.put(SPARSE_SIDE, sparseRun);
     runs.put(
-        HYBRID, RunScorer.score(data, HYBRID + ":" + model, "base", RunMode.RETRIEVAL, hybrid));
+        HYBRID, RunScorer.score(data, HYBRID + ":" + model, "base", RankingMode.RETRIEVAL, hybrid));
     return runs;
   }
 
   /** The hybrid's latency is its two sides' (queries are encoded and searched both ways). */
   private static RunDiagnostics hybridDiagnostics(
-      HybridFusion fusion, EvalRun dense, EvalRun sparse) {
+      HybridFusion fusion, CellResult dense, CellResult sparse) {
     return RunDiagnostics.builder()
         .fusion(
             (fusion.method().equals(HybridFusion.MINMAX)
@@ -233,10 +225,10 @@ final class LightFamily implements RetrievalFamily {
                 + ", dense weight "
                 + fusion.firstWeight())
         .latencies(
-            RunTimings.sum(
+            Timings.sum(
                 dense.timings().get(Timing.QUERY_ENCODE_LATENCY_US),
                 sparse.timings().get(Timing.QUERY_ENCODE_LATENCY_US)),
-            RunTimings.sum(
+            Timings.sum(
                 dense.timings().get(Timing.SEARCH_LATENCY_US),
                 sparse.timings().get(Timing.SEARCH_LATENCY_US)))
         .build();

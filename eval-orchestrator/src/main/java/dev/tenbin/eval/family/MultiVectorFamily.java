@@ -1,16 +1,17 @@
 package dev.tenbin.eval.family;
 
-import dev.tenbin.eval.EvalRun;
-import dev.tenbin.eval.RunMode;
-import dev.tenbin.eval.RunScorer;
-import dev.tenbin.eval.job.JobPlanner;
-import dev.tenbin.eval.job.JobSpec;
-import dev.tenbin.eval.job.JobTask;
-import dev.tenbin.eval.job.ModelFacts;
-import dev.tenbin.eval.job.Work;
-import dev.tenbin.eval.job.WorkRunner;
+import dev.tenbin.eval.plan.JobTask;
+import dev.tenbin.eval.plan.ModelFacts;
+import dev.tenbin.eval.plan.PlanContext;
+import dev.tenbin.eval.plan.RetrievalFamily;
+import dev.tenbin.eval.plan.RetrieverEntry;
+import dev.tenbin.eval.plan.Work;
+import dev.tenbin.eval.plan.WorkContext;
+import dev.tenbin.eval.result.CellResult;
+import dev.tenbin.eval.result.RankingMode;
 import dev.tenbin.eval.retrieval.MultiVectorRetrieval;
 import dev.tenbin.eval.retrieval.RetrievalResult;
+import dev.tenbin.eval.retrieval.RunScorer;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -33,7 +34,7 @@ final class MultiVectorFamily implements RetrievalFamily {
   }
 
   @Override
-  public Work plan(JobPlanner planner, JobTask task, JobSpec.RetrieverEntry entry) {
+  public Work plan(PlanContext planner, JobTask task, RetrieverEntry entry) {
     String model = entry.retriever().model();
     ModelFacts facts = planner.encoderFacts(model);
     return new Work(
@@ -46,26 +47,26 @@ final class MultiVectorFamily implements RetrievalFamily {
                 model,
                 name(),
                 "base",
-                RunMode.RETRIEVAL,
+                RankingMode.RETRIEVAL,
                 planner.modelIdentity(facts, "base"),
-                JobPlanner.modelVersions(facts),
-                JobPlanner.modelFacts(facts, facts.dimension()))),
+                facts.storedVersions(),
+                facts.storedFacts(facts.dimension()))),
         List.of(),
         "");
   }
 
   @Override
-  public Map<String, EvalRun> run(WorkRunner runner, Work work, Set<String> missing) {
+  public Map<String, CellResult> run(WorkContext runner, Work work, Set<String> missing) {
     RetrievalResult result =
         runner
             .hooks()
             .multiVector(
                 new MultiVectorRetrieval(
                     runner.services().indexChannel(), runner.services().encoderChannel()))
-            .run(work.task().data(), work.model(), runner.spec().topK());
+            .run(work.task().data(), work.model(), runner.settings().topK());
     return Map.of(
         work.cells().getFirst().fingerprint(),
         RunScorer.score(
-            work.task().data(), system(work.model()), "base", RunMode.RETRIEVAL, result));
+            work.task().data(), system(work.model()), "base", RankingMode.RETRIEVAL, result));
   }
 }

@@ -1,16 +1,18 @@
 package dev.tenbin.eval.family;
 
-import dev.tenbin.eval.EvalRun;
-import dev.tenbin.eval.RunMode;
 import dev.tenbin.eval.candidates.CandidateSet;
 import dev.tenbin.eval.candidates.RerankEvaluation;
-import dev.tenbin.eval.job.CellIdentity;
-import dev.tenbin.eval.job.JobPlanner;
-import dev.tenbin.eval.job.JobTask;
-import dev.tenbin.eval.job.ModelFacts;
-import dev.tenbin.eval.job.PlannedCell;
-import dev.tenbin.eval.job.Work;
-import dev.tenbin.eval.job.WorkRunner;
+import dev.tenbin.eval.plan.CellIdentity;
+import dev.tenbin.eval.plan.JobTask;
+import dev.tenbin.eval.plan.ModelFacts;
+import dev.tenbin.eval.plan.PlanContext;
+import dev.tenbin.eval.plan.PlannedCell;
+import dev.tenbin.eval.plan.RetrievalFamily;
+import dev.tenbin.eval.plan.Work;
+import dev.tenbin.eval.plan.WorkContext;
+import dev.tenbin.eval.plan.WorkFamily;
+import dev.tenbin.eval.result.CellResult;
+import dev.tenbin.eval.result.RankingMode;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,8 +23,9 @@ import java.util.Set;
 /**
  * A reranker over a stored candidate set: a cross-encoder id, or {@code FAMILY:MODEL} of a
  * retrieval family that {@linkplain RetrievalFamily#rescoresCandidates() rescores candidates}. One
- * pass gives both modes ({@link RunMode#RERANK} and {@link RunMode#RERANK_WITHOUT_SAFEGUARD}); the
- * cells' family is {@code rerank-FAMILY} or {@code rerank-cross}.
+ * pass gives both modes ({@link RankingMode#RERANK} and {@link
+ * RankingMode#RERANK_WITHOUT_SAFEGUARD}); the cells' family is {@code rerank-FAMILY} or {@code
+ * rerank-cross}.
  */
 final class RerankWork implements WorkFamily {
   static final String PREFIX = "rerank-";
@@ -51,7 +54,7 @@ final class RerankWork implements WorkFamily {
    * fingerprint.
    */
   Work plan(
-      JobPlanner planner,
+      PlanContext planner,
       JobTask task,
       String reranker,
       String kind,
@@ -62,7 +65,7 @@ final class RerankWork implements WorkFamily {
     ModelFacts facts =
         biEncoder.isPresent() ? planner.encoderFacts(model) : planner.rerankerFacts(reranker);
     List<PlannedCell> cells = new ArrayList<>();
-    for (RunMode mode : RunMode.RERANK_MODES) {
+    for (RankingMode mode : RankingMode.RERANK_MODES) {
       CellIdentity identity =
           planner
               .modelIdentity(facts, "candidates_" + kind)
@@ -76,21 +79,21 @@ final class RerankWork implements WorkFamily {
               "candidates_" + kind,
               mode,
               identity,
-              JobPlanner.modelVersions(facts),
-              JobPlanner.modelFacts(facts, facts.dimension())));
+              facts.storedVersions(),
+              facts.storedFacts(facts.dimension())));
     }
     return new Work(this, task, reranker, cells, List.of(candidatesFingerprint), kind);
   }
 
   @Override
-  public Map<String, EvalRun> run(WorkRunner runner, Work work, Set<String> missing) {
+  public Map<String, CellResult> run(WorkContext runner, Work work, Set<String> missing) {
     CandidateSet set = CandidateSet.read(runner.candidateFile(work.artifacts().getFirst()));
-    List<EvalRun> reranked =
+    List<CellResult> reranked =
         new RerankEvaluation(runner.services().rerankChannel())
             .run(work.task().data(), set, work.model());
-    Map<String, EvalRun> runs = new LinkedHashMap<>();
+    Map<String, CellResult> runs = new LinkedHashMap<>();
     for (PlannedCell cell : work.cells()) {
-      for (EvalRun run : reranked) {
+      for (CellResult run : reranked) {
         if (run.mode() == cell.key().mode()) {
           runs.put(cell.fingerprint(), run);
         }

@@ -1,17 +1,18 @@
 package dev.tenbin.eval.family;
 
-import dev.tenbin.eval.EvalRun;
-import dev.tenbin.eval.RunMode;
-import dev.tenbin.eval.RunScorer;
-import dev.tenbin.eval.job.JobPlanner;
-import dev.tenbin.eval.job.JobSpec;
-import dev.tenbin.eval.job.JobTask;
-import dev.tenbin.eval.job.ModelFacts;
-import dev.tenbin.eval.job.PlannedCell;
-import dev.tenbin.eval.job.Work;
-import dev.tenbin.eval.job.WorkRunner;
+import dev.tenbin.eval.plan.JobTask;
+import dev.tenbin.eval.plan.ModelFacts;
+import dev.tenbin.eval.plan.PlanContext;
+import dev.tenbin.eval.plan.PlannedCell;
+import dev.tenbin.eval.plan.RetrievalFamily;
+import dev.tenbin.eval.plan.RetrieverEntry;
+import dev.tenbin.eval.plan.Work;
+import dev.tenbin.eval.plan.WorkContext;
+import dev.tenbin.eval.result.CellResult;
+import dev.tenbin.eval.result.RankingMode;
 import dev.tenbin.eval.retrieval.HybridFusion;
 import dev.tenbin.eval.retrieval.RetrievalResult;
+import dev.tenbin.eval.retrieval.RunScorer;
 import dev.tenbin.eval.retrieval.SparseRetrieval;
 import dev.tenbin.eval.retrieval.SparseVariant;
 import java.util.ArrayList;
@@ -70,7 +71,7 @@ final class SparseFamily implements RetrievalFamily {
   }
 
   @Override
-  public Work plan(JobPlanner planner, JobTask task, JobSpec.RetrieverEntry entry) {
+  public Work plan(PlanContext planner, JobTask task, RetrieverEntry entry) {
     String model = entry.retriever().model();
     ModelFacts facts = planner.encoderFacts(model);
     LinkedHashSet<String> variants = new LinkedHashSet<>();
@@ -85,16 +86,16 @@ final class SparseFamily implements RetrievalFamily {
               model,
               name,
               variant,
-              RunMode.RETRIEVAL,
+              RankingMode.RETRIEVAL,
               planner.modelIdentity(facts, variant),
-              JobPlanner.modelVersions(facts),
-              JobPlanner.modelFacts(facts, 0)));
+              facts.storedVersions(),
+              facts.storedFacts(0)));
     }
     return new Work(this, task, model, cells, List.of(), "");
   }
 
   @Override
-  public Map<String, EvalRun> run(WorkRunner runner, Work work, Set<String> missing) {
+  public Map<String, CellResult> run(WorkContext runner, Work work, Set<String> missing) {
     List<SparseVariant> variants = new ArrayList<>();
     for (PlannedCell cell : work.cells()) {
       if (missing.contains(cell.fingerprint())) {
@@ -107,8 +108,8 @@ final class SparseFamily implements RetrievalFamily {
             .sparse(
                 new SparseRetrieval(
                     runner.services().indexChannel(), runner.services().encoderChannel()))
-            .run(work.task().data(), work.model(), bm25Weights, runner.spec().topK(), variants);
-    Map<String, EvalRun> runs = new LinkedHashMap<>();
+            .run(work.task().data(), work.model(), bm25Weights, runner.settings().topK(), variants);
+    Map<String, CellResult> runs = new LinkedHashMap<>();
     for (PlannedCell cell : work.cells()) {
       RetrievalResult result = results.get(cell.key().variant());
       if (result != null) {
@@ -118,7 +119,7 @@ final class SparseFamily implements RetrievalFamily {
                 work.task().data(),
                 system(work.model()),
                 cell.key().variant(),
-                RunMode.RETRIEVAL,
+                RankingMode.RETRIEVAL,
                 result));
       }
     }

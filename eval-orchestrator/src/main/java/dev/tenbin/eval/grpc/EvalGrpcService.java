@@ -1,9 +1,9 @@
 package dev.tenbin.eval.grpc;
 
 import com.google.protobuf.Timestamp;
-import dev.tenbin.eval.RunMode;
 import dev.tenbin.eval.job.JobManager;
 import dev.tenbin.eval.job.JobRequest;
+import dev.tenbin.eval.result.RankingMode;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
 import dev.tenbin.eval.store.StoredDoc;
@@ -165,11 +165,11 @@ public final class EvalGrpcService extends EvalServiceGrpc.EvalServiceImplBase {
     CellResult.Builder out =
         CellResult.newBuilder()
             .setFingerprint(cell.fingerprint())
-            .setModel(cell.key().system())
-            .setTask(cell.key().benchmark() + "/" + cell.key().task())
+            .setModel(cell.key().system().name())
+            .setTask(cell.key().task().benchmark() + "/" + cell.key().task().task())
             .setVariant(cell.key().variant())
             .setMode(
-                cell.key().mode() == RunMode.RETRIEVAL
+                cell.key().mode() == RankingMode.RETRIEVAL
                     ? EvalMode.EVAL_MODE_RETRIEVAL
                     : EvalMode.EVAL_MODE_RERANK)
             .setNumQueries(cell.queries().size());

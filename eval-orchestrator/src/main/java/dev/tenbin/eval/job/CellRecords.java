@@ -1,19 +1,21 @@
 package dev.tenbin.eval.job;
 
-import dev.tenbin.eval.EvalRun;
 import dev.tenbin.eval.aggregate.QueryBootstrap;
-import dev.tenbin.eval.dataset.BeirDataset;
-import dev.tenbin.eval.dataset.CorpusDocument;
-import dev.tenbin.eval.metrics.ScoredDoc;
+import dev.tenbin.eval.plan.JobTask;
+import dev.tenbin.eval.plan.PlannedCell;
 import dev.tenbin.eval.positions.DocumentLengths;
-import dev.tenbin.eval.positions.LengthTokenizer;
 import dev.tenbin.eval.positions.PositionAnalysis;
 import dev.tenbin.eval.positions.PositionAnalyzer;
 import dev.tenbin.eval.positions.PositionSettings;
 import dev.tenbin.eval.positions.StoredPositions;
+import dev.tenbin.eval.result.CellResult;
+import dev.tenbin.eval.retrieval.LengthTokenizer;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.StoredDoc;
 import dev.tenbin.eval.store.StoredQuery;
+import dev.tenbin.scoring.beir.BeirDataset;
+import dev.tenbin.scoring.beir.CorpusDocument;
+import dev.tenbin.scoring.metrics.ScoredDoc;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -32,7 +34,7 @@ public final class CellRecords {
   private CellRecords() {}
 
   /** The record of {@code cell} with the default position settings. */
-  public static CellRecord of(PlannedCell cell, EvalRun run, JobTask task) {
+  public static CellRecord of(PlannedCell cell, CellResult run, JobTask task) {
     return of(cell, run, task, PositionSettings.DEFAULTS);
   }
 
@@ -42,7 +44,7 @@ public final class CellRecords {
    * length_reference} (its own documents when none).
    */
   public static CellRecord of(
-      PlannedCell cell, EvalRun run, JobTask task, PositionSettings positions) {
+      PlannedCell cell, CellResult run, JobTask task, PositionSettings positions) {
     BeirDataset data = task.data();
     Map<String, Double> facts = new TreeMap<>(cell.facts());
     facts.put("num_queries", (double) run.numQueries());

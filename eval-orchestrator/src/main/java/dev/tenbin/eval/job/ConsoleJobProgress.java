@@ -1,5 +1,6 @@
 package dev.tenbin.eval.job;
 
+import dev.tenbin.eval.plan.Work;
 import dev.tenbin.eval.store.CellRecord;
 import java.io.PrintWriter;
 import java.util.Locale;

@@ -2,6 +2,7 @@ package dev.tenbin.eval.job;
 
 import dev.tenbin.eval.cache.EmbeddingCache;
 import dev.tenbin.eval.candidates.CandidateSetBuilder;
+import dev.tenbin.eval.plan.RetrievalHooks;
 import dev.tenbin.eval.retrieval.DenseRetrieval;
 import dev.tenbin.eval.retrieval.EncodeProgress;
 import dev.tenbin.eval.retrieval.MultiVectorRetrieval;
@@ -25,8 +26,8 @@ public final class EmbeddingCaches {
    * Hooks that encode through {@code cache}; with {@code lightCaches} non-null, LightRetriever
    * caches the encoder lacks are built (by the encoder) before their first use.
    */
-  static WorkRunner.RetrievalHooks hook(EmbeddingCache cache, LightCaches lightCaches) {
-    return new WorkRunner.RetrievalHooks() {
+  static RetrievalHooks hook(EmbeddingCache cache, LightCaches lightCaches) {
+    return new RetrievalHooks() {
       @Override
       public void prepareLightCache(String model, int dimensions, EncodeProgress progress) {
         if (lightCaches != null) {

@@ -1,19 +1,24 @@
 package dev.tenbin.eval.job;
 
-import dev.tenbin.eval.EvalRun;
-import dev.tenbin.eval.RunProvenance;
-import dev.tenbin.eval.dataset.BeirDataset;
-import dev.tenbin.eval.dataset.DatasetFingerprint;
-import dev.tenbin.eval.family.RetrievalFamily;
+import dev.tenbin.core.Sha256;
+import dev.tenbin.eval.plan.JobTask;
+import dev.tenbin.eval.plan.PlannedCell;
+import dev.tenbin.eval.plan.RetrievalFamily;
+import dev.tenbin.eval.plan.RetrieverEntry;
+import dev.tenbin.eval.plan.RetrieverSpec;
+import dev.tenbin.eval.plan.Work;
 import dev.tenbin.eval.positions.PositionAnalysis;
 import dev.tenbin.eval.positions.PositionSettings;
 import dev.tenbin.eval.positions.StoredPositions;
+import dev.tenbin.eval.report.RunProvenance;
+import dev.tenbin.eval.result.CellResult;
 import dev.tenbin.eval.retrieval.Bm25Settings;
 import dev.tenbin.eval.retrieval.EncodeProgress;
 import dev.tenbin.eval.retrieval.HybridFusion;
-import dev.tenbin.eval.retrieval.RetrieverSpec;
 import dev.tenbin.eval.services.Services;
 import dev.tenbin.eval.store.CellRecord;
+import dev.tenbin.scoring.beir.BeirDataset;
+import dev.tenbin.scoring.beir.DatasetFingerprint;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -72,7 +77,7 @@ public final class EvalJob {
    * An evaluated run, the cell it was stored as, and the cell's position analysis (null when the
    * collection has no spans).
    */
-  public record Result(EvalRun run, RunProvenance provenance, PositionAnalysis positions) {}
+  public record Result(CellResult run, RunProvenance provenance, PositionAnalysis positions) {}
 
   private EvalJob() {}
 
@@ -133,7 +138,7 @@ public final class EvalJob {
       List<Result> results = new ArrayList<>();
       for (Work work : plan) {
         for (PlannedCell cell : work.cells()) {
-          EvalRun run = collector.runs.get(cell.fingerprint());
+          CellResult run = collector.runs.get(cell.fingerprint());
           if (run != null) {
             results.add(
                 new Result(
@@ -150,10 +155,10 @@ public final class EvalJob {
   }
 
   private static JobSpec spec(Request request) {
-    List<JobSpec.RetrieverEntry> entries = new ArrayList<>();
+    List<RetrieverEntry> entries = new ArrayList<>();
     for (RetrieverSpec retriever : request.retrievers()) {
       entries.add(
-          new JobSpec.RetrieverEntry(
+          new RetrieverEntry(
               retriever,
               retriever.family().evalVariants(request.variants()),
               retriever.family().name().equals("bm25") ? request.bm25() : Bm25Settings.DEFAULTS));
@@ -183,7 +188,7 @@ public final class EvalJob {
    */
   private static Work onlyItsOwnSystem(RetrievalFamily family, Work work) {
     List<PlannedCell> cells =
-        work.cells().stream().filter(c -> c.key().family().equals(family.name())).toList();
+        work.cells().stream().filter(c -> c.key().system().family().equals(family.name())).toList();
     return new Work(
         work.kind(), work.task(), work.model(), cells, work.artifacts(), work.candidateKind());
   }
@@ -195,8 +200,7 @@ public final class EvalJob {
   private static String copyCandidates(Path file, Path directory) {
     try {
       byte[] content = Files.readAllBytes(file);
-      String fingerprint =
-          CellFingerprint.sha256(new String(content, java.nio.charset.StandardCharsets.UTF_8));
+      String fingerprint = Sha256.hex(new String(content, java.nio.charset.StandardCharsets.UTF_8));
       Files.createDirectories(directory);
       Files.write(WorkRunner.candidateFile(directory, fingerprint), content);
       return fingerprint;
@@ -238,7 +242,7 @@ public final class EvalJob {
     private final BeirDataset data;
     private final PrintWriter err;
     private final EncodeProgress progress;
-    private final Map<String, EvalRun> runs = new LinkedHashMap<>();
+    private final Map<String, CellResult> runs = new LinkedHashMap<>();
     private final Map<String, PositionAnalysis> positions = new LinkedHashMap<>();
     private final AtomicReference<RuntimeException> failure = new AtomicReference<>();
 
@@ -273,7 +277,7 @@ public final class EvalJob {
     }
 
     @Override
-    public void cellStored(CellRecord record, EvalRun run) {
+    public void cellStored(CellRecord record, CellResult run) {
       runs.put(record.fingerprint(), run);
       StoredPositions.of(record).ifPresent(a -> positions.put(record.fingerprint(), a));
     }

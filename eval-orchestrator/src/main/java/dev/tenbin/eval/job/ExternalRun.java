@@ -1,16 +1,20 @@
 package dev.tenbin.eval.job;
 
 import dev.tenbin.core.InvalidInputException;
-import dev.tenbin.eval.EvalRun;
-import dev.tenbin.eval.RunMode;
-import dev.tenbin.eval.RunScorer;
-import dev.tenbin.eval.TenbinVersion;
-import dev.tenbin.eval.metrics.RunOrder;
-import dev.tenbin.eval.metrics.ScoredDoc;
+import dev.tenbin.eval.family.Families;
+import dev.tenbin.eval.plan.CellIdentity;
+import dev.tenbin.eval.plan.JobTask;
+import dev.tenbin.eval.plan.PlannedCell;
+import dev.tenbin.eval.provenance.TenbinVersion;
+import dev.tenbin.eval.result.CellResult;
+import dev.tenbin.eval.result.RankingMode;
 import dev.tenbin.eval.retrieval.RetrievalResult;
-import dev.tenbin.eval.run.TrecRunReader;
+import dev.tenbin.eval.retrieval.RunScorer;
 import dev.tenbin.eval.store.CellKey;
 import dev.tenbin.eval.store.CellRecord;
+import dev.tenbin.scoring.metrics.RunOrder;
+import dev.tenbin.scoring.metrics.ScoredDoc;
+import dev.tenbin.scoring.trec.TrecRunReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -70,7 +74,7 @@ public final class ExternalRun {
       List<ScoredDoc> ordered = RunOrder.TREC_EVAL.apply(query.getValue());
       rankings.put(query.getKey(), List.copyOf(ordered.subList(0, Math.min(topK, ordered.size()))));
     }
-    CellKey key = task.cellKey(name, FAMILY, "base", RunMode.RETRIEVAL);
+    CellKey key = task.cellKey(Families.system(FAMILY, name), "base", RankingMode.RETRIEVAL);
     String runSha = sha256(runFile);
     String fingerprint =
         CellIdentity.empty()
@@ -84,12 +88,12 @@ public final class ExternalRun {
     versions.put("run_file", runFile.toString());
     versions.put("run_sha256", runSha);
     versions.put("tenbin_version", TenbinVersion.get());
-    EvalRun run =
+    CellResult run =
         RunScorer.score(
             task.data(),
-            CellKey.system(FAMILY, name),
+            key.system().name(),
             "base",
-            RunMode.RETRIEVAL,
+            RankingMode.RETRIEVAL,
             new RetrievalResult(rankings, 0, 0, task.data().corpus().size()));
     PlannedCell cell = new PlannedCell(key, fingerprint, versions, Map.of());
     return new Imported(CellRecords.of(cell, run, task), ignored);

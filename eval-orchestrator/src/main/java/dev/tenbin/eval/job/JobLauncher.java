@@ -2,6 +2,9 @@ package dev.tenbin.eval.job;
 
 import dev.tenbin.client.encoder.EncoderClient;
 import dev.tenbin.core.Cancellation;
+import dev.tenbin.eval.plan.JobTask;
+import dev.tenbin.eval.plan.ModelFacts;
+import dev.tenbin.eval.plan.Work;
 import dev.tenbin.eval.provenance.Probes;
 import dev.tenbin.eval.services.IndexLanguage;
 import dev.tenbin.eval.services.Services;

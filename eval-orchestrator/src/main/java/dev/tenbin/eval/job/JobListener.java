@@ -1,6 +1,7 @@
 package dev.tenbin.eval.job;
 
-import dev.tenbin.eval.EvalRun;
+import dev.tenbin.eval.plan.Work;
+import dev.tenbin.eval.result.CellResult;
 import dev.tenbin.eval.store.CellRecord;
 
 /**
@@ -31,7 +32,7 @@ public interface JobListener {
    * A cell's result has been stored; {@code run} is the evaluated run it was made from (rankings of
    * every query).
    */
-  default void cellStored(CellRecord record, EvalRun run) {}
+  default void cellStored(CellRecord record, CellResult run) {}
 
   /**
    * A work item's attempt failed because a service it calls is unavailable; it runs again after a

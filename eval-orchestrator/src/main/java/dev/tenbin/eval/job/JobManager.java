@@ -5,6 +5,7 @@ import dev.tenbin.core.NotFoundException;
 import dev.tenbin.core.PreconditionException;
 import dev.tenbin.core.TenbinException;
 import dev.tenbin.eval.confine.MessageText;
+import dev.tenbin.eval.plan.Work;
 import dev.tenbin.eval.store.CellRecord;
 import java.nio.file.Path;
 import java.time.Instant;

@@ -1,9 +1,17 @@
 package dev.tenbin.eval.job;
 
-import dev.tenbin.eval.RunMode;
-import dev.tenbin.eval.TenbinVersion;
 import dev.tenbin.eval.family.Families;
-import dev.tenbin.eval.positions.LengthTokenizer;
+import dev.tenbin.eval.plan.CellIdentity;
+import dev.tenbin.eval.plan.JobSettings;
+import dev.tenbin.eval.plan.JobTask;
+import dev.tenbin.eval.plan.ModelFacts;
+import dev.tenbin.eval.plan.PlanContext;
+import dev.tenbin.eval.plan.PlannedCell;
+import dev.tenbin.eval.plan.RetrieverEntry;
+import dev.tenbin.eval.plan.Work;
+import dev.tenbin.eval.provenance.TenbinVersion;
+import dev.tenbin.eval.result.RankingMode;
+import dev.tenbin.eval.retrieval.LengthTokenizer;
 import dev.tenbin.eval.store.CellKey;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -19,7 +27,7 @@ import java.util.function.Function;
  * set × mode. The families plan through the helpers here, so every cell is keyed and fingerprinted
  * the same way.
  */
-public final class JobPlanner {
+public final class JobPlanner implements PlanContext {
   private final JobSpec spec;
   private final Function<String, ModelFacts> encoderModels;
   private final Function<String, ModelFacts> rerankerModels;
@@ -69,8 +77,8 @@ public final class JobPlanner {
    */
   public List<Work> retrievers(JobTask task) {
     List<Work> first = new ArrayList<>();
-    List<JobSpec.RetrieverEntry> readers = new ArrayList<>();
-    for (JobSpec.RetrieverEntry entry : spec.retrievers()) {
+    List<RetrieverEntry> readers = new ArrayList<>();
+    for (RetrieverEntry entry : spec.retrievers()) {
       if (entry.retriever().family().prerequisites(this, task, entry).isEmpty()) {
         first.add(entry.retriever().family().plan(this, task, entry));
       } else {
@@ -80,7 +88,7 @@ public final class JobPlanner {
     java.util.Set<String> planned = new java.util.HashSet<>();
     first.forEach(w -> w.cells().forEach(c -> planned.add(c.fingerprint())));
     List<Work> work = new ArrayList<>(first);
-    for (JobSpec.RetrieverEntry entry : readers) {
+    for (RetrieverEntry entry : readers) {
       for (Work prerequisite : entry.retriever().family().prerequisites(this, task, entry)) {
         List<PlannedCell> cells =
             prerequisite.cells().stream().filter(c -> planned.add(c.fingerprint())).toList();
@@ -96,7 +104,7 @@ public final class JobPlanner {
         }
       }
     }
-    for (JobSpec.RetrieverEntry entry : readers) {
+    for (RetrieverEntry entry : readers) {
       work.add(entry.retriever().family().plan(this, task, entry));
     }
     return work;
@@ -121,12 +129,19 @@ public final class JobPlanner {
     return spec;
   }
 
+  @Override
+  public JobSettings settings() {
+    return spec.settings();
+  }
+
   /** Facts of an encoder model (asked once per model). */
+  @Override
   public ModelFacts encoderFacts(String model) {
     return encoderModels.apply(model);
   }
 
   /** Facts of a cross-encoder reranker (asked once per id). */
+  @Override
   public ModelFacts rerankerFacts(String reranker) {
     return rerankerModels.apply(reranker);
   }
@@ -157,6 +172,7 @@ public final class JobPlanner {
   /**
    * What identifies a model's cell: the model, the libraries that score it, similarity and variant.
    */
+  @Override
   public CellIdentity modelIdentity(ModelFacts facts, String variant) {
     return CellIdentity.empty()
         .with("model", facts.identity())
@@ -164,32 +180,6 @@ public final class JobPlanner {
         .with("tokenizers", TenbinVersion.tokenizers())
         .with("similarity", spec.similarity())
         .with("variant", variant);
-  }
-
-  /**
-   * The versions stored with a model's cell; the ONNX Runtime release is the serving process's when
-   * the service reports it, else this build's.
-   */
-  public static Map<String, String> modelVersions(ModelFacts facts) {
-    Map<String, String> versions = new LinkedHashMap<>(facts.versions());
-    versions.putIfAbsent("onnxruntime_version", TenbinVersion.onnxRuntime());
-    versions.put("tokenizers_version", TenbinVersion.tokenizers());
-    return versions;
-  }
-
-  /**
-   * The facts stored with a model's cell: its dimension (when {@code dimension} > 0) and
-   * parameters.
-   */
-  public static Map<String, Double> modelFacts(ModelFacts facts, int dimension) {
-    Map<String, Double> out = new LinkedHashMap<>();
-    if (dimension > 0) {
-      out.put("dimension", (double) dimension);
-    }
-    if (facts.parameters() > 0) {
-      out.put("parameters", (double) facts.parameters());
-    }
-    return out;
   }
 
   /**
@@ -218,16 +208,17 @@ public final class JobPlanner {
    * A planned cell of {@code task}: its key, its fingerprint over {@code identity} and the key, the
    * dataset and the depth, and the versions and facts stored with it.
    */
+  @Override
   public PlannedCell cell(
       JobTask task,
       String model,
       String family,
       String variant,
-      RunMode mode,
+      RankingMode mode,
       CellIdentity identity,
       Map<String, String> versions,
       Map<String, Double> facts) {
-    CellKey key = task.cellKey(model, family, variant, mode);
+    CellKey key = task.cellKey(Families.system(family, model), variant, mode);
     CellIdentity full =
         identity.with("key", key).with("dataset_sha", task.datasetSha()).with("top_k", spec.topK());
     if (!task.data().spans().isEmpty()

@@ -6,7 +6,10 @@ import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.CancelledException;
 import dev.tenbin.core.OrderedShutdown;
 import dev.tenbin.core.PreconditionException;
-import dev.tenbin.eval.TenbinVersion;
+import dev.tenbin.eval.plan.PlannedCell;
+import dev.tenbin.eval.plan.RetrievalHooks;
+import dev.tenbin.eval.plan.Work;
+import dev.tenbin.eval.provenance.TenbinVersion;
 import dev.tenbin.eval.retrieval.EncodeProgress;
 import dev.tenbin.eval.services.Services;
 import dev.tenbin.eval.store.CellRecord;
@@ -49,7 +52,7 @@ public final class JobRunner {
   private final Path directory;
   private final JobListener listener;
   private final Cancellation cancellation;
-  private final WorkRunner.RetrievalHooks cache;
+  private final RetrievalHooks cache;
   private final Duration serviceRetry;
   private Path events;
 
@@ -61,7 +64,7 @@ public final class JobRunner {
       Path directory,
       JobListener listener,
       Cancellation cancellation,
-      WorkRunner.RetrievalHooks cache) {
+      RetrievalHooks cache) {
     this(services, directory, listener, cancellation, cache, DEFAULT_SERVICE_RETRY);
   }
 
@@ -74,7 +77,7 @@ public final class JobRunner {
       Path directory,
       JobListener listener,
       Cancellation cancellation,
-      WorkRunner.RetrievalHooks cache,
+      RetrievalHooks cache,
       Duration serviceRetry) {
     this.services = services;
     this.directory = directory;
@@ -173,7 +176,7 @@ public final class JobRunner {
             // service too.
             Context.CancellableContext calls = Context.current().withCancellation();
             try {
-              java.util.Map<String, dev.tenbin.eval.EvalRun> runs =
+              java.util.Map<String, dev.tenbin.eval.result.CellResult> runs =
                   within(
                       calls,
                       () ->

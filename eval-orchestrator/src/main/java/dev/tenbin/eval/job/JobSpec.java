@@ -4,14 +4,16 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.tenbin.core.InvalidInputException;
-import dev.tenbin.eval.DenseSimilarities;
 import dev.tenbin.eval.confine.MessageText;
 import dev.tenbin.eval.family.Families;
+import dev.tenbin.eval.plan.JobSettings;
+import dev.tenbin.eval.plan.RetrieverEntry;
+import dev.tenbin.eval.plan.RetrieverSpec;
 import dev.tenbin.eval.positions.PositionSettings;
 import dev.tenbin.eval.retrieval.Bm25Settings;
+import dev.tenbin.eval.retrieval.DenseSimilarities;
 import dev.tenbin.eval.retrieval.DenseVariantGrid;
 import dev.tenbin.eval.retrieval.HybridFusion;
-import dev.tenbin.eval.retrieval.RetrieverSpec;
 import dev.tenbin.eval.taskset.YamlErrors;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -88,6 +90,12 @@ public record JobSpec(
     int topK,
     PositionSettings positions) {
 
+  /** The settings families plan and run with. */
+  public JobSettings settings() {
+    return new JobSettings(
+        topK, similarity, candidateSets, lightHybridFusion, lightHybridDenseWeight);
+  }
+
   /** This spec with other position settings. */
   public JobSpec withPositions(PositionSettings value) {
     return new JobSpec(
@@ -114,13 +122,8 @@ public record JobSpec(
    * @param bm25 BM25's k1 / b for a {@code bm25} entry ({@code {retriever: bm25, k1: 1.2, b:
    *     0.75}}); {@link Bm25Settings#DEFAULTS} otherwise
    */
-  public record RetrieverEntry(RetrieverSpec retriever, List<String> variants, Bm25Settings bm25) {
-    public RetrieverEntry(RetrieverSpec retriever, List<String> variants) {
-      this(retriever, variants, Bm25Settings.DEFAULTS);
-    }
-  }
-
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+
   private static final int MAX_NAME = 200;
   private static final int MAX_MESSAGE = 600;
   private static final Set<String> KEYS =

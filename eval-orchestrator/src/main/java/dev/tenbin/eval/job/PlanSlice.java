@@ -1,5 +1,6 @@
 package dev.tenbin.eval.job;
 
+import dev.tenbin.eval.plan.Work;
 import java.util.List;
 
 /**

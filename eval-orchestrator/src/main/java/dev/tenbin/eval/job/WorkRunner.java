@@ -2,23 +2,25 @@ package dev.tenbin.eval.job;
 
 import dev.tenbin.client.encoder.EncoderClient;
 import dev.tenbin.core.InvalidInputException;
-import dev.tenbin.eval.DenseSimilarities;
-import dev.tenbin.eval.EvalRun;
-import dev.tenbin.eval.candidates.CandidateSetBuilder;
-import dev.tenbin.eval.dataset.BeirDataset;
-import dev.tenbin.eval.positions.LengthTokenizer;
+import dev.tenbin.eval.plan.JobSettings;
+import dev.tenbin.eval.plan.PlannedCell;
+import dev.tenbin.eval.plan.RetrievalHooks;
+import dev.tenbin.eval.plan.Work;
+import dev.tenbin.eval.plan.WorkContext;
+import dev.tenbin.eval.result.CellResult;
 import dev.tenbin.eval.retrieval.Chunking;
 import dev.tenbin.eval.retrieval.DenseRetrieval;
+import dev.tenbin.eval.retrieval.DenseSimilarities;
 import dev.tenbin.eval.retrieval.DenseVariant;
 import dev.tenbin.eval.retrieval.DocumentWindows;
 import dev.tenbin.eval.retrieval.EncodeProgress;
-import dev.tenbin.eval.retrieval.MultiVectorRetrieval;
+import dev.tenbin.eval.retrieval.LengthTokenizer;
 import dev.tenbin.eval.retrieval.RetrievalResult;
-import dev.tenbin.eval.retrieval.SparseRetrieval;
 import dev.tenbin.eval.services.Services;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
 import dev.tenbin.proto.common.v1.Similarity;
+import dev.tenbin.scoring.beir.BeirDataset;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,43 +34,13 @@ import java.util.Set;
  * cells still missing are returned (a dense model encodes and indexes once and searches only the
  * missing variants).
  */
-public final class WorkRunner {
+public final class WorkRunner implements WorkContext {
   private final Services services;
   private final JobSpec spec;
   private final Path candidatesDirectory;
   private final EncodeProgress progress;
   private final RetrievalHooks cache;
   private final ResultStore store;
-
-  /**
-   * What the job adds around the retrieval classes: an embedding cache (identity when there is
-   * none) and the preparation of LightRetriever's token-embedding cache on an embedded encoder.
-   */
-  public interface RetrievalHooks {
-    RetrievalHooks NONE = new RetrievalHooks() {};
-
-    /**
-     * Makes sure the encoder can answer LightRetriever queries for {@code model} at {@code
-     * dimensions} (0: the model's width; a narrower one has a token table of its own).
-     */
-    default void prepareLightCache(String model, int dimensions, EncodeProgress progress) {}
-
-    default DenseRetrieval dense(DenseRetrieval retrieval) {
-      return retrieval;
-    }
-
-    default SparseRetrieval sparse(SparseRetrieval retrieval) {
-      return retrieval;
-    }
-
-    default MultiVectorRetrieval multiVector(MultiVectorRetrieval retrieval) {
-      return retrieval;
-    }
-
-    default CandidateSetBuilder candidates(CandidateSetBuilder builder) {
-      return builder;
-    }
-  }
 
   /**
    * @param store the job's stored cells (what a hybrid fuses)
@@ -89,6 +61,7 @@ public final class WorkRunner {
   }
 
   /** The job's stored cell with that fingerprint, if it is stored. */
+  @Override
   public Optional<CellRecord> storedCell(String fingerprint) {
     return store.read(fingerprint);
   }
@@ -107,7 +80,7 @@ public final class WorkRunner {
    * Runs {@code work} through its family; returns the evaluated run of each cell it computed, by
    * fingerprint.
    */
-  public Map<String, EvalRun> runs(Work work, Set<String> missing) {
+  public Map<String, CellResult> runs(Work work, Set<String> missing) {
     return work.kind().run(this, work, missing);
   }
 
@@ -115,11 +88,11 @@ public final class WorkRunner {
   public static List<CellRecord> records(
       Work work,
       Set<String> missing,
-      Map<String, EvalRun> runs,
+      Map<String, CellResult> runs,
       dev.tenbin.eval.positions.PositionSettings positions) {
     List<CellRecord> records = new ArrayList<>();
     for (PlannedCell cell : work.cells()) {
-      EvalRun run = runs.get(cell.fingerprint());
+      CellResult run = runs.get(cell.fingerprint());
       if (run != null && missing.contains(cell.fingerprint())) {
         records.add(CellRecords.of(cell, run, work.task(), positions));
       }
@@ -127,6 +100,7 @@ public final class WorkRunner {
     return records;
   }
 
+  @Override
   public Services services() {
     return services;
   }
@@ -135,17 +109,25 @@ public final class WorkRunner {
     return spec;
   }
 
+  @Override
+  public JobSettings settings() {
+    return spec.settings();
+  }
+
   /** Where encode progress goes (the job's listener). */
+  @Override
   public EncodeProgress progress() {
     return progress;
   }
 
   /** The embedding cache and LightRetriever preparation the retrieval classes run through. */
+  @Override
   public RetrievalHooks hooks() {
     return cache;
   }
 
   /** The file of the candidate set with that fingerprint. */
+  @Override
   public Path candidateFile(String fingerprint) {
     return candidateFile(candidatesDirectory, fingerprint);
   }
@@ -154,7 +136,8 @@ public final class WorkRunner {
    * Dense runs per variant name; with similarity "best", per variant the better of cosine and dot
    * by nDCG@10.
    */
-  public Map<String, EvalRun> denseRuns(
+  @Override
+  public Map<String, CellResult> denseRuns(
       BeirDataset data,
       String model,
       DenseRetrieval.QueryEncoding encoding,

@@ -2,8 +2,8 @@ package dev.tenbin.eval.leaderboard;
 
 import dev.tenbin.eval.aggregate.Leaderboard;
 import dev.tenbin.eval.aggregate.LeaderboardRow;
-import dev.tenbin.eval.aggregate.TaskRef;
 import dev.tenbin.eval.positions.PositionsView;
+import dev.tenbin.eval.store.TaskRef;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -114,7 +114,7 @@ public final class HtmlReport {
       html.append("<tr class=\"task-row\" data-row=\"")
           .append(Html.escape(row.key().id()))
           .append("\"><td>")
-          .append(Html.escape(row.key().system()))
+          .append(Html.escape(row.key().system().name()))
           .append("</td><td>")
           .append(Html.escape(row.key().variant()))
           .append("</td><td>")

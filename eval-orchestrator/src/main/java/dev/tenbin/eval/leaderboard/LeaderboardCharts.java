@@ -64,7 +64,7 @@ final class LeaderboardCharts {
   }
 
   static String label(LeaderboardRow row) {
-    return row.key().system()
+    return row.key().system().name()
         + "/"
         + row.key().variant()
         + (row.key().mode().equals("retrieval") ? "" : " (" + row.key().mode() + ")");

@@ -4,11 +4,11 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.tenbin.eval.aggregate.Interval;
 import dev.tenbin.eval.aggregate.Leaderboard;
 import dev.tenbin.eval.aggregate.LeaderboardRow;
 import dev.tenbin.eval.aggregate.OfficialCorrelation;
-import dev.tenbin.eval.aggregate.TaskRef;
+import dev.tenbin.eval.store.TaskRef;
+import dev.tenbin.scoring.stats.Interval;
 import java.util.Map;
 
 /**
@@ -77,9 +77,9 @@ final class LeaderboardJson {
 
   private static void row(ObjectNode node, LeaderboardRow row, Leaderboard board) {
     node.put("id", row.key().id());
-    node.put("system", row.key().system());
-    node.put("family", row.key().family());
-    node.put("model", row.key().model());
+    node.put("system", row.key().system().name());
+    node.put("family", row.key().system().family());
+    node.put("model", row.key().system().model());
     node.put("variant", row.key().variant());
     node.put("mode", row.key().mode());
     node.put("rank", row.rank());

@@ -2,7 +2,7 @@ package dev.tenbin.eval.leaderboard;
 
 import dev.tenbin.eval.aggregate.Leaderboard;
 import dev.tenbin.eval.aggregate.LeaderboardRow;
-import dev.tenbin.eval.aggregate.TaskRef;
+import dev.tenbin.eval.store.TaskRef;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -56,7 +56,7 @@ public final class MarkdownReport {
       if (row.facts().bytesPerVector() != null || row.facts().scannedBytesPerVector() != null) {
         rows.add(
             List.of(
-                row.key().system(),
+                row.key().system().name(),
                 row.key().variant(),
                 row.key().mode(),
                 bytes(row.facts().bytesPerVector()),
@@ -92,7 +92,8 @@ public final class MarkdownReport {
     List<List<String>> rows = new ArrayList<>();
     for (LeaderboardRow row : board.rows()) {
       List<String> cells =
-          new ArrayList<>(List.of(row.key().system(), row.key().variant(), row.key().mode()));
+          new ArrayList<>(
+              List.of(row.key().system().name(), row.key().variant(), row.key().mode()));
       for (TaskRef task : board.tasks()) {
         Double score = row.scores().get(task);
         String cell = Numbers.score(score) + (ties.task(row, task) == null ? "" : TIE_MARK);

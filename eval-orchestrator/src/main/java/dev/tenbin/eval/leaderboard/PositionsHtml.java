@@ -80,13 +80,13 @@ final class PositionsHtml {
       html.append("<tr class=\"position-row\" data-pos-row=\"")
           .append(i)
           .append("\" data-family=\"")
-          .append(Html.escape(row.key().family()))
+          .append(Html.escape(row.key().system().family()))
           .append("\" data-variant=\"")
           .append(Html.escape(row.key().variant()))
           .append("\"><td>")
           .append(Html.escape(row.task()))
           .append("</td><td>")
-          .append(Html.escape(row.key().system()))
+          .append(Html.escape(row.key().system().name()))
           .append("</td><td>")
           .append(Html.escape(row.key().variant()))
           .append("</td><td>")
@@ -333,8 +333,8 @@ final class PositionsHtml {
       ObjectNode node = array.addObject();
       node.put("row", i);
       node.put("task", row.task());
-      node.put("system", row.key().system());
-      node.put("family", row.key().family());
+      node.put("system", row.key().system().name());
+      node.put("family", row.key().system().family());
       node.put("variant", row.key().variant());
       node.put("mode", row.key().mode().wireName());
       node.put("min_count", row.analysis().minCount());

@@ -1,9 +1,9 @@
 package dev.tenbin.eval.leaderboard;
 
-import dev.tenbin.eval.aggregate.Interval;
 import dev.tenbin.eval.aggregate.Leaderboard;
 import dev.tenbin.eval.aggregate.OfficialCorrelation;
 import dev.tenbin.eval.aggregate.QueryBootstrap;
+import dev.tenbin.scoring.stats.Interval;
 import java.util.Locale;
 
 /** Sentences shared by the reports: the title line, the footnote and the correlation summary. */

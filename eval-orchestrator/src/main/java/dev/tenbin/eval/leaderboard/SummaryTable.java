@@ -1,9 +1,9 @@
 package dev.tenbin.eval.leaderboard;
 
 import dev.tenbin.eval.aggregate.Aggregate;
-import dev.tenbin.eval.aggregate.Interval;
 import dev.tenbin.eval.aggregate.Leaderboard;
 import dev.tenbin.eval.aggregate.LeaderboardRow;
+import dev.tenbin.scoring.stats.Interval;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -58,7 +58,7 @@ final class SummaryTable {
     for (LeaderboardRow row : board.rows()) {
       List<String> cells = new ArrayList<>();
       cells.add(row.rank() == null ? "–" : String.valueOf(row.rank()));
-      cells.add(row.key().system());
+      cells.add(row.key().system().name());
       cells.add(row.key().variant());
       cells.add(row.key().mode());
       String mark = ties.aggregate(row) == null ? "" : tieMark;

@@ -2,7 +2,7 @@ package dev.tenbin.eval.leaderboard;
 
 import dev.tenbin.eval.aggregate.Leaderboard;
 import dev.tenbin.eval.aggregate.LeaderboardRow;
-import dev.tenbin.eval.aggregate.TaskRef;
+import dev.tenbin.eval.store.TaskRef;
 import java.util.List;
 import java.util.Locale;
 

@@ -1,6 +1,6 @@
 package dev.tenbin.eval.nano;
 
-import dev.tenbin.eval.dataset.BeirDataset;
+import dev.tenbin.scoring.beir.BeirDataset;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;

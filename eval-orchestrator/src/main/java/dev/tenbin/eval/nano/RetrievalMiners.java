@@ -2,8 +2,6 @@ package dev.tenbin.eval.nano;
 
 import dev.tenbin.client.encoder.EncoderClient;
 import dev.tenbin.eval.cache.EmbeddingCache;
-import dev.tenbin.eval.dataset.BeirDataset;
-import dev.tenbin.eval.metrics.ScoredDoc;
 import dev.tenbin.eval.retrieval.Bm25Retrieval;
 import dev.tenbin.eval.retrieval.DenseRetrieval;
 import dev.tenbin.eval.retrieval.EncodeProgress;
@@ -11,6 +9,8 @@ import dev.tenbin.eval.services.IndexLanguage;
 import dev.tenbin.eval.services.Services;
 import dev.tenbin.proto.common.v1.Similarity;
 import dev.tenbin.proto.encoder.v1.ModelCard;
+import dev.tenbin.scoring.beir.BeirDataset;
+import dev.tenbin.scoring.metrics.ScoredDoc;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

@@ -1,8 +1,9 @@
 package dev.tenbin.eval.positions;
 
 import dev.tenbin.core.InvalidInputException;
-import dev.tenbin.eval.dataset.BeirDataset;
-import dev.tenbin.eval.dataset.CorpusDocument;
+import dev.tenbin.eval.retrieval.LengthTokenizer;
+import dev.tenbin.scoring.beir.BeirDataset;
+import dev.tenbin.scoring.beir.CorpusDocument;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;

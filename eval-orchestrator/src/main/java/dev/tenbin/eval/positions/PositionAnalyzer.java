@@ -1,7 +1,7 @@
 package dev.tenbin.eval.positions;
 
-import dev.tenbin.eval.dataset.AnswerSpan;
-import dev.tenbin.eval.dataset.SpanQrels;
+import dev.tenbin.scoring.beir.AnswerSpan;
+import dev.tenbin.scoring.beir.SpanQrels;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

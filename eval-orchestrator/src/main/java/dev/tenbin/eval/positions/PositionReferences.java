@@ -1,6 +1,6 @@
 package dev.tenbin.eval.positions;
 
-import dev.tenbin.eval.RunMode;
+import dev.tenbin.eval.result.RankingMode;
 import dev.tenbin.eval.store.CellKey;
 import dev.tenbin.eval.store.CellRecord;
 import java.util.ArrayList;
@@ -24,8 +24,9 @@ public final class PositionReferences {
   public record Analysed(CellRecord cell, PositionAnalysis analysis) {}
 
   /** Whether a run of {@code system}, {@code variant} and {@code mode} is the reference. */
-  public static boolean isReference(String reference, String system, String variant, RunMode mode) {
-    return system.equals(reference) && variant.equals("base") && mode == RunMode.RETRIEVAL;
+  public static boolean isReference(
+      String reference, String system, String variant, RankingMode mode) {
+    return system.equals(reference) && variant.equals("base") && mode == RankingMode.RETRIEVAL;
   }
 
   /**
@@ -57,7 +58,7 @@ public final class PositionReferences {
     Map<String, CellRecord> references = new LinkedHashMap<>();
     for (CellRecord cell : cells) {
       CellKey key = cell.key();
-      if (isReference(reference, key.system(), key.variant(), key.mode())
+      if (isReference(reference, key.system().name(), key.variant(), key.mode())
           && StoredPositions.of(cell).isPresent()) {
         references.merge(
             taskOf(key), cell, (old, fresh) -> NEWEST.compare(fresh, old) > 0 ? fresh : old);
@@ -85,6 +86,6 @@ public final class PositionReferences {
           .thenComparing(CellRecord::fingerprint);
 
   private static String taskOf(CellKey key) {
-    return key.benchmark() + "\u0000" + key.task();
+    return key.task().benchmark() + "\u0000" + key.task().task();
   }
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.eval.confine.MessageText;
+import dev.tenbin.eval.retrieval.LengthTokenizer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,6 +1,6 @@
 package dev.tenbin.eval.positions;
 
-import dev.tenbin.eval.aggregate.Correlation;
+import dev.tenbin.scoring.stats.Correlation;
 
 /**
  * The statistics of a bin profile (PosIR): position sensitivity index, least-squares slope and

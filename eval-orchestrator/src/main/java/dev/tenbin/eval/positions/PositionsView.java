@@ -47,8 +47,12 @@ public final class PositionsView {
       CellRecord cell = analysed.cell();
       rows.add(
           new Row(
-              cell.key().task(),
-              cell.key().system() + "/" + cell.key().variant() + "/" + cell.key().mode().wireName(),
+              cell.key().task().task(),
+              cell.key().system().name()
+                  + "/"
+                  + cell.key().variant()
+                  + "/"
+                  + cell.key().mode().wireName(),
               analysed.analysis(),
               cell.key()));
     }

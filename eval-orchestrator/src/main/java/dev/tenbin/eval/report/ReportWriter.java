@@ -2,9 +2,8 @@ package dev.tenbin.eval.report;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tenbin.core.InvalidInputException;
-import dev.tenbin.eval.EvalReport;
-import dev.tenbin.eval.EvalRun;
-import dev.tenbin.eval.run.TrecRunWriter;
+import dev.tenbin.eval.result.CellResult;
+import dev.tenbin.scoring.trec.TrecRunWriter;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -67,7 +66,7 @@ public final class ReportWriter {
       Files.createDirectories(staging.resolve("per_query"));
       JSON.writerWithDefaultPrettyPrinter()
           .writeValue(staging.resolve("results.json").toFile(), report.toJsonTree());
-      for (EvalRun run : report.runs()) {
+      for (CellResult run : report.runs()) {
         TrecRunWriter.write(
             staging.resolve("runs").resolve(run.label() + ".trec"),
             run.rankings(),
@@ -87,7 +86,7 @@ public final class ReportWriter {
     }
   }
 
-  private static void writePerQuery(Path file, EvalRun run) throws IOException {
+  private static void writePerQuery(Path file, CellResult run) throws IOException {
     List<String> names = List.copyOf(run.metrics().keySet());
     try (BufferedWriter out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
       out.write("query_id");

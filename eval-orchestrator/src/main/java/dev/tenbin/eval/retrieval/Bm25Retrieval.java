@@ -1,10 +1,11 @@
 package dev.tenbin.eval.retrieval;
 
-import dev.tenbin.eval.dataset.BeirDataset;
-import dev.tenbin.eval.dataset.CorpusDocument;
+import dev.tenbin.eval.result.RunDiagnostics;
 import dev.tenbin.proto.index.v1.Document;
 import dev.tenbin.proto.index.v1.Family;
 import dev.tenbin.proto.index.v1.Query;
+import dev.tenbin.scoring.beir.BeirDataset;
+import dev.tenbin.scoring.beir.CorpusDocument;
 import io.grpc.Channel;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,9 +1,8 @@
 package dev.tenbin.eval.retrieval;
 
-import dev.tenbin.eval.dataset.BeirDataset;
-import dev.tenbin.eval.dataset.CorpusDocument;
-import dev.tenbin.eval.metrics.ScoredDoc;
-import dev.tenbin.eval.positions.LengthTokenizer;
+import dev.tenbin.scoring.beir.BeirDataset;
+import dev.tenbin.scoring.beir.CorpusDocument;
+import dev.tenbin.scoring.metrics.ScoredDoc;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;

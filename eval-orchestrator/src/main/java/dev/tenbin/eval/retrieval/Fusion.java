@@ -1,12 +1,12 @@
 package dev.tenbin.eval.retrieval;
 
-import dev.tenbin.eval.metrics.ScoredDoc;
 import dev.tenbin.proto.common.v1.Ranking;
 import dev.tenbin.proto.common.v1.ScoredDocument;
 import dev.tenbin.proto.index.v1.FuseRequest;
 import dev.tenbin.proto.index.v1.FusionMethod;
 import dev.tenbin.proto.index.v1.IndexServiceGrpc;
 import dev.tenbin.proto.index.v1.RankingSet;
+import dev.tenbin.scoring.metrics.ScoredDoc;
 import io.grpc.Channel;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,7 +1,7 @@
 package dev.tenbin.eval.retrieval;
 
 import dev.tenbin.core.InvalidInputException;
-import dev.tenbin.eval.metrics.ScoredDoc;
+import dev.tenbin.scoring.metrics.ScoredDoc;
 import io.grpc.Channel;
 import java.math.BigDecimal;
 import java.util.ArrayList;

@@ -1,6 +1,5 @@
 package dev.tenbin.eval.retrieval;
 
-import dev.tenbin.eval.metrics.ScoredDoc;
 import dev.tenbin.proto.common.v1.Ranking;
 import dev.tenbin.proto.common.v1.ScoredDocument;
 import dev.tenbin.proto.index.v1.Bm25Parameters;
@@ -14,6 +13,7 @@ import dev.tenbin.proto.index.v1.IndexServiceGrpc;
 import dev.tenbin.proto.index.v1.Query;
 import dev.tenbin.proto.index.v1.SearchRequest;
 import dev.tenbin.proto.index.v1.SearchStats;
+import dev.tenbin.scoring.metrics.ScoredDoc;
 import io.grpc.Channel;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

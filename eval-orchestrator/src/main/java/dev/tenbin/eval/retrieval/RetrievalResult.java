@@ -1,6 +1,7 @@
 package dev.tenbin.eval.retrieval;
 
-import dev.tenbin.eval.metrics.ScoredDoc;
+import dev.tenbin.eval.result.RunDiagnostics;
+import dev.tenbin.scoring.metrics.ScoredDoc;
 import java.util.List;
 import java.util.Map;
 

@@ -1,7 +1,7 @@
 package dev.tenbin.eval.shard;
 
-import dev.tenbin.eval.job.PlannedCell;
-import dev.tenbin.eval.job.Work;
+import dev.tenbin.eval.plan.PlannedCell;
+import dev.tenbin.eval.plan.Work;
 import dev.tenbin.eval.store.ResultStore;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -2,7 +2,7 @@ package dev.tenbin.eval.shard;
 
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.eval.job.PlanSlice;
-import dev.tenbin.eval.job.Work;
+import dev.tenbin.eval.plan.Work;
 import java.util.List;
 import java.util.Locale;
 

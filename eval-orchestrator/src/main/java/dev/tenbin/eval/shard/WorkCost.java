@@ -1,6 +1,6 @@
 package dev.tenbin.eval.shard;
 
-import dev.tenbin.eval.job.Work;
+import dev.tenbin.eval.plan.Work;
 
 /**
  * What a work item is estimated to cost, in texts through a neural model: a model's work item

@@ -1,6 +1,6 @@
 package dev.tenbin.eval.shard;
 
-import dev.tenbin.eval.job.Work;
+import dev.tenbin.eval.plan.Work;
 import java.util.List;
 
 /**

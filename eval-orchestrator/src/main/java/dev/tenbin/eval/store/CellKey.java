@@ -1,50 +1,79 @@
 package dev.tenbin.eval.store;
 
-import dev.tenbin.eval.RunMode;
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonValue;
+import dev.tenbin.eval.result.RankingMode;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
 
 /**
- * What one cell of a job evaluates: a model of a family, in one efficiency variant and mode, on one
- * task of a benchmark.
+ * What one cell of a job evaluates: a system, in one efficiency variant and mode, on one task of a
+ * benchmark.
  *
- * @param benchmark the task set's name, e.g. "NanoBEIR-en"
- * @param dataset the dataset a task belongs to; several tasks (one per language) may share one,
- *     which is what hierarchical macro averaging groups by. Equal to {@code task} for monolingual
- *     sets
- * @param task the task's name, unique within the benchmark, e.g. "NanoSciFact" or "xquad-de"
- * @param language ISO 639-1 code of the task
- * @param domain the task's domain category, e.g. "science"; "" when the spec names none
- * @param model the model id ("bm25" for BM25), e.g. "bge-small-en-v1.5"
- * @param family bm25, dense, light, light-sparse, light-hybrid, sparse, multivector, rerank-dense,
- *     rerank-cross, ...
+ * <p>Stored (and hashed into fingerprints) as one flat object: the task's {@code benchmark}, {@code
+ * dataset}, {@code task}, {@code language} and {@code domain}, the system's {@code model} and
+ * {@code family}, the {@code variant} and the {@code mode}'s wire name; a stored cell also carries
+ * the system's {@code name} as {@code system}, which the fingerprint leaves out ({@link
+ * #identityFields}). A cell stored before cells carried it is named by {@link SystemRef#stored}.
+ *
+ * @param task the task and the benchmark it belongs to
+ * @param system the system evaluated
  * @param variant "base", "int8", "binary_rescore", "truncate256", "sparse_q64_d256", ...
- * @param mode over the whole corpus or a stored candidate set; stored and hashed as its {@linkplain
- *     RunMode#wireName() wire name} ("retrieval", "rerank", "rerank_without_safeguard")
+ * @param mode over the whole corpus or a stored candidate set
  */
-public record CellKey(
-    String benchmark,
-    String dataset,
-    String task,
-    String language,
-    String domain,
-    String model,
-    String family,
-    String variant,
-    RunMode mode) {
-
-  /** The system a leaderboard row stands for: family and model, e.g. "dense:bge-small-en-v1.5". */
-  public String system() {
-    return system(family, model);
+public record CellKey(TaskRef task, SystemRef system, String variant, RankingMode mode) {
+  public CellKey {
+    Objects.requireNonNull(task, "task");
+    Objects.requireNonNull(system, "system");
+    Objects.requireNonNull(variant, "variant");
+    Objects.requireNonNull(mode, "mode");
   }
 
   /**
-   * The system of a cell family and model, as its {@linkplain dev.tenbin.eval.family.Families
-   * retrieval family} names it ("bm25" has no model); other cell families (light-sparse,
-   * rerank-dense, ...) are "family:model".
+   * The key as fingerprints hash it: the nine fields cells were always keyed by (the system's name
+   * is derived from them and left out, so fingerprints do not depend on how systems are named).
    */
-  public static String system(String family, String model) {
-    return dev.tenbin.eval.family.Families.named(family)
-        .map(f -> f.system(model))
-        .orElse(family + ":" + model);
+  public Map<String, String> identityFields() {
+    Map<String, String> fields = new LinkedHashMap<>();
+    fields.put("benchmark", task.benchmark());
+    fields.put("dataset", task.dataset());
+    fields.put("task", task.task());
+    fields.put("language", task.language());
+    fields.put("domain", task.domain());
+    fields.put("model", system.model());
+    fields.put("family", system.family());
+    fields.put("variant", variant);
+    fields.put("mode", mode.wireName());
+    return fields;
+  }
+
+  /** The stored form: {@link #identityFields} and the system's name. */
+  @JsonValue
+  Map<String, String> stored() {
+    Map<String, String> fields = identityFields();
+    fields.put("system", system.name());
+    return fields;
+  }
+
+  /** Reads the stored form; a key without {@code system} is named by {@link SystemRef#stored}. */
+  @JsonCreator
+  static CellKey fromStored(
+      @JsonProperty("benchmark") String benchmark,
+      @JsonProperty("dataset") String dataset,
+      @JsonProperty("task") String task,
+      @JsonProperty("language") String language,
+      @JsonProperty("domain") String domain,
+      @JsonProperty("model") String model,
+      @JsonProperty("family") String family,
+      @JsonProperty("variant") String variant,
+      @JsonProperty("mode") RankingMode mode,
+      @JsonProperty("system") String system) {
+    SystemRef named =
+        system == null ? SystemRef.stored(family, model) : new SystemRef(family, model, system);
+    return new CellKey(
+        new TaskRef(benchmark, dataset, task, language, domain), named, variant, mode);
   }
 
   /**
@@ -52,13 +81,13 @@ public record CellKey(
    * (retrieval)".
    */
   public String label() {
-    return system()
+    return system.name()
         + "/"
         + variant
         + " on "
-        + benchmark
+        + task.benchmark()
         + "/"
-        + task
+        + task.task()
         + " ("
         + mode.wireName()
         + ")";

@@ -1,6 +1,6 @@
 package dev.tenbin.eval.store;
 
-import dev.tenbin.eval.tieaware.TieAwareValue;
+import dev.tenbin.scoring.metrics.TieAwareValue;
 import java.util.List;
 import java.util.Map;
 

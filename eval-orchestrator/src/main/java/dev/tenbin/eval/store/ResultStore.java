@@ -467,9 +467,9 @@ public final class ResultStore {
 
   /** The display order of cells. */
   public static final Comparator<CellRecord> ORDER =
-      Comparator.<CellRecord, String>comparing(c -> c.key().benchmark())
-          .thenComparing(c -> c.key().task())
-          .thenComparing(c -> c.key().system())
+      Comparator.<CellRecord, String>comparing(c -> c.key().task().benchmark())
+          .thenComparing(c -> c.key().task().task())
+          .thenComparing(c -> c.key().system().name())
           .thenComparing(c -> c.key().variant())
           .thenComparing(c -> c.key().mode().wireName())
           .thenComparing(CellRecord::fingerprint);
@@ -537,20 +537,8 @@ public final class ResultStore {
     if (!fingerprint.equals(cell.fingerprint())) {
       return "its fingerprint is not its file name";
     }
-    CellKey key = cell.key();
-    if (key == null
-        || Stream.of(
-                key.benchmark(),
-                key.dataset(),
-                key.task(),
-                key.language(),
-                key.domain(),
-                key.model(),
-                key.family(),
-                key.variant(),
-                key.mode())
-            .anyMatch(java.util.Objects::isNull)) {
-      return "incomplete key";
+    if (cell.key() == null) {
+      return "no key";
     }
     if (cell.versions() == null
         || cell.diagnostics() == null

@@ -2,7 +2,7 @@ package dev.tenbin.eval.taskset;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.tenbin.eval.dataset.DatasetException;
+import dev.tenbin.scoring.beir.DatasetException;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;

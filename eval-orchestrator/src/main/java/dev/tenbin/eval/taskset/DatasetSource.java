@@ -1,6 +1,6 @@
 package dev.tenbin.eval.taskset;
 
-import dev.tenbin.eval.dataset.BeirDatasetReader;
+import dev.tenbin.scoring.beir.BeirDatasetReader;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

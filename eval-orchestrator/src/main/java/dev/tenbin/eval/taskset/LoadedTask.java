@@ -1,6 +1,6 @@
 package dev.tenbin.eval.taskset;
 
-import dev.tenbin.eval.dataset.BeirDataset;
+import dev.tenbin.scoring.beir.BeirDataset;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;

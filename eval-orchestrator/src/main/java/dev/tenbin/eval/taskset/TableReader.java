@@ -3,7 +3,7 @@ package dev.tenbin.eval.taskset;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.tenbin.eval.dataset.DatasetException;
+import dev.tenbin.scoring.beir.DatasetException;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,11 +1,10 @@
 package dev.tenbin.eval.taskset;
 
-import dev.tenbin.eval.dataset.BeirDataset;
-import dev.tenbin.eval.dataset.BeirDatasetReader;
-import dev.tenbin.eval.dataset.CrossLingualFolder;
-import dev.tenbin.eval.dataset.DatasetFingerprint;
 import dev.tenbin.eval.taskset.DatasetSource.HubDataset;
 import dev.tenbin.eval.taskset.DatasetSource.LocalBeir;
+import dev.tenbin.scoring.beir.BeirDataset;
+import dev.tenbin.scoring.beir.BeirDatasetReader;
+import dev.tenbin.scoring.beir.DatasetFingerprint;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;

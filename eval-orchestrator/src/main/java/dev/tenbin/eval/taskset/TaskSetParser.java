@@ -207,7 +207,7 @@ public final class TaskSetParser {
           path(node.child("path"), base),
           node.has("split")
               ? node.child("split").text(NAME, "a split name (qrels/<split>.tsv)")
-              : dev.tenbin.eval.dataset.BeirDatasetReader.DEFAULT_SPLIT);
+              : dev.tenbin.scoring.beir.BeirDatasetReader.DEFAULT_SPLIT);
     }
     String repository = node.child("hub").text(REPOSITORY, "a hub repository name owner/name");
     if (!node.has("revision")) {

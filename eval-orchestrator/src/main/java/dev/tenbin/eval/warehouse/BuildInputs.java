@@ -1,6 +1,6 @@
 package dev.tenbin.eval.warehouse;
 
-import dev.tenbin.eval.TenbinVersion;
+import dev.tenbin.eval.provenance.TenbinVersion;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URISyntaxException;

@@ -13,7 +13,7 @@ import dev.tenbin.eval.store.ResultStore;
 import dev.tenbin.eval.store.ResultStore.Rankings;
 import dev.tenbin.eval.store.StoredDoc;
 import dev.tenbin.eval.store.StoredQuery;
-import dev.tenbin.eval.tieaware.TieAwareValue;
+import dev.tenbin.scoring.metrics.TieAwareValue;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.AtomicMoveNotSupportedException;
@@ -399,14 +399,14 @@ public final class Warehouse {
           .append(fingerprint)
           .append(jobDir.toString())
           .append(cell.formatVersion())
-          .append(key.benchmark())
-          .append(key.dataset())
-          .append(key.task())
-          .append(key.language())
-          .append(key.domain())
-          .append(key.model())
-          .append(key.family())
-          .append(key.system())
+          .append(key.task().benchmark())
+          .append(key.task().dataset())
+          .append(key.task().task())
+          .append(key.task().language())
+          .append(key.task().domain())
+          .append(key.system().model())
+          .append(key.system().family())
+          .append(key.system().name())
           .append(key.variant())
           .append(key.mode().wireName())
           .append(key.label());

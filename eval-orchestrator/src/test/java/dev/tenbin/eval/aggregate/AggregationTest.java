@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.tenbin.eval.store.CellRecord;
+import dev.tenbin.eval.store.TaskRef;
+import dev.tenbin.scoring.stats.Borda;
+import dev.tenbin.scoring.stats.CompetitionRanks;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -67,7 +70,7 @@ class AggregationTest {
     assertThat(bm25.covered()).isEqualTo(4);
     assertThat(bm25.total()).isEqualTo(5);
     assertThat(row(board, "dense:e5").rank()).isEqualTo(1);
-    assertThat(board.rows().getLast().key().system()).isEqualTo("bm25");
+    assertThat(board.rows().getLast().key().system().name()).isEqualTo("bm25");
   }
 
   @Test
@@ -127,9 +130,14 @@ class AggregationTest {
     for (CellRecord base : multilingual("dense:e5")) {
       var k = base.key();
       cells.add(
-          cell(k.benchmark(), k.task(), "dense:e5", "int8", base.metrics().get("ndcg@10") - 0.02)
-              .dataset(k.dataset())
-              .language(k.language())
+          cell(
+                  k.task().benchmark(),
+                  k.task().task(),
+                  "dense:e5",
+                  "int8",
+                  base.metrics().get("ndcg@10") - 0.02)
+              .dataset(k.task().dataset())
+              .language(k.task().language())
               .build());
     }
     cells.add(cell("mono", "scifact", "dense:lonely", "binary", 0.5).build());
@@ -175,6 +183,7 @@ class AggregationTest {
                 .rows()
                 .getFirst()
                 .key()
+                .system()
                 .model())
         .isEqualTo("b");
     assertThat(
@@ -182,6 +191,7 @@ class AggregationTest {
                 .rows()
                 .getFirst()
                 .key()
+                .system()
                 .model())
         .isEqualTo("a");
   }

@@ -4,6 +4,7 @@ import static dev.tenbin.eval.aggregate.TestCells.cell;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenbin.eval.store.CellRecord;
+import dev.tenbin.scoring.stats.Interval;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

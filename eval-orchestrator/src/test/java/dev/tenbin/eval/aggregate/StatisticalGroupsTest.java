@@ -2,13 +2,15 @@ package dev.tenbin.eval.aggregate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tenbin.eval.store.SystemRef;
+import dev.tenbin.scoring.stats.Interval;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class StatisticalGroupsTest {
   private static RowKey row(String model) {
-    return new RowKey("dense", model, "base", "retrieval");
+    return new RowKey(SystemRef.stored("dense", model), "base", "retrieval");
   }
 
   private static Map<RowKey, String> groups(Map<RowKey, Interval> intervals, RowKey... ranked) {

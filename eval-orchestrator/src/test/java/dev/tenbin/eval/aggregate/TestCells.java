@@ -1,10 +1,11 @@
 package dev.tenbin.eval.aggregate;
 
-import dev.tenbin.eval.RunMode;
+import dev.tenbin.eval.result.RankingMode;
 import dev.tenbin.eval.store.CellKey;
+import dev.tenbin.eval.store.CellKeys;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.StoredQuery;
-import dev.tenbin.eval.tieaware.TieAwareValue;
+import dev.tenbin.scoring.metrics.TieAwareValue;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
@@ -115,16 +116,16 @@ public final class TestCells {
 
   public CellRecord build() {
     CellKey key =
-        new CellKey(
-            benchmark,
-            dataset == null ? task : dataset,
-            task,
-            language,
-            domain,
-            model,
-            family,
-            variant,
-            RunMode.ofWireName(mode));
+        CellKeys.key()
+            .benchmark(benchmark)
+            .dataset(dataset == null ? task : dataset)
+            .task(task)
+            .language(language)
+            .domain(domain)
+            .system(family, model)
+            .variant(variant)
+            .mode(RankingMode.ofWireName(mode))
+            .build();
     String fingerprint =
         HexFormat.of()
                 .formatHex(

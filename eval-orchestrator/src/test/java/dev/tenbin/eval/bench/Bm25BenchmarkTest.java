@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tenbin.eval.dataset.BeirDataset;
-import dev.tenbin.eval.dataset.CorpusDocument;
-import dev.tenbin.eval.dataset.SpanQrels;
-import dev.tenbin.eval.metrics.Qrels;
 import dev.tenbin.index.bench.Bm25CoreBenchmark.ScoredId;
 import dev.tenbin.proto.common.v1.ScoredDocument;
+import dev.tenbin.scoring.beir.BeirDataset;
+import dev.tenbin.scoring.beir.CorpusDocument;
+import dev.tenbin.scoring.beir.SpanQrels;
+import dev.tenbin.scoring.metrics.Qrels;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

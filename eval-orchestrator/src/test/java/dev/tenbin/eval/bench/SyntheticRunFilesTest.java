@@ -3,11 +3,11 @@ package dev.tenbin.eval.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tenbin.eval.metrics.Qrels;
-import dev.tenbin.eval.metrics.RunOrder;
-import dev.tenbin.eval.metrics.ScoredDoc;
-import dev.tenbin.eval.run.QrelsReader;
-import dev.tenbin.eval.run.TrecRunReader;
+import dev.tenbin.scoring.metrics.Qrels;
+import dev.tenbin.scoring.metrics.RunOrder;
+import dev.tenbin.scoring.metrics.ScoredDoc;
+import dev.tenbin.scoring.trec.QrelsReader;
+import dev.tenbin.scoring.trec.TrecRunReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;

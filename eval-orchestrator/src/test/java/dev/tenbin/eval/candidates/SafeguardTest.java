@@ -2,9 +2,9 @@ package dev.tenbin.eval.candidates;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tenbin.eval.dataset.BeirDataset;
-import dev.tenbin.eval.metrics.Qrels;
-import dev.tenbin.eval.metrics.ScoredDoc;
+import dev.tenbin.scoring.beir.BeirDataset;
+import dev.tenbin.scoring.metrics.Qrels;
+import dev.tenbin.scoring.metrics.ScoredDoc;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,7 +19,7 @@ class SafeguardTest {
         List.of(),
         Map.of("q", "query"),
         Qrels.of(qrels),
-        dev.tenbin.eval.dataset.SpanQrels.none(),
+        dev.tenbin.scoring.beir.SpanQrels.none(),
         List.of("q"),
         List.of());
   }

@@ -3,8 +3,6 @@ package dev.tenbin.eval.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenbin.eval.cache.EmbeddingCache;
-import dev.tenbin.eval.dataset.BeirDataset;
-import dev.tenbin.eval.dataset.BeirDatasetReader;
 import dev.tenbin.eval.retrieval.DenseRetrieval;
 import dev.tenbin.eval.retrieval.MultiVectorRetrieval;
 import dev.tenbin.eval.retrieval.SparseRetrieval;
@@ -12,6 +10,8 @@ import dev.tenbin.eval.retrieval.SparseVariant;
 import dev.tenbin.eval.services.Services;
 import dev.tenbin.model.testing.TinyModels;
 import dev.tenbin.proto.common.v1.Similarity;
+import dev.tenbin.scoring.beir.BeirDataset;
+import dev.tenbin.scoring.beir.BeirDatasetReader;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;

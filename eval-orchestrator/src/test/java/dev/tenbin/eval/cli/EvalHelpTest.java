@@ -3,7 +3,7 @@ package dev.tenbin.eval.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenbin.eval.family.Families;
-import dev.tenbin.eval.family.RetrievalFamily;
+import dev.tenbin.eval.plan.RetrievalFamily;
 import org.junit.jupiter.api.Test;
 
 class EvalHelpTest {

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.tenbin.eval.dataset.DatasetFingerprint;
+import dev.tenbin.scoring.beir.DatasetFingerprint;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -113,25 +113,26 @@ class EvalInteropTest {
 
   @Test
   void theEvalTableStaysAlignedWithLongRetrieverAndVariantNames() throws Exception {
-    var data = dev.tenbin.eval.dataset.BeirDatasetReader.read(TinyBeir.write(tmp.resolve("tiny")));
+    var data = dev.tenbin.scoring.beir.BeirDatasetReader.read(TinyBeir.write(tmp.resolve("tiny")));
     var result =
         new dev.tenbin.eval.retrieval.RetrievalResult(
-            java.util.Map.of("q1", List.of(new dev.tenbin.eval.metrics.ScoredDoc("d1", 1.0))),
+            java.util.Map.of("q1", List.of(new dev.tenbin.scoring.metrics.ScoredDoc("d1", 1.0))),
             0,
             0,
             4);
-    List<dev.tenbin.eval.EvalRun> runs =
+    List<dev.tenbin.eval.result.CellResult> runs =
         List.of(
-            dev.tenbin.eval.RunScorer.score(
-                data, "bm25", "base", dev.tenbin.eval.RunMode.RETRIEVAL, result),
-            dev.tenbin.eval.RunScorer.score(
+            dev.tenbin.eval.retrieval.RunScorer.score(
+                data, "bm25", "base", dev.tenbin.eval.result.RankingMode.RETRIEVAL, result),
+            dev.tenbin.eval.retrieval.RunScorer.score(
                 data,
                 "dense:a-rather-long-organisation-model-name-v1.5",
                 "truncate256_binary_rescore",
-                dev.tenbin.eval.RunMode.RERANK_WITHOUT_SAFEGUARD,
+                dev.tenbin.eval.result.RankingMode.RERANK_WITHOUT_SAFEGUARD,
                 result));
 
-    String table = new dev.tenbin.eval.EvalReport("tiny", "en", "flag", runs, List.of()).toTable();
+    String table =
+        new dev.tenbin.eval.report.EvalReport("tiny", "en", "flag", runs, List.of()).toTable();
 
     List<String> lines = table.lines().skip(1).toList();
     assertThat(lines).hasSize(3);

@@ -150,7 +150,7 @@ class EvalServiceRestartIT {
       }
 
       @Override
-      public void workStarted(dev.tenbin.eval.job.Work work, int missingCells) {
+      public void workStarted(dev.tenbin.eval.plan.Work work, int missingCells) {
         listener.workStarted(work, missingCells);
       }
 
@@ -165,7 +165,7 @@ class EvalServiceRestartIT {
       }
 
       @Override
-      public void workFailed(dev.tenbin.eval.job.Work work, String message) {
+      public void workFailed(dev.tenbin.eval.plan.Work work, String message) {
         listener.workFailed(work, message);
       }
     };

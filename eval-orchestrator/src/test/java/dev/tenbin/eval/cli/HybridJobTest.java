@@ -61,7 +61,7 @@ class HybridJobTest {
     Path out = tmp.resolve("job");
     List<CellRecord> cells = ResultStore.existing(out, "--out").readAll();
     assertThat(cells)
-        .extracting(c -> c.key().system() + "/" + c.key().variant())
+        .extracting(c -> c.key().system().name() + "/" + c.key().variant())
         .containsExactlyInAnyOrder(
             "bm25/base",
             "dense:tiny-dense/base",
@@ -86,7 +86,7 @@ class HybridJobTest {
     CellRecord bm25 = cell(cells, "bm25", "base");
     CellRecord dense = cell(cells, "dense:tiny-dense", "base");
     CellRecord rrf = cell(cells, "hybrid:bm25+dense:tiny-dense", "rrf_k60");
-    assertThat(rrf.key().family()).isEqualTo("hybrid");
+    assertThat(rrf.key().system().family()).isEqualTo("hybrid");
     assertThat(rrf.queries()).hasSize(bm25.queries().size());
     assertRrf(rrf, 60, bm25, dense);
     assertThat(rrf.diagnostics()).containsEntry("fusion", "RRF k=60, weights [0.5, 0.5]");

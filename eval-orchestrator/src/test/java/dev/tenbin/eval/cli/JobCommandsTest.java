@@ -2,21 +2,21 @@ package dev.tenbin.eval.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tenbin.eval.RunMode;
 import dev.tenbin.eval.grpc.EvalGrpcService;
 import dev.tenbin.eval.job.AdmittedJob;
 import dev.tenbin.eval.job.JobManager;
 import dev.tenbin.eval.job.JobOutcome;
 import dev.tenbin.eval.job.ServiceFolders;
 import dev.tenbin.eval.store.CellKey;
+import dev.tenbin.eval.store.CellKeys;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
 import dev.tenbin.eval.store.StoredDoc;
 import dev.tenbin.eval.store.StoredQuery;
 import dev.tenbin.eval.taskset.DatasetSource.LocalBeir;
-import dev.tenbin.eval.tieaware.TieAwareValue;
 import dev.tenbin.rpc.GrpcServerHost;
 import dev.tenbin.rpc.ServerSettings;
+import dev.tenbin.scoring.metrics.TieAwareValue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -62,8 +62,7 @@ class JobCommandsTest {
                 return new JobOutcome(1, 0, 0, List.of("bm25 on t: the index is gone"), false, 1);
               }
               listener.planned(1, 0);
-              CellKey key =
-                  new CellKey("b", "t", "t", "en", "", "bm25", "bm25", "base", RunMode.RETRIEVAL);
+              CellKey key = CellKeys.key().benchmark("b").task("t").system("bm25", "bm25").build();
               CellRecord cell =
                   new CellRecord(
                       CellRecord.FORMAT_VERSION,

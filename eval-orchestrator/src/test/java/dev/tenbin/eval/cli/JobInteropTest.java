@@ -59,7 +59,7 @@ class JobInteropTest {
 
     List<CellRecord> cells = ResultStore.open(out).readAll();
     assertThat(cells)
-        .extracting(c -> c.key().system() + " " + c.key().task())
+        .extracting(c -> c.key().system().name() + " " + c.key().task().task())
         .containsExactlyInAnyOrder(
             "bm25 tiny", "bm25 tiny-dev", "bm25:k1=1.2,b=0.75 tiny", "bm25:k1=1.2,b=0.75 tiny-dev");
     CellRecord dev =
@@ -122,12 +122,12 @@ class JobInteropTest {
     assertThat(again.err()).contains("already stored");
     CellRecord cell =
         ResultStore.open(out).readAll().stream()
-            .filter(c -> c.key().family().equals("external"))
+            .filter(c -> c.key().system().family().equals("external"))
             .findFirst()
             .orElseThrow();
-    assertThat(cell.key().system()).isEqualTo("external:mine");
-    assertThat(cell.key().benchmark()).isEqualTo("tiny-bench");
-    assertThat(cell.key().language()).isEqualTo("en");
+    assertThat(cell.key().system().name()).isEqualTo("external:mine");
+    assertThat(cell.key().task().benchmark()).isEqualTo("tiny-bench");
+    assertThat(cell.key().task().language()).isEqualTo("en");
     // q2: d4 (docid desc among the tied d3/d4) ranks second; scores kept as given.
     assertThat(cell.queries().get(1).docs())
         .extracting(d -> d.docId() + "@" + d.rank() + "=" + d.score())

@@ -216,7 +216,7 @@ class JobPositionsTest {
     assertThat(run.exitCode()).as(run.err()).isZero();
 
     CellRecord cell = ResultStore.open(tmp.resolve("out")).readAll().getFirst();
-    assertThat(cell.key().task()).isEqualTo("tiny");
+    assertThat(cell.key().task().task()).isEqualTo("tiny");
     PositionAnalysis analysis = StoredPositions.of(cell).orElseThrow();
     assertThat(analysis.lengthReference()).isEqualTo("tiny-long");
     assertThat(analysis.buckets().get(0).queries())

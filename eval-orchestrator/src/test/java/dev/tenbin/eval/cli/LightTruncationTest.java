@@ -4,15 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.tenbin.client.encoder.EncoderClient;
-import dev.tenbin.eval.dataset.BeirDataset;
-import dev.tenbin.eval.dataset.BeirDatasetReader;
-import dev.tenbin.eval.metrics.ScoredDoc;
 import dev.tenbin.eval.retrieval.DenseRetrieval;
 import dev.tenbin.eval.retrieval.DenseVariant;
 import dev.tenbin.eval.services.Services;
 import dev.tenbin.model.testing.TinyModels;
 import dev.tenbin.proto.common.v1.Similarity;
 import dev.tenbin.proto.encoder.v1.LightCacheDtype;
+import dev.tenbin.scoring.beir.BeirDataset;
+import dev.tenbin.scoring.beir.BeirDatasetReader;
+import dev.tenbin.scoring.metrics.ScoredDoc;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.tenbin.eval.dataset.BeirDataset;
-import dev.tenbin.eval.dataset.BeirDatasetReader;
-import dev.tenbin.eval.dataset.CorpusDocument;
 import dev.tenbin.model.testing.TinyModels;
+import dev.tenbin.scoring.beir.BeirDataset;
+import dev.tenbin.scoring.beir.BeirDatasetReader;
+import dev.tenbin.scoring.beir.CorpusDocument;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

@@ -3,8 +3,8 @@ package dev.tenbin.eval.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.tenbin.eval.RunMode;
 import dev.tenbin.eval.aggregate.QueryBootstrap;
+import dev.tenbin.eval.result.RankingMode;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
 import dev.tenbin.model.testing.TinyModels;
@@ -61,7 +61,7 @@ class RunCommandTest {
     assertThat(first.exitCode()).as(first.err()).isZero();
     List<CellRecord> cells = ResultStore.existing(out, "--out").readAll();
     assertThat(cells)
-        .extracting(c -> c.key().system() + "/" + c.key().variant() + "/" + c.key().mode())
+        .extracting(c -> c.key().system().name() + "/" + c.key().variant() + "/" + c.key().mode())
         .containsExactlyInAnyOrder(
             "bm25/base/retrieval",
             "dense:tiny-dense/base/retrieval",
@@ -72,7 +72,10 @@ class RunCommandTest {
             "rerank-dense:tiny-dense/candidates_hybrid/rerank",
             "rerank-dense:tiny-dense/candidates_hybrid/rerank_without_safeguard");
     CellRecord bm25 =
-        cells.stream().filter(c -> c.key().family().equals("bm25")).findFirst().orElseThrow();
+        cells.stream()
+            .filter(c -> c.key().system().family().equals("bm25"))
+            .findFirst()
+            .orElseThrow();
     assertThat(bm25.metrics().get("accuracy@1")).isEqualTo(1.0);
     assertThat(bm25.queries()).hasSize(3);
     assertThat(bm25.queries().getFirst().docs().getFirst().rank()).isEqualTo(1);
@@ -122,15 +125,21 @@ class RunCommandTest {
     assertThat(int8.timings().get("search_latency_us")).isPositive();
     assertThat(bm25.timings().get("search_latency_us")).isPositive();
     CellRecord light =
-        cells.stream().filter(c -> c.key().family().equals("light")).findFirst().orElseThrow();
+        cells.stream()
+            .filter(c -> c.key().system().family().equals("light"))
+            .findFirst()
+            .orElseThrow();
     assertThat(light.timings().get("query_encode_latency_us")).isPositive();
     for (String family : List.of("light-sparse", "light-hybrid")) {
       CellRecord cell =
-          cells.stream().filter(c -> c.key().family().equals(family)).findFirst().orElseThrow();
+          cells.stream()
+              .filter(c -> c.key().system().family().equals(family))
+              .findFirst()
+              .orElseThrow();
       assertThat(cell.timings().get("search_latency_us")).as(family).isPositive();
     }
     CellRecord rerank =
-        cells.stream().filter(c -> c.key().mode() == RunMode.RERANK).findFirst().orElseThrow();
+        cells.stream().filter(c -> c.key().mode() == RankingMode.RERANK).findFirst().orElseThrow();
     assertThat(rerank.diagnostics())
         .containsKeys("query_coverage", "relevant_document_coverage", "candidate_origin");
     assertThat(int8.versions())
@@ -138,7 +147,7 @@ class RunCommandTest {
         .containsEntry("onnxruntime_device", "cpu/" + System.getProperty("os.arch"));
     String probes = int8.versions().get("probe_sha256");
     for (CellRecord cell : cells) {
-      if (!cell.key().family().equals("bm25")) {
+      if (!cell.key().system().family().equals("bm25")) {
         assertThat(cell.versions())
             .as("every cell of tiny-dense stores the probes encoded once for the job")
             .containsEntry("probe_sha256", probes)
@@ -232,7 +241,7 @@ class RunCommandTest {
     CliRunner result = run();
     assertThat(result.exitCode()).as(result.err()).isZero();
     assertThat(ResultStore.existing(out, "--out").readAll())
-        .extracting(c -> c.key().system() + "/" + c.key().variant() + "/" + c.key().mode())
+        .extracting(c -> c.key().system().name() + "/" + c.key().variant() + "/" + c.key().mode())
         .containsExactlyInAnyOrder(
             "sparse:tiny-splade/base/retrieval",
             "sparse:tiny-splade/sparse_q8_d64/retrieval",
@@ -243,7 +252,7 @@ class RunCommandTest {
             "rerank-cross:tiny-ce/candidates_bm25/rerank_without_safeguard");
     CellRecord cross =
         ResultStore.existing(out, "--out").readAll().stream()
-            .filter(c -> c.key().family().equals("rerank-cross"))
+            .filter(c -> c.key().system().family().equals("rerank-cross"))
             .findFirst()
             .orElseThrow();
     assertThat(cross.versions())
@@ -252,7 +261,7 @@ class RunCommandTest {
         .containsKeys("probe_sha256", "model_sha256");
     CellRecord maxSim =
         ResultStore.existing(out, "--out").readAll().stream()
-            .filter(c -> c.key().family().equals("multivector"))
+            .filter(c -> c.key().system().family().equals("multivector"))
             .findFirst()
             .orElseThrow();
     assertThat(maxSim.timings().get("search_latency_us")).isPositive();

@@ -10,12 +10,12 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
-import dev.tenbin.eval.job.CellFingerprint;
-import dev.tenbin.eval.job.ScoringRevision;
-import dev.tenbin.eval.metrics.Qrels;
-import dev.tenbin.eval.metrics.RankingEvaluator;
-import dev.tenbin.eval.metrics.RunOrder;
-import dev.tenbin.eval.metrics.ScoredDoc;
+import dev.tenbin.core.Sha256;
+import dev.tenbin.scoring.ScoringRevision;
+import dev.tenbin.scoring.metrics.Qrels;
+import dev.tenbin.scoring.metrics.RankingEvaluator;
+import dev.tenbin.scoring.metrics.RunOrder;
+import dev.tenbin.scoring.metrics.ScoredDoc;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -55,7 +55,7 @@ class ScoringRevisionTest {
     outputs.put("metrics", metricOutputs());
     outputs.put("bm25_eval", bm25EvalOutputs());
     String digest =
-        CellFingerprint.sha256(
+        Sha256.hex(
             CANONICAL.writeValueAsString(
                 rounded(withoutAddedMetrics(CANONICAL.valueToTree(outputs)))));
 

@@ -58,6 +58,7 @@ class ServeCommandTest {
         .contains("--tls-cert=FILE")
         .doesNotContainPattern("=<[a-zA-Z]+>");
     CliRunner version = CliRunner.run("serve", service, "--version");
-    assertThat(version.out().strip()).isEqualTo("tenbin " + dev.tenbin.eval.TenbinVersion.get());
+    assertThat(version.out().strip())
+        .isEqualTo("tenbin " + dev.tenbin.eval.provenance.TenbinVersion.get());
   }
 }

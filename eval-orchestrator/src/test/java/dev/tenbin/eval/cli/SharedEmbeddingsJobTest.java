@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tenbin.encoder.EncoderCore;
 import dev.tenbin.encoder.config.EncoderServiceConfig;
 import dev.tenbin.encoder.server.EncoderServer;
-import dev.tenbin.eval.RunMode;
 import dev.tenbin.eval.provenance.Probes;
+import dev.tenbin.eval.result.RankingMode;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
 import dev.tenbin.model.ModelPolicy;
@@ -137,7 +137,7 @@ class SharedEmbeddingsJobTest {
     List<CellRecord> aloneCells = ResultStore.existing(alone, "--out").readAll();
     assertThat(sharedCells)
         .extracting(c -> c.key().mode())
-        .contains(RunMode.RERANK, RunMode.RERANK_WITHOUT_SAFEGUARD);
+        .contains(RankingMode.RERANK, RankingMode.RERANK_WITHOUT_SAFEGUARD);
     assertThat(byKey(sharedCells)).isEqualTo(byKey(aloneCells));
   }
 
@@ -169,7 +169,7 @@ class SharedEmbeddingsJobTest {
     Map<String, List<?>> rankings = new TreeMap<>();
     for (CellRecord cell : cells) {
       rankings.put(
-          cell.key().system() + "/" + cell.key().variant() + "/" + cell.key().mode(),
+          cell.key().system().name() + "/" + cell.key().variant() + "/" + cell.key().mode(),
           cell.queries().stream().map(q -> List.of(q.queryId(), q.docs())).toList());
     }
     return rankings;

@@ -2,7 +2,7 @@ package dev.tenbin.eval.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tenbin.eval.TenbinVersion;
+import dev.tenbin.eval.provenance.TenbinVersion;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.ArrayList;

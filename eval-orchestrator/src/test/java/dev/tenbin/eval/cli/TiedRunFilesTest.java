@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.tenbin.eval.metrics.RunOrder;
-import dev.tenbin.eval.metrics.ScoredDoc;
-import dev.tenbin.eval.run.TrecRunReader;
+import dev.tenbin.scoring.metrics.RunOrder;
+import dev.tenbin.scoring.metrics.ScoredDoc;
+import dev.tenbin.scoring.trec.TrecRunReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -115,7 +115,7 @@ class WarmRerunTest {
     assertThat(cold.exitCode()).as(cold.err()).isZero();
     List<CellRecord> stored = ResultStore.existing(out, "--out").readAll();
     assertThat(stored)
-        .filteredOn(c -> c.key().family().equals("rerank-cross"))
+        .filteredOn(c -> c.key().system().family().equals("rerank-cross"))
         .isNotEmpty()
         .allSatisfy(c -> assertThat(c.versions()).containsKeys("probe_sha256", "model_sha256"));
 

@@ -2,7 +2,7 @@ package dev.tenbin.eval.family;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tenbin.eval.job.CellIdentity;
+import dev.tenbin.eval.plan.CellIdentity;
 import org.junit.jupiter.api.Test;
 
 /** Which dense cells the change of the int8 HNSW graph gives an identity of their own. */

@@ -5,7 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.eval.cli.FamilyHelp;
-import dev.tenbin.eval.retrieval.RetrieverSpec;
+import dev.tenbin.eval.plan.RetrievalFamily;
+import dev.tenbin.eval.plan.RetrieverSpec;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

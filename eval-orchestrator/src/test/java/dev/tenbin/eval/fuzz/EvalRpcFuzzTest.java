@@ -16,6 +16,7 @@ import dev.tenbin.proto.eval.v1.EvalServiceGrpc;
 import dev.tenbin.proto.eval.v1.GetResultsRequest;
 import dev.tenbin.proto.eval.v1.ListJobsRequest;
 import dev.tenbin.rpc.GrpcServerHost;
+import dev.tenbin.scoring.testing.Scratch;
 import dev.tenbin.testing.fuzz.ProtoFuzz;
 import dev.tenbin.testing.fuzz.RpcFuzzer;
 import io.grpc.ManagedChannel;

@@ -11,6 +11,7 @@ import dev.tenbin.eval.store.ResultStore;
 import dev.tenbin.eval.store.StoredDoc;
 import dev.tenbin.eval.store.StoredQuery;
 import dev.tenbin.eval.store.TestCells;
+import dev.tenbin.scoring.testing.Scratch;
 import java.io.ByteArrayOutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -119,13 +120,13 @@ class ResultStoreFuzzTest {
     assertThat(key).isNotNull();
     assertThat(
             List.of(
-                key.benchmark(),
-                key.dataset(),
-                key.task(),
-                key.language(),
-                key.domain(),
-                key.model(),
-                key.family(),
+                key.task().benchmark(),
+                key.task().dataset(),
+                key.task().task(),
+                key.task().language(),
+                key.task().domain(),
+                key.system().model(),
+                key.system().family(),
                 key.variant(),
                 key.mode()))
         .doesNotContainNull();

@@ -9,6 +9,7 @@ import dev.tenbin.eval.job.JobSpec;
 import dev.tenbin.eval.taskset.TaskSetParser;
 import dev.tenbin.eval.taskset.TaskSetSpec;
 import dev.tenbin.eval.taskset.TaskSpec;
+import dev.tenbin.scoring.testing.Scratch;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

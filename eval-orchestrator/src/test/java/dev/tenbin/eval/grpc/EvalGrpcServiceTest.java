@@ -3,17 +3,16 @@ package dev.tenbin.eval.grpc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tenbin.eval.RunMode;
 import dev.tenbin.eval.job.JobListener;
 import dev.tenbin.eval.job.JobManager;
 import dev.tenbin.eval.job.JobOutcome;
 import dev.tenbin.eval.job.ServiceFolders;
 import dev.tenbin.eval.store.CellKey;
+import dev.tenbin.eval.store.CellKeys;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
 import dev.tenbin.eval.store.StoredDoc;
 import dev.tenbin.eval.store.StoredQuery;
-import dev.tenbin.eval.tieaware.TieAwareValue;
 import dev.tenbin.proto.eval.v1.CancelJobRequest;
 import dev.tenbin.proto.eval.v1.EvalServiceGrpc;
 import dev.tenbin.proto.eval.v1.GetJobRequest;
@@ -28,6 +27,7 @@ import dev.tenbin.proto.eval.v1.WatchJobRequest;
 import dev.tenbin.proto.eval.v1.WatchJobResponse;
 import dev.tenbin.rpc.GrpcServerHost;
 import dev.tenbin.rpc.StatusMapper;
+import dev.tenbin.scoring.metrics.TieAwareValue;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -88,16 +88,11 @@ class EvalGrpcServiceTest {
 
   private static CellRecord cell(String fingerprint) {
     CellKey key =
-        new CellKey(
-            "bench",
-            "tiny",
-            "tiny-" + fingerprint.charAt(0),
-            "en",
-            "",
-            "bm25",
-            "bm25",
-            "base",
-            RunMode.RETRIEVAL);
+        CellKeys.key()
+            .dataset("tiny")
+            .task("tiny-" + fingerprint.charAt(0))
+            .system("bm25", "bm25")
+            .build();
     return new CellRecord(
         CellRecord.FORMAT_VERSION,
         fingerprint,

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.eval.plan.PlannedCell;
 import dev.tenbin.eval.retrieval.Bm25Settings;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -22,7 +23,7 @@ class Bm25ParametersPlanTest {
                 PlanFixtures.noModels(),
                 PlanFixtures.noModels(),
                 PlanFixtures.emptyTask("sha-1")))) {
-      out.put(cell.key().system(), cell.fingerprint());
+      out.put(cell.key().system().name(), cell.fingerprint());
     }
     return out;
   }

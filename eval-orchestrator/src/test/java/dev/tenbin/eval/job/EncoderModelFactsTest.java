@@ -2,6 +2,7 @@ package dev.tenbin.eval.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tenbin.eval.plan.ModelFacts;
 import dev.tenbin.eval.services.Services;
 import dev.tenbin.model.card.LocalModelDirectory;
 import dev.tenbin.model.card.ModelCard;

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.eval.plan.PlannedCell;
+import dev.tenbin.eval.plan.Work;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -31,7 +33,9 @@ class HybridPlanTest {
     Map<String, String> out = new LinkedHashMap<>();
     for (Work work : plan) {
       for (PlannedCell cell : work.cells()) {
-        assertThat(out.put(cell.key().system() + "/" + cell.key().variant(), cell.fingerprint()))
+        assertThat(
+                out.put(
+                    cell.key().system().name() + "/" + cell.key().variant(), cell.fingerprint()))
             .as("planned twice: " + cell.key().label())
             .isNull();
       }

@@ -3,13 +3,13 @@ package dev.tenbin.eval.job;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenbin.core.Cancellation;
-import dev.tenbin.eval.RunMode;
 import dev.tenbin.eval.store.CellKey;
+import dev.tenbin.eval.store.CellKeys;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
 import dev.tenbin.eval.store.StoredDoc;
 import dev.tenbin.eval.store.StoredQuery;
-import dev.tenbin.eval.tieaware.TieAwareValue;
+import dev.tenbin.scoring.metrics.TieAwareValue;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -106,16 +106,11 @@ class JobManagerRestartTest {
 
   static CellRecord cell(String fingerprint) {
     CellKey key =
-        new CellKey(
-            "bench",
-            "tiny",
-            "tiny-" + fingerprint.substring(60),
-            "en",
-            "",
-            "bm25",
-            "bm25",
-            "base",
-            RunMode.RETRIEVAL);
+        CellKeys.key()
+            .dataset("tiny")
+            .task("tiny-" + fingerprint.substring(60))
+            .system("bm25", "bm25")
+            .build();
     return new CellRecord(
         CellRecord.FORMAT_VERSION,
         fingerprint,

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.eval.plan.JobTask;
+import dev.tenbin.eval.plan.PlannedCell;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -38,7 +40,7 @@ class JobPlannerTest {
                 PlanFixtures.noModels(),
                 task(sha)))) {
       out.put(
-          cell.key().system() + "/" + cell.key().variant() + "/" + cell.key().mode(),
+          cell.key().system().name() + "/" + cell.key().variant() + "/" + cell.key().mode(),
           cell.fingerprint());
     }
     return out;

@@ -1,8 +1,12 @@
 package dev.tenbin.eval.job;
 
-import dev.tenbin.eval.dataset.BeirDataset;
-import dev.tenbin.eval.dataset.SpanQrels;
-import dev.tenbin.eval.metrics.Qrels;
+import dev.tenbin.eval.plan.JobTask;
+import dev.tenbin.eval.plan.ModelFacts;
+import dev.tenbin.eval.plan.PlannedCell;
+import dev.tenbin.eval.plan.Work;
+import dev.tenbin.scoring.beir.BeirDataset;
+import dev.tenbin.scoring.beir.SpanQrels;
+import dev.tenbin.scoring.metrics.Qrels;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

@@ -2,6 +2,8 @@ package dev.tenbin.eval.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tenbin.eval.plan.ModelFacts;
+import dev.tenbin.eval.plan.PlannedCell;
 import dev.tenbin.eval.provenance.Probes;
 import dev.tenbin.proto.common.v1.RuntimeProvenance;
 import dev.tenbin.proto.encoder.v1.GetModelInfoResponse;
@@ -62,7 +64,7 @@ class ProvenanceFingerprintTest {
         PlanFixtures.cells(
             PlanFixtures.plan(
                 SPEC, id -> encoder, id -> reranker, PlanFixtures.emptyTask("sha-1")))) {
-      cells.put(cell.key().system() + "/" + cell.key().mode(), cell);
+      cells.put(cell.key().system().name() + "/" + cell.key().mode(), cell);
     }
     return cells;
   }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.eval.drill.SyntheticBeir;
+import dev.tenbin.eval.plan.Work;
 import dev.tenbin.eval.store.ResultStore;
 import dev.tenbin.index.collection.CollectionCatalog;
 import dev.tenbin.index.config.IndexServiceConfig;

@@ -2,10 +2,15 @@ package dev.tenbin.eval.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tenbin.eval.TenbinVersion;
-import dev.tenbin.eval.dataset.BeirDataset;
-import dev.tenbin.eval.metrics.Qrels;
+import dev.tenbin.eval.plan.CellFingerprint;
+import dev.tenbin.eval.plan.JobTask;
+import dev.tenbin.eval.plan.ModelFacts;
+import dev.tenbin.eval.plan.PlannedCell;
+import dev.tenbin.eval.plan.Work;
+import dev.tenbin.eval.provenance.TenbinVersion;
 import dev.tenbin.eval.store.CellKey;
+import dev.tenbin.scoring.beir.BeirDataset;
+import dev.tenbin.scoring.metrics.Qrels;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -48,7 +53,7 @@ class StoredCellCompatibilityTest {
             List.of(),
             Map.of(),
             Qrels.of(Map.of()),
-            dev.tenbin.eval.dataset.SpanQrels.none(),
+            dev.tenbin.scoring.beir.SpanQrels.none(),
             List.of(),
             List.of());
     JobTask task =
@@ -69,7 +74,11 @@ class StoredCellCompatibilityTest {
           .forEach(
               cell ->
                   cells.put(
-                      cell.key().system() + "/" + cell.key().variant() + "/" + cell.key().mode(),
+                      cell.key().system().name()
+                          + "/"
+                          + cell.key().variant()
+                          + "/"
+                          + cell.key().mode(),
                       cell));
       artifacts.put(work.label(), work.artifacts());
     }
@@ -94,20 +103,48 @@ class StoredCellCompatibilityTest {
 
   private static final Map<String, String> GOLDEN =
       Map.ofEntries(
-          Map.entry("bm25/base/retrieval", "a872c6bc6c79d1187e124f10008c50c4a6aee3213067eaffc3197949732d50a6"),
-          Map.entry("candidate sets on bench/t", "78345b841e9c100db40603b9b13217094224d535126fa35726071e2d4d735e5e,8e9b81594e17036c1387e297423f6b3fa9ed136062f0a70c5af3126fdbca262a"),
-          Map.entry("dense:m/int8/retrieval", "eadd4c971116e6c279079ef56c4e3bc323422fc25085e589556418d44a75f9fa"),
-          Map.entry("light-hybrid:m/base/retrieval", "49d8e7c37e13825f1109093bdb435a01931cfec134f726266fec30fac2952089"),
-          Map.entry("light-sparse:m/base/retrieval", "51c6c3b719b99be05abaacf26a91eaffcf2e94ba0ea5a809167646b47f244787"),
-          Map.entry("light:m/base/retrieval", "9174cdcbd809034d8eada7b690132161deb6e2feb515821d1e4dc4809b92f5b4"),
-          Map.entry("multivector:c/base/retrieval", "5adcb68bf923507ff0862ce8d95f199096585315a484b0556d3409fae7992599"),
-          Map.entry("rerank cross/enc over bm25 on bench/t", "8e9b81594e17036c1387e297423f6b3fa9ed136062f0a70c5af3126fdbca262a"),
-          Map.entry("rerank cross/enc over hybrid on bench/t", "78345b841e9c100db40603b9b13217094224d535126fa35726071e2d4d735e5e"),
-          Map.entry("rerank-cross:cross/enc/candidates_bm25/rerank", "072e0fe1533f3464aa9d3c1775e32c895ca178466747d5916e40867906aee375"),
-          Map.entry("rerank-cross:cross/enc/candidates_bm25/rerank_without_safeguard", "210b9186b075481faf57c030db52fe5cca0d4e0bdc2c55b7f483714803f64f47"),
-          Map.entry("rerank-cross:cross/enc/candidates_hybrid/rerank", "331705c47dff6a118c850e0e38f964ed329284cc16ee27ffb553b972caf3385c"),
-          Map.entry("rerank-cross:cross/enc/candidates_hybrid/rerank_without_safeguard", "f9ab377884e35cdfd20fdeef3a93d118d9eb320ac8bf77015f4e4dc17fc47b57"),
-          Map.entry("sparse-bm25:s/base/retrieval", "24ab7469a7ab53a08fbe1289ae158370a42333593a644003fb9c7587e42a125c"));
+          Map.entry(
+              "bm25/base/retrieval",
+              "a872c6bc6c79d1187e124f10008c50c4a6aee3213067eaffc3197949732d50a6"),
+          Map.entry(
+              "candidate sets on bench/t",
+              "78345b841e9c100db40603b9b13217094224d535126fa35726071e2d4d735e5e,8e9b81594e17036c1387e297423f6b3fa9ed136062f0a70c5af3126fdbca262a"),
+          Map.entry(
+              "dense:m/int8/retrieval",
+              "eadd4c971116e6c279079ef56c4e3bc323422fc25085e589556418d44a75f9fa"),
+          Map.entry(
+              "light-hybrid:m/base/retrieval",
+              "49d8e7c37e13825f1109093bdb435a01931cfec134f726266fec30fac2952089"),
+          Map.entry(
+              "light-sparse:m/base/retrieval",
+              "51c6c3b719b99be05abaacf26a91eaffcf2e94ba0ea5a809167646b47f244787"),
+          Map.entry(
+              "light:m/base/retrieval",
+              "9174cdcbd809034d8eada7b690132161deb6e2feb515821d1e4dc4809b92f5b4"),
+          Map.entry(
+              "multivector:c/base/retrieval",
+              "5adcb68bf923507ff0862ce8d95f199096585315a484b0556d3409fae7992599"),
+          Map.entry(
+              "rerank cross/enc over bm25 on bench/t",
+              "8e9b81594e17036c1387e297423f6b3fa9ed136062f0a70c5af3126fdbca262a"),
+          Map.entry(
+              "rerank cross/enc over hybrid on bench/t",
+              "78345b841e9c100db40603b9b13217094224d535126fa35726071e2d4d735e5e"),
+          Map.entry(
+              "rerank-cross:cross/enc/candidates_bm25/rerank",
+              "072e0fe1533f3464aa9d3c1775e32c895ca178466747d5916e40867906aee375"),
+          Map.entry(
+              "rerank-cross:cross/enc/candidates_bm25/rerank_without_safeguard",
+              "210b9186b075481faf57c030db52fe5cca0d4e0bdc2c55b7f483714803f64f47"),
+          Map.entry(
+              "rerank-cross:cross/enc/candidates_hybrid/rerank",
+              "331705c47dff6a118c850e0e38f964ed329284cc16ee27ffb553b972caf3385c"),
+          Map.entry(
+              "rerank-cross:cross/enc/candidates_hybrid/rerank_without_safeguard",
+              "f9ab377884e35cdfd20fdeef3a93d118d9eb320ac8bf77015f4e4dc17fc47b57"),
+          Map.entry(
+              "sparse-bm25:s/base/retrieval",
+              "24ab7469a7ab53a08fbe1289ae158370a42333593a644003fb9c7587e42a125c"));
 
   @Test
   void bm25KeepsItsIdentity() {

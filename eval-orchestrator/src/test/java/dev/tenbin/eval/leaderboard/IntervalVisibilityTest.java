@@ -6,12 +6,12 @@ import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.tenbin.eval.aggregate.Interval;
 import dev.tenbin.eval.aggregate.Leaderboard;
 import dev.tenbin.eval.aggregate.LeaderboardOptions;
 import dev.tenbin.eval.aggregate.LeaderboardRow;
 import dev.tenbin.eval.aggregate.QueryBootstrap;
 import dev.tenbin.eval.store.CellRecord;
+import dev.tenbin.scoring.stats.Interval;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -98,7 +98,7 @@ class IntervalVisibilityTest {
 
     assertThat(board.intervalSource()).isEqualTo(Leaderboard.IntervalSource.QUERIES);
     List<LeaderboardRow> ranked = board.ranked();
-    assertThat(ranked).extracting(r -> r.key().model()).containsExactly("a", "c", "b");
+    assertThat(ranked).extracting(r -> r.key().system().model()).containsExactly("a", "c", "b");
     for (LeaderboardRow row : ranked) {
       CellRecord cell = board.matrix().cells(row.key()).getFirst();
       Interval perQuery = QueryBootstrap.of(cell).get("ndcg@10");

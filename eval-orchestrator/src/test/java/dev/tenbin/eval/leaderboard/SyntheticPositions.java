@@ -1,13 +1,13 @@
 package dev.tenbin.eval.leaderboard;
 
-import dev.tenbin.eval.RunMode;
-import dev.tenbin.eval.dataset.AnswerSpan;
-import dev.tenbin.eval.dataset.SpanQrels;
 import dev.tenbin.eval.positions.DocumentLengths;
 import dev.tenbin.eval.positions.PositionAnalysis;
 import dev.tenbin.eval.positions.PositionAnalyzer;
 import dev.tenbin.eval.positions.PositionsView;
 import dev.tenbin.eval.store.CellKey;
+import dev.tenbin.eval.store.CellKeys;
+import dev.tenbin.scoring.beir.AnswerSpan;
+import dev.tenbin.scoring.beir.SpanQrels;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -58,9 +58,8 @@ final class SyntheticPositions {
 
   private static PositionsView.Row row(
       String family, String model, String variant, PositionAnalysis analysis) {
-    CellKey key =
-        new CellKey("bench", "task", "task", "en", "", model, family, variant, RunMode.RETRIEVAL);
+    CellKey key = CellKeys.key().task("task").system(family, model).variant(variant).build();
     return new PositionsView.Row(
-        "task", key.system() + "/" + variant + "/retrieval", analysis, key);
+        "task", key.system().name() + "/" + variant + "/retrieval", analysis, key);
   }
 }

@@ -1,6 +1,6 @@
 package dev.tenbin.eval.nano;
 
-import dev.tenbin.eval.dataset.BeirDataset;
+import dev.tenbin.scoring.beir.BeirDataset;
 import java.util.List;
 import java.util.Map;
 

@@ -1,8 +1,8 @@
 package dev.tenbin.eval.nano;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.tenbin.eval.dataset.BeirDataset;
-import dev.tenbin.eval.dataset.BeirDatasetReader;
+import dev.tenbin.scoring.beir.BeirDataset;
+import dev.tenbin.scoring.beir.BeirDatasetReader;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -2,10 +2,10 @@ package dev.tenbin.eval.nano;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tenbin.eval.dataset.BeirDataset;
-import dev.tenbin.eval.dataset.BeirDatasetReader;
-import dev.tenbin.eval.dataset.CorpusDocument;
-import dev.tenbin.eval.metrics.Qrels;
+import dev.tenbin.scoring.beir.BeirDataset;
+import dev.tenbin.scoring.beir.BeirDatasetReader;
+import dev.tenbin.scoring.beir.CorpusDocument;
+import dev.tenbin.scoring.metrics.Qrels;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -43,7 +43,7 @@ class NanoSetBuilderTest {
         corpus,
         queries,
         Qrels.of(qrels),
-        dev.tenbin.eval.dataset.SpanQrels.none(),
+        dev.tenbin.scoring.beir.SpanQrels.none(),
         new ArrayList<>(queries.keySet()),
         List.of());
   }
@@ -120,7 +120,7 @@ class NanoSetBuilderTest {
             corpus,
             queries,
             Qrels.of(qrels),
-            dev.tenbin.eval.dataset.SpanQrels.none(),
+            dev.tenbin.scoring.beir.SpanQrels.none(),
             new ArrayList<>(queries.keySet()),
             List.of());
 

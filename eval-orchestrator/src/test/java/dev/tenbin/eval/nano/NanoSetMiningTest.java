@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.tenbin.eval.dataset.BeirDataset;
-import dev.tenbin.eval.dataset.BeirDatasetReader;
-import dev.tenbin.eval.dataset.CorpusDocument;
-import dev.tenbin.eval.dataset.DatasetFingerprint;
 import dev.tenbin.eval.nano.NanoSettings.HardNegatives;
+import dev.tenbin.scoring.beir.BeirDataset;
+import dev.tenbin.scoring.beir.BeirDatasetReader;
+import dev.tenbin.scoring.beir.CorpusDocument;
+import dev.tenbin.scoring.beir.DatasetFingerprint;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -2,9 +2,9 @@ package dev.tenbin.eval.nano;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tenbin.eval.dataset.AnswerSpan;
-import dev.tenbin.eval.dataset.BeirDataset;
-import dev.tenbin.eval.dataset.BeirDatasetReader;
+import dev.tenbin.scoring.beir.AnswerSpan;
+import dev.tenbin.scoring.beir.BeirDataset;
+import dev.tenbin.scoring.beir.BeirDatasetReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;

@@ -5,11 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.tenbin.core.InvalidInputException;
-import dev.tenbin.eval.dataset.AnswerSpan;
-import dev.tenbin.eval.dataset.BeirDataset;
-import dev.tenbin.eval.dataset.CorpusDocument;
-import dev.tenbin.eval.dataset.SpanQrels;
-import dev.tenbin.eval.metrics.Qrels;
+import dev.tenbin.eval.retrieval.LengthTokenizer;
+import dev.tenbin.scoring.beir.AnswerSpan;
+import dev.tenbin.scoring.beir.BeirDataset;
+import dev.tenbin.scoring.beir.CorpusDocument;
+import dev.tenbin.scoring.beir.SpanQrels;
+import dev.tenbin.scoring.metrics.Qrels;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -4,13 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenbin.core.InvalidInputException;
-import dev.tenbin.eval.dataset.BeirDataset;
-import dev.tenbin.eval.dataset.CorpusDocument;
-import dev.tenbin.eval.dataset.SpanQrels;
-import dev.tenbin.eval.metrics.Qrels;
-import dev.tenbin.eval.metrics.ScoredDoc;
-import dev.tenbin.eval.positions.LengthTokenizer;
 import dev.tenbin.proto.index.v1.Quantization;
+import dev.tenbin.scoring.beir.BeirDataset;
+import dev.tenbin.scoring.beir.CorpusDocument;
+import dev.tenbin.scoring.beir.SpanQrels;
+import dev.tenbin.scoring.metrics.Qrels;
+import dev.tenbin.scoring.metrics.ScoredDoc;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

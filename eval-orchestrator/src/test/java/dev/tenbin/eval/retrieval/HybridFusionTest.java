@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenbin.core.InvalidInputException;
-import dev.tenbin.eval.metrics.ScoredDoc;
 import dev.tenbin.index.collection.CollectionCatalog;
 import dev.tenbin.index.config.IndexServiceConfig;
 import dev.tenbin.index.grpc.IndexGrpcService;
 import dev.tenbin.rpc.ExceptionMappingInterceptor;
+import dev.tenbin.scoring.metrics.ScoredDoc;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.grpc.ServerInterceptors;

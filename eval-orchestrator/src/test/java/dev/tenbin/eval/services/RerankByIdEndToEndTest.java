@@ -2,7 +2,6 @@ package dev.tenbin.eval.services;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tenbin.eval.dataset.CorpusDocument;
 import dev.tenbin.model.testing.TinyModels;
 import dev.tenbin.proto.common.v1.ScoredDocument;
 import dev.tenbin.proto.index.v1.CollectionSpec;
@@ -15,6 +14,7 @@ import dev.tenbin.proto.rerank.v1.Candidate;
 import dev.tenbin.proto.rerank.v1.IndexDocuments;
 import dev.tenbin.proto.rerank.v1.RerankRequest;
 import dev.tenbin.proto.rerank.v1.RerankServiceGrpc;
+import dev.tenbin.scoring.beir.CorpusDocument;
 import io.grpc.stub.StreamObserver;
 import java.nio.file.Path;
 import java.util.List;

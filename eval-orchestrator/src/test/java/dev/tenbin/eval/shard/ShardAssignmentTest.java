@@ -4,15 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenbin.core.InvalidInputException;
-import dev.tenbin.eval.EvalRun;
-import dev.tenbin.eval.RunMode;
-import dev.tenbin.eval.family.WorkFamily;
-import dev.tenbin.eval.job.CellFingerprint;
-import dev.tenbin.eval.job.JobTask;
-import dev.tenbin.eval.job.PlannedCell;
-import dev.tenbin.eval.job.Work;
-import dev.tenbin.eval.job.WorkRunner;
+import dev.tenbin.core.Sha256;
+import dev.tenbin.eval.plan.JobTask;
+import dev.tenbin.eval.plan.PlannedCell;
+import dev.tenbin.eval.plan.Work;
+import dev.tenbin.eval.plan.WorkContext;
+import dev.tenbin.eval.plan.WorkFamily;
+import dev.tenbin.eval.result.CellResult;
+import dev.tenbin.eval.result.RankingMode;
 import dev.tenbin.eval.store.CellKey;
+import dev.tenbin.eval.store.CellKeys;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -151,9 +152,8 @@ class ShardAssignmentTest {
   private Work work(String family, String task, String model, List<String> variants, double c) {
     List<PlannedCell> cells = new ArrayList<>();
     for (String variant : variants) {
-      CellKey key =
-          new CellKey("bench", task, task, "en", "", model, family, variant, RunMode.RETRIEVAL);
-      cells.add(new PlannedCell(key, CellFingerprint.sha256(key.toString()), Map.of(), Map.of()));
+      CellKey key = CellKeys.key().task(task).system(family, model).variant(variant).build();
+      cells.add(new PlannedCell(key, Sha256.hex(key.toString()), Map.of(), Map.of()));
     }
     Work work = new Work(family(family), task(task), model, List.copyOf(cells), List.of(), "");
     costs.put(work, c);
@@ -162,15 +162,18 @@ class ShardAssignmentTest {
 
   private Work rerank(String task, String reranker, String set) {
     CellKey key =
-        new CellKey(
-            "bench", task, task, "en", "", reranker, "rerank", "candidates_hybrid", RunMode.RERANK);
+        CellKeys.key()
+            .task(task)
+            .system("rerank", reranker)
+            .variant("candidates_hybrid")
+            .mode(RankingMode.RERANK)
+            .build();
     Work work =
         new Work(
             family("rerank"),
             task(task),
             reranker,
-            List.of(
-                new PlannedCell(key, CellFingerprint.sha256(key.toString()), Map.of(), Map.of())),
+            List.of(new PlannedCell(key, Sha256.hex(key.toString()), Map.of(), Map.of())),
             List.of(set),
             "hybrid");
     costs.put(work, 20.0);
@@ -193,7 +196,7 @@ class ShardAssignmentTest {
       }
 
       @Override
-      public Map<String, EvalRun> run(WorkRunner runner, Work work, Set<String> missing) {
+      public Map<String, CellResult> run(WorkContext runner, Work work, Set<String> missing) {
         throw new UnsupportedOperationException();
       }
     };

@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenbin.core.PreconditionException;
-import dev.tenbin.eval.RunMode;
-import dev.tenbin.eval.aggregate.Interval;
 import dev.tenbin.eval.aggregate.Leaderboard;
 import dev.tenbin.eval.aggregate.LeaderboardOptions;
 import dev.tenbin.eval.aggregate.QueryBootstrap;
-import dev.tenbin.eval.job.CellIdentity;
+import dev.tenbin.eval.plan.CellIdentity;
+import dev.tenbin.eval.result.RankingMode;
+import dev.tenbin.scoring.stats.Interval;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -32,27 +32,22 @@ class StoredCellFixtureTest {
       "b12ef5094cc102a6cae082ae88a1c8ba8d2090cd8b909f513fdd1ae4b7401500";
 
   private static final CellKey RETRIEVAL_KEY =
-      new CellKey(
-          "NanoBEIR-en",
-          "NanoSciFact",
-          "NanoSciFact",
-          "en",
-          "science",
-          "bge-small-en-v1.5",
-          "dense",
-          "int8",
-          RunMode.RETRIEVAL);
+      CellKeys.key()
+          .benchmark("NanoBEIR-en")
+          .task("NanoSciFact")
+          .domain("science")
+          .system("dense", "bge-small-en-v1.5")
+          .variant("int8")
+          .build();
   private static final CellKey RERANK_KEY =
-      new CellKey(
-          "NanoBEIR-en",
-          "NanoSciFact",
-          "NanoSciFact",
-          "en",
-          "science",
-          "cross/enc",
-          "rerank-cross",
-          "candidates_hybrid",
-          RunMode.RERANK_WITHOUT_SAFEGUARD);
+      CellKeys.key()
+          .benchmark("NanoBEIR-en")
+          .task("NanoSciFact")
+          .domain("science")
+          .system("rerank-cross", "cross/enc")
+          .variant("candidates_hybrid")
+          .mode(RankingMode.RERANK_WITHOUT_SAFEGUARD)
+          .build();
 
   @TempDir Path job;
 

@@ -1,11 +1,10 @@
 package dev.tenbin.eval.store;
 
-import dev.tenbin.eval.RunMode;
-import dev.tenbin.eval.metrics.Evaluation;
-import dev.tenbin.eval.metrics.Qrels;
-import dev.tenbin.eval.metrics.RankingEvaluator;
-import dev.tenbin.eval.metrics.RunOrder;
-import dev.tenbin.eval.metrics.ScoredDoc;
+import dev.tenbin.scoring.metrics.Evaluation;
+import dev.tenbin.scoring.metrics.Qrels;
+import dev.tenbin.scoring.metrics.RankingEvaluator;
+import dev.tenbin.scoring.metrics.RunOrder;
+import dev.tenbin.scoring.metrics.ScoredDoc;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -43,8 +42,13 @@ public final class TestCells {
   }
 
   public static CellKey key(String task, String family, String model, String variant) {
-    return new CellKey(
-        "NanoBEIR-en", task, task, "en", "science", model, family, variant, RunMode.RETRIEVAL);
+    return CellKeys.key()
+        .benchmark("NanoBEIR-en")
+        .task(task)
+        .domain("science")
+        .system(family, model)
+        .variant(variant)
+        .build();
   }
 
   /**

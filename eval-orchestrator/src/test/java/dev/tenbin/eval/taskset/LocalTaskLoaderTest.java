@@ -3,8 +3,8 @@ package dev.tenbin.eval.taskset;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tenbin.eval.dataset.DatasetException;
-import dev.tenbin.eval.dataset.DatasetFingerprint;
+import dev.tenbin.scoring.beir.DatasetException;
+import dev.tenbin.scoring.beir.DatasetFingerprint;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;

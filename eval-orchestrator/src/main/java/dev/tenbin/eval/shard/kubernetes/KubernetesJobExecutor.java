@@ -5,7 +5,7 @@ import dev.tenbin.eval.job.AdmittedJob;
 import dev.tenbin.eval.job.JobListener;
 import dev.tenbin.eval.job.JobManager;
 import dev.tenbin.eval.job.JobOutcome;
-import dev.tenbin.eval.job.Work;
+import dev.tenbin.eval.plan.Work;
 import dev.tenbin.eval.shard.JobMerge;
 import dev.tenbin.eval.shard.ShardInputs;
 import io.kubernetes.client.openapi.apis.BatchV1Api;

@@ -1,0 +1,34 @@
+package dev.tenbin.eval.plan;
+
+import dev.tenbin.eval.retrieval.HybridFusion;
+import java.util.List;
+
+/**
+ * The settings of a job that families plan and run with, taken from its spec.
+ *
+ * @param topK ranking depth of every cell
+ * @param similarity dense similarity: "cosine", "dot" or "best"
+ * @param candidateSets the candidate set kinds rerankers read ("hybrid", "bm25")
+ * @param lightHybridFusion how LightRetriever's hybrid fuses its sides: "minmax" or an RRF variant
+ *     name ({@link HybridFusion#parse})
+ * @param lightHybridDenseWeight the dense side's weight in LightRetriever's hybrid
+ */
+public record JobSettings(
+    int topK,
+    String similarity,
+    List<String> candidateSets,
+    String lightHybridFusion,
+    double lightHybridDenseWeight) {
+  public JobSettings {
+    candidateSets = List.copyOf(candidateSets);
+  }
+
+  /**
+   * How LightRetriever's hybrid fuses its sides: {@link #lightHybridFusion} with the dense side
+   * weighing {@link #lightHybridDenseWeight} and the sparse side the rest.
+   */
+  public HybridFusion lightHybrid() {
+    HybridFusion fusion = HybridFusion.parse(lightHybridFusion);
+    return new HybridFusion(fusion.method(), fusion.k(), lightHybridDenseWeight);
+  }
+}

@@ -1,0 +1,27 @@
+package dev.tenbin.eval.result;
+
+/** A named duration of a run; the unit is in the name (milliseconds or microseconds). */
+public enum Timing {
+  INDEX_MS("index_ms"),
+  SEARCH_MS("search_ms"),
+  DOCUMENT_ENCODE_MS("document_encode_ms"),
+  QUERY_ENCODE_MS("query_encode_ms"),
+  PER_QUERY_ENCODE_US("per_query_encode_us"),
+  PER_QUERY_SEARCH_US("per_query_search_us"),
+  /** One query at a time, after the batch run warmed up (the latency probe). */
+  QUERY_ENCODE_LATENCY_US("query_encode_latency_us"),
+  SEARCH_LATENCY_US("search_latency_us"),
+  RERANK_MS("rerank_ms"),
+  PER_QUERY_RERANK_US("per_query_rerank_us");
+
+  private final String key;
+
+  Timing(String key) {
+    this.key = key;
+  }
+
+  /** The key in results ({@code timings_ms} of {@code tenbin eval --json}, stored cells). */
+  public String key() {
+    return key;
+  }
+}

@@ -1,0 +1,71 @@
+package dev.tenbin.eval.server;
+
+import dev.tenbin.eval.job.JobLauncher;
+import dev.tenbin.eval.job.ServiceFolders;
+import dev.tenbin.rpc.ServerSettings;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * The eval service's one typed configuration, built once from flags and environment and checked at
+ * start (a bad value is an {@link IllegalArgumentException} naming its flag).
+ *
+ * @param server network settings
+ * @param folders the job table's folder, the results root and the data roots
+ * @param services where the jobs' index, encoder and rerank services are (embedded unless given),
+ *     how to reach them, and the model and cache folders
+ * @param executor how jobs run: in this process, or as Kubernetes Jobs
+ */
+public record EvalServiceConfig(
+    ServerSettings server,
+    ServiceFolders folders,
+    JobLauncher.Options services,
+    EvalExecutorConfig executor) {
+  public static final int DEFAULT_PORT = 50054;
+
+  /** A service that runs its jobs in its own process. */
+  public EvalServiceConfig(
+      ServerSettings server, ServiceFolders folders, JobLauncher.Options services) {
+    this(server, folders, services, EvalExecutorConfig.INLINE);
+  }
+
+  public EvalServiceConfig {
+    if (server == null) {
+      throw new IllegalArgumentException("server settings are required");
+    }
+    if (folders == null || folders.stateDirectory() == null) {
+      throw new IllegalArgumentException("--state-dir is required");
+    }
+    if (services == null) {
+      throw new IllegalArgumentException("service options are required");
+    }
+    if (executor == null) {
+      throw new IllegalArgumentException("executor settings are required");
+    }
+    if (executor.kubernetes()
+        && !executor.datasetsClaim().isBlank()
+        && folders.dataRoots().isEmpty()) {
+      throw new IllegalArgumentException(
+          "--pod-datasets-pvc needs a --data-root: the pods mount the claim at the first one");
+    }
+    if (services.modelsDirectory() == null) {
+      throw new IllegalArgumentException("--models-dir is required");
+    }
+    if (services.cacheDirectory() == null) {
+      throw new IllegalArgumentException("--cache-dir is required");
+    }
+    if (Files.exists(folders.stateDirectory()) && !Files.isDirectory(folders.stateDirectory())) {
+      throw new IllegalArgumentException(
+          "--state-dir " + folders.stateDirectory() + " is not a folder");
+    }
+    if (Files.exists(folders.resultsRoot()) && !Files.isDirectory(folders.resultsRoot())) {
+      throw new IllegalArgumentException(
+          "--results-root " + folders.resultsRoot() + " is not a folder");
+    }
+    for (Path root : folders.dataRoots()) {
+      if (!Files.isDirectory(root)) {
+        throw new IllegalArgumentException("--data-root " + root + " is not a folder");
+      }
+    }
+  }
+}
