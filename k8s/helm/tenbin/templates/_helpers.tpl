@@ -451,3 +451,18 @@ TLS files and token from the same Secrets the servers mount.
       {{- toYaml . | nindent 6 }}
 {{- end }}
 {{- end -}}
+
+{{/* The run Job's files (spec.yaml and the task sets), as JSON: name -> text */}}
+{{- define "tenbin.runJobFiles" -}}
+{{- $j := .Values.runJob -}}
+{{- $files := dict "spec.yaml" (kindIs "string" $j.spec | ternary $j.spec (toYaml $j.spec)) -}}
+{{- range $name, $content := $j.taskSets -}}
+{{- $_ := set $files $name (kindIs "string" $content | ternary $content (toYaml $content)) -}}
+{{- end -}}
+{{ toJson $files }}
+{{- end -}}
+
+{{/* The run Job's (and its ConfigMap's) name: <fullname>-run-<hash of the files and the output folder> */}}
+{{- define "tenbin.runJobName" -}}
+{{ include "tenbin.fullname" . }}-run-{{ sha256sum (printf "%s\n%s" (include "tenbin.runJobFiles" .) .Values.runJob.out) | trunc 8 }}
+{{- end -}}

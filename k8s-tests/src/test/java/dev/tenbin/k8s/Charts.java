@@ -81,6 +81,19 @@ final class Charts {
     }
   }
 
+  /** The NOTES of an install (helm-java's client-only dry run) with a ci/ values file and inline values. */
+  static String notes(String ciValues, String yaml) {
+    var install = new Helm(CHART).install().withName(RELEASE).withNamespace("tenbin").clientOnly().dryRun();
+    if (!ciValues.equals("default")) {
+      install = install.withValuesFile(CHART.resolve("ci/" + ciValues + "-values.yaml"));
+    }
+    if (yaml != null && !yaml.isBlank()) {
+      install = install.withValuesFile(valuesFile(yaml));
+    }
+    String out = install.call().getOutput();
+    return out.substring(out.indexOf("NOTES:"));
+  }
+
   static Path valuesFile(String yaml) {
     try {
       Path file = Files.createTempFile("tenbin-values-", ".yaml");

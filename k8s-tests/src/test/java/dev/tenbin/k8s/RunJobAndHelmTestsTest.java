@@ -133,4 +133,18 @@ class RunJobAndHelmTestsTest {
         .as("the test pods still reach /readyz when Prometheus' namespace is named")
         .contains("\"app.kubernetes.io/component\":\"test\"");
   }
+
+  @Test
+  void theNotesNameTheRunJobTheHelmTestAndTheSubmitCommand() {
+    List<Manifest> manifests = Charts.renderCi("run-job", "");
+    String notes = Charts.notes("run-job", "");
+    assertThat(notes)
+        .contains("kubectl -n tenbin logs -f job/" + runJob(manifests).getMetadata().getName())
+        .contains("helm test tb -n tenbin")
+        .contains("tenbin job submit SPEC --out runs/NAME --watch --endpoint localhost:50054 --tls-ca ca.crt")
+        .contains("--auth-token-file token");
+    assertThat(Charts.notes("http-ingress", ""))
+        .contains("https://tb-tenbin-encoder.tenbin.svc:8080")
+        .contains("https://embeddings.example.com/v1/embeddings");
+  }
 }
