@@ -79,8 +79,13 @@ class ValuesSchemaTest {
 
   @Test
   void aTokenWithoutTlsIsRefusedRatherThanRenderedUnusable() {
-    assertThat(Charts.failure("auth:\n  token:\n    enabled: true\n    value: t\n"))
+    assertThat(Charts.failure("auth:\n  token:\n    enabled: true\n    value: 0123456789abcdef\n"))
         .contains("auth.token.enabled needs tls.enabled");
+    assertThat(
+            Charts.failure(
+                "tls: {enabled: true, existingSecret: s}\nauth:\n  token:\n    enabled: true\n    value: short\n"))
+        .as("the servers refuse tokens under 16 characters")
+        .contains("auth.token.value: Does not match pattern");
   }
 
   /** Objects passed to Kubernetes as they are: the API server checks them. */
