@@ -6,9 +6,13 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.kubernetes.client.openapi.JSON;
+import io.kubernetes.client.openapi.models.V1ConfigMap;
 import io.kubernetes.client.openapi.models.V1Deployment;
+import io.kubernetes.client.openapi.models.V1Ingress;
+import io.kubernetes.client.openapi.models.V1Job;
 import io.kubernetes.client.openapi.models.V1NetworkPolicy;
 import io.kubernetes.client.openapi.models.V1PersistentVolumeClaim;
+import io.kubernetes.client.openapi.models.V1Pod;
 import io.kubernetes.client.openapi.models.V1PodDisruptionBudget;
 import io.kubernetes.client.openapi.models.V1Secret;
 import io.kubernetes.client.openapi.models.V1Service;
@@ -37,6 +41,10 @@ final class Manifests {
           Map.entry("apps/v1/StatefulSet", V1StatefulSet.class),
           Map.entry("v1/Service", V1Service.class),
           Map.entry("v1/Secret", V1Secret.class),
+          Map.entry("v1/ConfigMap", V1ConfigMap.class),
+          Map.entry("v1/Pod", V1Pod.class),
+          Map.entry("batch/v1/Job", V1Job.class),
+          Map.entry("networking.k8s.io/v1/Ingress", V1Ingress.class),
           Map.entry("v1/PersistentVolumeClaim", V1PersistentVolumeClaim.class),
           Map.entry("autoscaling/v2/HorizontalPodAutoscaler", V2HorizontalPodAutoscaler.class),
           Map.entry("policy/v1/PodDisruptionBudget", V1PodDisruptionBudget.class),
