@@ -1,7 +1,7 @@
 // An independent check of rendered manifests (not Tenbin code, not part of the build): validates every
 // object of the YAML files given with the npm package kubernetes-models (4.5.1 checked): the Kubernetes
 // API's JSON schemas for types, formats and required fields. It does not refuse unknown fields; the
-// k8s-tests module's strict client-java deserialization does. Usage:
+// k8s/tests module's strict client-java deserialization does. Usage:
 //   npm install --prefix /tmp/kmv kubernetes-models js-yaml
 //   kubectl kustomize k8s/kustomize/overlays/cpu > /tmp/cpu.yaml
 //   NODE_PATH=/tmp/kmv/node_modules node tools/k8s_schema_check.js /tmp/cpu.yaml k8s/kustomize/base/tenbin.yaml

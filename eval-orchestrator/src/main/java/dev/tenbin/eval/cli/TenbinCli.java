@@ -52,9 +52,7 @@ public final class TenbinCli implements Runnable {
           NanoCommand.class,
           PosirCommand.class,
           LightCommand.class,
-          ServeCommand.class,
-          BenchCommand.class,
-          DrillCommand.class);
+          ServeCommand.class);
 
   /** The old flat job commands, each now {@code tenbin job VERB}. */
   static final Map<String, Supplier<Object>> DEPRECATED_JOB_ALIASES =
@@ -144,6 +142,16 @@ public final class TenbinCli implements Runnable {
     if (serve != null) {
       serve.setStopAtPositional(true);
     }
+    return withErrorHandling(cli);
+  }
+
+  /**
+   * Tenbin's error handling on a command line: a failure prints one line, "tenbin: " and what went
+   * wrong (its trace too when TENBIN_DEBUG is set), and exits {@value #EXIT_USAGE} for bad input,
+   * {@value #EXIT_FAILURE} otherwise. The tooling's commands ({@code tenbin bench}, {@code tenbin
+   * drill}) run with it as well.
+   */
+  public static CommandLine withErrorHandling(CommandLine cli) {
     cli.setExecutionExceptionHandler(
         (failure, commandLine, parseResult) -> {
           commandLine.getErr().println("tenbin: " + describe(failure));
@@ -196,12 +204,21 @@ public final class TenbinCli implements Runnable {
     // Services log what operators read (job ids, listening addresses) at INFO; a command someone
     // runs at a terminal keeps its stderr to its own progress and to warnings.
     boolean serving = args.length > 0 && args[0].equals("serve");
+    prepareConsole(serving);
+    System.exit(commandLine(args).execute(args));
+  }
+
+  /**
+   * The console of a command run from a terminal: library logging at WARN unless {@code serving}
+   * (services log what operators read at INFO) or verbose, and the JVM's own console set up as
+   * {@link dev.tenbin.rpc.QuietConsole} does. The tooling's mains call it too.
+   */
+  public static void prepareConsole(boolean serving) {
     if (!serving
         && !dev.tenbin.rpc.QuietConsole.verbose()
         && System.getProperty(SLF4J_DEFAULT_LEVEL) == null) {
       System.setProperty(SLF4J_DEFAULT_LEVEL, "warn");
     }
     dev.tenbin.rpc.QuietConsole.apply();
-    System.exit(commandLine(args).execute(args));
   }
 }

@@ -8,6 +8,7 @@ import dev.tenbin.eval.retrieval.MultiVectorRetrieval;
 import dev.tenbin.eval.retrieval.SparseRetrieval;
 import dev.tenbin.eval.retrieval.SparseVariant;
 import dev.tenbin.eval.services.Services;
+import dev.tenbin.eval.testing.TinyBeir;
 import dev.tenbin.model.testing.TinyModels;
 import dev.tenbin.proto.common.v1.Similarity;
 import dev.tenbin.scoring.beir.BeirDataset;

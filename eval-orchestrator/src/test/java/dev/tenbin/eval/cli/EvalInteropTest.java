@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tenbin.eval.testing.TinyBeir;
 import dev.tenbin.scoring.beir.DatasetFingerprint;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

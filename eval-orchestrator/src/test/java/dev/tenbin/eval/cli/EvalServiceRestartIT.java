@@ -11,6 +11,7 @@ import dev.tenbin.eval.job.JobRequest;
 import dev.tenbin.eval.job.ServiceFolders;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
+import dev.tenbin.eval.testing.TinyBeir;
 import dev.tenbin.model.testing.TinyModels;
 import dev.tenbin.proto.eval.v1.EvalServiceGrpc;
 import dev.tenbin.proto.eval.v1.GetJobRequest;

@@ -14,6 +14,7 @@ import dev.tenbin.eval.store.ResultStore;
 import dev.tenbin.eval.store.StoredDoc;
 import dev.tenbin.eval.store.StoredQuery;
 import dev.tenbin.eval.taskset.DatasetSource.LocalBeir;
+import dev.tenbin.eval.testing.TinyBeir;
 import dev.tenbin.rpc.GrpcServerHost;
 import dev.tenbin.rpc.ServerSettings;
 import dev.tenbin.scoring.metrics.TieAwareValue;

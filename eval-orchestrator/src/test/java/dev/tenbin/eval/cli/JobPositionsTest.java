@@ -6,6 +6,7 @@ import dev.tenbin.eval.positions.PositionAnalysis;
 import dev.tenbin.eval.positions.StoredPositions;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
+import dev.tenbin.eval.testing.TinyBeir;
 import dev.tenbin.eval.warehouse.Warehouse;
 import java.nio.file.Files;
 import java.nio.file.Path;

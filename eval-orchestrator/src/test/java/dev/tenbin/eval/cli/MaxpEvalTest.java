@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tenbin.eval.testing.TinyBeir;
 import dev.tenbin.model.testing.TinyModels;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.tenbin.eval.store.ResultStore;
+import dev.tenbin.eval.testing.TinyBeir;
 import dev.tenbin.model.testing.TinyModels;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

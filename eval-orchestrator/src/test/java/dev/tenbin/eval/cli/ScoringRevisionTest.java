@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.tenbin.core.Sha256;
+import dev.tenbin.eval.testing.TinyBeir;
 import dev.tenbin.scoring.ScoringRevision;
 import dev.tenbin.scoring.metrics.Qrels;
 import dev.tenbin.scoring.metrics.RankingEvaluator;

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.encoder.EncoderCore;
 import dev.tenbin.encoder.config.EncoderServiceConfig;
+import dev.tenbin.eval.testing.TinyBeir;
 import dev.tenbin.model.testing.TinyModels;
 import dev.tenbin.scoring.beir.BeirDataset;
 import dev.tenbin.scoring.beir.BeirDatasetReader;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
+import dev.tenbin.eval.testing.TinyBeir;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

@@ -2,6 +2,7 @@ package dev.tenbin.eval.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tenbin.eval.testing.TinyBeir;
 import dev.tenbin.scoring.beir.DatasetFingerprint;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,5 +1,6 @@
 package dev.tenbin.eval.cli;
 
+import dev.tenbin.eval.testing.TinyBeir;
 import dev.tenbin.model.testing.TinyModels;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import dev.tenbin.eval.drill.SyntheticBeir;
 import dev.tenbin.eval.grpc.EvalGrpcService;
 import dev.tenbin.eval.job.JobManager;
 import dev.tenbin.eval.job.JobOutcome;
@@ -16,6 +15,7 @@ import dev.tenbin.proto.eval.v1.EvalServiceGrpc;
 import dev.tenbin.proto.eval.v1.GetResultsRequest;
 import dev.tenbin.proto.eval.v1.ListJobsRequest;
 import dev.tenbin.rpc.GrpcServerHost;
+import dev.tenbin.scoring.beir.SyntheticBeir;
 import dev.tenbin.scoring.testing.Scratch;
 import dev.tenbin.testing.fuzz.ProtoFuzz;
 import dev.tenbin.testing.fuzz.RpcFuzzer;

@@ -3,13 +3,13 @@ package dev.tenbin.eval.job;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenbin.core.Cancellation;
-import dev.tenbin.eval.drill.SyntheticBeir;
 import dev.tenbin.eval.plan.Work;
 import dev.tenbin.eval.store.ResultStore;
 import dev.tenbin.index.collection.CollectionCatalog;
 import dev.tenbin.index.config.IndexServiceConfig;
 import dev.tenbin.index.grpc.IndexGrpcService;
 import dev.tenbin.rpc.ServiceEndpoint;
+import dev.tenbin.scoring.beir.SyntheticBeir;
 import io.grpc.ForwardingServerCall;
 import io.grpc.Metadata;
 import io.grpc.Server;

@@ -1,0 +1,189 @@
+package dev.tenbin.k8s;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tenbin.k8s.Manifests.Manifest;
+import io.kubernetes.client.openapi.models.V1ConfigMap;
+import io.kubernetes.client.openapi.models.V1Container;
+import io.kubernetes.client.openapi.models.V1Job;
+import io.kubernetes.client.openapi.models.V1Pod;
+import io.kubernetes.client.openapi.models.V1PodSpec;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Defect 7: jobs from outside the cluster. runJob renders a ConfigMap with the spec and its task
+ * sets and a Job that runs {@code tenbin job submit SPEC --out OUT --watch} against the eval
+ * service; templates/tests has one `helm test` pod per service.
+ */
+class RunJobAndHelmTestsTest {
+  private static V1Job runJob(List<Manifest> manifests) {
+    return manifests.stream()
+        .filter(m -> m.model() instanceof V1Job && m.name().startsWith("tb-tenbin-run-"))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no run Job in " + Charts.names(manifests)))
+        .as(V1Job.class);
+  }
+
+  @Test
+  void noRunJobByDefault() {
+    assertThat(Charts.render("")).noneMatch(m -> m.name().contains("-run-"));
+  }
+
+  @Test
+  void theRunJobSubmitsTheSpecFromItsConfigMapAndFollowsTheJobToItsEnd() {
+    List<Manifest> manifests = Charts.renderCi("run-job", "");
+    V1Job job = runJob(manifests);
+    String name = job.getMetadata().getName();
+    V1ConfigMap files = Charts.find(manifests, "ConfigMap", name).as(V1ConfigMap.class);
+    assertThat(files.getData()).containsOnlyKeys("spec.yaml", "datasets.yaml");
+    assertThat(files.getData().get("spec.yaml")).contains("task_sets: [datasets.yaml]");
+    assertThat(files.getData().get("datasets.yaml")).contains("path: /data/xquad-en");
+
+    V1PodSpec pod = job.getSpec().getTemplate().getSpec();
+    V1Container submit = pod.getContainers().getFirst();
+    assertThat(submit.getCommand()).as("the image's entrypoint, tenbin").isNullOrEmpty();
+    assertThat(submit.getArgs())
+        .containsExactly(
+            "job",
+            "submit",
+            "/etc/tenbin/job/spec.yaml",
+            "--out",
+            "runs/" + name,
+            "--watch",
+            "--endpoint",
+            "tb-tenbin-eval:50054",
+            "--tls-ca",
+            "/etc/tenbin/tls/ca.crt",
+            "--auth-token-file",
+            "/etc/tenbin/auth/token");
+    assertThat(submit.getVolumeMounts())
+        .extracting(m -> m.getName() + ":" + m.getMountPath())
+        .contains(
+            "job:/etc/tenbin/job", "tls:/etc/tenbin/tls", "auth:/etc/tenbin/auth", "tmp:/tmp");
+    assertThat(pod.getVolumes())
+        .anySatisfy(
+            v ->
+                assertThat(v.getConfigMap() == null ? null : v.getConfigMap().getName())
+                    .isEqualTo(name));
+    assertThat(pod.getRestartPolicy()).isEqualTo("Never");
+    assertThat(pod.getAutomountServiceAccountToken()).isFalse();
+    assertThat(pod.getImagePullSecrets()).extracting(r -> r.getName()).containsExactly("regcred");
+    assertThat(job.getSpec().getTemplate().getMetadata().getLabels())
+        .as("the NetworkPolicy admits it to the eval service")
+        .containsEntry("tenbin.dev/client", "true");
+    assertThat(
+            job.getSpec().getPodFailurePolicy().getRules().getFirst().getOnExitCodes().getValues())
+        .containsExactly(2, 3);
+    assertThat(submit.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+  }
+
+  @Test
+  void theRunJobIsNamedAfterItsContentSoAnotherSpecRunsAnotherJob() {
+    String a =
+        runJob(Charts.render("runJob:\n  enabled: true\n  spec: 'name: a'\n"))
+            .getMetadata()
+            .getName();
+    String again =
+        runJob(Charts.render("runJob:\n  enabled: true\n  spec: 'name: a'\n"))
+            .getMetadata()
+            .getName();
+    String b =
+        runJob(Charts.render("runJob:\n  enabled: true\n  spec: 'name: b'\n"))
+            .getMetadata()
+            .getName();
+    assertThat(again).isEqualTo(a);
+    assertThat(b).isNotEqualTo(a);
+    V1Job mapSpec =
+        runJob(
+            Charts.render(
+                "runJob:\n  enabled: true\n  out: runs/mine\n  spec:\n    name: c\n    task_sets: [t.yaml]\n"));
+    assertThat(
+            Charts.arg(
+                mapSpec.getSpec().getTemplate().getSpec().getContainers().getFirst(), "--out"))
+        .isEqualTo("runs/mine");
+    assertThat(Charts.failure("runJob:\n  enabled: true\n")).contains("runJob.spec is required");
+    assertThat(
+            Charts.failure(
+                "runJob:\n  enabled: true\n  spec: 'name: a'\neval:\n  enabled: false\n"))
+        .contains("runJob.enabled needs eval.enabled");
+  }
+
+  @Test
+  void helmTestHasOnePodPerServiceEvalThroughTenbinJobListTheOthersThroughReadyz() {
+    List<Manifest> manifests = Charts.renderWithTests("default", "");
+    List<V1Pod> pods =
+        manifests.stream()
+            .filter(m -> m.model() instanceof V1Pod)
+            .map(m -> m.as(V1Pod.class))
+            .toList();
+    assertThat(pods)
+        .extracting(p -> p.getMetadata().getName())
+        .containsExactlyInAnyOrder(
+            "tb-tenbin-test-encoder",
+            "tb-tenbin-test-index",
+            "tb-tenbin-test-rerank",
+            "tb-tenbin-test-eval");
+    for (V1Pod pod : pods) {
+      assertThat(pod.getMetadata().getAnnotations()).containsEntry("tenbin.dev/helm-hook", "test");
+      assertThat(pod.getMetadata().getLabels()).containsEntry("tenbin.dev/client", "true");
+      assertThat(pod.getSpec().getRestartPolicy()).isEqualTo("Never");
+      V1Container c = pod.getSpec().getContainers().getFirst();
+      assertThat(c.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+      assertThat(c.getResources().getLimits()).containsKeys("cpu", "memory");
+      if (pod.getMetadata().getName().endsWith("-eval")) {
+        assertThat(c.getCommand()).as("the image's entrypoint, tenbin").isNullOrEmpty();
+        assertThat(c.getArgs())
+            .containsExactly("job", "list", "--endpoint", "tb-tenbin-eval:50054");
+      } else {
+        String service = pod.getMetadata().getName().replace("tb-tenbin-test-", "tb-tenbin-");
+        assertThat(c.getCommand()).startsWith("/bin/bash", "-c");
+        assertThat(c.getCommand().get(2))
+            .contains("/dev/tcp/" + service + "/9464")
+            .contains("GET /readyz");
+      }
+    }
+    assertThat(Charts.find(manifests, "NetworkPolicy", "tb-tenbin-encoder").tree().toString())
+        .as("with the default metricsNamespaceSelector every namespace reaches metrics")
+        .contains("\"namespaceSelector\":{}");
+  }
+
+  @Test
+  void helmTestOfEvalUsesTheReleasesMutualTlsAndToken() {
+    List<Manifest> manifests = Charts.renderWithTests("mtls-token", "");
+    V1Pod eval = Charts.find(manifests, "Pod", "tb-tenbin-test-eval").as(V1Pod.class);
+    assertThat(String.join(" ", eval.getSpec().getContainers().getFirst().getArgs()))
+        .isEqualTo(
+            "job list --endpoint tb-tenbin-eval:50054 --tls-ca /etc/tenbin/tls/ca.crt"
+                + " --tls-client-cert /etc/tenbin/tls/tls.crt --tls-client-key /etc/tenbin/tls/tls.key"
+                + " --auth-token-file /etc/tenbin/auth/token");
+    assertThat(eval.getSpec().getVolumes())
+        .extracting(v -> v.getSecret() == null ? v.getName() : v.getSecret().getSecretName())
+        .contains("tb-tenbin-tls", "tenbin-token");
+    List<Manifest> restricted =
+        Charts.renderWithTests(
+            "default", "networkPolicy:\n  metricsNamespaceSelector:\n    name: monitoring\n");
+    assertThat(
+            Charts.find(restricted, "NetworkPolicy", "tb-tenbin-index")
+                .tree()
+                .at("/spec/ingress/1/from/1/podSelector/matchLabels")
+                .toString())
+        .as("the test pods still reach /readyz when Prometheus' namespace is named")
+        .contains("\"app.kubernetes.io/component\":\"test\"");
+  }
+
+  @Test
+  void theNotesNameTheRunJobTheHelmTestAndTheSubmitCommand() {
+    List<Manifest> manifests = Charts.renderCi("run-job", "");
+    String notes = Charts.notes("run-job", "");
+    assertThat(notes)
+        .contains("kubectl -n tenbin logs -f job/" + runJob(manifests).getMetadata().getName())
+        .contains("helm test tb -n tenbin")
+        .contains(
+            "tenbin job submit SPEC --out runs/NAME --watch --endpoint localhost:50054 --tls-ca ca.crt")
+        .contains("--auth-token-file token");
+    assertThat(Charts.notes("http-ingress", ""))
+        .contains("https://tb-tenbin-encoder.tenbin.svc:8080")
+        .contains("https://embeddings.example.com/v1/embeddings");
+  }
+}

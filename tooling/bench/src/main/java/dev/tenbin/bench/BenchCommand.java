@@ -1,0 +1,808 @@
+package dev.tenbin.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tenbin.bench.bm25.Bm25Benchmark;
+import dev.tenbin.scoring.beir.BeirDataset;
+import dev.tenbin.scoring.beir.BeirDatasetReader;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code tenbin bench}: throughput figures for BENCHMARKS.md, measured side by side. */
+@Command(
+    name = "bench",
+    mixinStandardHelpOptions = true,
+    description = "Measure throughput, in-process against over gRPC, in one run.",
+    subcommands = {
+      BenchCommand.Bm25.class,
+      BenchCommand.Encoder.class,
+      BenchCommand.Rerank.class,
+      BenchCommand.Index.class,
+      BenchCommand.IndexScaling.class,
+      BenchCommand.Metrics.class
+    })
+public final class BenchCommand implements Runnable {
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(spec.commandLine().getErr());
+  }
+
+  /** {@code tenbin bench bm25 --dataset DIR}. */
+  @Command(
+      name = "bm25",
+      mixinStandardHelpOptions = true,
+      description = "BM25 indexing docs/s and queries/s, in-process vs over gRPC (loopback).")
+  static final class Bm25 implements Callable<Integer> {
+    @Option(names = "--dataset", required = true, paramLabel = "DIR")
+    Path dataset;
+
+    @Option(names = "--language", paramLabel = "CODE")
+    String language;
+
+    @Option(
+        names = "--passes",
+        defaultValue = "5",
+        description = "Measured search passes over the queries, on each path.")
+    int passes;
+
+    @Option(
+        names = "--warm-up-passes",
+        paramLabel = "N",
+        description =
+            "Passes over the queries each path runs before the measured ones (default: enough"
+                + " for 20,000 searches a path, at least one): gRPC-Java's call path is Java code"
+                + " that the JIT compiles fully only after thousands of calls.")
+    Integer warmUpPasses;
+
+    @Option(
+        names = "--top-k",
+        defaultValue = "100",
+        paramLabel = "K",
+        description = "Hits each search asks for.")
+    int topK;
+
+    @Option(
+        names = "--threads",
+        paramLabel = "N",
+        description =
+            "Threads of the parallel search: in-process threads, and gRPC client threads with"
+                + " one request each in flight (default: the available cores).")
+    Integer threads;
+
+    @Option(names = "--json")
+    boolean json;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      if (passes < 1) {
+        throw new CommandLine.ParameterException(spec.commandLine(), "--passes must be at least 1");
+      }
+      if (topK < 1) {
+        throw new CommandLine.ParameterException(spec.commandLine(), "--top-k must be at least 1");
+      }
+      if (warmUpPasses != null && warmUpPasses < 0) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(), "--warm-up-passes must be at least 0");
+      }
+      int searchThreads = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
+      if (searchThreads < 1) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(), "--threads must be at least 1");
+      }
+      BeirDataset data = BeirDatasetReader.read(dataset);
+      String lang;
+      try (var services = dev.tenbin.eval.services.Services.connect(null)) {
+        lang =
+            dev.tenbin.eval.services.IndexLanguage.resolve(
+                    services.indexChannel(), language, data::textSample)
+                .code();
+      }
+      Bm25Benchmark.Result result =
+          new Bm25Benchmark(
+                  data,
+                  lang,
+                  passes,
+                  warmUpPasses != null
+                      ? warmUpPasses
+                      : Bm25Benchmark.defaultWarmUpPasses(data.evaluatedQueryIds().size()),
+                  topK,
+                  searchThreads)
+              .run();
+      PrintWriter out = spec.commandLine().getOut();
+      if (json) {
+        ObjectNode root = new ObjectMapper().createObjectNode();
+        root.put("dataset", result.dataset());
+        root.put("documents", result.documents());
+        root.put("queries", result.queries());
+        root.put("passes", result.passes());
+        root.put("top_k", result.topK());
+        root.put("threads", result.threads());
+        root.put("in_process_parallel_queries_per_s", result.inProcessParallelQueriesPerSecond());
+        root.put("in_process_index_docs_per_s", result.inProcess().indexDocsPerSecond());
+        root.put("grpc_index_docs_per_s", result.grpc().indexDocsPerSecond());
+        root.put("index_grpc_over_in_process", result.indexRatio());
+        root.put("in_process_queries_per_s", result.inProcess().queriesPerSecond());
+        root.put("grpc_queries_per_s", result.grpc().queriesPerSecond());
+        root.put("query_grpc_over_in_process", result.queryRatio());
+        root.put("warm_up_passes", result.warmUpPasses());
+        root.put("in_process_us_per_query", result.inProcessMicrosPerQuery());
+        root.put("grpc_us_per_query", result.grpcMicrosPerQuery());
+        root.put("grpc_server_search_us_per_query", result.grpcServerSearchMicros());
+        root.put("grpc_parallel_queries_per_s", result.grpcParallelQueriesPerSecond());
+        root.put("parallel_query_grpc_over_in_process", result.parallelQueryRatio());
+        root.put(
+            "grpc_parallel_own_channels_queries_per_s",
+            result.grpcParallelOwnChannelsQueriesPerSecond());
+        root.put(
+            "parallel_own_channels_query_grpc_over_in_process",
+            result.parallelOwnChannelsQueryRatio());
+        root.put("grpc_no_hit_us_per_call", result.grpcNoHitMicros());
+        root.put("grpc_health_check_us_per_call", result.grpcHealthCheckMicros());
+        root.put("query_grpc_over_in_process_ceiling", result.queryRatioCeiling());
+        root.put("grpc_bare_health_check_us_per_call", result.grpcBareHealthCheckMicros());
+        root.put("query_grpc_over_in_process_bare_ceiling", result.bareQueryRatioCeiling());
+        root.put(
+            "grpc_bare_search_length_call_us_per_call", result.grpcBareSearchLengthCallMicros());
+        root.put(
+            "query_grpc_over_in_process_bare_search_length_ceiling",
+            result.bareSearchLengthCeiling());
+        ArrayNode curve = root.putArray("grpc_bare_work_curve");
+        for (Bm25Benchmark.BareWorkCall call : result.bareWorkCurve()) {
+          curve
+              .addObject()
+              .put("work_us", call.workMicros())
+              .put("call_us", call.callMicros())
+              .put("beyond_work_us", call.overheadMicros());
+        }
+        out.println(root);
+      } else {
+        out.printf(
+            Locale.ROOT,
+            "BM25 on %s (%d docs, %d queries x %d passes after %d warm-up passes, top %d;%n"
+                + "both paths search one collection and returned the same hits; passes alternate)%n"
+                + "                 index docs/s   queries/s   us/query%n"
+                + "in-process       %12.0f %11.0f %10.0f%n"
+                + "in-process, %2d threads      %11.0f%n"
+                + "gRPC (loopback)  %12.0f %11.0f %10.0f  (%.0f us of it in the server's search)%n"
+                + "gRPC/in-process  %12.2f %11.2f%n"
+                + "gRPC, %2d threads            %11.0f  (one query per request, %d in flight)%n"
+                + "gRPC/in-process, %2d threads %11.2f%n"
+                + "gRPC, %2d threads, a channel each %6.0f  (gRPC/in-process %.2f)%n"
+                + "gRPC call floor: %.0f us (a search no document matches), so one query per"
+                + " request is at most %.2f of in-process%n"
+                + "gRPC health check: %.0f us (same channel and server, without the index service's"
+                + " interceptors and adapter)%n"
+                + "bare gRPC-Java health check: %.0f us (a server with gRPC-Java's defaults and no"
+                + " Tenbin code), so no service on gRPC-Java reaches more than %.2f here%n"
+                + "bare gRPC-Java call that works as long as an in-process search (%.0f us): %.0f"
+                + " us, so at most %.2f with that call's waiting%n",
+            result.dataset(),
+            result.documents(),
+            result.queries(),
+            result.passes(),
+            result.warmUpPasses(),
+            result.topK(),
+            result.inProcess().indexDocsPerSecond(),
+            result.inProcess().queriesPerSecond(),
+            result.inProcessMicrosPerQuery(),
+            result.threads(),
+            result.inProcessParallelQueriesPerSecond(),
+            result.grpc().indexDocsPerSecond(),
+            result.grpc().queriesPerSecond(),
+            result.grpcMicrosPerQuery(),
+            result.grpcServerSearchMicros(),
+            result.indexRatio(),
+            result.queryRatio(),
+            result.threads(),
+            result.grpcParallelQueriesPerSecond(),
+            result.threads(),
+            result.threads(),
+            result.parallelQueryRatio(),
+            result.threads(),
+            result.grpcParallelOwnChannelsQueriesPerSecond(),
+            result.parallelOwnChannelsQueryRatio(),
+            result.grpcNoHitMicros(),
+            result.queryRatioCeiling(),
+            result.grpcHealthCheckMicros(),
+            result.grpcBareHealthCheckMicros(),
+            result.bareQueryRatioCeiling(),
+            result.inProcessMicrosPerQuery(),
+            result.grpcBareSearchLengthCallMicros(),
+            result.bareSearchLengthCeiling());
+        out.printf(
+            Locale.ROOT, "bare gRPC-Java call   handler work us   call us   beyond the work us%n");
+        for (Bm25Benchmark.BareWorkCall call : result.bareWorkCurve()) {
+          out.printf(
+              Locale.ROOT,
+              "                      %15.0f %9.0f %20.0f%n",
+              call.workMicros(),
+              call.callMicros(),
+              call.overheadMicros());
+        }
+      }
+      out.flush();
+      return 0;
+    }
+  }
+
+  /** {@code tenbin bench encoder --model MODEL}. */
+  @Command(
+      name = "encoder",
+      mixinStandardHelpOptions = true,
+      description =
+          "Encoder documents/s in-process vs over gRPC, token-budget vs fixed-32 batching, full vs"
+              + " LightRetriever query latency, and the LightRetriever cache build (built if missing).")
+  static final class Encoder implements Callable<Integer> {
+    @Option(names = "--model", required = true)
+    String model;
+
+    @Option(
+        names = "--dataset",
+        paramLabel = "DIR",
+        description =
+            "Take documents and queries from this BEIR folder (default: seeded synthetic mixed-length texts).")
+    Path dataset;
+
+    @Option(
+        names = "--documents",
+        defaultValue = "256",
+        description = "Documents encoded per measurement.")
+    int documents;
+
+    @Option(names = "--queries", defaultValue = "100", description = "Queries timed one at a time.")
+    int queries;
+
+    @Option(names = "--cache-dir", defaultValue = "${env:TENBIN_CACHE_DIR:-.tenbin/cache}")
+    Path cacheDirectory;
+
+    @Option(
+        names = "--queue-delay-ms",
+        defaultValue = "2",
+        description =
+            "The batcher's maximum queue delay on the full query path behind full_query_us (default"
+                + " ${DEFAULT-VALUE}, the service's); full_query_no_queue_delay_us is always measured"
+                + " with none.")
+    long queueDelayMs;
+
+    @Option(names = "--json")
+    boolean json;
+
+    @CommandLine.Mixin
+    dev.tenbin.model.onnx.ExecutionOptions execution = new dev.tenbin.model.onnx.ExecutionOptions();
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      execution.check();
+      if (queueDelayMs < 0) {
+        spec.commandLine().getErr().println("tenbin: --queue-delay-ms must not be negative");
+        return 2;
+      }
+      java.util.List<String> docs = new java.util.ArrayList<>();
+      java.util.List<String> qs = new java.util.ArrayList<>();
+      if (dataset != null) {
+        BeirDataset data = BeirDatasetReader.read(dataset);
+        data.corpus().stream().limit(documents).forEach(d -> docs.add(d.titleAndText()));
+        data.evaluatedQueryIds().stream()
+            .limit(queries)
+            .forEach(id -> qs.add(data.queries().get(id)));
+      } else {
+        java.util.Random random = new java.util.Random(17);
+        String[] words =
+            "the of retrieval model vector index query document score rank dense sparse token batch latency memory quantized binary cosine passage answer"
+                .split(" ");
+        for (int i = 0; i < documents; i++) {
+          int length = 8 + random.nextInt(248);
+          StringBuilder text = new StringBuilder();
+          for (int w = 0; w < length; w++) {
+            text.append(words[random.nextInt(words.length)]).append(' ');
+          }
+          docs.add(text.toString().trim());
+        }
+        for (int i = 0; i < queries; i++) {
+          qs.add(
+              words[random.nextInt(words.length)]
+                  + " "
+                  + words[random.nextInt(words.length)]
+                  + " "
+                  + words[random.nextInt(words.length)]);
+        }
+      }
+      PrintWriter err = spec.commandLine().getErr();
+      var config =
+          dev.tenbin.encoder.config.EncoderServiceConfig.embedded(Path.of("models"), cacheDirectory)
+              .withMaxQueueDelay(java.time.Duration.ofMillis(queueDelayMs))
+              .withExecution(execution);
+      dev.tenbin.bench.encoder.EncoderBenchmark.Result r =
+          dev.tenbin.bench.encoder.EncoderBenchmark.run(
+              config,
+              model,
+              docs,
+              qs,
+              done -> {
+                err.printf("\rtenbin: LightRetriever cache %d rows", done);
+                err.flush();
+              });
+      err.println();
+      ObjectNode root = new ObjectMapper().createObjectNode();
+      root.put("model", r.model());
+      root.put("execution_provider", execution.provider());
+      root.put("device", execution.device());
+      root.put("documents", r.documents());
+      root.put("in_process_docs_per_s", r.inProcessDocsPerSecond());
+      root.put("grpc_docs_per_s", r.grpcDocsPerSecond());
+      root.put("grpc_over_in_process", r.grpcOverInProcess());
+      root.put("grpc_in_process_transport_docs_per_s", r.grpcInProcessTransportDocsPerSecond());
+      root.put("token_budget_docs_per_s", r.tokenBudgetDocsPerSecond());
+      root.put("fixed32_docs_per_s", r.fixed32DocsPerSecond());
+      root.put("token_budget_over_fixed32", r.tokenBudgetOverFixed32());
+      root.put("full_query_us", r.fullQueryMicros());
+      root.put("light_query_us", r.lightQueryMicros());
+      root.put("light_speedup", r.lightSpeedup());
+      root.put("queue_delay_ms", r.queueDelayMillis());
+      root.put("full_query_no_queue_delay_us", r.fullQueryNoQueueDelayMicros());
+      root.put("light_speedup_no_queue_delay", r.lightSpeedupNoQueueDelay());
+      root.put("full_queries_per_s", r.fullQueriesPerSecond());
+      root.put("light_queries_per_s", r.lightQueriesPerSecond());
+      root.put("cache_build_s", r.cacheBuildSeconds());
+      root.put("cache_bytes", r.cacheBytes());
+      root.put("cache_vocabulary", r.vocabularySize());
+      PrintWriter out = spec.commandLine().getOut();
+      if (json) {
+        out.println(root);
+      } else {
+        root.fields().forEachRemaining(e -> out.printf("%-28s %s%n", e.getKey(), e.getValue()));
+      }
+      out.flush();
+      return 0;
+    }
+  }
+
+  /** {@code tenbin bench rerank --model MODEL --dataset DIR}. */
+  @Command(
+      name = "rerank",
+      mixinStandardHelpOptions = true,
+      description =
+          "Reranking pairs/s, in-process vs over gRPC (loopback), for a cross-encoder or dense:MODEL;"
+              + " candidates travel inline, or as ids of an index collection (--documents-by-id);"
+              + " the output's documents says which.")
+  static final class Rerank implements Callable<Integer> {
+    @Option(names = "--model", required = true)
+    String model;
+
+    @Option(names = "--dataset", required = true, paramLabel = "DIR")
+    Path dataset;
+
+    @Option(names = "--models-dir", defaultValue = "models")
+    Path modelsDirectory;
+
+    @Option(names = "--queries", defaultValue = "20")
+    int queries;
+
+    @Option(names = "--pairs", defaultValue = "100", description = "Candidates per request.")
+    int pairs;
+
+    @Option(
+        names = "--warm-up-passes",
+        defaultValue = "100",
+        paramLabel = "N",
+        description =
+            "Passes over the queries before the measured ones (default ${DEFAULT-VALUE}): the gRPC"
+                + " side's Java code reaches its compiled steady state only after some thousands of"
+                + " calls.")
+    int warmUpPasses;
+
+    @Option(
+        names = "--passes",
+        defaultValue = "10",
+        description =
+            "Measured passes over the queries (default ${DEFAULT-VALUE}); each request runs"
+                + " in-process, then over gRPC.")
+    int passes;
+
+    @Option(names = "--cache-dir", defaultValue = "${env:TENBIN_CACHE_DIR:-.tenbin/cache}")
+    Path cacheDirectory;
+
+    @Option(
+        names = "--documents-by-id",
+        description =
+            "Send candidates as ids of an index collection (RerankRequest.index_documents) instead of"
+                + " their text: the documents are ingested into a temporary collection of the embedded"
+                + " index service, and the rerank core fetches their text for every request (in both"
+                + " halves). Needs --pairs at most the corpus size.")
+    boolean documentsById;
+
+    @Option(names = "--json")
+    boolean json;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      BeirDataset data = BeirDatasetReader.read(dataset);
+      java.util.List<dev.tenbin.scoring.beir.CorpusDocument> corpus =
+          data.corpus().stream().limit(pairs).toList();
+      if (documentsById && corpus.size() < pairs) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(),
+            "--documents-by-id needs --pairs at most the corpus size ("
+                + corpus.size()
+                + " documents), got "
+                + pairs);
+      }
+      java.util.List<String> docs = corpus.stream().map(d -> d.titleAndText()).toList();
+      java.util.List<String> qs =
+          data.evaluatedQueryIds().stream()
+              .limit(queries)
+              .map(id -> data.queries().get(id))
+              .toList();
+      if (passes < 1) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(), "--passes must be at least 1, got " + passes);
+      }
+      if (warmUpPasses < 0) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(), "--warm-up-passes must be at least 0, got " + warmUpPasses);
+      }
+      dev.tenbin.bench.rerank.RerankBenchmark.Result r;
+      try (var services = dev.tenbin.eval.services.Services.connect(null, null, cacheDirectory);
+          var collection =
+              documentsById
+                  ? new dev.tenbin.eval.retrieval.IndexSession(services.indexChannel(), "en", 0)
+                  : null) {
+        dev.tenbin.bench.rerank.RerankBenchmark.ById byId = null;
+        if (collection != null) {
+          collection.ingest(
+              corpus.stream()
+                  .map(
+                      d ->
+                          dev.tenbin.proto.index.v1.Document.newBuilder()
+                              .setId(d.id())
+                              .setTitle(d.title())
+                              .setText(d.text())
+                              .build())
+                  .toList());
+          byId =
+              new dev.tenbin.bench.rerank.RerankBenchmark.ById(
+                  collection.name(),
+                  corpus.stream().map(d -> d.id()).toList(),
+                  services::indexChannel);
+        }
+        r =
+            dev.tenbin.bench.rerank.RerankBenchmark.run(
+                modelsDirectory,
+                cacheDirectory,
+                services::encoderChannel,
+                model,
+                qs,
+                docs,
+                pairs,
+                warmUpPasses,
+                passes,
+                byId);
+      }
+      ObjectNode root = new ObjectMapper().createObjectNode();
+      root.put("model", r.model());
+      root.put("requests", r.requests());
+      root.put("pairs_per_request", r.pairsPerRequest());
+      root.put("warm_up_passes", r.warmUpPasses());
+      root.put("passes", r.passes());
+      root.put("documents", r.documents());
+      root.put("in_process_pairs_per_s", r.inProcessPairsPerSecond());
+      root.put("grpc_pairs_per_s", r.grpcPairsPerSecond());
+      root.put("grpc_over_in_process", r.ratio());
+      root.put("in_process_scoring_us_per_request", r.inProcessScoringMicrosPerRequest());
+      root.put("grpc_server_scoring_us_per_request", r.grpcServerScoringMicrosPerRequest());
+      PrintWriter out = spec.commandLine().getOut();
+      if (json) {
+        out.println(root);
+      } else {
+        root.fields().forEachRemaining(e -> out.printf("%-24s %s%n", e.getKey(), e.getValue()));
+      }
+      out.flush();
+      return 0;
+    }
+  }
+
+  static final String PEAK_HELP =
+      "This machine's FMA peak in GFLOP/s, the one the float scan is a fraction of: the JMH figure"
+          + " of ./tenbin jmh 'DenseScanBenchmarks.fmaPeak' (GFLOP/s = threads x 3072 x 2000 /"
+          + " (us/op x 1000)). Without it no fraction is reported.";
+
+  /** Puts {@code value}, or null when it is NaN (a figure not measured). */
+  static void putFinite(ObjectNode node, String name, double value) {
+    if (Double.isNaN(value)) {
+      node.putNull(name);
+    } else {
+      node.put(name, value);
+    }
+  }
+
+  /** {@code tenbin bench index}. */
+  @Command(
+      name = "index",
+      mixinStandardHelpOptions = true,
+      description =
+          "Exact-scan speeds on seeded synthetic data: float GFLOP/s as a fraction of the FMA peak given"
+              + " by --peak-gflops, int8 and binary speed-ups, sparse queries/s per pruning setting,"
+              + " MaxSim documents/s.")
+  static final class Index implements Callable<Integer> {
+    @Option(names = "--documents", defaultValue = "10000")
+    int documents;
+
+    @Option(names = "--dimension", defaultValue = "384")
+    int dimension;
+
+    @Option(names = "--queries", defaultValue = "50")
+    int queries;
+
+    @Option(names = "--peak-gflops", paramLabel = "GFLOPS", description = PEAK_HELP)
+    Double peakGflops;
+
+    @Option(names = "--json")
+    boolean json;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      var r =
+          new dev.tenbin.bench.index.IndexScanBenchmark()
+              .run(documents, dimension, queries, peakGflops == null ? Double.NaN : peakGflops);
+      ObjectNode root = new ObjectMapper().createObjectNode();
+      root.put("documents", r.documents());
+      root.put("dimension", r.dimension());
+      root.put("float_scan_gflops", r.floatScanGflops());
+      putFinite(root, "peak_fma_gflops", r.peakGflops());
+      putFinite(root, "float_fraction_of_peak", r.fractionOfPeak());
+      root.put("float_ms_per_query", r.floatMillisPerQuery());
+      root.put("int8_ms_per_query", r.int8MillisPerQuery());
+      root.put("binary_ms_per_query", r.binaryMillisPerQuery());
+      root.put("int8_speedup", r.int8Speedup());
+      root.put("binary_speedup", r.binarySpeedup());
+      ObjectNode sparse = root.putObject("sparse_queries_per_s");
+      r.sparseQueriesPerSecond().forEach(sparse::put);
+      root.put("maxsim_documents_per_s", r.maxSimDocumentsPerSecond());
+      PrintWriter out = spec.commandLine().getOut();
+      out.println(json ? root.toString() : root.toPrettyString());
+      out.flush();
+      return 0;
+    }
+  }
+
+  /** {@code tenbin bench index-scaling}. */
+  @Command(
+      name = "index-scaling",
+      mixinStandardHelpOptions = true,
+      description = {
+        "How the dense index's costs grow from 10K to 1M vectors: seeded synthetic vectors (a"
+            + " normalised Gaussian mixture) ingested through the index's vector store and searched"
+            + " over its memory mapping. Per size: ingest vectors/s, file bytes, RSS (file-backed and"
+            + " anonymous) and heap used, exact float / int8 / binary scan latency, float GFLOP/s"
+            + " against --peak-gflops, and Lucene HNSW (float, int8, binary) build time, latency and"
+            + " recall@10 against exact float per beam width, with the speed-up at recall@10 >= 0.95.",
+        "Everything in one run, so ratios are side by side."
+      })
+  static final class IndexScaling implements Callable<Integer> {
+    @Option(
+        names = "--sizes",
+        split = ",",
+        defaultValue = "10000,100000,1000000",
+        description = "Collection sizes, comma-separated (default: ${DEFAULT-VALUE}).")
+    List<Integer> sizes;
+
+    @Option(names = "--dimension", defaultValue = "384")
+    int dimension;
+
+    @Option(names = "--seed", defaultValue = "42")
+    long seed;
+
+    @Option(names = "--queries", defaultValue = "50", description = "Queries timed per method.")
+    int queries;
+
+    @Option(names = "--clusters", defaultValue = "1000", description = "Gaussian mixture clusters.")
+    int clusters;
+
+    @Option(
+        names = "--hnsw-max-size",
+        defaultValue = "100000",
+        description = "Largest size whose HNSW graphs are built (default: ${DEFAULT-VALUE}).")
+    int hnswMaxSize;
+
+    @Option(
+        names = "--hnsw-graphs",
+        split = ",",
+        paramLabel = "VECTORS",
+        defaultValue = "float,int8,binary",
+        description =
+            "Which HNSW graphs are built up to --hnsw-max-size: float, int8, binary (default:"
+                + " ${DEFAULT-VALUE}).")
+    List<String> hnswGraphs;
+
+    @Option(
+        names = "--beams",
+        split = ",",
+        defaultValue = "10,20,40,80,160",
+        description =
+            "HNSW beam widths (candidates asked of the graph; default: ${DEFAULT-VALUE}).")
+    List<Integer> beams;
+
+    @Option(
+        names = "--rescore-depths",
+        split = ",",
+        paramLabel = "N",
+        description =
+            "Shortlist depths of the int8 and binary scans re-scored in float, each timed with its"
+                + " recall@10 and the speed-up over the exact float scan at the smallest depth"
+                + " reaching recall@10 >= 0.95 (default: none beyond the fixed 100).")
+    List<Integer> rescoreDepths = new java.util.ArrayList<>();
+
+    @Option(
+        names = "--batch-queries",
+        defaultValue = "64",
+        description = "Queries of the batched float scan.")
+    int batchQueries;
+
+    @Option(
+        names = "--min-seconds",
+        defaultValue = "2",
+        description = "Each latency is timed over whole passes of the queries until this long.")
+    double minSeconds;
+
+    @Option(names = "--peak-gflops", paramLabel = "GFLOPS", description = PEAK_HELP)
+    Double peakGflops;
+
+    @Option(
+        names = "--work-dir",
+        paramLabel = "DIR",
+        description =
+            "Where the vector files are written, one size at a time (default: a temp dir).")
+    Path workDir;
+
+    @Option(names = "--plot", paramLabel = "FILE", description = "Also write a log-log SVG plot.")
+    Path plot;
+
+    @Option(names = "--json")
+    boolean json;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws java.io.IOException {
+      Path work =
+          workDir != null ? workDir : java.nio.file.Files.createTempDirectory("tenbin-scaling");
+      dev.tenbin.bench.index.IndexScalingBenchmark.Config config;
+      try {
+        config =
+            new dev.tenbin.bench.index.IndexScalingBenchmark.Config(
+                sizes,
+                dimension,
+                seed,
+                queries,
+                clusters,
+                hnswMaxSize,
+                dev.tenbin.bench.index.IndexScalingBenchmark.graphsNamed(hnswGraphs),
+                beams,
+                rescoreDepths,
+                batchQueries,
+                minSeconds,
+                peakGflops == null ? Double.NaN : peakGflops,
+                work);
+      } catch (IllegalArgumentException e) {
+        if (workDir == null) {
+          java.nio.file.Files.deleteIfExists(work);
+        }
+        spec.commandLine().getErr().println("tenbin: " + e.getMessage());
+        return 2;
+      }
+      PrintWriter err = spec.commandLine().getErr();
+      var results =
+          new dev.tenbin.bench.index.IndexScalingBenchmark()
+              .run(
+                  config,
+                  r -> {
+                    err.printf(
+                        Locale.ROOT,
+                        "tenbin: %,d vectors measured (float %.3f ms, int8 %.3f ms, binary %.3f ms)%n",
+                        r.size(),
+                        r.floatMillisPerQuery(),
+                        r.int8MillisPerQuery(),
+                        r.binaryMillisPerQuery());
+                    err.flush();
+                  });
+      if (workDir == null) {
+        java.nio.file.Files.deleteIfExists(work);
+      }
+      if (plot != null) {
+        if (plot.toAbsolutePath().getParent() != null) {
+          java.nio.file.Files.createDirectories(plot.toAbsolutePath().getParent());
+        }
+        java.nio.file.Files.writeString(
+            plot,
+            dev.tenbin.bench.index.ScalingPlot.svg(
+                results,
+                "Dense search latency vs collection size (" + dimension + " dimensions, top 10)"));
+      }
+      PrintWriter out = spec.commandLine().getOut();
+      if (json) {
+        out.println(IndexScalingReport.json(config, results));
+      } else {
+        out.print(IndexScalingReport.table(config, results));
+      }
+      out.flush();
+      return 0;
+    }
+  }
+
+  /** {@code tenbin bench metrics --out DIR}. */
+  @Command(
+      name = "metrics",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Write a seeded synthetic TREC run and qrels (run.trec, qrels.trec) for timing and checking"
+            + " tenbin metrics against trec_eval at scale: graded judgments, tied scores, judged"
+            + " queries missing from the run, unjudged run queries and documents.",
+        "The same --queries, --depth and --seed always write the same bytes."
+      })
+  static final class Metrics implements Callable<Integer> {
+    @Option(names = "--queries", defaultValue = "1031", description = "Judged queries.")
+    int queries;
+
+    @Option(
+        names = "--depth",
+        defaultValue = "1000",
+        description = "Documents per run query (1031 queries x 1000 make about 1M run lines).")
+    int depth;
+
+    @Option(names = "--seed", defaultValue = "7")
+    long seed;
+
+    @Option(names = "--out", required = true, paramLabel = "DIR")
+    Path out;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      if (queries < 1 || depth < 1) {
+        spec.commandLine().getErr().println("tenbin: --queries and --depth must be positive");
+        return 2;
+      }
+      dev.tenbin.bench.bm25.SyntheticRunFiles.Summary summary;
+      try {
+        summary = dev.tenbin.bench.bm25.SyntheticRunFiles.write(out, queries, depth, seed);
+      } catch (java.io.IOException e) {
+        spec.commandLine()
+            .getErr()
+            .println("tenbin: cannot write to " + out + ": " + e.getMessage());
+        return 2;
+      }
+      PrintWriter printer = spec.commandLine().getOut();
+      printer.printf(
+          Locale.ROOT,
+          "%s: %d lines, %d queries (%d judged queries absent, plus unjudged ones)%n"
+              + "%s: %d lines, %d judged queries%n",
+          out.resolve(dev.tenbin.bench.bm25.SyntheticRunFiles.RUN_FILE),
+          summary.runLines(),
+          summary.runQueries(),
+          queries / 20,
+          out.resolve(dev.tenbin.bench.bm25.SyntheticRunFiles.QRELS_FILE),
+          summary.qrelsLines(),
+          summary.judgedQueries());
+      printer.flush();
+      return 0;
+    }
+  }
+}

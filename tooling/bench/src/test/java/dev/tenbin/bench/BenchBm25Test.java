@@ -1,0 +1,83 @@
+package dev.tenbin.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.offset;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tenbin.eval.testing.TinyBeir;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code bench bm25}: what it reports, and that the ceilings follow from the times it reports. */
+class BenchBm25Test {
+  @TempDir Path tmp;
+  private Path dataset;
+
+  @BeforeEach
+  void fixtures() throws Exception {
+    dataset = TinyBeir.write(tmp.resolve("beir"));
+  }
+
+  private CliRunner bench(String... extra) {
+    List<String> args =
+        new ArrayList<>(
+            List.of("bench", "bm25", "--dataset", dataset.toString(), "--language", "en"));
+    args.addAll(Arrays.asList(extra));
+    return CliRunner.run(args.toArray(String[]::new));
+  }
+
+  @Test
+  void jsonReportsTheBareGrpcJavaCallsBesideTheSearches() throws Exception {
+    CliRunner run = bench("--passes", "2", "--warm-up-passes", "1", "--threads", "1", "--json");
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    JsonNode json = new ObjectMapper().readTree(run.out());
+    assertThat(json.get("passes").asInt()).isEqualTo(2);
+    assertThat(json.get("warm_up_passes").asInt()).isEqualTo(1);
+    double inProcessMicros = json.get("in_process_us_per_query").asDouble();
+    double bareSearchLength = json.get("grpc_bare_search_length_call_us_per_call").asDouble();
+    assertThat(bareSearchLength).isGreaterThanOrEqualTo(inProcessMicros * 0.999);
+    assertThat(json.get("query_grpc_over_in_process_bare_search_length_ceiling").asDouble())
+        .isCloseTo(inProcessMicros / bareSearchLength, offset(1e-9));
+    List<Double> work = new ArrayList<>();
+    for (JsonNode call : json.get("grpc_bare_work_curve")) {
+      double workMicros = call.get("work_us").asDouble();
+      double callMicros = call.get("call_us").asDouble();
+      work.add(workMicros);
+      assertThat(callMicros).isGreaterThanOrEqualTo(workMicros);
+      assertThat(call.get("beyond_work_us").asDouble())
+          .isCloseTo(callMicros - workMicros, offset(1e-9));
+    }
+    assertThat(work).containsExactly(0.0, 100.0, 200.0, 400.0, 800.0);
+  }
+
+  @Test
+  void textNamesTheWarmUpAndEachBareCallOfTheCurve() {
+    CliRunner run = bench("--passes", "1", "--warm-up-passes", "2", "--threads", "1");
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out()).contains(" passes after 2 warm-up passes");
+    assertThat(run.out())
+        .contains("bare gRPC-Java call that works as long as an in-process search")
+        .contains("handler work us");
+    assertThat(run.out().lines().filter(line -> line.matches("\\s+\\d+\\s+\\d+\\s+-?\\d+")))
+        .hasSize(5);
+  }
+
+  @Test
+  void passesBelowOneAndNegativeWarmUpsAreRefusedWithAMessage() {
+    CliRunner noPasses = bench("--passes", "0");
+    CliRunner negativeWarmUp = bench("--warm-up-passes", "-1");
+
+    assertThat(noPasses.exitCode()).isNotZero();
+    assertThat(noPasses.err()).contains("--passes must be at least 1");
+    assertThat(negativeWarmUp.exitCode()).isNotZero();
+    assertThat(negativeWarmUp.err()).contains("--warm-up-passes must be at least 0");
+  }
+}

@@ -1,0 +1,53 @@
+package dev.tenbin.drill;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** {@code tenbin drill}: its subcommands and their options, without starting any child process. */
+class DrillCommandTest {
+  @Test
+  void theDrillHelpListsEveryDrill() {
+    CliRunner help = CliRunner.run("drill", "--help");
+    assertThat(help.exitCode()).isZero();
+    assertThat(help.out())
+        .contains("sigterm-encode", "cancel-encode", "long-id-ingest", "kill-restart", "overload");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"sigterm-encode", "cancel-encode", "kill-restart", "overload"})
+  void drillsThatEncodeTakeADenseModelDefaultingToMiniLm(String drill) {
+    CliRunner help = CliRunner.run("drill", drill, "--help");
+    assertThat(help.out())
+        .contains("--model", "all-minilm-l6-v2", "--work-dir", "--seed", "--json");
+  }
+
+  @Test
+  void theLongIdDrillEncodesNothingAndTakesNoModel() {
+    CliRunner help = CliRunner.run("drill", "long-id-ingest", "--help");
+    assertThat(help.out()).contains("--work-dir").doesNotContain("--model");
+  }
+
+  @Test
+  void anUnknownServiceToKillIsRefusedNamingTheOptionBeforeAnyWork(@TempDir Path work) {
+    CliRunner run =
+        CliRunner.run(
+            "drill", "kill-restart", "--service", "database", "--work-dir", work.toString());
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).contains("--service must be index, encoder, rerank or eval");
+    assertThat(work).isEmptyDirectory();
+  }
+
+  @Test
+  void outOfRangeCountsAreRefusedNamingTheOptions(@TempDir Path work) {
+    CliRunner run =
+        CliRunner.run("drill", "sigterm-encode", "--repeat", "0", "--work-dir", work.toString());
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).contains("--repeat must be at least 1");
+    assertThat(work).isEmptyDirectory();
+  }
+}
