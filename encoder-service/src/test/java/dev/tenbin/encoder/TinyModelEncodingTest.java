@@ -176,16 +176,7 @@ class TinyModelEncodingTest {
         dev.tenbin.model.onnx.OnnxEnvironment.cudaAvailable(),
         "this build carries the CUDA provider");
     var config = EncoderServiceConfig.embedded(tmp.resolve("models"), tmp.resolve("cache"));
-    var cuda =
-        new EncoderServiceConfig(
-            config.server(),
-            config.sources(),
-            new dev.tenbin.model.onnx.OnnxModel.RuntimeOptions(1, true),
-            config.batching(),
-            config.maxInputsPerRequest(),
-            config.maxTextChars(),
-            config.maxRequestChars(),
-            config.models());
+    var cuda = config.withRuntime(new dev.tenbin.model.onnx.OnnxModel.RuntimeOptions(1, true));
     assertThatThrownBy(() -> new EncoderCore(cuda))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("-Pgpu");

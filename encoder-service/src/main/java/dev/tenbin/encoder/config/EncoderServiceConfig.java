@@ -1,6 +1,7 @@
 package dev.tenbin.encoder.config;
 
 import dev.tenbin.encoder.batching.BatchingLimits;
+import dev.tenbin.model.ModelHosting;
 import dev.tenbin.model.ModelPolicy;
 import dev.tenbin.model.ModelSources;
 import dev.tenbin.model.hub.HubAccess;
@@ -13,26 +14,23 @@ import java.nio.file.Path;
  * The encoder service's one typed configuration.
  *
  * @param server network settings
- * @param sources where models come from: local models folder, cache folder (hub downloads and
- *     LightRetriever caches), hub
- * @param runtime ONNX Runtime threads and execution provider
+ * @param hosting where models come from (local models folder, cache folder for hub downloads and
+ *     LightRetriever caches, hub), which may be loaded and when an unused one is unloaded, and how
+ *     ONNX Runtime runs them
  * @param batching token-budget batching limits
  * @param maxInputsPerRequest largest number of texts in one request
  * @param maxTextChars largest text accepted, in characters
  * @param maxRequestChars largest total of characters over the texts of one request
- * @param models which models may be loaded, and when an unused one is unloaded
  * @param httpPort port of the HTTP endpoint beside gRPC ({@code POST /v1/embeddings}, {@code GET
  *     /health}); 0 picks a free one, -1 (the default) serves none
  */
 public record EncoderServiceConfig(
     ServerSettings server,
-    ModelSources sources,
-    OnnxModel.RuntimeOptions runtime,
+    ModelHosting hosting,
     BatchingLimits batching,
     int maxInputsPerRequest,
     int maxTextChars,
     long maxRequestChars,
-    ModelPolicy models,
     int httpPort) {
   public static final int DEFAULT_PORT = 50051;
 
@@ -68,14 +66,11 @@ public record EncoderServiceConfig(
               + batching.maxQueuedInputs()
               + "): such a request could never be queued");
     }
-    if (models == null) {
-      throw new IllegalArgumentException("a model policy is required");
-    }
     if (server == null) {
       throw new IllegalArgumentException("server settings are required");
     }
-    if (sources == null) {
-      throw new IllegalArgumentException("model sources (--models-dir, --cache-dir) are required");
+    if (hosting == null) {
+      throw new IllegalArgumentException("model hosting (sources, policy, runtime) is required");
     }
     if (httpPort < NO_HTTP || httpPort > 65535) {
       throw new IllegalArgumentException(
@@ -83,46 +78,39 @@ public record EncoderServiceConfig(
     }
   }
 
-  /** A configuration without an HTTP endpoint. */
-  public EncoderServiceConfig(
-      ServerSettings server,
-      ModelSources sources,
-      OnnxModel.RuntimeOptions runtime,
-      BatchingLimits batching,
-      int maxInputsPerRequest,
-      int maxTextChars,
-      long maxRequestChars,
-      ModelPolicy models) {
-    this(
-        server,
-        sources,
-        runtime,
-        batching,
-        maxInputsPerRequest,
-        maxTextChars,
-        maxRequestChars,
-        models,
-        NO_HTTP);
+  /** Where models come from. */
+  public ModelSources sources() {
+    return hosting.sources();
+  }
+
+  /** Which models may be loaded, and when an unused one is unloaded. */
+  public ModelPolicy models() {
+    return hosting.policy();
+  }
+
+  /** How ONNX Runtime runs the models. */
+  public OnnxModel.RuntimeOptions runtime() {
+    return hosting.runtime();
   }
 
   /** Folder of local models ({@code <id>/card.json}, ONNX, tokenizer). */
   public Path modelsDirectory() {
-    return sources.modelsDirectory();
+    return sources().modelsDirectory();
   }
 
   /** Hub downloads and LightRetriever caches. */
   public Path cacheDirectory() {
-    return sources.cacheDirectory();
+    return sources().cacheDirectory();
   }
 
   /** The hub models are downloaded from. */
   public HubAccess hub() {
-    return sources.hub();
+    return sources().hub();
   }
 
   /** The hub's base URL. */
   public String hubEndpoint() {
-    return sources.hub().endpoint();
+    return sources().hub().endpoint();
   }
 
   /**
@@ -132,111 +120,70 @@ public record EncoderServiceConfig(
   public static EncoderServiceConfig embedded(Path modelsDirectory, Path cacheDirectory) {
     return new EncoderServiceConfig(
         ServerSettings.ephemeral(),
-        ModelSources.embedded(modelsDirectory, cacheDirectory),
-        OnnxModel.RuntimeOptions.cpu(Runtime.getRuntime().availableProcessors()),
+        ModelHosting.embedded(modelsDirectory, cacheDirectory),
         BatchingLimits.DEFAULT,
         10_000,
         100_000,
         Long.MAX_VALUE,
-        ModelPolicy.allowAll());
+        NO_HTTP);
   }
 
   /** These batching limits; the inputs-per-request cap shrinks to the queue bound if larger. */
   public EncoderServiceConfig withBatching(BatchingLimits limits) {
     return new EncoderServiceConfig(
         server,
-        sources,
-        runtime,
+        hosting,
         limits,
         Math.min(maxInputsPerRequest, limits.maxQueuedInputs()),
         maxTextChars,
         maxRequestChars,
-        models,
         httpPort);
   }
 
   /** Another Hugging Face hub endpoint (a mirror, or a fake one in tests). */
   public EncoderServiceConfig withHubEndpoint(String endpoint) {
-    return new EncoderServiceConfig(
-        server,
-        sources.withHubEndpoint(endpoint),
-        runtime,
-        batching,
-        maxInputsPerRequest,
-        maxTextChars,
-        maxRequestChars,
-        models,
-        httpPort);
+    return withHosting(hosting.withSources(sources().withHubEndpoint(endpoint)));
   }
 
   /** These caps on one request: texts per request and characters per text. */
   public EncoderServiceConfig withRequestLimits(int maxInputs, int maxChars) {
     return new EncoderServiceConfig(
         server,
-        sources,
-        runtime,
+        hosting,
         batching,
         maxInputs,
         maxChars,
         Math.max(maxChars, maxRequestChars),
-        models,
         httpPort);
   }
 
   /** This cap on the characters of one request. */
   public EncoderServiceConfig withMaxRequestChars(long maxChars) {
     return new EncoderServiceConfig(
-        server,
-        sources,
-        runtime,
-        batching,
-        maxInputsPerRequest,
-        maxTextChars,
-        maxChars,
-        models,
-        httpPort);
+        server, hosting, batching, maxInputsPerRequest, maxTextChars, maxChars, httpPort);
   }
 
   /** This model policy (allowed models, idle unloading). */
   public EncoderServiceConfig withModels(ModelPolicy policy) {
+    return withHosting(hosting.withPolicy(policy));
+  }
+
+  /** This model hosting (sources, policy, runtime). */
+  public EncoderServiceConfig withHosting(ModelHosting value) {
     return new EncoderServiceConfig(
-        server,
-        sources,
-        runtime,
-        batching,
-        maxInputsPerRequest,
-        maxTextChars,
-        maxRequestChars,
-        policy,
-        httpPort);
+        server, value, batching, maxInputsPerRequest, maxTextChars, maxRequestChars, httpPort);
   }
 
   /** This HTTP port (0: a free one; {@link #NO_HTTP}: no HTTP endpoint), same server settings. */
   public EncoderServiceConfig withHttpPort(int port) {
     return new EncoderServiceConfig(
-        server,
-        sources,
-        runtime,
-        batching,
-        maxInputsPerRequest,
-        maxTextChars,
-        maxRequestChars,
-        models,
-        port);
+        server, hosting, batching, maxInputsPerRequest, maxTextChars, maxRequestChars, port);
   }
 
   /** These server settings (address, security, limits). */
   public EncoderServiceConfig withServer(ServerSettings settings) {
     return new EncoderServiceConfig(
-        settings,
-        sources,
-        runtime,
-        batching,
-        maxInputsPerRequest,
-        maxTextChars,
-        maxRequestChars,
-        models,
-        httpPort);
+        settings, hosting, batching, maxInputsPerRequest, maxTextChars, maxRequestChars, httpPort);
   }
 
   /**
@@ -244,21 +191,12 @@ public record EncoderServiceConfig(
    * (the embedded encoder of {@code tenbin run/eval}).
    */
   public EncoderServiceConfig withExecution(ExecutionOptions execution) {
-    return withRuntime(execution.toRuntime(runtime.intraOpThreads()));
+    return withRuntime(execution.toRuntime(runtime().intraOpThreads()));
   }
 
   /** This ONNX Runtime setting (threads, execution provider, device, arena limit). */
   public EncoderServiceConfig withRuntime(OnnxModel.RuntimeOptions newRuntime) {
-    return new EncoderServiceConfig(
-        server,
-        sources,
-        newRuntime,
-        batching,
-        maxInputsPerRequest,
-        maxTextChars,
-        maxRequestChars,
-        models,
-        httpPort);
+    return withHosting(hosting.withRuntime(newRuntime));
   }
 
   /** These batching limits with another maximum queue delay. */

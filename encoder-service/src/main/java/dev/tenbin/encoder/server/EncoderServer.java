@@ -6,6 +6,7 @@ import dev.tenbin.encoder.config.EncoderServiceConfig;
 import dev.tenbin.encoder.grpc.EncoderGrpcService;
 import dev.tenbin.encoder.http.EmbeddingsHttpApi;
 import dev.tenbin.encoder.light.LightQueryEncoder;
+import dev.tenbin.model.ModelHosting;
 import dev.tenbin.model.ModelPolicy;
 import dev.tenbin.model.ModelSourceOptions;
 import dev.tenbin.model.onnx.ExecutionOptions;
@@ -157,8 +158,10 @@ public final class EncoderServer implements Callable<Integer> {
     }
     return new EncoderServiceConfig(
         serverOptions.toSettings(EncoderServiceConfig.DEFAULT_PORT),
-        modelSources.toSources(),
-        execution.toRuntime(threads),
+        new ModelHosting(
+            modelSources.toSources(),
+            ModelPolicy.of(allowModels, modelIdleSeconds),
+            execution.toRuntime(threads)),
         new BatchingLimits(
             maxBatchTokens,
             maxBatchSize,
@@ -169,7 +172,6 @@ public final class EncoderServer implements Callable<Integer> {
         maxInputs,
         maxTextChars,
         maxRequestChars,
-        ModelPolicy.of(allowModels, modelIdleSeconds),
         httpPort);
   }
 

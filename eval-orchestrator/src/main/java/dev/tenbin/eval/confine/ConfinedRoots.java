@@ -2,6 +2,7 @@ package dev.tenbin.eval.confine;
 
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.core.PermissionDeniedException;
+import dev.tenbin.core.SafeText;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
@@ -85,17 +86,17 @@ public final class ConfinedRoots {
     }
     if (raw.length() > MAX_PATH_CHARS || raw.indexOf('\0') >= 0) {
       throw new InvalidInputException(
-          field, field + ": " + MessageText.quote(raw) + " is not a valid path");
+          field, field + ": " + SafeText.quote(raw) + " is not a valid path");
     }
     Path path;
     try {
       path = Path.of(raw);
     } catch (InvalidPathException e) {
       throw new InvalidInputException(
-          field, field + ": " + MessageText.quote(raw) + " is not a valid path");
+          field, field + ": " + SafeText.quote(raw) + " is not a valid path");
     }
     Path normal = (path.isAbsolute() ? path : base.resolve(path)).toAbsolutePath().normalize();
-    return inside(field, normal, MessageText.quote(raw));
+    return inside(field, normal, SafeText.quote(raw));
   }
 
   /**

@@ -77,8 +77,8 @@ public record CellSelection(
           "--system", "name the cell: --cell FINGERPRINT_PREFIX, or --system S --task T");
     }
     return cell ->
-        cell.key().system().equals(system)
-            && cell.key().task().equals(task)
+        cell.key().system().name().equals(system)
+            && cell.key().task().task().equals(task)
             && (variant == null || cell.key().variant().equals(variant))
             && (mode == null || cell.key().mode().wireName().equals(mode));
   }

@@ -2,9 +2,9 @@ package dev.tenbin.eval.job;
 
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.core.PermissionDeniedException;
+import dev.tenbin.core.SafeText;
 import dev.tenbin.core.TenbinException;
 import dev.tenbin.eval.confine.ConfinedRoots;
-import dev.tenbin.eval.confine.MessageText;
 import dev.tenbin.eval.positions.PositionSettings;
 import dev.tenbin.eval.retrieval.LengthTokenizer;
 import dev.tenbin.eval.taskset.DatasetPaths;
@@ -171,7 +171,7 @@ public final class JobAdmission {
       if (byName.putIfAbsent(document.name(), j) != null) {
         throw new InvalidInputException(
             "task_sets[" + j + "].name",
-            "task_sets[" + j + "]: " + MessageText.quote(document.name()) + " is sent twice");
+            "task_sets[" + j + "]: " + SafeText.quote(document.name()) + " is sent twice");
       }
       if (document.yaml().length() > MAX_TASK_SET_CHARS) {
         throw new InvalidInputException(
@@ -187,7 +187,7 @@ public final class JobAdmission {
         throw new InvalidInputException(
             "spec_yaml.task_sets[" + i + "]",
             "the spec names task set "
-                + MessageText.quote(name)
+                + SafeText.quote(name)
                 + " but it was not sent with the job: the eval service"
                 + " reads no task set from its own disk (`tenbin job submit` sends the spec's task sets)");
       }
@@ -200,7 +200,7 @@ public final class JobAdmission {
           "task_sets["
               + extra.getValue()
               + "]: "
-              + MessageText.quote(extra.getKey())
+              + SafeText.quote(extra.getKey())
               + " is not named by the spec's task_sets");
     }
     return documentOf;
@@ -222,11 +222,12 @@ public final class JobAdmission {
             prefix + ".base_dir",
             prefix
                 + ".base_dir "
-                + MessageText.quote(document.baseDirectory())
+                + SafeText.quote(document.baseDirectory())
                 + " is not an absolute path");
       }
     }
-    String source = prefix + " (" + MessageText.cut(document.name(), MessageText.MAX_SHOWN) + ")";
+    String source =
+        prefix + " (" + SafeText.escaped(document.name(), SafeText.MAX_QUOTED_CHARS) + ")";
     try {
       return new TaskSetParser(new Confined(fields))
           .parse(document.yaml(), source, base.normalize());
@@ -271,7 +272,7 @@ public final class JobAdmission {
     }
     if (Files.exists(directory) && !Files.isDirectory(directory)) {
       throw new InvalidInputException(
-          "output_dir", "output_dir " + MessageText.quote(raw) + " exists and is not a folder");
+          "output_dir", "output_dir " + SafeText.quote(raw) + " exists and is not a folder");
     }
     return directory;
   }
@@ -296,7 +297,7 @@ public final class JobAdmission {
     public Path resolve(String raw, Path base, String field) {
       if (raw.startsWith("~") || raw.contains("${")) {
         throw new IllegalArgumentException(
-            MessageText.quote(raw)
+            SafeText.quote(raw)
                 + ": ~ and ${ENV} are not expanded in jobs sent to the eval service;"
                 + " write the path out (absolute, or relative to the task set file)");
       }
@@ -307,8 +308,7 @@ public final class JobAdmission {
 
     @Override
     public Path found(Path folder, String field) {
-      Path path =
-          dataRoots.check(field, folder, MessageText.quote(folder.getFileName().toString()));
+      Path path = dataRoots.check(field, folder, SafeText.quote(folder.getFileName().toString()));
       fields.putIfAbsent(path, field);
       return path;
     }

@@ -3,8 +3,8 @@ package dev.tenbin.eval.job;
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.NotFoundException;
 import dev.tenbin.core.PreconditionException;
+import dev.tenbin.core.SafeText;
 import dev.tenbin.core.TenbinException;
-import dev.tenbin.eval.confine.MessageText;
 import dev.tenbin.eval.plan.Work;
 import dev.tenbin.eval.store.CellRecord;
 import java.nio.file.Path;
@@ -190,7 +190,7 @@ public final class JobManager implements AutoCloseable {
     log.info(
         "job {} submitted: {} into {}",
         id,
-        MessageText.quote(admitted.spec().name()),
+        SafeText.quote(admitted.spec().name()),
         admitted.directory());
     worker.submit(() -> execute(job));
     return job.snapshot();
@@ -280,7 +280,7 @@ public final class JobManager implements AutoCloseable {
         state.name().toLowerCase(java.util.Locale.ROOT),
         snapshot.cellsDone() + "/" + snapshot.cellsTotal() + " cells");
     if (state == State.FAILED) {
-      log.info("job {} failed: {}", job.id, MessageText.cut(snapshot.error(), 500));
+      log.info("job {} failed: {}", job.id, SafeText.escaped(snapshot.error(), 500));
     } else {
       log.info(
           "job {} {}: {}/{} cells ({} already stored)",
@@ -381,7 +381,7 @@ public final class JobManager implements AutoCloseable {
     TrackedJob job = jobs.get(id);
     if (job == null) {
       throw new NotFoundException(
-          "job_id", "no job " + MessageText.quote(id) + " on this eval service");
+          "job_id", "no job " + SafeText.quote(id) + " on this eval service");
     }
     return job;
   }
@@ -453,7 +453,7 @@ public final class JobManager implements AutoCloseable {
 
     synchronized void end(State state, String error) {
       this.state = state;
-      this.error = MessageText.cut(error, MAX_ERROR_CHARS);
+      this.error = SafeText.escaped(error, MAX_ERROR_CHARS);
       this.ended = Instant.now();
       this.runningWork = "";
     }
@@ -542,7 +542,7 @@ public final class JobManager implements AutoCloseable {
     public void workFailed(Work work, String message) {
       synchronized (this) {
         error =
-            MessageText.cut(error.isEmpty() ? message : error + "; " + message, MAX_ERROR_CHARS);
+            SafeText.escaped(error.isEmpty() ? message : error + "; " + message, MAX_ERROR_CHARS);
       }
       publish();
     }

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.tenbin.core.InvalidInputException;
-import dev.tenbin.eval.confine.MessageText;
+import dev.tenbin.core.SafeText;
 import dev.tenbin.eval.family.Families;
 import dev.tenbin.eval.plan.JobSettings;
 import dev.tenbin.eval.plan.RetrieverEntry;
@@ -171,7 +171,7 @@ public record JobSpec(
       if (!KEYS.contains(key)) {
         throw error(
             file,
-            MessageText.cut(key, MessageText.MAX_SHOWN),
+            SafeText.escaped(key, SafeText.MAX_QUOTED_CHARS),
             "unknown field; expected one of " + new java.util.TreeSet<>(KEYS));
       }
     }
@@ -189,7 +189,7 @@ public record JobSpec(
         throw error(
             file,
             "task_sets[" + i + "]",
-            MessageText.quote(taskSetNames.get(i)) + " is not a file path");
+            SafeText.quote(taskSetNames.get(i)) + " is not a file path");
       }
     }
     if (taskSets.isEmpty()) {
@@ -215,7 +215,7 @@ public record JobSpec(
         throw error(
             file,
             "candidates.sets[" + i + "]",
-            "expected hybrid or bm25, got " + MessageText.quote(sets.get(i)));
+            "expected hybrid or bm25, got " + SafeText.quote(sets.get(i)));
       }
     }
     if (!rerankers.isEmpty() && candidateModel.isBlank()) {
@@ -253,7 +253,7 @@ public record JobSpec(
       throw error(
           file,
           "top_k",
-          "must be within 1..1000, got " + MessageText.quote(root.path("top_k").asText()));
+          "must be within 1..1000, got " + SafeText.quote(root.path("top_k").asText()));
     }
     return new JobSpec(
         name,
@@ -296,7 +296,7 @@ public record JobSpec(
         if (!List.of("retriever", "variants", "k1", "b").contains(key)) {
           throw error(
               file,
-              field + "." + MessageText.cut(key, MessageText.MAX_SHOWN),
+              field + "." + SafeText.escaped(key, SafeText.MAX_QUOTED_CHARS),
               "unknown field; expected retriever, variants, or k1 and b for bm25");
         }
       }
@@ -386,7 +386,7 @@ public record JobSpec(
     for (Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
       String axis = names.next();
       JsonNode values = node.get(axis);
-      String axisField = field + "." + MessageText.cut(axis, MessageText.MAX_SHOWN);
+      String axisField = field + "." + SafeText.escaped(axis, SafeText.MAX_QUOTED_CHARS);
       List<String> texts = new ArrayList<>();
       if (values.isValueNode() && !values.isNull()) {
         texts.add(values.asText());
@@ -428,7 +428,7 @@ public record JobSpec(
       if (!keys.contains(key)) {
         throw error(
             file,
-            at + "." + MessageText.cut(key, MessageText.MAX_SHOWN),
+            at + "." + SafeText.escaped(key, SafeText.MAX_QUOTED_CHARS),
             "unknown field; expected one of " + new java.util.TreeSet<>(keys));
       }
     }
@@ -460,7 +460,7 @@ public record JobSpec(
       return null;
     }
     if (!node.isIntegralNumber() || !node.canConvertToInt()) {
-      throw error(file, field, "must be a whole number, got " + MessageText.quote(node.asText()));
+      throw error(file, field, "must be a whole number, got " + SafeText.quote(node.asText()));
     }
     return node.asInt();
   }
@@ -471,7 +471,7 @@ public record JobSpec(
       return null;
     }
     if (!node.isNumber()) {
-      throw error(file, field, "must be a number, got " + MessageText.quote(node.asText()));
+      throw error(file, field, "must be a number, got " + SafeText.quote(node.asText()));
     }
     return node.asDouble();
   }
@@ -523,7 +523,7 @@ public record JobSpec(
             + file
             + (field.isEmpty() ? "" : ", field " + field)
             + ": "
-            + MessageText.cut(message, MAX_MESSAGE));
+            + SafeText.escaped(message, MAX_MESSAGE));
   }
 
   private static String fileStem(Path file) {

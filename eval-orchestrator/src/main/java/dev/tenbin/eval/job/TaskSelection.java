@@ -1,7 +1,7 @@
 package dev.tenbin.eval.job;
 
 import dev.tenbin.core.InvalidInputException;
-import dev.tenbin.eval.confine.MessageText;
+import dev.tenbin.core.SafeText;
 import dev.tenbin.eval.taskset.TaskSetSpec;
 import dev.tenbin.eval.taskset.TaskSpec;
 import java.util.ArrayList;
@@ -49,7 +49,7 @@ public final class TaskSelection {
           "job spec "
               + spec.file()
               + " names tasks its task sets lack: "
-              + MessageText.cut(wanted.toString(), 400));
+              + SafeText.escaped(wanted.toString(), 400));
     }
     if (selected.isEmpty()) {
       throw new InvalidInputException("task_sets", "job spec " + spec.file() + " selects no task");

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.tenbin.core.InvalidInputException;
-import dev.tenbin.eval.confine.MessageText;
+import dev.tenbin.core.SafeText;
 import dev.tenbin.eval.retrieval.LengthTokenizer;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -73,7 +73,7 @@ public record PositionSettings(String tokenizer, int minCount, String reference)
       String key = names.next();
       if (!KEYS.contains(key)) {
         throw new InvalidInputException(
-            "positions." + MessageText.cut(key, MessageText.MAX_SHOWN),
+            "positions." + SafeText.escaped(key, SafeText.MAX_QUOTED_CHARS),
             "unknown field; expected one of " + KEYS);
       }
     }
@@ -81,7 +81,7 @@ public record PositionSettings(String tokenizer, int minCount, String reference)
     if (!minCount.isMissingNode() && !minCount.canConvertToExactIntegral()) {
       throw new InvalidInputException(
           "positions.min_count",
-          "must be a whole number, got " + MessageText.quote(minCount.asText()));
+          "must be a whole number, got " + SafeText.quote(minCount.asText()));
     }
     return new PositionSettings(
         text(node, "tokenizer", DEFAULTS.tokenizer),

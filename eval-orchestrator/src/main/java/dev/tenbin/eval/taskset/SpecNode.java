@@ -3,8 +3,8 @@ package dev.tenbin.eval.taskset;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.core.PermissionDeniedException;
+import dev.tenbin.core.SafeText;
 import dev.tenbin.core.TenbinException;
-import dev.tenbin.eval.confine.MessageText;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -64,7 +64,7 @@ final class SpecNode {
         throw error(
             field(name),
             "unknown key "
-                + MessageText.quote(name)
+                + SafeText.quote(name)
                 + " (expected one of "
                 + String.join(", ", allowed)
                 + ")");
@@ -114,7 +114,7 @@ final class SpecNode {
   String text(Pattern pattern, String expected) {
     String text = text();
     if (!pattern.matcher(text).matches()) {
-      throw error(path, MessageText.quote(text) + " is not " + expected);
+      throw error(path, SafeText.quote(text) + " is not " + expected);
     }
     return text;
   }

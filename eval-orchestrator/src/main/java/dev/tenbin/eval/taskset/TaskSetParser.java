@@ -5,8 +5,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.core.SafeText;
 import dev.tenbin.core.TenbinException;
-import dev.tenbin.eval.confine.MessageText;
 import dev.tenbin.eval.taskset.DatasetSource.HubDataset;
 import dev.tenbin.eval.taskset.DatasetSource.LocalBeir;
 import java.io.IOException;
@@ -218,7 +218,7 @@ public final class TaskSetParser {
     String revision = node.child("revision").text(REVISION, "a branch, tag or commit SHA");
     if (revision.contains("..")) {
       throw node.child("revision")
-          .error(MessageText.quote(revision) + " is not a branch, tag or commit SHA");
+          .error(SafeText.quote(revision) + " is not a branch, tag or commit SHA");
     }
     String split = node.has("split") ? node.child("split").text(NAME, "a split name") : "train";
     Map<String, String> configs = new LinkedHashMap<>();
@@ -276,7 +276,7 @@ public final class TaskSetParser {
       if (!NAME.matcher(name).matches()) {
         throw pathNode.error(
             "folder name "
-                + MessageText.quote(name)
+                + SafeText.quote(name)
                 + " cannot be a task name (letters, digits, '.', '_' or '-')");
       }
       found.add(name);
@@ -300,7 +300,7 @@ public final class TaskSetParser {
             .getValue()
             .error(
                 "no BEIR folder "
-                    + MessageText.quote(entry.getKey())
+                    + SafeText.quote(entry.getKey())
                     + " (with corpus.jsonl) under "
                     + directory);
       }
@@ -332,7 +332,7 @@ public final class TaskSetParser {
       if (!names.add(tasks.get(i).name())) {
         throw root.error(
             i < declared ? "tasks[" + i + "].name" : "tasks_from",
-            "duplicate task name " + MessageText.quote(tasks.get(i).name()));
+            "duplicate task name " + SafeText.quote(tasks.get(i).name()));
       }
     }
   }
@@ -349,8 +349,7 @@ public final class TaskSetParser {
       String field = "tasks[" + i + "].length_reference";
       TaskSpec target = byName.get(reference);
       if (target == null) {
-        throw root.error(
-            field, "no task named " + MessageText.quote(reference) + " in this task set");
+        throw root.error(field, "no task named " + SafeText.quote(reference) + " in this task set");
       }
       if (target.name().equals(tasks.get(i).name())) {
         throw root.error(field, "a task cannot be its own length reference; leave it out");
@@ -358,9 +357,9 @@ public final class TaskSetParser {
       if (target.lengthReference() != null) {
         throw root.error(
             field,
-            MessageText.quote(reference)
+            SafeText.quote(reference)
                 + " borrows its lengths from "
-                + MessageText.quote(target.lengthReference())
+                + SafeText.quote(target.lengthReference())
                 + "; name that task instead");
       }
     }

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.tenbin.eval.confine.MessageText;
+import dev.tenbin.core.SafeText;
 import org.yaml.snakeyaml.error.Mark;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
 
@@ -42,7 +42,7 @@ public final class YamlErrors {
         String problem = marked.getProblem() != null ? marked.getProblem() : marked.getContext();
         return position(
                 mark == null ? -1 : mark.getLine() + 1, mark == null ? -1 : mark.getColumn() + 1)
-            + MessageText.cut(problem, MessageText.MAX_SHOWN);
+            + SafeText.escaped(problem, SafeText.MAX_QUOTED_CHARS);
       }
     }
     JsonLocation location = error.getLocation();
@@ -53,7 +53,7 @@ public final class YamlErrors {
     return position(
             location == null ? -1 : location.getLineNr(),
             location == null ? -1 : location.getColumnNr())
-        + MessageText.cut(original, MessageText.MAX_SHOWN);
+        + SafeText.escaped(original, SafeText.MAX_QUOTED_CHARS);
   }
 
   private static String position(int line, int column) {

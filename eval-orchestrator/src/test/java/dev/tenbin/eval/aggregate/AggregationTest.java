@@ -59,7 +59,8 @@ class AggregationTest {
   void aRowMissingATaskOfTheScopeIsListedUnrankedWithItsCoverage() {
     List<CellRecord> cells = new ArrayList<>(multilingual("dense:e5"));
     cells.addAll(multilingual("bm25"));
-    cells.removeIf(c -> c.key().system().equals("bm25") && c.key().task().equals("xquad-de"));
+    cells.removeIf(
+        c -> c.key().system().name().equals("bm25") && c.key().task().task().equals("xquad-de"));
 
     Leaderboard board = Leaderboard.of(cells, QUICK);
 
@@ -77,7 +78,8 @@ class AggregationTest {
   void completenessIsJudgedWithinTheDisplayedScope() {
     List<CellRecord> cells = new ArrayList<>(multilingual("dense:e5"));
     cells.addAll(multilingual("bm25"));
-    cells.removeIf(c -> c.key().system().equals("bm25") && c.key().task().equals("xquad-de"));
+    cells.removeIf(
+        c -> c.key().system().name().equals("bm25") && c.key().task().task().equals("xquad-de"));
 
     Leaderboard english = Leaderboard.of(cells, QUICK.withScope(new Scope(null, "en", null, null)));
 
@@ -198,14 +200,14 @@ class AggregationTest {
 
   static LeaderboardRow row(Leaderboard board, String system) {
     return board.rows().stream()
-        .filter(r -> r.key().system().equals(system))
+        .filter(r -> r.key().system().name().equals(system))
         .findFirst()
         .orElseThrow();
   }
 
   static LeaderboardRow rowOf(Leaderboard board, String system, String variant) {
     return board.rows().stream()
-        .filter(r -> r.key().system().equals(system) && r.key().variant().equals(variant))
+        .filter(r -> r.key().system().name().equals(system) && r.key().variant().equals(variant))
         .findFirst()
         .orElseThrow();
   }

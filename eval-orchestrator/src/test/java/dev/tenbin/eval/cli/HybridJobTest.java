@@ -41,7 +41,7 @@ class HybridJobTest {
 
   private static CellRecord cell(List<CellRecord> cells, String system, String variant) {
     return cells.stream()
-        .filter(c -> c.key().system().equals(system) && c.key().variant().equals(variant))
+        .filter(c -> c.key().system().name().equals(system) && c.key().variant().equals(variant))
         .findFirst()
         .orElseThrow(() -> new AssertionError("no cell " + system + "/" + variant));
   }

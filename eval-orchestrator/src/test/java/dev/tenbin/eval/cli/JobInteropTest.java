@@ -64,7 +64,10 @@ class JobInteropTest {
             "bm25 tiny", "bm25 tiny-dev", "bm25:k1=1.2,b=0.75 tiny", "bm25:k1=1.2,b=0.75 tiny-dev");
     CellRecord dev =
         cells.stream()
-            .filter(c -> c.key().task().equals("tiny-dev") && c.key().system().equals("bm25"))
+            .filter(
+                c ->
+                    c.key().task().task().equals("tiny-dev")
+                        && c.key().system().name().equals("bm25"))
             .findFirst()
             .orElseThrow();
     assertThat(dev.queries()).extracting(q -> q.queryId()).containsExactly("q1");

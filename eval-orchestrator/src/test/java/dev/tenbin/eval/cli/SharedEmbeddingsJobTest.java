@@ -9,8 +9,7 @@ import dev.tenbin.eval.provenance.Probes;
 import dev.tenbin.eval.result.RankingMode;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
-import dev.tenbin.model.ModelPolicy;
-import dev.tenbin.model.ModelSources;
+import dev.tenbin.model.ModelHosting;
 import dev.tenbin.proto.encoder.v1.EncodeDenseRequest;
 import dev.tenbin.proto.encoder.v1.InputRole;
 import dev.tenbin.proto.encoder.v1.StreamEncodeDenseRequest;
@@ -111,12 +110,11 @@ class SharedEmbeddingsJobTest {
         RerankServer.start(
             new RerankServiceConfig(
                 ServerSettings.ephemeral(),
-                ModelSources.embedded(models, tmp.resolve("rerank-cache")),
+                ModelHosting.embedded(models, tmp.resolve("rerank-cache")),
                 dev.tenbin.rpc.ServiceTarget.direct("127.0.0.1", encoder.port()),
                 ClientSecurity.plaintext(),
                 RerankServiceConfig.DEFAULT_MAX_PAIRS,
-                RerankServiceConfig.DEFAULT_MAX_BATCH_TOKENS,
-                ModelPolicy.allowAll()))) {
+                RerankServiceConfig.DEFAULT_MAX_BATCH_TOKENS))) {
       CliRunner reference =
           run(
               alone,

@@ -79,7 +79,7 @@ class WarmRerunTest {
     List<CellRecord> stored = ResultStore.existing(out, "--out").readAll();
     CellRecord dense =
         stored.stream()
-            .filter(c -> c.key().system().equals("dense:tiny-dense"))
+            .filter(c -> c.key().system().name().equals("dense:tiny-dense"))
             .findFirst()
             .orElseThrow();
     assertThat(dense.versions()).containsKeys("probe_set", "probe_sha256", "model_sha256");

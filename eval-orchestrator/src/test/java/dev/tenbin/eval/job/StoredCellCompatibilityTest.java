@@ -207,7 +207,7 @@ class StoredCellCompatibilityTest {
     assertThat(planned).as(cell).isNotNull();
     CellKey key = planned.key();
     Map<String, Object> fields = new LinkedHashMap<>(identity);
-    fields.put("key", key);
+    fields.put("key", key.identityFields());
     fields.put("dataset_sha", "sha-1");
     fields.put("top_k", 50);
     assertThat(planned.fingerprint()).as(cell).isEqualTo(CellFingerprint.of(fields));

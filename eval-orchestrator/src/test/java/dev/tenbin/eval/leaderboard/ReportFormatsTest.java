@@ -46,7 +46,7 @@ class ReportFormatsTest {
     Leaderboard oneBenchmark =
         Leaderboard.of(
             SyntheticJob.cells().stream()
-                .filter(c -> c.key().task().equals("NanoSciFact"))
+                .filter(c -> c.key().task().task().equals("NanoSciFact"))
                 .toList(),
             LeaderboardOptions.defaults().withBootstrapDraws(50));
 
@@ -146,13 +146,13 @@ class ReportFormatsTest {
         BOARD.rows().stream()
             .filter(
                 r ->
-                    r.key().system().equals(SyntheticJob.AWKWARD_SYSTEM)
+                    r.key().system().name().equals(SyntheticJob.AWKWARD_SYSTEM)
                         && r.key().variant().equals("int8"))
             .findFirst()
             .orElseThrow();
     var bm25 =
         BOARD.rows().stream()
-            .filter(r -> r.key().system().equals("bm25"))
+            .filter(r -> r.key().system().name().equals("bm25"))
             .findFirst()
             .orElseThrow();
 

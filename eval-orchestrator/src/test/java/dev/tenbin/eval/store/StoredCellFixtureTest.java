@@ -66,13 +66,23 @@ class StoredCellFixtureTest {
   }
 
   @Test
-  void oldCellsWriteBackToTheSameBytes() throws IOException {
+  void oldCellsWriteBackToTheSameBytesWithTheirSystemNamed() throws IOException {
     ResultStore store = storeWith(RETRIEVAL, RERANK);
     for (String fingerprint : List.of(RETRIEVAL, RERANK)) {
       CellRecord cell = store.read(fingerprint).orElseThrow();
+      String system = cell.key().system().name();
 
+      // Cells written before keys carried their system's name gain it, and nothing else changes.
       assertThat(new String(ResultStore.JSON.writeValueAsBytes(cell), StandardCharsets.UTF_8))
-          .isEqualTo(new String(fixture(fingerprint), StandardCharsets.UTF_8));
+          .isEqualTo(
+              new String(fixture(fingerprint), StandardCharsets.UTF_8)
+                  .replaceFirst("(\"mode\":\"[a-z_]+\")\\}", "$1,\"system\":\"" + system + "\"}"));
+      // A cell written now reads back and writes again to the very same bytes.
+      byte[] written = ResultStore.JSON.writeValueAsBytes(cell);
+      assertThat(
+              ResultStore.JSON.writeValueAsBytes(
+                  ResultStore.JSON.readValue(written, CellRecord.class)))
+          .isEqualTo(written);
     }
   }
 

@@ -13,6 +13,7 @@ import dev.tenbin.core.NotFoundException;
 import dev.tenbin.core.OverloadedException;
 import dev.tenbin.core.PermissionDeniedException;
 import dev.tenbin.core.PreconditionException;
+import dev.tenbin.core.SafeText;
 import dev.tenbin.core.TenbinException;
 import dev.tenbin.core.UnavailableException;
 import io.grpc.Metadata;

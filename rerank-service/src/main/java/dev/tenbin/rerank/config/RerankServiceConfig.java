@@ -1,5 +1,6 @@
 package dev.tenbin.rerank.config;
 
+import dev.tenbin.model.ModelHosting;
 import dev.tenbin.model.ModelPolicy;
 import dev.tenbin.model.ModelSources;
 import dev.tenbin.model.hub.HubAccess;
@@ -15,15 +16,13 @@ import java.nio.file.Path;
  * at start (a bad value is an {@link IllegalArgumentException} naming its flag).
  *
  * @param server network settings
- * @param sources where cross-encoders come from: local models folder, hub downloads folder, hub
+ * @param hosting where cross-encoders come from (local models folder, hub downloads folder, hub),
+ *     which may be loaded and when an unused one is unloaded, and how ONNX Runtime runs them
  * @param encoderEndpoint the encoder service bi-encoder rerankers ({@code dense:MODEL}) run on: one
  *     address, or a {@code dns:///} name whose replicas share the calls
  * @param encoderSecurity how to reach the encoder (TLS, token)
  * @param maxPairsPerRequest largest number of candidates one rerank request may carry
  * @param maxBatchTokens padded tokens per cross-encoder forward pass
- * @param models which cross-encoders may be loaded, and when an unused one is unloaded
- * @param runtime ONNX Runtime threads, execution provider, device and arena limit of the
- *     cross-encoders
  * @param index the index service candidates given by id ({@code index_documents}) are fetched from:
  *     one service (HOST:PORT, not a balanced dns:/// name), or the pods of an index StatefulSet,
  *     each call sent to the pod holding its collection (as the orchestrator places them); reached
@@ -31,13 +30,11 @@ import java.nio.file.Path;
  */
 public record RerankServiceConfig(
     ServerSettings server,
-    ModelSources sources,
+    ModelHosting hosting,
     ServiceTarget encoderEndpoint,
     ClientSecurity encoderSecurity,
     int maxPairsPerRequest,
     int maxBatchTokens,
-    ModelPolicy models,
-    OnnxModel.RuntimeOptions runtime,
     ServiceEndpoint index) {
   public static final int DEFAULT_PORT = 50053;
   public static final int DEFAULT_MAX_PAIRS = 1_000;
@@ -47,8 +44,8 @@ public record RerankServiceConfig(
     if (server == null) {
       throw new IllegalArgumentException("server settings are required");
     }
-    if (sources == null) {
-      throw new IllegalArgumentException("model sources (--models-dir, --cache-dir) are required");
+    if (hosting == null) {
+      throw new IllegalArgumentException("model hosting (sources, policy, runtime) is required");
     }
     if (encoderEndpoint == null) {
       throw new IllegalArgumentException("--encoder-endpoint is required");
@@ -64,12 +61,6 @@ public record RerankServiceConfig(
       throw new IllegalArgumentException(
           "--max-batch-tokens must be at least 1, got " + maxBatchTokens);
     }
-    if (models == null) {
-      throw new IllegalArgumentException("a model policy is required");
-    }
-    if (runtime == null) {
-      runtime = OnnxModel.RuntimeOptions.cpu(Runtime.getRuntime().availableProcessors());
-    }
     if (index != null && !index.placed() && index.target().balanced()) {
       throw new IllegalArgumentException(
           "--index-endpoint must be HOST:PORT: index pods each hold their own collections, so"
@@ -83,58 +74,48 @@ public record RerankServiceConfig(
   /** A configuration without an index service. */
   public RerankServiceConfig(
       ServerSettings server,
-      ModelSources sources,
+      ModelHosting hosting,
       ServiceTarget encoderEndpoint,
       ClientSecurity encoderSecurity,
       int maxPairsPerRequest,
-      int maxBatchTokens,
-      ModelPolicy models,
-      OnnxModel.RuntimeOptions runtime) {
+      int maxBatchTokens) {
     this(
         server,
-        sources,
+        hosting,
         encoderEndpoint,
         encoderSecurity,
         maxPairsPerRequest,
         maxBatchTokens,
-        models,
-        runtime,
         null);
   }
 
-  /** A configuration with the cross-encoders on the CPU, without an index service. */
-  public RerankServiceConfig(
-      ServerSettings server,
-      ModelSources sources,
-      ServiceTarget encoderEndpoint,
-      ClientSecurity encoderSecurity,
-      int maxPairsPerRequest,
-      int maxBatchTokens,
-      ModelPolicy models) {
-    this(
-        server,
-        sources,
-        encoderEndpoint,
-        encoderSecurity,
-        maxPairsPerRequest,
-        maxBatchTokens,
-        models,
-        null,
-        null);
+  /** Where cross-encoders come from. */
+  public ModelSources sources() {
+    return hosting.sources();
+  }
+
+  /** Which cross-encoders may be loaded, and when an unused one is unloaded. */
+  public ModelPolicy models() {
+    return hosting.policy();
+  }
+
+  /** How ONNX Runtime runs the cross-encoders. */
+  public OnnxModel.RuntimeOptions runtime() {
+    return hosting.runtime();
   }
 
   /** Folder of cross-encoders, {@code <id>/card.json}. */
   public Path modelsDirectory() {
-    return sources.modelsDirectory();
+    return sources().modelsDirectory();
   }
 
   /** Hub downloads. */
   public Path cacheDirectory() {
-    return sources.cacheDirectory();
+    return sources().cacheDirectory();
   }
 
   /** The hub cross-encoders are downloaded from. */
   public HubAccess hub() {
-    return sources.hub();
+    return sources().hub();
   }
 }

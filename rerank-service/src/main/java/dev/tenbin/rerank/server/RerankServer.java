@@ -2,6 +2,7 @@ package dev.tenbin.rerank.server;
 
 import dev.tenbin.client.encoder.DenseEncoding;
 import dev.tenbin.client.encoder.EncoderClient;
+import dev.tenbin.model.ModelHosting;
 import dev.tenbin.model.ModelPolicy;
 import dev.tenbin.model.ModelSourceOptions;
 import dev.tenbin.model.ModelSources;
@@ -129,13 +130,14 @@ public final class RerankServer implements Callable<Integer> {
   public RerankServiceConfig config() {
     return new RerankServiceConfig(
         serverOptions.toSettings(RerankServiceConfig.DEFAULT_PORT),
-        modelSources.toSources(),
+        new ModelHosting(
+            modelSources.toSources(),
+            ModelPolicy.of(allowModels, modelIdleSeconds),
+            execution.toRuntime(Runtime.getRuntime().availableProcessors())),
         ServiceTarget.parse("--encoder-endpoint", encoderEndpoint),
         encoderSecurity.toSecurity(),
         maxPairs,
         maxBatchTokens,
-        ModelPolicy.of(allowModels, modelIdleSeconds),
-        execution.toRuntime(Runtime.getRuntime().availableProcessors()),
         ServiceEndpoint.stateful("--index-endpoint", indexEndpoint, "--index-pods", indexPods));
   }
 

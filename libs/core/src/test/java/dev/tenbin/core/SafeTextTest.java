@@ -1,4 +1,4 @@
-package dev.tenbin.rpc;
+package dev.tenbin.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -48,5 +48,21 @@ class SafeTextTest {
       assertThat(SafeText.message(once)).isEqualTo(once);
       assertThat(SafeText.needsCut(once, SafeText.MAX_MESSAGE_BYTES)).isFalse();
     }
+  }
+
+  @Test
+  void aQuotedValueHasItsControlCharactersEscapedSoItCannotForgeLogLines() {
+    assertThat(SafeText.quote("a\nb\r\tc\u0007d")).isEqualTo("'a\\nb\\r\\tc\\u0007d'");
+    assertThat(SafeText.quote(null)).isEqualTo("''");
+  }
+
+  @Test
+  void aLongQuotedValueIsCutWithACountOfWhatWasLeftOut() {
+    String quoted = SafeText.quote("x".repeat(100_000));
+    assertThat(quoted)
+        .startsWith("'" + "x".repeat(SafeText.MAX_QUOTED_CHARS) + "\u2026 (")
+        .endsWith(" (" + (100_000 - SafeText.MAX_QUOTED_CHARS) + " more characters)'");
+    assertThat(SafeText.escaped("abcdef", 3)).isEqualTo("abc\u2026 (3 more characters)");
+    assertThat(SafeText.escaped("abc", 3)).isEqualTo("abc");
   }
 }

@@ -1,14 +1,21 @@
-package dev.tenbin.rpc;
+package dev.tenbin.core;
 
 import java.nio.charset.StandardCharsets;
 
 /**
- * Cuts text that goes to a client (status messages, field paths) to a size that always fits in
- * HTTP/2 trailers: a value echoed in an error can be as long as the request allowed, and a status
- * larger than the client's header limit (8 KiB by default) turns into {@code INTERNAL http2
- * exception} instead of the error it was. Every long run of non-blank characters (a value) is cut
- * to {@value #MAX_VALUE_CHARS} characters with an ellipsis and its original length; the whole text
- * is then cut to a byte budget the same way. Cutting is idempotent: cut text is not cut again.
+ * Tenbin's one sanitizer of text that came from a client or goes to one.
+ *
+ * <p>A value shown in a message ({@link #quote}, {@link #escaped}) is cut to a readable length with
+ * a count of what was left out, control characters escaped, so a 100,000-character name or a
+ * multi-line value cannot flood a message or forge log lines.
+ *
+ * <p>Text that goes to a client (status messages, field paths) is cut to a size that always fits in
+ * HTTP/2 trailers ({@link #message}, {@link #cut}): a value echoed in an error can be as long as
+ * the request allowed, and a status larger than the client's header limit (8 KiB by default) turns
+ * into {@code INTERNAL http2 exception} instead of the error it was. Every long run of non-blank
+ * characters (a value) is cut to {@value #MAX_VALUE_CHARS} characters with an ellipsis and its
+ * original length; the whole text is then cut to a byte budget the same way. Cutting is idempotent:
+ * cut text is not cut again.
  */
 public final class SafeText {
   /** Characters of one value (a run without whitespace) kept before it is cut. */
@@ -23,7 +30,46 @@ public final class SafeText {
   /** UTF-8 bytes of a field violation's description at most. */
   public static final int MAX_DESCRIPTION_BYTES = 600;
 
+  /** The longest value {@link #quote} shows; longer ones are cut with a count of the rest. */
+  public static final int MAX_QUOTED_CHARS = 120;
+
   private SafeText() {}
+
+  /** {@code value} in single quotes, cut to {@link #MAX_QUOTED_CHARS} characters, escaped. */
+  public static String quote(String value) {
+    return "'" + escaped(value, MAX_QUOTED_CHARS) + "'";
+  }
+
+  /**
+   * {@code value} cut to at most {@code maxChars} characters (plus a note of the rest), with line
+   * breaks and tabs written as Java escapes and other control characters as Unicode escapes; "" for
+   * null.
+   */
+  public static String escaped(String value, int maxChars) {
+    if (value == null) {
+      return "";
+    }
+    StringBuilder out = new StringBuilder(Math.min(value.length(), maxChars) + 24);
+    int shown = 0;
+    for (int i = 0; i < value.length() && shown < maxChars; i++, shown++) {
+      char c = value.charAt(i);
+      if (c == '\n') {
+        out.append("\\n");
+      } else if (c == '\r') {
+        out.append("\\r");
+      } else if (c == '\t') {
+        out.append("\\t");
+      } else if (Character.isISOControl(c)) {
+        out.append(String.format(java.util.Locale.ROOT, "\\u%04x", (int) c));
+      } else {
+        out.append(c);
+      }
+    }
+    if (value.length() > shown) {
+      out.append("… (").append(value.length() - shown).append(" more characters)");
+    }
+    return out.toString();
+  }
 
   /** {@code text} fit for a status message, or null when {@code text} is null. */
   public static String message(String text) {
