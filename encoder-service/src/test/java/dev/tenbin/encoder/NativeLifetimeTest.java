@@ -203,10 +203,12 @@ class NativeLifetimeTest {
                 .build();
         StreamEncodeDenseRequest stream =
             StreamEncodeDenseRequest.newBuilder()
-                .setModelId("tiny-dense")
-                .addAllTexts(texts(400, 3))
+                .setRequest(
+                    EncodeDenseRequest.newBuilder()
+                        .setModelId("tiny-dense")
+                        .addAllTexts(texts(400, 3))
+                        .setRole(InputRole.INPUT_ROLE_DOCUMENT))
                 .setChunkSize(16)
-                .setRole(InputRole.INPUT_ROLE_DOCUMENT)
                 .build();
         for (int round = 0; round < ROUNDS; round++) {
           Outcomes outcomes = new Outcomes();

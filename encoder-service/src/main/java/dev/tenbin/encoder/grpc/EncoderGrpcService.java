@@ -2,6 +2,7 @@ package dev.tenbin.encoder.grpc;
 
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.core.TenbinException;
 import dev.tenbin.encoder.EncodeResult;
 import dev.tenbin.encoder.EncoderCore;
 import dev.tenbin.encoder.SparseVector;
@@ -34,6 +35,7 @@ import dev.tenbin.proto.encoder.v1.StreamEncodeDenseResponse;
 import dev.tenbin.proto.encoder.v1.TokenizeRequest;
 import dev.tenbin.proto.encoder.v1.TokenizeResponse;
 import dev.tenbin.proto.encoder.v1.TokenizedText;
+import dev.tenbin.rpc.Paging;
 import io.grpc.Context;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
@@ -75,13 +77,14 @@ public final class EncoderGrpcService extends EncoderServiceGrpc.EncoderServiceI
 
   @Override
   public void streamEncodeDense(
-      StreamEncodeDenseRequest request, StreamObserver<StreamEncodeDenseResponse> responses) {
+      StreamEncodeDenseRequest stream, StreamObserver<StreamEncodeDenseResponse> responses) {
+    EncodeDenseRequest request = stream.getRequest();
     boolean query = ProtoConversions.isQuery(request.getRole());
     Cancellation cancellation = cancellation();
     streamChunks(
         responses,
         request.getTextsList(),
-        request.getChunkSize(),
+        stream.getChunkSize(),
         (offset, texts) -> {
           EncodeResult<float[]> result =
               core.encodeDense(
@@ -99,7 +102,8 @@ public final class EncoderGrpcService extends EncoderServiceGrpc.EncoderServiceI
    * Encodes {@code texts} in chunks, one chunk each time the reader can take a message: the work
    * runs in the call's on-ready callbacks (grpc-java's manual flow control), so a slow reader holds
    * at most one encoded chunk and no thread waits for it. Failures propagate to the
-   * exception-mapping interceptor, which closes the call with the mapped status.
+   * exception-mapping interceptor, which closes the call with the mapped status; a failure of the
+   * embedded request names its field from {@code request}.
    */
   private void streamChunks(
       StreamObserver<?> responses,
@@ -109,10 +113,14 @@ public final class EncoderGrpcService extends EncoderServiceGrpc.EncoderServiceI
     if (chunkSize < 0) {
       throw new InvalidInputException("chunk_size", "chunk_size must not be negative");
     }
-    if (texts.isEmpty()) {
-      throw new InvalidInputException("texts", "at least one text is required");
+    try {
+      if (texts.isEmpty()) {
+        throw new InvalidInputException("texts", "at least one text is required");
+      }
+      core.checkRequestChars(texts);
+    } catch (TenbinException e) {
+      throw e.within("request");
     }
-    core.checkRequestChars(texts);
     @SuppressWarnings("unchecked")
     ServerCallStreamObserver<Object> stream = (ServerCallStreamObserver<Object>) responses;
     int chunk = chunkSize == 0 ? DEFAULT_CHUNK : chunkSize;
@@ -127,7 +135,12 @@ public final class EncoderGrpcService extends EncoderServiceGrpc.EncoderServiceI
             int from = next[0];
             int to = Math.min(texts.size(), from + chunk);
             next[0] = texts.size(); // a failing chunk ends the stream
-            Object response = encodeChunk.apply(from, texts.subList(from, to));
+            Object response;
+            try {
+              response = encodeChunk.apply(from, texts.subList(from, to));
+            } catch (TenbinException e) {
+              throw e.within("request");
+            }
             next[0] = to;
             stream.onNext(response);
           }
@@ -139,14 +152,15 @@ public final class EncoderGrpcService extends EncoderServiceGrpc.EncoderServiceI
 
   @Override
   public void streamEncodeSparse(
-      dev.tenbin.proto.encoder.v1.StreamEncodeSparseRequest request,
+      dev.tenbin.proto.encoder.v1.StreamEncodeSparseRequest stream,
       StreamObserver<dev.tenbin.proto.encoder.v1.StreamEncodeSparseResponse> responses) {
+    EncodeSparseRequest request = stream.getRequest();
     boolean query = ProtoConversions.isQuery(request.getRole());
     Cancellation cancellation = cancellation();
     streamChunks(
         responses,
         request.getTextsList(),
-        request.getChunkSize(),
+        stream.getChunkSize(),
         (offset, texts) -> {
           EncodeResult<SparseVector> result =
               core.encodeSparse(
@@ -162,14 +176,15 @@ public final class EncoderGrpcService extends EncoderServiceGrpc.EncoderServiceI
 
   @Override
   public void streamEncodeMultiVector(
-      dev.tenbin.proto.encoder.v1.StreamEncodeMultiVectorRequest request,
+      dev.tenbin.proto.encoder.v1.StreamEncodeMultiVectorRequest stream,
       StreamObserver<dev.tenbin.proto.encoder.v1.StreamEncodeMultiVectorResponse> responses) {
+    EncodeMultiVectorRequest request = stream.getRequest();
     boolean query = ProtoConversions.isQuery(request.getRole());
     Cancellation cancellation = cancellation();
     streamChunks(
         responses,
         request.getTextsList(),
-        request.getChunkSize(),
+        stream.getChunkSize(),
         (offset, texts) -> {
           EncodeResult<float[]> result =
               core.encodeMultiVector(request.getModelId(), texts, query, cancellation);
@@ -354,8 +369,12 @@ public final class EncoderGrpcService extends EncoderServiceGrpc.EncoderServiceI
 
   @Override
   public void listModels(ListModelsRequest request, StreamObserver<ListModelsResponse> responses) {
-    ListModelsResponse.Builder response = ListModelsResponse.newBuilder();
-    for (ModelCard card : core.availableModels()) {
+    Paging.Page<ModelCard> page =
+        Paging.page(
+            "models", core.availableModels(), request.getPageSize(), request.getPageToken());
+    ListModelsResponse.Builder response =
+        ListModelsResponse.newBuilder().setNextPageToken(page.nextPageToken());
+    for (ModelCard card : page.items()) {
       response.addModels(ProtoConversions.card(card, ""));
     }
     responses.onNext(response.build());

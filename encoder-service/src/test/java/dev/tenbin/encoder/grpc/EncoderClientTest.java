@@ -3,6 +3,7 @@ package dev.tenbin.encoder.grpc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tenbin.client.CallPolicy;
 import dev.tenbin.client.encoder.EncoderClient;
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.encoder.SparseVector;
@@ -117,7 +118,8 @@ class EncoderClientTest {
         };
     EncoderClient counted =
         new EncoderClient(
-            ClientInterceptors.intercept(channel, counting), Duration.ofSeconds(30), 4);
+            ClientInterceptors.intercept(channel, counting),
+            new CallPolicy(Duration.ofSeconds(30), 4));
     assertThatThrownBy(() -> counted.encodeDense("no-such-model", List.of("x"), false, 0))
         .isInstanceOfSatisfying(
             StatusRuntimeException.class,

@@ -3,6 +3,7 @@ package dev.tenbin.encoder.grpc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tenbin.client.CallPolicy;
 import dev.tenbin.client.encoder.EncoderClient;
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.encoder.config.EncoderServiceConfig;
@@ -107,7 +108,7 @@ class EncoderGrpcServiceTest {
       long start = System.nanoTime();
       assertThatThrownBy(
               () ->
-                  new EncoderClient(nowhere, java.time.Duration.ofSeconds(5), 3)
+                  new EncoderClient(nowhere, new CallPolicy(java.time.Duration.ofSeconds(5), 3))
                       .encodeDense("m", List.of("x"), false, 0))
           .isInstanceOfSatisfying(
               StatusRuntimeException.class,
@@ -126,11 +127,13 @@ class EncoderGrpcServiceTest {
     var sparse =
         stub.streamEncodeSparse(
             dev.tenbin.proto.encoder.v1.StreamEncodeSparseRequest.newBuilder()
-                .setModelId("tiny-splade")
-                .addTexts("apple")
-                .addTexts("banana")
-                .addTexts("cherry")
-                .setRole(InputRole.INPUT_ROLE_DOCUMENT)
+                .setRequest(
+                    dev.tenbin.proto.encoder.v1.EncodeSparseRequest.newBuilder()
+                        .setModelId("tiny-splade")
+                        .addTexts("apple")
+                        .addTexts("banana")
+                        .addTexts("cherry")
+                        .setRole(InputRole.INPUT_ROLE_DOCUMENT))
                 .setChunkSize(2)
                 .build());
     List<Integer> offsets = new java.util.ArrayList<>();
@@ -145,9 +148,11 @@ class EncoderGrpcServiceTest {
     var multi =
         stub.streamEncodeMultiVector(
             dev.tenbin.proto.encoder.v1.StreamEncodeMultiVectorRequest.newBuilder()
-                .setModelId("tiny-colbert")
-                .addTexts("apple banana")
-                .setRole(InputRole.INPUT_ROLE_QUERY)
+                .setRequest(
+                    dev.tenbin.proto.encoder.v1.EncodeMultiVectorRequest.newBuilder()
+                        .setModelId("tiny-colbert")
+                        .addTexts("apple banana")
+                        .setRole(InputRole.INPUT_ROLE_QUERY))
                 .build());
     var first = multi.next();
     assertThat(first.getVectors(0).getTokenCount()).isEqualTo(4);

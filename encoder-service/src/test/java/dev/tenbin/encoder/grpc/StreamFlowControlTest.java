@@ -6,6 +6,7 @@ import dev.tenbin.encoder.config.EncoderServiceConfig;
 import dev.tenbin.encoder.light.LightQueryEncoder;
 import dev.tenbin.encoder.server.EncoderServer;
 import dev.tenbin.model.testing.TinyModels;
+import dev.tenbin.proto.encoder.v1.EncodeDenseRequest;
 import dev.tenbin.proto.encoder.v1.EncoderServiceGrpc;
 import dev.tenbin.proto.encoder.v1.InputRole;
 import dev.tenbin.proto.encoder.v1.StreamEncodeDenseRequest;
@@ -112,12 +113,14 @@ class StreamFlowControlTest {
         new CompletableFuture<>();
     StreamEncodeDenseRequest request =
         StreamEncodeDenseRequest.newBuilder()
-            .setModelId("tiny-dense")
-            .addAllTexts(
-                IntStream.range(0, TEXTS)
-                    .mapToObj(i -> TinyModels.WORDS.get(i % TinyModels.WORDS.size()))
-                    .toList())
-            .setRole(InputRole.INPUT_ROLE_DOCUMENT)
+            .setRequest(
+                EncodeDenseRequest.newBuilder()
+                    .setModelId("tiny-dense")
+                    .addAllTexts(
+                        IntStream.range(0, TEXTS)
+                            .mapToObj(i -> TinyModels.WORDS.get(i % TinyModels.WORDS.size()))
+                            .toList())
+                    .setRole(InputRole.INPUT_ROLE_DOCUMENT))
             .setChunkSize(1)
             .build();
     EncoderServiceGrpc.newStub(channel)

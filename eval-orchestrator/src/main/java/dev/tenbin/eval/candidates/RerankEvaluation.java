@@ -1,5 +1,6 @@
 package dev.tenbin.eval.candidates;
 
+import dev.tenbin.client.rerank.RerankClient;
 import dev.tenbin.eval.result.CellResult;
 import dev.tenbin.eval.result.RankingMode;
 import dev.tenbin.eval.result.RunDiagnostics;
@@ -7,7 +8,6 @@ import dev.tenbin.eval.result.Timing;
 import dev.tenbin.eval.result.Timings;
 import dev.tenbin.proto.common.v1.ScoredDocument;
 import dev.tenbin.proto.rerank.v1.RerankRequest;
-import dev.tenbin.proto.rerank.v1.RerankServiceGrpc;
 import dev.tenbin.scoring.beir.BeirDataset;
 import dev.tenbin.scoring.beir.CorpusDocument;
 import dev.tenbin.scoring.beir.DatasetException;
@@ -17,12 +17,12 @@ import dev.tenbin.scoring.metrics.RankingEvaluator;
 import dev.tenbin.scoring.metrics.RunOrder;
 import dev.tenbin.scoring.metrics.ScoredDoc;
 import io.grpc.Channel;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A reranker judged on a fixed candidate set: each query's stored candidates (top-100 plus any
@@ -53,7 +53,7 @@ public final class RerankEvaluation {
     for (QueryCandidates query : set.queries()) {
       byQuery.put(query.queryId(), query);
     }
-    var rerank = RerankServiceGrpc.newBlockingStub(rerankChannel);
+    RerankClient rerank = RerankClient.of(rerankChannel).withDeadline(Duration.ofMinutes(10));
     Map<String, List<ScoredDoc>> withSafeguard = new LinkedHashMap<>();
     Map<String, List<ScoredDoc>> withoutSafeguard = new LinkedHashMap<>();
     int covered = 0;
@@ -90,11 +90,7 @@ public final class RerankEvaluation {
                 .setText(text.isBlank() ? "(empty)" : text));
       }
       List<ScoredDoc> ranked = new ArrayList<>();
-      for (ScoredDocument doc :
-          rerank
-              .withDeadlineAfter(10, TimeUnit.MINUTES)
-              .rerank(request.build())
-              .getDocumentsList()) {
+      for (ScoredDocument doc : rerank.rerank(request.build()).getDocumentsList()) {
         ranked.add(new ScoredDoc(doc.getDocId(), doc.getScore()));
       }
       withSafeguard.put(queryId, ranked);

@@ -2,21 +2,17 @@ package dev.tenbin.eval.cli;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tenbin.client.eval.EvalClient;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.eval.job.JobSpec;
 import dev.tenbin.eval.store.ResultStore;
-import dev.tenbin.proto.eval.v1.CancelJobRequest;
 import dev.tenbin.proto.eval.v1.CellResult;
-import dev.tenbin.proto.eval.v1.EvalServiceGrpc;
-import dev.tenbin.proto.eval.v1.GetJobRequest;
 import dev.tenbin.proto.eval.v1.GetResultsRequest;
 import dev.tenbin.proto.eval.v1.Job;
 import dev.tenbin.proto.eval.v1.JobState;
-import dev.tenbin.proto.eval.v1.ListJobsRequest;
 import dev.tenbin.proto.eval.v1.MetricValue;
 import dev.tenbin.proto.eval.v1.SubmitJobRequest;
 import dev.tenbin.proto.eval.v1.TaskSetDocument;
-import dev.tenbin.proto.eval.v1.WatchJobRequest;
 import dev.tenbin.rpc.ClientChannels;
 import dev.tenbin.rpc.ClientOptions;
 import dev.tenbin.rpc.ServiceEndpoint;
@@ -157,11 +153,7 @@ public final class JobCommands {
       SubmitJobRequest request = request(specFile, out);
       return endpoint.call(
           channel -> {
-            Job job =
-                EvalServiceGrpc.newBlockingStub(channel)
-                    .withDeadlineAfter(1, TimeUnit.MINUTES)
-                    .submitJob(request)
-                    .getJob();
+            Job job = EvalClient.of(channel).submitJob(request);
             spec.commandLine().getOut().println(job.getId());
             spec.commandLine().getOut().flush();
             spec.commandLine()
@@ -225,13 +217,7 @@ public final class JobCommands {
 
     @Override
     public Integer call() {
-      Job job =
-          endpoint.call(
-              channel ->
-                  EvalServiceGrpc.newBlockingStub(channel)
-                      .withDeadlineAfter(1, TimeUnit.MINUTES)
-                      .getJob(GetJobRequest.newBuilder().setJobId(jobId).build())
-                      .getJob());
+      Job job = endpoint.call(channel -> EvalClient.of(channel).getJob(jobId));
       spec.commandLine().getOut().println(describe(job));
       return exitCode(job);
     }
@@ -276,8 +262,7 @@ public final class JobCommands {
       while (true) {
         try {
           Iterator<dev.tenbin.proto.eval.v1.WatchJobResponse> updates =
-              EvalServiceGrpc.newBlockingStub(channel)
-                  .watchJob(WatchJobRequest.newBuilder().setJobId(jobId).build());
+              EvalClient.of(channel).watchJob(jobId);
           while (updates.hasNext()) {
             last = updates.next().getJob();
             giveUpAt = 0;
@@ -329,13 +314,7 @@ public final class JobCommands {
 
     @Override
     public Integer call() {
-      Job job =
-          endpoint.call(
-              channel ->
-                  EvalServiceGrpc.newBlockingStub(channel)
-                      .withDeadlineAfter(1, TimeUnit.MINUTES)
-                      .cancelJob(CancelJobRequest.newBuilder().setJobId(jobId).build())
-                      .getJob());
+      Job job = endpoint.call(channel -> EvalClient.of(channel).cancelJob(jobId));
       spec.commandLine().getOut().println(describe(job));
       return 0;
     }
@@ -356,13 +335,7 @@ public final class JobCommands {
     @Override
     public Integer call() {
       PrintWriter out = spec.commandLine().getOut();
-      List<Job> jobs =
-          endpoint.call(
-              channel ->
-                  EvalServiceGrpc.newBlockingStub(channel)
-                      .withDeadlineAfter(1, TimeUnit.MINUTES)
-                      .listJobs(ListJobsRequest.getDefaultInstance())
-                      .getJobsList());
+      List<Job> jobs = endpoint.call(channel -> EvalClient.of(channel).listJobs());
       if (!json) {
         out.printf(
             Locale.ROOT,
@@ -463,8 +436,7 @@ public final class JobCommands {
       return endpoint.call(
           channel -> {
             Iterator<dev.tenbin.proto.eval.v1.GetResultsResponse> cells =
-                EvalServiceGrpc.newBlockingStub(channel)
-                    .withDeadlineAfter(10, TimeUnit.MINUTES)
+                EvalClient.of(channel)
                     .getResults(GetResultsRequest.newBuilder().setJobId(jobId).build());
             if (!json) {
               out.printf(

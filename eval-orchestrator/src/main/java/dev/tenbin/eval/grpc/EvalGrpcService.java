@@ -29,6 +29,7 @@ import dev.tenbin.proto.eval.v1.SubmitJobResponse;
 import dev.tenbin.proto.eval.v1.TaskSetDocument;
 import dev.tenbin.proto.eval.v1.WatchJobRequest;
 import dev.tenbin.proto.eval.v1.WatchJobResponse;
+import dev.tenbin.rpc.Paging;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.nio.file.Files;
@@ -74,8 +75,11 @@ public final class EvalGrpcService extends EvalServiceGrpc.EvalServiceImplBase {
 
   @Override
   public void listJobs(ListJobsRequest request, StreamObserver<ListJobsResponse> response) {
-    ListJobsResponse.Builder out = ListJobsResponse.newBuilder();
-    jobs.list().forEach(job -> out.addJobs(proto(job)));
+    Paging.Page<JobManager.Snapshot> page =
+        Paging.page("jobs", jobs.list(), request.getPageSize(), request.getPageToken());
+    ListJobsResponse.Builder out =
+        ListJobsResponse.newBuilder().setNextPageToken(page.nextPageToken());
+    page.items().forEach(job -> out.addJobs(proto(job)));
     response.onNext(out.build());
     response.onCompleted();
   }
@@ -142,6 +146,12 @@ public final class EvalGrpcService extends EvalServiceGrpc.EvalServiceImplBase {
             .setError(job.error())
             .setOutputDir(job.outputDirectory().toString())
             .setName(job.name());
+    if (!job.error().isEmpty()) {
+      out.setErrorStatus(
+          com.google.rpc.Status.newBuilder()
+              .setCode(errorCode(job.errorCode()).value())
+              .setMessage(job.error()));
+    }
     if (job.submitted() != null) {
       out.setSubmitTime(timestamp(job.submitted()));
     }
@@ -152,6 +162,15 @@ public final class EvalGrpcService extends EvalServiceGrpc.EvalServiceImplBase {
       out.setEndTime(timestamp(job.ended()));
     }
     return out.build();
+  }
+
+  /** A job's error code; UNKNOWN for a job table written before codes were kept. */
+  private static io.grpc.Status.Code errorCode(String name) {
+    try {
+      return name.isEmpty() ? io.grpc.Status.Code.UNKNOWN : io.grpc.Status.Code.valueOf(name);
+    } catch (IllegalArgumentException e) {
+      return io.grpc.Status.Code.UNKNOWN;
+    }
   }
 
   private static Timestamp timestamp(Instant instant) {

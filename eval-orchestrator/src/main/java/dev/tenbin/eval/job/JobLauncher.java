@@ -1,6 +1,7 @@
 package dev.tenbin.eval.job;
 
 import dev.tenbin.client.encoder.EncoderClient;
+import dev.tenbin.client.rerank.RerankClient;
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.eval.plan.JobTask;
 import dev.tenbin.eval.plan.ModelFacts;
@@ -18,19 +19,17 @@ import dev.tenbin.model.onnx.ExecutionOptions;
 import dev.tenbin.proto.common.v1.RuntimeProvenance;
 import dev.tenbin.proto.encoder.v1.GetModelInfoResponse;
 import dev.tenbin.proto.encoder.v1.ModelCard;
-import dev.tenbin.proto.rerank.v1.GetRerankerInfoRequest;
-import dev.tenbin.proto.rerank.v1.RerankServiceGrpc;
 import dev.tenbin.proto.rerank.v1.RerankerInfo;
 import dev.tenbin.rpc.ServiceEndpoint;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Everything {@code tenbin run} and the eval service do for a job: read the spec, load its tasks
@@ -326,8 +325,8 @@ public final class JobLauncher {
    * texts scored once now.
    */
   static ModelFacts rerankerFacts(Services services, String rerankerId) {
-    RerankServiceGrpc.RerankServiceBlockingStub rerank = rerankStub(services);
-    return rerankerFacts(rerankerInfo(rerank, rerankerId), Probes.rerank(rerank, rerankerId));
+    RerankClient rerank = rerankClient(services);
+    return rerankerFacts(rerank.rerankerInfo(rerankerId), Probes.rerank(rerank, rerankerId));
   }
 
   /**
@@ -335,19 +334,11 @@ public final class JobLauncher {
    * service answers a cross-encoder's identity from its cache folder without loading it).
    */
   static ModelFacts rerankerFacts(Services services, String rerankerId, Probes.Checksum probes) {
-    return rerankerFacts(rerankerInfo(rerankStub(services), rerankerId), probes);
+    return rerankerFacts(rerankClient(services).rerankerInfo(rerankerId), probes);
   }
 
-  private static RerankServiceGrpc.RerankServiceBlockingStub rerankStub(Services services) {
-    return RerankServiceGrpc.newBlockingStub(services.rerankChannel())
-        .withDeadlineAfter(10, TimeUnit.MINUTES);
-  }
-
-  private static RerankerInfo rerankerInfo(
-      RerankServiceGrpc.RerankServiceBlockingStub rerank, String rerankerId) {
-    return rerank
-        .getRerankerInfo(GetRerankerInfoRequest.newBuilder().setModelId(rerankerId).build())
-        .getInfo();
+  private static RerankClient rerankClient(Services services) {
+    return RerankClient.of(services.rerankChannel()).withDeadline(Duration.ofMinutes(10));
   }
 
   /** The facts of a cross-encoder: card and provenance identify its cells, probes are stored. */

@@ -61,6 +61,7 @@ public final class JobManager implements AutoCloseable {
       int cellsCached,
       String runningWork,
       String error,
+      String errorCode,
       Path outputDirectory,
       Instant submitted,
       Instant started,
@@ -124,7 +125,7 @@ public final class JobManager implements AutoCloseable {
         continue;
       }
       if (record.cancelRequested()) {
-        job.end(State.CANCELLED, job.error);
+        job.end(State.CANCELLED, job.error, job.errorCode);
         persist(
             job,
             "cancelled",
@@ -232,19 +233,25 @@ public final class JobManager implements AutoCloseable {
       try {
         admitted = admission.admit(job.id, job.request);
       } catch (TenbinException e) {
-        finish(job, State.FAILED, "the job is no longer valid on this service: " + e.getMessage());
+        finish(
+            job,
+            State.FAILED,
+            "the job is no longer valid on this service: " + e.getMessage(),
+            "FAILED_PRECONDITION");
         return;
       }
       if (!admitted.directory().equals(job.directory)) {
         finish(
             job,
             State.FAILED,
-            "the job's folder " + job.directory + " is no longer inside the results root");
+            "the job's folder " + job.directory + " is no longer inside the results root",
+            "FAILED_PRECONDITION");
         return;
       }
     }
     State end;
     String error;
+    String code;
     try {
       JobOutcome outcome = executor.run(admitted, job, () -> job.cancelRequested, () -> closing);
       end =
@@ -252,9 +259,11 @@ public final class JobManager implements AutoCloseable {
               ? State.CANCELLED
               : outcome.succeeded() ? State.SUCCEEDED : State.FAILED;
       error = String.join("; ", outcome.failures());
+      code = outcome.failureCode();
     } catch (RuntimeException | StackOverflowError e) {
       end = job.cancelRequested || closing ? State.CANCELLED : State.FAILED;
       error = JobRunner.describe(e);
+      code = JobRunner.codeOf(e);
       if (end == State.FAILED) {
         log.warn("job {} failed", job.id, e);
       }
@@ -269,11 +278,15 @@ public final class JobManager implements AutoCloseable {
           job.id);
       return;
     }
-    finish(job, end, error);
+    finish(job, end, error, code);
   }
 
   private void finish(TrackedJob job, State state, String error) {
-    job.end(state, error);
+    finish(job, state, error, state == State.FAILED ? "INTERNAL" : "");
+  }
+
+  private void finish(TrackedJob job, State state, String error, String code) {
+    job.end(state, error, code);
     Snapshot snapshot = job.snapshot();
     persist(
         job,
@@ -428,6 +441,7 @@ public final class JobManager implements AutoCloseable {
     int cached;
     String runningWork = "";
     String error;
+    String errorCode;
 
     TrackedJob(JobRecord record, AdmittedJob admitted) {
       this.id = record.id();
@@ -445,15 +459,17 @@ public final class JobManager implements AutoCloseable {
       this.done = record.cellsDone();
       this.cached = record.cellsCached();
       this.error = record.error();
+      this.errorCode = record.errorCode();
     }
 
     synchronized boolean isFinished() {
       return state.finished();
     }
 
-    synchronized void end(State state, String error) {
+    synchronized void end(State state, String error, String code) {
       this.state = state;
       this.error = SafeText.escaped(error, MAX_ERROR_CHARS);
+      this.errorCode = this.error.isEmpty() ? "" : code;
       this.ended = Instant.now();
       this.runningWork = "";
     }
@@ -473,7 +489,8 @@ public final class JobManager implements AutoCloseable {
           total,
           done,
           cached,
-          error);
+          error,
+          errorCode);
     }
 
     synchronized Snapshot snapshot() {
@@ -486,6 +503,7 @@ public final class JobManager implements AutoCloseable {
           cached,
           runningWork,
           error,
+          errorCode,
           directory,
           submitted,
           started,

@@ -13,6 +13,8 @@ import java.util.List;
  * @param elapsedMillis wall time of the run
  * @param millisByKind wall time spent in work items of each kind (bm25, dense, light, candidates,
  *     rerank, ...)
+ * @param failureCode the gRPC status code name of the first failure ({@code INVALID_ARGUMENT},
+ *     {@code UNAVAILABLE}, ...); "" when nothing failed
  */
 public record JobOutcome(
     int cellsTotal,
@@ -21,7 +23,32 @@ public record JobOutcome(
     List<String> failures,
     boolean cancelled,
     long elapsedMillis,
-    java.util.Map<String, Long> millisByKind) {
+    java.util.Map<String, Long> millisByKind,
+    String failureCode) {
+  public JobOutcome {
+    failureCode = failureCode == null ? "" : failureCode;
+  }
+
+  /** An outcome whose failures have no code of their own (UNKNOWN when there are any). */
+  public JobOutcome(
+      int cellsTotal,
+      int cellsAlreadyStored,
+      int cellsComputed,
+      List<String> failures,
+      boolean cancelled,
+      long elapsedMillis,
+      java.util.Map<String, Long> millisByKind) {
+    this(
+        cellsTotal,
+        cellsAlreadyStored,
+        cellsComputed,
+        failures,
+        cancelled,
+        elapsedMillis,
+        millisByKind,
+        failures.isEmpty() ? "" : "UNKNOWN");
+  }
+
   public JobOutcome(
       int cellsTotal,
       int cellsAlreadyStored,

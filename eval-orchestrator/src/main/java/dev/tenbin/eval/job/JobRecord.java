@@ -22,6 +22,9 @@ import java.time.Instant;
  * @param cellsDone cells stored, including those found already stored
  * @param cellsCached cells found already stored when the run began
  * @param error failures, {@code "; "}-separated; empty when none
+ * @param errorCode the gRPC status code name of the failure ({@code INVALID_ARGUMENT}, {@code
+ *     UNAVAILABLE}, {@code INTERNAL}, ...); empty when none, or when the table was written before
+ *     codes were kept
  */
 public record JobRecord(
     String id,
@@ -37,9 +40,45 @@ public record JobRecord(
     int cellsTotal,
     int cellsDone,
     int cellsCached,
-    String error) {
+    String error,
+    String errorCode) {
 
   public JobRecord {
     error = error == null ? "" : error;
+    errorCode = errorCode == null ? "" : errorCode;
+  }
+
+  /** A record without an error code. */
+  public JobRecord(
+      String id,
+      long sequence,
+      String name,
+      JobManager.State state,
+      boolean cancelRequested,
+      JobRequest request,
+      Path outputDirectory,
+      Instant submitted,
+      Instant started,
+      Instant ended,
+      int cellsTotal,
+      int cellsDone,
+      int cellsCached,
+      String error) {
+    this(
+        id,
+        sequence,
+        name,
+        state,
+        cancelRequested,
+        request,
+        outputDirectory,
+        submitted,
+        started,
+        ended,
+        cellsTotal,
+        cellsDone,
+        cellsCached,
+        error,
+        "");
   }
 }

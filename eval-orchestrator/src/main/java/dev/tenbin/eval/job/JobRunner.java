@@ -138,6 +138,7 @@ public final class JobRunner {
       int computed = 0;
       java.util.Map<String, Long> millisByKind = new java.util.TreeMap<>();
       List<String> failures = new ArrayList<>();
+      String failureCode = "";
       boolean cancelled = false;
       for (Work work : plan) {
         Set<String> missing = new HashSet<>();
@@ -226,6 +227,9 @@ public final class JobRunner {
               }
               String message = work.label() + ": " + describe(e);
               failures.add(message);
+              if (failureCode.isEmpty()) {
+                failureCode = codeOf(e);
+              }
               event("work_failed", work, describe(e));
               listener.workFailed(work, message);
               listener.workFailed(work, e);
@@ -251,7 +255,8 @@ public final class JobRunner {
               List.copyOf(failures),
               cancelled,
               (System.nanoTime() - start) / 1_000_000,
-              millisByKind);
+              millisByKind,
+              failureCode);
       event(
           cancelled ? "job_cancelled" : "job_finished",
           null,
@@ -330,6 +335,14 @@ public final class JobRunner {
           "another job is running in " + directory + "; wait for it or choose another --out");
     }
     return lock;
+  }
+
+  /**
+   * The gRPC status code name a failure is reported with (the status mapper's: INVALID_ARGUMENT for
+   * bad input, UNAVAILABLE for a service not reached, a service's own code, INTERNAL else).
+   */
+  static String codeOf(Throwable failure) {
+    return dev.tenbin.rpc.StatusMapper.toStatusException(failure).getStatus().getCode().name();
   }
 
   static String describe(Throwable failure) {

@@ -216,6 +216,7 @@ public final class JobTable implements AutoCloseable {
     node.put("cells_done", record.cellsDone());
     node.put("cells_cached", record.cellsCached());
     node.put("error", record.error());
+    node.put("error_code", record.errorCode());
     ObjectNode request = node.putObject("request");
     request.put("output_dir", record.request().outputDirectory());
     request.put("spec_yaml", record.request().specYaml());
@@ -260,7 +261,8 @@ public final class JobTable implements AutoCloseable {
         node.path("cells_total").asInt(),
         node.path("cells_done").asInt(),
         node.path("cells_cached").asInt(),
-        node.path("error").asText(""));
+        node.path("error").asText(""),
+        node.path("error_code").asText(""));
   }
 
   private static Instant instant(JsonNode node) {

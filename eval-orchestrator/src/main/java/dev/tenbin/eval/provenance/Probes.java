@@ -1,11 +1,11 @@
 package dev.tenbin.eval.provenance;
 
 import dev.tenbin.client.encoder.EncoderClient;
+import dev.tenbin.client.rerank.RerankClient;
 import dev.tenbin.proto.common.v1.ScoredDocument;
 import dev.tenbin.proto.encoder.v1.OutputKind;
 import dev.tenbin.proto.rerank.v1.Candidate;
 import dev.tenbin.proto.rerank.v1.RerankRequest;
-import dev.tenbin.proto.rerank.v1.RerankServiceGrpc;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.security.MessageDigest;
@@ -95,8 +95,7 @@ public final class Probes {
   }
 
   /** Scores the probe texts against {@link #QUERY} with a cross-encoder. */
-  public static Checksum rerank(
-      RerankServiceGrpc.RerankServiceBlockingStub rerank, String rerankerId) {
+  public static Checksum rerank(RerankClient rerank, String rerankerId) {
     RerankRequest.Builder request =
         RerankRequest.newBuilder().setModelId(rerankerId).setQuery(QUERY);
     for (int i = 0; i < TEXTS.size(); i++) {

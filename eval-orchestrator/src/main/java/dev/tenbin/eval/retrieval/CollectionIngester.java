@@ -1,7 +1,7 @@
 package dev.tenbin.eval.retrieval;
 
+import dev.tenbin.client.index.IndexClient;
 import dev.tenbin.proto.index.v1.Document;
-import dev.tenbin.proto.index.v1.IndexServiceGrpc;
 import dev.tenbin.proto.index.v1.IngestRequest;
 import dev.tenbin.proto.index.v1.IngestResponse;
 import io.grpc.Channel;
@@ -152,8 +152,7 @@ public final class CollectionIngester {
             }
           };
       ClientCallStreamObserver<IngestRequest> requests =
-          (ClientCallStreamObserver<IngestRequest>)
-              IndexServiceGrpc.newStub(channel).withDeadline(deadline).ingest(observer);
+          IndexClient.of(channel).ingest(deadline, observer);
       try {
         for (int next = from; next < batches.size() && !done.isDone(); next++) {
           while (!requests.isReady() && !done.isDone()) {

@@ -1,17 +1,17 @@
 package dev.tenbin.eval.retrieval;
 
+import dev.tenbin.client.index.IndexClient;
 import dev.tenbin.proto.common.v1.Ranking;
 import dev.tenbin.proto.common.v1.ScoredDocument;
 import dev.tenbin.proto.index.v1.FuseRequest;
 import dev.tenbin.proto.index.v1.FusionMethod;
-import dev.tenbin.proto.index.v1.IndexServiceGrpc;
 import dev.tenbin.proto.index.v1.RankingSet;
 import dev.tenbin.scoring.metrics.ScoredDoc;
 import io.grpc.Channel;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /** Fuses the rankings of several systems through the index service's Fuse RPC. */
 public final class Fusion {
@@ -61,8 +61,8 @@ public final class Fusion {
     systems.forEach((name, rankings) -> request.addSystems(rankingSet(name, rankings)));
     Map<String, List<ScoredDoc>> fused = new LinkedHashMap<>();
     for (Ranking ranking :
-        IndexServiceGrpc.newBlockingStub(index)
-            .withDeadlineAfter(10, TimeUnit.MINUTES)
+        IndexClient.of(index)
+            .withDeadline(Duration.ofMinutes(10))
             .fuse(request.build())
             .getRankingsList()) {
       fused.put(ranking.getQueryId(), IndexSession.toScoredDocs(ranking));

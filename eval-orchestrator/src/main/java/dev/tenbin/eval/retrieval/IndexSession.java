@@ -1,5 +1,6 @@
 package dev.tenbin.eval.retrieval;
 
+import dev.tenbin.client.index.IndexClient;
 import dev.tenbin.proto.common.v1.Ranking;
 import dev.tenbin.proto.common.v1.ScoredDocument;
 import dev.tenbin.proto.index.v1.Bm25Parameters;
@@ -7,20 +8,18 @@ import dev.tenbin.proto.index.v1.CollectionSpec;
 import dev.tenbin.proto.index.v1.CreateCollectionRequest;
 import dev.tenbin.proto.index.v1.DenseOptions;
 import dev.tenbin.proto.index.v1.Document;
-import dev.tenbin.proto.index.v1.DropCollectionRequest;
 import dev.tenbin.proto.index.v1.Family;
-import dev.tenbin.proto.index.v1.IndexServiceGrpc;
 import dev.tenbin.proto.index.v1.Query;
 import dev.tenbin.proto.index.v1.SearchRequest;
 import dev.tenbin.proto.index.v1.SearchStats;
 import dev.tenbin.scoring.metrics.ScoredDoc;
 import io.grpc.Channel;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A temporary collection on the index service for one evaluation: created with a unique name,
@@ -33,7 +32,7 @@ public final class IndexSession implements AutoCloseable {
 
   private final Channel channel;
   private final String name;
-  private final IndexServiceGrpc.IndexServiceBlockingStub index;
+  private final IndexClient index;
 
   public IndexSession(Channel channel, String language, int denseDimension) {
     this(channel, language, denseDimension, 0, 0);
@@ -61,7 +60,7 @@ public final class IndexSession implements AutoCloseable {
       Bm25Settings bm25) {
     this.channel = channel;
     this.name = "eval-" + UUID.randomUUID();
-    this.index = IndexServiceGrpc.newBlockingStub(channel);
+    this.index = IndexClient.of(channel).withDeadline(Duration.ofSeconds(DEADLINE_SECONDS));
     CollectionSpec.Builder spec =
         CollectionSpec.newBuilder()
             .setName(name)
@@ -72,9 +71,7 @@ public final class IndexSession implements AutoCloseable {
     if (bm25 != null && !bm25.isDefault()) {
       spec.setBm25(Bm25Parameters.newBuilder().setK1(bm25.k1()).setB(bm25.b()));
     }
-    index
-        .withDeadlineAfter(DEADLINE_SECONDS, TimeUnit.SECONDS)
-        .createCollection(CreateCollectionRequest.newBuilder().setSpec(spec).build());
+    index.createCollection(CreateCollectionRequest.newBuilder().setSpec(spec).build());
   }
 
   /** The collection's name (unique to this session). */
@@ -99,11 +96,7 @@ public final class IndexSession implements AutoCloseable {
               .setSparse(options)
               .addAllQueries(queries.subList(from, Math.min(queries.size(), from + SEARCH_BATCH)))
               .build();
-      for (Ranking ranking :
-          index
-              .withDeadlineAfter(DEADLINE_SECONDS, TimeUnit.SECONDS)
-              .search(request)
-              .getRankingsList()) {
+      for (Ranking ranking : index.search(request).getRankingsList()) {
         rankings.put(ranking.getQueryId(), toScoredDocs(ranking));
       }
     }
@@ -153,8 +146,7 @@ public final class IndexSession implements AutoCloseable {
       if (dense != null) {
         request.setDense(dense);
       }
-      var response =
-          index.withDeadlineAfter(DEADLINE_SECONDS, TimeUnit.SECONDS).search(request.build());
+      var response = index.search(request.build());
       for (Ranking ranking : response.getRankingsList()) {
         rankings.put(ranking.getQueryId(), toScoredDocs(ranking));
       }
@@ -194,9 +186,7 @@ public final class IndexSession implements AutoCloseable {
    */
   public void close() {
     try {
-      index
-          .withDeadlineAfter(60, TimeUnit.SECONDS)
-          .dropCollection(DropCollectionRequest.newBuilder().setName(name).build());
+      index.withDeadline(Duration.ofSeconds(60)).dropCollection(name);
     } catch (io.grpc.StatusRuntimeException e) {
       org.slf4j.LoggerFactory.getLogger(IndexSession.class)
           .warn("could not drop the evaluation collection {}: {}", name, e.getStatus().getCode());

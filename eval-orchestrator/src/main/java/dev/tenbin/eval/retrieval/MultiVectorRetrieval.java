@@ -5,19 +5,15 @@ import dev.tenbin.eval.cache.CachedEncoder;
 import dev.tenbin.eval.cache.EmbeddingCache;
 import dev.tenbin.eval.result.RunDiagnostics;
 import dev.tenbin.proto.common.v1.MultiVector;
-import dev.tenbin.proto.encoder.v1.EncodeMultiVectorRequest;
-import dev.tenbin.proto.encoder.v1.EncoderServiceGrpc;
-import dev.tenbin.proto.encoder.v1.InputRole;
-import dev.tenbin.proto.encoder.v1.StreamEncodeMultiVectorRequest;
 import dev.tenbin.proto.index.v1.Document;
 import dev.tenbin.proto.index.v1.Family;
 import dev.tenbin.proto.index.v1.Query;
 import dev.tenbin.scoring.beir.BeirDataset;
 import dev.tenbin.scoring.beir.CorpusDocument;
 import io.grpc.Channel;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Late-interaction retrieval: token vectors from the encoder service, exact MaxSim in the index.
@@ -44,8 +40,7 @@ public final class MultiVectorRetrieval {
   }
 
   public RetrievalResult run(BeirDataset dataset, String model, int topK) {
-    var encoder =
-        EncoderServiceGrpc.newBlockingStub(encoderChannel).withDeadlineAfter(2, TimeUnit.HOURS);
+    EncoderClient encoder = EncoderClient.of(encoderChannel).withDeadline(Duration.ofHours(2));
     long start = System.nanoTime();
     List<String> texts = dataset.corpus().stream().map(CorpusDocument::titleAndText).toList();
     List<MultiVector> docVectors = new ArrayList<>();
@@ -54,15 +49,7 @@ public final class MultiVectorRetrieval {
           .multiVector(model, texts, false, done -> {})
           .forEach(rows -> docVectors.add(proto(rows)));
     } else {
-      encoder
-          .streamEncodeMultiVector(
-              StreamEncodeMultiVectorRequest.newBuilder()
-                  .setModelId(model)
-                  .addAllTexts(texts)
-                  .setRole(InputRole.INPUT_ROLE_DOCUMENT)
-                  .setChunkSize(32)
-                  .build())
-          .forEachRemaining(chunk -> docVectors.addAll(chunk.getVectorsList()));
+      docVectors.addAll(encoder.streamEncodeMultiVectors(model, texts, false, 32, done -> {}));
     }
     long encoded = System.nanoTime();
     List<String> queryIds = dataset.evaluatedQueryIds();
@@ -72,14 +59,7 @@ public final class MultiVectorRetrieval {
             ? cached.multiVector(model, queryTexts, true, done -> {}).stream()
                 .map(MultiVectorRetrieval::proto)
                 .toList()
-            : encoder
-                .encodeMultiVector(
-                    EncodeMultiVectorRequest.newBuilder()
-                        .setModelId(model)
-                        .addAllTexts(queryTexts)
-                        .setRole(InputRole.INPUT_ROLE_QUERY)
-                        .build())
-                .getVectorsList();
+            : encoder.encodeMultiVectors(model, queryTexts, true);
     long queriesEncoded = System.nanoTime();
     int dimension = docVectors.getFirst().getDimension();
     try (IndexSession session = new IndexSession(indexChannel, "en", 0, 0, dimension)) {
@@ -105,14 +85,7 @@ public final class MultiVectorRetrieval {
       long searched = System.nanoTime();
       double encodeLatency =
           LatencyProbe.medianMicros(
-              queryTexts,
-              text ->
-                  encoder.encodeMultiVector(
-                      EncodeMultiVectorRequest.newBuilder()
-                          .setModelId(model)
-                          .addTexts(text)
-                          .setRole(InputRole.INPUT_ROLE_QUERY)
-                          .build()));
+              queryTexts, text -> encoder.encodeMultiVectors(model, List.of(text), true));
       double searchLatency =
           LatencyProbe.medianMicros(
               queries,

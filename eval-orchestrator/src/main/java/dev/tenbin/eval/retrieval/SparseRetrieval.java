@@ -5,26 +5,19 @@ import dev.tenbin.eval.cache.CachedEncoder;
 import dev.tenbin.eval.cache.EmbeddingCache;
 import dev.tenbin.eval.result.RunDiagnostics;
 import dev.tenbin.proto.common.v1.SparseVector;
-import dev.tenbin.proto.encoder.v1.EncodeLightQueryRequest;
-import dev.tenbin.proto.encoder.v1.EncodeSparseRequest;
-import dev.tenbin.proto.encoder.v1.EncoderServiceGrpc;
-import dev.tenbin.proto.encoder.v1.InputRole;
-import dev.tenbin.proto.encoder.v1.LightQueryKind;
-import dev.tenbin.proto.encoder.v1.StreamEncodeSparseRequest;
-import dev.tenbin.proto.encoder.v1.TokenizeRequest;
 import dev.tenbin.proto.encoder.v1.TokenizedText;
 import dev.tenbin.proto.index.v1.Document;
 import dev.tenbin.proto.index.v1.Query;
 import dev.tenbin.scoring.beir.BeirDataset;
 import dev.tenbin.scoring.beir.CorpusDocument;
 import io.grpc.Channel;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Learned-sparse retrieval through the services, every pruning setting from one ingest. With a
@@ -64,8 +57,7 @@ public final class SparseRetrieval {
       boolean bm25Weights,
       int topK,
       List<SparseVariant> variants) {
-    var encoder =
-        EncoderServiceGrpc.newBlockingStub(encoderChannel).withDeadlineAfter(2, TimeUnit.HOURS);
+    EncoderClient encoder = EncoderClient.of(encoderChannel).withDeadline(Duration.ofHours(2));
     long start = System.nanoTime();
     List<String> texts = new ArrayList<>();
     for (CorpusDocument doc : dataset.corpus()) {
@@ -77,60 +69,28 @@ public final class SparseRetrieval {
     } else if (cached != null) {
       cached.sparse(model, texts, false, 0, done -> {}).forEach(v -> docVectors.add(v.toProto()));
     } else {
-      var chunks =
-          encoder.streamEncodeSparse(
-              StreamEncodeSparseRequest.newBuilder()
-                  .setModelId(model)
-                  .addAllTexts(texts)
-                  .setRole(InputRole.INPUT_ROLE_DOCUMENT)
-                  .setChunkSize(CHUNK)
-                  .build());
-      chunks.forEachRemaining(chunk -> docVectors.addAll(chunk.getVectorsList()));
+      docVectors.addAll(encoder.streamEncodeSparse(model, texts, false, 0, CHUNK, done -> {}));
     }
     long encoded = System.nanoTime();
     List<String> queryIds = dataset.evaluatedQueryIds();
     List<String> queryTexts = queryIds.stream().map(id -> dataset.queries().get(id)).toList();
     List<SparseVector> queryVectors =
         bm25Weights
-            ? encoder
-                .encodeLightQuery(
-                    EncodeLightQueryRequest.newBuilder()
-                        .setModelId(model)
-                        .addAllQueries(queryTexts)
-                        .setKind(LightQueryKind.LIGHT_QUERY_KIND_SPARSE)
-                        .build())
-                .getSparseList()
+            ? encoder.encodeLightSparse(model, queryTexts)
             : cached != null
                 ? cached.sparse(model, queryTexts, true, 0, done -> {}).stream()
                     .map(dev.tenbin.eval.cache.SparseVector::toProto)
                     .toList()
-                : encoder
-                    .encodeSparse(
-                        EncodeSparseRequest.newBuilder()
-                            .setModelId(model)
-                            .addAllTexts(queryTexts)
-                            .setRole(InputRole.INPUT_ROLE_QUERY)
-                            .build())
-                    .getVectorsList();
+                : encoder.encodeSparseVectors(model, queryTexts, true);
     long queriesEncoded = System.nanoTime();
     double encodeLatency =
         LatencyProbe.medianMicros(
             queryTexts,
             text -> {
               if (bm25Weights) {
-                encoder.encodeLightQuery(
-                    EncodeLightQueryRequest.newBuilder()
-                        .setModelId(model)
-                        .addQueries(text)
-                        .setKind(LightQueryKind.LIGHT_QUERY_KIND_SPARSE)
-                        .build());
+                encoder.encodeLightSparse(model, List.of(text));
               } else {
-                encoder.encodeSparse(
-                    EncodeSparseRequest.newBuilder()
-                        .setModelId(model)
-                        .addTexts(text)
-                        .setRole(InputRole.INPUT_ROLE_QUERY)
-                        .build());
+                encoder.encodeSparseVectors(model, List.of(text), true);
               }
             });
     int vocabulary = 1;
@@ -190,17 +150,12 @@ public final class SparseRetrieval {
 
   /** BM25 weights over tokenizer ids, special tokens ([CLS], [SEP], <s>, ...) left out. */
   private static List<SparseVector> bm25Vectors(
-      EncoderServiceGrpc.EncoderServiceBlockingStub encoder, String model, List<String> texts) {
+      EncoderClient encoder, String model, List<String> texts) {
     List<Map<Integer, Integer>> counts = new ArrayList<>();
     for (int from = 0; from < texts.size(); from += CHUNK) {
-      var response =
-          encoder.tokenize(
-              TokenizeRequest.newBuilder()
-                  .setModelId(model)
-                  .addAllTexts(texts.subList(from, Math.min(texts.size(), from + CHUNK)))
-                  .setRole(InputRole.INPUT_ROLE_DOCUMENT)
-                  .build());
-      for (TokenizedText text : response.getTextsList()) {
+      for (TokenizedText text :
+          encoder.tokenizedTexts(
+              model, texts.subList(from, Math.min(texts.size(), from + CHUNK)), false)) {
         Map<Integer, Integer> tf = new TreeMap<>();
         for (int i = 0; i < text.getIdsCount(); i++) {
           String token = text.getTokens(i);

@@ -1,14 +1,15 @@
 package dev.tenbin.eval.services;
 
+import dev.tenbin.client.CallPolicy;
+import dev.tenbin.client.index.IndexClient;
 import dev.tenbin.core.InvalidInputException;
-import dev.tenbin.proto.index.v1.IndexServiceGrpc;
 import dev.tenbin.proto.index.v1.LanguageSource;
 import dev.tenbin.proto.index.v1.ResolveLanguageRequest;
 import dev.tenbin.proto.index.v1.ResolveLanguageResponse;
 import io.grpc.Channel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import java.util.concurrent.TimeUnit;
+import java.time.Duration;
 
 /**
  * The analyzer language of a collection, as the index service resolves it ({@code
@@ -38,37 +39,20 @@ public record IndexLanguage(String code, boolean detected) {
     } else {
       request.setTextSample(sample.apply(SAMPLE_CHARS));
     }
-    ResolveLanguageResponse response = null;
-    long backoffMillis = 200;
-    for (int attempt = 1; response == null; attempt++) {
-      try {
-        response =
-            IndexServiceGrpc.newBlockingStub(index)
-                .withDeadlineAfter(60, TimeUnit.SECONDS)
-                .resolveLanguage(request.build());
-      } catch (StatusRuntimeException e) {
-        if (e.getStatus().getCode() == Status.Code.INVALID_ARGUMENT) {
-          // A language code the index does not know: the caller's input, reported as such.
-          throw new InvalidInputException("language", e.getStatus().getDescription());
-        }
-        // A restarting index: try again a few times, as the service clients do.
-        if (e.getStatus().getCode() != Status.Code.UNAVAILABLE || attempt >= MAX_ATTEMPTS) {
-          throw e;
-        }
-        sleep(backoffMillis, e);
-        backoffMillis *= 2;
+    ResolveLanguageResponse response;
+    try {
+      // A restarting index is asked again a few times, as every client call is.
+      response =
+          new IndexClient(index, new CallPolicy(Duration.ofSeconds(60), MAX_ATTEMPTS))
+              .resolveLanguage(request.build());
+    } catch (StatusRuntimeException e) {
+      if (e.getStatus().getCode() == Status.Code.INVALID_ARGUMENT) {
+        // A language code the index does not know: the caller's input, reported as such.
+        throw new InvalidInputException("language", e.getStatus().getDescription());
       }
+      throw e;
     }
     return new IndexLanguage(
         response.getLanguage(), response.getSource() == LanguageSource.LANGUAGE_SOURCE_DETECTED);
-  }
-
-  private static void sleep(long millis, StatusRuntimeException cause) {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException interrupted) {
-      Thread.currentThread().interrupt();
-      throw cause;
-    }
   }
 }

@@ -1,29 +1,19 @@
 package dev.tenbin.eval.taskset;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tenbin.core.FailureReasons;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.eval.taskset.DatasetSource.HubDataset;
+import dev.tenbin.model.hub.HubAccess;
+import dev.tenbin.model.hub.HubClient;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.net.URI;
-import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Pattern;
 
 /**
  * Downloads the files of a task from a dataset repository on a Hugging Face hub, at a pinned
@@ -45,53 +35,33 @@ import java.util.regex.Pattern;
  * request; a branch or tag is resolved again on each load (one small request) and reuses the files.
  */
 public final class HubDatasetClient {
-  /** The public hub, used when neither the constructor nor {@code HF_ENDPOINT} names another. */
-  public static final String DEFAULT_ENDPOINT = "https://huggingface.co";
-
-  private static final Pattern SHA = Pattern.compile("[0-9a-f]{40}");
-  private static final ObjectMapper JSON = new ObjectMapper();
-
+  private final HubClient hub;
   private final String endpoint;
   private final Path cacheDirectory;
-  private final String token;
-  private final HttpClient http;
 
   /**
-   * @param endpoint the hub's base URL, e.g. {@value #DEFAULT_ENDPOINT}
+   * @param endpoint the hub's base URL, e.g. {@code https://huggingface.co}
    * @param cacheDirectory where snapshots are kept, under {@code datasets/}
    * @param token sent as {@code Authorization: Bearer} when not null or blank
    */
   public HubDatasetClient(String endpoint, Path cacheDirectory, String token) {
-    this.endpoint =
-        endpoint.endsWith("/") ? endpoint.substring(0, endpoint.length() - 1) : endpoint;
-    this.cacheDirectory = cacheDirectory;
-    this.token = token;
-    this.http =
-        HttpClient.newBuilder()
-            .followRedirects(HttpClient.Redirect.NORMAL)
-            .connectTimeout(Duration.ofSeconds(20))
-            .build();
+    this(new HubAccess(endpoint, token), cacheDirectory);
   }
 
-  /**
-   * A client for {@code HF_ENDPOINT} (default {@value #DEFAULT_ENDPOINT}) with token {@code
-   * HF_TOKEN}.
-   */
-  /**
-   * A client for this process's environment ({@code HF_ENDPOINT}, {@code HF_TOKEN}): the one place
-   * the orchestrator reads the hub's environment for datasets.
-   */
+  public HubDatasetClient(HubAccess access, Path cacheDirectory) {
+    this.hub = new HubClient(access);
+    this.endpoint = hub.endpoint();
+    this.cacheDirectory = cacheDirectory;
+  }
+
+  /** A client for this process's environment ({@code HF_ENDPOINT}, {@code HF_TOKEN}). */
   public static HubDatasetClient fromEnvironment(Path cacheDirectory) {
-    return fromEnvironment(System.getenv(), cacheDirectory);
+    return new HubDatasetClient(HubAccess.fromEnvironment(), cacheDirectory);
   }
 
   public static HubDatasetClient fromEnvironment(
       Map<String, String> environment, Path cacheDirectory) {
-    String endpoint = environment.getOrDefault("HF_ENDPOINT", "");
-    return new HubDatasetClient(
-        endpoint.isBlank() ? DEFAULT_ENDPOINT : endpoint,
-        cacheDirectory,
-        environment.get("HF_TOKEN"));
+    return new HubDatasetClient(HubAccess.fromEnvironment(environment), cacheDirectory);
   }
 
   public String endpoint() {
@@ -109,7 +79,7 @@ public final class HubDatasetClient {
    */
   public HubSnapshot fetch(HubDataset source) {
     HubManifest manifest =
-        SHA.matcher(source.revision()).matches()
+        HubClient.isCommit(source.revision())
             ? HubManifest.read(snapshotDirectory(source.repository(), source.revision()))
             : null;
     if (manifest == null) {
@@ -187,90 +157,57 @@ public final class HubDatasetClient {
 
   /** Asks the hub which commit the revision names and which files the repository has there. */
   private HubManifest resolve(HubDataset source) {
-    String url =
-        endpoint
-            + "/api/datasets/"
-            + source.repository()
-            + "/revision/"
-            + URLEncoder.encode(source.revision(), StandardCharsets.UTF_8);
-    HttpResponse<InputStream> response = get(url, Duration.ofMinutes(1), source);
-    JsonNode json;
-    try (InputStream body = response.body()) {
-      json = JSON.readTree(body);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot read the hub's answer from " + url, e);
+    HubClient.Revision revision;
+    try {
+      revision =
+          hub.revision(HubClient.RepositoryKind.DATASET, source.repository(), source.revision());
+    } catch (HubClient.HubStatusException e) {
+      throw failure(e, source);
+    } catch (UncheckedIOException e) {
+      throw unreachable(e);
     }
-    String sha = json == null ? "" : json.path("sha").asText("");
-    if (!SHA.matcher(sha).matches()) {
-      throw new IllegalStateException("the hub answered no commit SHA for " + url);
-    }
-    List<String> siblings = new ArrayList<>();
-    for (JsonNode sibling : json.path("siblings")) {
-      String name = sibling.path("rfilename").asText("");
-      if (!name.isEmpty()) {
-        siblings.add(name);
-      }
-    }
-    HubManifest known = HubManifest.read(snapshotDirectory(source.repository(), sha));
+    HubManifest known = HubManifest.read(snapshotDirectory(source.repository(), revision.sha()));
     Map<String, Long> files = known == null ? Map.of() : known.files();
     String downloadedAt = known == null ? "" : known.downloadedAt();
     return new HubManifest(
-        source.repository(), source.revision(), sha, siblings, files, downloadedAt);
+        source.repository(),
+        source.revision(),
+        revision.sha(),
+        revision.files(),
+        files,
+        downloadedAt);
   }
 
   private void download(String repository, String sha, String path, Path target) {
-    StringBuilder url = new StringBuilder(endpoint + "/datasets/" + repository + "/resolve/" + sha);
-    for (String segment : path.split("/")) {
-      url.append('/')
-          .append(URLEncoder.encode(segment, StandardCharsets.UTF_8).replace("+", "%20"));
+    boolean found;
+    try {
+      found = hub.download(HubClient.RepositoryKind.DATASET, repository, sha, path, target);
+    } catch (HubClient.HubStatusException e) {
+      throw failure(e, null);
+    } catch (UncheckedIOException e) {
+      throw unreachable(e);
     }
-    HttpResponse<InputStream> response = get(url.toString(), Duration.ofMinutes(30), null);
-    try (InputStream body = response.body()) {
-      Files.createDirectories(target.getParent());
-      Path partial =
-          Files.createTempFile(target.getParent(), target.getFileName().toString(), ".part");
-      try {
-        Files.copy(body, partial, StandardCopyOption.REPLACE_EXISTING);
-        Files.move(
-            partial, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-      } finally {
-        Files.deleteIfExists(partial);
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot download " + url, e);
+    if (!found) {
+      throw new IllegalStateException(
+          "the hub listed "
+              + path
+              + " in dataset "
+              + repository
+              + "@"
+              + sha
+              + " but has no such file");
     }
   }
 
   /**
-   * A 2xx response. For the revision API ({@code source} given) 404 and 401/403 are the caller's
-   * mistake (an unknown, gated or private repository or revision); anything else is a failure
-   * naming the URL.
+   * A hub answer other than 2xx. For the revision ({@code source} given) 404 and 401/403 are the
+   * caller's mistake (an unknown, gated or private repository or revision); anything else is a
+   * failure naming the URL.
    */
-  private HttpResponse<InputStream> get(String url, Duration timeout, HubDataset source) {
-    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).timeout(timeout).GET();
-    if (token != null && !token.isBlank()) {
-      request.header("Authorization", "Bearer " + token);
-    }
-    HttpResponse<InputStream> response;
-    try {
-      response = http.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
-    } catch (IOException e) {
-      throw new UncheckedIOException(unreachable(url, e), e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while fetching " + url, e);
-    }
-    int status = response.statusCode();
-    if (status / 100 == 2) {
-      return response;
-    }
-    try {
-      response.body().close();
-    } catch (IOException ignored) {
-      // the status says all there is to say
-    }
+  private RuntimeException failure(HubClient.HubStatusException e, HubDataset source) {
+    int status = e.status();
     if (source != null && status == 404) {
-      throw new InvalidInputException(
+      return new InvalidInputException(
           "source.revision",
           "the hub at "
               + endpoint
@@ -279,11 +216,11 @@ public final class HubDatasetClient {
               + " at revision '"
               + source.revision()
               + "' (HTTP 404 from "
-              + url
+              + e.url()
               + ")");
     }
     if (source != null && (status == 401 || status == 403)) {
-      throw new InvalidInputException(
+      return new InvalidInputException(
           "source.hub",
           "the hub refused dataset "
               + source.repository()
@@ -292,19 +229,19 @@ public final class HubDatasetClient {
               + " (HTTP "
               + status
               + " from "
-              + url
+              + e.url()
               + "): it does not exist, or it is gated or private and needs HF_TOKEN");
     }
-    throw new IllegalStateException(
-        "the hub answered HTTP " + status + " for " + url + ". " + hint());
+    return new IllegalStateException(e.getMessage() + ". " + hint());
   }
 
   /**
    * Why the hub could not be reached, and what to do: the URL, the reason (never "null"), the
    * endpoint and where it comes from ({@code HF_ENDPOINT}), and how to work offline.
    */
-  private String unreachable(String url, IOException e) {
-    return "cannot reach the hub at " + url + ": " + FailureReasons.of(e) + ". " + hint();
+  private UncheckedIOException unreachable(UncheckedIOException e) {
+    return new UncheckedIOException(
+        e.getMessage() + ": " + FailureReasons.of(e.getCause()) + ". " + hint(), e.getCause());
   }
 
   /** The endpoint, where it comes from, and the offline way. */

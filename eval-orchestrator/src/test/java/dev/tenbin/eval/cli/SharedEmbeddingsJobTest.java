@@ -184,8 +184,8 @@ class SharedEmbeddingsJobTest {
         public void onMessage(ReqT message) {
           if (message instanceof EncodeDenseRequest request) {
             count(request.getRole(), request.getTextsList());
-          } else if (message instanceof StreamEncodeDenseRequest request) {
-            count(request.getRole(), request.getTextsList());
+          } else if (message instanceof StreamEncodeDenseRequest stream) {
+            count(stream.getRequest().getRole(), stream.getRequest().getTextsList());
           }
           super.onMessage(message);
         }

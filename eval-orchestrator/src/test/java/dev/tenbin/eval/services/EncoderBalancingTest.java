@@ -2,6 +2,7 @@ package dev.tenbin.eval.services;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tenbin.client.CallPolicy;
 import dev.tenbin.client.encoder.EncoderClient;
 import dev.tenbin.encoder.EncoderCore;
 import dev.tenbin.encoder.config.EncoderServiceConfig;
@@ -133,7 +134,7 @@ class EncoderBalancingTest {
 
   /** The orchestrator's and rerank service's client, without retries: every failure counts. */
   private static EncoderClient client(ManagedChannel channel) {
-    return new EncoderClient(channel, Duration.ofSeconds(20), 1);
+    return new EncoderClient(channel, new CallPolicy(Duration.ofSeconds(20), 1));
   }
 
   private static void encode(EncoderClient client, int i) {

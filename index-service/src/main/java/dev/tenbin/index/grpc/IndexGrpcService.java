@@ -41,6 +41,7 @@ import dev.tenbin.proto.index.v1.SearchRequest;
 import dev.tenbin.proto.index.v1.SearchResponse;
 import dev.tenbin.proto.index.v1.SearchStats;
 import dev.tenbin.proto.index.v1.StoredDocument;
+import dev.tenbin.rpc.Paging;
 import io.grpc.Context;
 import io.grpc.stub.StreamObserver;
 import java.util.ArrayList;
@@ -113,8 +114,12 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
   @Override
   public void listCollections(
       ListCollectionsRequest request, StreamObserver<ListCollectionsResponse> responses) {
-    ListCollectionsResponse.Builder response = ListCollectionsResponse.newBuilder();
-    for (CollectionStats stats : catalog.describeAll()) {
+    Paging.Page<CollectionStats> page =
+        Paging.page(
+            "collections", catalog.describeAll(), request.getPageSize(), request.getPageToken());
+    ListCollectionsResponse.Builder response =
+        ListCollectionsResponse.newBuilder().setNextPageToken(page.nextPageToken());
+    for (CollectionStats stats : page.items()) {
       response.addCollections(CollectionDescriptions.of(stats));
     }
     responses.onNext(response.build());

@@ -5,7 +5,7 @@ package dev.tenbin.core;
  * at the service boundary; {@link #field()} names the offending request field when there is one.
  */
 public abstract class TenbinException extends RuntimeException {
-  private final String field;
+  private String field;
 
   protected TenbinException(String field, String message) {
     super(message);
@@ -20,5 +20,17 @@ public abstract class TenbinException extends RuntimeException {
   /** The request field this failure is about, or {@code null}. */
   public String field() {
     return field;
+  }
+
+  /**
+   * This failure, its field named from {@code parent}: "texts[3]" becomes "request.texts[3]" when
+   * the request that failed is embedded as {@code request} in the one the client sent. A failure
+   * about no field stays as it is.
+   */
+  public TenbinException within(String parent) {
+    if (field != null) {
+      field = parent + "." + field;
+    }
+    return this;
   }
 }

@@ -1,11 +1,11 @@
 package dev.tenbin.rerank.documents;
 
+import dev.tenbin.client.index.IndexClient;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.core.NotFoundException;
 import dev.tenbin.core.PreconditionException;
 import dev.tenbin.core.UnavailableException;
 import dev.tenbin.proto.index.v1.GetDocumentsRequest;
-import dev.tenbin.proto.index.v1.IndexServiceGrpc;
 import dev.tenbin.proto.index.v1.StoredDocument;
 import dev.tenbin.rerank.CandidateTexts;
 import dev.tenbin.rerank.RerankCore;
@@ -13,9 +13,9 @@ import dev.tenbin.rpc.StatusMapper;
 import io.grpc.Channel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -76,7 +76,8 @@ public final class IndexDocuments implements CandidateTexts {
    */
   @Override
   public List<RerankCore.Candidate> fetch(String collection, List<String> ids) {
-    var index = IndexServiceGrpc.newBlockingStub(channel.get());
+    IndexClient index =
+        IndexClient.of(channel.get()).withDeadline(Duration.ofSeconds(DEADLINE_SECONDS));
     List<RerankCore.Candidate> candidates = new ArrayList<>(ids.size());
     for (int from = 0; from < ids.size(); from += IDS_PER_CALL) {
       fetch(index, collection, ids, from, Math.min(ids.size(), from + IDS_PER_CALL), candidates);
@@ -85,7 +86,7 @@ public final class IndexDocuments implements CandidateTexts {
   }
 
   private static void fetch(
-      IndexServiceGrpc.IndexServiceBlockingStub index,
+      IndexClient index,
       String collection,
       List<String> ids,
       int from,
@@ -95,7 +96,6 @@ public final class IndexDocuments implements CandidateTexts {
     try {
       documents =
           index
-              .withDeadlineAfter(DEADLINE_SECONDS, TimeUnit.SECONDS)
               .getDocuments(
                   GetDocumentsRequest.newBuilder()
                       .setCollection(collection)

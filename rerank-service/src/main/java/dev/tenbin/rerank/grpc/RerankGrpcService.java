@@ -24,6 +24,7 @@ import dev.tenbin.rerank.bi.BiEncoderReranker;
 import dev.tenbin.rerank.cross.RerankerCard;
 import dev.tenbin.rerank.cross.RerankerRegistry;
 import dev.tenbin.rerank.cross.ScorePrecision;
+import dev.tenbin.rpc.Paging;
 import io.grpc.Context;
 import io.grpc.stub.StreamObserver;
 import java.util.ArrayList;
@@ -131,24 +132,33 @@ public final class RerankGrpcService extends RerankServiceGrpc.RerankServiceImpl
   @Override
   public void listRerankers(
       ListRerankersRequest request, StreamObserver<ListRerankersResponse> responses) {
-    ListRerankersResponse.Builder response = ListRerankersResponse.newBuilder();
+    List<RerankerInfo> all = new ArrayList<>();
     for (RerankerCard card : core.crossEncoders().available()) {
-      response.addRerankers(
-          info(card, "").toBuilder().setProvenance(provenance(core.crossEncoders().runtime(), "")));
+      all.add(
+          info(card, "").toBuilder()
+              .setProvenance(provenance(core.crossEncoders().runtime(), ""))
+              .build());
     }
     core.crossEncoders()
         .hubLoaded()
         .forEach(
             (id, model) ->
-                response.addRerankers(
+                all.add(
                     info(model.card(), model.dtype()).toBuilder()
                         .setId(id)
                         .setProvenance(
-                            provenance(core.crossEncoders().runtime(), model.modelSha256()))));
+                            provenance(core.crossEncoders().runtime(), model.modelSha256()))
+                        .build()));
     for (String family : List.of("dense:MODEL", "sparse:MODEL", "multivector:MODEL")) {
-      response.addRerankers(retrievalModel(family, BiEncoderReranker.head(family)));
+      all.add(retrievalModel(family, BiEncoderReranker.head(family)));
     }
-    responses.onNext(response.build());
+    Paging.Page<RerankerInfo> page =
+        Paging.page("rerankers", all, request.getPageSize(), request.getPageToken());
+    responses.onNext(
+        ListRerankersResponse.newBuilder()
+            .addAllRerankers(page.items())
+            .setNextPageToken(page.nextPageToken())
+            .build());
     responses.onCompleted();
   }
 

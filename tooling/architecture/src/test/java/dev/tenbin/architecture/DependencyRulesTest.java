@@ -206,14 +206,15 @@ class DependencyRulesTest {
         .should()
         .dependOnClassesThat(
             resideInAPackage("dev.tenbin.model..")
+                .and(resideOutsideOfPackages("dev.tenbin.model.hub.."))
                 .and(
                     DescribedPredicate.describe(
                         "are not ExecutionOptions",
                         (JavaClass c) ->
                             !c.getName().startsWith("dev.tenbin.model.onnx.ExecutionOptions"))))
         .because(
-            "the execution options it hands to the services it embeds are all it takes of the model"
-                + " runtime")
+            "of the model runtime it takes only the hub client (datasets come from the hub too)"
+                + " and the execution options it hands to the services it embeds")
         .check(classes);
   }
 

@@ -1,7 +1,6 @@
 package dev.tenbin.drill;
 
-import dev.tenbin.proto.eval.v1.CancelJobRequest;
-import dev.tenbin.proto.eval.v1.EvalServiceGrpc;
+import dev.tenbin.client.eval.EvalClient;
 import dev.tenbin.proto.eval.v1.Job;
 import dev.tenbin.scoring.beir.SyntheticBeir;
 import io.grpc.ManagedChannel;
@@ -13,7 +12,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 
 /**
  * {@code tenbin job cancel} while a dense model encodes: one {@code tenbin serve eval} (its encoder
@@ -83,9 +81,7 @@ public final class CancelDrill {
                   Duration.ofMinutes(3));
           if (encoding.isPresent() && !DrillClients.finished(encoding.get())) {
             Thread.sleep(200 + random.nextInt(2_000));
-            EvalServiceGrpc.newBlockingStub(eval)
-                .withDeadlineAfter(30, TimeUnit.SECONDS)
-                .cancelJob(CancelJobRequest.newBuilder().setJobId(job.getId()).build());
+            EvalClient.of(eval).withDeadline(Duration.ofSeconds(30)).cancelJob(job.getId());
             cancelledMidEncode++;
           }
           Optional<Job> end =

@@ -1,7 +1,6 @@
 package dev.tenbin.drill;
 
-import dev.tenbin.proto.eval.v1.EvalServiceGrpc;
-import dev.tenbin.proto.eval.v1.GetJobRequest;
+import dev.tenbin.client.eval.EvalClient;
 import dev.tenbin.proto.eval.v1.Job;
 import dev.tenbin.proto.eval.v1.JobState;
 import dev.tenbin.proto.eval.v1.SubmitJobRequest;
@@ -73,8 +72,7 @@ final class DrillClients {
       String taskSetYaml,
       String baseDirectory,
       String out) {
-    return EvalServiceGrpc.newBlockingStub(eval)
-        .withDeadlineAfter(60, TimeUnit.SECONDS)
+    return EvalClient.of(eval)
         .submitJob(
             SubmitJobRequest.newBuilder()
                 .setSpecYaml(specYaml)
@@ -84,8 +82,7 @@ final class DrillClients {
                         .setName(taskSetName)
                         .setYaml(taskSetYaml)
                         .setBaseDir(baseDirectory))
-                .build())
-        .getJob();
+                .build());
   }
 
   /**
@@ -98,11 +95,7 @@ final class DrillClients {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline) {
       try {
-        Job job =
-            EvalServiceGrpc.newBlockingStub(eval)
-                .withDeadlineAfter(10, TimeUnit.SECONDS)
-                .getJob(GetJobRequest.newBuilder().setJobId(id).build())
-                .getJob();
+        Job job = EvalClient.of(eval).withDeadline(Duration.ofSeconds(10)).getJob(id);
         if (until.test(job)) {
           return Optional.of(job);
         }

@@ -1,17 +1,15 @@
 package dev.tenbin.drill;
 
+import dev.tenbin.client.index.IndexClient;
 import dev.tenbin.proto.common.v1.DenseVector;
 import dev.tenbin.proto.common.v1.Similarity;
 import dev.tenbin.proto.index.v1.CollectionSpec;
 import dev.tenbin.proto.index.v1.CreateCollectionRequest;
 import dev.tenbin.proto.index.v1.DenseOptions;
-import dev.tenbin.proto.index.v1.DescribeCollectionRequest;
 import dev.tenbin.proto.index.v1.Document;
 import dev.tenbin.proto.index.v1.Family;
-import dev.tenbin.proto.index.v1.IndexServiceGrpc;
 import dev.tenbin.proto.index.v1.IngestRequest;
 import dev.tenbin.proto.index.v1.IngestResponse;
-import dev.tenbin.proto.index.v1.ListCollectionsRequest;
 import dev.tenbin.proto.index.v1.Query;
 import dev.tenbin.proto.index.v1.SearchRequest;
 import dev.tenbin.rpc.StatusMapper;
@@ -53,17 +51,15 @@ public final class LongIdDrill {
       first.awaitListeningPort(Duration.ofMinutes(2));
       ManagedChannel channel = DrillClients.channel(port);
       try {
-        IndexServiceGrpc.IndexServiceBlockingStub index = IndexServiceGrpc.newBlockingStub(channel);
-        index
-            .withDeadlineAfter(30, TimeUnit.SECONDS)
-            .createCollection(
-                CreateCollectionRequest.newBuilder()
-                    .setSpec(
-                        CollectionSpec.newBuilder()
-                            .setName("drill")
-                            .setLanguage("en")
-                            .setDenseDimension(DIMENSION))
-                    .build());
+        IndexClient index = IndexClient.of(channel).withDeadline(Duration.ofSeconds(30));
+        index.createCollection(
+            CreateCollectionRequest.newBuilder()
+                .setSpec(
+                    CollectionSpec.newBuilder()
+                        .setName("drill")
+                        .setLanguage("en")
+                        .setDenseDimension(DIMENSION))
+                .build());
         Ingested bad =
             ingest(
                 channel,
@@ -145,10 +141,14 @@ public final class LongIdDrill {
     CompletableFuture<Status> done = new CompletableFuture<>();
     CompletableFuture<Throwable> failed = new CompletableFuture<>();
     StreamObserver<IngestRequest> requests =
-        IndexServiceGrpc.newStub(channel)
-            .withDeadlineAfter(60, TimeUnit.SECONDS)
+        IndexClient.of(channel)
             .ingest(
-                new StreamObserver<IngestResponse>() {
+                io.grpc.Deadline.after(60, TimeUnit.SECONDS),
+                new io.grpc.stub.ClientResponseObserver<IngestRequest, IngestResponse>() {
+                  @Override
+                  public void beforeStart(
+                      io.grpc.stub.ClientCallStreamObserver<IngestRequest> requestStream) {}
+
                   @Override
                   public void onNext(IngestResponse ack) {}
 
@@ -175,17 +175,12 @@ public final class LongIdDrill {
   private static void check(
       ManagedChannel channel, long documents, List<String> failures, String when) {
     try {
-      IndexServiceGrpc.IndexServiceBlockingStub index =
-          IndexServiceGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS);
-      long count =
-          index
-              .describeCollection(DescribeCollectionRequest.newBuilder().setName("drill").build())
-              .getCollection()
-              .getDocumentCount();
+      IndexClient index = IndexClient.of(channel).withDeadline(Duration.ofSeconds(30));
+      long count = index.describeCollection("drill").getDocumentCount();
       if (count != documents) {
         failures.add(when + ": " + count + " documents, expected " + documents);
       }
-      index.listCollections(ListCollectionsRequest.getDefaultInstance());
+      index.listCollections();
       int bm25 =
           index
               .search(

@@ -1,5 +1,7 @@
 package dev.tenbin.client.encoder;
 
+import dev.tenbin.client.CallPolicy;
+import dev.tenbin.client.Pages;
 import dev.tenbin.proto.common.v1.DenseVector;
 import dev.tenbin.proto.common.v1.MultiVector;
 import dev.tenbin.proto.common.v1.SparseVector;
@@ -8,6 +10,8 @@ import dev.tenbin.proto.encoder.v1.BuildLightCacheResponse;
 import dev.tenbin.proto.encoder.v1.EncodeDenseRequest;
 import dev.tenbin.proto.encoder.v1.EncodeDenseResponse;
 import dev.tenbin.proto.encoder.v1.EncodeLightQueryRequest;
+import dev.tenbin.proto.encoder.v1.EncodeMultiVectorRequest;
+import dev.tenbin.proto.encoder.v1.EncodeSparseRequest;
 import dev.tenbin.proto.encoder.v1.EncoderServiceGrpc;
 import dev.tenbin.proto.encoder.v1.GetModelInfoRequest;
 import dev.tenbin.proto.encoder.v1.GetModelInfoResponse;
@@ -28,12 +32,10 @@ import dev.tenbin.proto.encoder.v1.TokenizedText;
 import io.grpc.Channel;
 import io.grpc.Context;
 import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.function.IntConsumer;
 import java.util.function.Supplier;
 
@@ -55,28 +57,29 @@ public final class EncoderClient {
    */
   public record Tokens(long[][] ids, boolean[] truncated) {}
 
-  private final Channel channel;
-  private final Duration deadline;
-  private final int maxAttempts;
+  /** The deadline of {@link #of}: a whole corpus may stream through one call. */
+  public static final Duration DEFAULT_DEADLINE = Duration.ofMinutes(30);
 
-  public EncoderClient(Channel channel, Duration deadline, int maxAttempts) {
+  private final Channel channel;
+  private final CallPolicy policy;
+
+  public EncoderClient(Channel channel, CallPolicy policy) {
     this.channel = channel;
-    this.deadline = deadline;
-    this.maxAttempts = maxAttempts;
+    this.policy = policy;
   }
 
+  /** A client with the default deadline and four attempts. */
   public static EncoderClient of(Channel channel) {
-    return new EncoderClient(channel, Duration.ofMinutes(30), 4);
+    return new EncoderClient(channel, new CallPolicy(DEFAULT_DEADLINE, 4));
   }
 
   /** The same client with another per-call deadline. */
   public EncoderClient withDeadline(Duration newDeadline) {
-    return new EncoderClient(channel, newDeadline, maxAttempts);
+    return new EncoderClient(channel, policy.withDeadline(newDeadline));
   }
 
   private EncoderServiceGrpc.EncoderServiceBlockingStub stub() {
-    return EncoderServiceGrpc.newBlockingStub(channel)
-        .withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS);
+    return policy.deadlined(EncoderServiceGrpc.newBlockingStub(channel));
   }
 
   /** Dense vectors of texts in one call. */
@@ -116,10 +119,11 @@ public final class EncoderClient {
               stub()
                   .streamEncodeDense(
                       StreamEncodeDenseRequest.newBuilder()
-                          .setModelId(modelId)
-                          .addAllTexts(texts)
-                          .setRole(
-                              query ? InputRole.INPUT_ROLE_QUERY : InputRole.INPUT_ROLE_DOCUMENT)
+                          .setRequest(
+                              EncodeDenseRequest.newBuilder()
+                                  .setModelId(modelId)
+                                  .addAllTexts(texts)
+                                  .setRole(role(query)))
                           .setChunkSize(chunkSize)
                           .build());
           while (chunks.hasNext()) {
@@ -133,19 +137,8 @@ public final class EncoderClient {
   /** Learned sparse vectors (id → weight maps) of texts in one call. */
   public List<java.util.Map<Integer, Float>> encodeSparse(
       String modelId, List<String> texts, boolean query) {
-    var response =
-        retrying(
-            () ->
-                stub()
-                    .encodeSparse(
-                        dev.tenbin.proto.encoder.v1.EncodeSparseRequest.newBuilder()
-                            .setModelId(modelId)
-                            .addAllTexts(texts)
-                            .setRole(
-                                query ? InputRole.INPUT_ROLE_QUERY : InputRole.INPUT_ROLE_DOCUMENT)
-                            .build()));
     List<java.util.Map<Integer, Float>> out = new ArrayList<>();
-    for (var vector : response.getVectorsList()) {
+    for (SparseVector vector : encodeSparseVectors(modelId, texts, query)) {
       java.util.Map<Integer, Float> weights = new java.util.HashMap<>();
       for (int i = 0; i < vector.getIndicesCount(); i++) {
         weights.put(vector.getIndices(i), vector.getValues(i));
@@ -155,24 +148,41 @@ public final class EncoderClient {
     return out;
   }
 
-  /** Per-token vectors of texts: each as [tokens][dimension]. */
-  public List<float[][]> encodeMultiVector(String modelId, List<String> texts, boolean query) {
-    var response =
-        retrying(
+  /** Learned sparse vectors of texts in one call, as the contract carries them. */
+  public List<SparseVector> encodeSparseVectors(String modelId, List<String> texts, boolean query) {
+    return retrying(
             () ->
                 stub()
-                    .encodeMultiVector(
-                        dev.tenbin.proto.encoder.v1.EncodeMultiVectorRequest.newBuilder()
+                    .encodeSparse(
+                        EncodeSparseRequest.newBuilder()
                             .setModelId(modelId)
                             .addAllTexts(texts)
-                            .setRole(
-                                query ? InputRole.INPUT_ROLE_QUERY : InputRole.INPUT_ROLE_DOCUMENT)
-                            .build()));
+                            .setRole(role(query))
+                            .build()))
+        .getVectorsList();
+  }
+
+  /** Per-token vectors of texts: each as [tokens][dimension]. */
+  public List<float[][]> encodeMultiVector(String modelId, List<String> texts, boolean query) {
     List<float[][]> out = new ArrayList<>();
-    for (var vector : response.getVectorsList()) {
+    for (MultiVector vector : encodeMultiVectors(modelId, texts, query)) {
       out.add(rows(vector));
     }
     return out;
+  }
+
+  /** Per-token vectors of texts in one call, as the contract carries them. */
+  public List<MultiVector> encodeMultiVectors(String modelId, List<String> texts, boolean query) {
+    return retrying(
+            () ->
+                stub()
+                    .encodeMultiVector(
+                        EncodeMultiVectorRequest.newBuilder()
+                            .setModelId(modelId)
+                            .addAllTexts(texts)
+                            .setRole(role(query))
+                            .build()))
+        .getVectorsList();
   }
 
   /** Learned sparse vectors of many texts through the server-streaming RPC, in order. */
@@ -190,10 +200,12 @@ public final class EncoderClient {
               stub()
                   .streamEncodeSparse(
                       StreamEncodeSparseRequest.newBuilder()
-                          .setModelId(modelId)
-                          .addAllTexts(texts)
-                          .setRole(role(query))
-                          .setTopK(topK)
+                          .setRequest(
+                              EncodeSparseRequest.newBuilder()
+                                  .setModelId(modelId)
+                                  .addAllTexts(texts)
+                                  .setRole(role(query))
+                                  .setTopK(topK))
                           .setChunkSize(chunkSize)
                           .build());
           while (chunks.hasNext()) {
@@ -212,25 +224,36 @@ public final class EncoderClient {
    */
   public List<float[][]> streamEncodeMultiVector(
       String modelId, List<String> texts, boolean query, int chunkSize, IntConsumer progress) {
+    List<float[][]> matrices = new ArrayList<>(texts.size());
+    for (MultiVector vector :
+        streamEncodeMultiVectors(modelId, texts, query, chunkSize, progress)) {
+      matrices.add(rows(vector));
+    }
+    return matrices;
+  }
+
+  /** Per-token vectors of many texts through the server-streaming RPC, in order, as carried. */
+  public List<MultiVector> streamEncodeMultiVectors(
+      String modelId, List<String> texts, boolean query, int chunkSize, IntConsumer progress) {
     return retrying(
         () -> {
-          List<float[][]> matrices = new ArrayList<>(texts.size());
+          List<MultiVector> vectors = new ArrayList<>(texts.size());
           Iterator<StreamEncodeMultiVectorResponse> chunks =
               stub()
                   .streamEncodeMultiVector(
                       StreamEncodeMultiVectorRequest.newBuilder()
-                          .setModelId(modelId)
-                          .addAllTexts(texts)
-                          .setRole(role(query))
+                          .setRequest(
+                              EncodeMultiVectorRequest.newBuilder()
+                                  .setModelId(modelId)
+                                  .addAllTexts(texts)
+                                  .setRole(role(query)))
                           .setChunkSize(chunkSize)
                           .build());
           while (chunks.hasNext()) {
-            for (MultiVector vector : chunks.next().getVectorsList()) {
-              matrices.add(rows(vector));
-            }
-            progress.accept(matrices.size());
+            vectors.addAll(chunks.next().getVectorsList());
+            progress.accept(vectors.size());
           }
-          return matrices;
+          return vectors;
         });
   }
 
@@ -251,6 +274,19 @@ public final class EncoderClient {
 
   /** Token ids of texts as the model sees them (prompt and special tokens included, truncated). */
   public Tokens tokenize(String modelId, List<String> texts, boolean query) {
+    List<TokenizedText> tokenized = tokenizedTexts(modelId, texts, query);
+    long[][] ids = new long[tokenized.size()][];
+    boolean[] truncated = new boolean[ids.length];
+    for (int i = 0; i < ids.length; i++) {
+      TokenizedText text = tokenized.get(i);
+      ids[i] = text.getIdsList().stream().mapToLong(Integer::longValue).toArray();
+      truncated[i] = text.getTruncated();
+    }
+    return new Tokens(ids, truncated);
+  }
+
+  /** Texts as the model tokenizes them, with the token strings, as the contract carries them. */
+  public List<TokenizedText> tokenizedTexts(String modelId, List<String> texts, boolean query) {
     TokenizeResponse response =
         retrying(
             () ->
@@ -261,14 +297,7 @@ public final class EncoderClient {
                             .addAllTexts(texts)
                             .setRole(role(query))
                             .build()));
-    long[][] ids = new long[response.getTextsCount()][];
-    boolean[] truncated = new boolean[ids.length];
-    for (int i = 0; i < ids.length; i++) {
-      TokenizedText text = response.getTexts(i);
-      ids[i] = text.getIdsList().stream().mapToLong(Integer::longValue).toArray();
-      truncated[i] = text.getTruncated();
-    }
-    return new Tokens(ids, truncated);
+    return response.getTextsList();
   }
 
   /**
@@ -340,10 +369,17 @@ public final class EncoderClient {
     void rowsDone(int rows, int vocabularySize);
   }
 
-  /** Cards of the models the service can load without the network. */
+  /** Cards of the models the service can load without the network (every page). */
   public List<dev.tenbin.proto.encoder.v1.ModelCard> listModels() {
-    return retrying(() -> stub().listModels(ListModelsRequest.getDefaultInstance()))
-        .getModelsList();
+    return Pages.all(
+        token -> {
+          var page =
+              retrying(
+                  () ->
+                      stub()
+                          .listModels(ListModelsRequest.newBuilder().setPageToken(token).build()));
+          return new Pages.Page<>(page.getModelsList(), page.getNextPageToken());
+        });
   }
 
   private static InputRole role(boolean query) {
@@ -383,23 +419,7 @@ public final class EncoderClient {
   }
 
   private <T> T retrying(Supplier<T> call) {
-    long backoffMillis = 200;
-    for (int attempt = 1; ; attempt++) {
-      try {
-        return call.get();
-      } catch (StatusRuntimeException e) {
-        if (e.getStatus().getCode() != Status.Code.UNAVAILABLE || attempt >= maxAttempts) {
-          throw e;
-        }
-        try {
-          Thread.sleep(backoffMillis);
-        } catch (InterruptedException interrupted) {
-          Thread.currentThread().interrupt();
-          throw e;
-        }
-        backoffMillis *= 2;
-      }
-    }
+    return policy.retrying(call);
   }
 
   static List<float[]> toArrays(List<DenseVector> vectors) {

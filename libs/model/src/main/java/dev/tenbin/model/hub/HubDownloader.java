@@ -10,18 +10,9 @@ import dev.tenbin.model.card.ModelCard;
 import dev.tenbin.model.card.RepositoryFiles;
 import dev.tenbin.model.card.SentenceTransformersCard;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.net.URI;
-import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -41,10 +32,9 @@ public final class HubDownloader {
       Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*");
   private static final Pattern SHA = Pattern.compile("[0-9a-f]{40}");
 
+  private final HubClient hub;
   private final String endpoint;
   private final Path cacheDirectory;
-  private final HttpClient http;
-  private final String token;
 
   /** {@code OWNER/NAME@REVISION}; the revision is required so downloads are reproducible. */
   public record Reference(String repository, String revision) {
@@ -76,15 +66,13 @@ public final class HubDownloader {
   }
 
   public HubDownloader(String endpoint, Path cacheDirectory, String token) {
-    this.endpoint =
-        endpoint.endsWith("/") ? endpoint.substring(0, endpoint.length() - 1) : endpoint;
+    this(new HubAccess(endpoint, token), cacheDirectory);
+  }
+
+  public HubDownloader(HubAccess access, Path cacheDirectory) {
+    this.hub = new HubClient(access);
+    this.endpoint = hub.endpoint();
     this.cacheDirectory = cacheDirectory;
-    this.token = token;
-    this.http =
-        HttpClient.newBuilder()
-            .followRedirects(HttpClient.Redirect.NORMAL)
-            .connectTimeout(Duration.ofSeconds(20))
-            .build();
   }
 
   /**
@@ -198,28 +186,19 @@ public final class HubDownloader {
 
   /** The commit SHA a branch or tag points to now. */
   String resolve(Reference reference) {
-    String url =
-        endpoint
-            + "/api/models/"
-            + reference.repository()
-            + "/revision/"
-            + URLEncoder.encode(reference.revision(), StandardCharsets.UTF_8);
-    HttpResponse<InputStream> response = get(url);
-    try (InputStream body = response.body()) {
-      JsonNode json = LocalModelDirectory.JSON.readTree(body);
-      String sha = json.path("sha").asText("");
-      if (!SHA.matcher(sha).matches()) {
-        throw new IllegalStateException("the hub answered no commit SHA for " + reference);
-      }
-      return sha;
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    try {
+      return hub.revision(
+              HubClient.RepositoryKind.MODEL, reference.repository(), reference.revision())
+          .sha();
+    } catch (HubClient.HubStatusException e) {
+      throw failure(e);
+    } catch (UncheckedIOException e) {
+      throw unreachable(e);
     }
   }
 
   /** Downloads one file (written whole, then renamed into place); false when the hub has none. */
-  private boolean download(String repository, String sha, String file, Path folder)
-      throws IOException {
+  private boolean download(String repository, String sha, String file, Path folder) {
     Path base = folder.toAbsolutePath().normalize();
     Path target = base.resolve(file).normalize();
     if (!target.startsWith(base)) {
@@ -228,70 +207,39 @@ public final class HubDownloader {
     if (Files.exists(target)) {
       return true;
     }
-    HttpResponse<InputStream> response =
-        get(endpoint + "/" + repository + "/resolve/" + sha + "/" + file, true);
-    if (response == null) {
-      return false;
-    }
-    Files.createDirectories(target.getParent());
-    Path partial = target.resolveSibling(target.getFileName() + ".part");
-    try (InputStream body = response.body()) {
-      Files.copy(body, partial, StandardCopyOption.REPLACE_EXISTING);
-    }
-    Files.move(
-        partial, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-    return true;
-  }
-
-  private HttpResponse<InputStream> get(String url) {
-    return get(url, false);
-  }
-
-  /** A successful response; null for a 404 when {@code missingOk}, NOT_FOUND otherwise. */
-  private HttpResponse<InputStream> get(String url, boolean missingOk) {
-    HttpRequest.Builder request =
-        HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofMinutes(10)).GET();
-    if (token != null && !token.isBlank()) {
-      request.header("Authorization", "Bearer " + token);
-    }
     try {
-      HttpResponse<InputStream> response =
-          http.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
-      if (response.statusCode() == 404) {
-        response.body().close();
-        if (missingOk) {
-          return null;
-        }
-        throw new NotFoundException("model_id", "the hub has no " + url);
-      }
-      if (response.statusCode() / 100 != 2) {
-        response.body().close();
-        throw new IllegalStateException(
-            "the hub answered HTTP "
-                + response.statusCode()
-                + " for "
-                + url
-                + " (the hub is "
-                + endpoint
-                + "; --hub-endpoint, env HF_ENDPOINT, names another)");
-      }
-      return response;
-    } catch (IOException e) {
-      throw new UncheckedIOException(
-          "cannot reach the hub at "
-              + url
-              + ": "
-              + FailureReasons.of(e)
-              + ". The hub is "
-              + endpoint
-              + " (--hub-endpoint, env HF_ENDPOINT, names another hub or a mirror). To work"
-              + " offline, pin the model's revision to a commit SHA already downloaded under "
-              + cacheDirectory.resolve("hub")
-              + " (no request is made then), or give a local model folder.",
-          e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted", e);
+      return hub.download(HubClient.RepositoryKind.MODEL, repository, sha, file, target);
+    } catch (HubClient.HubStatusException e) {
+      throw failure(e);
+    } catch (UncheckedIOException e) {
+      throw unreachable(e);
     }
+  }
+
+  /** A hub answer other than 2xx: NOT_FOUND naming {@code model_id} for a 404. */
+  private RuntimeException failure(HubClient.HubStatusException e) {
+    if (e.status() == 404) {
+      return new NotFoundException("model_id", "the hub has no " + e.url());
+    }
+    return new IllegalStateException(
+        e.getMessage()
+            + " (the hub is "
+            + endpoint
+            + "; --hub-endpoint, env HF_ENDPOINT, names another)");
+  }
+
+  /** The hub not reached: why, and how to work offline. */
+  private UncheckedIOException unreachable(UncheckedIOException e) {
+    return new UncheckedIOException(
+        e.getMessage()
+            + ": "
+            + FailureReasons.of(e.getCause())
+            + ". The hub is "
+            + endpoint
+            + " (--hub-endpoint, env HF_ENDPOINT, names another hub or a mirror). To work"
+            + " offline, pin the model's revision to a commit SHA already downloaded under "
+            + cacheDirectory.resolve("hub")
+            + " (no request is made then), or give a local model folder.",
+        e.getCause());
   }
 }

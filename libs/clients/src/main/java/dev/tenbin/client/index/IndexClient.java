@@ -1,0 +1,129 @@
+package dev.tenbin.client.index;
+
+import dev.tenbin.client.CallPolicy;
+import dev.tenbin.client.Pages;
+import dev.tenbin.proto.index.v1.CollectionDescription;
+import dev.tenbin.proto.index.v1.CreateCollectionRequest;
+import dev.tenbin.proto.index.v1.CreateCollectionResponse;
+import dev.tenbin.proto.index.v1.DescribeCollectionRequest;
+import dev.tenbin.proto.index.v1.DropCollectionRequest;
+import dev.tenbin.proto.index.v1.FuseRequest;
+import dev.tenbin.proto.index.v1.FuseResponse;
+import dev.tenbin.proto.index.v1.GetDocumentsRequest;
+import dev.tenbin.proto.index.v1.GetDocumentsResponse;
+import dev.tenbin.proto.index.v1.IndexServiceGrpc;
+import dev.tenbin.proto.index.v1.IngestRequest;
+import dev.tenbin.proto.index.v1.IngestResponse;
+import dev.tenbin.proto.index.v1.ListCollectionsRequest;
+import dev.tenbin.proto.index.v1.RescoreRequest;
+import dev.tenbin.proto.index.v1.RescoreResponse;
+import dev.tenbin.proto.index.v1.ResolveLanguageRequest;
+import dev.tenbin.proto.index.v1.ResolveLanguageResponse;
+import dev.tenbin.proto.index.v1.SearchRequest;
+import dev.tenbin.proto.index.v1.SearchResponse;
+import io.grpc.Channel;
+import io.grpc.Deadline;
+import io.grpc.stub.ClientCallStreamObserver;
+import io.grpc.stub.ClientResponseObserver;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The Java client of the index service's v1 contract. Every call has a deadline; reads (search,
+ * rescore, fuse, documents, descriptions, language) are retried after UNAVAILABLE; creating and
+ * dropping a collection are not (a second run would be refused). Listing reads every page.
+ *
+ * <p>It calls through any channel: one from {@code ClientChannels.open(ServiceTarget,
+ * ClientSecurity, ...)} (TLS, bearer token), the pods of an index StatefulSet ({@code
+ * ClientChannels.openPods}: each call goes to the pod holding its collection), or an in-process
+ * channel to an embedded service.
+ */
+public final class IndexClient {
+  /** The deadline of {@link #of}: long enough for a search of many queries on a big collection. */
+  public static final Duration DEFAULT_DEADLINE = Duration.ofMinutes(10);
+
+  private final Channel channel;
+  private final CallPolicy policy;
+
+  public IndexClient(Channel channel, CallPolicy policy) {
+    this.channel = channel;
+    this.policy = policy;
+  }
+
+  /** A client with the default deadline and four attempts. */
+  public static IndexClient of(Channel channel) {
+    return new IndexClient(channel, new CallPolicy(DEFAULT_DEADLINE, 4));
+  }
+
+  /** The same client with another per-call deadline. */
+  public IndexClient withDeadline(Duration deadline) {
+    return new IndexClient(channel, policy.withDeadline(deadline));
+  }
+
+  private IndexServiceGrpc.IndexServiceBlockingStub stub() {
+    return policy.deadlined(IndexServiceGrpc.newBlockingStub(channel));
+  }
+
+  public CreateCollectionResponse createCollection(CreateCollectionRequest request) {
+    return stub().createCollection(request);
+  }
+
+  public CollectionDescription describeCollection(String name) {
+    return policy
+        .retrying(
+            () ->
+                stub()
+                    .describeCollection(
+                        DescribeCollectionRequest.newBuilder().setName(name).build()))
+        .getCollection();
+  }
+
+  /** Every collection, sorted by name. */
+  public List<CollectionDescription> listCollections() {
+    return Pages.all(
+        token -> {
+          var page =
+              policy.retrying(
+                  () ->
+                      stub()
+                          .listCollections(
+                              ListCollectionsRequest.newBuilder().setPageToken(token).build()));
+          return new Pages.Page<>(page.getCollectionsList(), page.getNextPageToken());
+        });
+  }
+
+  public void dropCollection(String name) {
+    stub().dropCollection(DropCollectionRequest.newBuilder().setName(name).build());
+  }
+
+  public ResolveLanguageResponse resolveLanguage(ResolveLanguageRequest request) {
+    return policy.retrying(() -> stub().resolveLanguage(request));
+  }
+
+  public SearchResponse search(SearchRequest request) {
+    return policy.retrying(() -> stub().search(request));
+  }
+
+  public RescoreResponse rescore(RescoreRequest request) {
+    return policy.retrying(() -> stub().rescore(request));
+  }
+
+  public FuseResponse fuse(FuseRequest request) {
+    return policy.retrying(() -> stub().fuse(request));
+  }
+
+  public GetDocumentsResponse getDocuments(GetDocumentsRequest request) {
+    return policy.retrying(() -> stub().getDocuments(request));
+  }
+
+  /**
+   * Opens an ingest stream ending at {@code deadline}: send batches on the returned stream as it is
+   * ready (flow control), acknowledgements come to {@code responses} in the order of the batches.
+   * Not retried: an interrupted ingest is resumed by the caller from the last acknowledged batch.
+   */
+  public ClientCallStreamObserver<IngestRequest> ingest(
+      Deadline deadline, ClientResponseObserver<IngestRequest, IngestResponse> responses) {
+    return (ClientCallStreamObserver<IngestRequest>)
+        IndexServiceGrpc.newStub(channel).withDeadline(deadline).ingest(responses);
+  }
+}
