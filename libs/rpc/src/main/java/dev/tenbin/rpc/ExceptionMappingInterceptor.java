@@ -13,7 +13,9 @@ import io.grpc.StatusRuntimeException;
  * Closes a call with the mapped status when a service method throws, so adapters can let core
  * exceptions propagate instead of translating them in every method; and passes every status a
  * method closes its call with (thrown, or handed to {@code onError} by hand) through {@link
- * StatusMapper#sanitize}: error ids instead of exception text, messages cut to a size that fits.
+ * StatusMapper#sanitize}: error ids instead of exception text, messages cut to a size that fits. A
+ * request that could not be decoded ({@link RequestDecoding}) is refused with INVALID_ARGUMENT
+ * before the method sees it.
  */
 public final class ExceptionMappingInterceptor implements ServerInterceptor {
   @Override
@@ -30,6 +32,17 @@ public final class ExceptionMappingInterceptor implements ServerInterceptor {
     return new ForwardingServerCallListener.SimpleForwardingServerCallListener<>(delegate) {
       @Override
       public void onMessage(ReqT message) {
+        if (message == null) {
+          // A request protobuf could not decode (RequestDecoding): the client's mistake.
+          RequestDecoding.Failure failure = RequestDecoding.takeFailure();
+          closeWith(
+              safeCall,
+              StatusMapper.withField(
+                  com.google.rpc.Code.INVALID_ARGUMENT,
+                  failure == null ? "the request could not be decoded" : failure.message(),
+                  failure == null ? null : failure.field()));
+          return;
+        }
         guard(() -> super.onMessage(message));
       }
 
@@ -54,7 +67,10 @@ public final class ExceptionMappingInterceptor implements ServerInterceptor {
   }
 
   private static void closeWith(ServerCall<?, ?> call, RuntimeException failure) {
-    StatusRuntimeException status = StatusMapper.toStatusException(failure);
+    closeWith(call, StatusMapper.toStatusException(failure));
+  }
+
+  private static void closeWith(ServerCall<?, ?> call, StatusRuntimeException status) {
     Metadata trailers = status.getTrailers() == null ? new Metadata() : status.getTrailers();
     try {
       call.close(status.getStatus(), trailers);

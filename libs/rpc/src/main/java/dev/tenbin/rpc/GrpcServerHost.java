@@ -262,7 +262,8 @@ public final class GrpcServerHost implements AutoCloseable {
     MetricCollectingServerInterceptor metrics = new MetricCollectingServerInterceptor(registry);
     ExceptionMappingInterceptor errors = new ExceptionMappingInterceptor();
     for (BindableService service : services) {
-      ServerServiceDefinition definition = service.bindService();
+      // Requests protobuf cannot decode are INVALID_ARGUMENT, not application errors.
+      ServerServiceDefinition definition = RequestDecoding.refusingMalformed(service.bindService());
       metrics.preregisterService(definition);
       // Interceptors run last-added first: metrics see the mapped status.
       builder.addService(ServerInterceptors.intercept(definition, errors, metrics));

@@ -1,9 +1,11 @@
 package dev.tenbin.rpc;
 
 import java.io.BufferedOutputStream;
+import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.lang.reflect.Field;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.logging.Level;
@@ -17,15 +19,19 @@ import java.util.logging.Logger;
  *
  * <p>The JVM's own "Using incubator modules" banner is printed before any Java code runs, so the
  * {@code tenbin} launcher passes the JVM's standard error through a filter that drops that line,
- * and hands the real standard error over as well ({@code -Dtenbin.stderr=/dev/fd/3}, opened in
- * append mode). {@link #apply()} points {@link System#err} there, so what Java prints never waits
- * behind the filter (and cannot arrive after the process has exited); native code still writes
- * through it.
+ * and hands the real standard error over as well, as file descriptor 3 ({@code
+ * -Dtenbin.stderr.fd=3}). {@link #apply()} points {@link System#err} at that very descriptor (not a
+ * reopening of it: a second open file description would keep an offset of its own, and with {@code
+ * > log 2>&1} the two would write over each other's lines), so what Java prints never waits behind
+ * the filter and cannot arrive after the process has exited; native code still writes through the
+ * filter.
  *
  * <p>It does so only when that descriptor is still the file the launcher saw ({@code
  * -Dtenbin.stderr.identity=DEVICE:INODE}): a JVM that merely copied the flags (a child process
  * started with this JVM's arguments) has some other file at fd 3 — its own first open file, such as
- * the JDK's {@code lib/modules} — and must never append to it.
+ * the JDK's {@code lib/modules} — and must never write to it. Wrapping a descriptor number needs
+ * {@code --add-opens java.base/java.io} (the launcher passes it); without it standard error stays
+ * the filtered one, and everything still arrives.
  */
 public final class QuietConsole {
   /** java.util.logging loggers whose INFO lines are start-up chatter. */
@@ -62,18 +68,27 @@ public final class QuietConsole {
   }
 
   private static void useLauncherStderr() {
-    String target = System.getProperty("tenbin.stderr");
+    String descriptor = System.getProperty("tenbin.stderr.fd");
     String identity = System.getProperty("tenbin.stderr.identity");
-    System.clearProperty("tenbin.stderr");
+    System.clearProperty("tenbin.stderr.fd");
     System.clearProperty("tenbin.stderr.identity");
-    if (target == null || target.isBlank() || !isFile(target, identity)) {
+    if (descriptor == null || !descriptor.matches("\\d{1,4}")) {
+      return;
+    }
+    if (!isFile("/proc/self/fd/" + descriptor, identity)) {
       return;
     }
     try {
-      FileOutputStream stderr = new FileOutputStream(target, true);
+      FileDescriptor inherited = new FileDescriptor();
+      Field number = FileDescriptor.class.getDeclaredField("fd");
+      number.setAccessible(true);
+      number.setInt(inherited, Integer.parseInt(descriptor));
       System.setErr(
-          new PrintStream(new BufferedOutputStream(stderr, 8192), true, System.err.charset()));
-    } catch (IOException | SecurityException e) {
+          new PrintStream(
+              new BufferedOutputStream(new FileOutputStream(inherited), 8192),
+              true,
+              System.err.charset()));
+    } catch (ReflectiveOperationException | RuntimeException e) {
       // Keep the filtered standard error: everything still arrives.
     }
   }

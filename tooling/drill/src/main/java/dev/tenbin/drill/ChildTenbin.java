@@ -79,7 +79,7 @@ public final class ChildTenbin implements AutoCloseable {
 
   /**
    * The flags of this JVM a child needs to behave the same (modules, native access, stack, GC), not
-   * {@code -Dtenbin.stderr} (the launcher's file descriptor for this process's stderr).
+   * {@code -Dtenbin.stderr.*} (the launcher's file descriptor for this process's stderr).
    */
   static List<String> inheritedJvmFlags() {
     List<String> flags = new ArrayList<>();
@@ -98,7 +98,7 @@ public final class ChildTenbin implements AutoCloseable {
           || flag.startsWith("-Xss")
           || flag.startsWith("-XX:+Use")
           || flag.startsWith("-Djava.util.logging")
-          || (flag.startsWith("-Dtenbin.") && !flag.startsWith("-Dtenbin.stderr="))) {
+          || (flag.startsWith("-Dtenbin.") && !flag.startsWith("-Dtenbin.stderr"))) {
         flags.add(flag);
       }
     }
