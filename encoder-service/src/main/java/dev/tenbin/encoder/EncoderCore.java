@@ -54,6 +54,10 @@ public final class EncoderCore implements AutoCloseable, MeterBinder {
   private final EncoderServiceConfig config;
   private final ModelRegistry registry;
   private final ModelCache<LoadedModel> models;
+
+  /** Preloaded models, held for good: never unloaded for idleness. */
+  private final List<ModelCache<LoadedModel>.Handle> pinned = new java.util.ArrayList<>();
+
   private final Map<String, ModelInfo> infos = new ConcurrentHashMap<>();
   private final ModelInfoCache<ModelInfo> rememberedInfos;
   private final CompositeMeterRegistry meters = new CompositeMeterRegistry();
@@ -427,11 +431,45 @@ public final class EncoderCore implements AutoCloseable, MeterBinder {
   }
 
   /**
+   * Loads {@code ids} now and keeps them loaded (never unloaded for idleness), each warmed up with
+   * one encode of a query and a document so that the first real request is not the slow one.
+   *
+   * @throws dev.tenbin.core.TenbinException naming {@code preload} for a model that may not or
+   *     cannot be loaded
+   */
+  public void preload(List<String> ids) {
+    for (String id : ids) {
+      ModelCache<LoadedModel>.Handle handle;
+      try {
+        handle = models.acquire(id);
+      } catch (dev.tenbin.core.TenbinException e) {
+        throw e.within("preload");
+      }
+      synchronized (pinned) {
+        pinned.add(handle);
+      }
+      List<String> text = List.of("Tenbin warms this model up before its first request.");
+      Cancellation never = Cancellation.NEVER;
+      for (boolean query : new boolean[] {true, false}) {
+        switch (handle.model().card().outputKind()) {
+          case DENSE -> encodeDense(id, text, query, 0, never);
+          case SPARSE -> encodeSparse(id, text, query, 0, never);
+          case MULTIVECTOR -> encodeMultiVector(id, text, query, never);
+        }
+      }
+    }
+  }
+
+  /**
    * Closes every model: waiting requests get UNAVAILABLE, running passes finish, batcher threads
    * are joined, sessions and tokenizers are freed once no thread is inside them.
    */
   @Override
   public void close() {
+    synchronized (pinned) {
+      pinned.forEach(ModelCache.Handle::close);
+      pinned.clear();
+    }
     models.close();
     shutdown.close();
   }

@@ -109,6 +109,31 @@ public final class RerankCore implements AutoCloseable, MeterBinder {
     return biEncoders.get();
   }
 
+  /**
+   * Loads the cross-encoders {@code ids} now and keeps them loaded (never unloaded for idleness),
+   * each warmed up with one scored pair, so that the first real request is not the slow one.
+   *
+   * @throws dev.tenbin.core.TenbinException naming {@code preload} for a reranker that may not or
+   *     cannot be loaded
+   */
+  public void preload(List<String> ids) {
+    for (String id : ids) {
+      try {
+        crossEncoders.pin(id);
+        rerank(
+            id,
+            "what does Tenbin warm up?",
+            List.of(
+                new Candidate("warm-up", "Tenbin warms this reranker up before its first use.")),
+            ScorePrecision.FP32,
+            1,
+            Cancellation.NEVER);
+      } catch (dev.tenbin.core.TenbinException e) {
+        throw e.within("preload");
+      }
+    }
+  }
+
   public Reranked rerank(
       String model,
       String query,

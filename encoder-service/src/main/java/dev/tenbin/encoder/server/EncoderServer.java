@@ -17,6 +17,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -34,6 +35,9 @@ import picocli.CommandLine.Option;
         "Serves dense, sparse and multi-vector encoders and the LightRetriever lookup over gRPC"
             + " (and dense embeddings over HTTP with --http-port).")
 public final class EncoderServer implements Callable<Integer> {
+  private static final org.slf4j.Logger log =
+      org.slf4j.LoggerFactory.getLogger(EncoderServer.class);
+
   @Mixin ServerOptions serverOptions = new ServerOptions();
 
   /** Where models come from (--models-dir, --cache-dir, --hub-endpoint). */
@@ -130,6 +134,18 @@ public final class EncoderServer implements Callable<Integer> {
   List<String> allowModels;
 
   @Option(
+      names = "--preload",
+      split = ",",
+      paramLabel = "MODEL",
+      defaultValue = "${env:TENBIN_PRELOAD}",
+      description =
+          "Load these models at start (repeatable or comma-separated; env TENBIN_PRELOAD), each"
+              + " warmed up with one encode; health (gRPC and GET /readyz) says NOT_SERVING until"
+              + " they are loaded, and they are never unloaded for idleness. A model that cannot be"
+              + " loaded stops the server.")
+  List<String> preload;
+
+  @Option(
       names = "--model-idle-seconds",
       defaultValue = "${env:TENBIN_MODEL_IDLE_SECONDS:-600}",
       description =
@@ -161,7 +177,8 @@ public final class EncoderServer implements Callable<Integer> {
         new ModelHosting(
             modelSources.toSources(),
             ModelPolicy.of(allowModels, modelIdleSeconds),
-            execution.toRuntime(threads)),
+            execution.toRuntime(threads),
+            preload),
         new BatchingLimits(
             maxBatchTokens,
             maxBatchSize,
@@ -184,7 +201,30 @@ public final class EncoderServer implements Callable<Integer> {
    * A started encoder service (network or in-process) and its core. The host owns the core: closing
    * stops the server (in-flight calls get their grace), then drains and closes the models.
    */
-  public record Embedded(EncoderCore core, GrpcServerHost host) implements AutoCloseable {
+  public record Embedded(
+      EncoderCore core, GrpcServerHost host, AtomicReference<RuntimeException> preloadFailure)
+      implements AutoCloseable {
+    public Embedded(EncoderCore core, GrpcServerHost host) {
+      this(core, host, new AtomicReference<>());
+    }
+
+    /**
+     * Loads and warms up {@code ids}, then says SERVING; a model that cannot be loaded stops the
+     * server (its failure kept for the exit code).
+     */
+    void preload(List<String> ids) {
+      try {
+        long start = System.nanoTime();
+        core.preload(ids);
+        host.markServing();
+        log.info("preloaded {} in {} ms; serving", ids, (System.nanoTime() - start) / 1_000_000);
+      } catch (RuntimeException e) {
+        preloadFailure.set(e);
+        log.error("cannot preload {}: {}; stopping", ids, e.getMessage());
+        host.close();
+      }
+    }
+
     @Override
     public void close() {
       host.close();
@@ -219,10 +259,13 @@ public final class EncoderServer implements Callable<Integer> {
    * closing the result stops both and closes its core.
    */
   public static Embedded start(EncoderServiceConfig config) {
+    // Every option is checked before anything is created on disk.
+    config.server().security().checkBind(config.server().host());
     EncoderCore core = new EncoderCore(config);
     GrpcServerHost host;
+    List<String> preload = config.hosting().preload();
     try {
-      host = GrpcServerHost.start(config.server(), services(core)).owning(core);
+      host = GrpcServerHost.start(config.server(), services(core), preload.isEmpty()).owning(core);
     } catch (RuntimeException e) {
       core.close();
       throw e;
@@ -236,7 +279,11 @@ public final class EncoderServer implements Callable<Integer> {
       }
     }
     core.bindTo(host.registry());
-    return new Embedded(core, host);
+    Embedded embedded = new Embedded(core, host);
+    if (!preload.isEmpty()) {
+      Thread.ofPlatform().name("encoder-preload").start(() -> embedded.preload(preload));
+    }
+    return embedded;
   }
 
   /**
@@ -256,6 +303,9 @@ public final class EncoderServer implements Callable<Integer> {
           running.host().httpPort(),
           config.runtime().provider() + " " + config.runtime().device());
       running.host().blockUntilShutdown();
+      if (running.preloadFailure().get() != null) {
+        return 1;
+      }
     }
     return 0;
   }

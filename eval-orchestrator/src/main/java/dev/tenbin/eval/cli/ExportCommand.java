@@ -73,6 +73,10 @@ public final class ExportCommand implements Runnable {
           TrecExport.write(chosen, stdout, runTag);
           stdout.flush();
         } else {
+          Path parent = out.toAbsolutePath().getParent();
+          if (parent != null) {
+            Files.createDirectories(parent);
+          }
           try (Writer writer =
               new BufferedWriter(Files.newBufferedWriter(out, StandardCharsets.UTF_8))) {
             TrecExport.write(chosen, writer, runTag);

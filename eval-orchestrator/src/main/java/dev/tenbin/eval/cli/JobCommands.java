@@ -460,7 +460,7 @@ public final class JobCommands {
                     cell.getModel(),
                     cell.getTask(),
                     cell.getVariant(),
-                    cell.getMode().name().replace("EVAL_MODE_", "").toLowerCase(Locale.ROOT),
+                    modeName(cell.getMode()),
                     metric(cell, "ndcg@10"),
                     metric(cell, "recall@100"));
               }
@@ -470,13 +470,18 @@ public final class JobCommands {
           });
     }
 
+    /** A mode as tables and reports show it: "retrieval", "rerank". */
+    private static String modeName(dev.tenbin.proto.eval.v1.EvalMode mode) {
+      return mode.name().replace("EVAL_MODE_", "").toLowerCase(Locale.ROOT);
+    }
+
     private String toJson(CellResult cell) {
       ObjectNode node = ResultStore.JSON.createObjectNode();
       node.put("fingerprint", cell.getFingerprint());
       node.put("system", cell.getModel());
       node.put("task", cell.getTask());
       node.put("variant", cell.getVariant());
-      node.put("mode", cell.getMode().name());
+      node.put("mode", modeName(cell.getMode()));
       node.put("num_queries", cell.getNumQueries());
       ObjectNode metrics = node.putObject("metrics");
       cell.getMetricsList().forEach(m -> metrics.put(m.getName(), m.getValue()));

@@ -39,6 +39,8 @@ public final class ServeCommand implements Callable<Integer> {
                   "unknown service '" + service + "': expected index, encoder, rerank or eval");
         };
     CommandLine serverCli = new CommandLine(server);
+    // The help names the command as it is typed here, not the service's own main.
+    serverCli.setCommandName("tenbin serve " + service);
     serverCli.getCommandSpec().versionProvider(new TenbinCli.Version());
     HelpPlaceholders.apply(serverCli);
     serverCli.setOut(spec.commandLine().getOut());

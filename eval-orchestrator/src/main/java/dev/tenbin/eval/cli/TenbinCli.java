@@ -28,7 +28,16 @@ import picocli.CommandLine.Command;
     name = "tenbin",
     mixinStandardHelpOptions = true,
     versionProvider = TenbinCli.Version.class,
-    description = "Weighs retrieval systems against each other under identical conditions.")
+    description = "Weighs retrieval systems against each other under identical conditions.",
+    footer = {
+      "",
+      "From a checkout, the ./tenbin launcher also runs:",
+      "  test    the test suite (what CI runs)",
+      "  fuzz    one fuzz target for a while (./tenbin fuzz --list names them)",
+      "  jmh     the JMH benchmarks of the index scans",
+      "  bench   benchmarks: bm25, encoder, rerank, index, index-scaling, metrics",
+      "  drill   fault drills against real service processes"
+    })
 public final class TenbinCli implements Runnable {
   /** Exit code for bad input: a wrong flag, a missing or corrupt file. */
   public static final int EXIT_USAGE = 2;

@@ -127,12 +127,24 @@ public final class DenseRetrieval {
       for (String id : queryIds) {
         queryTexts.add(dataset.queries().get(id));
       }
+      String queriesWhat =
+          (queryEncoding == QueryEncoding.LIGHT
+                  ? "looking up queries with "
+                  : "encoding queries with ")
+              + modelId;
+      int queryCount = queryTexts.size();
+      progress.update(queriesWhat, 0, queryCount);
       List<float[]> queryVectors =
           queryEncoding == QueryEncoding.LIGHT
               ? encoder.encodeLightDense(modelId, queryTexts, 0)
               : cached != null
-                  ? cached.dense(modelId, queryTexts, true, done -> {})
+                  ? cached.dense(
+                      modelId,
+                      queryTexts,
+                      true,
+                      done -> progress.update(queriesWhat, done, queryCount))
                   : encoder.encodeDense(modelId, queryTexts, true, 0);
+      progress.update(queriesWhat, queryCount, queryCount);
       long queriesEncoded = System.nanoTime();
       List<Query> queries = queries(queryIds, queryVectors);
       double encodeLatency =

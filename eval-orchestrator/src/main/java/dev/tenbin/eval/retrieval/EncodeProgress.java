@@ -13,11 +13,20 @@ public interface EncodeProgress {
 
   void update(String what, long done, long total);
 
-  /** Prints "\rtenbin: WHAT: done/total" every 512 items or so, and a line end when done. */
+  /**
+   * Prints "\rtenbin: WHAT: done/total" every 512 items or so, and a line end when done; a count
+   * told again (a cache and the encoder both reporting the end) is not printed twice.
+   */
   static EncodeProgress printingTo(PrintWriter out) {
+    String[] last = {""};
     return (what, done, total) -> {
-      if (done % 512 < 64 || done == total) {
-        out.printf("\rtenbin: %s: %d/%d", what, done, total);
+      String line = what + ": " + done + "/" + total;
+      synchronized (last) {
+        if (line.equals(last[0]) || (done % 512 >= 64 && done != total)) {
+          return;
+        }
+        last[0] = line;
+        out.printf("\rtenbin: %s", line);
         if (done == total) {
           out.println();
         }

@@ -265,6 +265,8 @@ public final class EvalServer implements Callable<Integer> {
 
   /** Opens the job table of {@code config} and starts its network server. */
   public static Running start(EvalServiceConfig config) {
+    // Every option is checked before anything is created on disk.
+    config.server().security().checkBind(config.server().host());
     JobLauncher launcher = new JobLauncher(config.services());
     PrintWriter reportLog =
         new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);

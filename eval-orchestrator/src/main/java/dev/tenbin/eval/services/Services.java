@@ -1,6 +1,7 @@
 package dev.tenbin.eval.services;
 
 import dev.tenbin.client.encoder.EncoderClient;
+import dev.tenbin.core.OrderedShutdown;
 import dev.tenbin.eval.cache.CachedEncoder;
 import dev.tenbin.eval.cache.EmbeddingCache;
 import dev.tenbin.index.server.IndexServer;
@@ -97,9 +98,20 @@ public final class Services implements AutoCloseable {
       indexDescription = "remote " + indexEndpoint;
     } else {
       Path dataDirectory = createTempDirectory();
+      // Removed when the services close, or when the process is stopped (SIGTERM, ^C), after
+      // the embedded index has stopped; a folder left by a killed process goes at the next start.
+      OrderedShutdown.Registration removal =
+          OrderedShutdown.register(
+              OrderedShutdown.Stage.FILES,
+              "embedded index folder",
+              () -> deleteRecursively(dataDirectory));
       String name = "tenbin-index-" + UUID.randomUUID();
       owned.add(IndexServer.startInProcess(name, dataDirectory, new SimpleMeterRegistry()));
-      owned.add(() -> deleteRecursively(dataDirectory));
+      owned.add(
+          () -> {
+            removal.close();
+            deleteRecursively(dataDirectory);
+          });
       index =
           InProcessChannelBuilder.forName(name).maxInboundMessageSize(MAX_MESSAGE_BYTES).build();
       indexDescription = "embedded (in-process)";
@@ -291,11 +303,50 @@ public final class Services implements AutoCloseable {
     }
   }
 
-  private static Path createTempDirectory() {
+  /** The file naming the process that owns a temporary index folder. */
+  static final String OWNER_FILE = "owner.pid";
+
+  /**
+   * A new temporary index folder, marked with this process's id; first removes the folders of
+   * processes that are gone (killed before they could remove their own).
+   */
+  static Path createTempDirectory() {
+    Path temporary = Path.of(System.getProperty("java.io.tmpdir"));
+    removeAbandoned(temporary);
     try {
-      return Files.createTempDirectory("tenbin-index-");
+      Path folder = Files.createTempDirectory(temporary, "tenbin-index-");
+      Files.writeString(folder.resolve(OWNER_FILE), Long.toString(ProcessHandle.current().pid()));
+      return folder;
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create a temporary index folder", e);
+    }
+  }
+
+  /** Removes the {@code tenbin-index-*} folders under {@code temporary} whose owner is gone. */
+  static void removeAbandoned(Path temporary) {
+    try (var folders = Files.newDirectoryStream(temporary, "tenbin-index-*")) {
+      for (Path folder : folders) {
+        Path owner = folder.resolve(OWNER_FILE);
+        if (!Files.isRegularFile(owner)) {
+          continue; // not one of ours, or still being created
+        }
+        long pid;
+        try {
+          pid = Long.parseLong(Files.readString(owner).trim());
+        } catch (IOException | NumberFormatException e) {
+          continue;
+        }
+        if (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
+          continue;
+        }
+        try {
+          deleteRecursively(folder);
+        } catch (IOException e) {
+          // Another process is removing it, or it is not ours to remove: leave it.
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // The temporary folder cannot be listed: nothing to tidy.
     }
   }
 

@@ -84,6 +84,8 @@ public final class IndexServer implements Callable<Integer>, AutoCloseable {
    * data directory is not the index service's to use (nothing in it is changed then).
    */
   public static Embedded start(IndexServiceConfig config) {
+    // Every option is checked before anything is created on disk.
+    config.server().security().checkBind(config.server().host());
     CollectionCatalog catalog = CollectionCatalog.open(config.dataDirectory());
     try {
       GrpcServerHost host =

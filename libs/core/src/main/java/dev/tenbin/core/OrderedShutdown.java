@@ -38,7 +38,9 @@ public final class OrderedShutdown {
     /** Model cores and batchers: refuse queued work, finish running passes, join threads. */
     WORKERS,
     /** Native resources (ONNX Runtime sessions), each waiting for the runs it has begun. */
-    NATIVE
+    NATIVE,
+    /** Temporary files and folders the process made for itself, once nothing uses them. */
+    FILES
   }
 
   /** A registered step; closing it drops the step (its owner closed by itself). */

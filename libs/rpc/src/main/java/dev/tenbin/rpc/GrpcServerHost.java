@@ -60,7 +60,9 @@ public final class GrpcServerHost implements AutoCloseable {
   private HttpEndpoint.Guards httpGuards;
   private String bindAddress;
   private HttpEndpoint http;
-  private boolean closed;
+  private volatile boolean closed;
+  private volatile boolean serving;
+  private final List<String> serviceNames;
 
   private GrpcServerHost(
       Server server,
@@ -69,9 +71,11 @@ public final class GrpcServerHost implements AutoCloseable {
       MetricsHttpServer metricsEndpoint,
       Duration shutdownGrace,
       String inProcessName,
-      Deque<AutoCloseable> resources) {
+      Deque<AutoCloseable> resources,
+      List<String> serviceNames) {
     this.server = server;
     this.health = health;
+    this.serviceNames = List.copyOf(serviceNames);
     this.registry = registry;
     this.metricsEndpoint = metricsEndpoint;
     this.shutdownGrace = shutdownGrace;
@@ -81,6 +85,16 @@ public final class GrpcServerHost implements AutoCloseable {
 
   /** Starts a network server (Netty) with a Prometheus registry and, if enabled, its endpoint. */
   public static GrpcServerHost start(ServerSettings settings, List<BindableService> services) {
+    return start(settings, services, true);
+  }
+
+  /**
+   * As {@link #start(ServerSettings, List)}; unless {@code servingAtStart}, health (gRPC and {@code
+   * /readyz}) says NOT_SERVING until {@link #markServing} — a server that preloads its models first
+   * takes calls, but no traffic is sent its way before they are loaded.
+   */
+  public static GrpcServerHost start(
+      ServerSettings settings, List<BindableService> services, boolean servingAtStart) {
     ServerSecurity security = settings.security();
     ServingLimits limits = settings.limits();
     security.checkBind(settings.host());
@@ -133,7 +147,15 @@ public final class GrpcServerHost implements AutoCloseable {
         endpoint = MetricsHttpServer.start(settings.host(), settings.metricsPort(), registry);
       }
       GrpcServerHost host =
-          build(builder, registry, services, endpoint, settings.shutdownGrace(), null, resources);
+          build(
+              builder,
+              registry,
+              services,
+              endpoint,
+              settings.shutdownGrace(),
+              null,
+              resources,
+              servingAtStart);
       host.bindAddress = settings.host();
       host.httpGuards =
           new HttpEndpoint.Guards(
@@ -193,7 +215,7 @@ public final class GrpcServerHost implements AutoCloseable {
           InProcessServerBuilder.forName(name)
               .maxInboundMessageSize(ServerSettings.DEFAULT_MAX_MESSAGE_BYTES)
               .executor(handlers);
-      return build(builder, registry, services, null, Duration.ofSeconds(5), name, resources);
+      return build(builder, registry, services, null, Duration.ofSeconds(5), name, resources, true);
     } catch (RuntimeException failure) {
       closeAll(resources);
       throw failure;
@@ -257,7 +279,8 @@ public final class GrpcServerHost implements AutoCloseable {
       MetricsHttpServer endpoint,
       Duration grace,
       String inProcessName,
-      Deque<AutoCloseable> resources) {
+      Deque<AutoCloseable> resources,
+      boolean servingAtStart) {
     HealthStatusManager health = new HealthStatusManager();
     MetricCollectingServerInterceptor metrics = new MetricCollectingServerInterceptor(registry);
     ExceptionMappingInterceptor errors = new ExceptionMappingInterceptor();
@@ -277,15 +300,48 @@ public final class GrpcServerHost implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start the gRPC server: " + e.getMessage(), e);
     }
+    List<String> names = new java.util.ArrayList<>();
     for (BindableService service : services) {
-      health.setStatus(
-          service.bindService().getServiceDescriptor().getName(),
-          io.grpc.health.v1.HealthCheckResponse.ServingStatus.SERVING);
+      names.add(service.bindService().getServiceDescriptor().getName());
     }
-    health.setStatus(
-        HealthStatusManager.SERVICE_NAME_ALL_SERVICES,
-        io.grpc.health.v1.HealthCheckResponse.ServingStatus.SERVING);
-    return new GrpcServerHost(server, health, registry, endpoint, grace, inProcessName, resources);
+    GrpcServerHost host =
+        new GrpcServerHost(
+            server, health, registry, endpoint, grace, inProcessName, resources, names);
+    if (servingAtStart) {
+      host.markServing();
+    } else {
+      host.setHealth(io.grpc.health.v1.HealthCheckResponse.ServingStatus.NOT_SERVING);
+    }
+    if (endpoint != null) {
+      endpoint.probes(
+          () -> !host.closed && !dev.tenbin.core.OrderedShutdown.isShuttingDown(),
+          () -> host.serving && !host.closed);
+    }
+    return host;
+  }
+
+  /**
+   * Says SERVING from now on (gRPC health and {@code /readyz}): the server started with {@code
+   * servingAtStart} false has its models loaded. Does nothing once closing.
+   */
+  public synchronized void markServing() {
+    if (closed) {
+      return;
+    }
+    serving = true;
+    setHealth(io.grpc.health.v1.HealthCheckResponse.ServingStatus.SERVING);
+  }
+
+  /** Whether health says SERVING now. */
+  public boolean isServing() {
+    return serving && !closed;
+  }
+
+  private void setHealth(io.grpc.health.v1.HealthCheckResponse.ServingStatus status) {
+    for (String name : serviceNames) {
+      health.setStatus(name, status);
+    }
+    health.setStatus(HealthStatusManager.SERVICE_NAME_ALL_SERVICES, status);
   }
 
   /** The bound gRPC port (network servers only; -1 in-process). */

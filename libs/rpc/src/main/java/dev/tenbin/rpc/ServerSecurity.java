@@ -89,8 +89,11 @@ public record ServerSecurity(
     }
   }
 
-  /** Refuses plaintext on a reachable address unless {@link #allowPlaintext} is set. */
-  void checkBind(String host) {
+  /**
+   * Refuses plaintext on a reachable address unless {@link #allowPlaintext} is set. Servers check
+   * it before they create anything on disk.
+   */
+  public void checkBind(String host) {
     if (!tls() && !allowPlaintext && !isLoopback(host)) {
       throw new IllegalArgumentException(
           "refusing to serve plaintext on "

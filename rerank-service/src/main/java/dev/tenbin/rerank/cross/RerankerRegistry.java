@@ -57,6 +57,11 @@ public final class RerankerRegistry implements AutoCloseable {
   private final int maxBatchTokens;
   private final ModelPolicy policy;
   private final ModelCache<CrossEncoder> loaded;
+
+  /** Preloaded cross-encoders, held for good. */
+  private final java.util.List<ModelCache<CrossEncoder>.Handle> pinned =
+      new java.util.ArrayList<>();
+
   private final Map<String, Info> infos = new ConcurrentHashMap<>();
   private final Optional<ModelInfoCache<Info>> rememberedInfos;
 
@@ -116,6 +121,17 @@ public final class RerankerRegistry implements AutoCloseable {
   public ModelCache<CrossEncoder>.Handle acquire(String id) {
     check(id);
     return loaded.acquire(id);
+  }
+
+  /**
+   * Loads {@code id} (checked as {@link #acquire} checks it) and holds it until the registry
+   * closes: a preloaded reranker is never unloaded for idleness.
+   */
+  public void pin(String id) {
+    ModelCache<CrossEncoder>.Handle handle = acquire(id);
+    synchronized (pinned) {
+      pinned.add(handle);
+    }
   }
 
   /**
@@ -338,6 +354,10 @@ public final class RerankerRegistry implements AutoCloseable {
    */
   @Override
   public void close() {
+    synchronized (pinned) {
+      pinned.forEach(ModelCache.Handle::close);
+      pinned.clear();
+    }
     loaded.close();
   }
 }

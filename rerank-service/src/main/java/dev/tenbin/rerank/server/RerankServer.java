@@ -24,6 +24,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -40,6 +41,8 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     description = "Re-orders fixed candidate sets with cross-encoders and retrieval models.")
 public final class RerankServer implements Callable<Integer> {
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(RerankServer.class);
+
   @Mixin ServerOptions serverOptions = new ServerOptions();
 
   /** Where cross-encoders come from (--models-dir, --cache-dir, --hub-endpoint). */
@@ -126,6 +129,18 @@ public final class RerankServer implements Callable<Integer> {
               + " default ${DEFAULT-VALUE}).")
   long modelIdleSeconds;
 
+  @Option(
+      names = "--preload",
+      split = ",",
+      paramLabel = "RERANKER",
+      defaultValue = "${env:TENBIN_PRELOAD}",
+      description =
+          "Load these cross-encoders at start (repeatable or comma-separated; env TENBIN_PRELOAD),"
+              + " each warmed up with one scored pair; health (gRPC and GET /readyz) says"
+              + " NOT_SERVING until they are loaded, and they are never unloaded for idleness. One"
+              + " that cannot be loaded stops the server.")
+  List<String> preload;
+
   /** The flags and environment as one checked config; a bad value names its flag. */
   public RerankServiceConfig config() {
     return new RerankServiceConfig(
@@ -133,7 +148,8 @@ public final class RerankServer implements Callable<Integer> {
         new ModelHosting(
             modelSources.toSources(),
             ModelPolicy.of(allowModels, modelIdleSeconds),
-            execution.toRuntime(Runtime.getRuntime().availableProcessors())),
+            execution.toRuntime(Runtime.getRuntime().availableProcessors()),
+            preload),
         ServiceTarget.parse("--encoder-endpoint", encoderEndpoint),
         encoderSecurity.toSecurity(),
         maxPairs,
@@ -261,8 +277,33 @@ public final class RerankServer implements Callable<Integer> {
    * stops the server (in-flight calls get their grace), then closes the cross-encoders, then the
    * channels.
    */
-  public record Running(GrpcServerHost host, RerankCore core, ManagedChannel encoderChannel)
+  public record Running(
+      GrpcServerHost host,
+      RerankCore core,
+      ManagedChannel encoderChannel,
+      AtomicReference<RuntimeException> preloadFailure)
       implements AutoCloseable {
+    public Running(GrpcServerHost host, RerankCore core, ManagedChannel encoderChannel) {
+      this(host, core, encoderChannel, new AtomicReference<>());
+    }
+
+    /**
+     * Loads and warms up {@code ids}, then says SERVING; one that cannot be loaded stops the server
+     * (its failure kept for the exit code).
+     */
+    void preload(List<String> ids) {
+      try {
+        long start = System.nanoTime();
+        core.preload(ids);
+        host.markServing();
+        log.info("preloaded {} in {} ms; serving", ids, (System.nanoTime() - start) / 1_000_000);
+      } catch (RuntimeException e) {
+        preloadFailure.set(e);
+        log.error("cannot preload {}: {}; stopping", ids, e.getMessage());
+        host.close();
+      }
+    }
+
     @Override
     public void close() {
       host.close();
@@ -271,6 +312,8 @@ public final class RerankServer implements Callable<Integer> {
 
   /** Starts the network server of {@code config}. */
   public static Running start(RerankServiceConfig config) {
+    // Every option is checked before anything is created on disk.
+    config.server().security().checkBind(config.server().host());
     ManagedChannel encoder =
         ClientChannels.open(
             config.encoderEndpoint(),
@@ -291,13 +334,20 @@ public final class RerankServer implements Callable<Integer> {
               config,
               () -> encoder,
               index == null ? CandidateTexts.none() : IndexDocuments.through(() -> index));
-      host = GrpcServerHost.start(config.server(), List.of(new RerankGrpcService(core)));
+      List<String> preload = config.hosting().preload();
+      host =
+          GrpcServerHost.start(
+              config.server(), List.of(new RerankGrpcService(core)), preload.isEmpty());
       host.owning(() -> close(encoder)).owning(core);
       if (index != null) {
         host.owning(() -> close(index));
       }
       core.bindTo(host.registry());
-      return new Running(host, core, encoder);
+      Running running = new Running(host, core, encoder);
+      if (!preload.isEmpty()) {
+        Thread.ofPlatform().name("rerank-preload").start(() -> running.preload(preload));
+      }
+      return running;
     } catch (RuntimeException e) {
       if (host != null) {
         host.close();
@@ -411,6 +461,9 @@ public final class RerankServer implements Callable<Integer> {
           config.encoderEndpoint(),
           config.index() == null ? "none" : config.index());
       running.host().blockUntilShutdown();
+      if (running.preloadFailure().get() != null) {
+        return 1;
+      }
     }
     return 0;
   }
