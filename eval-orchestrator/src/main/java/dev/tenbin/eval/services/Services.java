@@ -97,20 +97,22 @@ public final class Services implements AutoCloseable {
       index = remote(indexEndpoint);
       indexDescription = "remote " + indexEndpoint;
     } else {
-      Path dataDirectory = createTempDirectory();
+      Path temporary = createTempDirectory();
+      // The index's own data directory, beside the owner file (it must start empty).
+      Path dataDirectory = temporary.resolve("index");
       // Removed when the services close, or when the process is stopped (SIGTERM, ^C), after
       // the embedded index has stopped; a folder left by a killed process goes at the next start.
       OrderedShutdown.Registration removal =
           OrderedShutdown.register(
               OrderedShutdown.Stage.FILES,
               "embedded index folder",
-              () -> deleteRecursively(dataDirectory));
+              () -> deleteRecursively(temporary));
       String name = "tenbin-index-" + UUID.randomUUID();
       owned.add(IndexServer.startInProcess(name, dataDirectory, new SimpleMeterRegistry()));
       owned.add(
           () -> {
             removal.close();
-            deleteRecursively(dataDirectory);
+            deleteRecursively(temporary);
           });
       index =
           InProcessChannelBuilder.forName(name).maxInboundMessageSize(MAX_MESSAGE_BYTES).build();

@@ -13,7 +13,9 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -38,11 +40,17 @@ public final class RequestDecoding {
 
   /** {@code service} with every method's requests decoded as above. */
   public static ServerServiceDefinition refusingMalformed(ServerServiceDefinition service) {
-    ServerServiceDefinition.Builder builder =
-        ServerServiceDefinition.builder(service.getServiceDescriptor().getName());
+    List<ServerMethodDefinition<?, ?>> methods = new ArrayList<>();
     for (ServerMethodDefinition<?, ?> method : service.getMethods()) {
-      builder.addMethod(decoding(method));
+      methods.add(decoding(method));
     }
+    // The same service descriptor (its schema too, which reflection lists) with the new methods.
+    io.grpc.ServiceDescriptor.Builder descriptor =
+        io.grpc.ServiceDescriptor.newBuilder(service.getServiceDescriptor().getName())
+            .setSchemaDescriptor(service.getServiceDescriptor().getSchemaDescriptor());
+    methods.forEach(method -> descriptor.addMethod(method.getMethodDescriptor()));
+    ServerServiceDefinition.Builder builder = ServerServiceDefinition.builder(descriptor.build());
+    methods.forEach(builder::addMethod);
     return builder.build();
   }
 

@@ -1,4 +1,4 @@
-package dev.tenbin.architecture;
+package dev.tenbin.checks;
 
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
