@@ -264,13 +264,17 @@ public final class EncoderServer implements Callable<Integer> {
     EncoderCore core = new EncoderCore(config);
     GrpcServerHost host;
     List<String> preload = config.hosting().preload();
+    // SERVING (health, /readyz) only once every listener is up and every preloaded model warm.
+    boolean http = config.httpPort() != EncoderServiceConfig.NO_HTTP;
     try {
-      host = GrpcServerHost.start(config.server(), services(core), preload.isEmpty()).owning(core);
+      host =
+          GrpcServerHost.start(config.server(), services(core), preload.isEmpty() && !http)
+              .owning(core);
     } catch (RuntimeException e) {
       core.close();
       throw e;
     }
-    if (config.httpPort() != EncoderServiceConfig.NO_HTTP) {
+    if (http) {
       try {
         host.serveHttp(config.httpPort(), EmbeddingsHttpApi.routes(core));
       } catch (RuntimeException e) {
@@ -280,7 +284,9 @@ public final class EncoderServer implements Callable<Integer> {
     }
     core.bindTo(host.registry());
     Embedded embedded = new Embedded(core, host);
-    if (!preload.isEmpty()) {
+    if (preload.isEmpty()) {
+      host.markServing();
+    } else {
       Thread.ofPlatform().name("encoder-preload").start(() -> embedded.preload(preload));
     }
     return embedded;

@@ -20,7 +20,9 @@ import java.util.function.BooleanSupplier;
 public final class MetricsHttpServer implements AutoCloseable {
   private final HttpServer server;
   private volatile BooleanSupplier live = () -> true;
-  private volatile BooleanSupplier ready = () -> true;
+  // Not ready until the server that owns this endpoint says what readiness is: the endpoint starts
+  // before the gRPC server has bound its port.
+  private volatile BooleanSupplier ready = () -> false;
 
   private MetricsHttpServer(HttpServer server) {
     this.server = server;

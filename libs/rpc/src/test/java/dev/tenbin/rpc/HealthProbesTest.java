@@ -60,6 +60,20 @@ class HealthProbesTest {
   }
 
   @Test
+  void theEndpointIsNotReadyBeforeItsServerSaysWhatReadyMeans() throws Exception {
+    // The metrics endpoint binds before the gRPC port does: a probe in between must not pass.
+    try (MetricsHttpServer endpoint =
+        MetricsHttpServer.start(
+            "127.0.0.1",
+            0,
+            new io.micrometer.prometheusmetrics.PrometheusMeterRegistry(
+                io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT))) {
+      assertThat(get(endpoint.port(), "/readyz").statusCode()).isEqualTo(503);
+      assertThat(get(endpoint.port(), "/livez").statusCode()).isEqualTo(200);
+    }
+  }
+
+  @Test
   void aServerStartedServingIsReadyAtOnceAndNoLongerOnceClosing() throws Exception {
     GrpcServerHost host = GrpcServerHost.start(SETTINGS, List.of(new TestService()));
     int port = host.metricsPort();
