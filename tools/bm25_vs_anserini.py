@@ -25,8 +25,10 @@ import sys
 import tempfile
 import time
 
-JAVA = "/usr/lib/jvm/temurin-25-jdk-amd64/bin/java"
-TREC_EVAL = "/work/shared/tools/trec_eval/trec_eval"
+JAVA = os.path.join(os.environ.get("JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64"), "bin", "java")
+# trec_eval and the collections sit in a folder `shared` beside the checkout.
+SHARED = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "shared")
+TREC_EVAL = os.path.join(SHARED, "tools", "trec_eval", "trec_eval")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -75,7 +77,7 @@ def rankings(run_file):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--dataset", default="/work/shared/datasets/msmarco-5k")
+    ap.add_argument("--dataset", default=os.path.join(SHARED, "datasets", "msmarco-5k"))
     ap.add_argument("--jar", default="/tmp/anserini-1.5.0-fatjar.jar")
     ap.add_argument("--language", default="en")
     ap.add_argument("--passes", type=int, default=20)

@@ -27,7 +27,8 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_TREC_EVAL = "/work/shared/tools/trec_eval/trec_eval"
+# trec_eval sits in a folder `shared` beside the checkout (--trec-eval names another).
+DEFAULT_TREC_EVAL = os.path.join(os.path.dirname(ROOT), "shared", "tools", "trec_eval", "trec_eval")
 
 # tenbin metric name -> (trec_eval measure as printed, extra trec_eval arguments)
 MEASURES = {

@@ -298,16 +298,18 @@ public final class EncoderServer implements Callable<Integer> {
    */
   @Override
   public Integer call() throws Exception {
+    dev.tenbin.rpc.ProcessLogging.use(serverOptions.logFormat());
     EncoderServiceConfig config = config();
     try (Embedded running = start(config)) {
       running.host().stopOnSignal("encoder-service");
-      System.err.printf(
-          "encoder-service listening on %s:%d (metrics port %d, HTTP port %d, %s)%n",
-          config.server().host(),
-          running.host().port(),
-          running.host().metricsPort(),
-          running.host().httpPort(),
-          config.runtime().provider() + " " + config.runtime().device());
+      log.info(
+          String.format(
+              "encoder-service listening on %s:%d (metrics port %d, HTTP port %d, %s)",
+              config.server().host(),
+              running.host().port(),
+              running.host().metricsPort(),
+              running.host().httpPort(),
+              config.runtime().provider() + " " + config.runtime().device()));
       running.host().blockUntilShutdown();
       if (running.preloadFailure().get() != null) {
         return 1;

@@ -207,8 +207,6 @@ public final class TenbinCli implements Runnable {
     return EXIT_FAILURE;
   }
 
-  private static final String SLF4J_DEFAULT_LEVEL = "org.slf4j.simpleLogger.defaultLogLevel";
-
   public static void main(String[] args) {
     // Services log what operators read (job ids, listening addresses) at INFO; a command someone
     // runs at a terminal keeps its stderr to its own progress and to warnings.
@@ -223,10 +221,8 @@ public final class TenbinCli implements Runnable {
    * {@link dev.tenbin.rpc.QuietConsole} does. The tooling's mains call it too.
    */
   public static void prepareConsole(boolean serving) {
-    if (!serving
-        && !dev.tenbin.rpc.QuietConsole.verbose()
-        && System.getProperty(SLF4J_DEFAULT_LEVEL) == null) {
-      System.setProperty(SLF4J_DEFAULT_LEVEL, "warn");
+    if (!serving && !dev.tenbin.rpc.QuietConsole.verbose()) {
+      dev.tenbin.rpc.ProcessLogging.threshold(org.slf4j.event.Level.WARN);
     }
     dev.tenbin.rpc.QuietConsole.apply();
   }

@@ -121,8 +121,27 @@ public final class WarehouseCommand implements Runnable {
         }
         return 0;
       } catch (SQLException e) {
-        throw new InvalidInputException("SQL", "query failed: " + e.getMessage());
+        throw new InvalidInputException("SQL", "query failed: " + duckDbError(e));
       }
     }
+  }
+
+  /**
+   * DuckDB's own error of a failed statement: its JDBC driver reports a statement that failed to
+   * bind as "Invalid Input Error: Attempting to execute an unsuccessful or closed pending query
+   * result" with the real error after it ("Error: Binder Error: ..."); only the real one is shown.
+   */
+  static String duckDbError(SQLException e) {
+    String message = String.valueOf(e.getMessage());
+    String wrapper = "Attempting to execute an unsuccessful or closed pending query result";
+    int at = message.indexOf(wrapper);
+    if (at < 0) {
+      return message.strip();
+    }
+    String rest = message.substring(at + wrapper.length()).strip();
+    if (rest.startsWith("Error: ")) {
+      rest = rest.substring("Error: ".length());
+    }
+    return rest.isEmpty() ? message.strip() : rest;
   }
 }

@@ -52,7 +52,26 @@ public final class PositionsText {
               number(bucket.kendall()),
               number(bucket.referencePearson())));
     }
+    out.append(legend(analysis.minCount())).append(System.lineSeparator());
     return out.toString();
+  }
+
+  /**
+   * What the profile's marks and the columns mean, printed under every table: the profile is only
+   * readable with it.
+   */
+  public static String legend(int minCount) {
+    return String.join(
+        System.lineSeparator(),
+        "  nDCG@10 by bin: one mark per twentieth of the document where the answer's centre lies"
+            + " (start left,",
+        "  end right): the bin's mean nDCG@10 as its first decimal 0-9, * for 1.0, · under "
+            + minCount
+            + " queries.",
+        "  psi: 1 - min/max over those bins; slope: of nDCG@10 over bin centres (0 to 1);"
+            + " pearson,",
+        "  spearman, kendall: between bin and nDCG@10; ref r: Pearson with the reference"
+            + " system's profile.");
   }
 
   static String profile(PositionBucket bucket, int minCount) {

@@ -98,6 +98,11 @@ public final class PositionsView {
                 number(bucket.referencePearson())));
       }
     }
+    if (!rows.isEmpty()) {
+      out.append(System.lineSeparator())
+          .append(PositionsText.legend(rows.get(0).analysis().minCount()).strip())
+          .append(System.lineSeparator());
+    }
     return out.toString();
   }
 

@@ -29,8 +29,7 @@ public interface EncodeProgress {
     return (what, done, total) -> {
       String line = what + ": " + done + "/" + total;
       synchronized (last) {
-        if (line.equals(last[0])
-            || (done != total && (!terminal || done % 512 >= 64))) {
+        if (line.equals(last[0]) || (done != total && (!terminal || done % 512 >= 64))) {
           return;
         }
         last[0] = line;

@@ -7,10 +7,8 @@ import dev.tenbin.eval.job.JobReports;
 import dev.tenbin.eval.job.ServiceFolders;
 import dev.tenbin.rpc.GrpcServerHost;
 import dev.tenbin.rpc.ServerOptions;
-import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.io.Writer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -268,8 +266,7 @@ public final class EvalServer implements Callable<Integer> {
     // Every option is checked before anything is created on disk.
     config.server().security().checkBind(config.server().host());
     JobLauncher launcher = new JobLauncher(config.services());
-    PrintWriter reportLog =
-        new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
+    PrintWriter reportLog = dev.tenbin.rpc.ProcessLogging.lineWriter(log);
     JobManager.Executor executor =
         config.executor().kubernetes()
             ? KubernetesExecution.executor(config, launcher, reportLog)
@@ -306,12 +303,14 @@ public final class EvalServer implements Callable<Integer> {
    */
   @Override
   public Integer call() throws Exception {
+    dev.tenbin.rpc.ProcessLogging.use(serverOptions.logFormat());
     EvalServiceConfig config = config();
     try (Running running = start(config)) {
       running.host().stopOnSignal("eval-service");
-      System.err.printf(
-          "eval-service listening on %s:%d (metrics port %d)%n",
-          config.server().host(), running.host().port(), running.host().metricsPort());
+      log.info(
+          String.format(
+              "eval-service listening on %s:%d (metrics port %d)",
+              config.server().host(), running.host().port(), running.host().metricsPort()));
       running.host().blockUntilShutdown();
     }
     return 0;

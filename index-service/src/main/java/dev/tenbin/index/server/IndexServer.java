@@ -24,6 +24,8 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = "Serves BM25, dense, sparse and late-interaction search over gRPC.")
 public final class IndexServer implements Callable<Integer>, AutoCloseable {
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(IndexServer.class);
+
   @Mixin ServerOptions serverOptions = new ServerOptions();
 
   @Option(
@@ -116,6 +118,7 @@ public final class IndexServer implements Callable<Integer>, AutoCloseable {
    */
   @Override
   public Integer call() throws Exception {
+    dev.tenbin.rpc.ProcessLogging.use(serverOptions.logFormat());
     IndexServiceConfig config = config();
     Embedded running;
     try {
@@ -133,12 +136,13 @@ public final class IndexServer implements Callable<Integer>, AutoCloseable {
     try (running) {
       this.running = running;
       running.host().stopOnSignal("index-service");
-      System.err.printf(
-          "index-service listening on %s:%d (metrics port %d, data %s)%n",
-          config.server().host(),
-          running.host().port(),
-          running.host().metricsPort(),
-          config.dataDirectory());
+      log.info(
+          String.format(
+              "index-service listening on %s:%d (metrics port %d, data %s)",
+              config.server().host(),
+              running.host().port(),
+              running.host().metricsPort(),
+              config.dataDirectory()));
       running.host().blockUntilShutdown();
     }
     return 0;

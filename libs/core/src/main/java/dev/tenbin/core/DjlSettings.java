@@ -21,11 +21,8 @@ public final class DjlSettings {
 
   /** Applies the settings; idempotent. */
   public static synchronized void apply() {
-    // DJL probes for CUDA when it loads its native library and, on a machine with the CUDA toolkit
-    // but no usable GPU, warns on stderr. The tokenizer never uses CUDA: keep that probe quiet
-    // (slf4j-simple reads these properties when the logger is created; an explicit setting wins).
-    defaultProperty("org.slf4j.simpleLogger.log.ai.djl.util.cuda.CudaUtils", "error");
-    defaultProperty("org.slf4j.simpleLogger.log.ai.djl.util.Platform", "warn");
+    // (DJL's CUDA probe, which warns on machines with the CUDA toolkit but no usable GPU, is held
+    // back by the servers' logging setup, dev.tenbin.rpc.ProcessLogging.)
     // DJL "calls home" when a tokenizer is created: an HTTP request to the EC2 metadata address
     // (169.254.169.254) and a telemetry download from S3. A service must not talk to anyone it was
     // not told to: opt out, unless the operator set the switch themselves.

@@ -165,6 +165,20 @@ public final class ServerOptions {
               + " ${DEFAULT-VALUE}).")
   long maxConnectionAgeGraceSeconds;
 
+  @Option(
+      names = "--log-format",
+      paramLabel = "text|json",
+      defaultValue = "${env:TENBIN_LOG_FORMAT:-text}",
+      description =
+          "Log lines as text (UTC time, level, thread, logger, message) or as one JSON object a"
+              + " line for log collectors (env TENBIN_LOG_FORMAT; default ${DEFAULT-VALUE}).")
+  String logFormat;
+
+  /** The log format asked for ({@link IllegalArgumentException} naming the flag). */
+  public ProcessLogging.Format logFormat() {
+    return ProcessLogging.Format.parse(logFormat == null ? "text" : logFormat);
+  }
+
   /**
    * Resolves and checks the options ({@link IllegalArgumentException} naming the flag); {@code
    * defaultPort} applies when neither flag nor env set the port.

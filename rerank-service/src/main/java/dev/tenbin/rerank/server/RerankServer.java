@@ -450,16 +450,18 @@ public final class RerankServer implements Callable<Integer> {
    */
   @Override
   public Integer call() throws Exception {
+    dev.tenbin.rpc.ProcessLogging.use(serverOptions.logFormat());
     RerankServiceConfig config = config();
     try (Running running = start(config)) {
       running.host().stopOnSignal("rerank-service");
-      System.err.printf(
-          "rerank-service listening on %s:%d (metrics port %d, encoder %s, index %s)%n",
-          config.server().host(),
-          running.host().port(),
-          running.host().metricsPort(),
-          config.encoderEndpoint(),
-          config.index() == null ? "none" : config.index());
+      log.info(
+          String.format(
+              "rerank-service listening on %s:%d (metrics port %d, encoder %s, index %s)",
+              config.server().host(),
+              running.host().port(),
+              running.host().metricsPort(),
+              config.encoderEndpoint(),
+              config.index() == null ? "none" : config.index()));
       running.host().blockUntilShutdown();
       if (running.preloadFailure().get() != null) {
         return 1;
