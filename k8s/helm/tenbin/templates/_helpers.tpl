@@ -142,6 +142,8 @@ eval service: 1). A PodDisruptionBudget and the spreading defaults only matter a
   value: {{ (index $v .svc).port | quote }}
 - name: TENBIN_METRICS_PORT
   value: {{ $v.metricsPort | quote }}
+- name: TENBIN_LOG_FORMAT
+  value: {{ $v.logFormat | quote }}
 - name: TENBIN_SHUTDOWN_GRACE_SECONDS
   value: {{ $v.shutdownGraceSeconds | quote }}
 - name: TENBIN_CACHE_DIR

@@ -9,6 +9,7 @@ import dev.tenbin.encoder.registry.ModelRegistry;
 import dev.tenbin.model.ModelCache;
 import dev.tenbin.model.ModelInfoCache;
 import dev.tenbin.model.card.ModelCard;
+import dev.tenbin.model.card.ModelFiles;
 import dev.tenbin.model.card.OutputKind;
 import dev.tenbin.model.tokenizer.TokenizedBatch;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -41,6 +42,10 @@ import java.util.function.ToDoubleFunction;
  * distribution {@code tenbin.encoder.batch.tokens} (padded tokens per forward pass).
  */
 public final class EncoderCore implements AutoCloseable, MeterBinder {
+  /** Bucket bounds of {@code tenbin.encoder.batch.tokens}: 64, 128, ..., 262144 padded tokens. */
+  private static final double[] BATCH_TOKEN_BUCKETS =
+      java.util.stream.IntStream.rangeClosed(6, 18).mapToDouble(p -> Math.pow(2, p)).toArray();
+
   /**
    * What GetModelInfo reports: the card, the output's dtype and the SHA-256 of the model's files
    * ({@link dev.tenbin.model.card.ModelDigest}).
@@ -93,20 +98,23 @@ public final class EncoderCore implements AutoCloseable, MeterBinder {
   }
 
   private LoadedModel load(String id) {
+    // The stamp is taken before the files are read: files replaced while loading leave an entry
+    // that no later stamp matches (so the model is loaded again), never a stale answer.
+    Optional<String> stamp = registry.stamp(id);
+    // Resolved before any meter: an unknown or refused id fails here and creates no series.
+    ModelFiles files = registry.load(id);
     meterModel(id);
     DistributionSummary batchTokens =
         DistributionSummary.builder("tenbin.encoder.batch.tokens")
             .description("Padded tokens per forward pass")
             .baseUnit("tokens")
             .tag("model", id)
-            .publishPercentileHistogram()
+            // 13 buckets (powers of two, 64 to 256Ki tokens) rather than Micrometer's 276-bucket
+            // percentile histogram: the series budget of docs/services.md#metrics.
+            .serviceLevelObjectives(BATCH_TOKEN_BUCKETS)
             .register(meters);
-    // The stamp is taken before the files are read: files replaced while loading leave an entry
-    // that no later stamp matches (so the model is loaded again), never a stale answer.
-    Optional<String> stamp = registry.stamp(id);
     LoadedModel model =
-        new LoadedModel(
-            registry.load(id), config.runtime(), config.batching(), batchTokens::record);
+        new LoadedModel(files, config.runtime(), config.batching(), batchTokens::record);
     rememberedInfos.remember(id, stamp, ModelInfo.of(model));
     return model;
   }

@@ -143,6 +143,20 @@ class CommonOptionsTest {
   }
 
   @Test
+  void logFormatReachesEveryServerAndOnlyTextOrJsonAreAccepted() {
+    for (String format : List.of("text", "json")) {
+      List<Manifest> manifests = Charts.render("logFormat: " + format + "\n");
+      for (String component : SERVERS) {
+        assertThat(Charts.server(manifests, component).getEnv())
+            .filteredOn(e -> e.getName().equals("TENBIN_LOG_FORMAT"))
+            .singleElement()
+            .satisfies(e -> assertThat(e.getValue()).isEqualTo(format));
+      }
+    }
+    assertThat(Charts.failure("logFormat: xml\n")).contains("logFormat");
+  }
+
+  @Test
   void priorityClassNameGlobalAndPerComponent() {
     List<Manifest> manifests =
         Charts.render(

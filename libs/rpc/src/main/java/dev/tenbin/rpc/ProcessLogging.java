@@ -38,7 +38,9 @@ public final class ProcessLogging {
       Map.of(
           // DJL probes for CUDA when its tokenizer library loads; tokenization never uses CUDA.
           "ai.djl.util.cuda.CudaUtils", Level.ERROR,
-          "ai.djl.util.Platform", Level.WARN);
+          "ai.djl.util.Platform", Level.WARN,
+          // "Uses override RUST_FLAVOR: cpu", which Tenbin itself sets (DjlSettings).
+          "ai.djl.huggingface.tokenizers.jni.LibUtils", Level.WARN);
 
   private static final String APPENDER = "stderr";
 
