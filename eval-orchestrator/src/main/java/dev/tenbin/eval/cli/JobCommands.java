@@ -3,6 +3,7 @@ package dev.tenbin.eval.cli;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tenbin.client.eval.EvalClient;
+import dev.tenbin.client.eval.JobDownload;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.eval.job.JobSpec;
 import dev.tenbin.eval.store.ResultStore;
@@ -410,7 +411,10 @@ public final class JobCommands {
   @Command(
       name = "results",
       mixinStandardHelpOptions = true,
-      description = "Print a job's stored cells: metrics (and rankings with --rankings).")
+      description = {
+        "Print a job's stored cells: metrics (and rankings with --rankings).",
+        "With --download DIR: copy the job's folder (leaderboards, warehouse, cells) into DIR."
+      })
   public static final class Results implements Callable<Integer> {
     @Parameters(
         index = "0",
@@ -426,6 +430,15 @@ public final class JobCommands {
         description = "With --json: include each query's ranking with scores.")
     boolean rankings;
 
+    @Option(
+        names = "--download",
+        paramLabel = "DIR",
+        description =
+            "Copy every file of the job's folder into DIR (created when missing): a file already"
+                + " there with the same SHA-256 is skipped, a broken download resumes where it"
+                + " stopped. `tenbin report DIR` and `tenbin export trec DIR` then work on it.")
+    Path download;
+
     @CommandLine.Mixin Endpoint endpoint = new Endpoint();
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -433,6 +446,32 @@ public final class JobCommands {
     @Override
     public Integer call() {
       PrintWriter out = spec.commandLine().getOut();
+      if (download != null) {
+        PrintWriter err = spec.commandLine().getErr();
+        return endpoint.call(
+            channel -> {
+              EvalClient client = EvalClient.of(channel);
+              Job job = client.getJob(jobId);
+              if (job.getState() == JobState.JOB_STATE_QUEUED
+                  || job.getState() == JobState.JOB_STATE_RUNNING) {
+                err.printf(
+                    "tenbin: %s is %s: its folder is still changing; download again when it"
+                        + " ends%n",
+                    jobId, job.getState() == JobState.JOB_STATE_QUEUED ? "queued" : "running");
+              }
+              JobDownload.Summary summary = new JobDownload(client).into(jobId, download);
+              err.printf(
+                  Locale.ROOT,
+                  "tenbin: %s: %d files copied (%d bytes), %d already there, into %s%n",
+                  jobId,
+                  summary.downloaded(),
+                  summary.bytes(),
+                  summary.unchanged(),
+                  download);
+              err.flush();
+              return 0;
+            });
+      }
       return endpoint.call(
           channel -> {
             Iterator<dev.tenbin.proto.eval.v1.GetResultsResponse> cells =

@@ -1,6 +1,7 @@
 package dev.tenbin.eval.grpc;
 
 import com.google.protobuf.Timestamp;
+import dev.tenbin.eval.job.JobFiles;
 import dev.tenbin.eval.job.JobManager;
 import dev.tenbin.eval.job.JobRequest;
 import dev.tenbin.eval.result.RankingMode;
@@ -20,10 +21,15 @@ import dev.tenbin.proto.eval.v1.GetJobResponse;
 import dev.tenbin.proto.eval.v1.GetResultsRequest;
 import dev.tenbin.proto.eval.v1.GetResultsResponse;
 import dev.tenbin.proto.eval.v1.Job;
+import dev.tenbin.proto.eval.v1.JobFile;
 import dev.tenbin.proto.eval.v1.JobState;
+import dev.tenbin.proto.eval.v1.ListJobFilesRequest;
+import dev.tenbin.proto.eval.v1.ListJobFilesResponse;
 import dev.tenbin.proto.eval.v1.ListJobsRequest;
 import dev.tenbin.proto.eval.v1.ListJobsResponse;
 import dev.tenbin.proto.eval.v1.MetricValue;
+import dev.tenbin.proto.eval.v1.ReadJobFileRequest;
+import dev.tenbin.proto.eval.v1.ReadJobFileResponse;
 import dev.tenbin.proto.eval.v1.SubmitJobRequest;
 import dev.tenbin.proto.eval.v1.SubmitJobResponse;
 import dev.tenbin.proto.eval.v1.TaskSetDocument;
@@ -125,6 +131,81 @@ public final class EvalGrpcService extends EvalServiceGrpc.EvalServiceImplBase {
       }
     }
     response.onCompleted();
+  }
+
+  @Override
+  public void listJobFiles(
+      ListJobFilesRequest request, StreamObserver<ListJobFilesResponse> response) {
+    List<JobFiles.JobFile> files = JobFiles.list(jobs.directory(request.getJobId()));
+    Paging.Page<JobFiles.JobFile> page =
+        Paging.page("job files", files, request.getPageSize(), request.getPageToken());
+    ListJobFilesResponse.Builder out =
+        ListJobFilesResponse.newBuilder().setNextPageToken(page.nextPageToken());
+    for (JobFiles.JobFile file : page.items()) {
+      out.addFiles(
+          JobFile.newBuilder()
+              .setPath(file.path())
+              .setSizeBytes(file.sizeBytes())
+              .setSha256(file.sha256()));
+    }
+    response.onNext(out.build());
+    response.onCompleted();
+  }
+
+  /** Largest chunk of a file in one message. */
+  static final int FILE_CHUNK_BYTES = 1 << 20;
+
+  /**
+   * Streams the file as the client takes it (flow control: a chunk is read only while the stream is
+   * ready, so a slow client holds no more than a chunk or two in memory).
+   */
+  @Override
+  public void readJobFile(
+      ReadJobFileRequest request, StreamObserver<ReadJobFileResponse> response) {
+    ServerCallStreamObserver<ReadJobFileResponse> call =
+        (ServerCallStreamObserver<ReadJobFileResponse>) response;
+    java.io.InputStream in =
+        JobFiles.open(jobs.directory(request.getJobId()), request.getPath(), request.getOffset());
+    boolean[] finished = {false};
+    Runnable close =
+        () -> {
+          try {
+            in.close();
+          } catch (java.io.IOException e) {
+            // Nothing was written: closing a read-only file that failed is harmless.
+          }
+        };
+    call.setOnCancelHandler(
+        () -> {
+          finished[0] = true;
+          close.run();
+        });
+    call.setOnReadyHandler(
+        () -> {
+          try {
+            while (!finished[0] && call.isReady()) {
+              byte[] chunk = in.readNBytes(FILE_CHUNK_BYTES);
+              if (chunk.length > 0) {
+                call.onNext(
+                    ReadJobFileResponse.newBuilder()
+                        .setData(com.google.protobuf.ByteString.copyFrom(chunk))
+                        .build());
+              }
+              if (chunk.length < FILE_CHUNK_BYTES) {
+                finished[0] = true;
+                close.run();
+                call.onCompleted();
+              }
+            }
+          } catch (java.io.IOException e) {
+            finished[0] = true;
+            close.run();
+            call.onError(
+                io.grpc.Status.UNAVAILABLE
+                    .withDescription("reading " + request.getPath() + " failed: " + e.getMessage())
+                    .asRuntimeException());
+          }
+        });
   }
 
   static Job proto(JobManager.Snapshot job) {

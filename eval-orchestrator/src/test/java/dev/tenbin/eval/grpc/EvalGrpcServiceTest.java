@@ -33,6 +33,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -182,6 +183,68 @@ class EvalGrpcServiceTest {
     assertThat(results.getFirst().getCell().getMetricsList())
         .anyMatch(m -> m.getName().equals("ndcg@10") && m.getValue() == 0.5);
     assertThat(stub.listJobs(ListJobsRequest.getDefaultInstance()).getJobsList()).hasSize(1);
+  }
+
+  @Test
+  void aFinishedJobsFolderIsDownloadedResumedAndSkippedWhenUnchanged() throws Exception {
+    Job job = submit("out");
+    release.countDown();
+    Iterator<WatchJobResponse> updates =
+        stub.watchJob(WatchJobRequest.newBuilder().setJobId(job.getId()).build());
+    updates.forEachRemaining(update -> {});
+    Path folder = results().resolve("out");
+    // A file larger than one chunk, so the stream carries several.
+    byte[] big = new byte[EvalGrpcService.FILE_CHUNK_BYTES * 2 + 123];
+    new java.util.Random(7).nextBytes(big);
+    Files.write(folder.resolve("warehouse.duckdb"), big);
+
+    var client = dev.tenbin.client.eval.EvalClient.of(channel);
+    List<dev.tenbin.proto.eval.v1.JobFile> listed = client.listJobFiles(job.getId());
+    assertThat(listed)
+        .extracting(dev.tenbin.proto.eval.v1.JobFile::getPath)
+        .contains("warehouse.duckdb")
+        .anyMatch(p -> p.startsWith("cells/"))
+        .noneMatch(p -> p.startsWith(".lock"));
+
+    Path into = tmp.resolve("copy");
+    // A broken earlier download left the first 1000 bytes: the copy resumes from there.
+    Files.createDirectories(into);
+    Files.write(into.resolve("warehouse.duckdb.partial"), java.util.Arrays.copyOf(big, 1000));
+    var download = new dev.tenbin.client.eval.JobDownload(client);
+    var first = download.into(job.getId(), into);
+    assertThat(first.downloaded()).isEqualTo(listed.size());
+    assertThat(Files.readAllBytes(into.resolve("warehouse.duckdb"))).isEqualTo(big);
+    assertThat(Files.exists(into.resolve("warehouse.duckdb.partial"))).isFalse();
+    long others =
+        listed.stream()
+            .filter(f -> !f.getPath().equals("warehouse.duckdb"))
+            .mapToLong(dev.tenbin.proto.eval.v1.JobFile::getSizeBytes)
+            .sum();
+    assertThat(first.bytes()).isEqualTo(others + big.length - 1000);
+    for (var file : listed) {
+      assertThat(Files.readAllBytes(into.resolve(file.getPath())))
+          .as(file.getPath())
+          .isEqualTo(Files.readAllBytes(folder.resolve(file.getPath())));
+    }
+
+    var again = download.into(job.getId(), into);
+    assertThat(again.downloaded()).isZero();
+    assertThat(again.unchanged()).isEqualTo(listed.size());
+
+    assertThatThrownBy(
+            () ->
+                stub.readJobFile(
+                        dev.tenbin.proto.eval.v1.ReadJobFileRequest.newBuilder()
+                            .setJobId(job.getId())
+                            .setPath("../../state/jobs.json")
+                            .build())
+                    .hasNext())
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED);
+              assertThat(e.getStatus().getDescription()).contains("path");
+            });
   }
 
   @Test

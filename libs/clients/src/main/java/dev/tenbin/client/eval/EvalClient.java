@@ -8,7 +8,11 @@ import dev.tenbin.proto.eval.v1.GetJobRequest;
 import dev.tenbin.proto.eval.v1.GetResultsRequest;
 import dev.tenbin.proto.eval.v1.GetResultsResponse;
 import dev.tenbin.proto.eval.v1.Job;
+import dev.tenbin.proto.eval.v1.JobFile;
+import dev.tenbin.proto.eval.v1.ListJobFilesRequest;
 import dev.tenbin.proto.eval.v1.ListJobsRequest;
+import dev.tenbin.proto.eval.v1.ReadJobFileRequest;
+import dev.tenbin.proto.eval.v1.ReadJobFileResponse;
 import dev.tenbin.proto.eval.v1.SubmitJobRequest;
 import dev.tenbin.proto.eval.v1.WatchJobRequest;
 import dev.tenbin.proto.eval.v1.WatchJobResponse;
@@ -79,6 +83,31 @@ public final class EvalClient {
   public Iterator<WatchJobResponse> watchJob(String jobId) {
     return EvalServiceGrpc.newBlockingStub(channel)
         .watchJob(WatchJobRequest.newBuilder().setJobId(jobId).build());
+  }
+
+  /** Every file of the job's folder, in path order. */
+  public List<JobFile> listJobFiles(String jobId) {
+    return Pages.all(
+        token -> {
+          var page =
+              policy.retrying(
+                  () ->
+                      stub()
+                          .listJobFiles(
+                              ListJobFilesRequest.newBuilder()
+                                  .setJobId(jobId)
+                                  .setPageToken(token)
+                                  .build()));
+          return new Pages.Page<>(page.getFilesList(), page.getNextPageToken());
+        });
+  }
+
+  /**
+   * One file of the job's folder from an offset, in chunks; no deadline (a large warehouse over a
+   * slow link). {@link JobDownload} resumes it when the stream breaks.
+   */
+  public Iterator<ReadJobFileResponse> readJobFile(ReadJobFileRequest request) {
+    return EvalServiceGrpc.newBlockingStub(channel).readJobFile(request);
   }
 
   /** The job's stored results, in order; no deadline. */
