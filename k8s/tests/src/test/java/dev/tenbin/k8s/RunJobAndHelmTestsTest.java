@@ -123,7 +123,8 @@ class RunJobAndHelmTestsTest {
             "tb-tenbin-test-encoder",
             "tb-tenbin-test-index",
             "tb-tenbin-test-rerank",
-            "tb-tenbin-test-eval");
+            "tb-tenbin-test-eval",
+            "tb-tenbin-test-evaluation");
     for (V1Pod pod : pods) {
       assertThat(pod.getMetadata().getAnnotations()).containsEntry("tenbin.dev/helm-hook", "test");
       assertThat(pod.getMetadata().getLabels()).containsEntry("tenbin.dev/client", "true");
@@ -131,7 +132,17 @@ class RunJobAndHelmTestsTest {
       V1Container c = pod.getSpec().getContainers().getFirst();
       assertThat(c.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
       assertThat(c.getResources().getLimits()).containsKeys("cpu", "memory");
-      if (pod.getMetadata().getName().endsWith("-eval")) {
+      if (pod.getMetadata().getName().endsWith("-evaluation")) {
+        assertThat(c.getCommand()).as("the image's entrypoint, tenbin").isNullOrEmpty();
+        assertThat(String.join(" ", c.getArgs()))
+            .isEqualTo(
+                "eval --dataset /opt/tenbin/samples/xquad-en --retriever bm25"
+                    + " --retriever dense:bge-small-en-v1.5 --variant base"
+                    + " --encoder-endpoint dns:///tb-tenbin-encoder-headless:50051"
+                    + " --index-pods tb-tenbin-index-0.tb-tenbin-index-headless:50052,"
+                    + "tb-tenbin-index-1.tb-tenbin-index-headless:50052"
+                    + " --cache-dir /tmp/cache");
+      } else if (pod.getMetadata().getName().endsWith("-eval")) {
         assertThat(c.getCommand()).as("the image's entrypoint, tenbin").isNullOrEmpty();
         assertThat(c.getArgs())
             .containsExactly("job", "list", "--endpoint", "tb-tenbin-eval:50054");
@@ -170,6 +181,37 @@ class RunJobAndHelmTestsTest {
                 .toString())
         .as("the test pods still reach /readyz when Prometheus' namespace is named")
         .contains("\"app.kubernetes.io/component\":\"test\"");
+  }
+
+  @Test
+  void helmTestsEvaluationRunsThroughTheDeployedServicesWithTheReleasesTlsTokenAndPreload() {
+    List<Manifest> manifests =
+        Charts.renderWithTests("mtls-token", "encoder:\n  preload: [e5-small-v2]\n");
+    V1Pod pod = Charts.find(manifests, "Pod", "tb-tenbin-test-evaluation").as(V1Pod.class);
+    String args = String.join(" ", pod.getSpec().getContainers().getFirst().getArgs());
+    assertThat(args)
+        .contains("--retriever dense:e5-small-v2")
+        .contains(
+            "--service-tls-ca /etc/tenbin/tls/ca.crt --service-tls-client-cert"
+                + " /etc/tenbin/tls/tls.crt --service-tls-client-key /etc/tenbin/tls/tls.key"
+                + " --service-auth-token-file /etc/tenbin/auth/token");
+    assertThat(pod.getSpec().getVolumes())
+        .extracting(v -> v.getSecret() == null ? v.getName() : v.getSecret().getSecretName())
+        .contains("tb-tenbin-tls", "tenbin-token", "tmp");
+    // Without an encoder the evaluation is BM25 alone; without an index there is none.
+    String bm25Only =
+        String.join(
+            " ",
+            Charts.find(
+                    Charts.renderWithTests("default", "encoder:\n  enabled: false\n"),
+                    "Pod",
+                    "tb-tenbin-test-evaluation")
+                .as(V1Pod.class)
+                .getSpec()
+                .getContainers()
+                .getFirst()
+                .getArgs());
+    assertThat(bm25Only).contains("--retriever bm25").doesNotContain("dense:");
   }
 
   @Test

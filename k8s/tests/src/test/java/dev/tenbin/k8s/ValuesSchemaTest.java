@@ -92,7 +92,13 @@ class ValuesSchemaTest {
 
   /** Objects passed to Kubernetes as they are: the API server checks them. */
   static final Set<String> PASS_THROUGH =
-      Set.of("global", "resources", "affinity", "podSecurityContext", "securityContext");
+      Set.of(
+          "global",
+          "resources",
+          "evaluationResources",
+          "affinity",
+          "podSecurityContext",
+          "securityContext");
 
   /** Arrays of Kubernetes objects. */
   static final Set<String> OBJECT_LISTS =
