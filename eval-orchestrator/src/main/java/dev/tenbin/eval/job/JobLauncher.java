@@ -37,6 +37,8 @@ import java.util.TreeMap;
  * remote), ask the encoder for each model's identity, plan the fingerprinted cells and run them.
  */
 public final class JobLauncher {
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(JobLauncher.class);
+
   /**
    * Where the services are and where caches live.
    *
@@ -255,8 +257,26 @@ public final class JobLauncher {
     try (Services services = connect();
         var cache = EmbeddingCaches.open(options.cacheDirectory());
         var sharing = services.shareEmbeddings(cache)) {
-      List<JobTask> tasks = loadTasks(spec, taskSets, services.indexChannel());
-      List<Work> plan = planRun(spec, tasks, services, directory);
+      // Planning asks the services too (a task's language, each model's identity): a service
+      // restarting meanwhile is waited for as a work item waits for it, not a failed job.
+      List<Work> plan =
+          JobRunner.waitingForServices(
+              () ->
+                  planRun(
+                      spec,
+                      loadTasks(spec, taskSets, services.indexChannel()),
+                      services,
+                      directory),
+              JobRunner.DEFAULT_SERVICE_RETRY,
+              cancellation,
+              (attempt, reason) ->
+                  log.warn(
+                      "planning: a service is unavailable ({}); trying again (attempt {})",
+                      reason,
+                      attempt + 1));
+      if (plan == null) {
+        return JobOutcome.cancelledBeforeStart();
+      }
       return new JobRunner(
               services,
               directory,

@@ -66,6 +66,11 @@ public record JobOutcome(
         java.util.Map.of());
   }
 
+  /** A run cancelled before its plan was made: nothing planned, nothing computed. */
+  public static JobOutcome cancelledBeforeStart() {
+    return new JobOutcome(0, 0, 0, List.of(), true, 0);
+  }
+
   public boolean succeeded() {
     return failures.isEmpty() && !cancelled && cellsAlreadyStored + cellsComputed == cellsTotal;
   }

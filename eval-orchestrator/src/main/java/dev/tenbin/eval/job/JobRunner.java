@@ -282,6 +282,45 @@ public final class JobRunner {
     return System.nanoTime() + wait.toNanos() < retryUntil ? wait : null;
   }
 
+  /**
+   * Runs {@code body}, again while it fails because a service it calls is UNAVAILABLE, with the
+   * backoff of {@link #retryDelay} for at most {@code budget}; null when {@code cancellation} ends
+   * the wait. Anything else (and UNAVAILABLE past the budget) is thrown as it came.
+   */
+  static <T> T waitingForServices(
+      java.util.function.Supplier<T> body,
+      Duration budget,
+      Cancellation cancellation,
+      java.util.function.BiConsumer<Integer, String> onRetry) {
+    long retryUntil = System.nanoTime() + budget.toNanos();
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return body.get();
+      } catch (RuntimeException e) {
+        Duration wait = retryDelay(e, attempt, retryUntil);
+        if (wait == null) {
+          throw e;
+        }
+        onRetry.accept(attempt, String.valueOf(e.getMessage()));
+        long until = System.nanoTime() + wait.toNanos();
+        while (System.nanoTime() < until) {
+          if (cancellation.isCancelled()) {
+            return null;
+          }
+          try {
+            Thread.sleep(Math.min(200, Math.max(1, (until - System.nanoTime()) / 1_000_000)));
+          } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            return null;
+          }
+        }
+        if (cancellation.isCancelled()) {
+          return null;
+        }
+      }
+    }
+  }
+
   /** Whether a service call in the failure's cause chain ended UNAVAILABLE. */
   static boolean unavailable(Throwable failure) {
     for (Throwable cause = failure; cause != null; cause = cause.getCause()) {

@@ -6,8 +6,8 @@ import java.util.List;
 /**
  * A retrieval family ({@code bm25}, {@code dense:MODEL}, ...): parses its spec, checks its
  * variants, plans its cells and runs them, and names the systems it reports. Adding a family means
- * one implementation of this interface registered in {@code dev.tenbin.eval.family.Families}
- * (the plan layer below the families names none of them).
+ * one implementation of this interface registered in {@code dev.tenbin.eval.family.Families} (the
+ * plan layer below the families names none of them).
  */
 public interface RetrievalFamily extends WorkFamily {
   /** How a spec names it, e.g. "dense:MODEL" (help texts and messages). */

@@ -179,17 +179,42 @@ public final class IndexSession implements AutoCloseable {
     return docs;
   }
 
-  @Override
+  /** Waits between tries to drop the collection while the index is UNAVAILABLE (about 1 minute). */
+  static final List<Duration> DROP_RETRY_WAITS =
+      List.of(1, 2, 4, 8, 16, 30).stream().map(Duration::ofSeconds).toList();
+
   /**
-   * Drops the collection. Best effort: when the index service cannot be reached (it restarted, it
-   * is gone) the evaluation's results stand and the collection is left for an operator to drop.
+   * Drops the collection. An index service that is UNAVAILABLE (restarting) is tried again for
+   * about a minute (not while this process shuts down), and a collection already gone counts as
+   * dropped (a drop whose answer was lost). Past that the evaluation's results stand and the
+   * collection is left for an operator to drop, with a warning naming it.
    */
+  @Override
   public void close() {
-    try {
-      index.withDeadline(Duration.ofSeconds(60)).dropCollection(name);
-    } catch (io.grpc.StatusRuntimeException e) {
-      org.slf4j.LoggerFactory.getLogger(IndexSession.class)
-          .warn("could not drop the evaluation collection {}: {}", name, e.getStatus().getCode());
+    org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(IndexSession.class);
+    for (int attempt = 0; ; attempt++) {
+      try {
+        index.withDeadline(Duration.ofSeconds(60)).dropCollection(name);
+        return;
+      } catch (io.grpc.StatusRuntimeException e) {
+        io.grpc.Status.Code code = e.getStatus().getCode();
+        if (code == io.grpc.Status.Code.NOT_FOUND && attempt > 0) {
+          return;
+        }
+        if (code != io.grpc.Status.Code.UNAVAILABLE
+            || attempt >= DROP_RETRY_WAITS.size()
+            || dev.tenbin.core.OrderedShutdown.isShuttingDown()) {
+          log.warn("could not drop the evaluation collection {}: {}", name, code);
+          return;
+        }
+        try {
+          Thread.sleep(DROP_RETRY_WAITS.get(attempt).toMillis());
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          log.warn("could not drop the evaluation collection {}: interrupted", name);
+          return;
+        }
+      }
     }
   }
 }

@@ -109,6 +109,102 @@ class ServiceRetryTest {
     }
   }
 
+  /** Refuses the first {@code failures} ResolveLanguage calls with UNAVAILABLE. */
+  private static ServerInterceptor languageUnavailableFor(int failures, AtomicInteger refused) {
+    return new ServerInterceptor() {
+      @Override
+      public <Q, R> ServerCall.Listener<Q> interceptCall(
+          ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
+        if (call.getMethodDescriptor().getBareMethodName().equals("ResolveLanguage")
+            && refused.incrementAndGet() <= failures) {
+          call.close(Status.UNAVAILABLE.withDescription("restarting"), new Metadata());
+          return new ServerCall.Listener<>() {};
+        }
+        return next.startCall(call, headers);
+      }
+    };
+  }
+
+  @Test
+  void aServiceUnavailableWhileTheJobIsPlannedIsWaitedForToo() throws Exception {
+    SyntheticBeir.write(tmp.resolve("data"), 30, 12, 5, 3);
+    // language auto: the index is asked for it while the job is planned.
+    Files.writeString(
+        tmp.resolve("tasks.yaml"),
+        "name: b\ntasks:\n  - {name: t, language: auto, source: {path: data}}\n");
+    Path spec = tmp.resolve("job.yaml");
+    Files.writeString(spec, "task_sets: [tasks.yaml]\nretrievers: [bm25]\n");
+    AtomicInteger refused = new AtomicInteger();
+    try (CollectionCatalog catalog = CollectionCatalog.open(tmp.resolve("index"))) {
+      Server server =
+          NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+              .addService(
+                  ServerInterceptors.intercept(
+                      new IndexGrpcService(
+                          catalog, IndexServiceConfig.embedded(tmp.resolve("index"))),
+                      // More refusals than one lookup's own retries (four attempts).
+                      languageUnavailableFor(6, refused)))
+              .build()
+              .start();
+      try {
+        JobLauncher launcher =
+            new JobLauncher(
+                new JobLauncher.Options(
+                    new ServiceEndpoint("127.0.0.1", server.getPort()),
+                    null,
+                    null,
+                    tmp.resolve("models"),
+                    tmp.resolve("cache")));
+        JobOutcome outcome =
+            launcher.run(
+                JobSpec.read(spec), tmp.resolve("out"), new JobListener() {}, Cancellation.NEVER);
+
+        assertThat(outcome.succeeded()).as(outcome.failures().toString()).isTrue();
+        assertThat(refused.get()).isGreaterThan(6);
+        assertThat(ResultStore.existing(tmp.resolve("out"), "out").readAll()).hasSize(1);
+      } finally {
+        server.shutdownNow();
+      }
+    }
+  }
+
+  @Test
+  void waitingForServicesRetriesOnlyUnavailableAndStopsWhenCancelled() {
+    AtomicInteger calls = new AtomicInteger();
+    assertThat(
+            JobRunner.waitingForServices(
+                () -> {
+                  if (calls.incrementAndGet() < 2) {
+                    throw Status.UNAVAILABLE.asRuntimeException();
+                  }
+                  return "planned";
+                },
+                java.time.Duration.ofMinutes(1),
+                Cancellation.NEVER,
+                (attempt, reason) -> {}))
+        .isEqualTo("planned");
+    assertThat(calls).hasValue(2);
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () ->
+                JobRunner.waitingForServices(
+                    () -> {
+                      throw Status.INVALID_ARGUMENT.asRuntimeException();
+                    },
+                    java.time.Duration.ofMinutes(1),
+                    Cancellation.NEVER,
+                    (attempt, reason) -> {}))
+        .isInstanceOf(StatusRuntimeException.class);
+    assertThat(
+            JobRunner.<String>waitingForServices(
+                () -> {
+                  throw Status.UNAVAILABLE.asRuntimeException();
+                },
+                java.time.Duration.ofMinutes(1),
+                () -> true,
+                (attempt, reason) -> {}))
+        .isNull();
+  }
+
   @Test
   void onlyUnavailableIsRetriedAndNeverPastTheDeadline() {
     long later = System.nanoTime() + 600_000_000_000L;
