@@ -59,7 +59,7 @@ public final class SoakReport {
       Map<String, Integer> submitRefusals,
       List<String> errors) {}
 
-  /** One measure's trends for one service. */
+  /** What was sampled of one service: its processes, its samples and each measure's trend. */
   record ServiceTrends(int generations, int samples, Map<String, Trend> measures) {}
 
   private final SoakSettings settings;
