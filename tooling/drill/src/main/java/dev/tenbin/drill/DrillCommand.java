@@ -8,6 +8,7 @@ import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -28,7 +29,8 @@ import picocli.CommandLine.Option;
       DrillCommand.Cancel.class,
       DrillCommand.LongId.class,
       DrillCommand.KillRestart.class,
-      DrillCommand.Overload.class
+      DrillCommand.Overload.class,
+      DrillCommand.Soak.class
     })
 public final class DrillCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -76,6 +78,13 @@ public final class DrillCommand implements Runnable {
     }
 
     int report(CommandLine.Model.CommandSpec spec, DrillResult result) {
+      return report(spec, result, null);
+    }
+
+    /**
+     * As {@link #report(CommandLine.Model.CommandSpec, DrillResult)}; --json adds {@code details}.
+     */
+    int report(CommandLine.Model.CommandSpec spec, DrillResult result, ObjectNode details) {
       PrintWriter out = spec.commandLine().getOut();
       if (json) {
         ObjectNode row = new ObjectMapper().createObjectNode();
@@ -84,6 +93,9 @@ public final class DrillCommand implements Runnable {
         row.put("faults", result.faults());
         row.put("result", result.result());
         row.put("passed", result.passed());
+        if (details != null) {
+          row.set("details", details);
+        }
         out.println(row);
       } else {
         out.println("| test | load or input | faults injected | result | verdict |");
@@ -232,15 +244,8 @@ public final class DrillCommand implements Runnable {
 
     @Override
     public Integer call() throws Exception {
-      KillRestartDrill.Target target;
-      try {
-        target = KillRestartDrill.Target.valueOf(service.toUpperCase(java.util.Locale.ROOT));
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException(
-            "--service must be index, encoder, rerank or eval, got '" + service + "'");
-      }
-      Started started =
-          common.start(spec, "kill-restart-" + target.name().toLowerCase(java.util.Locale.ROOT));
+      TenbinService target = TenbinService.parse(service, "--service");
+      Started started = common.start(spec, "kill-restart-" + target.label());
       return common.report(
           spec,
           KillRestartDrill.run(
@@ -289,6 +294,95 @@ public final class DrillCommand implements Runnable {
           spec,
           OverloadDrill.run(
               started.work(), model.id, factor, seconds, heap, common.seed, started.log()));
+    }
+  }
+
+  /** {@code tenbin drill soak}. */
+  @Command(
+      name = "soak",
+      mixinStandardHelpOptions = true,
+      description =
+          "Run the four services as processes for --duration at --load-factor times their measured"
+              + " capacity (jobs plus encode and search clients), kill -9 a random one every"
+              + " --kill-every and restart it, and sample every process's memory, heap, open files"
+              + " and threads; every job must succeed with no cell lost or computed twice.")
+  static final class Soak implements Callable<Integer> {
+    @CommandLine.Mixin Common common = new Common();
+
+    @CommandLine.Mixin DenseModel model = new DenseModel();
+
+    @Option(
+        names = "--duration",
+        paramLabel = "DURATION",
+        defaultValue = "30m",
+        converter = DurationConverter.class,
+        description = "Length of the load, e.g. 75s, 30m, 2h (default ${DEFAULT-VALUE}).")
+    Duration duration;
+
+    @Option(
+        names = "--kill-every",
+        paramLabel = "DURATION",
+        defaultValue = "3m",
+        converter = DurationConverter.class,
+        description = "Time between two kills (default ${DEFAULT-VALUE}).")
+    Duration killEvery;
+
+    @Option(
+        names = "--sample-every",
+        paramLabel = "DURATION",
+        defaultValue = "10s",
+        converter = DurationConverter.class,
+        description = "Time between two samples of every process (default ${DEFAULT-VALUE}).")
+    Duration sampleEvery;
+
+    @Option(
+        names = "--warm-up",
+        paramLabel = "DURATION",
+        converter = DurationConverter.class,
+        description =
+            "Part of each process's life under load left out of the slopes (default: --kill-every,"
+                + " or a third of --duration when that is shorter).")
+    Duration warmUp;
+
+    @Option(
+        names = "--load-factor",
+        defaultValue = "2",
+        description =
+            "Offered load over the capacity one client measures (default ${DEFAULT-VALUE}).")
+    double loadFactor;
+
+    @Option(
+        names = "--documents",
+        defaultValue = "200",
+        description = "Synthetic documents (default ${DEFAULT-VALUE}).")
+    int documents;
+
+    @Option(
+        names = "--heap",
+        defaultValue = "1g",
+        description = "Every service's -Xmx (default ${DEFAULT-VALUE}).")
+    String heap;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+      SoakSettings settings =
+          new SoakSettings(
+              duration,
+              killEvery,
+              sampleEvery,
+              warmUp != null
+                  ? warmUp
+                  : killEvery.compareTo(duration) < 0 ? killEvery : duration.dividedBy(3),
+              loadFactor,
+              model.id,
+              documents,
+              heap,
+              common.seed);
+      Started started = common.start(spec, "soak");
+      SoakDrill.Outcome outcome = SoakDrill.run(started.work(), settings, started.log());
+      return common.report(spec, outcome.row(), outcome.report().json());
     }
   }
 }

@@ -116,8 +116,8 @@ public final class OverloadDrill {
                 load.codes(),
                 load.firstRefusalMillis() / 1000.0,
                 load.retryInfo() ? "yes" : "no",
-                percentile(load.acceptedMillis(), 50),
-                percentile(load.acceptedMillis(), 99),
+                Percentiles.of(load.acceptedMillis(), 50),
+                Percentiles.of(load.acceptedMillis(), 99),
                 peakRss / 1024,
                 rssBefore / 1024,
                 heap,
@@ -285,15 +285,5 @@ public final class OverloadDrill {
         firstRefusal.get(),
         refused > 0 && withRetryInfo.get() == refused,
         new ArrayList<>(accepted));
-  }
-
-  private static long percentile(List<Long> values, int percent) {
-    if (values.isEmpty()) {
-      return -1;
-    }
-    List<Long> sorted = new ArrayList<>(values);
-    Collections.sort(sorted);
-    return sorted.get(
-        Math.min(sorted.size() - 1, (int) Math.ceil(percent / 100.0 * sorted.size()) - 1));
   }
 }

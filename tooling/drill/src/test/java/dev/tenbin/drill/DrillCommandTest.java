@@ -15,11 +15,17 @@ class DrillCommandTest {
     CliRunner help = CliRunner.run("drill", "--help");
     assertThat(help.exitCode()).isZero();
     assertThat(help.out())
-        .contains("sigterm-encode", "cancel-encode", "long-id-ingest", "kill-restart", "overload");
+        .contains(
+            "sigterm-encode",
+            "cancel-encode",
+            "long-id-ingest",
+            "kill-restart",
+            "overload",
+            "soak");
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"sigterm-encode", "cancel-encode", "kill-restart", "overload"})
+  @ValueSource(strings = {"sigterm-encode", "cancel-encode", "kill-restart", "overload", "soak"})
   void drillsThatEncodeTakeADenseModelDefaultingToMiniLm(String drill) {
     CliRunner help = CliRunner.run("drill", drill, "--help");
     assertThat(help.out())
@@ -48,6 +54,31 @@ class DrillCommandTest {
         CliRunner.run("drill", "sigterm-encode", "--repeat", "0", "--work-dir", work.toString());
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.err()).contains("--repeat must be at least 1");
+    assertThat(work).isEmptyDirectory();
+  }
+
+  @Test
+  void theSoakDefaultsToThirtyMinutesAtTwiceCapacityWithAKillEveryThreeMinutes() {
+    CliRunner help = CliRunner.run("drill", "soak", "--help");
+    assertThat(help.out())
+        .contains("--duration", "30m", "--kill-every", "3m", "--sample-every", "10s")
+        .contains("--load-factor", "--warm-up", "--heap");
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "--duration=banana|'banana' is not a duration",
+        "--kill-every=0s|--kill-every must be at least 5s",
+        "--sample-every=100ms|--sample-every must be at least 500ms",
+        "--load-factor=0|--load-factor must be above 0",
+        "--warm-up=2h|--warm-up must be at least 0 and shorter than --duration"
+      })
+  void badSoakSettingsAreRefusedNamingTheOptionBeforeAnyWork(String option, @TempDir Path work) {
+    String[] parts = option.split("\\|");
+    CliRunner run = CliRunner.run("drill", "soak", parts[0], "--work-dir", work.toString());
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).contains(parts[1]);
     assertThat(work).isEmptyDirectory();
   }
 }
