@@ -12,12 +12,15 @@ import java.util.List;
  * @param matrix the underlying scores
  * @param rows ranked rows first, then unranked ones
  * @param correlation agreement with the official ranking, or null when none was given
+ * @param paired the paired tests of the ranked rows on each task, or null when none were asked for
+ *     ({@link LeaderboardOptions#permutations()} 0) or no row is ranked
  */
 public record Leaderboard(
     LeaderboardOptions options,
     ScoreMatrix matrix,
     List<LeaderboardRow> rows,
-    OfficialCorrelation correlation) {
+    OfficialCorrelation correlation,
+    PairedComparisons paired) {
 
   /** Builds the leaderboard of {@code cells}. */
   public static Leaderboard of(
@@ -55,22 +58,34 @@ public record Leaderboard(
   public enum IntervalSource {
     /** The bootstrap over tasks ({@link TaskBootstrap}): scopes of 5 tasks or more. */
     TASKS,
-    /** The bootstrap over the queries of the one task ({@link QueryBootstrap}). */
+    /**
+     * The bootstrap over queries: of the one task ({@link QueryBootstrap}, the interval its cell
+     * stored) or, for 2 to 4 tasks, of every task's queries at once ({@link QueryStrataBootstrap});
+     * P(swap next) from the latter in both cases.
+     */
     QUERIES,
-    /** None: 2 to 4 tasks, too few to resample, too many for one task's queries. */
+    /**
+     * None: no task, or a ranked row without stored per-query values in a scope of 2 to 4 tasks.
+     */
     NONE
   }
 
   /** The source of this leaderboard's intervals, by its number of tasks. */
   public IntervalSource intervalSource() {
-    return intervalSource(tasks().size());
+    IntervalSource source = intervalSource(tasks().size());
+    if (source == IntervalSource.QUERIES
+        && tasks().size() > 1
+        && ranked().stream().anyMatch(row -> row.queryInterval() == null)) {
+      return IntervalSource.NONE;
+    }
+    return source;
   }
 
   static IntervalSource intervalSource(int tasks) {
     if (tasks >= MIN_TASKS_FOR_TASK_BOOTSTRAP) {
       return IntervalSource.TASKS;
     }
-    return tasks == 1 ? IntervalSource.QUERIES : IntervalSource.NONE;
+    return tasks == 0 ? IntervalSource.NONE : IntervalSource.QUERIES;
   }
 
   /** The interval a row shows: by the aggregate, over tasks, or its task's over queries. */

@@ -14,8 +14,8 @@ import java.util.Map;
 
 /**
  * Computes a {@link Leaderboard}: aggregates, complete-model rule, ranks, Borda, deltas, bootstraps
- * (over tasks from {@link Leaderboard#MIN_TASKS_FOR_TASK_BOOTSTRAP} tasks, over queries for a
- * single task) and statistically tied groups.
+ * (over tasks from {@link Leaderboard#MIN_TASKS_FOR_TASK_BOOTSTRAP} tasks, over the queries of each
+ * task below), statistically tied groups and the paired tests of every task.
  */
 final class LeaderboardBuilder {
   private LeaderboardBuilder() {}
@@ -55,14 +55,28 @@ final class LeaderboardBuilder {
             : new TaskBootstrap.Result(Map.of(), Map.of(), Map.of());
 
     Map<RowKey, Interval> queryIntervals = new HashMap<>();
-    if (source == Leaderboard.IntervalSource.QUERIES) {
-      TaskRef task = matrix.tasks().getFirst();
-      for (RowKey row : rankOrder) {
-        Interval interval =
-            QueryBootstrap.of(matrix.cell(row, task).orElseThrow()).get(options.metric());
-        if (interval != null) {
-          queryIntervals.put(row, new Interval(100 * interval.low(), 100 * interval.high()));
+    Map<RowKey, Double> swaps = new HashMap<>(bootstrap.swapWithNext());
+    if (source == Leaderboard.IntervalSource.QUERIES && !rankOrder.isEmpty()) {
+      QueryStrataBootstrap.Result byQueries =
+          options.bootstrapDraws() > 0
+              ? QueryStrataBootstrap.run(
+                  matrix, rankOrder, aggregate, options.bootstrapDraws(), options.seed())
+              : null;
+      if (matrix.tasks().size() == 1) {
+        // one task: the interval its cell stored (QueryBootstrap), the same on every report
+        TaskRef task = matrix.tasks().getFirst();
+        for (RowKey row : rankOrder) {
+          Interval interval =
+              QueryBootstrap.of(matrix.cell(row, task).orElseThrow()).get(options.metric());
+          if (interval != null) {
+            queryIntervals.put(row, new Interval(100 * interval.low(), 100 * interval.high()));
+          }
         }
+      } else if (byQueries != null) {
+        queryIntervals.putAll(byQueries.intervals());
+      }
+      if (byQueries != null) {
+        swaps.putAll(byQueries.swapWithNext());
       }
     }
     Map<RowKey, String> groups =
@@ -77,6 +91,11 @@ final class LeaderboardBuilder {
                   case QUERIES -> queryIntervals.get(row);
                   case NONE -> null;
                 });
+    PairedComparisons paired =
+        options.permutations() > 0 && !rankOrder.isEmpty()
+            ? PairedComparisons.of(
+                matrix, rankOrder, options.correction(), options.permutations(), options.seed())
+            : null;
     List<LeaderboardRow> rows = new ArrayList<>();
     for (RowKey key : matrix.rows()) {
       List<TaskRef> covered = matrix.covered(key);
@@ -98,7 +117,7 @@ final class LeaderboardBuilder {
               delta(matrix, key),
               bootstrap.micro().get(key),
               bootstrap.macro().get(key),
-              bootstrap.swapWithNext().get(key),
+              swaps.get(key),
               queryIntervals.get(key),
               groups.get(key)));
     }
@@ -114,7 +133,7 @@ final class LeaderboardBuilder {
           OfficialCorrelation.compute(
               options.official(), scored, options.correlationResamples(), options.seed());
     }
-    return new Leaderboard(options, matrix, List.copyOf(rows), correlation);
+    return new Leaderboard(options, matrix, List.copyOf(rows), correlation, paired);
   }
 
   private static Comparator<LeaderboardRow> displayOrder(Aggregate aggregate) {

@@ -1,5 +1,7 @@
 package dev.tenbin.eval.aggregate;
 
+import dev.tenbin.scoring.stats.MultipleTesting.Correction;
+
 /**
  * What a leaderboard ranks by, over which cells, and how its uncertainty is estimated.
  *
@@ -10,6 +12,9 @@ package dev.tenbin.eval.aggregate;
  * @param correlationResamples model resamples for the correlation intervals
  * @param seed the seed of both bootstraps
  * @param official a published ranking to correlate with, or null
+ * @param permutations randomization draws of the paired tests ({@link PairedComparisons}); 0: no
+ *     paired tests
+ * @param correction how the paired tests' p-values are corrected across the pairs compared
  */
 public record LeaderboardOptions(
     String metric,
@@ -18,7 +23,9 @@ public record LeaderboardOptions(
     int bootstrapDraws,
     int correlationResamples,
     long seed,
-    OfficialRanking official) {
+    OfficialRanking official,
+    int permutations,
+    Correction correction) {
   public static final String DEFAULT_METRIC = "ndcg@10";
   public static final int DEFAULT_BOOTSTRAP_DRAWS = 2_000;
   public static final int DEFAULT_CORRELATION_RESAMPLES = 10_000;
@@ -28,15 +35,17 @@ public record LeaderboardOptions(
     if (metric == null || metric.isBlank()) {
       throw new IllegalArgumentException("metric must be named");
     }
-    if (bootstrapDraws < 0 || correlationResamples < 0) {
+    if (bootstrapDraws < 0 || correlationResamples < 0 || permutations < 0) {
       throw new IllegalArgumentException("resample counts must be >= 0");
     }
     aggregate = aggregate == null ? Aggregate.MACRO : aggregate;
     scope = scope == null ? Scope.ALL : scope;
+    correction = correction == null ? Correction.HOLM : correction;
   }
 
   /**
-   * nDCG@10, macro, every cell, 2,000 task draws, 10,000 model draws, seed 42, no official ranking.
+   * nDCG@10, macro, every cell, 2,000 task draws, 10,000 model draws, seed 42, no official ranking,
+   * paired tests with 10,000 randomization draws and Holm's correction.
    */
   public static LeaderboardOptions defaults() {
     return new LeaderboardOptions(
@@ -46,40 +55,117 @@ public record LeaderboardOptions(
         DEFAULT_BOOTSTRAP_DRAWS,
         DEFAULT_CORRELATION_RESAMPLES,
         DEFAULT_SEED,
-        null);
+        null,
+        PairedComparisons.DEFAULT_PERMUTATIONS,
+        Correction.HOLM);
   }
 
   public LeaderboardOptions withMetric(String value) {
     return new LeaderboardOptions(
-        value, aggregate, scope, bootstrapDraws, correlationResamples, seed, official);
+        value,
+        aggregate,
+        scope,
+        bootstrapDraws,
+        correlationResamples,
+        seed,
+        official,
+        permutations,
+        correction);
   }
 
   public LeaderboardOptions withAggregate(Aggregate value) {
     return new LeaderboardOptions(
-        metric, value, scope, bootstrapDraws, correlationResamples, seed, official);
+        metric,
+        value,
+        scope,
+        bootstrapDraws,
+        correlationResamples,
+        seed,
+        official,
+        permutations,
+        correction);
   }
 
   public LeaderboardOptions withScope(Scope value) {
     return new LeaderboardOptions(
-        metric, aggregate, value, bootstrapDraws, correlationResamples, seed, official);
+        metric,
+        aggregate,
+        value,
+        bootstrapDraws,
+        correlationResamples,
+        seed,
+        official,
+        permutations,
+        correction);
   }
 
   public LeaderboardOptions withBootstrapDraws(int value) {
     return new LeaderboardOptions(
-        metric, aggregate, scope, value, correlationResamples, seed, official);
+        metric,
+        aggregate,
+        scope,
+        value,
+        correlationResamples,
+        seed,
+        official,
+        permutations,
+        correction);
   }
 
   public LeaderboardOptions withCorrelationResamples(int value) {
-    return new LeaderboardOptions(metric, aggregate, scope, bootstrapDraws, value, seed, official);
+    return new LeaderboardOptions(
+        metric, aggregate, scope, bootstrapDraws, value, seed, official, permutations, correction);
   }
 
   public LeaderboardOptions withSeed(long value) {
     return new LeaderboardOptions(
-        metric, aggregate, scope, bootstrapDraws, correlationResamples, value, official);
+        metric,
+        aggregate,
+        scope,
+        bootstrapDraws,
+        correlationResamples,
+        value,
+        official,
+        permutations,
+        correction);
   }
 
   public LeaderboardOptions withOfficial(OfficialRanking value) {
     return new LeaderboardOptions(
-        metric, aggregate, scope, bootstrapDraws, correlationResamples, seed, value);
+        metric,
+        aggregate,
+        scope,
+        bootstrapDraws,
+        correlationResamples,
+        seed,
+        value,
+        permutations,
+        correction);
+  }
+
+  public LeaderboardOptions withPermutations(int value) {
+    return new LeaderboardOptions(
+        metric,
+        aggregate,
+        scope,
+        bootstrapDraws,
+        correlationResamples,
+        seed,
+        official,
+        value,
+        correction);
+  }
+
+  public LeaderboardOptions withCorrection(Correction value) {
+    return new LeaderboardOptions(
+        metric,
+        aggregate,
+        scope,
+        bootstrapDraws,
+        correlationResamples,
+        seed,
+        official,
+        permutations,
+        value);
   }
 }

@@ -21,11 +21,13 @@ import java.util.Map;
  * @param delta difference to the system's base row; null when that row is absent
  * @param microInterval task-bootstrap 95% interval of micro; null when unranked or not bootstrapped
  * @param macroInterval task-bootstrap 95% interval of macro; null likewise
- * @param swapWithNext probability of swapping rank with the next ranked row; null for the last (all
- *     three null when the scope has fewer than {@link Leaderboard#MIN_TASKS_FOR_TASK_BOOTSTRAP}
- *     tasks)
- * @param queryInterval in a single-task scope, the query-bootstrap 95% interval of the task's score
- *     ({@link QueryBootstrap}, × 100); null otherwise or when the cell has no per-query values
+ * @param swapWithNext probability of swapping rank with the next ranked row, by the bootstrap of
+ *     the leaderboard's {@linkplain Leaderboard#intervalSource() interval source}; null for the
+ *     last (micro and macro intervals are null when the scope has fewer than {@link
+ *     Leaderboard#MIN_TASKS_FOR_TASK_BOOTSTRAP} tasks)
+ * @param queryInterval in a scope of 1 to 4 tasks, the query-bootstrap 95% interval of the chosen
+ *     aggregate (× 100): of a single task, the one its cell stored ({@link QueryBootstrap}); of 2
+ *     to 4, {@link QueryStrataBootstrap}'s; null otherwise or without per-query values
  * @param statisticalGroup the {@link StatisticalGroups} name of a ranked row by the intervals the
  *     leaderboard shows ({@link Leaderboard#interval}); null when it shows none
  */

@@ -48,7 +48,7 @@ public final class StatisticalGroups {
     return a.low() <= b.high() && b.low() <= a.high();
   }
 
-  private static String name(int index) {
+  static String name(int index) {
     return index < 26 ? String.valueOf((char) ('A' + index)) : "G" + (index + 1);
   }
 }

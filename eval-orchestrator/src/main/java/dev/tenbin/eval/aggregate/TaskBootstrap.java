@@ -79,7 +79,7 @@ public final class TaskBootstrap {
     return new Result(microIntervals, macroIntervals, swaps);
   }
 
-  private static double swapProbability(double[] higher, double[] lower) {
+  static double swapProbability(double[] higher, double[] lower) {
     double swaps = 0;
     for (int draw = 0; draw < higher.length; draw++) {
       if (CompetitionRanks.tie(lower[draw], higher[draw])) {

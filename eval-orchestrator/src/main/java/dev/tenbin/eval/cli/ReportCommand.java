@@ -14,6 +14,7 @@ import dev.tenbin.eval.positions.PositionsView;
 import dev.tenbin.eval.result.RankingMode;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
+import dev.tenbin.scoring.stats.MultipleTesting;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,8 +37,10 @@ import picocli.CommandLine.Parameters;
     description = {
       "Rank the systems of finished jobs: micro and macro averages (macro hierarchical over the"
           + " languages of a dataset), competition ranks of the rows that have every task in scope,"
-          + " delta vs each system's base variant, Borda counts, task-bootstrap intervals and swap"
-          + " probabilities, and agreement with an official ranking.",
+          + " delta vs each system's base variant, Borda counts, bootstrap intervals (over tasks from"
+          + " 5 tasks, over queries below) and swap probabilities, paired tests of every pair of"
+          + " ranked rows on each task (randomization and t-test, corrected; groups; minimum"
+          + " detectable effect), and agreement with an official ranking.",
       "Rows missing a task of the scope are listed unranked with their coverage."
     })
 public final class ReportCommand implements Callable<Integer> {
@@ -117,6 +120,25 @@ public final class ReportCommand implements Callable<Integer> {
   int draws;
 
   @Option(
+      names = "--permutations",
+      defaultValue = "10000",
+      paramLabel = "N",
+      description =
+          "Randomization draws of the paired tests (exact enumeration up to 20 queries); 0 to"
+              + " skip the paired tests (default ${DEFAULT-VALUE}).")
+  int permutations;
+
+  @Option(
+      names = "--correction",
+      defaultValue = "holm",
+      paramLabel = "KIND",
+      description =
+          "How the paired tests' p-values are corrected across the pairs compared: holm"
+              + " (Holm–Bonferroni, family-wise), bh (Benjamini–Hochberg, false discovery rate) or"
+              + " none (default ${DEFAULT-VALUE}).")
+  String correction;
+
+  @Option(
       names = "--view",
       defaultValue = "leaderboard",
       paramLabel = "VIEW",
@@ -148,6 +170,16 @@ public final class ReportCommand implements Callable<Integer> {
     if (draws < 0) {
       throw new InvalidInputException("--bootstrap", "--bootstrap must be 0 or more, got " + draws);
     }
+    if (permutations < 0) {
+      throw new InvalidInputException(
+          "--permutations", "--permutations must be 0 or more, got " + permutations);
+    }
+    MultipleTesting.Correction pCorrection;
+    try {
+      pCorrection = MultipleTesting.Correction.parse(correction);
+    } catch (IllegalArgumentException e) {
+      throw new InvalidInputException("--correction", "--correction: " + e.getMessage());
+    }
     if (mode != null) {
       try {
         RankingMode.ofWireName(mode);
@@ -176,6 +208,8 @@ public final class ReportCommand implements Callable<Integer> {
             .withScope(scope)
             .withBootstrapDraws(draws)
             .withSeed(seed)
+            .withPermutations(permutations)
+            .withCorrection(pCorrection)
             .withOfficial(official == null ? null : readOfficial());
     Leaderboard board = Leaderboard.of(cells, options);
     List<PositionsView.Row> positionRows =

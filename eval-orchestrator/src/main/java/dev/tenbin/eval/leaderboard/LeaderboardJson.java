@@ -7,16 +7,20 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tenbin.eval.aggregate.Leaderboard;
 import dev.tenbin.eval.aggregate.LeaderboardRow;
 import dev.tenbin.eval.aggregate.OfficialCorrelation;
+import dev.tenbin.eval.aggregate.PairedComparisons;
+import dev.tenbin.eval.aggregate.RowKey;
 import dev.tenbin.eval.store.TaskRef;
 import dev.tenbin.scoring.stats.Interval;
+import dev.tenbin.scoring.stats.PairedTest;
 import java.util.Map;
 
 /**
  * A leaderboard as JSON: the {@code --format json} contract and the data the HTML page's script
  * renders. Scores are on the 0..100 scale; absent values are null. {@code interval_source} says
  * which intervals the report shows: "tasks" (micro_interval, macro_interval and swap_with_next),
- * "queries" (a single task: query_interval) or "none" (2 to 4 tasks: all of them null); {@code
- * statistical_group} is the row's group by those intervals.
+ * "queries" (1 to 4 tasks: query_interval and swap_with_next) or "none" (all of them null); {@code
+ * statistical_group} is the row's group by those intervals; {@code paired_tests} holds the paired
+ * tests of every task (null when none were run).
  */
 final class LeaderboardJson {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -62,7 +66,61 @@ final class LeaderboardJson {
     } else {
       root.putNull("correlation");
     }
+    if (board.paired() != null) {
+      paired(root.putObject("paired_tests"), board.paired());
+    } else {
+      root.putNull("paired_tests");
+    }
     return root;
+  }
+
+  /**
+   * The paired tests: settings, then per task its rows (by task score, with interval and group),
+   * queries, minimum detectable effect and every pair. Scores, Δ and intervals × 100; NaN as null.
+   */
+  private static void paired(ObjectNode node, PairedComparisons paired) {
+    node.put("metric", paired.metric());
+    node.put("correction", paired.correction().wireName());
+    node.put("alpha", paired.alpha());
+    node.put("power", paired.power());
+    node.put("permutations", paired.permutations());
+    node.put("exact_up_to_queries", PairedTest.EXACT_UP_TO);
+    node.put("seed", paired.seed());
+    node.put("note", PairedTables.explanation(paired));
+    ArrayNode tasks = node.putArray("tasks");
+    for (PairedComparisons.TaskComparisons task : paired.tasks()) {
+      ObjectNode t = tasks.addObject();
+      t.put("task", task.task().id());
+      t.put("queries", task.queries());
+      t.put("minimum_detectable_effect", finite(task.detectableEffect()));
+      ArrayNode rows = t.putArray("rows");
+      for (RowKey row : task.rows()) {
+        ObjectNode r = rows.addObject();
+        r.put("row", row.id());
+        r.put("score", task.scores().get(row));
+        interval(r, "query_interval", task.intervals().get(row));
+        r.put("group", task.groups().get(row));
+      }
+      ArrayNode left = t.putArray("without_per_query_values");
+      task.withoutQueries().forEach(row -> left.add(row.id()));
+      ArrayNode pairs = t.putArray("pairs");
+      for (PairedComparisons.Pair pair : task.pairs()) {
+        ObjectNode p = pairs.addObject();
+        p.put("higher", pair.higher().id());
+        p.put("lower", pair.lower().id());
+        p.put("queries", pair.queries());
+        p.put("delta", finite(pair.delta()));
+        if (Double.isNaN(pair.deltaInterval().low())) {
+          p.putNull("delta_interval");
+        } else {
+          interval(p, "delta_interval", pair.deltaInterval());
+        }
+        p.put("randomization_p", finite(pair.randomizationP()));
+        p.put("randomization_p_corrected", finite(pair.randomizationAdjusted()));
+        p.put("t_test_p", finite(pair.tTestP()));
+        p.put("t_test_p_corrected", finite(pair.tTestAdjusted()));
+      }
+    }
   }
 
   static String text(Leaderboard board, boolean pretty) {

@@ -8,8 +8,8 @@ import java.util.List;
 
 /**
  * The leaderboard as Markdown: the main table (with bootstrap interval, swap probability and
- * Borda), the per-task table, links to the Pareto charts when they were written beside it, and the
- * correlation with the official ranking.
+ * Borda), the per-task table, the paired tests of each task, links to the Pareto charts when they
+ * were written beside it, and the correlation with the official ranking.
  */
 public final class MarkdownReport {
   static final String TIE_MARK = " ⚠";
@@ -41,8 +41,30 @@ public final class MarkdownReport {
     }
     md.append("## Per task\n\n");
     perTask(md, board);
+    paired(md, board);
     memory(md, board);
     return md.toString();
+  }
+
+  /** The paired tests of each task: rows with groups and intervals, then the pairs. */
+  private static void paired(StringBuilder md, Leaderboard board) {
+    if (board.paired() == null) {
+      return;
+    }
+    md.append("\n## Paired tests per task\n\n")
+        .append(escape(PairedTables.explanation(board.paired())))
+        .append('\n');
+    for (PairedTables.Task task : PairedTables.of(board)) {
+      md.append("\n### ").append(escape(task.title())).append("\n\n");
+      table(md, task.rows().header(), task.rows().rows(), task.rows().numeric());
+      if (!task.pairs().rows().isEmpty()) {
+        md.append('\n');
+        table(md, task.pairs().header(), task.pairs().rows(), task.pairs().numeric());
+      }
+      if (!task.note().isEmpty()) {
+        md.append('\n').append(escape(task.note())).append('\n');
+      }
+    }
   }
 
   /**

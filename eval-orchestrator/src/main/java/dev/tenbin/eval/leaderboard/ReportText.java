@@ -55,13 +55,25 @@ final class ReportText {
               + ");"
               + groups;
       case QUERIES ->
-          String.format(
-                  Locale.ROOT,
-                  "95%% CI: bootstrap over the queries of the task (%,d draws, seed %d); P(swap next) is"
-                      + " hidden: a bootstrap over tasks needs %d tasks or more;",
-                  QueryBootstrap.DRAWS,
-                  QueryBootstrap.SEED,
-                  Leaderboard.MIN_TASKS_FOR_TASK_BOOTSTRAP)
+          (tasks == 1
+                  ? String.format(
+                      Locale.ROOT,
+                      "95%% CI: bootstrap over the queries of the task (%,d draws, seed %d); P(swap"
+                          + " next): bootstrap over the same queries for every row (%,d draws, seed"
+                          + " %d);",
+                      QueryBootstrap.DRAWS,
+                      QueryBootstrap.SEED,
+                      board.options().bootstrapDraws(),
+                      board.options().seed())
+                  : String.format(
+                      Locale.ROOT,
+                      "95%% CI and P(swap next): bootstrap over the queries of each of the %d tasks,"
+                          + " the same draw for every row (%,d draws, seed %d; a bootstrap over tasks"
+                          + " needs %d tasks or more);",
+                      tasks,
+                      board.options().bootstrapDraws(),
+                      board.options().seed(),
+                      Leaderboard.MIN_TASKS_FOR_TASK_BOOTSTRAP))
               + groups;
       case NONE ->
           tasks == 0
@@ -69,7 +81,8 @@ final class ReportText {
               : String.format(
                   Locale.ROOT,
                   "95%% CI, groups and P(swap next) are hidden: %d tasks are too few for a"
-                      + " bootstrap over tasks (%d or more are needed).",
+                      + " bootstrap over tasks (%d or more are needed) and a bootstrap over queries"
+                      + " needs every ranked row's per-query values (and --bootstrap above 0).",
                   tasks,
                   Leaderboard.MIN_TASKS_FOR_TASK_BOOTSTRAP);
     };

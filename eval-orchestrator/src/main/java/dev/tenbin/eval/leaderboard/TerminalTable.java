@@ -5,7 +5,9 @@ import dev.tenbin.eval.aggregate.OfficialCorrelation;
 import java.util.List;
 import java.util.Locale;
 
-/** The leaderboard as a fixed-width text table for a terminal. */
+/**
+ * The leaderboard as fixed-width text tables for a terminal: the ranking, then the paired tests.
+ */
 public final class TerminalTable {
   /** Appended to an aggregate whose tie range exceeds the gap to a neighbouring row. */
   static final String TIE_MARK = "~";
@@ -14,28 +16,43 @@ public final class TerminalTable {
 
   public static String render(Leaderboard board) {
     SummaryTable table = SummaryTable.of(board, TIE_MARK, false);
-    int[] widths = new int[table.header.size()];
-    for (int c = 0; c < widths.length; c++) {
-      widths[c] = table.header.get(c).length();
-      for (List<String> row : table.rows) {
-        widths[c] = Math.max(widths[c], row.get(c).length());
-      }
-    }
     StringBuilder out = new StringBuilder();
     out.append(ReportText.title(board)).append('\n');
-    line(out, table.header, widths, table.numeric);
-    line(
-        out,
-        table.header.stream().map(h -> "-".repeat(h.length())).toList(),
-        widths,
-        table.numeric);
-    table.rows.forEach(row -> line(out, row, widths, table.numeric));
+    table(out, table.header, table.numeric, table.rows);
     out.append(ReportText.footnote(board, TIE_MARK)).append('\n');
     OfficialCorrelation correlation = board.correlation();
     if (correlation != null) {
       out.append(ReportText.correlation(correlation)).append('\n');
     }
+    if (board.paired() != null) {
+      out.append('\n').append(PairedTables.explanation(board.paired())).append('\n');
+      for (PairedTables.Task task : PairedTables.of(board)) {
+        out.append('\n').append(task.title()).append('\n');
+        table(out, task.rows().header(), task.rows().numeric(), task.rows().rows());
+        if (!task.pairs().rows().isEmpty()) {
+          out.append('\n');
+          table(out, task.pairs().header(), task.pairs().numeric(), task.pairs().rows());
+        }
+        if (!task.note().isEmpty()) {
+          out.append(task.note()).append('\n');
+        }
+      }
+    }
     return out.toString();
+  }
+
+  private static void table(
+      StringBuilder out, List<String> header, List<Boolean> numeric, List<List<String>> rows) {
+    int[] widths = new int[header.size()];
+    for (int c = 0; c < widths.length; c++) {
+      widths[c] = header.get(c).length();
+      for (List<String> row : rows) {
+        widths[c] = Math.max(widths[c], row.get(c).length());
+      }
+    }
+    line(out, header, widths, numeric);
+    line(out, header.stream().map(h -> "-".repeat(h.length())).toList(), widths, numeric);
+    rows.forEach(row -> line(out, row, widths, numeric));
   }
 
   private static void line(

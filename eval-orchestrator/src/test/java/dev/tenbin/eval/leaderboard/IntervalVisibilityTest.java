@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Which intervals a leaderboard shows, by its number of tasks, in every output format: the task
- * bootstrap from 5 tasks, the query bootstrap of a single task, nothing (with a note) in between.
+ * bootstrap from 5 tasks, the query bootstrap below (of the single task, or of every task's
+ * queries), nothing (with a note) when cells stored no per-query values.
  */
 class IntervalVisibilityTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -59,33 +60,60 @@ class IntervalVisibilityTest {
   }
 
   @Test
-  void withTwoTasksNoIntervalSwapOrGroupIsShownAndTheReportsSayWhy() throws Exception {
+  void withTwoTasksTheIntervalsSwapsAndGroupsComeFromTheQueriesOfEachTask() throws Exception {
     Leaderboard board = board(2);
+
+    assertThat(board.intervalSource()).isEqualTo(Leaderboard.IntervalSource.QUERIES);
+    List<LeaderboardRow> ranked = board.ranked();
+    for (LeaderboardRow row : ranked) {
+      assertThat(row.macroInterval()).isNull();
+      assertThat(row.queryInterval().contains(row.macro())).isTrue();
+      assertThat(board.interval(row)).isEqualTo(row.queryInterval());
+    }
+    assertThat(ranked.get(0).swapWithNext()).isEqualTo(0.0);
+    assertThat(ranked.get(1).swapWithNext()).isBetween(0.05, 0.95);
+    assertThat(ranked.get(2).swapWithNext()).isNull();
+    // a (36 and 37 of 40) is far above b and c (14 of 40 on average each), which overlap
+    assertThat(ranked).extracting(LeaderboardRow::statisticalGroup).containsExactly("A", "B", "B");
+    String note = "95% CI and P(swap next): bootstrap over the queries of each of the 2 tasks";
+
+    String md = MarkdownReport.render(board, List.of());
+    assertThat(md).contains(note);
+    assertThat(mainTable(md)).contains("95% CI (queries)");
+    assertThat(HtmlReport.render(board)).contains(note);
+
+    JsonNode json = json(board);
+    assertThat(json.get("interval_source").asText()).isEqualTo("queries");
+    assertThat(json.get("interval_note").asText()).contains(note);
+    assertThat(json.get("rows").get(0).get("query_interval").get(0).asDouble())
+        .isEqualTo(ranked.get(0).queryInterval().low());
+  }
+
+  @Test
+  void withTwoTasksAndNoStoredQueriesNoIntervalSwapOrGroupIsShownAndTheReportsSayWhy()
+      throws Exception {
+    List<CellRecord> cells = new ArrayList<>();
+    for (int t = 0; t < 2; t++) {
+      cells.add(cell("bench", "t" + t, "dense:a", "base", 0.9).build());
+      cells.add(cell("bench", "t" + t, "dense:b", "base", 0.3).build());
+    }
+    Leaderboard board = Leaderboard.of(cells, LeaderboardOptions.defaults());
 
     assertThat(board.intervalSource()).isEqualTo(Leaderboard.IntervalSource.NONE);
     for (LeaderboardRow row : board.rows()) {
-      assertThat(row.macroInterval()).isNull();
-      assertThat(row.microInterval()).isNull();
       assertThat(row.swapWithNext()).isNull();
       assertThat(row.queryInterval()).isNull();
       assertThat(row.statisticalGroup()).isNull();
       assertThat(board.interval(row)).isNull();
     }
     String note = "95% CI, groups and P(swap next) are hidden: 2 tasks are too few";
-
     String md = MarkdownReport.render(board, List.of());
     assertThat(md).contains(note);
     assertThat(mainTable(md)).doesNotContainPattern("\\d–\\d");
-
-    String html = HtmlReport.render(board);
-    assertThat(html).contains(note);
-
+    assertThat(HtmlReport.render(board)).contains(note);
     JsonNode json = json(board);
     assertThat(json.get("interval_source").asText()).isEqualTo("none");
-    assertThat(json.get("interval_note").asText()).contains(note);
     for (JsonNode row : json.get("rows")) {
-      assertThat(row.get("macro_interval").isNull()).isTrue();
-      assertThat(row.get("micro_interval").isNull()).isTrue();
       assertThat(row.get("swap_with_next").isNull()).isTrue();
       assertThat(row.get("query_interval").isNull()).isTrue();
       assertThat(row.get("statistical_group").isNull()).isTrue();
@@ -105,9 +133,13 @@ class IntervalVisibilityTest {
       assertThat(row.queryInterval().low()).isCloseTo(100 * perQuery.low(), within(1e-9));
       assertThat(row.queryInterval().high()).isCloseTo(100 * perQuery.high(), within(1e-9));
       assertThat(row.queryInterval().contains(row.macro())).isTrue();
-      assertThat(row.swapWithNext()).isNull();
       assertThat(row.macroInterval()).isNull();
     }
+    // P(swap next) from a bootstrap over the same queries for every row: c scores at least b's on
+    // every query, so a draw only ties them (none of c's 4 extra ones drawn: 0.9^40, half a swap)
+    assertThat(ranked.get(0).swapWithNext()).isEqualTo(0.0);
+    assertThat(ranked.get(1).swapWithNext()).isBetween(0.0, 0.02);
+    assertThat(ranked.get(2).swapWithNext()).isNull();
     // a: 36/40 is far above c (16/40) and b (12/40), which overlap
     assertThat(ranked).extracting(LeaderboardRow::statisticalGroup).containsExactly("A", "B", "B");
 
@@ -127,7 +159,7 @@ class IntervalVisibilityTest {
     JsonNode first = json.get("rows").get(0);
     assertThat(first.get("query_interval").get(0).asDouble()).isEqualTo(top.low());
     assertThat(first.get("statistical_group").asText()).isEqualTo("A");
-    assertThat(first.get("swap_with_next").isNull()).isTrue();
+    assertThat(first.get("swap_with_next").asDouble()).isEqualTo(0.0);
   }
 
   @Test

@@ -75,7 +75,17 @@ class ReportFormatsTest {
     long rowsWithBytes =
         BOARD.rows().stream().filter(row -> row.facts().bytesPerVector() != null).count();
     assertThat(rowsWithBytes).isPositive();
-    assertThat(tableLines).isEqualTo(2L * (2 + BOARD.rows().size()) + 2 + rowsWithBytes);
+    long pairedLines =
+        PairedTables.of(BOARD).stream()
+            .mapToLong(
+                t ->
+                    2
+                        + t.rows().rows().size()
+                        + (t.pairs().rows().isEmpty() ? 0 : 2 + t.pairs().rows().size()))
+            .sum();
+    assertThat(pairedLines).isPositive();
+    assertThat(tableLines)
+        .isEqualTo(2L * (2 + BOARD.rows().size()) + 2 + rowsWithBytes + pairedLines);
     assertThat(md).contains("## Bytes per vector", "| stored B/vector | scanned B/vector |");
   }
 

@@ -5,8 +5,8 @@ import java.util.Locale;
 import java.util.stream.IntStream;
 
 /**
- * Adjusted p-values for a family of tests, as R's {@code p.adjust} computes them. A NaN p-value
- * (a test that could not be run) stays NaN and is no member of the family.
+ * Adjusted p-values for a family of tests, as R's {@code p.adjust} computes them. A NaN p-value (a
+ * test that could not be run) stays NaN and is no member of the family.
  */
 public final class MultipleTesting {
   private MultipleTesting() {}

@@ -17,8 +17,8 @@ import org.apache.commons.statistics.distribution.TDistribution;
  *
  * <p>t-test: t = mean(d) / (sd(d) / √n) with n − 1 degrees of freedom (sd with n − 1 in the
  * denominator); p = 2 · P(T ≥ |t|). When every difference is the same value sd is 0: p is 1 if that
- * value is 0, else 0, and the interval is that value. Fewer than two queries: p and the interval are
- * NaN.
+ * value is 0, else 0, and the interval is that value. Fewer than two queries: p and the interval
+ * are NaN.
  *
  * @param queries n, the number of paired values
  * @param meanDifference mean(a − b)
@@ -97,7 +97,9 @@ public record PairedTest(
     }
     boolean exact = n <= EXACT_UP_TO;
     double randomizationP =
-        n == 0 ? Double.NaN : exact ? exactRandomization(d) : sampledRandomization(d, permutations, seed);
+        n == 0
+            ? Double.NaN
+            : exact ? exactRandomization(d) : sampledRandomization(d, permutations, seed);
     return new PairedTest(n, mean, sd, interval, t, tP, randomizationP, exact);
   }
 

@@ -33,7 +33,9 @@ class PairedTestTest {
     assertThat(sleep.exact()).isTrue();
     assertThat(sleep.randomizationP()).isEqualTo(4.0 / 1024);
     // d = 1, 2, 3: only +++ and --- reach |sum| = 6: 2 of 8.
-    assertThat(PairedTest.of(new double[] {1, 2, 3}, new double[] {0, 0, 0}, 0.95, 1, 1).randomizationP())
+    assertThat(
+            PairedTest.of(new double[] {1, 2, 3}, new double[] {0, 0, 0}, 0.95, 1, 1)
+                .randomizationP())
         .isEqualTo(0.25);
     // d = 1, 1: ++ and -- reach 2, +- and -+ give 0: 2 of 4.
     assertThat(PairedTest.of(new double[] {1, 1}, new double[] {0, 0}, 0.95, 1, 1).randomizationP())
