@@ -32,7 +32,7 @@ public final class Leaderboards {
   /**
    * Writes the leaderboard files of {@code cells} into {@code outDir} (created if needed).
    *
-   * @return the terminal table, for the job's summary
+   * @return the terminal summary table, for the job's summary (the paired tests are in the files)
    */
   public static String writeAll(List<CellRecord> cells, Path outDir, LeaderboardOptions options) {
     return writeAll(cells, outDir, options, PositionSettings.DEFAULT_REFERENCE);
@@ -59,7 +59,7 @@ public final class Leaderboards {
         outDir.resolve(HTML_FILE),
         HtmlReport.render(board, PositionsView.rows(cells, positionsReference)));
     write(outDir.resolve(JSON_FILE), ReportFormat.JSON.render(board));
-    return TerminalTable.render(board);
+    return TerminalTable.summary(board);
   }
 
   /**

@@ -14,16 +14,9 @@ public final class TerminalTable {
 
   private TerminalTable() {}
 
+  /** The ranking with its footnote and the paired tests of each task ({@code tenbin report}). */
   public static String render(Leaderboard board) {
-    SummaryTable table = SummaryTable.of(board, TIE_MARK, false);
-    StringBuilder out = new StringBuilder();
-    out.append(ReportText.title(board)).append('\n');
-    table(out, table.header, table.numeric, table.rows);
-    out.append(ReportText.footnote(board, TIE_MARK)).append('\n');
-    OfficialCorrelation correlation = board.correlation();
-    if (correlation != null) {
-      out.append(ReportText.correlation(correlation)).append('\n');
-    }
+    StringBuilder out = new StringBuilder(summary(board));
     if (board.paired() != null) {
       out.append('\n').append(PairedTables.explanation(board.paired())).append('\n');
       for (PairedTables.Task task : PairedTables.of(board)) {
@@ -37,6 +30,23 @@ public final class TerminalTable {
           out.append(task.note()).append('\n');
         }
       }
+    }
+    return out.toString();
+  }
+
+  /**
+   * The ranking with its footnote and the correlation line, without the paired tests: what a job
+   * prints when it ends (its leaderboard files and {@code tenbin report} hold the rest).
+   */
+  public static String summary(Leaderboard board) {
+    SummaryTable table = SummaryTable.of(board, TIE_MARK, false);
+    StringBuilder out = new StringBuilder();
+    out.append(ReportText.title(board)).append('\n');
+    table(out, table.header, table.numeric, table.rows);
+    out.append(ReportText.footnote(board, TIE_MARK)).append('\n');
+    OfficialCorrelation correlation = board.correlation();
+    if (correlation != null) {
+      out.append(ReportText.correlation(correlation)).append('\n');
     }
     return out.toString();
   }
