@@ -42,7 +42,8 @@ public record OfficialCorrelation(
 
   /**
    * Matches each official model with our ranked rows whose system or model id equals its name
-   * (ignoring case), preferring the base variant, then the best score; then correlates.
+   * (ignoring case; a system's ':' may read '-', as {@code export mteb} writes it), preferring the
+   * base variant, then the best score; then correlates.
    *
    * @param ranked our ranked rows and their aggregate scores
    */
@@ -56,6 +57,7 @@ public record OfficialCorrelation(
               .filter(
                   s ->
                       s.row().system().name().equalsIgnoreCase(model)
+                          || s.row().system().name().replace(':', '-').equalsIgnoreCase(model)
                           || s.row().system().model().equalsIgnoreCase(model))
               .max(
                   Comparator.comparing((Scored s) -> s.row().isBase())

@@ -97,11 +97,13 @@ public final class ExportCommand implements Runnable {
       mixinStandardHelpOptions = true,
       description = {
         "Write stored cells as MTEB result files ({\"dataset_revision\", \"task_name\","
-            + " \"mteb_version\", \"scores\": {\"test\": [{\"ndcg_at_10\", ..., \"main_score\","
-            + " \"hf_subset\", \"languages\"}]}, \"evaluation_time\", \"kg_co2_emissions\"}).",
+            + " \"mteb_version\": null, \"scores\": {\"test\": [{\"ndcg_at_10\", ...,"
+            + " \"main_score\", \"hf_subset\", \"languages\"}]}, \"evaluation_time\","
+            + " \"kg_co2_emissions\"}), only the keys mteb reads.",
         "One cell (--cell, or --system and --task) goes to stdout or --out FILE; without a"
-            + " selection every cell goes under --out DIR as SYSTEM/VARIANT/TASK.json, a folder"
-            + " that 'tenbin report --official DIR' reads back."
+            + " selection every cell goes under --out DIR in the layout of mteb's results"
+            + " repository, ORG__MODEL/REVISION/TASK.json with model_meta.json beside, a folder"
+            + " that mteb loads and 'tenbin report --official DIR' reads back."
       })
   static final class Mteb implements Callable<Integer> {
     @Mixin CellOptions cells;
@@ -124,10 +126,16 @@ public final class ExportCommand implements Runnable {
           throw new InvalidInputException(
               "--out", "name a cell (--cell, or --system and --task), or a folder with --out DIR");
         }
+        java.util.Set<Path> described = new java.util.HashSet<>();
         for (CellRecord record : stored) {
           Path file = out.resolve(MtebExport.relativePath(record));
           Files.createDirectories(file.getParent());
           writer.writeValue(file.toFile(), MtebExport.toJson(record));
+          Path meta =
+              out.resolve(MtebExport.modelFolder(record)).resolve(MtebExport.MODEL_META_FILE);
+          if (described.add(meta)) {
+            writer.writeValue(meta.toFile(), MtebExport.modelMeta(record));
+          }
         }
         err.println("tenbin export: wrote " + stored.size() + " MTEB result files under " + out);
         err.flush();

@@ -1,6 +1,7 @@
 package dev.tenbin.eval.export;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tenbin.eval.result.RankingMode;
 import dev.tenbin.eval.store.CellRecord;
@@ -10,28 +11,63 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * A stored cell as an MTEB result file, the format of the {@code embeddings-benchmark/results}
- * repository:
+ * A stored cell as an MTEB result file and its model's {@code model_meta.json}, laid out as the
+ * {@code embeddings-benchmark/results} repository and mteb's own result cache lay them out: {@code
+ * ORG__MODEL/REVISION/TASK.json} beside {@code ORG__MODEL/REVISION/model_meta.json}. The files
+ * follow mteb's {@code TaskResult} and {@code ModelMeta} (mteb 2.20, checked by {@code
+ * MtebSchemaTest} against a JSON Schema written from them) and carry only keys mteb reads:
  *
  * <pre>{@code
- * {"dataset_revision": "<dataset_sha>", "task_name": "<task>", "mteb_version": "tenbin <version>",
+ * {"dataset_revision": "<dataset_sha>", "task_name": "<task>", "mteb_version": null,
  *  "scores": {"test": [{"ndcg_at_10": 0.71, "recall_at_100": 0.93, ..., "main_score": 0.71,
  *                       "hf_subset": "default", "languages": ["eng-Latn"]}]},
  *  "evaluation_time": 12.3, "kg_co2_emissions": null}
  * }</pre>
  *
- * Metrics keep their stored values (fractions, as MTEB writes them) under MTEB's names ({@code
- * ndcg@10} is {@code ndcg_at_10}); {@code main_score} is nDCG@10, MTEB's for retrieval. The
- * revision is the cell's dataset fingerprint; the split is always {@code test}, as MTEB's readers
- * expect; the evaluation time is the cell's encode, index, search and rerank time in seconds.
- * {@link #relativePath} lays several cells out as {@code <system>/<variant>/<Task>.json}, the
- * {@code <model>/<revision>/<Task>.json} layout that {@code tenbin report --official DIR} reads
- * back ({@code dev.tenbin.eval.aggregate.MtebResults}).
+ * Metrics keep their stored values (fractions, as MTEB writes them) under the names of mteb's
+ * retrieval evaluator: {@code ndcg@10} is {@code ndcg_at_10}, {@code accuracy@k} (a relevant
+ * document in the top k) is {@code hit_rate_at_k}; metrics mteb has no name for are left out.
+ * {@code main_score} is nDCG@10, mteb's for retrieval. {@code mteb_version} is null: the result was
+ * not computed by mteb, and mteb reads a null version as "unknown" (a text such as "tenbin 0.1.0"
+ * fails its {@code packaging.Version}). The revision is the cell's dataset fingerprint; the split
+ * is always {@code test}; the evaluation time is the cell's encode, index, search and rerank time
+ * in seconds.
+ *
+ * <p>Model names: a hub model keeps its {@code ORG/NAME}; the built-in models their hub names
+ * ({@link #BUILT_IN}); anything else, BM25 included, is {@code tenbin/NAME}. A variant other than
+ * {@code base} and a reranking mode are appended ({@code BAAI/bge-small-en-v1.5-int8}), since mteb
+ * knows one result per model and task. The revision is the model's as Tenbin recorded it (a hub
+ * commit, a jar version), else {@code no_revision_available}, mteb's own word for it. {@code tenbin
+ * report --official DIR} reads the folder back ({@code dev.tenbin.eval.aggregate.MtebResults}).
  */
 public final class MtebExport {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final List<String> TIMINGS =
       List.of("document_encode_ms", "query_encode_ms", "index_ms", "search_ms", "rerank_ms");
+
+  /** The file beside a revision's results that describes its model. */
+  public static final String MODEL_META_FILE = "model_meta.json";
+
+  /** mteb's revision of a model whose revision is not known. */
+  static final String NO_REVISION = "no_revision_available";
+
+  /** The hub names of the models Tenbin ships. */
+  static final Map<String, String> BUILT_IN =
+      Map.of(
+          "bge-small-en-v1.5", "BAAI/bge-small-en-v1.5",
+          "bge-small-zh-v1.5", "BAAI/bge-small-zh-v1.5",
+          "e5-small-v2", "intfloat/e5-small-v2",
+          "all-minilm-l6-v2", "sentence-transformers/all-MiniLM-L6-v2");
+
+  /** Tenbin metric prefixes to mteb's retrieval score names. */
+  private static final Map<String, String> METRICS =
+      Map.of(
+          "ndcg", "ndcg",
+          "recall", "recall",
+          "precision", "precision",
+          "map", "map",
+          "mrr", "mrr",
+          "accuracy", "hit_rate");
 
   /** Scripts of the languages Tenbin's analyzers know, for MTEB's "eng-Latn" language codes. */
   private static final Map<String, String> SCRIPTS =
@@ -56,10 +92,16 @@ public final class MtebExport {
     ObjectNode root = JSON.createObjectNode();
     root.put("dataset_revision", cell.versions().getOrDefault("dataset_sha", ""));
     root.put("task_name", cell.key().task().task());
-    root.put("mteb_version", "tenbin " + cell.versions().getOrDefault("tenbin_version", ""));
+    root.putNull("mteb_version");
     ObjectNode scores = root.putObject("scores").putArray("test").addObject();
     cell.metrics()
-        .forEach((name, value) -> scores.put(name.replace("@", "_at_"), value.doubleValue()));
+        .forEach(
+            (name, value) -> {
+              String mteb = mtebName(name);
+              if (mteb != null) {
+                scores.put(mteb, value.doubleValue());
+              }
+            });
     Double main = cell.metrics().get("ndcg@10");
     if (main != null) {
       scores.put("main_score", main.doubleValue());
@@ -75,20 +117,120 @@ public final class MtebExport {
     return root;
   }
 
+  /** "ndcg@10" as "ndcg_at_10", "accuracy@5" as "hit_rate_at_5"; null for a name mteb lacks. */
+  static String mtebName(String metric) {
+    int at = metric.indexOf('@');
+    if (at < 0) {
+      return null;
+    }
+    String prefix = METRICS.get(metric.substring(0, at));
+    String cut = metric.substring(at + 1);
+    return prefix == null || !cut.matches("[0-9]+") ? null : prefix + "_at_" + cut;
+  }
+
   /**
-   * Where the cell goes in a results folder: {@code <system>/<variant>/<Task>.json}, the system
-   * with ':' and '/' as "__" ({@code dense__bge-small-en-v1.5}), a reranking mode appended to the
-   * variant.
+   * The {@code model_meta.json} of the cell's model (mteb's {@code ModelMeta}): its name and
+   * revision, parameters and dimension when stored, the similarity, ONNX as the framework, and the
+   * model type; what Tenbin does not know is null.
+   */
+  public static ObjectNode modelMeta(CellRecord cell) {
+    ObjectNode meta = JSON.createObjectNode();
+    meta.put("name", modelName(cell));
+    meta.put("revision", revision(cell));
+    meta.putNull("release_date");
+    meta.putNull("languages");
+    Double parameters = cell.facts().get("parameters");
+    if (parameters == null || parameters <= 0) {
+      meta.putNull("n_parameters");
+    } else {
+      meta.put("n_parameters", parameters.longValue());
+    }
+    meta.putNull("memory_usage_mb");
+    meta.putNull("max_tokens");
+    Double dimension = cell.facts().get("dimension");
+    if (dimension == null || dimension <= 0) {
+      meta.putNull("embed_dim");
+    } else {
+      meta.put("embed_dim", dimension.intValue());
+    }
+    meta.putNull("license");
+    meta.putNull("open_weights");
+    meta.putNull("public_training_code");
+    meta.putNull("public_training_data");
+    ArrayNode framework = meta.putArray("framework");
+    String family = cell.key().system().family();
+    if (!family.equals("bm25")) {
+      framework.add("ONNX");
+    }
+    Object similarity = cell.diagnostics() == null ? null : cell.diagnostics().get("similarity");
+    if ("cosine".equals(similarity) || "dot".equals(similarity)) {
+      meta.put("similarity_fn_name", (String) similarity);
+    } else if (family.equals("multivector")) {
+      meta.put("similarity_fn_name", "MaxSim");
+    } else {
+      meta.putNull("similarity_fn_name");
+    }
+    meta.putNull("use_instructions");
+    meta.putNull("training_datasets");
+    meta.putNull("loader");
+    meta.putArray("modalities").add("text");
+    meta.putArray("model_type").add(modelType(family, cell.key().mode()));
+    return meta;
+  }
+
+  private static String modelType(String family, RankingMode mode) {
+    if (mode != RankingMode.RETRIEVAL) {
+      return "cross-encoder";
+    }
+    return switch (family) {
+      case "bm25", "sparse", "sparse-bm25" -> "sparse";
+      case "multivector" -> "late-interaction";
+      case "hybrid" -> "hybrid";
+      case "rerank" -> "cross-encoder";
+      default -> "dense";
+    };
+  }
+
+  /**
+   * The model's mteb name, {@code ORG/NAME}: a hub model's own, a built-in model's hub name, else
+   * {@code tenbin/NAME}; a variant other than base and a reranking mode appended with '-'.
+   */
+  static String modelName(CellRecord cell) {
+    String model = cell.key().system().model();
+    String source = cell.versions().getOrDefault("model_source", "");
+    String name;
+    if (source.startsWith("hub:") && source.indexOf('/') > 4) {
+      name = source.substring(4).split("@", 2)[0];
+    } else if (BUILT_IN.containsKey(model)) {
+      name = BUILT_IN.get(model);
+    } else {
+      name = "tenbin/" + cell.key().system().name().replace(':', '-').replace('/', '-');
+    }
+    if (!cell.key().variant().equals("base")) {
+      name += "-" + cell.key().variant();
+    }
+    if (cell.key().mode() != RankingMode.RETRIEVAL) {
+      name += "-" + cell.key().mode().wireName();
+    }
+    return name;
+  }
+
+  private static String revision(CellRecord cell) {
+    String revision = cell.versions().get("model_revision");
+    return revision == null || revision.isBlank() ? NO_REVISION : revision;
+  }
+
+  /**
+   * Where the cell goes in a results folder: {@code ORG__NAME/REVISION/TASK.json}, the model name
+   * with '/' as "__" as mteb's result cache writes it.
    */
   public static Path relativePath(CellRecord cell) {
-    String variant =
-        cell.key().mode() == RankingMode.RETRIEVAL
-            ? cell.key().variant()
-            : cell.key().variant() + "_" + cell.key().mode().wireName();
-    return Path.of(
-        safe(cell.key().system().name().replace(":", "__").replace("/", "__")),
-        safe(variant),
-        safe(cell.key().task().task()) + ".json");
+    return modelFolder(cell).resolve(safe(cell.key().task().task()) + ".json");
+  }
+
+  /** The folder of the cell's model and revision, {@code ORG__NAME/REVISION}. */
+  public static Path modelFolder(CellRecord cell) {
+    return Path.of(safe(modelName(cell).replace("/", "__")), safe(revision(cell)));
   }
 
   /** ISO 639-1 "en" as MTEB's "eng-Latn" (the ISO 639-3 code, and the script when known). */

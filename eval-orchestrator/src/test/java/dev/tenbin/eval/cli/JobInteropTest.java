@@ -162,12 +162,18 @@ class JobInteropTest {
     assertThat(scores.has("recall_at_100")).isTrue();
     assertThat(scores.get("hf_subset").asText()).isEqualTo("default");
     assertThat(scores.get("languages").get(0).asText()).isEqualTo("eng-Latn");
+    assertThat(json.get("mteb_version").isNull()).isTrue();
 
     assertThat(all.exitCode()).as(all.err()).isZero();
-    assertThat(results.resolve("bm25/base/tiny.json")).exists();
-    assertThat(results.resolve("bm25__k1=1.2,b=0.75/base/tiny-dev.json")).exists();
+    // mteb's results layout: ORG__MODEL/REVISION/TASK.json with model_meta.json beside
+    assertThat(results.resolve("tenbin__bm25/no_revision_available/tiny.json")).exists();
+    assertThat(results.resolve("tenbin__bm25/no_revision_available/model_meta.json")).exists();
+    assertThat(results.resolve("tenbin__bm25-k1=1.2,b=0.75/no_revision_available/tiny-dev.json"))
+        .exists();
     CliRunner report = CliRunner.run("report", out.toString(), "--official", results.toString());
     assertThat(report.exitCode()).as(report.err()).isZero();
     assertThat(report.out()).contains("Agreement with", "MTEB main_score, mean of 2 tasks");
+    // every exported model is matched back to its row
+    assertThat(report.out()).doesNotContain("not ours");
   }
 }
