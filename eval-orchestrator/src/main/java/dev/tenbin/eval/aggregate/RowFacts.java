@@ -12,9 +12,10 @@ import java.util.Map;
  *
  * @param dimension vector dimension, or null (BM25, unknown)
  * @param parameters model parameter count, or null
- * @param bytesPerVector stored bytes per document vector (what a deployment keeps: a rescored
- *     quantization's codes and its float vectors), or null; the Pareto chart's memory axis
- * @param scannedBytesPerVector what the first stage reads per document vector, or null
+ * @param bytesPerVector stored bytes per document (what a deployment keeps for one: a rescored
+ *     quantization's codes and its float vectors, every window of a chunked variant), or null; the
+ *     Pareto chart's memory axis
+ * @param scannedBytesPerVector what the first stage reads per document (every window), or null
  * @param latencyUs mean over the row's cells of the measured single-query latency, encode plus
  *     search (µs; the cells' {@code query_encode_latency_us + search_latency_us} probes, else their
  *     batch per-query averages), or null when no cell timed it
@@ -42,9 +43,21 @@ public record RowFacts(
     return new RowFacts(
         fact(cells, "dimension"),
         fact(cells, "parameters"),
-        storedBytesPerVector(cells),
-        scannedBytesPerVector(cells),
+        perDocument(cells, storedBytesPerVector(cells)),
+        perDocument(cells, scannedBytesPerVector(cells)),
         timed == 0 ? null : latency / timed);
+  }
+
+  /**
+   * Bytes per vector as bytes per document: times the cells' "vectors_per_document" (a chunked
+   * variant keeps and scans every window of a document), else as they are (one vector each).
+   */
+  private static Double perDocument(List<CellRecord> cells, Double perVector) {
+    if (perVector == null) {
+      return null;
+    }
+    Double vectors = number(cells, "vectors_per_document");
+    return vectors == null ? perVector : perVector * vectors;
   }
 
   private static Double fact(List<CellRecord> cells, String name) {

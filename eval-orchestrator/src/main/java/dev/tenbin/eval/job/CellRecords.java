@@ -56,6 +56,10 @@ public final class CellRecords {
     if (bytesPerVector != null && bytesPerVector > 0) {
       facts.put("bytes_per_vector", bytesPerVector.doubleValue());
     }
+    Double vectors = run.diagnostics().vectorsPerDocument();
+    if (vectors != null) {
+      facts.put("vectors_per_document", vectors);
+    }
     Long stored = run.diagnostics().storedBytesPerVector();
     Long scanned = run.diagnostics().scannedBytesPerVector();
     if (stored != null && stored > 0 && scanned != null && scanned > 0) {

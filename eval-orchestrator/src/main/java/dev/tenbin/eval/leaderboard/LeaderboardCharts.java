@@ -19,7 +19,7 @@ final class LeaderboardCharts {
     return ParetoChart.svg(
         BYTES_ID,
         "Quality against memory",
-        "stored bytes per vector",
+        "stored bytes per document",
         quality(board),
         points(board, row -> row.facts().bytesPerVector()));
   }

@@ -68,9 +68,9 @@ public final class MarkdownReport {
   }
 
   /**
-   * Stored and scanned bytes per vector of the rows that report them (dense variants): stored is
+   * Stored and scanned bytes per document of the rows that report them (dense variants): stored is
    * what the variant keeps (a rescore keeps its codes and the float vectors), scanned what its
-   * first stage reads per vector.
+   * first stage reads per document; a chunked variant counts every window.
    */
   private static void memory(StringBuilder md, Leaderboard board) {
     List<List<String>> rows = new ArrayList<>();
@@ -88,15 +88,16 @@ public final class MarkdownReport {
     if (rows.isEmpty()) {
       return;
     }
-    md.append("\n## Bytes per vector\n\n");
+    md.append("\n## Bytes per document\n\n");
     table(
         md,
-        List.of("system", "variant", "mode", "stored B/vector", "scanned B/vector"),
+        List.of("system", "variant", "mode", "stored B/document", "scanned B/document"),
         rows,
         List.of(false, false, false, true, true));
     md.append(
         "\nStored: what the variant keeps per document (a rescore keeps the codes and the float"
-            + " vectors). Scanned: what its first stage reads per document.\n");
+            + " vectors; a chunked variant every window). Scanned: what its first stage reads per"
+            + " document.\n");
   }
 
   private static String bytes(Double value) {

@@ -36,6 +36,8 @@ import java.util.Map;
  * @param int8QueryClipRate "int8_query_clip_rate": share of int8 query values clipped
  * @param int8Calibration "int8_calibration": an int8 variant's calibration and clip and saturation
  *     rates ({@link Int8CalibrationFacts})
+ * @param vectorsPerDocument "vectors_per_document": a chunked variant's windows per source document
+ *     (the mean over the corpus): the vectors it keeps and scans for each document
  */
 public record RunDiagnostics(
     String candidateSet,
@@ -55,7 +57,8 @@ public record RunDiagnostics(
     String similarity,
     Double hnswRecallVsExact,
     Double int8QueryClipRate,
-    Int8CalibrationFacts int8Calibration) {
+    Int8CalibrationFacts int8Calibration,
+    Double vectorsPerDocument) {
 
   /** A run without diagnostics. */
   public static final RunDiagnostics NONE = builder().build();
@@ -90,7 +93,32 @@ public record RunDiagnostics(
     put(map, "hnsw_recall_vs_exact", hnswRecallVsExact);
     put(map, "int8_query_clip_rate", int8QueryClipRate);
     put(map, "int8_calibration", int8Calibration == null ? null : int8Calibration.asMap());
+    put(map, "vectors_per_document", vectorsPerDocument);
     return Collections.unmodifiableMap(map);
+  }
+
+  /** These diagnostics with {@code value} vectors per source document (a chunked variant). */
+  public RunDiagnostics withVectorsPerDocument(double value) {
+    return new RunDiagnostics(
+        candidateSet,
+        candidateOrigin,
+        queryCoverage,
+        relevantDocumentCoverage,
+        safeguardPositives,
+        fusion,
+        maxQueryDims,
+        maxDocumentDims,
+        bytesPerVector,
+        scannedBytesPerVector,
+        storedBytesPerVector,
+        bytesPerToken,
+        queryEncodeLatencyUs,
+        searchLatencyUs,
+        similarity,
+        hnswRecallVsExact,
+        int8QueryClipRate,
+        int8Calibration,
+        value);
   }
 
   private static void put(Map<String, Object> map, String name, Object value) {
@@ -216,7 +244,8 @@ public record RunDiagnostics(
           similarity,
           hnswRecallVsExact,
           int8QueryClipRate,
-          int8Calibration);
+          int8Calibration,
+          null);
     }
   }
 }

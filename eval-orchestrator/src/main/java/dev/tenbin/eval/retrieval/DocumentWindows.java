@@ -13,7 +13,9 @@ import java.util.Map;
  * A corpus cut into windows for a {@link Chunking}: each window a document of its own ({@code
  * w<n>}, the source's title kept), retrieved like any corpus, then folded back into one ranking of
  * source documents, each scored by its best window (MaxP; FirstP has one window per document). Ties
- * between documents are broken by document id ascending, the index's policy.
+ * between documents are broken by document id ascending, the index's policy. The folded result
+ * records the windows per document ("vectors_per_document"), so that the bytes a variant keeps per
+ * document count every window.
  *
  * @param windows the windowed corpus, windows of a document consecutive and in text order
  * @param sourceOf window id to source document id
@@ -101,6 +103,12 @@ public record DocumentWindows(
         result.documents(),
         result.documentEncodeNanos(),
         result.queryEncodeNanos(),
-        result.diagnostics());
+        result.diagnostics().withVectorsPerDocument(vectorsPerDocument()));
+  }
+
+  /** Windows per source document, the mean over the corpus (1 when nothing was cut). */
+  public double vectorsPerDocument() {
+    long documents = sourceOf.values().stream().distinct().count();
+    return documents == 0 ? 1 : (double) windows.size() / documents;
   }
 }

@@ -304,7 +304,7 @@
       });
     };
     document.getElementById('figure-bytes').innerHTML =
-      paretoSvg('chart-bytes', 'Quality against memory', 'bytes per vector', quality, points('bytes_per_vector'));
+      paretoSvg('chart-bytes', 'Quality against memory', 'stored bytes per document', quality, points('stored_bytes_per_document'));
     var latency = points('latency_us');
     document.getElementById('figure-latency').innerHTML =
       paretoSvg('chart-latency', 'Quality against query latency', 'µs per query (encode + search)', quality, latency)

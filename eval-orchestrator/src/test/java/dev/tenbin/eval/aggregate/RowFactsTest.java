@@ -43,4 +43,20 @@ class RowFactsTest {
     assertThat(binary.scannedBytesPerVector()).isEqualTo(48.0);
     assertThat(binary.bytesPerVector()).isEqualTo(48.0);
   }
+
+  @Test
+  void aChunkedVariantsBytesPerDocumentCountEveryWindow() {
+    RowFacts chunked =
+        RowFacts.of(
+            List.of(
+                TestCells.cell("b", "t", "dense:m", "maxp256s128", 0.5)
+                    .fact("dimension", 384)
+                    .fact("bytes_per_vector", 1536)
+                    .fact("scanned_bytes_per_vector", 1536)
+                    .fact("stored_bytes_per_vector", 1536)
+                    .fact("vectors_per_document", 4.5)
+                    .build()));
+    assertThat(chunked.bytesPerVector()).isEqualTo(1536 * 4.5);
+    assertThat(chunked.scannedBytesPerVector()).isEqualTo(1536 * 4.5);
+  }
 }

@@ -78,11 +78,11 @@ class ParetoFrontierTest {
     String svg = LeaderboardCharts.bytesPerVector(board);
     assertThat(svg)
         .containsPattern(
-            "dense:m/int8_rescore: quality [0-9.]+, stored bytes per vector "
+            "dense:m/int8_rescore: quality [0-9.]+, stored bytes per document "
                 + java.util.regex.Pattern.quote(Numbers.compact(1920.0))
                 + "<")
         .containsPattern(
-            "dense:m/int8: quality [0-9.]+, stored bytes per vector "
+            "dense:m/int8: quality [0-9.]+, stored bytes per document "
                 + java.util.regex.Pattern.quote(Numbers.compact(384.0))
                 + "<");
   }

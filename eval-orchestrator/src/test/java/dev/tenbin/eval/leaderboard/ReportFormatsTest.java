@@ -86,7 +86,7 @@ class ReportFormatsTest {
     assertThat(pairedLines).isPositive();
     assertThat(tableLines)
         .isEqualTo(2L * (2 + BOARD.rows().size()) + 2 + rowsWithBytes + pairedLines);
-    assertThat(md).contains("## Bytes per vector", "| stored B/vector | scanned B/vector |");
+    assertThat(md).contains("## Bytes per document", "| stored B/document | scanned B/document |");
   }
 
   @Test

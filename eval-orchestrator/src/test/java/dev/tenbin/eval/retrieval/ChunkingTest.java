@@ -94,6 +94,9 @@ class ChunkingTest {
               10);
       assertThat(folded.rankings().get("q"))
           .containsExactly(new ScoredDoc("a", 0.9), new ScoredDoc("b", 0.9));
+      // 4 windows kept for 2 documents: what a document costs counts b's three and a's one
+      assertThat(folded.diagnostics().vectorsPerDocument()).isEqualTo(2.0);
+      assertThat(folded.diagnostics().asMap()).containsEntry("vectors_per_document", 2.0);
     }
   }
 }
