@@ -57,6 +57,7 @@ public final class TenbinCli implements Runnable {
           ExportCommand.class,
           ImportRunCommand.class,
           ReportCommand.class,
+          ParityCommand.class,
           CandidatesCommand.class,
           NanoCommand.class,
           PosirCommand.class,

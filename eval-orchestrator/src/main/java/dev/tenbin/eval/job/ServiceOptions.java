@@ -127,6 +127,14 @@ public final class ServiceOptions {
     return value == null ? null : ServiceEndpoint.parse(field, value).withSecurity(reach);
   }
 
+  /**
+   * Another encoder endpoint reached as these options reach theirs (TLS, token), e.g. {@code parity
+   * --b-endpoint}; null when {@code value} is null.
+   */
+  public ServiceEndpoint encoderEndpoint(String field, String value) {
+    return endpoint(field, value, security.toSecurity());
+  }
+
   /** {@code --index-endpoint}, null when not given. */
   public String indexEndpoint() {
     return indexEndpoint;

@@ -239,7 +239,8 @@ class DependencyRulesTest {
     LAYERS.put("Families", List.of("family"));
     LAYERS.put("Plan", List.of("plan"));
     LAYERS.put(
-        "Reports", List.of("aggregate", "leaderboard", "export", "report", "warehouse", "posir"));
+        "Reports",
+        List.of("aggregate", "leaderboard", "export", "report", "warehouse", "posir", "parity"));
     LAYERS.put(
         "Building blocks",
         List.of(
