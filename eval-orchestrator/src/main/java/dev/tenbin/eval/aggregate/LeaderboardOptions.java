@@ -15,6 +15,7 @@ import dev.tenbin.scoring.stats.MultipleTesting.Correction;
  * @param permutations randomization draws of the paired tests ({@link PairedComparisons}); 0: no
  *     paired tests
  * @param correction how the paired tests' p-values are corrected across the pairs compared
+ * @param price what an hour of CPU and of GPU costs, for the cost columns; null: no costs
  */
 public record LeaderboardOptions(
     String metric,
@@ -25,7 +26,8 @@ public record LeaderboardOptions(
     long seed,
     OfficialRanking official,
     int permutations,
-    Correction correction) {
+    Correction correction,
+    Price price) {
   public static final String DEFAULT_METRIC = "ndcg@10";
   public static final int DEFAULT_BOOTSTRAP_DRAWS = 2_000;
   public static final int DEFAULT_CORRELATION_RESAMPLES = 10_000;
@@ -57,7 +59,8 @@ public record LeaderboardOptions(
         DEFAULT_SEED,
         null,
         PairedComparisons.DEFAULT_PERMUTATIONS,
-        Correction.HOLM);
+        Correction.HOLM,
+        null);
   }
 
   public LeaderboardOptions withMetric(String value) {
@@ -70,7 +73,8 @@ public record LeaderboardOptions(
         seed,
         official,
         permutations,
-        correction);
+        correction,
+        price);
   }
 
   public LeaderboardOptions withAggregate(Aggregate value) {
@@ -83,7 +87,8 @@ public record LeaderboardOptions(
         seed,
         official,
         permutations,
-        correction);
+        correction,
+        price);
   }
 
   public LeaderboardOptions withScope(Scope value) {
@@ -96,7 +101,8 @@ public record LeaderboardOptions(
         seed,
         official,
         permutations,
-        correction);
+        correction,
+        price);
   }
 
   public LeaderboardOptions withBootstrapDraws(int value) {
@@ -109,12 +115,22 @@ public record LeaderboardOptions(
         seed,
         official,
         permutations,
-        correction);
+        correction,
+        price);
   }
 
   public LeaderboardOptions withCorrelationResamples(int value) {
     return new LeaderboardOptions(
-        metric, aggregate, scope, bootstrapDraws, value, seed, official, permutations, correction);
+        metric,
+        aggregate,
+        scope,
+        bootstrapDraws,
+        value,
+        seed,
+        official,
+        permutations,
+        correction,
+        price);
   }
 
   public LeaderboardOptions withSeed(long value) {
@@ -127,7 +143,8 @@ public record LeaderboardOptions(
         value,
         official,
         permutations,
-        correction);
+        correction,
+        price);
   }
 
   public LeaderboardOptions withOfficial(OfficialRanking value) {
@@ -140,7 +157,8 @@ public record LeaderboardOptions(
         seed,
         value,
         permutations,
-        correction);
+        correction,
+        price);
   }
 
   public LeaderboardOptions withPermutations(int value) {
@@ -153,7 +171,8 @@ public record LeaderboardOptions(
         seed,
         official,
         value,
-        correction);
+        correction,
+        price);
   }
 
   public LeaderboardOptions withCorrection(Correction value) {
@@ -166,6 +185,21 @@ public record LeaderboardOptions(
         seed,
         official,
         permutations,
+        value,
+        price);
+  }
+
+  public LeaderboardOptions withPrice(Price value) {
+    return new LeaderboardOptions(
+        metric,
+        aggregate,
+        scope,
+        bootstrapDraws,
+        correlationResamples,
+        seed,
+        official,
+        permutations,
+        correction,
         value);
   }
 }

@@ -19,13 +19,19 @@ import java.util.Map;
  * @param latencyUs mean over the row's cells of the measured single-query latency, encode plus
  *     search (µs; the cells' {@code query_encode_latency_us + search_latency_us} probes, else their
  *     batch per-query averages), or null when no cell timed it
+ * @param indexMsPerDocument mean over the row's cells of the measured time to encode and index one
+ *     document ({@code index_ms / num_documents}; {@code index_ms} holds the documents' encoding),
+ *     or null when no cell timed it
+ * @param gpu whether a cell of the row encoded on a GPU (its {@code onnxruntime_device} is CUDA)
  */
 public record RowFacts(
     Double dimension,
     Double parameters,
     Double bytesPerVector,
     Double scannedBytesPerVector,
-    Double latencyUs) {
+    Double latencyUs,
+    Double indexMsPerDocument,
+    boolean gpu) {
   /** The facts of a row's cells: the first cell that knows a fact supplies it. */
   public static RowFacts of(List<CellRecord> cells) {
     double latency = 0;
@@ -40,12 +46,28 @@ public record RowFacts(
         timed++;
       }
     }
+    double indexing = 0;
+    int indexed = 0;
+    boolean gpu = false;
+    for (CellRecord cell : cells) {
+      Map<String, Double> timings = cell.timings() == null ? Map.of() : cell.timings();
+      Double documents = cell.facts() == null ? null : cell.facts().get("num_documents");
+      Double index = timings.get("index_ms");
+      if (documents != null && documents > 0 && index != null) {
+        indexing += index / documents;
+        indexed++;
+      }
+      String device = cell.versions() == null ? null : cell.versions().get("onnxruntime_device");
+      gpu |= device != null && device.toLowerCase(java.util.Locale.ROOT).startsWith("cuda");
+    }
     return new RowFacts(
         fact(cells, "dimension"),
         fact(cells, "parameters"),
         perDocument(cells, storedBytesPerVector(cells)),
         perDocument(cells, scannedBytesPerVector(cells)),
-        timed == 0 ? null : latency / timed);
+        timed == 0 ? null : latency / timed,
+        indexed == 0 ? null : indexing / indexed,
+        gpu);
   }
 
   /**

@@ -5,6 +5,7 @@ import dev.tenbin.eval.aggregate.Aggregate;
 import dev.tenbin.eval.aggregate.Leaderboard;
 import dev.tenbin.eval.aggregate.LeaderboardOptions;
 import dev.tenbin.eval.aggregate.OfficialRanking;
+import dev.tenbin.eval.aggregate.Price;
 import dev.tenbin.eval.aggregate.Scope;
 import dev.tenbin.eval.leaderboard.HtmlReport;
 import dev.tenbin.eval.leaderboard.Leaderboards;
@@ -139,6 +140,15 @@ public final class ReportCommand implements Callable<Integer> {
   String correction;
 
   @Option(
+      names = "--price",
+      paramLabel = "cpu_hour=P,gpu_hour=P",
+      description =
+          "Add the cost of 1,000 queries and of indexing 1,000,000 documents, from the measured"
+              + " latency and indexing time, at these prices of a machine hour (a cell that encoded"
+              + " on CUDA is priced by the GPU hour).")
+  String price;
+
+  @Option(
       names = "--view",
       defaultValue = "leaderboard",
       paramLabel = "VIEW",
@@ -210,6 +220,7 @@ public final class ReportCommand implements Callable<Integer> {
             .withSeed(seed)
             .withPermutations(permutations)
             .withCorrection(pCorrection)
+            .withPrice(price == null ? null : Price.parse("--price", price))
             .withOfficial(official == null ? null : readOfficial());
     Leaderboard board = Leaderboard.of(cells, options);
     List<PositionsView.Row> positionRows =

@@ -41,6 +41,13 @@ final class LeaderboardJson {
     root.put("interval_source", board.intervalSource().name().toLowerCase(java.util.Locale.ROOT));
     root.put("min_tasks_for_task_bootstrap", Leaderboard.MIN_TASKS_FOR_TASK_BOOTSTRAP);
     root.put("interval_note", ReportText.intervalNote(board));
+    if (board.options().price() == null) {
+      root.putNull("price");
+    } else {
+      ObjectNode price = root.putObject("price");
+      price.put("cpu_hour", board.options().price().cpuHour());
+      price.put("gpu_hour", board.options().price().gpuHour());
+    }
     ArrayNode benchmarks = root.putArray("benchmarks");
     board.benchmarks().forEach(benchmarks::add);
     ArrayNode tasks = root.putArray("tasks");
@@ -178,6 +185,11 @@ final class LeaderboardJson {
     node.put("stored_bytes_per_vector", row.facts().bytesPerVector());
     node.put("scanned_bytes_per_vector", row.facts().scannedBytesPerVector());
     node.put("latency_us", row.facts().latencyUs());
+    node.put("index_ms_per_document", row.facts().indexMsPerDocument());
+    node.put("gpu", row.facts().gpu());
+    var price = board.options().price();
+    node.put("cost_per_1k_queries", price == null ? null : price.per1kQueries(row.facts()));
+    node.put("cost_per_1m_documents", price == null ? null : price.per1mDocuments(row.facts()));
   }
 
   private static void numbers(ObjectNode node, Map<String, Double> values) {

@@ -20,6 +20,17 @@ final class Numbers {
     return value == null ? ABSENT : String.format(Locale.ROOT, "%.2f", value);
   }
 
+  /** A cost: three significant digits ("0.0123", "4.56", "1230"). */
+  static String cost(Double value) {
+    if (value == null || value.isNaN()) {
+      return ABSENT;
+    }
+    return new java.math.BigDecimal(value)
+        .round(new java.math.MathContext(3))
+        .stripTrailingZeros()
+        .toPlainString();
+  }
+
   /** Compact axis labels: 950, 1.5k, 12k, 3M. */
   static String compact(double value) {
     double magnitude = Math.abs(value);

@@ -34,7 +34,23 @@ final class ReportText {
         + " difference to the same system's base variant on shared tasks. "
         + tieMark
         + ": the tie range exceeds the gap to a neighbouring row. "
-        + intervalNote(board);
+        + intervalNote(board)
+        + costNote(board);
+  }
+
+  /** How the cost columns are computed, or nothing without a price. */
+  static String costNote(Leaderboard board) {
+    var price = board.options().price();
+    if (price == null) {
+      return "";
+    }
+    return String.format(
+        Locale.ROOT,
+        " Cost (at %s per CPU hour, %s per GPU hour): 1,000 single queries at the measured"
+            + " latency (encode + search), and 1,000,000 documents at the measured indexing time"
+            + " (encode + index), one at a time on the machine that ran the cell.",
+        Numbers.cost(price.cpuHour()),
+        Numbers.cost(price.gpuHour()));
   }
 
   /**

@@ -3,6 +3,7 @@ package dev.tenbin.eval.leaderboard;
 import dev.tenbin.eval.aggregate.Aggregate;
 import dev.tenbin.eval.aggregate.Leaderboard;
 import dev.tenbin.eval.aggregate.LeaderboardRow;
+import dev.tenbin.eval.aggregate.Price;
 import dev.tenbin.scoring.stats.Interval;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,7 +13,8 @@ import java.util.Locale;
  * The leaderboard's main table as plain-text cells, shared by the terminal and Markdown reports:
  * rank, system, variant, mode, micro, macro, one column per benchmark, delta vs base, tasks k/n,
  * and optionally the bootstrap interval (the leaderboard's {@linkplain Leaderboard#intervalSource()
- * source}), statistically tied group, swap probability and Borda score.
+ * source}), statistically tied group, swap probability and Borda score; with a {@link Price}, the
+ * cost of 1,000 queries and of indexing 1,000,000 documents.
  */
 final class SummaryTable {
   final List<String> header = new ArrayList<>();
@@ -53,6 +55,10 @@ final class SummaryTable {
           .column("P(swap next)", true)
           .column("Borda", true);
     }
+    Price price = board.options().price();
+    if (price != null) {
+      table.column("cost/1K queries", true).column("cost/1M docs", true);
+    }
     table.column("tasks", true);
     TieMarkers ties = new TieMarkers(board);
     for (LeaderboardRow row : board.rows()) {
@@ -76,6 +82,10 @@ final class SummaryTable {
         cells.add(Numbers.probability(row.swapWithNext()));
         cells.add(
             row.borda() == null ? Numbers.ABSENT : String.format(Locale.ROOT, "%.1f", row.borda()));
+      }
+      if (price != null) {
+        cells.add(Numbers.cost(price.per1kQueries(row.facts())));
+        cells.add(Numbers.cost(price.per1mDocuments(row.facts())));
       }
       cells.add(row.covered() + "/" + row.total());
       table.rows.add(cells);

@@ -30,6 +30,7 @@ public final class TestCells {
   private double tieRange;
   private final Map<String, Double> facts = new HashMap<>();
   private final Map<String, Double> timings = new HashMap<>();
+  private final Map<String, String> versions = new HashMap<>(Map.of("tenbin_version", "test"));
   private List<StoredQuery> queries = List.of();
 
   private TestCells() {}
@@ -109,6 +110,11 @@ public final class TestCells {
     return this;
   }
 
+  public TestCells version(String name, String value) {
+    versions.put(name, value);
+    return this;
+  }
+
   public TestCells timing(String name, double value) {
     timings.put(name, value);
     return this;
@@ -138,7 +144,7 @@ public final class TestCells {
         CellRecord.FORMAT_VERSION,
         fingerprint,
         key,
-        Map.of("tenbin_version", "test"),
+        Map.copyOf(versions),
         Map.copyOf(facts),
         Map.of("ndcg@10", ndcg10, "recall@100", Math.min(1, ndcg10 + 0.2)),
         Map.of(

@@ -1,0 +1,90 @@
+package dev.tenbin.eval.aggregate;
+
+import dev.tenbin.core.InvalidInputException;
+import java.util.Locale;
+
+/**
+ * What an hour of the machine a cell ran on costs, for the leaderboard's cost columns: a cell that
+ * encoded on CUDA is priced by the GPU hour, any other by the CPU hour. The cost of a row is its
+ * measured time priced: per 1,000 queries, its single-query latency (encode plus search, {@link
+ * RowFacts#latencyUs()}) × 1,000; per 1,000,000 documents, its measured indexing time per document
+ * (encode plus index, {@link RowFacts#indexMsPerDocument()}) × 1,000,000. One query or document at
+ * a time on the whole machine: a deployment that runs several at once divides it by its
+ * concurrency.
+ *
+ * @param cpuHour price of an hour of a CPU-only machine, in any currency unit
+ * @param gpuHour price of an hour of a GPU machine, in the same unit
+ */
+public record Price(double cpuHour, double gpuHour) {
+  public Price {
+    if (!(cpuHour >= 0) || !(gpuHour >= 0) || Double.isInfinite(cpuHour + gpuHour)) {
+      throw new IllegalArgumentException("prices must be finite and 0 or more");
+    }
+  }
+
+  /**
+   * Parses {@code cpu_hour=0.05,gpu_hour=2.5} (either may be left out: it is then 0, and rows it
+   * would price show no cost).
+   *
+   * @param field the option named in an error
+   */
+  public static Price parse(String field, String text) {
+    double cpu = Double.NaN;
+    double gpu = Double.NaN;
+    for (String part : text.split(",")) {
+      String[] pair = part.trim().split("=", 2);
+      if (pair.length != 2) {
+        throw invalid(field, text);
+      }
+      double value;
+      try {
+        value = Double.parseDouble(pair[1].trim());
+      } catch (NumberFormatException e) {
+        throw invalid(field, text);
+      }
+      if (!(value >= 0) || Double.isInfinite(value)) {
+        throw invalid(field, text);
+      }
+      switch (pair[0].trim().toLowerCase(Locale.ROOT)) {
+        case "cpu_hour" -> cpu = value;
+        case "gpu_hour" -> gpu = value;
+        default -> throw invalid(field, text);
+      }
+    }
+    if (Double.isNaN(cpu) && Double.isNaN(gpu)) {
+      throw invalid(field, text);
+    }
+    return new Price(Double.isNaN(cpu) ? 0 : cpu, Double.isNaN(gpu) ? 0 : gpu);
+  }
+
+  private static InvalidInputException invalid(String field, String text) {
+    return new InvalidInputException(
+        field,
+        field
+            + " must be cpu_hour=PRICE,gpu_hour=PRICE (non-negative numbers, either may be left"
+            + " out), got '"
+            + text
+            + "'");
+  }
+
+  /** The hourly price of a row's device; 0 when that price was not given. */
+  public double hourly(RowFacts facts) {
+    return facts.gpu() ? gpuHour : cpuHour;
+  }
+
+  /** Cost of 1,000 single queries, or null without a latency or a price for the device. */
+  public Double per1kQueries(RowFacts facts) {
+    double hourly = hourly(facts);
+    return facts.latencyUs() == null || hourly == 0
+        ? null
+        : facts.latencyUs() * 1_000 / 3.6e9 * hourly;
+  }
+
+  /** Cost of indexing 1,000,000 documents, or null without an indexing time or a price. */
+  public Double per1mDocuments(RowFacts facts) {
+    double hourly = hourly(facts);
+    return facts.indexMsPerDocument() == null || hourly == 0
+        ? null
+        : facts.indexMsPerDocument() * 1_000_000 / 3.6e6 * hourly;
+  }
+}

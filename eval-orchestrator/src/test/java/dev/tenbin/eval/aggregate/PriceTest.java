@@ -1,0 +1,60 @@
+package dev.tenbin.eval.aggregate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.tenbin.core.InvalidInputException;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class PriceTest {
+  private static RowFacts timed(String device) {
+    // 10 ms per query (encode + search); 4,000 ms to encode and index 1,000 documents
+    return RowFacts.of(
+        List.of(
+            TestCells.cell("b", "t", "dense:m", "base", 0.5)
+                .timing("query_encode_latency_us", 9_500)
+                .timing("search_latency_us", 500)
+                .timing("index_ms", 4_000)
+                .timing("document_encode_ms", 3_900)
+                .fact("num_documents", 1_000)
+                .version("onnxruntime_device", device)
+                .build()));
+  }
+
+  @Test
+  void measuredTimesArePricedByTheHourOfTheirDevice() {
+    Price price = Price.parse("--price", "cpu_hour=0.36, gpu_hour=3.6");
+    RowFacts cpu = timed("cpu/amd64");
+    assertThat(cpu.indexMsPerDocument()).isEqualTo(4.0);
+    assertThat(cpu.gpu()).isFalse();
+    // 1,000 queries x 10 ms = 10 s = 1/360 h at 0.36 per hour
+    assertThat(price.per1kQueries(cpu)).isCloseTo(0.001, within(1e-12));
+    // 1,000,000 documents x 4 ms = 4,000 s = 10/9 h at 0.36
+    assertThat(price.per1mDocuments(cpu)).isCloseTo(0.4, within(1e-12));
+    RowFacts gpu = timed("cuda:0");
+    assertThat(gpu.gpu()).isTrue();
+    assertThat(price.per1kQueries(gpu)).isCloseTo(0.01, within(1e-12));
+  }
+
+  @Test
+  void aDeviceWithoutAPriceOrARowWithoutTimesHasNoCost() {
+    Price cpuOnly = Price.parse("--price", "cpu_hour=1");
+    assertThat(cpuOnly.gpuHour()).isZero();
+    assertThat(cpuOnly.per1kQueries(timed("cuda:0"))).isNull();
+    RowFacts untimed = RowFacts.of(List.of(TestCells.cell("b", "t", "bm25", "base", 0.5).build()));
+    assertThat(cpuOnly.per1kQueries(untimed)).isNull();
+    assertThat(cpuOnly.per1mDocuments(untimed)).isNull();
+  }
+
+  @Test
+  void aMalformedPriceNamesTheOption() {
+    for (String bad : List.of("cpu=1", "cpu_hour=-1", "cpu_hour=x", "", "gpu_hour=NaN")) {
+      assertThatThrownBy(() -> Price.parse("--price", bad))
+          .as(bad)
+          .isInstanceOf(InvalidInputException.class)
+          .hasMessageStartingWith("--price must be cpu_hour=PRICE,gpu_hour=PRICE");
+    }
+  }
+}
