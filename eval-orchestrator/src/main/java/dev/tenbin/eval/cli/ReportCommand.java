@@ -141,9 +141,9 @@ public final class ReportCommand implements Callable<Integer> {
 
   @Option(
       names = "--price",
-      paramLabel = "cpu_hour=P,gpu_hour=P",
+      paramLabel = "PRICES",
       description =
-          "Add the cost of 1,000 queries and of indexing 1,000,000 documents, from the measured"
+          "cpu_hour=P,gpu_hour=P: add the cost of 1,000 queries and of indexing 1,000,000 documents, from the measured"
               + " latency and indexing time, at these prices of a machine hour (a cell that encoded"
               + " on CUDA is priced by the GPU hour).")
   String price;

@@ -29,12 +29,30 @@ final class ReportText {
   }
 
   static String footnote(Leaderboard board, String tieMark) {
+    return footnote(board, tieMark, intervalNote(board));
+  }
+
+  /**
+   * The terminal table's footnote: it has no interval, group or swap column, so it says where they
+   * are instead of how they were made.
+   */
+  static String terminalFootnote(Leaderboard board, String tieMark) {
+    return footnote(
+        board,
+        tieMark,
+        board.tasks().isEmpty()
+            ? ""
+            : "Intervals, statistical groups and swap probabilities: the Markdown, HTML and JSON"
+                + " reports (leaderboard.md, tenbin report --format markdown).");
+  }
+
+  private static String footnote(Leaderboard board, String tieMark, String statistics) {
     return "Unranked rows (–) lack tasks of the scope (tasks k/n). Δ base: "
         + board.aggregate().label()
         + " difference to the same system's base variant on shared tasks. "
         + tieMark
         + ": the tie range exceeds the gap to a neighbouring row. "
-        + intervalNote(board)
+        + statistics
         + costNote(board);
   }
 

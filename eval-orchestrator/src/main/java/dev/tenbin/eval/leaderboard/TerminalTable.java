@@ -43,7 +43,7 @@ public final class TerminalTable {
     StringBuilder out = new StringBuilder();
     out.append(ReportText.title(board)).append('\n');
     table(out, table.header, table.numeric, table.rows);
-    out.append(ReportText.footnote(board, TIE_MARK)).append('\n');
+    out.append(ReportText.terminalFootnote(board, TIE_MARK)).append('\n');
     OfficialCorrelation correlation = board.correlation();
     if (correlation != null) {
       out.append(ReportText.correlation(correlation)).append('\n');
