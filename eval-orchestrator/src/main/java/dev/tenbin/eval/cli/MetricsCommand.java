@@ -3,7 +3,9 @@ package dev.tenbin.eval.cli;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.scoring.metrics.Evaluation;
+import dev.tenbin.scoring.metrics.MetricSuite;
 import dev.tenbin.scoring.metrics.Qrels;
 import dev.tenbin.scoring.metrics.RankingEvaluator;
 import dev.tenbin.scoring.metrics.RunOrder;
@@ -70,12 +72,30 @@ public final class MetricsCommand implements Callable<Integer> {
               + " metrics; in the JVM, without its start).")
   boolean json;
 
+  @Option(
+      names = {"-m", "--measure"},
+      paramLabel = "MEASURE",
+      description =
+          "trec_eval measures instead of the standard suite, e.g. -m P.5,10,100 -m ndcg_cut.5,20:"
+              + " P.K, recall.K, ndcg_cut.K, success.K, map_cut.K (cut-offs comma-separated),"
+              + " ndcg, map, recip_rank; each with its tie-aware form.")
+  List<String> measures = new java.util.ArrayList<>();
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
+    RankingEvaluator evaluator;
+    try {
+      evaluator =
+          measures.isEmpty()
+              ? RankingEvaluator.standard()
+              : new RankingEvaluator(MetricSuite.trecEvalMeasures(measures));
+    } catch (IllegalArgumentException e) {
+      throw new InvalidInputException("--measure", "--measure: " + e.getMessage());
+    }
     long started = System.nanoTime();
     Qrels qrels;
     Map<String, List<ScoredDoc>> run;
@@ -89,8 +109,7 @@ public final class MetricsCommand implements Callable<Integer> {
     }
     long read = System.nanoTime();
     warnAboutRun(qrels, run, err);
-    Evaluation evaluation =
-        RankingEvaluator.standard().evaluate(qrels, run, qrels.queryIds(), RunOrder.TREC_EVAL);
+    Evaluation evaluation = evaluator.evaluate(qrels, run, qrels.queryIds(), RunOrder.TREC_EVAL);
     long evaluated = System.nanoTime();
     out.print(
         json

@@ -103,6 +103,51 @@ class MetricsCommandTest {
   }
 
   @Test
+  void measuresAreChosenAsTrecEvalsAndComputedAtTheirCutOffs() throws Exception {
+    Result result =
+        execute(
+            "--qrels",
+            qrels.toString(),
+            "--run",
+            run.toString(),
+            "--json",
+            "-m",
+            "P.1,2,5",
+            "-m",
+            "ndcg_cut.1",
+            "--measure",
+            "recip_rank");
+    assertThat(result.exitCode()).as(result.err()).isZero();
+    JsonNode metrics = new ObjectMapper().readTree(result.out()).get("metrics");
+    assertThat(fieldNames(metrics))
+        .containsExactly("precision@1", "precision@2", "precision@5", "ndcg@1", "mrr");
+    // q1 (b, a: both relevant) then q2 and q3 at 0: P@1 = 1/3, P@2 = 1/3, P@5 = (2/5)/3
+    assertThat(metrics.get("precision@1").asDouble()).isCloseTo(1.0 / 3, within(1e-12));
+    assertThat(metrics.get("precision@2").asDouble()).isCloseTo(1.0 / 3, within(1e-12));
+    assertThat(metrics.get("precision@5").asDouble()).isCloseTo(0.4 / 3, within(1e-12));
+    // ndcg@1: b (grade 2) first, the ideal's first grade is 2
+    assertThat(metrics.get("ndcg@1").asDouble()).isCloseTo(1.0 / 3, within(1e-12));
+    assertThat(metrics.get("mrr").asDouble()).isCloseTo(1.0 / 3, within(1e-12));
+    // the tie of a and b moves P@1 (a is relevant too, so it does not) and ndcg@1 (a has grade 1)
+    JsonNode tieAware = new ObjectMapper().readTree(result.out()).get("tie_aware");
+    assertThat(tieAware.get("precision@1").get("range").asDouble()).isZero();
+    assertThat(tieAware.get("ndcg@1").get("min").asDouble()).isCloseTo(0.5 / 3, within(1e-12));
+  }
+
+  @Test
+  void anUnknownMeasureIsABadOptionNamingIt() {
+    CliRunner result =
+        CliRunner.run(
+            "metrics", "--qrels", qrels.toString(), "--run", run.toString(), "-m", "bpref");
+    assertThat(result.exitCode()).isEqualTo(2);
+    assertThat(result.err()).contains("unknown measure 'bpref'").doesNotContain("Exception");
+    CliRunner cut =
+        CliRunner.run("metrics", "--qrels", qrels.toString(), "--run", run.toString(), "-m", "P.0");
+    assertThat(cut.exitCode()).isEqualTo(2);
+    assertThat(cut.err()).contains("a cut-off is a positive integer, got '0'");
+  }
+
+  @Test
   void runQueriesWithoutJudgmentsAreIgnoredWithAWarning() {
     Result result = execute("--qrels", qrels.toString(), "--run", run.toString(), "--json");
     assertThat(result.err())

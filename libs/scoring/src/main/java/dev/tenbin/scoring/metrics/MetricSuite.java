@@ -31,4 +31,80 @@ public final class MetricSuite {
   public static List<Metric> standard() {
     return STANDARD;
   }
+
+  /**
+   * The metrics of {@code trec_eval -m} measure specifications, in the order given, without
+   * repeats: {@code P.5,10,100} (precision@k), {@code recall.k}, {@code ndcg_cut.k} (ndcg@k),
+   * {@code success.k} (accuracy@k), {@code map_cut.k} (map@k), and without cut-offs {@code ndcg},
+   * {@code map} and {@code recip_rank} (the whole ranking: ndcg, map, mrr). Cut-offs are positive
+   * integers. Each named as Tenbin names it, so a measure reads the same in both tools' terms.
+   *
+   * @throws IllegalArgumentException naming the specification that is not one of these
+   */
+  public static List<Metric> trecEvalMeasures(List<String> measures) {
+    java.util.LinkedHashMap<String, Metric> metrics = new java.util.LinkedHashMap<>();
+    for (String measure : measures) {
+      String spec = measure.trim();
+      int dot = spec.indexOf('.');
+      String family = dot < 0 ? spec : spec.substring(0, dot);
+      if (dot < 0) {
+        Metric whole =
+            switch (family) {
+              case "ndcg" -> new Metric("ndcg", Metric.Kind.NDCG, Integer.MAX_VALUE);
+              case "map" -> new Metric("map", Metric.Kind.AVERAGE_PRECISION, Integer.MAX_VALUE);
+              case "recip_rank" ->
+                  new Metric("mrr", Metric.Kind.RECIPROCAL_RANK, Integer.MAX_VALUE);
+              default -> throw unknown(spec);
+            };
+        metrics.putIfAbsent(whole.name(), whole);
+        continue;
+      }
+      Metric.Kind kind;
+      String name;
+      switch (family) {
+        case "P" -> {
+          kind = Metric.Kind.PRECISION;
+          name = "precision";
+        }
+        case "recall" -> {
+          kind = Metric.Kind.RECALL;
+          name = "recall";
+        }
+        case "ndcg_cut" -> {
+          kind = Metric.Kind.NDCG;
+          name = "ndcg";
+        }
+        case "success" -> {
+          kind = Metric.Kind.SUCCESS;
+          name = "accuracy";
+        }
+        case "map_cut" -> {
+          kind = Metric.Kind.AVERAGE_PRECISION;
+          name = "map";
+        }
+        default -> throw unknown(spec);
+      }
+      String[] cuts = spec.substring(dot + 1).split(",", -1);
+      for (String cut : cuts) {
+        if (!cut.matches("[1-9][0-9]{0,8}")) {
+          throw new IllegalArgumentException(
+              "measure " + spec + ": a cut-off is a positive integer, got '" + cut + "'");
+        }
+        int k = Integer.parseInt(cut);
+        metrics.putIfAbsent(name + "@" + k, new Metric(name + "@" + k, kind, k));
+      }
+    }
+    if (metrics.isEmpty()) {
+      throw new IllegalArgumentException("no measure named");
+    }
+    return List.copyOf(metrics.values());
+  }
+
+  private static IllegalArgumentException unknown(String spec) {
+    return new IllegalArgumentException(
+        "unknown measure '"
+            + spec
+            + "': use P.K,..., recall.K,..., ndcg_cut.K,..., success.K,..., map_cut.K,...,"
+            + " ndcg, map or recip_rank");
+  }
 }
