@@ -16,8 +16,9 @@ import java.util.Locale;
  * per length bucket, the slope and reference correlation of its main bucket (the one holding most
  * queries), sortable and filterable by family and variant (positions.js); per cell a bucket × bin
  * heatmap of mean nDCG@10; and the nDCG@10 bin profiles of the main bucket as lines, for the
- * systems ticked in the table (the first task's first four, ordered by PSI, to start with). Drawn
- * here so the page reads without script; the script re-sorts, filters and redraws the lines.
+ * systems ticked in the table (to start with, the first four rows of the most position-sensitive
+ * task, {@link #startingRows}); a colour scale above the heatmaps. Drawn here so the page reads
+ * without script; the script re-sorts, filters and redraws the lines.
  */
 final class PositionsHtml {
   static final int PROFILE_WIDTH = 560;
@@ -73,7 +74,7 @@ final class PositionsHtml {
     html.append(
             "<th data-psort=\"slope\">slope (main)</th><th data-psort=\"ref\">ref r (main)</th>")
         .append("<th>profile</th></tr></thead><tbody>");
-    String firstTask = rows.getFirst().task();
+    java.util.Set<Integer> starting = startingRows(rows);
     for (int i = 0; i < rows.size(); i++) {
       PositionsView.Row row = rows.get(i);
       PositionBucket main = main(row.analysis());
@@ -102,15 +103,15 @@ final class PositionsHtml {
           .append("</td><td><input type=\"checkbox\" class=\"profile-toggle\" data-pos-row=\"")
           .append(i)
           .append("\"")
-          .append(startsTicked(rows, i, firstTask) ? " checked" : "")
+          .append(starting.contains(i) ? " checked" : "")
           .append(" aria-label=\"show the profile\"></td></tr>");
     }
     html.append("</tbody></table></div>\n<h3>Bin profiles (main length bucket)</h3>\n<figure>");
-    profiles(html, rows, firstTask);
+    profiles(html, rows, starting);
     html.append("<figcaption><ul id=\"profile-legend\">");
     int colour = 0;
     for (int i = 0; i < rows.size(); i++) {
-      if (startsTicked(rows, i, firstTask)) {
+      if (starting.contains(i)) {
         html.append("<li><span class=\"swatch\" style=\"background:")
             .append(LINE_COLOURS[colour++ % LINE_COLOURS.length])
             .append("\"></span>")
@@ -118,8 +119,9 @@ final class PositionsHtml {
             .append("</li>");
       }
     }
-    html.append("</ul></figcaption></figure>\n<h3>Heatmaps: length bucket × position bin</h3>\n")
-        .append("<section id=\"heatmaps\">");
+    html.append("</ul></figcaption></figure>\n<h3>Heatmaps: length bucket × position bin</h3>\n");
+    colourScale(html, rows.getFirst().analysis().minCount());
+    html.append("<section id=\"heatmaps\">");
     for (int i = 0; i < rows.size(); i++) {
       heatmap(html, rows.get(i), i);
     }
@@ -128,11 +130,73 @@ final class PositionsHtml {
         .append("</script>\n");
   }
 
-  private static boolean startsTicked(List<PositionsView.Row> rows, int index, String firstTask) {
-    if (!rows.get(index).task().equals(firstTask)) {
-      return false;
+  /**
+   * The rows whose profiles the page opens with: the first {@value #STARTING_PROFILES} (in table
+   * order) of the most position-sensitive task, the one whose rows reach the highest main-bucket
+   * PSI (the first such task on a tie; the first task when no row has a PSI).
+   */
+  static java.util.Set<Integer> startingRows(List<PositionsView.Row> rows) {
+    String task = rows.getFirst().task();
+    double highest = Double.NEGATIVE_INFINITY;
+    for (PositionsView.Row row : rows) {
+      PositionBucket main = main(row.analysis());
+      if (main != null && main.psi() != null && main.psi() > highest) {
+        highest = main.psi();
+        task = row.task();
+      }
     }
-    return index < STARTING_PROFILES; // rows come ordered by task, then main PSI
+    java.util.Set<Integer> starting = new java.util.LinkedHashSet<>();
+    for (int i = 0; i < rows.size() && starting.size() < STARTING_PROFILES; i++) {
+      if (rows.get(i).task().equals(task)) {
+        starting.add(i);
+      }
+    }
+    return starting;
+  }
+
+  /**
+   * The heatmaps' colour scale: nDCG@10 from 0 to 1, light to dark, with the colours of a bin
+   * without queries and of one with fewer than {@code minCount}.
+   */
+  private static void colourScale(StringBuilder html, int minCount) {
+    int width = 200;
+    html.append(
+            "<svg id=\"heatmap-scale\" xmlns=\"http://www.w3.org/2000/svg\" width=\"520\" height=\"34\""
+                + " role=\"img\" aria-label=\"colour scale: nDCG@10 from 0 to 1\"><defs>"
+                + "<linearGradient id=\"heatmap-gradient\">")
+        .append("<stop offset=\"0\" stop-color=\"")
+        .append(colour(0))
+        .append("\"/><stop offset=\"0.5\" stop-color=\"")
+        .append(colour(0.5))
+        .append("\"/><stop offset=\"1\" stop-color=\"")
+        .append(colour(1))
+        .append("\"/></linearGradient></defs>")
+        .append("<text class=\"tick\" x=\"0\" y=\"12\">nDCG@10</text>")
+        .append(
+            String.format(
+                Locale.ROOT,
+                "<rect x=\"56\" y=\"2\" width=\"%d\" height=\"12\" fill=\"url(#heatmap-gradient)\""
+                    + " stroke=\"#c5ccd3\"/>",
+                width));
+    for (int t = 0; t <= 4; t++) {
+      html.append(
+          String.format(
+              Locale.ROOT,
+              "<text class=\"tick\" x=\"%.1f\" y=\"28\" text-anchor=\"middle\">%.2f</text>",
+              56 + width * t / 4.0,
+              t / 4.0));
+    }
+    html.append(
+            String.format(
+                Locale.ROOT,
+                "<rect x=\"276\" y=\"2\" width=\"12\" height=\"12\" fill=\"#eceff2\"/>"
+                    + "<text class=\"tick\" x=\"292\" y=\"12\">no query</text>"
+                    + "<rect x=\"350\" y=\"2\" width=\"12\" height=\"12\" fill=\"%s\""
+                    + " fill-opacity=\"0.45\"/>"
+                    + "<text class=\"tick\" x=\"366\" y=\"12\">faded: fewer than %d queries</text>",
+                colour(0.75),
+                minCount))
+        .append("</svg>\n");
   }
 
   /** The bucket holding most queries (the first of equals), or null when none has queries. */
@@ -143,7 +207,8 @@ final class PositionsHtml {
         .orElse(null);
   }
 
-  private static void profiles(StringBuilder html, List<PositionsView.Row> rows, String firstTask) {
+  private static void profiles(
+      StringBuilder html, List<PositionsView.Row> rows, java.util.Set<Integer> starting) {
     int left = 44;
     int right = 12;
     int top = 12;
@@ -194,7 +259,7 @@ final class PositionsHtml {
     html.append("<g id=\"profile-lines\">");
     int colour = 0;
     for (int i = 0; i < rows.size(); i++) {
-      if (startsTicked(rows, i, firstTask)) {
+      if (starting.contains(i)) {
         html.append(
             line(
                 rows.get(i),
