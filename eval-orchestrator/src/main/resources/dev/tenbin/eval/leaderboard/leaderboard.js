@@ -150,15 +150,23 @@
   function renderTable(view) {
     var kind = state.aggregate;
     var showStats = pristine() && kind === data.aggregate;
-    var head = [['rank', 'Rank'], ['system', 'System'], ['variant', 'Variant'], ['mode', 'Mode'],
-      ['micro', 'Micro'], ['macro', 'Macro']];
+    // One mode for every row (the usual case): the title says which, and no column repeats it.
+    var modes = view.rows.map(function (r) { return r.src.mode; });
+    var showMode = modes.some(function (m) { return m !== modes[0]; });
+    var head = [['rank', 'Rank'], ['system', 'System'], ['variant', 'Variant']];
+    if (showMode) { head.push(['mode', 'Mode']); }
+    head.push(['micro', 'Micro'], ['macro', 'Macro']);
     view.benchmarks.forEach(function (b) { head.push(['bench:' + b, b]); });
     head.push(['delta', 'Δ base']);
     var byQueries = data.interval_source === 'queries';
-    head.push([null, '95% CI (' + (byQueries ? 'queries' : kind) + ')'], [null, 'Group'], [null, 'P(swap next)'], ['borda', 'Borda'], ['tasks', 'Tasks']);
+    var resampled = byQueries ? 'the bootstrap over queries' : 'the bootstrap over tasks';
+    head.push([null, '95% CI (' + (byQueries ? 'queries' : kind) + ')', 'central 95% of the ' + kind + ' score over the draws of ' + resampled],
+      [null, 'Group', 'rows whose 95% CI overlaps the group leader\'s share its letter'],
+      [null, 'P(swap next)', 'share of the draws of ' + resampled + ' in which the next-ranked row scores at least as high (a tie counts half)'],
+      ['borda', 'Borda', 'Borda count: per task, a point for every row this one beats and half for a tie, summed over tasks'], ['tasks', 'Tasks']);
     var html = '<thead><tr>' + head.map(function (h) {
       var cls = h[0] && h[0] === state.sort ? ' class="sorted-' + (state.desc ? 'desc' : 'asc') + '"' : '';
-      return '<th' + (h[0] ? ' data-sort="' + esc(h[0]) + '"' : '') + cls + '>' + esc(h[1]) + '</th>';
+      return '<th' + (h[0] ? ' data-sort="' + esc(h[0]) + '"' : '') + (h[2] ? ' title="' + esc(h[2]) + '"' : '') + cls + '>' + esc(h[1]) + '</th>';
     }).join('') + '</tr></thead><tbody>';
     sortRows(view.rows).forEach(function (r) {
       var interval = data.interval_source === 'none' ? null : byQueries ? r.src.query_interval : r.src[kind + '_interval'];
@@ -167,7 +175,7 @@
         + '" data-row="' + esc(r.src.id) + '" data-rank="' + (r.rank == null ? '' : r.rank) + '">'
         + '<td class="num">' + (r.rank == null ? '–' : r.rank) + '</td>'
         + '<td class="system">' + esc(r.src.system) + '</td><td class="variant">' + esc(r.src.variant) + '</td>'
-        + '<td>' + esc(r.src.mode) + '</td>'
+        + (showMode ? '<td>' + esc(r.src.mode) + '</td>' : '')
         + '<td class="num micro">' + fmt(r.micro) + (kind === 'micro' ? tieBadge(r.tieWarning) : '') + '</td>'
         + '<td class="num macro">' + fmt(r.macro) + (kind === 'macro' ? tieBadge(r.tieWarning) : '') + '</td>'
         + view.benchmarks.map(function (b) { return '<td class="num">' + fmt(r.bench[b]) + '</td>'; }).join('')
@@ -180,7 +188,8 @@
     });
     document.getElementById('leaderboard').innerHTML = html + '</tbody>';
     document.getElementById('row-count').textContent = view.ranked.length + ' of ' + view.rows.length
-      + ' rows ranked over ' + view.tasks.length + ' tasks' + (showStats ? '' : '; bootstrap columns apply to the unfiltered view only');
+      + ' rows ranked over ' + view.tasks.length + ' tasks' + (!showMode && modes.length ? '; mode: ' + modes[0] : '')
+      + (showStats ? '' : '; bootstrap columns apply to the unfiltered view only');
   }
 
   function renderTasks(view) {
@@ -381,6 +390,10 @@
     buildControls();
     render();
     body.setAttribute('data-render', 'ok');
+    // Whether the main table needs a horizontal scroll at this window width (checked by the tests).
+    var wrap = document.getElementById('leaderboard').parentNode;
+    body.setAttribute('data-main-table-overflow', wrap.scrollWidth > wrap.clientWidth ? 'yes' : 'no');
+    body.setAttribute('data-main-table-width', wrap.scrollWidth + ' of ' + wrap.clientWidth + ' px');
   } catch (error) {
     body.setAttribute('data-render-error', String(error && error.message || error));
     throw error;

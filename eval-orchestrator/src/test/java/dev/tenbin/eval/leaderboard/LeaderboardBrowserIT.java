@@ -185,6 +185,15 @@ class LeaderboardBrowserIT {
   }
 
   @Test
+  void theMainTableFitsA1024PixelWindow() throws Exception {
+    String narrow = run(List.of("--window-size=1024,800", "--dump-dom", page.toUri().toString()));
+    assertThat(bodyTag(narrow)).contains("data-render=\"ok\"", "data-main-table-overflow=\"no\"");
+    // the check can fail: far narrower, the same table needs its scroll
+    String phone = run(List.of("--window-size=480,800", "--dump-dom", page.toUri().toString()));
+    assertThat(bodyTag(phone)).contains("data-main-table-overflow=\"yes\"");
+  }
+
+  @Test
   void aScreenshotOfThePageIsAPng() throws Exception {
     Path png = dir.resolve("leaderboard.png");
     run(List.of("--screenshot=" + png, "--window-size=1280,1600", page.toUri().toString()));
