@@ -135,24 +135,38 @@ public record PairedComparisons(
                   Comparator.comparing((RowKey r) -> -matrix.score(r, task))
                       .thenComparing(RowKey.ORDER))
               .toList();
-      List<Raw> raw = new ArrayList<>();
+      List<int[]> indexPairs = new ArrayList<>();
       for (int i = 0; i < rows.size(); i++) {
         for (int j = i + 1; j < rows.size(); j++) {
-          Map<String, Double> a = values.get(rows.get(i));
-          Map<String, Double> b = values.get(rows.get(j));
-          List<String> shared = PerQueryValues.shared(List.of(a, b));
-          PairedTest test =
-              PairedTest.of(
-                  PerQueryValues.values(a, shared),
-                  PerQueryValues.values(b, shared),
-                  1 - ALPHA,
-                  permutations,
-                  seed);
-          raw.add(
-              new Raw(rows.get(i), rows.get(j), test, test.sdDifference() * test.sdDifference()));
-          allRandomization.add(test.randomizationP());
-          allT.add(test.tTestP());
+          indexPairs.add(new int[] {i, j});
         }
+      }
+      // Each pair's test is seeded alike and independent of the others: computed in parallel,
+      // gathered in pair order, the same results as one by one.
+      List<Raw> raw =
+          indexPairs.parallelStream()
+              .map(
+                  pair -> {
+                    Map<String, Double> a = values.get(rows.get(pair[0]));
+                    Map<String, Double> b = values.get(rows.get(pair[1]));
+                    List<String> shared = PerQueryValues.shared(List.of(a, b));
+                    PairedTest test =
+                        PairedTest.of(
+                            PerQueryValues.values(a, shared),
+                            PerQueryValues.values(b, shared),
+                            1 - ALPHA,
+                            permutations,
+                            seed);
+                    return new Raw(
+                        rows.get(pair[0]),
+                        rows.get(pair[1]),
+                        test,
+                        test.sdDifference() * test.sdDifference());
+                  })
+              .toList();
+      for (Raw r : raw) {
+        allRandomization.add(r.test().randomizationP());
+        allT.add(r.test().tTestP());
       }
       rawByTask.add(raw);
       rowsByTask.add(rows);

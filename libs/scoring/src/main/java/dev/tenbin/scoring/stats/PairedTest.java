@@ -12,8 +12,9 @@ import org.apache.commons.statistics.distribution.TDistribution;
  * sign, so the p-value is the share of the 2<sup>n</sup> sign assignments whose |Σ d| reaches the
  * observed |Σ d| (a relative tolerance of 1e-10 of Σ|d| absorbs rounding). Up to {@value
  * #EXACT_UP_TO} queries every assignment is enumerated (exact p); beyond, {@code permutations}
- * assignments are drawn from a {@link SplittableRandom} of the given seed and p = (1 + hits) / (1 +
- * permutations), which never reports 0 for a sampled test. All differences zero gives p = 1.
+ * assignments are drawn from a {@link SplittableRandom} of the given seed (64 signs from each
+ * {@code nextLong}, low bit first) and p = (1 + hits) / (1 + permutations), which never reports 0
+ * for a sampled test. All differences zero gives p = 1.
  *
  * <p>t-test: t = mean(d) / (sd(d) / √n) with n − 1 degrees of freedom (sd with n − 1 in the
  * denominator); p = 2 · P(T ≥ |t|). When every difference is the same value sd is 0: p is 1 if that
@@ -135,8 +136,16 @@ public record PairedTest(
     long hits = 0;
     for (int p = 0; p < permutations; p++) {
       double s = 0;
+      long signs = 0;
+      int left = 0;
       for (double v : d) {
-        s += random.nextBoolean() ? v : -v;
+        if (left == 0) {
+          signs = random.nextLong();
+          left = Long.SIZE;
+        }
+        s += (signs & 1) == 0 ? v : -v;
+        signs >>>= 1;
+        left--;
       }
       if (Math.abs(s) >= threshold) {
         hits++;
