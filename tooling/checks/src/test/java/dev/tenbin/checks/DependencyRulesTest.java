@@ -88,13 +88,17 @@ class DependencyRulesTest {
   }
 
   @Test
-  void scoringNeedsOnlyTheJdkAndJackson() {
+  void scoringNeedsOnlyTheJdkJacksonAndCommonsStatistics() {
     classes()
         .that()
         .resideInAPackage("dev.tenbin.scoring..")
         .should()
         .onlyDependOnClassesThat()
-        .resideInAnyPackage("dev.tenbin.scoring..", "java..", "com.fasterxml.jackson..")
+        .resideInAnyPackage(
+            "dev.tenbin.scoring..",
+            "java..",
+            "com.fasterxml.jackson..",
+            "org.apache.commons.statistics.distribution..")
         .because("the scoring library is for any Java program that evaluates runs")
         .check(classes);
   }
