@@ -1,6 +1,8 @@
 package dev.tenbin.eval.aggregate;
 
+import dev.tenbin.eval.parity.ParityRecord;
 import dev.tenbin.scoring.stats.MultipleTesting.Correction;
+import java.util.List;
 
 /**
  * What a leaderboard ranks by, over which cells, and how its uncertainty is estimated.
@@ -16,6 +18,7 @@ import dev.tenbin.scoring.stats.MultipleTesting.Correction;
  *     paired tests
  * @param correction how the paired tests' p-values are corrected across the pairs compared
  * @param price what an hour of CPU and of GPU costs, for the cost columns; null: no costs
+ * @param parity the serving-parity certificates the jobs keep, shown with the leaderboard
  */
 public record LeaderboardOptions(
     String metric,
@@ -27,7 +30,8 @@ public record LeaderboardOptions(
     OfficialRanking official,
     int permutations,
     Correction correction,
-    Price price) {
+    Price price,
+    List<ParityRecord> parity) {
   public static final String DEFAULT_METRIC = "ndcg@10";
   public static final int DEFAULT_BOOTSTRAP_DRAWS = 2_000;
   public static final int DEFAULT_CORRELATION_RESAMPLES = 10_000;
@@ -43,6 +47,7 @@ public record LeaderboardOptions(
     aggregate = aggregate == null ? Aggregate.MACRO : aggregate;
     scope = scope == null ? Scope.ALL : scope;
     correction = correction == null ? Correction.HOLM : correction;
+    parity = parity == null ? List.of() : List.copyOf(parity);
   }
 
   /**
@@ -60,7 +65,8 @@ public record LeaderboardOptions(
         null,
         PairedComparisons.DEFAULT_PERMUTATIONS,
         Correction.HOLM,
-        null);
+        null,
+        List.of());
   }
 
   public LeaderboardOptions withMetric(String value) {
@@ -74,7 +80,8 @@ public record LeaderboardOptions(
         official,
         permutations,
         correction,
-        price);
+        price,
+        parity);
   }
 
   public LeaderboardOptions withAggregate(Aggregate value) {
@@ -88,7 +95,8 @@ public record LeaderboardOptions(
         official,
         permutations,
         correction,
-        price);
+        price,
+        parity);
   }
 
   public LeaderboardOptions withScope(Scope value) {
@@ -102,7 +110,8 @@ public record LeaderboardOptions(
         official,
         permutations,
         correction,
-        price);
+        price,
+        parity);
   }
 
   public LeaderboardOptions withBootstrapDraws(int value) {
@@ -116,7 +125,8 @@ public record LeaderboardOptions(
         official,
         permutations,
         correction,
-        price);
+        price,
+        parity);
   }
 
   public LeaderboardOptions withCorrelationResamples(int value) {
@@ -130,7 +140,8 @@ public record LeaderboardOptions(
         official,
         permutations,
         correction,
-        price);
+        price,
+        parity);
   }
 
   public LeaderboardOptions withSeed(long value) {
@@ -144,7 +155,8 @@ public record LeaderboardOptions(
         official,
         permutations,
         correction,
-        price);
+        price,
+        parity);
   }
 
   public LeaderboardOptions withOfficial(OfficialRanking value) {
@@ -158,7 +170,8 @@ public record LeaderboardOptions(
         value,
         permutations,
         correction,
-        price);
+        price,
+        parity);
   }
 
   public LeaderboardOptions withPermutations(int value) {
@@ -172,7 +185,8 @@ public record LeaderboardOptions(
         official,
         value,
         correction,
-        price);
+        price,
+        parity);
   }
 
   public LeaderboardOptions withCorrection(Correction value) {
@@ -186,7 +200,8 @@ public record LeaderboardOptions(
         official,
         permutations,
         value,
-        price);
+        price,
+        parity);
   }
 
   public LeaderboardOptions withPrice(Price value) {
@@ -200,6 +215,22 @@ public record LeaderboardOptions(
         official,
         permutations,
         correction,
+        value,
+        parity);
+  }
+
+  public LeaderboardOptions withParity(List<ParityRecord> value) {
+    return new LeaderboardOptions(
+        metric,
+        aggregate,
+        scope,
+        bootstrapDraws,
+        correlationResamples,
+        seed,
+        official,
+        permutations,
+        correction,
+        price,
         value);
   }
 }

@@ -1,11 +1,11 @@
 package dev.tenbin.eval.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tenbin.client.encoder.EncoderClient;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.eval.job.JobLauncher;
 import dev.tenbin.eval.job.ServiceOptions;
+import dev.tenbin.eval.parity.ParityRecord;
 import dev.tenbin.eval.parity.ServingParity;
 import dev.tenbin.eval.parity.ServingParity.Certificate;
 import dev.tenbin.eval.parity.ServingParity.VectorAgreement;
@@ -183,7 +183,7 @@ public final class ParityCommand implements Callable<Integer> {
               permutations,
               seed);
     }
-    ObjectNode tree = toJson(certificate);
+    ObjectNode tree = ParityRecord.toJson(certificate);
     if (out != null) {
       try {
         Files.writeString(out, tree.toPrettyString() + "\n", StandardCharsets.UTF_8);
@@ -252,39 +252,5 @@ public final class ParityCommand implements Callable<Integer> {
 
   private static String p(double value) {
     return Double.isNaN(value) ? "–" : String.format(Locale.ROOT, "%.4f", value);
-  }
-
-  static ObjectNode toJson(Certificate c) {
-    ObjectNode root = new ObjectMapper().createObjectNode();
-    root.put("dataset", c.dataset());
-    root.put("queries", c.queries());
-    root.put("documents", c.documents());
-    root.put("a", c.a());
-    root.put("b", c.b());
-    root.put("metric", ServingParity.METRIC);
-    root.put("score_a", c.scoreA());
-    root.put("score_b", c.scoreB());
-    root.put("delta", c.delta());
-    root.putArray("delta_interval").add(c.deltaLow()).add(c.deltaHigh());
-    root.put("randomization_p", finite(c.test().randomizationP()));
-    root.put("t_test_p", finite(c.test().tTestP()));
-    root.put("top10_changed_as_set", c.top10ChangedAsSet());
-    root.put("top10_changed_in_order", c.top10ChangedInOrder());
-    vectors(root.putObject("document_vectors"), c.documentVectors());
-    vectors(root.putObject("query_vectors"), c.queryVectors());
-    root.put("identical", c.identical());
-    return root;
-  }
-
-  private static void vectors(ObjectNode node, VectorAgreement v) {
-    node.put("count", v.vectors());
-    node.put("min_cosine", finite(v.minCosine()));
-    node.put("mean_cosine", finite(v.meanCosine()));
-    node.put("max_abs_difference", v.maxAbsDifference());
-    node.put("identical", v.identical());
-  }
-
-  private static Double finite(double value) {
-    return Double.isFinite(value) ? value : null;
   }
 }

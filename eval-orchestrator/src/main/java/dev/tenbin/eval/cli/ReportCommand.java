@@ -10,6 +10,7 @@ import dev.tenbin.eval.aggregate.Scope;
 import dev.tenbin.eval.leaderboard.HtmlReport;
 import dev.tenbin.eval.leaderboard.Leaderboards;
 import dev.tenbin.eval.leaderboard.ReportFormat;
+import dev.tenbin.eval.parity.ParityRecord;
 import dev.tenbin.eval.positions.PositionSettings;
 import dev.tenbin.eval.positions.PositionsView;
 import dev.tenbin.eval.result.RankingMode;
@@ -221,6 +222,7 @@ public final class ReportCommand implements Callable<Integer> {
             .withPermutations(permutations)
             .withCorrection(pCorrection)
             .withPrice(price == null ? null : Price.parse("--price", price))
+            .withParity(jobs.stream().flatMap(j -> ParityRecord.readAll(j).stream()).toList())
             .withOfficial(official == null ? null : readOfficial());
     Leaderboard board = Leaderboard.of(cells, options);
     List<PositionsView.Row> positionRows =

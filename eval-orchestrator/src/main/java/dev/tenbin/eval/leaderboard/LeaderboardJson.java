@@ -73,6 +73,23 @@ final class LeaderboardJson {
     } else {
       root.putNull("correlation");
     }
+    ArrayNode parity = root.putArray("parity");
+    for (var c : board.options().parity()) {
+      ObjectNode node = parity.addObject();
+      node.put("file", c.file());
+      node.put("dataset", c.dataset());
+      node.put("a", c.a());
+      node.put("b", c.b());
+      node.put("queries", c.queries());
+      node.put("delta", c.delta());
+      node.putArray("delta_interval").add(c.deltaLow()).add(c.deltaHigh());
+      node.put("randomization_p", c.randomizationP());
+      node.put("top10_changed_as_set", c.top10ChangedAsSet());
+      node.put("top10_changed_in_order", c.top10ChangedInOrder());
+      node.put("document_min_cosine", c.documentMinCosine());
+      node.put("document_mean_cosine", c.documentMeanCosine());
+      node.put("identical", c.identical());
+    }
     if (board.paired() != null) {
       paired(root.putObject("paired_tests"), board.paired());
     } else {

@@ -44,7 +44,12 @@ public final class Leaderboards {
    */
   public static String writeAll(
       List<CellRecord> cells, Path outDir, LeaderboardOptions options, String positionsReference) {
-    Leaderboard board = Leaderboard.of(cells, options);
+    Leaderboard board =
+        Leaderboard.of(
+            cells,
+            options.parity().isEmpty()
+                ? options.withParity(dev.tenbin.eval.parity.ParityRecord.readAll(outDir))
+                : options);
     try {
       Files.createDirectories(outDir);
     } catch (IOException e) {

@@ -2,6 +2,7 @@ package dev.tenbin.eval.leaderboard;
 
 import dev.tenbin.eval.aggregate.Leaderboard;
 import dev.tenbin.eval.aggregate.LeaderboardRow;
+import dev.tenbin.eval.parity.ParityRecord;
 import dev.tenbin.eval.store.TaskRef;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,8 +43,58 @@ public final class MarkdownReport {
     md.append("## Per task\n\n");
     perTask(md, board);
     paired(md, board);
+    parity(md, board);
     memory(md, board);
     return md.toString();
+  }
+
+  /** The serving-parity certificates the jobs keep (tenbin parity --out JOB/parity/NAME.json). */
+  private static void parity(StringBuilder md, Leaderboard board) {
+    List<ParityRecord> certificates = board.options().parity();
+    if (certificates.isEmpty()) {
+      return;
+    }
+    md.append("\n## Serving parity\n\n");
+    List<List<String>> rows = new ArrayList<>();
+    for (ParityRecord c : certificates) {
+      rows.add(
+          List.of(
+              c.dataset(),
+              c.a(),
+              c.b(),
+              Numbers.delta(c.delta())
+                  + " ("
+                  + Numbers.delta(c.deltaLow())
+                  + " to "
+                  + Numbers.delta(c.deltaHigh())
+                  + ")",
+              c.randomizationP() == null ? Numbers.ABSENT : PairedTables.p(c.randomizationP()),
+              c.top10ChangedAsSet() + " / " + c.top10ChangedInOrder() + " of " + c.queries(),
+              c.documentMinCosine() == null
+                  ? Numbers.ABSENT
+                  : String.format(
+                      java.util.Locale.ROOT,
+                      "%.4f / %.4f",
+                      c.documentMinCosine(),
+                      c.documentMeanCosine()),
+              c.identical() ? "identical" : "differs"));
+    }
+    table(
+        md,
+        List.of(
+            "dataset",
+            "A",
+            "B",
+            "Δ nDCG@10 B−A (95% CI)",
+            "p rand",
+            "top 10 changed (set / order)",
+            "document cosine min / mean",
+            "vectors"),
+        rows,
+        List.of(false, false, false, true, true, true, true, false));
+    md.append(
+        "\nEach row is a `tenbin parity` certificate kept in a job's parity/ folder: one model under"
+            + " two conditions, encoded, searched exactly and scored alike.\n");
   }
 
   /** The paired tests of each task: rows with groups and intervals, then the pairs. */
