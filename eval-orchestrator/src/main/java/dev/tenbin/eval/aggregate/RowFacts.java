@@ -23,6 +23,9 @@ import java.util.Map;
  *     document ({@code index_ms / num_documents}; {@code index_ms} holds the documents' encoding),
  *     or null when no cell timed it
  * @param gpu whether a cell of the row encoded on a GPU (its {@code onnxruntime_device} is CUDA)
+ * @param latencyP99Us mean over the row's cells of the 99th percentile of the single-query encode
+ *     latency plus that of the search ({@code query_encode_latency_p99_us + search_latency_p99_us};
+ *     the sum bounds the tail of the whole query), or null when no cell measured them
  */
 public record RowFacts(
     Double dimension,
@@ -31,7 +34,8 @@ public record RowFacts(
     Double scannedBytesPerVector,
     Double latencyUs,
     Double indexMsPerDocument,
-    boolean gpu) {
+    boolean gpu,
+    Double latencyP99Us) {
   /** The facts of a row's cells: the first cell that knows a fact supplies it. */
   public static RowFacts of(List<CellRecord> cells) {
     double latency = 0;
@@ -46,6 +50,8 @@ public record RowFacts(
         timed++;
       }
     }
+    double tail = 0;
+    int tailed = 0;
     double indexing = 0;
     int indexed = 0;
     boolean gpu = false;
@@ -57,6 +63,12 @@ public record RowFacts(
         indexing += index / documents;
         indexed++;
       }
+      Double encodeTail = timings.get("query_encode_latency_p99_us");
+      Double searchTail = timings.get("search_latency_p99_us");
+      if (searchTail != null) {
+        tail += searchTail + (encodeTail == null ? 0 : encodeTail);
+        tailed++;
+      }
       String device = cell.versions() == null ? null : cell.versions().get("onnxruntime_device");
       gpu |= device != null && device.toLowerCase(java.util.Locale.ROOT).startsWith("cuda");
     }
@@ -67,7 +79,8 @@ public record RowFacts(
         perDocument(cells, scannedBytesPerVector(cells)),
         timed == 0 ? null : latency / timed,
         indexed == 0 ? null : indexing / indexed,
-        gpu);
+        gpu,
+        tailed == 0 ? null : tail / tailed);
   }
 
   /**

@@ -233,6 +233,9 @@ final class HybridFamily implements RetrievalFamily {
                   .latencies(
                       sum(inputs, Timing.QUERY_ENCODE_LATENCY_US),
                       sum(inputs, Timing.SEARCH_LATENCY_US))
+                  .latencyTails(
+                      sum(inputs, Timing.QUERY_ENCODE_LATENCY_P99_US),
+                      sum(inputs, Timing.SEARCH_LATENCY_P99_US))
                   .build());
       runs.put(
           cell.fingerprint(),

@@ -231,6 +231,13 @@ final class LightFamily implements RetrievalFamily {
             Timings.sum(
                 dense.timings().get(Timing.SEARCH_LATENCY_US),
                 sparse.timings().get(Timing.SEARCH_LATENCY_US)))
+        .latencyTails(
+            Timings.sum(
+                dense.timings().get(Timing.QUERY_ENCODE_LATENCY_P99_US),
+                sparse.timings().get(Timing.QUERY_ENCODE_LATENCY_P99_US)),
+            Timings.sum(
+                dense.timings().get(Timing.SEARCH_LATENCY_P99_US),
+                sparse.timings().get(Timing.SEARCH_LATENCY_P99_US)))
         .build();
   }
 }

@@ -202,6 +202,7 @@ final class LeaderboardJson {
     node.put("stored_bytes_per_vector", row.facts().bytesPerVector());
     node.put("scanned_bytes_per_vector", row.facts().scannedBytesPerVector());
     node.put("latency_us", row.facts().latencyUs());
+    node.put("latency_p99_us", row.facts().latencyP99Us());
     node.put("index_ms_per_document", row.facts().indexMsPerDocument());
     node.put("gpu", row.facts().gpu());
     var price = board.options().price();

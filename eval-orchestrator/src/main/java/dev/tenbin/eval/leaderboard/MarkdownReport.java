@@ -45,6 +45,7 @@ public final class MarkdownReport {
     paired(md, board);
     parity(md, board);
     memory(md, board);
+    latency(md, board);
     return md.toString();
   }
 
@@ -149,6 +150,39 @@ public final class MarkdownReport {
         "\nStored: what the variant keeps per document (a rescore keeps the codes and the float"
             + " vectors; a chunked variant every window). Scanned: what its first stage reads per"
             + " document.\n");
+  }
+
+  /** Single-query latency of the rows that measured it: median and 99th percentile. */
+  private static void latency(StringBuilder md, Leaderboard board) {
+    List<List<String>> rows = new ArrayList<>();
+    for (LeaderboardRow row : board.rows()) {
+      if (row.facts().latencyUs() != null) {
+        rows.add(
+            List.of(
+                row.key().system().name(),
+                row.key().variant(),
+                row.key().mode(),
+                micros(row.facts().latencyUs()),
+                micros(row.facts().latencyP99Us())));
+      }
+    }
+    if (rows.isEmpty()) {
+      return;
+    }
+    md.append("\n## Query latency\n\n");
+    table(
+        md,
+        List.of("system", "variant", "mode", "p50 µs", "p99 µs"),
+        rows,
+        List.of(false, false, false, true, true));
+    md.append(
+        "\nOne query at a time, encode plus search, the first 100 evaluated queries of each task"
+            + " after the batch run (mean over the row's tasks); p99 is the sum of the encode and"
+            + " search 99th percentiles.\n");
+  }
+
+  private static String micros(Double value) {
+    return value == null ? Numbers.ABSENT : String.valueOf(Math.round(value));
   }
 
   private static String bytes(Double value) {

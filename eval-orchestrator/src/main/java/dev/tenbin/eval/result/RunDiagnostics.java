@@ -30,6 +30,10 @@ import java.util.Map;
  * @param bytesPerToken "bytes_per_token": a multi-vector model's stored bytes per token
  * @param queryEncodeLatencyUs "query_encode_latency_us": median one-query encode latency
  * @param searchLatencyUs "search_latency_us": median one-query search latency
+ * @param queryEncodeLatencyP99Us "query_encode_latency_p99_us": 99th percentile of the one-query
+ *     encode latency
+ * @param searchLatencyP99Us "search_latency_p99_us": 99th percentile of the one-query search
+ *     latency
  * @param similarity "similarity": "dot" or "cosine", the dense similarity used
  * @param hnswRecallVsExact "hnsw_recall_vs_exact": an approximate variant's recall against exact
  *     search
@@ -54,6 +58,8 @@ public record RunDiagnostics(
     Long bytesPerToken,
     Double queryEncodeLatencyUs,
     Double searchLatencyUs,
+    Double queryEncodeLatencyP99Us,
+    Double searchLatencyP99Us,
     String similarity,
     Double hnswRecallVsExact,
     Double int8QueryClipRate,
@@ -89,6 +95,8 @@ public record RunDiagnostics(
     put(map, "bytes_per_token", bytesPerToken);
     put(map, "query_encode_latency_us", queryEncodeLatencyUs);
     put(map, "search_latency_us", searchLatencyUs);
+    put(map, "query_encode_latency_p99_us", queryEncodeLatencyP99Us);
+    put(map, "search_latency_p99_us", searchLatencyP99Us);
     put(map, "similarity", similarity);
     put(map, "hnsw_recall_vs_exact", hnswRecallVsExact);
     put(map, "int8_query_clip_rate", int8QueryClipRate);
@@ -114,6 +122,8 @@ public record RunDiagnostics(
         bytesPerToken,
         queryEncodeLatencyUs,
         searchLatencyUs,
+        queryEncodeLatencyP99Us,
+        searchLatencyP99Us,
         similarity,
         hnswRecallVsExact,
         int8QueryClipRate,
@@ -143,6 +153,8 @@ public record RunDiagnostics(
     private Long bytesPerToken;
     private Double queryEncodeLatencyUs;
     private Double searchLatencyUs;
+    private Double queryEncodeLatencyP99Us;
+    private Double searchLatencyP99Us;
     private String similarity;
     private Double hnswRecallVsExact;
     private Double int8QueryClipRate;
@@ -210,6 +222,21 @@ public record RunDiagnostics(
       return this;
     }
 
+    /** The 99th percentiles of the one-query latencies in microseconds; null stays absent. */
+    public Builder latencyTails(Double queryEncodeP99Us, Double searchP99Us) {
+      queryEncodeLatencyP99Us = queryEncodeP99Us;
+      searchLatencyP99Us = searchP99Us;
+      return this;
+    }
+
+    /** Probed one-query latencies: medians and 99th percentiles (null: not probed). */
+    public Builder latencies(Latency queryEncode, Latency search) {
+      latencies(
+          queryEncode == null ? null : queryEncode.p50Us(), search == null ? null : search.p50Us());
+      return latencyTails(
+          queryEncode == null ? null : queryEncode.p99Us(), search == null ? null : search.p99Us());
+    }
+
     public Builder similarity(String value) {
       similarity = value;
       return this;
@@ -241,6 +268,8 @@ public record RunDiagnostics(
           bytesPerToken,
           queryEncodeLatencyUs,
           searchLatencyUs,
+          queryEncodeLatencyP99Us,
+          searchLatencyP99Us,
           similarity,
           hnswRecallVsExact,
           int8QueryClipRate,

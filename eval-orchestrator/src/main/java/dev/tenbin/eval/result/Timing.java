@@ -11,6 +11,8 @@ public enum Timing {
   /** One query at a time, after the batch run warmed up (the latency probe). */
   QUERY_ENCODE_LATENCY_US("query_encode_latency_us"),
   SEARCH_LATENCY_US("search_latency_us"),
+  QUERY_ENCODE_LATENCY_P99_US("query_encode_latency_p99_us"),
+  SEARCH_LATENCY_P99_US("search_latency_p99_us"),
   RERANK_MS("rerank_ms"),
   PER_QUERY_RERANK_US("per_query_rerank_us");
 

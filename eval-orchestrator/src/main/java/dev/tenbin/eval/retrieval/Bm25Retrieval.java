@@ -1,5 +1,6 @@
 package dev.tenbin.eval.retrieval;
 
+import dev.tenbin.eval.result.Latency;
 import dev.tenbin.eval.result.RunDiagnostics;
 import dev.tenbin.proto.index.v1.Document;
 import dev.tenbin.proto.index.v1.Family;
@@ -66,8 +67,8 @@ public final class Bm25Retrieval {
       if (!probeLatency) {
         return new RetrievalResult(rankings, indexed - start, searched - indexed, documents.size());
       }
-      double latency =
-          LatencyProbe.medianMicros(
+      Latency latency =
+          LatencyProbe.micros(
               queries, query -> session.search(Family.FAMILY_BM25, List.of(query), null, topK));
       return new RetrievalResult(
           rankings,
@@ -76,7 +77,7 @@ public final class Bm25Retrieval {
           documents.size(),
           0,
           0,
-          RunDiagnostics.builder().latencies(0.0, latency).build());
+          RunDiagnostics.builder().latencies(new Latency(0, 0), latency).build());
     }
   }
 }

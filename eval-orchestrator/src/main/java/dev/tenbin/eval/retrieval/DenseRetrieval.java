@@ -4,6 +4,7 @@ import dev.tenbin.client.encoder.EncoderClient;
 import dev.tenbin.eval.cache.CachedEncoder;
 import dev.tenbin.eval.cache.EmbeddingCache;
 import dev.tenbin.eval.result.Int8CalibrationFacts;
+import dev.tenbin.eval.result.Latency;
 import dev.tenbin.eval.result.RunDiagnostics;
 import dev.tenbin.proto.common.v1.DenseVector;
 import dev.tenbin.proto.common.v1.Similarity;
@@ -147,10 +148,10 @@ public final class DenseRetrieval {
       progress.update(queriesWhat, queryCount, queryCount);
       long queriesEncoded = System.nanoTime();
       List<Query> queries = queries(queryIds, queryVectors);
-      double encodeLatency =
+      Latency encodeLatency =
           !probeLatency
-              ? 0
-              : LatencyProbe.medianMicros(
+              ? null
+              : LatencyProbe.micros(
                   queryTexts,
                   text -> {
                     if (queryEncoding == QueryEncoding.LIGHT) {
@@ -187,7 +188,7 @@ public final class DenseRetrieval {
           if (probeLatency) {
             diagnostics.latencies(
                 encodeLatency,
-                LatencyProbe.medianMicros(
+                LatencyProbe.micros(
                     queries,
                     query ->
                         session.search(

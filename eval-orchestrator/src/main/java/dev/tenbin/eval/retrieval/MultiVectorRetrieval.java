@@ -3,6 +3,7 @@ package dev.tenbin.eval.retrieval;
 import dev.tenbin.client.encoder.EncoderClient;
 import dev.tenbin.eval.cache.CachedEncoder;
 import dev.tenbin.eval.cache.EmbeddingCache;
+import dev.tenbin.eval.result.Latency;
 import dev.tenbin.eval.result.RunDiagnostics;
 import dev.tenbin.proto.common.v1.MultiVector;
 import dev.tenbin.proto.index.v1.Document;
@@ -83,11 +84,11 @@ public final class MultiVectorRetrieval {
       }
       var rankings = session.search(Family.FAMILY_MULTIVECTOR, queries, null, topK);
       long searched = System.nanoTime();
-      double encodeLatency =
-          LatencyProbe.medianMicros(
+      Latency encodeLatency =
+          LatencyProbe.micros(
               queryTexts, text -> encoder.encodeMultiVectors(model, List.of(text), true));
-      double searchLatency =
-          LatencyProbe.medianMicros(
+      Latency searchLatency =
+          LatencyProbe.micros(
               queries,
               query -> session.search(Family.FAMILY_MULTIVECTOR, List.of(query), null, topK));
       return new RetrievalResult(

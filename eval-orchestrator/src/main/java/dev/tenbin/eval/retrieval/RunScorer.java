@@ -39,6 +39,13 @@ public final class RunScorer {
     if (result.diagnostics().searchLatencyUs() != null) {
       timings.put(Timing.SEARCH_LATENCY_US, result.diagnostics().searchLatencyUs());
     }
+    if (result.diagnostics().queryEncodeLatencyP99Us() != null) {
+      timings.put(
+          Timing.QUERY_ENCODE_LATENCY_P99_US, result.diagnostics().queryEncodeLatencyP99Us());
+    }
+    if (result.diagnostics().searchLatencyP99Us() != null) {
+      timings.put(Timing.SEARCH_LATENCY_P99_US, result.diagnostics().searchLatencyP99Us());
+    }
     return new CellResult(
         retriever,
         variant,

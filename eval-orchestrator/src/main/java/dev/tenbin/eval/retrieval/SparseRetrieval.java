@@ -3,6 +3,7 @@ package dev.tenbin.eval.retrieval;
 import dev.tenbin.client.encoder.EncoderClient;
 import dev.tenbin.eval.cache.CachedEncoder;
 import dev.tenbin.eval.cache.EmbeddingCache;
+import dev.tenbin.eval.result.Latency;
 import dev.tenbin.eval.result.RunDiagnostics;
 import dev.tenbin.proto.common.v1.SparseVector;
 import dev.tenbin.proto.encoder.v1.TokenizedText;
@@ -83,8 +84,8 @@ public final class SparseRetrieval {
                     .toList()
                 : encoder.encodeSparseVectors(model, queryTexts, true);
     long queriesEncoded = System.nanoTime();
-    double encodeLatency =
-        LatencyProbe.medianMicros(
+    Latency encodeLatency =
+        LatencyProbe.micros(
             queryTexts,
             text -> {
               if (bm25Weights) {
@@ -129,7 +130,7 @@ public final class SparseRetrieval {
                 .sparseDims(variant.maxQueryDims(), variant.maxDocumentDims())
                 .latencies(
                     encodeLatency,
-                    LatencyProbe.medianMicros(
+                    LatencyProbe.micros(
                         queries,
                         query -> session.searchSparse(List.of(query), variant.options(), topK)))
                 .build();

@@ -59,4 +59,29 @@ class RowFactsTest {
     assertThat(chunked.bytesPerVector()).isEqualTo(1536 * 4.5);
     assertThat(chunked.scannedBytesPerVector()).isEqualTo(1536 * 4.5);
   }
+
+  @Test
+  void theLatencyTailIsTheSumOfTheEncodeAndSearchTailsMeanOverCells() {
+    RowFacts facts =
+        RowFacts.of(
+            List.of(
+                TestCells.cell("b", "t1", "dense:m", "base", 0.5)
+                    .timing("query_encode_latency_us", 1_000)
+                    .timing("search_latency_us", 100)
+                    .timing("query_encode_latency_p99_us", 3_000)
+                    .timing("search_latency_p99_us", 400)
+                    .build(),
+                TestCells.cell("b", "t2", "dense:m", "base", 0.5)
+                    .timing("query_encode_latency_us", 1_200)
+                    .timing("search_latency_us", 100)
+                    .timing("query_encode_latency_p99_us", 2_000)
+                    .timing("search_latency_p99_us", 600)
+                    .build()));
+    assertThat(facts.latencyUs()).isEqualTo(1_200.0);
+    assertThat(facts.latencyP99Us()).isEqualTo((3_400.0 + 2_600.0) / 2);
+    assertThat(
+            RowFacts.of(List.of(TestCells.cell("b", "t", "bm25", "base", 0.5).build()))
+                .latencyP99Us())
+        .isNull();
+  }
 }

@@ -84,9 +84,14 @@ class ReportFormatsTest {
                         + (t.pairs().rows().isEmpty() ? 0 : 2 + t.pairs().rows().size()))
             .sum();
     assertThat(pairedLines).isPositive();
+    long rowsWithLatency =
+        BOARD.rows().stream().filter(row -> row.facts().latencyUs() != null).count();
+    long latencyLines = rowsWithLatency == 0 ? 0 : 2 + rowsWithLatency;
     assertThat(tableLines)
-        .isEqualTo(2L * (2 + BOARD.rows().size()) + 2 + rowsWithBytes + pairedLines);
+        .isEqualTo(2L * (2 + BOARD.rows().size()) + 2 + rowsWithBytes + pairedLines + latencyLines);
     assertThat(md).contains("## Bytes per document", "| stored B/document | scanned B/document |");
+    assertThat(rowsWithLatency).isPositive();
+    assertThat(md).contains("## Query latency", "| p50 µs | p99 µs |");
   }
 
   @Test
