@@ -177,7 +177,7 @@ public final class NanoCommand implements Runnable {
         "Whether a Nano-set ranks systems as its full collection does: the systems of a job run on"
             + " the Nano-set against the same systems of a job run on the full collection; Kendall"
             + " tau-b and Spearman rho of their scores, the pairs ordered the same, the top-k"
-            + " agreement, and per system the difference Nano - full with its paired 95% interval"
+            + " agreement, and per system the difference Nano - full with its paired 95%% interval"
             + " over the queries both evaluated.",
         "--record NANO_DIR stores the result as fidelity.json beside the Nano-set's nano.json."
       })

@@ -37,7 +37,7 @@ import picocli.CommandLine.Option;
           + " encoder, or --encoder-endpoint) and B (--b-endpoint, --b-model, --b-batch; by default"
           + " the same as A). Both encode the corpus and the evaluated queries, search exactly"
           + " (cosine, FP32) and are scored; the certificate gives Δ nDCG@10 (B − A) with its"
-          + " paired 95% interval and tests, the queries whose top 10 changed, and the cosine of"
+          + " paired 95%% interval and tests, the queries whose top 10 changed, and the cosine of"
           + " A's and B's vectors (min, mean) with the largest component difference.",
       "Exit 0 whatever the difference: the certificate reports it."
     })
