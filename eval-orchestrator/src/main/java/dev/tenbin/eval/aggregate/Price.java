@@ -87,4 +87,43 @@ public record Price(double cpuHour, double gpuHour) {
         ? null
         : facts.indexMsPerDocument() * 1_000_000 / 3.6e6 * hourly;
   }
+
+  /**
+   * A job spec's {@code price}: {@code {cpu_hour: 0.10, gpu_hour: 2.50}} (either may be left out)
+   * or the same as one text, {@code cpu_hour=0.10,gpu_hour=2.50}.
+   */
+  public static Price fromYaml(com.fasterxml.jackson.databind.JsonNode node) {
+    if (node.isTextual()) {
+      return parse("price", node.asText());
+    }
+    if (!node.isObject()) {
+      throw new InvalidInputException(
+          "price", "price must be {cpu_hour: PRICE, gpu_hour: PRICE} or cpu_hour=P,gpu_hour=P");
+    }
+    java.util.List<String> parts = new java.util.ArrayList<>();
+    node.fields()
+        .forEachRemaining(field -> parts.add(field.getKey() + "=" + field.getValue().asText()));
+    return parse("price", String.join(",", parts));
+  }
+
+  /**
+   * The price of a job folder's {@code job.yaml}, or null when it names none (or is unreadable).
+   */
+  public static Price ofJobFolder(java.nio.file.Path jobDirectory) {
+    java.nio.file.Path spec = jobDirectory.resolve("job.yaml");
+    if (!java.nio.file.Files.isRegularFile(spec)) {
+      return null;
+    }
+    try {
+      com.fasterxml.jackson.databind.JsonNode root =
+          new com.fasterxml.jackson.databind.ObjectMapper(
+                  new com.fasterxml.jackson.dataformat.yaml.YAMLFactory())
+              .readTree(spec.toFile());
+      return root == null || root.path("price").isMissingNode()
+          ? null
+          : fromYaml(root.path("price"));
+    } catch (java.io.IOException | InvalidInputException e) {
+      return null;
+    }
+  }
 }

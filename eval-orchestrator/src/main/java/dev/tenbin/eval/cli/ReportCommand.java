@@ -170,6 +170,11 @@ public final class ReportCommand implements Callable<Integer> {
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
+  /** The price the first job folder's spec names, for a report without --price; else null. */
+  private Price jobPrice() {
+    return jobs.stream().map(Price::ofJobFolder).filter(p -> p != null).findFirst().orElse(null);
+  }
+
   @Override
   public Integer call() {
     if (!view.equals("leaderboard") && !view.equals("positions")) {
@@ -221,7 +226,7 @@ public final class ReportCommand implements Callable<Integer> {
             .withSeed(seed)
             .withPermutations(permutations)
             .withCorrection(pCorrection)
-            .withPrice(price == null ? null : Price.parse("--price", price))
+            .withPrice(price != null ? Price.parse("--price", price) : jobPrice())
             .withParity(jobs.stream().flatMap(j -> ParityRecord.readAll(j).stream()).toList())
             .withOfficial(official == null ? null : readOfficial());
     Leaderboard board = Leaderboard.of(cells, options);

@@ -1,6 +1,7 @@
 package dev.tenbin.eval.job;
 
 import dev.tenbin.eval.aggregate.LeaderboardOptions;
+import dev.tenbin.eval.aggregate.Price;
 import dev.tenbin.eval.leaderboard.Leaderboards;
 import dev.tenbin.eval.positions.PositionSettings;
 import dev.tenbin.eval.store.CellRecord;
@@ -45,7 +46,7 @@ public final class JobReports {
         Leaderboards.writeAll(
             cells,
             jobDirectory,
-            LeaderboardOptions.defaults(),
+            LeaderboardOptions.defaults().withPrice(Price.ofJobFolder(jobDirectory)),
             PositionSettings.ofJobFolder(jobDirectory).reference());
     out.print(table);
     out.flush();

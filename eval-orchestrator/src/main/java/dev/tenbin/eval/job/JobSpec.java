@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.core.SafeText;
+import dev.tenbin.eval.aggregate.Price;
 import dev.tenbin.eval.family.Families;
 import dev.tenbin.eval.plan.JobSettings;
 import dev.tenbin.eval.plan.RetrieverEntry;
@@ -52,6 +53,7 @@ import java.util.Set;
  * light_hybrid_fusion: minmax           # or rrf, rrf_kK (weights: dense W, sparse 1 - W)
  * top_k: 100
  * positions: {tokenizer: bge-small-en-v1.5, min_count: 5, reference: bm25}  # tasks with spans
+ * price: {cpu_hour: 0.10, gpu_hour: 2.50}  # cost columns of the job's leaderboards (Price)
  * }</pre>
  *
  * @param name the job's name
@@ -138,7 +140,8 @@ public record JobSpec(
           "light_hybrid_dense_weight",
           "light_hybrid_fusion",
           "top_k",
-          "positions");
+          "positions",
+          "price");
 
   /** Reads and checks a spec file; every problem names the YAML field. */
   public static JobSpec read(Path file) {
@@ -232,6 +235,13 @@ public record JobSpec(
       DenseSimilarities.parse("similarity", similarity);
     } catch (InvalidInputException e) {
       throw error(file, "similarity", e.getMessage());
+    }
+    if (!root.path("price").isMissingNode()) {
+      try {
+        Price.fromYaml(root.path("price"));
+      } catch (InvalidInputException e) {
+        throw error(file, "price", e.getMessage());
+      }
     }
     double weight = root.path("light_hybrid_dense_weight").asDouble(0.5);
     if (!(weight >= 0 && weight <= 1)) {

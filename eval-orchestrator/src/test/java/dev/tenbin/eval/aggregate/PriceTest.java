@@ -57,4 +57,26 @@ class PriceTest {
           .hasMessageStartingWith("--price must be cpu_hour=PRICE,gpu_hour=PRICE");
     }
   }
+
+  @Test
+  void aJobSpecNamesItsPriceAndTheJobFolderKeepsIt(
+      @org.junit.jupiter.api.io.TempDir java.nio.file.Path job) throws Exception {
+    String spec =
+        "name: priced\ntask_sets: [tasks.yaml]\nretrievers: [bm25]\n"
+            + "price: {cpu_hour: 0.36, gpu_hour: 3.6}\n";
+    var parsed = dev.tenbin.eval.job.JobSpec.parse(spec, job.resolve("job.yaml"));
+    java.nio.file.Files.writeString(job.resolve("job.yaml"), parsed.yaml());
+    assertThat(Price.ofJobFolder(job)).isEqualTo(new Price(0.36, 3.6));
+    assertThat(
+            Price.fromYaml(
+                new com.fasterxml.jackson.databind.ObjectMapper().valueToTree("cpu_hour=1")))
+        .isEqualTo(new Price(1, 0));
+    assertThatThrownBy(
+            () ->
+                dev.tenbin.eval.job.JobSpec.parse(
+                    spec.replace("cpu_hour: 0.36", "cpu_hour: cheap"), job.resolve("job.yaml")))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("price");
+    assertThat(Price.ofJobFolder(job.resolve("missing"))).isNull();
+  }
 }
