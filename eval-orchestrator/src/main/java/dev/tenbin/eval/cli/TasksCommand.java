@@ -56,8 +56,45 @@ public final class TasksCommand implements Runnable {
             task.domain().isEmpty() ? "-" : task.domain(),
             task.source().describe());
       }
+      for (TaskSpec task : taskSet.tasks()) {
+        if (task.source() instanceof dev.tenbin.eval.taskset.DatasetSource.LocalBeir local) {
+          String fidelity = fidelity(local.directory());
+          if (fidelity != null) {
+            out.printf("# %s is a Nano-set: %s%n", task.name(), fidelity);
+          }
+        }
+      }
       out.flush();
       return 0;
+    }
+
+    /**
+     * What a Nano-set folder's {@code fidelity.json} ({@code tenbin nano fidelity --record}) says,
+     * in a line; null when it has none or it cannot be read.
+     */
+    static String fidelity(Path folder) {
+      Path file = folder.resolve("fidelity.json");
+      if (!java.nio.file.Files.isRegularFile(file)) {
+        return null;
+      }
+      try {
+        var root = new com.fasterxml.jackson.databind.ObjectMapper().readTree(file.toFile());
+        return String.format(
+            java.util.Locale.ROOT,
+            "%s ranks %d systems as %s does with Kendall tau-b %s (%d of %d pairs the same;"
+                + " fidelity.json)",
+            root.path("metric").asText("ndcg@10"),
+            root.path("systems").size(),
+            root.path("full_task").asText("its full collection"),
+            root.path("kendall_tau_b").isNumber()
+                ? String.format(
+                    java.util.Locale.ROOT, "%.3f", root.path("kendall_tau_b").asDouble())
+                : "n/a",
+            root.path("pairs_ordered_the_same").asInt(),
+            root.path("pairs").asInt());
+      } catch (java.io.IOException e) {
+        return null;
+      }
     }
   }
 

@@ -38,6 +38,22 @@ class TasksCommandTest {
   }
 
   @Test
+  void showSaysWhatANanoSetsRecordedFidelityIs() throws Exception {
+    Path spec = spec();
+    Files.writeString(
+        tmp.resolve("data/tiny-en/fidelity.json"),
+        "{\"full_task\": \"shared/xquad-en\", \"metric\": \"ndcg@10\", \"kendall_tau_b\": 0.333,"
+            + " \"pairs_ordered_the_same\": 2, \"pairs\": 3, \"systems\": [{}, {}, {}]}");
+    CliRunner result = CliRunner.run("tasks", "show", spec.toString());
+    assertThat(result.exitCode()).isEqualTo(0);
+    assertThat(result.out())
+        .contains(
+            "# tiny-en is a Nano-set: ndcg@10 ranks 3 systems as shared/xquad-en does with Kendall"
+                + " tau-b 0.333 (2 of 3 pairs the same; fidelity.json)")
+        .doesNotContain("# tiny-de is a Nano-set");
+  }
+
+  @Test
   void fetchLoadsLocalTasksAndPrintsSizesAndIdentity() throws Exception {
     Path file =
         Files.writeString(
