@@ -52,7 +52,8 @@ public record LeaderboardOptions(
 
   /**
    * nDCG@10, macro, every cell, 2,000 task draws, 10,000 model draws, seed 42, no official ranking,
-   * paired tests with 10,000 randomization draws and Holm's correction.
+   * paired tests with 10,000 randomization draws and Holm's correction, no price, no parity
+   * certificates.
    */
   public static LeaderboardOptions defaults() {
     return new LeaderboardOptions(
@@ -70,167 +71,93 @@ public record LeaderboardOptions(
   }
 
   public LeaderboardOptions withMetric(String value) {
-    return new LeaderboardOptions(
-        value,
-        aggregate,
-        scope,
-        bootstrapDraws,
-        correlationResamples,
-        seed,
-        official,
-        permutations,
-        correction,
-        price,
-        parity);
+    return with(b -> b.metric = value);
   }
 
   public LeaderboardOptions withAggregate(Aggregate value) {
-    return new LeaderboardOptions(
-        metric,
-        value,
-        scope,
-        bootstrapDraws,
-        correlationResamples,
-        seed,
-        official,
-        permutations,
-        correction,
-        price,
-        parity);
+    return with(b -> b.aggregate = value);
   }
 
   public LeaderboardOptions withScope(Scope value) {
-    return new LeaderboardOptions(
-        metric,
-        aggregate,
-        value,
-        bootstrapDraws,
-        correlationResamples,
-        seed,
-        official,
-        permutations,
-        correction,
-        price,
-        parity);
+    return with(b -> b.scope = value);
   }
 
   public LeaderboardOptions withBootstrapDraws(int value) {
-    return new LeaderboardOptions(
-        metric,
-        aggregate,
-        scope,
-        value,
-        correlationResamples,
-        seed,
-        official,
-        permutations,
-        correction,
-        price,
-        parity);
+    return with(b -> b.bootstrapDraws = value);
   }
 
   public LeaderboardOptions withCorrelationResamples(int value) {
-    return new LeaderboardOptions(
-        metric,
-        aggregate,
-        scope,
-        bootstrapDraws,
-        value,
-        seed,
-        official,
-        permutations,
-        correction,
-        price,
-        parity);
+    return with(b -> b.correlationResamples = value);
   }
 
   public LeaderboardOptions withSeed(long value) {
-    return new LeaderboardOptions(
-        metric,
-        aggregate,
-        scope,
-        bootstrapDraws,
-        correlationResamples,
-        value,
-        official,
-        permutations,
-        correction,
-        price,
-        parity);
+    return with(b -> b.seed = value);
   }
 
   public LeaderboardOptions withOfficial(OfficialRanking value) {
-    return new LeaderboardOptions(
-        metric,
-        aggregate,
-        scope,
-        bootstrapDraws,
-        correlationResamples,
-        seed,
-        value,
-        permutations,
-        correction,
-        price,
-        parity);
+    return with(b -> b.official = value);
   }
 
   public LeaderboardOptions withPermutations(int value) {
-    return new LeaderboardOptions(
-        metric,
-        aggregate,
-        scope,
-        bootstrapDraws,
-        correlationResamples,
-        seed,
-        official,
-        value,
-        correction,
-        price,
-        parity);
+    return with(b -> b.permutations = value);
   }
 
   public LeaderboardOptions withCorrection(Correction value) {
-    return new LeaderboardOptions(
-        metric,
-        aggregate,
-        scope,
-        bootstrapDraws,
-        correlationResamples,
-        seed,
-        official,
-        permutations,
-        value,
-        price,
-        parity);
+    return with(b -> b.correction = value);
   }
 
   public LeaderboardOptions withPrice(Price value) {
-    return new LeaderboardOptions(
-        metric,
-        aggregate,
-        scope,
-        bootstrapDraws,
-        correlationResamples,
-        seed,
-        official,
-        permutations,
-        correction,
-        value,
-        parity);
+    return with(b -> b.price = value);
   }
 
   public LeaderboardOptions withParity(List<ParityRecord> value) {
+    return with(b -> b.parity = value);
+  }
+
+  /** These options with one component changed by {@code change}. */
+  private LeaderboardOptions with(java.util.function.Consumer<Fields> change) {
+    Fields fields = new Fields(this);
+    change.accept(fields);
     return new LeaderboardOptions(
-        metric,
-        aggregate,
-        scope,
-        bootstrapDraws,
-        correlationResamples,
-        seed,
-        official,
-        permutations,
-        correction,
-        price,
-        value);
+        fields.metric,
+        fields.aggregate,
+        fields.scope,
+        fields.bootstrapDraws,
+        fields.correlationResamples,
+        fields.seed,
+        fields.official,
+        fields.permutations,
+        fields.correction,
+        fields.price,
+        fields.parity);
+  }
+
+  /** The components, as a mutable copy for {@link #with}. */
+  private static final class Fields {
+    String metric;
+    Aggregate aggregate;
+    Scope scope;
+    int bootstrapDraws;
+    int correlationResamples;
+    long seed;
+    OfficialRanking official;
+    int permutations;
+    Correction correction;
+    Price price;
+    List<ParityRecord> parity;
+
+    Fields(LeaderboardOptions options) {
+      metric = options.metric;
+      aggregate = options.aggregate;
+      scope = options.scope;
+      bootstrapDraws = options.bootstrapDraws;
+      correlationResamples = options.correlationResamples;
+      seed = options.seed;
+      official = options.official;
+      permutations = options.permutations;
+      correction = options.correction;
+      price = options.price;
+      parity = options.parity;
+    }
   }
 }
