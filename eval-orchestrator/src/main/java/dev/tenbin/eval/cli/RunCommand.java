@@ -3,6 +3,7 @@ package dev.tenbin.eval.cli;
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.eval.job.ConsoleJobProgress;
+import dev.tenbin.eval.job.ExternalRun;
 import dev.tenbin.eval.job.JobLauncher;
 import dev.tenbin.eval.job.JobOutcome;
 import dev.tenbin.eval.job.JobReports;
@@ -161,6 +162,13 @@ public final class RunCommand implements Callable<Integer> {
         podArgs.isEmpty() || executor.equals("kubernetes"),
         "POD_ARG",
         "(arguments after SPEC) are only for --executor kubernetes, got " + podArgs);
+    if (!job.importedRuns().isEmpty()
+        && (mergeOnly || shard != null || !executor.equals("inline"))) {
+      throw new InvalidInputException(
+          "runs",
+          "runs: (imported TREC runs) are read by a whole inline run (tenbin run SPEC); import them"
+              + " with tenbin import-run into a sharded job's folder");
+    }
     if (mergeOnly) {
       check(
           shard == null && executor.equals("inline"),
@@ -188,11 +196,19 @@ public final class RunCommand implements Callable<Integer> {
 
   private int runWhole(JobSpec job, JobLauncher launcher, PrintWriter err) {
     JobOutcome outcome = runSlice(job, launcher, PlanSlice.WHOLE, err);
+    importRuns(job, launcher, err);
     if (!noReports) {
       JobReports.write(out, spec.commandLine().getOut(), err);
     }
     err.flush();
     return outcome.succeeded() ? 0 : EXIT_INCOMPLETE;
+  }
+
+  /** The spec's {@code runs:}, imported once the job's own cells are stored. */
+  private void importRuns(JobSpec job, JobLauncher launcher, PrintWriter err) {
+    if (!job.importedRuns().isEmpty()) {
+      ExternalRun.importAll(job, launcher.loadTasks(job), out, err);
+    }
   }
 
   private int runShard(JobSpec job, JobLauncher launcher, PrintWriter err) {

@@ -114,4 +114,51 @@ public final class ExternalRun {
       throw new IllegalStateException(e);
     }
   }
+
+  /**
+   * Imports the runs a job spec lists ({@code runs:}) into the job folder, each on its named task,
+   * at the spec's depth; a run already stored (same file, task and depth) is kept.
+   *
+   * @param tasks the job's loaded tasks
+   * @return the cells imported or found stored
+   */
+  public static List<CellRecord> importAll(
+      JobSpec spec, List<JobTask> tasks, Path jobDirectory, java.io.PrintWriter err) {
+    List<CellRecord> records = new java.util.ArrayList<>();
+    List<JobSpec.ImportedRun> runs = spec.importedRuns();
+    if (runs.isEmpty()) {
+      return records;
+    }
+    dev.tenbin.eval.store.ResultStore store = dev.tenbin.eval.store.ResultStore.open(jobDirectory);
+    for (int i = 0; i < runs.size(); i++) {
+      JobSpec.ImportedRun run = runs.get(i);
+      JobTask task =
+          tasks.stream()
+              .filter(t -> t.task().equals(run.task()))
+              .findFirst()
+              .orElseThrow(
+                  () ->
+                      new InvalidInputException(
+                          "runs",
+                          "runs: task "
+                              + run.task()
+                              + " is none of the job's tasks: "
+                              + String.join(", ", tasks.stream().map(JobTask::task).toList())));
+      if (!Files.isRegularFile(run.file())) {
+        throw new InvalidInputException("runs", "runs: " + run.file() + " is not a file");
+      }
+      Imported imported = evaluate(run.file(), run.name(), task, spec.topK());
+      boolean stored = store.append(imported.record());
+      err.printf(
+          java.util.Locale.ROOT,
+          "tenbin: %s %s: nDCG@10 %.4f (run %s)%n",
+          stored ? "imported" : "already stored",
+          imported.record().key().label(),
+          imported.record().metrics().getOrDefault("ndcg@10", Double.NaN),
+          run.file().getFileName());
+      records.add(imported.record());
+    }
+    err.flush();
+    return records;
+  }
 }

@@ -108,6 +108,12 @@ public final class JobAdmission {
           e.field() == null || e.field().equals("SPEC") ? "spec_yaml" : "spec_yaml." + e.field(),
           e.getMessage());
     }
+    if (!spec.importedRuns().isEmpty()) {
+      throw new InvalidInputException(
+          "spec_yaml.runs",
+          "runs: (imported TREC runs) are files on the client; the eval service does not read"
+              + " them: run the spec locally (tenbin run) or import each with tenbin import-run");
+    }
     spec = confineLengthTokenizer(spec);
     List<Integer> documentOf = matchTaskSets(spec, request.taskSets());
     List<TaskSetSpec> taskSets = new ArrayList<>();

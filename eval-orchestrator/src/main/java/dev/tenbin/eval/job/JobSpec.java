@@ -54,6 +54,8 @@ import java.util.Set;
  * top_k: 100
  * positions: {tokenizer: bge-small-en-v1.5, min_count: 5, reference: bm25}  # tasks with spans
  * price: {cpu_hour: 0.10, gpu_hour: 2.50}  # cost columns of the job's leaderboards (Price)
+ * runs:                                 # TREC runs made elsewhere, imported as external:NAME
+ *   - {name: mine, file: runs/mine.trec, task: NanoSciFact}   # file relative to the spec
  * }</pre>
  *
  * @param name the job's name
@@ -141,7 +143,8 @@ public record JobSpec(
           "light_hybrid_fusion",
           "top_k",
           "positions",
-          "price");
+          "price",
+          "runs");
 
   /** Reads and checks a spec file; every problem names the YAML field. */
   public static JobSpec read(Path file) {
@@ -236,6 +239,7 @@ public record JobSpec(
     } catch (InvalidInputException e) {
       throw error(file, "similarity", e.getMessage());
     }
+    importedRuns(file, root);
     if (!root.path("price").isMissingNode()) {
       try {
         Price.fromYaml(root.path("price"));
@@ -524,6 +528,73 @@ public record JobSpec(
       values.add(node.get(i).asText().trim());
     }
     return List.copyOf(values);
+  }
+
+  /**
+   * A TREC run made elsewhere that a local job imports (as {@code tenbin import-run} does) after
+   * its own cells: stored as the system {@code external:NAME} on the task.
+   *
+   * @param name one word, the system's name after {@code external:}
+   * @param file the run file, resolved against the spec's folder
+   * @param task the name of one of the job's tasks
+   */
+  public record ImportedRun(String name, Path file, String task) {}
+
+  /**
+   * The spec's {@code runs:} (a local {@code tenbin run} imports them; the eval service refuses).
+   */
+  public List<ImportedRun> importedRuns() {
+    try {
+      JsonNode root = YAML.readTree(yaml);
+      return root == null ? List.of() : importedRuns(file, root);
+    } catch (java.io.IOException e) {
+      throw error(file, "runs", e.getMessage());
+    }
+  }
+
+  private static List<ImportedRun> importedRuns(Path file, JsonNode root) {
+    JsonNode runs = root.path("runs");
+    if (runs.isMissingNode() || runs.isNull()) {
+      return List.of();
+    }
+    if (!runs.isArray()) {
+      throw error(file, "runs", "must be a list of {name, file, task}");
+    }
+    Path folder = file.toAbsolutePath().getParent();
+    List<ImportedRun> entries = new ArrayList<>();
+    Set<String> seen = new java.util.HashSet<>();
+    for (int i = 0; i < runs.size(); i++) {
+      JsonNode entry = runs.get(i);
+      String field = "runs[" + i + "]";
+      if (!entry.isObject()) {
+        throw error(file, field, "must be {name: NAME, file: FILE, task: TASK}");
+      }
+      java.util.Iterator<String> keys = entry.fieldNames();
+      while (keys.hasNext()) {
+        String key = keys.next();
+        if (!Set.of("name", "file", "task").contains(key)) {
+          throw error(file, field + "." + key, "is not a field of a run (name, file, task)");
+        }
+      }
+      String name = entry.path("name").asText("");
+      String path = entry.path("file").asText("");
+      String task = entry.path("task").asText("");
+      if (name.isBlank() || name.codePoints().anyMatch(Character::isWhitespace)) {
+        throw error(file, field + ".name", "must be one word, got '" + name + "'");
+      }
+      if (path.isBlank()) {
+        throw error(file, field + ".file", "names the run file");
+      }
+      if (task.isBlank()) {
+        throw error(file, field + ".task", "names one of the job's tasks");
+      }
+      if (!seen.add(name + "\u0000" + task)) {
+        throw error(file, field, "imports " + name + " on " + task + " a second time");
+      }
+      entries.add(
+          new ImportedRun(name, folder == null ? Path.of(path) : folder.resolve(path), task));
+    }
+    return List.copyOf(entries);
   }
 
   private static InvalidInputException error(Path file, String field, String message) {

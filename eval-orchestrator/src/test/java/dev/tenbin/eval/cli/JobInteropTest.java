@@ -76,6 +76,46 @@ class JobInteropTest {
   }
 
   @Test
+  void aSpecsRunsAreImportedAfterItsOwnCellsAndKeptOnARerun() throws Exception {
+    Path data = TinyJob.write(tmp);
+    Files.writeString(
+        tmp.resolve("tasks.yaml"),
+        "name: tiny-bench\ntasks:\n  - {name: tiny, language: en, source: {path: data/tiny}}\n");
+    Files.writeString(tmp.resolve("mine.trec"), "q1 Q0 d1 1 3.0 mine\nq3 Q0 d3 1 5.0 mine\n");
+    Path spec =
+        Files.writeString(
+            tmp.resolve("job.yaml"),
+            "task_sets: [tasks.yaml]\nretrievers: [bm25]\n"
+                + "runs: [{name: mine, file: mine.trec, task: tiny}]\n");
+    Path out = tmp.resolve("out-runs");
+
+    CliRunner first = TinyJob.run(tmp, spec, out, tmp.resolve("cache"));
+    CliRunner second = TinyJob.run(tmp, spec, out, tmp.resolve("cache"));
+
+    assertThat(first.exitCode()).as(first.err()).isZero();
+    assertThat(first.err()).contains("tenbin: imported external:mine");
+    assertThat(second.err()).contains("tenbin: already stored external:mine");
+    assertThat(ResultStore.open(out).readAll())
+        .extracting(c -> c.key().system().name())
+        .containsExactlyInAnyOrder("bm25", "external:mine");
+    assertThat(first.out()).contains("external:mine");
+    assertThat(data).exists();
+
+    Files.writeString(
+        spec,
+        "task_sets: [tasks.yaml]\nretrievers: [bm25]\n"
+            + "runs: [{name: mine, file: mine.trec, task: nope}]\n");
+    CliRunner wrongTask = TinyJob.run(tmp, spec, out, tmp.resolve("cache"));
+    assertThat(wrongTask.exitCode()).isEqualTo(2);
+    assertThat(wrongTask.err()).contains("runs: task nope is none of the job's tasks: tiny");
+    Files.writeString(
+        spec, "task_sets: [tasks.yaml]\nretrievers: [bm25]\nruns: [{name: two words}]\n");
+    CliRunner badName = TinyJob.run(tmp, spec, out, tmp.resolve("cache"));
+    assertThat(badName.exitCode()).isEqualTo(2);
+    assertThat(badName.err()).contains("runs[0].name").doesNotContain("Exception");
+  }
+
+  @Test
   void anImportedRunIsASystemOfItsOwnInTheJobsLeaderboard() throws Exception {
     Path out = job();
     Path run = tmp.resolve("mine.trec");

@@ -382,5 +382,16 @@ class JobAdmissionTest {
                         "o")))
         .isInstanceOfSatisfying(
             InvalidInputException.class, e -> assertThat(e.field()).isEqualTo("spec_yaml.tasks"));
+    // a client's run files are never read by the service
+    assertThatThrownBy(
+            () ->
+                admission.admit(
+                    "job-000000000001",
+                    new JobRequest(
+                        SPEC + "\nruns: [{name: mine, file: /etc/passwd, task: t}]\n",
+                        List.of(new JobRequest.TaskSetDocument("tasks.yaml", hub, "")),
+                        "o")))
+        .isInstanceOfSatisfying(
+            InvalidInputException.class, e -> assertThat(e.field()).isEqualTo("spec_yaml.runs"));
   }
 }
