@@ -62,8 +62,12 @@ public final class HtmlReport {
         .append("<figure id=\"figure-latency\">")
         .append(LeaderboardCharts.latency(board))
         .append(LeaderboardCharts.latencyTable(board))
-        .append("</figure>")
-        .append("</section>\n<h2>Per task</h2>\n<div class=\"table-wrap\"><table id=\"tasks\">");
+        .append("</figure>");
+    String cost = LeaderboardCharts.cost(board);
+    if (cost != null) {
+      html.append("<figure id=\"figure-cost\">").append(cost).append("</figure>");
+    }
+    html.append("</section>\n<h2>Per task</h2>\n<div class=\"table-wrap\"><table id=\"tasks\">");
     taskTable(html, board);
     html.append("</table></div>\n");
     PositionsHtml.append(html, positions);

@@ -6,12 +6,13 @@ import java.util.List;
 import java.util.function.Function;
 
 /**
- * The two Pareto charts of a leaderboard's ranked rows: quality against bytes per vector and
- * latency.
+ * The Pareto charts of a leaderboard's ranked rows: quality against bytes per document and latency,
+ * and with a {@link dev.tenbin.eval.aggregate.Price} against the cost of 1,000 queries.
  */
 final class LeaderboardCharts {
   static final String BYTES_ID = "chart-bytes";
   static final String LATENCY_ID = "chart-latency";
+  static final String COST_ID = "chart-cost";
 
   private LeaderboardCharts() {}
 
@@ -34,6 +35,24 @@ final class LeaderboardCharts {
   }
 
   private static final String LATENCY_COST = "µs per query (encode + search)";
+
+  /** Quality against the priced cost of 1,000 queries; null without a price. */
+  static String cost(Leaderboard board) {
+    var price = board.options().price();
+    if (price == null) {
+      return null;
+    }
+    return ParetoChart.svg(
+        COST_ID,
+        "Quality against cost",
+        "cost per 1,000 queries (cpu_hour "
+            + Numbers.cost(price.cpuHour())
+            + ", gpu_hour "
+            + Numbers.cost(price.gpuHour())
+            + ")",
+        quality(board),
+        points(board, row -> price.per1kQueries(row.facts())));
+  }
 
   /** The latency chart's points as a table, to read beside the chart. */
   static String latencyTable(Leaderboard board) {

@@ -26,6 +26,7 @@ public final class Leaderboards {
   public static final String JSON_FILE = "leaderboard.json";
   public static final String BYTES_CHART_FILE = "leaderboard-pareto-bytes.svg";
   public static final String LATENCY_CHART_FILE = "leaderboard-pareto-latency.svg";
+  public static final String COST_CHART_FILE = "leaderboard-pareto-cost.svg";
 
   private Leaderboards() {}
 
@@ -57,9 +58,13 @@ public final class Leaderboards {
     }
     write(outDir.resolve(BYTES_CHART_FILE), svgFile(LeaderboardCharts.bytesPerVector(board)));
     write(outDir.resolve(LATENCY_CHART_FILE), svgFile(LeaderboardCharts.latency(board)));
-    write(
-        outDir.resolve(MARKDOWN_FILE),
-        MarkdownReport.render(board, List.of(BYTES_CHART_FILE, LATENCY_CHART_FILE)));
+    List<String> charts = new java.util.ArrayList<>(List.of(BYTES_CHART_FILE, LATENCY_CHART_FILE));
+    String cost = LeaderboardCharts.cost(board);
+    if (cost != null) {
+      write(outDir.resolve(COST_CHART_FILE), svgFile(cost));
+      charts.add(COST_CHART_FILE);
+    }
+    write(outDir.resolve(MARKDOWN_FILE), MarkdownReport.render(board, charts));
     write(
         outDir.resolve(HTML_FILE),
         HtmlReport.render(board, PositionsView.rows(cells, positionsReference)));
@@ -93,7 +98,14 @@ public final class Leaderboards {
       String latency = stem + "-pareto-latency.svg";
       write(parent.resolve(bytes), svgFile(LeaderboardCharts.bytesPerVector(board)));
       write(parent.resolve(latency), svgFile(LeaderboardCharts.latency(board)));
-      write(file, MarkdownReport.render(board, List.of(bytes, latency)));
+      List<String> charts = new java.util.ArrayList<>(List.of(bytes, latency));
+      String cost = LeaderboardCharts.cost(board);
+      if (cost != null) {
+        String costFile = stem + "-pareto-cost.svg";
+        write(parent.resolve(costFile), svgFile(cost));
+        charts.add(costFile);
+      }
+      write(file, MarkdownReport.render(board, charts));
     } else if (format == ReportFormat.HTML) {
       write(file, HtmlReport.render(board, positions));
     } else {

@@ -130,6 +130,28 @@ class ReportFormatsTest {
   }
 
   @Test
+  void aPriceAddsACostChartAndCostColumns(@TempDir Path dir) throws Exception {
+    Leaderboards.writeAll(
+        SyntheticJob.cells(),
+        dir,
+        LeaderboardOptions.defaults()
+            .withBootstrapDraws(100)
+            .withPrice(new dev.tenbin.eval.aggregate.Price(0.36, 3.6)));
+
+    assertThat(dir.resolve(Leaderboards.COST_CHART_FILE)).isNotEmptyFile();
+    assertThat(Files.readString(dir.resolve(Leaderboards.COST_CHART_FILE)))
+        .contains("cost per 1,000 queries (cpu_hour 0.36, gpu_hour 3.6)");
+    assertThat(Files.readString(dir.resolve(Leaderboards.MARKDOWN_FILE)))
+        .contains("](leaderboard-pareto-cost.svg)", "| cost/1K queries | cost/1M docs |");
+    assertThat(Files.readString(dir.resolve(Leaderboards.HTML_FILE)))
+        .contains("id=\"figure-cost\"");
+    // without a price, no cost chart
+    Path plain = dir.resolve("plain");
+    Leaderboards.writeAll(SyntheticJob.cells(), plain, LeaderboardOptions.defaults());
+    assertThat(plain.resolve(Leaderboards.COST_CHART_FILE)).doesNotExist();
+  }
+
+  @Test
   void writeAllWritesTheHtmlMarkdownJsonAndChartsAndReturnsTheTable(@TempDir Path dir)
       throws Exception {
     String table =
