@@ -59,39 +59,19 @@ public final class MetricSuite {
         metrics.putIfAbsent(whole.name(), whole);
         continue;
       }
-      Metric.Kind kind;
-      String name;
-      switch (family) {
-        case "P" -> {
-          kind = Metric.Kind.PRECISION;
-          name = "precision";
-        }
-        case "recall" -> {
-          kind = Metric.Kind.RECALL;
-          name = "recall";
-        }
-        case "ndcg_cut" -> {
-          kind = Metric.Kind.NDCG;
-          name = "ndcg";
-        }
-        case "success" -> {
-          kind = Metric.Kind.SUCCESS;
-          name = "accuracy";
-        }
-        case "map_cut" -> {
-          kind = Metric.Kind.AVERAGE_PRECISION;
-          name = "map";
-        }
-        default -> throw unknown(spec);
+      Cut cut = CUT_MEASURES.get(family);
+      if (cut == null) {
+        throw unknown(spec);
       }
       String[] cuts = spec.substring(dot + 1).split(",", -1);
-      for (String cut : cuts) {
-        if (!cut.matches("[1-9][0-9]{0,8}")) {
+      for (String cutoff : cuts) {
+        if (!cutoff.matches("[1-9][0-9]{0,8}")) {
           throw new IllegalArgumentException(
-              "measure " + spec + ": a cut-off is a positive integer, got '" + cut + "'");
+              "measure " + spec + ": a cut-off is a positive integer, got '" + cutoff + "'");
         }
-        int k = Integer.parseInt(cut);
-        metrics.putIfAbsent(name + "@" + k, new Metric(name + "@" + k, kind, k));
+        int k = Integer.parseInt(cutoff);
+        String name = cut.name() + "@" + k;
+        metrics.putIfAbsent(name, new Metric(name, cut.kind(), k));
       }
     }
     if (metrics.isEmpty()) {
@@ -99,6 +79,17 @@ public final class MetricSuite {
     }
     return List.copyOf(metrics.values());
   }
+
+  /** A trec_eval measure taking cut-offs: its kind and the name Tenbin reports it under. */
+  private record Cut(Metric.Kind kind, String name) {}
+
+  private static final java.util.Map<String, Cut> CUT_MEASURES =
+      java.util.Map.of(
+          "P", new Cut(Metric.Kind.PRECISION, "precision"),
+          "recall", new Cut(Metric.Kind.RECALL, "recall"),
+          "ndcg_cut", new Cut(Metric.Kind.NDCG, "ndcg"),
+          "success", new Cut(Metric.Kind.SUCCESS, "accuracy"),
+          "map_cut", new Cut(Metric.Kind.AVERAGE_PRECISION, "map"));
 
   private static IllegalArgumentException unknown(String spec) {
     return new IllegalArgumentException(
