@@ -1,11 +1,11 @@
 package dev.tenbin.eval.aggregate;
 
 import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.eval.stats.PairedTest;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.TaskRef;
 import dev.tenbin.scoring.stats.Correlation;
 import dev.tenbin.scoring.stats.Interval;
-import dev.tenbin.scoring.stats.PairedTest;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;

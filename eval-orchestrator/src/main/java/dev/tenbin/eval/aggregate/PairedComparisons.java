@@ -1,12 +1,12 @@
 package dev.tenbin.eval.aggregate;
 
+import dev.tenbin.eval.stats.DetectableEffect;
+import dev.tenbin.eval.stats.PairedTest;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.TaskRef;
-import dev.tenbin.scoring.stats.DetectableEffect;
 import dev.tenbin.scoring.stats.Interval;
 import dev.tenbin.scoring.stats.MultipleTesting;
 import dev.tenbin.scoring.stats.MultipleTesting.Correction;
-import dev.tenbin.scoring.stats.PairedTest;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;

@@ -9,9 +9,9 @@ import dev.tenbin.eval.aggregate.LeaderboardRow;
 import dev.tenbin.eval.aggregate.OfficialCorrelation;
 import dev.tenbin.eval.aggregate.PairedComparisons;
 import dev.tenbin.eval.aggregate.RowKey;
+import dev.tenbin.eval.stats.PairedTest;
 import dev.tenbin.eval.store.TaskRef;
 import dev.tenbin.scoring.stats.Interval;
-import dev.tenbin.scoring.stats.PairedTest;
 import java.util.Map;
 
 /**

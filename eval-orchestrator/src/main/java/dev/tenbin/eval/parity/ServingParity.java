@@ -1,13 +1,13 @@
 package dev.tenbin.eval.parity;
 
 import dev.tenbin.client.encoder.DenseEncoding;
+import dev.tenbin.eval.stats.PairedTest;
 import dev.tenbin.scoring.beir.BeirDataset;
 import dev.tenbin.scoring.beir.CorpusDocument;
 import dev.tenbin.scoring.metrics.Evaluation;
 import dev.tenbin.scoring.metrics.RankingEvaluator;
 import dev.tenbin.scoring.metrics.RunOrder;
 import dev.tenbin.scoring.metrics.ScoredDoc;
-import dev.tenbin.scoring.stats.PairedTest;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;

@@ -1,4 +1,4 @@
-package dev.tenbin.scoring.stats;
+package dev.tenbin.eval.stats;
 
 import org.apache.commons.statistics.distribution.TDistribution;
 

@@ -1,5 +1,6 @@
-package dev.tenbin.scoring.stats;
+package dev.tenbin.eval.stats;
 
+import dev.tenbin.scoring.stats.Interval;
 import java.util.SplittableRandom;
 import org.apache.commons.statistics.distribution.TDistribution;
 

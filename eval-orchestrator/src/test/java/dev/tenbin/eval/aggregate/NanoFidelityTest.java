@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.eval.stats.PairedTest;
 import dev.tenbin.eval.store.CellRecord;
-import dev.tenbin.scoring.stats.PairedTest;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

@@ -6,12 +6,12 @@ import static org.assertj.core.api.Assertions.within;
 
 import dev.tenbin.eval.aggregate.PairedComparisons.Pair;
 import dev.tenbin.eval.aggregate.PairedComparisons.TaskComparisons;
+import dev.tenbin.eval.stats.DetectableEffect;
+import dev.tenbin.eval.stats.PairedTest;
 import dev.tenbin.eval.store.CellRecord;
-import dev.tenbin.scoring.stats.DetectableEffect;
 import dev.tenbin.scoring.stats.Interval;
 import dev.tenbin.scoring.stats.MultipleTesting;
 import dev.tenbin.scoring.stats.MultipleTesting.Correction;
-import dev.tenbin.scoring.stats.PairedTest;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

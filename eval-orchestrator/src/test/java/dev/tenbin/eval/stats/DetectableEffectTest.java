@@ -1,4 +1,4 @@
-package dev.tenbin.scoring.stats;
+package dev.tenbin.eval.stats;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;

@@ -1,9 +1,10 @@
-package dev.tenbin.scoring.stats;
+package dev.tenbin.eval.stats;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.tenbin.scoring.stats.Interval;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 

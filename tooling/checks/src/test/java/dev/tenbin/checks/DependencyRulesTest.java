@@ -88,17 +88,13 @@ class DependencyRulesTest {
   }
 
   @Test
-  void scoringNeedsOnlyTheJdkJacksonAndCommonsStatistics() {
+  void scoringNeedsOnlyTheJdkAndJackson() {
     classes()
         .that()
         .resideInAPackage("dev.tenbin.scoring..")
         .should()
         .onlyDependOnClassesThat()
-        .resideInAnyPackage(
-            "dev.tenbin.scoring..",
-            "java..",
-            "com.fasterxml.jackson..",
-            "org.apache.commons.statistics.distribution..")
+        .resideInAnyPackage("dev.tenbin.scoring..", "java..", "com.fasterxml.jackson..")
         .because("the scoring library is for any Java program that evaluates runs")
         .check(classes);
   }
@@ -255,7 +251,8 @@ class DependencyRulesTest {
             "cache",
             "services",
             "taskset",
-            "confine"));
+            "confine",
+            "stats"));
     LAYERS.put("Results", List.of("store", "result", "provenance"));
   }
 
