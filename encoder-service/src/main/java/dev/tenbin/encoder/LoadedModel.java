@@ -9,6 +9,7 @@ import dev.tenbin.model.card.ModelDigest;
 import dev.tenbin.model.card.ModelFiles;
 import dev.tenbin.model.card.OutputKind;
 import dev.tenbin.model.card.PaddingSide;
+import dev.tenbin.model.onnx.OnnxGraphCost;
 import dev.tenbin.model.onnx.OnnxGraphFacts;
 import dev.tenbin.model.onnx.OnnxModel;
 import dev.tenbin.model.tokenizer.TextTokenizer;
@@ -36,6 +37,7 @@ public final class LoadedModel implements AutoCloseable {
   private final OnnxModel onnx;
   private final byte[] tokenizerJson;
   private final String modelSha256;
+  private final OnnxGraphCost graphCost;
   private final TokenBudgetBatcher<float[]> pooled;
   private final TokenBudgetBatcher<float[]> tokenVectors;
   private final TokenBudgetBatcher<SparseVector> sparse;
@@ -58,6 +60,7 @@ public final class LoadedModel implements AutoCloseable {
       throw e;
     }
     try {
+      this.graphCost = OnnxGraphCost.read(files.onnx());
       this.card =
           CardCheck.againstGraph(
               declared,
@@ -155,6 +158,11 @@ public final class LoadedModel implements AutoCloseable {
 
   public OnnxModel onnx() {
     return onnx;
+  }
+
+  /** The arithmetic the graph does per token, counted from its bytes at load. */
+  public OnnxGraphCost graphCost() {
+    return graphCost;
   }
 
   /** The model output's dtype, e.g. "FLOAT" or "FLOAT16". */

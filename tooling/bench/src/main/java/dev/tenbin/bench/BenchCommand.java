@@ -278,6 +278,59 @@ public final class BenchCommand implements Runnable {
     @Option(names = "--json")
     boolean json;
 
+    @Option(
+        names = "--throughput",
+        description =
+            "Measure only documents/s in-process at each --batch-tokens budget and the achieved"
+                + " FLOP/s against the FMA peak (skips gRPC, fixed-32, query latency and the"
+                + " LightRetriever cache).")
+    boolean throughput;
+
+    @Option(
+        names = "--batch-tokens",
+        split = ",",
+        paramLabel = "N",
+        defaultValue = "2048,4096,8192,16384,32768",
+        description =
+            "With --throughput: the token budgets per pass tried (default ${DEFAULT-VALUE}).")
+    java.util.List<Integer> batchTokens;
+
+    @Option(
+        names = "--passes",
+        defaultValue = "3",
+        description = "With --throughput: timed passes per budget, the fastest counts.")
+    int passes;
+
+    @Option(
+        names = "--threads",
+        defaultValue = "0",
+        description =
+            "ONNX Runtime intra-op threads (default 0: ONNX Runtime's choice, one per core).")
+    int threads;
+
+    @Option(
+        names = "--peak-gflops",
+        defaultValue = "0",
+        description =
+            "With --throughput: the FMA peak to divide by (the figure of ./tenbin jmh"
+                + " 'DenseScanBenchmarks.fmaPeak'); default: measured in this run with the same kernel.")
+    double peakGflops;
+
+    @Option(
+        names = "--texts-out",
+        paramLabel = "FILE",
+        description =
+            "With --throughput: write the encoded texts, document prompt included, one JSON string per line.")
+    Path textsOut;
+
+    @Option(
+        names = "--vectors-out",
+        paramLabel = "FILE",
+        description =
+            "With --throughput: write the vectors, float32 little-endian, documents × dimension, in"
+                + " document order.")
+    Path vectorsOut;
+
     @CommandLine.Mixin
     dev.tenbin.model.onnx.ExecutionOptions execution = new dev.tenbin.model.onnx.ExecutionOptions();
 
@@ -288,6 +341,20 @@ public final class BenchCommand implements Runnable {
       execution.check();
       if (queueDelayMs < 0) {
         spec.commandLine().getErr().println("tenbin: --queue-delay-ms must not be negative");
+        return 2;
+      }
+      if (threads < 0 || passes < 1 || batchTokens.stream().anyMatch(b -> b < 1)) {
+        spec.commandLine()
+            .getErr()
+            .println(
+                "tenbin: --threads must not be negative, --passes and every --batch-tokens must be"
+                    + " positive");
+        return 2;
+      }
+      if (!throughput && (textsOut != null || vectorsOut != null)) {
+        spec.commandLine()
+            .getErr()
+            .println("tenbin: --texts-out and --vectors-out need --throughput");
         return 2;
       }
       java.util.List<String> docs = new java.util.ArrayList<>();
@@ -325,6 +392,12 @@ public final class BenchCommand implements Runnable {
           dev.tenbin.encoder.config.EncoderServiceConfig.embedded(Path.of("models"), cacheDirectory)
               .withMaxQueueDelay(java.time.Duration.ofMillis(queueDelayMs))
               .withExecution(execution);
+      if (threads > 0) {
+        config = config.withRuntime(config.runtime().withThreads(threads));
+      }
+      if (throughput) {
+        return throughput(config, docs);
+      }
       dev.tenbin.bench.encoder.EncoderBenchmark.Result r =
           dev.tenbin.bench.encoder.EncoderBenchmark.run(
               config,
@@ -364,6 +437,77 @@ public final class BenchCommand implements Runnable {
         out.println(root);
       } else {
         root.fields().forEachRemaining(e -> out.printf("%-28s %s%n", e.getKey(), e.getValue()));
+      }
+      out.flush();
+      return 0;
+    }
+
+    private int throughput(
+        dev.tenbin.encoder.config.EncoderServiceConfig config, java.util.List<String> docs) {
+      dev.tenbin.bench.encoder.EncoderThroughput.Result r =
+          dev.tenbin.bench.encoder.EncoderThroughput.run(
+              config, model, docs, batchTokens, passes, peakGflops);
+      ObjectMapper mapper = new ObjectMapper();
+      try {
+        if (textsOut != null) {
+          String prompt = r.documentPrompt();
+          StringBuilder lines = new StringBuilder();
+          for (String doc : docs) {
+            lines.append(mapper.writeValueAsString(prompt + doc)).append('\n');
+          }
+          java.nio.file.Files.writeString(textsOut, lines);
+        }
+        if (vectorsOut != null) {
+          int dimension = r.vectors().getFirst().length;
+          java.nio.ByteBuffer bytes =
+              java.nio.ByteBuffer.allocate(r.vectors().size() * dimension * Float.BYTES)
+                  .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+          for (float[] v : r.vectors()) {
+            for (float x : v) {
+              bytes.putFloat(x);
+            }
+          }
+          java.nio.file.Files.write(vectorsOut, bytes.array());
+        }
+      } catch (java.io.IOException e) {
+        spec.commandLine().getErr().println("tenbin: cannot write " + e.getMessage());
+        return 1;
+      }
+      ObjectNode root = mapper.createObjectNode();
+      root.put("model", r.model());
+      root.put("execution_provider", execution.provider());
+      root.put("device", execution.device());
+      root.put("documents", r.documents());
+      root.put("tokens", r.tokens());
+      root.put("intra_op_threads", r.threads());
+      root.put("weight_multiply_adds_per_token", r.cost().weightMultiplyAddsPerToken());
+      root.put("attention_products", r.cost().activationProducts());
+      root.put("hidden", r.cost().hidden());
+      root.put("gflop_per_pass", r.flop() / 1e9);
+      ArrayNode shapes = root.putArray("shapes");
+      for (var shape : r.shapes()) {
+        ObjectNode row = shapes.addObject();
+        row.put("batch_tokens", shape.batchTokens());
+        row.put("docs_per_s", shape.docsPerSecond());
+        row.put("tokens_per_s", shape.tokensPerSecond());
+        row.put("padded_share", shape.paddedShare());
+        row.put("gflops", shape.gflops());
+        row.put("tokenize_share", shape.tokenizeShare());
+        row.put("inference_share", shape.inferenceShare());
+      }
+      root.put("best_batch_tokens", r.best().batchTokens());
+      root.put("best_docs_per_s", r.best().docsPerSecond());
+      root.put("best_gflops", r.best().gflops());
+      root.put("fma_peak_gflops", r.peakGflops());
+      root.put("fma_peak_measured_in_run", r.peakMeasured());
+      root.put("fraction_of_peak", r.fractionOfPeak());
+      root.put("fma512_peak_gflops", r.peak512Gflops());
+      root.put("fraction_of_fma512_peak", r.fractionOf512BitPeak());
+      PrintWriter out = spec.commandLine().getOut();
+      if (json) {
+        out.println(root);
+      } else {
+        root.fields().forEachRemaining(e -> out.printf("%-32s %s%n", e.getKey(), e.getValue()));
       }
       out.flush();
       return 0;
