@@ -364,10 +364,11 @@ class SearchStreamTest {
 
   @Test
   void theDeadlineCoversTheWholeStreamAndEndsIt() throws Exception {
-    try (SearchStream stream = client.searchStream(Deadline.after(500, TimeUnit.MILLISECONDS))) {
+    index.search(bm25("c", 3, "retrieval")); // warm, so that the first streamed search is quick
+    try (SearchStream stream = client.searchStream(Deadline.after(1, TimeUnit.SECONDS))) {
       assertThat(stream.search(bm25("c", 3, "retrieval")).getRankings(0).getDocumentsCount())
           .isEqualTo(3);
-      Thread.sleep(800);
+      Thread.sleep(1_500);
       assertThatThrownBy(() -> stream.search(bm25("c", 3, "retrieval")))
           .isInstanceOfSatisfying(
               StatusRuntimeException.class,
