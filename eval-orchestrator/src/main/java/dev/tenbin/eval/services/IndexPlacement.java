@@ -7,6 +7,7 @@ import dev.tenbin.proto.index.v1.GetDocumentsRequest;
 import dev.tenbin.proto.index.v1.IngestRequest;
 import dev.tenbin.proto.index.v1.RescoreRequest;
 import dev.tenbin.proto.index.v1.SearchRequest;
+import dev.tenbin.proto.index.v1.SearchStreamRequest;
 import dev.tenbin.rpc.ClientChannels;
 import dev.tenbin.rpc.KeyRoutedChannel;
 import dev.tenbin.rpc.ServiceEndpoint;
@@ -18,9 +19,10 @@ import java.util.function.Function;
  * Where a collection lives when the index runs as several StatefulSet pods: on one pod, chosen by
  * rendezvous hashing of the collection's name over the pods' stable names ({@link
  * dev.tenbin.rpc.Rendezvous}: SHA-256 of {@code host:port}, a zero byte and the name). Every call
- * about a collection (create, ingest, search, rescore, describe, drop) goes to that pod; the
- * stateless calls (resolve a language, fuse rankings) go to the pods in turn. ListCollections has
- * no collection and lists one pod's only: nothing in the orchestrator lists collections.
+ * about a collection (create, ingest, search, search stream, rescore, describe, drop) goes to that
+ * pod; the stateless calls (resolve a language, fuse rankings) go to the pods in turn.
+ * ListCollections has no collection and lists one pod's only: nothing in the orchestrator lists
+ * collections.
  *
  * <p>The rerank service given the same pods ({@code --index-pods}, same names) sends its
  * GetDocuments calls by the same placement, so candidates given by id are fetched from the pod that
@@ -53,6 +55,8 @@ public final class IndexPlacement {
       case DropCollectionRequest drop -> drop.getName();
       case IngestRequest ingest -> ingest.getCollection();
       case SearchRequest search -> search.getCollection();
+      // A search stream searches the collection of its first request (the service holds it to it).
+      case SearchStreamRequest stream -> stream.getRequest().getCollection();
       case RescoreRequest rescore -> rescore.getCollection();
       case GetDocumentsRequest documents -> documents.getCollection();
       default -> null;

@@ -2,6 +2,8 @@ package dev.tenbin.eval.services;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tenbin.client.index.IndexClient;
+import dev.tenbin.client.index.SearchStream;
 import dev.tenbin.eval.retrieval.CollectionIngester;
 import dev.tenbin.eval.retrieval.IndexSession;
 import dev.tenbin.index.collection.CollectionCatalog;
@@ -179,6 +181,20 @@ class IndexPlacementTest {
                         .build());
         assertThat(response.getRankings(0).getDocumentsCount()).isEqualTo(3);
       }
+      // A search stream goes where its first request's collection lives, for all its requests.
+      try (SearchStream stream = IndexClient.of(channel).searchStream()) {
+        for (int search = 0; search < 2; search++) {
+          var response =
+              stream.search(
+                  SearchRequest.newBuilder()
+                      .setCollection(name)
+                      .setFamily(Family.FAMILY_BM25)
+                      .setTopK(2)
+                      .addQueries(Query.newBuilder().setId("q").setText("pears"))
+                      .build());
+          assertThat(response.getRankings(0).getDocumentsCount()).isEqualTo(2);
+        }
+      }
       assertThat(
               index
                   .describeCollection(DescribeCollectionRequest.newBuilder().setName(name).build())
@@ -211,6 +227,8 @@ class IndexPlacementTest {
               "Ingest",
               "Search",
               "Search",
+              "SearchStream",
+              "SearchStream",
               "DescribeCollection",
               "GetDocuments",
               "DropCollection");

@@ -1,6 +1,7 @@
 package dev.tenbin.index.grpc;
 
 import com.google.protobuf.CodedOutputStream;
+import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.index.collection.CollectionCatalog;
 import dev.tenbin.index.collection.CollectionSpec;
@@ -40,6 +41,8 @@ import dev.tenbin.proto.index.v1.ResolveLanguageResponse;
 import dev.tenbin.proto.index.v1.SearchRequest;
 import dev.tenbin.proto.index.v1.SearchResponse;
 import dev.tenbin.proto.index.v1.SearchStats;
+import dev.tenbin.proto.index.v1.SearchStreamRequest;
+import dev.tenbin.proto.index.v1.SearchStreamResponse;
 import dev.tenbin.proto.index.v1.StoredDocument;
 import dev.tenbin.rpc.Paging;
 import io.grpc.Context;
@@ -50,7 +53,8 @@ import java.util.List;
 /**
  * Thin adapter from {@code tenbin.index.v1} to the collection catalog: search and rescore requests
  * are validated and mapped by {@link SearchRequests} into the core's one request, then served by
- * one call of {@link IndexCollection#search}; core exceptions become statuses in {@code
+ * one call of {@link IndexCollection#search} ({@code Search} and each request of a {@code
+ * SearchStream} through the one {@link #answer}); core exceptions become statuses in {@code
  * ExceptionMappingInterceptor} ({@code dev.tenbin.rpc.StatusMapper}).
  */
 public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBase {
@@ -169,18 +173,32 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
     return new IngestStream(catalog, responses);
   }
 
-  /** Validation and mapping in {@link SearchRequests}, then one core call. */
+  /** Validation and mapping in {@link SearchRequests}, then one core call; see {@link #answer}. */
   @Override
   public void search(SearchRequest request, StreamObserver<SearchResponse> responses) {
-    IndexCollection collection = catalog.get(request.getCollection(), "collection");
-    SearchResult result =
-        collection.search(requests.search(request), Context.current()::isCancelled);
-    responses.onNext(
-        SearchResponse.newBuilder()
-            .addAllRankings(rankings(result, request.getQueriesList()))
-            .setStats(stats(result.stats()))
-            .build());
+    responses.onNext(answer(request, Context.current()::isCancelled));
     responses.onCompleted();
+  }
+
+  /** One answer per request, in order, under flow control; see {@link SearchStream}. */
+  @Override
+  public StreamObserver<SearchStreamRequest> searchStream(
+      StreamObserver<SearchStreamResponse> responses) {
+    return new SearchStream(this::answer, responses);
+  }
+
+  /**
+   * What {@code Search} answers for {@code request}, and {@code SearchStream} for each request it
+   * carries: the collection looked up (NOT_FOUND or FAILED_PRECONDITION naming {@code collection}),
+   * the request validated and mapped by {@link SearchRequests}, then one core call.
+   */
+  SearchResponse answer(SearchRequest request, Cancellation cancellation) {
+    IndexCollection collection = catalog.get(request.getCollection(), "collection");
+    SearchResult result = collection.search(requests.search(request), cancellation);
+    return SearchResponse.newBuilder()
+        .addAllRankings(rankings(result, request.getQueriesList()))
+        .setStats(stats(result.stats()))
+        .build();
   }
 
   /** Validation and mapping in {@link SearchRequests}, then one core call. */

@@ -135,6 +135,9 @@ public final class BenchCommand implements Runnable {
         root.put("in_process_queries_per_s", result.inProcess().queriesPerSecond());
         root.put("grpc_queries_per_s", result.grpc().queriesPerSecond());
         root.put("query_grpc_over_in_process", result.queryRatio());
+        root.put("grpc_stream_queries_per_s", result.grpcStreamQueriesPerSecond());
+        root.put("grpc_stream_us_per_query", result.grpcStreamMicrosPerQuery());
+        root.put("query_grpc_stream_over_in_process", result.streamQueryRatio());
         root.put("warm_up_passes", result.warmUpPasses());
         root.put("in_process_us_per_query", result.inProcessMicrosPerQuery());
         root.put("grpc_us_per_query", result.grpcMicrosPerQuery());
@@ -170,12 +173,15 @@ public final class BenchCommand implements Runnable {
         out.printf(
             Locale.ROOT,
             "BM25 on %s (%d docs, %d queries x %d passes after %d warm-up passes, top %d;%n"
-                + "both paths search one collection and returned the same hits; passes alternate)%n"
+                + "every path searches one collection and returned the same hits; passes alternate)%n"
                 + "                 index docs/s   queries/s   us/query%n"
                 + "in-process       %12.0f %11.0f %10.0f%n"
                 + "in-process, %2d threads      %11.0f%n"
                 + "gRPC (loopback)  %12.0f %11.0f %10.0f  (%.0f us of it in the server's search)%n"
                 + "gRPC/in-process  %12.2f %11.2f%n"
+                + "gRPC search stream            %11.0f %10.0f  (one stream, the next query sent after"
+                + " the last answer)%n"
+                + "stream/in-process             %11.2f%n"
                 + "gRPC, %2d threads            %11.0f  (one query per request, %d in flight)%n"
                 + "gRPC/in-process, %2d threads %11.2f%n"
                 + "gRPC, %2d threads, a channel each %6.0f  (gRPC/in-process %.2f)%n"
@@ -204,6 +210,9 @@ public final class BenchCommand implements Runnable {
             result.grpcServerSearchMicros(),
             result.indexRatio(),
             result.queryRatio(),
+            result.grpcStreamQueriesPerSecond(),
+            result.grpcStreamMicrosPerQuery(),
+            result.streamQueryRatio(),
             result.threads(),
             result.grpcParallelQueriesPerSecond(),
             result.threads(),

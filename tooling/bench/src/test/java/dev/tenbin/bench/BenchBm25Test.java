@@ -40,6 +40,12 @@ class BenchBm25Test {
     JsonNode json = new ObjectMapper().readTree(run.out());
     assertThat(json.get("passes").asInt()).isEqualTo(2);
     assertThat(json.get("warm_up_passes").asInt()).isEqualTo(1);
+    double streamQueries = json.get("grpc_stream_queries_per_s").asDouble();
+    assertThat(streamQueries).isPositive();
+    assertThat(json.get("grpc_stream_us_per_query").asDouble())
+        .isCloseTo(1e6 / streamQueries, offset(1e-6));
+    assertThat(json.get("query_grpc_stream_over_in_process").asDouble())
+        .isCloseTo(streamQueries / json.get("in_process_queries_per_s").asDouble(), offset(1e-9));
     double inProcessMicros = json.get("in_process_us_per_query").asDouble();
     double bareSearchLength = json.get("grpc_bare_search_length_call_us_per_call").asDouble();
     assertThat(bareSearchLength).isGreaterThanOrEqualTo(inProcessMicros * 0.999);
@@ -63,6 +69,7 @@ class BenchBm25Test {
 
     assertThat(run.exitCode()).as(run.err()).isZero();
     assertThat(run.out()).contains(" passes after 2 warm-up passes");
+    assertThat(run.out()).contains("gRPC search stream").contains("stream/in-process");
     assertThat(run.out())
         .contains("bare gRPC-Java call that works as long as an in-process search")
         .contains("handler work us");

@@ -27,11 +27,13 @@ import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The Java client of the index service's v1 contract. Every call has a deadline; reads (search,
  * rescore, fuse, documents, descriptions, language) are retried after UNAVAILABLE; creating and
- * dropping a collection are not (a second run would be refused). Listing reads every page.
+ * dropping a collection are not (a second run would be refused), nor are the streams (ingest,
+ * search streams). Listing reads every page.
  *
  * <p>It calls through any channel: one from {@code ClientChannels.open(ServiceTarget,
  * ClientSecurity, ...)} (TLS, bearer token), the pods of an index StatefulSet ({@code
@@ -102,6 +104,20 @@ public final class IndexClient {
 
   public SearchResponse search(SearchRequest request) {
     return policy.retrying(() -> stub().search(request));
+  }
+
+  /**
+   * Opens a search stream whose deadline is this client's per-call deadline, counted from now: for
+   * queries sent one at a time, each answered in order over one call ({@link SearchStream}). Not
+   * retried. Close it when done.
+   */
+  public SearchStream searchStream() {
+    return searchStream(Deadline.after(policy.deadline().toMillis(), TimeUnit.MILLISECONDS));
+  }
+
+  /** {@link #searchStream()} ending at {@code deadline}. */
+  public SearchStream searchStream(Deadline deadline) {
+    return new SearchStream(channel, deadline);
   }
 
   public RescoreResponse rescore(RescoreRequest request) {

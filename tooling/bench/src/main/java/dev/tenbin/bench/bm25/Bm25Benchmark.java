@@ -1,6 +1,8 @@
 package dev.tenbin.bench.bm25;
 
 import dev.tenbin.bench.index.Bm25CoreBenchmark;
+import dev.tenbin.client.index.IndexClient;
+import dev.tenbin.client.index.SearchStream;
 import dev.tenbin.eval.retrieval.CollectionIngester;
 import dev.tenbin.proto.common.v1.ScoredDocument;
 import dev.tenbin.proto.index.v1.CollectionSpec;
@@ -13,6 +15,7 @@ import dev.tenbin.proto.index.v1.SearchRequest;
 import dev.tenbin.proto.index.v1.SearchResponse;
 import dev.tenbin.scoring.beir.BeirDataset;
 import dev.tenbin.scoring.beir.CorpusDocument;
+import io.grpc.Deadline;
 import io.grpc.ManagedChannel;
 import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthGrpc;
@@ -31,12 +34,13 @@ import java.util.stream.Stream;
  * BM25 indexing and search throughput, in-process (the plain-Java core) against over gRPC (a
  * loopback Netty server and client), on the same corpus and queries in one run.
  *
- * <p>Fairness: one catalog serves both paths, and both search the same collection (the one indexed
- * in-process), so they read the same segments; before timing, every query's hits are compared (ids
- * and scores must be identical, else the benchmark fails). Each path first runs {@code
- * warmUpPasses} passes over the queries, then the measured passes alternate (one pass in-process,
- * one over gRPC) so that both share the machine's noise. Indexing: one warm-up ingest of each path,
- * then the measured one of each.
+ * <p>Fairness: one catalog serves every path, and all search the same collection (the one indexed
+ * in-process), so they read the same segments; before timing, every query's hits are compared on
+ * each gRPC path, unary and stream (ids and scores must be identical, else the benchmark fails).
+ * Each path first runs {@code warmUpPasses} passes over the queries, then the measured passes
+ * alternate (one pass in-process, one over unary gRPC, one over the search stream) so that all
+ * share the machine's noise. Indexing: one warm-up ingest of each path, then the measured one of
+ * each.
  */
 public final class Bm25Benchmark {
   /** Figures of one measurement. */
@@ -68,7 +72,9 @@ public final class Bm25Benchmark {
    * what the search would cost over gRPC in a service that added nothing to gRPC-Java and searched
    * as fast as the bench's own thread. {@code bareWorkCurve} is the same call at fixed amounts of
    * handler work ({@link #BARE_WORK_MICROS}): whether what a call costs beyond its work depends on
-   * how long its threads wait.
+   * how long its threads wait. {@code grpcStreamQueriesPerSecond} is the one-at-a-time search over
+   * one {@code SearchStream} (the next query sent once the answer to the last has arrived): what a
+   * client sending its queries one by one gets without a call per query.
    */
   public record Result(
       String dataset,
@@ -88,7 +94,8 @@ public final class Bm25Benchmark {
       double grpcParallelOwnChannelsQueriesPerSecond,
       double grpcBareHealthCheckMicros,
       double grpcBareSearchLengthCallMicros,
-      List<BareWorkCall> bareWorkCurve) {
+      List<BareWorkCall> bareWorkCurve,
+      double grpcStreamQueriesPerSecond) {
     public Result {
       bareWorkCurve = List.copyOf(bareWorkCurve);
     }
@@ -99,6 +106,15 @@ public final class Bm25Benchmark {
 
     public double queryRatio() {
       return grpc.queriesPerSecond() / inProcess.queriesPerSecond();
+    }
+
+    /** Search stream over in-process queries/s, one query in flight at a time on each side. */
+    public double streamQueryRatio() {
+      return grpcStreamQueriesPerSecond / inProcess.queriesPerSecond();
+    }
+
+    public double grpcStreamMicrosPerQuery() {
+      return 1e6 / grpcStreamQueriesPerSecond;
     }
 
     /** gRPC over in-process queries/s with {@code threads} searches in flight on each side. */
@@ -159,6 +175,12 @@ public final class Bm25Benchmark {
   public static final List<Integer> BARE_WORK_MICROS = List.of(0, 100, 200, 400, 800);
 
   private static final String COLLECTION = "bench";
+
+  /**
+   * The search stream's deadline: it covers the whole stream, so it is longer than any run (the
+   * unary calls keep their 60 s each).
+   */
+  private static final long STREAM_DEADLINE_HOURS = 24;
 
   private final BeirDataset dataset;
   private final String language;
@@ -230,31 +252,8 @@ public final class Bm25Benchmark {
                   .addQueries(Query.newBuilder().setId("q").setText(query))
                   .build());
         }
-        for (int q = 0; q < queries.size(); q++) {
-          requireSameHits(
-              q, bench.hits(COLLECTION, queries.get(q), topK), grpc.search(requests.get(q)));
-        }
-        long inProcessNanos = 0;
-        long grpcNanos = 0;
-        for (int pass = 0; pass < warmUpPasses + passes; pass++) {
-          boolean measured = pass >= warmUpPasses;
-          if (measured && pass == warmUpPasses) {
-            grpc.serverSearchNanos = 0;
-          }
-          long start = System.nanoTime();
-          for (String query : queries) {
-            bench.search(COLLECTION, query, topK);
-          }
-          long middle = System.nanoTime();
-          for (SearchRequest request : requests) {
-            grpc.search(request);
-          }
-          long end = System.nanoTime();
-          if (measured) {
-            inProcessNanos += middle - start;
-            grpcNanos += end - middle;
-          }
-        }
+        Passes timed = passes(bench, grpc, queries, requests);
+        long inProcessNanos = timed.inProcessNanos();
         int searches = queries.size() * passes;
         Floors floors =
             floors(bench, grpc, searches, Math.round((double) inProcessNanos / searches));
@@ -269,7 +268,7 @@ public final class Bm25Benchmark {
             new Figures(coreDocs.size() / inProcessIndexSeconds, searches / (inProcessNanos / 1e9)),
             threads,
             parallel.inProcess(),
-            new Figures(protoDocs.size() / grpcIndexSeconds, searches / (grpcNanos / 1e9)),
+            new Figures(protoDocs.size() / grpcIndexSeconds, searches / (timed.grpcNanos() / 1e9)),
             grpc.serverSearchNanos / 1e3 / searches,
             parallel.grpcOneChannel(),
             floors.noHitMicros(),
@@ -277,12 +276,62 @@ public final class Bm25Benchmark {
             parallel.grpcOwnChannels(),
             floors.bareHealthMicros(),
             floors.bareSearchLengthMicros(),
-            floors.bareWorkCurve());
+            floors.bareWorkCurve(),
+            searches / (timed.streamNanos() / 1e9));
       } finally {
         channel.shutdownNow();
       }
     } finally {
       delete(dir);
+    }
+  }
+
+  /** Nanoseconds the measured passes of each path took in all. */
+  private record Passes(long inProcessNanos, long grpcNanos, long streamNanos) {}
+
+  /**
+   * Compares every query's hits on each gRPC path with the in-process ones, then runs the warm-up
+   * and measured passes, alternating the paths in each. The search stream is opened for this and
+   * closed after it, so it holds no call of the server's while the other figures are measured.
+   */
+  private Passes passes(
+      Bm25CoreBenchmark bench, Grpc grpc, List<String> queries, List<SearchRequest> requests) {
+    try (SearchStream stream =
+        IndexClient.of(grpc.channel)
+            .searchStream(Deadline.after(STREAM_DEADLINE_HOURS, TimeUnit.HOURS))) {
+      for (int q = 0; q < queries.size(); q++) {
+        List<Bm25CoreBenchmark.ScoredId> expected = bench.hits(COLLECTION, queries.get(q), topK);
+        requireSameHits(q, "gRPC", expected, grpc.search(requests.get(q)));
+        requireSameHits(q, "gRPC stream", expected, streamed(stream, requests.get(q)));
+      }
+      long inProcessNanos = 0;
+      long grpcNanos = 0;
+      long streamNanos = 0;
+      for (int pass = 0; pass < warmUpPasses + passes; pass++) {
+        boolean measured = pass >= warmUpPasses;
+        if (measured && pass == warmUpPasses) {
+          grpc.serverSearchNanos = 0;
+        }
+        long start = System.nanoTime();
+        for (String query : queries) {
+          bench.search(COLLECTION, query, topK);
+        }
+        long unaryStart = System.nanoTime();
+        for (SearchRequest request : requests) {
+          grpc.search(request);
+        }
+        long streamStart = System.nanoTime();
+        for (SearchRequest request : requests) {
+          streamed(stream, request);
+        }
+        long end = System.nanoTime();
+        if (measured) {
+          inProcessNanos += unaryStart - start;
+          grpcNanos += streamStart - unaryStart;
+          streamNanos += end - streamStart;
+        }
+      }
+      return new Passes(inProcessNanos, grpcNanos, streamNanos);
     }
   }
 
@@ -446,8 +495,20 @@ public final class Bm25Benchmark {
     }
   }
 
+  /** The hits of the one query of {@code request}, searched over {@code stream}. */
+  private static List<ScoredDocument> streamed(SearchStream stream, SearchRequest request) {
+    return stream.search(request).getRankings(0).getDocumentsList();
+  }
+
+  /**
+   * Fails unless {@code grpc}, the hits of query {@code query} over the gRPC path named {@code
+   * path}, are the in-process hits: the same ids in the same order with bit-identical scores.
+   */
   static void requireSameHits(
-      int query, List<Bm25CoreBenchmark.ScoredId> inProcess, List<ScoredDocument> grpc) {
+      int query,
+      String path,
+      List<Bm25CoreBenchmark.ScoredId> inProcess,
+      List<ScoredDocument> grpc) {
     boolean same = inProcess.size() == grpc.size();
     for (int i = 0; same && i < grpc.size(); i++) {
       same =
@@ -458,7 +519,9 @@ public final class Bm25Benchmark {
       throw new IllegalStateException(
           "query "
               + query
-              + ": the in-process and gRPC paths returned different hits ("
+              + ": the in-process and "
+              + path
+              + " paths returned different hits ("
               + inProcess.size()
               + " and "
               + grpc.size()

@@ -17,7 +17,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** {@code tenbin bench bm25}: both paths on one collection, checked to agree before timing. */
+/** {@code tenbin bench bm25}: every path on one collection, checked to agree before timing. */
 class Bm25BenchmarkTest {
   private static final String[] WORDS = {
     "retrieval",
@@ -57,7 +57,8 @@ class Bm25BenchmarkTest {
             List.copyOf(queries.keySet()),
             List.of());
 
-    // run() fails when the two paths return different hits for any query.
+    // run() fails when a gRPC path (unary or stream) returns other hits than in-process for any
+    // query.
     Bm25Benchmark.Result result = new Bm25Benchmark(data, "en", 2, 3, 10, 2).run();
 
     assertThat(result.documents()).isEqualTo(60);
@@ -68,6 +69,11 @@ class Bm25BenchmarkTest {
     assertThat(result.grpc().queriesPerSecond()).isPositive();
     assertThat(result.queryRatio())
         .isEqualTo(result.grpc().queriesPerSecond() / result.inProcess().queriesPerSecond());
+    assertThat(result.grpcStreamQueriesPerSecond()).isPositive();
+    assertThat(result.streamQueryRatio())
+        .isEqualTo(result.grpcStreamQueriesPerSecond() / result.inProcess().queriesPerSecond());
+    assertThat(result.grpcStreamMicrosPerQuery())
+        .isEqualTo(1e6 / result.grpcStreamQueriesPerSecond());
     assertThat(result.threads()).isEqualTo(2);
     assertThat(result.inProcessParallelQueriesPerSecond()).isPositive();
     assertThat(result.grpcParallelQueriesPerSecond()).isPositive();
@@ -125,20 +131,21 @@ class Bm25BenchmarkTest {
     assertThatCode(
             () ->
                 Bm25Benchmark.requireSameHits(
-                    0, inProcess, List.of(scored("a", 2f), scored("b", 1f))))
+                    0, "gRPC", inProcess, List.of(scored("a", 2f), scored("b", 1f))))
         .doesNotThrowAnyException();
     assertThatThrownBy(
             () ->
                 Bm25Benchmark.requireSameHits(
-                    3, inProcess, List.of(scored("b", 2f), scored("a", 1f))))
+                    3, "gRPC stream", inProcess, List.of(scored("b", 2f), scored("a", 1f))))
         .hasMessageContaining("query 3")
-        .hasMessageContaining("different hits");
+        .hasMessageContaining("in-process and gRPC stream paths returned different hits");
     assertThatThrownBy(
             () ->
                 Bm25Benchmark.requireSameHits(
-                    0, inProcess, List.of(scored("a", Math.nextUp(2f)), scored("b", 1f))))
+                    0, "gRPC", inProcess, List.of(scored("a", Math.nextUp(2f)), scored("b", 1f))))
         .hasMessageContaining("different hits");
-    assertThatThrownBy(() -> Bm25Benchmark.requireSameHits(0, inProcess, List.of(scored("a", 2f))))
+    assertThatThrownBy(
+            () -> Bm25Benchmark.requireSameHits(0, "gRPC", inProcess, List.of(scored("a", 2f))))
         .hasMessageContaining("different hits");
   }
 
