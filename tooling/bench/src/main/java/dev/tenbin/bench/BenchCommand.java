@@ -81,6 +81,30 @@ public final class BenchCommand implements Runnable {
     @Option(names = "--json")
     boolean json;
 
+    @Option(
+        names = "--server-cpu",
+        description =
+            "Measure only CPU per search: in-process against the index service in its own process"
+                + " (tenbin serve index), its CPU read from the OS, at each --in-flight level.")
+    boolean serverCpu;
+
+    @Option(
+        names = "--in-flight",
+        split = ",",
+        paramLabel = "N",
+        description =
+            "With --server-cpu: searches in flight on each side (default: 1, the cores, 4 × the"
+                + " cores).")
+    List<Integer> inFlight;
+
+    @Option(
+        names = "--searches",
+        defaultValue = "4000",
+        paramLabel = "N",
+        description =
+            "With --server-cpu: measured searches per side and level (default ${DEFAULT-VALUE}).")
+    int searches;
+
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
     @Override
@@ -107,6 +131,9 @@ public final class BenchCommand implements Runnable {
             dev.tenbin.eval.services.IndexLanguage.resolve(
                     services.indexChannel(), language, data::textSample)
                 .code();
+      }
+      if (serverCpu) {
+        return serverCpu(data, lang);
       }
       Bm25Benchmark.Result result =
           new Bm25Benchmark(
@@ -238,6 +265,87 @@ public final class BenchCommand implements Runnable {
               call.workMicros(),
               call.callMicros(),
               call.overheadMicros());
+        }
+      }
+      out.flush();
+      return 0;
+    }
+
+    private int serverCpu(BeirDataset data, String lang) {
+      int cores = Runtime.getRuntime().availableProcessors();
+      List<Integer> levels = inFlight != null ? inFlight : List.of(1, cores, 4 * cores);
+      if (searches < 2 || levels.stream().anyMatch(n -> n < 1)) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(), "--searches must be at least 2 and every --in-flight at least 1");
+      }
+      int warmUp =
+          warmUpPasses != null
+              ? warmUpPasses * data.evaluatedQueryIds().size()
+              : Bm25Benchmark.DEFAULT_WARM_UP_SEARCHES;
+      Path folder = dev.tenbin.bench.ScratchFolders.create("tenbin-bench-server-cpu-");
+      dev.tenbin.bench.bm25.ServerCpuBenchmark.Result r;
+      try {
+        r =
+            new dev.tenbin.bench.bm25.ServerCpuBenchmark(data, lang, topK, searches, warmUp, levels)
+                .run(folder);
+      } finally {
+        dev.tenbin.bench.ScratchFolders.delete(folder);
+      }
+      PrintWriter out = spec.commandLine().getOut();
+      ObjectNode root = new ObjectMapper().createObjectNode();
+      root.put("dataset", r.dataset());
+      root.put("documents", r.documents());
+      root.put("queries", r.queries());
+      root.put("top_k", r.topK());
+      root.put("searches_per_level", r.searches());
+      root.put("cores", cores);
+      ArrayNode rows = root.putArray("levels");
+      for (var level : r.levels()) {
+        ObjectNode row = rows.addObject();
+        row.put("in_flight", level.inFlight());
+        row.put("in_process_cpu_us_per_query", level.inProcessCpuMicros());
+        row.put("server_cpu_us_per_call", level.serverCpuMicros());
+        row.put("server_over_in_process_cpu", level.serverOverInProcessCpu());
+        row.put("client_cpu_us_per_call", level.clientCpuMicros());
+        row.put("in_process_queries_per_s", level.inProcessQueriesPerSecond());
+        row.put("grpc_queries_per_s", level.grpcQueriesPerSecond());
+        row.put("grpc_over_in_process_throughput", level.grpcOverInProcessThroughput());
+      }
+      if (json) {
+        out.println(root);
+      } else {
+        out.printf(
+            Locale.ROOT,
+            "%s: %d documents, %d queries, top %d, %d searches per side and level, %d cores%n",
+            r.dataset(),
+            r.documents(),
+            r.queries(),
+            r.topK(),
+            r.searches(),
+            cores);
+        out.printf(
+            Locale.ROOT,
+            "%9s %14s %14s %10s %14s %12s %12s %10s%n",
+            "in flight",
+            "in-proc cpu us",
+            "server cpu us",
+            "server/in",
+            "client cpu us",
+            "in-proc q/s",
+            "gRPC q/s",
+            "gRPC/in");
+        for (var level : r.levels()) {
+          out.printf(
+              Locale.ROOT,
+              "%9d %14.1f %14.1f %10.2f %14.1f %12.0f %12.0f %10.2f%n",
+              level.inFlight(),
+              level.inProcessCpuMicros(),
+              level.serverCpuMicros(),
+              level.serverOverInProcessCpu(),
+              level.clientCpuMicros(),
+              level.inProcessQueriesPerSecond(),
+              level.grpcQueriesPerSecond(),
+              level.grpcOverInProcessThroughput());
         }
       }
       out.flush();

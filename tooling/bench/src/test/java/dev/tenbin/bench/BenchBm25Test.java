@@ -33,6 +33,44 @@ class BenchBm25Test {
   }
 
   @Test
+  void serverCpuComesFromTheServiceInItsOwnProcessAtEachLevel() throws Exception {
+    CliRunner run =
+        bench(
+            "--server-cpu",
+            "--in-flight",
+            "1,3",
+            "--searches",
+            "300",
+            "--warm-up-passes",
+            "20",
+            "--json");
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    JsonNode json = new ObjectMapper().readTree(run.out());
+    assertThat(json.get("searches_per_level").asInt()).isEqualTo(300);
+    assertThat(json.get("levels").findValuesAsText("in_flight")).containsExactly("1", "3");
+    for (JsonNode level : json.get("levels")) {
+      // 300 calls take tens of milliseconds of the service's CPU: several of the OS's ticks.
+      double server = level.get("server_cpu_us_per_call").asDouble();
+      assertThat(server).isPositive();
+      assertThat(level.get("server_over_in_process_cpu").asDouble())
+          .isCloseTo(server / level.get("in_process_cpu_us_per_query").asDouble(), offset(1e-9));
+      assertThat(level.get("grpc_over_in_process_throughput").asDouble())
+          .isCloseTo(
+              level.get("grpc_queries_per_s").asDouble()
+                  / level.get("in_process_queries_per_s").asDouble(),
+              offset(1e-9));
+    }
+  }
+
+  @Test
+  void serverCpuLevelsMustBePositive() {
+    CliRunner run = bench("--server-cpu", "--in-flight", "0");
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).contains("every --in-flight at least 1");
+  }
+
+  @Test
   void jsonReportsTheBareGrpcJavaCallsBesideTheSearches() throws Exception {
     CliRunner run = bench("--passes", "2", "--warm-up-passes", "1", "--threads", "1", "--json");
 

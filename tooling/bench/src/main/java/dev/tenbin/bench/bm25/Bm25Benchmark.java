@@ -1,5 +1,6 @@
 package dev.tenbin.bench.bm25;
 
+import dev.tenbin.bench.ScratchFolders;
 import dev.tenbin.bench.index.Bm25CoreBenchmark;
 import dev.tenbin.client.index.IndexClient;
 import dev.tenbin.client.index.SearchStream;
@@ -20,15 +21,10 @@ import io.grpc.ManagedChannel;
 import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthGrpc;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * BM25 indexing and search throughput, in-process (the plain-Java core) against over gRPC (a
@@ -230,7 +226,7 @@ public final class Bm25Benchmark {
       protoDocs.add(
           Document.newBuilder().setId(doc.id()).setTitle(doc.title()).setText(doc.text()).build());
     }
-    Path dir = tempDir();
+    Path dir = ScratchFolders.create("tenbin-bench-");
     try (Bm25CoreBenchmark bench = Bm25CoreBenchmark.open(dir)) {
       ManagedChannel channel = channel(bench.port());
       try {
@@ -282,7 +278,7 @@ public final class Bm25Benchmark {
         channel.shutdownNow();
       }
     } finally {
-      delete(dir);
+      ScratchFolders.delete(dir);
     }
   }
 
@@ -526,24 +522,6 @@ public final class Bm25Benchmark {
               + " and "
               + grpc.size()
               + "); the comparison would not be fair");
-    }
-  }
-
-  private static Path tempDir() {
-    try {
-      return Files.createTempDirectory("tenbin-bench-");
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  private static void delete(Path dir) {
-    try (Stream<Path> paths = Files.walk(dir)) {
-      for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(path);
-      }
-    } catch (IOException ignored) {
-      // temporary folder; best effort
     }
   }
 }

@@ -1,0 +1,222 @@
+package dev.tenbin.bench.bm25;
+
+import dev.tenbin.bench.ServiceProcess;
+import dev.tenbin.bench.index.Bm25CoreBenchmark;
+import dev.tenbin.eval.retrieval.CollectionIngester;
+import dev.tenbin.proto.index.v1.CollectionSpec;
+import dev.tenbin.proto.index.v1.CreateCollectionRequest;
+import dev.tenbin.proto.index.v1.Document;
+import dev.tenbin.proto.index.v1.Family;
+import dev.tenbin.proto.index.v1.IndexServiceGrpc;
+import dev.tenbin.proto.index.v1.Query;
+import dev.tenbin.proto.index.v1.SearchRequest;
+import dev.tenbin.scoring.beir.BeirDataset;
+import dev.tenbin.scoring.beir.CorpusDocument;
+import io.grpc.ManagedChannel;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntConsumer;
+
+/**
+ * CPU time per BM25 search: in-process (the plain-Java core, in this JVM) against the index service
+ * in a process of its own ({@link ServiceProcess}, {@code tenbin serve index}) called over loopback
+ * gRPC, one query per request, at several numbers of requests in flight. CPU comes from the
+ * operating system: this process's for the in-process side and the load generator, the service
+ * process's for the server. The server's CPU per call over the in-process CPU per query is what
+ * serving a search costs beyond the search itself, whatever the machine's cores are doing.
+ *
+ * <p>Both sides search the same corpus (the service's copy ingested over gRPC); every query's hits
+ * are compared first (same ids, bit-identical scores). Both are warmed up ({@code warmUpSearches}
+ * on each at the highest level); each level then runs {@code searches} searches per side in two
+ * alternating halves.
+ */
+public final class ServerCpuBenchmark {
+  private static final String COLLECTION = "bench";
+
+  /**
+   * One level's figures.
+   *
+   * @param inFlight searches in flight (threads on each side)
+   * @param inProcessCpuMicros this process's CPU per in-process search
+   * @param inProcessQueriesPerSecond in-process searches per wall second
+   * @param serverCpuMicros the service process's CPU per gRPC search
+   * @param clientCpuMicros this process's CPU per gRPC search (the load generator)
+   * @param grpcQueriesPerSecond gRPC searches per wall second
+   */
+  public record Level(
+      int inFlight,
+      double inProcessCpuMicros,
+      double inProcessQueriesPerSecond,
+      double serverCpuMicros,
+      double clientCpuMicros,
+      double grpcQueriesPerSecond) {
+    /** Server CPU per call over in-process CPU per query (the goal is ≤ 1.25). */
+    public double serverOverInProcessCpu() {
+      return serverCpuMicros / inProcessCpuMicros;
+    }
+
+    public double grpcOverInProcessThroughput() {
+      return grpcQueriesPerSecond / inProcessQueriesPerSecond;
+    }
+  }
+
+  public record Result(
+      String dataset, int documents, int queries, int topK, int searches, List<Level> levels) {}
+
+  private final BeirDataset dataset;
+  private final String language;
+  private final int topK;
+  private final int searches;
+  private final int warmUpSearches;
+  private final List<Integer> inFlight;
+
+  public ServerCpuBenchmark(
+      BeirDataset dataset,
+      String language,
+      int topK,
+      int searches,
+      int warmUpSearches,
+      List<Integer> inFlight) {
+    this.dataset = dataset;
+    this.language = language;
+    this.topK = topK;
+    this.searches = searches;
+    this.warmUpSearches = warmUpSearches;
+    this.inFlight = List.copyOf(inFlight);
+  }
+
+  public Result run(Path folder) {
+    List<String> queries = new ArrayList<>();
+    for (String id : dataset.evaluatedQueryIds()) {
+      queries.add(dataset.queries().get(id));
+    }
+    List<Bm25CoreBenchmark.Document> coreDocs = new ArrayList<>();
+    List<Document> protoDocs = new ArrayList<>();
+    for (CorpusDocument doc : dataset.corpus()) {
+      coreDocs.add(new Bm25CoreBenchmark.Document(doc.id(), doc.title(), doc.text()));
+      protoDocs.add(
+          Document.newBuilder().setId(doc.id()).setTitle(doc.title()).setText(doc.text()).build());
+    }
+    try (Bm25CoreBenchmark core = Bm25CoreBenchmark.open(folder.resolve("in-process"));
+        ServiceProcess service =
+            ServiceProcess.start(
+                "index",
+                folder.resolve("service"),
+                List.of("--data-dir", folder.resolve("service").resolve("data").toString()))) {
+      core.ingest(COLLECTION, language, coreDocs);
+      ManagedChannel channel = service.channel();
+      try {
+        IndexServiceGrpc.IndexServiceBlockingStub index = IndexServiceGrpc.newBlockingStub(channel);
+        index.createCollection(
+            CreateCollectionRequest.newBuilder()
+                .setSpec(CollectionSpec.newBuilder().setName(COLLECTION).setLanguage(language))
+                .build());
+        new CollectionIngester(channel, 1000, 600).ingest(COLLECTION, protoDocs);
+        List<SearchRequest> requests = new ArrayList<>();
+        for (String query : queries) {
+          requests.add(
+              SearchRequest.newBuilder()
+                  .setCollection(COLLECTION)
+                  .setFamily(Family.FAMILY_BM25)
+                  .setTopK(topK)
+                  .addQueries(Query.newBuilder().setId("q").setText(query))
+                  .build());
+        }
+        IntConsumer inProcess = i -> core.search(COLLECTION, queries.get(i % queries.size()), topK);
+        IntConsumer overGrpc =
+            i ->
+                index
+                    .withDeadlineAfter(60, TimeUnit.SECONDS)
+                    .search(requests.get(i % requests.size()));
+        for (int q = 0; q < queries.size(); q++) {
+          Bm25Benchmark.requireSameHits(
+              q,
+              "gRPC (service process)",
+              core.hits(COLLECTION, queries.get(q), topK),
+              index.search(requests.get(q)).getRankings(0).getDocumentsList());
+        }
+        int most = inFlight.stream().mapToInt(Integer::intValue).max().orElse(1);
+        concurrently(most, warmUpSearches, inProcess);
+        concurrently(most, warmUpSearches, overGrpc);
+        List<Level> levels = new ArrayList<>();
+        for (int threads : inFlight) {
+          levels.add(level(threads, inProcess, overGrpc, service));
+        }
+        return new Result(dataset.name(), coreDocs.size(), queries.size(), topK, searches, levels);
+      } finally {
+        channel.shutdownNow();
+      }
+    }
+  }
+
+  private Level level(
+      int threads, IntConsumer inProcess, IntConsumer overGrpc, ServiceProcess service) {
+    int half = Math.max(1, searches / 2);
+    long inProcessCpu = 0;
+    long inProcessWall = 0;
+    long serverCpu = 0;
+    long clientCpu = 0;
+    long grpcWall = 0;
+    for (int round = 0; round < 2; round++) {
+      long cpu = processCpuNanos();
+      inProcessWall += concurrently(threads, half, inProcess);
+      inProcessCpu += processCpuNanos() - cpu;
+      long server = service.cpuNanos();
+      long client = processCpuNanos();
+      grpcWall += concurrently(threads, half, overGrpc);
+      clientCpu += processCpuNanos() - client;
+      serverCpu += service.cpuNanos() - server;
+    }
+    double calls = 2.0 * half;
+    return new Level(
+        threads,
+        inProcessCpu / 1e3 / calls,
+        calls / (inProcessWall / 1e9),
+        serverCpu / 1e3 / calls,
+        clientCpu / 1e3 / calls,
+        calls / (grpcWall / 1e9));
+  }
+
+  /**
+   * Wall nanoseconds of {@code total} calls of {@code work} spread over {@code threads} threads.
+   */
+  static long concurrently(int threads, int total, IntConsumer work) {
+    AtomicInteger next = new AtomicInteger();
+    try (ExecutorService pool = Executors.newFixedThreadPool(threads)) {
+      List<Future<?>> running = new ArrayList<>();
+      long start = System.nanoTime();
+      for (int t = 0; t < threads; t++) {
+        running.add(
+            pool.submit(
+                () -> {
+                  for (int i = next.getAndIncrement(); i < total; i = next.getAndIncrement()) {
+                    work.accept(i);
+                  }
+                }));
+      }
+      for (Future<?> f : running) {
+        f.get();
+      }
+      return System.nanoTime() - start;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw e.getCause() instanceof RuntimeException r
+          ? r
+          : new IllegalStateException(e.getCause());
+    }
+  }
+
+  private static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
+  }
+}
