@@ -40,8 +40,12 @@ const extractor = await pipeline('feature-extraction', modelName, {
   session_options: { intraOpNumThreads: threads, interOpNumThreads: 1 },
 });
 
-// Token counts with the pipeline's own tokenizer, for the length order.
+// Token counts with the pipeline's own tokenizer, for the length order, and before truncation:
+// transformers.js truncates by cutting the ids at the model's maximum length, closing [SEP]
+// included, where Hugging Face's tokenizers (and Tenbin) truncate the text and keep it, so the
+// vectors of longer texts are not comparable.
 const lengths = texts.map((t) => extractor.tokenizer(t, { truncation: true }).input_ids.dims[1]);
+const fullLengths = texts.map((t) => extractor.tokenizer(t).input_ids.dims[1]);
 const order = texts.map((_, i) => i).sort((a, b) => lengths[a] - lengths[b] || a - b);
 
 async function encodeAll(batch) {
@@ -95,6 +99,8 @@ console.log(
     node: process.version,
     documents: texts.length,
     tokens: lengths.reduce((a, b) => a + b, 0),
+    max_length: extractor.tokenizer.model_max_length,
+    untruncated_lengths: fullLengths,
     intra_op_threads: threads,
     shapes,
     best_batch_size: best.batch_size,

@@ -5,7 +5,8 @@ import java.time.Duration;
 /**
  * Limits of token-budget batching, as text-embeddings-inference sets them.
  *
- * @param maxBatchTokens cap on padded tokens (batch size × longest input) per forward pass
+ * @param maxBatchTokens cap on padded tokens (batch size × longest input) per forward pass; {@link
+ *     #BY_PROVIDER} (0) leaves it to the execution provider ({@link #resolvedFor})
  * @param maxBatchSize cap on inputs per forward pass
  * @param maxQueuedInputs inputs waiting or being tokenized at most; more is refused
  *     (RESOURCE_EXHAUSTED)
@@ -29,8 +30,27 @@ public record BatchingLimits(
   /** The input length up to which the default attention budget never binds before the tokens'. */
   public static final int DEFAULT_ATTENTION_LENGTH = 512;
 
+  /** {@link #maxBatchTokens} that the execution provider decides ({@link #resolvedFor}). */
+  public static final int BY_PROVIDER = 0;
+
+  /**
+   * The token budget on a GPU: large passes keep its thousands of cores busy (the budget of
+   * text-embeddings-inference).
+   */
+  public static final int GPU_BATCH_TOKENS = 16_384;
+
+  /**
+   * The token budget on CPUs: passes of a few short documents are as fast per token as any, while
+   * passes of many pad short inputs to long ones and fall out of the cores' caches. On the 2-core
+   * development machine bge-small-en-v1.5 encoded 240 xquad-en paragraphs at 19.5–21.7 documents/s
+   * with budgets of 256 to 2,048 tokens and at 14.0–14.2 with 16,384 (BENCHMARKS.md, "Encoder
+   * against the machine's peak and transformers.js").
+   */
+  public static final int CPU_BATCH_TOKENS = 2_048;
+
+  /** The defaults, with the token budget left to the execution provider. */
   public static final BatchingLimits DEFAULT =
-      new BatchingLimits(16_384, 256, 100_000, Duration.ofMillis(2));
+      new BatchingLimits(BY_PROVIDER, 256, 100_000, Duration.ofMillis(2));
 
   public BatchingLimits {
     if (maxBatchAttention < 0) {
@@ -38,11 +58,13 @@ public record BatchingLimits(
           "--max-batch-attention must not be negative, got " + maxBatchAttention);
     }
     if (maxBatchAttention == 0) {
+      // Left 0 while the token budget is the provider's: derived when it is resolved.
       maxBatchAttention = (long) maxBatchTokens * DEFAULT_ATTENTION_LENGTH;
     }
-    if (maxBatchTokens < 1) {
+    if (maxBatchTokens < 0) {
       throw new IllegalArgumentException(
-          "--max-batch-tokens must be positive, got " + maxBatchTokens);
+          "--max-batch-tokens must be positive, or 0 for the execution provider's default, got "
+              + maxBatchTokens);
     }
     if (maxBatchSize < 1) {
       throw new IllegalArgumentException("--max-batch-size must be positive, got " + maxBatchSize);
@@ -69,8 +91,25 @@ public record BatchingLimits(
     this(maxBatchTokens, maxBatchSize, maxQueuedInputs, maxQueueDelay, maxQueueWait, 0);
   }
 
+  /**
+   * These limits with the token budget of the execution provider ({@link #CPU_BATCH_TOKENS} or
+   * {@link #GPU_BATCH_TOKENS}) where it is {@link #BY_PROVIDER}; unchanged otherwise.
+   */
+  public BatchingLimits resolvedFor(boolean cuda) {
+    if (maxBatchTokens != BY_PROVIDER) {
+      return this;
+    }
+    int tokens = cuda ? GPU_BATCH_TOKENS : CPU_BATCH_TOKENS;
+    long attention = maxBatchAttention == 0 ? 0 : maxBatchAttention;
+    return new BatchingLimits(
+        tokens, maxBatchSize, maxQueuedInputs, maxQueueDelay, maxQueueWait, attention);
+  }
+
   /** Whether a pass of {@code inputs} inputs padded to {@code longest} tokens fits both budgets. */
   public boolean fits(int inputs, int longest) {
+    if (maxBatchTokens == BY_PROVIDER) {
+      throw new IllegalStateException("the token budget is unresolved: call resolvedFor first");
+    }
     return (long) inputs * longest <= maxBatchTokens
         && (long) inputs * longest * longest <= maxBatchAttention;
   }

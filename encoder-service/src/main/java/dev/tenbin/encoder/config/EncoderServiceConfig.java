@@ -78,6 +78,15 @@ public record EncoderServiceConfig(
     }
   }
 
+  /**
+   * The batching limits, with the token budget of this configuration's execution provider where it
+   * was left to it ({@link BatchingLimits#BY_PROVIDER}).
+   */
+  @Override
+  public BatchingLimits batching() {
+    return batching.resolvedFor(runtime().cuda());
+  }
+
   /** Where models come from. */
   public ModelSources sources() {
     return hosting.sources();

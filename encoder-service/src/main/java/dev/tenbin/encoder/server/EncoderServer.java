@@ -55,8 +55,10 @@ public final class EncoderServer implements Callable<Integer> {
 
   @Option(
       names = "--max-batch-tokens",
-      defaultValue = "${env:TENBIN_MAX_BATCH_TOKENS:-16384}",
-      description = "Padded tokens per forward pass (default ${DEFAULT-VALUE}).")
+      defaultValue = "${env:TENBIN_MAX_BATCH_TOKENS:-0}",
+      description =
+          "Padded tokens per forward pass; 0 = the execution provider's: 2048 on CPU, 16384 on"
+              + " CUDA (env TENBIN_MAX_BATCH_TOKENS; default ${DEFAULT-VALUE}).")
   int maxBatchTokens;
 
   @Option(

@@ -103,8 +103,31 @@ class TokenBudgetBatcherTest {
   }
 
   @Test
+  void theDefaultTokenBudgetIsTheExecutionProvidersAndMustBeResolvedBeforeUse() {
+    BatchingLimits cpu = BatchingLimits.DEFAULT.resolvedFor(false);
+    assertThat(cpu.maxBatchTokens()).isEqualTo(BatchingLimits.CPU_BATCH_TOKENS);
+    assertThat(cpu.maxBatchAttention()).isEqualTo(BatchingLimits.CPU_BATCH_TOKENS * 512L);
+    assertThat(cpu.fits(4, 512)).isTrue();
+    assertThat(cpu.fits(5, 512)).isFalse();
+    // A budget the user set stays, on either provider.
+    BatchingLimits given = new BatchingLimits(4096, 256, 1000, Duration.ZERO);
+    assertThat(given.resolvedFor(true)).isEqualTo(given);
+    assertThat(given.resolvedFor(false)).isEqualTo(given);
+    // An attention budget the user set stays when the token budget is resolved.
+    BatchingLimits attention =
+        new BatchingLimits(BatchingLimits.BY_PROVIDER, 256, 1000, Duration.ZERO, Duration.ZERO, 99);
+    assertThat(attention.resolvedFor(false).maxBatchAttention()).isEqualTo(99);
+    assertThatThrownBy(() -> BatchingLimits.DEFAULT.fits(1, 1))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("resolvedFor");
+    assertThatThrownBy(() -> new BatchingLimits(-1, 1, 1, Duration.ZERO))
+        .hasMessageContaining("--max-batch-tokens must be positive, or 0");
+  }
+
+  @Test
   void theDefaultAttentionBudgetLeavesInputsUpTo512TokensToTheTokenBudget() {
-    BatchingLimits limits = BatchingLimits.DEFAULT;
+    BatchingLimits limits = BatchingLimits.DEFAULT.resolvedFor(true);
+    assertThat(limits.maxBatchTokens()).isEqualTo(16_384);
     assertThat(limits.maxBatchAttention()).isEqualTo(16_384L * 512);
     assertThat(limits.fits(32, 512)).isTrue();
     assertThat(limits.fits(128, 128)).isTrue();

@@ -19,6 +19,21 @@ class EncoderServerTest {
   }
 
   @Test
+  void withoutATokenBudgetTheExecutionProvidersIsUsed() {
+    EncoderServiceConfig cpu = parse();
+    assertThat(cpu.batching().maxBatchTokens())
+        .isEqualTo(dev.tenbin.encoder.batching.BatchingLimits.CPU_BATCH_TOKENS);
+    EncoderServiceConfig cuda =
+        cpu.withRuntime(new dev.tenbin.model.onnx.OnnxModel.RuntimeOptions(2, true));
+    assertThat(cuda.batching().maxBatchTokens())
+        .isEqualTo(dev.tenbin.encoder.batching.BatchingLimits.GPU_BATCH_TOKENS);
+    // The embedded default (tenbin eval, tenbin run) is left to the provider too.
+    assertThat(
+            EncoderServiceConfig.embedded(Path.of("m"), Path.of("c")).batching().maxBatchTokens())
+        .isEqualTo(dev.tenbin.encoder.batching.BatchingLimits.CPU_BATCH_TOKENS);
+  }
+
+  @Test
   void flagsBecomeTheConfigRecord() {
     EncoderServiceConfig config =
         parse(
@@ -153,7 +168,7 @@ class EncoderServerTest {
   @org.junit.jupiter.params.ParameterizedTest(name = "[{index}] {0} {1}")
   @org.junit.jupiter.params.provider.CsvSource({
     "--intra-op-threads,-1,--intra-op-threads must be 0 (one per core) or positive",
-    "--max-batch-tokens,0,--max-batch-tokens must be positive",
+    "--max-batch-tokens,-1,--max-batch-tokens must be positive, or 0 for the execution provider",
     "--max-batch-size,0,--max-batch-size must be positive",
     "--max-queued-inputs,0,--max-queued-inputs must be positive",
     "--max-queue-delay-ms,-1,--max-queue-delay-ms must not be negative",

@@ -286,7 +286,8 @@ public final class BenchCommand implements Runnable {
       dev.tenbin.bench.bm25.ServerCpuBenchmark.Result r;
       try {
         r =
-            new dev.tenbin.bench.bm25.ServerCpuBenchmark(data, lang, topK, searches, warmUp, levels)
+            new dev.tenbin.bench.bm25.ServerCpuBenchmark(
+                    data, dataset, lang, topK, searches, warmUp, levels)
                 .run(folder);
       } finally {
         dev.tenbin.bench.ScratchFolders.delete(folder);
@@ -310,6 +311,11 @@ public final class BenchCommand implements Runnable {
         row.put("in_process_queries_per_s", level.inProcessQueriesPerSecond());
         row.put("grpc_queries_per_s", level.grpcQueriesPerSecond());
         row.put("grpc_over_in_process_throughput", level.grpcOverInProcessThroughput());
+        row.put("bare_server_cpu_us_per_call", level.bareServerCpuMicros());
+        row.put("bare_over_in_process_cpu", level.bareOverInProcessCpu());
+        row.put("server_over_bare_cpu", level.serverOverBareCpu());
+        row.put("bare_queries_per_s", level.bareQueriesPerSecond());
+        row.put("grpc_over_bare_throughput", level.grpcOverBareThroughput());
       }
       if (json) {
         out.println(root);
@@ -325,26 +331,30 @@ public final class BenchCommand implements Runnable {
             cores);
         out.printf(
             Locale.ROOT,
-            "%9s %14s %14s %10s %14s %12s %12s %10s%n",
+            "%9s %14s %14s %10s %12s %10s %12s %12s %12s %10s%n",
             "in flight",
             "in-proc cpu us",
             "server cpu us",
             "server/in",
-            "client cpu us",
+            "bare cpu us",
+            "server/bare",
             "in-proc q/s",
             "gRPC q/s",
+            "bare q/s",
             "gRPC/in");
         for (var level : r.levels()) {
           out.printf(
               Locale.ROOT,
-              "%9d %14.1f %14.1f %10.2f %14.1f %12.0f %12.0f %10.2f%n",
+              "%9d %14.1f %14.1f %10.2f %12.1f %10.2f %12.0f %12.0f %12.0f %10.2f%n",
               level.inFlight(),
               level.inProcessCpuMicros(),
               level.serverCpuMicros(),
               level.serverOverInProcessCpu(),
-              level.clientCpuMicros(),
+              level.bareServerCpuMicros(),
+              level.serverOverBareCpu(),
               level.inProcessQueriesPerSecond(),
               level.grpcQueriesPerSecond(),
+              level.bareQueriesPerSecond(),
               level.grpcOverInProcessThroughput());
         }
       }

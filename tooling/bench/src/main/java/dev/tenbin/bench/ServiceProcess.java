@@ -41,6 +41,23 @@ public final class ServiceProcess implements AutoCloseable {
    * health check answers SERVING.
    */
   public static ServiceProcess start(String service, Path folder, List<String> extra) {
+    return startMain(
+        folder,
+        MAIN,
+        port -> {
+          List<String> args = new ArrayList<>();
+          args.addAll(List.of("serve", service, "--host", "127.0.0.1", "--port", "" + port));
+          args.addAll(extra);
+          return args;
+        });
+  }
+
+  /**
+   * Starts {@code mainClass} with the arguments {@code args} gives for a free loopback port, on
+   * this JVM's class path and flags, and waits until its gRPC health check answers SERVING.
+   */
+  public static ServiceProcess startMain(
+      Path folder, String mainClass, java.util.function.IntFunction<List<String>> args) {
     int port = freePort();
     List<String> command = new ArrayList<>();
     command.add(ProcessHandle.current().info().command().orElse("java"));
@@ -50,9 +67,8 @@ public final class ServiceProcess implements AutoCloseable {
         command.add(flag);
       }
     }
-    command.addAll(List.of("-cp", System.getProperty("java.class.path"), MAIN, "serve", service));
-    command.addAll(List.of("--host", "127.0.0.1", "--port", Integer.toString(port)));
-    command.addAll(extra);
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClass));
+    command.addAll(args.apply(port));
     Path log = folder.resolve("service.log");
     Process process;
     try {
@@ -63,7 +79,7 @@ public final class ServiceProcess implements AutoCloseable {
               .redirectOutput(log.toFile())
               .start();
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot start tenbin serve " + service, e);
+      throw new UncheckedIOException("cannot start " + mainClass, e);
     }
     ServiceProcess started = new ServiceProcess(process, port, log);
     try {

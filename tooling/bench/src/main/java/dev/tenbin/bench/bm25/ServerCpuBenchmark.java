@@ -32,10 +32,14 @@ import java.util.function.IntConsumer;
  * process's for the server. The server's CPU per call over the in-process CPU per query is what
  * serving a search costs beyond the search itself, whatever the machine's cores are doing.
  *
- * <p>Both sides search the same corpus (the service's copy ingested over gRPC); every query's hits
- * are compared first (same ids, bit-identical scores). Both are warmed up ({@code warmUpSearches}
- * on each at the highest level); each level then runs {@code searches} searches per side in two
- * alternating halves.
+ * <p>A third side is a bare search server in a process of its own ({@link BareSearchServer}:
+ * gRPC-Java's defaults and the same core search, no Tenbin serving code), so that what the service
+ * costs beyond the search splits into what gRPC-Java costs any service and what Tenbin adds.
+ *
+ * <p>All sides search the same corpus (the servers' copies indexed in their own processes); every
+ * query's hits are compared first (same ids, bit-identical scores). Each side is warmed up ({@code
+ * warmUpSearches} at the highest level); each level then runs {@code searches} searches per side in
+ * two rounds, the sides alternating within each.
  */
 public final class ServerCpuBenchmark {
   private static final String COLLECTION = "bench";
@@ -49,6 +53,9 @@ public final class ServerCpuBenchmark {
    * @param serverCpuMicros the service process's CPU per gRPC search
    * @param clientCpuMicros this process's CPU per gRPC search (the load generator)
    * @param grpcQueriesPerSecond gRPC searches per wall second
+   * @param bareServerCpuMicros the bare search server's CPU per gRPC search ({@link
+   *     BareSearchServer}: gRPC-Java's defaults and the same core search, no Tenbin serving code)
+   * @param bareQueriesPerSecond searches per wall second against the bare server
    */
   public record Level(
       int inFlight,
@@ -56,14 +63,30 @@ public final class ServerCpuBenchmark {
       double inProcessQueriesPerSecond,
       double serverCpuMicros,
       double clientCpuMicros,
-      double grpcQueriesPerSecond) {
-    /** Server CPU per call over in-process CPU per query (the goal is ≤ 1.25). */
+      double grpcQueriesPerSecond,
+      double bareServerCpuMicros,
+      double bareQueriesPerSecond) {
+    /** Server CPU per call over in-process CPU per query. */
     public double serverOverInProcessCpu() {
       return serverCpuMicros / inProcessCpuMicros;
     }
 
+    /** The same for the bare server: what any service on gRPC-Java pays. */
+    public double bareOverInProcessCpu() {
+      return bareServerCpuMicros / inProcessCpuMicros;
+    }
+
+    /** Tenbin's server CPU per call over the bare server's: Tenbin's own share. */
+    public double serverOverBareCpu() {
+      return serverCpuMicros / bareServerCpuMicros;
+    }
+
     public double grpcOverInProcessThroughput() {
       return grpcQueriesPerSecond / inProcessQueriesPerSecond;
+    }
+
+    public double grpcOverBareThroughput() {
+      return grpcQueriesPerSecond / bareQueriesPerSecond;
     }
   }
 
@@ -71,6 +94,7 @@ public final class ServerCpuBenchmark {
       String dataset, int documents, int queries, int topK, int searches, List<Level> levels) {}
 
   private final BeirDataset dataset;
+  private final Path datasetFolder;
   private final String language;
   private final int topK;
   private final int searches;
@@ -79,12 +103,14 @@ public final class ServerCpuBenchmark {
 
   public ServerCpuBenchmark(
       BeirDataset dataset,
+      Path datasetFolder,
       String language,
       int topK,
       int searches,
       int warmUpSearches,
       List<Integer> inFlight) {
     this.dataset = dataset;
+    this.datasetFolder = datasetFolder;
     this.language = language;
     this.topK = topK;
     this.searches = searches;
@@ -109,10 +135,26 @@ public final class ServerCpuBenchmark {
             ServiceProcess.start(
                 "index",
                 folder.resolve("service"),
-                List.of("--data-dir", folder.resolve("service").resolve("data").toString()))) {
+                List.of("--data-dir", folder.resolve("service").resolve("data").toString()));
+        ServiceProcess bare =
+            ServiceProcess.startMain(
+                folder.resolve("bare"),
+                BareSearchServer.class.getName(),
+                port ->
+                    List.of(
+                        "--host",
+                        "127.0.0.1",
+                        "--port",
+                        Integer.toString(port),
+                        datasetFolder.toString(),
+                        language,
+                        folder.resolve("bare").resolve("data").toString()))) {
       core.ingest(COLLECTION, language, coreDocs);
       ManagedChannel channel = service.channel();
+      ManagedChannel bareChannel = bare.channel();
       try {
+        IndexServiceGrpc.IndexServiceBlockingStub bareIndex =
+            IndexServiceGrpc.newBlockingStub(bareChannel);
         IndexServiceGrpc.IndexServiceBlockingStub index = IndexServiceGrpc.newBlockingStub(channel);
         index.createCollection(
             CreateCollectionRequest.newBuilder()
@@ -135,36 +177,59 @@ public final class ServerCpuBenchmark {
                 index
                     .withDeadlineAfter(60, TimeUnit.SECONDS)
                     .search(requests.get(i % requests.size()));
+        IntConsumer overBare =
+            i ->
+                bareIndex
+                    .withDeadlineAfter(60, TimeUnit.SECONDS)
+                    .search(requests.get(i % requests.size()));
         for (int q = 0; q < queries.size(); q++) {
+          List<Bm25CoreBenchmark.ScoredId> expected = core.hits(COLLECTION, queries.get(q), topK);
           Bm25Benchmark.requireSameHits(
               q,
               "gRPC (service process)",
-              core.hits(COLLECTION, queries.get(q), topK),
+              expected,
               index.search(requests.get(q)).getRankings(0).getDocumentsList());
+          Bm25Benchmark.requireSameHits(
+              q,
+              "gRPC (bare search server)",
+              expected,
+              bareIndex.search(requests.get(q)).getRankings(0).getDocumentsList());
         }
         int most = inFlight.stream().mapToInt(Integer::intValue).max().orElse(1);
         concurrently(most, warmUpSearches, inProcess);
         concurrently(most, warmUpSearches, overGrpc);
+        concurrently(most, warmUpSearches, overBare);
         List<Level> levels = new ArrayList<>();
         for (int threads : inFlight) {
-          levels.add(level(threads, inProcess, overGrpc, service));
+          levels.add(level(threads, inProcess, overGrpc, service, overBare, bare));
         }
         return new Result(dataset.name(), coreDocs.size(), queries.size(), topK, searches, levels);
       } finally {
         channel.shutdownNow();
+        bareChannel.shutdownNow();
       }
     }
   }
 
   private Level level(
-      int threads, IntConsumer inProcess, IntConsumer overGrpc, ServiceProcess service) {
+      int threads,
+      IntConsumer inProcess,
+      IntConsumer overGrpc,
+      ServiceProcess service,
+      IntConsumer overBare,
+      ServiceProcess bare) {
     int half = Math.max(1, searches / 2);
     long inProcessCpu = 0;
     long inProcessWall = 0;
     long serverCpu = 0;
     long clientCpu = 0;
     long grpcWall = 0;
+    long bareCpu = 0;
+    long bareWall = 0;
     for (int round = 0; round < 2; round++) {
+      long bareStart = bare.cpuNanos();
+      bareWall += concurrently(threads, half, overBare);
+      bareCpu += bare.cpuNanos() - bareStart;
       long cpu = processCpuNanos();
       inProcessWall += concurrently(threads, half, inProcess);
       inProcessCpu += processCpuNanos() - cpu;
@@ -181,7 +246,9 @@ public final class ServerCpuBenchmark {
         calls / (inProcessWall / 1e9),
         serverCpu / 1e3 / calls,
         clientCpu / 1e3 / calls,
-        calls / (grpcWall / 1e9));
+        calls / (grpcWall / 1e9),
+        bareCpu / 1e3 / calls,
+        calls / (bareWall / 1e9));
   }
 
   /**
