@@ -231,6 +231,41 @@ class SearchStreamTest {
   }
 
   @Test
+  void pipelinedRequestsAreAnsweredInTheOrderSentExactlyAsSearchAnswersThem() {
+    List<SearchRequest> requests = queries(120);
+    List<SearchResponse> unary = requests.stream().map(index::search).toList();
+
+    List<SearchResponse> pipelined = new ArrayList<>();
+    try (SearchStream stream = client.searchStream()) {
+      int sent = 0;
+      for (; sent < 16; sent++) {
+        stream.send(requests.get(sent));
+      }
+      // search() needs every earlier answer taken first.
+      assertThatThrownBy(() -> stream.search(requests.getFirst()))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("16 sent requests are unanswered");
+      while (pipelined.size() < requests.size()) {
+        pipelined.add(stream.next());
+        if (sent < requests.size()) {
+          stream.send(requests.get(sent++));
+        }
+      }
+      assertThatThrownBy(stream::next)
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("no request is waiting");
+      // With nothing in flight, one-at-a-time searches work again on the same stream.
+      assertThat(stream.search(requests.get(7)).getRankingsList())
+          .isEqualTo(unary.get(7).getRankingsList());
+    }
+    for (int q = 0; q < requests.size(); q++) {
+      assertThat(pipelined.get(q).getRankingsList())
+          .as("query %d", q)
+          .isEqualTo(unary.get(q).getRankingsList());
+    }
+  }
+
+  @Test
   void aBadRequestMidStreamEndsItWithSearchsStatusAfterTheEarlierAnswers() throws Exception {
     SearchRequest bad = bm25("c", 0, "retrieval");
     StatusRuntimeException unaryFailure =

@@ -165,6 +165,10 @@ public final class BenchCommand implements Runnable {
         root.put("grpc_stream_queries_per_s", result.grpcStreamQueriesPerSecond());
         root.put("grpc_stream_us_per_query", result.grpcStreamMicrosPerQuery());
         root.put("query_grpc_stream_over_in_process", result.streamQueryRatio());
+        root.put(
+            "grpc_stream_pipelined_queries_per_s", result.grpcStreamPipelinedQueriesPerSecond());
+        root.put("stream_pipeline_window", Bm25Benchmark.PIPELINE_WINDOW);
+        root.put("query_grpc_stream_pipelined_over_in_process", result.pipelinedStreamQueryRatio());
         root.put("warm_up_passes", result.warmUpPasses());
         root.put("in_process_us_per_query", result.inProcessMicrosPerQuery());
         root.put("grpc_us_per_query", result.grpcMicrosPerQuery());
@@ -209,6 +213,8 @@ public final class BenchCommand implements Runnable {
                 + "gRPC search stream            %11.0f %10.0f  (one stream, the next query sent after"
                 + " the last answer)%n"
                 + "stream/in-process             %11.2f%n"
+                + "gRPC stream, pipelined        %11.0f  (%d queries in flight on the one stream;"
+                + " /in-process %.2f)%n"
                 + "gRPC, %2d threads            %11.0f  (one query per request, %d in flight)%n"
                 + "gRPC/in-process, %2d threads %11.2f%n"
                 + "gRPC, %2d threads, a channel each %6.0f  (gRPC/in-process %.2f)%n"
@@ -240,6 +246,9 @@ public final class BenchCommand implements Runnable {
             result.grpcStreamQueriesPerSecond(),
             result.grpcStreamMicrosPerQuery(),
             result.streamQueryRatio(),
+            result.grpcStreamPipelinedQueriesPerSecond(),
+            Bm25Benchmark.PIPELINE_WINDOW,
+            result.pipelinedStreamQueryRatio(),
             result.threads(),
             result.grpcParallelQueriesPerSecond(),
             result.threads(),

@@ -79,6 +79,12 @@ class BenchBm25Test {
     assertThat(json.get("passes").asInt()).isEqualTo(2);
     assertThat(json.get("warm_up_passes").asInt()).isEqualTo(1);
     double streamQueries = json.get("grpc_stream_queries_per_s").asDouble();
+    assertThat(json.get("stream_pipeline_window").asInt()).isEqualTo(8);
+    assertThat(json.get("query_grpc_stream_pipelined_over_in_process").asDouble())
+        .isCloseTo(
+            json.get("grpc_stream_pipelined_queries_per_s").asDouble()
+                / json.get("in_process_queries_per_s").asDouble(),
+            offset(1e-9));
     assertThat(streamQueries).isPositive();
     assertThat(json.get("grpc_stream_us_per_query").asDouble())
         .isCloseTo(1e6 / streamQueries, offset(1e-6));

@@ -27,9 +27,15 @@ import java.util.concurrent.TimeUnit;
  * within {@code request}, e.g. {@code request.top_k}), and every later search throws the same
  * status without sending anything. Nothing is retried: after UNAVAILABLE, open a new stream.
  *
- * <p>Thread-safe: searches from several threads run one after another on the stream (each waits for
- * the one before it and its answer); {@link #close} waits for a search in progress. A thread
- * interrupted while it waits for an answer cancels the stream.
+ * <p>A caller that does not need each answer before its next query can pipeline: {@link #send}
+ * sends a request without waiting, and {@link #next} returns the answer of the oldest request not
+ * yet answered. Keeping a few requests in flight this way hides the round trip of each; the service
+ * still searches them one after another, in order. {@link #search} is {@code send} then {@code
+ * next}, with nothing else in flight.
+ *
+ * <p>Thread-safe: calls from several threads run one after another on the stream ({@link #search}
+ * waits for the one before it and its answer); {@link #close} waits for a call in progress. A
+ * thread interrupted while it waits for an answer cancels the stream.
  */
 public final class SearchStream implements AutoCloseable {
   /** How long {@link #close} waits for the service to end the stream before cancelling it. */
@@ -45,6 +51,9 @@ public final class SearchStream implements AutoCloseable {
 
   /** Requests sent. */
   private long sent;
+
+  /** Answers returned. */
+  private long answered;
 
   /** Why the stream ended, once a search or close saw it end; null while it runs. */
   private Status ended;
@@ -80,8 +89,27 @@ public final class SearchStream implements AutoCloseable {
   /**
    * What {@code Search} answers for {@code request}, over this stream; throws the service's status
    * when the request fails (which ends the stream), or the status the stream ended with before.
+   *
+   * @throws IllegalStateException when requests sent by {@link #send} are still unanswered
    */
   public synchronized SearchResponse search(SearchRequest request) {
+    if (ended != null) {
+      throw new StatusRuntimeException(ended, endedTrailers);
+    }
+    if (sent != answered) {
+      throw new IllegalStateException(
+          (sent - answered) + " sent requests are unanswered: take their answers with next()");
+    }
+    send(request);
+    return next();
+  }
+
+  /**
+   * Sends {@code request} without waiting for an answer; its answer is the one {@link #next}
+   * returns after those of the requests sent before it. Throws the status the stream ended with, if
+   * it has.
+   */
+  public synchronized void send(SearchRequest request) {
     if (closed) {
       throw new IllegalStateException("the search stream is closed");
     }
@@ -90,6 +118,22 @@ public final class SearchStream implements AutoCloseable {
     }
     requests.onNext(SearchStreamRequest.newBuilder().setRequest(request).build());
     sent++;
+  }
+
+  /**
+   * The answer of the oldest request sent and not yet answered, waiting for it; throws the
+   * service's status when that request failed (which ends the stream), or the status the stream
+   * ended with before.
+   *
+   * @throws IllegalStateException when every request sent has been answered
+   */
+  public synchronized SearchResponse next() {
+    if (ended != null) {
+      throw new StatusRuntimeException(ended, endedTrailers);
+    }
+    if (answered == sent) {
+      throw new IllegalStateException("no request is waiting for its answer");
+    }
     Object event;
     try {
       event = events.take();
@@ -100,15 +144,16 @@ public final class SearchStream implements AutoCloseable {
       throw new StatusRuntimeException(ended);
     }
     if (event instanceof SearchStreamResponse answer) {
-      if (answer.getSequence() != sent) {
+      if (answer.getSequence() != answered + 1) {
         // The service answers in order; anything else is a broken contract, not a search result.
         requests.cancel("answer out of order", null);
         end(
             Status.INTERNAL.withDescription(
-                "answer " + answer.getSequence() + " arrived for request " + sent),
+                "answer " + answer.getSequence() + " arrived for request " + (answered + 1)),
             null);
         throw new StatusRuntimeException(ended);
       }
+      answered++;
       return answer.getResponse();
     }
     endWith(event);

@@ -74,6 +74,10 @@ class Bm25BenchmarkTest {
         .isEqualTo(result.grpcStreamQueriesPerSecond() / result.inProcess().queriesPerSecond());
     assertThat(result.grpcStreamMicrosPerQuery())
         .isEqualTo(1e6 / result.grpcStreamQueriesPerSecond());
+    assertThat(result.grpcStreamPipelinedQueriesPerSecond()).isPositive();
+    assertThat(result.pipelinedStreamQueryRatio())
+        .isEqualTo(
+            result.grpcStreamPipelinedQueriesPerSecond() / result.inProcess().queriesPerSecond());
     assertThat(result.threads()).isEqualTo(2);
     assertThat(result.inProcessParallelQueriesPerSecond()).isPositive();
     assertThat(result.grpcParallelQueriesPerSecond()).isPositive();
