@@ -19,9 +19,9 @@ import io.grpc.stub.StreamObserver;
  *
  * <p>Flow control is manual, as in {@link IngestStream}: the next request is asked for only once
  * the answer to the last one has been handed to gRPC and the client can take more ({@code
- * isReady}), so the service holds at most one request of a stream at a time, and a client that does
- * not read its answers stops the stream instead of making the service search ahead and buffer the
- * answers.
+ * isReady}), with one request read ahead, so the service holds at most two requests of a stream at
+ * a time, and a client that does not read its answers stops the stream instead of making the
+ * service search ahead and buffer the answers.
  *
  * <p>A failing request ends the call with the status the one {@link StatusMapper} gives it (what
  * {@code Search} returns for that request), its field named within {@code request}; the answers to
@@ -54,11 +54,21 @@ final class SearchStream implements StreamObserver<SearchStreamRequest> {
     this.responses.setOnCancelHandler(() -> finished = true);
   }
 
-  /** Asks for the next request when one is due and its answer could be sent. */
+  /** Whether the first request has been asked for (with one more read ahead). */
+  private boolean started;
+
+  /**
+   * Asks for the next request when one is due and its answer could be sent. The first time it asks
+   * for two: the second waits, read, while the first is searched, and runs on the same thread as
+   * soon as the first is answered instead of waiting for a thread to be woken for it (a client that
+   * pipelines its queries then finds the service searching back to back). So at most two requests
+   * of a stream are in the service, one searched and one waiting.
+   */
   private void requestNextWhenReady() {
     if (!finished && nextDue && responses.isReady()) {
       nextDue = false;
-      responses.request(1);
+      responses.request(started ? 1 : 2);
+      started = true;
     }
   }
 
