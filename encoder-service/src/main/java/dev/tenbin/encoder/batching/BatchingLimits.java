@@ -42,11 +42,11 @@ public record BatchingLimits(
   /**
    * The token budget on CPUs: passes of a few short documents are as fast per token as any, while
    * passes of many pad short inputs to long ones and fall out of the cores' caches. On the 2-core
-   * development machine bge-small-en-v1.5 encoded 240 xquad-en paragraphs at 19.5–21.7 documents/s
-   * with budgets of 256 to 2,048 tokens and at 14.0–14.2 with 16,384 (BENCHMARKS.md, "Encoder
+   * development machine bge-small-en-v1.5 encoded 240 xquad-en paragraphs at 20.4–21.7 documents/s
+   * with 512 tokens a pass, 18.8–20.8 with 2,048 and 13.3–14.2 with 16,384 (BENCHMARKS.md, "Encoder
    * against the machine's peak and transformers.js").
    */
-  public static final int CPU_BATCH_TOKENS = 2_048;
+  public static final int CPU_BATCH_TOKENS = 512;
 
   /** The defaults, with the token budget left to the execution provider. */
   public static final BatchingLimits DEFAULT =

@@ -57,7 +57,7 @@ public final class EncoderServer implements Callable<Integer> {
       names = "--max-batch-tokens",
       defaultValue = "${env:TENBIN_MAX_BATCH_TOKENS:-0}",
       description =
-          "Padded tokens per forward pass; 0 = the execution provider's: 2048 on CPU, 16384 on"
+          "Padded tokens per forward pass; 0 = the execution provider's: 512 on CPU, 16384 on"
               + " CUDA (env TENBIN_MAX_BATCH_TOKENS; default ${DEFAULT-VALUE}).")
   int maxBatchTokens;
 

@@ -107,8 +107,8 @@ class TokenBudgetBatcherTest {
     BatchingLimits cpu = BatchingLimits.DEFAULT.resolvedFor(false);
     assertThat(cpu.maxBatchTokens()).isEqualTo(BatchingLimits.CPU_BATCH_TOKENS);
     assertThat(cpu.maxBatchAttention()).isEqualTo(BatchingLimits.CPU_BATCH_TOKENS * 512L);
-    assertThat(cpu.fits(4, 512)).isTrue();
-    assertThat(cpu.fits(5, 512)).isFalse();
+    assertThat(cpu.fits(1, BatchingLimits.CPU_BATCH_TOKENS)).isTrue();
+    assertThat(cpu.fits(2, BatchingLimits.CPU_BATCH_TOKENS)).isFalse();
     // A budget the user set stays, on either provider.
     BatchingLimits given = new BatchingLimits(4096, 256, 1000, Duration.ZERO);
     assertThat(given.resolvedFor(true)).isEqualTo(given);
