@@ -291,7 +291,7 @@ public final class BenchCommand implements Runnable {
           warmUpPasses != null
               ? warmUpPasses * data.evaluatedQueryIds().size()
               : Bm25Benchmark.DEFAULT_WARM_UP_SEARCHES;
-      Path folder = dev.tenbin.bench.ScratchFolders.create("tenbin-bench-server-cpu-");
+      Path folder = dev.tenbin.bench.setup.ScratchFolders.create("tenbin-bench-server-cpu-");
       dev.tenbin.bench.bm25.ServerCpuBenchmark.Result r;
       try {
         r =
@@ -299,7 +299,7 @@ public final class BenchCommand implements Runnable {
                     data, dataset, lang, topK, searches, warmUp, levels)
                 .run(folder);
       } finally {
-        dev.tenbin.bench.ScratchFolders.delete(folder);
+        dev.tenbin.bench.setup.ScratchFolders.delete(folder);
       }
       PrintWriter out = spec.commandLine().getOut();
       ObjectNode root = new ObjectMapper().createObjectNode();

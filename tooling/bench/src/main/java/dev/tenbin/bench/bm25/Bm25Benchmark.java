@@ -1,7 +1,7 @@
 package dev.tenbin.bench.bm25;
 
-import dev.tenbin.bench.ScratchFolders;
 import dev.tenbin.bench.index.Bm25CoreBenchmark;
+import dev.tenbin.bench.setup.ScratchFolders;
 import dev.tenbin.client.index.IndexClient;
 import dev.tenbin.client.index.SearchStream;
 import dev.tenbin.eval.retrieval.CollectionIngester;

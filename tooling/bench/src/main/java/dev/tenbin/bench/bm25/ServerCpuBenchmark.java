@@ -1,7 +1,7 @@
 package dev.tenbin.bench.bm25;
 
-import dev.tenbin.bench.ServiceProcess;
 import dev.tenbin.bench.index.Bm25CoreBenchmark;
+import dev.tenbin.bench.setup.ServiceProcess;
 import dev.tenbin.eval.retrieval.CollectionIngester;
 import dev.tenbin.proto.index.v1.CollectionSpec;
 import dev.tenbin.proto.index.v1.CreateCollectionRequest;

@@ -1,4 +1,4 @@
-package dev.tenbin.bench;
+package dev.tenbin.bench.setup;
 
 import io.grpc.ManagedChannel;
 import io.grpc.health.v1.HealthCheckRequest;

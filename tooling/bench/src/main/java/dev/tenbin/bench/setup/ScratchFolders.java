@@ -1,4 +1,4 @@
-package dev.tenbin.bench;
+package dev.tenbin.bench.setup;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
