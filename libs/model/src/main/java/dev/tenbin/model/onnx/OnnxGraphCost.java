@@ -34,7 +34,8 @@ import java.util.Set;
  * of integer operations.
  *
  * <p>Field numbers are those of {@code onnx.proto}: ModelProto.graph = 7; GraphProto.node = 1,
- * initializer = 5; NodeProto.input = 1, op_type = 4; TensorProto.dims = 1, name = 8.
+ * initializer = 5; NodeProto.input = 1, op_type = 4 (tensors are read by {@link
+ * OnnxGraphFacts.TensorHeader}).
  *
  * @param weightMultiplyAddsPerToken multiply-adds of the weight products for one token
  * @param activationProducts matrix products between activations (two per attention layer)
@@ -46,8 +47,6 @@ public record OnnxGraphCost(long weightMultiplyAddsPerToken, int activationProdu
   private static final int GRAPH_INITIALIZER = 5;
   private static final int NODE_INPUT = 1;
   private static final int NODE_OP_TYPE = 4;
-  private static final int TENSOR_DIMS = 1;
-  private static final int TENSOR_NAME = 8;
 
   /** Matrix products, and which input holds the weight. */
   private static final Map<String, Integer> WEIGHT_INPUT =
@@ -176,26 +175,7 @@ public record OnnxGraphCost(long weightMultiplyAddsPerToken, int activationProdu
 
   private static void readInitializer(CodedInputStream in, Map<String, long[]> initializers)
       throws IOException {
-    List<Long> dims = new ArrayList<>(2);
-    String name = "";
-    while (!in.isAtEnd()) {
-      int tag = in.readTag();
-      int field = WireFormat.getTagFieldNumber(tag);
-      if (field == TENSOR_DIMS && WireFormat.getTagWireType(tag) == WireFormat.WIRETYPE_VARINT) {
-        dims.add(in.readInt64());
-      } else if (field == TENSOR_DIMS
-          && WireFormat.getTagWireType(tag) == WireFormat.WIRETYPE_LENGTH_DELIMITED) {
-        int limit = in.pushLimit(in.readRawVarint32());
-        while (!in.isAtEnd()) {
-          dims.add(in.readInt64());
-        }
-        in.popLimit(limit);
-      } else if (field == TENSOR_NAME) {
-        name = in.readString();
-      } else {
-        in.skipField(tag);
-      }
-    }
-    initializers.put(name, dims.stream().mapToLong(Long::longValue).toArray());
+    OnnxGraphFacts.TensorHeader tensor = OnnxGraphFacts.TensorHeader.read(in);
+    initializers.put(tensor.name(), tensor.dims().stream().mapToLong(Long::longValue).toArray());
   }
 }

@@ -69,29 +69,39 @@ public record OnnxGraphFacts(int positionEmbeddings) {
 
   /** Rows of a rank-2 initializer named like a position-embedding table, else 0. */
   private static int positionRows(CodedInputStream in) throws IOException {
-    List<Long> dims = new ArrayList<>(2);
-    String name = "";
-    while (!in.isAtEnd()) {
-      int tag = in.readTag();
-      int field = WireFormat.getTagFieldNumber(tag);
-      if (field == TENSOR_DIMS && WireFormat.getTagWireType(tag) == WireFormat.WIRETYPE_VARINT) {
-        dims.add(in.readInt64());
-      } else if (field == TENSOR_DIMS
-          && WireFormat.getTagWireType(tag) == WireFormat.WIRETYPE_LENGTH_DELIMITED) {
-        int limit = in.pushLimit(in.readRawVarint32());
-        while (!in.isAtEnd()) {
-          dims.add(in.readInt64());
-        }
-        in.popLimit(limit);
-      } else if (field == TENSOR_NAME) {
-        name = in.readString();
-      } else {
-        in.skipField(tag);
-      }
-    }
-    boolean positional = name.toLowerCase(Locale.ROOT).contains("position_embeddings");
+    TensorHeader tensor = TensorHeader.read(in);
+    List<Long> dims = tensor.dims();
+    boolean positional = tensor.name().toLowerCase(Locale.ROOT).contains("position_embeddings");
     return positional && dims.size() == 2 && dims.getFirst() > 0 && dims.getFirst() < 1 << 24
         ? (int) (long) dims.getFirst()
         : 0;
+  }
+
+  /** A TensorProto's name and dims (packed or not), its data skipped. */
+  record TensorHeader(String name, List<Long> dims) {
+    /** Reads the tensor {@code in} is limited to. */
+    static TensorHeader read(CodedInputStream in) throws IOException {
+      List<Long> dims = new ArrayList<>(2);
+      String name = "";
+      while (!in.isAtEnd()) {
+        int tag = in.readTag();
+        int field = WireFormat.getTagFieldNumber(tag);
+        if (field == TENSOR_DIMS && WireFormat.getTagWireType(tag) == WireFormat.WIRETYPE_VARINT) {
+          dims.add(in.readInt64());
+        } else if (field == TENSOR_DIMS
+            && WireFormat.getTagWireType(tag) == WireFormat.WIRETYPE_LENGTH_DELIMITED) {
+          int limit = in.pushLimit(in.readRawVarint32());
+          while (!in.isAtEnd()) {
+            dims.add(in.readInt64());
+          }
+          in.popLimit(limit);
+        } else if (field == TENSOR_NAME) {
+          name = in.readString();
+        } else {
+          in.skipField(tag);
+        }
+      }
+      return new TensorHeader(name, dims);
+    }
   }
 }

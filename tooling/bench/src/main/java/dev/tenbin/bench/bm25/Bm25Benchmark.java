@@ -15,7 +15,6 @@ import dev.tenbin.proto.index.v1.Query;
 import dev.tenbin.proto.index.v1.SearchRequest;
 import dev.tenbin.proto.index.v1.SearchResponse;
 import dev.tenbin.scoring.beir.BeirDataset;
-import dev.tenbin.scoring.beir.CorpusDocument;
 import io.grpc.Deadline;
 import io.grpc.ManagedChannel;
 import io.grpc.health.v1.HealthCheckRequest;
@@ -231,17 +230,10 @@ public final class Bm25Benchmark {
   }
 
   public Result run() {
-    List<String> queries = new ArrayList<>();
-    for (String id : dataset.evaluatedQueryIds()) {
-      queries.add(dataset.queries().get(id));
-    }
-    List<Bm25CoreBenchmark.Document> coreDocs = new ArrayList<>();
-    List<Document> protoDocs = new ArrayList<>();
-    for (CorpusDocument doc : dataset.corpus()) {
-      coreDocs.add(new Bm25CoreBenchmark.Document(doc.id(), doc.title(), doc.text()));
-      protoDocs.add(
-          Document.newBuilder().setId(doc.id()).setTitle(doc.title()).setText(doc.text()).build());
-    }
+    BenchInputs inputs = BenchInputs.of(dataset);
+    List<String> queries = inputs.queries();
+    List<Bm25CoreBenchmark.Document> coreDocs = inputs.coreDocs();
+    List<Document> protoDocs = inputs.protoDocs();
     Path dir = ScratchFolders.create("tenbin-bench-");
     try (Bm25CoreBenchmark bench = Bm25CoreBenchmark.open(dir)) {
       ManagedChannel channel = channel(bench.port());

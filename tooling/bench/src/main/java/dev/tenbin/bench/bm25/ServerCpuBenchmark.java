@@ -11,7 +11,6 @@ import dev.tenbin.proto.index.v1.IndexServiceGrpc;
 import dev.tenbin.proto.index.v1.Query;
 import dev.tenbin.proto.index.v1.SearchRequest;
 import dev.tenbin.scoring.beir.BeirDataset;
-import dev.tenbin.scoring.beir.CorpusDocument;
 import io.grpc.ManagedChannel;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
@@ -119,17 +118,10 @@ public final class ServerCpuBenchmark {
   }
 
   public Result run(Path folder) {
-    List<String> queries = new ArrayList<>();
-    for (String id : dataset.evaluatedQueryIds()) {
-      queries.add(dataset.queries().get(id));
-    }
-    List<Bm25CoreBenchmark.Document> coreDocs = new ArrayList<>();
-    List<Document> protoDocs = new ArrayList<>();
-    for (CorpusDocument doc : dataset.corpus()) {
-      coreDocs.add(new Bm25CoreBenchmark.Document(doc.id(), doc.title(), doc.text()));
-      protoDocs.add(
-          Document.newBuilder().setId(doc.id()).setTitle(doc.title()).setText(doc.text()).build());
-    }
+    BenchInputs inputs = BenchInputs.of(dataset);
+    List<String> queries = inputs.queries();
+    List<Bm25CoreBenchmark.Document> coreDocs = inputs.coreDocs();
+    List<Document> protoDocs = inputs.protoDocs();
     try (Bm25CoreBenchmark core = Bm25CoreBenchmark.open(folder.resolve("in-process"));
         ServiceProcess service =
             ServiceProcess.start(
