@@ -19,6 +19,7 @@ import java.util.List;
  * @param correction how the paired tests' p-values are corrected across the pairs compared
  * @param price what an hour of CPU and of GPU costs, for the cost columns; null: no costs
  * @param parity the serving-parity certificates the jobs keep, shown with the leaderboard
+ * @param measures the cells measured again at chosen cut-offs ({@link ChosenMeasures}); null: none
  */
 public record LeaderboardOptions(
     String metric,
@@ -31,7 +32,8 @@ public record LeaderboardOptions(
     int permutations,
     Correction correction,
     Price price,
-    List<ParityRecord> parity) {
+    List<ParityRecord> parity,
+    ChosenMeasures measures) {
   public static final String DEFAULT_METRIC = "ndcg@10";
   public static final int DEFAULT_BOOTSTRAP_DRAWS = 2_000;
   public static final int DEFAULT_CORRELATION_RESAMPLES = 10_000;
@@ -53,7 +55,7 @@ public record LeaderboardOptions(
   /**
    * nDCG@10, macro, every cell, 2,000 task draws, 10,000 model draws, seed 42, no official ranking,
    * paired tests with 10,000 randomization draws and Holm's correction, no price, no parity
-   * certificates.
+   * certificates, no chosen measures.
    */
   public static LeaderboardOptions defaults() {
     return new LeaderboardOptions(
@@ -67,7 +69,8 @@ public record LeaderboardOptions(
         PairedComparisons.DEFAULT_PERMUTATIONS,
         Correction.HOLM,
         null,
-        List.of());
+        List.of(),
+        null);
   }
 
   public LeaderboardOptions withMetric(String value) {
@@ -114,6 +117,10 @@ public record LeaderboardOptions(
     return with(b -> b.parity = value);
   }
 
+  public LeaderboardOptions withMeasures(ChosenMeasures value) {
+    return with(b -> b.measures = value);
+  }
+
   /** These options with one component changed by {@code change}. */
   private LeaderboardOptions with(java.util.function.Consumer<Fields> change) {
     Fields fields = new Fields(this);
@@ -129,7 +136,8 @@ public record LeaderboardOptions(
         fields.permutations,
         fields.correction,
         fields.price,
-        fields.parity);
+        fields.parity,
+        fields.measures);
   }
 
   /** The components, as a mutable copy for {@link #with}. */
@@ -145,6 +153,7 @@ public record LeaderboardOptions(
     Correction correction;
     Price price;
     List<ParityRecord> parity;
+    ChosenMeasures measures;
 
     Fields(LeaderboardOptions options) {
       metric = options.metric;
@@ -158,6 +167,7 @@ public record LeaderboardOptions(
       correction = options.correction;
       price = options.price;
       parity = options.parity;
+      measures = options.measures;
     }
   }
 }

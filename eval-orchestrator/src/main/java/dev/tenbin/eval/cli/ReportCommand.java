@@ -2,11 +2,13 @@ package dev.tenbin.eval.cli;
 
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.eval.aggregate.Aggregate;
+import dev.tenbin.eval.aggregate.ChosenMeasures;
 import dev.tenbin.eval.aggregate.Leaderboard;
 import dev.tenbin.eval.aggregate.LeaderboardOptions;
 import dev.tenbin.eval.aggregate.OfficialRanking;
 import dev.tenbin.eval.aggregate.Price;
 import dev.tenbin.eval.aggregate.Scope;
+import dev.tenbin.eval.job.JobMeasures;
 import dev.tenbin.eval.leaderboard.HtmlReport;
 import dev.tenbin.eval.leaderboard.Leaderboards;
 import dev.tenbin.eval.leaderboard.ReportFormat;
@@ -150,6 +152,15 @@ public final class ReportCommand implements Callable<Integer> {
   String price;
 
   @Option(
+      names = {"-m", "--measure"},
+      paramLabel = "MEASURE",
+      description =
+          "trec_eval measures to add, as tenbin metrics -m takes them (-m P.5,10,100 -m"
+              + " ndcg_cut.5,20 -m recip_rank), measured on the stored rankings against the"
+              + " judgments each job keeps; default: the measures of the first job's spec.")
+  List<String> measures = new ArrayList<>();
+
+  @Option(
       names = "--view",
       defaultValue = "leaderboard",
       paramLabel = "VIEW",
@@ -171,6 +182,17 @@ public final class ReportCommand implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   /** The price the first job folder's spec names, for a report without --price; else null. */
+  /** The flag's measures, or those of the first job whose spec names some. */
+  private List<String> chosenMeasures() {
+    return !measures.isEmpty()
+        ? measures
+        : jobs.stream()
+            .map(JobMeasures::ofJobFolder)
+            .filter(m -> !m.isEmpty())
+            .findFirst()
+            .orElse(List.of());
+  }
+
   private Price jobPrice() {
     return jobs.stream().map(Price::ofJobFolder).filter(p -> p != null).findFirst().orElse(null);
   }
@@ -203,9 +225,20 @@ public final class ReportCommand implements Callable<Integer> {
         throw new InvalidInputException("--mode", "--mode: " + e.getMessage());
       }
     }
+    if (!measures.isEmpty()) {
+      try {
+        ChosenMeasures.metrics("--measure", measures);
+      } catch (InvalidInputException e) {
+        throw new InvalidInputException("--measure", "--measure: " + e.getMessage());
+      }
+    }
     List<CellRecord> cells = new ArrayList<>();
+    java.util.Map<Path, List<CellRecord>> cellsByJob = new java.util.LinkedHashMap<>();
     for (Path job : jobs) {
-      cells.addAll(ResultStore.existing(job, "JOB_DIR").readAll(ResultStore.Rankings.LEFT_IN_FILE));
+      List<CellRecord> held =
+          ResultStore.existing(job, "JOB_DIR").readAll(ResultStore.Rankings.LEFT_IN_FILE);
+      cells.addAll(held);
+      cellsByJob.merge(job, held, (a, b) -> a);
     }
     if (cells.isEmpty()) {
       throw new InvalidInputException(
@@ -228,6 +261,7 @@ public final class ReportCommand implements Callable<Integer> {
             .withCorrection(pCorrection)
             .withPrice(price != null ? Price.parse("--price", price) : jobPrice())
             .withParity(jobs.stream().flatMap(j -> ParityRecord.readAll(j).stream()).toList())
+            .withMeasures(JobMeasures.measure(chosenMeasures(), cellsByJob))
             .withOfficial(official == null ? null : readOfficial());
     Leaderboard board = Leaderboard.of(cells, options);
     List<PositionsView.Row> positionRows =

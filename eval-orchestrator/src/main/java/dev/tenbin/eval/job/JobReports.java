@@ -11,6 +11,7 @@ import dev.tenbin.eval.warehouse.Warehouse;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What a finished job writes beside its cells: the leaderboards (terminal table on stdout, {@code
@@ -46,7 +47,11 @@ public final class JobReports {
         Leaderboards.writeAll(
             cells,
             jobDirectory,
-            LeaderboardOptions.defaults().withPrice(Price.ofJobFolder(jobDirectory)),
+            LeaderboardOptions.defaults()
+                .withPrice(Price.ofJobFolder(jobDirectory))
+                .withMeasures(
+                    JobMeasures.measure(
+                        JobMeasures.ofJobFolder(jobDirectory), Map.of(jobDirectory, cells))),
             PositionSettings.ofJobFolder(jobDirectory).reference());
     out.print(table);
     out.flush();

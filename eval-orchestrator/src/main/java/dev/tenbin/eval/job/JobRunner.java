@@ -117,6 +117,7 @@ public final class JobRunner {
       Files.createDirectories(candidates);
       Files.createDirectories(events.getParent());
       writePlan(spec, plan);
+      JobJudgments.write(directory, plan);
       plan = slice.select(plan);
       int total = 0;
       int stored = 0;

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.core.SafeText;
+import dev.tenbin.eval.aggregate.ChosenMeasures;
 import dev.tenbin.eval.aggregate.Price;
 import dev.tenbin.eval.family.Families;
 import dev.tenbin.eval.plan.JobSettings;
@@ -54,6 +55,9 @@ import java.util.Set;
  * top_k: 100
  * positions: {tokenizer: bge-small-en-v1.5, min_count: 5, reference: bm25}  # tasks with spans
  * price: {cpu_hour: 0.10, gpu_hour: 2.50}  # cost columns of the job's leaderboards (Price)
+ * measures:                             # trec_eval -m measures the leaderboards add (ChosenMeasures)
+ *   - P.5,10,100
+ *   - ndcg_cut.5,20
  * runs:                                 # TREC runs made elsewhere, imported as external:NAME
  *   - {name: mine, file: runs/mine.trec, task: NanoSciFact}   # file relative to the spec
  * }</pre>
@@ -144,6 +148,7 @@ public record JobSpec(
           "top_k",
           "positions",
           "price",
+          "measures",
           "runs");
 
   /** Reads and checks a spec file; every problem names the YAML field. */
@@ -246,6 +251,11 @@ public record JobSpec(
       } catch (InvalidInputException e) {
         throw error(file, "price", e.getMessage());
       }
+    }
+    try {
+      ChosenMeasures.fromYaml(root.path("measures"));
+    } catch (InvalidInputException e) {
+      throw error(file, e.field(), e.getMessage());
     }
     double weight = root.path("light_hybrid_dense_weight").asDouble(0.5);
     if (!(weight >= 0 && weight <= 1)) {

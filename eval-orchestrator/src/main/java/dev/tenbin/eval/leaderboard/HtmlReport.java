@@ -70,6 +70,7 @@ public final class HtmlReport {
     html.append("</section>\n<h2>Per task</h2>\n<div class=\"table-wrap\"><table id=\"tasks\">");
     taskTable(html, board);
     html.append("</table></div>\n");
+    chosenMeasures(html, board);
     PositionsHtml.append(html, positions);
     html.append("<script type=\"application/json\" id=\"leaderboard-data\">")
         .append(scriptSafe(LeaderboardJson.text(board, false)))
@@ -137,6 +138,52 @@ public final class HtmlReport {
       html.append("</tr>");
     }
     html.append("</tbody>");
+  }
+
+  /** The measures the job chose, one table per measure (see {@link MarkdownReport}). */
+  private static void chosenMeasures(StringBuilder html, Leaderboard board) {
+    var chosen = board.options().measures();
+    if (chosen == null) {
+      return;
+    }
+    html.append("<h2>Chosen measures</h2>\n<p class=\"note\">")
+        .append(
+            Html.escape(
+                "trec_eval -c -m "
+                    + String.join(" -m ", chosen.specs())
+                    + " on each cell's stored ranking and its job's judgments; in parentheses the"
+                    + " tie-aware expectation where tied scores could change the value"
+                    + (chosen.unmeasured() > 0
+                        ? "; " + chosen.unmeasured() + " cell(s) without kept judgments: –"
+                        : "")
+                    + "."))
+        .append("</p>\n");
+    for (String name : chosen.names()) {
+      html.append("<h3>")
+          .append(Html.escape(name))
+          .append("</h3>\n<div class=\"table-wrap\"><table class=\"measure\">")
+          .append("<thead><tr><th>System</th><th>Variant</th><th>Mode</th>");
+      board.tasks().forEach(t -> html.append("<th>").append(Html.escape(t.id())).append("</th>"));
+      html.append("</tr></thead><tbody>");
+      for (LeaderboardRow row : board.rows()) {
+        var byTask = chosen.values().getOrDefault(row.key(), java.util.Map.of());
+        html.append("<tr><td>")
+            .append(Html.escape(row.key().system().name()))
+            .append("</td><td>")
+            .append(Html.escape(row.key().variant()))
+            .append("</td><td>")
+            .append(Html.escape(row.key().mode()))
+            .append("</td>");
+        for (TaskRef task : board.tasks()) {
+          var value = byTask.getOrDefault(task, java.util.Map.of()).get(name);
+          html.append("<td class=\"num\">")
+              .append(Html.escape(value == null ? Numbers.ABSENT : Numbers.measure(value)))
+              .append("</td>");
+        }
+        html.append("</tr>");
+      }
+      html.append("</tbody></table></div>\n");
+    }
   }
 
   /** JSON made safe inside a script element: no "</script", no HTML comment openers. */

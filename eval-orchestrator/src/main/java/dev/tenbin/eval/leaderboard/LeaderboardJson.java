@@ -90,12 +90,57 @@ final class LeaderboardJson {
       node.put("document_mean_cosine", c.documentMeanCosine());
       node.put("identical", c.identical());
     }
+    measures(root, board);
     if (board.paired() != null) {
       paired(root.putObject("paired_tests"), board.paired());
     } else {
       root.putNull("paired_tests");
     }
     return root;
+  }
+
+  /**
+   * {@code measures}: the chosen measures ({@link dev.tenbin.eval.aggregate.ChosenMeasures}) per
+   * row and task, each with its tie-aware form; null when none were chosen.
+   */
+  private static void measures(ObjectNode root, Leaderboard board) {
+    var chosen = board.options().measures();
+    if (chosen == null) {
+      root.putNull("measures");
+      return;
+    }
+    ObjectNode node = root.putObject("measures");
+    chosen.specs().forEach(node.putArray("trec_eval")::add);
+    chosen.names().forEach(node.putArray("names")::add);
+    node.put("order", "stored: score descending, document id ascending on ties");
+    node.put("unmeasured_cells", chosen.unmeasured());
+    ArrayNode rows = node.putArray("rows");
+    for (var row : board.rows()) {
+      var byTask = chosen.values().get(row.key());
+      if (byTask == null) {
+        continue;
+      }
+      ObjectNode out = rows.addObject();
+      out.put("system", row.key().system().name());
+      out.put("variant", row.key().variant());
+      out.put("mode", row.key().mode());
+      ObjectNode tasks = out.putObject("tasks");
+      for (TaskRef task : board.tasks()) {
+        var values = byTask.get(task);
+        if (values == null) {
+          continue;
+        }
+        ObjectNode taskNode = tasks.putObject(task.id());
+        values.forEach(
+            (name, value) -> {
+              ObjectNode v = taskNode.putObject(name);
+              v.put("value", value.value());
+              v.put("expected", value.tieAware().expected());
+              v.put("min", value.tieAware().min());
+              v.put("max", value.tieAware().max());
+            });
+      }
+    }
   }
 
   /**

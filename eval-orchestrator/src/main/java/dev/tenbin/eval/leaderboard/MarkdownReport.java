@@ -1,5 +1,6 @@
 package dev.tenbin.eval.leaderboard;
 
+import dev.tenbin.eval.aggregate.ChosenMeasures;
 import dev.tenbin.eval.aggregate.Leaderboard;
 import dev.tenbin.eval.aggregate.LeaderboardRow;
 import dev.tenbin.eval.parity.ParityRecord;
@@ -42,11 +43,63 @@ public final class MarkdownReport {
     }
     md.append("## Per task\n\n");
     perTask(md, board);
+    chosenMeasures(md, board);
     paired(md, board);
     parity(md, board);
     memory(md, board);
     latency(md, board);
     return md.toString();
+  }
+
+  /**
+   * The measures the job chose ({@code measures:} in its spec, or {@code tenbin report --measure}):
+   * one table per measure, rows by tasks, as {@code trec_eval -c} prints them (4 decimals), with
+   * the tie-aware expectation beside a value that tied scores could move.
+   */
+  private static void chosenMeasures(StringBuilder md, Leaderboard board) {
+    ChosenMeasures chosen = board.options().measures();
+    if (chosen == null) {
+      return;
+    }
+    md.append("\n## Chosen measures\n\n");
+    md.append(
+            escape(
+                "trec_eval -c -m "
+                    + String.join(" -m ", chosen.specs())
+                    + " on each cell's stored ranking and its job's judgments (judgments/DATASET_SHA.tsv;"
+                    + " tenbin export trec writes the ranking as a run file). In parentheses: the"
+                    + " tie-aware expectation, where tied scores could change the value."))
+        .append('\n');
+    for (String name : chosen.names()) {
+      md.append("\n### ").append(escape(name)).append("\n\n");
+      List<String> header = new ArrayList<>(List.of("system", "variant", "mode"));
+      List<Boolean> numeric = new ArrayList<>(List.of(false, false, false));
+      for (TaskRef task : board.tasks()) {
+        header.add(task.id() + " (" + task.language() + ")");
+        numeric.add(true);
+      }
+      List<List<String>> rows = new ArrayList<>();
+      for (LeaderboardRow row : board.rows()) {
+        var byTask = chosen.values().getOrDefault(row.key(), java.util.Map.of());
+        List<String> cells =
+            new ArrayList<>(
+                List.of(row.key().system().name(), row.key().variant(), row.key().mode()));
+        for (TaskRef task : board.tasks()) {
+          ChosenMeasures.Value value = byTask.getOrDefault(task, java.util.Map.of()).get(name);
+          cells.add(value == null ? Numbers.ABSENT : Numbers.measure(value));
+        }
+        rows.add(cells);
+      }
+      table(md, header, rows, numeric);
+    }
+    if (chosen.unmeasured() > 0) {
+      md.append(
+          "\n"
+              + chosen.unmeasured()
+              + (chosen.unmeasured() == 1 ? " cell is" : " cells are")
+              + " not measured (–): its job folder keeps no judgments for its dataset (a job run"
+              + " before they were kept; run it again to keep them).\n");
+    }
   }
 
   /** The serving-parity certificates the jobs keep (tenbin parity --out JOB/parity/NAME.json). */

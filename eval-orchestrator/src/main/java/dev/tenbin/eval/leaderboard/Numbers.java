@@ -12,6 +12,17 @@ final class Numbers {
     return value == null || value.isNaN() ? ABSENT : String.format(Locale.ROOT, "%.2f", value);
   }
 
+  /**
+   * A chosen measure as {@code trec_eval} prints it (4 decimals), with its tie-aware expectation in
+   * parentheses when tied scores could move it.
+   */
+  static String measure(dev.tenbin.eval.aggregate.ChosenMeasures.Value value) {
+    String text = String.format(Locale.ROOT, "%.4f", value.value());
+    return value.tieAware().range() > 0
+        ? text + String.format(Locale.ROOT, " (%.4f)", value.tieAware().expected())
+        : text;
+  }
+
   static String delta(Double value) {
     return value == null || value.isNaN() ? ABSENT : String.format(Locale.ROOT, "%+.2f", value);
   }
