@@ -20,6 +20,7 @@ import java.util.List;
  * @param price what an hour of CPU and of GPU costs, for the cost columns; null: no costs
  * @param parity the serving-parity certificates the jobs keep, shown with the leaderboard
  * @param measures the cells measured again at chosen cut-offs ({@link ChosenMeasures}); null: none
+ * @param nanoFidelity the Nano-set fidelity records the jobs keep, shown beside their tasks
  */
 public record LeaderboardOptions(
     String metric,
@@ -33,7 +34,8 @@ public record LeaderboardOptions(
     Correction correction,
     Price price,
     List<ParityRecord> parity,
-    ChosenMeasures measures) {
+    ChosenMeasures measures,
+    List<NanoFidelityRecord> nanoFidelity) {
   public static final String DEFAULT_METRIC = "ndcg@10";
   public static final int DEFAULT_BOOTSTRAP_DRAWS = 2_000;
   public static final int DEFAULT_CORRELATION_RESAMPLES = 10_000;
@@ -50,12 +52,13 @@ public record LeaderboardOptions(
     scope = scope == null ? Scope.ALL : scope;
     correction = correction == null ? Correction.HOLM : correction;
     parity = parity == null ? List.of() : List.copyOf(parity);
+    nanoFidelity = nanoFidelity == null ? List.of() : List.copyOf(nanoFidelity);
   }
 
   /**
    * nDCG@10, macro, every cell, 2,000 task draws, 10,000 model draws, seed 42, no official ranking,
    * paired tests with 10,000 randomization draws and Holm's correction, no price, no parity
-   * certificates, no chosen measures.
+   * certificates, no chosen measures, no Nano-set fidelity records.
    */
   public static LeaderboardOptions defaults() {
     return new LeaderboardOptions(
@@ -70,7 +73,8 @@ public record LeaderboardOptions(
         Correction.HOLM,
         null,
         List.of(),
-        null);
+        null,
+        List.of());
   }
 
   public LeaderboardOptions withMetric(String value) {
@@ -121,6 +125,10 @@ public record LeaderboardOptions(
     return with(b -> b.measures = value);
   }
 
+  public LeaderboardOptions withNanoFidelity(List<NanoFidelityRecord> value) {
+    return with(b -> b.nanoFidelity = value);
+  }
+
   /** These options with one component changed by {@code change}. */
   private LeaderboardOptions with(java.util.function.Consumer<Fields> change) {
     Fields fields = new Fields(this);
@@ -137,7 +145,8 @@ public record LeaderboardOptions(
         fields.correction,
         fields.price,
         fields.parity,
-        fields.measures);
+        fields.measures,
+        fields.nanoFidelity);
   }
 
   /** The components, as a mutable copy for {@link #with}. */
@@ -154,6 +163,7 @@ public record LeaderboardOptions(
     Price price;
     List<ParityRecord> parity;
     ChosenMeasures measures;
+    List<NanoFidelityRecord> nanoFidelity;
 
     Fields(LeaderboardOptions options) {
       metric = options.metric;
@@ -168,6 +178,7 @@ public record LeaderboardOptions(
       price = options.price;
       parity = options.parity;
       measures = options.measures;
+      nanoFidelity = options.nanoFidelity;
     }
   }
 }

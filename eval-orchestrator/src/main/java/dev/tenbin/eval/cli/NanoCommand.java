@@ -249,6 +249,14 @@ public final class NanoCommand implements Runnable {
       NanoFidelity fidelity =
           NanoFidelity.compare(nanoCells, fullCells, nanoTask, fullTask, metric, top);
       ObjectNode tree = toJson(fidelity);
+      // Which Nano-set this was measured on: a job on the folder carries the record into its
+      // leaderboards only while the folder still holds that collection.
+      nanoCells.stream()
+          .filter(c -> c.key().task().equals(fidelity.nanoTask()))
+          .map(c -> c.versions().get("dataset_sha"))
+          .filter(java.util.Objects::nonNull)
+          .findFirst()
+          .ifPresent(sha -> tree.put("nano_dataset_sha", sha));
       if (record != null) {
         try {
           java.nio.file.Files.writeString(

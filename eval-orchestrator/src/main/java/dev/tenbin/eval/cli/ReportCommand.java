@@ -5,6 +5,7 @@ import dev.tenbin.eval.aggregate.Aggregate;
 import dev.tenbin.eval.aggregate.ChosenMeasures;
 import dev.tenbin.eval.aggregate.Leaderboard;
 import dev.tenbin.eval.aggregate.LeaderboardOptions;
+import dev.tenbin.eval.aggregate.NanoFidelityRecord;
 import dev.tenbin.eval.aggregate.OfficialRanking;
 import dev.tenbin.eval.aggregate.Price;
 import dev.tenbin.eval.aggregate.Scope;
@@ -262,6 +263,8 @@ public final class ReportCommand implements Callable<Integer> {
             .withPrice(price != null ? Price.parse("--price", price) : jobPrice())
             .withParity(jobs.stream().flatMap(j -> ParityRecord.readAll(j).stream()).toList())
             .withMeasures(JobMeasures.measure(chosenMeasures(), cellsByJob))
+            .withNanoFidelity(
+                jobs.stream().flatMap(j -> NanoFidelityRecord.readAll(j).stream()).toList())
             .withOfficial(official == null ? null : readOfficial());
     Leaderboard board = Leaderboard.of(cells, options);
     List<PositionsView.Row> positionRows =

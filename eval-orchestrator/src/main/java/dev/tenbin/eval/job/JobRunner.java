@@ -118,6 +118,7 @@ public final class JobRunner {
       Files.createDirectories(events.getParent());
       writePlan(spec, plan);
       JobJudgments.write(directory, plan);
+      JobNanoFidelity.keep(directory, plan);
       plan = slice.select(plan);
       int total = 0;
       int stored = 0;

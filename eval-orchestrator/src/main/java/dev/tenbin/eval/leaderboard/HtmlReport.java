@@ -70,6 +70,13 @@ public final class HtmlReport {
     html.append("</section>\n<h2>Per task</h2>\n<div class=\"table-wrap\"><table id=\"tasks\">");
     taskTable(html, board);
     html.append("</table></div>\n");
+    for (var record : board.options().nanoFidelity()) {
+      if (board.tasks().stream().anyMatch(t -> t.id().equals(record.task()))) {
+        html.append("<p class=\"note nano-fidelity\">")
+            .append(Html.escape(record.task() + " is a Nano-set: " + record.summary() + "."))
+            .append("</p>\n");
+      }
+    }
     chosenMeasures(html, board);
     PositionsHtml.append(html, positions);
     html.append("<script type=\"application/json\" id=\"leaderboard-data\">")

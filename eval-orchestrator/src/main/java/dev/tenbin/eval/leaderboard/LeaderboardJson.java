@@ -91,6 +91,24 @@ final class LeaderboardJson {
       node.put("identical", c.identical());
     }
     measures(root, board);
+    ArrayNode fidelity = root.putArray("nano_fidelity");
+    for (var record : board.options().nanoFidelity()) {
+      if (board.tasks().stream().noneMatch(t -> t.id().equals(record.task()))) {
+        continue;
+      }
+      ObjectNode node = fidelity.addObject();
+      node.put("task", record.task());
+      node.put("full_task", record.fullTask());
+      node.put("metric", record.metric());
+      node.put("kendall_tau_b", record.kendallTau());
+      node.put("pairs_ordered_the_same", record.pairsAgreeing());
+      node.put("pairs", record.pairs());
+      node.put("top_k", record.topK());
+      node.put("top_k_shared", record.topKShared());
+      node.put("systems", record.systems());
+      node.put("systems_differing", record.systemsDiffering());
+      node.put("largest_abs_delta", record.largestDelta());
+    }
     if (board.paired() != null) {
       paired(root.putObject("paired_tests"), board.paired());
     } else {

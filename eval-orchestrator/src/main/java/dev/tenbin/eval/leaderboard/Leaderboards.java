@@ -45,12 +45,15 @@ public final class Leaderboards {
    */
   public static String writeAll(
       List<CellRecord> cells, Path outDir, LeaderboardOptions options, String positionsReference) {
-    Leaderboard board =
-        Leaderboard.of(
-            cells,
-            options.parity().isEmpty()
-                ? options.withParity(dev.tenbin.eval.parity.ParityRecord.readAll(outDir))
-                : options);
+    LeaderboardOptions kept =
+        options.parity().isEmpty()
+            ? options.withParity(dev.tenbin.eval.parity.ParityRecord.readAll(outDir))
+            : options;
+    kept =
+        kept.nanoFidelity().isEmpty()
+            ? kept.withNanoFidelity(dev.tenbin.eval.aggregate.NanoFidelityRecord.readAll(outDir))
+            : kept;
+    Leaderboard board = Leaderboard.of(cells, kept);
     try {
       Files.createDirectories(outDir);
     } catch (IOException e) {

@@ -3,6 +3,7 @@ package dev.tenbin.eval.leaderboard;
 import dev.tenbin.eval.aggregate.ChosenMeasures;
 import dev.tenbin.eval.aggregate.Leaderboard;
 import dev.tenbin.eval.aggregate.LeaderboardRow;
+import dev.tenbin.eval.aggregate.NanoFidelityRecord;
 import dev.tenbin.eval.parity.ParityRecord;
 import dev.tenbin.eval.store.TaskRef;
 import java.util.ArrayList;
@@ -43,12 +44,36 @@ public final class MarkdownReport {
     }
     md.append("## Per task\n\n");
     perTask(md, board);
+    nanoFidelity(md, board);
     chosenMeasures(md, board);
     paired(md, board);
     parity(md, board);
     memory(md, board);
     latency(md, board);
     return md.toString();
+  }
+
+  /**
+   * How well each task that runs on a Nano-set ranks systems as its full collection does ({@code
+   * tenbin nano fidelity --record}), so a reader weighs that task's differences by it.
+   */
+  private static void nanoFidelity(StringBuilder md, Leaderboard board) {
+    List<String> lines = new ArrayList<>();
+    for (TaskRef task : board.tasks()) {
+      for (NanoFidelityRecord record : board.options().nanoFidelity()) {
+        if (record.task().equals(task.id())) {
+          lines.add("- " + escape(task.id()) + " is a Nano-set: " + escape(record.summary()) + ".");
+        }
+      }
+    }
+    if (lines.isEmpty()) {
+      return;
+    }
+    md.append("\n## Nano-set fidelity\n\n");
+    lines.forEach(line -> md.append(line).append('\n'));
+    md.append(
+        "\nMeasured by tenbin nano fidelity on runs of the Nano-set and of its full collection;"
+            + " Δ is Nano − full (× 100) with a paired 95% interval over the shared queries.\n");
   }
 
   /**
