@@ -20,12 +20,12 @@ import java.util.TreeMap;
 
 /**
  * The judgments a job's cells were scored against, kept in the job folder: {@code
- * judgments/DATASET_SHA.tsv} (the {@code dataset_sha} of the cells' versions), in BEIR's qrels
- * layout ({@code query-id corpus-id score} with a header). Each file holds the judgments of the
- * task's evaluated queries (those with a judgment above 0, in the task's order; documents by id),
- * so {@code trec_eval -c} on it and a cell exported with {@code tenbin export trec} counts the
- * queries the cell's metrics count. With them a report measures stored rankings again at other
- * cut-offs ({@link JobMeasures}) without the collection.
+ * judgments/DATASET_SHA.qrels} (the {@code dataset_sha} of the cells' versions), in TREC's qrels
+ * layout ({@code query-id 0 document-id grade}, as {@code trec_eval} reads it). Each file holds the
+ * judgments of the task's evaluated queries (those with a judgment above 0, in the task's order;
+ * documents by id), so {@code trec_eval -c} on it and a cell exported with {@code tenbin export
+ * trec} counts the queries the cell's metrics count. With them a report measures stored rankings
+ * again at other cut-offs ({@link JobMeasures}) without the collection.
  *
  * <p>A file is written once per dataset fingerprint and never changed (the fingerprint covers the
  * judgments); shards of a job writing the same file at once each write a temporary name and move it
@@ -52,14 +52,15 @@ public final class JobJudgments {
     if (Files.isRegularFile(file)) {
       return;
     }
-    StringBuilder tsv = new StringBuilder("query-id\tcorpus-id\tscore\n");
+    StringBuilder qrelsText = new StringBuilder();
     Qrels qrels = task.data().qrels();
     for (String query : task.data().evaluatedQueryIds()) {
       for (Map.Entry<String, Integer> judgment : new TreeMap<>(qrels.judgments(query)).entrySet()) {
-        tsv.append(query)
-            .append('\t')
+        qrelsText
+            .append(query)
+            .append(" 0 ")
             .append(judgment.getKey())
-            .append('\t')
+            .append(' ')
             .append(judgment.getValue())
             .append('\n');
       }
@@ -69,7 +70,7 @@ public final class JobJudgments {
       Path temporary =
           file.resolveSibling(
               "." + file.getFileName() + "." + java.util.UUID.randomUUID() + ".tmp");
-      Files.writeString(temporary, tsv, StandardCharsets.UTF_8);
+      Files.writeString(temporary, qrelsText, StandardCharsets.UTF_8);
       Files.move(
           temporary, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     } catch (IOException e) {
@@ -93,8 +94,8 @@ public final class JobJudgments {
     }
   }
 
-  /** {@code jobDirectory/judgments/DATASET_SHA.tsv}. */
+  /** {@code jobDirectory/judgments/DATASET_SHA.qrels}. */
   public static Path file(Path jobDirectory, String datasetSha) {
-    return jobDirectory.resolve(FOLDER).resolve(datasetSha + ".tsv");
+    return jobDirectory.resolve(FOLDER).resolve(datasetSha + ".qrels");
   }
 }

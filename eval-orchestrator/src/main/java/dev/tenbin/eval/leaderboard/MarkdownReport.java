@@ -91,7 +91,7 @@ public final class MarkdownReport {
             escape(
                 "trec_eval -c -m "
                     + String.join(" -m ", chosen.specs())
-                    + " on each cell's stored ranking and its job's judgments (judgments/DATASET_SHA.tsv;"
+                    + " on each cell's stored ranking and its job's judgments (judgments/DATASET_SHA.qrels;"
                     + " tenbin export trec writes the ranking as a run file). In parentheses: the"
                     + " tie-aware expectation, where tied scores could change the value."))
         .append('\n');

@@ -98,12 +98,7 @@ class ChosenMeasuresTest {
         .isEqualTo(cell.tieAware().get("ndcg@10").expected());
     // The judgments of the evaluated queries only (q4 has none, q9 is no query of the task).
     assertThat(Files.readAllLines(judgments))
-        .containsExactly(
-            "query-id\tcorpus-id\tscore",
-            "q1\td1\t1",
-            "q2\td4\t2",
-            "q3\td3\t1",
-            "q3\tmissing-doc\t1");
+        .containsExactly("q1 0 d1 1", "q2 0 d4 2", "q3 0 d3 1", "q3 0 missing-doc 1");
     String markdown = Files.readString(out.resolve("leaderboard.md"));
     assertThat(markdown)
         .contains(
