@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tenbin.bench.bm25.Bm25Benchmark;
+import dev.tenbin.bench.compare.LoadLevels;
 import dev.tenbin.scoring.beir.BeirDataset;
 import dev.tenbin.scoring.beir.BeirDatasetReader;
 import java.io.PrintWriter;
@@ -282,10 +283,10 @@ public final class BenchCommand implements Runnable {
 
     private int serverCpu(BeirDataset data, String lang) {
       int cores = Runtime.getRuntime().availableProcessors();
-      List<Integer> levels = inFlight != null ? inFlight : List.of(1, cores, 4 * cores);
-      if (searches < 2 || levels.stream().anyMatch(n -> n < 1)) {
+      List<Integer> levels = inFlightLevels(spec, inFlight, cores);
+      if (searches < 2) {
         throw new CommandLine.ParameterException(
-            spec.commandLine(), "--searches must be at least 2 and every --in-flight at least 1");
+            spec.commandLine(), "--searches must be at least 2, got " + searches);
       }
       int warmUp =
           warmUpPasses != null
@@ -793,6 +794,19 @@ public final class BenchCommand implements Runnable {
       }
       out.flush();
       return 0;
+    }
+  }
+
+  /**
+   * The {@code --in-flight} levels of a server-CPU bench ({@link LoadLevels#levels}), a bad one
+   * refused naming the flag.
+   */
+  static List<Integer> inFlightLevels(
+      CommandLine.Model.CommandSpec spec, List<Integer> given, int cores) {
+    try {
+      return LoadLevels.levels(given, cores);
+    } catch (IllegalArgumentException e) {
+      throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }
   }
 
