@@ -4,6 +4,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tenbin.bench.bm25.Bm25Benchmark;
+import dev.tenbin.bench.compare.LoadLevels;
+import dev.tenbin.bench.rerank.RerankServerCpuBenchmark;
+import dev.tenbin.bench.rerank.RerankServerCpuReport;
 import dev.tenbin.scoring.beir.BeirDataset;
 import dev.tenbin.scoring.beir.BeirDatasetReader;
 import java.io.PrintWriter;
@@ -88,14 +91,7 @@ public final class BenchCommand implements Runnable {
                 + " (tenbin serve index), its CPU read from the OS, at each --in-flight level.")
     boolean serverCpu;
 
-    @Option(
-        names = "--in-flight",
-        split = ",",
-        paramLabel = "N",
-        description =
-            "With --server-cpu: searches in flight on each side (default: 1, the cores, 4 × the"
-                + " cores).")
-    List<Integer> inFlight;
+    @CommandLine.Mixin InFlight inFlight = new InFlight();
 
     @Option(
         names = "--searches",
@@ -282,10 +278,10 @@ public final class BenchCommand implements Runnable {
 
     private int serverCpu(BeirDataset data, String lang) {
       int cores = Runtime.getRuntime().availableProcessors();
-      List<Integer> levels = inFlight != null ? inFlight : List.of(1, cores, 4 * cores);
-      if (searches < 2 || levels.stream().anyMatch(n -> n < 1)) {
+      List<Integer> levels = inFlight.levels(spec, cores);
+      if (searches < 2) {
         throw new CommandLine.ParameterException(
-            spec.commandLine(), "--searches must be at least 2 and every --in-flight at least 1");
+            spec.commandLine(), "--searches must be at least 2, got " + searches);
       }
       int warmUp =
           warmUpPasses != null
@@ -707,10 +703,44 @@ public final class BenchCommand implements Runnable {
     @Option(names = "--json")
     boolean json;
 
+    @Option(
+        names = "--server-cpu",
+        description =
+            "Measure CPU per request instead: in-process against the rerank service in its own"
+                + " process (tenbin serve rerank; for a bi-encoder reranker, with tenbin serve"
+                + " encoder in another process, both counted as the server), CPU read from the OS,"
+                + " at each --in-flight level. Warm-up: --warm-up-passes passes over the queries"
+                + " per side; candidates inline.")
+    boolean serverCpu;
+
+    @CommandLine.Mixin InFlight inFlight = new InFlight();
+
+    @Option(
+        names = "--requests",
+        defaultValue = "500",
+        paramLabel = "N",
+        description =
+            "With --server-cpu: measured requests per side and level, rounded down to an even"
+                + " number (default ${DEFAULT-VALUE}).")
+    int requests;
+
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() {
+      List<Integer> levels = null;
+      if (serverCpu) {
+        levels = inFlight.levels(spec, Runtime.getRuntime().availableProcessors());
+        if (requests < 2) {
+          throw new CommandLine.ParameterException(
+              spec.commandLine(), "--requests must be at least 2, got " + requests);
+        }
+        if (documentsById) {
+          throw new CommandLine.ParameterException(
+              spec.commandLine(),
+              "--server-cpu sends the candidates inline; --documents-by-id is not measured with it");
+        }
+      }
       BeirDataset data = BeirDatasetReader.read(dataset);
       java.util.List<dev.tenbin.scoring.beir.CorpusDocument> corpus =
           data.corpus().stream().limit(pairs).toList();
@@ -736,8 +766,13 @@ public final class BenchCommand implements Runnable {
         throw new CommandLine.ParameterException(
             spec.commandLine(), "--warm-up-passes must be at least 0, got " + warmUpPasses);
       }
+      if (serverCpu) {
+        return serverCpu(qs, docs, levels);
+      }
       dev.tenbin.bench.rerank.RerankBenchmark.Result r;
-      try (var services = dev.tenbin.eval.services.Services.connect(null, null, cacheDirectory);
+      try (var services =
+              dev.tenbin.eval.services.Services.connect(
+                  null, null, modelsDirectory, cacheDirectory);
           var collection =
               documentsById
                   ? new dev.tenbin.eval.retrieval.IndexSession(services.indexChannel(), "en", 0)
@@ -793,6 +828,49 @@ public final class BenchCommand implements Runnable {
       }
       out.flush();
       return 0;
+    }
+
+    private int serverCpu(List<String> qs, List<String> docs, List<Integer> levels) {
+      Path folder = dev.tenbin.bench.setup.ScratchFolders.create("tenbin-bench-rerank-cpu-");
+      RerankServerCpuBenchmark.Result r;
+      try (var services =
+          dev.tenbin.eval.services.Services.connect(null, null, modelsDirectory, cacheDirectory)) {
+        r =
+            new RerankServerCpuBenchmark(
+                    model, qs, docs, pairs, requests, warmUpPasses * qs.size(), levels)
+                .run(modelsDirectory, cacheDirectory, services::encoderChannel, folder);
+      } finally {
+        dev.tenbin.bench.setup.ScratchFolders.delete(folder);
+      }
+      PrintWriter out = spec.commandLine().getOut();
+      if (json) {
+        out.println(RerankServerCpuReport.json(r));
+      } else {
+        RerankServerCpuReport.print(r, out);
+      }
+      out.flush();
+      return 0;
+    }
+  }
+
+  /** {@code --in-flight N,N,…}: the levels of a server-CPU bench. */
+  static final class InFlight {
+    @Option(
+        names = "--in-flight",
+        split = ",",
+        paramLabel = "N",
+        description =
+            "With --server-cpu: calls in flight on each side (default: 1, the cores, 4 × the"
+                + " cores).")
+    List<Integer> given;
+
+    /** The levels to measure ({@link LoadLevels#levels}), a bad one refused naming the flag. */
+    List<Integer> levels(CommandLine.Model.CommandSpec spec, int cores) {
+      try {
+        return LoadLevels.levels(given, cores);
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+      }
     }
   }
 

@@ -67,7 +67,7 @@ class BenchBm25Test {
   void serverCpuLevelsMustBePositive() {
     CliRunner run = bench("--server-cpu", "--in-flight", "0");
     assertThat(run.exitCode()).isEqualTo(2);
-    assertThat(run.err()).contains("every --in-flight at least 1");
+    assertThat(run.err()).contains("every --in-flight must be at least 1, got [0]");
   }
 
   @Test

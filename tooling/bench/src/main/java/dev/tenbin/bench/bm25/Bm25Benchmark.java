@@ -1,5 +1,6 @@
 package dev.tenbin.bench.bm25;
 
+import dev.tenbin.bench.compare.SameHits;
 import dev.tenbin.bench.index.Bm25CoreBenchmark;
 import dev.tenbin.bench.setup.ScratchFolders;
 import dev.tenbin.client.index.IndexClient;
@@ -539,30 +540,18 @@ public final class Bm25Benchmark {
 
   /**
    * Fails unless {@code grpc}, the hits of query {@code query} over the gRPC path named {@code
-   * path}, are the in-process hits: the same ids in the same order with bit-identical scores.
+   * path}, are the in-process hits: the same ids in the same order with bit-identical scores
+   * ({@link SameHits}).
    */
   static void requireSameHits(
       int query,
       String path,
       List<Bm25CoreBenchmark.ScoredId> inProcess,
       List<ScoredDocument> grpc) {
-    boolean same = inProcess.size() == grpc.size();
-    for (int i = 0; same && i < grpc.size(); i++) {
-      same =
-          inProcess.get(i).docId().equals(grpc.get(i).getDocId())
-              && Float.compare(inProcess.get(i).score(), grpc.get(i).getScore()) == 0;
-    }
-    if (!same) {
-      throw new IllegalStateException(
-          "query "
-              + query
-              + ": the in-process and "
-              + path
-              + " paths returned different hits ("
-              + inProcess.size()
-              + " and "
-              + grpc.size()
-              + "); the comparison would not be fair");
-    }
+    SameHits.require(
+        query,
+        path,
+        inProcess.stream().map(hit -> SameHits.hit(hit.docId(), hit.score())).toList(),
+        grpc);
   }
 }

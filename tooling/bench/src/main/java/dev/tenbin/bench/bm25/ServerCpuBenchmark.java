@@ -1,5 +1,7 @@
 package dev.tenbin.bench.bm25;
 
+import dev.tenbin.bench.compare.CpuClock;
+import dev.tenbin.bench.compare.LoadLevels;
 import dev.tenbin.bench.index.Bm25CoreBenchmark;
 import dev.tenbin.bench.setup.ServiceProcess;
 import dev.tenbin.eval.retrieval.CollectionIngester;
@@ -12,15 +14,10 @@ import dev.tenbin.proto.index.v1.Query;
 import dev.tenbin.proto.index.v1.SearchRequest;
 import dev.tenbin.scoring.beir.BeirDataset;
 import io.grpc.ManagedChannel;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntConsumer;
 
 /**
@@ -187,13 +184,16 @@ public final class ServerCpuBenchmark {
               expected,
               bareIndex.search(requests.get(q)).getRankings(0).getDocumentsList());
         }
+        List<LoadLevels.Side> sides =
+            List.of(
+                new LoadLevels.Side(overBare, List.of(bare::cpuNanos)),
+                new LoadLevels.Side(inProcess, List.of(CpuClock.thisProcess())),
+                new LoadLevels.Side(overGrpc, List.of(service::cpuNanos, CpuClock.thisProcess())));
         int most = inFlight.stream().mapToInt(Integer::intValue).max().orElse(1);
-        concurrently(most, warmUpSearches, inProcess);
-        concurrently(most, warmUpSearches, overGrpc);
-        concurrently(most, warmUpSearches, overBare);
+        LoadLevels.warmUp(most, warmUpSearches, sides);
         List<Level> levels = new ArrayList<>();
         for (int threads : inFlight) {
-          levels.add(level(threads, inProcess, overGrpc, service, overBare, bare));
+          levels.add(level(threads, LoadLevels.measure(threads, searches, sides)));
         }
         return new Result(dataset.name(), coreDocs.size(), queries.size(), topK, searches, levels);
       } finally {
@@ -203,79 +203,19 @@ public final class ServerCpuBenchmark {
     }
   }
 
-  private Level level(
-      int threads,
-      IntConsumer inProcess,
-      IntConsumer overGrpc,
-      ServiceProcess service,
-      IntConsumer overBare,
-      ServiceProcess bare) {
-    int half = Math.max(1, searches / 2);
-    long inProcessCpu = 0;
-    long inProcessWall = 0;
-    long serverCpu = 0;
-    long clientCpu = 0;
-    long grpcWall = 0;
-    long bareCpu = 0;
-    long bareWall = 0;
-    for (int round = 0; round < 2; round++) {
-      long bareStart = bare.cpuNanos();
-      bareWall += concurrently(threads, half, overBare);
-      bareCpu += bare.cpuNanos() - bareStart;
-      long cpu = processCpuNanos();
-      inProcessWall += concurrently(threads, half, inProcess);
-      inProcessCpu += processCpuNanos() - cpu;
-      long server = service.cpuNanos();
-      long client = processCpuNanos();
-      grpcWall += concurrently(threads, half, overGrpc);
-      clientCpu += processCpuNanos() - client;
-      serverCpu += service.cpuNanos() - server;
-    }
-    double calls = 2.0 * half;
+  /** A level's figures from the usage of the bare, in-process and gRPC sides, in that order. */
+  private static Level level(int threads, List<LoadLevels.Usage> used) {
+    LoadLevels.Usage bare = used.get(0);
+    LoadLevels.Usage inProcess = used.get(1);
+    LoadLevels.Usage grpc = used.get(2);
     return new Level(
         threads,
-        inProcessCpu / 1e3 / calls,
-        calls / (inProcessWall / 1e9),
-        serverCpu / 1e3 / calls,
-        clientCpu / 1e3 / calls,
-        calls / (grpcWall / 1e9),
-        bareCpu / 1e3 / calls,
-        calls / (bareWall / 1e9));
-  }
-
-  /**
-   * Wall nanoseconds of {@code total} calls of {@code work} spread over {@code threads} threads.
-   */
-  static long concurrently(int threads, int total, IntConsumer work) {
-    AtomicInteger next = new AtomicInteger();
-    try (ExecutorService pool = Executors.newFixedThreadPool(threads)) {
-      List<Future<?>> running = new ArrayList<>();
-      long start = System.nanoTime();
-      for (int t = 0; t < threads; t++) {
-        running.add(
-            pool.submit(
-                () -> {
-                  for (int i = next.getAndIncrement(); i < total; i = next.getAndIncrement()) {
-                    work.accept(i);
-                  }
-                }));
-      }
-      for (Future<?> f : running) {
-        f.get();
-      }
-      return System.nanoTime() - start;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted", e);
-    } catch (java.util.concurrent.ExecutionException e) {
-      throw e.getCause() instanceof RuntimeException r
-          ? r
-          : new IllegalStateException(e.getCause());
-    }
-  }
-
-  private static long processCpuNanos() {
-    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
-        .getProcessCpuTime();
+        inProcess.cpuMicrosPerCall(0),
+        inProcess.callsPerSecond(),
+        grpc.cpuMicrosPerCall(0),
+        grpc.cpuMicrosPerCall(1),
+        grpc.callsPerSecond(),
+        bare.cpuMicrosPerCall(0),
+        bare.callsPerSecond());
   }
 }

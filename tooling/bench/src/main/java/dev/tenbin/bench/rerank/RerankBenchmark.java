@@ -128,7 +128,7 @@ public final class RerankBenchmark {
     for (int i = 0; i < pairsPerRequest; i++) {
       candidates.add(
           byId == null
-              ? new RerankCore.Candidate("d" + i, documents.get(i % documents.size()))
+              ? inlineCandidate(documents, i)
               : new RerankCore.Candidate(byId.ids().get(i), documents.get(i)));
     }
     Supplier<List<RerankCore.Candidate>> perRequest =
@@ -145,10 +145,7 @@ public final class RerankBenchmark {
       var stub = RerankServiceGrpc.newBlockingStub(channel);
       RerankRequest.Builder template = RerankRequest.newBuilder().setModelId(model);
       if (byId == null) {
-        for (RerankCore.Candidate candidate : candidates) {
-          template.addCandidates(
-              Candidate.newBuilder().setDocId(candidate.docId()).setText(candidate.text()));
-        }
+        template = inlineTemplate(model, candidates);
       } else {
         template.setIndexDocuments(
             dev.tenbin.proto.rerank.v1.IndexDocuments.newBuilder()
@@ -201,5 +198,20 @@ public final class RerankBenchmark {
       channel.shutdownNow();
       host.close();
     }
+  }
+
+  /** Inline candidate {@code i}: id {@code d<i>}, the documents' texts taken in turn. */
+  static RerankCore.Candidate inlineCandidate(List<String> documents, int i) {
+    return new RerankCore.Candidate("d" + i, documents.get(i % documents.size()));
+  }
+
+  /** A request for {@code model} carrying {@code candidates} with their text; the query to set. */
+  static RerankRequest.Builder inlineTemplate(String model, List<RerankCore.Candidate> candidates) {
+    RerankRequest.Builder template = RerankRequest.newBuilder().setModelId(model);
+    for (RerankCore.Candidate candidate : candidates) {
+      template.addCandidates(
+          Candidate.newBuilder().setDocId(candidate.docId()).setText(candidate.text()));
+    }
+    return template;
   }
 }

@@ -1,5 +1,6 @@
 package dev.tenbin.bench.setup;
 
+import dev.tenbin.core.OrderedShutdown;
 import io.grpc.ManagedChannel;
 import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthCheckResponse;
@@ -20,8 +21,9 @@ import java.util.concurrent.TimeUnit;
  * A Tenbin service in a process of its own ({@code tenbin serve SERVICE …} on this JVM's java,
  * class path and flags, on a free loopback port), so that a bench can read the service's CPU time
  * from the operating system ({@link #cpuNanos}) apart from the load generator's. Its output goes to
- * {@code service.log} in the folder it is given; it is stopped with SIGTERM on {@link #close}
- * (forcibly after 20 s).
+ * {@code service.log} in the folder it is given; it is stopped with SIGTERM on {@link #close}, or
+ * when this JVM shuts down before that (Ctrl-C, SIGTERM; {@link OrderedShutdown}), forcibly after
+ * 20 s.
  */
 public final class ServiceProcess implements AutoCloseable {
   private static final String MAIN = "dev.tenbin.eval.cli.TenbinCli";
@@ -29,6 +31,7 @@ public final class ServiceProcess implements AutoCloseable {
   private final Process process;
   private final int port;
   private final Path log;
+  private volatile OrderedShutdown.Registration onShutdown = () -> {};
 
   private ServiceProcess(Process process, int port, Path log) {
     this.process = process;
@@ -83,6 +86,9 @@ public final class ServiceProcess implements AutoCloseable {
     }
     ServiceProcess started = new ServiceProcess(process, port, log);
     try {
+      started.onShutdown =
+          OrderedShutdown.register(
+              OrderedShutdown.Stage.SERVERS, mainClass + " " + process.pid(), started::close);
       started.awaitServing(Duration.ofSeconds(120));
       return started;
     } catch (RuntimeException e) {
@@ -156,6 +162,7 @@ public final class ServiceProcess implements AutoCloseable {
 
   @Override
   public void close() {
+    onShutdown.close();
     process.destroy();
     try {
       if (!process.waitFor(20, TimeUnit.SECONDS)) {
