@@ -15,6 +15,7 @@ import dev.tenbin.eval.retrieval.Bm25Settings;
 import dev.tenbin.eval.retrieval.DenseSimilarities;
 import dev.tenbin.eval.retrieval.DenseVariantGrid;
 import dev.tenbin.eval.retrieval.HybridFusion;
+import dev.tenbin.eval.retrieval.LatencyProbe;
 import dev.tenbin.eval.taskset.YamlErrors;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -54,6 +55,7 @@ import java.util.Set;
  * top_k: 100
  * positions: {tokenizer: bge-small-en-v1.5, min_count: 5, reference: bm25}  # tasks with spans
  * price: {cpu_hour: 0.10, gpu_hour: 2.50}  # cost columns of the job's leaderboards (Price)
+ * latency: {concurrency: 8}             # queries in flight in the concurrent latency probe (4)
  * runs:                                 # TREC runs made elsewhere, imported as external:NAME
  *   - {name: mine, file: runs/mine.trec, task: NanoSciFact}   # file relative to the spec
  * }</pre>
@@ -76,6 +78,9 @@ import java.util.Set;
  *     interpolation, the default) or an RRF fusion variant, e.g. "rrf_k60" ({@link HybridFusion})
  * @param topK depth of stored rankings
  * @param positions how cells of tasks with answer spans are analysed for position bias
+ * @param latencyConcurrency {@code latency: {concurrency: N}}: the queries in flight when each
+ *     cell's latency is measured concurrently, 1..{@link LatencyProbe#MAX_CONCURRENCY} (default
+ *     {@link LatencyProbe#CONCURRENCY}); stored with the cells, not part of their fingerprints
  */
 public record JobSpec(
     String name,
@@ -92,12 +97,18 @@ public record JobSpec(
     double lightHybridDenseWeight,
     String lightHybridFusion,
     int topK,
-    PositionSettings positions) {
+    PositionSettings positions,
+    int latencyConcurrency) {
 
   /** The settings families plan and run with. */
   public JobSettings settings() {
     return new JobSettings(
-        topK, similarity, candidateSets, lightHybridFusion, lightHybridDenseWeight);
+        topK,
+        similarity,
+        candidateSets,
+        lightHybridFusion,
+        lightHybridDenseWeight,
+        latencyConcurrency);
   }
 
   /** This spec with other position settings. */
@@ -117,7 +128,8 @@ public record JobSpec(
         lightHybridDenseWeight,
         lightHybridFusion,
         topK,
-        value);
+        value,
+        latencyConcurrency);
   }
 
   /**
@@ -144,6 +156,7 @@ public record JobSpec(
           "top_k",
           "positions",
           "price",
+          "latency",
           "runs");
 
   /** Reads and checks a spec file; every problem names the YAML field. */
@@ -284,7 +297,42 @@ public record JobSpec(
         weight,
         lightFusion,
         topK,
-        positions(file, root.path("positions")));
+        positions(file, root.path("positions")),
+        latencyConcurrency(file, root.path("latency")));
+  }
+
+  /**
+   * {@code latency: {concurrency: N}}: the queries in flight of the concurrent latency probe, a
+   * whole number within 1..{@link LatencyProbe#MAX_CONCURRENCY}; {@link LatencyProbe#CONCURRENCY}
+   * when absent.
+   */
+  private static int latencyConcurrency(Path file, JsonNode node) {
+    if (node.isMissingNode() || node.isNull()) {
+      return LatencyProbe.CONCURRENCY;
+    }
+    if (!node.isObject()) {
+      throw error(file, "latency", "expected {concurrency: N}");
+    }
+    for (Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
+      String key = names.next();
+      if (!key.equals("concurrency")) {
+        throw error(
+            file,
+            "latency." + SafeText.escaped(key, SafeText.MAX_QUOTED_CHARS),
+            "unknown field; expected concurrency");
+      }
+    }
+    Integer concurrency = integer(file, node, "concurrency", "latency.concurrency");
+    if (concurrency == null) {
+      return LatencyProbe.CONCURRENCY;
+    }
+    if (concurrency < 1 || concurrency > LatencyProbe.MAX_CONCURRENCY) {
+      throw error(
+          file,
+          "latency.concurrency",
+          "must be within 1.." + LatencyProbe.MAX_CONCURRENCY + ", got " + concurrency);
+    }
+    return concurrency;
   }
 
   private static PositionSettings positions(Path file, JsonNode node) {
