@@ -135,6 +135,10 @@ class HybridJobTest {
         .extracting(row -> row.get("system").asText() + "/" + row.get("variant").asText())
         .contains(
             "hybrid:bm25+dense:tiny-dense/rrf_k60", "hybrid:bm25+dense:tiny-dense/minmax_w0.3");
+    assertThat(hybrids)
+        .allSatisfy(row -> assertThat(row.get("concurrent_in_flight").asInt()).isEqualTo(2));
+    assertThat(Files.readString(out.resolve("leaderboard.md")))
+        .contains("| p50 µs @2 | p99 µs @2 | q/s @2 |");
   }
 
   /** Each query of {@code fused} is Σ ½/(k + rank) over the components' stored rankings. */
