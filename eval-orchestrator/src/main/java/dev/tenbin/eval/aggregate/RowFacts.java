@@ -1,6 +1,7 @@
 package dev.tenbin.eval.aggregate;
 
 import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.eval.result.ConcurrentLatency;
 import dev.tenbin.eval.retrieval.DenseVariant;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.proto.index.v1.Quantization;
@@ -26,6 +27,8 @@ import java.util.Map;
  * @param latencyP99Us mean over the row's cells of the 99th percentile of the single-query encode
  *     latency plus that of the search ({@code query_encode_latency_p99_us + search_latency_p99_us};
  *     the sum bounds the tail of the whole query), or null when no cell measured them
+ * @param concurrent the latency with several queries in flight over the row's cells that measured
+ *     it, or null when none did (cells stored before it was measured)
  */
 public record RowFacts(
     Double dimension,
@@ -35,7 +38,53 @@ public record RowFacts(
     Double latencyUs,
     Double indexMsPerDocument,
     boolean gpu,
-    Double latencyP99Us) {
+    Double latencyP99Us,
+    Concurrent concurrent) {
+  /**
+   * Latency with several queries in flight ({@link ConcurrentLatency}), over a row's cells: the
+   * means of the cells' figures, and the queries in flight they were measured with (the same in
+   * every cell unless the cells were stored by jobs that stated different numbers, or a task had
+   * fewer queries than that).
+   *
+   * @param inFlightMin the fewest queries in flight of the row's cells
+   * @param inFlightMax the most queries in flight of the row's cells
+   * @param p50Us mean over the cells of the median latency of a query's whole path (µs)
+   * @param p99Us mean over the cells of its 99th percentile (µs)
+   * @param queriesPerSecond mean over the cells of the queries answered per second
+   */
+  public record Concurrent(
+      int inFlightMin, int inFlightMax, double p50Us, double p99Us, double queriesPerSecond) {
+    /** The queries in flight as a label: "4", or "2–4" when the cells differ. */
+    public String inFlight() {
+      return inFlightMin == inFlightMax
+          ? String.valueOf(inFlightMax)
+          : inFlightMin + "–" + inFlightMax;
+    }
+
+    /** The figures of the cells that measured them, or null when none did. */
+    static Concurrent of(List<CellRecord> cells) {
+      List<ConcurrentLatency> measured = new java.util.ArrayList<>();
+      for (CellRecord cell : cells) {
+        ConcurrentLatency latency = ConcurrentLatency.fromDiagnostics(cell.diagnostics());
+        if (latency != null) {
+          measured.add(latency);
+        }
+      }
+      if (measured.isEmpty()) {
+        return null;
+      }
+      return new Concurrent(
+          measured.stream().mapToInt(ConcurrentLatency::inFlight).min().orElseThrow(),
+          measured.stream().mapToInt(ConcurrentLatency::inFlight).max().orElseThrow(),
+          measured.stream().mapToDouble(ConcurrentLatency::p50Us).average().orElseThrow(),
+          measured.stream().mapToDouble(ConcurrentLatency::p99Us).average().orElseThrow(),
+          measured.stream()
+              .mapToDouble(ConcurrentLatency::queriesPerSecond)
+              .average()
+              .orElseThrow());
+    }
+  }
+
   /** The facts of a row's cells: the first cell that knows a fact supplies it. */
   public static RowFacts of(List<CellRecord> cells) {
     double latency = 0;
@@ -80,7 +129,8 @@ public record RowFacts(
         timed == 0 ? null : latency / timed,
         indexed == 0 ? null : indexing / indexed,
         gpu,
-        tailed == 0 ? null : tail / tailed);
+        tailed == 0 ? null : tail / tailed,
+        Concurrent.of(cells));
   }
 
   /**

@@ -18,6 +18,7 @@ import dev.tenbin.eval.retrieval.Bm25Settings;
 import dev.tenbin.eval.retrieval.DenseSimilarities;
 import dev.tenbin.eval.retrieval.DenseVariant;
 import dev.tenbin.eval.retrieval.HybridFusion;
+import dev.tenbin.eval.retrieval.LatencyProbe;
 import dev.tenbin.eval.retrieval.LengthTokenizer;
 import dev.tenbin.eval.retrieval.SparseVariant;
 import dev.tenbin.eval.services.IndexLanguage;
@@ -147,6 +148,16 @@ public final class EvalCommand implements Callable<Integer> {
   int topK;
 
   @Option(
+      names = "--latency-concurrency",
+      paramLabel = "N",
+      defaultValue = "" + LatencyProbe.CONCURRENCY,
+      description =
+          "Queries in flight when each run's latency is measured concurrently, after the one at a"
+              + " time probe: the first 100 queries, encode plus search each (default"
+              + " ${DEFAULT-VALUE}). Not part of the cells' fingerprints.")
+  int latencyConcurrency;
+
+  @Option(
       names = "--queries",
       paramLabel = "DIR",
       description =
@@ -208,6 +219,14 @@ public final class EvalCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     if (topK < 1 || topK > 10_000) {
       throw new InvalidInputException("--top-k", "--top-k must be within 1..10000, got " + topK);
+    }
+    if (latencyConcurrency < 1 || latencyConcurrency > LatencyProbe.MAX_CONCURRENCY) {
+      throw new InvalidInputException(
+          "--latency-concurrency",
+          "--latency-concurrency must be within 1.."
+              + LatencyProbe.MAX_CONCURRENCY
+              + ", got "
+              + latencyConcurrency);
     }
     List<RetrieverSpec> specs = new ArrayList<>();
     if (rerankers.isEmpty()
@@ -284,7 +303,8 @@ public final class EvalCommand implements Callable<Integer> {
                       ? new PositionSettings(lengthTokenizer, minCount, positionsReference)
                       : PositionSettings.DEFAULTS,
                   lengthSource,
-                  bm25),
+                  bm25,
+                  latencyConcurrency),
               err);
     }
     EvalReport report =

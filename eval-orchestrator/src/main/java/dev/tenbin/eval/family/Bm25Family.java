@@ -81,6 +81,7 @@ final class Bm25Family implements RetrievalFamily {
     RetrievalResult result =
         new Bm25Retrieval(runner.services().indexChannel())
             .withSettings(Bm25Settings.parse(work.model()))
+            .withLatencyConcurrency(runner.settings().latencyConcurrency())
             .run(work.task().data(), work.task().language(), runner.settings().topK());
     return Map.of(
         work.cells().getFirst().fingerprint(),

@@ -11,6 +11,7 @@ import dev.tenbin.eval.plan.RetrieverSpec;
 import dev.tenbin.eval.plan.Work;
 import dev.tenbin.eval.plan.WorkContext;
 import dev.tenbin.eval.result.CellResult;
+import dev.tenbin.eval.result.ConcurrentLatency;
 import dev.tenbin.eval.result.RankingMode;
 import dev.tenbin.eval.result.RunDiagnostics;
 import dev.tenbin.eval.result.Timing;
@@ -236,6 +237,11 @@ final class HybridFamily implements RetrievalFamily {
                   .latencyTails(
                       sum(inputs, Timing.QUERY_ENCODE_LATENCY_P99_US),
                       sum(inputs, Timing.SEARCH_LATENCY_P99_US))
+                  .concurrentLatency(
+                      ConcurrentLatency.serial(
+                          inputs.stream()
+                              .map(input -> ConcurrentLatency.fromDiagnostics(input.diagnostics()))
+                              .toList()))
                   .build());
       runs.put(
           cell.fingerprint(),
@@ -271,7 +277,11 @@ final class HybridFamily implements RetrievalFamily {
     return (long) (millis * 1e6);
   }
 
-  /** A latency of the hybrid: its components', summed (each query runs through every one). */
+  /**
+   * A latency of the hybrid: its components', summed (each query runs through every one); so is its
+   * concurrent latency ({@link ConcurrentLatency#serial}, when the components measured it with the
+   * same queries in flight).
+   */
   private static Double sum(List<CellRecord> inputs, Timing timing) {
     Double total = inputs.getFirst().timings().get(timing.key());
     for (CellRecord input : inputs.subList(1, inputs.size())) {

@@ -10,6 +10,7 @@ import dev.tenbin.eval.plan.RetrieverEntry;
 import dev.tenbin.eval.plan.Work;
 import dev.tenbin.eval.plan.WorkContext;
 import dev.tenbin.eval.result.CellResult;
+import dev.tenbin.eval.result.ConcurrentLatency;
 import dev.tenbin.eval.result.RankingMode;
 import dev.tenbin.eval.result.RunDiagnostics;
 import dev.tenbin.eval.result.Timing;
@@ -181,7 +182,8 @@ final class LightFamily implements RetrievalFamily {
             .hooks()
             .sparse(
                 new SparseRetrieval(
-                    runner.services().indexChannel(), runner.services().encoderChannel()))
+                        runner.services().indexChannel(), runner.services().encoderChannel())
+                    .withLatencyConcurrency(runner.settings().latencyConcurrency()))
             .run(data, model, true, topK, List.of(SparseVariant.BASE))
             .get(SparseVariant.BASE.name());
     long start = System.nanoTime();
@@ -214,7 +216,10 @@ final class LightFamily implements RetrievalFamily {
     return runs;
   }
 
-  /** The hybrid's latency is its two sides' (queries are encoded and searched both ways). */
+  /**
+   * The hybrid's latency is its two sides' (queries are encoded and searched both ways), the
+   * concurrent one too ({@link ConcurrentLatency#serial}).
+   */
   private static RunDiagnostics hybridDiagnostics(
       HybridFusion fusion, CellResult dense, CellResult sparse) {
     return RunDiagnostics.builder()
@@ -238,6 +243,11 @@ final class LightFamily implements RetrievalFamily {
             Timings.sum(
                 dense.timings().get(Timing.SEARCH_LATENCY_P99_US),
                 sparse.timings().get(Timing.SEARCH_LATENCY_P99_US)))
+        .concurrentLatency(
+            ConcurrentLatency.serial(
+                java.util.Arrays.asList(
+                    dense.diagnostics().concurrentLatency(),
+                    sparse.diagnostics().concurrentLatency())))
         .build();
   }
 }

@@ -62,7 +62,8 @@ final class MultiVectorFamily implements RetrievalFamily {
             .hooks()
             .multiVector(
                 new MultiVectorRetrieval(
-                    runner.services().indexChannel(), runner.services().encoderChannel()))
+                        runner.services().indexChannel(), runner.services().encoderChannel())
+                    .withLatencyConcurrency(runner.settings().latencyConcurrency()))
             .run(work.task().data(), work.model(), runner.settings().topK());
     return Map.of(
         work.cells().getFirst().fingerprint(),

@@ -107,7 +107,8 @@ final class SparseFamily implements RetrievalFamily {
             .hooks()
             .sparse(
                 new SparseRetrieval(
-                    runner.services().indexChannel(), runner.services().encoderChannel()))
+                        runner.services().indexChannel(), runner.services().encoderChannel())
+                    .withLatencyConcurrency(runner.settings().latencyConcurrency()))
             .run(work.task().data(), work.model(), bm25Weights, runner.settings().topK(), variants);
     Map<String, CellResult> runs = new LinkedHashMap<>();
     for (PlannedCell cell : work.cells()) {

@@ -58,6 +58,8 @@ public final class EvalJob {
    * @param lengthReference the collection whose documents' lengths bucket the analysis (same
    *     document ids), or null for the collection's own
    * @param bm25 k1 / b of the {@code bm25} retriever ({@code --bm25-k1}, {@code --bm25-b})
+   * @param latencyConcurrency the queries in flight of the concurrent latency probe ({@code
+   *     --latency-concurrency})
    */
   public record Request(
       BeirDataset data,
@@ -71,7 +73,8 @@ public final class EvalJob {
       int topK,
       PositionSettings positions,
       BeirDataset lengthReference,
-      Bm25Settings bm25) {}
+      Bm25Settings bm25,
+      int latencyConcurrency) {}
 
   /**
    * An evaluated run, the cell it was stored as, and the cell's position analysis (null when the
@@ -179,7 +182,8 @@ public final class EvalJob {
         0.5,
         HybridFusion.MINMAX,
         request.topK(),
-        request.positions());
+        request.positions(),
+        request.latencyConcurrency());
   }
 
   /**

@@ -16,6 +16,7 @@ import dev.tenbin.eval.retrieval.Bm25Settings;
 import dev.tenbin.eval.retrieval.DenseSimilarities;
 import dev.tenbin.eval.retrieval.DenseVariantGrid;
 import dev.tenbin.eval.retrieval.HybridFusion;
+import dev.tenbin.eval.retrieval.LatencyProbe;
 import dev.tenbin.eval.taskset.YamlErrors;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -58,6 +59,7 @@ import java.util.Set;
  * measures:                             # trec_eval -m measures the leaderboards add (ChosenMeasures)
  *   - P.5,10,100
  *   - ndcg_cut.5,20
+ * latency: {concurrency: 8}             # queries in flight in the concurrent latency probe (4)
  * runs:                                 # TREC runs made elsewhere, imported as external:NAME
  *   - {name: mine, file: runs/mine.trec, task: NanoSciFact}   # file relative to the spec
  * }</pre>
@@ -80,6 +82,9 @@ import java.util.Set;
  *     interpolation, the default) or an RRF fusion variant, e.g. "rrf_k60" ({@link HybridFusion})
  * @param topK depth of stored rankings
  * @param positions how cells of tasks with answer spans are analysed for position bias
+ * @param latencyConcurrency {@code latency: {concurrency: N}}: the queries in flight when each
+ *     cell's latency is measured concurrently, 1..{@link LatencyProbe#MAX_CONCURRENCY} (default
+ *     {@link LatencyProbe#CONCURRENCY}); stored with the cells, not part of their fingerprints
  */
 public record JobSpec(
     String name,
@@ -96,12 +101,18 @@ public record JobSpec(
     double lightHybridDenseWeight,
     String lightHybridFusion,
     int topK,
-    PositionSettings positions) {
+    PositionSettings positions,
+    int latencyConcurrency) {
 
   /** The settings families plan and run with. */
   public JobSettings settings() {
     return new JobSettings(
-        topK, similarity, candidateSets, lightHybridFusion, lightHybridDenseWeight);
+        topK,
+        similarity,
+        candidateSets,
+        lightHybridFusion,
+        lightHybridDenseWeight,
+        latencyConcurrency);
   }
 
   /** This spec with other position settings. */
@@ -121,7 +132,8 @@ public record JobSpec(
         lightHybridDenseWeight,
         lightHybridFusion,
         topK,
-        value);
+        value,
+        latencyConcurrency);
   }
 
   /**
@@ -149,6 +161,7 @@ public record JobSpec(
           "positions",
           "price",
           "measures",
+          "latency",
           "runs");
 
   /** Reads and checks a spec file; every problem names the YAML field. */
@@ -294,7 +307,42 @@ public record JobSpec(
         weight,
         lightFusion,
         topK,
-        positions(file, root.path("positions")));
+        positions(file, root.path("positions")),
+        latencyConcurrency(file, root.path("latency")));
+  }
+
+  /**
+   * {@code latency: {concurrency: N}}: the queries in flight of the concurrent latency probe, a
+   * whole number within 1..{@link LatencyProbe#MAX_CONCURRENCY}; {@link LatencyProbe#CONCURRENCY}
+   * when absent.
+   */
+  private static int latencyConcurrency(Path file, JsonNode node) {
+    if (node.isMissingNode() || node.isNull()) {
+      return LatencyProbe.CONCURRENCY;
+    }
+    if (!node.isObject()) {
+      throw error(file, "latency", "expected {concurrency: N}");
+    }
+    for (Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
+      String key = names.next();
+      if (!key.equals("concurrency")) {
+        throw error(
+            file,
+            "latency." + SafeText.escaped(key, SafeText.MAX_QUOTED_CHARS),
+            "unknown field; expected concurrency");
+      }
+    }
+    Integer concurrency = integer(file, node, "concurrency", "latency.concurrency");
+    if (concurrency == null) {
+      return LatencyProbe.CONCURRENCY;
+    }
+    if (concurrency < 1 || concurrency > LatencyProbe.MAX_CONCURRENCY) {
+      throw error(
+          file,
+          "latency.concurrency",
+          "must be within 1.." + LatencyProbe.MAX_CONCURRENCY + ", got " + concurrency);
+    }
+    return concurrency;
   }
 
   private static PositionSettings positions(Path file, JsonNode node) {

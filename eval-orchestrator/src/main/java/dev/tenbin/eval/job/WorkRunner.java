@@ -155,7 +155,8 @@ public final class WorkRunner implements WorkContext {
     for (Map.Entry<Chunking, List<DenseVariant>> group : byChunking.entrySet()) {
       DenseRetrieval retrieval =
           cache.dense(
-              new DenseRetrieval(services.indexChannel(), services.encoderChannel(), progress));
+              new DenseRetrieval(services.indexChannel(), services.encoderChannel(), progress)
+                  .withLatencyConcurrency(spec.latencyConcurrency()));
       if (group.getKey().truncates()) {
         results.putAll(
             retrieval.run(data, model, encoding, similarities, spec.topK(), group.getValue()));

@@ -67,7 +67,9 @@ public final class HtmlReport {
     if (cost != null) {
       html.append("<figure id=\"figure-cost\">").append(cost).append("</figure>");
     }
-    html.append("</section>\n<h2>Per task</h2>\n<div class=\"table-wrap\"><table id=\"tasks\">");
+    html.append("</section>\n");
+    latencyTable(html, board);
+    html.append("<h2>Per task</h2>\n<div class=\"table-wrap\"><table id=\"tasks\">");
     taskTable(html, board);
     html.append("</table></div>\n");
     for (var record : board.options().nanoFidelity()) {
@@ -115,6 +117,33 @@ public final class HtmlReport {
       html.append("</tr>");
     }
     html.append("</tbody>");
+  }
+
+  /**
+   * The query latency of the rows that measured it, as leaderboard.md has it ({@link
+   * LatencyTable}).
+   */
+  private static void latencyTable(StringBuilder html, Leaderboard board) {
+    LatencyTable latency = LatencyTable.of(board);
+    if (latency.rows.isEmpty()) {
+      return;
+    }
+    html.append(
+        "<h2>Query latency</h2>\n<div class=\"table-wrap\"><table id=\"latency\"><thead><tr>");
+    latency.header.forEach(h -> html.append("<th>").append(Html.escape(h)).append("</th>"));
+    html.append("</tr></thead><tbody>");
+    for (List<String> row : latency.rows) {
+      html.append("<tr>");
+      for (int c = 0; c < row.size(); c++) {
+        html.append(latency.numeric.get(c) ? "<td class=\"num\">" : "<td>")
+            .append(Html.escape(row.get(c)))
+            .append("</td>");
+      }
+      html.append("</tr>");
+    }
+    html.append("</tbody></table></div>\n<p class=\"note\">")
+        .append(Html.escape(latency.footnote))
+        .append("</p>\n");
   }
 
   private static void taskTable(StringBuilder html, Leaderboard board) {

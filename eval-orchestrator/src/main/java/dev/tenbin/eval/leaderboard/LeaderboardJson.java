@@ -20,7 +20,11 @@ import java.util.Map;
  * which intervals the report shows: "tasks" (micro_interval, macro_interval and swap_with_next),
  * "queries" (1 to 4 tasks: query_interval and swap_with_next) or "none" (all of them null); {@code
  * statistical_group} is the row's group by those intervals; {@code paired_tests} holds the paired
- * tests of every task (null when none were run).
+ * tests of every task (null when none were run). A row's {@code latency_us} and {@code
+ * latency_p99_us} are its single-query latency; {@code concurrent_in_flight} (with {@code
+ * concurrent_in_flight_min}, the same unless the row's cells differ), {@code
+ * concurrent_latency_p50_us}, {@code concurrent_latency_p99_us} and {@code
+ * concurrent_queries_per_second} its latency with that many queries in flight (null: not measured).
  */
 final class LeaderboardJson {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -266,6 +270,15 @@ final class LeaderboardJson {
     node.put("scanned_bytes_per_vector", row.facts().scannedBytesPerVector());
     node.put("latency_us", row.facts().latencyUs());
     node.put("latency_p99_us", row.facts().latencyP99Us());
+    // with several queries in flight: the most and fewest of the row's cells (the same unless its
+    // cells were measured with different numbers), null for cells stored before it was measured
+    var concurrent = row.facts().concurrent();
+    node.put("concurrent_in_flight", concurrent == null ? null : concurrent.inFlightMax());
+    node.put("concurrent_in_flight_min", concurrent == null ? null : concurrent.inFlightMin());
+    node.put("concurrent_latency_p50_us", concurrent == null ? null : concurrent.p50Us());
+    node.put("concurrent_latency_p99_us", concurrent == null ? null : concurrent.p99Us());
+    node.put(
+        "concurrent_queries_per_second", concurrent == null ? null : concurrent.queriesPerSecond());
     node.put("index_ms_per_document", row.facts().indexMsPerDocument());
     node.put("gpu", row.facts().gpu());
     var price = board.options().price();

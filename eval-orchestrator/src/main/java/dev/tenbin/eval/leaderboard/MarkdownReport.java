@@ -230,37 +230,18 @@ public final class MarkdownReport {
             + " document.\n");
   }
 
-  /** Single-query latency of the rows that measured it: median and 99th percentile. */
+  /**
+   * Query latency of the rows that measured it: single-query median and 99th percentile, and with
+   * several queries in flight ({@link LatencyTable}).
+   */
   private static void latency(StringBuilder md, Leaderboard board) {
-    List<List<String>> rows = new ArrayList<>();
-    for (LeaderboardRow row : board.rows()) {
-      if (row.facts().latencyUs() != null) {
-        rows.add(
-            List.of(
-                row.key().system().name(),
-                row.key().variant(),
-                row.key().mode(),
-                micros(row.facts().latencyUs()),
-                micros(row.facts().latencyP99Us())));
-      }
-    }
-    if (rows.isEmpty()) {
+    LatencyTable latency = LatencyTable.of(board);
+    if (latency.rows.isEmpty()) {
       return;
     }
     md.append("\n## Query latency\n\n");
-    table(
-        md,
-        List.of("system", "variant", "mode", "p50 µs", "p99 µs"),
-        rows,
-        List.of(false, false, false, true, true));
-    md.append(
-        "\nOne query at a time, encode plus search, the first 100 evaluated queries of each task"
-            + " after the batch run (mean over the row's tasks); p99 is the sum of the encode and"
-            + " search 99th percentiles.\n");
-  }
-
-  private static String micros(Double value) {
-    return value == null ? Numbers.ABSENT : String.valueOf(Math.round(value));
+    table(md, latency.header, latency.rows, latency.numeric);
+    md.append('\n').append(escape(latency.footnote)).append('\n');
   }
 
   private static String bytes(Double value) {

@@ -12,13 +12,17 @@ import java.util.List;
  * @param lightHybridFusion how LightRetriever's hybrid fuses its sides: "minmax" or an RRF variant
  *     name ({@link HybridFusion#parse})
  * @param lightHybridDenseWeight the dense side's weight in LightRetriever's hybrid
+ * @param latencyConcurrency the queries in flight when a cell's latency is measured concurrently
+ *     ({@link dev.tenbin.eval.retrieval.LatencyProbe#concurrent}); a measurement, not part of any
+ *     cell's fingerprint
  */
 public record JobSettings(
     int topK,
     String similarity,
     List<String> candidateSets,
     String lightHybridFusion,
-    double lightHybridDenseWeight) {
+    double lightHybridDenseWeight,
+    int latencyConcurrency) {
   public JobSettings {
     candidateSets = List.copyOf(candidateSets);
   }

@@ -34,6 +34,13 @@ import java.util.Map;
  *     encode latency
  * @param searchLatencyP99Us "search_latency_p99_us": 99th percentile of the one-query search
  *     latency
+ * @param concurrentLatencyInFlight "concurrent_latency_in_flight": the queries in flight together
+ *     when the concurrent latency was measured ({@link ConcurrentLatency})
+ * @param concurrentLatencyP50Us "concurrent_latency_p50_us": median latency of a query's whole path
+ *     (encode, then search) with that many in flight
+ * @param concurrentLatencyP99Us "concurrent_latency_p99_us": its 99th percentile
+ * @param concurrentQueriesPerSecond "concurrent_queries_per_second": the queries answered per
+ *     second of that measurement
  * @param similarity "similarity": "dot" or "cosine", the dense similarity used
  * @param hnswRecallVsExact "hnsw_recall_vs_exact": an approximate variant's recall against exact
  *     search
@@ -60,6 +67,10 @@ public record RunDiagnostics(
     Double searchLatencyUs,
     Double queryEncodeLatencyP99Us,
     Double searchLatencyP99Us,
+    Integer concurrentLatencyInFlight,
+    Double concurrentLatencyP50Us,
+    Double concurrentLatencyP99Us,
+    Double concurrentQueriesPerSecond,
     String similarity,
     Double hnswRecallVsExact,
     Double int8QueryClipRate,
@@ -97,12 +108,30 @@ public record RunDiagnostics(
     put(map, "search_latency_us", searchLatencyUs);
     put(map, "query_encode_latency_p99_us", queryEncodeLatencyP99Us);
     put(map, "search_latency_p99_us", searchLatencyP99Us);
+    put(map, ConcurrentLatency.IN_FLIGHT, concurrentLatencyInFlight);
+    put(map, ConcurrentLatency.P50_US, concurrentLatencyP50Us);
+    put(map, ConcurrentLatency.P99_US, concurrentLatencyP99Us);
+    put(map, ConcurrentLatency.QUERIES_PER_SECOND, concurrentQueriesPerSecond);
     put(map, "similarity", similarity);
     put(map, "hnsw_recall_vs_exact", hnswRecallVsExact);
     put(map, "int8_query_clip_rate", int8QueryClipRate);
     put(map, "int8_calibration", int8Calibration == null ? null : int8Calibration.asMap());
     put(map, "vectors_per_document", vectorsPerDocument);
     return Collections.unmodifiableMap(map);
+  }
+
+  /** The latency measured with several queries in flight, or null when it was not measured. */
+  public ConcurrentLatency concurrentLatency() {
+    return concurrentLatencyInFlight == null
+            || concurrentLatencyP50Us == null
+            || concurrentLatencyP99Us == null
+            || concurrentQueriesPerSecond == null
+        ? null
+        : new ConcurrentLatency(
+            concurrentLatencyInFlight,
+            concurrentLatencyP50Us,
+            concurrentLatencyP99Us,
+            concurrentQueriesPerSecond);
   }
 
   /** These diagnostics with {@code value} vectors per source document (a chunked variant). */
@@ -124,6 +153,10 @@ public record RunDiagnostics(
         searchLatencyUs,
         queryEncodeLatencyP99Us,
         searchLatencyP99Us,
+        concurrentLatencyInFlight,
+        concurrentLatencyP50Us,
+        concurrentLatencyP99Us,
+        concurrentQueriesPerSecond,
         similarity,
         hnswRecallVsExact,
         int8QueryClipRate,
@@ -155,6 +188,10 @@ public record RunDiagnostics(
     private Double searchLatencyUs;
     private Double queryEncodeLatencyP99Us;
     private Double searchLatencyP99Us;
+    private Integer concurrentLatencyInFlight;
+    private Double concurrentLatencyP50Us;
+    private Double concurrentLatencyP99Us;
+    private Double concurrentQueriesPerSecond;
     private String similarity;
     private Double hnswRecallVsExact;
     private Double int8QueryClipRate;
@@ -237,6 +274,15 @@ public record RunDiagnostics(
           queryEncode == null ? null : queryEncode.p99Us(), search == null ? null : search.p99Us());
     }
 
+    /** Latency with several queries in flight (null: not measured, left absent). */
+    public Builder concurrentLatency(ConcurrentLatency value) {
+      concurrentLatencyInFlight = value == null ? null : value.inFlight();
+      concurrentLatencyP50Us = value == null ? null : value.p50Us();
+      concurrentLatencyP99Us = value == null ? null : value.p99Us();
+      concurrentQueriesPerSecond = value == null ? null : value.queriesPerSecond();
+      return this;
+    }
+
     public Builder similarity(String value) {
       similarity = value;
       return this;
@@ -270,6 +316,10 @@ public record RunDiagnostics(
           searchLatencyUs,
           queryEncodeLatencyP99Us,
           searchLatencyP99Us,
+          concurrentLatencyInFlight,
+          concurrentLatencyP50Us,
+          concurrentLatencyP99Us,
+          concurrentQueriesPerSecond,
           similarity,
           hnswRecallVsExact,
           int8QueryClipRate,

@@ -13,6 +13,12 @@ public enum Timing {
   SEARCH_LATENCY_US("search_latency_us"),
   QUERY_ENCODE_LATENCY_P99_US("query_encode_latency_p99_us"),
   SEARCH_LATENCY_P99_US("search_latency_p99_us"),
+  /**
+   * A query's whole path (encode, then search) with several in flight (the concurrent probe; how
+   * many, and the queries per second, are in the diagnostics: {@link ConcurrentLatency}).
+   */
+  CONCURRENT_LATENCY_P50_US(ConcurrentLatency.P50_US),
+  CONCURRENT_LATENCY_P99_US(ConcurrentLatency.P99_US),
   RERANK_MS("rerank_ms"),
   PER_QUERY_RERANK_US("per_query_rerank_us");
 

@@ -19,20 +19,28 @@ public final class Bm25Retrieval {
   private final Channel channel;
   private final boolean probeLatency;
   private final Bm25Settings settings;
+  private final int latencyConcurrency;
 
   public Bm25Retrieval(Channel channel) {
-    this(channel, true, Bm25Settings.DEFAULTS);
+    this(channel, true, Bm25Settings.DEFAULTS, LatencyProbe.CONCURRENCY);
   }
 
-  private Bm25Retrieval(Channel channel, boolean probeLatency, Bm25Settings settings) {
+  private Bm25Retrieval(
+      Channel channel, boolean probeLatency, Bm25Settings settings, int latencyConcurrency) {
     this.channel = channel;
     this.probeLatency = probeLatency;
     this.settings = settings;
+    this.latencyConcurrency = latencyConcurrency;
   }
 
   /** The same retrieval with other k1 / b. */
   public Bm25Retrieval withSettings(Bm25Settings value) {
-    return new Bm25Retrieval(channel, probeLatency, value);
+    return new Bm25Retrieval(channel, probeLatency, value, latencyConcurrency);
+  }
+
+  /** The same retrieval probing latency with {@code value} queries in flight as well. */
+  public Bm25Retrieval withLatencyConcurrency(int value) {
+    return new Bm25Retrieval(channel, probeLatency, settings, value);
   }
 
   /**
@@ -40,7 +48,7 @@ public final class Bm25Retrieval {
    * such as candidate sets).
    */
   public Bm25Retrieval withoutLatencyProbe() {
-    return new Bm25Retrieval(channel, false, settings);
+    return new Bm25Retrieval(channel, false, settings, latencyConcurrency);
   }
 
   public RetrievalResult run(BeirDataset dataset, String language, int topK) {
@@ -67,9 +75,9 @@ public final class Bm25Retrieval {
       if (!probeLatency) {
         return new RetrievalResult(rankings, indexed - start, searched - indexed, documents.size());
       }
-      Latency latency =
-          LatencyProbe.micros(
-              queries, query -> session.search(Family.FAMILY_BM25, List.of(query), null, topK));
+      java.util.function.Consumer<Query> search =
+          query -> session.search(Family.FAMILY_BM25, List.of(query), null, topK);
+      Latency latency = LatencyProbe.micros(queries, search);
       return new RetrievalResult(
           rankings,
           indexed - start,
@@ -77,7 +85,10 @@ public final class Bm25Retrieval {
           documents.size(),
           0,
           0,
-          RunDiagnostics.builder().latencies(new Latency(0, 0), latency).build());
+          RunDiagnostics.builder()
+              .latencies(new Latency(0, 0), latency)
+              .concurrentLatency(LatencyProbe.concurrent(queries, latencyConcurrency, search))
+              .build());
     }
   }
 }

@@ -35,13 +35,20 @@ public final class DenseRetrieval {
   private final EncodeProgress progress;
   private final CachedEncoder cached;
   private final boolean probeLatency;
+  private final int latencyConcurrency;
 
   public DenseRetrieval(Channel indexChannel, Channel encoderChannel, PrintWriter progress) {
     this(indexChannel, encoderChannel, EncodeProgress.printingTo(progress));
   }
 
   public DenseRetrieval(Channel indexChannel, Channel encoderChannel, EncodeProgress progress) {
-    this(indexChannel, EncoderClient.of(encoderChannel), progress, null, true);
+    this(
+        indexChannel,
+        EncoderClient.of(encoderChannel),
+        progress,
+        null,
+        true,
+        LatencyProbe.CONCURRENCY);
   }
 
   private DenseRetrieval(
@@ -49,17 +56,25 @@ public final class DenseRetrieval {
       EncoderClient encoder,
       EncodeProgress progress,
       CachedEncoder cached,
-      boolean probeLatency) {
+      boolean probeLatency,
+      int latencyConcurrency) {
     this.indexChannel = indexChannel;
     this.encoder = encoder;
     this.progress = progress;
     this.cached = cached;
     this.probeLatency = probeLatency;
+    this.latencyConcurrency = latencyConcurrency;
   }
 
   /** The same retrieval encoding documents and full queries through {@code cache}. */
   public DenseRetrieval withEmbeddingCache(EmbeddingCache cache) {
-    return new DenseRetrieval(indexChannel, encoder, progress, cache.cached(encoder), probeLatency);
+    return new DenseRetrieval(
+        indexChannel, encoder, progress, cache.cached(encoder), probeLatency, latencyConcurrency);
+  }
+
+  /** The same retrieval probing latency with {@code value} queries in flight as well. */
+  public DenseRetrieval withLatencyConcurrency(int value) {
+    return new DenseRetrieval(indexChannel, encoder, progress, cached, probeLatency, value);
   }
 
   /**
@@ -67,7 +82,7 @@ public final class DenseRetrieval {
    * such as candidate sets).
    */
   public DenseRetrieval withoutLatencyProbe() {
-    return new DenseRetrieval(indexChannel, encoder, progress, cached, false);
+    return new DenseRetrieval(indexChannel, encoder, progress, cached, false, latencyConcurrency);
   }
 
   public RetrievalResult run(
@@ -151,15 +166,7 @@ public final class DenseRetrieval {
       Latency encodeLatency =
           !probeLatency
               ? null
-              : LatencyProbe.micros(
-                  queryTexts,
-                  text -> {
-                    if (queryEncoding == QueryEncoding.LIGHT) {
-                      encoder.encodeLightDense(modelId, List.of(text), 0);
-                    } else {
-                      encoder.encodeDense(modelId, List.of(text), true, 0);
-                    }
-                  });
+              : LatencyProbe.micros(queryTexts, text -> encodeOne(modelId, queryEncoding, 0, text));
       java.util.Map<String, RetrievalResult> results = new java.util.LinkedHashMap<>();
       java.util.Map<Integer, List<Query>> narrowLightQueries = new java.util.HashMap<>();
       for (Similarity similarity : similarities)
@@ -194,6 +201,21 @@ public final class DenseRetrieval {
                         session.search(
                             Family.FAMILY_DENSE,
                             List.of(query),
+                            variant.options(similarity),
+                            topK)));
+            // A query's whole path: its vector as the variant's queries got theirs, its search.
+            int width = lightAtWidth(queryEncoding, variant, dimension) ? variant.truncate() : 0;
+            diagnostics.concurrentLatency(
+                LatencyProbe.concurrent(
+                    queryIds.size(),
+                    latencyConcurrency,
+                    i ->
+                        session.search(
+                            Family.FAMILY_DENSE,
+                            queries(
+                                List.of(queryIds.get(i)),
+                                List.of(
+                                    encodeOne(modelId, queryEncoding, width, queryTexts.get(i)))),
                             variant.options(similarity),
                             topK)));
           }
@@ -232,6 +254,17 @@ public final class DenseRetrieval {
     return encoding == QueryEncoding.LIGHT
         && variant.truncate() > 0
         && variant.truncate() < dimension;
+  }
+
+  /**
+   * One query's vector straight from the encoder (no cache): encoded with the query prompt, or a
+   * LightRetriever lookup in the token table of {@code width} (0: the model's full width).
+   */
+  private float[] encodeOne(String modelId, QueryEncoding encoding, int width, String text) {
+    return (encoding == QueryEncoding.LIGHT
+            ? encoder.encodeLightDense(modelId, List.of(text), width)
+            : encoder.encodeDense(modelId, List.of(text), true, 0))
+        .getFirst();
   }
 
   private static double share(long part, long whole) {

@@ -23,21 +23,32 @@ public final class MultiVectorRetrieval {
   private final Channel indexChannel;
   private final Channel encoderChannel;
   private final CachedEncoder cached;
+  private final int latencyConcurrency;
 
   public MultiVectorRetrieval(Channel indexChannel, Channel encoderChannel) {
-    this(indexChannel, encoderChannel, null);
+    this(indexChannel, encoderChannel, null, LatencyProbe.CONCURRENCY);
   }
 
-  private MultiVectorRetrieval(Channel indexChannel, Channel encoderChannel, CachedEncoder cached) {
+  private MultiVectorRetrieval(
+      Channel indexChannel, Channel encoderChannel, CachedEncoder cached, int latencyConcurrency) {
     this.indexChannel = indexChannel;
     this.encoderChannel = encoderChannel;
     this.cached = cached;
+    this.latencyConcurrency = latencyConcurrency;
+  }
+
+  /** The same retrieval probing latency with {@code value} queries in flight as well. */
+  public MultiVectorRetrieval withLatencyConcurrency(int value) {
+    return new MultiVectorRetrieval(indexChannel, encoderChannel, cached, value);
   }
 
   /** The same retrieval encoding documents and queries through {@code cache}. */
   public MultiVectorRetrieval withEmbeddingCache(EmbeddingCache cache) {
     return new MultiVectorRetrieval(
-        indexChannel, encoderChannel, cache.cached(EncoderClient.of(encoderChannel)));
+        indexChannel,
+        encoderChannel,
+        cache.cached(EncoderClient.of(encoderChannel)),
+        latencyConcurrency);
   }
 
   public RetrievalResult run(BeirDataset dataset, String model, int topK) {
@@ -91,6 +102,23 @@ public final class MultiVectorRetrieval {
           LatencyProbe.micros(
               queries,
               query -> session.search(Family.FAMILY_MULTIVECTOR, List.of(query), null, topK));
+      var concurrentLatency =
+          LatencyProbe.concurrent(
+              queryIds.size(),
+              latencyConcurrency,
+              i ->
+                  session.search(
+                      Family.FAMILY_MULTIVECTOR,
+                      List.of(
+                          Query.newBuilder()
+                              .setId(queryIds.get(i))
+                              .setMultiVector(
+                                  encoder
+                                      .encodeMultiVectors(model, List.of(queryTexts.get(i)), true)
+                                      .getFirst())
+                              .build()),
+                      null,
+                      topK));
       return new RetrievalResult(
           rankings,
           indexed - start,
@@ -101,6 +129,7 @@ public final class MultiVectorRetrieval {
           RunDiagnostics.builder()
               .bytesPerToken(4L * dimension)
               .latencies(encodeLatency, searchLatency)
+              .concurrentLatency(concurrentLatency)
               .build());
     }
   }

@@ -1,6 +1,7 @@
 package dev.tenbin.eval.retrieval;
 
 import dev.tenbin.eval.result.CellResult;
+import dev.tenbin.eval.result.ConcurrentLatency;
 import dev.tenbin.eval.result.RankingMode;
 import dev.tenbin.eval.result.Timing;
 import dev.tenbin.eval.result.Timings;
@@ -45,6 +46,11 @@ public final class RunScorer {
     }
     if (result.diagnostics().searchLatencyP99Us() != null) {
       timings.put(Timing.SEARCH_LATENCY_P99_US, result.diagnostics().searchLatencyP99Us());
+    }
+    ConcurrentLatency concurrent = result.diagnostics().concurrentLatency();
+    if (concurrent != null) {
+      timings.put(Timing.CONCURRENT_LATENCY_P50_US, concurrent.p50Us());
+      timings.put(Timing.CONCURRENT_LATENCY_P99_US, concurrent.p99Us());
     }
     return new CellResult(
         retriever,

@@ -32,15 +32,23 @@ public final class SparseRetrieval {
   private final Channel indexChannel;
   private final Channel encoderChannel;
   private final CachedEncoder cached;
+  private final int latencyConcurrency;
 
   public SparseRetrieval(Channel indexChannel, Channel encoderChannel) {
-    this(indexChannel, encoderChannel, null);
+    this(indexChannel, encoderChannel, null, LatencyProbe.CONCURRENCY);
   }
 
-  private SparseRetrieval(Channel indexChannel, Channel encoderChannel, CachedEncoder cached) {
+  private SparseRetrieval(
+      Channel indexChannel, Channel encoderChannel, CachedEncoder cached, int latencyConcurrency) {
     this.indexChannel = indexChannel;
     this.encoderChannel = encoderChannel;
     this.cached = cached;
+    this.latencyConcurrency = latencyConcurrency;
+  }
+
+  /** The same retrieval probing latency with {@code value} queries in flight as well. */
+  public SparseRetrieval withLatencyConcurrency(int value) {
+    return new SparseRetrieval(indexChannel, encoderChannel, cached, value);
   }
 
   /**
@@ -49,7 +57,10 @@ public final class SparseRetrieval {
    */
   public SparseRetrieval withEmbeddingCache(EmbeddingCache cache) {
     return new SparseRetrieval(
-        indexChannel, encoderChannel, cache.cached(EncoderClient.of(encoderChannel)));
+        indexChannel,
+        encoderChannel,
+        cache.cached(EncoderClient.of(encoderChannel)),
+        latencyConcurrency);
   }
 
   public Map<String, RetrievalResult> run(
@@ -85,15 +96,7 @@ public final class SparseRetrieval {
                 : encoder.encodeSparseVectors(model, queryTexts, true);
     long queriesEncoded = System.nanoTime();
     Latency encodeLatency =
-        LatencyProbe.micros(
-            queryTexts,
-            text -> {
-              if (bm25Weights) {
-                encoder.encodeLightSparse(model, List.of(text));
-              } else {
-                encoder.encodeSparseVectors(model, List.of(text), true);
-              }
-            });
+        LatencyProbe.micros(queryTexts, text -> encodeOne(encoder, model, bm25Weights, text));
     int vocabulary = 1;
     for (List<SparseVector> list : List.of(docVectors, queryVectors)) {
       for (SparseVector vector : list) {
@@ -133,6 +136,21 @@ public final class SparseRetrieval {
                     LatencyProbe.micros(
                         queries,
                         query -> session.searchSparse(List.of(query), variant.options(), topK)))
+                .concurrentLatency(
+                    LatencyProbe.concurrent(
+                        queryIds.size(),
+                        latencyConcurrency,
+                        i ->
+                            session.searchSparse(
+                                List.of(
+                                    Query.newBuilder()
+                                        .setId(queryIds.get(i))
+                                        .setSparse(
+                                            encodeOne(
+                                                encoder, model, bm25Weights, queryTexts.get(i)))
+                                        .build()),
+                                variant.options(),
+                                topK)))
                 .build();
         results.put(
             variant.name(),
@@ -147,6 +165,18 @@ public final class SparseRetrieval {
       }
       return results;
     }
+  }
+
+  /**
+   * One query's vector straight from the encoder (no cache): LightRetriever token counts with BM25
+   * weights, else the sparse model's query vector.
+   */
+  private static SparseVector encodeOne(
+      EncoderClient encoder, String model, boolean bm25Weights, String text) {
+    return (bm25Weights
+            ? encoder.encodeLightSparse(model, List.of(text))
+            : encoder.encodeSparseVectors(model, List.of(text), true))
+        .getFirst();
   }
 
   /** BM25 weights over tokenizer ids, special tokens ([CLS], [SEP], <s>, ...) left out. */

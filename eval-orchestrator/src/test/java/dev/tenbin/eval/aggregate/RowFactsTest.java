@@ -84,4 +84,46 @@ class RowFactsTest {
                 .latencyP99Us())
         .isNull();
   }
+
+  @Test
+  void theConcurrentLatencyIsTheMeanOverTheCellsThatMeasuredIt() {
+    RowFacts facts =
+        RowFacts.of(
+            List.of(
+                TestCells.cell("b", "t1", "dense:m", "base", 0.5)
+                    .concurrentLatency(4, 1_000, 3_000, 800)
+                    .build(),
+                TestCells.cell("b", "t2", "dense:m", "base", 0.5)
+                    .concurrentLatency(4, 2_000, 5_000, 400)
+                    .build(),
+                // stored before the concurrent measurement
+                TestCells.cell("b", "t3", "dense:m", "base", 0.5)
+                    .timing("search_latency_us", 100)
+                    .build()));
+
+    assertThat(facts.concurrent()).isEqualTo(new RowFacts.Concurrent(4, 4, 1_500, 4_000, 600));
+    assertThat(facts.concurrent().inFlight()).isEqualTo("4");
+    assertThat(
+            RowFacts.of(List.of(TestCells.cell("b", "t", "bm25", "base", 0.5).build()))
+                .concurrent())
+        .isNull();
+  }
+
+  @Test
+  void cellsMeasuredWithDifferentNumbersInFlightShowTheirRange() {
+    RowFacts facts =
+        RowFacts.of(
+            List.of(
+                TestCells.cell("b", "t1", "bm25", "base", 0.5)
+                    .concurrentLatency(4, 100, 300, 9_000)
+                    .build(),
+                // a task of 3 queries had them all in flight
+                TestCells.cell("b", "t2", "bm25", "base", 0.5)
+                    .concurrentLatency(3, 100, 300, 7_000)
+                    .build()));
+
+    assertThat(facts.concurrent().inFlightMin()).isEqualTo(3);
+    assertThat(facts.concurrent().inFlightMax()).isEqualTo(4);
+    assertThat(facts.concurrent().inFlight()).isEqualTo("3–4");
+  }
 }

@@ -31,6 +31,7 @@ public final class TestCells {
   private final Map<String, Double> facts = new HashMap<>();
   private final Map<String, Double> timings = new HashMap<>();
   private final Map<String, String> versions = new HashMap<>(Map.of("tenbin_version", "test"));
+  private final Map<String, Object> diagnostics = new HashMap<>();
   private List<StoredQuery> queries = List.of();
 
   private TestCells() {}
@@ -120,6 +121,21 @@ public final class TestCells {
     return this;
   }
 
+  public TestCells diagnostic(String name, Object value) {
+    diagnostics.put(name, value);
+    return this;
+  }
+
+  /** The diagnostics of a latency measured with {@code inFlight} queries in flight. */
+  public TestCells concurrentLatency(
+      int inFlight, double p50Us, double p99Us, double queriesPerSecond) {
+    diagnostics.put("concurrent_latency_in_flight", inFlight);
+    diagnostics.put("concurrent_latency_p50_us", p50Us);
+    diagnostics.put("concurrent_latency_p99_us", p99Us);
+    diagnostics.put("concurrent_queries_per_second", queriesPerSecond);
+    return this;
+  }
+
   public CellRecord build() {
     CellKey key =
         CellKeys.key()
@@ -151,7 +167,7 @@ public final class TestCells {
             "ndcg@10",
             new TieAwareValue(ndcg10, ndcg10 - tieRange / 2, ndcg10 + tieRange / 2, tieRange, 0)),
         Map.copyOf(timings),
-        Map.of(),
+        Map.copyOf(diagnostics),
         queries,
         finishedAt);
   }

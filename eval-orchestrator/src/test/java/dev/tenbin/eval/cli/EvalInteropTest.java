@@ -14,7 +14,10 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code tenbin eval}'s --split, --bm25-k1/--bm25-b and its check of --variant. */
+/**
+ * {@code tenbin eval}'s --split, --bm25-k1/--bm25-b, --latency-concurrency and its check of
+ * --variant.
+ */
 class EvalInteropTest {
   @TempDir Path tmp;
 
@@ -98,6 +101,45 @@ class EvalInteropTest {
 
     assertThat(outOfRange.exitCode()).isNotZero();
     assertThat(outOfRange.err()).contains("b must be within [0, 1]");
+  }
+
+  @Test
+  void eachRunStoresTheQueriesInFlightOfItsConcurrentLatency() throws Exception {
+    Path data = TinyBeir.write(tmp.resolve("tiny"));
+
+    CliRunner two =
+        CliRunner.run("eval", "--dataset", data.toString(), "--latency-concurrency", "2", "--json");
+    CliRunner byDefault = CliRunner.run("eval", "--dataset", data.toString(), "--json");
+
+    assertThat(two.exitCode()).as(two.err()).isZero();
+    assertThat(byDefault.exitCode()).as(byDefault.err()).isZero();
+    JsonNode run = new ObjectMapper().readTree(two.out()).get("runs").get(0);
+    JsonNode diagnostics = run.get("diagnostics");
+    assertThat(diagnostics.get("concurrent_latency_in_flight").asInt()).isEqualTo(2);
+    assertThat(diagnostics.get("concurrent_latency_p50_us").asDouble())
+        .isPositive()
+        .isLessThanOrEqualTo(diagnostics.get("concurrent_latency_p99_us").asDouble());
+    assertThat(diagnostics.get("concurrent_queries_per_second").asDouble()).isPositive();
+    assertThat(run.get("timings_ms").get("concurrent_latency_p50_us").asDouble())
+        .isEqualTo(diagnostics.get("concurrent_latency_p50_us").asDouble());
+    // the default is 4 in flight; the collection has 3 evaluated queries, all in flight together
+    JsonNode defaults =
+        new ObjectMapper().readTree(byDefault.out()).get("runs").get(0).get("diagnostics");
+    assertThat(defaults.get("concurrent_latency_in_flight").asInt()).isEqualTo(3);
+  }
+
+  @Test
+  void theLatencyConcurrencyMustBeAPositiveNumber() {
+    CliRunner zero =
+        CliRunner.run("eval", "--dataset", tmp.toString(), "--latency-concurrency", "0", "--json");
+    CliRunner text =
+        CliRunner.run(
+            "eval", "--dataset", tmp.toString(), "--latency-concurrency", "many", "--json");
+
+    assertThat(zero.exitCode()).isNotZero();
+    assertThat(zero.err()).contains("--latency-concurrency must be within 1..256, got 0");
+    assertThat(text.exitCode()).isNotZero();
+    assertThat(text.err()).contains("--latency-concurrency", "many");
   }
 
   @Test

@@ -3,6 +3,7 @@ package dev.tenbin.eval.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.tenbin.eval.result.ConcurrentLatency;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
 import dev.tenbin.eval.store.StoredDoc;
@@ -56,6 +57,7 @@ class HybridJobTest {
               - {retriever: dense:tiny-dense, variants: [base]}
               - hybrid:bm25+dense:tiny-dense
               - {hybrid: {of: [bm25, dense:tiny-dense], fusion: minmax, weight: 0.3}}
+            latency: {concurrency: 2}
             """);
     assertThat(first.exitCode()).as(first.err()).isZero();
     Path out = tmp.resolve("job");
@@ -91,13 +93,29 @@ class HybridJobTest {
     assertRrf(rrf, 60, bm25, dense);
     assertThat(rrf.diagnostics()).containsEntry("fusion", "RRF k=60, weights [0.5, 0.5]");
 
+    // Each component measured its latency with the job's 2 queries in flight; a hybrid query runs
+    // through both: their latencies and their times per query added.
+    ConcurrentLatency bm25Latency = ConcurrentLatency.fromDiagnostics(bm25.diagnostics());
+    ConcurrentLatency denseLatency = ConcurrentLatency.fromDiagnostics(dense.diagnostics());
+    assertThat(bm25Latency.inFlight()).isEqualTo(2);
+    assertThat(denseLatency.inFlight()).isEqualTo(2);
+    assertThat(denseLatency.queriesPerSecond()).isPositive();
+    ConcurrentLatency rrfLatency = ConcurrentLatency.fromDiagnostics(rrf.diagnostics());
+    assertThat(rrfLatency.inFlight()).isEqualTo(2);
+    assertThat(rrfLatency.p50Us()).isEqualTo(bm25Latency.p50Us() + denseLatency.p50Us());
+    assertThat(rrfLatency.queriesPerSecond())
+        .isEqualTo(ConcurrentLatency.serial(List.of(bm25Latency, denseLatency)).queriesPerSecond());
+    assertThat(rrf.timings())
+        .containsEntry("concurrent_latency_p99_us", bm25Latency.p99Us() + denseLatency.p99Us());
+
     // Run again: nothing computed; the same plan in another folder gives the same fingerprints.
     CliRunner again =
         run("job", Files.readString(tmp.resolve("job.yaml")).split("retrievers:\n")[1]);
     assertThat(again.exitCode()).as(again.err()).isZero();
     assertThat(again.err()).contains("4 already stored, 0 computed");
 
-    // The hybrid alone plans its components itself, with the same fingerprints.
+    // The hybrid alone plans its components itself, with the same fingerprints (the queries in
+    // flight of the latency measurement, 4 here, are not part of them).
     CliRunner alone = run("alone", "  - hybrid:bm25+dense:tiny-dense\n");
     assertThat(alone.exitCode()).as(alone.err()).isZero();
     List<CellRecord> aloneCells = ResultStore.existing(tmp.resolve("alone"), "--out").readAll();
@@ -117,6 +135,10 @@ class HybridJobTest {
         .extracting(row -> row.get("system").asText() + "/" + row.get("variant").asText())
         .contains(
             "hybrid:bm25+dense:tiny-dense/rrf_k60", "hybrid:bm25+dense:tiny-dense/minmax_w0.3");
+    assertThat(hybrids)
+        .allSatisfy(row -> assertThat(row.get("concurrent_in_flight").asInt()).isEqualTo(2));
+    assertThat(Files.readString(out.resolve("leaderboard.md")))
+        .contains("| p50 µs @2 | p99 µs @2 | q/s @2 |");
   }
 
   /** Each query of {@code fused} is Σ ½/(k + rank) over the components' stored rankings. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.tenbin.eval.aggregate.QueryBootstrap;
+import dev.tenbin.eval.result.ConcurrentLatency;
 import dev.tenbin.eval.result.RankingMode;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
@@ -138,6 +139,28 @@ class RunCommandTest {
               .orElseThrow();
       assertThat(cell.timings().get("search_latency_us")).as(family).isPositive();
     }
+    // Latency with several queries in flight: all 3 queries of the task; LightRetriever's hybrid
+    // runs a query through both sides, and adds up their figures.
+    ConcurrentLatency lightLatency = ConcurrentLatency.fromDiagnostics(light.diagnostics());
+    ConcurrentLatency sparseLatency =
+        ConcurrentLatency.fromDiagnostics(
+            cells.stream()
+                .filter(c -> c.key().system().family().equals("light-sparse"))
+                .findFirst()
+                .orElseThrow()
+                .diagnostics());
+    assertThat(lightLatency.inFlight()).isEqualTo(3);
+    assertThat(sparseLatency.inFlight()).isEqualTo(3);
+    assertThat(
+            ConcurrentLatency.fromDiagnostics(
+                cells.stream()
+                    .filter(c -> c.key().system().family().equals("light-hybrid"))
+                    .findFirst()
+                    .orElseThrow()
+                    .diagnostics()))
+        .isEqualTo(ConcurrentLatency.serial(List.of(lightLatency, sparseLatency)));
+    assertThat(ConcurrentLatency.fromDiagnostics(int8.diagnostics()).queriesPerSecond())
+        .isPositive();
     CellRecord rerank =
         cells.stream().filter(c -> c.key().mode() == RankingMode.RERANK).findFirst().orElseThrow();
     assertThat(rerank.diagnostics())

@@ -64,6 +64,8 @@ class SparseAndLateInteractionEvalTest {
     assertThat(runs.get(0).get("retriever").asText()).isEqualTo("sparse-bm25:all-minilm-l6-v2");
     assertThat(runs.get(0).get("metrics").get("accuracy@1").asDouble()).isEqualTo(1.0);
     assertThat(runs.get(1).get("diagnostics").get("max_query_dims").asInt()).isEqualTo(8);
+    assertThat(runs.get(1).get("diagnostics").get("concurrent_latency_in_flight").asInt())
+        .isEqualTo(3);
   }
 
   @Test
@@ -92,6 +94,15 @@ class SparseAndLateInteractionEvalTest {
     assertThat(runs.get(0).get("retriever").asText()).isEqualTo("sparse:tiny-splade");
     assertThat(runs.get(1).get("retriever").asText()).isEqualTo("multivector:tiny-colbert");
     assertThat(runs.get(1).get("num_queries").asInt()).isEqualTo(3);
+    // Both measured their latency with several queries in flight: the default 4, or here all 3.
+    for (JsonNode run : runs) {
+      JsonNode diagnostics = run.get("diagnostics");
+      assertThat(diagnostics.get("concurrent_latency_in_flight").asInt()).isEqualTo(3);
+      assertThat(diagnostics.get("concurrent_latency_p99_us").asDouble())
+          .isGreaterThanOrEqualTo(diagnostics.get("concurrent_latency_p50_us").asDouble())
+          .isPositive();
+      assertThat(diagnostics.get("concurrent_queries_per_second").asDouble()).isPositive();
+    }
 
     // Brute force: encode with the same model, score every document by sum over query tokens of the
     // best dot product with a document token, order by score descending then doc id ascending.

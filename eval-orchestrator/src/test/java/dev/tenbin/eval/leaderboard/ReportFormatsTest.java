@@ -1,6 +1,7 @@
 package dev.tenbin.eval.leaderboard;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -92,6 +93,32 @@ class ReportFormatsTest {
     assertThat(md).contains("## Bytes per document", "| stored B/document | scanned B/document |");
     assertThat(rowsWithLatency).isPositive();
     assertThat(md).contains("## Query latency", "| p50 µs | p99 µs |");
+    // bm25 and the base rows were measured with 4 in flight, the header says so; the other rows'
+    // cells were stored before: –
+    assertThat(md)
+        .contains(
+            "| system | variant | mode | p50 µs | p99 µs | p50 µs @4 | p99 µs @4 | q/s @4 |",
+            "@4: the same queries with 4 in flight",
+            "–: not measured");
+    String bm25 =
+        md.lines().filter(l -> l.startsWith("| bm25 | base |")).reduce((a, b) -> b).orElseThrow();
+    // 1.4 × 900 µs, 3 × 900 µs, 4e6 / 1,260 µs
+    assertThat(bm25).endsWith("| 900 | – | 1260 | 2700 | 3175 |");
+    assertThat(
+            md.lines().filter(l -> l.startsWith("| dense:e5-small | base |")).reduce((a, b) -> b))
+        .hasValueSatisfying(l -> assertThat(l).endsWith("| – | – | – |"));
+  }
+
+  @Test
+  void theHtmlPageHasTheLatencyTableWithTheConcurrentColumns() {
+    String html = HtmlReport.render(BOARD);
+
+    assertThat(html)
+        .contains(
+            "<h2>Query latency</h2>",
+            "<table id=\"latency\">",
+            "<th>p50 µs @4</th><th>p99 µs @4</th><th>q/s @4</th>",
+            "<td class=\"num\">3175</td>");
   }
 
   @Test
@@ -127,6 +154,33 @@ class ReportFormatsTest {
     assertThat(top.get("rank").asInt()).isEqualTo(1);
     assertThat(top.get("macro_interval")).hasSize(2);
     assertThat(json.get("tasks").get(0).get("query_length").asText()).isNotEmpty();
+    JsonNode bm25 = row(json, "bm25", "base");
+    assertThat(bm25.get("concurrent_in_flight").asInt()).isEqualTo(4);
+    assertThat(bm25.get("concurrent_in_flight_min").asInt()).isEqualTo(4);
+    assertThat(bm25.get("concurrent_latency_p50_us").asDouble()).isCloseTo(1_260, within(1e-6));
+    assertThat(bm25.get("concurrent_latency_p99_us").asDouble()).isCloseTo(2_700, within(1e-6));
+    assertThat(bm25.get("concurrent_queries_per_second").asDouble())
+        .isCloseTo(4e6 / 1_260, within(1e-6));
+    JsonNode older = row(json, "dense:bge-small-en-v1.5", "int8");
+    for (String field :
+        List.of(
+            "concurrent_in_flight",
+            "concurrent_in_flight_min",
+            "concurrent_latency_p50_us",
+            "concurrent_latency_p99_us",
+            "concurrent_queries_per_second")) {
+      assertThat(older.get(field).isNull()).as(field).isTrue();
+    }
+  }
+
+  private static JsonNode row(JsonNode json, String system, String variant) {
+    for (JsonNode row : json.get("rows")) {
+      if (row.get("system").asText().equals(system)
+          && row.get("variant").asText().equals(variant)) {
+        return row;
+      }
+    }
+    throw new AssertionError("no row " + system + "/" + variant);
   }
 
   @Test
