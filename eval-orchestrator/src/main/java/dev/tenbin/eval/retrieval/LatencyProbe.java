@@ -114,8 +114,10 @@ public final class LatencyProbe {
         };
     List<Thread> threads = new ArrayList<>(inFlight);
     Thread.Builder builder = Thread.ofPlatform().name("tenbin-latency-probe-", 0).daemon(true);
+    // The calls run in the caller's gRPC context, so a cancelled work item cancels them too.
+    Runnable inContext = io.grpc.Context.current().wrap(worker);
     for (int t = 0; t < inFlight; t++) {
-      threads.add(builder.start(worker));
+      threads.add(builder.start(inContext));
     }
     long start = System.nanoTime();
     go.countDown();
