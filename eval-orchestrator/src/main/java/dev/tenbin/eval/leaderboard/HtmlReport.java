@@ -154,13 +154,8 @@ public final class HtmlReport {
     for (LeaderboardRow row : board.rows()) {
       html.append("<tr class=\"task-row\" data-row=\"")
           .append(Html.escape(row.key().id()))
-          .append("\"><td>")
-          .append(Html.escape(row.key().system().name()))
-          .append("</td><td>")
-          .append(Html.escape(row.key().variant()))
-          .append("</td><td>")
-          .append(Html.escape(row.key().mode()))
-          .append("</td>");
+          .append("\">");
+      rowKeyCells(html, row);
       for (TaskRef task : board.tasks()) {
         String tie = ties.task(row, task);
         html.append("<td class=\"num\">").append(Numbers.score(row.scores().get(task)));
@@ -174,6 +169,17 @@ public final class HtmlReport {
       html.append("</tr>");
     }
     html.append("</tbody>");
+  }
+
+  /** A row's system, variant and mode cells. */
+  private static void rowKeyCells(StringBuilder html, LeaderboardRow row) {
+    html.append("<td>")
+        .append(Html.escape(row.key().system().name()))
+        .append("</td><td>")
+        .append(Html.escape(row.key().variant()))
+        .append("</td><td>")
+        .append(Html.escape(row.key().mode()))
+        .append("</td>");
   }
 
   /** The measures the job chose, one table per measure (see {@link MarkdownReport}). */
@@ -203,13 +209,8 @@ public final class HtmlReport {
       html.append("</tr></thead><tbody>");
       for (LeaderboardRow row : board.rows()) {
         var byTask = chosen.values().getOrDefault(row.key(), java.util.Map.of());
-        html.append("<tr><td>")
-            .append(Html.escape(row.key().system().name()))
-            .append("</td><td>")
-            .append(Html.escape(row.key().variant()))
-            .append("</td><td>")
-            .append(Html.escape(row.key().mode()))
-            .append("</td>");
+        html.append("<tr>");
+        rowKeyCells(html, row);
         for (TaskRef task : board.tasks()) {
           var value = byTask.getOrDefault(task, java.util.Map.of()).get(name);
           html.append("<td class=\"num\">")

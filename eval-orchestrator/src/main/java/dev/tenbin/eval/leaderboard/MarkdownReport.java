@@ -97,25 +97,18 @@ public final class MarkdownReport {
         .append('\n');
     for (String name : chosen.names()) {
       md.append("\n### ").append(escape(name)).append("\n\n");
-      List<String> header = new ArrayList<>(List.of("system", "variant", "mode"));
-      List<Boolean> numeric = new ArrayList<>(List.of(false, false, false));
-      for (TaskRef task : board.tasks()) {
-        header.add(task.id() + " (" + task.language() + ")");
-        numeric.add(true);
-      }
-      List<List<String>> rows = new ArrayList<>();
-      for (LeaderboardRow row : board.rows()) {
-        var byTask = chosen.values().getOrDefault(row.key(), java.util.Map.of());
-        List<String> cells =
-            new ArrayList<>(
-                List.of(row.key().system().name(), row.key().variant(), row.key().mode()));
-        for (TaskRef task : board.tasks()) {
-          ChosenMeasures.Value value = byTask.getOrDefault(task, java.util.Map.of()).get(name);
-          cells.add(value == null ? Numbers.ABSENT : Numbers.measure(value));
-        }
-        rows.add(cells);
-      }
-      table(md, header, rows, numeric);
+      rowsByTask(
+          md,
+          board,
+          (row, task) -> {
+            ChosenMeasures.Value value =
+                chosen
+                    .values()
+                    .getOrDefault(row.key(), java.util.Map.of())
+                    .getOrDefault(task, java.util.Map.of())
+                    .get(name);
+            return value == null ? Numbers.ABSENT : Numbers.measure(value);
+          });
     }
     if (chosen.unmeasured() > 0) {
       md.append(
@@ -250,6 +243,26 @@ public final class MarkdownReport {
 
   private static void perTask(StringBuilder md, Leaderboard board) {
     TieMarkers ties = new TieMarkers(board);
+    rowsByTask(
+        md,
+        board,
+        (row, task) -> {
+          String cell =
+              Numbers.score(row.scores().get(task))
+                  + (ties.task(row, task) == null ? "" : TIE_MARK);
+          if (row.delta() != null && !row.key().isBase() && row.delta().tasks().containsKey(task)) {
+            cell += " (" + Numbers.delta(row.delta().tasks().get(task)) + ")";
+          }
+          return cell;
+        });
+    md.append("\nIn parentheses: the difference to the system's base variant.\n");
+  }
+
+  /** A table of the board's rows (system, variant, mode) by its tasks, one {@code cell} each. */
+  private static void rowsByTask(
+      StringBuilder md,
+      Leaderboard board,
+      java.util.function.BiFunction<LeaderboardRow, TaskRef, String> cell) {
     List<String> header = new ArrayList<>(List.of("system", "variant", "mode"));
     List<Boolean> numeric = new ArrayList<>(List.of(false, false, false));
     for (TaskRef task : board.tasks()) {
@@ -262,17 +275,11 @@ public final class MarkdownReport {
           new ArrayList<>(
               List.of(row.key().system().name(), row.key().variant(), row.key().mode()));
       for (TaskRef task : board.tasks()) {
-        Double score = row.scores().get(task);
-        String cell = Numbers.score(score) + (ties.task(row, task) == null ? "" : TIE_MARK);
-        if (row.delta() != null && !row.key().isBase() && row.delta().tasks().containsKey(task)) {
-          cell += " (" + Numbers.delta(row.delta().tasks().get(task)) + ")";
-        }
-        cells.add(cell);
+        cells.add(cell.apply(row, task));
       }
       rows.add(cells);
     }
     table(md, header, rows, numeric);
-    md.append("\nIn parentheses: the difference to the system's base variant.\n");
   }
 
   private static void table(
