@@ -29,15 +29,10 @@ import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.LogDocMergePolicy;
 import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.search.DocIdSetIterator;
-import org.apache.lucene.search.FieldDoc;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
-import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.ScoreMode;
 import org.apache.lucene.search.Scorer;
-import org.apache.lucene.search.Sort;
-import org.apache.lucene.search.SortField;
-import org.apache.lucene.search.TopFieldDocs;
 import org.apache.lucene.search.Weight;
 import org.apache.lucene.search.similarities.BM25Similarity;
 import org.apache.lucene.store.Directory;
@@ -80,9 +75,6 @@ public final class Bm25Index implements Closeable {
   static final String STORED_TEXT_KEY = "tenbin.stored_text";
 
   static final String STORED_TEXT_VALUE = "title,text";
-
-  private static final Sort SCORE_THEN_ID =
-      new Sort(SortField.FIELD_SCORE, new SortField(ID_FIELD, SortField.Type.STRING));
 
   private final Path path;
   private final Directory directory;
@@ -382,24 +374,9 @@ public final class Bm25Index implements Closeable {
     try {
       IndexSearcher searcher = new IndexSearcher(current);
       searcher.setSimilarity(similarity);
-      // Block-max WAND: the sort leads with the score, so Lucene skips blocks that cannot enter the
-      // top k. The sort values already hold each hit's score and id (its doc values), so there is
-      // neither a second scoring pass (doScores) nor a stored-field read per hit.
-      TopFieldDocs top = searcher.search(query, k, SCORE_THEN_ID, false);
-      StoredFields stored = null;
-      List<Hit> hits = new ArrayList<>(top.scoreDocs.length);
-      for (ScoreDoc scoreDoc : top.scoreDocs) {
-        FieldDoc fieldDoc = (FieldDoc) scoreDoc;
-        float score = (Float) fieldDoc.fields[0];
-        String id;
-        if (fieldDoc.fields[1] instanceof BytesRef idValue) {
-          id = idValue.utf8ToString();
-        } else {
-          stored = stored == null ? searcher.storedFields() : stored;
-          id = stored.document(fieldDoc.doc).get(ID_FIELD);
-        }
-        hits.add(new Hit(id, score));
-      }
+      // Score descending, ties by id: a top k by score with block-max WAND, then the ties at
+      // the k-th score (ScoreThenIdTopK), not a sort on the id's doc values.
+      List<Hit> hits = ScoreThenIdTopK.search(searcher, query, k, ID_FIELD);
       return hits;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
