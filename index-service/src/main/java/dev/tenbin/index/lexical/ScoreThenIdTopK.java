@@ -19,7 +19,6 @@ import org.apache.lucene.search.Scorable;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.ScoreMode;
 import org.apache.lucene.search.TopDocs;
-import org.apache.lucene.search.TotalHits;
 import org.apache.lucene.util.BytesRef;
 
 /**
@@ -33,9 +32,10 @@ import org.apache.lucene.util.BytesRef;
  * search runs in two passes instead, both with block-max WAND:
  *
  * <ol>
- *   <li>the top {@code k} by score (Lucene's own order among ties, by internal doc number);
- *   <li>when the {@code k}-th score may be shared by documents the first pass left out, every
- *       document with exactly that score (the scorer skips whatever scores lower).
+ *   <li>the top {@code k + 1} by score (Lucene's own order among ties, by internal doc number);
+ *   <li>only when the {@code k + 1}-th shares the {@code k}-th score, so that documents left out
+ *       may belong among the top {@code k} by id, every document with exactly that score (the
+ *       scorer skips whatever scores lower).
  * </ol>
  *
  * Only those hits' ids are then read from the doc values, and sorted by score and id. A document
@@ -47,21 +47,19 @@ final class ScoreThenIdTopK {
 
   static List<Hit> search(IndexSearcher searcher, Query query, int k, String idField)
       throws IOException {
-    TopDocs top = searcher.search(query, k);
-    List<Candidate> candidates = new ArrayList<>(top.scoreDocs.length);
-    for (ScoreDoc hit : top.scoreDocs) {
+    // One hit more than asked: the best document left out tells whether the k-th score is shared
+    // beyond the top k, so the second pass runs only when it is.
+    TopDocs top = searcher.search(query, k == Integer.MAX_VALUE ? k : k + 1);
+    ScoreDoc[] found = top.scoreDocs;
+    int kept = Math.min(k, found.length);
+    List<Candidate> candidates = new ArrayList<>(kept);
+    java.util.Set<Integer> inTop = new java.util.HashSet<>();
+    for (ScoreDoc hit : java.util.Arrays.copyOf(found, kept)) {
       candidates.add(new Candidate(hit.doc, hit.score));
+      inTop.add(hit.doc);
     }
-    boolean full = top.scoreDocs.length == k;
-    boolean allMatchesSeen =
-        top.totalHits.relation() == TotalHits.Relation.EQUAL_TO
-            && top.totalHits.value() <= top.scoreDocs.length;
-    if (full && !allMatchesSeen) {
-      float last = top.scoreDocs[k - 1].score;
-      java.util.Set<Integer> inTop = new java.util.HashSet<>();
-      for (ScoreDoc hit : top.scoreDocs) {
-        inTop.add(hit.doc);
-      }
+    if (found.length > k && found[k].score == found[k - 1].score) {
+      float last = found[k - 1].score;
       for (int doc : searcher.search(query, new ScoredExactly(last))) {
         if (!inTop.contains(doc)) {
           candidates.add(new Candidate(doc, last));
