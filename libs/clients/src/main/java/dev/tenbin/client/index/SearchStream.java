@@ -67,6 +67,10 @@ public final class SearchStream implements AutoCloseable {
         (ClientCallStreamObserver<SearchStreamRequest>)
             IndexServiceGrpc.newStub(channel)
                 .withDeadline(deadline)
+                // The observer below only appends to a queue and never blocks, so it runs on the
+                // thread that received the answer instead of waking a thread of the channel's
+                // executor for each answer only to hand it on to the waiting caller.
+                .withExecutor(Runnable::run)
                 .searchStream(
                     new StreamObserver<>() {
                       @Override
