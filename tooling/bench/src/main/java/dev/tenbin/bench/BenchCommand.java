@@ -165,6 +165,9 @@ public final class BenchCommand implements Runnable {
             "grpc_stream_pipelined_queries_per_s", result.grpcStreamPipelinedQueriesPerSecond());
         root.put("stream_pipeline_window", Bm25Benchmark.PIPELINE_WINDOW);
         root.put("query_grpc_stream_pipelined_over_in_process", result.pipelinedStreamQueryRatio());
+        root.put(
+            "grpc_stream_pipelined_server_search_us_per_query",
+            result.grpcStreamPipelinedServerSearchMicros());
         root.put("warm_up_passes", result.warmUpPasses());
         root.put("in_process_us_per_query", result.inProcessMicrosPerQuery());
         root.put("grpc_us_per_query", result.grpcMicrosPerQuery());
@@ -210,7 +213,7 @@ public final class BenchCommand implements Runnable {
                 + " the last answer)%n"
                 + "stream/in-process             %11.2f%n"
                 + "gRPC stream, pipelined        %11.0f  (%d queries in flight on the one stream;"
-                + " /in-process %.2f)%n"
+                + " /in-process %.2f; %.0f us a query in the server's search)%n"
                 + "gRPC, %2d threads            %11.0f  (one query per request, %d in flight)%n"
                 + "gRPC/in-process, %2d threads %11.2f%n"
                 + "gRPC, %2d threads, a channel each %6.0f  (gRPC/in-process %.2f)%n"
@@ -245,6 +248,7 @@ public final class BenchCommand implements Runnable {
             result.grpcStreamPipelinedQueriesPerSecond(),
             Bm25Benchmark.PIPELINE_WINDOW,
             result.pipelinedStreamQueryRatio(),
+            result.grpcStreamPipelinedServerSearchMicros(),
             result.threads(),
             result.grpcParallelQueriesPerSecond(),
             result.threads(),

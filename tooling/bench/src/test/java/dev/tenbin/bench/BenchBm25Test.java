@@ -86,6 +86,9 @@ class BenchBm25Test {
                 / json.get("in_process_queries_per_s").asDouble(),
             offset(1e-9));
     assertThat(streamQueries).isPositive();
+    assertThat(json.get("grpc_stream_pipelined_server_search_us_per_query").asDouble())
+        .isPositive()
+        .isLessThan(1e6 / json.get("grpc_stream_pipelined_queries_per_s").asDouble());
     assertThat(json.get("grpc_stream_us_per_query").asDouble())
         .isCloseTo(1e6 / streamQueries, offset(1e-6));
     assertThat(json.get("query_grpc_stream_over_in_process").asDouble())
