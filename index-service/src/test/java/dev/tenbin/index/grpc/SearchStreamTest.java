@@ -39,7 +39,10 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntSupplier;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterEach;
@@ -76,15 +79,16 @@ class SearchStreamTest {
   @TempDir Path dataDir;
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
   private IndexServer.Embedded server;
+  private String serverName;
   private ManagedChannel channel;
   private IndexServiceGrpc.IndexServiceBlockingStub index;
   private IndexClient client;
 
   @BeforeEach
   void start() throws Exception {
-    String name = "search-stream-" + UUID.randomUUID();
-    server = IndexServer.startInProcess(name, dataDir, registry);
-    channel = InProcessChannelBuilder.forName(name).build();
+    serverName = "search-stream-" + UUID.randomUUID();
+    server = IndexServer.startInProcess(serverName, dataDir, registry);
+    channel = InProcessChannelBuilder.forName(serverName).build();
     index = IndexServiceGrpc.newBlockingStub(channel).withDeadlineAfter(60, TimeUnit.SECONDS);
     client = IndexClient.of(channel);
     index.createCollection(
@@ -228,6 +232,43 @@ class SearchStreamTest {
     }
     assertThat(unary)
         .allSatisfy(r -> assertThat(r.getRankings(0).getDocumentsCount()).isPositive());
+  }
+
+  @Test
+  void answersReachTheCallerWithoutPassingThroughTheChannelsExecutor() throws Exception {
+    // The stream's observer only queues each answer for the caller, so it runs on the thread the
+    // answer arrived on: a thread of the channel's executor woken per answer would only hand it on.
+    AtomicInteger executorTasks = new AtomicInteger();
+    ExecutorService pool = Executors.newCachedThreadPool();
+    ManagedChannel counted =
+        InProcessChannelBuilder.forName(serverName)
+            .executor(
+                task -> {
+                  executorTasks.incrementAndGet();
+                  pool.execute(task);
+                })
+            .build();
+    try {
+      IndexClient countedClient = IndexClient.of(counted);
+      List<SearchRequest> requests = queries(50);
+      // The channel connects on its first call; count only what the stream's answers cost.
+      IndexServiceGrpc.newBlockingStub(counted).search(requests.getFirst());
+      executorTasks.set(0);
+      List<SearchResponse> streamed = new ArrayList<>();
+      try (SearchStream stream = countedClient.searchStream()) {
+        for (SearchRequest request : requests) {
+          streamed.add(stream.search(request));
+        }
+      }
+
+      assertThat(streamed).hasSize(50);
+      assertThat(streamed.get(9).getRankingsList())
+          .isEqualTo(index.search(requests.get(9)).getRankingsList());
+      assertThat(executorTasks.get()).isZero();
+    } finally {
+      counted.shutdownNow();
+      pool.shutdownNow();
+    }
   }
 
   @Test
