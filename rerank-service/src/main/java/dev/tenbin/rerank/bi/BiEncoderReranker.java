@@ -8,7 +8,12 @@ import dev.tenbin.proto.encoder.v1.GetModelInfoResponse;
 import dev.tenbin.rerank.cross.ScoreHead;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A retrieval model acting as a reranker: the query and each candidate are encoded by the encoder
@@ -26,8 +31,14 @@ public final class BiEncoderReranker {
    * Document vectors by (model, text): a candidate shared by many queries' sets is encoded once.
    * Bounded; cleared whole when full.
    */
-  private final java.util.Map<String, float[]> documentVectors =
-      new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<DocumentText, float[]> documentVectors = new ConcurrentHashMap<>();
+
+  /**
+   * A cache key that holds the candidate's text as it came, instead of a new string of the model
+   * and the text joined for every lookup (a copy of each candidate's text, then its hash, three
+   * times per candidate).
+   */
+  private record DocumentText(String model, String text) {}
 
   public BiEncoderReranker(EncoderClient encoder) {
     this(encoder, encoder.denseEncoding());
@@ -112,29 +123,35 @@ public final class BiEncoderReranker {
     }
     String id = model.substring("dense:".length());
     float[] q = dense.encodeDense(id, List.of(query), true).getFirst();
-    List<String> missing = new java.util.ArrayList<>();
-    for (String document : documents) {
-      if (!documentVectors.containsKey(id + "\u0000" + document) && !missing.contains(document)) {
-        missing.add(document);
+    float[][] docs = new float[documents.size()][];
+    Set<String> missing = new LinkedHashSet<>();
+    for (int i = 0; i < docs.length; i++) {
+      docs[i] = documentVectors.get(new DocumentText(id, documents.get(i)));
+      if (docs[i] == null) {
+        missing.add(documents.get(i));
       }
     }
     if (!missing.isEmpty()) {
       if (documentVectors.size() + missing.size() > CACHE_LIMIT) {
         documentVectors.clear();
       }
-      List<float[]> encoded = dense.encodeDense(id, missing, false);
-      for (int i = 0; i < missing.size(); i++) {
-        documentVectors.put(id + "\u0000" + missing.get(i), encoded.get(i));
+      List<String> texts = List.copyOf(missing);
+      List<float[]> encoded = dense.encodeDense(id, texts, false);
+      Map<String, float[]> fresh = new HashMap<>();
+      for (int i = 0; i < texts.size(); i++) {
+        documentVectors.put(new DocumentText(id, texts.get(i)), encoded.get(i));
+        fresh.put(texts.get(i), encoded.get(i));
+      }
+      for (int i = 0; i < docs.length; i++) {
+        if (docs[i] == null) {
+          docs[i] = fresh.get(documents.get(i));
+        }
       }
     }
-    List<float[]> docs = new java.util.ArrayList<>(documents.size());
-    for (String document : documents) {
-      docs.add(documentVectors.get(id + "\u0000" + document));
-    }
-    float[] scores = new float[docs.size()];
+    float[] scores = new float[docs.length];
     for (int i = 0; i < scores.length; i++) {
       float dot = 0;
-      float[] d = docs.get(i);
+      float[] d = docs[i];
       for (int j = 0; j < q.length; j++) {
         dot += q[j] * d[j];
       }
@@ -144,8 +161,8 @@ public final class BiEncoderReranker {
   }
 
   private float[] sparse(String id, String query, List<String> documents) {
-    java.util.Map<Integer, Float> q = encoder.encodeSparse(id, List.of(query), true).getFirst();
-    List<java.util.Map<Integer, Float>> docs = encoder.encodeSparse(id, documents, false);
+    Map<Integer, Float> q = encoder.encodeSparse(id, List.of(query), true).getFirst();
+    List<Map<Integer, Float>> docs = encoder.encodeSparse(id, documents, false);
     float[] scores = new float[docs.size()];
     for (int i = 0; i < scores.length; i++) {
       double dot = 0;
