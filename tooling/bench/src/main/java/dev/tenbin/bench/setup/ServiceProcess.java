@@ -23,7 +23,8 @@ import java.util.concurrent.TimeUnit;
  * from the operating system ({@link #cpuNanos}) apart from the load generator's. Its output goes to
  * {@code service.log} in the folder it is given; it is stopped with SIGTERM on {@link #close}, or
  * when this JVM shuts down before that (Ctrl-C, SIGTERM; {@link OrderedShutdown}), forcibly after
- * 20 s.
+ * 20 s. When this JVM ends without shutting down ({@code kill -9}, a crash), the service stops by
+ * itself ({@link ExitWithParent}).
  */
 public final class ServiceProcess implements AutoCloseable {
   private static final String MAIN = "dev.tenbin.eval.cli.TenbinCli";
@@ -62,22 +63,14 @@ public final class ServiceProcess implements AutoCloseable {
   public static ServiceProcess startMain(
       Path folder, String mainClass, java.util.function.IntFunction<List<String>> args) {
     int port = freePort();
-    List<String> command = new ArrayList<>();
-    command.add(ProcessHandle.current().info().command().orElse("java"));
-    for (String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-      // The launcher hands its standard error to this JVM as a descriptor the child does not have.
-      if (!flag.startsWith("-Dtenbin.stderr.")) {
-        command.add(flag);
-      }
-    }
-    command.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClass));
-    command.addAll(args.apply(port));
     Path log = folder.resolve("service.log");
     Process process;
     try {
       Files.createDirectories(folder);
+      // Standard input stays a pipe from this process, never written to: ExitWithParent stops the
+      // service when it ends, which it does when this process does.
       process =
-          new ProcessBuilder(command)
+          new ProcessBuilder(command(mainClass, args.apply(port)))
               .redirectErrorStream(true)
               .redirectOutput(log.toFile())
               .start();
@@ -95,6 +88,27 @@ public final class ServiceProcess implements AutoCloseable {
       started.close();
       throw e;
     }
+  }
+
+  /**
+   * The command line that runs {@code mainClass} with {@code args} on this JVM's java, flags and
+   * class path, under {@link ExitWithParent}: the process stops when its standard input, a pipe
+   * from this process, ends.
+   */
+  static List<String> command(String mainClass, List<String> args) {
+    List<String> command = new ArrayList<>();
+    command.add(ProcessHandle.current().info().command().orElse("java"));
+    for (String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+      // The launcher hands its standard error to this JVM as a descriptor the child does not have.
+      if (!flag.startsWith("-Dtenbin.stderr.")) {
+        command.add(flag);
+      }
+    }
+    command.addAll(
+        List.of("-cp", System.getProperty("java.class.path"), ExitWithParent.class.getName()));
+    command.add(mainClass);
+    command.addAll(args);
+    return command;
   }
 
   private void awaitServing(Duration limit) {
