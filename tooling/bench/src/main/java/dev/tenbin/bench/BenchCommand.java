@@ -676,13 +676,32 @@ public final class BenchCommand implements Runnable {
 
     @Option(
         names = "--warm-up-passes",
-        defaultValue = "100",
         paramLabel = "N",
         description =
-            "Passes over the queries before the measured ones (default ${DEFAULT-VALUE}): the gRPC"
-                + " side's Java code reaches its compiled steady state only after some thousands of"
-                + " calls.")
-    int warmUpPasses;
+            "Passes over the queries before the measured ones (default "
+                + DEFAULT_WARM_UP_PASSES
+                + "; with --server-cpu "
+                + DEFAULT_SERVER_CPU_WARM_UP_PASSES
+                + "): the gRPC side's Java code reaches its compiled steady state only after some"
+                + " thousands of calls, and a service in its own process keeps compiling the code it"
+                + " runs once a request well past 2,000 requests.")
+    Integer warmUpPasses;
+
+    static final int DEFAULT_WARM_UP_PASSES = 100;
+
+    /**
+     * 10,000 requests of the default 20 queries: with 2,000, half of the rerank process's own CPU
+     * in the measured requests was its JIT compiler (BENCHMARKS.md, rerank over gRPC).
+     */
+    static final int DEFAULT_SERVER_CPU_WARM_UP_PASSES = 500;
+
+    /** {@code --warm-up-passes}, or its default for the kind of run. */
+    int warmUpPasses() {
+      if (warmUpPasses != null) {
+        return warmUpPasses;
+      }
+      return serverCpu ? DEFAULT_SERVER_CPU_WARM_UP_PASSES : DEFAULT_WARM_UP_PASSES;
+    }
 
     @Option(
         names = "--passes",
@@ -766,9 +785,9 @@ public final class BenchCommand implements Runnable {
         throw new CommandLine.ParameterException(
             spec.commandLine(), "--passes must be at least 1, got " + passes);
       }
-      if (warmUpPasses < 0) {
+      if (warmUpPasses() < 0) {
         throw new CommandLine.ParameterException(
-            spec.commandLine(), "--warm-up-passes must be at least 0, got " + warmUpPasses);
+            spec.commandLine(), "--warm-up-passes must be at least 0, got " + warmUpPasses());
       }
       if (serverCpu) {
         return serverCpu(qs, docs, levels);
@@ -808,7 +827,7 @@ public final class BenchCommand implements Runnable {
                 qs,
                 docs,
                 pairs,
-                warmUpPasses,
+                warmUpPasses(),
                 passes,
                 byId);
       }
@@ -841,7 +860,7 @@ public final class BenchCommand implements Runnable {
           dev.tenbin.eval.services.Services.connect(null, null, modelsDirectory, cacheDirectory)) {
         r =
             new RerankServerCpuBenchmark(
-                    model, qs, docs, pairs, requests, warmUpPasses * qs.size(), levels)
+                    model, qs, docs, pairs, requests, warmUpPasses() * qs.size(), levels)
                 .run(modelsDirectory, cacheDirectory, services::encoderChannel, folder);
       } finally {
         dev.tenbin.bench.setup.ScratchFolders.delete(folder);

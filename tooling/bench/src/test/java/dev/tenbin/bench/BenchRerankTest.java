@@ -77,6 +77,23 @@ class BenchRerankTest {
   }
 
   @Test
+  void aServerCpuRunWarmsUpLongerByDefault() {
+    BenchCommand.Rerank plain = new BenchCommand.Rerank();
+    new picocli.CommandLine(plain).parseArgs("--model", "dense:m", "--dataset", "d");
+    BenchCommand.Rerank serverCpu = new BenchCommand.Rerank();
+    new picocli.CommandLine(serverCpu)
+        .parseArgs("--model", "dense:m", "--dataset", "d", "--server-cpu");
+    BenchCommand.Rerank chosen = new BenchCommand.Rerank();
+    new picocli.CommandLine(chosen)
+        .parseArgs("--model", "dense:m", "--dataset", "d", "--server-cpu", "--warm-up-passes", "7");
+
+    assertThat(plain.warmUpPasses()).isEqualTo(100);
+    // 10,000 requests of the default 20 queries.
+    assertThat(serverCpu.warmUpPasses()).isEqualTo(500);
+    assertThat(chosen.warmUpPasses()).isEqualTo(7);
+  }
+
+  @Test
   void atLeastOnePassIsMeasured() {
     CliRunner result = bench("--pairs", "4", "--passes", "0");
 
