@@ -10,10 +10,12 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.channels.Channels;
 import java.nio.channels.SeekableByteChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.security.DigestInputStream;
 import java.security.MessageDigest;
@@ -32,6 +34,21 @@ public final class JobFiles {
   public record JobFile(String path, long sizeBytes, String sha256) {}
 
   private JobFiles() {}
+
+  /**
+   * Replaces {@code file} with {@code text} (UTF-8), creating its folder: the text goes to a
+   * temporary file of a name of its own beside it, which is then moved into place, so a reader sees
+   * the old file or the new one whole, and the shards of a job writing the same file at once each
+   * move a whole one.
+   */
+  static void replace(Path file, String text) throws IOException {
+    Files.createDirectories(file.getParent());
+    Path temporary =
+        file.resolveSibling("." + file.getFileName() + "." + java.util.UUID.randomUUID() + ".tmp");
+    Files.writeString(temporary, text, StandardCharsets.UTF_8);
+    Files.move(
+        temporary, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+  }
 
   /** Every regular file under {@code folder} but lock files, in path order. */
   public static List<JobFile> list(Path folder) {

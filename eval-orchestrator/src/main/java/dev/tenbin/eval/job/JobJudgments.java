@@ -7,10 +7,8 @@ import dev.tenbin.scoring.trec.InputFileException;
 import dev.tenbin.scoring.trec.QrelsReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -66,13 +64,7 @@ public final class JobJudgments {
       }
     }
     try {
-      Files.createDirectories(file.getParent());
-      Path temporary =
-          file.resolveSibling(
-              "." + file.getFileName() + "." + java.util.UUID.randomUUID() + ".tmp");
-      Files.writeString(temporary, qrelsText, StandardCharsets.UTF_8);
-      Files.move(
-          temporary, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      JobFiles.replace(file, qrelsText.toString());
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write " + file, e);
     }

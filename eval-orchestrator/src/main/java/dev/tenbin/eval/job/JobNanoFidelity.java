@@ -8,10 +8,8 @@ import dev.tenbin.eval.plan.JobTask;
 import dev.tenbin.eval.plan.Work;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -54,13 +52,7 @@ public final class JobNanoFidelity {
         return;
       }
       copy.put("job_task", id);
-      Files.createDirectories(file.getParent());
-      Path temporary =
-          file.resolveSibling(
-              "." + file.getFileName() + "." + java.util.UUID.randomUUID() + ".tmp");
-      Files.writeString(temporary, copy.toPrettyString() + "\n", StandardCharsets.UTF_8);
-      Files.move(
-          temporary, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      JobFiles.replace(file, copy.toPrettyString() + "\n");
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write " + file, e);
     }

@@ -24,7 +24,6 @@ import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
@@ -446,26 +445,12 @@ public final class JobRunner {
         }
       }
     }
-    // Names of their own: the shards of a job write the same plan at the same time.
-    String unique = "." + java.util.UUID.randomUUID() + ".tmp";
-    Path temporary = directory.resolve(".job.json" + unique);
-    Files.writeString(
-        temporary,
-        ResultStore.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(root),
-        StandardCharsets.UTF_8);
-    Files.move(
-        temporary,
+    // The shards of a job write the same plan at the same time (JobFiles.replace).
+    JobFiles.replace(
         directory.resolve("job.json"),
-        StandardCopyOption.REPLACE_EXISTING,
-        StandardCopyOption.ATOMIC_MOVE);
+        ResultStore.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(root));
     // The spec as it was parsed (never a copy of a file named by a client).
-    Path specCopy = directory.resolve(".job.yaml" + unique);
-    Files.writeString(specCopy, spec.yaml(), StandardCharsets.UTF_8);
-    Files.move(
-        specCopy,
-        directory.resolve("job.yaml"),
-        StandardCopyOption.REPLACE_EXISTING,
-        StandardCopyOption.ATOMIC_MOVE);
+    JobFiles.replace(directory.resolve("job.yaml"), spec.yaml());
   }
 
   private synchronized void event(String type, Work work, String detail) {
