@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Prints the config (entrypoint, args, user, ports, env, volumes) of an image tarball built by
 # `./mvnw -Pimage ...` and fails when the user is root or not numeric, or a service port is missing.
-# Usage: k8s/image-config.sh [eval-orchestrator/target/jib-image.tar]
+# Usage: k8s/image-config.sh [app/target/jib-image.tar]
 set -euo pipefail
-tar_file="${1:-eval-orchestrator/target/jib-image.tar}"
+tar_file="${1:-app/target/jib-image.tar}"
 tar -xOf "$tar_file" config.json | python3 -c '
 import json, sys
 c = json.load(sys.stdin)["config"]

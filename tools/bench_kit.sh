@@ -52,8 +52,8 @@ mkdir -p "$kit/lib" "$kit/jmh-lib" "$kit/data"
   --strip-debug --no-header-files --no-man-pages --compress=zip-0 --output "$kit/jre" 2>/dev/null
 strip --strip-unneeded "$kit/jre/lib/server/libjvm.so" 2>/dev/null || true
 
-cp "$root/eval-orchestrator/target/tenbin.jar" "$kit/"
-for jar in "$root"/eval-orchestrator/target/lib/*.jar; do
+cp "$root/app/target/tenbin.jar" "$kit/"
+for jar in "$root"/app/target/lib/*.jar; do
   name=$(basename "$jar")
   if [ "$slim" = 1 ] && [[ "$name" =~ ^(langchain4j|duckdb|onnxruntime|client-java|bcp|bcutil|helm|kotlin|okhttp|okio|logging-interceptor|gson-fire|swagger|jose4j|tokenizers) ]]; then
     continue

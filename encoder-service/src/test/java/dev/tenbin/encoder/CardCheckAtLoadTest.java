@@ -8,7 +8,7 @@ import dev.tenbin.core.PreconditionException;
 import dev.tenbin.encoder.config.EncoderServiceConfig;
 import dev.tenbin.model.card.LocalModelDirectory;
 import dev.tenbin.model.card.ModelCard;
-import dev.tenbin.model.testing.TinyModels;
+import dev.tenbin.testing.models.TinyModels;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

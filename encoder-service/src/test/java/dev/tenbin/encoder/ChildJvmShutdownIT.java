@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenbin.encoder.testing.EncodeUntilStopped;
 import dev.tenbin.encoder.testing.PrintOrtHookRemoved;
-import dev.tenbin.model.testing.TinyModels;
+import dev.tenbin.testing.models.TinyModels;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

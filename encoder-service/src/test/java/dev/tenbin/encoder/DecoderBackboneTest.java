@@ -8,15 +8,15 @@ import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.PreconditionException;
 import dev.tenbin.encoder.batching.BatchingLimits;
 import dev.tenbin.encoder.config.EncoderServiceConfig;
-import dev.tenbin.model.card.DecoderSettings;
 import dev.tenbin.model.card.PaddingSide;
 import dev.tenbin.model.card.Pooling;
-import dev.tenbin.model.testing.TinyModels;
-import dev.tenbin.model.testing.TinyOnnxModels;
+import dev.tenbin.testing.models.TinyModels;
+import dev.tenbin.testing.models.TinyOnnxModels;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -50,8 +50,8 @@ class DecoderBackboneTest {
             .withBatching(limits));
   }
 
-  private static DecoderSettings settings(PaddingSide side, String eos) {
-    return new DecoderSettings(side, eos, null, null, null);
+  private static TinyModels.Decoder settings(PaddingSide side, String eos) {
+    return new TinyModels.Decoder(side.name().toLowerCase(Locale.ROOT), eos, "", "", "");
   }
 
   /** The graph's last_hidden_state of one unpadded input, in double precision. */
@@ -119,7 +119,7 @@ class DecoderBackboneTest {
     TinyModels.decoder(
         tmp.resolve("models"),
         "tiny-decoder",
-        pooling,
+        pooling.name(),
         causal,
         TinyOnnxModels.FLOAT,
         MAX_LENGTH,
@@ -163,7 +163,7 @@ class DecoderBackboneTest {
     TinyModels.decoder(
         tmp.resolve("models"),
         "with-eos",
-        Pooling.LAST_TOKEN,
+        "LAST_TOKEN",
         true,
         TinyOnnxModels.FLOAT,
         4,
@@ -172,7 +172,7 @@ class DecoderBackboneTest {
     TinyModels.decoder(
         tmp.resolve("models"),
         "without-eos",
-        Pooling.LAST_TOKEN,
+        "LAST_TOKEN",
         true,
         TinyOnnxModels.FLOAT,
         4,
@@ -209,7 +209,7 @@ class DecoderBackboneTest {
     TinyModels.decoder(
         tmp.resolve("models"),
         "bad-eos",
-        Pooling.LAST_TOKEN,
+        "LAST_TOKEN",
         true,
         TinyOnnxModels.FLOAT,
         8,
@@ -227,13 +227,12 @@ class DecoderBackboneTest {
     TinyModels.decoder(
         tmp.resolve("models"),
         "instructed",
-        Pooling.LAST_TOKEN,
+        "LAST_TOKEN",
         true,
         TinyOnnxModels.FLOAT,
         MAX_LENGTH,
         SCALE,
-        new DecoderSettings(
-            PaddingSide.LEFT, "", "Instruct: {task}\nQuery: {text}", "", "fig grape"));
+        new TinyModels.Decoder("left", "", "Instruct: {task}\nQuery: {text}", "", "fig grape"));
     try (EncoderCore core = core()) {
       long[] query = core.tokenize("instructed", List.of("apple"), true).ids()[0];
       long[] expanded =
@@ -252,7 +251,7 @@ class DecoderBackboneTest {
     TinyModels.decoder(
         tmp.resolve("models"),
         "half",
-        Pooling.MEAN,
+        "MEAN",
         false,
         outputType,
         MAX_LENGTH,
@@ -279,7 +278,7 @@ class DecoderBackboneTest {
     TinyModels.decoder(
         tmp.resolve("models"),
         "long",
-        Pooling.LAST_TOKEN,
+        "LAST_TOKEN",
         true,
         TinyOnnxModels.FLOAT,
         maxLength,

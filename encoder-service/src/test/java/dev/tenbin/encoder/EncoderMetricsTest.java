@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.encoder.batching.BatchingLimits;
 import dev.tenbin.encoder.config.EncoderServiceConfig;
-import dev.tenbin.model.testing.TinyModels;
+import dev.tenbin.testing.models.TinyModels;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;

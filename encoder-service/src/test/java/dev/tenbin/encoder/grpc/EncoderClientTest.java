@@ -9,7 +9,7 @@ import dev.tenbin.core.Cancellation;
 import dev.tenbin.encoder.SparseVector;
 import dev.tenbin.encoder.config.EncoderServiceConfig;
 import dev.tenbin.encoder.server.EncoderServer;
-import dev.tenbin.model.testing.TinyModels;
+import dev.tenbin.testing.models.TinyModels;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;

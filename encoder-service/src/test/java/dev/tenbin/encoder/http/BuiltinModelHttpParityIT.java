@@ -10,7 +10,7 @@ import dev.tenbin.encoder.server.EncoderServer;
 import dev.tenbin.rpc.ClientChannels;
 import dev.tenbin.rpc.ClientSecurity;
 import dev.tenbin.rpc.ServerSettings;
-import dev.tenbin.rpc.testing.TestHttp;
+import dev.tenbin.testing.rpc.TestHttp;
 import io.grpc.ManagedChannel;
 import java.nio.file.Path;
 import java.time.Duration;

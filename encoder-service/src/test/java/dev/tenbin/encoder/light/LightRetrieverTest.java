@@ -10,7 +10,7 @@ import dev.tenbin.encoder.EncoderCore;
 import dev.tenbin.encoder.LoadedModel;
 import dev.tenbin.encoder.SparseVector;
 import dev.tenbin.encoder.config.EncoderServiceConfig;
-import dev.tenbin.model.testing.TinyModels;
+import dev.tenbin.testing.models.TinyModels;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

@@ -16,7 +16,7 @@ import dev.tenbin.model.card.LocalModelDirectory;
 import dev.tenbin.model.card.ModelCard;
 import dev.tenbin.model.card.OutputKind;
 import dev.tenbin.model.card.Pooling;
-import dev.tenbin.model.testing.TinyOnnxModels;
+import dev.tenbin.testing.models.TinyOnnxModels;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

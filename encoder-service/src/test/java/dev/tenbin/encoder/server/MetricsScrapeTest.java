@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenbin.encoder.config.EncoderServiceConfig;
-import dev.tenbin.model.testing.TinyModels;
 import dev.tenbin.rpc.ServerSettings;
+import dev.tenbin.testing.models.TinyModels;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

@@ -3,7 +3,7 @@ package dev.tenbin.encoder.testing;
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.encoder.EncoderCore;
 import dev.tenbin.encoder.config.EncoderServiceConfig;
-import dev.tenbin.model.testing.TinyModels;
+import dev.tenbin.testing.models.TinyModels;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

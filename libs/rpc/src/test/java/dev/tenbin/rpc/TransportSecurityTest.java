@@ -3,8 +3,8 @@ package dev.tenbin.rpc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tenbin.rpc.testing.TestCertificates;
 import dev.tenbin.rpc.testing.TestService;
+import dev.tenbin.testing.rpc.TestCertificates;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenbin.model.hub.HubDownloader;
 import dev.tenbin.model.onnx.OnnxModel;
-import dev.tenbin.model.testing.FakeHub;
-import dev.tenbin.model.testing.TinyModels;
-import dev.tenbin.model.testing.TinyOnnxModels;
+import dev.tenbin.testing.models.FakeHub;
+import dev.tenbin.testing.models.TinyModels;
+import dev.tenbin.testing.models.TinyOnnxModels;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

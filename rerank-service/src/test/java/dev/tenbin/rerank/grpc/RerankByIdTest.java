@@ -6,8 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.tenbin.model.ModelPolicy;
 import dev.tenbin.model.hub.HubDownloader;
 import dev.tenbin.model.onnx.OnnxModel;
-import dev.tenbin.model.testing.TinyModels;
-import dev.tenbin.model.testing.TinyOnnxModels;
 import dev.tenbin.proto.common.v1.ScoredDocument;
 import dev.tenbin.proto.index.v1.GetDocumentsRequest;
 import dev.tenbin.proto.index.v1.GetDocumentsResponse;
@@ -22,6 +20,8 @@ import dev.tenbin.rerank.RerankCore;
 import dev.tenbin.rerank.cross.RerankerRegistry;
 import dev.tenbin.rpc.GrpcServerHost;
 import dev.tenbin.rpc.StatusMapper;
+import dev.tenbin.testing.models.TinyModels;
+import dev.tenbin.testing.models.TinyOnnxModels;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.grpc.Status;
@@ -46,7 +46,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Candidates given by id ({@code index_documents}): the rerank service fetches their title and text
  * from the index service (here an in-process stand-in that answers GetDocuments as the index
- * service's contract says; eval-orchestrator's RerankByIdEndToEndTest runs the real one) and scores
+ * service's contract says; integration-tests' RerankByIdEndToEndTest runs the real one) and scores
  * them exactly as the same texts sent inline.
  */
 class RerankByIdTest {

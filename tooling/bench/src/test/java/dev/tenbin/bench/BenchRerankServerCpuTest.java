@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.offset;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.tenbin.eval.testing.TinyBeir;
-import dev.tenbin.model.testing.TinyModels;
+import dev.tenbin.testing.data.TinyBeir;
+import dev.tenbin.testing.models.TinyModels;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;

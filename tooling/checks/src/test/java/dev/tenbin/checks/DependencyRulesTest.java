@@ -31,7 +31,8 @@ import org.junit.jupiter.api.Test;
  *   <li>libraries: {@code dev.tenbin.core}, {@code .scoring}, {@code .rpc}, {@code .model}, {@code
  *       .client} and the contracts {@code .proto};
  *   <li>services: {@code dev.tenbin.encoder}, {@code .index}, {@code .rerank};
- *   <li>the orchestrator {@code dev.tenbin.eval}, in layers;
+ *   <li>the evaluation {@code dev.tenbin.eval}, in modules (engine, reports, executors, eval
+ *       service, application) whose packages are listed below, the engine in floors;
  *   <li>tooling beside the product: {@code dev.tenbin.bench}, {@code .drill}.
  * </ul>
  */
@@ -88,13 +89,17 @@ class DependencyRulesTest {
   }
 
   @Test
-  void scoringNeedsOnlyTheJdkAndJackson() {
+  void scoringNeedsOnlyTheJdkJacksonAndCommonsStatistics() {
     classes()
         .that()
         .resideInAPackage("dev.tenbin.scoring..")
         .should()
         .onlyDependOnClassesThat()
-        .resideInAnyPackage("dev.tenbin.scoring..", "java..", "com.fasterxml.jackson..")
+        .resideInAnyPackage(
+            "dev.tenbin.scoring..",
+            "java..",
+            "com.fasterxml.jackson..",
+            "org.apache.commons.statistics..")
         .because("the scoring library is for any Java program that evaluates runs")
         .check(classes);
   }
@@ -182,23 +187,19 @@ class DependencyRulesTest {
   }
 
   @Test
-  void theOrchestratorUsesAServiceOnlyToStartItEmbedded() {
+  void onlyTheApplicationStartsTheServices() {
     noClasses()
         .that()
         .resideInAPackage("dev.tenbin.eval..")
+        .and()
+        .resideOutsideOfPackages(packagesOfModule("app"))
         .should()
-        .dependOnClassesThat(
-            resideInAnyPackage("dev.tenbin.encoder..", "dev.tenbin.index..", "dev.tenbin.rerank..")
-                .and(
-                    resideOutsideOfPackages(
-                        "dev.tenbin.encoder.server..",
-                        "dev.tenbin.encoder.config..",
-                        "dev.tenbin.index.server..",
-                        "dev.tenbin.index.config..",
-                        "dev.tenbin.rerank.server..",
-                        "dev.tenbin.rerank.config..")))
+        .dependOnClassesThat()
+        .resideInAnyPackage("dev.tenbin.encoder..", "dev.tenbin.index..", "dev.tenbin.rerank..")
         .because(
-            "the orchestrator reaches the services through their clients (in-process when embedded)")
+            "the engine, the reports, the executors and the eval service reach the services through"
+                + " their clients; the application starts them embedded"
+                + " (dev.tenbin.eval.services.EmbeddedServices)")
         .check(classes);
     noClasses()
         .that()
@@ -230,18 +231,46 @@ class DependencyRulesTest {
         .check(classes);
   }
 
-  /** The orchestrator's layers, top to bottom, and their packages (docs/architecture.md). */
-  private static final Map<String, List<String>> LAYERS = new LinkedHashMap<>();
+  /**
+   * The evaluation's modules, top to bottom, and their packages (docs/architecture.md): each may
+   * use the ones below it, never one above. Maven holds the same order between the modules' jars.
+   */
+  private static final Map<String, List<String>> MODULES = new LinkedHashMap<>();
 
   static {
-    LAYERS.put("Entry points", List.of("cli", "server", "grpc"));
-    LAYERS.put("Jobs", List.of("job", "shard"));
-    LAYERS.put("Families", List.of("family"));
-    LAYERS.put("Plan", List.of("plan"));
-    LAYERS.put(
-        "Reports",
+    MODULES.put("app", List.of("cli", "embedded"));
+    MODULES.put("service", List.of("server", "grpc"));
+    MODULES.put("kubernetes", List.of("shard"));
+    MODULES.put(
+        "reports",
         List.of("aggregate", "leaderboard", "export", "report", "warehouse", "posir", "parity"));
-    LAYERS.put(
+    MODULES.put(
+        "engine",
+        List.of(
+            "job",
+            "family",
+            "plan",
+            "retrieval",
+            "candidates",
+            "positions",
+            "nano",
+            "cache",
+            "services",
+            "taskset",
+            "confine",
+            "store",
+            "result",
+            "provenance"));
+  }
+
+  /** The engine's floors, top to bottom, and their packages. */
+  private static final Map<String, List<String>> ENGINE_LAYERS = new LinkedHashMap<>();
+
+  static {
+    ENGINE_LAYERS.put("Jobs", List.of("job"));
+    ENGINE_LAYERS.put("Families", List.of("family"));
+    ENGINE_LAYERS.put("Plan", List.of("plan"));
+    ENGINE_LAYERS.put(
         "Building blocks",
         List.of(
             "retrieval",
@@ -251,67 +280,93 @@ class DependencyRulesTest {
             "cache",
             "services",
             "taskset",
-            "confine",
-            "stats"));
-    LAYERS.put("Results", List.of("store", "result", "provenance"));
+            "confine"));
+    ENGINE_LAYERS.put("Results", List.of("store", "result", "provenance"));
   }
 
-  private static String[] packagesOf(String layer) {
-    return LAYERS.get(layer).stream()
-        .map(p -> "dev.tenbin.eval." + p + "..")
-        .toArray(String[]::new);
+  private static String[] evalPackages(List<String> names) {
+    return names.stream().map(p -> "dev.tenbin.eval." + p + "..").toArray(String[]::new);
+  }
+
+  private static String[] packagesOfModule(String module) {
+    return evalPackages(MODULES.get(module));
   }
 
   @Test
-  void everyOrchestratorPackageIsInALayer() {
-    Set<String> layered =
-        LAYERS.values().stream().flatMap(List::stream).collect(Collectors.toSet());
-    Set<String> unlayered =
+  void everyEvaluationPackageIsInAModule() {
+    Set<String> placed =
+        MODULES.values().stream().flatMap(List::stream).collect(Collectors.toSet());
+    Set<String> unplaced =
         classes.stream()
             .map(JavaClass::getPackageName)
             .filter(p -> p.startsWith("dev.tenbin.eval."))
             .map(p -> p.split("\\.")[3])
-            .filter(p -> !layered.contains(p))
+            .filter(p -> !placed.contains(p))
             .collect(Collectors.toCollection(java.util.TreeSet::new));
-    assertThat(unlayered).as("orchestrator packages in no layer").isEmpty();
+    assertThat(unplaced).as("evaluation packages in no module").isEmpty();
     assertThat(
             classes.stream()
                 .filter(c -> c.getPackageName().equals("dev.tenbin.eval"))
                 .map(JavaClass::getName))
-        .as("classes in the orchestrator's root package")
+        .as("classes in the evaluation's root package")
         .isEmpty();
+    assertThat(
+            ENGINE_LAYERS.values().stream()
+                .flatMap(List::stream)
+                .collect(Collectors.toCollection(java.util.TreeSet::new)))
+        .as("the engine's floors hold exactly the engine's packages")
+        .isEqualTo(new java.util.TreeSet<>(MODULES.get("engine")));
   }
 
   @Test
-  void theOrchestratorIsLayered() {
+  void theEvaluationModulesDependDownwardOnly() {
     layeredArchitecture()
         .consideringOnlyDependenciesInLayers()
-        .layer("Entry points")
-        .definedBy(packagesOf("Entry points"))
-        .layer("Jobs")
-        .definedBy(packagesOf("Jobs"))
-        .layer("Families")
-        .definedBy(packagesOf("Families"))
-        .layer("Plan")
-        .definedBy(packagesOf("Plan"))
-        .layer("Reports")
-        .definedBy(packagesOf("Reports"))
-        .layer("Building blocks")
-        .definedBy(packagesOf("Building blocks"))
-        .layer("Results")
-        .definedBy(packagesOf("Results"))
-        .whereLayer("Entry points")
+        .layer("app")
+        .definedBy(packagesOfModule("app"))
+        .layer("service")
+        .definedBy(packagesOfModule("service"))
+        .layer("kubernetes")
+        .definedBy(packagesOfModule("kubernetes"))
+        .layer("reports")
+        .definedBy(packagesOfModule("reports"))
+        .layer("engine")
+        .definedBy(packagesOfModule("engine"))
+        .whereLayer("app")
         .mayNotBeAccessedByAnyLayer()
+        .whereLayer("service")
+        .mayOnlyBeAccessedByLayers("app")
+        .whereLayer("kubernetes")
+        .mayOnlyBeAccessedByLayers("service", "app")
+        .whereLayer("reports")
+        .mayOnlyBeAccessedByLayers("service", "app")
+        .whereLayer("engine")
+        .mayOnlyBeAccessedByLayers("reports", "kubernetes", "service", "app")
+        .check(classes);
+  }
+
+  @Test
+  void theEngineIsLayered() {
+    layeredArchitecture()
+        .consideringOnlyDependenciesInLayers()
+        .layer("Jobs")
+        .definedBy(evalPackages(ENGINE_LAYERS.get("Jobs")))
+        .layer("Families")
+        .definedBy(evalPackages(ENGINE_LAYERS.get("Families")))
+        .layer("Plan")
+        .definedBy(evalPackages(ENGINE_LAYERS.get("Plan")))
+        .layer("Building blocks")
+        .definedBy(evalPackages(ENGINE_LAYERS.get("Building blocks")))
+        .layer("Results")
+        .definedBy(evalPackages(ENGINE_LAYERS.get("Results")))
         .whereLayer("Jobs")
-        .mayOnlyBeAccessedByLayers("Entry points")
+        .mayNotBeAccessedByAnyLayer()
         .whereLayer("Families")
-        .mayOnlyBeAccessedByLayers("Jobs", "Entry points")
+        .mayOnlyBeAccessedByLayers("Jobs")
         .whereLayer("Plan")
-        .mayOnlyBeAccessedByLayers("Families", "Jobs", "Entry points")
-        .whereLayer("Reports")
-        .mayOnlyBeAccessedByLayers("Jobs", "Entry points")
+        .mayOnlyBeAccessedByLayers("Families", "Jobs")
         .whereLayer("Building blocks")
-        .mayOnlyBeAccessedByLayers("Plan", "Families", "Reports", "Jobs", "Entry points")
+        .mayOnlyBeAccessedByLayers("Plan", "Families", "Jobs")
         .check(classes);
   }
 }

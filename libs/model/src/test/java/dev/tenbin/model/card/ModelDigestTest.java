@@ -2,7 +2,7 @@ package dev.tenbin.model.card;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tenbin.model.testing.TinyModels;
+import dev.tenbin.testing.models.TinyModels;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

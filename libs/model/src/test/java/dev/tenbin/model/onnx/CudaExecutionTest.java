@@ -3,8 +3,8 @@ package dev.tenbin.model.onnx;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.tenbin.model.testing.TinyModels;
-import dev.tenbin.model.testing.TinyOnnxModels;
+import dev.tenbin.testing.models.TinyModels;
+import dev.tenbin.testing.models.TinyOnnxModels;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 

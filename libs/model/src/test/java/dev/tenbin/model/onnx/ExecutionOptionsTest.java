@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import ai.onnxruntime.OrtException;
 import dev.tenbin.core.PreconditionException;
-import dev.tenbin.model.testing.TinyModels;
-import dev.tenbin.model.testing.TinyOnnxModels;
+import dev.tenbin.testing.models.TinyModels;
+import dev.tenbin.testing.models.TinyOnnxModels;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;

@@ -2,7 +2,7 @@ package dev.tenbin.model.onnx;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tenbin.model.testing.TinyOnnxModels;
+import dev.tenbin.testing.models.TinyOnnxModels;
 import java.lang.management.ManagementFactory;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.CodedOutputStream;
-import dev.tenbin.model.testing.TinyOnnxModels;
+import dev.tenbin.testing.models.TinyOnnxModels;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;

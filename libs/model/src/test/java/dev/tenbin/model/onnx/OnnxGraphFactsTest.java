@@ -3,7 +3,7 @@ package dev.tenbin.model.onnx;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.CodedOutputStream;
-import dev.tenbin.model.testing.TinyOnnxModels;
+import dev.tenbin.testing.models.TinyOnnxModels;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import org.junit.jupiter.api.Test;

@@ -2,7 +2,7 @@ package dev.tenbin.model.tokenizer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tenbin.model.testing.TinyOnnxModels;
+import dev.tenbin.testing.models.TinyOnnxModels;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;

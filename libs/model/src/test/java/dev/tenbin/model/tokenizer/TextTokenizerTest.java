@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenbin.core.CancelledException;
 import dev.tenbin.core.UnavailableException;
-import dev.tenbin.model.testing.TinyModels;
-import dev.tenbin.model.testing.TinyOnnxModels;
+import dev.tenbin.testing.models.TinyModels;
+import dev.tenbin.testing.models.TinyOnnxModels;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

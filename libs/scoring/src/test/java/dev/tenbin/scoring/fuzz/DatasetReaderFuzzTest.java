@@ -12,7 +12,7 @@ import dev.tenbin.scoring.beir.BeirDataset;
 import dev.tenbin.scoring.beir.BeirDatasetReader;
 import dev.tenbin.scoring.beir.CorpusDocument;
 import dev.tenbin.scoring.beir.DatasetException;
-import dev.tenbin.scoring.testing.Scratch;
+import dev.tenbin.testing.data.Scratch;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tenbin.encoder.EncoderCore;
 import dev.tenbin.encoder.config.EncoderServiceConfig;
 import dev.tenbin.encoder.light.TokenEmbeddingCache;
-import dev.tenbin.model.testing.TinyModels;
+import dev.tenbin.testing.models.TinyModels;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
