@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 
 /** The job specs in {@code examples/jobs/} parse and name task sets that exist and parse too. */
 class ExampleJobsTest {
-  private static final Path JOBS = Path.of("..", "examples", "jobs").toAbsolutePath().normalize();
+  private static final Path JOBS =
+      Path.of("..", "..", "examples", "jobs").toAbsolutePath().normalize();
 
   @Test
   void everyExampleJobParsesAndItsTaskSetsExist() throws Exception {

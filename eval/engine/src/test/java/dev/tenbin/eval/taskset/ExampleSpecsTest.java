@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 
 /** The spec files in the repository's {@code examples/} folder parse; their data need not exist. */
 class ExampleSpecsTest {
-  private static final Path EXAMPLES = Path.of("..", "examples").toAbsolutePath().normalize();
+  private static final Path EXAMPLES = Path.of("..", "..", "examples").toAbsolutePath().normalize();
   private final TaskSetParser parser = new TaskSetParser();
 
   @Test
