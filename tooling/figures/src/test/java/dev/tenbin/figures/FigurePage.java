@@ -321,16 +321,20 @@ final class FigurePage {
       case Text t -> t.markdown();
       case Commands c -> "```bash\n" + c.lines() + "\n```";
       case Compared c -> "Compared with: " + c.markdown();
-      case Measured m ->
-          "Machine: "
-              + m.machine()
-              + ". Commit: "
-              + m.commit()
-              + "."
-              + (m.note().isEmpty() ? "" : " " + m.note());
+      case Measured m -> measured(m);
       case Machines m -> machines(m);
       case Table t -> table(t);
     };
+  }
+
+  /** "Machine: M. Commit: C." and the note, on the same line when its first line fits. */
+  private static String measured(Measured m) {
+    String head = "Machine: " + m.machine() + ". Commit: " + m.commit() + ".";
+    if (m.note().isEmpty()) {
+      return head;
+    }
+    boolean fits = head.length() + 1 + m.note().lines().findFirst().orElse("").length() <= 110;
+    return head + (fits ? " " : "\n") + m.note();
   }
 
   private static String machines(Machines machines) {
