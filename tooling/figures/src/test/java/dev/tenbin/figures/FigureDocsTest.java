@@ -94,13 +94,33 @@ class FigureDocsTest {
     while (line < a.length && line < b.length && a[line].equals(b[line])) {
       line++;
     }
+    String committedLine = line < a.length ? a[line] : "(end of file)";
+    String generatedLine = line < b.length ? b[line] : "(end of file)";
+    int column = 0;
+    while (column < committedLine.length()
+        && column < generatedLine.length()
+        && committedLine.charAt(column) == generatedLine.charAt(column)) {
+      column++;
+    }
     return file
         + " differs from what its figures generate, first at line "
         + (line + 1)
+        + ", column "
+        + (column + 1)
         + ":\n  committed: "
-        + (line < a.length ? a[line] : "(end of file)")
+        + excerpt(committedLine, column)
         + "\n  generated: "
-        + (line < b.length ? b[line] : "(end of file)");
+        + excerpt(generatedLine, column);
+  }
+
+  /** A long line cut to the 100 characters around {@code column}. */
+  private static String excerpt(String line, int column) {
+    if (line.length() <= 120) {
+      return line;
+    }
+    int from = Math.max(0, column - 50);
+    int to = Math.min(line.length(), from + 100);
+    return (from > 0 ? "…" : "") + line.substring(from, to) + (to < line.length() ? "…" : "");
   }
 
   @Test
@@ -109,7 +129,7 @@ class FigureDocsTest {
     String edited = generated.replace("0.7320", "0.7321");
     assertThat(firstDifference("P.md", generated, generated)).isNull();
     assertThat(firstDifference("P.md", edited, generated))
-        .contains("first at line 5")
+        .contains("first at line 5, column 12")
         .contains("committed: | x | 0.7321 |")
         .contains("generated: | x | 0.7320 |");
   }
