@@ -11,12 +11,15 @@ import org.apache.lucene.index.Term;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.BoostQuery;
+import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.TermQuery;
 
 /**
  * Builds a BM25 query as Anserini's BagOfWordsQueryGenerator: the analysed query terms, each a
- * SHOULD clause boosted by how many times it occurs in the query.
+ * SHOULD clause boosted by how many times it occurs in the query. A query of more distinct terms
+ * than a {@code BooleanQuery} may hold ({@link IndexSearcher#getMaxClauseCount()}) becomes a {@link
+ * TermSumQuery}, which scores as that {@code BooleanQuery} would without the limit.
  */
 public final class BagOfWordsQuery {
   private BagOfWordsQuery() {}
@@ -37,11 +40,17 @@ public final class BagOfWordsQuery {
     return counts;
   }
 
-  /** The boolean query, or {@code null} when analysis leaves no term. */
+  /**
+   * The boolean query, a {@link TermSumQuery} past the clause limit, or {@code null} when analysis
+   * leaves no term.
+   */
   public static Query build(Analyzer analyzer, String field, String text) {
     Map<String, Integer> counts = termCounts(analyzer, field, text);
     if (counts.isEmpty()) {
       return null;
+    }
+    if (counts.size() > IndexSearcher.getMaxClauseCount()) {
+      return new TermSumQuery(field, counts);
     }
     BooleanQuery.Builder builder = new BooleanQuery.Builder();
     counts.forEach(
