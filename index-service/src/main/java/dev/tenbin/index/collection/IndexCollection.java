@@ -326,8 +326,10 @@ public final class IndexCollection implements Closeable {
    * time).
    *
    * @throws InvalidInputException naming the field when the collection does not store the family's
-   *     representation ({@code family}), a query vector does not fit it, or a candidate id is
-   *     unknown ({@code candidates[i].doc_ids[j]})
+   *     representation ({@code family}), a query vector does not fit it, a BM25 query has more than
+   *     {@link dev.tenbin.index.lexical.BagOfWordsQuery#MAX_TERMS} distinct terms ({@code
+   *     queries[i].text}, {@code candidates[i].query.text}), or a candidate id is unknown ({@code
+   *     candidates[i].doc_ids[j]})
    */
   public SearchResult search(SearchRequest request, Cancellation cancellation) {
     long start = System.nanoTime();
@@ -339,11 +341,25 @@ public final class IndexCollection implements Closeable {
     List<List<Hit>> rankings = new ArrayList<>(request.queries().size());
     for (int i = 0; i < request.queries().size(); i++) {
       Query query = request.queries().get(i);
-      rankings.add(
-          request.isRescore()
-              ? rescore(
-                  query, request.candidates().get(i), "candidates[" + i + "].doc_ids", cancellation)
-              : topK(query, request.k(), cancellation));
+      String queryField =
+          request.isRescore() ? "candidates[" + i + "].query" : "queries[" + i + "]";
+      try {
+        rankings.add(
+            request.isRescore()
+                ? rescore(
+                    query,
+                    request.candidates().get(i),
+                    "candidates[" + i + "].doc_ids",
+                    cancellation)
+                : topK(query, request.k(), cancellation));
+      } catch (InvalidInputException refused) {
+        // A BM25 query's text refused by the lexical index (too many terms) is named from its
+        // place in the request: queries[3].text, candidates[3].query.text.
+        if (query instanceof LexicalQuery && "text".equals(refused.field())) {
+          throw refused.within(queryField);
+        }
+        throw refused;
+      }
     }
     return new SearchResult(rankings, SearchStats.timed(System.nanoTime() - start));
   }

@@ -1,5 +1,6 @@
 package dev.tenbin.index.lexical;
 
+import dev.tenbin.core.InvalidInputException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.LinkedHashMap;
@@ -22,6 +23,14 @@ import org.apache.lucene.search.TermQuery;
  * TermSumQuery}, which scores as that {@code BooleanQuery} would without the limit.
  */
 public final class BagOfWordsQuery {
+  /**
+   * The most distinct analysed terms one query may have: 16 times Lucene's clause limit, more than
+   * an argument or a whole document used as a query has, while the work a query asks for stays
+   * bounded (one term lookup per term and segment, one posting list each). More is refused
+   * (INVALID_ARGUMENT naming {@code text}), never cut.
+   */
+  public static final int MAX_TERMS = 16_384;
+
   private BagOfWordsQuery() {}
 
   /** Analysed terms of {@code text} with their counts, in first-occurrence order. */
@@ -43,11 +52,22 @@ public final class BagOfWordsQuery {
   /**
    * The boolean query, a {@link TermSumQuery} past the clause limit, or {@code null} when analysis
    * leaves no term.
+   *
+   * @throws InvalidInputException naming {@code text} when the text has more than {@link
+   *     #MAX_TERMS} distinct terms
    */
   public static Query build(Analyzer analyzer, String field, String text) {
     Map<String, Integer> counts = termCounts(analyzer, field, text);
     if (counts.isEmpty()) {
       return null;
+    }
+    if (counts.size() > MAX_TERMS) {
+      throw InvalidInputException.tooLarge(
+          "text",
+          "a BM25 query may have at most "
+              + MAX_TERMS
+              + " distinct terms after analysis, this one has "
+              + counts.size());
     }
     if (counts.size() > IndexSearcher.getMaxClauseCount()) {
       return new TermSumQuery(field, counts);

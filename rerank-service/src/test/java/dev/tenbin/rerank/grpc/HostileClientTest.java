@@ -1,18 +1,23 @@
 package dev.tenbin.rerank.grpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenbin.model.ModelPolicy;
 import dev.tenbin.model.hub.HubDownloader;
 import dev.tenbin.model.onnx.OnnxModel;
+import dev.tenbin.proto.rerank.v1.Candidate;
+import dev.tenbin.proto.rerank.v1.RerankRequest;
 import dev.tenbin.proto.rerank.v1.RerankServiceGrpc;
 import dev.tenbin.rerank.RerankCore;
 import dev.tenbin.rerank.cross.RerankerRegistry;
 import dev.tenbin.rpc.GrpcServerHost;
+import dev.tenbin.rpc.StatusMapper;
 import dev.tenbin.rpc.testing.UndecodableRequests;
 import io.grpc.ManagedChannel;
 import io.grpc.ServiceDescriptor;
 import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Files;
@@ -59,6 +64,25 @@ class HostileClientTest {
     channel.shutdownNow();
     host.close();
     core.close();
+  }
+
+  @Test
+  void aPrecisionThisServiceDoesNotKnowIsRefusedNamingTheField() {
+    RerankRequest request =
+        RerankRequest.newBuilder()
+            .setModelId("any-model")
+            .setQuery("q")
+            .addCandidates(Candidate.newBuilder().setDocId("d1").setText("text"))
+            .setPrecisionValue(9)
+            .build();
+
+    assertThatThrownBy(() -> RerankServiceGrpc.newBlockingStub(channel).rerank(request))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+              assertThat(StatusMapper.violatedField(e)).isEqualTo("precision");
+            });
   }
 
   @Test
