@@ -282,6 +282,8 @@ public final class GrpcServerHost implements AutoCloseable {
       Deque<AutoCloseable> resources,
       boolean servingAtStart) {
     HealthStatusManager health = new HealthStatusManager();
+    // Each call's arrival, before it waits for a handler thread (CallArrival).
+    builder.addStreamTracerFactory(CallArrival.tracerFactory());
     MetricCollectingServerInterceptor metrics = new MetricCollectingServerInterceptor(registry);
     ExceptionMappingInterceptor errors = new ExceptionMappingInterceptor();
     for (BindableService service : services) {
