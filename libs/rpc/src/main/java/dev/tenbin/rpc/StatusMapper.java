@@ -156,6 +156,18 @@ public final class StatusMapper {
 
   /** {@code RESOURCE_EXHAUSTED} with a {@code google.rpc.RetryInfo} of {@code retryAfter}. */
   public static StatusRuntimeException overloaded(String message, Duration retryAfter) {
+    return withRetry(Code.RESOURCE_EXHAUSTED, message == null ? "overloaded" : message, retryAfter);
+  }
+
+  /**
+   * {@code UNAVAILABLE} with a {@code google.rpc.RetryInfo} of {@code retryAfter}: a server that is
+   * stopping hands a call back this way (the call may be sent again, elsewhere or later).
+   */
+  public static StatusRuntimeException unavailable(String message, Duration retryAfter) {
+    return withRetry(Code.UNAVAILABLE, message, retryAfter);
+  }
+
+  private static StatusRuntimeException withRetry(Code code, String message, Duration retryAfter) {
     Duration delay =
         retryAfter == null || retryAfter.isNegative()
             ? OverloadedException.DEFAULT_RETRY_AFTER
@@ -169,8 +181,8 @@ public final class StatusMapper {
             .build();
     return StatusProto.toStatusRuntimeException(
         com.google.rpc.Status.newBuilder()
-            .setCode(Code.RESOURCE_EXHAUSTED.getNumber())
-            .setMessage(SafeText.message(message == null ? "overloaded" : message))
+            .setCode(code.getNumber())
+            .setMessage(SafeText.message(message))
             .addDetails(Any.pack(retry))
             .build());
   }
