@@ -19,7 +19,7 @@ import dev.tenbin.eval.retrieval.DenseSimilarities;
 import dev.tenbin.eval.retrieval.DenseVariant;
 import dev.tenbin.eval.retrieval.HybridFusion;
 import dev.tenbin.eval.retrieval.LatencyProbe;
-import dev.tenbin.eval.retrieval.LengthTokenizer;
+import dev.tenbin.model.tokenizer.LengthTokenizer;
 import dev.tenbin.eval.retrieval.SparseVariant;
 import dev.tenbin.eval.services.IndexLanguage;
 import dev.tenbin.eval.services.Services;

@@ -120,7 +120,7 @@ final class DenseFamily implements RetrievalFamily {
       }
     }
     Map<String, CellResult> best =
-        runner.denseRuns(
+        runner.denseRuns().run(
             work.task().data(),
             work.model(),
             DenseRetrieval.QueryEncoding.FULL,

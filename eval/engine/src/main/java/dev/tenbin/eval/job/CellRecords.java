@@ -8,7 +8,7 @@ import dev.tenbin.eval.positions.PositionAnalyzer;
 import dev.tenbin.eval.positions.PositionSettings;
 import dev.tenbin.eval.positions.StoredPositions;
 import dev.tenbin.eval.result.CellResult;
-import dev.tenbin.eval.retrieval.LengthTokenizer;
+import dev.tenbin.model.tokenizer.LengthTokenizer;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.QueryBootstrap;
 import dev.tenbin.eval.store.StoredDoc;

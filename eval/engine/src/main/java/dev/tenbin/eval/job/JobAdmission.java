@@ -6,7 +6,7 @@ import dev.tenbin.core.SafeText;
 import dev.tenbin.core.TenbinException;
 import dev.tenbin.eval.confine.ConfinedRoots;
 import dev.tenbin.eval.positions.PositionSettings;
-import dev.tenbin.eval.retrieval.LengthTokenizer;
+import dev.tenbin.model.tokenizer.LengthTokenizer;
 import dev.tenbin.eval.taskset.DatasetPaths;
 import dev.tenbin.eval.taskset.DatasetSource.LocalBeir;
 import dev.tenbin.eval.taskset.TaskSetParser;

@@ -11,7 +11,7 @@ import dev.tenbin.eval.plan.RetrieverEntry;
 import dev.tenbin.eval.plan.Work;
 import dev.tenbin.eval.provenance.TenbinVersion;
 import dev.tenbin.eval.result.RankingMode;
-import dev.tenbin.eval.retrieval.LengthTokenizer;
+import dev.tenbin.model.tokenizer.LengthTokenizer;
 import dev.tenbin.eval.store.CellKey;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -1,5 +1,7 @@
 package dev.tenbin.eval.retrieval;
 
+import dev.tenbin.model.tokenizer.LengthTokenizer;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
