@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tenbin.encoder.config.EncoderServiceConfig;
 import dev.tenbin.encoder.server.EncoderServer;
 import dev.tenbin.proto.encoder.v1.EncoderServiceGrpc;
-import dev.tenbin.rpc.testing.UndecodableRequests;
+import dev.tenbin.testing.rpc.UndecodableRequests;
 import io.grpc.ManagedChannel;
 import io.grpc.ServiceDescriptor;
 import io.grpc.Status;

@@ -24,7 +24,7 @@ import dev.tenbin.proto.index.v1.RescoreResponse;
 import dev.tenbin.proto.index.v1.SearchRequest;
 import dev.tenbin.proto.index.v1.SearchResponse;
 import dev.tenbin.rpc.StatusMapper;
-import dev.tenbin.rpc.testing.UndecodableRequests;
+import dev.tenbin.testing.rpc.UndecodableRequests;
 import io.grpc.ManagedChannel;
 import io.grpc.ServiceDescriptor;
 import io.grpc.Status;

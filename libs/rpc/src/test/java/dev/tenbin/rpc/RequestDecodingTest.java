@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.Empty;
 import com.google.rpc.BadRequest;
-import dev.tenbin.rpc.testing.MalformedRequests;
 import dev.tenbin.rpc.testing.TestService;
-import dev.tenbin.rpc.testing.UndecodableRequests;
+import dev.tenbin.testing.rpc.MalformedRequests;
+import dev.tenbin.testing.rpc.UndecodableRequests;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;

@@ -13,7 +13,7 @@ import dev.tenbin.rerank.RerankCore;
 import dev.tenbin.rerank.cross.RerankerRegistry;
 import dev.tenbin.rpc.GrpcServerHost;
 import dev.tenbin.rpc.StatusMapper;
-import dev.tenbin.rpc.testing.UndecodableRequests;
+import dev.tenbin.testing.rpc.UndecodableRequests;
 import io.grpc.ManagedChannel;
 import io.grpc.ServiceDescriptor;
 import io.grpc.Status;

@@ -207,7 +207,9 @@ class DependencyRulesTest {
         .should()
         .dependOnClassesThat(
             resideInAPackage("dev.tenbin.model..")
-                .and(resideOutsideOfPackages("dev.tenbin.model.hub..", "dev.tenbin.model.tokenizer.."))
+                .and(
+                    resideOutsideOfPackages(
+                        "dev.tenbin.model.hub..", "dev.tenbin.model.tokenizer.."))
                 .and(
                     DescribedPredicate.describe(
                         "are not ExecutionOptions",

@@ -1,11 +1,10 @@
 package dev.tenbin.eval.retrieval;
 
-import dev.tenbin.model.tokenizer.LengthTokenizer;
-
 import dev.tenbin.client.encoder.EncoderClient;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.eval.result.CellResult;
 import dev.tenbin.eval.services.Services;
+import dev.tenbin.model.tokenizer.LengthTokenizer;
 import dev.tenbin.proto.common.v1.Similarity;
 import dev.tenbin.scoring.beir.BeirDataset;
 import java.nio.file.Files;
@@ -18,10 +17,10 @@ import java.util.function.UnaryOperator;
 
 /**
  * The dense runs of one model over its efficiency variants: the variants are grouped by how they
- * cut documents ({@link Chunking}); each group encodes and indexes the corpus once and searches every
- * variant of the group, a chunked group over the documents' windows in the model's own tokens, its
- * hits folded back to documents. With similarity "best", each variant keeps the better of cosine and
- * dot by nDCG@10 ({@link DenseSimilarities#bestPerVariant}).
+ * cut documents ({@link Chunking}); each group encodes and indexes the corpus once and searches
+ * every variant of the group, a chunked group over the documents' windows in the model's own
+ * tokens, its hits folded back to documents. With similarity "best", each variant keeps the better
+ * of cosine and dot by nDCG@10 ({@link DenseSimilarities#bestPerVariant}).
  *
  * @param services the job's index and encoder
  * @param retrieval what the job wraps around each dense retrieval (its embedding cache)

@@ -1,4 +1,4 @@
-package dev.tenbin.rpc.testing;
+package dev.tenbin.testing.rpc;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.LoggerContext;
