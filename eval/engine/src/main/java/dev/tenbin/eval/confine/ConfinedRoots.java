@@ -153,6 +153,21 @@ public final class ConfinedRoots {
   }
 
   /**
+   * {@code path} made absolute and normalised, then the real path of its longest existing prefix
+   * with the rest appended: the folder it names as the file system has it now (links followed), for
+   * comparing two paths that may be spelt differently. A prefix that cannot be resolved (a broken
+   * link) leaves the path as it is.
+   */
+  public static Path realPath(Path path) {
+    Path normal = path.toAbsolutePath().normalize();
+    try {
+      return realPathOfExistingPrefix(normal);
+    } catch (IOException e) {
+      return normal;
+    }
+  }
+
+  /**
    * The real path of the longest existing prefix of {@code normal}, with the rest (which cannot
    * hold links) appended.
    */

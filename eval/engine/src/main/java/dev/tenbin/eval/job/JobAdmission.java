@@ -28,10 +28,11 @@ import java.util.Map;
  * <p>Nothing is read from the service's disk on the client's word except under the data roots: task
  * sets come inline; {@code ~} and {@code ${ENV}} are not expanded; local dataset paths (and the
  * three files of each selected BEIR folder) must resolve, symbolic links followed, inside a data
- * root; the output folder inside the results root. A path outside is PERMISSION_DENIED naming the
- * field ({@code output_dir}, {@code task_sets[0].tasks[2].source.path}); anything else wrong is
- * INVALID_ARGUMENT naming the field. Messages quote what the client sent (cut), never file
- * contents.
+ * root; the output folder inside the results root and clear of the service's state folder (its job
+ * table and lock; a results root inside the state folder, the default, is the one part of it jobs
+ * use). A path outside is PERMISSION_DENIED naming the field ({@code output_dir}, {@code
+ * task_sets[0].tasks[2].source.path}); anything else wrong is INVALID_ARGUMENT naming the field.
+ * Messages quote what the client sent (cut), never file contents.
  */
 public final class JobAdmission {
   /** Largest spec text accepted. */
@@ -47,13 +48,25 @@ public final class JobAdmission {
 
   private final ConfinedRoots dataRoots;
   private final ConfinedRoots resultsRoot;
+  private final Path stateDirectory;
 
+  /** An admission whose service keeps no state folder of its own among the results. */
   public JobAdmission(ConfinedRoots dataRoots, ConfinedRoots resultsRoot) {
+    this(dataRoots, resultsRoot, null);
+  }
+
+  /**
+   * @param stateDirectory the service's state folder (its job table and lock), which no job folder
+   *     may overlap; null for none
+   */
+  public JobAdmission(ConfinedRoots dataRoots, ConfinedRoots resultsRoot, Path stateDirectory) {
     if (resultsRoot.roots().size() != 1) {
       throw new IllegalArgumentException("exactly one results root");
     }
     this.dataRoots = dataRoots;
     this.resultsRoot = resultsRoot;
+    this.stateDirectory =
+        stateDirectory == null ? null : stateDirectory.toAbsolutePath().normalize();
   }
 
   /** The admission for {@code folders}; the results root is created when missing. */
@@ -67,7 +80,8 @@ public final class JobAdmission {
     }
     return new JobAdmission(
         ConfinedRoots.of("--data-root", "data roots", folders.dataRoots()),
-        ConfinedRoots.of("--results-root", "results root", List.of(folders.resultsRoot())));
+        ConfinedRoots.of("--results-root", "results root", List.of(folders.resultsRoot())),
+        folders.stateDirectory());
   }
 
   /** The folder job folders are created under (a real path). */
@@ -280,7 +294,43 @@ public final class JobAdmission {
       throw new InvalidInputException(
           "output_dir", "output_dir " + SafeText.quote(raw) + " exists and is not a folder");
     }
+    for (Path kept : stateFolders()) {
+      if (overlap(directory, kept)) {
+        throw new PermissionDeniedException(
+            "output_dir",
+            "output_dir: "
+                + SafeText.quote(raw)
+                + (directory.startsWith(kept) ? " lies inside" : " holds")
+                + " the eval service's state folder (its job table); choose a folder of its own"
+                + " under the results root");
+      }
+    }
     return directory;
+  }
+
+  /**
+   * What of the state folder no job folder may overlap, as real paths: the job table and the lock,
+   * and the whole state folder unless the results root lies inside it (the default {@code
+   * <state>/results}, whose job folders are then the only part of it jobs use).
+   */
+  private List<Path> stateFolders() {
+    if (stateDirectory == null) {
+      return List.of();
+    }
+    Path state = ConfinedRoots.realPath(stateDirectory);
+    List<Path> kept = new ArrayList<>();
+    kept.add(state.resolve("jobs"));
+    kept.add(state.resolve(".lock"));
+    Path root = resultsRoot();
+    if (!(root.startsWith(state) && !root.equals(state))) {
+      kept.add(state);
+    }
+    return kept;
+  }
+
+  /** Whether one of two real paths is the other or lies inside it. */
+  static boolean overlap(Path a, Path b) {
+    return a.startsWith(b) || b.startsWith(a);
   }
 
   private static TenbinException retarget(TenbinException failure, String field) {

@@ -1,5 +1,6 @@
 package dev.tenbin.eval.job;
 
+import dev.tenbin.core.AlreadyExistsException;
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.NotFoundException;
 import dev.tenbin.core.PreconditionException;
@@ -155,19 +156,17 @@ public final class JobManager implements AutoCloseable {
     return admission;
   }
 
-  /** Checks and queues a job; a bad spec, task set, dataset or output folder is refused at once. */
+  /**
+   * Checks and queues a job; a bad spec, task set, dataset or output folder is refused at once, and
+   * so is a folder that is, holds or lies inside another job's ({@link #checkFolderIsOwn}).
+   */
   public synchronized Snapshot submit(JobRequest request) {
     if (closing) {
       throw new dev.tenbin.core.UnavailableException("the eval service is shutting down");
     }
     String id = newId();
     AdmittedJob admitted = admission.admit(id, request);
-    for (TrackedJob job : jobs.values()) {
-      if (!job.isFinished() && job.directory.equals(admitted.directory())) {
-        throw new PreconditionException(
-            "output_dir", "job " + job.id + " is already writing into " + admitted.directory());
-      }
-    }
+    checkFolderIsOwn(admitted.directory(), request);
     JobRecord record =
         new JobRecord(
             id,
@@ -195,6 +194,46 @@ public final class JobManager implements AutoCloseable {
         admitted.directory());
     worker.submit(() -> execute(job));
     return job.snapshot();
+  }
+
+  /**
+   * A job's folder belongs to that job alone: {@code folder} may not be another job's folder (live
+   * or finished), lie inside one or hold one. The one exception is the same job sent again (the
+   * same spec and task sets) to the folder of a job of it that has ended: its run resumes there,
+   * computing only the cells still missing. Folders are compared as real paths, as they are now.
+   */
+  private void checkFolderIsOwn(Path folder, JobRequest request) {
+    String shown = SafeText.quote(request.outputDirectory());
+    for (TrackedJob job : jobs.values()) {
+      Path other = dev.tenbin.eval.confine.ConfinedRoots.realPath(job.directory);
+      if (other.equals(folder)) {
+        if (!job.isFinished()) {
+          throw new PreconditionException(
+              "output_dir", "job " + job.id + " is already writing into " + folder);
+        }
+        if (!job.request.sameJob(request)) {
+          throw new AlreadyExistsException(
+              "output_dir",
+              "output_dir "
+                  + shown
+                  + " is the folder of job "
+                  + job.id
+                  + ", which ran another spec; a folder holds one job's cells and reports:"
+                  + " choose another output_dir (the same spec and task sets resume "
+                  + job.id
+                  + "'s folder)");
+        }
+      } else if (JobAdmission.overlap(folder, other)) {
+        throw new PreconditionException(
+            "output_dir",
+            "output_dir "
+                + shown
+                + (folder.startsWith(other) ? " lies inside" : " holds")
+                + " the folder of job "
+                + job.id
+                + "; job folders may not nest: choose a folder beside it");
+      }
+    }
   }
 
   private String newId() {

@@ -19,6 +19,14 @@ public record JobRequest(String specYaml, List<TaskSetDocument> taskSets, String
   }
 
   /**
+   * Whether {@code other} is the same job: the same spec and task sets (its folder may be spelt
+   * differently). Sent again to the folder of an ended run of it, such a job resumes that run.
+   */
+  public boolean sameJob(JobRequest other) {
+    return specYaml.equals(other.specYaml) && taskSets.equals(other.taskSets);
+  }
+
+  /**
    * A task set sent with a job.
    *
    * @param name the name as written in the spec's {@code task_sets}

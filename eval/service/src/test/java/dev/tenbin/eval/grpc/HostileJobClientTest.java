@@ -1,0 +1,170 @@
+package dev.tenbin.eval.grpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tenbin.eval.job.JobManager;
+import dev.tenbin.eval.job.JobOutcome;
+import dev.tenbin.eval.job.ServiceFolders;
+import dev.tenbin.proto.eval.v1.EvalServiceGrpc;
+import dev.tenbin.proto.eval.v1.GetJobRequest;
+import dev.tenbin.proto.eval.v1.Job;
+import dev.tenbin.proto.eval.v1.JobState;
+import dev.tenbin.proto.eval.v1.ListJobsRequest;
+import dev.tenbin.proto.eval.v1.SubmitJobRequest;
+import dev.tenbin.proto.eval.v1.TaskSetDocument;
+import dev.tenbin.proto.eval.v1.WatchJobRequest;
+import dev.tenbin.rpc.GrpcServerHost;
+import dev.tenbin.rpc.StatusMapper;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.inprocess.InProcessChannelBuilder;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The eval service against a client that means harm, with the folders of the README's layout
+ * ({@code serve eval --results-root runs --state-dir runs/eval-state}): output folders that reach
+ * into the job table or into other jobs, job folders replaced by links, control characters in every
+ * string of a job, leftovers of failed writes. Each is refused with a status naming the field, and
+ * nothing of another job (or outside the results root) is written or served.
+ */
+class HostileJobClientTest {
+  static final String SPEC = "name: t\ntask_sets: [tasks.yaml]\nretrievers: [bm25]\n";
+  static final String OTHER_SPEC = "name: u\ntask_sets: [tasks.yaml]\nretrievers: [bm25]\n";
+  static final String TASKS =
+      "name: b\ntasks:\n  - {name: t, language: en, source: {hub: owner/data, revision: main}}\n";
+
+  @TempDir Path tmp;
+  private Path runs;
+  private Path state;
+  private JobManager jobs;
+  private GrpcServerHost host;
+  private ManagedChannel channel;
+  private EvalServiceGrpc.EvalServiceBlockingStub stub;
+
+  @BeforeEach
+  void start() throws Exception {
+    runs = Files.createDirectories(tmp.resolve("runs")).toRealPath();
+    state = runs.resolve("eval-state");
+    open();
+  }
+
+  private void open() {
+    jobs =
+        JobManager.open(
+            new ServiceFolders(state, runs, List.of()),
+            (job, listener, cancellation) -> {
+              try {
+                Files.createDirectories(job.directory());
+                Files.writeString(job.directory().resolve("leaderboard.md"), "| rank |\n");
+              } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              }
+              listener.planned(0, 0);
+              return new JobOutcome(0, 0, 0, List.of(), false, 0);
+            });
+    String name = "hostile-" + UUID.randomUUID();
+    host =
+        GrpcServerHost.startInProcess(
+            name, new SimpleMeterRegistry(), List.of(new EvalGrpcService(jobs)));
+    channel = InProcessChannelBuilder.forName(name).build();
+    stub = EvalServiceGrpc.newBlockingStub(channel);
+  }
+
+  @AfterEach
+  void stop() {
+    channel.shutdownNow();
+    host.close();
+    jobs.close();
+  }
+
+  static SubmitJobRequest request(String spec, String out) {
+    return SubmitJobRequest.newBuilder()
+        .setSpecYaml(spec)
+        .setOutputDir(out)
+        .addTaskSets(TaskSetDocument.newBuilder().setName("tasks.yaml").setYaml(TASKS))
+        .build();
+  }
+
+  /** Submits a job and waits for its end. */
+  private Job ran(String spec, String out) {
+    Job job = stub.submitJob(request(spec, out)).getJob();
+    stub.watchJob(WatchJobRequest.newBuilder().setJobId(job.getId()).build())
+        .forEachRemaining(update -> {});
+    return stub.getJob(GetJobRequest.newBuilder().setJobId(job.getId()).build()).getJob();
+  }
+
+  private void refused(SubmitJobRequest request, Status.Code code, String field, String says) {
+    assertThatThrownBy(() -> stub.submitJob(request))
+        .as("%s", request.getOutputDir())
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(code);
+              assertThat(StatusMapper.violatedField(e)).isEqualTo(field);
+              assertThat(e.getStatus().getDescription()).contains(says);
+            });
+  }
+
+  @Test
+  void anOutputFolderInTheJobTableOrInAnotherJobIsRefusedNamingOutputDir() throws Exception {
+    Job first = ran(SPEC, "dl1");
+    assertThat(first.getState()).isEqualTo(JobState.JOB_STATE_SUCCEEDED);
+    Path record = state.resolve("jobs").resolve(first.getId()).resolve("job.json");
+    String recorded = Files.readString(record, StandardCharsets.UTF_8);
+    Files.createSymbolicLink(runs.resolve("state-link"), state);
+    Files.createSymbolicLink(runs.resolve("dl1-link"), runs.resolve("dl1"));
+
+    for (String out :
+        List.of(
+            "eval-state/jobs/" + first.getId(),
+            "eval-state/jobs",
+            "eval-state",
+            "eval-state/elsewhere",
+            "eval-state/../eval-state/jobs/x",
+            "state-link/jobs/" + first.getId())) {
+      refused(
+          request(OTHER_SPEC, out), Status.Code.PERMISSION_DENIED, "output_dir", "state folder");
+    }
+    for (String out : List.of("dl1/cells", "dl1/a/b", "dl1-link/cells")) {
+      refused(request(SPEC, out), Status.Code.FAILED_PRECONDITION, "output_dir", "lies inside");
+    }
+    for (String out : List.of("dl1", "dl1/", "./dl1", "dl1-link")) {
+      refused(request(OTHER_SPEC, out), Status.Code.ALREADY_EXISTS, "output_dir", first.getId());
+    }
+    Job nested = ran(SPEC, "group/one");
+    refused(request(SPEC, "group"), Status.Code.FAILED_PRECONDITION, "output_dir", "holds");
+    refused(request(SPEC, "group"), Status.Code.FAILED_PRECONDITION, "output_dir", nested.getId());
+
+    assertThat(Files.readString(record, StandardCharsets.UTF_8)).isEqualTo(recorded);
+    assertThat(state.resolve("jobs")).isDirectory();
+    try (var listing = Files.list(state.resolve("jobs"))) {
+      assertThat(listing.map(p -> p.getFileName().toString()))
+          .containsExactlyInAnyOrder(first.getId(), nested.getId());
+    }
+    stop();
+    open();
+    assertThat(stub.listJobs(ListJobsRequest.getDefaultInstance()).getJobsList())
+        .extracting(Job::getId)
+        .containsExactly(first.getId(), nested.getId());
+  }
+
+  @Test
+  void theSameJobSentAgainResumesInItsOwnFolder() {
+    Job first = ran(SPEC, "dl1");
+    Job again = ran(SPEC, "dl1/");
+    assertThat(again.getId()).isNotEqualTo(first.getId());
+    assertThat(again.getState()).isEqualTo(JobState.JOB_STATE_SUCCEEDED);
+    assertThat(again.getOutputDir()).isEqualTo(first.getOutputDir());
+  }
+}
