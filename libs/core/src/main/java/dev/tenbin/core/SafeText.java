@@ -85,6 +85,23 @@ public final class SafeText {
     return out.toString();
   }
 
+  /**
+   * The index of the first control character of {@code text} (C0, DEL, C1, U+2028, U+2029; those
+   * {@link #oneLine} escapes) other than the ones in {@code allowed}, or -1 when there is none.
+   */
+  public static int indexOfControl(String text, String allowed) {
+    if (text == null) {
+      return -1;
+    }
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (breaksLine(c) && allowed.indexOf(c) < 0) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
   private static boolean breaksLine(char c) {
     return Character.isISOControl(c) || c == '\u2028' || c == '\u2029';
   }

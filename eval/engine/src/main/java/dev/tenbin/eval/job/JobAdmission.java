@@ -31,8 +31,9 @@ import java.util.Map;
  * root; the output folder inside the results root and clear of the service's state folder (its job
  * table and lock; a results root inside the state folder, the default, is the one part of it jobs
  * use). A path outside is PERMISSION_DENIED naming the field ({@code output_dir}, {@code
- * task_sets[0].tasks[2].source.path}); anything else wrong is INVALID_ARGUMENT naming the field.
- * Messages quote what the client sent (cut), never file contents.
+ * task_sets[0].tasks[2].source.path}); anything else wrong is INVALID_ARGUMENT naming the field, as
+ * is a control character in any of its strings ({@link RequestText}). Messages quote what the
+ * client sent (cut, escaped), never file contents.
  */
 public final class JobAdmission {
   /** Largest spec text accepted. */
@@ -101,6 +102,7 @@ public final class JobAdmission {
    * @throws InvalidInputException or {@link PermissionDeniedException} naming the field
    */
   public AdmittedJob admit(String jobId, JobRequest request) {
+    RequestText.check(request);
     if (request.specYaml().isBlank()) {
       throw new InvalidInputException(
           "spec_yaml", "spec_yaml is required: the job spec as YAML text");

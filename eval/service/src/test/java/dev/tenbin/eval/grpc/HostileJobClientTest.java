@@ -167,4 +167,102 @@ class HostileJobClientTest {
     assertThat(again.getState()).isEqualTo(JobState.JOB_STATE_SUCCEEDED);
     assertThat(again.getOutputDir()).isEqualTo(first.getOutputDir());
   }
+
+  /** A line break, an escape sequence, DEL, C1 controls and the Unicode line separators. */
+  static final List<String> CONTROLS =
+      List.of("\n", "\r", "\u001b[31m", "\u0000", "\u007f", "\u0085", "\u009b", "\u2028", "\u2029");
+
+  private static final String FORGED = "2026-12-02 00:00:00.000 ERROR [main] forged line";
+
+  @Test
+  void controlCharactersInAnyStringOfAJobAreRefusedNamingTheField() {
+    for (String control : CONTROLS) {
+      String bad = "x" + control + FORGED;
+      String yamlBad = yamlEscaped(bad);
+      refused(request(SPEC, bad), Status.Code.INVALID_ARGUMENT, "output_dir", "control character");
+      refused(
+          request(SPEC, "out").toBuilder().setTaskSets(0, document(bad, TASKS, "")).build(),
+          Status.Code.INVALID_ARGUMENT,
+          "task_sets[0].name",
+          "control character");
+      refused(
+          request(SPEC, "out").toBuilder()
+              .setTaskSets(0, document("tasks.yaml", TASKS, "/" + bad))
+              .build(),
+          Status.Code.INVALID_ARGUMENT,
+          "task_sets[0].base_dir",
+          "control character");
+      refused(
+          request(
+              "name: \"" + yamlBad + "\"\ntask_sets: [tasks.yaml]\nretrievers: [bm25]\n", "out"),
+          Status.Code.INVALID_ARGUMENT,
+          "spec_yaml.name",
+          "control character");
+      refused(
+          request(
+              "name: t\ntask_sets: [tasks.yaml]\nretrievers: [bm25, \"dense:" + yamlBad + "\"]\n",
+              "out"),
+          Status.Code.INVALID_ARGUMENT,
+          "spec_yaml.retrievers[1]",
+          "control character");
+      refused(
+          request(SPEC, "out").toBuilder()
+              .setTaskSets(
+                  0,
+                  document(
+                      "tasks.yaml",
+                      "name: b\ntasks:\n  - {name: \""
+                          + yamlBad
+                          + "\", language: en, source: {hub: owner/data, revision: main}}\n",
+                      ""))
+              .build(),
+          Status.Code.INVALID_ARGUMENT,
+          "task_sets[0].tasks[0].name",
+          "control character");
+    }
+    // Written literally (not escaped) into the YAML text, a separator is refused as the text's.
+    refused(
+        request(
+            "name: t\u2028" + FORGED + "\ntask_sets: [tasks.yaml]\nretrievers: [bm25]\n", "out"),
+        Status.Code.INVALID_ARGUMENT,
+        "spec_yaml",
+        "control character");
+    assertThat(stub.listJobs(ListJobsRequest.getDefaultInstance()).getJobsList()).isEmpty();
+    // A task set's description is free text: its lines are kept.
+    Job described =
+        ran(
+            SPEC,
+            "out",
+            document(
+                "tasks.yaml",
+                "name: b\ndescription: |\n  two\n  lines\n"
+                    + TASKS.substring(TASKS.indexOf('\n') + 1),
+                ""));
+    assertThat(described.getState()).isEqualTo(JobState.JOB_STATE_SUCCEEDED);
+  }
+
+  /** {@code text} inside a double-quoted YAML scalar, its control characters as escapes. */
+  private static String yamlEscaped(String text) {
+    StringBuilder out = new StringBuilder();
+    for (char c : text.toCharArray()) {
+      if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == '\u2028' || c == '\u2029') {
+        out.append(String.format("\\u%04x", (int) c));
+      } else {
+        out.append(c);
+      }
+    }
+    return out.toString();
+  }
+
+  private static TaskSetDocument document(String name, String yaml, String baseDir) {
+    return TaskSetDocument.newBuilder().setName(name).setYaml(yaml).setBaseDir(baseDir).build();
+  }
+
+  private Job ran(String spec, String out, TaskSetDocument document) {
+    Job job =
+        stub.submitJob(request(spec, out).toBuilder().setTaskSets(0, document).build()).getJob();
+    stub.watchJob(WatchJobRequest.newBuilder().setJobId(job.getId()).build())
+        .forEachRemaining(update -> {});
+    return stub.getJob(GetJobRequest.newBuilder().setJobId(job.getId()).build()).getJob();
+  }
 }
