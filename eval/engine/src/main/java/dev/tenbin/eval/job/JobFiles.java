@@ -4,34 +4,44 @@ import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.core.NotFoundException;
 import dev.tenbin.core.PermissionDeniedException;
 import dev.tenbin.core.SafeText;
-import dev.tenbin.core.Sha256;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.channels.Channels;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
+import java.nio.file.SecureDirectoryStream;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.security.DigestInputStream;
-import java.security.MessageDigest;
+import java.nio.file.attribute.BasicFileAttributeView;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
-import java.util.stream.Stream;
+import java.util.Set;
 
 /**
  * The files of a job's folder as the eval service hands them out: listed with sizes and SHA-256
- * digests, read from an offset (so a broken download resumes). Only regular files inside the folder
- * are listed or read; links are neither followed nor served, and the job's lock files are left out.
+ * digests, read from an offset (so a broken download resumes).
+ *
+ * <p>Confined without following a link anywhere: the walk starts at the results root (the one
+ * folder the operator configured) and opens every folder on the way to the job's, and on the way to
+ * a file, relative to the one before it and with no-follow opens ({@code openat} with {@code
+ * O_NOFOLLOW}, through {@link SecureDirectoryStream}), so a job folder (or any folder in it)
+ * replaced by a link to {@code /etc} serves nothing, however the swap is timed. Only regular files
+ * are listed or read, and the job's lock files are left out.
  */
 public final class JobFiles {
   /** A file of a job's folder: {@code path} relative to it with '/' between names. */
   public record JobFile(String path, long sizeBytes, String sha256) {}
+
+  private static final LinkOption NOFOLLOW = LinkOption.NOFOLLOW_LINKS;
 
   private JobFiles() {}
 
@@ -50,21 +60,21 @@ public final class JobFiles {
         temporary, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
   }
 
-  /** Every regular file under {@code folder} but lock files, in path order. */
-  public static List<JobFile> list(Path folder) {
-    if (!Files.isDirectory(folder, LinkOption.NOFOLLOW_LINKS)) {
-      return List.of();
-    }
+  /**
+   * Every regular file under {@code folder} but lock files, in path order.
+   *
+   * @param root the results root (a real path) {@code folder} lies in
+   * @param folder the job's folder; nothing when it does not exist
+   * @throws PermissionDeniedException naming {@code job_id} when the folder is not a folder inside
+   *     {@code root} reached without links
+   */
+  public static List<JobFile> list(Path root, Path folder) {
     List<JobFile> files = new ArrayList<>();
-    try (Stream<Path> walk = Files.walk(folder)) {
-      for (Path file : walk.sorted().toList()) {
-        if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS) || isLock(file)) {
-          continue;
-        }
-        files.add(new JobFile(relative(folder, file), Files.size(file), sha256(file)));
+    try (SecureDirectoryStream<Path> top = openFolder(root, folder)) {
+      if (top == null) {
+        return List.of();
       }
-    } catch (NoSuchFileException e) {
-      // A file replaced while listing (a cell being written): the next listing has it.
+      walk(top, "", files);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot list " + folder, e);
     }
@@ -72,36 +82,132 @@ public final class JobFiles {
     return files;
   }
 
-  /**
-   * The bytes of {@code path} (as {@link #list} gives it) from {@code offset} on; the caller closes
-   * the stream. INVALID_ARGUMENT for a malformed path or offset, NOT_FOUND for a missing file,
-   * PERMISSION_DENIED for anything outside the folder or not a regular file, each naming its field.
-   */
-  public static InputStream open(Path folder, String path, long offset) {
-    Path file = resolve(folder, path);
-    if (offset < 0) {
-      throw new InvalidInputException("offset", "offset must not be negative, got " + offset);
+  private static void walk(SecureDirectoryStream<Path> folder, String prefix, List<JobFile> files)
+      throws IOException {
+    List<Path> names = new ArrayList<>();
+    for (Path entry : folder) {
+      names.add(entry.getFileName());
     }
-    try {
-      long size = Files.size(file);
-      if (offset > size) {
-        throw new InvalidInputException(
-            "offset", "offset " + offset + " is past the end of " + path + " (" + size + " bytes)");
+    for (Path name : names) {
+      String relative = prefix + name;
+      BasicFileAttributes attributes = attributes(folder, name);
+      if (attributes == null) {
+        continue; // removed (or replaced) while listing: the next listing has what is there
       }
-      SeekableByteChannel channel =
-          Files.newByteChannel(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
-      channel.position(offset);
-      return Channels.newInputStream(channel);
-    } catch (NoSuchFileException e) {
-      throw new NotFoundException(
-          "path", "no file " + SafeText.quote(path) + " in the job's folder");
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot read " + path, e);
+      if (attributes.isDirectory()) {
+        try (SecureDirectoryStream<Path> child = folder.newDirectoryStream(name, NOFOLLOW)) {
+          walk(child, relative + "/", files);
+        } catch (NoSuchFileException | NotDirectoryException e) {
+          // replaced while listing
+        } catch (FileSystemException e) {
+          // replaced by a link while listing: not followed, not listed
+        }
+      } else if (attributes.isRegularFile() && !isLock(name.toString())) {
+        String sha256;
+        try (SeekableByteChannel channel =
+            folder.newByteChannel(name, Set.of(StandardOpenOption.READ, NOFOLLOW))) {
+          sha256 = sha256(channel);
+        } catch (NoSuchFileException e) {
+          continue;
+        } catch (FileSystemException e) {
+          continue; // replaced by a link meanwhile
+        }
+        files.add(new JobFile(relative, attributes.size(), sha256));
+      }
     }
   }
 
-  /** The file {@code path} names, checked to be a regular file inside {@code folder}. */
-  static Path resolve(Path folder, String path) {
+  /**
+   * The bytes of {@code path} (as {@link #list} gives it) from {@code offset} on; the caller closes
+   * the stream. INVALID_ARGUMENT for a malformed path or offset, NOT_FOUND for a missing file (or a
+   * lock), PERMISSION_DENIED for anything outside the folder, behind a link or not a regular file,
+   * each naming its field.
+   *
+   * @param root the results root (a real path) {@code folder} lies in
+   */
+  public static InputStream open(Path root, Path folder, String path, long offset) {
+    List<String> names = names(path);
+    if (offset < 0) {
+      throw new InvalidInputException("offset", "offset must not be negative, got " + offset);
+    }
+    SecureDirectoryStream<Path> at;
+    try {
+      at = openFolder(root, folder);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot open the folder of " + path, e);
+    }
+    if (at == null) {
+      throw notFound(path);
+    }
+    try {
+      for (String name : names.subList(0, names.size() - 1)) {
+        SecureDirectoryStream<Path> next = descend(at, Path.of(name), "path", path);
+        at.close();
+        at = next;
+        if (at == null) {
+          throw notFound(path);
+        }
+      }
+      Path name = Path.of(names.getLast());
+      BasicFileAttributes attributes = attributes(at, name);
+      if (attributes == null || isLock(name.toString())) {
+        throw notFound(path);
+      }
+      if (!attributes.isRegularFile()) {
+        throw new PermissionDeniedException(
+            "path", SafeText.quote(path) + " is not a regular file of the job's folder");
+      }
+      SeekableByteChannel channel;
+      try {
+        channel = at.newByteChannel(name, Set.of(StandardOpenOption.READ, NOFOLLOW));
+      } catch (NoSuchFileException e) {
+        throw notFound(path);
+      } catch (FileSystemException e) {
+        throw new PermissionDeniedException(
+            "path", SafeText.quote(path) + " is not a regular file of the job's folder");
+      }
+      try {
+        long size = channel.size();
+        if (offset > size) {
+          throw new InvalidInputException(
+              "offset",
+              "offset " + offset + " is past the end of " + path + " (" + size + " bytes)");
+        }
+        channel.position(offset);
+        return Channels.newInputStream(channel);
+      } catch (IOException | RuntimeException e) {
+        channel.close();
+        throw e;
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + path, e);
+    } finally {
+      try {
+        if (at != null) {
+          at.close();
+        }
+      } catch (IOException e) {
+        // a folder opened for reading only
+      }
+    }
+  }
+
+  /**
+   * Checks that the job's folder is a folder inside {@code root} reached without links (or does not
+   * exist), for readers that go through its files by path (its stored cells).
+   *
+   * @throws PermissionDeniedException naming {@code job_id} otherwise
+   */
+  public static void checkFolder(Path root, Path folder) {
+    try (SecureDirectoryStream<Path> ignored = openFolder(root, folder)) {
+      // opened without following a link: it is the job's own folder
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot open " + folder, e);
+    }
+  }
+
+  /** The names of a path a client sent, checked: relative, '/' between names, no '.' or '..'. */
+  private static List<String> names(String path) {
     if (path == null || path.isEmpty()) {
       throw new InvalidInputException("path", "path must name a file of the job's folder");
     }
@@ -109,51 +215,115 @@ public final class JobFiles {
       throw new InvalidInputException(
           "path", "path must be relative with '/' between names, got " + SafeText.quote(path));
     }
-    for (String name : path.split("/", -1)) {
+    List<String> names = List.of(path.split("/", -1));
+    for (String name : names) {
       if (name.isEmpty() || name.equals(".") || name.equals("..")) {
         throw new PermissionDeniedException(
             "path", "path must stay inside the job's folder, got " + SafeText.quote(path));
       }
     }
-    Path file = folder.resolve(path).normalize();
+    return names;
+  }
+
+  /**
+   * The job's folder opened from {@code root} one folder at a time without following links; null
+   * when it does not exist.
+   */
+  private static SecureDirectoryStream<Path> openFolder(Path root, Path folder) throws IOException {
+    Path relative = folder.normalize();
+    if (!relative.startsWith(root) || relative.equals(root)) {
+      throw outsideRoot();
+    }
+    DirectoryStream<Path> opened = Files.newDirectoryStream(root);
+    if (!(opened instanceof SecureDirectoryStream<Path> at)) {
+      opened.close();
+      throw new UnsupportedOperationException(
+          "serving job files needs a file system that opens files relative to a folder"
+              + " (openat, as Linux and macOS have)");
+    }
     try {
-      Path realFolder = folder.toRealPath();
-      // Every folder on the way must be a real folder inside the job's: no link leads out.
-      for (Path at = file.getParent(); at != null && !at.equals(folder); at = at.getParent()) {
-        if (Files.isSymbolicLink(at)) {
-          throw new PermissionDeniedException(
-              "path", "path must not pass through a link, got " + SafeText.quote(path));
+      for (Path name : root.relativize(relative)) {
+        SecureDirectoryStream<Path> next = descend(at, name, "job_id", null);
+        at.close();
+        at = next;
+        if (at == null) {
+          return null;
         }
       }
-      if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
-        throw new NotFoundException(
-            "path", "no file " + SafeText.quote(path) + " in the job's folder");
+      return at;
+    } catch (IOException | RuntimeException e) {
+      if (at != null) {
+        at.close();
       }
-      if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)
-          || !file.toRealPath().startsWith(realFolder)) {
-        throw new PermissionDeniedException(
-            "path", SafeText.quote(path) + " is not a regular file of the job's folder");
-      }
-    } catch (IOException e) {
-      throw new NotFoundException(
-          "path", "no file " + SafeText.quote(path) + " in the job's folder");
+      throw e;
     }
-    return file;
   }
 
-  private static boolean isLock(Path file) {
-    return file.getFileName().toString().startsWith(".lock");
+  /**
+   * The folder {@code name} of {@code at}, opened without following a link; null when missing.
+   * PERMISSION_DENIED naming {@code field} when it is a link or not a folder.
+   */
+  private static SecureDirectoryStream<Path> descend(
+      SecureDirectoryStream<Path> at, Path name, String field, String path) throws IOException {
+    BasicFileAttributes attributes = attributes(at, name);
+    if (attributes == null) {
+      return null;
+    }
+    if (!attributes.isDirectory()) {
+      throw notAFolder(field, path);
+    }
+    try {
+      return at.newDirectoryStream(name, NOFOLLOW);
+    } catch (NoSuchFileException e) {
+      return null;
+    } catch (FileSystemException e) {
+      // a link (O_NOFOLLOW: ELOOP) or a file swapped in after the check
+      throw notAFolder(field, path);
+    }
   }
 
-  private static String relative(Path folder, Path file) {
-    return folder.relativize(file).toString().replace(java.io.File.separatorChar, '/');
+  private static PermissionDeniedException notAFolder(String field, String path) {
+    if (path == null) {
+      return outsideRoot();
+    }
+    return new PermissionDeniedException(
+        field, "path must not pass through a link, got " + SafeText.quote(path));
   }
 
-  private static String sha256(Path file) throws IOException {
-    MessageDigest digest = Sha256.digest();
-    try (InputStream in = new DigestInputStream(Files.newInputStream(file), digest)) {
+  private static PermissionDeniedException outsideRoot() {
+    return new PermissionDeniedException(
+        "job_id",
+        "the job's folder is not a folder of the results root reached without links; nothing of it"
+            + " is served");
+  }
+
+  private static NotFoundException notFound(String path) {
+    return new NotFoundException(
+        "path", "no file " + SafeText.quote(path) + " in the job's folder");
+  }
+
+  /** The attributes of {@code name} in {@code folder}, links not followed; null when missing. */
+  private static BasicFileAttributes attributes(SecureDirectoryStream<Path> folder, Path name)
+      throws IOException {
+    try {
+      return folder
+          .getFileAttributeView(name, BasicFileAttributeView.class, NOFOLLOW)
+          .readAttributes();
+    } catch (NoSuchFileException e) {
+      return null;
+    }
+  }
+
+  private static boolean isLock(String name) {
+    return name.startsWith(".lock");
+  }
+
+  private static String sha256(SeekableByteChannel channel) throws IOException {
+    java.security.MessageDigest digest = dev.tenbin.core.Sha256.digest();
+    try (InputStream in =
+        new java.security.DigestInputStream(Channels.newInputStream(channel), digest)) {
       in.transferTo(java.io.OutputStream.nullOutputStream());
     }
-    return HexFormat.of().formatHex(digest.digest());
+    return java.util.HexFormat.of().formatHex(digest.digest());
   }
 }

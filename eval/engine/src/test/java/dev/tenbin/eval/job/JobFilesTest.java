@@ -11,6 +11,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -18,11 +19,13 @@ import org.junit.jupiter.api.io.TempDir;
 /** The files of a job's folder, as the eval service lists and serves them: nothing outside. */
 class JobFilesTest {
   @TempDir Path tmp;
+  private Path root;
   private Path job;
 
   @BeforeEach
   void folder() throws Exception {
-    job = Files.createDirectories(tmp.resolve("results/job"));
+    root = Files.createDirectories(tmp.resolve("results")).toRealPath();
+    job = Files.createDirectories(root.resolve("job"));
     Files.writeString(job.resolve("leaderboard.md"), "| rank |\n");
     Files.createDirectories(job.resolve("cells"));
     Files.writeString(job.resolve("cells/ab.cell.json"), "{\"x\": 1}");
@@ -34,19 +37,19 @@ class JobFilesTest {
 
   @Test
   void listsRegularFilesInPathOrderWithSizesAndDigestsButNoLocksOrLinks() {
-    assertThat(JobFiles.list(job))
+    assertThat(JobFiles.list(root, job))
         .containsExactly(
             new JobFiles.JobFile("cells/ab.cell.json", 8, Sha256.hex("{\"x\": 1}")),
             new JobFiles.JobFile("leaderboard.md", 9, Sha256.hex("| rank |\n")));
-    assertThat(JobFiles.list(tmp.resolve("no-such-job"))).isEmpty();
+    assertThat(JobFiles.list(root, root.resolve("no-such-job"))).isEmpty();
   }
 
   @Test
   void readsAFileFromAnOffset() throws Exception {
-    try (InputStream in = JobFiles.open(job, "leaderboard.md", 2)) {
+    try (InputStream in = JobFiles.open(root, job, "leaderboard.md", 2)) {
       assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("rank |\n");
     }
-    try (InputStream in = JobFiles.open(job, "cells/ab.cell.json", 8)) {
+    try (InputStream in = JobFiles.open(root, job, "cells/ab.cell.json", 8)) {
       assertThat(in.readAllBytes()).isEmpty();
     }
   }
@@ -55,26 +58,50 @@ class JobFilesTest {
   void refusesEverythingThatIsNotARegularFileOfTheFolderNamingTheField() {
     for (String path :
         new String[] {"../secret.txt", "cells/../../secret.txt", "./leaderboard.md"}) {
-      assertThatThrownBy(() -> JobFiles.open(job, path, 0))
+      assertThatThrownBy(() -> JobFiles.open(root, job, path, 0))
           .as(path)
           .isInstanceOf(PermissionDeniedException.class)
           .hasMessageContaining("path");
     }
     for (String path : new String[] {"escape.txt", "outside/secret.txt", "cells"}) {
-      assertThatThrownBy(() -> JobFiles.open(job, path, 0))
+      assertThatThrownBy(() -> JobFiles.open(root, job, path, 0))
           .as(path)
           .isInstanceOf(PermissionDeniedException.class);
     }
-    assertThatThrownBy(() -> JobFiles.open(job, "/etc/passwd", 0))
+    assertThatThrownBy(() -> JobFiles.open(root, job, "/etc/passwd", 0))
         .isInstanceOf(InvalidInputException.class);
-    assertThatThrownBy(() -> JobFiles.open(job, "", 0)).isInstanceOf(InvalidInputException.class);
-    assertThatThrownBy(() -> JobFiles.open(job, "missing.md", 0))
+    assertThatThrownBy(() -> JobFiles.open(root, job, "", 0))
+        .isInstanceOf(InvalidInputException.class);
+    assertThatThrownBy(() -> JobFiles.open(root, job, "missing.md", 0))
         .isInstanceOf(NotFoundException.class);
-    assertThatThrownBy(() -> JobFiles.open(job, "leaderboard.md", -1))
+    assertThatThrownBy(() -> JobFiles.open(root, job, "leaderboard.md", -1))
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining("offset");
-    assertThatThrownBy(() -> JobFiles.open(job, "leaderboard.md", 10))
+    assertThatThrownBy(() -> JobFiles.open(root, job, "leaderboard.md", 10))
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining("past the end");
+  }
+
+  @Test
+  void aJobFolderReplacedByALinkOrReachedThroughOneServesNothing() throws Exception {
+    Path etc = Files.createDirectories(tmp.resolve("etc"));
+    Files.writeString(etc.resolve("passwd"), "root:x:0:0\n");
+    Path replaced = root.resolve("dl1");
+    Files.createSymbolicLink(replaced, etc);
+    Files.createSymbolicLink(root.resolve("group"), tmp);
+    for (Path folder : List.of(replaced, root.resolve("group/etc"))) {
+      assertThatThrownBy(() -> JobFiles.open(root, folder, "passwd", 0))
+          .as("%s", folder)
+          .isInstanceOfSatisfying(
+              PermissionDeniedException.class, e -> assertThat(e.field()).isEqualTo("job_id"));
+      assertThatThrownBy(() -> JobFiles.list(root, folder))
+          .isInstanceOf(PermissionDeniedException.class);
+      assertThatThrownBy(() -> JobFiles.checkFolder(root, folder))
+          .isInstanceOf(PermissionDeniedException.class);
+    }
+    assertThatThrownBy(() -> JobFiles.list(root, etc))
+        .isInstanceOf(PermissionDeniedException.class);
+    assertThatThrownBy(() -> JobFiles.open(root, root, "job/leaderboard.md", 0))
+        .isInstanceOf(PermissionDeniedException.class);
   }
 }

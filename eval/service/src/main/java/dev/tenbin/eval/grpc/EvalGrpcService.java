@@ -125,6 +125,7 @@ public final class EvalGrpcService extends EvalServiceGrpc.EvalServiceImplBase {
   @Override
   public void getResults(GetResultsRequest request, StreamObserver<GetResultsResponse> response) {
     java.nio.file.Path directory = jobs.directory(request.getJobId());
+    JobFiles.checkFolder(jobs.admission().resultsRoot(), directory);
     if (Files.isDirectory(directory.resolve("cells"))) {
       for (CellRecord cell : ResultStore.existing(directory, "job_id").readAll()) {
         response.onNext(GetResultsResponse.newBuilder().setCell(proto(cell)).build());
@@ -136,7 +137,8 @@ public final class EvalGrpcService extends EvalServiceGrpc.EvalServiceImplBase {
   @Override
   public void listJobFiles(
       ListJobFilesRequest request, StreamObserver<ListJobFilesResponse> response) {
-    List<JobFiles.JobFile> files = JobFiles.list(jobs.directory(request.getJobId()));
+    List<JobFiles.JobFile> files =
+        JobFiles.list(jobs.admission().resultsRoot(), jobs.directory(request.getJobId()));
     Paging.Page<JobFiles.JobFile> page =
         Paging.page("job files", files, request.getPageSize(), request.getPageToken());
     ListJobFilesResponse.Builder out =
@@ -165,7 +167,11 @@ public final class EvalGrpcService extends EvalServiceGrpc.EvalServiceImplBase {
     ServerCallStreamObserver<ReadJobFileResponse> call =
         (ServerCallStreamObserver<ReadJobFileResponse>) response;
     java.io.InputStream in =
-        JobFiles.open(jobs.directory(request.getJobId()), request.getPath(), request.getOffset());
+        JobFiles.open(
+            jobs.admission().resultsRoot(),
+            jobs.directory(request.getJobId()),
+            request.getPath(),
+            request.getOffset());
     boolean[] finished = {false};
     Runnable close =
         () -> {

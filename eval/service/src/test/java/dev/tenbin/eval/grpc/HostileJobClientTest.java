@@ -8,9 +8,12 @@ import dev.tenbin.eval.job.JobOutcome;
 import dev.tenbin.eval.job.ServiceFolders;
 import dev.tenbin.proto.eval.v1.EvalServiceGrpc;
 import dev.tenbin.proto.eval.v1.GetJobRequest;
+import dev.tenbin.proto.eval.v1.GetResultsRequest;
 import dev.tenbin.proto.eval.v1.Job;
 import dev.tenbin.proto.eval.v1.JobState;
+import dev.tenbin.proto.eval.v1.ListJobFilesRequest;
 import dev.tenbin.proto.eval.v1.ListJobsRequest;
+import dev.tenbin.proto.eval.v1.ReadJobFileRequest;
 import dev.tenbin.proto.eval.v1.SubmitJobRequest;
 import dev.tenbin.proto.eval.v1.TaskSetDocument;
 import dev.tenbin.proto.eval.v1.WatchJobRequest;
@@ -166,6 +169,61 @@ class HostileJobClientTest {
     assertThat(again.getId()).isNotEqualTo(first.getId());
     assertThat(again.getState()).isEqualTo(JobState.JOB_STATE_SUCCEEDED);
     assertThat(again.getOutputDir()).isEqualTo(first.getOutputDir());
+  }
+
+  @Test
+  void aJobFolderReplacedByALinkServesNoFileOfWhatItPointsAt() throws Exception {
+    Job job = ran(SPEC, "dl1");
+    Path etc = Files.createDirectories(tmp.resolve("etc"));
+    Files.writeString(etc.resolve("passwd"), "root:x:0:0:root:/root:/bin/sh\n");
+    Path folder = runs.resolve("dl1");
+    Files.delete(folder.resolve("leaderboard.md"));
+    Files.delete(folder);
+    Files.createSymbolicLink(folder, etc);
+
+    assertThatThrownBy(() -> read(job.getId(), "passwd"))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED);
+              assertThat(StatusMapper.violatedField(e)).isEqualTo("job_id");
+            });
+    assertThatThrownBy(
+            () -> stub.listJobFiles(ListJobFilesRequest.newBuilder().setJobId(job.getId()).build()))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED));
+    assertThatThrownBy(
+            () ->
+                stub.getResults(GetResultsRequest.newBuilder().setJobId(job.getId()).build())
+                    .forEachRemaining(cell -> {}))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED));
+  }
+
+  @Test
+  void aFolderInsideAJobReplacedByALinkIsNotFollowed() throws Exception {
+    Job job = ran(SPEC, "dl1");
+    Path etc = Files.createDirectories(tmp.resolve("etc"));
+    Files.writeString(etc.resolve("passwd"), "root:x:0:0:root:/root:/bin/sh\n");
+    Files.createSymbolicLink(runs.resolve("dl1/cells"), etc);
+    assertThatThrownBy(() -> read(job.getId(), "cells/passwd"))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED));
+    assertThat(
+            stub.listJobFiles(ListJobFilesRequest.newBuilder().setJobId(job.getId()).build())
+                .getFilesList())
+        .extracting(dev.tenbin.proto.eval.v1.JobFile::getPath)
+        .containsExactly("leaderboard.md");
+  }
+
+  private byte[] read(String job, String path) {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    stub.readJobFile(ReadJobFileRequest.newBuilder().setJobId(job).setPath(path).build())
+        .forEachRemaining(chunk -> out.writeBytes(chunk.getData().toByteArray()));
+    return out.toByteArray();
   }
 
   /** A line break, an escape sequence, DEL, C1 controls and the Unicode line separators. */
