@@ -4,6 +4,7 @@ import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.core.NotFoundException;
 import dev.tenbin.core.PermissionDeniedException;
 import dev.tenbin.core.SafeText;
+import dev.tenbin.core.StorageFullException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -35,11 +36,18 @@ import java.util.Set;
  * a file, relative to the one before it and with no-follow opens ({@code openat} with {@code
  * O_NOFOLLOW}, through {@link SecureDirectoryStream}), so a job folder (or any folder in it)
  * replaced by a link to {@code /etc} serves nothing, however the swap is timed. Only regular files
- * are listed or read, and the job's lock files are left out.
+ * are listed or read; the job's lock files and the temporaries of writes in progress or left by a
+ * crash ({@code *.tmp}) are neither.
  */
 public final class JobFiles {
   /** A file of a job's folder: {@code path} relative to it with '/' between names. */
   public record JobFile(String path, long sizeBytes, String sha256) {}
+
+  /** Writes the bytes of a new file (a test puts a failing disk here). */
+  @FunctionalInterface
+  interface FileWriter {
+    void write(Path file, byte[] bytes) throws IOException;
+  }
 
   private static final LinkOption NOFOLLOW = LinkOption.NOFOLLOW_LINKS;
 
@@ -47,21 +55,58 @@ public final class JobFiles {
 
   /**
    * Replaces {@code file} with {@code text} (UTF-8), creating its folder: the text goes to a
-   * temporary file of a name of its own beside it, which is then moved into place, so a reader sees
-   * the old file or the new one whole, and the shards of a job writing the same file at once each
-   * move a whole one.
+   * temporary file of a name of its own beside it ({@code .NAME.<uuid>.tmp}), which is then moved
+   * into place, so a reader sees the old file or the new one whole, and the shards of a job writing
+   * the same file at once each move a whole one. A write that fails removes its temporary file; a
+   * full disk (or quota) is {@link StorageFullException} naming the file and the cause.
    */
   static void replace(Path file, String text) throws IOException {
+    replace(file, text, (temporary, bytes) -> Files.write(temporary, bytes));
+  }
+
+  static void replace(Path file, String text, FileWriter writer) throws IOException {
     Files.createDirectories(file.getParent());
     Path temporary =
         file.resolveSibling("." + file.getFileName() + "." + java.util.UUID.randomUUID() + ".tmp");
-    Files.writeString(temporary, text, StandardCharsets.UTF_8);
-    Files.move(
-        temporary, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    boolean moved = false;
+    try {
+      writer.write(temporary, text.getBytes(StandardCharsets.UTF_8));
+      Files.move(
+          temporary, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      moved = true;
+    } catch (IOException e) {
+      var full = StorageFullException.diskFull(e);
+      if (full.isPresent()) {
+        throw new StorageFullException(
+            "cannot write "
+                + file.getFileName()
+                + " of the job's folder: the disk is full ("
+                + full.get().getMessage()
+                + "); nothing of it was kept",
+            e);
+      }
+      throw e;
+    } finally {
+      if (!moved) {
+        try {
+          Files.deleteIfExists(temporary);
+        } catch (IOException ignored) {
+          // The write failed already; a temporary that cannot be removed is never listed or served.
+        }
+      }
+    }
   }
 
   /**
-   * Every regular file under {@code folder} but lock files, in path order.
+   * Whether a file of that name is a write in progress (or one left by a crash): every temporary of
+   * a job's folder ends in {@code .tmp} ({@code .NAME.<uuid>.tmp}, {@code NAME.tmp}).
+   */
+  public static boolean isTemporary(String name) {
+    return name.endsWith(".tmp");
+  }
+
+  /**
+   * Every regular file under {@code folder} but locks and temporaries, in path order.
    *
    * @param root the results root (a real path) {@code folder} lies in
    * @param folder the job's folder; nothing when it does not exist
@@ -102,7 +147,9 @@ public final class JobFiles {
         } catch (FileSystemException e) {
           // replaced by a link while listing: not followed, not listed
         }
-      } else if (attributes.isRegularFile() && !isLock(name.toString())) {
+      } else if (attributes.isRegularFile()
+          && !isLock(name.toString())
+          && !isTemporary(name.toString())) {
         String sha256;
         try (SeekableByteChannel channel =
             folder.newByteChannel(name, Set.of(StandardOpenOption.READ, NOFOLLOW))) {
@@ -120,8 +167,8 @@ public final class JobFiles {
   /**
    * The bytes of {@code path} (as {@link #list} gives it) from {@code offset} on; the caller closes
    * the stream. INVALID_ARGUMENT for a malformed path or offset, NOT_FOUND for a missing file (or a
-   * lock), PERMISSION_DENIED for anything outside the folder, behind a link or not a regular file,
-   * each naming its field.
+   * lock or temporary), PERMISSION_DENIED for anything outside the folder, behind a link or not a
+   * regular file, each naming its field.
    *
    * @param root the results root (a real path) {@code folder} lies in
    */
@@ -150,7 +197,7 @@ public final class JobFiles {
       }
       Path name = Path.of(names.getLast());
       BasicFileAttributes attributes = attributes(at, name);
-      if (attributes == null || isLock(name.toString())) {
+      if (attributes == null || isLock(name.toString()) || isTemporary(name.toString())) {
         throw notFound(path);
       }
       if (!attributes.isRegularFile()) {

@@ -382,10 +382,29 @@ public final class JobRunner {
    * bad input, UNAVAILABLE for a service not reached, a service's own code, INTERNAL else).
    */
   static String codeOf(Throwable failure) {
+    if (!(failure instanceof StatusRuntimeException)
+        && dev.tenbin.core.StorageFullException.diskFull(failure).isPresent()) {
+      return Status.Code.RESOURCE_EXHAUSTED.name(); // a full disk met by a write of this process
+    }
     return dev.tenbin.rpc.StatusMapper.toStatusException(failure).getStatus().getCode().name();
   }
 
+  /**
+   * A failure in one line: a service's status and description, else the message, with the cause of
+   * a full disk added when the message does not say it.
+   */
   static String describe(Throwable failure) {
+    String message = describeOnly(failure);
+    if (failure instanceof StatusRuntimeException) {
+      return message;
+    }
+    var full = dev.tenbin.core.StorageFullException.diskFull(failure);
+    return full.isPresent() && !message.contains(String.valueOf(full.get().getMessage()))
+        ? message + ": the disk is full (" + full.get().getMessage() + ")"
+        : message;
+  }
+
+  private static String describeOnly(Throwable failure) {
     if (failure instanceof StatusRuntimeException status) {
       return "service call failed: "
           + status.getStatus().getCode()

@@ -7,11 +7,18 @@ import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.core.NotFoundException;
 import dev.tenbin.core.PermissionDeniedException;
 import dev.tenbin.core.Sha256;
+import dev.tenbin.core.StorageFullException;
+import dev.tenbin.rpc.StatusMapper;
+import io.grpc.Status;
+import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
+import java.util.UUID;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -103,5 +110,58 @@ class JobFilesTest {
         .isInstanceOf(PermissionDeniedException.class);
     assertThatThrownBy(() -> JobFiles.open(root, root, "job/leaderboard.md", 0))
         .isInstanceOf(PermissionDeniedException.class);
+  }
+
+  @Test
+  void aFailedWriteLeavesNoTemporaryAndAFullDiskIsStorageFullNamingTheCause() throws Exception {
+    Path file = job.resolve("job.json");
+    Files.writeString(file, "old");
+    assertThatThrownBy(
+            () ->
+                JobFiles.replace(
+                    file,
+                    "new text",
+                    (temporary, bytes) -> {
+                      Files.write(temporary, Arrays.copyOf(bytes, 3));
+                      throw new IOException("No space left on device");
+                    }))
+        .isInstanceOfSatisfying(
+            StorageFullException.class,
+            e -> {
+              assertThat(e.getMessage()).contains("job.json").contains("No space left on device");
+              assertThat(StatusMapper.toStatusException(e).getStatus().getCode())
+                  .isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+              assertThat(StatusMapper.toStatusException(e).getStatus().getDescription())
+                  .contains("No space left on device");
+            });
+    assertThatThrownBy(
+            () ->
+                JobFiles.replace(
+                    file,
+                    "new text",
+                    (temporary, bytes) -> {
+                      Files.write(temporary, bytes);
+                      throw new IOException("Input/output error");
+                    }))
+        .isExactlyInstanceOf(IOException.class);
+    assertThat(Files.readString(file)).isEqualTo("old");
+    try (Stream<Path> names = Files.list(job)) {
+      assertThat(names.map(p -> p.getFileName().toString())).noneMatch(n -> n.endsWith(".tmp"));
+    }
+    JobFiles.replace(file, "new text");
+    assertThat(Files.readString(file)).isEqualTo("new text");
+  }
+
+  @Test
+  void temporariesOfWritesInProgressOrLeftByACrashAreNeitherListedNorServed() throws Exception {
+    String left = ".job.json." + UUID.randomUUID() + ".tmp";
+    Files.writeString(job.resolve(left), "{\"half");
+    Files.writeString(job.resolve("cells/.ab." + UUID.randomUUID() + ".tmp"), "x");
+    Files.writeString(job.resolve("candidates.jsonl.tmp"), "x");
+    assertThat(JobFiles.list(root, job))
+        .extracting(JobFiles.JobFile::path)
+        .containsExactly("cells/ab.cell.json", "leaderboard.md");
+    assertThatThrownBy(() -> JobFiles.open(root, job, left, 0))
+        .isInstanceOf(NotFoundException.class);
   }
 }

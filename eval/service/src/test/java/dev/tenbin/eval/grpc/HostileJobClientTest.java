@@ -226,6 +226,22 @@ class HostileJobClientTest {
     return out.toByteArray();
   }
 
+  @Test
+  void temporariesLeftInAJobFolderAreNeitherListedNorServed() throws Exception {
+    Job job = ran(SPEC, "dl1");
+    String left = ".job.json." + UUID.randomUUID() + ".tmp";
+    Files.writeString(runs.resolve("dl1").resolve(left), "{\"half a plan");
+    assertThat(
+            stub.listJobFiles(ListJobFilesRequest.newBuilder().setJobId(job.getId()).build())
+                .getFilesList())
+        .extracting(dev.tenbin.proto.eval.v1.JobFile::getPath)
+        .containsExactly("leaderboard.md");
+    assertThatThrownBy(() -> read(job.getId(), left))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND));
+  }
+
   /** A line break, an escape sequence, DEL, C1 controls and the Unicode line separators. */
   static final List<String> CONTROLS =
       List.of("\n", "\r", "\u001b[31m", "\u0000", "\u007f", "\u0085", "\u009b", "\u2028", "\u2029");
