@@ -106,20 +106,21 @@ public final class JobFiles {
   }
 
   /**
-   * Every regular file under {@code folder} but locks and temporaries, in path order.
+   * Every regular file under {@code folder} but locks and temporaries, in path order, with digests
+   * from {@code digests} (an unchanged file is not read again).
    *
    * @param root the results root (a real path) {@code folder} lies in
    * @param folder the job's folder; nothing when it does not exist
    * @throws PermissionDeniedException naming {@code job_id} when the folder is not a folder inside
    *     {@code root} reached without links
    */
-  public static List<JobFile> list(Path root, Path folder) {
+  public static List<JobFile> list(Path root, Path folder, JobFileDigests digests) {
     List<JobFile> files = new ArrayList<>();
     try (SecureDirectoryStream<Path> top = openFolder(root, folder)) {
       if (top == null) {
         return List.of();
       }
-      walk(top, "", files);
+      walk(top, "", folder, digests, files);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot list " + folder, e);
     }
@@ -127,7 +128,12 @@ public final class JobFiles {
     return files;
   }
 
-  private static void walk(SecureDirectoryStream<Path> folder, String prefix, List<JobFile> files)
+  private static void walk(
+      SecureDirectoryStream<Path> folder,
+      String prefix,
+      Path shown,
+      JobFileDigests digests,
+      List<JobFile> files)
       throws IOException {
     List<Path> names = new ArrayList<>();
     for (Path entry : folder) {
@@ -141,7 +147,7 @@ public final class JobFiles {
       }
       if (attributes.isDirectory()) {
         try (SecureDirectoryStream<Path> child = folder.newDirectoryStream(name, NOFOLLOW)) {
-          walk(child, relative + "/", files);
+          walk(child, relative + "/", shown, digests, files);
         } catch (NoSuchFileException | NotDirectoryException e) {
           // replaced while listing
         } catch (FileSystemException e) {
@@ -151,9 +157,12 @@ public final class JobFiles {
           && !isLock(name.toString())
           && !isTemporary(name.toString())) {
         String sha256;
-        try (SeekableByteChannel channel =
-            folder.newByteChannel(name, Set.of(StandardOpenOption.READ, NOFOLLOW))) {
-          sha256 = sha256(channel);
+        try {
+          sha256 =
+              digests.sha256(
+                  shown.resolve(relative),
+                  attributes,
+                  () -> folder.newByteChannel(name, Set.of(StandardOpenOption.READ, NOFOLLOW)));
         } catch (NoSuchFileException e) {
           continue;
         } catch (FileSystemException e) {
@@ -363,14 +372,5 @@ public final class JobFiles {
 
   private static boolean isLock(String name) {
     return name.startsWith(".lock");
-  }
-
-  private static String sha256(SeekableByteChannel channel) throws IOException {
-    java.security.MessageDigest digest = dev.tenbin.core.Sha256.digest();
-    try (InputStream in =
-        new java.security.DigestInputStream(Channels.newInputStream(channel), digest)) {
-      in.transferTo(java.io.OutputStream.nullOutputStream());
-    }
-    return java.util.HexFormat.of().formatHex(digest.digest());
   }
 }

@@ -15,9 +15,14 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
+import java.time.Clock;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -28,6 +33,7 @@ class JobFilesTest {
   @TempDir Path tmp;
   private Path root;
   private Path job;
+  private final JobFileDigests digests = new JobFileDigests();
 
   @BeforeEach
   void folder() throws Exception {
@@ -44,11 +50,11 @@ class JobFilesTest {
 
   @Test
   void listsRegularFilesInPathOrderWithSizesAndDigestsButNoLocksOrLinks() {
-    assertThat(JobFiles.list(root, job))
+    assertThat(JobFiles.list(root, job, digests))
         .containsExactly(
             new JobFiles.JobFile("cells/ab.cell.json", 8, Sha256.hex("{\"x\": 1}")),
             new JobFiles.JobFile("leaderboard.md", 9, Sha256.hex("| rank |\n")));
-    assertThat(JobFiles.list(root, root.resolve("no-such-job"))).isEmpty();
+    assertThat(JobFiles.list(root, root.resolve("no-such-job"), digests)).isEmpty();
   }
 
   @Test
@@ -101,12 +107,12 @@ class JobFilesTest {
           .as("%s", folder)
           .isInstanceOfSatisfying(
               PermissionDeniedException.class, e -> assertThat(e.field()).isEqualTo("job_id"));
-      assertThatThrownBy(() -> JobFiles.list(root, folder))
+      assertThatThrownBy(() -> JobFiles.list(root, folder, digests))
           .isInstanceOf(PermissionDeniedException.class);
       assertThatThrownBy(() -> JobFiles.checkFolder(root, folder))
           .isInstanceOf(PermissionDeniedException.class);
     }
-    assertThatThrownBy(() -> JobFiles.list(root, etc))
+    assertThatThrownBy(() -> JobFiles.list(root, etc, digests))
         .isInstanceOf(PermissionDeniedException.class);
     assertThatThrownBy(() -> JobFiles.open(root, root, "job/leaderboard.md", 0))
         .isInstanceOf(PermissionDeniedException.class);
@@ -158,10 +164,54 @@ class JobFilesTest {
     Files.writeString(job.resolve(left), "{\"half");
     Files.writeString(job.resolve("cells/.ab." + UUID.randomUUID() + ".tmp"), "x");
     Files.writeString(job.resolve("candidates.jsonl.tmp"), "x");
-    assertThat(JobFiles.list(root, job))
+    assertThat(JobFiles.list(root, job, digests))
         .extracting(JobFiles.JobFile::path)
         .containsExactly("cells/ab.cell.json", "leaderboard.md");
     assertThatThrownBy(() -> JobFiles.open(root, job, left, 0))
         .isInstanceOf(NotFoundException.class);
+  }
+
+  @Test
+  void aSecondListingOfUnchangedFilesReadsNoFileContent() throws Exception {
+    FileTime anHourAgo = FileTime.from(Instant.now().minusSeconds(3600));
+    Path leaderboard = job.resolve("leaderboard.md");
+    Files.setLastModifiedTime(leaderboard, anHourAgo);
+    Files.setLastModifiedTime(job.resolve("cells/ab.cell.json"), anHourAgo);
+    AtomicInteger reads = new AtomicInteger();
+    JobFileDigests counted =
+        new JobFileDigests(
+            100,
+            channel -> {
+              reads.incrementAndGet();
+              return JobFileDigests.sha256(channel);
+            },
+            Clock.systemUTC());
+
+    List<JobFiles.JobFile> first = JobFiles.list(root, job, counted);
+    assertThat(reads).hasValue(2);
+    assertThat(JobFiles.list(root, job, counted)).isEqualTo(first);
+    assertThat(reads).hasValue(2);
+
+    // Rewritten in place: another size and time, read again.
+    Files.writeString(leaderboard, "| rank | x |\n");
+    Files.setLastModifiedTime(leaderboard, FileTime.from(Instant.now().minusSeconds(1800)));
+    assertThat(JobFiles.list(root, job, counted))
+        .contains(new JobFiles.JobFile("leaderboard.md", 13, Sha256.hex("| rank | x |\n")));
+    assertThat(reads).hasValue(3);
+
+    // Replaced by a rename with the same size and time: another file, read again.
+    Path replacement = job.resolve("replacement");
+    Files.writeString(replacement, "| RANK | y |\n");
+    Files.setLastModifiedTime(replacement, Files.getLastModifiedTime(leaderboard));
+    Files.move(replacement, leaderboard, StandardCopyOption.REPLACE_EXISTING);
+    assertThat(JobFiles.list(root, job, counted))
+        .contains(new JobFiles.JobFile("leaderboard.md", 13, Sha256.hex("| RANK | y |\n")));
+    assertThat(reads).hasValue(4);
+
+    // Modified moments ago: read at every listing until it settles.
+    Files.writeString(leaderboard, "| now |\n");
+    JobFiles.list(root, job, counted);
+    JobFiles.list(root, job, counted);
+    assertThat(reads).hasValue(6);
   }
 }

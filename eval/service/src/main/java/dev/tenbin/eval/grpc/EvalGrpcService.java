@@ -1,6 +1,7 @@
 package dev.tenbin.eval.grpc;
 
 import com.google.protobuf.Timestamp;
+import dev.tenbin.eval.job.JobFileDigests;
 import dev.tenbin.eval.job.JobFiles;
 import dev.tenbin.eval.job.JobManager;
 import dev.tenbin.eval.job.JobRequest;
@@ -53,9 +54,18 @@ import java.util.Map;
  */
 public final class EvalGrpcService extends EvalServiceGrpc.EvalServiceImplBase {
   private final JobManager jobs;
+  private final JobFileDigests digests;
 
   public EvalGrpcService(JobManager jobs) {
+    this(jobs, new JobFileDigests());
+  }
+
+  /**
+   * @param digests the digests of job files listed before, reused while a file is unchanged
+   */
+  public EvalGrpcService(JobManager jobs, JobFileDigests digests) {
     this.jobs = jobs;
+    this.digests = digests;
   }
 
   @Override
@@ -138,7 +148,7 @@ public final class EvalGrpcService extends EvalServiceGrpc.EvalServiceImplBase {
   public void listJobFiles(
       ListJobFilesRequest request, StreamObserver<ListJobFilesResponse> response) {
     List<JobFiles.JobFile> files =
-        JobFiles.list(jobs.admission().resultsRoot(), jobs.directory(request.getJobId()));
+        JobFiles.list(jobs.admission().resultsRoot(), jobs.directory(request.getJobId()), digests);
     Paging.Page<JobFiles.JobFile> page =
         Paging.page("job files", files, request.getPageSize(), request.getPageToken());
     ListJobFilesResponse.Builder out =
