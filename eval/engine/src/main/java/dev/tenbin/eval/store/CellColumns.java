@@ -9,7 +9,6 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
@@ -53,7 +52,7 @@ final class CellColumns {
   /** An in-memory DuckDB connection for reading or writing cell files; the caller closes it. */
   static DuckDBConnection connect() {
     try {
-      return DriverManager.getConnection("jdbc:duckdb:").unwrap(DuckDBConnection.class);
+      return DuckDbConnections.open("jdbc:duckdb:").unwrap(DuckDBConnection.class);
     } catch (SQLException e) {
       throw new IllegalStateException("cannot open an in-memory DuckDB database", e);
     }

@@ -12,7 +12,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
@@ -47,7 +46,7 @@ final class TableReader {
   }
 
   private static void readParquet(Path file, Consumer<Map<String, String>> rows) {
-    try (Connection duckdb = DriverManager.getConnection("jdbc:duckdb:");
+    try (Connection duckdb = dev.tenbin.eval.store.DuckDbConnections.open("jdbc:duckdb:");
         PreparedStatement query = duckdb.prepareStatement("SELECT * FROM read_parquet(?)")) {
       query.setString(1, file.toAbsolutePath().toString());
       try (ResultSet result = query.executeQuery()) {

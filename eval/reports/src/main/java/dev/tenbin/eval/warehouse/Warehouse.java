@@ -9,6 +9,7 @@ import dev.tenbin.eval.positions.PositionReferences;
 import dev.tenbin.eval.positions.PositionSettings;
 import dev.tenbin.eval.store.CellKey;
 import dev.tenbin.eval.store.CellRecord;
+import dev.tenbin.eval.store.DuckDbConnections;
 import dev.tenbin.eval.store.ResultStore;
 import dev.tenbin.eval.store.ResultStore.Rankings;
 import dev.tenbin.eval.store.StoredDoc;
@@ -21,7 +22,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -243,8 +243,7 @@ public final class Warehouse {
     Properties properties = new Properties();
     properties.setProperty("duckdb.read_only", "true");
     try {
-      return DriverManager.getConnection(
-          "jdbc:duckdb:" + databaseFile.toAbsolutePath(), properties);
+      return DuckDbConnections.open("jdbc:duckdb:" + databaseFile.toAbsolutePath(), properties);
     } catch (SQLException e) {
       throw new InvalidInputException(
           "FILE", "cannot open warehouse " + databaseFile + ": " + e.getMessage());
@@ -252,7 +251,7 @@ public final class Warehouse {
   }
 
   private static DuckDBConnection open(Path file) throws SQLException {
-    return DriverManager.getConnection("jdbc:duckdb:" + file).unwrap(DuckDBConnection.class);
+    return DuckDbConnections.open("jdbc:duckdb:" + file).unwrap(DuckDBConnection.class);
   }
 
   private static BuildSummary load(DuckDBConnection connection, List<Source> sources, Path target)
