@@ -3,6 +3,8 @@ package dev.tenbin.eval.grpc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tenbin.client.eval.EvalClient;
+import dev.tenbin.client.eval.JobDownload;
 import dev.tenbin.eval.job.JobManager;
 import dev.tenbin.eval.job.JobOutcome;
 import dev.tenbin.eval.job.ServiceFolders;
@@ -338,5 +340,38 @@ class HostileJobClientTest {
     stub.watchJob(WatchJobRequest.newBuilder().setJobId(job.getId()).build())
         .forEachRemaining(update -> {});
     return stub.getJob(GetJobRequest.newBuilder().setJobId(job.getId()).build()).getJob();
+  }
+
+  @Test
+  void aDownloadWritesNothingThroughALinkInItsFolder() throws Exception {
+    Job job = ran(SPEC, "dl1");
+    Files.createDirectories(runs.resolve("dl1/cells"));
+    Files.writeString(runs.resolve("dl1/cells/ab.cell.json"), "{}");
+    Path outside = Files.createDirectories(tmp.resolve("outside"));
+    Path victim = Files.writeString(outside.resolve("victim.txt"), "precious\n");
+    JobDownload download = new JobDownload(EvalClient.of(channel));
+
+    Path partial = Files.createDirectories(tmp.resolve("copy-partial"));
+    Files.createSymbolicLink(partial.resolve("leaderboard.md.partial"), victim);
+    Path cells = Files.createDirectories(tmp.resolve("copy-cells"));
+    Files.createSymbolicLink(cells.resolve("cells"), outside);
+    Path target = Files.createDirectories(tmp.resolve("copy-target"));
+    Files.createSymbolicLink(target.resolve("leaderboard.md"), victim);
+    for (Path into : List.of(partial, cells, target)) {
+      assertThatThrownBy(() -> download.into(job.getId(), into))
+          .as("%s", into)
+          .isInstanceOf(JobDownload.UnsafeFolderException.class)
+          .hasMessageContaining("symbolic link");
+    }
+    assertThat(Files.readString(victim)).isEqualTo("precious\n");
+    try (var left = Files.list(outside)) {
+      assertThat(left).containsExactly(victim);
+    }
+
+    // A clean folder takes the whole job, and a second download changes nothing.
+    Path clean = tmp.resolve("copy");
+    assertThat(download.into(job.getId(), clean).downloaded()).isEqualTo(2);
+    assertThat(Files.readString(clean.resolve("cells/ab.cell.json"))).isEqualTo("{}");
+    assertThat(download.into(job.getId(), clean).unchanged()).isEqualTo(2);
   }
 }
