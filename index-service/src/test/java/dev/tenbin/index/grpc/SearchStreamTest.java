@@ -235,6 +235,37 @@ class SearchStreamTest {
   }
 
   @Test
+  void aStreamHandedBackByAStoppingServiceResumesOnTheRestartedOneWithEveryAnswerOnceInOrder()
+      throws Exception {
+    List<SearchRequest> requests = queries(10);
+    List<SearchResponse> unary = requests.stream().map(index::search).toList();
+
+    List<SearchResponse> streamed = new ArrayList<>();
+    try (SearchStream stream = client.searchStream()) {
+      for (int q = 0; q < 5; q++) {
+        streamed.add(stream.search(requests.get(q)));
+      }
+      // A rolling update: the service stops (the stream is handed back UNAVAILABLE with a
+      // RetryInfo), the next requests are sent meanwhile, and the service starts again on its data.
+      server.close();
+      for (int q = 5; q < 10; q++) {
+        stream.send(requests.get(q));
+      }
+      server = IndexServer.startInProcess(serverName, dataDir, registry);
+      for (int q = 5; q < 10; q++) {
+        streamed.add(stream.next());
+      }
+    }
+
+    assertThat(streamed).hasSize(10);
+    for (int q = 0; q < requests.size(); q++) {
+      assertThat(streamed.get(q).getRankingsList())
+          .as("query %d", q)
+          .isEqualTo(unary.get(q).getRankingsList());
+    }
+  }
+
+  @Test
   void answersReachTheCallerWithoutPassingThroughTheChannelsExecutor() throws Exception {
     // The stream's observer only queues each answer for the caller, so it runs on the thread the
     // answer arrived on: a thread of the channel's executor woken per answer would only hand it on.

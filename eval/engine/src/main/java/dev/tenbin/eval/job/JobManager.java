@@ -96,6 +96,7 @@ public final class JobManager implements AutoCloseable {
             return thread;
           });
   private final Map<String, TrackedJob> jobs = new LinkedHashMap<>();
+  private final java.util.function.BooleanSupplier processStopping;
   private long nextSequence = 1;
   private volatile boolean closing;
 
@@ -115,9 +116,23 @@ public final class JobManager implements AutoCloseable {
   }
 
   JobManager(JobAdmission admission, JobTable table, Executor executor) {
+    this(admission, table, executor, dev.tenbin.core.OrderedShutdown::isShuttingDown);
+  }
+
+  /**
+   * @param processStopping whether the process is shutting down: a run that ends then (cancelled by
+   *     the stop, or failed because the services it calls went away first) is stopped, not ended,
+   *     and resumes at the next start
+   */
+  JobManager(
+      JobAdmission admission,
+      JobTable table,
+      Executor executor,
+      java.util.function.BooleanSupplier processStopping) {
     this.admission = admission;
     this.table = table;
     this.executor = executor;
+    this.processStopping = processStopping;
     for (JobRecord record : table.load()) {
       TrackedJob job = new TrackedJob(record, null);
       jobs.put(job.id, job);
@@ -292,7 +307,7 @@ public final class JobManager implements AutoCloseable {
     String error;
     String code;
     try {
-      JobOutcome outcome = executor.run(admitted, job, () -> job.cancelRequested, () -> closing);
+      JobOutcome outcome = executor.run(admitted, job, () -> job.cancelRequested, this::stopping);
       end =
           outcome.cancelled()
               ? State.CANCELLED
@@ -300,14 +315,14 @@ public final class JobManager implements AutoCloseable {
       error = String.join("; ", outcome.failures());
       code = outcome.failureCode();
     } catch (RuntimeException | StackOverflowError e) {
-      end = job.cancelRequested || closing ? State.CANCELLED : State.FAILED;
+      end = job.cancelRequested || stopping() ? State.CANCELLED : State.FAILED;
       error = JobRunner.describe(e);
       code = JobRunner.codeOf(e);
       if (end == State.FAILED) {
         log.warn("job {} failed", job.id, e);
       }
     }
-    if (end == State.CANCELLED && closing && !job.cancelRequested) {
+    if (end == State.CANCELLED && stopping() && !job.cancelRequested) {
       synchronized (job) {
         job.runningWork = "";
       }
@@ -318,6 +333,11 @@ public final class JobManager implements AutoCloseable {
       return;
     }
     finish(job, end, error, code);
+  }
+
+  /** Whether this manager or the whole process is stopping (not a client's cancellation). */
+  private boolean stopping() {
+    return closing || processStopping.getAsBoolean();
   }
 
   private void finish(TrackedJob job, State state, String error) {

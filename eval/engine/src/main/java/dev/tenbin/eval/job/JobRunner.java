@@ -53,6 +53,7 @@ public final class JobRunner {
   private final Cancellation cancellation;
   private final RetrievalHooks cache;
   private final Duration serviceRetry;
+  private final java.util.function.BooleanSupplier processStopping;
   private Path events;
 
   /** How long a work item waits for an UNAVAILABLE service to come back before it fails. */
@@ -78,12 +79,35 @@ public final class JobRunner {
       Cancellation cancellation,
       RetrievalHooks cache,
       Duration serviceRetry) {
+    this(
+        services,
+        directory,
+        listener,
+        cancellation,
+        cache,
+        serviceRetry,
+        OrderedShutdown::isShuttingDown);
+  }
+
+  /**
+   * @param processStopping whether this process is shutting down (a SIGTERM): a service call that
+   *     fails UNAVAILABLE then stops the run, to resume at the next start, instead of failing it
+   */
+  JobRunner(
+      Services services,
+      Path directory,
+      JobListener listener,
+      Cancellation cancellation,
+      RetrievalHooks cache,
+      Duration serviceRetry,
+      java.util.function.BooleanSupplier processStopping) {
     this.services = services;
     this.directory = directory;
     this.listener = listener;
     this.cancellation = cancellation;
     this.cache = cache;
     this.serviceRetry = serviceRetry;
+    this.processStopping = processStopping;
   }
 
   public JobOutcome run(JobSpec spec, List<Work> plan) {
@@ -202,6 +226,15 @@ public final class JobRunner {
               if (cancellation.isCancelled()) {
                 cancelled = true;
                 stop = true;
+                break;
+              }
+              if (unavailable(e) && processStopping.getAsBoolean()) {
+                // This process is stopping (SIGTERM of a rolling update): the services it calls,
+                // embedded ones first, hand their calls back with UNAVAILABLE. The work item is
+                // not failed: the run stops here and resumes at the next start.
+                cancelled = true;
+                stop = true;
+                event("stopped", work, "the process is shutting down: " + describe(e));
                 break;
               }
               Duration wait = retryDelay(e, attempt, retryUntil);

@@ -31,9 +31,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The Java client of the index service's v1 contract. Every call has a deadline; reads (search,
- * rescore, fuse, documents, descriptions, language) are retried after UNAVAILABLE; creating and
- * dropping a collection are not (a second run would be refused), nor are the streams (ingest,
- * search streams). Listing reads every page.
+ * rescore, fuse, documents, descriptions, language) are retried after UNAVAILABLE, and a search
+ * stream resumes itself; creating and dropping a collection are not (a second run would be
+ * refused), nor is an ingest stream (its caller resumes it from the first unacknowledged batch).
+ * Listing reads every page.
  *
  * <p>It calls through any channel: one from {@code ClientChannels.open(ServiceTarget,
  * ClientSecurity, ...)} (TLS, bearer token), the pods of an index StatefulSet ({@code
@@ -108,8 +109,9 @@ public final class IndexClient {
 
   /**
    * Opens a search stream whose deadline is this client's per-call deadline, counted from now: for
-   * queries sent one at a time, each answered in order over one call ({@link SearchStream}). Not
-   * retried. Close it when done.
+   * queries sent one at a time, each answered in order over one call ({@link SearchStream}). A
+   * stream handed back with UNAVAILABLE (a service stopping, restarting) is resumed by the stream
+   * itself, the unanswered requests sent again. Close it when done.
    */
   public SearchStream searchStream() {
     return searchStream(Deadline.after(policy.deadline().toMillis(), TimeUnit.MILLISECONDS));
