@@ -95,6 +95,14 @@ public final class Families {
         .collect(Collectors.joining(", "));
   }
 
+  /**
+   * The encoder model of a reranker that rescores with a retrieval model ({@code dense:MODEL}:
+   * MODEL); empty for a cross-encoder, which the rerank service runs itself.
+   */
+  public static Optional<String> rerankerEncoderModel(String reranker) {
+    return RerankWork.biEncoder(reranker).map(f -> reranker.substring(reranker.indexOf(':') + 1));
+  }
+
   /** The candidate-set work of a task. */
   public static WorkFamily candidates() {
     return CANDIDATES;

@@ -74,6 +74,16 @@ final class HybridFamily implements RetrievalFamily {
     components(model);
   }
 
+  /** The encoder models of the components, in order. */
+  @Override
+  public List<String> encoderModels(String model) {
+    List<String> models = new ArrayList<>();
+    for (Component component : components(model)) {
+      models.addAll(component.retriever().family().encoderModels(component.retriever().model()));
+    }
+    return models;
+  }
+
   @Override
   public void checkVariant(String field, String variant) {
     try {

@@ -50,6 +50,7 @@ public final class JobAdmission {
   private final ConfinedRoots dataRoots;
   private final ConfinedRoots resultsRoot;
   private final Path stateDirectory;
+  private final ModelCatalog models;
 
   /** An admission whose service keeps no state folder of its own among the results. */
   public JobAdmission(ConfinedRoots dataRoots, ConfinedRoots resultsRoot) {
@@ -61,6 +62,14 @@ public final class JobAdmission {
    *     may overlap; null for none
    */
   public JobAdmission(ConfinedRoots dataRoots, ConfinedRoots resultsRoot, Path stateDirectory) {
+    this(dataRoots, resultsRoot, stateDirectory, ModelCatalog.UNKNOWN);
+  }
+
+  private JobAdmission(
+      ConfinedRoots dataRoots,
+      ConfinedRoots resultsRoot,
+      Path stateDirectory,
+      ModelCatalog models) {
     if (resultsRoot.roots().size() != 1) {
       throw new IllegalArgumentException("exactly one results root");
     }
@@ -68,6 +77,15 @@ public final class JobAdmission {
     this.resultsRoot = resultsRoot;
     this.stateDirectory =
         stateDirectory == null ? null : stateDirectory.toAbsolutePath().normalize();
+    this.models = models;
+  }
+
+  /**
+   * This admission, also checking that every model a spec names is one its services know ({@link
+   * SpecModels}): a job naming an unknown model fails its submit, not its run.
+   */
+  public JobAdmission withModels(ModelCatalog catalog) {
+    return new JobAdmission(dataRoots, resultsRoot, stateDirectory, catalog);
   }
 
   /** The admission for {@code folders}; the results root is created when missing. */
@@ -157,8 +175,9 @@ public final class JobAdmission {
         checkBeirFolder(field, task.task().name(), local.directory(), local.split());
       }
     }
-    return new AdmittedJob(
-        jobId, spec, taskSets, outputDirectory(request.outputDirectory()), request);
+    Path directory = outputDirectory(request.outputDirectory());
+    SpecModels.check(spec, models);
+    return new AdmittedJob(jobId, spec, taskSets, directory, request);
   }
 
   /**

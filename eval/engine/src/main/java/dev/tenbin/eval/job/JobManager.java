@@ -105,7 +105,15 @@ public final class JobManager implements AutoCloseable {
    * those that were queued or running.
    */
   public static JobManager open(ServiceFolders folders, Executor executor) {
-    JobAdmission admission = JobAdmission.of(folders);
+    return open(folders, executor, ModelCatalog.UNKNOWN);
+  }
+
+  /**
+   * As {@link #open(ServiceFolders, Executor)}, checking at submit that every model a job names is
+   * one {@code models} knows.
+   */
+  public static JobManager open(ServiceFolders folders, Executor executor, ModelCatalog models) {
+    JobAdmission admission = JobAdmission.of(folders).withModels(models);
     JobTable table = JobTable.open(folders.stateDirectory());
     try {
       return new JobManager(admission, table, executor);

@@ -40,6 +40,14 @@ public interface RetrievalFamily extends WorkFamily {
   default void checkModel(String model) {}
 
   /**
+   * The encoder models a spec of this family with {@code model} runs ({@code dense:MODEL}: MODEL;
+   * BM25: none), so they can be checked before the job runs.
+   */
+  default java.util.List<String> encoderModels(String model) {
+    return takesModel() ? java.util.List.of(model) : java.util.List.of();
+  }
+
+  /**
    * Work whose cells this family's cells read (a hybrid's components), planned for {@code task};
    * the planner plans each once, before the work of {@link #plan}.
    */

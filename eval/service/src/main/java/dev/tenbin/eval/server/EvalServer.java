@@ -278,7 +278,9 @@ public final class EvalServer implements Callable<Integer> {
               }
               return outcome;
             };
-    JobManager jobs = JobManager.open(config.folders(), executor);
+    JobManager jobs =
+        JobManager.open(
+            config.folders(), executor, new dev.tenbin.eval.job.ServiceModels(launcher));
     log.info(
         "eval-service state {}, results root {}, data roots {}",
         config.folders().stateDirectory(),

@@ -7,6 +7,7 @@ import dev.tenbin.client.eval.EvalClient;
 import dev.tenbin.client.eval.JobDownload;
 import dev.tenbin.eval.job.JobManager;
 import dev.tenbin.eval.job.JobOutcome;
+import dev.tenbin.eval.job.ModelCatalog;
 import dev.tenbin.eval.job.ServiceFolders;
 import dev.tenbin.proto.eval.v1.EvalServiceGrpc;
 import dev.tenbin.proto.eval.v1.GetJobRequest;
@@ -56,6 +57,7 @@ class HostileJobClientTest {
   private GrpcServerHost host;
   private ManagedChannel channel;
   private EvalServiceGrpc.EvalServiceBlockingStub stub;
+  private ModelCatalog models = ModelCatalog.UNKNOWN;
 
   @BeforeEach
   void start() throws Exception {
@@ -77,7 +79,8 @@ class HostileJobClientTest {
               }
               listener.planned(0, 0);
               return new JobOutcome(0, 0, 0, List.of(), false, 0);
-            });
+            },
+            models);
     String name = "hostile-" + UUID.randomUUID();
     host =
         GrpcServerHost.startInProcess(
@@ -373,5 +376,60 @@ class HostileJobClientTest {
     assertThat(download.into(job.getId(), clean).downloaded()).isEqualTo(2);
     assertThat(Files.readString(clean.resolve("cells/ab.cell.json"))).isEqualTo("{}");
     assertThat(download.into(job.getId(), clean).unchanged()).isEqualTo(2);
+  }
+
+  @Test
+  void aModelNoServiceKnowsIsRefusedAtSubmitNamingTheSpecField() {
+    stop();
+    models =
+        new ModelCatalog() {
+          @Override
+          public java.util.Optional<java.util.Set<String>> encoderModels() {
+            return java.util.Optional.of(java.util.Set.of("bge-small-en-v1.5"));
+          }
+
+          @Override
+          public java.util.Optional<java.util.Set<String>> crossEncoders() {
+            return java.util.Optional.of(java.util.Set.of("minilm-ce"));
+          }
+        };
+    open();
+    String head = "name: m\ntask_sets: [tasks.yaml]\n";
+    String candidates = "candidates: {dense_model: bge-small-en-v1.5}\n";
+    refused(
+        request(head + "retrievers: [bm25, dense:no-such-model]\n", "m"),
+        Status.Code.INVALID_ARGUMENT,
+        "spec_yaml.retrievers[1]",
+        "the encoder service knows no model 'no-such-model'");
+    refused(
+        request(head + "retrievers: [\"hybrid:bm25+light:no-such-model\"]\n", "m"),
+        Status.Code.INVALID_ARGUMENT,
+        "spec_yaml.retrievers[0]",
+        "no-such-model");
+    refused(
+        request(head + "rerankers: [dense:no-such-model]\n" + candidates, "m"),
+        Status.Code.INVALID_ARGUMENT,
+        "spec_yaml.rerankers[0]",
+        "the encoder service knows no model");
+    refused(
+        request(head + "rerankers: [no-such-cross-encoder]\n" + candidates, "m"),
+        Status.Code.INVALID_ARGUMENT,
+        "spec_yaml.rerankers[0]",
+        "the rerank service knows no reranker 'no-such-cross-encoder' (it has minilm-ce");
+    refused(
+        request(head + "rerankers: [minilm-ce]\ncandidates: {dense_model: nope}\n", "m"),
+        Status.Code.INVALID_ARGUMENT,
+        "spec_yaml.candidates.dense_model",
+        "'nope'");
+    assertThat(stub.listJobs(ListJobsRequest.getDefaultInstance()).getJobsList()).isEmpty();
+
+    Job known =
+        ran(
+            head
+                + "retrievers: [bm25, dense:BGE-small-en-v1.5, \"dense:hub:owner/model@main\"]\n"
+                + "rerankers: [minilm-ce, dense:bge-small-en-v1.5]\n"
+                + candidates,
+            "m");
+    assertThat(known.getState()).isEqualTo(JobState.JOB_STATE_SUCCEEDED);
   }
 }
