@@ -29,6 +29,7 @@ import picocli.CommandLine.Option;
       DrillCommand.Cancel.class,
       DrillCommand.LongId.class,
       DrillCommand.KillRestart.class,
+      DrillCommand.Drain.class,
       DrillCommand.Overload.class,
       DrillCommand.Soak.class
     })
@@ -253,6 +254,46 @@ public final class DrillCommand implements Runnable {
     }
   }
 
+  /** {@code tenbin drill drain}. */
+  @Command(
+      name = "drain",
+      mixinStandardHelpOptions = true,
+      description =
+          "Run the four services as processes and, --rounds times, SIGTERM a random one at a"
+              + " random point of a running job (a graceful stop, as a rolling update sends) and"
+              + " restart it; every job must succeed with no cell lost or computed twice.")
+  static final class Drain implements Callable<Integer> {
+    @CommandLine.Mixin Common common = new Common();
+
+    @CommandLine.Mixin DenseModel model = new DenseModel();
+
+    @Option(
+        names = "--rounds",
+        defaultValue = "20",
+        description = "Jobs, each with one SIGTERM and restart (default ${DEFAULT-VALUE}).")
+    int rounds;
+
+    @Option(
+        names = "--documents",
+        defaultValue = "300",
+        description = "Synthetic documents of each round's dataset (default ${DEFAULT-VALUE}).")
+    int documents;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+      if (rounds < 1 || documents < 10) {
+        throw new IllegalArgumentException(
+            "--rounds must be at least 1 and --documents at least 10");
+      }
+      Started started = common.start(spec, "drain");
+      return common.report(
+          spec,
+          DrainDrill.run(started.work(), model.id, rounds, documents, common.seed, started.log()));
+    }
+  }
+
   /** {@code tenbin drill overload}. */
   @Command(
       name = "overload",
@@ -363,6 +404,13 @@ public final class DrillCommand implements Runnable {
         description = "Every service's -Xmx (default ${DEFAULT-VALUE}).")
     String heap;
 
+    @Option(
+        names = "--sigterm",
+        description =
+            "Make every other fault a SIGTERM (a graceful stop, as a rolling update sends) instead"
+                + " of a kill -9.")
+    boolean sigterm;
+
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
     @Override
@@ -379,7 +427,8 @@ public final class DrillCommand implements Runnable {
               model.id,
               documents,
               heap,
-              common.seed);
+              common.seed,
+              sigterm);
       Started started = common.start(spec, "soak");
       SoakDrill.Outcome outcome = SoakDrill.run(started.work(), settings, started.log());
       return common.report(spec, outcome.row(), outcome.report().json());

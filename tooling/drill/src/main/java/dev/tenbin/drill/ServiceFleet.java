@@ -21,6 +21,9 @@ final class ServiceFleet implements AutoCloseable {
   private static final Duration START_TIMEOUT = Duration.ofMinutes(2);
   private static final Duration EXIT_TIMEOUT = Duration.ofSeconds(30);
 
+  /** How long a service stopped with SIGTERM may take to exit: its drain grace and then some. */
+  static final Duration STOP_TIMEOUT = Duration.ofSeconds(90);
+
   private final Path work;
   private final List<String> jvmFlags;
   private final Map<TenbinService, Integer> ports = new EnumMap<>(TenbinService.class);
@@ -31,6 +34,7 @@ final class ServiceFleet implements AutoCloseable {
   private final Map<TenbinService, Long> generationStarts = new ConcurrentHashMap<>();
   private final List<ChildTenbin> started = new CopyOnWriteArrayList<>();
   private final Set<ChildTenbin> killed = ConcurrentHashMap.newKeySet();
+  private final Set<ChildTenbin> stopped = ConcurrentHashMap.newKeySet();
 
   private ServiceFleet(Path work, Path dataRoot, List<String> jvmFlags) {
     this.work = work;
@@ -151,6 +155,21 @@ final class ServiceFleet implements AutoCloseable {
     return victim;
   }
 
+  /**
+   * SIGTERM of the service's process (a graceful stop, as a rolling update sends), and its exit
+   * awaited (SIGKILL after {@link #STOP_TIMEOUT}); returns the stopped process.
+   */
+  ChildTenbin terminate(TenbinService service) throws InterruptedException {
+    ChildTenbin victim = current.get(service);
+    stopped.add(victim);
+    victim.terminate();
+    if (victim.awaitExit(STOP_TIMEOUT) == -1) {
+      victim.kill();
+      victim.awaitExit(EXIT_TIMEOUT);
+    }
+    return victim;
+  }
+
   /** Starts the service again on the same ports and data; returns once it listens. */
   ChildTenbin restart(TenbinService service) throws InterruptedException {
     return startGeneration(service);
@@ -172,7 +191,10 @@ final class ServiceFleet implements AutoCloseable {
     List<TenbinService> exited = new ArrayList<>();
     for (TenbinService service : TenbinService.values()) {
       ChildTenbin child = current.get(service);
-      if (child != null && !child.isAlive() && !killed.contains(child)) {
+      if (child != null
+          && !child.isAlive()
+          && !killed.contains(child)
+          && !stopped.contains(child)) {
         exited.add(service);
       }
     }
@@ -181,7 +203,7 @@ final class ServiceFleet implements AutoCloseable {
 
   /**
    * The processes, except those this fleet killed, that died of a native crash (see {@link
-   * ChildTenbin#crashed()}).
+   * ChildTenbin#crashed()}); a process stopped with SIGTERM must exit cleanly, so it counts.
    */
   List<ChildTenbin> crashed() {
     return started.stream().filter(child -> !killed.contains(child) && child.crashed()).toList();

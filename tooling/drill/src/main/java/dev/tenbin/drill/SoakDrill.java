@@ -22,9 +22,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A soak: the four services run as separate processes for a long time at a multiple of their
- * capacity while one of them, chosen at random, is killed with SIGKILL at a fixed interval and
- * started again on the same port and data; every process is sampled for resident memory, threads,
- * open files and heap throughout.
+ * capacity while one of them, chosen at random, is killed with SIGKILL at a fixed interval (with
+ * {@code --sigterm}, every other one stopped with SIGTERM instead, as a rolling update stops it,
+ * and its graceful exit awaited) and started again on the same port and data; every process is
+ * sampled for resident memory, threads, open files and heap throughout.
  *
  * <p>Capacity is measured first, per request kind: the calls per second one client gets answered
  * when it sends {@code EncodeDense} calls (or BM25 {@code Search} calls) back to back to the idle
@@ -54,6 +55,7 @@ public final class SoakDrill {
    *     began
    * @param pid the killed process
    * @param newPid the restarted process
+   * @param graceful whether it was a SIGTERM (a graceful stop) rather than a SIGKILL
    */
   record Kill(
       TenbinService service,
@@ -61,7 +63,13 @@ public final class SoakDrill {
       long atMillis,
       long listeningMillis,
       long pid,
-      long newPid) {}
+      long newPid,
+      boolean graceful) {
+    /** "SIGTERM" or "SIGKILL". */
+    String signal() {
+      return graceful ? "SIGTERM" : "SIGKILL";
+    }
+  }
 
   /**
    * The soak's outcome: its reliability row, and everything measured for {@code --json}.
@@ -243,7 +251,8 @@ public final class SoakDrill {
             TenbinService.values()[random.nextInt(TenbinService.values().length)];
         long at = System.nanoTime();
         java.time.Instant wallClock = java.time.Instant.now();
-        ChildTenbin killed = fleet.kill(victim);
+        boolean graceful = settings.sigterm() && kills.size() % 2 == 1;
+        ChildTenbin killed = graceful ? fleet.terminate(victim) : fleet.kill(victim);
         Thread.sleep(RESTART_PAUSE_MILLIS);
         ChildTenbin restarted = fleet.restart(victim);
         Kill kill =
@@ -253,15 +262,17 @@ public final class SoakDrill {
                 TimeUnit.NANOSECONDS.toMillis(at - origin),
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - origin),
                 killed.pid(),
-                restarted.pid());
+                restarted.pid(),
+                graceful);
         kills.add(kill);
         log.line(
             String.format(
                 Locale.ROOT,
-                "kill %d at %.0f s: SIGKILL of the %s service (pid %d); restarted as %s, listening"
+                "kill %d at %.0f s: %s of the %s service (pid %d); restarted as %s, listening"
                     + " %.1f s after the kill",
                 kills.size(),
                 kill.atMillis() / 1000.0,
+                kill.signal(),
                 victim.label(),
                 kill.pid(),
                 restarted.name(),

@@ -262,10 +262,11 @@ public final class SoakReport {
     String kind =
         String.format(
             Locale.ROOT,
-            "soak: %s at %sx capacity, kill -9 every %s",
+            "soak: %s at %sx capacity, kill -9 every %s%s",
             DurationConverter.format(settings.duration()),
             number(settings.loadFactor()),
-            DurationConverter.format(settings.killEvery()));
+            DurationConverter.format(settings.killEvery()),
+            settings.sigterm() ? " (every other one a SIGTERM)" : "");
     String load =
         String.format(
             Locale.ROOT,
@@ -503,6 +504,7 @@ public final class SoakReport {
   private ObjectNode killJson(SoakDrill.Kill kill) {
     ObjectNode node = JSON.createObjectNode();
     node.put("service", kill.service().label());
+    node.put("signal", kill.signal());
     node.put("at", kill.at().toString());
     node.put("at_s", kill.atMillis() / 1000.0);
     node.put("listening_after_s", (kill.listeningMillis() - kill.atMillis()) / 1000.0);

@@ -15,6 +15,8 @@ import java.time.Duration;
  * @param documents synthetic documents of the jobs' dataset and of the searched collection
  * @param heap every service's {@code -Xmx}
  * @param seed seed of the data, the encode and search inputs and the choice of services to kill
+ * @param sigterm whether every other fault is a SIGTERM (a graceful stop, as a rolling update
+ *     sends) instead of a SIGKILL
  */
 public record SoakSettings(
     Duration duration,
@@ -25,7 +27,22 @@ public record SoakSettings(
     String model,
     int documents,
     String heap,
-    long seed) {
+    long seed,
+    boolean sigterm) {
+  /** A soak whose every fault is a SIGKILL. */
+  public SoakSettings(
+      Duration duration,
+      Duration killEvery,
+      Duration sampleEvery,
+      Duration warmUp,
+      double loadFactor,
+      String model,
+      int documents,
+      String heap,
+      long seed) {
+    this(duration, killEvery, sampleEvery, warmUp, loadFactor, model, documents, heap, seed, false);
+  }
+
   public SoakSettings {
     if (duration.toSeconds() < 10) {
       throw new IllegalArgumentException("--duration must be at least 10s, got " + duration);

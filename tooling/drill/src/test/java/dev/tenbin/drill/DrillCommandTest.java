@@ -20,16 +20,28 @@ class DrillCommandTest {
             "cancel-encode",
             "long-id-ingest",
             "kill-restart",
+            "drain",
             "overload",
             "soak");
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"sigterm-encode", "cancel-encode", "kill-restart", "overload", "soak"})
+  @ValueSource(
+      strings = {"sigterm-encode", "cancel-encode", "kill-restart", "drain", "overload", "soak"})
   void drillsThatEncodeTakeADenseModelDefaultingToMiniLm(String drill) {
     CliRunner help = CliRunner.run("drill", drill, "--help");
     assertThat(help.out())
         .contains("--model", "all-minilm-l6-v2", "--work-dir", "--seed", "--json");
+  }
+
+  @Test
+  void theDrainDrillTakesRoundsAndTheSoakCanSendSigtermsBesideItsKills(@TempDir Path work) {
+    assertThat(CliRunner.run("drill", "drain", "--help").out()).contains("--rounds", "20");
+    assertThat(CliRunner.run("drill", "soak", "--help").out()).contains("--sigterm");
+    CliRunner run = CliRunner.run("drill", "drain", "--rounds", "0", "--work-dir", work.toString());
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).contains("--rounds must be at least 1");
+    assertThat(work).isEmptyDirectory();
   }
 
   @Test
