@@ -497,7 +497,7 @@ public final class BenchCommand implements Runnable {
       java.util.List<String> qs = new java.util.ArrayList<>();
       if (dataset != null) {
         BeirDataset data = BeirDatasetReader.read(dataset);
-        data.corpus().stream().limit(documents).forEach(d -> docs.add(d.titleAndText()));
+        data.corpus().head(documents).forEach(d -> docs.add(d.titleAndText()));
         data.evaluatedQueryIds().stream()
             .limit(queries)
             .forEach(id -> qs.add(data.queries().get(id)));
@@ -766,7 +766,7 @@ public final class BenchCommand implements Runnable {
       }
       BeirDataset data = BeirDatasetReader.read(dataset);
       java.util.List<dev.tenbin.scoring.beir.CorpusDocument> corpus =
-          data.corpus().stream().limit(pairs).toList();
+          data.corpus().head(pairs);
       if (documentsById && corpus.size() < pairs) {
         throw new CommandLine.ParameterException(
             spec.commandLine(),

@@ -310,10 +310,11 @@ class DependencyRulesTest {
                 .map(JavaClass::getName))
         .as("classes in the evaluation's root package")
         .isEmpty();
-    assertThat(
-            ENGINE_LAYERS.values().stream()
-                .flatMap(List::stream)
-                .collect(Collectors.toCollection(java.util.TreeSet::new)))
+    Set<String> floors =
+        ENGINE_LAYERS.values().stream()
+            .flatMap(List::stream)
+            .collect(Collectors.toCollection(java.util.TreeSet::new));
+    assertThat(floors)
         .as("the engine's floors hold exactly the engine's packages")
         .isEqualTo(new java.util.TreeSet<>(MODULES.get("engine")));
   }

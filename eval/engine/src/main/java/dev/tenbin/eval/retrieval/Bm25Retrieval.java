@@ -6,7 +6,7 @@ import dev.tenbin.proto.index.v1.Document;
 import dev.tenbin.proto.index.v1.Family;
 import dev.tenbin.proto.index.v1.Query;
 import dev.tenbin.scoring.beir.BeirDataset;
-import dev.tenbin.scoring.beir.CorpusDocument;
+import dev.tenbin.scoring.beir.Corpus;
 import io.grpc.Channel;
 import java.util.ArrayList;
 import java.util.List;
@@ -54,16 +54,10 @@ public final class Bm25Retrieval {
   public RetrievalResult run(BeirDataset dataset, String language, int topK) {
     long start = System.nanoTime();
     try (IndexSession session = new IndexSession(channel, language, 0, 0, 0, settings)) {
-      List<Document> documents = new ArrayList<>(dataset.corpus().size());
-      for (CorpusDocument doc : dataset.corpus()) {
-        documents.add(
-            Document.newBuilder()
-                .setId(doc.id())
-                .setTitle(doc.title())
-                .setText(doc.text())
-                .build());
+      int documents = dataset.corpus().size();
+      try (Corpus.Walk walk = dataset.corpus().walk()) {
+        session.ingest(CorpusDocuments.lexical(walk));
       }
-      session.ingest(documents);
       long indexed = System.nanoTime();
       List<Query> queries = new ArrayList<>();
       for (String queryId : dataset.evaluatedQueryIds()) {
@@ -73,7 +67,7 @@ public final class Bm25Retrieval {
       var rankings = session.search(Family.FAMILY_BM25, queries, null, topK);
       long searched = System.nanoTime();
       if (!probeLatency) {
-        return new RetrievalResult(rankings, indexed - start, searched - indexed, documents.size());
+        return new RetrievalResult(rankings, indexed - start, searched - indexed, documents);
       }
       java.util.function.Consumer<Query> search =
           query -> session.search(Family.FAMILY_BM25, List.of(query), null, topK);
@@ -82,7 +76,7 @@ public final class Bm25Retrieval {
           rankings,
           indexed - start,
           searched - indexed,
-          documents.size(),
+          documents,
           0,
           0,
           RunDiagnostics.builder()

@@ -12,7 +12,7 @@ import dev.tenbin.proto.index.v1.Document;
 import dev.tenbin.proto.index.v1.Family;
 import dev.tenbin.proto.index.v1.Query;
 import dev.tenbin.scoring.beir.BeirDataset;
-import dev.tenbin.scoring.beir.CorpusDocument;
+import dev.tenbin.scoring.beir.Corpus;
 import io.grpc.Channel;
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -110,34 +110,69 @@ public final class DenseRetrieval {
       int topK,
       List<DenseVariant> variants) {
     long start = System.nanoTime();
-    List<String> texts = new ArrayList<>(dataset.corpus().size());
-    for (CorpusDocument doc : dataset.corpus()) {
-      texts.add(doc.titleAndText());
-    }
-    int total = texts.size();
+    int total = dataset.corpus().size();
     String what = "encoding documents with " + modelId;
-    java.util.function.IntConsumer report = done -> progress.update(what, done, total);
-    List<float[]> docVectors =
-        cached != null
-            ? cached.dense(modelId, texts, false, report)
-            : encoder.streamEncodeDense(modelId, texts, false, 64, report);
-    long encoded = System.nanoTime();
-    int dimension = docVectors.getFirst().length;
-    try (IndexSession session = new IndexSession(indexChannel, "en", dimension)) {
-      List<Document> documents = new ArrayList<>(total);
-      for (int i = 0; i < total; i++) {
-        CorpusDocument doc = dataset.corpus().get(i);
-        documents.add(
-            Document.newBuilder()
-                .setId(doc.id())
-                .setTitle(doc.title())
-                .setText(doc.text())
-                .setDense(proto(docVectors.get(i)))
-                .build());
+    int[] encodedSoFar = {0};
+    // The corpus is encoded a slice at a time as the ingest takes it: the vectors of one slice
+    // and the batches in flight are in memory, never the whole corpus's.
+    try (Corpus.Walk walk = dataset.corpus().walk()) {
+      CorpusDocuments.Encoded<float[]> documents =
+          new CorpusDocuments.Encoded<>(
+              walk,
+              ENCODE_SLICE,
+              slice -> {
+                List<String> texts = new ArrayList<>(slice.size());
+                slice.forEach(doc -> texts.add(doc.titleAndText()));
+                int before = encodedSoFar[0];
+                java.util.function.IntConsumer report =
+                    done -> progress.update(what, before + done, total);
+                List<float[]> vectors =
+                    cached != null
+                        ? cached.dense(modelId, texts, false, report)
+                        : encoder.streamEncodeDense(modelId, texts, false, 64, report);
+                encodedSoFar[0] += slice.size();
+                return vectors;
+              },
+              (document, vector) -> document.setDense(proto(vector)));
+      int dimension = documents.first().length;
+      try (IndexSession session = new IndexSession(indexChannel, "en", dimension)) {
+        session.ingest(documents);
+        long indexed = System.nanoTime();
+        long encoded = start + documents.encodeNanos();
+        return searchAll(
+            session,
+            dataset,
+            modelId,
+            queryEncoding,
+            similarities,
+            topK,
+            variants,
+            dimension,
+            total,
+            start,
+            encoded,
+            indexed);
       }
-      session.ingest(documents);
-      long indexed = System.nanoTime();
+    }
+  }
 
+  /** Documents encoded per slice while the index ingests the previous ones. */
+  static final int ENCODE_SLICE = 4_096;
+
+  private java.util.Map<String, RetrievalResult> searchAll(
+      IndexSession session,
+      BeirDataset dataset,
+      String modelId,
+      QueryEncoding queryEncoding,
+      List<Similarity> similarities,
+      int topK,
+      List<DenseVariant> variants,
+      int dimension,
+      int total,
+      long start,
+      long encoded,
+      long indexed) {
+    {
       List<String> queryIds = dataset.evaluatedQueryIds();
       List<String> queryTexts = new ArrayList<>(queryIds.size());
       for (String id : queryIds) {

@@ -28,7 +28,11 @@ import java.util.UUID;
 public final class IndexSession implements AutoCloseable {
   private static final int INGEST_BATCH = 1_000;
   private static final int SEARCH_BATCH = 200;
+  /** Deadline of one call (a create, a search of {@value #SEARCH_BATCH} queries, a drop). */
   private static final long DEADLINE_SECONDS = 600;
+
+  /** How long an ingest may go without the index acknowledging a batch. */
+  private static final long INGEST_IDLE_SECONDS = 600;
 
   private final Channel channel;
   private final String name;
@@ -80,7 +84,16 @@ public final class IndexSession implements AutoCloseable {
   }
 
   public long ingest(List<Document> documents) {
-    return new CollectionIngester(channel, INGEST_BATCH, DEADLINE_SECONDS).ingest(name, documents);
+    return ingest(documents.iterator());
+  }
+
+  /**
+   * Ingests the documents as they come, a batch of {@value #INGEST_BATCH} at a time, without a
+   * deadline over the whole corpus (only an idle timeout); returns the committed count.
+   */
+  public long ingest(java.util.Iterator<Document> documents) {
+    return new CollectionIngester(channel, INGEST_BATCH, INGEST_IDLE_SECONDS)
+        .ingest(name, documents);
   }
 
   /** Sparse rankings with a pruning setting. */
