@@ -13,7 +13,7 @@ Runs, in one go on the same machine:
   3. ./tenbin eval --retriever bm25 --top-k HITS, and trec_eval nDCG@10 of both runs, plus how many
      queries have exactly the same ranked document list.
 
-Usage: tools/bm25_vs_anserini.py [--dataset DIR] [--jar FILE] [--passes 20] [--hits 1000]
+Usage: tools/bm25_vs_anserini.py [--dataset DIR] [--jar FILE] [--trec-eval PATH] [--passes 20] [--hits 1000]
 """
 import argparse
 import glob
@@ -59,9 +59,9 @@ def read_qrels(path, out):
     return queries
 
 
-def ndcg10(qrels, run_file):
+def ndcg10(trec_eval, qrels, run_file):
     out = subprocess.run(
-        [TREC_EVAL, "-c", "-m", "ndcg_cut.10", qrels, run_file],
+        [trec_eval, "-c", "-m", "ndcg_cut.10", qrels, run_file],
         check=True, capture_output=True, text=True).stdout
     return float(out.split()[-1])
 
@@ -82,6 +82,7 @@ def main():
     ap.add_argument("--language", default="en")
     ap.add_argument("--passes", type=int, default=20)
     ap.add_argument("--hits", type=int, default=1000)
+    ap.add_argument("--trec-eval", default=TREC_EVAL)
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="bm25-vs-anserini-")
     qrels = os.path.join(work, "qrels.trec")
@@ -146,7 +147,7 @@ def main():
 
     a_rank, t_rank = rankings(anserini_run), rankings(tenbin_run)
     same = sum(1 for q in evaluated if a_rank.get(q, []) == t_rank.get(q, []))
-    a_ndcg, t_ndcg = ndcg10(qrels, anserini_run), ndcg10(qrels, tenbin_run)
+    a_ndcg, t_ndcg = ndcg10(args.trec_eval, qrels, anserini_run), ndcg10(args.trec_eval, qrels, tenbin_run)
     print(f"dataset {args.dataset}: {len(evaluated)} evaluated queries x {args.passes} passes, "
           f"top {args.hits}, load average {os.getloadavg()[0]:.2f} at the end")
     print(f"{'':28}{'1 thread':>12}{'2 threads':>12}   (queries/s)")

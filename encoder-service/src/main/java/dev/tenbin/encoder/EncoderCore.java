@@ -353,7 +353,8 @@ public final class EncoderCore implements AutoCloseable, MeterBinder {
   }
 
   /**
-   * Reserves the request's places, tokenizes (cancellable between texts), then queues and waits.
+   * Reserves the request's places (refused when the call's wait so far plus the work ahead would
+   * pass the queue-wait bound), tokenizes (cancellable between texts), then queues and waits.
    */
   private <R> Run<R> run(
       LoadedModel model,
@@ -361,7 +362,8 @@ public final class EncoderCore implements AutoCloseable, MeterBinder {
       List<String> texts,
       boolean query,
       Cancellation cancellation) {
-    try (TokenBudgetBatcher<R>.Reservation places = batcher.reserve(texts.size())) {
+    try (TokenBudgetBatcher<R>.Reservation places =
+        batcher.reserve(texts.size(), cancellation.waitedNanos())) {
       long start = System.nanoTime();
       TokenizedBatch tokens =
           model.tokenizer().encode(prompted(model.card(), texts, query), cancellation);

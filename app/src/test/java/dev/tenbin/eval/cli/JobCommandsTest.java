@@ -158,8 +158,9 @@ class JobCommandsTest {
   @Test
   void theExampleSmallDenseJobIsAcceptedWhenItsDatasetsLieUnderADataRoot() throws Exception {
     // The repository's own example files, in the same layout: examples/jobs/small-dense.yaml names
-    // ../local-beir.yaml, whose paths are ../../shared/datasets/<task>. Only the two tasks the job
-    // selects need their data.
+    // ../local-beir.yaml, whose paths are ../data/<task> (the checkout's data/ folder, here a link
+    // to
+    // the data root). Only the two tasks the job selects need their data.
     Path repo = tmp.resolve("repo");
     Files.createDirectories(repo.resolve("examples/jobs"));
     Files.copy(
@@ -168,6 +169,7 @@ class JobCommandsTest {
     Path datasets = tmp.resolve("shared/datasets");
     TinyBeir.write(datasets.resolve("xquad-en"));
     TinyBeir.write(datasets.resolve("arcd-ar"));
+    Files.createSymbolicLink(repo.resolve("data"), datasets);
     CliRunner submit =
         CliRunner.run(
             "job",

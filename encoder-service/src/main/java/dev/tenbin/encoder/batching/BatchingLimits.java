@@ -11,8 +11,10 @@ import java.time.Duration;
  * @param maxQueuedInputs inputs waiting or being tokenized at most; more is refused
  *     (RESOURCE_EXHAUSTED)
  * @param maxQueueDelay how long the first waiting input may wait for others to fill its batch
- * @param maxQueueWait a request is refused (RESOURCE_EXHAUSTED with a retry delay) when the work
- *     ahead of it would take longer than this at the throughput measured so far; zero = no bound
+ * @param maxQueueWait a request is refused (RESOURCE_EXHAUSTED with a retry delay) when the wait
+ *     before its work would pass this: the time its call has waited since it arrived (for a handler
+ *     thread, behind other calls) plus the work ahead of it in the queue at the throughput measured
+ *     so far; zero = no bound
  * @param maxBatchAttention cap on attention cells (batch size × longest input²) per forward pass,
  *     which bounds the attention's activation memory where {@code maxBatchTokens} alone does not
  *     (one 8,192-token input costs 512 times the attention of sixteen 512-token ones); 0 = {@code

@@ -155,6 +155,19 @@ public final class TokenBudgetBatcher<R> implements AutoCloseable {
    * @throws UnavailableException when the batcher is closed
    */
   public Reservation reserve(int inputs) {
+    return reserve(inputs, 0);
+  }
+
+  /**
+   * As {@link #reserve(int)}, for a request whose call has already waited {@code waitedNanos}
+   * (since it arrived, for a handler thread): {@code maxQueueWait} bounds that wait and the wait
+   * expected here together, so a call that waited long for a thread is refused rather than queued
+   * behind more work.
+   *
+   * @throws OverloadedException when waiting and reserved inputs would exceed the queue bound, or
+   *     the call's wait so far plus the work ahead would exceed {@code maxQueueWait}
+   */
+  public Reservation reserve(int inputs, long waitedNanos) {
     lock.lock();
     try {
       if (closed) {
@@ -162,6 +175,7 @@ public final class TokenBudgetBatcher<R> implements AutoCloseable {
       }
       int ahead = queue.size() + reserved + running;
       long expectedWait = (long) (ahead * nanosPerInput);
+      long waited = Math.max(0, waitedNanos);
       if (queue.size() + reserved + inputs > limits.maxQueuedInputs()) {
         throw new OverloadedException(
             "the encoder queue is full ("
@@ -172,16 +186,18 @@ public final class TokenBudgetBatcher<R> implements AutoCloseable {
             retryAfter(expectedWait));
       }
       long maxWait = limits.maxQueueWait().toNanos();
-      if (maxWait > 0 && expectedWait > maxWait) {
+      if (maxWait > 0 && waited + expectedWait > maxWait) {
         throw new OverloadedException(
-            "the encoder is busy: the "
+            "the encoder is busy: this call waited "
+                + Duration.ofNanos(waited).toMillis()
+                + " ms for a handler thread and the "
                 + ahead
                 + " inputs ahead would take about "
-                + Duration.ofNanos(expectedWait).toSeconds()
-                + " s, over the "
+                + Duration.ofNanos(expectedWait).toMillis()
+                + " ms more, over the "
                 + limits.maxQueueWait().toSeconds()
-                + " s limit; retry later",
-            retryAfter(expectedWait - maxWait));
+                + " s limit on waiting; retry later",
+            retryAfter(waited + expectedWait - maxWait));
       }
       reserved += inputs;
       return new Reservation(inputs);

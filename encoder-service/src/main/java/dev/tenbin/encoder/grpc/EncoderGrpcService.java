@@ -35,8 +35,8 @@ import dev.tenbin.proto.encoder.v1.StreamEncodeDenseResponse;
 import dev.tenbin.proto.encoder.v1.TokenizeRequest;
 import dev.tenbin.proto.encoder.v1.TokenizeResponse;
 import dev.tenbin.proto.encoder.v1.TokenizedText;
+import dev.tenbin.rpc.CallArrival;
 import dev.tenbin.rpc.Paging;
-import io.grpc.Context;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.util.List;
@@ -53,9 +53,12 @@ public final class EncoderGrpcService extends EncoderServiceGrpc.EncoderServiceI
     this.light = light;
   }
 
+  /**
+   * The call's cancellation, knowing when it arrived: the encoder's wait bound counts the call's
+   * wait for a handler thread too ({@link CallArrival}).
+   */
   private static Cancellation cancellation() {
-    Context context = Context.current();
-    return context::isCancelled;
+    return CallArrival.cancellation();
   }
 
   @Override
@@ -88,7 +91,11 @@ public final class EncoderGrpcService extends EncoderServiceGrpc.EncoderServiceI
         (offset, texts) -> {
           EncodeResult<float[]> result =
               core.encodeDense(
-                  request.getModelId(), texts, query, request.getDimensions(), cancellation);
+                  request.getModelId(),
+                  texts,
+                  query,
+                  request.getDimensions(),
+                  chunkCancellation(cancellation, offset));
           StreamEncodeDenseResponse.Builder response =
               StreamEncodeDenseResponse.newBuilder()
                   .setOffset(offset)
@@ -96,6 +103,14 @@ public final class EncoderGrpcService extends EncoderServiceGrpc.EncoderServiceI
           result.vectors().forEach(v -> response.addVectors(ProtoConversions.dense(v)));
           return response.build();
         });
+  }
+
+  /**
+   * The first chunk of a stream counts the call's wait since it arrived against the wait bound; the
+   * later ones follow the call's own work, which is no wait.
+   */
+  private static Cancellation chunkCancellation(Cancellation call, int offset) {
+    return offset == 0 ? call : Cancellation.withoutWait(call);
   }
 
   /**
@@ -164,7 +179,11 @@ public final class EncoderGrpcService extends EncoderServiceGrpc.EncoderServiceI
         (offset, texts) -> {
           EncodeResult<SparseVector> result =
               core.encodeSparse(
-                  request.getModelId(), texts, query, request.getTopK(), cancellation);
+                  request.getModelId(),
+                  texts,
+                  query,
+                  request.getTopK(),
+                  chunkCancellation(cancellation, offset));
           var response =
               dev.tenbin.proto.encoder.v1.StreamEncodeSparseResponse.newBuilder()
                   .setOffset(offset)
@@ -187,7 +206,8 @@ public final class EncoderGrpcService extends EncoderServiceGrpc.EncoderServiceI
         stream.getChunkSize(),
         (offset, texts) -> {
           EncodeResult<float[]> result =
-              core.encodeMultiVector(request.getModelId(), texts, query, cancellation);
+              core.encodeMultiVector(
+                  request.getModelId(), texts, query, chunkCancellation(cancellation, offset));
           int width = core.info(request.getModelId()).card().dimension();
           var response =
               dev.tenbin.proto.encoder.v1.StreamEncodeMultiVectorResponse.newBuilder()

@@ -115,8 +115,9 @@ public final class EncoderServer implements Callable<Integer> {
       names = "--max-queue-wait-seconds",
       defaultValue = "${env:TENBIN_MAX_QUEUE_WAIT_SECONDS:-10}",
       description =
-          "Refuse a request (RESOURCE_EXHAUSTED with a retry delay) when the inputs ahead of it would take"
-              + " longer than this at the throughput measured so far; 0 = no bound (env TENBIN_MAX_QUEUE_WAIT_SECONDS;"
+          "Refuse a request (RESOURCE_EXHAUSTED with a retry delay) when its wait before its work would pass"
+              + " this: the time since its call arrived (waiting for a handler thread included) plus the inputs"
+              + " ahead of it at the throughput measured so far; 0 = no bound (env TENBIN_MAX_QUEUE_WAIT_SECONDS;"
               + " default ${DEFAULT-VALUE}).")
   long maxQueueWaitSeconds;
 

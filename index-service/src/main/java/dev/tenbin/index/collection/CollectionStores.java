@@ -11,6 +11,7 @@ import java.io.Closeable;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.UnaryOperator;
 
 /**
  * The stores of one collection, written as one: the Lucene BM25 index and whichever vector stores
@@ -52,6 +53,15 @@ final class CollectionStores implements Closeable {
    * later one fails.
    */
   static CollectionStores open(CollectionSpec spec, Path directory, boolean create) {
+    return open(spec, directory, create, UnaryOperator.identity());
+  }
+
+  /** As above, the BM25 index written through {@code luceneDirectory} (fault injection). */
+  static CollectionStores open(
+      CollectionSpec spec,
+      Path directory,
+      boolean create,
+      UnaryOperator<org.apache.lucene.store.Directory> luceneDirectory) {
     List<java.io.Closeable> opened = new ArrayList<>();
     try {
       Bm25Index lexical =
@@ -59,7 +69,8 @@ final class CollectionStores implements Closeable {
               directory.resolve("bm25"),
               LanguageAnalyzers.forLanguage(spec.language()),
               spec.bm25(),
-              !create);
+              !create,
+              luceneDirectory);
       opened.add(lexical);
       DenseVectorStore dense =
           spec.denseDimension() > 0

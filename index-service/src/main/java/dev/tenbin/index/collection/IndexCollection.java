@@ -4,6 +4,7 @@ import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.core.NotFoundException;
 import dev.tenbin.core.PreconditionException;
+import dev.tenbin.core.StorageFullException;
 import dev.tenbin.core.UnavailableException;
 import dev.tenbin.index.dense.DenseSearchOptions;
 import dev.tenbin.index.dense.DenseSearcher;
@@ -81,7 +82,16 @@ public final class IndexCollection implements Closeable {
    *     left open then)
    */
   static IndexCollection open(CollectionSpec spec, Path directory, boolean create) {
-    CollectionStores stores = CollectionStores.open(spec, directory, create);
+    return open(spec, directory, create, java.util.function.UnaryOperator.identity());
+  }
+
+  /** As above, the BM25 index written through {@code luceneDirectory} (fault injection). */
+  static IndexCollection open(
+      CollectionSpec spec,
+      Path directory,
+      boolean create,
+      java.util.function.UnaryOperator<org.apache.lucene.store.Directory> luceneDirectory) {
+    CollectionStores stores = CollectionStores.open(spec, directory, create, luceneDirectory);
     try {
       return new IndexCollection(spec, directory, stores, stores.alignToLexical());
     } catch (RuntimeException | Error e) {
@@ -168,6 +178,9 @@ public final class IndexCollection implements Closeable {
    *     invalid; nothing was written
    * @throws UnavailableException when writing failed (an I/O error); the collection is back at its
    *     last commit and the batch may be sent again
+   * @throws StorageFullException when writing failed for lack of disk space (naming the store); the
+   *     collection is back at its last commit, with no file of the batch left, and the batch may be
+   *     sent again once there is room
    * @throws PreconditionException when the collection stopped serving
    */
   public synchronized IngestResult ingest(List<IngestDocument> batch) {
@@ -245,7 +258,13 @@ public final class IndexCollection implements Closeable {
           writeFailure);
       return true;
     }
-    if (!(writeFailure instanceof InvalidInputException)) {
+    if (StorageFullException.diskFull(writeFailure).isPresent()) {
+      // An operator's condition, not a bug: one line saying where, without a stack trace.
+      log.error(
+          "collection {}: no space left on device writing {}; rolled back to the last commit",
+          spec.name(),
+          directory.resolve(storeOf(writeFailure)));
+    } else if (!(writeFailure instanceof InvalidInputException)) {
       log.error(
           "collection {}: writing a batch failed; rolled back to the last commit",
           spec.name(),
@@ -255,11 +274,50 @@ public final class IndexCollection implements Closeable {
   }
 
   /**
+   * The store of this collection a write failure names in its messages ({@code bm25}, {@code
+   * dense}, ...): the first folder below the collection's in a path the failure or its causes
+   * mention; "" when none does.
+   */
+  private String storeOf(Throwable failure) {
+    String prefix = directory.toString() + java.io.File.separator;
+    java.util.Map<Throwable, Boolean> seen = new java.util.IdentityHashMap<>();
+    for (Throwable t = failure; t != null && seen.put(t, Boolean.TRUE) == null; t = t.getCause()) {
+      String message = t.getMessage();
+      int at = message == null ? -1 : message.indexOf(prefix);
+      if (at >= 0) {
+        String rest = message.substring(at + prefix.length());
+        int end = 0;
+        while (end < rest.length()
+            && rest.charAt(end) != java.io.File.separatorChar
+            && !Character.isWhitespace(rest.charAt(end))
+            && rest.charAt(end) != ':') {
+          end++;
+        }
+        return rest.substring(0, end);
+      }
+    }
+    return "";
+  }
+
+  /**
    * What the client hears about a write failure, once the collection is back at its last commit.
    */
   private RuntimeException asClientFailure(Throwable writeFailure) {
+    if (writeFailure instanceof InvalidInputException invalid) {
+      return invalid;
+    }
+    if (StorageFullException.diskFull(writeFailure).isPresent()) {
+      String store = storeOf(writeFailure);
+      return new StorageFullException(
+          "collection "
+              + spec.name()
+              + " could not store the batch: no space left on device"
+              + (store.isEmpty() ? "" : " (writing its " + store + " store)")
+              + "; it is back at its last commit, and the batch may be sent again once the"
+              + " service's disk has room",
+          writeFailure);
+    }
     return switch (writeFailure) {
-      case InvalidInputException invalid -> invalid;
       case UncheckedIOException io ->
           new UnavailableException(
               "collection "
@@ -326,8 +384,10 @@ public final class IndexCollection implements Closeable {
    * time).
    *
    * @throws InvalidInputException naming the field when the collection does not store the family's
-   *     representation ({@code family}), a query vector does not fit it, or a candidate id is
-   *     unknown ({@code candidates[i].doc_ids[j]})
+   *     representation ({@code family}), a query vector does not fit it, a BM25 query has more than
+   *     {@link dev.tenbin.index.lexical.BagOfWordsQuery#MAX_TERMS} distinct terms ({@code
+   *     queries[i].text}, {@code candidates[i].query.text}), or a candidate id is unknown ({@code
+   *     candidates[i].doc_ids[j]})
    */
   public SearchResult search(SearchRequest request, Cancellation cancellation) {
     long start = System.nanoTime();
@@ -339,11 +399,25 @@ public final class IndexCollection implements Closeable {
     List<List<Hit>> rankings = new ArrayList<>(request.queries().size());
     for (int i = 0; i < request.queries().size(); i++) {
       Query query = request.queries().get(i);
-      rankings.add(
-          request.isRescore()
-              ? rescore(
-                  query, request.candidates().get(i), "candidates[" + i + "].doc_ids", cancellation)
-              : topK(query, request.k(), cancellation));
+      String queryField =
+          request.isRescore() ? "candidates[" + i + "].query" : "queries[" + i + "]";
+      try {
+        rankings.add(
+            request.isRescore()
+                ? rescore(
+                    query,
+                    request.candidates().get(i),
+                    "candidates[" + i + "].doc_ids",
+                    cancellation)
+                : topK(query, request.k(), cancellation));
+      } catch (InvalidInputException refused) {
+        // A BM25 query's text refused by the lexical index (too many terms) is named from its
+        // place in the request: queries[3].text, candidates[3].query.text.
+        if (query instanceof LexicalQuery && "text".equals(refused.field())) {
+          throw refused.within(queryField);
+        }
+        throw refused;
+      }
     }
     return new SearchResult(rankings, SearchStats.timed(System.nanoTime() - start));
   }

@@ -3,6 +3,7 @@ package dev.tenbin.index.grpc;
 import com.google.protobuf.CodedOutputStream;
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.core.SafeText;
 import dev.tenbin.index.collection.CollectionCatalog;
 import dev.tenbin.index.collection.CollectionSpec;
 import dev.tenbin.index.collection.CollectionStats;
@@ -294,13 +295,39 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
     }
     java.util.Map<String, List<List<Hit>>> byQuery = new java.util.LinkedHashMap<>();
     for (int s = 0; s < request.getSystemsCount(); s++) {
-      for (Ranking ranking : request.getSystems(s).getRankingsList()) {
+      java.util.Set<String> queries = new java.util.HashSet<>();
+      for (int r = 0; r < request.getSystems(s).getRankingsCount(); r++) {
+        Ranking ranking = request.getSystems(s).getRankings(r);
+        String field = "systems[" + s + "].rankings[" + r + "]";
+        if (!queries.add(ranking.getQueryId())) {
+          throw new InvalidInputException(
+              field + ".query_id",
+              "system "
+                  + s
+                  + " has two rankings for query "
+                  + SafeText.quote(ranking.getQueryId())
+                  + "; one ranking per query and system");
+        }
         List<List<Hit>> lists =
             byQuery.computeIfAbsent(ranking.getQueryId(), q -> new ArrayList<>());
         while (lists.size() < request.getSystemsCount()) {
           lists.add(new ArrayList<>());
         }
-        for (ScoredDocument doc : ranking.getDocumentsList()) {
+        java.util.Map<String, Integer> seen = new java.util.HashMap<>();
+        for (int d = 0; d < ranking.getDocumentsCount(); d++) {
+          ScoredDocument doc = ranking.getDocuments(d);
+          Integer first = seen.putIfAbsent(doc.getDocId(), d);
+          if (first != null) {
+            throw new InvalidInputException(
+                field + ".documents[" + d + "].doc_id",
+                "document "
+                    + SafeText.quote(doc.getDocId())
+                    + " is listed twice in one ranking (documents["
+                    + first
+                    + "] and documents["
+                    + d
+                    + "]); a ranking lists each document once");
+          }
           lists.get(s).add(new Hit(doc.getDocId(), doc.getScore()));
         }
       }

@@ -28,6 +28,13 @@ final class SearchRequests {
   /** Largest {@code dense.rescore_depth}. */
   static final int MAX_RESCORE_DEPTH = 100_000;
 
+  /**
+   * Largest BM25 query text, in UTF-8 bytes (1 MiB): a long argument or a whole document used as a
+   * query fits; a 10 MB "word" does not. The distinct terms after analysis are limited too ({@link
+   * dev.tenbin.index.lexical.BagOfWordsQuery#MAX_TERMS}).
+   */
+  static final int MAX_QUERY_TEXT_BYTES = 1 << 20;
+
   private final IndexServiceConfig config;
 
   SearchRequests(IndexServiceConfig config) {
@@ -148,6 +155,15 @@ final class SearchRequests {
             representation == dev.tenbin.proto.index.v1.Query.RepresentationCase.TEXT,
             field + ".text",
             "a BM25 query needs text");
+        int bytes = query.getTextBytes().size();
+        if (bytes > MAX_QUERY_TEXT_BYTES) {
+          throw InvalidInputException.tooLarge(
+              field + ".text",
+              "a BM25 query's text may have at most "
+                  + MAX_QUERY_TEXT_BYTES
+                  + " UTF-8 bytes, this one has "
+                  + bytes);
+        }
         yield new LexicalQuery(query.getText());
       }
       case FAMILY_DENSE -> {

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
@@ -22,6 +23,7 @@ import org.apache.lucene.document.SortedDocValuesField;
 import org.apache.lucene.document.StoredField;
 import org.apache.lucene.document.StringField;
 import org.apache.lucene.document.TextField;
+import org.apache.lucene.index.ConcurrentMergeScheduler;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
@@ -150,6 +152,7 @@ public final class Bm25Index implements Closeable {
     return new IndexWriterConfig(analyzer)
         .setSimilarity(similarity)
         .setMergePolicy(new LogDocMergePolicy())
+        .setMergeScheduler(new LoggingMergeScheduler(path))
         .setOpenMode(IndexWriterConfig.OpenMode.APPEND)
         .setRAMBufferSizeMB(64)
         // Only explicit commits publish documents: an unfinished batch never survives.
@@ -172,9 +175,23 @@ public final class Bm25Index implements Closeable {
    */
   public static Bm25Index open(
       Path dir, Analyzer analyzer, Bm25Parameters parameters, boolean mustExist) {
+    return open(dir, analyzer, parameters, mustExist, UnaryOperator.identity());
+  }
+
+  /**
+   * As {@link #open(Path, Analyzer, Bm25Parameters, boolean)}, writing and reading through {@code
+   * directories} applied to the folder's Lucene directory (tests wrap it to make writes fail as a
+   * full disk does).
+   */
+  public static Bm25Index open(
+      Path dir,
+      Analyzer analyzer,
+      Bm25Parameters parameters,
+      boolean mustExist,
+      UnaryOperator<Directory> directories) {
     Directory directory = null;
     try {
-      directory = FSDirectory.open(dir);
+      directory = directories.apply(FSDirectory.open(dir));
       return new Bm25Index(dir, directory, analyzer, parameters, mustExist);
     } catch (IOException | RuntimeException e) {
       if (directory != null) {
@@ -224,7 +241,30 @@ public final class Bm25Index implements Closeable {
       added++;
     } catch (IOException e) {
       throw new UncheckedIOException("cannot add a document to the BM25 index in " + path, e);
+    } catch (RuntimeException closed) {
+      throw afterTragedy(closed);
     }
+  }
+
+  /**
+   * What a writer closed by an I/O failure of its own (a "tragic event", such as a background merge
+   * that met a full disk) throws next, as the I/O failure it is: an {@link UncheckedIOException}
+   * naming this index and carrying that failure. Anything else unchanged. The writer is replaced by
+   * {@link #rollback()}.
+   */
+  private RuntimeException afterTragedy(RuntimeException failure) {
+    if (writer.getTragicException() instanceof IOException io) {
+      UncheckedIOException stopped =
+          new UncheckedIOException(
+              "the BM25 index in "
+                  + path
+                  + " stopped writing after an I/O error: "
+                  + io.getMessage(),
+              io);
+      stopped.addSuppressed(failure);
+      return stopped;
+    }
+    return failure;
   }
 
   /** Makes everything added so far durable and visible, atomically. */
@@ -240,6 +280,8 @@ public final class Bm25Index implements Closeable {
       added = 0;
     } catch (IOException e) {
       throw new UncheckedIOException("cannot commit the BM25 index in " + path, e);
+    } catch (RuntimeException closed) {
+      throw afterTragedy(closed);
     }
     refresh();
   }
@@ -493,6 +535,25 @@ public final class Bm25Index implements Closeable {
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot close the BM25 index in " + path, e);
+    }
+  }
+
+  /**
+   * Lucene's concurrent merges, a failed one reported as one log line instead of a stack trace on
+   * the merge thread's standard error (Lucene's own handling): the failure has closed the writer
+   * already, and the next write reports it ({@link #afterTragedy}).
+   */
+  private static final class LoggingMergeScheduler extends ConcurrentMergeScheduler {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Bm25Index.class);
+    private final Path path;
+
+    LoggingMergeScheduler(Path path) {
+      this.path = path;
+    }
+
+    @Override
+    protected void handleMergeException(Throwable failure) {
+      log.warn("BM25 index in {}: a background merge failed: {}", path, failure.toString());
     }
   }
 }

@@ -1,5 +1,6 @@
 package dev.tenbin.client;
 
+import dev.tenbin.rpc.StatusMapper;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.AbstractStub;
@@ -9,9 +10,17 @@ import java.util.function.Supplier;
 
 /**
  * How a client calls a service: every call with a deadline, and a call that fails with UNAVAILABLE
- * (a replica restarting, a connection not yet up) tried again with backoff, up to {@code
- * maxAttempts} times in all. Only calls that may run twice without harm are retried: reads, and
- * writes whose second run is refused or changes nothing.
+ * (a replica restarting, a connection not yet up, a server that is stopping and handed the call
+ * back) tried again with backoff, up to {@code maxAttempts} times in all. Only calls that may run
+ * twice without harm are retried: reads, and writes whose second run is refused or changes nothing.
+ *
+ * <p>The contract of UNAVAILABLE between Tenbin's servers and clients: the call, or the part of a
+ * stream the server did not answer, was not applied, and may be sent again, to another replica or
+ * to this one once it is back. A stopping server hands back its open calls this way (never
+ * CANCELLED, which is the caller's own decision and is not retried), with a {@code
+ * google.rpc.RetryInfo}; the wait before the next attempt is then at least its delay. Streams are
+ * resumed by their callers from what was answered: an ingest from its first unacknowledged batch, a
+ * streamed encode from its next text ({@code EncoderClient} does so itself).
  *
  * @param deadline how long one attempt may take
  * @param maxAttempts attempts in all, at least 1
@@ -39,7 +48,13 @@ public record CallPolicy(Duration deadline, int maxAttempts) {
     return stub.withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS);
   }
 
-  /** Runs {@code call}, again after UNAVAILABLE while attempts are left. */
+  /** The longest wait a server's {@code RetryInfo} may ask for between two attempts. */
+  static final long MAX_RETRY_DELAY_MILLIS = 30_000;
+
+  /**
+   * Runs {@code call}, again after UNAVAILABLE while attempts are left, waiting the backoff or the
+   * delay the status's {@code RetryInfo} asks for, whichever is longer.
+   */
   public <T> T retrying(Supplier<T> call) {
     long backoffMillis = FIRST_BACKOFF_MILLIS;
     for (int attempt = 1; ; attempt++) {
@@ -49,8 +64,12 @@ public record CallPolicy(Duration deadline, int maxAttempts) {
         if (e.getStatus().getCode() != Status.Code.UNAVAILABLE || attempt >= maxAttempts) {
           throw e;
         }
+        long askedMillis =
+            StatusMapper.retryDelay(e)
+                .map(delay -> Math.min(delay.toMillis(), MAX_RETRY_DELAY_MILLIS))
+                .orElse(0L);
         try {
-          Thread.sleep(backoffMillis);
+          Thread.sleep(Math.max(backoffMillis, askedMillis));
         } catch (InterruptedException interrupted) {
           Thread.currentThread().interrupt();
           throw e;

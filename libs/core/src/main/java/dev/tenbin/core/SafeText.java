@@ -42,8 +42,8 @@ public final class SafeText {
 
   /**
    * {@code value} cut to at most {@code maxChars} characters (plus a note of the rest), with line
-   * breaks and tabs written as Java escapes and other control characters as Unicode escapes; "" for
-   * null.
+   * breaks and tabs written as Java escapes and other control characters (and U+2028, U+2029) as
+   * Unicode escapes; "" for null.
    */
   public static String escaped(String value, int maxChars) {
     if (value == null) {
@@ -52,23 +52,55 @@ public final class SafeText {
     StringBuilder out = new StringBuilder(Math.min(value.length(), maxChars) + 24);
     int shown = 0;
     for (int i = 0; i < value.length() && shown < maxChars; i++, shown++) {
-      char c = value.charAt(i);
-      if (c == '\n') {
-        out.append("\\n");
-      } else if (c == '\r') {
-        out.append("\\r");
-      } else if (c == '\t') {
-        out.append("\\t");
-      } else if (Character.isISOControl(c)) {
-        out.append(String.format(java.util.Locale.ROOT, "\\u%04x", (int) c));
-      } else {
-        out.append(c);
-      }
+      appendEscaped(out, value.charAt(i));
     }
     if (value.length() > shown) {
       out.append("… (").append(value.length() - shown).append(" more characters)");
     }
     return out.toString();
+  }
+
+  /**
+   * {@code text} on one line, whole: every character that could end a line or forge one (line feed,
+   * carriage return, tab, the other C0 and C1 control characters, U+2028 and U+2029) written as an
+   * escape, nothing cut; null stays null. How the servers' log writes every message ({@code
+   * ProcessLogging}), so a value a client chose ({@code "x\n2026-... ERROR forged"}) is shown as it
+   * is and cannot start a log line of its own.
+   */
+  public static String oneLine(String text) {
+    if (text == null) {
+      return null;
+    }
+    int first = 0;
+    while (first < text.length() && !breaksLine(text.charAt(first))) {
+      first++;
+    }
+    if (first == text.length()) {
+      return text;
+    }
+    StringBuilder out = new StringBuilder(text.length() + 16).append(text, 0, first);
+    for (int i = first; i < text.length(); i++) {
+      appendEscaped(out, text.charAt(i));
+    }
+    return out.toString();
+  }
+
+  private static boolean breaksLine(char c) {
+    return Character.isISOControl(c) || c == '\u2028' || c == '\u2029';
+  }
+
+  private static void appendEscaped(StringBuilder out, char c) {
+    if (c == '\n') {
+      out.append("\\n");
+    } else if (c == '\r') {
+      out.append("\\r");
+    } else if (c == '\t') {
+      out.append("\\t");
+    } else if (breaksLine(c)) {
+      out.append(String.format(java.util.Locale.ROOT, "\\u%04x", (int) c));
+    } else {
+      out.append(c);
+    }
   }
 
   /** {@code text} fit for a status message, or null when {@code text} is null. */

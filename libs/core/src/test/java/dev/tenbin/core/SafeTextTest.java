@@ -7,6 +7,21 @@ import org.junit.jupiter.api.Test;
 
 class SafeTextTest {
   @Test
+  void oneLineEscapesEveryLineBreakAndControlCharacterAndCutsNothing() {
+    String value = "a\nb\rc\td\u0000e\u0085f\u2028g\u2029h" + "x".repeat(10_000);
+
+    String line = SafeText.oneLine(value);
+
+    assertThat(line)
+        .startsWith("a\\nb\\rc\\td\\u0000e\\u0085f\\u2028g\\u2029h")
+        .hasSize(value.length() + 3 + 4 * 5)
+        .doesNotContain("\n", "\r", "\u2028");
+    assertThat(SafeText.oneLine("plain")).isSameAs("plain");
+    assertThat(SafeText.oneLine(null)).isNull();
+    assertThat(SafeText.quote("x\u2028y")).isEqualTo("'x\\u2028y'");
+  }
+
+  @Test
   void shortTextIsLeftAlone() {
     assertThat(SafeText.message("no collection 'docs'")).isEqualTo("no collection 'docs'");
     assertThat(SafeText.message(null)).isNull();

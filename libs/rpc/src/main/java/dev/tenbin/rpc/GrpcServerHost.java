@@ -57,6 +57,7 @@ public final class GrpcServerHost implements AutoCloseable {
   private final String inProcessName;
   private final Deque<AutoCloseable> resources;
   private final Deque<AutoCloseable> owned = new ArrayDeque<>();
+  private final CallDrain drain;
   private HttpEndpoint.Guards httpGuards;
   private String bindAddress;
   private HttpEndpoint http;
@@ -72,8 +73,10 @@ public final class GrpcServerHost implements AutoCloseable {
       Duration shutdownGrace,
       String inProcessName,
       Deque<AutoCloseable> resources,
-      List<String> serviceNames) {
+      List<String> serviceNames,
+      CallDrain drain) {
     this.server = server;
+    this.drain = drain;
     this.health = health;
     this.serviceNames = List.copyOf(serviceNames);
     this.registry = registry;
@@ -155,7 +158,8 @@ public final class GrpcServerHost implements AutoCloseable {
               settings.shutdownGrace(),
               null,
               resources,
-              servingAtStart);
+              servingAtStart,
+              limits.retryAfter());
       host.bindAddress = settings.host();
       host.httpGuards =
           new HttpEndpoint.Guards(
@@ -215,7 +219,16 @@ public final class GrpcServerHost implements AutoCloseable {
           InProcessServerBuilder.forName(name)
               .maxInboundMessageSize(ServerSettings.DEFAULT_MAX_MESSAGE_BYTES)
               .executor(handlers);
-      return build(builder, registry, services, null, Duration.ofSeconds(5), name, resources, true);
+      return build(
+          builder,
+          registry,
+          services,
+          null,
+          Duration.ofSeconds(5),
+          name,
+          resources,
+          true,
+          ServingLimits.DEFAULT_RETRY_AFTER);
     } catch (RuntimeException failure) {
       closeAll(resources);
       throw failure;
@@ -280,16 +293,22 @@ public final class GrpcServerHost implements AutoCloseable {
       Duration grace,
       String inProcessName,
       Deque<AutoCloseable> resources,
-      boolean servingAtStart) {
+      boolean servingAtStart,
+      Duration retryAfter) {
     HealthStatusManager health = new HealthStatusManager();
+    CallDrain drain = new CallDrain(retryAfter);
+    // Each call's arrival, before it waits for a handler thread (CallArrival).
+    builder.addStreamTracerFactory(CallArrival.tracerFactory());
     MetricCollectingServerInterceptor metrics = new MetricCollectingServerInterceptor(registry);
     ExceptionMappingInterceptor errors = new ExceptionMappingInterceptor();
     for (BindableService service : services) {
       // Requests protobuf cannot decode are INVALID_ARGUMENT, not application errors.
       ServerServiceDefinition definition = RequestDecoding.refusingMalformed(service.bindService());
       metrics.preregisterService(definition);
-      // Interceptors run last-added first: metrics see the mapped status.
-      builder.addService(ServerInterceptors.intercept(definition, errors, metrics));
+      // Interceptors run last-added first: metrics see the mapped status; the drain is innermost,
+      // so a call it hands back is sanitized and counted like any other.
+      builder.addService(
+          ServerInterceptors.intercept(definition, drain.interceptor(), errors, metrics));
     }
     builder.addService(health.getHealthService());
     builder.addService(ProtoReflectionServiceV1.newInstance());
@@ -306,7 +325,7 @@ public final class GrpcServerHost implements AutoCloseable {
     }
     GrpcServerHost host =
         new GrpcServerHost(
-            server, health, registry, endpoint, grace, inProcessName, resources, names);
+            server, health, registry, endpoint, grace, inProcessName, resources, names, drain);
     if (servingAtStart) {
       host.markServing();
     } else {
@@ -442,9 +461,15 @@ public final class GrpcServerHost implements AutoCloseable {
   }
 
   /**
-   * Health goes NOT_SERVING, new calls are refused, in-flight calls get the grace period; then what
-   * the host owns is closed. A second call (the signal handler and the serving thread both close)
-   * returns once the first has finished.
+   * Stops gracefully (a SIGTERM of a rolling update, a node drain), so that no client's work fails
+   * for it: health goes NOT_SERVING at once; new calls are refused with UNAVAILABLE and a retry
+   * delay; open streams are handed back with that status at their next message boundary (an ingest
+   * after the batch in progress is committed and acknowledged, a streamed encode after its next
+   * chunk), unary calls get half the grace period to finish and are then handed back the same way
+   * ({@link CallDrain}). Clients retry UNAVAILABLE (on another replica, or here once restarted);
+   * none sees CANCELLED unless a call outlasts the whole grace. Then what the host owns is closed.
+   * A second call (the signal handler and the serving thread both close) returns once the first has
+   * finished.
    */
   @Override
   public synchronized void close() {
@@ -457,9 +482,15 @@ public final class GrpcServerHost implements AutoCloseable {
       http.beginDrain();
     }
     long deadline = System.nanoTime() + shutdownGrace.toNanos();
+    drain.begin();
     server.shutdown();
     try {
-      if (!server.awaitTermination(shutdownGrace.toMillis(), TimeUnit.MILLISECONDS)) {
+      if (!drain.awaitIdle(shutdownGrace.dividedBy(2))) {
+        log.info("handing back {} calls still open half-way through the grace", drain.open());
+        drain.handBackAll();
+      }
+      long left = Math.max(0, deadline - System.nanoTime());
+      if (!server.awaitTermination(left, TimeUnit.NANOSECONDS)) {
         server.shutdownNow();
         server.awaitTermination(5, TimeUnit.SECONDS);
       }

@@ -2,14 +2,20 @@ package dev.tenbin.rpc;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.PatternLayout;
 import ch.qos.logback.classic.encoder.JsonEncoder;
-import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
+import ch.qos.logback.classic.pattern.MessageConverter;
+import ch.qos.logback.classic.pattern.ThrowableProxyConverter;
 import ch.qos.logback.classic.spi.Configurator;
 import ch.qos.logback.classic.spi.ConfiguratorRank;
 import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.classic.spi.IThrowableProxy;
+import ch.qos.logback.classic.spi.StackTraceElementProxy;
 import ch.qos.logback.core.ConsoleAppender;
 import ch.qos.logback.core.encoder.Encoder;
+import ch.qos.logback.core.encoder.LayoutWrappingEncoder;
 import ch.qos.logback.core.spi.ContextAwareBase;
+import dev.tenbin.core.SafeText;
 import java.util.Locale;
 import java.util.Map;
 import org.slf4j.LoggerFactory;
@@ -27,11 +33,20 @@ import org.slf4j.bridge.SLF4JBridgeHandler;
  * {@code level}, {@code threadName}, {@code loggerName}, {@code formattedMessage}, {@code
  * throwable}). Logback finds {@link Setup} by itself at the first logger; the format comes from
  * {@code TENBIN_LOG_FORMAT} then, and from a server's {@code --log-format} once parsed.
+ *
+ * <p>No event can write a line that looks like another event: in text, line breaks and other
+ * control characters of a message and of the exception messages of its stack trace are written as
+ * escapes ({@link SafeText#oneLine}), whatever logged them and whatever a client put in the values
+ * it logged (a collection name, a model id, a path); in JSON the encoder escapes them. This is the
+ * one place values from clients are made safe for the log: call sites log them as they are.
  */
 public final class ProcessLogging {
-  /** The text layout. */
+  /**
+   * The text layout: the message on one line ({@code %oneLineMsg}, {@link SafeText#oneLine}), then
+   * any stack trace, whose exception messages are on one line each too ({@code %oneLineEx}).
+   */
   public static final String TEXT_PATTERN =
-      "%d{yyyy-MM-dd'T'HH:mm:ss.SSSXXX,UTC} %-5level [%thread] %logger{36} - %msg%n";
+      "%d{yyyy-MM-dd'T'HH:mm:ss.SSSXXX,UTC} %-5level [%thread] %logger{36} - %oneLineMsg%n%oneLineEx";
 
   /** Libraries' loggers held above INFO: start-up probes that say nothing an operator can use. */
   private static final Map<String, Level> QUIET =
@@ -157,11 +172,87 @@ public final class ProcessLogging {
       json.start();
       return json;
     }
-    PatternLayoutEncoder text = new PatternLayoutEncoder();
+    PatternLayout layout = new PatternLayout();
+    layout.setContext(context);
+    layout.getInstanceConverterMap().put("oneLineMsg", OneLineMessage::new);
+    layout.getInstanceConverterMap().put("oneLineEx", OneLineThrowable::new);
+    layout.setPattern(TEXT_PATTERN);
+    layout.start();
+    LayoutWrappingEncoder<ILoggingEvent> text = new LayoutWrappingEncoder<>();
     text.setContext(context);
-    text.setPattern(TEXT_PATTERN);
+    text.setLayout(layout);
     text.start();
     return text;
+  }
+
+  /** The formatted message with line breaks and control characters escaped. */
+  static final class OneLineMessage extends MessageConverter {
+    @Override
+    public String convert(ILoggingEvent event) {
+      return SafeText.oneLine(super.convert(event));
+    }
+  }
+
+  /**
+   * The stack trace as logback writes it, each exception's message (and its causes' and suppressed
+   * ones') on one line.
+   */
+  static final class OneLineThrowable extends ThrowableProxyConverter {
+    @Override
+    protected String throwableProxyToString(IThrowableProxy proxy) {
+      return super.throwableProxyToString(new OneLineProxy(proxy));
+    }
+  }
+
+  /** A throwable proxy whose messages (its own, its causes', its suppressed') are on one line. */
+  private record OneLineProxy(IThrowableProxy proxy) implements IThrowableProxy {
+    @Override
+    public String getMessage() {
+      return SafeText.oneLine(proxy.getMessage());
+    }
+
+    @Override
+    public String getOverridingMessage() {
+      return SafeText.oneLine(proxy.getOverridingMessage());
+    }
+
+    @Override
+    public String getClassName() {
+      return proxy.getClassName();
+    }
+
+    @Override
+    public StackTraceElementProxy[] getStackTraceElementProxyArray() {
+      return proxy.getStackTraceElementProxyArray();
+    }
+
+    @Override
+    public int getCommonFrames() {
+      return proxy.getCommonFrames();
+    }
+
+    @Override
+    public IThrowableProxy getCause() {
+      return proxy.getCause() == null ? null : new OneLineProxy(proxy.getCause());
+    }
+
+    @Override
+    public IThrowableProxy[] getSuppressed() {
+      IThrowableProxy[] suppressed = proxy.getSuppressed();
+      if (suppressed == null) {
+        return null;
+      }
+      IThrowableProxy[] wrapped = new IThrowableProxy[suppressed.length];
+      for (int i = 0; i < suppressed.length; i++) {
+        wrapped[i] = new OneLineProxy(suppressed[i]);
+      }
+      return wrapped;
+    }
+
+    @Override
+    public boolean isCyclic() {
+      return proxy.isCyclic();
+    }
   }
 
   /**

@@ -14,6 +14,7 @@ import dev.tenbin.core.OverloadedException;
 import dev.tenbin.core.PermissionDeniedException;
 import dev.tenbin.core.PreconditionException;
 import dev.tenbin.core.SafeText;
+import dev.tenbin.core.StorageFullException;
 import dev.tenbin.core.TenbinException;
 import dev.tenbin.core.UnavailableException;
 import io.grpc.Metadata;
@@ -35,7 +36,9 @@ import org.slf4j.LoggerFactory;
  *   <li>Typed core exceptions map to their code; field-specific ones carry a {@code
  *       google.rpc.BadRequest} field violation, so clients know which field was wrong.
  *   <li>{@link OverloadedException} (and the server's own admission limit) is {@code
- *       RESOURCE_EXHAUSTED} with a {@code google.rpc.RetryInfo} saying when to retry.
+ *       RESOURCE_EXHAUSTED} with a {@code google.rpc.RetryInfo} saying when to retry; {@link
+ *       StorageFullException} (a full disk) is {@code RESOURCE_EXHAUSTED} naming the cause, without
+ *       one: it passes only when space is freed.
  *   <li>Anything unexpected is {@code INTERNAL} carrying only an error id ({@code internal error,
  *       id 7f3a…}, also as {@code google.rpc.RequestInfo.request_id}); the id is logged with the
  *       stack trace at error level. Exception class and text never reach a client.
@@ -112,6 +115,8 @@ public final class StatusMapper {
         case ALREADY_EXISTS -> new HttpFailure(409, "conflict_error", message, field, null);
         case PERMISSION_DENIED -> new HttpFailure(403, "permission_error", message, field, null);
         case CANCELLED -> new HttpFailure(499, "cancelled", message, field, null);
+        case RESOURCE_EXHAUSTED ->
+            new HttpFailure(507, "insufficient_storage", message, field, null);
         case UNAVAILABLE ->
             new HttpFailure(
                 503,
@@ -151,6 +156,18 @@ public final class StatusMapper {
 
   /** {@code RESOURCE_EXHAUSTED} with a {@code google.rpc.RetryInfo} of {@code retryAfter}. */
   public static StatusRuntimeException overloaded(String message, Duration retryAfter) {
+    return withRetry(Code.RESOURCE_EXHAUSTED, message == null ? "overloaded" : message, retryAfter);
+  }
+
+  /**
+   * {@code UNAVAILABLE} with a {@code google.rpc.RetryInfo} of {@code retryAfter}: a server that is
+   * stopping hands a call back this way (the call may be sent again, elsewhere or later).
+   */
+  public static StatusRuntimeException unavailable(String message, Duration retryAfter) {
+    return withRetry(Code.UNAVAILABLE, message, retryAfter);
+  }
+
+  private static StatusRuntimeException withRetry(Code code, String message, Duration retryAfter) {
     Duration delay =
         retryAfter == null || retryAfter.isNegative()
             ? OverloadedException.DEFAULT_RETRY_AFTER
@@ -164,8 +181,8 @@ public final class StatusMapper {
             .build();
     return StatusProto.toStatusRuntimeException(
         com.google.rpc.Status.newBuilder()
-            .setCode(Code.RESOURCE_EXHAUSTED.getNumber())
-            .setMessage(SafeText.message(message == null ? "overloaded" : message))
+            .setCode(code.getNumber())
+            .setMessage(SafeText.message(message))
             .addDetails(Any.pack(retry))
             .build());
   }
@@ -305,6 +322,7 @@ public final class StatusMapper {
       case NotFoundException e -> Code.NOT_FOUND;
       case AlreadyExistsException e -> Code.ALREADY_EXISTS;
       case OverloadedException e -> Code.RESOURCE_EXHAUSTED;
+      case StorageFullException e -> Code.RESOURCE_EXHAUSTED;
       case PreconditionException e -> Code.FAILED_PRECONDITION;
       case CancelledException e -> Code.CANCELLED;
       case UnavailableException e -> Code.UNAVAILABLE;

@@ -88,6 +88,58 @@ class ProcessLoggingTest {
     assertThat(lines.get(1)).endsWith(" - warehouse w.duckdb");
   }
 
+  /** A value a client chose to forge a line of its own, as {@code --out $'x\n...'} would. */
+  private static final String FORGED =
+      "x\n2026-11-27T22:41:34.123Z ERROR [main] d.t.rpc.GrpcServerHost - forged\r\u2028\u0000";
+
+  private static final String STAMP = "\\d{4}-\\d\\d-\\d\\dT.*";
+
+  @Test
+  void aLoggedValueWithLineBreaksStaysOnItsEventsLineEscaped() {
+    List<String> lines =
+        stderrOf(
+            () -> {
+              log.warn("no collection {}", FORGED);
+              java.util.logging.Logger.getLogger("io.grpc.test").warning("method " + FORGED);
+            });
+
+    assertThat(lines).hasSize(2);
+    assertThat(lines.get(0))
+        .endsWith(
+            " - no collection x\\n2026-11-27T22:41:34.123Z ERROR [main] d.t.rpc.GrpcServerHost"
+                + " - forged\\r\\u2028\\u0000");
+    assertThat(lines.get(1)).contains("method x\\n2026").endsWith("\\u0000");
+  }
+
+  @Test
+  void anExceptionMessageWithLineBreaksCannotStartALineOfItsOwn() {
+    List<String> lines =
+        stderrOf(
+            () ->
+                log.error(
+                    "ingest failed",
+                    new IllegalStateException(
+                        "bad " + FORGED, new IllegalArgumentException("cause " + FORGED))));
+
+    assertThat(lines.getFirst()).endsWith(" - ingest failed");
+    assertThat(lines.subList(1, lines.size()))
+        .isNotEmpty()
+        .noneMatch(line -> line.matches(STAMP))
+        .anyMatch(line -> line.startsWith("java.lang.IllegalStateException: bad x\\n2026"))
+        .anyMatch(
+            line -> line.startsWith("Caused by: java.lang.IllegalArgumentException: cause x\\n"));
+  }
+
+  @Test
+  void jsonKeepsTheValueWholeOnOneLine() throws Exception {
+    ProcessLogging.use(ProcessLogging.Format.JSON);
+    List<String> lines = stderrOf(() -> log.warn("no collection {}", FORGED));
+
+    assertThat(lines).hasSize(1);
+    assertThat(new ObjectMapper().readTree(lines.getFirst()).get("formattedMessage").asText())
+        .isEqualTo("no collection " + FORGED);
+  }
+
   @Test
   void anUnknownFormatIsRefusedNamingTheFlag() {
     assertThat(ProcessLogging.Format.parse("JSON")).isEqualTo(ProcessLogging.Format.JSON);

@@ -5,8 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.Empty;
 import com.google.rpc.BadRequest;
-import dev.tenbin.rpc.testing.MalformedRequests;
 import dev.tenbin.rpc.testing.TestService;
+import dev.tenbin.testing.rpc.MalformedRequests;
+import dev.tenbin.testing.rpc.UndecodableRequests;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 class RequestDecodingTest {
+  private final TestService service = new TestService();
   private GrpcServerHost host;
   private ManagedChannel channel;
 
@@ -24,8 +26,7 @@ class RequestDecodingTest {
   void start() {
     host =
         GrpcServerHost.start(
-            new ServerSettings("127.0.0.1", 0, 0, 4096, Duration.ofSeconds(2)),
-            List.of(new TestService()));
+            new ServerSettings("127.0.0.1", 0, 0, 4096, Duration.ofSeconds(2)), List.of(service));
     channel = ClientChannels.open("127.0.0.1", host.port(), ClientSecurity.plaintext(), 1 << 20);
   }
 
@@ -80,6 +81,62 @@ class RequestDecodingTest {
     assertThatThrownBy(() -> BadRequest.parseFrom(bytes)).isNotNull();
     assertThat(RequestDecoding.explain(Empty.getDescriptor(), new byte[] {(byte) 0xFF}).field())
         .isNull();
+  }
+
+  @Test
+  void undecodableRequestsOnEveryMethodAreRecordedAsInvalidArgumentWithoutAnyErrorLogged() {
+    io.grpc.ServiceDescriptor descriptor = service.bindService().getServiceDescriptor();
+
+    UndecodableRequests.Report report = UndecodableRequests.sendToEveryMethod(channel, descriptor);
+
+    assertThat(report.answers())
+        .hasSize(2)
+        .allSatisfy(
+            answer ->
+                assertThat(answer.status().getCode())
+                    .as(answer.method())
+                    .isEqualTo(Status.Code.INVALID_ARGUMENT));
+    assertThat(UndecodableRequests.recordedStatusCodes(host.registry(), descriptor))
+        .isNotEmpty()
+        .containsOnly("INVALID_ARGUMENT");
+    assertThat(report.loud()).isEmpty();
+    assertThat(report.events()).hasSizeLessThanOrEqualTo(report.answers().size());
+    // The refused message never reached the method, and the method still serves.
+    assertThat(service.collected()).isZero();
+    TestService.check(channel, "ok");
+  }
+
+  @Test
+  void aStreamRefusedForAnUndecodableMessageIsEndedForItsHandlerToo() throws Exception {
+    var done = new java.util.concurrent.CompletableFuture<Status>();
+    io.grpc.ClientCall<com.google.protobuf.StringValue, Empty> call =
+        channel.newCall(
+            TestService.COLLECT,
+            io.grpc.CallOptions.DEFAULT.withDeadlineAfter(
+                10, java.util.concurrent.TimeUnit.SECONDS));
+    var requests =
+        io.grpc.stub.ClientCalls.asyncClientStreamingCall(
+            call,
+            new io.grpc.stub.StreamObserver<Empty>() {
+              @Override
+              public void onNext(Empty value) {}
+
+              @Override
+              public void onError(Throwable t) {
+                done.complete(Status.fromThrowable(t));
+              }
+
+              @Override
+              public void onCompleted() {
+                done.complete(Status.OK);
+              }
+            });
+    requests.onNext(com.google.protobuf.StringValue.of("first"));
+    requests.onNext(com.google.protobuf.StringValue.of("second"));
+    requests.onCompleted();
+    assertThat(done.get(10, java.util.concurrent.TimeUnit.SECONDS).getCode())
+        .isEqualTo(Status.Code.OK);
+    assertThat(service.collected()).isEqualTo(2);
   }
 
   @Test

@@ -43,6 +43,7 @@ public final class RerankGrpcService extends RerankServiceGrpc.RerankServiceImpl
 
   @Override
   public void rerank(RerankRequest request, StreamObserver<RerankResponse> responses) {
+    ScorePrecision precision = precision(request);
     List<RerankCore.Candidate> candidates;
     if (request.hasIndexDocuments()) {
       if (request.getCandidatesCount() > 0) {
@@ -60,11 +61,7 @@ public final class RerankGrpcService extends RerankServiceGrpc.RerankServiceImpl
         candidates.add(new RerankCore.Candidate(candidate.getDocId(), candidate.getText()));
       }
     }
-    ScorePrecision precision =
-        request.getPrecision()
-                == dev.tenbin.proto.rerank.v1.ScorePrecision.SCORE_PRECISION_MODEL_DTYPE
-            ? ScorePrecision.MODEL_DTYPE
-            : ScorePrecision.FP32;
+
     Context context = Context.current();
     Cancellation cancellation = context::isCancelled;
     RerankCore.Reranked reranked =
@@ -85,6 +82,24 @@ public final class RerankGrpcService extends RerankServiceGrpc.RerankServiceImpl
     }
     responses.onNext(response.build());
     responses.onCompleted();
+  }
+
+  /**
+   * The request's score precision: FP32 unless MODEL_DTYPE is asked for; a value this service does
+   * not know is INVALID_ARGUMENT naming {@code precision}, never a silent FP32.
+   */
+  static ScorePrecision precision(RerankRequest request) {
+    return switch (request.getPrecision()) {
+      case SCORE_PRECISION_UNSPECIFIED, SCORE_PRECISION_FP32 -> ScorePrecision.FP32;
+      case SCORE_PRECISION_MODEL_DTYPE -> ScorePrecision.MODEL_DTYPE;
+      case UNRECOGNIZED ->
+          throw new InvalidInputException(
+              "precision",
+              "unknown precision "
+                  + request.getPrecisionValue()
+                  + ": SCORE_PRECISION_FP32 (1, the default, also for 0) or"
+                  + " SCORE_PRECISION_MODEL_DTYPE (2)");
+    };
   }
 
   /**

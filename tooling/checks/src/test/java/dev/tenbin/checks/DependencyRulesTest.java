@@ -207,15 +207,18 @@ class DependencyRulesTest {
         .should()
         .dependOnClassesThat(
             resideInAPackage("dev.tenbin.model..")
-                .and(resideOutsideOfPackages("dev.tenbin.model.hub.."))
+                .and(
+                    resideOutsideOfPackages(
+                        "dev.tenbin.model.hub..", "dev.tenbin.model.tokenizer.."))
                 .and(
                     DescribedPredicate.describe(
                         "are not ExecutionOptions",
                         (JavaClass c) ->
                             !c.getName().startsWith("dev.tenbin.model.onnx.ExecutionOptions"))))
         .because(
-            "of the model runtime it takes only the hub client (datasets come from the hub too)"
-                + " and the execution options it hands to the services it embeds")
+            "of the model runtime it takes only the hub client (datasets come from the hub too),"
+                + " the tokenizers (document lengths and windows) and the execution options it"
+                + " hands to the services it embeds")
         .check(classes);
   }
 

@@ -120,12 +120,14 @@ final class DenseFamily implements RetrievalFamily {
       }
     }
     Map<String, CellResult> best =
-        runner.denseRuns(
-            work.task().data(),
-            work.model(),
-            DenseRetrieval.QueryEncoding.FULL,
-            variants,
-            system(work.model()));
+        runner
+            .denseRuns()
+            .run(
+                work.task().data(),
+                work.model(),
+                DenseRetrieval.QueryEncoding.FULL,
+                variants,
+                system(work.model()));
     Map<String, CellResult> runs = new LinkedHashMap<>();
     for (PlannedCell cell : work.cells()) {
       if (best.containsKey(cell.key().variant())) {

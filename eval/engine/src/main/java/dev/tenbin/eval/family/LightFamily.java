@@ -154,7 +154,9 @@ final class LightFamily implements RetrievalFamily {
         .sorted()
         .forEach(width -> runner.hooks().prepareLightCache(model, width, runner.progress()));
     Map<String, CellResult> dense =
-        runner.denseRuns(data, model, DenseRetrieval.QueryEncoding.LIGHT, variants, system(model));
+        runner
+            .denseRuns()
+            .run(data, model, DenseRetrieval.QueryEncoding.LIGHT, variants, system(model));
     Map<String, CellResult> runs = new LinkedHashMap<>();
     for (PlannedCell cell : work.cells()) {
       if (cell.key().system().family().equals(name()) && dense.containsKey(cell.key().variant())) {

@@ -1,15 +1,10 @@
 package dev.tenbin.eval.plan;
 
-import dev.tenbin.eval.result.CellResult;
-import dev.tenbin.eval.retrieval.DenseRetrieval;
-import dev.tenbin.eval.retrieval.DenseVariant;
+import dev.tenbin.eval.retrieval.DenseRuns;
 import dev.tenbin.eval.retrieval.EncodeProgress;
 import dev.tenbin.eval.services.Services;
 import dev.tenbin.eval.store.CellRecord;
-import dev.tenbin.scoring.beir.BeirDataset;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -36,14 +31,14 @@ public interface WorkContext {
   /** The file of the candidate set with that fingerprint. */
   Path candidateFile(String fingerprint);
 
-  /**
-   * Dense runs per variant name; with similarity "best", per variant the better of cosine and dot
-   * by nDCG@10.
-   */
-  Map<String, CellResult> denseRuns(
-      BeirDataset data,
-      String model,
-      DenseRetrieval.QueryEncoding encoding,
-      List<DenseVariant> variants,
-      String name);
+  /** The dense runs of the job's models (its similarity, depth and embedding cache). */
+  default DenseRuns denseRuns() {
+    return new DenseRuns(
+        services(),
+        hooks()::dense,
+        progress(),
+        settings().similarity(),
+        settings().topK(),
+        settings().latencyConcurrency());
+  }
 }

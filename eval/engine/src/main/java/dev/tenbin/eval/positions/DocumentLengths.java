@@ -1,7 +1,7 @@
 package dev.tenbin.eval.positions;
 
 import dev.tenbin.core.InvalidInputException;
-import dev.tenbin.eval.retrieval.LengthTokenizer;
+import dev.tenbin.model.tokenizer.LengthTokenizer;
 import dev.tenbin.scoring.beir.BeirDataset;
 import dev.tenbin.scoring.beir.CorpusDocument;
 import java.util.HashMap;

@@ -1,5 +1,6 @@
 package dev.tenbin.eval.retrieval;
 
+import dev.tenbin.model.tokenizer.LengthTokenizer;
 import dev.tenbin.scoring.beir.BeirDataset;
 import dev.tenbin.scoring.beir.CorpusDocument;
 import dev.tenbin.scoring.metrics.ScoredDoc;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.tenbin.core.InvalidInputException;
-import dev.tenbin.eval.retrieval.LengthTokenizer;
+import dev.tenbin.model.tokenizer.LengthTokenizer;
 import dev.tenbin.scoring.beir.AnswerSpan;
 import dev.tenbin.scoring.beir.BeirDataset;
 import dev.tenbin.scoring.beir.CorpusDocument;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.model.tokenizer.LengthTokenizer;
 import dev.tenbin.proto.index.v1.Quantization;
 import dev.tenbin.scoring.beir.BeirDataset;
 import dev.tenbin.scoring.beir.CorpusDocument;

@@ -69,6 +69,6 @@ class ExampleSpecsTest {
         .extracting(TaskSpec::language)
         .containsExactly("en", "de", "zh");
     assertThat(((LocalBeir) set.task("arcd-ar").orElseThrow().source()).directory())
-        .isEqualTo(EXAMPLES.getParent().getParent().resolve("shared/datasets/arcd-ar"));
+        .isEqualTo(EXAMPLES.getParent().resolve("data/arcd-ar"));
   }
 }

@@ -105,16 +105,24 @@ public final class EncoderClient {
     return (modelId, texts, query) -> encodeDense(modelId, texts, query, 0);
   }
 
-  /** Dense vectors of many texts through the server-streaming RPC, in order. */
+  /**
+   * Dense vectors of many texts through the server-streaming RPC, in order. A stream handed back
+   * (UNAVAILABLE: a replica stopping or restarting) is resumed from the first text without a
+   * vector, so no text is encoded twice; chunks keep their boundaries, so the vectors are those one
+   * uninterrupted stream gives.
+   */
   public List<float[]> streamEncodeDense(
       String modelId,
       List<String> texts,
       boolean query,
       int chunkSize,
       java.util.function.IntConsumer progress) {
+    List<float[]> vectors = new ArrayList<>(texts.size());
     return retrying(
         () -> {
-          List<float[]> vectors = new ArrayList<>(texts.size());
+          if (vectors.size() == texts.size()) {
+            return vectors;
+          }
           Iterator<StreamEncodeDenseResponse> chunks =
               stub()
                   .streamEncodeDense(
@@ -122,7 +130,7 @@ public final class EncoderClient {
                           .setRequest(
                               EncodeDenseRequest.newBuilder()
                                   .setModelId(modelId)
-                                  .addAllTexts(texts)
+                                  .addAllTexts(texts.subList(vectors.size(), texts.size()))
                                   .setRole(role(query)))
                           .setChunkSize(chunkSize)
                           .build());
@@ -185,7 +193,10 @@ public final class EncoderClient {
         .getVectorsList();
   }
 
-  /** Learned sparse vectors of many texts through the server-streaming RPC, in order. */
+  /**
+   * Learned sparse vectors of many texts through the server-streaming RPC, in order; resumed after
+   * UNAVAILABLE as {@link #streamEncodeDense} is.
+   */
   public List<SparseVector> streamEncodeSparse(
       String modelId,
       List<String> texts,
@@ -193,9 +204,12 @@ public final class EncoderClient {
       int topK,
       int chunkSize,
       IntConsumer progress) {
+    List<SparseVector> vectors = new ArrayList<>(texts.size());
     return retrying(
         () -> {
-          List<SparseVector> vectors = new ArrayList<>(texts.size());
+          if (vectors.size() == texts.size()) {
+            return vectors;
+          }
           Iterator<StreamEncodeSparseResponse> chunks =
               stub()
                   .streamEncodeSparse(
@@ -203,7 +217,7 @@ public final class EncoderClient {
                           .setRequest(
                               EncodeSparseRequest.newBuilder()
                                   .setModelId(modelId)
-                                  .addAllTexts(texts)
+                                  .addAllTexts(texts.subList(vectors.size(), texts.size()))
                                   .setRole(role(query))
                                   .setTopK(topK))
                           .setChunkSize(chunkSize)
@@ -232,12 +246,18 @@ public final class EncoderClient {
     return matrices;
   }
 
-  /** Per-token vectors of many texts through the server-streaming RPC, in order, as carried. */
+  /**
+   * Per-token vectors of many texts through the server-streaming RPC, in order, as carried; resumed
+   * after UNAVAILABLE as {@link #streamEncodeDense} is.
+   */
   public List<MultiVector> streamEncodeMultiVectors(
       String modelId, List<String> texts, boolean query, int chunkSize, IntConsumer progress) {
+    List<MultiVector> vectors = new ArrayList<>(texts.size());
     return retrying(
         () -> {
-          List<MultiVector> vectors = new ArrayList<>(texts.size());
+          if (vectors.size() == texts.size()) {
+            return vectors;
+          }
           Iterator<StreamEncodeMultiVectorResponse> chunks =
               stub()
                   .streamEncodeMultiVector(
@@ -245,7 +265,7 @@ public final class EncoderClient {
                           .setRequest(
                               EncodeMultiVectorRequest.newBuilder()
                                   .setModelId(modelId)
-                                  .addAllTexts(texts)
+                                  .addAllTexts(texts.subList(vectors.size(), texts.size()))
                                   .setRole(role(query)))
                           .setChunkSize(chunkSize)
                           .build());

@@ -135,7 +135,11 @@ public final class IndexClient {
   /**
    * Opens an ingest stream ending at {@code deadline}: send batches on the returned stream as it is
    * ready (flow control), acknowledgements come to {@code responses} in the order of the batches.
-   * Not retried: an interrupted ingest is resumed by the caller from the last acknowledged batch.
+   * Not retried: an interrupted ingest is resumed by the caller from the first unacknowledged
+   * batch. A stopping index service (a rolling update's SIGTERM) ends the stream with UNAVAILABLE
+   * and a {@code RetryInfo} right after acknowledging the batch it was committing, and applies
+   * nothing sent after it: resume then, on another replica or once the service has restarted
+   * ({@link dev.tenbin.client.CallPolicy} has the contract).
    */
   public ClientCallStreamObserver<IngestRequest> ingest(
       Deadline deadline, ClientResponseObserver<IngestRequest, IngestResponse> responses) {

@@ -25,7 +25,9 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>A failure ends the stream: the search that failed throws the service's status (its field named
  * within {@code request}, e.g. {@code request.top_k}), and every later search throws the same
- * status without sending anything. Nothing is retried: after UNAVAILABLE, open a new stream.
+ * status without sending anything. Nothing is retried: after UNAVAILABLE, open a new stream and
+ * send again the requests not answered (a stopping service ends the stream this way, with a {@code
+ * RetryInfo}, after answering the request it was searching).
  *
  * <p>A caller that does not need each answer before its next query can pipeline: {@link #send}
  * sends a request without waiting, and {@link #next} returns the answer of the oldest request not

@@ -6,10 +6,8 @@ import ai.djl.huggingface.tokenizers.jni.TokenizersLibrary;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tenbin.core.Cancellation;
-import dev.tenbin.core.DjlSettings;
 import dev.tenbin.core.Lifetime;
 import dev.tenbin.core.PreconditionException;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Arrays;
@@ -38,10 +36,6 @@ import java.util.Set;
  * already at the max length (so the length bound holds).
  */
 public final class TextTokenizer implements AutoCloseable {
-  static {
-    DjlSettings.apply();
-  }
-
   private final HuggingFaceTokenizer tokenizer;
   private final int maxLength;
   private final BertWordPiece fast;
@@ -71,8 +65,8 @@ public final class TextTokenizer implements AutoCloseable {
     this.fast = BertWordPiece.of(tokenizerJson, maxLength).orElse(null);
     try {
       this.tokenizer =
-          HuggingFaceTokenizer.newInstance(
-              new ByteArrayInputStream(tokenizerJson),
+          NativeTokenizers.open(
+              tokenizerJson,
               Map.of(
                   "addSpecialTokens", "true",
                   "truncation", "true",

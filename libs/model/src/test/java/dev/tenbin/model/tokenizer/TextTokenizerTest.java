@@ -38,7 +38,8 @@ class TextTokenizerTest {
         });
     try (TextTokenizer tokenizer =
         new TextTokenizer(TinyOnnxModels.wordLevelTokenizer(TinyModels.WORDS), 8)) {
-      assertThat(System.getProperty(dev.tenbin.core.DjlSettings.TRACKING_SWITCH)).isEqualTo("true");
+      assertThat(System.getProperty(dev.tenbin.model.tokenizer.DjlSettings.TRACKING_SWITCH))
+          .isEqualTo("true");
       // What DJL runs when a tokenizer is created: with the opt-out it returns before any request.
       ai.djl.util.Ec2Utils.callHome("Huggingface");
       assertThat(tokenizer.encode(List.of("apple")).ids()[0]).isNotEmpty();
@@ -54,9 +55,10 @@ class TextTokenizerTest {
         new TextTokenizer(TinyOnnxModels.wordLevelTokenizer(TinyModels.WORDS), 8)) {
       // DJL's own reading of the switch: "cpu" keeps it from picking a CUDA build that only
       // publish.djl.ai has (what an offline GPU node did before), unless the operator chose.
-      String chosen = System.getenv(dev.tenbin.core.DjlSettings.FLAVOR_SWITCH);
+      String chosen = System.getenv(dev.tenbin.model.tokenizer.DjlSettings.FLAVOR_SWITCH);
       assertThat(
-              ai.djl.util.Utils.getEnvOrSystemProperty(dev.tenbin.core.DjlSettings.FLAVOR_SWITCH))
+              ai.djl.util.Utils.getEnvOrSystemProperty(
+                  dev.tenbin.model.tokenizer.DjlSettings.FLAVOR_SWITCH))
           .isEqualTo(chosen == null ? "cpu" : chosen);
       assertThat(tokenizer.encode(List.of("apple")).ids()[0]).isNotEmpty();
     }

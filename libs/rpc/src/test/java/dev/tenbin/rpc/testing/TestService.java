@@ -35,8 +35,18 @@ public final class TestService implements BindableService {
           .setResponseMarshaller(ProtoUtils.marshaller(Empty.getDefaultInstance()))
           .build();
 
+  /** Client streaming: counts the messages it is sent and answers once the client half-closes. */
+  public static final MethodDescriptor<StringValue, Empty> COLLECT =
+      MethodDescriptor.<StringValue, Empty>newBuilder()
+          .setType(MethodDescriptor.MethodType.CLIENT_STREAMING)
+          .setFullMethodName(NAME + "/Collect")
+          .setRequestMarshaller(ProtoUtils.marshaller(StringValue.getDefaultInstance()))
+          .setResponseMarshaller(ProtoUtils.marshaller(Empty.getDefaultInstance()))
+          .build();
+
   private final CountDownLatch release = new CountDownLatch(1);
   private final AtomicInteger blocked = new AtomicInteger();
+  private final AtomicInteger collected = new AtomicInteger();
   private volatile String lastThread = "";
 
   /** Calls {@code Check} with {@code value} (10 s deadline) and returns normally when it is OK. */
@@ -67,7 +77,31 @@ public final class TestService implements BindableService {
   public ServerServiceDefinition bindService() {
     return ServerServiceDefinition.builder(NAME)
         .addMethod(CHECK, ServerCalls.asyncUnaryCall(this::handle))
+        .addMethod(COLLECT, ServerCalls.asyncClientStreamingCall(this::collect))
         .build();
+  }
+
+  /** Messages {@code Collect} calls were sent, over all calls. */
+  public int collected() {
+    return collected.get();
+  }
+
+  private StreamObserver<StringValue> collect(StreamObserver<Empty> responses) {
+    return new StreamObserver<>() {
+      @Override
+      public void onNext(StringValue value) {
+        collected.incrementAndGet();
+      }
+
+      @Override
+      public void onError(Throwable t) {}
+
+      @Override
+      public void onCompleted() {
+        responses.onNext(Empty.getDefaultInstance());
+        responses.onCompleted();
+      }
+    };
   }
 
   private void handle(StringValue request, StreamObserver<Empty> responses) {

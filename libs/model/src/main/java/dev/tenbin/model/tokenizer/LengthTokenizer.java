@@ -1,9 +1,8 @@
-package dev.tenbin.eval.retrieval;
+package dev.tenbin.model.tokenizer;
 
 import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
-import dev.tenbin.core.DjlSettings;
 import dev.tenbin.core.InvalidInputException;
-import java.io.ByteArrayInputStream;
+import dev.tenbin.core.Lifetime;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -13,11 +12,13 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The one tokenizer that counts document lengths for every system of a position analysis (PosIR
- * uses one tokenizer for all models), and the tokenizer a long document is cut into windows with
- * ({@code maxp}/{@code firstp} dense variants, then the model's own): a built-in model's {@code
+ * A tokenizer that counts tokens and finds their spans, without special tokens or truncation: the
+ * one tokenizer that counts document lengths for every system of a position analysis (PosIR uses
+ * one tokenizer for all models), and the tokenizer a long document is cut into windows with ({@code
+ * maxp}/{@code firstp} dense variants, then the model's own). It is a built-in model's {@code
  * tokenizer.json} (by id, as the langchain4j jars carry it) or a {@code tokenizer.json} path.
- * Counts have no special tokens and no truncation.
+ * Counts have no special tokens and no truncation. As {@link TextTokenizer}, every native call
+ * holds a lease, so {@link #close()} frees the native tokenizer only once no thread is inside it.
  */
 public final class LengthTokenizer implements AutoCloseable {
   /** The default: bge-small-en-v1.5's WordPiece vocabulary. */
@@ -25,14 +26,14 @@ public final class LengthTokenizer implements AutoCloseable {
 
   private final String name;
   private final HuggingFaceTokenizer tokenizer;
+  private final Lifetime lifetime;
 
   private LengthTokenizer(String name, byte[] tokenizerJson) {
     this.name = name;
-    DjlSettings.apply();
     try {
       this.tokenizer =
-          HuggingFaceTokenizer.newInstance(
-              new ByteArrayInputStream(tokenizerJson),
+          NativeTokenizers.open(
+              tokenizerJson,
               Map.of(
                   "addSpecialTokens", "false",
                   "truncation", "false",
@@ -41,6 +42,7 @@ public final class LengthTokenizer implements AutoCloseable {
       throw new InvalidInputException(
           "--length-tokenizer", "cannot load the tokenizer " + name + ": " + e.getMessage());
     }
+    this.lifetime = new Lifetime("the length tokenizer", tokenizer::close);
   }
 
   /**
@@ -120,7 +122,9 @@ public final class LengthTokenizer implements AutoCloseable {
 
   /** Tokens of {@code text}, without special tokens or truncation. */
   public int count(String text) {
-    return tokenizer.encode(text).getIds().length;
+    try (Lifetime.Lease lease = lifetime.acquire()) {
+      return tokenizer.encode(text).getIds().length;
+    }
   }
 
   /**
@@ -128,7 +132,10 @@ public final class LengthTokenizer implements AutoCloseable {
    * window of tokens i..j is the text from the start of i to the end of j.
    */
   public int[][] tokenSpans(String text) {
-    ai.djl.huggingface.tokenizers.jni.CharSpan[] spans = tokenizer.encode(text).getCharTokenSpans();
+    ai.djl.huggingface.tokenizers.jni.CharSpan[] spans;
+    try (Lifetime.Lease lease = lifetime.acquire()) {
+      spans = tokenizer.encode(text).getCharTokenSpans();
+    }
     int[][] out = new int[spans.length][];
     for (int i = 0; i < spans.length; i++) {
       out[i] = spans[i] == null ? null : new int[] {spans[i].getStart(), spans[i].getEnd()};
@@ -136,8 +143,9 @@ public final class LengthTokenizer implements AutoCloseable {
     return out;
   }
 
+  /** Refuses new calls, waits for the running ones, then frees the native tokenizer. */
   @Override
   public void close() {
-    tokenizer.close();
+    lifetime.close();
   }
 }

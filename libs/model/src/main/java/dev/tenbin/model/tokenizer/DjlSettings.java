@@ -1,4 +1,4 @@
-package dev.tenbin.core;
+package dev.tenbin.model.tokenizer;
 
 /**
  * What DJL reads, as environment variables or system properties, when its native Hugging Face

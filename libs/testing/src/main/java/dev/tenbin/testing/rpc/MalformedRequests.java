@@ -1,8 +1,7 @@
-package dev.tenbin.rpc.testing;
+package dev.tenbin.testing.rpc;
 
 import com.google.protobuf.Any;
 import com.google.rpc.BadRequest;
-import dev.tenbin.rpc.StatusMapper;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.MethodDescriptor;
@@ -139,7 +138,7 @@ public final class MalformedRequests {
         }
       }
     }
-    return StatusMapper.violatedField(e);
+    return null;
   }
 
   private static List<LogRecord> copy(List<LogRecord> records) {
