@@ -381,12 +381,19 @@ public final class Bm25Index implements Closeable {
 
   /** Document ids in ordinal (insertion) order. */
   public List<String> idsInOrder() {
+    List<String> ids = new ArrayList<>(size());
+    forEachIdInOrder(ids::add);
+    return ids;
+  }
+
+  /** Hands each document id to {@code sink} in ordinal (insertion) order, one at a time. */
+  public void forEachIdInOrder(Consumer<String> sink) {
     DirectoryReader current = acquire();
     try {
       StoredFields stored = current.storedFields();
-      List<String> ids = new ArrayList<>(current.maxDoc());
+      Set<String> idOnly = Set.of(ID_FIELD);
       for (int doc = 0; doc < current.maxDoc(); doc++) {
-        String id = stored.document(doc).get(ID_FIELD);
+        String id = stored.document(doc, idOnly).get(ID_FIELD);
         if (id == null) {
           throw new IllegalStateException(
               "the BM25 index in "
@@ -395,9 +402,8 @@ public final class Bm25Index implements Closeable {
                   + doc
                   + ")");
         }
-        ids.add(id);
+        sink.accept(id);
       }
-      return ids;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } finally {

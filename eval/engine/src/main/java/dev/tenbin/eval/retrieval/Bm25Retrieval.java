@@ -2,7 +2,6 @@ package dev.tenbin.eval.retrieval;
 
 import dev.tenbin.eval.result.Latency;
 import dev.tenbin.eval.result.RunDiagnostics;
-import dev.tenbin.proto.index.v1.Document;
 import dev.tenbin.proto.index.v1.Family;
 import dev.tenbin.proto.index.v1.Query;
 import dev.tenbin.scoring.beir.BeirDataset;

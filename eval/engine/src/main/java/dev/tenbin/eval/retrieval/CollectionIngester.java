@@ -24,11 +24,11 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Streams documents into a collection over the Ingest RPC, one atomic batch per message, pulling
  * the documents from an iterator as the stream can take them: at most {@value #WINDOW} batches are
- * sent and not yet acknowledged, so memory stays in the size of a few batches whatever the
- * corpus's size. The service acknowledges each committed batch; when the stream is lost
- * (UNAVAILABLE: a restart, a drain) the ingester opens a new one and re-sends from the first
- * unacknowledged batch (re-sending a batch that did commit is a no-op on the service), up to
- * {@value #MAX_RETRIES} times in a row without progress, with growing pauses.
+ * sent and not yet acknowledged, so memory stays in the size of a few batches whatever the corpus's
+ * size. The service acknowledges each committed batch; when the stream is lost (UNAVAILABLE: a
+ * restart, a drain) the ingester opens a new one and re-sends from the first unacknowledged batch
+ * (re-sending a batch that did commit is a no-op on the service), up to {@value #MAX_RETRIES} times
+ * in a row without progress, with growing pauses.
  *
  * <p>No deadline covers the whole corpus: the stream fails only when the service acknowledges
  * nothing for the idle timeout, so a big corpus or a slow machine never fails for time alone.
@@ -115,8 +115,8 @@ public final class CollectionIngester {
   }
 
   /**
-   * The batches of one ingest: those sent and not yet acknowledged (re-sent first by a new
-   * stream), then the ones still to be made from the documents.
+   * The batches of one ingest: those sent and not yet acknowledged (re-sent first by a new stream),
+   * then the ones still to be made from the documents.
    */
   private final class Batches {
     private final String collection;

@@ -79,7 +79,11 @@ final class CorpusDocuments {
       slices++;
       if (encodings.size() != slice.size()) {
         throw new IllegalStateException(
-            "the encoder answered " + encodings.size() + " encodings for " + slice.size() + " texts");
+            "the encoder answered "
+                + encodings.size()
+                + " encodings for "
+                + slice.size()
+                + " texts");
       }
       for (int i = 0; i < slice.size(); i++) {
         if (first == null) {

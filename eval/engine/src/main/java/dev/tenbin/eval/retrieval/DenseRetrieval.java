@@ -8,7 +8,6 @@ import dev.tenbin.eval.result.Latency;
 import dev.tenbin.eval.result.RunDiagnostics;
 import dev.tenbin.proto.common.v1.DenseVector;
 import dev.tenbin.proto.common.v1.Similarity;
-import dev.tenbin.proto.index.v1.Document;
 import dev.tenbin.proto.index.v1.Family;
 import dev.tenbin.proto.index.v1.Query;
 import dev.tenbin.scoring.beir.BeirDataset;

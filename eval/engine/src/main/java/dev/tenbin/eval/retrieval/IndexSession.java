@@ -28,6 +28,7 @@ import java.util.UUID;
 public final class IndexSession implements AutoCloseable {
   private static final int INGEST_BATCH = 1_000;
   private static final int SEARCH_BATCH = 200;
+
   /** Deadline of one call (a create, a search of {@value #SEARCH_BATCH} queries, a drop). */
   private static final long DEADLINE_SECONDS = 600;
 

@@ -7,9 +7,8 @@ import java.util.Map;
 
 /**
  * A BEIR-format collection: its queries and judgments in memory, its corpus walked from its file
- * ({@link Corpus}): {@code corpus.jsonl}, {@code queries.jsonl} and {@code
- * qrels/<split>.tsv} ({@code test.tsv} by default), and {@code qrels/spans.tsv} where the
- * collection has one.
+ * ({@link Corpus}): {@code corpus.jsonl}, {@code queries.jsonl} and {@code qrels/<split>.tsv}
+ * ({@code test.tsv} by default), and {@code qrels/spans.tsv} where the collection has one.
  *
  * @param name the folder's name
  * @param directory the folder

@@ -197,9 +197,9 @@ public final class BeirDatasetReader {
 
   /**
    * Walks the corpus once: every id valid and unique, every title and text a string. Memory stays
-   * in the size of one document plus 8 bytes a document (a 64-bit hash of each id: ids whose
-   * hashes collide are compared exactly in a second walk), plus the judged documents, kept in
-   * {@code judgedDocuments}.
+   * in the size of one document plus 8 bytes a document (a 64-bit hash of each id: ids whose hashes
+   * collide are compared exactly in a second walk), plus the judged documents, kept in {@code
+   * judgedDocuments}.
    */
   private static CorpusFile checkCorpus(
       Path file, Set<String> judged, Map<String, CorpusDocument> judgedDocuments) {

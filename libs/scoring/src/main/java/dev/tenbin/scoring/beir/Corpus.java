@@ -12,8 +12,8 @@ import java.util.function.Consumer;
 /**
  * A collection's documents in file order. A collection read from a folder is walked from its file
  * each time ({@code corpus.jsonl} or {@code corpus.jsonl.gz}): its documents are never held in
- * memory together, so a walk costs memory in the size of one document, whatever the corpus's
- * size. A small collection made in memory (tests, Nano-sets being built) is a list ({@link #of}).
+ * memory together, so a walk costs memory in the size of one document, whatever the corpus's size.
+ * A small collection made in memory (tests, Nano-sets being built) is a list ({@link #of}).
  *
  * <p>Each {@link #iterator()} is a new walk from the first document; an iterator walked to its end
  * closes its file, and one left before the end is closed by {@link #forEach(Consumer)} and {@link
@@ -31,8 +31,8 @@ public interface Corpus extends Iterable<CorpusDocument> {
   }
 
   /**
-   * A walk over the documents in order that the caller closes (its file is closed): for a walk
-   * that another component pulls from, such as an ingest stream.
+   * A walk over the documents in order that the caller closes (its file is closed): for a walk that
+   * another component pulls from, such as an ingest stream.
    */
   Walk walk();
 

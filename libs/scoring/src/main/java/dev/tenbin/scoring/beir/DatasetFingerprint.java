@@ -13,9 +13,10 @@ import java.util.List;
 
 /**
  * SHA-256 over a BEIR folder's corpus file (as stored: a gzipped corpus hashes its gzip bytes),
- * queries and qrels, in that order, then its span qrels where it has them: the dataset's identity. A folder without {@code qrels/spans.tsv} keeps the identity
- * it had before spans were read. Another split than {@code test} hashes its own qrels and, after
- * them, its name (the default split keeps the identity it always had).
+ * queries and qrels, in that order, then its span qrels where it has them: the dataset's identity.
+ * A folder without {@code qrels/spans.tsv} keeps the identity it had before spans were read.
+ * Another split than {@code test} hashes its own qrels and, after them, its name (the default split
+ * keeps the identity it always had).
  */
 public final class DatasetFingerprint {
   private DatasetFingerprint() {}
