@@ -425,7 +425,8 @@ public final class IndexCollection implements Closeable {
 
   private List<Hit> topK(Query query, int k, Cancellation cancellation) {
     return switch (query) {
-      case LexicalQuery lexical -> stores.lexical.search(lexical.text(), k, cancellation);
+      case LexicalQuery lexical ->
+          stores.lexical.search(lexical.text(), k, lexical.statistics(), cancellation);
       case SparseQuery sparse ->
           ids(
               sparseSearcher(sparse, "queries.sparse")
@@ -499,7 +500,8 @@ public final class IndexCollection implements Closeable {
     return switch (query) {
       case LexicalQuery lexical -> {
         int[] ordinals = ordinals(docIds, field);
-        float[] scores = stores.lexical.score(lexical.text(), ordinals, cancellation);
+        float[] scores =
+            stores.lexical.score(lexical.text(), ordinals, lexical.statistics(), cancellation);
         yield ranked(docIds, scores);
       }
       case SparseQuery sparse -> rescoreSparse(sparse, docIds, field);
@@ -656,6 +658,15 @@ public final class IndexCollection implements Closeable {
       denseSearcher = new DenseSearcher(stores.dense.mapped(), idOrder());
     }
     return denseSearcher;
+  }
+
+  /**
+   * The BM25 statistics of the collection and of the analysed terms of {@code texts} (what a
+   * sharded collection's caller sums over its shards).
+   */
+  public dev.tenbin.index.lexical.Bm25Statistics termStatistics(List<String> texts) {
+    requireServing();
+    return stores.lexical.statistics(texts);
   }
 
   /** What describing the collection reports. */

@@ -19,27 +19,41 @@ public final class Bm25Retrieval {
   private final boolean probeLatency;
   private final Bm25Settings settings;
   private final int latencyConcurrency;
+  private final int shards;
 
   public Bm25Retrieval(Channel channel) {
-    this(channel, true, Bm25Settings.DEFAULTS, LatencyProbe.CONCURRENCY);
+    this(channel, true, Bm25Settings.DEFAULTS, LatencyProbe.CONCURRENCY, 1);
   }
 
   private Bm25Retrieval(
-      Channel channel, boolean probeLatency, Bm25Settings settings, int latencyConcurrency) {
+      Channel channel,
+      boolean probeLatency,
+      Bm25Settings settings,
+      int latencyConcurrency,
+      int shards) {
     this.channel = channel;
     this.probeLatency = probeLatency;
     this.settings = settings;
     this.latencyConcurrency = latencyConcurrency;
+    this.shards = shards;
+  }
+
+  /**
+   * The same retrieval over a collection of {@code value} shards (the same rankings, scores and
+   * ties as one collection: {@link dev.tenbin.client.index.ShardedCollection}).
+   */
+  public Bm25Retrieval withShards(int value) {
+    return new Bm25Retrieval(channel, probeLatency, settings, latencyConcurrency, value);
   }
 
   /** The same retrieval with other k1 / b. */
   public Bm25Retrieval withSettings(Bm25Settings value) {
-    return new Bm25Retrieval(channel, probeLatency, value, latencyConcurrency);
+    return new Bm25Retrieval(channel, probeLatency, value, latencyConcurrency, shards);
   }
 
   /** The same retrieval probing latency with {@code value} queries in flight as well. */
   public Bm25Retrieval withLatencyConcurrency(int value) {
-    return new Bm25Retrieval(channel, probeLatency, settings, value);
+    return new Bm25Retrieval(channel, probeLatency, settings, value, shards);
   }
 
   /**
@@ -47,12 +61,12 @@ public final class Bm25Retrieval {
    * such as candidate sets).
    */
   public Bm25Retrieval withoutLatencyProbe() {
-    return new Bm25Retrieval(channel, false, settings, latencyConcurrency);
+    return new Bm25Retrieval(channel, false, settings, latencyConcurrency, shards);
   }
 
   public RetrievalResult run(BeirDataset dataset, String language, int topK) {
     long start = System.nanoTime();
-    try (IndexSession session = new IndexSession(channel, language, 0, 0, 0, settings)) {
+    try (IndexSession session = new IndexSession(channel, language, 0, 0, 0, settings, shards)) {
       int documents = dataset.corpus().size();
       try (Corpus.Walk walk = dataset.corpus().walk()) {
         session.ingest(CorpusDocuments.lexical(walk));

@@ -35,6 +35,7 @@ public final class DenseRetrieval {
   private final CachedEncoder cached;
   private final boolean probeLatency;
   private final int latencyConcurrency;
+  private final int shards;
 
   public DenseRetrieval(Channel indexChannel, Channel encoderChannel, PrintWriter progress) {
     this(indexChannel, encoderChannel, EncodeProgress.printingTo(progress));
@@ -47,7 +48,8 @@ public final class DenseRetrieval {
         progress,
         null,
         true,
-        LatencyProbe.CONCURRENCY);
+        LatencyProbe.CONCURRENCY,
+        1);
   }
 
   private DenseRetrieval(
@@ -56,24 +58,42 @@ public final class DenseRetrieval {
       EncodeProgress progress,
       CachedEncoder cached,
       boolean probeLatency,
-      int latencyConcurrency) {
+      int latencyConcurrency,
+      int shards) {
     this.indexChannel = indexChannel;
     this.encoder = encoder;
     this.progress = progress;
     this.cached = cached;
     this.probeLatency = probeLatency;
     this.latencyConcurrency = latencyConcurrency;
+    this.shards = shards;
+  }
+
+  /**
+   * The same retrieval over a collection of {@code value} shards (exact searches give the same
+   * rankings, scores and ties as one collection: {@link
+   * dev.tenbin.client.index.ShardedCollection}).
+   */
+  public DenseRetrieval withShards(int value) {
+    return new DenseRetrieval(
+        indexChannel, encoder, progress, cached, probeLatency, latencyConcurrency, value);
   }
 
   /** The same retrieval encoding documents and full queries through {@code cache}. */
   public DenseRetrieval withEmbeddingCache(EmbeddingCache cache) {
     return new DenseRetrieval(
-        indexChannel, encoder, progress, cache.cached(encoder), probeLatency, latencyConcurrency);
+        indexChannel,
+        encoder,
+        progress,
+        cache.cached(encoder),
+        probeLatency,
+        latencyConcurrency,
+        shards);
   }
 
   /** The same retrieval probing latency with {@code value} queries in flight as well. */
   public DenseRetrieval withLatencyConcurrency(int value) {
-    return new DenseRetrieval(indexChannel, encoder, progress, cached, probeLatency, value);
+    return new DenseRetrieval(indexChannel, encoder, progress, cached, probeLatency, value, shards);
   }
 
   /**
@@ -81,7 +101,8 @@ public final class DenseRetrieval {
    * such as candidate sets).
    */
   public DenseRetrieval withoutLatencyProbe() {
-    return new DenseRetrieval(indexChannel, encoder, progress, cached, false, latencyConcurrency);
+    return new DenseRetrieval(
+        indexChannel, encoder, progress, cached, false, latencyConcurrency, shards);
   }
 
   public RetrievalResult run(
@@ -134,7 +155,8 @@ public final class DenseRetrieval {
               },
               (document, vector) -> document.setDense(proto(vector)));
       int dimension = documents.first().length;
-      try (IndexSession session = new IndexSession(indexChannel, "en", dimension)) {
+      try (IndexSession session =
+          new IndexSession(indexChannel, "en", dimension, 0, 0, null, shards)) {
         session.ingest(documents);
         long indexed = System.nanoTime();
         long encoded = start + documents.encodeNanos();

@@ -41,9 +41,7 @@ class GeneratedCorpusTest {
     BeirDataset data = BeirDatasetReader.read(SMALL.write(tmp.resolve("c")));
     assertThat(data.corpus().size()).isEqualTo(2_000);
     assertThat(data.evaluatedQueryIds()).hasSize(50);
-    data.corpus()
-        .forEach(
-            doc -> assertThat(doc.text().split(" ").length).isBetween(40, 90));
+    data.corpus().forEach(doc -> assertThat(doc.text().split(" ").length).isBetween(40, 90));
     Set<String> judged = new HashSet<>();
     for (String query : data.evaluatedQueryIds()) {
       judged.addAll(data.qrels().judgments(query).keySet());
