@@ -158,6 +158,16 @@ public final class EvalCommand implements Callable<Integer> {
   int latencyConcurrency;
 
   @Option(
+      names = "--shards",
+      defaultValue = "1",
+      paramLabel = "K",
+      description =
+          "Split each collection into K shards (documents by a stable hash of their id), searched"
+              + " as one: BM25 with the whole collection's statistics, exact searches merged, so the"
+              + " rankings are those of one collection (default: ${DEFAULT-VALUE}).")
+  int shards;
+
+  @Option(
       names = "--queries",
       paramLabel = "DIR",
       description =
@@ -219,6 +229,14 @@ public final class EvalCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     if (topK < 1 || topK > 10_000) {
       throw new InvalidInputException("--top-k", "--top-k must be within 1..10000, got " + topK);
+    }
+    if (shards < 1 || shards > dev.tenbin.eval.job.JobSpec.MAX_SHARDS) {
+      throw new InvalidInputException(
+          "--shards",
+          "--shards must be within 1.."
+              + dev.tenbin.eval.job.JobSpec.MAX_SHARDS
+              + ", got "
+              + shards);
     }
     if (latencyConcurrency < 1 || latencyConcurrency > LatencyProbe.MAX_CONCURRENCY) {
       throw new InvalidInputException(
@@ -304,7 +322,8 @@ public final class EvalCommand implements Callable<Integer> {
                       : PositionSettings.DEFAULTS,
                   lengthSource,
                   bm25,
-                  latencyConcurrency),
+                  latencyConcurrency,
+                  shards),
               err);
     }
     EvalReport report =

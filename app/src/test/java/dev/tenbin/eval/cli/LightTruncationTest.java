@@ -155,7 +155,7 @@ class LightTruncationTest {
 
   private static int indexOf(BeirDataset data, String docId) {
     for (int i = 0; i < data.corpus().size(); i++) {
-      if (data.corpus().get(i).id().equals(docId)) {
+      if (data.corpus().toList().get(i).id().equals(docId)) {
         return i;
       }
     }

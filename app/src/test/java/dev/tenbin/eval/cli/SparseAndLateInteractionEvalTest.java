@@ -127,7 +127,7 @@ class SparseAndLateInteractionEvalTest {
         for (int d = 0; d < docs.size(); d++) {
           ranking.add(
               new ScoredDoc(
-                  dataset.corpus().get(d).id(),
+                  dataset.corpus().toList().get(d).id(),
                   maxSim(queries.get(q), docs.get(d), TinyModels.HIDDEN)));
         }
         ranking.sort(

@@ -100,8 +100,9 @@ final class CollectionStores implements Closeable {
    * @throws IllegalStateException when a vector store holds fewer vectors than Lucene holds
    *     documents: the stores do not belong together
    */
-  List<String> alignToLexical() {
-    List<String> ids = lexical.idsInOrder();
+  DocumentIds alignToLexical() {
+    DocumentIds ids = new DocumentIds();
+    lexical.forEachIdInOrder(ids::add);
     int documents = ids.size();
     requireAtLeast("dense vectors", dense == null ? documents : dense.size(), documents);
     requireAtLeast("sparse vectors", sparse == null ? documents : sparse.size(), documents);
@@ -197,7 +198,7 @@ final class CollectionStores implements Closeable {
    * Returns every store to Lucene's last commit: Lucene rolls back and reopens, the vector stores
    * are cut back to its documents. Returns their ids in ordinal order.
    */
-  List<String> rollback() {
+  DocumentIds rollback() {
     lexical.rollback();
     return alignToLexical();
   }

@@ -34,10 +34,8 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,8 +55,11 @@ public final class IndexCollection implements Closeable {
   private final CollectionSpec spec;
   private final Path directory;
   private final CollectionStores stores;
-  private final List<String> idsInOrder;
-  private final Map<String, Integer> ordinalById = new HashMap<>();
+  private final DocumentIds ids;
+
+  /** The int8 calibration of the committed vectors, kept up to date per batch; null: not known. */
+  private dev.tenbin.index.dense.Int8Ranges int8Ranges;
+
   private IngestFaults faults = IngestFaults.NONE;
   private volatile String failure;
   private volatile boolean closed;
@@ -67,12 +68,11 @@ public final class IndexCollection implements Closeable {
   private volatile MaxSimSearcher maxSimSearcher;
 
   private IndexCollection(
-      CollectionSpec spec, Path directory, CollectionStores stores, List<String> ids) {
+      CollectionSpec spec, Path directory, CollectionStores stores, DocumentIds ids) {
     this.spec = spec;
     this.directory = directory;
     this.stores = stores;
-    this.idsInOrder = new ArrayList<>(ids);
-    indexOrdinals();
+    this.ids = ids;
   }
 
   /**
@@ -148,7 +148,7 @@ public final class IndexCollection implements Closeable {
     int[] ordinals = new int[ids.size()];
     synchronized (this) {
       for (int i = 0; i < ordinals.length; i++) {
-        Integer ordinal = ordinalById.get(ids.get(i));
+        Integer ordinal = this.ids.ordinalOf(ids.get(i));
         if (ordinal == null) {
           throw new NotFoundException(
               field + "[" + i + "]",
@@ -193,7 +193,7 @@ public final class IndexCollection implements Closeable {
             new BatchPlan.Committed() {
               @Override
               public Integer ordinalOf(String id) {
-                return ordinalById.get(id);
+                return ids.ordinalOf(id);
               }
 
               @Override
@@ -203,9 +203,9 @@ public final class IndexCollection implements Closeable {
             });
     String lastId = batch.isEmpty() ? "" : batch.getLast().id();
     if (plan.fresh().isEmpty()) {
-      return new IngestResult(batch.size(), plan.alreadyCommitted(), idsInOrder.size(), lastId);
+      return new IngestResult(batch.size(), plan.alreadyCommitted(), ids.size(), lastId);
     }
-    int before = idsInOrder.size();
+    int before = ids.size();
     boolean keptByRecovery = false;
     try {
       stores.append(plan.fresh(), plan.digests(), plan.positions());
@@ -219,15 +219,21 @@ public final class IndexCollection implements Closeable {
     }
     if (!keptByRecovery) {
       for (IngestDocument doc : plan.fresh()) {
-        ordinalById.put(doc.id(), idsInOrder.size());
-        idsInOrder.add(doc.id());
+        ids.add(doc.id());
       }
     }
     resetSearchers();
     if (stores.dense != null) {
+      if (keptByRecovery || int8Ranges == null) {
+        int8Ranges = dev.tenbin.index.dense.Int8Ranges.of(stores.dense.mapped());
+      } else {
+        for (IngestDocument doc : plan.fresh()) {
+          int8Ranges.add(doc.dense());
+        }
+      }
       writeCalibration();
     }
-    return new IngestResult(batch.size(), plan.alreadyCommitted(), idsInOrder.size(), lastId);
+    return new IngestResult(batch.size(), plan.alreadyCommitted(), ids.size(), lastId);
   }
 
   /**
@@ -238,10 +244,12 @@ public final class IndexCollection implements Closeable {
   private boolean recover(Throwable writeFailure, int countWithBatch) {
     try {
       faults.at(IngestFaults.Stage.ROLLING_BACK);
-      List<String> ids = stores.rollback();
-      idsInOrder.clear();
-      idsInOrder.addAll(ids);
-      indexOrdinals();
+      int8Ranges = null;
+      DocumentIds committed = stores.rollback();
+      ids.truncateTo(0);
+      for (int ordinal = 0; ordinal < committed.size(); ordinal++) {
+        ids.add(committed.id(ordinal));
+      }
       resetSearchers();
     } catch (RuntimeException | Error rollbackFailure) {
       writeFailure.addSuppressed(rollbackFailure);
@@ -251,7 +259,7 @@ public final class IndexCollection implements Closeable {
       throw new PreconditionException(
           "collection", "collection " + spec.name() + " stopped serving: " + failure);
     }
-    if (idsInOrder.size() == countWithBatch) {
+    if (ids.size() == countWithBatch) {
       log.warn(
           "collection {}: a batch failed after its commit point and is kept",
           spec.name(),
@@ -342,13 +350,6 @@ public final class IndexCollection implements Closeable {
     }
   }
 
-  private void indexOrdinals() {
-    ordinalById.clear();
-    for (int i = 0; i < idsInOrder.size(); i++) {
-      ordinalById.put(idsInOrder.get(i), i);
-    }
-  }
-
   private void resetSearchers() {
     denseSearcher = null;
     sparseSearcher = null;
@@ -358,7 +359,7 @@ public final class IndexCollection implements Closeable {
   private synchronized int[] ordinals(List<String> docIds, String field) {
     int[] ordinals = new int[docIds.size()];
     for (int i = 0; i < ordinals.length; i++) {
-      Integer ordinal = ordinalById.get(docIds.get(i));
+      Integer ordinal = ids.ordinalOf(docIds.get(i));
       if (ordinal == null) {
         throw new InvalidInputException(
             field + "[" + i + "]", "unknown document id " + Excerpt.of(docIds.get(i)));
@@ -424,7 +425,8 @@ public final class IndexCollection implements Closeable {
 
   private List<Hit> topK(Query query, int k, Cancellation cancellation) {
     return switch (query) {
-      case LexicalQuery lexical -> stores.lexical.search(lexical.text(), k, cancellation);
+      case LexicalQuery lexical ->
+          stores.lexical.search(lexical.text(), k, lexical.statistics(), cancellation);
       case SparseQuery sparse ->
           ids(
               sparseSearcher(sparse, "queries.sparse")
@@ -498,7 +500,8 @@ public final class IndexCollection implements Closeable {
     return switch (query) {
       case LexicalQuery lexical -> {
         int[] ordinals = ordinals(docIds, field);
-        float[] scores = stores.lexical.score(lexical.text(), ordinals, cancellation);
+        float[] scores =
+            stores.lexical.score(lexical.text(), ordinals, lexical.statistics(), cancellation);
         yield ranked(docIds, scores);
       }
       case SparseQuery sparse -> rescoreSparse(sparse, docIds, field);
@@ -558,7 +561,7 @@ public final class IndexCollection implements Closeable {
   private synchronized List<Hit> ids(List<OrdinalHit> hits) {
     List<Hit> ranking = new ArrayList<>(hits.size());
     for (OrdinalHit hit : hits) {
-      ranking.add(new Hit(idsInOrder.get(hit.ordinal()), hit.score()));
+      ranking.add(new Hit(ids.id(hit.ordinal()), hit.score()));
     }
     return ranking;
   }
@@ -597,39 +600,34 @@ public final class IndexCollection implements Closeable {
 
   /** ordinal → position of its id in ascending id order (the tie policy). */
   private synchronized int[] idOrder() {
-    List<String> sorted = new ArrayList<>(idsInOrder);
-    Map<String, Integer> position = new HashMap<>();
-    sorted.sort(null);
-    for (int i = 0; i < sorted.size(); i++) {
-      position.put(sorted.get(i), i);
-    }
-    int[] order = new int[idsInOrder.size()];
-    for (int ordinal = 0; ordinal < order.length; ordinal++) {
-      order[ordinal] = position.get(idsInOrder.get(ordinal));
-    }
-    return order;
+    return ids.idOrder();
   }
 
   /**
    * Stores the int8 calibration (per-dimension corpus minimum and maximum, cosine and dot, full
    * dimension) beside the vectors after each commit, so the collection carries the exact ranges its
-   * int8 codes were made with. Truncated variants are calibrated the same way on demand. The file
-   * is derived from the committed vectors: failing to write it does not undo the batch.
+   * int8 codes were made with. The ranges grow with each batch's vectors ({@link
+   * dev.tenbin.index.dense.Int8Ranges}: the new vectors are read, not the whole store), and equal
+   * what the searcher calibrates on. Truncated variants are calibrated the same way on demand. The
+   * file is derived from the committed vectors: failing to write it does not undo the batch.
    */
   private void writeCalibration() {
     StringBuilder text =
         new StringBuilder("# Tenbin int8 calibration: corpus-only per-dimension ranges\n");
-    text.append("documents=").append(idsInOrder.size()).append('\n');
+    text.append("documents=").append(ids.size()).append('\n');
     try {
       for (VectorSimilarity similarity : VectorSimilarity.values()) {
-        var quantizer = denseSearcher().int8(similarity, stores.dense.dimension());
+        var calibration = int8Ranges.calibration(similarity);
+        if (calibration == null) {
+          return; // no vector yet
+        }
         text.append(similarity.name().toLowerCase(Locale.ROOT))
             .append(".min=")
-            .append(Arrays.toString(quantizer.minimums()))
+            .append(Arrays.toString(calibration.min()))
             .append('\n');
         text.append(similarity.name().toLowerCase(Locale.ROOT))
             .append(".max=")
-            .append(Arrays.toString(quantizer.maximums()))
+            .append(Arrays.toString(calibration.max()))
             .append('\n');
       }
       DurableFiles.replace(
@@ -646,7 +644,7 @@ public final class IndexCollection implements Closeable {
    * The int8 calibration of the full-dimension cosine variant (derived from the stored vectors).
    */
   public synchronized Int8Quantizer int8Calibration() {
-    return stores.dense == null || idsInOrder.isEmpty()
+    return stores.dense == null || ids.isEmpty()
         ? null
         : denseSearcher().int8(VectorSimilarity.COSINE, stores.dense.dimension());
   }
@@ -660,6 +658,15 @@ public final class IndexCollection implements Closeable {
       denseSearcher = new DenseSearcher(stores.dense.mapped(), idOrder());
     }
     return denseSearcher;
+  }
+
+  /**
+   * The BM25 statistics of the collection and of the analysed terms of {@code texts} (what a
+   * sharded collection's caller sums over its shards).
+   */
+  public dev.tenbin.index.lexical.Bm25Statistics termStatistics(List<String> texts) {
+    requireServing();
+    return stores.lexical.statistics(texts);
   }
 
   /** What describing the collection reports. */

@@ -218,6 +218,38 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
     responses.onCompleted();
   }
 
+  /** The BM25 statistics of the collection and of the texts' analysed terms (a shard's DFS). */
+  @Override
+  public void getTermStatistics(
+      dev.tenbin.proto.index.v1.GetTermStatisticsRequest request,
+      StreamObserver<dev.tenbin.proto.index.v1.GetTermStatisticsResponse> responses) {
+    if (request.getTextsCount() > config.maxQueriesPerRequest()) {
+      throw new InvalidInputException(
+          "texts",
+          "at most "
+              + config.maxQueriesPerRequest()
+              + " texts per request, got "
+              + request.getTextsCount());
+    }
+    for (int i = 0; i < request.getTextsCount(); i++) {
+      int bytes = request.getTextsBytes(i).size();
+      if (bytes > SearchRequests.MAX_QUERY_TEXT_BYTES) {
+        throw InvalidInputException.tooLarge(
+            "texts[" + i + "]",
+            "a BM25 query's text may have at most "
+                + SearchRequests.MAX_QUERY_TEXT_BYTES
+                + " UTF-8 bytes, this one has "
+                + bytes);
+      }
+    }
+    IndexCollection collection = catalog.get(request.getCollection(), "collection");
+    responses.onNext(
+        dev.tenbin.proto.index.v1.GetTermStatisticsResponse.newBuilder()
+            .setStatistics(SearchRequests.proto(collection.termStatistics(request.getTextsList())))
+            .build());
+    responses.onCompleted();
+  }
+
   /**
    * Stored documents in request order; the response is built one document at a time and refused
    * ({@code ids}) as soon as it would pass {@link #MAX_DOCUMENTS_RESPONSE_BYTES}.

@@ -5,6 +5,7 @@ import dev.tenbin.index.config.IndexServiceConfig;
 import dev.tenbin.index.dense.DenseSearchOptions;
 import dev.tenbin.index.dense.Quantization;
 import dev.tenbin.index.dense.VectorSimilarity;
+import dev.tenbin.index.lexical.Bm25Statistics;
 import dev.tenbin.index.search.DenseQuery;
 import dev.tenbin.index.search.LexicalQuery;
 import dev.tenbin.index.search.MultiVectorQuery;
@@ -58,7 +59,9 @@ final class SearchRequests {
             request.hasDense(),
             request.getDense(),
             request.hasSparse(),
-            request.getSparse());
+            request.getSparse(),
+            request.hasBm25(),
+            request.getBm25());
     List<Query> queries = new ArrayList<>(request.getQueriesCount());
     for (int i = 0; i < request.getQueriesCount(); i++) {
       queries.add(query(family, options, request.getQueries(i), "queries[" + i + "]"));
@@ -75,7 +78,9 @@ final class SearchRequests {
             request.hasDense(),
             request.getDense(),
             request.hasSparse(),
-            request.getSparse());
+            request.getSparse(),
+            request.hasBm25(),
+            request.getBm25());
     checkCount("candidates", "candidate lists", request.getCandidatesCount());
     List<Query> queries = new ArrayList<>(request.getCandidatesCount());
     List<List<String>> candidates = new ArrayList<>(request.getCandidatesCount());
@@ -116,7 +121,12 @@ final class SearchRequests {
       boolean hasDense,
       DenseOptions dense,
       boolean hasSparse,
-      SparseOptions sparse) {
+      SparseOptions sparse,
+      boolean hasBm25,
+      dev.tenbin.proto.index.v1.Bm25Options bm25) {
+    if (hasBm25 && family != Family.FAMILY_BM25) {
+      throw new InvalidInputException("bm25", "bm25 options belong to FAMILY_BM25, not " + family);
+    }
     if (hasDense && family != Family.FAMILY_DENSE) {
       throw new InvalidInputException(
           "dense", "dense options belong to FAMILY_DENSE, not " + family);
@@ -139,11 +149,61 @@ final class SearchRequests {
           "sparse.max_document_dims", "max_document_dims must not be negative");
     }
     return new Options(
-        hasDense ? dense(dense) : null, sparse.getMaxQueryDims(), sparse.getMaxDocumentDims());
+        hasDense ? dense(dense) : null,
+        sparse.getMaxQueryDims(),
+        sparse.getMaxDocumentDims(),
+        hasBm25 && bm25.hasStatistics()
+            ? statistics(bm25.getStatistics()).validated("bm25.statistics")
+            : null);
+  }
+
+  /** The core form of collection-wide BM25 statistics. */
+  static Bm25Statistics statistics(dev.tenbin.proto.index.v1.Bm25Statistics proto) {
+    java.util.Map<String, Bm25Statistics.Term> terms = new java.util.LinkedHashMap<>();
+    for (int i = 0; i < proto.getTermsCount(); i++) {
+      var term = proto.getTerms(i);
+      if (terms.put(
+              term.getTerm(),
+              new Bm25Statistics.Term(term.getDocumentFrequency(), term.getTotalTermFrequency()))
+          != null) {
+        throw new InvalidInputException(
+            "bm25.statistics.terms[" + i + "].term", "a term may be listed once");
+      }
+    }
+    return new Bm25Statistics(
+        proto.getMaxDocuments(),
+        proto.getDocumentCount(),
+        proto.getTotalTermCount(),
+        proto.getTotalDocumentFrequency(),
+        terms);
+  }
+
+  /** The proto form of BM25 statistics. */
+  static dev.tenbin.proto.index.v1.Bm25Statistics proto(Bm25Statistics statistics) {
+    var out =
+        dev.tenbin.proto.index.v1.Bm25Statistics.newBuilder()
+            .setMaxDocuments(statistics.maxDocuments())
+            .setDocumentCount(statistics.documentCount())
+            .setTotalTermCount(statistics.totalTermCount())
+            .setTotalDocumentFrequency(statistics.totalDocumentFrequency());
+    statistics
+        .terms()
+        .forEach(
+            (term, stats) ->
+                out.addTerms(
+                    dev.tenbin.proto.index.v1.TermStatistics.newBuilder()
+                        .setTerm(term)
+                        .setDocumentFrequency(stats.documentFrequency())
+                        .setTotalTermFrequency(stats.totalTermFrequency())));
+    return out.build();
   }
 
   /** The options a family's queries carry. */
-  private record Options(DenseSearchOptions dense, int maxQueryDims, int maxDocumentDims) {}
+  private record Options(
+      DenseSearchOptions dense,
+      int maxQueryDims,
+      int maxDocumentDims,
+      Bm25Statistics bm25Statistics) {}
 
   /** One query in the family's representation; {@code field} names it ({@code queries[3]}). */
   private static Query query(
@@ -164,7 +224,7 @@ final class SearchRequests {
                   + " UTF-8 bytes, this one has "
                   + bytes);
         }
-        yield new LexicalQuery(query.getText());
+        yield new LexicalQuery(query.getText(), options.bm25Statistics());
       }
       case FAMILY_DENSE -> {
         require(query.hasDense(), field + ".dense", "a dense query needs a dense vector");

@@ -381,12 +381,19 @@ public final class Bm25Index implements Closeable {
 
   /** Document ids in ordinal (insertion) order. */
   public List<String> idsInOrder() {
+    List<String> ids = new ArrayList<>(size());
+    forEachIdInOrder(ids::add);
+    return ids;
+  }
+
+  /** Hands each document id to {@code sink} in ordinal (insertion) order, one at a time. */
+  public void forEachIdInOrder(Consumer<String> sink) {
     DirectoryReader current = acquire();
     try {
       StoredFields stored = current.storedFields();
-      List<String> ids = new ArrayList<>(current.maxDoc());
+      Set<String> idOnly = Set.of(ID_FIELD);
       for (int doc = 0; doc < current.maxDoc(); doc++) {
-        String id = stored.document(doc).get(ID_FIELD);
+        String id = stored.document(doc, idOnly).get(ID_FIELD);
         if (id == null) {
           throw new IllegalStateException(
               "the BM25 index in "
@@ -395,9 +402,8 @@ public final class Bm25Index implements Closeable {
                   + doc
                   + ")");
         }
-        ids.add(id);
+        sink.accept(id);
       }
-      return ids;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } finally {
@@ -405,8 +411,96 @@ public final class Bm25Index implements Closeable {
     }
   }
 
+  /**
+   * The statistics BM25 scores {@code texts} with here: the field's, and those of every distinct
+   * analysed term of the texts that a committed document holds, in the order first met.
+   */
+  public Bm25Statistics statistics(List<String> texts) {
+    DirectoryReader current = acquire();
+    try {
+      IndexSearcher searcher = new IndexSearcher(current);
+      org.apache.lucene.search.CollectionStatistics field =
+          searcher.collectionStatistics(CONTENTS_FIELD);
+      Map<String, Bm25Statistics.Term> terms = new java.util.LinkedHashMap<>();
+      for (String text : texts) {
+        for (String term : BagOfWordsQuery.termCounts(analyzer, CONTENTS_FIELD, text).keySet()) {
+          if (terms.containsKey(term)) {
+            continue;
+          }
+          org.apache.lucene.index.Term key = new org.apache.lucene.index.Term(CONTENTS_FIELD, term);
+          int documentFrequency = current.docFreq(key);
+          if (documentFrequency > 0) {
+            terms.put(term, new Bm25Statistics.Term(documentFrequency, current.totalTermFreq(key)));
+          }
+        }
+      }
+      return field == null
+          ? new Bm25Statistics(current.maxDoc(), 0, 0, 0, terms)
+          : new Bm25Statistics(
+              field.maxDoc(),
+              field.docCount(),
+              field.sumTotalTermFreq(),
+              field.sumDocFreq(),
+              terms);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } finally {
+      release(current);
+    }
+  }
+
+  /**
+   * A searcher of {@code reader} that scores BM25 with {@code statistics} in place of the reader's
+   * own (a term they do not name keeps the reader's), or the plain searcher when null.
+   */
+  private IndexSearcher searcher(DirectoryReader reader, Bm25Statistics statistics) {
+    IndexSearcher searcher =
+        statistics == null
+            ? new IndexSearcher(reader)
+            : new IndexSearcher(reader) {
+              @Override
+              public org.apache.lucene.search.CollectionStatistics collectionStatistics(
+                  String field) throws IOException {
+                if (!field.equals(CONTENTS_FIELD)) {
+                  return super.collectionStatistics(field);
+                }
+                return new org.apache.lucene.search.CollectionStatistics(
+                    field,
+                    statistics.maxDocuments(),
+                    statistics.documentCount(),
+                    statistics.totalTermCount(),
+                    statistics.totalDocumentFrequency());
+              }
+
+              @Override
+              public org.apache.lucene.search.TermStatistics termStatistics(
+                  org.apache.lucene.index.Term term, int docFreq, long totalTermFreq)
+                  throws IOException {
+                Bm25Statistics.Term global =
+                    term.field().equals(CONTENTS_FIELD)
+                        ? statistics.terms().get(term.text())
+                        : null;
+                return global == null
+                    ? super.termStatistics(term, docFreq, totalTermFreq)
+                    : new org.apache.lucene.search.TermStatistics(
+                        term.bytes(), global.documentFrequency(), global.totalTermFrequency());
+              }
+            };
+    searcher.setSimilarity(similarity);
+    return searcher;
+  }
+
   /** Top {@code k} hits for a query text, ties by id ascending. */
   public List<Hit> search(String queryText, int k, Cancellation cancellation) {
+    return search(queryText, k, null, cancellation);
+  }
+
+  /**
+   * Top {@code k} hits for a query text scored with {@code statistics} (null: the index's own),
+   * ties by id ascending.
+   */
+  public List<Hit> search(
+      String queryText, int k, Bm25Statistics statistics, Cancellation cancellation) {
     cancellation.throwIfCancelled();
     Query query = BagOfWordsQuery.build(analyzer, CONTENTS_FIELD, queryText);
     if (query == null) {
@@ -414,8 +508,7 @@ public final class Bm25Index implements Closeable {
     }
     DirectoryReader current = acquire();
     try {
-      IndexSearcher searcher = new IndexSearcher(current);
-      searcher.setSimilarity(similarity);
+      IndexSearcher searcher = searcher(current, statistics);
       // Score descending, ties by id: a top k by score with block-max WAND, then the ties at
       // the k-th score (ScoreThenIdTopK), not a sort on the id's doc values.
       List<Hit> hits = ScoreThenIdTopK.search(searcher, query, k, ID_FIELD);
@@ -434,6 +527,14 @@ public final class Bm25Index implements Closeable {
    * {@link #search} gives the same documents.
    */
   public float[] score(String queryText, int[] ordinals, Cancellation cancellation) {
+    return score(queryText, ordinals, null, cancellation);
+  }
+
+  /**
+   * As {@link #score(String, int[], Cancellation)}, with {@code statistics} (null: the index's).
+   */
+  public float[] score(
+      String queryText, int[] ordinals, Bm25Statistics statistics, Cancellation cancellation) {
     cancellation.throwIfCancelled();
     float[] scores = new float[ordinals.length];
     Query query = BagOfWordsQuery.build(analyzer, CONTENTS_FIELD, queryText);
@@ -442,8 +543,7 @@ public final class Bm25Index implements Closeable {
     }
     DirectoryReader current = acquire();
     try {
-      IndexSearcher searcher = new IndexSearcher(current);
-      searcher.setSimilarity(similarity);
+      IndexSearcher searcher = searcher(current, statistics);
       Weight weight = searcher.createWeight(searcher.rewrite(query), ScoreMode.COMPLETE, 1f);
       Integer[] positions = new Integer[ordinals.length];
       for (int i = 0; i < ordinals.length; i++) {

@@ -50,7 +50,8 @@ public record SearchRequest(List<Query> queries, int k, List<List<String>> candi
   /** What the queries of one request share: their family and its options. */
   private static Object sharedOptions(Query query) {
     return switch (query) {
-      case LexicalQuery lexical -> LexicalQuery.class;
+      case LexicalQuery lexical ->
+          lexical.statistics() == null ? LexicalQuery.class : lexical.statistics();
       case DenseQuery dense -> dense.options();
       case SparseQuery sparse -> List.of(sparse.maxQueryDims(), sparse.maxDocumentDims());
       case MultiVectorQuery multiVector -> MultiVectorQuery.class;

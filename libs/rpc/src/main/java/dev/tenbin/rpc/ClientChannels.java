@@ -71,14 +71,28 @@ public final class ClientChannels {
       ServiceEndpoint pods,
       int maxInboundMessageBytes,
       java.util.function.Function<Object, String> keyOf) {
+    return openRoutedPods(
+        pods,
+        maxInboundMessageBytes,
+        message -> {
+          String key = keyOf.apply(message);
+          return key == null || key.isEmpty() ? null : new KeyRoutedChannel.Route(key, 0);
+        });
+  }
+
+  /** As {@link #openPods}, each call placed by {@code routeOf} ({@link KeyRoutedChannel.Route}). */
+  public static KeyRoutedChannel openRoutedPods(
+      ServiceEndpoint pods,
+      int maxInboundMessageBytes,
+      java.util.function.Function<Object, KeyRoutedChannel.Route> routeOf) {
     java.util.Map<String, ServiceTarget> byName = new java.util.LinkedHashMap<>();
     for (ServiceTarget pod : pods.targets()) {
       byName.put(pod.toString(), pod);
     }
-    return KeyRoutedChannel.open(
+    return KeyRoutedChannel.openRouted(
         java.util.List.copyOf(byName.keySet()),
         name -> open(byName.get(name), pods.security(), maxInboundMessageBytes),
-        keyOf);
+        routeOf);
   }
 
   /**

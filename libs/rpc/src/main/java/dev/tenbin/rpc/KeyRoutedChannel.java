@@ -30,14 +30,27 @@ import java.util.function.Function;
 public final class KeyRoutedChannel extends ManagedChannel {
   private final Rendezvous placement;
   private final Map<String, ManagedChannel> channels;
-  private final Function<Object, String> keyOf;
+  private final Function<Object, Route> routeOf;
   private final AtomicInteger turn = new AtomicInteger();
 
+  /**
+   * Where a call goes: the node of rank {@code rank} in {@code key}'s rendezvous ranking (rank 0:
+   * the key's own node; the shards of one collection take ranks 0, 1, 2, ... so that they spread
+   * over as many nodes as there are, each shard always on the same one).
+   */
+  public record Route(String key, int rank) {
+    public Route {
+      if (rank < 0) {
+        throw new IllegalArgumentException("a rank is not negative, got " + rank);
+      }
+    }
+  }
+
   private KeyRoutedChannel(
-      Rendezvous placement, Map<String, ManagedChannel> channels, Function<Object, String> keyOf) {
+      Rendezvous placement, Map<String, ManagedChannel> channels, Function<Object, Route> routeOf) {
     this.placement = placement;
     this.channels = channels;
-    this.keyOf = keyOf;
+    this.routeOf = routeOf;
   }
 
   /**
@@ -50,6 +63,21 @@ public final class KeyRoutedChannel extends ManagedChannel {
    */
   public static KeyRoutedChannel open(
       List<String> nodes, Function<String, ManagedChannel> open, Function<Object, String> keyOf) {
+    return openRouted(
+        nodes,
+        open,
+        message -> {
+          String key = keyOf.apply(message);
+          return key == null || key.isEmpty() ? null : new Route(key, 0);
+        });
+  }
+
+  /**
+   * As {@link #open}, each call sent where {@code routeOf} places it ({@link Route}); a message it
+   * gives no route goes to the nodes in turn.
+   */
+  public static KeyRoutedChannel openRouted(
+      List<String> nodes, Function<String, ManagedChannel> open, Function<Object, Route> routeOf) {
     Rendezvous placement = new Rendezvous(nodes);
     Map<String, ManagedChannel> channels = new LinkedHashMap<>();
     try {
@@ -60,7 +88,7 @@ public final class KeyRoutedChannel extends ManagedChannel {
       channels.values().forEach(ManagedChannel::shutdownNow);
       throw failure;
     }
-    return new KeyRoutedChannel(placement, channels, keyOf);
+    return new KeyRoutedChannel(placement, channels, routeOf);
   }
 
   /** The placement calls follow. */
@@ -74,12 +102,12 @@ public final class KeyRoutedChannel extends ManagedChannel {
   }
 
   private ManagedChannel channelFor(Object firstMessage) {
-    String key = firstMessage == null ? null : keyOf.apply(firstMessage);
-    if (key == null || key.isEmpty()) {
+    Route route = firstMessage == null ? null : routeOf.apply(firstMessage);
+    if (route == null) {
       List<ManagedChannel> all = new ArrayList<>(channels.values());
       return all.get(Math.floorMod(turn.getAndIncrement(), all.size()));
     }
-    return channels.get(placement.nodeOf(key));
+    return channels.get(placement.nodeOf(route.key(), route.rank()));
   }
 
   @Override

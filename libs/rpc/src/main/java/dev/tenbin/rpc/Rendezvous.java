@@ -59,6 +59,14 @@ public final class Rendezvous {
     return best;
   }
 
+  /**
+   * The node of rank {@code rank} in {@code key}'s {@link #ranking} (modulo the number of nodes):
+   * rank 0 is {@link #nodeOf(String)}; ranks 0..n-1 are n distinct nodes.
+   */
+  public String nodeOf(String key, int rank) {
+    return rank == 0 ? nodeOf(key) : ranking(key).get(rank % nodes.size());
+  }
+
   /** The index in {@link #nodes()} of the node {@code key} lives on. */
   public int indexOf(String key) {
     return nodes.indexOf(nodeOf(key));

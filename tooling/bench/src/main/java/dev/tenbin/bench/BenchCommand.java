@@ -29,7 +29,8 @@ import picocli.CommandLine.Option;
       BenchCommand.Rerank.class,
       BenchCommand.Index.class,
       BenchCommand.IndexScaling.class,
-      BenchCommand.Metrics.class
+      BenchCommand.Metrics.class,
+      BenchCommand.Corpus.class
     })
 public final class BenchCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -37,6 +38,66 @@ public final class BenchCommand implements Runnable {
   @Override
   public void run() {
     spec.commandLine().usage(spec.commandLine().getErr());
+  }
+
+  /** {@code tenbin bench corpus --documents N --out DIR}. */
+  @Command(
+      name = "corpus",
+      mixinStandardHelpOptions = true,
+      description =
+          "Write a seeded BEIR-format collection of any size for scale benchmarks: passages of"
+              + " made-up words drawn with Zipf's law, queries drawn from one passage each (that"
+              + " passage judged relevant). The same options write the same bytes.")
+  static final class Corpus implements Callable<Integer> {
+    @Option(names = "--out", required = true, paramLabel = "DIR", description = "Folder to write.")
+    Path out;
+
+    @Option(names = "--documents", defaultValue = "1000000", paramLabel = "N")
+    int documents;
+
+    @Option(names = "--queries", defaultValue = "1000", paramLabel = "N")
+    int queries;
+
+    @Option(names = "--vocabulary", defaultValue = "100000", paramLabel = "N")
+    int vocabulary;
+
+    @Option(names = "--min-words", defaultValue = "40", paramLabel = "N")
+    int minWords;
+
+    @Option(names = "--max-words", defaultValue = "90", paramLabel = "N")
+    int maxWords;
+
+    @Option(names = "--seed", defaultValue = "42", paramLabel = "N")
+    long seed;
+
+    @Option(names = "--gzip", description = "Write corpus.jsonl.gz instead of corpus.jsonl.")
+    boolean gzip;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      dev.tenbin.bench.corpus.GeneratedCorpus corpus;
+      try {
+        corpus =
+            new dev.tenbin.bench.corpus.GeneratedCorpus(
+                documents, queries, vocabulary, minWords, maxWords, seed, gzip);
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+      }
+      long start = System.nanoTime();
+      corpus.write(out);
+      spec.commandLine()
+          .getErr()
+          .printf(
+              Locale.ROOT,
+              "tenbin: wrote %,d documents and %,d queries to %s in %.1f s%n",
+              documents,
+              queries,
+              out,
+              (System.nanoTime() - start) / 1e9);
+      return 0;
+    }
   }
 
   /** {@code tenbin bench bm25 --dataset DIR}. */
@@ -497,7 +558,7 @@ public final class BenchCommand implements Runnable {
       java.util.List<String> qs = new java.util.ArrayList<>();
       if (dataset != null) {
         BeirDataset data = BeirDatasetReader.read(dataset);
-        data.corpus().stream().limit(documents).forEach(d -> docs.add(d.titleAndText()));
+        data.corpus().head(documents).forEach(d -> docs.add(d.titleAndText()));
         data.evaluatedQueryIds().stream()
             .limit(queries)
             .forEach(id -> qs.add(data.queries().get(id)));
@@ -765,8 +826,7 @@ public final class BenchCommand implements Runnable {
         }
       }
       BeirDataset data = BeirDatasetReader.read(dataset);
-      java.util.List<dev.tenbin.scoring.beir.CorpusDocument> corpus =
-          data.corpus().stream().limit(pairs).toList();
+      java.util.List<dev.tenbin.scoring.beir.CorpusDocument> corpus = data.corpus().head(pairs);
       if (documentsById && corpus.size() < pairs) {
         throw new CommandLine.ParameterException(
             spec.commandLine(),

@@ -123,7 +123,7 @@ public final class SoakDrill {
       ManagedChannel index,
       ManagedChannel eval)
       throws Exception {
-    ingestLoadCollection(index, set.corpus());
+    ingestLoadCollection(index, set.corpus().toList());
     ClientLoad clients =
         new ClientLoad(
             encoder,

@@ -45,10 +45,15 @@ public final class RerankEvaluation {
               + dataset.directory()
               + "; rebuild it with tenbin candidates build");
     }
-    Map<String, CorpusDocument> corpus = new HashMap<>();
-    for (CorpusDocument doc : dataset.corpus()) {
-      corpus.put(doc.id(), doc);
+    // Only the candidates' documents are read (one walk of the corpus).
+    java.util.Set<String> candidateIds = new java.util.HashSet<>();
+    for (QueryCandidates query : set.queries()) {
+      query.top().forEach(candidate -> candidateIds.add(candidate.docId()));
+      if (query.safeguard() != null) {
+        candidateIds.add(query.safeguard().docId());
+      }
     }
+    Map<String, CorpusDocument> corpus = dataset.corpus().documents(candidateIds);
     Map<String, QueryCandidates> byQuery = new HashMap<>();
     for (QueryCandidates query : set.queries()) {
       byQuery.put(query.queryId(), query);

@@ -82,6 +82,7 @@ final class Bm25Family implements RetrievalFamily {
         new Bm25Retrieval(runner.services().indexChannel())
             .withSettings(Bm25Settings.parse(work.model()))
             .withLatencyConcurrency(runner.settings().latencyConcurrency())
+            .withShards(runner.settings().shards())
             .run(work.task().data(), work.task().language(), runner.settings().topK());
     return Map.of(
         work.cells().getFirst().fingerprint(),

@@ -74,7 +74,8 @@ public final class EvalJob {
       PositionSettings positions,
       BeirDataset lengthReference,
       Bm25Settings bm25,
-      int latencyConcurrency) {}
+      int latencyConcurrency,
+      int shards) {}
 
   /**
    * An evaluated run, the cell it was stored as, and the cell's position analysis (null when the
@@ -183,7 +184,8 @@ public final class EvalJob {
         HybridFusion.MINMAX,
         request.topK(),
         request.positions(),
-        request.latencyConcurrency());
+        request.latencyConcurrency(),
+        request.shards());
   }
 
   /**

@@ -53,6 +53,7 @@ import java.util.Set;
  * light_hybrid_fusion: minmax           # or rrf, rrf_kK (weights: dense W, sparse 1 - W)
  * top_k: 100
  * positions: {tokenizer: bge-small-en-v1.5, min_count: 5, reference: bm25}  # tasks with spans
+ * shards: 1                               # each collection split into this many shards (same rankings)
  * price: {cpu_hour: 0.10, gpu_hour: 2.50}  # cost columns of the job's leaderboards (Price)
  * measures:                             # trec_eval -m measures the leaderboards add (MeasureSpecs)
  *   - P.5,10,100
@@ -83,6 +84,9 @@ import java.util.Set;
  * @param latencyConcurrency {@code latency: {concurrency: N}}: the queries in flight when each
  *     cell's latency is measured concurrently, 1..{@link LatencyProbe#MAX_CONCURRENCY} (default
  *     {@link LatencyProbe#CONCURRENCY}); stored with the cells, not part of their fingerprints
+ * @param shards {@code shards: K}: each collection of the job split into K shards, 1..{@value
+ *     #MAX_SHARDS} (default 1), searched as one (the same rankings, so not part of the cells'
+ *     fingerprints)
  */
 public record JobSpec(
     String name,
@@ -100,7 +104,11 @@ public record JobSpec(
     String lightHybridFusion,
     int topK,
     PositionSettings positions,
-    int latencyConcurrency) {
+    int latencyConcurrency,
+    int shards) {
+
+  /** The most shards a collection of a job may be split into. */
+  public static final int MAX_SHARDS = 64;
 
   /** The settings families plan and run with. */
   public JobSettings settings() {
@@ -110,7 +118,8 @@ public record JobSpec(
         candidateSets,
         lightHybridFusion,
         lightHybridDenseWeight,
-        latencyConcurrency);
+        latencyConcurrency,
+        shards);
   }
 
   /** This spec with other position settings. */
@@ -131,7 +140,8 @@ public record JobSpec(
         lightHybridFusion,
         topK,
         value,
-        latencyConcurrency);
+        latencyConcurrency,
+        shards);
   }
 
   /**
@@ -160,6 +170,7 @@ public record JobSpec(
           "price",
           "measures",
           "latency",
+          "shards",
           "runs");
 
   /** Reads and checks a spec file; every problem names the YAML field. */
@@ -306,7 +317,25 @@ public record JobSpec(
         lightFusion,
         topK,
         positions(file, root.path("positions")),
-        latencyConcurrency(file, root.path("latency")));
+        latencyConcurrency(file, root.path("latency")),
+        shards(file, root.path("shards")));
+  }
+
+  /** {@code shards: K}: 1..{@link #MAX_SHARDS}; 1 when absent. */
+  private static int shards(Path file, JsonNode node) {
+    if (node.isMissingNode() || node.isNull()) {
+      return 1;
+    }
+    if (!node.isIntegralNumber() || node.asLong() < 1 || node.asLong() > MAX_SHARDS) {
+      throw error(
+          file,
+          "shards",
+          "must be a whole number within 1.."
+              + MAX_SHARDS
+              + ", got "
+              + SafeText.quote(node.asText()));
+    }
+    return node.asInt();
   }
 
   /**

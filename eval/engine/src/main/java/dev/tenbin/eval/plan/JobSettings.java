@@ -15,6 +15,8 @@ import java.util.List;
  * @param latencyConcurrency the queries in flight when a cell's latency is measured concurrently
  *     ({@link dev.tenbin.eval.retrieval.LatencyProbe#concurrent}); a measurement, not part of any
  *     cell's fingerprint
+ * @param shards the shards each collection of the job is split into (1: none); the rankings are the
+ *     same as with one collection, so it is no part of any cell's fingerprint
  */
 public record JobSettings(
     int topK,
@@ -22,7 +24,8 @@ public record JobSettings(
     List<String> candidateSets,
     String lightHybridFusion,
     double lightHybridDenseWeight,
-    int latencyConcurrency) {
+    int latencyConcurrency,
+    int shards) {
   public JobSettings {
     candidateSets = List.copyOf(candidateSets);
   }

@@ -39,6 +39,7 @@ public interface WorkContext {
         progress(),
         settings().similarity(),
         settings().topK(),
-        settings().latencyConcurrency());
+        settings().latencyConcurrency(),
+        settings().shards());
   }
 }

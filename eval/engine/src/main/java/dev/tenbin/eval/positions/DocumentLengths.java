@@ -31,10 +31,11 @@ public record DocumentLengths(String source, Map<String, Integer> tokens) {
    */
   public static DocumentLengths count(
       BeirDataset task, BeirDataset reference, LengthTokenizer tokenizer) {
-    Map<String, CorpusDocument> documents = new HashMap<>();
-    for (CorpusDocument doc : reference.corpus()) {
-      documents.put(doc.id(), doc);
+    java.util.Set<String> spanDocuments = new java.util.HashSet<>();
+    for (String queryId : task.spans().queryIds()) {
+      spanDocuments.add(task.spans().span(queryId).orElseThrow().documentId());
     }
+    Map<String, CorpusDocument> documents = reference.corpus().documents(spanDocuments);
     Map<String, Integer> tokens = new HashMap<>();
     for (String queryId : task.spans().queryIds()) {
       String docId = task.spans().span(queryId).orElseThrow().documentId();

@@ -2,11 +2,10 @@ package dev.tenbin.eval.retrieval;
 
 import dev.tenbin.eval.result.Latency;
 import dev.tenbin.eval.result.RunDiagnostics;
-import dev.tenbin.proto.index.v1.Document;
 import dev.tenbin.proto.index.v1.Family;
 import dev.tenbin.proto.index.v1.Query;
 import dev.tenbin.scoring.beir.BeirDataset;
-import dev.tenbin.scoring.beir.CorpusDocument;
+import dev.tenbin.scoring.beir.Corpus;
 import io.grpc.Channel;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,27 +19,41 @@ public final class Bm25Retrieval {
   private final boolean probeLatency;
   private final Bm25Settings settings;
   private final int latencyConcurrency;
+  private final int shards;
 
   public Bm25Retrieval(Channel channel) {
-    this(channel, true, Bm25Settings.DEFAULTS, LatencyProbe.CONCURRENCY);
+    this(channel, true, Bm25Settings.DEFAULTS, LatencyProbe.CONCURRENCY, 1);
   }
 
   private Bm25Retrieval(
-      Channel channel, boolean probeLatency, Bm25Settings settings, int latencyConcurrency) {
+      Channel channel,
+      boolean probeLatency,
+      Bm25Settings settings,
+      int latencyConcurrency,
+      int shards) {
     this.channel = channel;
     this.probeLatency = probeLatency;
     this.settings = settings;
     this.latencyConcurrency = latencyConcurrency;
+    this.shards = shards;
+  }
+
+  /**
+   * The same retrieval over a collection of {@code value} shards (the same rankings, scores and
+   * ties as one collection: {@link dev.tenbin.client.index.ShardedCollection}).
+   */
+  public Bm25Retrieval withShards(int value) {
+    return new Bm25Retrieval(channel, probeLatency, settings, latencyConcurrency, value);
   }
 
   /** The same retrieval with other k1 / b. */
   public Bm25Retrieval withSettings(Bm25Settings value) {
-    return new Bm25Retrieval(channel, probeLatency, value, latencyConcurrency);
+    return new Bm25Retrieval(channel, probeLatency, value, latencyConcurrency, shards);
   }
 
   /** The same retrieval probing latency with {@code value} queries in flight as well. */
   public Bm25Retrieval withLatencyConcurrency(int value) {
-    return new Bm25Retrieval(channel, probeLatency, settings, value);
+    return new Bm25Retrieval(channel, probeLatency, settings, value, shards);
   }
 
   /**
@@ -48,22 +61,16 @@ public final class Bm25Retrieval {
    * such as candidate sets).
    */
   public Bm25Retrieval withoutLatencyProbe() {
-    return new Bm25Retrieval(channel, false, settings, latencyConcurrency);
+    return new Bm25Retrieval(channel, false, settings, latencyConcurrency, shards);
   }
 
   public RetrievalResult run(BeirDataset dataset, String language, int topK) {
     long start = System.nanoTime();
-    try (IndexSession session = new IndexSession(channel, language, 0, 0, 0, settings)) {
-      List<Document> documents = new ArrayList<>(dataset.corpus().size());
-      for (CorpusDocument doc : dataset.corpus()) {
-        documents.add(
-            Document.newBuilder()
-                .setId(doc.id())
-                .setTitle(doc.title())
-                .setText(doc.text())
-                .build());
+    try (IndexSession session = new IndexSession(channel, language, 0, 0, 0, settings, shards)) {
+      int documents = dataset.corpus().size();
+      try (Corpus.Walk walk = dataset.corpus().walk()) {
+        session.ingest(CorpusDocuments.lexical(walk));
       }
-      session.ingest(documents);
       long indexed = System.nanoTime();
       List<Query> queries = new ArrayList<>();
       for (String queryId : dataset.evaluatedQueryIds()) {
@@ -73,7 +80,7 @@ public final class Bm25Retrieval {
       var rankings = session.search(Family.FAMILY_BM25, queries, null, topK);
       long searched = System.nanoTime();
       if (!probeLatency) {
-        return new RetrievalResult(rankings, indexed - start, searched - indexed, documents.size());
+        return new RetrievalResult(rankings, indexed - start, searched - indexed, documents);
       }
       java.util.function.Consumer<Query> search =
           query -> session.search(Family.FAMILY_BM25, List.of(query), null, topK);
@@ -82,7 +89,7 @@ public final class Bm25Retrieval {
           rankings,
           indexed - start,
           searched - indexed,
-          documents.size(),
+          documents,
           0,
           0,
           RunDiagnostics.builder()

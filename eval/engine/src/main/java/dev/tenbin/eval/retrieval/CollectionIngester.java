@@ -5,80 +5,90 @@ import dev.tenbin.proto.index.v1.Document;
 import dev.tenbin.proto.index.v1.IngestRequest;
 import dev.tenbin.proto.index.v1.IngestResponse;
 import io.grpc.Channel;
-import io.grpc.Deadline;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import java.time.Duration;
-import java.util.ArrayList;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Streams documents into a collection over the Ingest RPC, one atomic batch per message, waiting
- * for the transport to be ready rather than buffering without bound. The service acknowledges each
- * committed batch; when the stream is lost (UNAVAILABLE) the ingester opens a new one and re-sends
- * from the first unacknowledged batch (re-sending a batch that did commit is a no-op on the
- * service), up to {@value #MAX_RETRIES} times in a row without progress, with growing pauses, all
- * within the one deadline.
+ * Streams documents into a collection over the Ingest RPC, one atomic batch per message, pulling
+ * the documents from an iterator as the stream can take them: at most {@value #WINDOW} batches are
+ * sent and not yet acknowledged, so memory stays in the size of a few batches whatever the corpus's
+ * size. The service acknowledges each committed batch; when the stream is lost (UNAVAILABLE: a
+ * restart, a drain) the ingester opens a new one and re-sends from the first unacknowledged batch
+ * (re-sending a batch that did commit is a no-op on the service), up to {@value #MAX_RETRIES} times
+ * in a row without progress, with growing pauses.
+ *
+ * <p>No deadline covers the whole corpus: the stream fails only when the service acknowledges
+ * nothing for the idle timeout, so a big corpus or a slow machine never fails for time alone.
  */
 public final class CollectionIngester {
   public static final int MAX_RETRIES = 5;
+
+  /** Batches sent and not yet acknowledged, at most. */
+  public static final int WINDOW = 8;
+
   private static final Duration FIRST_PAUSE = Duration.ofMillis(200);
   private static final Duration MAX_PAUSE = Duration.ofSeconds(5);
 
   private final Channel channel;
   private final int batchSize;
-  private final long deadlineSeconds;
+  private final long idleSeconds;
   private final Duration firstPause;
 
-  public CollectionIngester(Channel channel, int batchSize, long deadlineSeconds) {
-    this(channel, batchSize, deadlineSeconds, FIRST_PAUSE);
+  /**
+   * @param batchSize documents per batch (one commit each)
+   * @param idleSeconds how long the stream may go without an acknowledgement before it fails
+   */
+  public CollectionIngester(Channel channel, int batchSize, long idleSeconds) {
+    this(channel, batchSize, idleSeconds, FIRST_PAUSE);
   }
 
   /** As above, with the pause before the first retry (doubling up to 5 s); tests use short ones. */
-  public CollectionIngester(
-      Channel channel, int batchSize, long deadlineSeconds, Duration firstPause) {
+  public CollectionIngester(Channel channel, int batchSize, long idleSeconds, Duration firstPause) {
     if (batchSize < 1) {
       throw new IllegalArgumentException("batchSize must be at least 1, got " + batchSize);
     }
+    if (idleSeconds < 1) {
+      throw new IllegalArgumentException("idleSeconds must be at least 1, got " + idleSeconds);
+    }
     this.channel = channel;
     this.batchSize = batchSize;
-    this.deadlineSeconds = deadlineSeconds;
+    this.idleSeconds = idleSeconds;
     this.firstPause = firstPause;
   }
 
-  /**
-   * Ingests every document; returns the collection's committed document count.
-   *
-   * @throws StatusRuntimeException the service's status when a batch is refused, or UNAVAILABLE
-   *     once the retries are spent
-   */
+  /** Ingests every document of a list; see {@link #ingest(String, Iterator)}. */
   public long ingest(String collection, List<Document> documents) {
-    List<IngestRequest> batches = new ArrayList<>();
-    for (int from = 0; from < documents.size() || batches.isEmpty(); from += batchSize) {
-      batches.add(
-          IngestRequest.newBuilder()
-              .setCollection(collection)
-              .addAllDocuments(
-                  documents.subList(from, Math.min(documents.size(), from + batchSize)))
-              .build());
-    }
-    Deadline deadline = Deadline.after(deadlineSeconds, TimeUnit.SECONDS);
-    int acknowledged = 0;
+    return ingest(collection, documents.iterator());
+  }
+
+  /**
+   * Ingests every document {@code documents} yields, in order; returns the collection's committed
+   * document count.
+   *
+   * @throws StatusRuntimeException the service's status when a batch is refused, UNAVAILABLE once
+   *     the retries are spent, or DEADLINE_EXCEEDED when the service acknowledged nothing for the
+   *     idle timeout
+   */
+  public long ingest(String collection, Iterator<Document> documents) {
+    Batches batches = new Batches(collection, documents);
     long documentCount = -1;
     int retries = 0;
     while (true) {
-      Attempt attempt = new Attempt(batches, acknowledged, deadline);
+      Attempt attempt = new Attempt(batches);
       StatusRuntimeException failure = attempt.run();
-      acknowledged += attempt.acks.get();
       if (attempt.acks.get() > 0) {
         documentCount = attempt.documentCount.get();
         retries = 0;
@@ -90,15 +100,12 @@ public final class CollectionIngester {
         throw failure;
       }
       retries++;
-      pause(retries, deadline, failure);
+      pause(retries);
     }
   }
 
-  private void pause(int retry, Deadline deadline, StatusRuntimeException failure) {
+  private void pause(int retry) {
     long millis = Math.min(MAX_PAUSE.toMillis(), firstPause.toMillis() << Math.min(retry - 1, 20));
-    if (millis >= deadline.timeRemaining(TimeUnit.MILLISECONDS)) {
-      throw failure;
-    }
     try {
       Thread.sleep(millis);
     } catch (InterruptedException e) {
@@ -107,20 +114,57 @@ public final class CollectionIngester {
     }
   }
 
-  /** One stream: sends the batches from the first unacknowledged one, counts acknowledgements. */
+  /**
+   * The batches of one ingest: those sent and not yet acknowledged (re-sent first by a new stream),
+   * then the ones still to be made from the documents.
+   */
+  private final class Batches {
+    private final String collection;
+    private final Iterator<Document> documents;
+    private final Deque<IngestRequest> unacknowledged = new ArrayDeque<>();
+    private boolean anyMade;
+
+    Batches(String collection, Iterator<Document> documents) {
+      this.collection = collection;
+      this.documents = documents;
+    }
+
+    /** The next batch made from the documents, or null when they are all made. */
+    IngestRequest make() {
+      if (!documents.hasNext() && anyMade) {
+        return null;
+      }
+      IngestRequest.Builder batch = IngestRequest.newBuilder().setCollection(collection);
+      for (int i = 0; i < batchSize && documents.hasNext(); i++) {
+        batch.addDocuments(documents.next());
+      }
+      // An empty corpus still sends one (empty) batch: its answer says the document count.
+      anyMade = true;
+      return batch.build();
+    }
+  }
+
+  /** One stream: re-sends the unacknowledged batches, then new ones, counts acknowledgements. */
   private final class Attempt {
-    private final List<IngestRequest> batches;
-    private final int from;
-    private final Deadline deadline;
+    private final Batches batches;
     final AtomicInteger acks = new AtomicInteger();
     final AtomicLong documentCount = new AtomicLong(-1);
     private final CompletableFuture<Void> done = new CompletableFuture<>();
-    private final Semaphore ready = new Semaphore(0);
+    private final Semaphore signal = new Semaphore(0);
+    private volatile long lastProgress = System.nanoTime();
 
-    Attempt(List<IngestRequest> batches, int from, Deadline deadline) {
+    Attempt(Batches batches) {
       this.batches = batches;
-      this.from = from;
-      this.deadline = deadline;
+    }
+
+    private boolean idle() {
+      return System.nanoTime() - lastProgress > TimeUnit.SECONDS.toNanos(idleSeconds);
+    }
+
+    /** Waits for an acknowledgement, readiness or the end; false once the stream is idle. */
+    private boolean await() throws InterruptedException {
+      signal.tryAcquire(100, TimeUnit.MILLISECONDS);
+      return !idle();
     }
 
     /**
@@ -131,51 +175,78 @@ public final class CollectionIngester {
           new ClientResponseObserver<>() {
             @Override
             public void beforeStart(ClientCallStreamObserver<IngestRequest> requestStream) {
-              requestStream.setOnReadyHandler(ready::release);
+              requestStream.setOnReadyHandler(signal::release);
             }
 
             @Override
             public void onNext(IngestResponse ack) {
+              synchronized (batches.unacknowledged) {
+                batches.unacknowledged.pollFirst();
+              }
               documentCount.set(ack.getDocumentCount());
               acks.incrementAndGet();
+              lastProgress = System.nanoTime();
+              signal.release();
             }
 
             @Override
             public void onError(Throwable t) {
               done.completeExceptionally(t);
-              ready.release();
+              signal.release();
             }
 
             @Override
             public void onCompleted() {
               done.complete(null);
-              ready.release();
+              signal.release();
             }
           };
       ClientCallStreamObserver<IngestRequest> requests =
-          IndexClient.of(channel).ingest(deadline, observer);
+          IndexClient.of(channel).ingest(null, observer);
       try {
-        for (int next = from; next < batches.size() && !done.isDone(); next++) {
-          while (!requests.isReady() && !done.isDone()) {
-            ready.tryAcquire(100, TimeUnit.MILLISECONDS);
+        List<IngestRequest> resend;
+        synchronized (batches.unacknowledged) {
+          resend = List.copyOf(batches.unacknowledged);
+        }
+        for (IngestRequest batch : resend) {
+          if (!send(requests, batch)) {
+            return stopped(requests);
+          }
+        }
+        while (!done.isDone()) {
+          while (windowFull() && !done.isDone()) {
+            if (!await()) {
+              return stopped(requests);
+            }
           }
           if (done.isDone()) {
             break;
           }
-          requests.onNext(batches.get(next));
+          IngestRequest next = batches.make();
+          if (next == null) {
+            break;
+          }
+          synchronized (batches.unacknowledged) {
+            batches.unacknowledged.addLast(next);
+          }
+          if (!send(requests, next)) {
+            return stopped(requests);
+          }
         }
         if (!done.isDone()) {
           requests.onCompleted();
         }
-        // gRPC ends the call at the deadline; the extra second only guards against a lost callback.
-        done.get(deadline.timeRemaining(TimeUnit.MILLISECONDS) + 1_000, TimeUnit.MILLISECONDS);
-        if (from + acks.get() != batches.size()) {
+        while (!done.isDone()) {
+          if (!await()) {
+            return stopped(requests);
+          }
+        }
+        done.get();
+        if (!unacknowledgedIsEmpty()) {
           throw new IllegalStateException(
               "the index service ended the ingest after "
                   + acks.get()
-                  + " of "
-                  + (batches.size() - from)
-                  + " batches without an error");
+                  + " batches without acknowledging the rest and without an error");
         }
         return null;
       } catch (InterruptedException e) {
@@ -187,11 +258,62 @@ public final class CollectionIngester {
           return status;
         }
         throw new IllegalStateException("ingest failed: " + e.getCause(), e.getCause());
-      } catch (TimeoutException e) {
-        requests.cancel("timed out", e);
-        throw new IllegalStateException(
-            "ingest did not finish within " + deadlineSeconds + " s", e);
       }
+    }
+
+    private boolean windowFull() {
+      synchronized (batches.unacknowledged) {
+        return batches.unacknowledged.size() >= WINDOW;
+      }
+    }
+
+    private boolean unacknowledgedIsEmpty() {
+      synchronized (batches.unacknowledged) {
+        return batches.unacknowledged.isEmpty();
+      }
+    }
+
+    /** Sends one batch once the transport is ready; false when the stream ended or went idle. */
+    private boolean send(ClientCallStreamObserver<IngestRequest> requests, IngestRequest batch)
+        throws InterruptedException {
+      while (!requests.isReady() && !done.isDone()) {
+        if (!await()) {
+          return false;
+        }
+      }
+      if (done.isDone()) {
+        return false;
+      }
+      requests.onNext(batch);
+      return true;
+    }
+
+    /** The stream's failure, or (idle) the stream cancelled as DEADLINE_EXCEEDED. */
+    private StatusRuntimeException stopped(ClientCallStreamObserver<IngestRequest> requests)
+        throws InterruptedException {
+      if (!done.isDone() && idle()) {
+        requests.cancel("no acknowledgement for " + idleSeconds + " s", null);
+        return Status.DEADLINE_EXCEEDED
+            .withDescription(
+                "the index service acknowledged no batch for "
+                    + idleSeconds
+                    + " s ("
+                    + acks.get()
+                    + " batches acknowledged by this stream)")
+            .asRuntimeException();
+      }
+      try {
+        done.get();
+      } catch (ExecutionException e) {
+        if (e.getCause() instanceof StatusRuntimeException status) {
+          return status;
+        }
+        throw new IllegalStateException("ingest failed: " + e.getCause(), e.getCause());
+      }
+      throw new IllegalStateException(
+          "the index service ended the ingest after "
+              + acks.get()
+              + " batches without acknowledging the rest and without an error");
     }
   }
 }

@@ -8,11 +8,10 @@ import dev.tenbin.eval.result.Latency;
 import dev.tenbin.eval.result.RunDiagnostics;
 import dev.tenbin.proto.common.v1.DenseVector;
 import dev.tenbin.proto.common.v1.Similarity;
-import dev.tenbin.proto.index.v1.Document;
 import dev.tenbin.proto.index.v1.Family;
 import dev.tenbin.proto.index.v1.Query;
 import dev.tenbin.scoring.beir.BeirDataset;
-import dev.tenbin.scoring.beir.CorpusDocument;
+import dev.tenbin.scoring.beir.Corpus;
 import io.grpc.Channel;
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -36,6 +35,7 @@ public final class DenseRetrieval {
   private final CachedEncoder cached;
   private final boolean probeLatency;
   private final int latencyConcurrency;
+  private final int shards;
 
   public DenseRetrieval(Channel indexChannel, Channel encoderChannel, PrintWriter progress) {
     this(indexChannel, encoderChannel, EncodeProgress.printingTo(progress));
@@ -48,7 +48,8 @@ public final class DenseRetrieval {
         progress,
         null,
         true,
-        LatencyProbe.CONCURRENCY);
+        LatencyProbe.CONCURRENCY,
+        1);
   }
 
   private DenseRetrieval(
@@ -57,24 +58,42 @@ public final class DenseRetrieval {
       EncodeProgress progress,
       CachedEncoder cached,
       boolean probeLatency,
-      int latencyConcurrency) {
+      int latencyConcurrency,
+      int shards) {
     this.indexChannel = indexChannel;
     this.encoder = encoder;
     this.progress = progress;
     this.cached = cached;
     this.probeLatency = probeLatency;
     this.latencyConcurrency = latencyConcurrency;
+    this.shards = shards;
+  }
+
+  /**
+   * The same retrieval over a collection of {@code value} shards (exact searches give the same
+   * rankings, scores and ties as one collection: {@link
+   * dev.tenbin.client.index.ShardedCollection}).
+   */
+  public DenseRetrieval withShards(int value) {
+    return new DenseRetrieval(
+        indexChannel, encoder, progress, cached, probeLatency, latencyConcurrency, value);
   }
 
   /** The same retrieval encoding documents and full queries through {@code cache}. */
   public DenseRetrieval withEmbeddingCache(EmbeddingCache cache) {
     return new DenseRetrieval(
-        indexChannel, encoder, progress, cache.cached(encoder), probeLatency, latencyConcurrency);
+        indexChannel,
+        encoder,
+        progress,
+        cache.cached(encoder),
+        probeLatency,
+        latencyConcurrency,
+        shards);
   }
 
   /** The same retrieval probing latency with {@code value} queries in flight as well. */
   public DenseRetrieval withLatencyConcurrency(int value) {
-    return new DenseRetrieval(indexChannel, encoder, progress, cached, probeLatency, value);
+    return new DenseRetrieval(indexChannel, encoder, progress, cached, probeLatency, value, shards);
   }
 
   /**
@@ -82,7 +101,8 @@ public final class DenseRetrieval {
    * such as candidate sets).
    */
   public DenseRetrieval withoutLatencyProbe() {
-    return new DenseRetrieval(indexChannel, encoder, progress, cached, false, latencyConcurrency);
+    return new DenseRetrieval(
+        indexChannel, encoder, progress, cached, false, latencyConcurrency, shards);
   }
 
   public RetrievalResult run(
@@ -110,34 +130,70 @@ public final class DenseRetrieval {
       int topK,
       List<DenseVariant> variants) {
     long start = System.nanoTime();
-    List<String> texts = new ArrayList<>(dataset.corpus().size());
-    for (CorpusDocument doc : dataset.corpus()) {
-      texts.add(doc.titleAndText());
-    }
-    int total = texts.size();
+    int total = dataset.corpus().size();
     String what = "encoding documents with " + modelId;
-    java.util.function.IntConsumer report = done -> progress.update(what, done, total);
-    List<float[]> docVectors =
-        cached != null
-            ? cached.dense(modelId, texts, false, report)
-            : encoder.streamEncodeDense(modelId, texts, false, 64, report);
-    long encoded = System.nanoTime();
-    int dimension = docVectors.getFirst().length;
-    try (IndexSession session = new IndexSession(indexChannel, "en", dimension)) {
-      List<Document> documents = new ArrayList<>(total);
-      for (int i = 0; i < total; i++) {
-        CorpusDocument doc = dataset.corpus().get(i);
-        documents.add(
-            Document.newBuilder()
-                .setId(doc.id())
-                .setTitle(doc.title())
-                .setText(doc.text())
-                .setDense(proto(docVectors.get(i)))
-                .build());
+    int[] encodedSoFar = {0};
+    // The corpus is encoded a slice at a time as the ingest takes it: the vectors of one slice
+    // and the batches in flight are in memory, never the whole corpus's.
+    try (Corpus.Walk walk = dataset.corpus().walk()) {
+      CorpusDocuments.Encoded<float[]> documents =
+          new CorpusDocuments.Encoded<>(
+              walk,
+              ENCODE_SLICE,
+              slice -> {
+                List<String> texts = new ArrayList<>(slice.size());
+                slice.forEach(doc -> texts.add(doc.titleAndText()));
+                int before = encodedSoFar[0];
+                java.util.function.IntConsumer report =
+                    done -> progress.update(what, before + done, total);
+                List<float[]> vectors =
+                    cached != null
+                        ? cached.dense(modelId, texts, false, report)
+                        : encoder.streamEncodeDense(modelId, texts, false, 64, report);
+                encodedSoFar[0] += slice.size();
+                return vectors;
+              },
+              (document, vector) -> document.setDense(proto(vector)));
+      int dimension = documents.first().length;
+      try (IndexSession session =
+          new IndexSession(indexChannel, "en", dimension, 0, 0, null, shards)) {
+        session.ingest(documents);
+        long indexed = System.nanoTime();
+        long encoded = start + documents.encodeNanos();
+        return searchAll(
+            session,
+            dataset,
+            modelId,
+            queryEncoding,
+            similarities,
+            topK,
+            variants,
+            dimension,
+            total,
+            start,
+            encoded,
+            indexed);
       }
-      session.ingest(documents);
-      long indexed = System.nanoTime();
+    }
+  }
 
+  /** Documents encoded per slice while the index ingests the previous ones. */
+  static final int ENCODE_SLICE = 4_096;
+
+  private java.util.Map<String, RetrievalResult> searchAll(
+      IndexSession session,
+      BeirDataset dataset,
+      String modelId,
+      QueryEncoding queryEncoding,
+      List<Similarity> similarities,
+      int topK,
+      List<DenseVariant> variants,
+      int dimension,
+      int total,
+      long start,
+      long encoded,
+      long indexed) {
+    {
       List<String> queryIds = dataset.evaluatedQueryIds();
       List<String> queryTexts = new ArrayList<>(queryIds.size());
       for (String id : queryIds) {

@@ -28,6 +28,7 @@ import java.util.function.UnaryOperator;
  * @param similarity "cosine", "dot" or "best"
  * @param topK ranking depth of every cell
  * @param latencyConcurrency the queries in flight when latency is measured concurrently
+ * @param shards the shards each dense collection is split into
  */
 public record DenseRuns(
     Services services,
@@ -35,7 +36,8 @@ public record DenseRuns(
     EncodeProgress progress,
     String similarity,
     int topK,
-    int latencyConcurrency) {
+    int latencyConcurrency,
+    int shards) {
 
   /** Runs per variant name of {@code variants} of {@code model}, the system named {@code name}. */
   public Map<String, CellResult> run(
@@ -57,7 +59,8 @@ public record DenseRuns(
       DenseRetrieval dense =
           retrieval.apply(
               new DenseRetrieval(services.indexChannel(), services.encoderChannel(), progress)
-                  .withLatencyConcurrency(latencyConcurrency));
+                  .withLatencyConcurrency(latencyConcurrency)
+                  .withShards(shards));
       if (group.getKey().truncates()) {
         results.putAll(dense.run(data, model, encoding, similarities, topK, group.getValue()));
         continue;

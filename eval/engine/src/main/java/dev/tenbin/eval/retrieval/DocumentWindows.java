@@ -68,7 +68,7 @@ public record DocumentWindows(
     return new BeirDataset(
         data.name(),
         data.directory(),
-        windows,
+        dev.tenbin.scoring.beir.Corpus.of(windows),
         data.queries(),
         data.qrels(),
         data.spans(),

@@ -1,11 +1,11 @@
 package dev.tenbin.eval.retrieval;
 
 import dev.tenbin.client.index.IndexClient;
+import dev.tenbin.client.index.ShardedCollection;
 import dev.tenbin.proto.common.v1.Ranking;
 import dev.tenbin.proto.common.v1.ScoredDocument;
 import dev.tenbin.proto.index.v1.Bm25Parameters;
 import dev.tenbin.proto.index.v1.CollectionSpec;
-import dev.tenbin.proto.index.v1.CreateCollectionRequest;
 import dev.tenbin.proto.index.v1.DenseOptions;
 import dev.tenbin.proto.index.v1.Document;
 import dev.tenbin.proto.index.v1.Family;
@@ -23,16 +23,24 @@ import java.util.UUID;
 
 /**
  * A temporary collection on the index service for one evaluation: created with a unique name,
- * filled over the streaming Ingest RPC, searched in batches, and dropped on close.
+ * filled over the streaming Ingest RPC, searched in batches, and dropped on close. With {@code
+ * shards} above 1 it is a {@link ShardedCollection}: each document goes to the shard its id hashes
+ * to, the shards are filled at once, and searches scatter to them and merge exactly.
  */
 public final class IndexSession implements AutoCloseable {
   private static final int INGEST_BATCH = 1_000;
   private static final int SEARCH_BATCH = 200;
+
+  /** Deadline of one call (a create, a search of {@value #SEARCH_BATCH} queries, a drop). */
   private static final long DEADLINE_SECONDS = 600;
+
+  /** How long an ingest may go without the index acknowledging a batch. */
+  private static final long INGEST_IDLE_SECONDS = 600;
 
   private final Channel channel;
   private final String name;
   private final IndexClient index;
+  private final ShardedCollection collection;
 
   public IndexSession(Channel channel, String language, int denseDimension) {
     this(channel, language, denseDimension, 0, 0);
@@ -58,9 +66,22 @@ public final class IndexSession implements AutoCloseable {
       int sparseVocabulary,
       int multiVectorDimension,
       Bm25Settings bm25) {
+    this(channel, language, denseDimension, sparseVocabulary, multiVectorDimension, bm25, 1);
+  }
+
+  /** As above, the collection split into {@code shards} shards. */
+  public IndexSession(
+      Channel channel,
+      String language,
+      int denseDimension,
+      int sparseVocabulary,
+      int multiVectorDimension,
+      Bm25Settings bm25,
+      int shards) {
     this.channel = channel;
     this.name = "eval-" + UUID.randomUUID();
     this.index = IndexClient.of(channel).withDeadline(Duration.ofSeconds(DEADLINE_SECONDS));
+    this.collection = new ShardedCollection(index, name, shards);
     CollectionSpec.Builder spec =
         CollectionSpec.newBuilder()
             .setName(name)
@@ -71,7 +92,7 @@ public final class IndexSession implements AutoCloseable {
     if (bm25 != null && !bm25.isDefault()) {
       spec.setBm25(Bm25Parameters.newBuilder().setK1(bm25.k1()).setB(bm25.b()));
     }
-    index.createCollection(CreateCollectionRequest.newBuilder().setSpec(spec).build());
+    collection.create(spec.build());
   }
 
   /** The collection's name (unique to this session). */
@@ -80,7 +101,25 @@ public final class IndexSession implements AutoCloseable {
   }
 
   public long ingest(List<Document> documents) {
-    return new CollectionIngester(channel, INGEST_BATCH, DEADLINE_SECONDS).ingest(name, documents);
+    return ingest(documents.iterator());
+  }
+
+  /**
+   * Ingests the documents as they come, a batch of {@value #INGEST_BATCH} at a time, without a
+   * deadline over the whole corpus (only an idle timeout); returns the committed count.
+   */
+  public long ingest(java.util.Iterator<Document> documents) {
+    CollectionIngester ingester =
+        new CollectionIngester(channel, INGEST_BATCH, INGEST_IDLE_SECONDS);
+    if (collection.shards() == 1) {
+      return ingester.ingest(name, documents);
+    }
+    return ShardedIngest.ingest(ingester, collection, documents);
+  }
+
+  /** The number of shards. */
+  public int shards() {
+    return collection.shards();
   }
 
   /** Sparse rankings with a pruning setting. */
@@ -96,7 +135,7 @@ public final class IndexSession implements AutoCloseable {
               .setSparse(options)
               .addAllQueries(queries.subList(from, Math.min(queries.size(), from + SEARCH_BATCH)))
               .build();
-      for (Ranking ranking : index.search(request).getRankingsList()) {
+      for (Ranking ranking : collection.search(request).getRankingsList()) {
         rankings.put(ranking.getQueryId(), toScoredDocs(ranking));
       }
     }
@@ -146,7 +185,7 @@ public final class IndexSession implements AutoCloseable {
       if (dense != null) {
         request.setDense(dense);
       }
-      var response = index.search(request.build());
+      var response = collection.search(request.build());
       for (Ranking ranking : response.getRankingsList()) {
         rankings.put(ranking.getQueryId(), toScoredDocs(ranking));
       }
@@ -191,6 +230,12 @@ public final class IndexSession implements AutoCloseable {
    */
   @Override
   public void close() {
+    for (String shard : collection.shardNames()) {
+      drop(shard);
+    }
+  }
+
+  private void drop(String name) {
     org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(IndexSession.class);
     for (int attempt = 0; ; attempt++) {
       try {

@@ -54,7 +54,9 @@ public final class MultiVectorRetrieval {
   public RetrievalResult run(BeirDataset dataset, String model, int topK) {
     EncoderClient encoder = EncoderClient.of(encoderChannel).withDeadline(Duration.ofHours(2));
     long start = System.nanoTime();
-    List<String> texts = dataset.corpus().stream().map(CorpusDocument::titleAndText).toList();
+    // Late interaction holds its corpus and vectors in memory (its collections are small).
+    List<CorpusDocument> corpus = dataset.corpus().toList();
+    List<String> texts = corpus.stream().map(CorpusDocument::titleAndText).toList();
     List<MultiVector> docVectors = new ArrayList<>();
     if (cached != null) {
       cached
@@ -77,7 +79,7 @@ public final class MultiVectorRetrieval {
     try (IndexSession session = new IndexSession(indexChannel, "en", 0, 0, dimension)) {
       List<Document> documents = new ArrayList<>();
       for (int i = 0; i < texts.size(); i++) {
-        CorpusDocument doc = dataset.corpus().get(i);
+        CorpusDocument doc = corpus.get(i);
         documents.add(
             Document.newBuilder()
                 .setId(doc.id())

@@ -71,8 +71,10 @@ public final class SparseRetrieval {
       List<SparseVariant> variants) {
     EncoderClient encoder = EncoderClient.of(encoderChannel).withDeadline(Duration.ofHours(2));
     long start = System.nanoTime();
+    // Learned sparse retrieval holds its corpus and vectors in memory (its collections are small).
+    List<CorpusDocument> corpus = dataset.corpus().toList();
     List<String> texts = new ArrayList<>();
-    for (CorpusDocument doc : dataset.corpus()) {
+    for (CorpusDocument doc : corpus) {
       texts.add(doc.titleAndText());
     }
     List<SparseVector> docVectors = new ArrayList<>();
@@ -108,7 +110,7 @@ public final class SparseRetrieval {
     try (IndexSession session = new IndexSession(indexChannel, "en", 0, vocabulary, 0)) {
       List<Document> documents = new ArrayList<>();
       for (int i = 0; i < texts.size(); i++) {
-        CorpusDocument doc = dataset.corpus().get(i);
+        CorpusDocument doc = corpus.get(i);
         documents.add(
             Document.newBuilder()
                 .setId(doc.id())

@@ -1,9 +1,11 @@
 package dev.tenbin.eval.services;
 
+import dev.tenbin.client.index.ShardedCollection;
 import dev.tenbin.proto.index.v1.CreateCollectionRequest;
 import dev.tenbin.proto.index.v1.DescribeCollectionRequest;
 import dev.tenbin.proto.index.v1.DropCollectionRequest;
 import dev.tenbin.proto.index.v1.GetDocumentsRequest;
+import dev.tenbin.proto.index.v1.GetTermStatisticsRequest;
 import dev.tenbin.proto.index.v1.IngestRequest;
 import dev.tenbin.proto.index.v1.RescoreRequest;
 import dev.tenbin.proto.index.v1.SearchRequest;
@@ -28,6 +30,10 @@ import java.util.function.Function;
  * GetDocuments calls by the same placement, so candidates given by id are fetched from the pod that
  * holds their collection.
  *
+ * <p>The shards of a sharded collection ({@link ShardedCollection}: {@code NAME.shard-I-of-K}) are
+ * placed as the collection {@code NAME}, shard I on the I-th pod of its rendezvous ranking: K
+ * shards spread over min(K, pods) pods, each shard always on the same one.
+ *
  * <p>The pods are fixed for the life of the process, so a collection never moves under a running
  * evaluation; see docs/scaling.md for what scaling the StatefulSet does.
  */
@@ -36,7 +42,7 @@ public final class IndexPlacement {
 
   /** One channel per pod of {@code pods}, calls routed by collection. */
   public static KeyRoutedChannel open(ServiceEndpoint pods, int maxInboundMessageBytes) {
-    return ClientChannels.openPods(pods, maxInboundMessageBytes, IndexPlacement::collectionOf);
+    return ClientChannels.openRoutedPods(pods, maxInboundMessageBytes, IndexPlacement::routeOf);
   }
 
   /**
@@ -44,7 +50,18 @@ public final class IndexPlacement {
    * placement hashes), each pod's channel opened by {@code connect}.
    */
   public static KeyRoutedChannel open(List<String> pods, Function<String, ManagedChannel> connect) {
-    return KeyRoutedChannel.open(pods, connect, IndexPlacement::collectionOf);
+    return KeyRoutedChannel.openRouted(pods, connect, IndexPlacement::routeOf);
+  }
+
+  /** Where a request goes: its collection's pod, a shard by its rank; null for the stateless. */
+  public static KeyRoutedChannel.Route routeOf(Object request) {
+    String collection = collectionOf(request);
+    if (collection == null || collection.isEmpty()) {
+      return null;
+    }
+    return ShardedCollection.Shard.of(collection)
+        .map(shard -> new KeyRoutedChannel.Route(shard.collection(), shard.shard()))
+        .orElseGet(() -> new KeyRoutedChannel.Route(collection, 0));
   }
 
   /** The collection a request is about, or null for the calls that are about none. */
@@ -59,6 +76,7 @@ public final class IndexPlacement {
       case SearchStreamRequest stream -> stream.getRequest().getCollection();
       case RescoreRequest rescore -> rescore.getCollection();
       case GetDocumentsRequest documents -> documents.getCollection();
+      case GetTermStatisticsRequest statistics -> statistics.getCollection();
       default -> null;
     };
   }

@@ -16,7 +16,7 @@ class SafeguardTest {
     return new BeirDataset(
         "t",
         Path.of("."),
-        List.of(),
+        dev.tenbin.scoring.beir.Corpus.of(List.of()),
         Map.of("q", "query"),
         Qrels.of(qrels),
         dev.tenbin.scoring.beir.SpanQrels.none(),

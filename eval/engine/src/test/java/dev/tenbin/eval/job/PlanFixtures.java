@@ -22,7 +22,7 @@ final class PlanFixtures {
         new BeirDataset(
             "t",
             Path.of("t"),
-            List.of(),
+            dev.tenbin.scoring.beir.Corpus.of(List.of()),
             Map.of(),
             Qrels.of(Map.of()),
             SpanQrels.none(),

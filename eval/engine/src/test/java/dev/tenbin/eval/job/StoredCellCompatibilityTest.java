@@ -50,7 +50,7 @@ class StoredCellCompatibilityTest {
         new BeirDataset(
             "t",
             Path.of("t"),
-            List.of(),
+            dev.tenbin.scoring.beir.Corpus.of(List.of()),
             Map.of(),
             Qrels.of(Map.of()),
             dev.tenbin.scoring.beir.SpanQrels.none(),

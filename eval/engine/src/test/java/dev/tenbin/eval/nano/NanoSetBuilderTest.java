@@ -40,7 +40,7 @@ class NanoSetBuilderTest {
     return new BeirDataset(
         "large",
         tmp,
-        corpus,
+        dev.tenbin.scoring.beir.Corpus.of(corpus),
         queries,
         Qrels.of(qrels),
         dev.tenbin.scoring.beir.SpanQrels.none(),
@@ -117,7 +117,7 @@ class NanoSetBuilderTest {
         new BeirDataset(
             "three",
             tmp,
-            corpus,
+            dev.tenbin.scoring.beir.Corpus.of(corpus),
             queries,
             Qrels.of(qrels),
             dev.tenbin.scoring.beir.SpanQrels.none(),

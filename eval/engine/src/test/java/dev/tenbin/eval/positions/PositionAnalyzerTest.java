@@ -168,7 +168,7 @@ class PositionAnalyzerTest {
     return new BeirDataset(
         name,
         Path.of(name),
-        corpus,
+        dev.tenbin.scoring.beir.Corpus.of(corpus),
         Map.of("q", "query"),
         Qrels.of(Map.of("q", Map.of("a", 1))),
         spans,

@@ -63,9 +63,10 @@ class ChunkingTest {
         new BeirDataset(
             "t",
             Path.of("t"),
-            List.of(
-                new CorpusDocument("b", "B", "alpha beta gamma delta epsilon zeta"),
-                new CorpusDocument("a", "", "eta theta")),
+            dev.tenbin.scoring.beir.Corpus.of(
+                List.of(
+                    new CorpusDocument("b", "B", "alpha beta gamma delta epsilon zeta"),
+                    new CorpusDocument("a", "", "eta theta"))),
             Map.of("q", "query"),
             Qrels.of(Map.of("q", Map.of("a", 1))),
             SpanQrels.none(),

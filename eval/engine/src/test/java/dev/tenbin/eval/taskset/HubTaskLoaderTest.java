@@ -104,7 +104,7 @@ class HubTaskLoaderTest {
 
     assertThat(hub.requests()).isEmpty();
     assertThat(second.datasetSha()).isEqualTo(first.datasetSha());
-    assertThat(second.dataset().corpus()).isEqualTo(first.dataset().corpus());
+    assertThat(second.dataset().corpus().toList()).isEqualTo(first.dataset().corpus().toList());
   }
 
   @Test

@@ -71,7 +71,8 @@ class LocalTaskLoaderTest {
     LoadedTask cross = loader.load(spec, spec.tasks().get(1));
 
     assertThat(cross.dataset().queries()).containsEntry("q1", "Apfel");
-    assertThat(cross.dataset().corpus()).isEqualTo(monolingual.dataset().corpus());
+    assertThat(cross.dataset().corpus().toList())
+        .isEqualTo(monolingual.dataset().corpus().toList());
     assertThat(cross.datasetSha()).hasSize(64).isNotEqualTo(monolingual.datasetSha());
     assertThat(cross.provenance())
         .containsEntry("queries", tmp.resolve("data/de").toAbsolutePath().normalize().toString());

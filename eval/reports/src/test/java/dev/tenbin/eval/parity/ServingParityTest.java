@@ -37,7 +37,7 @@ class ServingParityTest {
     return new BeirDataset(
         "topics",
         Path.of("topics"),
-        corpus,
+        dev.tenbin.scoring.beir.Corpus.of(corpus),
         queries,
         Qrels.of(qrels),
         SpanQrels.none(),

@@ -134,6 +134,17 @@ public final class IndexClient {
     return policy.retrying(() -> stub().getDocuments(request));
   }
 
+  /** The BM25 statistics of a collection and of some texts' analysed terms (retried: a read). */
+  public dev.tenbin.proto.index.v1.Bm25Statistics termStatistics(
+      String collection, List<String> texts) {
+    var request =
+        dev.tenbin.proto.index.v1.GetTermStatisticsRequest.newBuilder()
+            .setCollection(collection)
+            .addAllTexts(texts)
+            .build();
+    return policy.retrying(() -> stub().getTermStatistics(request)).getStatistics();
+  }
+
   /**
    * Opens an ingest stream ending at {@code deadline}: send batches on the returned stream as it is
    * ready (flow control), acknowledgements come to {@code responses} in the order of the batches.

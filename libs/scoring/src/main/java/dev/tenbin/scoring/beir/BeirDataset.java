@@ -6,13 +6,13 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A BEIR-format collection read into memory: {@code corpus.jsonl}, {@code queries.jsonl} and {@code
- * qrels/<split>.tsv} ({@code test.tsv} by default), and {@code qrels/spans.tsv} where the
- * collection has one.
+ * A BEIR-format collection: its queries and judgments in memory, its corpus walked from its file
+ * ({@link Corpus}): {@code corpus.jsonl}, {@code queries.jsonl} and {@code qrels/<split>.tsv}
+ * ({@code test.tsv} by default), and {@code qrels/spans.tsv} where the collection has one.
  *
  * @param name the folder's name
  * @param directory the folder
- * @param corpus documents in file order
+ * @param corpus documents in file order, never held whole
  * @param queries query id to text, in file order
  * @param qrels the judgments, as read
  * @param spans each query's reference span in its positive document ({@code qrels/spans.tsv};
@@ -25,7 +25,7 @@ import java.util.Map;
 public record BeirDataset(
     String name,
     Path directory,
-    List<CorpusDocument> corpus,
+    Corpus corpus,
     Map<String, String> queries,
     Qrels qrels,
     SpanQrels spans,
@@ -37,7 +37,7 @@ public record BeirDataset(
   public BeirDataset(
       String name,
       Path directory,
-      List<CorpusDocument> corpus,
+      Corpus corpus,
       Map<String, String> queries,
       Qrels qrels,
       SpanQrels spans,
@@ -63,12 +63,11 @@ public record BeirDataset(
   /** Titles and texts from the start of the corpus, up to about {@code maxChars} characters. */
   public String textSample(int maxChars) {
     StringBuilder sample = new StringBuilder();
-    for (CorpusDocument doc : corpus) {
-      sample.append(doc.title()).append(' ').append(doc.text()).append('\n');
-      if (sample.length() >= maxChars) {
-        break;
-      }
-    }
+    corpus.forEachWhile(
+        doc -> {
+          sample.append(doc.title()).append(' ').append(doc.text()).append('\n');
+          return sample.length() < maxChars;
+        });
     return sample.toString();
   }
 }

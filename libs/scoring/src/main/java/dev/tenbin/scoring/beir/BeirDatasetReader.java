@@ -42,7 +42,7 @@ public final class BeirDatasetReader {
     if (!Files.isDirectory(directory)) {
       throw new DatasetException("dataset folder not found: " + directory);
     }
-    Path corpusFile = directory.resolve("corpus.jsonl");
+    Path corpusFile = corpusFile(directory);
     Path queriesFile = directory.resolve("queries.jsonl");
     Path qrelsFile = qrelsFile(directory, split);
     if (!split.equals(DEFAULT_SPLIT) && !Files.isRegularFile(qrelsFile)) {
@@ -63,17 +63,14 @@ public final class BeirDatasetReader {
                 + directory.relativize(required)
                 + " in "
                 + directory
-                + " (a BEIR folder has corpus.jsonl, queries.jsonl and qrels/test.tsv)"
+                + " (a BEIR folder has corpus.jsonl or corpus.jsonl.gz, queries.jsonl and"
+                + " qrels/test.tsv)"
                 + (required.equals(qrelsFile) && !splits(directory).isEmpty()
                     ? "; splits present: "
                         + describe(splits(directory))
                         + " (choose one with --split, or split: in a task set)"
                     : ""));
       }
-    }
-    List<CorpusDocument> corpus = readCorpus(corpusFile);
-    if (corpus.isEmpty()) {
-      throw new DatasetException("empty corpus: " + corpusFile + " holds no documents");
     }
     Map<String, String> queries = readQueries(queriesFile);
     Qrels qrels;
@@ -82,12 +79,18 @@ public final class BeirDatasetReader {
     } catch (IllegalArgumentException e) {
       throw new DatasetException(e.getMessage(), e);
     }
+    // One walk checks the corpus and keeps only the judged documents (for the spans).
+    Set<String> judged = new HashSet<>();
+    for (String queryId : qrels.queryIds()) {
+      judged.addAll(qrels.judgments(queryId).keySet());
+    }
+    Map<String, CorpusDocument> judgedDocuments = new HashMap<>();
+    CorpusFile corpus = checkCorpus(corpusFile, judged, judgedDocuments);
+    if (corpus.isEmpty()) {
+      throw new DatasetException("empty corpus: " + corpusFile + " holds no documents");
+    }
 
     List<String> warnings = new ArrayList<>();
-    Set<String> docIds = new HashSet<>();
-    for (CorpusDocument doc : corpus) {
-      docIds.add(doc.id());
-    }
     int unknownQueries = 0;
     int unknownDocs = 0;
     for (String queryId : qrels.queryIds()) {
@@ -95,7 +98,7 @@ public final class BeirDatasetReader {
         unknownQueries++;
       }
       for (String docId : qrels.judgments(queryId).keySet()) {
-        if (!docIds.contains(docId)) {
+        if (!judgedDocuments.containsKey(docId)) {
           unknownDocs++;
         }
       }
@@ -128,11 +131,7 @@ public final class BeirDatasetReader {
     SpanQrels spans = SpanQrels.none();
     Path spansFile = directory.resolve("qrels").resolve(SPANS_FILE);
     if (split.equals(DEFAULT_SPLIT) && Files.isRegularFile(spansFile)) {
-      Map<String, CorpusDocument> documents = new HashMap<>();
-      for (CorpusDocument doc : corpus) {
-        documents.put(doc.id(), doc);
-      }
-      spans = SpanQrelsReader.read(spansFile, queries, documents, qrels);
+      spans = SpanQrelsReader.read(spansFile, queries, judgedDocuments, qrels);
     }
     String name = directory.toAbsolutePath().normalize().getFileName().toString();
     return new BeirDataset(
@@ -181,23 +180,77 @@ public final class BeirDatasetReader {
     return splits.isEmpty() ? "none" : String.join(", ", splits);
   }
 
-  private static List<CorpusDocument> readCorpus(Path file) {
-    List<CorpusDocument> corpus = new ArrayList<>();
-    Set<String> seen = new HashSet<>();
+  /**
+   * The folder's corpus file: {@code corpus.jsonl}, or {@code corpus.jsonl.gz} when only that is
+   * there; both at once is an error (which one is the collection?).
+   */
+  public static Path corpusFile(Path directory) {
+    Path plain = directory.resolve("corpus.jsonl");
+    Path gzipped = directory.resolve("corpus.jsonl.gz");
+    boolean hasPlain = Files.isRegularFile(plain);
+    if (hasPlain && Files.isRegularFile(gzipped)) {
+      throw new DatasetException(
+          directory + " holds both corpus.jsonl and corpus.jsonl.gz: keep one of them");
+    }
+    return hasPlain || !Files.isRegularFile(gzipped) ? plain : gzipped;
+  }
+
+  /**
+   * Walks the corpus once: every id valid and unique, every title and text a string. Memory stays
+   * in the size of one document plus 8 bytes a document (a 64-bit hash of each id: ids whose hashes
+   * collide are compared exactly in a second walk), plus the judged documents, kept in {@code
+   * judgedDocuments}.
+   */
+  private static CorpusFile checkCorpus(
+      Path file, Set<String> judged, Map<String, CorpusDocument> judgedDocuments) {
+    long[][] hashes = {new long[1 << 10]};
+    int[] count = {0};
     JsonlReader.read(
         file,
         (node, line) -> {
-          String id = JsonlReader.requiredId(node, "_id", file, line);
-          if (!seen.add(id)) {
-            throw new DatasetException(file + " line " + line + ": duplicate \"_id\" " + id);
+          CorpusDocument document = CorpusFile.document(node, file, line);
+          if (count[0] == hashes[0].length) {
+            hashes[0] = java.util.Arrays.copyOf(hashes[0], hashes[0].length * 2);
           }
-          corpus.add(
-              new CorpusDocument(
-                  id,
-                  JsonlReader.optionalText(node, "title", file, line),
-                  JsonlReader.optionalText(node, "text", file, line)));
+          hashes[0][count[0]++] = idHash(document.id());
+          if (judged.contains(document.id())) {
+            judgedDocuments.putIfAbsent(document.id(), document);
+          }
         });
-    return corpus;
+    long[] sorted = java.util.Arrays.copyOf(hashes[0], count[0]);
+    hashes[0] = null;
+    java.util.Arrays.sort(sorted);
+    Set<Long> colliding = new HashSet<>();
+    for (int i = 1; i < sorted.length; i++) {
+      if (sorted[i] == sorted[i - 1]) {
+        colliding.add(sorted[i]);
+      }
+    }
+    if (!colliding.isEmpty()) {
+      Set<String> seen = new HashSet<>();
+      JsonlReader.read(
+          file,
+          (node, line) -> {
+            String id = JsonlReader.requiredId(node, "_id", file, line);
+            if (colliding.contains(idHash(id)) && !seen.add(id)) {
+              throw new DatasetException(file + " line " + line + ": duplicate \"_id\" " + id);
+            }
+          });
+    }
+    return new CorpusFile(file, count[0]);
+  }
+
+  /** A 64-bit hash of an id (FNV-1a over its UTF-16 units, then a final mix). */
+  private static long idHash(String id) {
+    long h = 0xcbf29ce484222325L;
+    for (int i = 0; i < id.length(); i++) {
+      h ^= id.charAt(i);
+      h *= 0x100000001b3L;
+    }
+    h ^= h >>> 33;
+    h *= 0xff51afd7ed558ccdL;
+    h ^= h >>> 33;
+    return h;
   }
 
   private static Map<String, String> readQueries(Path file) {

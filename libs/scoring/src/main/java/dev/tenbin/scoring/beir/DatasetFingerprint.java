@@ -12,10 +12,11 @@ import java.util.HexFormat;
 import java.util.List;
 
 /**
- * SHA-256 over a BEIR folder's corpus, queries and qrels, in that order, then its span qrels where
- * it has them: the dataset's identity. A folder without {@code qrels/spans.tsv} keeps the identity
- * it had before spans were read. Another split than {@code test} hashes its own qrels and, after
- * them, its name (the default split keeps the identity it always had).
+ * SHA-256 over a BEIR folder's corpus file (as stored: a gzipped corpus hashes its gzip bytes),
+ * queries and qrels, in that order, then its span qrels where it has them: the dataset's identity.
+ * A folder without {@code qrels/spans.tsv} keeps the identity it had before spans were read.
+ * Another split than {@code test} hashes its own qrels and, after them, its name (the default split
+ * keeps the identity it always had).
  */
 public final class DatasetFingerprint {
   private DatasetFingerprint() {}
@@ -30,7 +31,7 @@ public final class DatasetFingerprint {
     try {
       MessageDigest digest = MessageDigest.getInstance("SHA-256");
       List<Path> files = new ArrayList<>();
-      files.add(directory.resolve("corpus.jsonl"));
+      files.add(BeirDatasetReader.corpusFile(directory));
       files.add(directory.resolve("queries.jsonl"));
       files.add(BeirDatasetReader.qrelsFile(directory, split));
       Path spans = directory.resolve("qrels").resolve(BeirDatasetReader.SPANS_FILE);

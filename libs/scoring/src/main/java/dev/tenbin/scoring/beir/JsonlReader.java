@@ -30,41 +30,71 @@ final class JsonlReader {
 
   private JsonlReader() {}
 
-  /** Calls {@code consumer} with each non-blank line's object and its 1-based line number. */
+  /**
+   * Calls {@code consumer} with each non-blank line's object and its 1-based line number; a file
+   * whose name ends in {@code .gz} is read through gzip. A consumer that throws ends the read (the
+   * file is closed).
+   */
   static void read(Path file, BiConsumer<JsonNode, Integer> consumer) {
     if (!Files.isRegularFile(file)) {
       throw new DatasetException("missing file " + file);
     }
     int lineNumber = 0;
-    try (BufferedReader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+    try (BufferedReader reader = open(file)) {
       String line;
       while ((line = reader.readLine()) != null) {
         lineNumber++;
         if (line.isBlank()) {
           continue;
         }
-        JsonNode node;
-        try {
-          node = JSON.readTree(line);
-        } catch (JsonProcessingException e) {
-          throw new DatasetException(
-              file
-                  + " line "
-                  + lineNumber
-                  + ": not valid JSON ("
-                  + cut(e.getOriginalMessage())
-                  + ")");
-        }
-        if (node == null || !node.isObject()) {
-          throw new DatasetException(file + " line " + lineNumber + ": expected a JSON object");
-        }
-        consumer.accept(node, lineNumber);
+        consumer.accept(parse(file, lineNumber, line), lineNumber);
       }
     } catch (CharacterCodingException e) {
       throw new DatasetException(file + " line " + (lineNumber + 1) + ": not valid UTF-8", e);
+    } catch (java.util.zip.ZipException e) {
+      throw new DatasetException(
+          file + " after line " + lineNumber + ": not valid gzip (" + e.getMessage() + ")", e);
+    } catch (java.io.EOFException e) {
+      throw new DatasetException(file + " after line " + lineNumber + ": the file ends early", e);
     } catch (IOException e) {
       throw new DatasetException("cannot read " + file + ": " + e.getMessage(), e);
     }
+  }
+
+  /** A strict UTF-8 reader of {@code file}, through gzip when its name ends in {@code .gz}. */
+  static BufferedReader open(Path file) throws IOException {
+    java.io.InputStream in = Files.newInputStream(file);
+    try {
+      if (file.getFileName().toString().endsWith(".gz")) {
+        in = new java.util.zip.GZIPInputStream(in, 1 << 16);
+      }
+      return new BufferedReader(
+          new java.io.InputStreamReader(
+              in,
+              StandardCharsets.UTF_8
+                  .newDecoder()
+                  .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+                  .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)),
+          1 << 16);
+    } catch (IOException | RuntimeException e) {
+      in.close();
+      throw e;
+    }
+  }
+
+  /** One line's object, or an error naming the file and line. */
+  static JsonNode parse(Path file, int lineNumber, String line) {
+    JsonNode node;
+    try {
+      node = JSON.readTree(line);
+    } catch (JsonProcessingException e) {
+      throw new DatasetException(
+          file + " line " + lineNumber + ": not valid JSON (" + cut(e.getOriginalMessage()) + ")");
+    }
+    if (node == null || !node.isObject()) {
+      throw new DatasetException(file + " line " + lineNumber + ": expected a JSON object");
+    }
+    return node;
   }
 
   /** A required string field. */

@@ -68,15 +68,17 @@ class DatasetReaderFuzzTest {
       return;
     }
     List<JsonNode> records = strictRecords(corpus);
-    assertThat(dataset.corpus()).hasSameSizeAs(records);
+    List<CorpusDocument> documents = dataset.corpus().toList();
+    assertThat(dataset.corpus().size()).isEqualTo(records.size());
+    assertThat(documents).hasSameSizeAs(records);
     for (int i = 0; i < records.size(); i++) {
-      CorpusDocument doc = dataset.corpus().get(i);
+      CorpusDocument doc = documents.get(i);
       assertThat(doc.id()).isEqualTo(records.get(i).get("_id").asText());
       assertValidId(doc.id());
       assertThat(doc.title()).isEqualTo(text(records.get(i), "title"));
       assertThat(doc.text()).isEqualTo(text(records.get(i), "text"));
     }
-    assertThat(dataset.corpus().stream().map(CorpusDocument::id).distinct()).hasSameSizeAs(records);
+    assertThat(documents.stream().map(CorpusDocument::id).distinct()).hasSameSizeAs(records);
   }
 
   @DictionaryEntries({

@@ -50,7 +50,7 @@ class Bm25BenchmarkTest {
         new BeirDataset(
             "tiny",
             Path.of("tiny"),
-            corpus,
+            dev.tenbin.scoring.beir.Corpus.of(corpus),
             queries,
             Qrels.of(Map.of()),
             SpanQrels.none(),

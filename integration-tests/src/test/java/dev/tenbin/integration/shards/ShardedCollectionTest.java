@@ -1,0 +1,221 @@
+package dev.tenbin.integration.shards;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tenbin.client.index.ShardedCollection;
+import dev.tenbin.eval.retrieval.Bm25Retrieval;
+import dev.tenbin.eval.retrieval.IndexSession;
+import dev.tenbin.eval.retrieval.RetrievalResult;
+import dev.tenbin.eval.services.IndexPlacement;
+import dev.tenbin.index.collection.CollectionCatalog;
+import dev.tenbin.index.config.IndexServiceConfig;
+import dev.tenbin.index.server.IndexServer;
+import dev.tenbin.proto.common.v1.DenseVector;
+import dev.tenbin.proto.common.v1.Similarity;
+import dev.tenbin.proto.index.v1.DenseOptions;
+import dev.tenbin.proto.index.v1.Document;
+import dev.tenbin.proto.index.v1.Family;
+import dev.tenbin.proto.index.v1.Query;
+import dev.tenbin.rpc.ClientChannels;
+import dev.tenbin.rpc.ClientSecurity;
+import dev.tenbin.rpc.GrpcServerHost;
+import dev.tenbin.rpc.KeyRoutedChannel;
+import dev.tenbin.rpc.ServerSettings;
+import dev.tenbin.rpc.ServiceTarget;
+import dev.tenbin.scoring.beir.BeirDataset;
+import dev.tenbin.scoring.beir.BeirDatasetReader;
+import dev.tenbin.scoring.beir.SyntheticBeir;
+import dev.tenbin.scoring.metrics.ScoredDoc;
+import io.grpc.ManagedChannel;
+import io.grpc.inprocess.InProcessChannelBuilder;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A collection split into shards ranks as one collection: the same documents, scores (bit for bit)
+ * and ties, with the shards in one index process or on three index servers behind the placement.
+ */
+class ShardedCollectionTest {
+  @TempDir Path tmp;
+
+  private final List<AutoCloseable> open = new ArrayList<>();
+
+  @AfterEach
+  void close() throws Exception {
+    for (AutoCloseable resource : open.reversed()) {
+      resource.close();
+    }
+  }
+
+  /** One embedded index, reached in-process. */
+  private ManagedChannel oneIndex(String name) {
+    open.add(IndexServer.startInProcess(name, tmp.resolve(name), new SimpleMeterRegistry()));
+    ManagedChannel channel = InProcessChannelBuilder.forName(name).build();
+    open.add(channel::shutdownNow);
+    return channel;
+  }
+
+  /** Three index servers on loopback as the pods of one StatefulSet, behind the placement. */
+  private KeyRoutedChannel threeIndexes() {
+    List<String> pods = new ArrayList<>();
+    List<GrpcServerHost> hosts = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      Path data = tmp.resolve("pod-" + i);
+      CollectionCatalog catalog = CollectionCatalog.open(data);
+      GrpcServerHost host =
+          GrpcServerHost.start(
+                  ServerSettings.ephemeral(),
+                  IndexServer.services(catalog, IndexServiceConfig.embedded(data)))
+              .owning(catalog);
+      open.add(host);
+      hosts.add(host);
+      pods.add("tenbin-index-" + i + ".tenbin-index-headless:50052");
+    }
+    KeyRoutedChannel channel =
+        IndexPlacement.open(
+            pods,
+            pod ->
+                ClientChannels.open(
+                    ServiceTarget.parse(
+                        "--index-pods", "127.0.0.1:" + hosts.get(pods.indexOf(pod)).port()),
+                    ClientSecurity.plaintext(),
+                    64 * 1024 * 1024));
+    open.add(
+        () -> {
+          channel.shutdownNow();
+          channel.awaitTermination(10, TimeUnit.SECONDS);
+        });
+    return channel;
+  }
+
+  private BeirDataset collection() {
+    // Few distinct words: many documents tie on score, so the tie policy is exercised too.
+    return BeirDatasetReader.read(SyntheticBeir.write(tmp.resolve("beir"), 600, 12, 60, 5));
+  }
+
+  private static Map<String, List<ScoredDoc>> bm25(
+      io.grpc.Channel channel, BeirDataset data, int shards) {
+    RetrievalResult result =
+        new Bm25Retrieval(channel).withoutLatencyProbe().withShards(shards).run(data, "en", 50);
+    return result.rankings();
+  }
+
+  @Test
+  void bm25OverThreeShardsRanksAsOneCollectionScoreForScoreTieForTie() {
+    BeirDataset data = collection();
+    ManagedChannel index = oneIndex("one-" + UUID.randomUUID());
+    Map<String, List<ScoredDoc>> one = bm25(index, data, 1);
+    Map<String, List<ScoredDoc>> three = bm25(index, data, 3);
+    Map<String, List<ScoredDoc>> seven = bm25(index, data, 7);
+    assertThat(three).isEqualTo(one);
+    assertThat(seven).isEqualTo(one);
+    assertThat(one.values().stream().mapToInt(List::size).sum()).isEqualTo(60 * 50);
+  }
+
+  @Test
+  void bm25ShardsOnThreeIndexServersRankAsOneCollection() {
+    BeirDataset data = collection();
+    Map<String, List<ScoredDoc>> one = bm25(oneIndex("one-" + UUID.randomUUID()), data, 1);
+    assertThat(bm25(threeIndexes(), data, 3)).isEqualTo(one);
+  }
+
+  @Test
+  void withoutTheCollectionsStatisticsShardsWouldScoreDifferently() {
+    // The check that the statistics matter: each shard scoring with its own gives other scores.
+    BeirDataset data = collection();
+    ManagedChannel channel = oneIndex("own-" + UUID.randomUUID());
+    Map<String, List<ScoredDoc>> one = bm25(channel, data, 1);
+    try (IndexSession session = new IndexSession(channel, "en", 0, 0, 0, null, 3)) {
+      session.ingest(
+          data.corpus().stream()
+              .map(
+                  doc ->
+                      Document.newBuilder()
+                          .setId(doc.id())
+                          .setTitle(doc.title())
+                          .setText(doc.text())
+                          .build())
+              .toList());
+      String firstQuery = data.evaluatedQueryIds().getFirst();
+      var shard0 =
+          dev.tenbin.client.index.IndexClient.of(channel)
+              .search(
+                  dev.tenbin.proto.index.v1.SearchRequest.newBuilder()
+                      .setCollection(
+                          ShardedCollection.shardName(session.name(), 0, session.shards()))
+                      .setFamily(Family.FAMILY_BM25)
+                      .setTopK(5)
+                      .addQueries(
+                          Query.newBuilder()
+                              .setId(firstQuery)
+                              .setText(data.queries().get(firstQuery)))
+                      .build());
+      var own = shard0.getRankings(0).getDocuments(0);
+      double global =
+          one.get(firstQuery).stream()
+              .filter(doc -> doc.docId().equals(own.getDocId()))
+              .findFirst()
+              .orElseThrow()
+              .score();
+      assertThat((double) own.getScore()).isNotEqualTo(global);
+    }
+  }
+
+  private static Map<String, List<ScoredDoc>> dense(
+      io.grpc.Channel channel,
+      List<Document> documents,
+      List<Query> queries,
+      int shards,
+      Similarity similarity) {
+    try (IndexSession session = new IndexSession(channel, "en", 16, 0, 0, null, shards)) {
+      session.ingest(documents);
+      return session.search(
+          Family.FAMILY_DENSE,
+          queries,
+          DenseOptions.newBuilder().setSimilarity(similarity).build(),
+          40);
+    }
+  }
+
+  @Test
+  void exactDenseOverShardsRanksAsOneCollectionInOneAndInThreeIndexes() {
+    SplittableRandom random = new SplittableRandom(11);
+    List<Document> documents = new ArrayList<>();
+    for (int d = 0; d < 500; d++) {
+      DenseVector.Builder vector = DenseVector.newBuilder();
+      for (int i = 0; i < 16; i++) {
+        // Coarse values: many documents tie exactly.
+        vector.addValues((float) random.nextInt(-3, 4));
+      }
+      documents.add(Document.newBuilder().setId("doc-" + d).setText("t").setDense(vector).build());
+    }
+    List<Query> queries = new ArrayList<>();
+    for (int q = 0; q < 20; q++) {
+      DenseVector.Builder vector = DenseVector.newBuilder();
+      for (int i = 0; i < 16; i++) {
+        vector.addValues((float) random.nextGaussian());
+      }
+      queries.add(Query.newBuilder().setId("q" + q).setDense(vector).build());
+    }
+    ManagedChannel index = oneIndex("dense-" + UUID.randomUUID());
+    KeyRoutedChannel pods = threeIndexes();
+    for (Similarity similarity : List.of(Similarity.SIMILARITY_COSINE, Similarity.SIMILARITY_DOT)) {
+      Map<String, List<ScoredDoc>> one = dense(index, documents, queries, 1, similarity);
+      assertThat(dense(index, documents, queries, 3, similarity))
+          .as(similarity.name())
+          .isEqualTo(one);
+      assertThat(dense(pods, documents, queries, 3, similarity))
+          .as(similarity.name() + " on three indexes")
+          .isEqualTo(one);
+    }
+  }
+}

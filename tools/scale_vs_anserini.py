@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""Memory and indexing speed of a BM25 evaluation at scale, Tenbin against Anserini 1.5.0, in one run.
+
+On one BEIR folder (e.g. one written by `./tenbin bench corpus --documents 1000000 --out DIR`), each
+under GNU time for its peak resident set size:
+  1. Anserini 1.5.0 IndexCollection -collection BeirFlatCollection -threads THREADS (fat jar, never a
+     project dependency: ./mvnw -q -N dependency:copy -Dartifact=io.anserini:anserini:1.5.0:jar:fatjar
+     -DoutputDirectory=DIR).
+  2. ./tenbin eval --dataset DIR --retriever bm25 --top-k 100 (index, search, metrics: the whole job).
+  3. The same eval with TENBIN_JAVA_OPTS=-Xmx1g (HEAP).
+Prints one JSON object: wall seconds, peak RSS (MiB), documents/s of Anserini's index phase, and the
+ratio of Tenbin's peak RSS to Anserini's.
+
+Usage: tools/scale_vs_anserini.py --dataset DIR --jar ANSERINI_FATJAR [--threads 1] [--heap 1g] [--work DIR]
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+JAVA = os.path.join(os.environ.get("JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64"), "bin", "java")
+
+
+def measured(cmd, env=None):
+    """Runs cmd under GNU time -v; returns (exit code, wall seconds, peak RSS in MiB, output)."""
+    print("$", " ".join(cmd), file=sys.stderr, flush=True)
+    start = time.perf_counter()
+    proc = subprocess.run(["/usr/bin/time", "-v"] + cmd, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, env=env)
+    wall = time.perf_counter() - start
+    rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stdout)
+    return proc.returncode, wall, (int(rss.group(1)) / 1024 if rss else float("nan")), proc.stdout
+
+
+def documents(dataset):
+    path = os.path.join(dataset, "corpus.jsonl")
+    if not os.path.exists(path):
+        return None
+    with open(path, "rb") as f:
+        return sum(1 for line in f if line.strip())
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--dataset", required=True)
+    parser.add_argument("--jar", required=True, help="Anserini 1.5.0 fat jar")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--heap", default="1g")
+    parser.add_argument("--work", default=None, help="scratch folder (default: a new temporary one)")
+    args = parser.parse_args()
+    work = args.work or tempfile.mkdtemp(prefix="tenbin-scale-")
+    os.makedirs(work, exist_ok=True)
+    docs = documents(args.dataset)
+    result = {"dataset": os.path.abspath(args.dataset), "documents": docs, "threads": args.threads}
+
+    index = os.path.join(work, "anserini-index")
+    shutil.rmtree(index, ignore_errors=True)
+    code, wall, rss, out = measured([
+        JAVA, "-cp", args.jar, "io.anserini.index.IndexCollection",
+        "-collection", "BeirFlatCollection", "-input", args.dataset, "-index", index,
+        "-generator", "DefaultLuceneDocumentGenerator", "-threads", str(args.threads),
+        "-language", "en"])
+    if code != 0:
+        sys.exit("Anserini failed:\n" + out[-3000:])
+    logged = re.search(r"Total (\d[\d,]*) documents indexed in (\d\d):(\d\d):(\d\d)", out)
+    result["anserini"] = {"wall_s": round(wall, 1), "peak_rss_mib": round(rss)}
+    if logged:
+        seconds = int(logged.group(2)) * 3600 + int(logged.group(3)) * 60 + int(logged.group(4))
+        indexed = int(logged.group(1).replace(",", ""))
+        result["anserini"]["indexed"] = indexed
+        result["anserini"]["index_s"] = seconds
+        if seconds > 0:
+            result["anserini"]["documents_per_s"] = round(indexed / seconds)
+
+    tenbin = os.path.join(ROOT, "tenbin")
+    for label, heap in (("tenbin_eval", None), ("tenbin_eval_heap", args.heap)):
+        env = dict(os.environ)
+        if heap:
+            env["TENBIN_JAVA_OPTS"] = (env.get("TENBIN_JAVA_OPTS", "") + " -Xmx" + heap).strip()
+        out_dir = os.path.join(work, label)
+        shutil.rmtree(out_dir, ignore_errors=True)
+        code, wall, rss, out = measured([tenbin, "eval", "--dataset", args.dataset,
+                                         "--retriever", "bm25", "--top-k", "100", "--language", "en",
+                                         "--out", out_dir, "--json"], env=env)
+        entry = {"exit": code, "wall_s": round(wall, 1), "peak_rss_mib": round(rss)}
+        if heap:
+            entry["heap"] = heap
+        if code != 0:
+            entry["error"] = out[-2000:]
+        else:
+            match = re.search(r'"ndcg@10"\s*:\s*([0-9.]+)', out)
+            if match:
+                entry["ndcg@10"] = float(match.group(1))
+        result[label] = entry
+    result["rss_ratio_tenbin_to_anserini"] = round(
+        result["tenbin_eval"]["peak_rss_mib"] / result["anserini"]["peak_rss_mib"], 2)
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()
