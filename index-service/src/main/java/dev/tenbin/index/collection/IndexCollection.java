@@ -474,9 +474,8 @@ public final class IndexCollection implements Closeable {
     long saturatedDocuments = 0;
     long documentValues = 0;
     if (options.quantization() == Quantization.INT8 && searcher.size() > 0) {
-      calibration = searcher.int8Calibration(options.similarity(), options.truncateDimensions());
-      saturatedDocuments =
-          searcher.int8SaturatedDocumentValues(options.similarity(), options.truncateDimensions());
+      calibration = searcher.int8Calibration(options);
+      saturatedDocuments = searcher.int8SaturatedDocumentValues(options);
       documentValues = (long) searcher.size() * calibration.dimensions();
     }
     return new SearchResult(
@@ -659,6 +658,29 @@ public final class IndexCollection implements Closeable {
     }
     return denseSearcher;
   }
+
+  /**
+   * The collection's own int8 ranges for the dense variant (similarity, truncation) of {@code
+   * options}, over the documents of one snapshot (what a sharded collection's caller spans over its
+   * shards); the ranges are null when it holds no documents.
+   */
+  public DenseCalibration ownInt8Calibration(DenseSearchOptions options) {
+    requireServing();
+    DenseSearcher searcher = denseSearcher();
+    return new DenseCalibration(
+        searcher.size() == 0
+            ? null
+            : searcher.int8Calibration(options.similarity(), options.truncateDimensions()),
+        searcher.size());
+  }
+
+  /**
+   * A collection's int8 ranges for one dense variant and the documents they were computed over.
+   *
+   * @param calibration the ranges, null when {@code documents} is 0
+   * @param documents the documents of the snapshot
+   */
+  public record DenseCalibration(Int8Calibration calibration, int documents) {}
 
   /**
    * The BM25 statistics of the collection and of the analysed terms of {@code texts} (what a

@@ -1,5 +1,6 @@
 package dev.tenbin.index.dense;
 
+import dev.tenbin.index.quantize.Int8Calibration;
 import java.util.Objects;
 
 /**
@@ -19,6 +20,8 @@ import java.util.Objects;
  *     exact scan of the variant would score them (float: float; int8/binary: their quantized score,
  *     or float with {@code rescore}); the recall against the exact scan's top-k of the same variant
  *     is reported
+ * @param int8Calibration int8 only: the ranges to quantize with instead of the collection's own (a
+ *     sharded collection's span over its shards), or null
  */
 public record DenseSearchOptions(
     VectorSimilarity similarity,
@@ -26,13 +29,24 @@ public record DenseSearchOptions(
     Quantization quantization,
     boolean rescore,
     int rescoreDepth,
-    boolean approximate) {
+    boolean approximate,
+    Int8Calibration int8Calibration) {
   public static final int DEFAULT_RESCORE_DEPTH = 100;
 
   public DenseSearchOptions {
     Objects.requireNonNull(similarity, "similarity");
     Objects.requireNonNull(quantization, "quantization");
     rescoreDepth = rescoreDepth <= 0 ? DEFAULT_RESCORE_DEPTH : rescoreDepth;
+  }
+
+  public DenseSearchOptions(
+      VectorSimilarity similarity,
+      int truncateDimensions,
+      Quantization quantization,
+      boolean rescore,
+      int rescoreDepth,
+      boolean approximate) {
+    this(similarity, truncateDimensions, quantization, rescore, rescoreDepth, approximate, null);
   }
 
   public DenseSearchOptions(
@@ -54,7 +68,13 @@ public record DenseSearchOptions(
    */
   public DenseSearchOptions exactScan() {
     return new DenseSearchOptions(
-        similarity, truncateDimensions, quantization, rescore, rescoreDepth, false);
+        similarity,
+        truncateDimensions,
+        quantization,
+        rescore,
+        rescoreDepth,
+        false,
+        int8Calibration);
   }
 
   /**

@@ -197,7 +197,7 @@ public final class DenseSearcher {
       DenseSearchOptions options,
       Cancellation cancellation) {
     int dims = resolveDimensions(options.truncateDimensions());
-    Variant variant = variant(options.similarity(), dims);
+    Variant variant = variant(options, dims);
     PreparedQuery q = prepare(query, "queries.dense", options.similarity(), dims);
     Quantization scoring = options.rescore() ? Quantization.NONE : options.quantization();
     int[] candidates = distinct(candidateOrdinals);
@@ -276,12 +276,28 @@ public final class DenseSearcher {
   }
 
   /**
+   * The ranges an int8 search with {@code options} quantizes with: the given ones ({@link
+   * DenseSearchOptions#int8Calibration}) or the snapshot's own.
+   */
+  public Int8Calibration int8Calibration(DenseSearchOptions options) {
+    return variant(options, resolveDimensions(options.truncateDimensions()))
+        .quantizer()
+        .calibration();
+  }
+
+  /**
    * How many of the int8 variant's document codes sit at an end code (−128 or 127), of {@link
-   * #size()} · dimensions kept. Documents are never clipped (the ranges come from them), but every
-   * dimension's corpus minimum and maximum take the end codes.
+   * #size()} · dimensions kept. With the snapshot's own ranges documents are never clipped, but
+   * every dimension's corpus minimum and maximum take the end codes.
    */
   public long int8SaturatedDocumentValues(VectorSimilarity similarity, int truncateDimensions) {
     return variant(similarity, resolveDimensions(truncateDimensions)).saturatedDocumentValues();
+  }
+
+  /** As above, for an int8 search with {@code options} (given ranges or the snapshot's own). */
+  public long int8SaturatedDocumentValues(DenseSearchOptions options) {
+    return variant(options, resolveDimensions(options.truncateDimensions()))
+        .saturatedDocumentValues();
   }
 
   private List<DenseSearchResult> searchAll(
@@ -307,7 +323,7 @@ public final class DenseSearcher {
       }
       return results;
     }
-    Variant variant = variant(options.similarity(), dims);
+    Variant variant = variant(options, dims);
     long bytesPerVector = DenseSearchOptions.bytesPerVector(options.quantization(), dims);
     long storedBytes = storedBytes(options, dims);
     boolean floatRescore = options.rescore() && options.quantization() != Quantization.NONE;
@@ -378,7 +394,7 @@ public final class DenseSearcher {
       return new DenseSearchResult(
           List.of(), 0, 0, dims, bytesPerVector, storedBytes, exact == null ? Double.NaN : 1.0);
     }
-    Variant variant = variant(options.similarity(), dims);
+    Variant variant = variant(options, dims);
     cancellation.throwIfCancelled();
     int depth = Math.max(k, options.rescoreDepth());
     int clipped = 0;
@@ -688,7 +704,40 @@ public final class DenseSearcher {
   }
 
   private Variant variant(VectorSimilarity similarity, int dims) {
-    return variants.computeIfAbsent(new VariantKey(similarity, dims), key -> new Variant(key));
+    return variants.computeIfAbsent(
+        new VariantKey(similarity, dims, null), key -> new Variant(key, null));
+  }
+
+  /**
+   * The variant a search with {@code options} runs on: the (similarity, truncation) variant, or for
+   * an int8 search given ranges of its own a variant quantizing with them, which shares the float
+   * vectors and graphs of the first. One such variant is kept per (similarity, truncation): a
+   * search with other ranges replaces it, so clients cannot grow the cache.
+   */
+  private Variant variant(DenseSearchOptions options, int dims) {
+    Variant base = variant(options.similarity(), dims);
+    Int8Calibration given = options.int8Calibration();
+    if (given == null || options.quantization() != Quantization.INT8) {
+      return base;
+    }
+    if (given.dimensions() != dims) {
+      throw new InvalidInputException(
+          "dense.int8_calibration",
+          "int8_calibration needs one range per dimension kept ("
+              + dims
+              + "), got "
+              + given.dimensions());
+    }
+    VariantKey key = new VariantKey(options.similarity(), dims, given);
+    variants
+        .keySet()
+        .removeIf(
+            other ->
+                other.calibration() != null
+                    && other.similarity() == key.similarity()
+                    && other.dims() == dims
+                    && !other.equals(key));
+    return variants.computeIfAbsent(key, k -> new Variant(k, base));
   }
 
   /** Normalises {@code values[offset, offset + length)} in FP32; a zero vector stays zero. */
@@ -705,12 +754,15 @@ public final class DenseSearcher {
     }
   }
 
-  private record VariantKey(VectorSimilarity similarity, int dims) {}
+  /** A (similarity, truncation) variant; {@code calibration} non-null for given int8 ranges. */
+  private record VariantKey(VectorSimilarity similarity, int dims, Int8Calibration calibration) {}
 
   /** What one (similarity, truncation) needs, each part built on first use and then kept. */
   private final class Variant {
     private final VectorSimilarity similarity;
     private final int dims;
+    private final Variant base;
+    private final Int8Calibration calibration;
     private StoredVectors floats;
     private Int8Quantizer quantizer;
     private Int8Rows int8Rows;
@@ -720,13 +772,22 @@ public final class DenseSearcher {
     private HnswGraph binaryGraph;
     private long saturatedDocumentValues = -1;
 
-    Variant(VariantKey key) {
+    /**
+     * @param base the variant whose float vectors, sign bits and graphs this one shares (one with
+     *     given int8 ranges), or null
+     */
+    Variant(VariantKey key, Variant base) {
       this.similarity = key.similarity();
       this.dims = key.dims();
+      this.calibration = key.calibration();
+      this.base = base;
     }
 
     /** The vectors the float variant scores: truncated, and for cosine normalised. */
     synchronized StoredVectors floats() {
+      if (base != null) {
+        return base.floats();
+      }
       if (floats == null) {
         if (similarity == VectorSimilarity.DOT && dims == dimension) {
           floats = vectors;
@@ -760,9 +821,11 @@ public final class DenseSearcher {
     synchronized Int8Quantizer quantizer() {
       if (quantizer == null) {
         quantizer =
-            size == 0
-                ? Int8Quantizer.of(new Int8Calibration(new float[dims], new float[dims]))
-                : calibrate();
+            calibration != null
+                ? Int8Quantizer.of(calibration)
+                : size == 0
+                    ? Int8Quantizer.of(new Int8Calibration(new float[dims], new float[dims]))
+                    : calibrate();
       }
       return quantizer;
     }
@@ -788,6 +851,9 @@ public final class DenseSearcher {
     }
 
     synchronized long[] bits() {
+      if (base != null) {
+        return base.bits();
+      }
       if (bits == null) {
         int words = BinaryQuantizer.words(dims);
         long[] out = new long[Math.multiplyExact(size, words)];
@@ -802,6 +868,9 @@ public final class DenseSearcher {
     }
 
     synchronized HnswGraph graph() {
+      if (base != null) {
+        return base.graph();
+      }
       if (graph == null) {
         graph = new HnswGraph(floats(), similarity);
       }
@@ -813,6 +882,9 @@ public final class DenseSearcher {
      * dimensions, the float geometry); it proposes candidates, which the int8 codes then score.
      */
     synchronized HnswGraph int8Graph() {
+      if (base != null) {
+        return base.int8Graph();
+      }
       if (int8Graph == null) {
         int8Graph = HnswGraph.ofInt8(floats());
       }
@@ -821,6 +893,9 @@ public final class DenseSearcher {
 
     /** The HNSW graph over the sign bits, as ±1 bytes. */
     synchronized HnswGraph binaryGraph() {
+      if (base != null) {
+        return base.binaryGraph();
+      }
       if (binaryGraph == null) {
         byte[] signs = new byte[Math.multiplyExact(size, dims)];
         forEachChunk(

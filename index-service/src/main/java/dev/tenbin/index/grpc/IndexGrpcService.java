@@ -250,6 +250,28 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
     responses.onCompleted();
   }
 
+  /** The int8 ranges of one dense variant of the collection (a shard's part of the span). */
+  @Override
+  public void getInt8Calibration(
+      dev.tenbin.proto.index.v1.GetInt8CalibrationRequest request,
+      StreamObserver<dev.tenbin.proto.index.v1.GetInt8CalibrationResponse> responses) {
+    if (!request.hasDense()) {
+      throw new InvalidInputException(
+          "dense", "dense is required: the variant's similarity and truncate_dimensions");
+    }
+    IndexCollection collection = catalog.get(request.getCollection(), "collection");
+    IndexCollection.DenseCalibration calibration =
+        collection.ownInt8Calibration(SearchRequests.dense(request.getDense()));
+    var response =
+        dev.tenbin.proto.index.v1.GetInt8CalibrationResponse.newBuilder()
+            .setDocuments(calibration.documents());
+    if (calibration.calibration() != null) {
+      response.setCalibration(CollectionDescriptions.calibration(calibration.calibration()));
+    }
+    responses.onNext(response.build());
+    responses.onCompleted();
+  }
+
   /**
    * Stored documents in request order; the response is built one document at a time and refused
    * ({@code ids}) as soon as it would pass {@link #MAX_DOCUMENTS_RESPONSE_BYTES}.

@@ -6,6 +6,7 @@ import dev.tenbin.index.dense.DenseSearchOptions;
 import dev.tenbin.index.dense.Quantization;
 import dev.tenbin.index.dense.VectorSimilarity;
 import dev.tenbin.index.lexical.Bm25Statistics;
+import dev.tenbin.index.quantize.Int8Calibration;
 import dev.tenbin.index.search.DenseQuery;
 import dev.tenbin.index.search.LexicalQuery;
 import dev.tenbin.index.search.MultiVectorQuery;
@@ -291,12 +292,37 @@ final class SearchRequests {
               + " (0 = default), got "
               + options.getRescoreDepth());
     }
+    Quantization quantization = quantization(options);
     return new DenseSearchOptions(
         similarity(options),
         options.getTruncateDimensions(),
-        quantization(options),
+        quantization,
         options.getRescore(),
         options.getRescoreDepth(),
-        options.getApproximate());
+        options.getApproximate(),
+        options.hasInt8Calibration() ? calibration(options, quantization) : null);
+  }
+
+  /** Given int8 ranges (a sharded collection's span), checked. */
+  private static Int8Calibration calibration(DenseOptions options, Quantization quantization) {
+    if (quantization != Quantization.INT8) {
+      throw new InvalidInputException(
+          "dense.int8_calibration",
+          "int8_calibration applies to QUANTIZATION_INT8 only, not " + options.getQuantization());
+    }
+    var given = options.getInt8Calibration();
+    float[] min = new float[given.getMinimumsCount()];
+    float[] max = new float[given.getMaximumsCount()];
+    for (int d = 0; d < min.length; d++) {
+      min[d] = given.getMinimums(d);
+    }
+    for (int d = 0; d < max.length; d++) {
+      max[d] = given.getMaximums(d);
+    }
+    try {
+      return new Int8Calibration(min, max);
+    } catch (IllegalArgumentException e) {
+      throw new InvalidInputException("dense.int8_calibration", e.getMessage());
+    }
   }
 }

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.within;
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.CancelledException;
 import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.index.quantize.Int8Calibration;
 import dev.tenbin.index.rank.OrdinalHit;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -429,6 +430,65 @@ class DenseSearcherTest {
 
       assertThat(scanned.hits()).as("%d documents", n).hasSize(n).isEqualTo(alone.hits());
     }
+  }
+
+  @Test
+  void int8WithGivenRangesQuantizesWithThemAndTheSnapshotsOwnAreUnchanged() {
+    int dims = 24;
+    Random random = new Random(31);
+    int n = 300;
+    float[] docs = gaussian(random, n * dims);
+    DenseSearcher searcher = new DenseSearcher(docs, dims, shuffledIdOrder(random, n));
+    float[] query = gaussian(random, dims);
+    for (VectorSimilarity similarity : VectorSimilarity.values()) {
+      for (int truncate : new int[] {0, 16}) {
+        DenseSearchOptions own =
+            new DenseSearchOptions(similarity, truncate, Quantization.INT8, false, 0);
+        Int8Calibration ownRanges = searcher.int8Calibration(similarity, truncate);
+        // Given the snapshot's own ranges: the very same hits.
+        DenseSearchOptions same =
+            new DenseSearchOptions(
+                similarity, truncate, Quantization.INT8, false, 0, false, ownRanges);
+        assertThat(searcher.search(query, same, 20, Cancellation.NEVER).hits())
+            .isEqualTo(searcher.search(query, own, 20, Cancellation.NEVER).hits());
+        // Wider ranges: other codes and scores, as quantizing with those ranges directly gives.
+        float[] min = ownRanges.min();
+        float[] max = ownRanges.max();
+        for (int d = 0; d < min.length; d++) {
+          min[d] -= 1f;
+          max[d] += 0.5f;
+        }
+        Int8Calibration wider = new Int8Calibration(min, max);
+        DenseSearchOptions given =
+            new DenseSearchOptions(similarity, truncate, Quantization.INT8, false, 0, false, wider);
+        List<OrdinalHit> widerHits = searcher.search(query, given, 20, Cancellation.NEVER).hits();
+        assertThat(widerHits)
+            .isNotEqualTo(searcher.search(query, own, 20, Cancellation.NEVER).hits());
+        int[] every = IntStream.range(0, n).toArray();
+        assertThat(searcher.rescore(query, every, given, Cancellation.NEVER).hits().subList(0, 20))
+            .isEqualTo(widerHits);
+        assertThat(searcher.int8Calibration(given)).isEqualTo(wider);
+        assertThat(searcher.int8Calibration(own)).isEqualTo(ownRanges);
+        assertThat(searcher.int8Calibration(similarity, truncate)).isEqualTo(ownRanges);
+      }
+    }
+  }
+
+  @Test
+  void givenInt8RangesOfAnotherWidthAreInvalidArgumentNamingThem() {
+    DenseSearcher searcher = new DenseSearcher(new float[] {1, 0, 0, 1}, 2, new int[] {0, 1});
+    DenseSearchOptions given =
+        new DenseSearchOptions(
+            VectorSimilarity.DOT,
+            0,
+            Quantization.INT8,
+            false,
+            0,
+            false,
+            new Int8Calibration(new float[] {0, 0, 0}, new float[] {1, 1, 1}));
+    assertThatThrownBy(() -> searcher.search(new float[] {1, 1}, given, 1, Cancellation.NEVER))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("int8_calibration");
   }
 
   @Test

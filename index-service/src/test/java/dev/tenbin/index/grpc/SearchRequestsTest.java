@@ -194,6 +194,78 @@ class SearchRequestsTest {
   }
 
   @Test
+  void givenInt8RangesAreCheckedAndNamed() {
+    var ranges =
+        dev.tenbin.proto.index.v1.Int8Calibration.newBuilder()
+            .addMinimums(-1)
+            .addMinimums(-1)
+            .addMaximums(1)
+            .addMaximums(1);
+    DenseOptions floatScan = COSINE.toBuilder().setInt8Calibration(ranges).build();
+    assertInvalid(
+        () -> index.search(search(Family.FAMILY_DENSE, dense()).setDense(floatScan).build()),
+        "dense.int8_calibration");
+    DenseOptions int8 =
+        COSINE.toBuilder()
+            .setQuantization(dev.tenbin.proto.index.v1.Quantization.QUANTIZATION_INT8)
+            .build();
+    for (var bad :
+        List.of(
+            ranges.clone().addMinimums(0), // one value too many
+            ranges.clone().setMinimums(0, 2), // minimum above the maximum
+            ranges.clone().setMaximums(1, Float.NaN),
+            ranges.clone().addMinimums(0).addMaximums(1))) { // three dimensions for two
+      assertInvalid(
+          () ->
+              index.search(
+                  search(Family.FAMILY_DENSE, dense())
+                      .setDense(int8.toBuilder().setInt8Calibration(bad))
+                      .build()),
+          "dense.int8_calibration");
+    }
+    assertThat(
+            index
+                .search(
+                    search(Family.FAMILY_DENSE, dense())
+                        .setDense(int8.toBuilder().setInt8Calibration(ranges))
+                        .build())
+                .getStats()
+                .getInt8Calibration())
+        .isEqualTo(ranges.build());
+  }
+
+  @Test
+  void getInt8CalibrationAnswersTheVariantsOwnRangesAndTheirDocuments() {
+    var dot =
+        index.getInt8Calibration(
+            dev.tenbin.proto.index.v1.GetInt8CalibrationRequest.newBuilder()
+                .setCollection("c")
+                .setDense(
+                    DenseOptions.newBuilder().setSimilarity(Similarity.SIMILARITY_DOT).build())
+                .build());
+    assertThat(dot.getDocuments()).isEqualTo(3);
+    // The three documents' vectors (1, 0), (0.6, 0.8), (-1, 0.2), as stored.
+    assertThat(dot.getCalibration().getMinimumsList()).containsExactly(-1f, 0f);
+    assertThat(dot.getCalibration().getMaximumsList()).containsExactly(1f, 0.8f);
+    var truncated =
+        index.getInt8Calibration(
+            dev.tenbin.proto.index.v1.GetInt8CalibrationRequest.newBuilder()
+                .setCollection("c")
+                .setDense(COSINE.toBuilder().setTruncateDimensions(1))
+                .build());
+    // Truncated to one dimension and normalised: -1 and 1.
+    assertThat(truncated.getCalibration().getMinimumsList()).containsExactly(-1f);
+    assertThat(truncated.getCalibration().getMaximumsList()).containsExactly(1f);
+    assertInvalid(
+        () ->
+            index.getInt8Calibration(
+                dev.tenbin.proto.index.v1.GetInt8CalibrationRequest.newBuilder()
+                    .setCollection("c")
+                    .build()),
+        "dense");
+  }
+
+  @Test
   void optionsOfAnotherFamilyAreInvalidArgumentNamingThem() {
     assertInvalid(
         () -> index.search(search(Family.FAMILY_BM25, text("apple")).setDense(COSINE).build()),

@@ -15,6 +15,7 @@ import dev.tenbin.proto.common.v1.Similarity;
 import dev.tenbin.proto.index.v1.DenseOptions;
 import dev.tenbin.proto.index.v1.Document;
 import dev.tenbin.proto.index.v1.Family;
+import dev.tenbin.proto.index.v1.Quantization;
 import dev.tenbin.proto.index.v1.Query;
 import dev.tenbin.rpc.ClientChannels;
 import dev.tenbin.rpc.ClientSecurity;
@@ -216,6 +217,126 @@ class ShardedCollectionTest {
       assertThat(dense(pods, documents, queries, 3, similarity))
           .as(similarity.name() + " on three indexes")
           .isEqualTo(one);
+    }
+  }
+
+  private static Map<String, List<ScoredDoc>> dense(
+      io.grpc.Channel channel,
+      List<Document> documents,
+      List<Query> queries,
+      int shards,
+      DenseOptions options) {
+    try (IndexSession session = new IndexSession(channel, "en", 16, 0, 0, null, shards)) {
+      session.ingest(documents);
+      return session.search(Family.FAMILY_DENSE, queries, options, 40);
+    }
+  }
+
+  private static List<Document> gaussianDocuments(int count, int dimension, long seed) {
+    SplittableRandom random = new SplittableRandom(seed);
+    List<Document> documents = new ArrayList<>();
+    for (int d = 0; d < count; d++) {
+      DenseVector.Builder vector = DenseVector.newBuilder();
+      for (int i = 0; i < dimension; i++) {
+        vector.addValues((float) random.nextGaussian());
+      }
+      documents.add(Document.newBuilder().setId("doc-" + d).setText("t").setDense(vector).build());
+    }
+    return documents;
+  }
+
+  @Test
+  void quantizedOverShardsRankAsOneCollectionWithAndWithoutAFloatRescore() {
+    List<Document> documents = gaussianDocuments(400, 16, 5);
+    List<Query> queries = new ArrayList<>();
+    for (Document query : gaussianDocuments(15, 16, 6)) {
+      queries.add(
+          Query.newBuilder().setId("q-" + query.getId()).setDense(query.getDense()).build());
+    }
+    ManagedChannel index = oneIndex("int8-" + UUID.randomUUID());
+    KeyRoutedChannel pods = threeIndexes();
+    for (Similarity similarity : List.of(Similarity.SIMILARITY_COSINE, Similarity.SIMILARITY_DOT)) {
+      for (int truncate : new int[] {0, 8}) {
+        for (var quantization :
+            List.of(Quantization.QUANTIZATION_INT8, Quantization.QUANTIZATION_BINARY)) {
+          for (boolean rescore : new boolean[] {false, true}) {
+            // A re-scored shortlist of 50 for the top 40: the shortlist must be the collection's.
+            DenseOptions options =
+                DenseOptions.newBuilder()
+                    .setSimilarity(similarity)
+                    .setTruncateDimensions(truncate)
+                    .setQuantization(quantization)
+                    .setRescore(rescore)
+                    .setRescoreDepth(50)
+                    .build();
+            String variant =
+                similarity + " " + quantization + " truncate " + truncate + " rescore " + rescore;
+            Map<String, List<ScoredDoc>> one = dense(index, documents, queries, 1, options);
+            assertThat(dense(index, documents, queries, 3, options)).as(variant).isEqualTo(one);
+            assertThat(dense(pods, documents, queries, 3, options))
+                .as(variant + " on three indexes")
+                .isEqualTo(one);
+          }
+        }
+      }
+    }
+  }
+
+  @Test
+  void int8ShardsWithTheirOwnRangesWouldScoreDifferently() {
+    // The check that the ranges matter: a shard quantizing with its own ranges gives other scores.
+    List<Document> documents = gaussianDocuments(400, 16, 5);
+    Query query =
+        Query.newBuilder()
+            .setId("q")
+            .setDense(gaussianDocuments(1, 16, 6).getFirst().getDense())
+            .build();
+    DenseOptions int8 =
+        DenseOptions.newBuilder()
+            .setSimilarity(Similarity.SIMILARITY_DOT)
+            .setQuantization(Quantization.QUANTIZATION_INT8)
+            .build();
+    ManagedChannel channel = oneIndex("int8-own-" + UUID.randomUUID());
+    Map<String, List<ScoredDoc>> one = dense(channel, documents, List.of(query), 1, int8);
+    try (IndexSession session = new IndexSession(channel, "en", 16, 0, 0, null, 3)) {
+      session.ingest(documents);
+      var client = dev.tenbin.client.index.IndexClient.of(channel);
+      var own =
+          client
+              .search(
+                  dev.tenbin.proto.index.v1.SearchRequest.newBuilder()
+                      .setCollection(
+                          ShardedCollection.shardName(session.name(), 0, session.shards()))
+                      .setFamily(Family.FAMILY_DENSE)
+                      .setDense(int8)
+                      .setTopK(5)
+                      .addQueries(query)
+                      .build())
+              .getRankings(0)
+              .getDocuments(0);
+      double global =
+          one.get("q").stream()
+              .filter(doc -> doc.docId().equals(own.getDocId()))
+              .findFirst()
+              .orElseThrow()
+              .score();
+      assertThat((double) own.getScore()).isNotEqualTo(global);
+      // The collection's ranges span the shards': wider than shard 0's own in some dimension.
+      var whole =
+          new ShardedCollection(client, session.name(), 3).int8Calibration(int8).orElseThrow();
+      var shard0 =
+          client
+              .int8Calibration(ShardedCollection.shardName(session.name(), 0, 3), int8)
+              .getCalibration();
+      boolean wider = false;
+      for (int d = 0; d < 16; d++) {
+        assertThat(whole.getMinimums(d)).isLessThanOrEqualTo(shard0.getMinimums(d));
+        assertThat(whole.getMaximums(d)).isGreaterThanOrEqualTo(shard0.getMaximums(d));
+        wider |=
+            whole.getMinimums(d) < shard0.getMinimums(d)
+                || whole.getMaximums(d) > shard0.getMaximums(d);
+      }
+      assertThat(wider).isTrue();
     }
   }
 }

@@ -5,6 +5,7 @@ import dev.tenbin.proto.index.v1.CreateCollectionRequest;
 import dev.tenbin.proto.index.v1.DescribeCollectionRequest;
 import dev.tenbin.proto.index.v1.DropCollectionRequest;
 import dev.tenbin.proto.index.v1.GetDocumentsRequest;
+import dev.tenbin.proto.index.v1.GetInt8CalibrationRequest;
 import dev.tenbin.proto.index.v1.GetTermStatisticsRequest;
 import dev.tenbin.proto.index.v1.IngestRequest;
 import dev.tenbin.proto.index.v1.RescoreRequest;
@@ -77,6 +78,7 @@ public final class IndexPlacement {
       case RescoreRequest rescore -> rescore.getCollection();
       case GetDocumentsRequest documents -> documents.getCollection();
       case GetTermStatisticsRequest statistics -> statistics.getCollection();
+      case GetInt8CalibrationRequest calibration -> calibration.getCollection();
       default -> null;
     };
   }

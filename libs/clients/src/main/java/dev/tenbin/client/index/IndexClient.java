@@ -146,6 +146,20 @@ public final class IndexClient {
   }
 
   /**
+   * A collection's own int8 ranges for the dense variant (similarity, truncation) of {@code dense},
+   * with the documents they cover (retried: a read).
+   */
+  public dev.tenbin.proto.index.v1.GetInt8CalibrationResponse int8Calibration(
+      String collection, dev.tenbin.proto.index.v1.DenseOptions dense) {
+    var request =
+        dev.tenbin.proto.index.v1.GetInt8CalibrationRequest.newBuilder()
+            .setCollection(collection)
+            .setDense(dense)
+            .build();
+    return policy.retrying(() -> stub().getInt8Calibration(request));
+  }
+
+  /**
    * Opens an ingest stream ending at {@code deadline}: send batches on the returned stream as it is
    * ready (flow control), acknowledgements come to {@code responses} in the order of the batches.
    * Not retried: an interrupted ingest is resumed by the caller from the first unacknowledged

@@ -7,9 +7,13 @@ import dev.tenbin.proto.index.v1.Bm25Statistics;
 import dev.tenbin.proto.index.v1.CandidateList;
 import dev.tenbin.proto.index.v1.CollectionSpec;
 import dev.tenbin.proto.index.v1.CreateCollectionRequest;
+import dev.tenbin.proto.index.v1.DenseOptions;
 import dev.tenbin.proto.index.v1.Family;
 import dev.tenbin.proto.index.v1.GetDocumentsRequest;
 import dev.tenbin.proto.index.v1.GetDocumentsResponse;
+import dev.tenbin.proto.index.v1.GetInt8CalibrationResponse;
+import dev.tenbin.proto.index.v1.Int8Calibration;
+import dev.tenbin.proto.index.v1.Quantization;
 import dev.tenbin.proto.index.v1.Query;
 import dev.tenbin.proto.index.v1.RescoreRequest;
 import dev.tenbin.proto.index.v1.RescoreResponse;
@@ -48,11 +52,16 @@ import java.util.regex.Pattern;
  * </ul>
  *
  * <p>A shard is named {@code NAME.shard-I-of-K} ({@link #shardName}); with {@code K = 1} the one
- * shard is {@code NAME} itself. Approximate (HNSW) searches run per shard; their recall against the
- * exact search is measured per shard. Quantized searches calibrate per shard.
+ * shard is {@code NAME} itself. Int8 searches quantize with the collection's ranges, the span of
+ * the shards' ({@code GetInt8Calibration}), so they too rank as one collection. Binary codes need
+ * no calibration. Approximate (HNSW) searches run per shard, their graphs built per shard; their
+ * recall against the exact search is measured per shard.
  */
 public final class ShardedCollection {
   private static final Pattern SHARD = Pattern.compile("(.+)\\.shard-(\\d+)-of-(\\d+)");
+
+  /** A dense search's rescore depth when it gives none (the index service's default). */
+  private static final int DEFAULT_RESCORE_DEPTH = 100;
 
   private final IndexClient index;
   private final String name;
@@ -191,6 +200,67 @@ public final class ShardedCollection {
   }
 
   /**
+   * The collection's int8 ranges for the dense variant (similarity, truncation) of {@code dense}:
+   * per dimension the smallest minimum and the largest maximum of the shards' ranges, shards
+   * without documents left out, which is what one collection of all the documents computes. Absent
+   * when no shard holds a document.
+   */
+  public Optional<Int8Calibration> int8Calibration(DenseOptions dense) {
+    float[] min = null;
+    float[] max = null;
+    for (String shard : shardNames()) {
+      GetInt8CalibrationResponse part = index.int8Calibration(shard, dense);
+      if (part.getDocuments() == 0 || !part.hasCalibration()) {
+        continue;
+      }
+      Int8Calibration ranges = part.getCalibration();
+      if (min == null) {
+        min = new float[ranges.getMinimumsCount()];
+        max = new float[ranges.getMaximumsCount()];
+        for (int d = 0; d < min.length; d++) {
+          min[d] = ranges.getMinimums(d);
+          max[d] = ranges.getMaximums(d);
+        }
+        continue;
+      }
+      if (ranges.getMinimumsCount() != min.length || ranges.getMaximumsCount() != max.length) {
+        throw new IllegalStateException(
+            "shard "
+                + shard
+                + " has "
+                + ranges.getMinimumsCount()
+                + " dimensions, not "
+                + min.length);
+      }
+      for (int d = 0; d < min.length; d++) {
+        min[d] = Math.min(min[d], ranges.getMinimums(d));
+        max[d] = Math.max(max[d], ranges.getMaximums(d));
+      }
+    }
+    if (min == null) {
+      return Optional.empty();
+    }
+    Int8Calibration.Builder span = Int8Calibration.newBuilder();
+    for (int d = 0; d < min.length; d++) {
+      span.addMinimums(min[d]).addMaximums(max[d]);
+    }
+    return Optional.of(span.build());
+  }
+
+  /**
+   * {@code dense} with the collection's int8 ranges when it asks for int8 and gives none, so every
+   * shard quantizes as one collection would; otherwise {@code dense} itself.
+   */
+  private DenseOptions withCollectionCalibration(DenseOptions dense) {
+    if (dense.getQuantization() != Quantization.QUANTIZATION_INT8 || dense.hasInt8Calibration()) {
+      return dense;
+    }
+    return int8Calibration(dense)
+        .map(ranges -> dense.toBuilder().setInt8Calibration(ranges).build())
+        .orElse(dense);
+  }
+
+  /**
    * Searches every shard and merges each query's rankings into the collection's top {@code top_k};
    * {@code request} names the logical collection.
    */
@@ -205,6 +275,83 @@ public final class ShardedCollection {
               .setStatistics(
                   termStatistics(request.getQueriesList().stream().map(Query::getText).toList())));
     }
+    if (request.getFamily() == Family.FAMILY_DENSE && request.hasDense()) {
+      shared.setDense(withCollectionCalibration(request.getDense()));
+      if (twoStage(request.getDense())) {
+        return searchThenRescore(request, shared.getDense());
+      }
+    }
+    return scatter(request, shared);
+  }
+
+  /**
+   * A quantized first stage whose shortlist is re-scored in float: the shortlist must be the whole
+   * collection's, not each shard's, so it is drawn and re-scored in two steps.
+   */
+  private static boolean twoStage(DenseOptions dense) {
+    return dense.getRescore()
+        && !dense.getApproximate()
+        && (dense.getQuantization() == Quantization.QUANTIZATION_INT8
+            || dense.getQuantization() == Quantization.QUANTIZATION_BINARY);
+  }
+
+  /**
+   * The two stages as one collection runs them: the quantized top max(k, rescore_depth) of the
+   * whole collection (the merge of the shards' quantized top lists), then those candidates
+   * re-scored in float on their shards and merged, the best {@code top_k} kept.
+   */
+  private SearchResponse searchThenRescore(SearchRequest request, DenseOptions dense) {
+    int depth =
+        Math.max(
+            request.getTopK(),
+            dense.getRescoreDepth() <= 0 ? DEFAULT_RESCORE_DEPTH : dense.getRescoreDepth());
+    SearchRequest.Builder first =
+        request.toBuilder().setTopK(depth).setDense(dense.toBuilder().setRescore(false));
+    SearchResponse shortlists = scatter(first.build(), first);
+    RescoreRequest.Builder second =
+        RescoreRequest.newBuilder()
+            .setCollection(name)
+            .setFamily(Family.FAMILY_DENSE)
+            .setDense(
+                dense.toBuilder()
+                    .setQuantization(Quantization.QUANTIZATION_NONE)
+                    .setRescore(false)
+                    .clearInt8Calibration());
+    for (int q = 0; q < request.getQueriesCount(); q++) {
+      CandidateList.Builder list = CandidateList.newBuilder().setQuery(request.getQueries(q));
+      for (ScoredDocument document : shortlists.getRankings(q).getDocumentsList()) {
+        list.addDocIds(document.getDocId());
+      }
+      second.addCandidates(list);
+    }
+    RescoreResponse rescored = rescore(second.build());
+    SearchResponse.Builder merged = SearchResponse.newBuilder();
+    for (int q = 0; q < request.getQueriesCount(); q++) {
+      Ranking ranking = rescored.getRankings(q);
+      merged.addRankings(
+          ranking.toBuilder()
+              .clearDocuments()
+              .addAllDocuments(
+                  ranking
+                      .getDocumentsList()
+                      .subList(0, Math.min(request.getTopK(), ranking.getDocumentsCount()))));
+    }
+    int dims =
+        dense.getTruncateDimensions() > 0
+            ? dense.getTruncateDimensions()
+            : request.getQueries(0).getDense().getValuesCount();
+    SearchStats stats = shortlists.getStats();
+    return merged
+        .setStats(
+            stats.toBuilder()
+                .setSearchNanos(stats.getSearchNanos() + rescored.getStats().getSearchNanos())
+                // What the variant keeps: the first stage's codes and the float vectors.
+                .setStoredBytesPerVector(stats.getBytesPerVector() + 4L * dims))
+        .build();
+  }
+
+  /** Searches every shard with {@code shared} and merges each query's lists. */
+  private SearchResponse scatter(SearchRequest request, SearchRequest.Builder shared) {
     List<SearchResponse> parts = new ArrayList<>(shards);
     for (String shard : shardNames()) {
       parts.add(index.search(shared.setCollection(shard).build()));
@@ -239,6 +386,9 @@ public final class ShardedCollection {
                       request.getCandidatesList().stream()
                           .map(list -> list.getQuery().getText())
                           .toList())));
+    }
+    if (request.getFamily() == Family.FAMILY_DENSE && request.hasDense()) {
+      shared.setDense(withCollectionCalibration(request.getDense()));
     }
     List<RescoreResponse> parts = new ArrayList<>(shards);
     for (int s = 0; s < shards; s++) {
@@ -330,30 +480,25 @@ public final class ShardedCollection {
     return ranking.build();
   }
 
-  /** The shards' statistics as one search's: times added, sizes as any shard's, recall averaged. */
+  /**
+   * The shards' statistics as one search's: times and document counts added; the query's values
+   * (clipped, saturated: every shard quantizes the query with the same ranges) and sizes as any
+   * shard's; recall averaged.
+   */
   private static SearchStats stats(List<SearchStats> parts) {
     SearchStats.Builder stats = parts.getFirst().toBuilder();
     long nanos = 0;
-    long clipped = 0;
-    long saturated = 0;
-    long values = 0;
     long documentValues = 0;
     long saturatedDocuments = 0;
     double recall = 0;
     for (SearchStats part : parts) {
       nanos += part.getSearchNanos();
-      clipped += part.getClippedQueryValues();
-      saturated += part.getSaturatedQueryValues();
-      values += part.getQueryValues();
       documentValues += part.getDocumentValues();
       saturatedDocuments += part.getSaturatedDocumentValues();
       recall += part.getApproximateRecall();
     }
     return stats
         .setSearchNanos(nanos)
-        .setClippedQueryValues(clipped)
-        .setSaturatedQueryValues(saturated)
-        .setQueryValues(values)
         .setDocumentValues(documentValues)
         .setSaturatedDocumentValues(saturatedDocuments)
         .setApproximateRecall(recall / parts.size())
