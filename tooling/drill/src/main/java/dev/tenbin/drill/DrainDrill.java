@@ -139,7 +139,8 @@ public final class DrainDrill {
       Path work, String model, int rounds, int documents, long seed, DrillLog log)
       throws Exception {
     List<Round> schedule = schedule(rounds, seed);
-    Path data = work.resolve("data");
+    // The eval service is given the folder as its --data-root: it must exist before it starts.
+    Path data = java.nio.file.Files.createDirectories(work.resolve("data"));
     List<RoundResult> results = new ArrayList<>();
     String load =
         "four services as processes; each round a job (BM25, dense:"

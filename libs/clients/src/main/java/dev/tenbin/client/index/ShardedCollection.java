@@ -22,6 +22,7 @@ import dev.tenbin.proto.index.v1.SearchResponse;
 import dev.tenbin.proto.index.v1.SearchStats;
 import dev.tenbin.proto.index.v1.StoredDocument;
 import dev.tenbin.proto.index.v1.TermStatistics;
+import io.grpc.Status;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -31,6 +32,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.IntFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -176,8 +181,7 @@ public final class ShardedCollection {
   public Bm25Statistics termStatistics(List<String> texts) {
     Bm25Statistics.Builder sum = Bm25Statistics.newBuilder();
     Map<String, long[]> terms = new LinkedHashMap<>();
-    for (String shard : shardNames()) {
-      Bm25Statistics part = index.termStatistics(shard, texts);
+    for (Bm25Statistics part : onEveryShard(s -> index.termStatistics(shardName(s), texts))) {
       sum.setMaxDocuments(sum.getMaxDocuments() + part.getMaxDocuments())
           .setDocumentCount(sum.getDocumentCount() + part.getDocumentCount())
           .setTotalTermCount(sum.getTotalTermCount() + part.getTotalTermCount())
@@ -208,8 +212,11 @@ public final class ShardedCollection {
   public Optional<Int8Calibration> int8Calibration(DenseOptions dense) {
     float[] min = null;
     float[] max = null;
-    for (String shard : shardNames()) {
-      GetInt8CalibrationResponse part = index.int8Calibration(shard, dense);
+    List<GetInt8CalibrationResponse> parts =
+        onEveryShard(s -> index.int8Calibration(shardName(s), dense));
+    for (int s = 0; s < shards; s++) {
+      GetInt8CalibrationResponse part = parts.get(s);
+      String shard = shardName(s);
       if (part.getDocuments() == 0 || !part.hasCalibration()) {
         continue;
       }
@@ -352,10 +359,11 @@ public final class ShardedCollection {
 
   /** Searches every shard with {@code shared} and merges each query's lists. */
   private SearchResponse scatter(SearchRequest request, SearchRequest.Builder shared) {
-    List<SearchResponse> parts = new ArrayList<>(shards);
+    List<SearchRequest> requests = new ArrayList<>(shards);
     for (String shard : shardNames()) {
-      parts.add(index.search(shared.setCollection(shard).build()));
+      requests.add(shared.setCollection(shard).build());
     }
+    List<SearchResponse> parts = onEveryShard(s -> index.search(requests.get(s)));
     Comparator<ScoredDocument> order = order(request.getFamily());
     SearchResponse.Builder merged = SearchResponse.newBuilder();
     for (int q = 0; q < request.getQueriesCount(); q++) {
@@ -390,7 +398,7 @@ public final class ShardedCollection {
     if (request.getFamily() == Family.FAMILY_DENSE && request.hasDense()) {
       shared.setDense(withCollectionCalibration(request.getDense()));
     }
-    List<RescoreResponse> parts = new ArrayList<>(shards);
+    List<RescoreRequest> requests = new ArrayList<>(shards);
     for (int s = 0; s < shards; s++) {
       RescoreRequest.Builder part = shared.clone().setCollection(shardName(name, s, shards));
       part.clearCandidates();
@@ -403,8 +411,9 @@ public final class ShardedCollection {
         }
         part.addCandidates(mine);
       }
-      parts.add(index.rescore(part.build()));
+      requests.add(part.build());
     }
+    List<RescoreResponse> parts = onEveryShard(s -> index.rescore(requests.get(s)));
     Comparator<ScoredDocument> order = order(request.getFamily());
     RescoreResponse.Builder merged = RescoreResponse.newBuilder();
     for (int q = 0; q < request.getCandidatesCount(); q++) {
@@ -427,30 +436,82 @@ public final class ShardedCollection {
     if (shards == 1) {
       return index.getDocuments(request.toBuilder().setCollection(shardName(name, 0, 1)).build());
     }
-    Map<String, StoredDocument> found = new HashMap<>();
+    List<List<String>> ids = new ArrayList<>(shards);
     for (int s = 0; s < shards; s++) {
-      List<String> mine = new ArrayList<>();
-      for (String id : request.getIdsList()) {
-        if (shardOf(id, shards) == s) {
-          mine.add(id);
-        }
-      }
-      if (mine.isEmpty()) {
-        continue;
-      }
-      GetDocumentsResponse part =
-          index.getDocuments(
-              GetDocumentsRequest.newBuilder()
-                  .setCollection(shardName(name, s, shards))
-                  .addAllIds(mine)
-                  .build());
+      ids.add(new ArrayList<>());
+    }
+    for (String id : request.getIdsList()) {
+      ids.get(shardOf(id, shards)).add(id);
+    }
+    Map<String, StoredDocument> found = new HashMap<>();
+    for (GetDocumentsResponse part :
+        onEveryShard(
+            s ->
+                ids.get(s).isEmpty()
+                    ? GetDocumentsResponse.getDefaultInstance()
+                    : index.getDocuments(
+                        GetDocumentsRequest.newBuilder()
+                            .setCollection(shardName(s))
+                            .addAllIds(ids.get(s))
+                            .build()))) {
       part.getDocumentsList().forEach(doc -> found.put(doc.getId(), doc));
     }
     GetDocumentsResponse.Builder out = GetDocumentsResponse.newBuilder();
     for (String id : request.getIdsList()) {
-      out.addDocuments(found.get(id));
+      StoredDocument document = found.get(id);
+      if (document == null) {
+        throw Status.INTERNAL
+            .withDescription(
+                "shard " + shardName(shardOf(id, shards)) + " did not return document " + id)
+            .asRuntimeException();
+      }
+      out.addDocuments(document);
     }
     return out.build();
+  }
+
+  private String shardName(int shard) {
+    return shardName(name, shard, shards);
+  }
+
+  /**
+   * {@code call} for every shard at once, each on a virtual thread of its own (the shards may live
+   * on different index pods); the answers in shard order. The first failure, in shard order, is
+   * thrown once every call has ended.
+   */
+  private <T> List<T> onEveryShard(IntFunction<T> call) {
+    if (shards == 1) {
+      return List.of(call.apply(0));
+    }
+    List<Future<T>> calls = new ArrayList<>(shards);
+    try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+      for (int s = 0; s < shards; s++) {
+        int shard = s;
+        calls.add(threads.submit(() -> call.apply(shard)));
+      }
+    }
+    List<T> answers = new ArrayList<>(shards);
+    for (Future<T> answer : calls) {
+      switch (answer.state()) {
+        case SUCCESS -> answers.add(answer.resultNow());
+        case FAILED -> {
+          Throwable failure = answer.exceptionNow();
+          if (failure instanceof RuntimeException runtime) {
+            throw runtime;
+          }
+          if (failure instanceof Error error) {
+            throw error;
+          }
+          throw new IllegalStateException(failure);
+        }
+        // Cancelled: this thread was interrupted while the calls ran (close() stopped them).
+        default ->
+            throw Status.CANCELLED
+                .withDescription("interrupted while calling the shards of " + name)
+                .asRuntimeException();
+      }
+    }
+    return answers;
   }
 
   /** Score descending, then document id ascending in the family's tie order. */
