@@ -1,21 +1,18 @@
 package dev.tenbin.eval.store;
 
 import dev.tenbin.scoring.stats.Interval;
-import dev.tenbin.scoring.stats.Resampling;
+import dev.tenbin.scoring.stats.QueryResampling;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.SplittableRandom;
 
 /**
- * How much a cell's mean depends on its choice of queries: each draw resamples the task's evaluated
- * queries with replacement (as many as there are) and recomputes every metric's mean over the
- * sample; the interval is the central 95% of those means ({@link Interval#percentile}). All metrics
- * of a draw share its sample. {@value #DRAWS} draws, seed {@value #SEED}: the same per-query values
- * always give the same intervals.
+ * A cell's query-bootstrap intervals, as it stores them: how much its mean depends on its choice of
+ * queries ({@link QueryResampling#meanIntervals}: the central 95% of the means over resampled
+ * queries), {@value #DRAWS} draws, seed {@value #SEED}, so the same per-query values always give
+ * the same intervals.
  *
  * <p>New cells store their intervals as the diagnostic {@value #KEY}: {@code {"draws": 1000,
  * "seed": 15, "level": 0.95, "intervals": {"ndcg@10": [low, high], ...}}} on the metric's own scale
@@ -44,35 +41,7 @@ public final class QueryBootstrap {
    */
   public static Map<String, Interval> intervals(
       List<Map<String, Double>> perQuery, int draws, long seed) {
-    if (perQuery.isEmpty() || draws <= 0) {
-      return Map.of();
-    }
-    List<String> metrics = new ArrayList<>(new LinkedHashSet<>(perQuery.get(0).keySet()));
-    metrics.removeIf(m -> perQuery.stream().anyMatch(q -> q.get(m) == null));
-    int n = perQuery.size();
-    double[][] values = new double[metrics.size()][n];
-    for (int m = 0; m < metrics.size(); m++) {
-      for (int q = 0; q < n; q++) {
-        values[m][q] = perQuery.get(q).get(metrics.get(m));
-      }
-    }
-    double[][] means = new double[metrics.size()][draws];
-    SplittableRandom random = new SplittableRandom(seed);
-    for (int draw = 0; draw < draws; draw++) {
-      int[] sample = Resampling.indices(random, n, n);
-      for (int m = 0; m < metrics.size(); m++) {
-        double sum = 0;
-        for (int q : sample) {
-          sum += values[m][q];
-        }
-        means[m][draw] = sum / n;
-      }
-    }
-    Map<String, Interval> intervals = new LinkedHashMap<>();
-    for (int m = 0; m < metrics.size(); m++) {
-      intervals.put(metrics.get(m), Interval.percentile(means[m], LEVEL));
-    }
-    return Collections.unmodifiableMap(intervals);
+    return QueryResampling.meanIntervals(perQuery, draws, seed, LEVEL);
   }
 
   /** The intervals of {@link #DRAWS} draws with seed {@link #SEED}, as a cell stores them. */
