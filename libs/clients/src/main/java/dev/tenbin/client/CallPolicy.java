@@ -6,6 +6,7 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.stub.AbstractStub;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -56,11 +57,30 @@ public record CallPolicy(Duration deadline, int maxAttempts) {
    * delay the status's {@code RetryInfo} asks for, whichever is longer.
    */
   public <T> T retrying(Supplier<T> call) {
+    return resuming(call, () -> 0);
+  }
+
+  /**
+   * As {@link #retrying}, for a stream its caller resumes from what was answered: {@code progress}
+   * counts what has been answered so far (texts encoded, batches acknowledged), and an attempt that
+   * moved it on starts the count of attempts and the backoff afresh. A long stream handed back many
+   * times (a rolling update of several replicas) goes on as long as each attempt makes progress;
+   * {@code maxAttempts} attempts in a row without any fail it.
+   */
+  public <T> T resuming(Supplier<T> call, LongSupplier progress) {
     long backoffMillis = FIRST_BACKOFF_MILLIS;
+    long answered = progress.getAsLong();
     for (int attempt = 1; ; attempt++) {
       try {
         return call.get();
       } catch (StatusRuntimeException e) {
+        long now = progress.getAsLong();
+        if (now > answered) {
+          answered = now;
+          // The attempt that made progress does not count against the ones after it.
+          attempt = 0;
+          backoffMillis = FIRST_BACKOFF_MILLIS;
+        }
         if (e.getStatus().getCode() != Status.Code.UNAVAILABLE || attempt >= maxAttempts) {
           throw e;
         }

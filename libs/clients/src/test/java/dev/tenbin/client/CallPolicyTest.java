@@ -54,6 +54,53 @@ class CallPolicyTest {
   }
 
   @Test
+  void aResumedStreamGoesOnWhileEachAttemptMakesProgressAndStopsAfterMaxAttemptsWithout() {
+    // Seven hand-backs, each after one more answer: more than three attempts in all, none in vain.
+    AtomicInteger answered = new AtomicInteger();
+    AtomicInteger calls = new AtomicInteger();
+    String result =
+        THREE.resuming(
+            () -> {
+              calls.incrementAndGet();
+              if (answered.incrementAndGet() < 8) {
+                throw Status.UNAVAILABLE.withDescription("handed back").asRuntimeException();
+              }
+              return "all answered";
+            },
+            answered::get);
+    assertThat(result).isEqualTo("all answered");
+    assertThat(calls).hasValue(8);
+
+    // Progress once, then none: three attempts in a row without progress end it.
+    AtomicInteger stalled = new AtomicInteger();
+    AtomicInteger progress = new AtomicInteger();
+    assertThatThrownBy(
+            () ->
+                THREE.resuming(
+                    () -> {
+                      if (stalled.incrementAndGet() == 1) {
+                        progress.incrementAndGet();
+                      }
+                      throw Status.UNAVAILABLE.withDescription("stalled").asRuntimeException();
+                    },
+                    progress::get))
+        .isInstanceOf(StatusRuntimeException.class);
+    assertThat(stalled).hasValue(1 + 3);
+    // Without progress resuming is retrying: three attempts in all.
+    AtomicInteger none = new AtomicInteger();
+    assertThatThrownBy(
+            () ->
+                THREE.resuming(
+                    () -> {
+                      none.incrementAndGet();
+                      throw Status.UNAVAILABLE.asRuntimeException();
+                    },
+                    () -> 0))
+        .isInstanceOf(StatusRuntimeException.class);
+    assertThat(none).hasValue(3);
+  }
+
+  @Test
   void unavailableOnEveryAttemptFailsAfterMaxAttemptsWithTheLastStatus() {
     AtomicInteger calls = new AtomicInteger();
     assertThatThrownBy(

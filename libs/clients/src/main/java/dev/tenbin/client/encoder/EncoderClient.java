@@ -118,7 +118,7 @@ public final class EncoderClient {
       int chunkSize,
       java.util.function.IntConsumer progress) {
     List<float[]> vectors = new ArrayList<>(texts.size());
-    return retrying(
+    return policy.resuming(
         () -> {
           if (vectors.size() == texts.size()) {
             return vectors;
@@ -139,7 +139,8 @@ public final class EncoderClient {
             progress.accept(vectors.size());
           }
           return vectors;
-        });
+        },
+        vectors::size);
   }
 
   /** Learned sparse vectors (id → weight maps) of texts in one call. */
@@ -205,7 +206,7 @@ public final class EncoderClient {
       int chunkSize,
       IntConsumer progress) {
     List<SparseVector> vectors = new ArrayList<>(texts.size());
-    return retrying(
+    return policy.resuming(
         () -> {
           if (vectors.size() == texts.size()) {
             return vectors;
@@ -229,7 +230,8 @@ public final class EncoderClient {
             progress.accept(vectors.size());
           }
           return vectors;
-        });
+        },
+        vectors::size);
   }
 
   /**
@@ -253,7 +255,7 @@ public final class EncoderClient {
   public List<MultiVector> streamEncodeMultiVectors(
       String modelId, List<String> texts, boolean query, int chunkSize, IntConsumer progress) {
     List<MultiVector> vectors = new ArrayList<>(texts.size());
-    return retrying(
+    return policy.resuming(
         () -> {
           if (vectors.size() == texts.size()) {
             return vectors;
@@ -274,7 +276,8 @@ public final class EncoderClient {
             progress.accept(vectors.size());
           }
           return vectors;
-        });
+        },
+        vectors::size);
   }
 
   /** LightRetriever sparse query vectors: token counts over the vocabulary (no model inference). */
