@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""BM25 speed and effectiveness of Tenbin against Anserini 1.5.0 on one BEIR folder (issue 16).
+"""BM25 speed and effectiveness of Tenbin against Anserini 1.5.0 on one BEIR folder.
 
 Runs, in one go on the same machine:
   1. Anserini 1.5.0 (fat jar, never a project dependency): IndexCollection -collection

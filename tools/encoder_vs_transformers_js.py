@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tenbin's encoder against transformers.js on the same ONNX file, texts and thread count (issue 35).
+"""Tenbin's encoder against transformers.js on the same ONNX file, texts and thread count.
 
 Runs, in one go on the same machine, ROUNDS times alternately:
   1. ./tenbin bench encoder --throughput (in-process: tokenizer, token-budget batcher, ONNX Runtime

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@link Bm25Index#score} scores only the given documents, exactly as a whole-index search; {@link
- * Bm25Index#search} gives what it gave before issue 16, bit for bit.
+ * Bm25Index#search} gives what a search with a second scoring pass gives, bit for bit.
  */
 class Bm25RescoringTest {
   private static final String[] WORDS =
@@ -99,7 +99,7 @@ class Bm25RescoringTest {
     }
   }
 
-  /** The search before issue 16: scores from a second pass (doScores), ids from stored fields. */
+  /** The reference search: scores from a second pass (doScores), ids from stored fields. */
   private List<Hit> searchAsBefore(String queryText, int k) throws Exception {
     Query query =
         BagOfWordsQuery.build(

@@ -31,7 +31,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * RESOURCE_EXHAUSTED} with {@code google.rpc.RetryInfo}) leaves within milliseconds even when every
  * handler thread is busy, and health checks answer under any load. Health checks are never counted.
  *
- * <p>Thread hops per call (issue 16): gRPC's method lookup (a map lookup, the call object and the
+ * <p>Thread hops per call: gRPC's method lookup (a map lookup, the call object and the
  * choice of executor below; no I/O, no lock held for long) runs on the transport thread the stream
  * arrived on ({@link #lookupExecutor()}), so an admitted call goes from the Netty event loop
  * straight to a handler thread instead of through the separate pool first. The handlers themselves

@@ -186,7 +186,7 @@ class KeySpaceTest {
   /**
    * A reopened cache gives back every one of 10,000 stored 384-d vectors, bit for bit. The time is
    * printed, not asserted beyond a bound against hangs (about 0.1 s here): what reading the cache
-   * costs is measured by the warm rerun of the acceptance job (BENCHMARKS.md, item 3 of issue 16).
+   * costs is measured by the warm rerun of the acceptance job (BENCHMARKS.md, "Warm rerun of the acceptance job").
    */
   @Test
   void tenThousandDense384dVectorsAreReadBackExactlyAfterReopening() {
