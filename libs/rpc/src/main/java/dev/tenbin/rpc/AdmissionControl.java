@@ -31,14 +31,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * RESOURCE_EXHAUSTED} with {@code google.rpc.RetryInfo}) leaves within milliseconds even when every
  * handler thread is busy, and health checks answer under any load. Health checks are never counted.
  *
- * <p>Thread hops per call: gRPC's method lookup (a map lookup, the call object and the
- * choice of executor below; no I/O, no lock held for long) runs on the transport thread the stream
- * arrived on ({@link #lookupExecutor()}), so an admitted call goes from the Netty event loop
- * straight to a handler thread instead of through the separate pool first. The handlers themselves
- * never run on the event loop, not even short ones such as a BM25 search: a search is CPU work of
- * no fixed length (a million-vector scan, a 1,000-hit collection), and while a handler held an
- * event loop that loop could not read the cancellations, deadlines (its timer fires on the loop),
- * health checks or refusals of the other calls it carries.
+ * <p>Thread hops per call: gRPC's method lookup (a map lookup, the call object and the choice of
+ * executor below; no I/O, no lock held for long) runs on the transport thread the stream arrived on
+ * ({@link #lookupExecutor()}), so an admitted call goes from the Netty event loop straight to a
+ * handler thread instead of through the separate pool first. The handlers themselves never run on
+ * the event loop, not even short ones such as a BM25 search: a search is CPU work of no fixed
+ * length (a million-vector scan, a 1,000-hit collection), and while a handler held an event loop
+ * that loop could not read the cancellations, deadlines (its timer fires on the loop), health
+ * checks or refusals of the other calls it carries.
  */
 final class AdmissionControl implements AutoCloseable {
   private static final Context.Key<Boolean> ADMITTED = Context.key("tenbin-admitted");

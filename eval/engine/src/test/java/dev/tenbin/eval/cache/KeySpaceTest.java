@@ -186,7 +186,8 @@ class KeySpaceTest {
   /**
    * A reopened cache gives back every one of 10,000 stored 384-d vectors, bit for bit. The time is
    * printed, not asserted beyond a bound against hangs (about 0.1 s here): what reading the cache
-   * costs is measured by the warm rerun of the acceptance job (BENCHMARKS.md, "Warm rerun of the acceptance job").
+   * costs is measured by the warm rerun of the acceptance job (BENCHMARKS.md, "Warm rerun of the
+   * acceptance job").
    */
   @Test
   void tenThousandDense384dVectorsAreReadBackExactlyAfterReopening() {
