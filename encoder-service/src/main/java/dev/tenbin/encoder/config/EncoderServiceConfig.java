@@ -1,10 +1,9 @@
 package dev.tenbin.encoder.config;
 
 import dev.tenbin.encoder.batching.BatchingLimits;
+import dev.tenbin.model.HostsModels;
 import dev.tenbin.model.ModelHosting;
 import dev.tenbin.model.ModelPolicy;
-import dev.tenbin.model.ModelSources;
-import dev.tenbin.model.hub.HubAccess;
 import dev.tenbin.model.onnx.ExecutionOptions;
 import dev.tenbin.model.onnx.OnnxModel;
 import dev.tenbin.rpc.ServerSettings;
@@ -31,7 +30,8 @@ public record EncoderServiceConfig(
     int maxInputsPerRequest,
     int maxTextChars,
     long maxRequestChars,
-    int httpPort) {
+    int httpPort)
+    implements HostsModels {
   public static final int DEFAULT_PORT = 50051;
 
   /** {@link #httpPort} when no HTTP endpoint is served. */
@@ -85,36 +85,6 @@ public record EncoderServiceConfig(
   @Override
   public BatchingLimits batching() {
     return batching.resolvedFor(runtime().cuda());
-  }
-
-  /** Where models come from. */
-  public ModelSources sources() {
-    return hosting.sources();
-  }
-
-  /** Which models may be loaded, and when an unused one is unloaded. */
-  public ModelPolicy models() {
-    return hosting.policy();
-  }
-
-  /** How ONNX Runtime runs the models. */
-  public OnnxModel.RuntimeOptions runtime() {
-    return hosting.runtime();
-  }
-
-  /** Folder of local models ({@code <id>/card.json}, ONNX, tokenizer). */
-  public Path modelsDirectory() {
-    return sources().modelsDirectory();
-  }
-
-  /** Hub downloads and LightRetriever caches. */
-  public Path cacheDirectory() {
-    return sources().cacheDirectory();
-  }
-
-  /** The hub models are downloaded from. */
-  public HubAccess hub() {
-    return sources().hub();
   }
 
   /** The hub's base URL. */

@@ -11,14 +11,14 @@ import dev.tenbin.model.ModelPolicy;
 import dev.tenbin.model.ModelSourceOptions;
 import dev.tenbin.model.onnx.ExecutionOptions;
 import dev.tenbin.rpc.GrpcServerHost;
+import dev.tenbin.rpc.Preload;
+import dev.tenbin.rpc.ServerMain;
 import dev.tenbin.rpc.ServerOptions;
 import io.grpc.BindableService;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.atomic.AtomicReference;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -35,9 +35,6 @@ import picocli.CommandLine.Option;
         "Serves dense, sparse and multi-vector encoders and the LightRetriever lookup over gRPC"
             + " (and dense embeddings over HTTP with --http-port).")
 public final class EncoderServer implements Callable<Integer> {
-  private static final org.slf4j.Logger log =
-      org.slf4j.LoggerFactory.getLogger(EncoderServer.class);
-
   @Mixin ServerOptions serverOptions = new ServerOptions();
 
   /** Where models come from (--models-dir, --cache-dir, --hub-endpoint). */
@@ -201,33 +198,12 @@ public final class EncoderServer implements Callable<Integer> {
   }
 
   /**
-   * A started encoder service (network or in-process) and its core. The host owns the core: closing
-   * stops the server (in-flight calls get their grace), then drains and closes the models.
+   * A started encoder service (network or in-process), its core, and the loading of the models it
+   * preloads. The host owns the core: closing stops the server (in-flight calls get their grace),
+   * then drains and closes the models.
    */
-  public record Embedded(
-      EncoderCore core, GrpcServerHost host, AtomicReference<RuntimeException> preloadFailure)
+  public record Embedded(EncoderCore core, GrpcServerHost host, Preload preload)
       implements AutoCloseable {
-    public Embedded(EncoderCore core, GrpcServerHost host) {
-      this(core, host, new AtomicReference<>());
-    }
-
-    /**
-     * Loads and warms up {@code ids}, then says SERVING; a model that cannot be loaded stops the
-     * server (its failure kept for the exit code).
-     */
-    void preload(List<String> ids) {
-      try {
-        long start = System.nanoTime();
-        core.preload(ids);
-        host.markServing();
-        log.info("preloaded {} in {} ms; serving", ids, (System.nanoTime() - start) / 1_000_000);
-      } catch (RuntimeException e) {
-        preloadFailure.set(e);
-        log.error("cannot preload {}: {}; stopping", ids, e.getMessage());
-        host.close();
-      }
-    }
-
     @Override
     public void close() {
       host.close();
@@ -246,15 +222,10 @@ public final class EncoderServer implements Callable<Integer> {
           "--http-port needs a network server; an in-process encoder serves gRPC only");
     }
     EncoderCore core = new EncoderCore(config);
-    GrpcServerHost host;
-    try {
-      host = GrpcServerHost.startInProcess(name, registry, services(core)).owning(core);
-    } catch (RuntimeException e) {
-      core.close();
-      throw e;
-    }
+    GrpcServerHost host =
+        GrpcServerHost.startInProcessOwning(name, registry, core, EncoderServer::services);
     core.bindTo(host.registry());
-    return new Embedded(core, host);
+    return new Embedded(core, host, Preload.none());
   }
 
   /**
@@ -265,18 +236,12 @@ public final class EncoderServer implements Callable<Integer> {
     // Every option is checked before anything is created on disk.
     config.server().security().checkBind(config.server().host());
     EncoderCore core = new EncoderCore(config);
-    GrpcServerHost host;
     List<String> preload = config.hosting().preload();
     // SERVING (health, /readyz) only once every listener is up and every preloaded model warm.
     boolean http = config.httpPort() != EncoderServiceConfig.NO_HTTP;
-    try {
-      host =
-          GrpcServerHost.start(config.server(), services(core), preload.isEmpty() && !http)
-              .owning(core);
-    } catch (RuntimeException e) {
-      core.close();
-      throw e;
-    }
+    GrpcServerHost host =
+        GrpcServerHost.startOwning(
+            config.server(), core, EncoderServer::services, preload.isEmpty() && !http);
     if (http) {
       try {
         host.serveHttp(config.httpPort(), EmbeddingsHttpApi.routes(core));
@@ -286,48 +251,33 @@ public final class EncoderServer implements Callable<Integer> {
       }
     }
     core.bindTo(host.registry());
-    Embedded embedded = new Embedded(core, host);
-    if (preload.isEmpty()) {
-      host.markServing();
-    } else {
-      Thread.ofPlatform().name("encoder-preload").start(() -> embedded.preload(preload));
-    }
-    return embedded;
+    return new Embedded(core, host, Preload.start(host, "encoder-preload", preload, core::preload));
   }
 
   /**
    * Serves until SIGTERM/SIGINT. The process's ordered shutdown stops the server first (in-flight
-   * calls get the grace period), then drains the models, then frees native resources.
+   * calls get the grace period), then drains the models, then frees native resources. Exits with 1
+   * when a preloaded model could not be loaded.
    */
   @Override
   public Integer call() throws Exception {
     dev.tenbin.rpc.ProcessLogging.use(serverOptions.logFormat());
     EncoderServiceConfig config = config();
     try (Embedded running = start(config)) {
-      running.host().stopOnSignal("encoder-service");
-      log.info(
-          String.format(
-              "encoder-service listening on %s:%d (metrics port %d, HTTP port %d, %s)",
-              config.server().host(),
-              running.host().port(),
-              running.host().metricsPort(),
-              running.host().httpPort(),
-              config.runtime().provider() + " " + config.runtime().device()));
-      running.host().blockUntilShutdown();
-      if (running.preloadFailure().get() != null) {
-        return 1;
-      }
+      running
+          .host()
+          .serveUntilShutdown(
+              "encoder-service",
+              String.format(
+                  "HTTP port %d, %s %s",
+                  running.host().httpPort(),
+                  config.runtime().provider(),
+                  config.runtime().device()));
+      return running.preload().failed() ? 1 : 0;
     }
-    return 0;
   }
 
   public static void main(String[] args) {
-    CommandLine cli = new CommandLine(new EncoderServer());
-    cli.setExecutionExceptionHandler(
-        (e, commandLine, parseResult) -> {
-          commandLine.getErr().println("encoder-service: " + e.getMessage());
-          return 2;
-        });
-    System.exit(cli.execute(args));
+    ServerMain.exit("encoder-service", new EncoderServer(), args);
   }
 }

@@ -86,11 +86,11 @@ class PreloadTest {
   void aModelThatCannotBePreloadedStopsTheServerNamingIt() throws Exception {
     try (EncoderServer.Embedded server = EncoderServer.start(config(List.of("no-such-model")))) {
       long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (server.preloadFailure().get() == null) {
+      while (!server.preload().failed()) {
         assertThat(System.nanoTime()).isLessThan(until);
         Thread.sleep(20);
       }
-      assertThat(server.preloadFailure().get().getMessage()).contains("no-such-model");
+      assertThat(server.preload().failure().getMessage()).contains("no-such-model");
       assertThat(server.host().isServing()).isFalse();
     }
   }

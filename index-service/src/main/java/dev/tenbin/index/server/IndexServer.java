@@ -5,13 +5,13 @@ import dev.tenbin.index.collection.DataDirectoryRefusedException;
 import dev.tenbin.index.config.IndexServiceConfig;
 import dev.tenbin.index.grpc.IndexGrpcService;
 import dev.tenbin.rpc.GrpcServerHost;
+import dev.tenbin.rpc.ServerMain;
 import dev.tenbin.rpc.ServerOptions;
 import io.grpc.BindableService;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -24,8 +24,6 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = "Serves BM25, dense, sparse and late-interaction search over gRPC.")
 public final class IndexServer implements Callable<Integer>, AutoCloseable {
-  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(IndexServer.class);
-
   @Mixin ServerOptions serverOptions = new ServerOptions();
 
   @Option(
@@ -70,15 +68,10 @@ public final class IndexServer implements Callable<Integer>, AutoCloseable {
   public static Embedded startInProcess(String name, Path dataDirectory, MeterRegistry registry) {
     IndexServiceConfig config = IndexServiceConfig.embedded(dataDirectory);
     CollectionCatalog catalog = CollectionCatalog.open(dataDirectory);
-    try {
-      GrpcServerHost host =
-          GrpcServerHost.startInProcess(name, registry, services(catalog, config)).owning(catalog);
-      catalog.bindTo(host.registry());
-      return new Embedded(catalog, host);
-    } catch (RuntimeException e) {
-      catalog.close();
-      throw e;
-    }
+    GrpcServerHost host =
+        GrpcServerHost.startInProcessOwning(name, registry, catalog, c -> services(c, config));
+    catalog.bindTo(host.registry());
+    return new Embedded(catalog, host);
   }
 
   /**
@@ -89,15 +82,10 @@ public final class IndexServer implements Callable<Integer>, AutoCloseable {
     // Every option is checked before anything is created on disk.
     config.server().security().checkBind(config.server().host());
     CollectionCatalog catalog = CollectionCatalog.open(config.dataDirectory());
-    try {
-      GrpcServerHost host =
-          GrpcServerHost.start(config.server(), services(catalog, config)).owning(catalog);
-      catalog.bindTo(host.registry());
-      return new Embedded(catalog, host);
-    } catch (RuntimeException e) {
-      catalog.close();
-      throw e;
-    }
+    GrpcServerHost host =
+        GrpcServerHost.startOwning(config.server(), catalog, c -> services(c, config), true);
+    catalog.bindTo(host.registry());
+    return new Embedded(catalog, host);
   }
 
   /**
@@ -135,15 +123,7 @@ public final class IndexServer implements Callable<Integer>, AutoCloseable {
     }
     try (running) {
       this.running = running;
-      running.host().stopOnSignal("index-service");
-      log.info(
-          String.format(
-              "index-service listening on %s:%d (metrics port %d, data %s)",
-              config.server().host(),
-              running.host().port(),
-              running.host().metricsPort(),
-              config.dataDirectory()));
-      running.host().blockUntilShutdown();
+      running.host().serveUntilShutdown("index-service", "data " + config.dataDirectory());
     }
     return 0;
   }
@@ -156,12 +136,6 @@ public final class IndexServer implements Callable<Integer>, AutoCloseable {
   }
 
   public static void main(String[] args) {
-    CommandLine cli = new CommandLine(new IndexServer());
-    cli.setExecutionExceptionHandler(
-        (e, commandLine, parseResult) -> {
-          commandLine.getErr().println("index-service: " + e.getMessage());
-          return 2;
-        });
-    System.exit(cli.execute(args));
+    ServerMain.exit("index-service", new IndexServer(), args);
   }
 }

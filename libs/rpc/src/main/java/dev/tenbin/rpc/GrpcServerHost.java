@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -187,6 +188,49 @@ public final class GrpcServerHost implements AutoCloseable {
       }
       closeAll(resources);
       throw failure;
+    }
+  }
+
+  /**
+   * Starts a network server for {@code services(core)} and hands {@code core} to it ({@link
+   * #owning}): closed after the server has stopped. When the services cannot be made or the server
+   * cannot start, {@code core} is closed and the failure thrown.
+   */
+  public static <C extends AutoCloseable> GrpcServerHost startOwning(
+      ServerSettings settings,
+      C core,
+      Function<? super C, List<BindableService>> services,
+      boolean servingAtStart) {
+    try {
+      return start(settings, services.apply(core), servingAtStart).owning(core);
+    } catch (RuntimeException e) {
+      closeAfterFailure(core, e);
+      throw e;
+    }
+  }
+
+  /**
+   * Starts an in-process server for {@code services(core)} and hands {@code core} to it, as {@link
+   * #startOwning} does for a network server.
+   */
+  public static <C extends AutoCloseable> GrpcServerHost startInProcessOwning(
+      String name,
+      MeterRegistry registry,
+      C core,
+      Function<? super C, List<BindableService>> services) {
+    try {
+      return startInProcess(name, registry, services.apply(core)).owning(core);
+    } catch (RuntimeException e) {
+      closeAfterFailure(core, e);
+      throw e;
+    }
+  }
+
+  private static void closeAfterFailure(AutoCloseable core, RuntimeException failure) {
+    try {
+      core.close();
+    } catch (Exception e) {
+      failure.addSuppressed(e);
     }
   }
 
@@ -458,6 +502,23 @@ public final class GrpcServerHost implements AutoCloseable {
 
   public void blockUntilShutdown() throws InterruptedException {
     server.awaitTermination();
+  }
+
+  /**
+   * Serves until SIGTERM/SIGINT ({@link #stopOnSignal}) or until closed otherwise: logs {@code
+   * <service> listening on HOST:PORT (metrics port N, <details>)}, then waits for the server to
+   * terminate. For a network server.
+   */
+  public void serveUntilShutdown(String serviceName, String details) throws InterruptedException {
+    stopOnSignal(serviceName);
+    log.info(
+        "{} listening on {}:{} (metrics port {}{})",
+        serviceName,
+        bindAddress,
+        port(),
+        metricsPort(),
+        details.isEmpty() ? "" : ", " + details);
+    blockUntilShutdown();
   }
 
   /**

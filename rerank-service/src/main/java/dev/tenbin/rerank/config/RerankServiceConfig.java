@@ -1,15 +1,11 @@
 package dev.tenbin.rerank.config;
 
+import dev.tenbin.model.HostsModels;
 import dev.tenbin.model.ModelHosting;
-import dev.tenbin.model.ModelPolicy;
-import dev.tenbin.model.ModelSources;
-import dev.tenbin.model.hub.HubAccess;
-import dev.tenbin.model.onnx.OnnxModel;
 import dev.tenbin.rpc.ClientSecurity;
 import dev.tenbin.rpc.ServerSettings;
 import dev.tenbin.rpc.ServiceEndpoint;
 import dev.tenbin.rpc.ServiceTarget;
-import java.nio.file.Path;
 
 /**
  * The rerank service's one typed configuration, built once from flags and environment and checked
@@ -35,7 +31,8 @@ public record RerankServiceConfig(
     ClientSecurity encoderSecurity,
     int maxPairsPerRequest,
     int maxBatchTokens,
-    ServiceEndpoint index) {
+    ServiceEndpoint index)
+    implements HostsModels {
   public static final int DEFAULT_PORT = 50053;
   public static final int DEFAULT_MAX_PAIRS = 1_000;
   public static final int DEFAULT_MAX_BATCH_TOKENS = 8192;
@@ -87,35 +84,5 @@ public record RerankServiceConfig(
         maxPairsPerRequest,
         maxBatchTokens,
         null);
-  }
-
-  /** Where cross-encoders come from. */
-  public ModelSources sources() {
-    return hosting.sources();
-  }
-
-  /** Which cross-encoders may be loaded, and when an unused one is unloaded. */
-  public ModelPolicy models() {
-    return hosting.policy();
-  }
-
-  /** How ONNX Runtime runs the cross-encoders. */
-  public OnnxModel.RuntimeOptions runtime() {
-    return hosting.runtime();
-  }
-
-  /** Folder of cross-encoders, {@code <id>/card.json}. */
-  public Path modelsDirectory() {
-    return sources().modelsDirectory();
-  }
-
-  /** Hub downloads. */
-  public Path cacheDirectory() {
-    return sources().cacheDirectory();
-  }
-
-  /** The hub cross-encoders are downloaded from. */
-  public HubAccess hub() {
-    return sources().hub();
   }
 }

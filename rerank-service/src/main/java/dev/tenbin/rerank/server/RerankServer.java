@@ -15,6 +15,8 @@ import dev.tenbin.rerank.documents.IndexDocuments;
 import dev.tenbin.rerank.grpc.RerankGrpcService;
 import dev.tenbin.rpc.ClientChannels;
 import dev.tenbin.rpc.GrpcServerHost;
+import dev.tenbin.rpc.Preload;
+import dev.tenbin.rpc.ServerMain;
 import dev.tenbin.rpc.ServerOptions;
 import dev.tenbin.rpc.ServiceClientOptions;
 import dev.tenbin.rpc.ServiceEndpoint;
@@ -24,9 +26,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -41,8 +41,6 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     description = "Re-orders fixed candidate sets with cross-encoders and retrieval models.")
 public final class RerankServer implements Callable<Integer> {
-  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(RerankServer.class);
-
   @Mixin ServerOptions serverOptions = new ServerOptions();
 
   /** Where cross-encoders come from (--models-dir, --cache-dir, --hub-endpoint). */
@@ -273,37 +271,13 @@ public final class RerankServer implements Callable<Integer> {
   }
 
   /**
-   * A started rerank service. The host owns the core and the encoder (and index) channel: closing
-   * stops the server (in-flight calls get their grace), then closes the cross-encoders, then the
-   * channels.
+   * A started rerank service and the loading of the cross-encoders it preloads. The host owns the
+   * core and the encoder (and index) channel: closing stops the server (in-flight calls get their
+   * grace), then closes the cross-encoders, then the channels.
    */
   public record Running(
-      GrpcServerHost host,
-      RerankCore core,
-      ManagedChannel encoderChannel,
-      AtomicReference<RuntimeException> preloadFailure)
+      GrpcServerHost host, RerankCore core, ManagedChannel encoderChannel, Preload preload)
       implements AutoCloseable {
-    public Running(GrpcServerHost host, RerankCore core, ManagedChannel encoderChannel) {
-      this(host, core, encoderChannel, new AtomicReference<>());
-    }
-
-    /**
-     * Loads and warms up {@code ids}, then says SERVING; one that cannot be loaded stops the server
-     * (its failure kept for the exit code).
-     */
-    void preload(List<String> ids) {
-      try {
-        long start = System.nanoTime();
-        core.preload(ids);
-        host.markServing();
-        log.info("preloaded {} in {} ms; serving", ids, (System.nanoTime() - start) / 1_000_000);
-      } catch (RuntimeException e) {
-        preloadFailure.set(e);
-        log.error("cannot preload {}: {}; stopping", ids, e.getMessage());
-        host.close();
-      }
-    }
-
     @Override
     public void close() {
       host.close();
@@ -343,11 +317,8 @@ public final class RerankServer implements Callable<Integer> {
         host.owning(() -> close(index));
       }
       core.bindTo(host.registry());
-      Running running = new Running(host, core, encoder);
-      if (!preload.isEmpty()) {
-        Thread.ofPlatform().name("rerank-preload").start(() -> running.preload(preload));
-      }
-      return running;
+      return new Running(
+          host, core, encoder, Preload.start(host, "rerank-preload", preload, core::preload));
     } catch (RuntimeException e) {
       if (host != null) {
         host.close();
@@ -378,7 +349,7 @@ public final class RerankServer implements Callable<Integer> {
    */
   public static Embedded startInProcess(
       String name,
-      java.nio.file.Path models,
+      Path models,
       java.nio.file.Path cache,
       java.util.function.Supplier<io.grpc.Channel> encoderChannel,
       int maxPairs,
@@ -406,7 +377,7 @@ public final class RerankServer implements Callable<Integer> {
    */
   public static Embedded startInProcess(
       String name,
-      java.nio.file.Path models,
+      Path models,
       java.nio.file.Path cache,
       java.util.function.Supplier<io.grpc.Channel> encoderChannel,
       DenseEncoding dense,
@@ -446,37 +417,25 @@ public final class RerankServer implements Callable<Integer> {
 
   /**
    * Serves until SIGTERM/SIGINT: the server stops first, then the core's cross-encoders, then the
-   * channel.
+   * channel. Exits with 1 when a preloaded cross-encoder could not be loaded.
    */
   @Override
   public Integer call() throws Exception {
     dev.tenbin.rpc.ProcessLogging.use(serverOptions.logFormat());
     RerankServiceConfig config = config();
     try (Running running = start(config)) {
-      running.host().stopOnSignal("rerank-service");
-      log.info(
-          String.format(
-              "rerank-service listening on %s:%d (metrics port %d, encoder %s, index %s)",
-              config.server().host(),
-              running.host().port(),
-              running.host().metricsPort(),
-              config.encoderEndpoint(),
-              config.index() == null ? "none" : config.index()));
-      running.host().blockUntilShutdown();
-      if (running.preloadFailure().get() != null) {
-        return 1;
-      }
+      running
+          .host()
+          .serveUntilShutdown(
+              "rerank-service",
+              String.format(
+                  "encoder %s, index %s",
+                  config.encoderEndpoint(), config.index() == null ? "none" : config.index()));
+      return running.preload().failed() ? 1 : 0;
     }
-    return 0;
   }
 
   public static void main(String[] args) {
-    CommandLine cli = new CommandLine(new RerankServer());
-    cli.setExecutionExceptionHandler(
-        (e, commandLine, parseResult) -> {
-          commandLine.getErr().println("rerank-service: " + e.getMessage());
-          return 2;
-        });
-    System.exit(cli.execute(args));
+    ServerMain.exit("rerank-service", new RerankServer(), args);
   }
 }

@@ -288,14 +288,10 @@ public final class EvalServer implements Callable<Integer> {
         jobs.admission().dataRoots().isEmpty()
             ? "none (local datasets refused; hub datasets only)"
             : jobs.admission().dataRoots());
-    try {
-      GrpcServerHost host =
-          GrpcServerHost.start(config.server(), List.of(new EvalGrpcService(jobs))).owning(jobs);
-      return new Running(host, jobs);
-    } catch (RuntimeException e) {
-      jobs.close();
-      throw e;
-    }
+    GrpcServerHost host =
+        GrpcServerHost.startOwning(
+            config.server(), jobs, j -> List.of(new EvalGrpcService(j)), true);
+    return new Running(host, jobs);
   }
 
   /**
@@ -308,12 +304,7 @@ public final class EvalServer implements Callable<Integer> {
     dev.tenbin.rpc.ProcessLogging.use(serverOptions.logFormat());
     EvalServiceConfig config = config();
     try (Running running = start(config)) {
-      running.host().stopOnSignal("eval-service");
-      log.info(
-          String.format(
-              "eval-service listening on %s:%d (metrics port %d)",
-              config.server().host(), running.host().port(), running.host().metricsPort()));
-      running.host().blockUntilShutdown();
+      running.host().serveUntilShutdown("eval-service", "");
     }
     return 0;
   }
