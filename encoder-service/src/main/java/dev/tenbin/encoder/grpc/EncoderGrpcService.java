@@ -37,6 +37,7 @@ import dev.tenbin.proto.encoder.v1.TokenizeResponse;
 import dev.tenbin.proto.encoder.v1.TokenizedText;
 import dev.tenbin.rpc.CallArrival;
 import dev.tenbin.rpc.Paging;
+import dev.tenbin.rpc.ResponseSequence;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.util.List;
@@ -139,28 +140,29 @@ public final class EncoderGrpcService extends EncoderServiceGrpc.EncoderServiceI
     @SuppressWarnings("unchecked")
     ServerCallStreamObserver<Object> stream = (ServerCallStreamObserver<Object>) responses;
     int chunk = chunkSize == 0 ? DEFAULT_CHUNK : chunkSize;
-    int[] next = {0};
-    stream.setOnCancelHandler(() -> {});
-    stream.setOnReadyHandler(
-        () -> {
-          if (next[0] >= texts.size()) {
-            return;
+    ResponseSequence.send(
+        stream,
+        new ResponseSequence.Source<>() {
+          private int next;
+
+          @Override
+          public boolean hasNext() {
+            return next < texts.size();
           }
-          while (stream.isReady() && !stream.isCancelled() && next[0] < texts.size()) {
-            int from = next[0];
+
+          @Override
+          public Object next() {
+            int from = next;
             int to = Math.min(texts.size(), from + chunk);
-            next[0] = texts.size(); // a failing chunk ends the stream
+            next = texts.size(); // a failing chunk ends the stream
             Object response;
             try {
               response = encodeChunk.apply(from, texts.subList(from, to));
             } catch (TenbinException e) {
               throw e.within("request");
             }
-            next[0] = to;
-            stream.onNext(response);
-          }
-          if (next[0] >= texts.size() && !stream.isCancelled()) {
-            stream.onCompleted();
+            next = to;
+            return response;
           }
         });
   }

@@ -8,6 +8,7 @@ import dev.tenbin.index.collection.IngestResult;
 import dev.tenbin.proto.index.v1.Document;
 import dev.tenbin.proto.index.v1.IngestRequest;
 import dev.tenbin.proto.index.v1.IngestResponse;
+import dev.tenbin.rpc.PacedRequests;
 import dev.tenbin.rpc.StatusMapper;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
@@ -30,24 +31,13 @@ final class IngestStream implements StreamObserver<IngestRequest> {
   private long documents;
   private int batches;
   private boolean finished;
-
-  /** True while the next batch is due but not asked for (waiting for the reader to be ready). */
-  private boolean nextDue = true;
+  private final PacedRequests requests;
 
   /** Call from the service method: installs manual flow control before the method returns. */
   IngestStream(CollectionCatalog catalog, StreamObserver<IngestResponse> responses) {
     this.catalog = catalog;
     this.responses = (ServerCallStreamObserver<IngestResponse>) responses;
-    this.responses.disableAutoRequest();
-    this.responses.setOnReadyHandler(this::requestNextWhenReady);
-  }
-
-  /** Asks for the next batch when one is due and its acknowledgement could be sent. */
-  private void requestNextWhenReady() {
-    if (!finished && nextDue && responses.isReady()) {
-      nextDue = false;
-      responses.request(1);
-    }
+    this.requests = new PacedRequests(this.responses, 1, () -> finished);
   }
 
   @Override
@@ -82,8 +72,7 @@ final class IngestStream implements StreamObserver<IngestRequest> {
               .setBatchAlreadyCommitted(result.alreadyCommitted())
               .setLastDocumentId(result.lastDocumentId())
               .build());
-      nextDue = true;
-      requestNextWhenReady();
+      requests.answered();
     } catch (RuntimeException failure) {
       finished = true;
       responses.onError(StatusMapper.toStatusException(failure));

@@ -8,6 +8,7 @@ import dev.tenbin.proto.index.v1.SearchRequest;
 import dev.tenbin.proto.index.v1.SearchResponse;
 import dev.tenbin.proto.index.v1.SearchStreamRequest;
 import dev.tenbin.proto.index.v1.SearchStreamResponse;
+import dev.tenbin.rpc.PacedRequests;
 import dev.tenbin.rpc.StatusMapper;
 import io.grpc.Context;
 import io.grpc.stub.ServerCallStreamObserver;
@@ -40,36 +41,20 @@ final class SearchStream implements StreamObserver<SearchStreamRequest> {
   private String collection;
   private long sequence;
   private boolean finished;
-
-  /** True while the next request is due but not asked for (waiting for the reader to be ready). */
-  private boolean nextDue = true;
+  private final PacedRequests requests;
 
   /** Call from the service method: installs manual flow control before the method returns. */
   SearchStream(Searcher searcher, StreamObserver<SearchStreamResponse> responses) {
     this.searcher = searcher;
     this.responses = (ServerCallStreamObserver<SearchStreamResponse>) responses;
-    this.responses.disableAutoRequest();
-    this.responses.setOnReadyHandler(this::requestNextWhenReady);
+    // Two requests asked for at first: the second waits, read, while the first is searched, and
+    // runs
+    // on the same thread as soon as the first is answered instead of waiting for a thread to be
+    // woken for it (a client that pipelines its queries then finds the service searching back to
+    // back). So at most two requests of a stream are in the service, one searched and one waiting.
+    this.requests = new PacedRequests(this.responses, 2, () -> finished);
     // The client went away (cancelled, or the deadline passed): nothing more is read or sent.
     this.responses.setOnCancelHandler(() -> finished = true);
-  }
-
-  /** Whether the first request has been asked for (with one more read ahead). */
-  private boolean started;
-
-  /**
-   * Asks for the next request when one is due and its answer could be sent. The first time it asks
-   * for two: the second waits, read, while the first is searched, and runs on the same thread as
-   * soon as the first is answered instead of waiting for a thread to be woken for it (a client that
-   * pipelines its queries then finds the service searching back to back). So at most two requests
-   * of a stream are in the service, one searched and one waiting.
-   */
-  private void requestNextWhenReady() {
-    if (!finished && nextDue && responses.isReady()) {
-      nextDue = false;
-      responses.request(started ? 1 : 2);
-      started = true;
-    }
   }
 
   @Override
@@ -92,8 +77,7 @@ final class SearchStream implements StreamObserver<SearchStreamRequest> {
       }
       responses.onNext(
           SearchStreamResponse.newBuilder().setResponse(answer).setSequence(sequence).build());
-      nextDue = true;
-      requestNextWhenReady();
+      requests.answered();
     } catch (RuntimeException failure) {
       finished = true;
       responses.onError(StatusMapper.toStatusException(failure));

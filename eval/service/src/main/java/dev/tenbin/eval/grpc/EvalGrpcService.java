@@ -37,6 +37,7 @@ import dev.tenbin.proto.eval.v1.TaskSetDocument;
 import dev.tenbin.proto.eval.v1.WatchJobRequest;
 import dev.tenbin.proto.eval.v1.WatchJobResponse;
 import dev.tenbin.rpc.Paging;
+import dev.tenbin.rpc.ResponseSequence;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.nio.file.Files;
@@ -182,44 +183,41 @@ public final class EvalGrpcService extends EvalServiceGrpc.EvalServiceImplBase {
             jobs.directory(request.getJobId()),
             request.getPath(),
             request.getOffset());
-    boolean[] finished = {false};
-    Runnable close =
-        () -> {
-          try {
-            in.close();
-          } catch (java.io.IOException e) {
-            // Nothing was written: closing a read-only file that failed is harmless.
+    ResponseSequence.send(
+        call,
+        new ResponseSequence.Source<>() {
+          private boolean atEnd;
+
+          @Override
+          public boolean hasNext() {
+            return !atEnd;
           }
-        };
-    call.setOnCancelHandler(
-        () -> {
-          finished[0] = true;
-          close.run();
-        });
-    call.setOnReadyHandler(
-        () -> {
-          try {
-            while (!finished[0] && call.isReady()) {
-              byte[] chunk = in.readNBytes(FILE_CHUNK_BYTES);
-              if (chunk.length > 0) {
-                call.onNext(
-                    ReadJobFileResponse.newBuilder()
-                        .setData(com.google.protobuf.ByteString.copyFrom(chunk))
-                        .build());
-              }
-              if (chunk.length < FILE_CHUNK_BYTES) {
-                finished[0] = true;
-                close.run();
-                call.onCompleted();
-              }
+
+          @Override
+          public ReadJobFileResponse next() {
+            byte[] chunk;
+            try {
+              chunk = in.readNBytes(FILE_CHUNK_BYTES);
+            } catch (java.io.IOException e) {
+              throw io.grpc.Status.UNAVAILABLE
+                  .withDescription("reading " + request.getPath() + " failed: " + e.getMessage())
+                  .asRuntimeException();
             }
-          } catch (java.io.IOException e) {
-            finished[0] = true;
-            close.run();
-            call.onError(
-                io.grpc.Status.UNAVAILABLE
-                    .withDescription("reading " + request.getPath() + " failed: " + e.getMessage())
-                    .asRuntimeException());
+            atEnd = chunk.length < FILE_CHUNK_BYTES;
+            return chunk.length == 0
+                ? null
+                : ReadJobFileResponse.newBuilder()
+                    .setData(com.google.protobuf.ByteString.copyFrom(chunk))
+                    .build();
+          }
+
+          @Override
+          public void close() {
+            try {
+              in.close();
+            } catch (java.io.IOException e) {
+              // Nothing was written: closing a read-only file that failed is harmless.
+            }
           }
         });
   }
