@@ -12,8 +12,11 @@ import java.util.function.Supplier;
 /**
  * How a client calls a service: every call with a deadline, and a call that fails with UNAVAILABLE
  * (a replica restarting, a connection not yet up, a server that is stopping and handed the call
- * back) tried again with backoff, up to {@code maxAttempts} times in all. Only calls that may run
- * twice without harm are retried: reads, and writes whose second run is refused or changes nothing.
+ * back), or with RESOURCE_EXHAUSTED carrying a {@code google.rpc.RetryInfo} (a server overloaded
+ * for now), tried again with backoff, up to {@code maxAttempts} times in all. A TLS handshake that
+ * refused the server's certificate fails at once: no retry can change the certificate. Only calls
+ * that may run twice without harm are retried: reads, and writes whose second run is refused or
+ * changes nothing.
  *
  * <p>The contract of UNAVAILABLE between Tenbin's servers and clients: the call, or the part of a
  * stream the server did not answer, was not applied, and may be sent again, to another replica or
@@ -53,8 +56,9 @@ public record CallPolicy(Duration deadline, int maxAttempts) {
   static final long MAX_RETRY_DELAY_MILLIS = 30_000;
 
   /**
-   * Runs {@code call}, again after UNAVAILABLE while attempts are left, waiting the backoff or the
-   * delay the status's {@code RetryInfo} asks for, whichever is longer.
+   * Runs {@code call}, again after a failure that may succeed when sent again ({@link #retryable})
+   * while attempts are left, waiting the backoff or the delay the status's {@code RetryInfo} asks
+   * for (at most {@value #MAX_RETRY_DELAY_MILLIS} ms), whichever is longer.
    */
   public <T> T retrying(Supplier<T> call) {
     return resuming(call, () -> 0);
@@ -81,7 +85,10 @@ public record CallPolicy(Duration deadline, int maxAttempts) {
           attempt = 0;
           backoffMillis = FIRST_BACKOFF_MILLIS;
         }
-        if (e.getStatus().getCode() != Status.Code.UNAVAILABLE || attempt >= maxAttempts) {
+        if (untrustedCertificate(e)) {
+          throw refusedCertificate(e);
+        }
+        if (!retryable(e) || attempt >= maxAttempts) {
           throw e;
         }
         long askedMillis =
@@ -97,5 +104,61 @@ public record CallPolicy(Duration deadline, int maxAttempts) {
         backoffMillis *= 2;
       }
     }
+  }
+
+  /**
+   * Whether {@code failure} may succeed when sent again: UNAVAILABLE (the call was not applied),
+   * and RESOURCE_EXHAUSTED that carries a {@code RetryInfo} (a server overloaded or draining for
+   * now). RESOURCE_EXHAUSTED without one (a full disk, a message too large) is final.
+   */
+  static boolean retryable(StatusRuntimeException failure) {
+    return switch (failure.getStatus().getCode()) {
+      case UNAVAILABLE -> true;
+      case RESOURCE_EXHAUSTED -> StatusMapper.retryDelay(failure).isPresent();
+      default -> false;
+    };
+  }
+
+  /**
+   * Whether the TLS handshake refused the server's certificate (not signed by a trusted CA, or not
+   * naming the host): gRPC reports UNAVAILABLE, but no retry can succeed.
+   */
+  static boolean untrustedCertificate(StatusRuntimeException failure) {
+    if (failure.getStatus().getCode() != Status.Code.UNAVAILABLE) {
+      return false;
+    }
+    for (Throwable cause = failure.getCause(); cause != null; cause = cause.getCause()) {
+      if (cause instanceof java.security.cert.CertificateException
+          || cause instanceof java.security.cert.CertPathValidatorException
+          || cause instanceof java.security.cert.CertPathBuilderException
+          || cause instanceof javax.net.ssl.SSLPeerUnverifiedException) {
+        return true;
+      }
+      if (cause instanceof javax.net.ssl.SSLHandshakeException handshake
+          && handshake.getMessage() != null
+          && (handshake.getMessage().contains("certificate")
+              || handshake.getMessage().contains("PKIX"))) {
+        return true;
+      }
+      if (cause.getCause() == cause) {
+        break;
+      }
+    }
+    return false;
+  }
+
+  private static StatusRuntimeException refusedCertificate(StatusRuntimeException failure) {
+    Throwable root = failure.getCause();
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return Status.UNAVAILABLE
+        .withDescription(
+            "TLS handshake failed: the server's certificate is not trusted ("
+                + root.getMessage()
+                + "); it must be signed by the CA the client trusts (--service-tls-ca) and name"
+                + " the host it is reached by (or the client's TLS server name); not retried")
+        .withCause(failure.getCause())
+        .asRuntimeException(failure.getTrailers());
   }
 }

@@ -14,8 +14,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * {@link CallPolicy}: only UNAVAILABLE is tried again, at most {@code maxAttempts} times in all,
- * after a doubling backoff or the delay a {@code RetryInfo} asks for, whichever is longer.
+ * {@link CallPolicy}: only UNAVAILABLE (but for a refused server certificate) and
+ * RESOURCE_EXHAUSTED with a {@code RetryInfo} are tried again, at most {@code maxAttempts} times in
+ * all, after a doubling backoff or the delay a {@code RetryInfo} asks for, whichever is longer.
  */
 class CallPolicyTest {
   private static final CallPolicy THREE = new CallPolicy(Duration.ofSeconds(5), 3);
@@ -166,7 +167,25 @@ class CallPolicyTest {
   }
 
   @Test
-  void anOverloadedRefusalWithRetryInfoIsNotRetried() {
+  void anOverloadedRefusalWithRetryInfoIsTriedAgainAfterItsDelay() {
+    AtomicInteger calls = new AtomicInteger();
+    long start = System.nanoTime();
+    int answer =
+        THREE.retrying(
+            () -> {
+              if (calls.incrementAndGet() == 1) {
+                throw StatusMapper.overloaded("busy", Duration.ofMillis(400));
+              }
+              return calls.get();
+            });
+    assertThat(answer).isEqualTo(2);
+    assertThat(Duration.ofNanos(System.nanoTime() - start).toMillis())
+        .as("RetryInfo asked for 400 ms")
+        .isGreaterThanOrEqualTo(400L);
+  }
+
+  @Test
+  void anOverloadedRefusalOnEveryAttemptFailsAfterMaxAttempts() {
     AtomicInteger calls = new AtomicInteger();
     assertThatThrownBy(
             () ->
@@ -175,8 +194,72 @@ class CallPolicyTest {
                       calls.incrementAndGet();
                       throw StatusMapper.overloaded("busy", Duration.ofMillis(10));
                     }))
-        .isInstanceOf(StatusRuntimeException.class);
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED));
+    assertThat(calls).hasValue(3);
+  }
+
+  @Test
+  void resourceExhaustedWithoutRetryInfoIsFinal() {
+    AtomicInteger calls = new AtomicInteger();
+    assertThatThrownBy(
+            () ->
+                THREE.retrying(
+                    () -> {
+                      calls.incrementAndGet();
+                      throw Status.RESOURCE_EXHAUSTED
+                          .withDescription("no space left on device")
+                          .asRuntimeException();
+                    }))
+        .hasMessageContaining("no space left on device");
     assertThat(calls).hasValue(1);
+  }
+
+  @Test
+  void anUntrustedServerCertificateFailsAtOnceSayingSo() {
+    AtomicInteger calls = new AtomicInteger();
+    Throwable handshake =
+        new javax.net.ssl.SSLHandshakeException("PKIX path building failed")
+            .initCause(
+                new java.security.cert.CertificateException(
+                    "unable to find valid certification path to requested target"));
+    assertThatThrownBy(
+            () ->
+                THREE.retrying(
+                    () -> {
+                      calls.incrementAndGet();
+                      throw Status.UNAVAILABLE
+                          .withDescription("io exception")
+                          .withCause(handshake)
+                          .asRuntimeException();
+                    }))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+              assertThat(e.getStatus().getDescription())
+                  .contains("certificate is not trusted")
+                  .contains("unable to find valid certification path");
+              assertThat(e.getCause()).isSameAs(handshake);
+            });
+    assertThat(calls).hasValue(1);
+  }
+
+  @Test
+  void aConnectionResetWithoutACertificateErrorIsStillTriedAgain() {
+    AtomicInteger calls = new AtomicInteger();
+    int answer =
+        THREE.retrying(
+            () -> {
+              if (calls.incrementAndGet() == 1) {
+                throw Status.UNAVAILABLE
+                    .withCause(new java.io.IOException("Connection reset by peer"))
+                    .asRuntimeException();
+              }
+              return calls.get();
+            });
+    assertThat(answer).isEqualTo(2);
   }
 
   @Test

@@ -88,6 +88,35 @@ class EncoderClientTlsTest {
   }
 
   @Test
+  void anUntrustedServerCertificateFailsTheFirstAttemptWithoutRetries() throws Exception {
+    Path otherCa =
+        TestCertificates.authority("another CA").writeCertificate(tmp.resolve("other-ca.pem"));
+    ManagedChannel channel =
+        ClientChannels.open(
+            ServiceTarget.direct("localhost", server.getPort()),
+            ClientSecurity.trusting(otherCa),
+            ClientChannels.DEFAULT_MAX_INBOUND_MESSAGE_BYTES);
+    long start = System.nanoTime();
+    try {
+      // Five attempts would back off 200 + 400 + 800 + 1600 ms before failing.
+      EncoderClient client = new EncoderClient(channel, new CallPolicy(Duration.ofSeconds(10), 5));
+      assertThatThrownBy(() -> client.encodeDense("m", List.of("a"), false, 0))
+          .isInstanceOfSatisfying(
+              StatusRuntimeException.class,
+              e -> {
+                assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+                assertThat(e.getStatus().getDescription()).contains("certificate is not trusted");
+              });
+    } finally {
+      TestServers.stop(channel);
+    }
+    assertThat(Duration.ofNanos(System.nanoTime() - start).toMillis())
+        .as("no backoff before failing")
+        .isLessThan(2_000L);
+    assertThat(encoder.calls).hasValue(0);
+  }
+
+  @Test
   void aServerWhoseCertificateNamesAnotherHostIsRefused() {
     assertRefused(ClientSecurity.trusting(ca).withServerName("tenbin-index"), "localhost");
     assertThat(encoder.calls).hasValue(0);
