@@ -15,6 +15,7 @@ import dev.tenbin.rpc.ServerSettings;
 import dev.tenbin.rpc.ServiceTarget;
 import dev.tenbin.rpc.ServingLimits;
 import dev.tenbin.testing.models.TinyModels;
+import dev.tenbin.testing.rpc.LoopbackResolver;
 import io.grpc.BindableService;
 import io.grpc.ForwardingServerCallListener;
 import io.grpc.ManagedChannel;

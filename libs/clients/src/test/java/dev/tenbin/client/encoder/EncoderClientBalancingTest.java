@@ -3,12 +3,12 @@ package dev.tenbin.client.encoder;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenbin.client.CallPolicy;
-import dev.tenbin.client.LoopbackResolver;
 import dev.tenbin.client.TestServers;
 import dev.tenbin.rpc.ClientChannels;
 import dev.tenbin.rpc.ClientSecurity;
 import dev.tenbin.rpc.HostPort;
 import dev.tenbin.rpc.ServiceTarget;
+import dev.tenbin.testing.rpc.LoopbackResolver;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import java.time.Duration;

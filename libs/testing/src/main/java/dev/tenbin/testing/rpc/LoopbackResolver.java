@@ -1,4 +1,4 @@
-package dev.tenbin.integration.services;
+package dev.tenbin.testing.rpc;
 
 import io.grpc.EquivalentAddressGroup;
 import io.grpc.NameResolver;
@@ -17,28 +17,29 @@ import java.util.concurrent.atomic.AtomicInteger;
  * registry until closed. Like DNS, a changed list reaches a channel only when the channel resolves
  * again ({@link #resolutions()} counts how often it did).
  */
-final class LoopbackResolver extends NameResolverProvider implements AutoCloseable {
+public final class LoopbackResolver extends NameResolverProvider implements AutoCloseable {
   private final String scheme = "tenbintest" + ThreadLocalRandom.current().nextInt(1_000_000_000);
   private final AtomicInteger resolutions = new AtomicInteger();
   private volatile List<Integer> ports;
 
-  LoopbackResolver(List<Integer> ports) {
+  /** Registers a resolver that resolves any name to these loopback ports. */
+  public LoopbackResolver(List<Integer> ports) {
     this.ports = List.copyOf(ports);
     NameResolverRegistry.getDefaultRegistry().register(this);
   }
 
   /** The scheme channels name to use this resolver ({@code <scheme>:///any:1}). */
-  String scheme() {
+  public String scheme() {
     return scheme;
   }
 
   /** What the name resolves to from the next resolution on. */
-  void resolveTo(List<Integer> newPorts) {
+  public void resolveTo(List<Integer> newPorts) {
     ports = List.copyOf(newPorts);
   }
 
   /** Resolutions so far, over every channel. */
-  int resolutions() {
+  public int resolutions() {
     return resolutions.get();
   }
 
