@@ -24,7 +24,8 @@ import java.util.zip.CRC32C;
  * The records of one {@link CacheKey} in one folder: append-only segment files {@code
  * segment-000001.bin}, ... of records {@code [32-byte text hash][int32 payload length][int32 CRC32C
  * of hash and payload][payload]} (little-endian), and an in-memory index from text hash to record
- * built by scanning the segments on open.
+ * built by scanning the segments on open; and {@code slices.tsv}, the corpus slices stored whole
+ * with their encode times ({@link SliceLedger}).
  *
  * <p>Crash and concurrency safety: a record is only trusted when it lies wholly inside the file and
  * its checksum matches, so a torn trailing record (a crash mid-append) ends the scan; every read
