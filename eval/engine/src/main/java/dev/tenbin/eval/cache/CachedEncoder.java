@@ -55,6 +55,25 @@ public final class CachedEncoder {
         (misses, done) -> client.streamEncodeDense(modelId, misses, query, DENSE_CHUNK, done));
   }
 
+  /**
+   * The document vectors of one corpus slice, a slice being the unit of resume: a slice recorded as
+   * encoded ({@link SliceLedger}) whose records are all in the cache is read back with the encode
+   * time measured when it was encoded; any other slice is encoded whole, timed, stored and recorded
+   * (texts already stored keep their stored vectors). So an encode cut off mid-corpus resumes at
+   * its first unfinished slice, and a cell's encode time is the sum of its slices' measured times,
+   * whichever run encoded them.
+   */
+  public SliceEncoding<float[]> denseSlice(
+      String modelId, List<String> texts, IntConsumer progress) {
+    CacheKey key = CacheKey.of(info(modelId), false, CacheKey.Kind.DENSE, 0);
+    return slice(
+        key,
+        PayloadCodec.DENSE,
+        texts,
+        progress,
+        (all, done) -> client.streamEncodeDense(modelId, all, false, DENSE_CHUNK, done));
+  }
+
   /** Learned sparse vectors, pruned to the {@code topK} largest weights (0: all). */
   public List<SparseVector> sparse(
       String modelId, List<String> texts, boolean query, int topK, IntConsumer progress) {
@@ -146,6 +165,84 @@ public final class CachedEncoder {
     }
     progress.accept(texts.size());
     return results;
+  }
+
+  private <T> SliceEncoding<T> slice(
+      CacheKey key,
+      PayloadCodec<T> codec,
+      List<String> texts,
+      IntConsumer progress,
+      Encode<T> encode) {
+    KeySpace space = cache.space(key);
+    List<TextHash> hashes = new ArrayList<>(texts.size());
+    texts.forEach(text -> hashes.add(TextHash.of(text)));
+    SliceLedger.Entry recorded = space.slice(hashes);
+    if (recorded != null) {
+      List<T> values = readAll(space, codec, hashes, true);
+      if (values != null) {
+        progress.accept(texts.size());
+        return new SliceEncoding<>(values, recorded.encodeNanos(), true);
+      }
+    }
+    Map<TextHash, String> distinct = new LinkedHashMap<>();
+    for (int i = 0; i < texts.size(); i++) {
+      distinct.putIfAbsent(hashes.get(i), texts.get(i));
+    }
+    List<String> distinctTexts = new ArrayList<>(distinct.values());
+    long start = System.nanoTime();
+    List<T> encoded = encode.encode(distinctTexts, progress);
+    long nanos = System.nanoTime() - start;
+    if (encoded.size() != distinctTexts.size()) {
+      throw new IllegalStateException(
+          "the encoder returned "
+              + encoded.size()
+              + " outputs for "
+              + distinctTexts.size()
+              + " texts");
+    }
+    List<byte[]> payloads = new ArrayList<>(encoded.size());
+    Map<TextHash, byte[]> fresh = new java.util.HashMap<>();
+    List<TextHash> distinctHashes = new ArrayList<>(distinct.keySet());
+    for (int i = 0; i < encoded.size(); i++) {
+      byte[] payload = codec.encode(encoded.get(i));
+      payloads.add(payload);
+      fresh.put(distinctHashes.get(i), payload);
+    }
+    long written = space.appendSlice(hashes, distinctHashes, payloads, nanos);
+    cache.recordMisses(distinctTexts.size(), written);
+    // The stored record is what every cell reads, so a text stored before keeps its vector.
+    List<T> values = readAll(space, codec, hashes, false);
+    if (values == null) {
+      values = new ArrayList<>(texts.size());
+      for (TextHash hash : hashes) {
+        values.add(codec.decode(ByteBuffer.wrap(fresh.get(hash)).order(ByteOrder.LITTLE_ENDIAN)));
+      }
+    }
+    progress.accept(texts.size());
+    return new SliceEncoding<>(values, nanos, false);
+  }
+
+  /**
+   * Every text's cached value, one fresh copy per input (counted as hits when {@code hits}); null
+   * when one is missing or damaged.
+   */
+  private <T> List<T> readAll(
+      KeySpace space, PayloadCodec<T> codec, List<TextHash> hashes, boolean hits) {
+    List<T> values = new ArrayList<>(hashes.size());
+    long bytes = 0;
+    for (TextHash hash : hashes) {
+      ByteBuffer payload = space.read(hash);
+      T value = payload == null ? null : decodeOrNull(codec, payload);
+      if (value == null) {
+        return null;
+      }
+      bytes += payload.limit();
+      values.add(value);
+    }
+    if (hits) {
+      cache.recordHits(hashes.size(), bytes);
+    }
+    return values;
   }
 
   /**

@@ -24,7 +24,8 @@ import java.util.zip.CRC32C;
  * The records of one {@link CacheKey} in one folder: append-only segment files {@code
  * segment-000001.bin}, ... of records {@code [32-byte text hash][int32 payload length][int32 CRC32C
  * of hash and payload][payload]} (little-endian), and an in-memory index from text hash to record
- * built by scanning the segments on open.
+ * built by scanning the segments on open; and {@code slices.tsv}, the corpus slices stored whole
+ * with their encode times ({@link SliceLedger}).
  *
  * <p>Crash and concurrency safety: a record is only trusted when it lies wholly inside the file and
  * its checksum matches, so a torn trailing record (a crash mid-append) ends the scan; every read
@@ -46,6 +47,7 @@ final class KeySpace implements AutoCloseable {
   private final Map<TextHash, Location> index = new ConcurrentHashMap<>();
   private final List<FileChannel> segments = new CopyOnWriteArrayList<>();
   private final FileChannel lockFile;
+  private final SliceLedger slices;
 
   /** End of the valid records of the last segment, as far as this process has read. */
   private long validEnd;
@@ -54,6 +56,7 @@ final class KeySpace implements AutoCloseable {
     this.directory = directory;
     this.segmentBytes = segmentBytes;
     this.lockFile = lockFile;
+    this.slices = new SliceLedger(directory);
   }
 
   /** Opens the folder (creating it, with {@code key.json}, if needed) and indexes its records. */
@@ -140,44 +143,68 @@ final class KeySpace implements AutoCloseable {
     return (int) crc.getValue() == record.getInt(TextHash.BYTES + 4);
   }
 
+  /** The recorded slice of {@code hashes} (see {@link SliceLedger}), or null. */
+  SliceLedger.Entry slice(List<TextHash> hashes) {
+    return slices.find(SliceLedger.digest(hashes), hashes.size());
+  }
+
+  /**
+   * Appends the records of a slice's texts whose hash is not stored yet, then records the slice of
+   * {@code sliceHashes} as encoded in {@code encodeNanos}; returns the bytes written.
+   */
+  synchronized long appendSlice(
+      List<TextHash> sliceHashes, List<TextHash> hashes, List<byte[]> payloads, long encodeNanos) {
+    try (FileLock ignored = lock()) {
+      long written = appendLocked(hashes, payloads);
+      slices.append(SliceLedger.digest(sliceHashes), sliceHashes.size(), encodeNanos);
+      return written;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot append to embedding cache folder " + directory, e);
+    }
+  }
+
   /**
    * Appends the records whose hash is not stored yet; returns the bytes written. Safe to call from
    * several threads and processes at once.
    */
   synchronized long append(List<TextHash> hashes, List<byte[]> payloads) {
     try (FileLock ignored = lock()) {
-      catchUp();
-      truncateTornTail();
-      long written = 0;
-      int from = 0;
-      while (from < hashes.size()) {
-        if (segments.isEmpty() || validEnd >= segmentBytes) {
-          openSegment(segments.size() + 1);
-          validEnd = 0;
-        }
-        Batch batch = batch(hashes, payloads, from, segmentBytes - validEnd);
-        int segment = segments.size() - 1;
-        FileChannel channel = segments.get(segment);
-        long start = validEnd;
-        ByteBuffer bytes = batch.bytes();
-        long position = start;
-        while (bytes.hasRemaining()) {
-          position += channel.write(bytes, position);
-        }
-        long offset = start;
-        for (int i = 0; i < batch.hashes().size(); i++) {
-          int length = batch.lengths().get(i);
-          index.putIfAbsent(batch.hashes().get(i), new Location(segment, offset + HEADER, length));
-          offset += HEADER + length;
-        }
-        written += position - start;
-        validEnd = position;
-        from += batch.consumed();
-      }
-      return written;
+      return appendLocked(hashes, payloads);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot append to embedding cache folder " + directory, e);
     }
+  }
+
+  private long appendLocked(List<TextHash> hashes, List<byte[]> payloads) throws IOException {
+    catchUp();
+    truncateTornTail();
+    long written = 0;
+    int from = 0;
+    while (from < hashes.size()) {
+      if (segments.isEmpty() || validEnd >= segmentBytes) {
+        openSegment(segments.size() + 1);
+        validEnd = 0;
+      }
+      Batch batch = batch(hashes, payloads, from, segmentBytes - validEnd);
+      int segment = segments.size() - 1;
+      FileChannel channel = segments.get(segment);
+      long start = validEnd;
+      ByteBuffer bytes = batch.bytes();
+      long position = start;
+      while (bytes.hasRemaining()) {
+        position += channel.write(bytes, position);
+      }
+      long offset = start;
+      for (int i = 0; i < batch.hashes().size(); i++) {
+        int length = batch.lengths().get(i);
+        index.putIfAbsent(batch.hashes().get(i), new Location(segment, offset + HEADER, length));
+        offset += HEADER + length;
+      }
+      written += position - start;
+      validEnd = position;
+      from += batch.consumed();
+    }
+    return written;
   }
 
   /**

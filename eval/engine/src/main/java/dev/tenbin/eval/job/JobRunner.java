@@ -185,11 +185,12 @@ public final class JobRunner {
         }
         listener.workStarted(work, missing.size());
         event("work_started", work, missing.size() + " cells");
-        EncodeProgress progress =
+        EncodeProgress updates =
             (what, done, all) -> {
               listener.workProgress(work, done, all, what);
               cancellation.throwIfCancelled();
             };
+        EncodeProgress progress = updates.notingTo(line -> event("work_note", work, line));
         long workStart = System.nanoTime();
         long retryUntil = workStart + serviceRetry.toNanos();
         boolean stop = false;

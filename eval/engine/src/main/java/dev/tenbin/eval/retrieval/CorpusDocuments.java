@@ -1,5 +1,6 @@
 package dev.tenbin.eval.retrieval;
 
+import dev.tenbin.eval.cache.SliceEncoding;
 import dev.tenbin.proto.index.v1.Document;
 import dev.tenbin.scoring.beir.CorpusDocument;
 import java.util.ArrayDeque;
@@ -40,24 +41,30 @@ final class CorpusDocuments {
 
   /**
    * The documents with their encodings, encoded {@code sliceSize} at a time when the ingest asks
-   * for the next one; the time spent encoding is counted apart ({@link #encodeNanos}).
+   * for the next one: slice {@code i} holds the documents {@code [i × sliceSize, (i + 1) ×
+   * sliceSize)} in corpus order, so the boundaries are the same in every run. The encode time is
+   * counted apart: the slices' measured encode times ({@link #encodeNanos}, which for a slice
+   * encoded by an earlier run is the time measured then) and the time this run spent in the encode
+   * ({@link #encodeWallNanos}).
    *
    * @param <V> an encoding
    */
   static final class Encoded<V> implements Iterator<Document> {
     private final Iterator<CorpusDocument> corpus;
     private final int sliceSize;
-    private final Function<List<CorpusDocument>, List<V>> encode;
+    private final Function<List<CorpusDocument>, SliceEncoding<V>> encode;
     private final BiFunction<Document.Builder, V, Document.Builder> attach;
     private final Deque<Document> ready = new ArrayDeque<>();
     private long encodeNanos;
+    private long encodeWallNanos;
     private int slices;
+    private int slicesEncodedBefore;
     private V first;
 
     Encoded(
         Iterator<CorpusDocument> corpus,
         int sliceSize,
-        Function<List<CorpusDocument>, List<V>> encode,
+        Function<List<CorpusDocument>, SliceEncoding<V>> encode,
         BiFunction<Document.Builder, V, Document.Builder> attach) {
       this.corpus = corpus;
       this.sliceSize = sliceSize;
@@ -74,9 +81,14 @@ final class CorpusDocuments {
         slice.add(corpus.next());
       }
       long start = System.nanoTime();
-      List<V> encodings = encode.apply(slice);
-      encodeNanos += System.nanoTime() - start;
+      SliceEncoding<V> encoded = encode.apply(slice);
+      encodeWallNanos += System.nanoTime() - start;
+      encodeNanos += encoded.encodeNanos();
       slices++;
+      if (encoded.encodedBefore()) {
+        slicesEncodedBefore++;
+      }
+      List<V> encodings = encoded.values();
       if (encodings.size() != slice.size()) {
         throw new IllegalStateException(
             "the encoder answered "
@@ -114,14 +126,24 @@ final class CorpusDocuments {
       return ready.pollFirst();
     }
 
-    /** Time spent encoding so far. */
+    /** The measured encode times of the slices so far. */
     long encodeNanos() {
       return encodeNanos;
+    }
+
+    /** The time this run spent encoding (or reading back) the slices so far. */
+    long encodeWallNanos() {
+      return encodeWallNanos;
     }
 
     /** Slices encoded so far. */
     int slices() {
       return slices;
+    }
+
+    /** Of those, slices read back whole, encoded by an earlier run. */
+    int slicesEncodedBefore() {
+      return slicesEncodedBefore;
     }
   }
 }

@@ -3,6 +3,7 @@ package dev.tenbin.eval.retrieval;
 import dev.tenbin.client.encoder.EncoderClient;
 import dev.tenbin.eval.cache.CachedEncoder;
 import dev.tenbin.eval.cache.EmbeddingCache;
+import dev.tenbin.eval.cache.SliceEncoding;
 import dev.tenbin.eval.result.Int8CalibrationFacts;
 import dev.tenbin.eval.result.Latency;
 import dev.tenbin.eval.result.RunDiagnostics;
@@ -132,9 +133,13 @@ public final class DenseRetrieval {
     long start = System.nanoTime();
     int total = dataset.corpus().size();
     String what = "encoding documents with " + modelId;
+    int sliceCount = (total + ENCODE_SLICE - 1) / ENCODE_SLICE;
     int[] encodedSoFar = {0};
+    int[] readBack = {0};
     // The corpus is encoded a slice at a time as the ingest takes it: the vectors of one slice
-    // and the batches in flight are in memory, never the whole corpus's.
+    // and the batches in flight are in memory, never the whole corpus's. Through the embedding
+    // cache a slice is also the unit of resume: the slices an interrupted run finished are read
+    // back, with the encode time measured when they were encoded.
     try (Corpus.Walk walk = dataset.corpus().walk()) {
       CorpusDocuments.Encoded<float[]> documents =
           new CorpusDocuments.Encoded<>(
@@ -146,12 +151,27 @@ public final class DenseRetrieval {
                 int before = encodedSoFar[0];
                 java.util.function.IntConsumer report =
                     done -> progress.update(what, before + done, total);
-                List<float[]> vectors =
-                    cached != null
-                        ? cached.dense(modelId, texts, false, report)
-                        : encoder.streamEncodeDense(modelId, texts, false, 64, report);
+                SliceEncoding<float[]> encoded;
+                if (cached != null) {
+                  encoded = cached.denseSlice(modelId, texts, report);
+                } else {
+                  long sliceStart = System.nanoTime();
+                  List<float[]> vectors =
+                      encoder.streamEncodeDense(modelId, texts, false, 64, report);
+                  encoded = new SliceEncoding<>(vectors, System.nanoTime() - sliceStart, false);
+                }
+                int index = encodedSoFar[0] / ENCODE_SLICE;
+                if (encoded.encodedBefore()) {
+                  readBack[0]++;
+                } else if (readBack[0] > 0 && readBack[0] == index) {
+                  progress.note(resumeNote(what, index, sliceCount, encodedSoFar[0]));
+                }
                 encodedSoFar[0] += slice.size();
-                return vectors;
+                if (encodedSoFar[0] == total && readBack[0] == sliceCount) {
+                  progress.note(
+                      what + ": all " + sliceCount + " slices were encoded before, read back");
+                }
+                return encoded;
               },
               (document, vector) -> document.setDense(proto(vector)));
       int dimension = documents.first().length;
@@ -159,7 +179,9 @@ public final class DenseRetrieval {
           new IndexSession(indexChannel, "en", dimension, 0, 0, null, shards)) {
         session.ingest(documents);
         long indexed = System.nanoTime();
-        long encoded = start + documents.encodeNanos();
+        // A slice read back counts with the encode time measured when it was encoded, not with
+        // the time this run took to read it.
+        long indexNanos = indexed - start - documents.encodeWallNanos() + documents.encodeNanos();
         return searchAll(
             session,
             dataset,
@@ -170,11 +192,23 @@ public final class DenseRetrieval {
             variants,
             dimension,
             total,
-            start,
-            encoded,
+            documents.encodeNanos(),
+            indexNanos,
             indexed);
       }
     }
+  }
+
+  /** The line that says where an interrupted encode resumes. */
+  static String resumeNote(String what, int slice, int slices, int documents) {
+    return String.format(
+        java.util.Locale.ROOT,
+        "%s: resuming at slice %d of %d; %d slices (%d documents) were encoded before, read back",
+        what,
+        slice + 1,
+        slices,
+        slice,
+        documents);
   }
 
   /** Documents encoded per slice while the index ingests the previous ones. */
@@ -190,8 +224,8 @@ public final class DenseRetrieval {
       List<DenseVariant> variants,
       int dimension,
       int total,
-      long start,
-      long encoded,
+      long encodeNanos,
+      long indexNanos,
       long indexed) {
     {
       List<String> queryIds = dataset.evaluatedQueryIds();
@@ -290,10 +324,10 @@ public final class DenseRetrieval {
               key(variant, similarity),
               new RetrievalResult(
                   outcome.rankings(),
-                  (encoded - start) + (indexed - encoded),
+                  indexNanos,
                   searched - searchStart,
                   total,
-                  encoded - start,
+                  encodeNanos,
                   queriesEncoded - indexed + narrowNanos,
                   diagnostics.build()));
         }
