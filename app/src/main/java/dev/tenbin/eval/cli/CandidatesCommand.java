@@ -64,10 +64,9 @@ public final class CandidatesCommand implements Runnable {
       Path directory =
           candidatesDir != null ? candidatesDir : CandidateSet.defaultDirectory(dataset);
       try (Services services = Services.connect(null, null, cacheDirectory)) {
-        String lang =
-            IndexLanguage.resolve(services.indexChannel(), language, data::textSample).code();
+        String lang = IndexLanguage.resolve(services.index(), language, data::textSample).code();
         for (CandidateSet set :
-            new CandidateSetBuilder(services.indexChannel(), services.encoderChannel(), err)
+            new CandidateSetBuilder(services.index(), services.encoder(), err)
                 .build(data, lang, denseModel)) {
           Path file = CandidateSet.file(directory, set.kind());
           set.write(file);

@@ -289,8 +289,7 @@ public final class EvalCommand implements Callable<Integer> {
     List<EvalJob.Result> results;
     try (Services services = endpoints.connect()) {
       // The index resolves the language: the flag normalised, or detected from the corpus.
-      resolvedLanguage =
-          IndexLanguage.resolve(services.indexChannel(), language, data::textSample).code();
+      resolvedLanguage = IndexLanguage.resolve(services.index(), language, data::textSample).code();
       if (language != null) {
         languageSource = "flag";
       } else {

@@ -54,11 +54,14 @@ public final class JobCommands {
 
     @CommandLine.Mixin ClientOptions security = new ClientOptions();
 
-    /** Opens a channel to the service, runs {@code body} with it and closes it. */
-    <T> T call(java.util.function.Function<ManagedChannel, T> body) {
+    /**
+     * Opens a channel to the service, runs {@code body} with a client over it and closes the
+     * channel.
+     */
+    <T> T call(java.util.function.Function<EvalClient, T> body) {
       ManagedChannel channel = open();
       try {
-        return body.apply(channel);
+        return body.apply(EvalClient.of(channel));
       } finally {
         close(channel);
       }
@@ -153,8 +156,8 @@ public final class JobCommands {
     public Integer call() {
       SubmitJobRequest request = request(specFile, out);
       return endpoint.call(
-          channel -> {
-            Job job = EvalClient.of(channel).submitJob(request);
+          client -> {
+            Job job = client.submitJob(request);
             spec.commandLine().getOut().println(job.getId());
             spec.commandLine().getOut().flush();
             spec.commandLine()
@@ -162,7 +165,7 @@ public final class JobCommands {
                 .println("tenbin: " + job.getId() + " queued, writing into " + job.getOutputDir());
             spec.commandLine().getErr().flush();
             return watch
-                ? Watch.follow(channel, job.getId(), spec.commandLine().getErr(), reconnectSeconds)
+                ? Watch.follow(client, job.getId(), spec.commandLine().getErr(), reconnectSeconds)
                 : 0;
           });
     }
@@ -218,7 +221,7 @@ public final class JobCommands {
 
     @Override
     public Integer call() {
-      Job job = endpoint.call(channel -> EvalClient.of(channel).getJob(jobId));
+      Job job = endpoint.call(client -> client.getJob(jobId));
       spec.commandLine().getOut().println(describe(job));
       return exitCode(job);
     }
@@ -250,20 +253,19 @@ public final class JobCommands {
     @Override
     public Integer call() {
       return endpoint.call(
-          channel -> follow(channel, jobId, spec.commandLine().getErr(), reconnectSeconds));
+          client -> follow(client, jobId, spec.commandLine().getErr(), reconnectSeconds));
     }
 
     /**
      * Prints the job's states until it ends; jobs survive a restart of the service, so an
      * unavailable service is retried for {@code reconnectSeconds}.
      */
-    static int follow(ManagedChannel channel, String jobId, PrintWriter err, int reconnectSeconds) {
+    static int follow(EvalClient client, String jobId, PrintWriter err, int reconnectSeconds) {
       Job last = null;
       long giveUpAt = 0;
       while (true) {
         try {
-          Iterator<dev.tenbin.proto.eval.v1.WatchJobResponse> updates =
-              EvalClient.of(channel).watchJob(jobId);
+          Iterator<dev.tenbin.proto.eval.v1.WatchJobResponse> updates = client.watchJob(jobId);
           while (updates.hasNext()) {
             last = updates.next().getJob();
             giveUpAt = 0;
@@ -315,7 +317,7 @@ public final class JobCommands {
 
     @Override
     public Integer call() {
-      Job job = endpoint.call(channel -> EvalClient.of(channel).cancelJob(jobId));
+      Job job = endpoint.call(client -> client.cancelJob(jobId));
       spec.commandLine().getOut().println(describe(job));
       return 0;
     }
@@ -336,7 +338,7 @@ public final class JobCommands {
     @Override
     public Integer call() {
       PrintWriter out = spec.commandLine().getOut();
-      List<Job> jobs = endpoint.call(channel -> EvalClient.of(channel).listJobs());
+      List<Job> jobs = endpoint.call(EvalClient::listJobs);
       if (!json) {
         out.printf(
             Locale.ROOT,
@@ -449,8 +451,7 @@ public final class JobCommands {
       if (download != null) {
         PrintWriter err = spec.commandLine().getErr();
         return endpoint.call(
-            channel -> {
-              EvalClient client = EvalClient.of(channel);
+            client -> {
               Job job = client.getJob(jobId);
               if (job.getState() == JobState.JOB_STATE_QUEUED
                   || job.getState() == JobState.JOB_STATE_RUNNING) {
@@ -473,10 +474,9 @@ public final class JobCommands {
             });
       }
       return endpoint.call(
-          channel -> {
+          client -> {
             Iterator<dev.tenbin.proto.eval.v1.GetResultsResponse> cells =
-                EvalClient.of(channel)
-                    .getResults(GetResultsRequest.newBuilder().setJobId(jobId).build());
+                client.getResults(GetResultsRequest.newBuilder().setJobId(jobId).build());
             if (!json) {
               out.printf(
                   Locale.ROOT,

@@ -1,6 +1,5 @@
 package dev.tenbin.eval.cli;
 
-import dev.tenbin.client.encoder.EncoderClient;
 import dev.tenbin.eval.job.ServiceOptions;
 import dev.tenbin.eval.services.Services;
 import dev.tenbin.proto.encoder.v1.LightCache;
@@ -74,7 +73,8 @@ public final class LightCommand implements Runnable {
       ProgressBar[] bar = {null};
       try (Services services = endpoints.connect()) {
         cache =
-            EncoderClient.of(services.encoderChannel())
+            services
+                .encoder()
                 .buildLightCache(
                     model,
                     int8

@@ -160,9 +160,8 @@ public final class ParityCommand implements Callable<Integer> {
                         optionsA.cacheDirectory(),
                         optionsA.execution())
                     .connect()) {
-      EncoderClient clientA = EncoderClient.of(servicesA.encoderChannel());
-      EncoderClient clientB =
-          servicesB == null ? clientA : EncoderClient.of(servicesB.encoderChannel());
+      EncoderClient clientA = servicesA.encoder();
+      EncoderClient clientB = servicesB == null ? clientA : servicesB.encoder();
       err.printf(
           Locale.ROOT,
           "tenbin parity: %s, %d queries, %d documents, encoded twice%n",

@@ -1,13 +1,14 @@
 package dev.tenbin.eval.embedded;
 
 import dev.tenbin.client.encoder.DenseEncoding;
+import dev.tenbin.client.encoder.EncoderClient;
+import dev.tenbin.client.index.IndexClient;
 import dev.tenbin.encoder.config.EncoderServiceConfig;
 import dev.tenbin.encoder.server.EncoderServer;
 import dev.tenbin.eval.services.EmbeddedServices;
 import dev.tenbin.index.server.IndexServer;
 import dev.tenbin.model.onnx.ExecutionOptions;
 import dev.tenbin.rerank.server.RerankServer;
-import io.grpc.Channel;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Path;
 import java.util.function.Supplier;
@@ -42,17 +43,17 @@ public final class EmbeddedServers implements EmbeddedServices {
       String inProcessName,
       Path modelsDirectory,
       Path cacheDirectory,
-      Supplier<Channel> encoderChannel,
+      Supplier<EncoderClient> encoder,
       DenseEncoding dense,
-      Supplier<Channel> indexChannel,
+      Supplier<IndexClient> index,
       ExecutionOptions execution) {
     return RerankServer.startInProcess(
         inProcessName,
         modelsDirectory,
         cacheDirectory,
-        encoderChannel,
+        encoder,
         dense,
-        indexChannel,
+        index,
         RERANK_MAX_PAIRS,
         RERANK_MAX_BATCH_TOKENS,
         execution,

@@ -34,9 +34,9 @@ class CachedRetrievalTest {
     PrintWriter progress = new PrintWriter(new StringWriter());
     try (Services services = Services.connect(null, null, models, tmp.resolve("hub"));
         EmbeddingCache cache = EmbeddingCache.open(tmp.resolve("cache"))) {
-      var dense = new DenseRetrieval(services.indexChannel(), services.encoderChannel(), progress);
-      var sparse = new SparseRetrieval(services.indexChannel(), services.encoderChannel());
-      var multi = new MultiVectorRetrieval(services.indexChannel(), services.encoderChannel());
+      var dense = new DenseRetrieval(services.index(), services.encoder(), progress);
+      var sparse = new SparseRetrieval(services.index(), services.encoder());
+      var multi = new MultiVectorRetrieval(services.index(), services.encoder());
       var plainDense =
           dense
               .run(

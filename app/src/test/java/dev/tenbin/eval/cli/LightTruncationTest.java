@@ -37,7 +37,7 @@ class LightTruncationTest {
     TinyModels.dense(models, "tiny-dense", false);
     BeirDataset data = BeirDatasetReader.read(fruitFolder(tmp.resolve("fruit")));
     try (Services services = Services.connect(null, null, models, tmp.resolve("cache"))) {
-      EncoderClient encoder = EncoderClient.of(services.encoderChannel());
+      EncoderClient encoder = services.encoder();
       encoder.buildLightCache(
           "tiny-dense", LightCacheDtype.LIGHT_CACHE_DTYPE_FP32, 0, 0, (done, total) -> {});
       encoder.buildLightCache(
@@ -46,9 +46,7 @@ class LightTruncationTest {
 
       Map<String, List<ScoredDoc>> rankings =
           new DenseRetrieval(
-                  services.indexChannel(),
-                  services.encoderChannel(),
-                  new PrintWriter(new StringWriter()))
+                  services.index(), services.encoder(), new PrintWriter(new StringWriter()))
               .run(
                   data,
                   "tiny-dense",

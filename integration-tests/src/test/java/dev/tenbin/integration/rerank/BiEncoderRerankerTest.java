@@ -3,6 +3,7 @@ package dev.tenbin.integration.rerank;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.tenbin.client.encoder.EncoderClient;
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.encoder.config.EncoderServiceConfig;
 import dev.tenbin.encoder.server.EncoderServer;
@@ -37,7 +38,7 @@ class BiEncoderRerankerTest {
       ManagedChannel channel = InProcessChannelBuilder.forName(name).build();
       try (RerankCore core =
           dev.tenbin.rerank.server.RerankServer.core(
-              models, tmp.resolve("cache"), () -> channel, 100, 1024)) {
+              models, tmp.resolve("cache"), () -> EncoderClient.of(channel), 100, 1024)) {
         List<RerankCore.Candidate> candidates =
             List.of(
                 new RerankCore.Candidate("a", "apple banana"),

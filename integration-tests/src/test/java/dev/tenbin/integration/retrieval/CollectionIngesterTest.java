@@ -3,6 +3,7 @@ package dev.tenbin.integration.retrieval;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tenbin.client.index.IndexClient;
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.eval.retrieval.CollectionIngester;
 import dev.tenbin.index.collection.CollectionCatalog;
@@ -177,7 +178,7 @@ class CollectionIngesterTest {
   }
 
   private CollectionIngester ingester() {
-    return new CollectionIngester(channel, 10, 60, Duration.ofMillis(1));
+    return new CollectionIngester(IndexClient.of(channel), 10, 60, Duration.ofMillis(1));
   }
 
   /** The collection holds each of the documents exactly once. */

@@ -3,6 +3,7 @@ package dev.tenbin.integration.retrieval;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tenbin.client.index.IndexClient;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.eval.retrieval.HybridFusion;
 import dev.tenbin.index.collection.CollectionCatalog;
@@ -73,7 +74,7 @@ class HybridFusionTest {
     Map<String, Map<String, List<ScoredDoc>>> components = new LinkedHashMap<>();
     components.put("bm25", BM25);
     components.put("dense:m", DENSE);
-    return HybridFusion.parse(variant).fuse(channel, topK, components);
+    return HybridFusion.parse(variant).fuse(IndexClient.of(channel), topK, components);
   }
 
   @Test
@@ -148,7 +149,7 @@ class HybridFusionTest {
     components.put("bm25", Map.of("q", List.of(doc("z", 5))));
     components.put("dense:m", Map.of("q", List.of(doc("y", 0.3))));
     // Both first in one list: the same fused score, so doc id decides.
-    assertThat(HybridFusion.DEFAULT.fuse(channel, 0, components).get("q"))
+    assertThat(HybridFusion.DEFAULT.fuse(IndexClient.of(channel), 0, components).get("q"))
         .containsExactly(doc("y", 0.5 / 61), doc("z", 0.5 / 61));
     assertThat(fuse("rrf_k60", 2).get("q1")).extracting(ScoredDoc::docId).containsExactly("a", "c");
   }

@@ -2,6 +2,7 @@ package dev.tenbin.integration.retrieval;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tenbin.client.index.IndexClient;
 import dev.tenbin.eval.retrieval.Bm25Retrieval;
 import dev.tenbin.eval.retrieval.RetrievalResult;
 import dev.tenbin.index.server.IndexServer;
@@ -132,7 +133,7 @@ class LongQueryEvalTest {
       ManagedChannel channel = InProcessChannelBuilder.forName(name).build();
       try {
         RetrievalResult result =
-            new Bm25Retrieval(channel)
+            new Bm25Retrieval(IndexClient.of(channel))
                 .withoutLatencyProbe()
                 .run(BeirDatasetReader.read(folder), "en", 100);
         served = result.rankings();

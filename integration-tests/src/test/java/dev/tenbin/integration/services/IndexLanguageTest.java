@@ -3,6 +3,7 @@ package dev.tenbin.integration.services;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tenbin.client.index.IndexClient;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.eval.services.IndexLanguage;
 import dev.tenbin.index.collection.CollectionCatalog;
@@ -48,8 +49,7 @@ class IndexLanguageTest {
     };
   }
 
-  private <T> T withIndex(
-      int unavailableCalls, AtomicInteger calls, Function<ManagedChannel, T> body)
+  private <T> T withIndex(int unavailableCalls, AtomicInteger calls, Function<IndexClient, T> body)
       throws Exception {
     String name = "index-language-" + UUID.randomUUID();
     try (CollectionCatalog catalog = CollectionCatalog.open(tmp.resolve("index"))) {
@@ -66,7 +66,7 @@ class IndexLanguageTest {
               .start();
       ManagedChannel channel = InProcessChannelBuilder.forName(name).directExecutor().build();
       try {
-        return body.apply(channel);
+        return body.apply(IndexClient.of(channel));
       } finally {
         channel.shutdownNow();
         server.shutdownNow();
@@ -81,9 +81,9 @@ class IndexLanguageTest {
         withIndex(
             2,
             calls,
-            channel ->
+            index ->
                 IndexLanguage.resolve(
-                    channel, null, max -> "Der Hund und die Katze sind nicht in dem Haus."));
+                    index, null, max -> "Der Hund und die Katze sind nicht in dem Haus."));
     assertThat(language).isEqualTo(new IndexLanguage("de", true));
     assertThat(calls).hasValue(3);
   }
@@ -92,18 +92,14 @@ class IndexLanguageTest {
   void aGivenCodeIsNormalisedAndAnUnknownOneIsTheCallersError() throws Exception {
     AtomicInteger calls = new AtomicInteger();
     IndexLanguage given =
-        withIndex(0, calls, channel -> IndexLanguage.resolve(channel, "EN", max -> "unused"));
+        withIndex(0, calls, index -> IndexLanguage.resolve(index, "EN", max -> "unused"));
     IndexLanguage blank =
         withIndex(
-            0,
-            calls,
-            channel -> IndexLanguage.resolve(channel, " ", max -> "Der Hund und die Katze"));
+            0, calls, index -> IndexLanguage.resolve(index, " ", max -> "Der Hund und die Katze"));
     assertThat(given).isEqualTo(new IndexLanguage("en", false));
     assertThat(blank).isEqualTo(new IndexLanguage("en", false));
     assertThatThrownBy(
-            () ->
-                withIndex(
-                    0, calls, channel -> IndexLanguage.resolve(channel, "klingon", max -> "")))
+            () -> withIndex(0, calls, index -> IndexLanguage.resolve(index, "klingon", max -> "")))
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining("unknown language 'klingon'");
   }
@@ -112,9 +108,7 @@ class IndexLanguageTest {
   void anIndexThatStaysUnavailableFailsTheLookupAfterAFewAttempts() {
     AtomicInteger calls = new AtomicInteger();
     assertThatThrownBy(
-            () ->
-                withIndex(
-                    100, calls, channel -> IndexLanguage.resolve(channel, null, max -> "text")))
+            () -> withIndex(100, calls, index -> IndexLanguage.resolve(index, null, max -> "text")))
         .isInstanceOfSatisfying(
             StatusRuntimeException.class,
             e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE));

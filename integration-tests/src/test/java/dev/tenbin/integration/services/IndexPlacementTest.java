@@ -167,7 +167,8 @@ class IndexPlacementTest {
                   .setSpec(CollectionSpec.newBuilder().setName(name).setLanguage("en"))
                   .build());
       // The orchestrator's streaming ingester, two documents a message: three messages, one stream.
-      long count = new CollectionIngester(channel, 2, 30).ingest(name, documents(name));
+      long count =
+          new CollectionIngester(IndexClient.of(channel), 2, 30).ingest(name, documents(name));
       assertThat(count).isEqualTo(5);
       for (int search = 0; search < 2; search++) {
         var response =
@@ -252,7 +253,7 @@ class IndexPlacementTest {
 
   @Test
   void anEvaluationsIndexSessionWorksThroughThePlacement() {
-    try (IndexSession session = new IndexSession(channel, "en", 0)) {
+    try (IndexSession session = new IndexSession(IndexClient.of(channel), "en", 0)) {
       session.ingest(documents("session"));
       var rankings =
           session.search(

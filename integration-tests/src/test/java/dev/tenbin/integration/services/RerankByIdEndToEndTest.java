@@ -2,25 +2,22 @@ package dev.tenbin.integration.services;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tenbin.client.rerank.RerankClient;
+import dev.tenbin.eval.retrieval.CollectionIngester;
 import dev.tenbin.eval.services.Services;
 import dev.tenbin.proto.common.v1.ScoredDocument;
 import dev.tenbin.proto.index.v1.CollectionSpec;
 import dev.tenbin.proto.index.v1.CreateCollectionRequest;
 import dev.tenbin.proto.index.v1.Document;
-import dev.tenbin.proto.index.v1.IndexServiceGrpc;
-import dev.tenbin.proto.index.v1.IngestRequest;
-import dev.tenbin.proto.index.v1.IngestResponse;
 import dev.tenbin.proto.rerank.v1.Candidate;
 import dev.tenbin.proto.rerank.v1.IndexDocuments;
 import dev.tenbin.proto.rerank.v1.RerankRequest;
-import dev.tenbin.proto.rerank.v1.RerankServiceGrpc;
 import dev.tenbin.scoring.beir.CorpusDocument;
 import dev.tenbin.testing.models.TinyModels;
-import io.grpc.stub.StreamObserver;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -45,46 +42,34 @@ class RerankByIdEndToEndTest {
     TinyModels.crossEncoder(models, "tiny-ce");
 
     try (Services services = Services.connect(null, null, models, tmp.resolve("cache"))) {
-      IndexServiceGrpc.newBlockingStub(services.indexChannel())
+      services
+          .index()
+          .withDeadline(Duration.ofSeconds(60))
           .createCollection(
               CreateCollectionRequest.newBuilder()
                   .setSpec(CollectionSpec.newBuilder().setName("corpus").setLanguage("en"))
                   .build());
-      IngestRequest.Builder batch = IngestRequest.newBuilder().setCollection("corpus");
+      List<Document> documents = new ArrayList<>();
       RerankRequest.Builder inline =
           RerankRequest.newBuilder().setModelId("tiny-ce").setQuery("apple");
       IndexDocuments.Builder byId = IndexDocuments.newBuilder().setCollection("corpus");
       for (CorpusDocument doc : CORPUS) {
-        batch.addDocuments(
-            Document.newBuilder().setId(doc.id()).setTitle(doc.title()).setText(doc.text()));
+        documents.add(
+            Document.newBuilder()
+                .setId(doc.id())
+                .setTitle(doc.title())
+                .setText(doc.text())
+                .build());
         inline.addCandidates(Candidate.newBuilder().setDocId(doc.id()).setText(doc.titleAndText()));
         byId.addIds(doc.id());
       }
-      CompletableFuture<IngestResponse> acknowledged = new CompletableFuture<>();
-      StreamObserver<IngestRequest> ingest =
-          IndexServiceGrpc.newStub(services.indexChannel())
-              .ingest(
-                  new StreamObserver<>() {
-                    @Override
-                    public void onNext(IngestResponse ack) {
-                      acknowledged.complete(ack);
-                    }
+      // One batch, as the whole corpus.
+      assertThat(
+              new CollectionIngester(services.index(), CORPUS.size(), 60)
+                  .ingest("corpus", documents))
+          .isEqualTo(4);
 
-                    @Override
-                    public void onError(Throwable t) {
-                      acknowledged.completeExceptionally(t);
-                    }
-
-                    @Override
-                    public void onCompleted() {}
-                  });
-      ingest.onNext(batch.build());
-      ingest.onCompleted();
-      assertThat(acknowledged.get(60, TimeUnit.SECONDS).getDocumentCount()).isEqualTo(4);
-
-      var rerank =
-          RerankServiceGrpc.newBlockingStub(services.rerankChannel())
-              .withDeadlineAfter(60, TimeUnit.SECONDS);
+      RerankClient rerank = services.reranker().withDeadline(Duration.ofSeconds(60));
       List<ScoredDocument> byText = rerank.rerank(inline.build()).getDocumentsList();
       List<ScoredDocument> byIds =
           rerank

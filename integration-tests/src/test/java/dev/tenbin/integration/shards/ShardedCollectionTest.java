@@ -2,6 +2,7 @@ package dev.tenbin.integration.shards;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tenbin.client.index.IndexClient;
 import dev.tenbin.client.index.ShardedCollection;
 import dev.tenbin.eval.retrieval.Bm25Retrieval;
 import dev.tenbin.eval.retrieval.IndexSession;
@@ -106,7 +107,10 @@ class ShardedCollectionTest {
   private static Map<String, List<ScoredDoc>> bm25(
       io.grpc.Channel channel, BeirDataset data, int shards) {
     RetrievalResult result =
-        new Bm25Retrieval(channel).withoutLatencyProbe().withShards(shards).run(data, "en", 50);
+        new Bm25Retrieval(IndexClient.of(channel))
+            .withoutLatencyProbe()
+            .withShards(shards)
+            .run(data, "en", 50);
     return result.rankings();
   }
 
@@ -135,7 +139,7 @@ class ShardedCollectionTest {
     BeirDataset data = collection();
     ManagedChannel channel = oneIndex("own-" + UUID.randomUUID());
     Map<String, List<ScoredDoc>> one = bm25(channel, data, 1);
-    try (IndexSession session = new IndexSession(channel, "en", 0, 0, 0, null, 3)) {
+    try (IndexSession session = new IndexSession(IndexClient.of(channel), "en", 0, 0, 0, null, 3)) {
       session.ingest(
           data.corpus().stream()
               .map(
@@ -148,7 +152,7 @@ class ShardedCollectionTest {
               .toList());
       String firstQuery = data.evaluatedQueryIds().getFirst();
       var shard0 =
-          dev.tenbin.client.index.IndexClient.of(channel)
+          IndexClient.of(channel)
               .search(
                   dev.tenbin.proto.index.v1.SearchRequest.newBuilder()
                       .setCollection(
@@ -177,7 +181,8 @@ class ShardedCollectionTest {
       List<Query> queries,
       int shards,
       Similarity similarity) {
-    try (IndexSession session = new IndexSession(channel, "en", 16, 0, 0, null, shards)) {
+    try (IndexSession session =
+        new IndexSession(IndexClient.of(channel), "en", 16, 0, 0, null, shards)) {
       session.ingest(documents);
       return session.search(
           Family.FAMILY_DENSE,
@@ -226,7 +231,8 @@ class ShardedCollectionTest {
       List<Query> queries,
       int shards,
       DenseOptions options) {
-    try (IndexSession session = new IndexSession(channel, "en", 16, 0, 0, null, shards)) {
+    try (IndexSession session =
+        new IndexSession(IndexClient.of(channel), "en", 16, 0, 0, null, shards)) {
       session.ingest(documents);
       return session.search(Family.FAMILY_DENSE, queries, options, 40);
     }
@@ -298,9 +304,10 @@ class ShardedCollectionTest {
             .build();
     ManagedChannel channel = oneIndex("int8-own-" + UUID.randomUUID());
     Map<String, List<ScoredDoc>> one = dense(channel, documents, List.of(query), 1, int8);
-    try (IndexSession session = new IndexSession(channel, "en", 16, 0, 0, null, 3)) {
+    try (IndexSession session =
+        new IndexSession(IndexClient.of(channel), "en", 16, 0, 0, null, 3)) {
       session.ingest(documents);
-      var client = dev.tenbin.client.index.IndexClient.of(channel);
+      var client = IndexClient.of(channel);
       var own =
           client
               .search(

@@ -34,10 +34,10 @@ public final class IndexDocuments implements CandidateTexts {
 
   private static final long DEADLINE_SECONDS = 120;
 
-  private final Supplier<? extends Channel> channel;
+  private final Supplier<IndexClient> index;
 
-  private IndexDocuments(Supplier<? extends Channel> channel) {
-    this.channel = channel;
+  private IndexDocuments(Supplier<IndexClient> index) {
+    this.index = index;
   }
 
   /**
@@ -45,7 +45,17 @@ public final class IndexDocuments implements CandidateTexts {
    * when {@code channel} is null.
    */
   public static CandidateTexts through(Supplier<? extends Channel> channel) {
-    return channel == null ? CandidateTexts.none() : new IndexDocuments(channel);
+    return channel == null
+        ? CandidateTexts.none()
+        : new IndexDocuments(() -> IndexClient.of(channel.get()));
+  }
+
+  /**
+   * Documents fetched from the index {@code index} gives (asked on first use); {@link
+   * CandidateTexts#none()} when {@code index} is null.
+   */
+  public static CandidateTexts fromClient(Supplier<IndexClient> index) {
+    return index == null ? CandidateTexts.none() : new IndexDocuments(index);
   }
 
   /**
@@ -76,8 +86,7 @@ public final class IndexDocuments implements CandidateTexts {
    */
   @Override
   public List<RerankCore.Candidate> fetch(String collection, List<String> ids) {
-    IndexClient index =
-        IndexClient.of(channel.get()).withDeadline(Duration.ofSeconds(DEADLINE_SECONDS));
+    IndexClient index = this.index.get().withDeadline(Duration.ofSeconds(DEADLINE_SECONDS));
     List<RerankCore.Candidate> candidates = new ArrayList<>(ids.size());
     for (int from = 0; from < ids.size(); from += IDS_PER_CALL) {
       fetch(index, collection, ids, from, Math.min(ids.size(), from + IDS_PER_CALL), candidates);

@@ -2,6 +2,7 @@ package dev.tenbin.rerank.server;
 
 import dev.tenbin.client.encoder.DenseEncoding;
 import dev.tenbin.client.encoder.EncoderClient;
+import dev.tenbin.client.index.IndexClient;
 import dev.tenbin.model.ModelHosting;
 import dev.tenbin.model.ModelPolicy;
 import dev.tenbin.model.ModelSourceOptions;
@@ -156,20 +157,16 @@ public final class RerankServer implements Callable<Integer> {
   }
 
   /**
-   * The core over a models folder, with bi-encoders reached through {@code encoderChannel}; every
-   * reranker allowed and none unloaded, the hub from the environment (the services embedded in
-   * {@code tenbin run/eval}).
+   * The core over a models folder, with bi-encoders calling the encoder {@code encoder} gives;
+   * every reranker allowed and none unloaded, the hub from the environment (the services embedded
+   * in {@code tenbin run/eval}).
    */
   public static RerankCore core(
-      Path models,
-      Path cache,
-      Supplier<io.grpc.Channel> encoderChannel,
-      int maxPairs,
-      int maxBatchTokens) {
+      Path models, Path cache, Supplier<EncoderClient> encoder, int maxPairs, int maxBatchTokens) {
     return core(
         models,
         cache,
-        encoderChannel,
+        encoder,
         maxPairs,
         maxBatchTokens,
         OnnxModel.RuntimeOptions.cpu(Runtime.getRuntime().availableProcessors()));
@@ -182,13 +179,13 @@ public final class RerankServer implements Callable<Integer> {
   public static RerankCore core(
       Path models,
       Path cache,
-      Supplier<io.grpc.Channel> encoderChannel,
+      Supplier<EncoderClient> encoder,
       CandidateTexts indexDocuments,
       int maxPairs,
       int maxBatchTokens) {
     return core(
         ModelSources.embedded(models, cache),
-        encoderChannel,
+        encoder,
         null,
         indexDocuments,
         maxPairs,
@@ -201,13 +198,13 @@ public final class RerankServer implements Callable<Integer> {
   public static RerankCore core(
       Path models,
       Path cache,
-      Supplier<io.grpc.Channel> encoderChannel,
+      Supplier<EncoderClient> encoder,
       int maxPairs,
       int maxBatchTokens,
       OnnxModel.RuntimeOptions runtime) {
     return core(
         ModelSources.embedded(models, cache),
-        encoderChannel,
+        encoder,
         null,
         CandidateTexts.none(),
         maxPairs,
@@ -229,7 +226,7 @@ public final class RerankServer implements Callable<Integer> {
       CandidateTexts indexDocuments) {
     return core(
         config.sources(),
-        encoderChannel,
+        clientOf(encoderChannel),
         null,
         indexDocuments,
         config.maxPairsPerRequest(),
@@ -240,7 +237,7 @@ public final class RerankServer implements Callable<Integer> {
 
   private static RerankCore core(
       ModelSources sources,
-      Supplier<io.grpc.Channel> encoderChannel,
+      Supplier<EncoderClient> encoder,
       DenseEncoding dense,
       CandidateTexts indexDocuments,
       int maxPairs,
@@ -258,7 +255,7 @@ public final class RerankServer implements Callable<Integer> {
         () -> {
           synchronized (biEncoder) {
             if (biEncoder[0] == null) {
-              EncoderClient client = EncoderClient.of(encoderChannel.get());
+              EncoderClient client = encoder.get();
               biEncoder[0] =
                   new dev.tenbin.rerank.bi.BiEncoderReranker(
                       client, dense != null ? dense : client.denseEncoding());
@@ -359,7 +356,7 @@ public final class RerankServer implements Callable<Integer> {
         name,
         models,
         cache,
-        encoderChannel,
+        clientOf(encoderChannel),
         null,
         null,
         maxPairs,
@@ -372,16 +369,17 @@ public final class RerankServer implements Callable<Integer> {
    * As above, with bi-encoders' dense vectors from {@code dense} (the embedding cache of the
    * process that embeds this service) instead of straight from the encoder (null: from the
    * encoder), and the cross-encoders on the provider and device of {@code execution} (the embedded
-   * rerank service of {@code tenbin run/eval}); candidates given by id are fetched through {@code
-   * indexChannel} (null: refused).
+   * rerank service of {@code tenbin run/eval}); bi-encoders reach the encoder {@code encoder}
+   * gives, and candidates given by id are fetched from the index {@code index} gives (null:
+   * refused).
    */
   public static Embedded startInProcess(
       String name,
       Path models,
       java.nio.file.Path cache,
-      java.util.function.Supplier<io.grpc.Channel> encoderChannel,
+      Supplier<EncoderClient> encoder,
       DenseEncoding dense,
-      java.util.function.Supplier<io.grpc.Channel> indexChannel,
+      Supplier<IndexClient> index,
       int maxPairs,
       int maxBatchTokens,
       ExecutionOptions execution,
@@ -389,9 +387,9 @@ public final class RerankServer implements Callable<Integer> {
     RerankCore core =
         core(
             ModelSources.embedded(models, cache),
-            encoderChannel,
+            encoder,
             dense,
-            IndexDocuments.through(indexChannel),
+            IndexDocuments.fromClient(index),
             maxPairs,
             maxBatchTokens,
             ModelPolicy.allowAll(),
@@ -404,6 +402,11 @@ public final class RerankServer implements Callable<Integer> {
       core.close();
       throw e;
     }
+  }
+
+  /** The encoder client over the channel {@code channel} gives, opened on first use. */
+  private static Supplier<EncoderClient> clientOf(Supplier<io.grpc.Channel> channel) {
+    return () -> EncoderClient.of(channel.get());
   }
 
   private static void close(ManagedChannel channel) {

@@ -186,7 +186,7 @@ public final class BenchCommand implements Runnable {
       try (var services = dev.tenbin.eval.services.Services.connect(null)) {
         lang =
             dev.tenbin.eval.services.IndexLanguage.resolve(
-                    services.indexChannel(), language, data::textSample)
+                    services.index(), language, data::textSample)
                 .code();
       }
       if (serverCpu) {
@@ -858,7 +858,7 @@ public final class BenchCommand implements Runnable {
                   null, null, modelsDirectory, cacheDirectory);
           var collection =
               documentsById
-                  ? new dev.tenbin.eval.retrieval.IndexSession(services.indexChannel(), "en", 0)
+                  ? new dev.tenbin.eval.retrieval.IndexSession(services.index(), "en", 0)
                   : null) {
         dev.tenbin.bench.rerank.RerankBenchmark.ById byId = null;
         if (collection != null) {
@@ -874,15 +874,13 @@ public final class BenchCommand implements Runnable {
                   .toList());
           byId =
               new dev.tenbin.bench.rerank.RerankBenchmark.ById(
-                  collection.name(),
-                  corpus.stream().map(d -> d.id()).toList(),
-                  services::indexChannel);
+                  collection.name(), corpus.stream().map(d -> d.id()).toList(), services::index);
         }
         r =
             dev.tenbin.bench.rerank.RerankBenchmark.run(
                 modelsDirectory,
                 cacheDirectory,
-                services::encoderChannel,
+                services::encoder,
                 model,
                 qs,
                 docs,
@@ -921,7 +919,7 @@ public final class BenchCommand implements Runnable {
         r =
             new RerankServerCpuBenchmark(
                     model, qs, docs, pairs, requests, warmUpPasses() * qs.size(), levels)
-                .run(modelsDirectory, cacheDirectory, services::encoderChannel, folder);
+                .run(modelsDirectory, cacheDirectory, services::encoder, folder);
       } finally {
         dev.tenbin.bench.setup.ScratchFolders.delete(folder);
       }

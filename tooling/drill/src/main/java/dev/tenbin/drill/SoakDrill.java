@@ -322,7 +322,7 @@ public final class SoakDrill {
                         .setText(document.text())
                         .build())
             .toList();
-    new CollectionIngester(index, 500, 120).ingest(LOAD_COLLECTION, documents);
+    new CollectionIngester(IndexClient.of(index), 500, 120).ingest(LOAD_COLLECTION, documents);
   }
 
   /**

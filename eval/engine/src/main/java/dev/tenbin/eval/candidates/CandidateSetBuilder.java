@@ -2,6 +2,8 @@ package dev.tenbin.eval.candidates;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tenbin.client.encoder.EncoderClient;
+import dev.tenbin.client.index.IndexClient;
 import dev.tenbin.eval.cache.EmbeddingCache;
 import dev.tenbin.eval.retrieval.Bm25Retrieval;
 import dev.tenbin.eval.retrieval.DenseRetrieval;
@@ -11,7 +13,6 @@ import dev.tenbin.proto.common.v1.Similarity;
 import dev.tenbin.scoring.beir.BeirDataset;
 import dev.tenbin.scoring.beir.DatasetFingerprint;
 import dev.tenbin.scoring.metrics.ScoredDoc;
-import io.grpc.Channel;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -31,45 +32,41 @@ public final class CandidateSetBuilder {
   public static final int KEEP = 100;
   public static final int RRF_K = 100;
 
-  private final Channel indexChannel;
-  private final Channel encoderChannel;
+  private final IndexClient index;
+  private final EncoderClient encoder;
   private final EncodeProgress progress;
   private final EmbeddingCache embeddingCache;
 
-  public CandidateSetBuilder(Channel indexChannel, Channel encoderChannel, PrintWriter progress) {
-    this(indexChannel, encoderChannel, EncodeProgress.printingTo(progress));
+  public CandidateSetBuilder(IndexClient index, EncoderClient encoder, PrintWriter progress) {
+    this(index, encoder, EncodeProgress.printingTo(progress));
   }
 
-  public CandidateSetBuilder(
-      Channel indexChannel, Channel encoderChannel, EncodeProgress progress) {
-    this(indexChannel, encoderChannel, progress, null);
+  public CandidateSetBuilder(IndexClient index, EncoderClient encoder, EncodeProgress progress) {
+    this(index, encoder, progress, null);
   }
 
   private CandidateSetBuilder(
-      Channel indexChannel,
-      Channel encoderChannel,
+      IndexClient index,
+      EncoderClient encoder,
       EncodeProgress progress,
       EmbeddingCache embeddingCache) {
-    this.indexChannel = indexChannel;
-    this.encoderChannel = encoderChannel;
+    this.index = index;
+    this.encoder = encoder;
     this.progress = progress;
     this.embeddingCache = embeddingCache;
   }
 
   /** The same builder encoding the dense half through {@code cache}. */
   public CandidateSetBuilder withEmbeddingCache(EmbeddingCache cache) {
-    return new CandidateSetBuilder(indexChannel, encoderChannel, progress, cache);
+    return new CandidateSetBuilder(index, encoder, progress, cache);
   }
 
   /** The hybrid and the BM25-only sets. */
   public List<CandidateSet> build(BeirDataset dataset, String language, String denseModel) {
     Map<String, List<ScoredDoc>> bm25 =
-        new Bm25Retrieval(indexChannel)
-            .withoutLatencyProbe()
-            .run(dataset, language, DEPTH)
-            .rankings();
+        new Bm25Retrieval(index).withoutLatencyProbe().run(dataset, language, DEPTH).rankings();
     DenseRetrieval denseRetrieval =
-        new DenseRetrieval(indexChannel, encoderChannel, progress).withoutLatencyProbe();
+        new DenseRetrieval(index, encoder, progress).withoutLatencyProbe();
     if (embeddingCache != null) {
       denseRetrieval = denseRetrieval.withEmbeddingCache(embeddingCache);
     }
@@ -85,8 +82,7 @@ public final class CandidateSetBuilder {
     Map<String, Map<String, List<ScoredDoc>>> systems = new LinkedHashMap<>();
     systems.put("bm25", bm25);
     systems.put("dense", dense);
-    Map<String, List<ScoredDoc>> fused =
-        Fusion.reciprocalRank(indexChannel, RRF_K, 2 * DEPTH, systems);
+    Map<String, List<ScoredDoc>> fused = Fusion.reciprocalRank(index, RRF_K, 2 * DEPTH, systems);
     ObjectNode header = header(dataset, "hybrid", language, denseModel);
     ObjectNode bm25Header = header(dataset, "bm25", language, "");
     List<QueryCandidates> hybrid = new ArrayList<>();

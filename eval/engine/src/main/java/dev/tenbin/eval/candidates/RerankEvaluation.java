@@ -16,7 +16,6 @@ import dev.tenbin.scoring.metrics.Evaluation;
 import dev.tenbin.scoring.metrics.RankingEvaluator;
 import dev.tenbin.scoring.metrics.RunOrder;
 import dev.tenbin.scoring.metrics.ScoredDoc;
-import io.grpc.Channel;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -31,10 +30,10 @@ import java.util.Map;
  * the set's query coverage and relevant-document coverage as diagnostics.
  */
 public final class RerankEvaluation {
-  private final Channel rerankChannel;
+  private final RerankClient reranker;
 
-  public RerankEvaluation(Channel rerankChannel) {
-    this.rerankChannel = rerankChannel;
+  public RerankEvaluation(RerankClient reranker) {
+    this.reranker = reranker;
   }
 
   public List<CellResult> run(BeirDataset dataset, CandidateSet set, String model) {
@@ -58,7 +57,7 @@ public final class RerankEvaluation {
     for (QueryCandidates query : set.queries()) {
       byQuery.put(query.queryId(), query);
     }
-    RerankClient rerank = RerankClient.of(rerankChannel).withDeadline(Duration.ofMinutes(10));
+    RerankClient rerank = reranker.withDeadline(Duration.ofMinutes(10));
     Map<String, List<ScoredDoc>> withSafeguard = new LinkedHashMap<>();
     Map<String, List<ScoredDoc>> withoutSafeguard = new LinkedHashMap<>();
     int covered = 0;

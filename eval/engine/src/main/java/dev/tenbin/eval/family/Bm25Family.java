@@ -79,7 +79,7 @@ final class Bm25Family implements RetrievalFamily {
   @Override
   public Map<String, CellResult> run(WorkContext runner, Work work, Set<String> missing) {
     RetrievalResult result =
-        new Bm25Retrieval(runner.services().indexChannel())
+        new Bm25Retrieval(runner.services().index())
             .withSettings(Bm25Settings.parse(work.model()))
             .withLatencyConcurrency(runner.settings().latencyConcurrency())
             .withShards(runner.settings().shards())

@@ -34,9 +34,7 @@ final class CandidateSetsWork implements WorkFamily {
             .hooks()
             .candidates(
                 new CandidateSetBuilder(
-                    runner.services().indexChannel(),
-                    runner.services().encoderChannel(),
-                    runner.progress()))
+                    runner.services().index(), runner.services().encoder(), runner.progress()))
             .build(work.task().data(), work.task().language(), work.model());
     List<String> kinds = runner.settings().candidateSets();
     for (int i = 0; i < kinds.size(); i++) {

@@ -229,7 +229,7 @@ final class HybridFamily implements RetrievalFamily {
       HybridFusion fusion = HybridFusion.parse(cell.key().variant());
       long start = System.nanoTime();
       Map<String, List<ScoredDoc>> fused =
-          fusion.fuse(runner.services().indexChannel(), runner.settings().topK(), rankings);
+          fusion.fuse(runner.services().index(), runner.settings().topK(), rankings);
       long fuseNanos = System.nanoTime() - start;
       RetrievalResult result =
           new RetrievalResult(

@@ -183,8 +183,7 @@ final class LightFamily implements RetrievalFamily {
         runner
             .hooks()
             .sparse(
-                new SparseRetrieval(
-                        runner.services().indexChannel(), runner.services().encoderChannel())
+                new SparseRetrieval(runner.services().index(), runner.services().encoder())
                     .withLatencyConcurrency(runner.settings().latencyConcurrency()))
             .run(data, model, true, topK, List.of(SparseVariant.BASE))
             .get(SparseVariant.BASE.name());
@@ -193,8 +192,7 @@ final class LightFamily implements RetrievalFamily {
     systems.put("light-dense", dense.rankings());
     systems.put(SPARSE_SIDE, sparse.rankings());
     HybridFusion fusion = runner.settings().lightHybrid();
-    Map<String, List<ScoredDoc>> fused =
-        fusion.fuse(runner.services().indexChannel(), topK, systems);
+    Map<String, List<ScoredDoc>> fused = fusion.fuse(runner.services().index(), topK, systems);
     long fuseNanos = System.nanoTime() - start;
     CellResult sparseRun =
         RunScorer.score(data, SPARSE_SIDE + ":" + model, "base", RankingMode.RETRIEVAL, sparse);

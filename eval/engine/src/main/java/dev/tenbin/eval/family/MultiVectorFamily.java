@@ -61,8 +61,7 @@ final class MultiVectorFamily implements RetrievalFamily {
         runner
             .hooks()
             .multiVector(
-                new MultiVectorRetrieval(
-                        runner.services().indexChannel(), runner.services().encoderChannel())
+                new MultiVectorRetrieval(runner.services().index(), runner.services().encoder())
                     .withLatencyConcurrency(runner.settings().latencyConcurrency()))
             .run(work.task().data(), work.model(), runner.settings().topK());
     return Map.of(

@@ -89,7 +89,7 @@ final class RerankWork implements WorkFamily {
   public Map<String, CellResult> run(WorkContext runner, Work work, Set<String> missing) {
     CandidateSet set = CandidateSet.read(runner.candidateFile(work.artifacts().getFirst()));
     List<CellResult> reranked =
-        new RerankEvaluation(runner.services().rerankChannel())
+        new RerankEvaluation(runner.services().reranker())
             .run(work.task().data(), set, work.model());
     Map<String, CellResult> runs = new LinkedHashMap<>();
     for (PlannedCell cell : work.cells()) {

@@ -106,8 +106,7 @@ final class SparseFamily implements RetrievalFamily {
         runner
             .hooks()
             .sparse(
-                new SparseRetrieval(
-                        runner.services().indexChannel(), runner.services().encoderChannel())
+                new SparseRetrieval(runner.services().index(), runner.services().encoder())
                     .withLatencyConcurrency(runner.settings().latencyConcurrency()))
             .run(work.task().data(), work.model(), bm25Weights, runner.settings().topK(), variants);
     Map<String, CellResult> runs = new LinkedHashMap<>();

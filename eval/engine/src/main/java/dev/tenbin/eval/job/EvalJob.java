@@ -133,7 +133,7 @@ public final class EvalJob {
               folder,
               collector,
               () -> collector.failure.get() != null,
-              EmbeddingCaches.hook(cache, new LightCaches(services::encoderChannel)),
+              EmbeddingCaches.hook(cache, new LightCaches(services::encoder)),
               Duration.ZERO)
           .run(spec, plan);
       if (collector.failure.get() != null) {

@@ -1,6 +1,7 @@
 package dev.tenbin.eval.job;
 
 import dev.tenbin.client.encoder.EncoderClient;
+import dev.tenbin.client.index.IndexClient;
 import dev.tenbin.client.rerank.RerankClient;
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.eval.plan.JobTask;
@@ -98,15 +99,15 @@ public final class JobLauncher {
   /** Reads the spec's task sets and loads every selected task. */
   public List<JobTask> loadTasks(JobSpec spec) {
     try (Services services = connect()) {
-      return loadTasks(spec, readTaskSets(spec), services.indexChannel());
+      return loadTasks(spec, readTaskSets(spec), services.index());
     }
   }
 
   /**
-   * Loads every task of {@code taskSets} that {@code spec} selects; the index behind {@code index}
-   * resolves each task's language.
+   * Loads every task of {@code taskSets} that {@code spec} selects; the index service {@code index}
+   * calls resolves each task's language.
    */
-  public List<JobTask> loadTasks(JobSpec spec, List<TaskSetSpec> taskSets, io.grpc.Channel index) {
+  public List<JobTask> loadTasks(JobSpec spec, List<TaskSetSpec> taskSets, IndexClient index) {
     TaskLoader loader =
         new TaskLoader(
             options.cacheDirectory(), HubDatasetClient.fromEnvironment(options.cacheDirectory()));
@@ -139,7 +140,7 @@ public final class JobLauncher {
   private static JobTask toJobTask(
       TaskSetSpec taskSet,
       LoadedTask loaded,
-      io.grpc.Channel index,
+      IndexClient index,
       JobTask.LengthSource lengthSource) {
     TaskSpec task = loaded.task();
     String language =
@@ -223,14 +224,14 @@ public final class JobLauncher {
    */
   public List<Work> plan(JobSpec spec) {
     try (Services services = connect()) {
-      return plan(spec, loadTasks(spec, readTaskSets(spec), services.indexChannel()), services);
+      return plan(spec, loadTasks(spec, readTaskSets(spec), services.index()), services);
     }
   }
 
   /** Loads and plans a job whose task sets are already read and checked, without running it. */
   public List<Work> plan(JobSpec spec, List<TaskSetSpec> taskSets) {
     try (Services services = connect()) {
-      return plan(spec, loadTasks(spec, taskSets, services.indexChannel()), services);
+      return plan(spec, loadTasks(spec, taskSets, services.index()), services);
     }
   }
 
@@ -261,12 +262,7 @@ public final class JobLauncher {
       // restarting meanwhile is waited for as a work item waits for it, not a failed job.
       List<Work> plan =
           JobRunner.waitingForServices(
-              () ->
-                  planRun(
-                      spec,
-                      loadTasks(spec, taskSets, services.indexChannel()),
-                      services,
-                      directory),
+              () -> planRun(spec, loadTasks(spec, taskSets, services.index()), services, directory),
               JobRunner.DEFAULT_SERVICE_RETRY,
               cancellation,
               (attempt, reason) ->
@@ -282,7 +278,7 @@ public final class JobLauncher {
               directory,
               listener,
               cancellation,
-              EmbeddingCaches.hook(cache, new LightCaches(services::encoderChannel)))
+              EmbeddingCaches.hook(cache, new LightCaches(services::encoder)))
           .run(spec, plan, slice);
     }
   }
@@ -292,14 +288,14 @@ public final class JobLauncher {
    * encoded once now (every cell of the model stores it).
    */
   public static ModelFacts encoderFacts(Services services, String modelId) {
-    EncoderClient client = EncoderClient.of(services.encoderChannel());
+    EncoderClient client = services.encoder();
     GetModelInfoResponse info = client.modelInfo(modelId);
     return encoderFacts(info, Probes.encode(client, modelId, info.getCard().getOutputKind()));
   }
 
   /** Facts of an encoder model as the encoder reports them, with the given probe checksum. */
   static ModelFacts encoderFacts(Services services, String modelId, Probes.Checksum probes) {
-    return encoderFacts(EncoderClient.of(services.encoderChannel()).modelInfo(modelId), probes);
+    return encoderFacts(services.encoder().modelInfo(modelId), probes);
   }
 
   /**
@@ -358,7 +354,7 @@ public final class JobLauncher {
   }
 
   private static RerankClient rerankClient(Services services) {
-    return RerankClient.of(services.rerankChannel()).withDeadline(Duration.ofMinutes(10));
+    return services.reranker().withDeadline(Duration.ofMinutes(10));
   }
 
   /** The facts of a cross-encoder: card and provenance identify its cells, probes are stored. */

@@ -4,7 +4,6 @@ import dev.tenbin.client.encoder.EncoderClient;
 import dev.tenbin.core.PreconditionException;
 import dev.tenbin.eval.retrieval.EncodeProgress;
 import dev.tenbin.proto.encoder.v1.LightCacheDtype;
-import io.grpc.Channel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.util.HashSet;
@@ -19,10 +18,10 @@ import java.util.function.Supplier;
  * with the {@code tenbin light build} command to run.
  */
 final class LightCaches {
-  private final Supplier<? extends Channel> encoder;
+  private final Supplier<EncoderClient> encoder;
   private final Set<String> ready = new HashSet<>();
 
-  LightCaches(Supplier<? extends Channel> encoder) {
+  LightCaches(Supplier<EncoderClient> encoder) {
     this.encoder = encoder;
   }
 
@@ -35,7 +34,8 @@ final class LightCaches {
     String what =
         "LightRetriever cache of " + model + (dimensions > 0 ? " at width " + dimensions : "");
     try {
-      EncoderClient.of(encoder.get())
+      encoder
+          .get()
           .buildLightCache(
               model,
               LightCacheDtype.LIGHT_CACHE_DTYPE_FP32,

@@ -1,7 +1,5 @@
 package dev.tenbin.eval.job;
 
-import dev.tenbin.client.encoder.EncoderClient;
-import dev.tenbin.client.rerank.RerankClient;
 import dev.tenbin.core.TenbinException;
 import dev.tenbin.eval.services.Services;
 import dev.tenbin.proto.rerank.v1.RerankerInfo;
@@ -87,17 +85,13 @@ public final class ServiceModels implements ModelCatalog {
 
   private static Set<String> encoderIds(Services services) {
     Set<String> ids = new HashSet<>();
-    EncoderClient.of(services.encoderChannel())
-        .withDeadline(DEADLINE)
-        .listModels()
-        .forEach(card -> ids.add(card.getId()));
+    services.encoder().withDeadline(DEADLINE).listModels().forEach(card -> ids.add(card.getId()));
     return ids;
   }
 
   private static Set<String> crossEncoderIds(Services services) {
     Set<String> ids = new HashSet<>();
-    for (RerankerInfo info :
-        RerankClient.of(services.rerankChannel()).withDeadline(DEADLINE).listRerankers()) {
+    for (RerankerInfo info : services.reranker().withDeadline(DEADLINE).listRerankers()) {
       if (info.getKind() == RerankerKind.RERANKER_KIND_CROSS_ENCODER
           || info.getKind() == RerankerKind.RERANKER_KIND_UNSPECIFIED) {
         ids.add(info.getId());

@@ -1,6 +1,5 @@
 package dev.tenbin.eval.nano;
 
-import dev.tenbin.client.encoder.EncoderClient;
 import dev.tenbin.eval.cache.EmbeddingCache;
 import dev.tenbin.eval.retrieval.Bm25Retrieval;
 import dev.tenbin.eval.retrieval.DenseRetrieval;
@@ -69,12 +68,12 @@ public final class RetrievalMiners {
     @Override
     public Map<String, List<String>> rank(BeirDataset dataset, int depth) {
       IndexLanguage resolved =
-          IndexLanguage.resolve(services.indexChannel(), language, dataset::textSample);
+          IndexLanguage.resolve(services.index(), language, dataset::textSample);
       facts.put("language", resolved.code());
       facts.put("language_source", resolved.detected() ? "detected" : "flag");
       facts.put("retrieval", "Lucene BM25 k1=0.9 b=0.4, title and text");
       return ids(
-          new Bm25Retrieval(services.indexChannel())
+          new Bm25Retrieval(services.index())
               .withoutLatencyProbe()
               .run(dataset, resolved.code(), depth)
               .rankings());
@@ -107,7 +106,7 @@ public final class RetrievalMiners {
 
     @Override
     public Map<String, List<String>> rank(BeirDataset dataset, int depth) {
-      ModelCard card = EncoderClient.of(services.encoderChannel()).modelInfo(model).getCard();
+      ModelCard card = services.encoder().modelInfo(model).getCard();
       facts.put("model_id", card.getId());
       facts.put("model_revision", card.getRevision());
       if (!card.getResolvedSha().isEmpty()) {
@@ -116,8 +115,7 @@ public final class RetrievalMiners {
       facts.put("model_dtype", card.getDtype());
       facts.put("retrieval", "exact cosine, the model's query and document prompts");
       DenseRetrieval retrieval =
-          new DenseRetrieval(services.indexChannel(), services.encoderChannel(), progress)
-              .withoutLatencyProbe();
+          new DenseRetrieval(services.index(), services.encoder(), progress).withoutLatencyProbe();
       if (cache != null) {
         retrieval = retrieval.withEmbeddingCache(cache);
       }

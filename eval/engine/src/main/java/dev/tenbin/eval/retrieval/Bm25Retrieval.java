@@ -1,12 +1,12 @@
 package dev.tenbin.eval.retrieval;
 
+import dev.tenbin.client.index.IndexClient;
 import dev.tenbin.eval.result.Latency;
 import dev.tenbin.eval.result.RunDiagnostics;
 import dev.tenbin.proto.index.v1.Family;
 import dev.tenbin.proto.index.v1.Query;
 import dev.tenbin.scoring.beir.BeirDataset;
 import dev.tenbin.scoring.beir.Corpus;
-import io.grpc.Channel;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -15,23 +15,23 @@ import java.util.List;
  * title and text ingested together, the evaluated queries searched, the collection dropped again.
  */
 public final class Bm25Retrieval {
-  private final Channel channel;
+  private final IndexClient index;
   private final boolean probeLatency;
   private final Bm25Settings settings;
   private final int latencyConcurrency;
   private final int shards;
 
-  public Bm25Retrieval(Channel channel) {
-    this(channel, true, Bm25Settings.DEFAULTS, LatencyProbe.CONCURRENCY, 1);
+  public Bm25Retrieval(IndexClient index) {
+    this(index, true, Bm25Settings.DEFAULTS, LatencyProbe.CONCURRENCY, 1);
   }
 
   private Bm25Retrieval(
-      Channel channel,
+      IndexClient index,
       boolean probeLatency,
       Bm25Settings settings,
       int latencyConcurrency,
       int shards) {
-    this.channel = channel;
+    this.index = index;
     this.probeLatency = probeLatency;
     this.settings = settings;
     this.latencyConcurrency = latencyConcurrency;
@@ -43,17 +43,17 @@ public final class Bm25Retrieval {
    * ties as one collection: {@link dev.tenbin.client.index.ShardedCollection}).
    */
   public Bm25Retrieval withShards(int value) {
-    return new Bm25Retrieval(channel, probeLatency, settings, latencyConcurrency, value);
+    return new Bm25Retrieval(index, probeLatency, settings, latencyConcurrency, value);
   }
 
   /** The same retrieval with other k1 / b. */
   public Bm25Retrieval withSettings(Bm25Settings value) {
-    return new Bm25Retrieval(channel, probeLatency, value, latencyConcurrency, shards);
+    return new Bm25Retrieval(index, probeLatency, value, latencyConcurrency, shards);
   }
 
   /** The same retrieval probing latency with {@code value} queries in flight as well. */
   public Bm25Retrieval withLatencyConcurrency(int value) {
-    return new Bm25Retrieval(channel, probeLatency, settings, value, shards);
+    return new Bm25Retrieval(index, probeLatency, settings, value, shards);
   }
 
   /**
@@ -61,12 +61,12 @@ public final class Bm25Retrieval {
    * such as candidate sets).
    */
   public Bm25Retrieval withoutLatencyProbe() {
-    return new Bm25Retrieval(channel, false, settings, latencyConcurrency, shards);
+    return new Bm25Retrieval(index, false, settings, latencyConcurrency, shards);
   }
 
   public RetrievalResult run(BeirDataset dataset, String language, int topK) {
     long start = System.nanoTime();
-    try (IndexSession session = new IndexSession(channel, language, 0, 0, 0, settings, shards)) {
+    try (IndexSession session = new IndexSession(index, language, 0, 0, 0, settings, shards)) {
       int documents = dataset.corpus().size();
       try (Corpus.Walk walk = dataset.corpus().walk()) {
         session.ingest(CorpusDocuments.lexical(walk));

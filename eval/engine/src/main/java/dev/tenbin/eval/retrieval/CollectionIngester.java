@@ -4,7 +4,6 @@ import dev.tenbin.client.index.IndexClient;
 import dev.tenbin.proto.index.v1.Document;
 import dev.tenbin.proto.index.v1.IngestRequest;
 import dev.tenbin.proto.index.v1.IngestResponse;
-import io.grpc.Channel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCallStreamObserver;
@@ -42,7 +41,7 @@ public final class CollectionIngester {
   private static final Duration FIRST_PAUSE = Duration.ofMillis(200);
   private static final Duration MAX_PAUSE = Duration.ofSeconds(5);
 
-  private final Channel channel;
+  private final IndexClient index;
   private final int batchSize;
   private final long idleSeconds;
   private final Duration firstPause;
@@ -51,19 +50,20 @@ public final class CollectionIngester {
    * @param batchSize documents per batch (one commit each)
    * @param idleSeconds how long the stream may go without an acknowledgement before it fails
    */
-  public CollectionIngester(Channel channel, int batchSize, long idleSeconds) {
-    this(channel, batchSize, idleSeconds, FIRST_PAUSE);
+  public CollectionIngester(IndexClient index, int batchSize, long idleSeconds) {
+    this(index, batchSize, idleSeconds, FIRST_PAUSE);
   }
 
   /** As above, with the pause before the first retry (doubling up to 5 s); tests use short ones. */
-  public CollectionIngester(Channel channel, int batchSize, long idleSeconds, Duration firstPause) {
+  public CollectionIngester(
+      IndexClient index, int batchSize, long idleSeconds, Duration firstPause) {
     if (batchSize < 1) {
       throw new IllegalArgumentException("batchSize must be at least 1, got " + batchSize);
     }
     if (idleSeconds < 1) {
       throw new IllegalArgumentException("idleSeconds must be at least 1, got " + idleSeconds);
     }
-    this.channel = channel;
+    this.index = index;
     this.batchSize = batchSize;
     this.idleSeconds = idleSeconds;
     this.firstPause = firstPause;
@@ -201,8 +201,7 @@ public final class CollectionIngester {
               signal.release();
             }
           };
-      ClientCallStreamObserver<IngestRequest> requests =
-          IndexClient.of(channel).ingest(null, observer);
+      ClientCallStreamObserver<IngestRequest> requests = index.ingest(null, observer);
       try {
         List<IngestRequest> resend;
         synchronized (batches.unacknowledged) {

@@ -1,6 +1,7 @@
 package dev.tenbin.eval.retrieval;
 
 import dev.tenbin.client.encoder.EncoderClient;
+import dev.tenbin.client.index.IndexClient;
 import dev.tenbin.eval.cache.CachedEncoder;
 import dev.tenbin.eval.cache.EmbeddingCache;
 import dev.tenbin.eval.cache.SliceEncoding;
@@ -13,7 +14,6 @@ import dev.tenbin.proto.index.v1.Family;
 import dev.tenbin.proto.index.v1.Query;
 import dev.tenbin.scoring.beir.BeirDataset;
 import dev.tenbin.scoring.beir.Corpus;
-import io.grpc.Channel;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,7 +30,7 @@ public final class DenseRetrieval {
     LIGHT
   }
 
-  private final Channel indexChannel;
+  private final IndexClient index;
   private final EncoderClient encoder;
   private final EncodeProgress progress;
   private final CachedEncoder cached;
@@ -38,30 +38,23 @@ public final class DenseRetrieval {
   private final int latencyConcurrency;
   private final int shards;
 
-  public DenseRetrieval(Channel indexChannel, Channel encoderChannel, PrintWriter progress) {
-    this(indexChannel, encoderChannel, EncodeProgress.printingTo(progress));
+  public DenseRetrieval(IndexClient index, EncoderClient encoder, PrintWriter progress) {
+    this(index, encoder, EncodeProgress.printingTo(progress));
   }
 
-  public DenseRetrieval(Channel indexChannel, Channel encoderChannel, EncodeProgress progress) {
-    this(
-        indexChannel,
-        EncoderClient.of(encoderChannel),
-        progress,
-        null,
-        true,
-        LatencyProbe.CONCURRENCY,
-        1);
+  public DenseRetrieval(IndexClient index, EncoderClient encoder, EncodeProgress progress) {
+    this(index, encoder, progress, null, true, LatencyProbe.CONCURRENCY, 1);
   }
 
   private DenseRetrieval(
-      Channel indexChannel,
+      IndexClient index,
       EncoderClient encoder,
       EncodeProgress progress,
       CachedEncoder cached,
       boolean probeLatency,
       int latencyConcurrency,
       int shards) {
-    this.indexChannel = indexChannel;
+    this.index = index;
     this.encoder = encoder;
     this.progress = progress;
     this.cached = cached;
@@ -77,24 +70,18 @@ public final class DenseRetrieval {
    */
   public DenseRetrieval withShards(int value) {
     return new DenseRetrieval(
-        indexChannel, encoder, progress, cached, probeLatency, latencyConcurrency, value);
+        index, encoder, progress, cached, probeLatency, latencyConcurrency, value);
   }
 
   /** The same retrieval encoding documents and full queries through {@code cache}. */
   public DenseRetrieval withEmbeddingCache(EmbeddingCache cache) {
     return new DenseRetrieval(
-        indexChannel,
-        encoder,
-        progress,
-        cache.cached(encoder),
-        probeLatency,
-        latencyConcurrency,
-        shards);
+        index, encoder, progress, cache.cached(encoder), probeLatency, latencyConcurrency, shards);
   }
 
   /** The same retrieval probing latency with {@code value} queries in flight as well. */
   public DenseRetrieval withLatencyConcurrency(int value) {
-    return new DenseRetrieval(indexChannel, encoder, progress, cached, probeLatency, value, shards);
+    return new DenseRetrieval(index, encoder, progress, cached, probeLatency, value, shards);
   }
 
   /**
@@ -102,8 +89,7 @@ public final class DenseRetrieval {
    * such as candidate sets).
    */
   public DenseRetrieval withoutLatencyProbe() {
-    return new DenseRetrieval(
-        indexChannel, encoder, progress, cached, false, latencyConcurrency, shards);
+    return new DenseRetrieval(index, encoder, progress, cached, false, latencyConcurrency, shards);
   }
 
   public RetrievalResult run(
@@ -175,8 +161,7 @@ public final class DenseRetrieval {
               },
               (document, vector) -> document.setDense(proto(vector)));
       int dimension = documents.first().length;
-      try (IndexSession session =
-          new IndexSession(indexChannel, "en", dimension, 0, 0, null, shards)) {
+      try (IndexSession session = new IndexSession(index, "en", dimension, 0, 0, null, shards)) {
         session.ingest(documents);
         long indexed = System.nanoTime();
         // A slice read back counts with the encode time measured when it was encoded, not with

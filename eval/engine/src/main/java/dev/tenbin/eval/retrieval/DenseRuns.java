@@ -1,6 +1,5 @@
 package dev.tenbin.eval.retrieval;
 
-import dev.tenbin.client.encoder.EncoderClient;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.eval.result.CellResult;
 import dev.tenbin.eval.services.Services;
@@ -58,7 +57,7 @@ public record DenseRuns(
     for (Map.Entry<Chunking, List<DenseVariant>> group : byChunking.entrySet()) {
       DenseRetrieval dense =
           retrieval.apply(
-              new DenseRetrieval(services.indexChannel(), services.encoderChannel(), progress)
+              new DenseRetrieval(services.index(), services.encoder(), progress)
                   .withLatencyConcurrency(latencyConcurrency)
                   .withShards(shards));
       if (group.getKey().truncates()) {
@@ -84,7 +83,7 @@ public record DenseRuns(
    * the model with its special tokens and document prompt is refused.
    */
   private DocumentWindows windows(BeirDataset data, String model, Chunking chunking) {
-    var card = EncoderClient.of(services.encoderChannel()).modelInfo(model).getCard();
+    var card = services.encoder().modelInfo(model).getCard();
     try (LengthTokenizer tokenizer = modelTokenizer(model)) {
       int room = card.getMaxLength() - 2 - tokenizer.count(card.getDocumentPrompt());
       if (chunking.window() > room) {

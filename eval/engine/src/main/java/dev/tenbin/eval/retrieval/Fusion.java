@@ -7,7 +7,6 @@ import dev.tenbin.proto.index.v1.FuseRequest;
 import dev.tenbin.proto.index.v1.FusionMethod;
 import dev.tenbin.proto.index.v1.RankingSet;
 import dev.tenbin.scoring.metrics.ScoredDoc;
-import io.grpc.Channel;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,7 +18,7 @@ public final class Fusion {
 
   /** Reciprocal rank fusion with constant {@code k}; systems in the given order. */
   public static Map<String, List<ScoredDoc>> reciprocalRank(
-      Channel index, int k, int topK, Map<String, Map<String, List<ScoredDoc>>> systems) {
+      IndexClient index, int k, int topK, Map<String, Map<String, List<ScoredDoc>>> systems) {
     return fuse(
         index,
         FuseRequest.newBuilder().setMethod(FusionMethod.FUSION_METHOD_RRF).setRrfK(k).setTopK(topK),
@@ -31,7 +30,7 @@ public final class Fusion {
    * given order.
    */
   public static Map<String, List<ScoredDoc>> reciprocalRank(
-      Channel index,
+      IndexClient index,
       int k,
       List<Double> weights,
       int topK,
@@ -44,7 +43,7 @@ public final class Fusion {
 
   /** Min-max normalized scores interpolated with one weight per system, in the given order. */
   public static Map<String, List<ScoredDoc>> linear(
-      Channel index,
+      IndexClient index,
       List<Double> weights,
       int topK,
       Map<String, Map<String, List<ScoredDoc>>> systems) {
@@ -55,16 +54,13 @@ public final class Fusion {
   }
 
   private static Map<String, List<ScoredDoc>> fuse(
-      Channel index,
+      IndexClient index,
       FuseRequest.Builder request,
       Map<String, Map<String, List<ScoredDoc>>> systems) {
     systems.forEach((name, rankings) -> request.addSystems(rankingSet(name, rankings)));
     Map<String, List<ScoredDoc>> fused = new LinkedHashMap<>();
     for (Ranking ranking :
-        IndexClient.of(index)
-            .withDeadline(Duration.ofMinutes(10))
-            .fuse(request.build())
-            .getRankingsList()) {
+        index.withDeadline(Duration.ofMinutes(10)).fuse(request.build()).getRankingsList()) {
       fused.put(ranking.getQueryId(), IndexSession.toScoredDocs(ranking));
     }
     return fused;

@@ -1,8 +1,8 @@
 package dev.tenbin.eval.retrieval;
 
+import dev.tenbin.client.index.IndexClient;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.scoring.metrics.ScoredDoc;
-import io.grpc.Channel;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
@@ -116,7 +116,7 @@ public record HybridFusion(String method, int k, Double firstWeight) {
    * Fuse}; the fused ranking of every query, cut to {@code topK}.
    */
   public Map<String, List<ScoredDoc>> fuse(
-      Channel index, int topK, Map<String, Map<String, List<ScoredDoc>>> components) {
+      IndexClient index, int topK, Map<String, Map<String, List<ScoredDoc>>> components) {
     List<Double> weights = weights(components.size());
     return method.equals(RRF)
         ? Fusion.reciprocalRank(index, k, weights, topK, components)

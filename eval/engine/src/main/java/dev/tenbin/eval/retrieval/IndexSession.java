@@ -13,7 +13,6 @@ import dev.tenbin.proto.index.v1.Query;
 import dev.tenbin.proto.index.v1.SearchRequest;
 import dev.tenbin.proto.index.v1.SearchStats;
 import dev.tenbin.scoring.metrics.ScoredDoc;
-import io.grpc.Channel;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -37,22 +36,21 @@ public final class IndexSession implements AutoCloseable {
   /** How long an ingest may go without the index acknowledging a batch. */
   private static final long INGEST_IDLE_SECONDS = 600;
 
-  private final Channel channel;
   private final String name;
   private final IndexClient index;
   private final ShardedCollection collection;
 
-  public IndexSession(Channel channel, String language, int denseDimension) {
-    this(channel, language, denseDimension, 0, 0);
+  public IndexSession(IndexClient index, String language, int denseDimension) {
+    this(index, language, denseDimension, 0, 0);
   }
 
   public IndexSession(
-      Channel channel,
+      IndexClient index,
       String language,
       int denseDimension,
       int sparseVocabulary,
       int multiVectorDimension) {
-    this(channel, language, denseDimension, sparseVocabulary, multiVectorDimension, null);
+    this(index, language, denseDimension, sparseVocabulary, multiVectorDimension, null);
   }
 
   /**
@@ -60,27 +58,26 @@ public final class IndexSession implements AutoCloseable {
    * defaults, the parameters left unset).
    */
   public IndexSession(
-      Channel channel,
+      IndexClient index,
       String language,
       int denseDimension,
       int sparseVocabulary,
       int multiVectorDimension,
       Bm25Settings bm25) {
-    this(channel, language, denseDimension, sparseVocabulary, multiVectorDimension, bm25, 1);
+    this(index, language, denseDimension, sparseVocabulary, multiVectorDimension, bm25, 1);
   }
 
   /** As above, the collection split into {@code shards} shards. */
   public IndexSession(
-      Channel channel,
+      IndexClient index,
       String language,
       int denseDimension,
       int sparseVocabulary,
       int multiVectorDimension,
       Bm25Settings bm25,
       int shards) {
-    this.channel = channel;
     this.name = "eval-" + UUID.randomUUID();
-    this.index = IndexClient.of(channel).withDeadline(Duration.ofSeconds(DEADLINE_SECONDS));
+    this.index = index.withDeadline(Duration.ofSeconds(DEADLINE_SECONDS));
     this.collection = new ShardedCollection(index, name, shards);
     CollectionSpec.Builder spec =
         CollectionSpec.newBuilder()
@@ -109,8 +106,7 @@ public final class IndexSession implements AutoCloseable {
    * deadline over the whole corpus (only an idle timeout); returns the committed count.
    */
   public long ingest(java.util.Iterator<Document> documents) {
-    CollectionIngester ingester =
-        new CollectionIngester(channel, INGEST_BATCH, INGEST_IDLE_SECONDS);
+    CollectionIngester ingester = new CollectionIngester(index, INGEST_BATCH, INGEST_IDLE_SECONDS);
     if (collection.shards() == 1) {
       return ingester.ingest(name, documents);
     }

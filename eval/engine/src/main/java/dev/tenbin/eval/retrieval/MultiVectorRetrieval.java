@@ -1,6 +1,7 @@
 package dev.tenbin.eval.retrieval;
 
 import dev.tenbin.client.encoder.EncoderClient;
+import dev.tenbin.client.index.IndexClient;
 import dev.tenbin.eval.cache.CachedEncoder;
 import dev.tenbin.eval.cache.EmbeddingCache;
 import dev.tenbin.eval.result.Latency;
@@ -11,7 +12,6 @@ import dev.tenbin.proto.index.v1.Family;
 import dev.tenbin.proto.index.v1.Query;
 import dev.tenbin.scoring.beir.BeirDataset;
 import dev.tenbin.scoring.beir.CorpusDocument;
-import io.grpc.Channel;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,39 +20,35 @@ import java.util.List;
  * Late-interaction retrieval: token vectors from the encoder service, exact MaxSim in the index.
  */
 public final class MultiVectorRetrieval {
-  private final Channel indexChannel;
-  private final Channel encoderChannel;
+  private final IndexClient index;
+  private final EncoderClient encoder;
   private final CachedEncoder cached;
   private final int latencyConcurrency;
 
-  public MultiVectorRetrieval(Channel indexChannel, Channel encoderChannel) {
-    this(indexChannel, encoderChannel, null, LatencyProbe.CONCURRENCY);
+  public MultiVectorRetrieval(IndexClient index, EncoderClient encoder) {
+    this(index, encoder, null, LatencyProbe.CONCURRENCY);
   }
 
   private MultiVectorRetrieval(
-      Channel indexChannel, Channel encoderChannel, CachedEncoder cached, int latencyConcurrency) {
-    this.indexChannel = indexChannel;
-    this.encoderChannel = encoderChannel;
+      IndexClient index, EncoderClient encoder, CachedEncoder cached, int latencyConcurrency) {
+    this.index = index;
+    this.encoder = encoder;
     this.cached = cached;
     this.latencyConcurrency = latencyConcurrency;
   }
 
   /** The same retrieval probing latency with {@code value} queries in flight as well. */
   public MultiVectorRetrieval withLatencyConcurrency(int value) {
-    return new MultiVectorRetrieval(indexChannel, encoderChannel, cached, value);
+    return new MultiVectorRetrieval(index, encoder, cached, value);
   }
 
   /** The same retrieval encoding documents and queries through {@code cache}. */
   public MultiVectorRetrieval withEmbeddingCache(EmbeddingCache cache) {
-    return new MultiVectorRetrieval(
-        indexChannel,
-        encoderChannel,
-        cache.cached(EncoderClient.of(encoderChannel)),
-        latencyConcurrency);
+    return new MultiVectorRetrieval(index, encoder, cache.cached(encoder), latencyConcurrency);
   }
 
   public RetrievalResult run(BeirDataset dataset, String model, int topK) {
-    EncoderClient encoder = EncoderClient.of(encoderChannel).withDeadline(Duration.ofHours(2));
+    EncoderClient encoder = this.encoder.withDeadline(Duration.ofHours(2));
     long start = System.nanoTime();
     // Late interaction holds its corpus and vectors in memory (its collections are small).
     List<CorpusDocument> corpus = dataset.corpus().toList();
@@ -76,7 +72,7 @@ public final class MultiVectorRetrieval {
             : encoder.encodeMultiVectors(model, queryTexts, true);
     long queriesEncoded = System.nanoTime();
     int dimension = docVectors.getFirst().getDimension();
-    try (IndexSession session = new IndexSession(indexChannel, "en", 0, 0, dimension)) {
+    try (IndexSession session = new IndexSession(index, "en", 0, 0, dimension)) {
       List<Document> documents = new ArrayList<>();
       for (int i = 0; i < texts.size(); i++) {
         CorpusDocument doc = corpus.get(i);

@@ -1,6 +1,7 @@
 package dev.tenbin.eval.retrieval;
 
 import dev.tenbin.client.encoder.EncoderClient;
+import dev.tenbin.client.index.IndexClient;
 import dev.tenbin.eval.cache.CachedEncoder;
 import dev.tenbin.eval.cache.EmbeddingCache;
 import dev.tenbin.eval.result.Latency;
@@ -11,7 +12,6 @@ import dev.tenbin.proto.index.v1.Document;
 import dev.tenbin.proto.index.v1.Query;
 import dev.tenbin.scoring.beir.BeirDataset;
 import dev.tenbin.scoring.beir.CorpusDocument;
-import io.grpc.Channel;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -29,26 +29,26 @@ import java.util.TreeMap;
  */
 public final class SparseRetrieval {
   private static final int CHUNK = 64;
-  private final Channel indexChannel;
-  private final Channel encoderChannel;
+  private final IndexClient index;
+  private final EncoderClient encoder;
   private final CachedEncoder cached;
   private final int latencyConcurrency;
 
-  public SparseRetrieval(Channel indexChannel, Channel encoderChannel) {
-    this(indexChannel, encoderChannel, null, LatencyProbe.CONCURRENCY);
+  public SparseRetrieval(IndexClient index, EncoderClient encoder) {
+    this(index, encoder, null, LatencyProbe.CONCURRENCY);
   }
 
   private SparseRetrieval(
-      Channel indexChannel, Channel encoderChannel, CachedEncoder cached, int latencyConcurrency) {
-    this.indexChannel = indexChannel;
-    this.encoderChannel = encoderChannel;
+      IndexClient index, EncoderClient encoder, CachedEncoder cached, int latencyConcurrency) {
+    this.index = index;
+    this.encoder = encoder;
     this.cached = cached;
     this.latencyConcurrency = latencyConcurrency;
   }
 
   /** The same retrieval probing latency with {@code value} queries in flight as well. */
   public SparseRetrieval withLatencyConcurrency(int value) {
-    return new SparseRetrieval(indexChannel, encoderChannel, cached, value);
+    return new SparseRetrieval(index, encoder, cached, value);
   }
 
   /**
@@ -56,11 +56,7 @@ public final class SparseRetrieval {
    * BM25-weighted and LightRetriever paths run no model and are not cached).
    */
   public SparseRetrieval withEmbeddingCache(EmbeddingCache cache) {
-    return new SparseRetrieval(
-        indexChannel,
-        encoderChannel,
-        cache.cached(EncoderClient.of(encoderChannel)),
-        latencyConcurrency);
+    return new SparseRetrieval(index, encoder, cache.cached(encoder), latencyConcurrency);
   }
 
   public Map<String, RetrievalResult> run(
@@ -69,7 +65,7 @@ public final class SparseRetrieval {
       boolean bm25Weights,
       int topK,
       List<SparseVariant> variants) {
-    EncoderClient encoder = EncoderClient.of(encoderChannel).withDeadline(Duration.ofHours(2));
+    EncoderClient encoder = this.encoder.withDeadline(Duration.ofHours(2));
     long start = System.nanoTime();
     // Learned sparse retrieval holds its corpus and vectors in memory (its collections are small).
     List<CorpusDocument> corpus = dataset.corpus().toList();
@@ -107,7 +103,7 @@ public final class SparseRetrieval {
         }
       }
     }
-    try (IndexSession session = new IndexSession(indexChannel, "en", 0, vocabulary, 0)) {
+    try (IndexSession session = new IndexSession(index, "en", 0, vocabulary, 0)) {
       List<Document> documents = new ArrayList<>();
       for (int i = 0; i < texts.size(); i++) {
         CorpusDocument doc = corpus.get(i);

@@ -1,8 +1,9 @@
 package dev.tenbin.eval.services;
 
 import dev.tenbin.client.encoder.DenseEncoding;
+import dev.tenbin.client.encoder.EncoderClient;
+import dev.tenbin.client.index.IndexClient;
 import dev.tenbin.model.onnx.ExecutionOptions;
-import io.grpc.Channel;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.ServiceLoader;
@@ -26,16 +27,16 @@ public interface EmbeddedServices {
 
   /**
    * Starts a rerank service whose bi-encoders take their vectors from {@code dense} (through the
-   * encoder of {@code encoderChannel}), whose candidates given by id come from {@code
-   * indexChannel}, and whose cross-encoders run on {@code execution}.
+   * encoder {@code encoder} gives), whose candidates given by id come from the index {@code index}
+   * gives, and whose cross-encoders run on {@code execution}.
    */
   AutoCloseable startRerank(
       String inProcessName,
       Path modelsDirectory,
       Path cacheDirectory,
-      Supplier<Channel> encoderChannel,
+      Supplier<EncoderClient> encoder,
       DenseEncoding dense,
-      Supplier<Channel> indexChannel,
+      Supplier<IndexClient> index,
       ExecutionOptions execution);
 
   /** The implementation on the class path, if any. */

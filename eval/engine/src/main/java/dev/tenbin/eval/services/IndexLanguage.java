@@ -6,7 +6,6 @@ import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.proto.index.v1.LanguageSource;
 import dev.tenbin.proto.index.v1.ResolveLanguageRequest;
 import dev.tenbin.proto.index.v1.ResolveLanguageResponse;
-import io.grpc.Channel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.time.Duration;
@@ -27,11 +26,11 @@ public record IndexLanguage(String code, boolean detected) {
   public static final int MAX_ATTEMPTS = 4;
 
   /**
-   * Resolves {@code language} (null: detect; blank: English) on the index behind {@code index};
+   * Resolves {@code language} (null: detect; blank: English) on the index {@code index} calls;
    * {@code sample} gives the corpus text and is only read when detecting.
    */
   public static IndexLanguage resolve(
-      Channel index, String language, java.util.function.IntFunction<String> sample) {
+      IndexClient index, String language, java.util.function.IntFunction<String> sample) {
     ResolveLanguageRequest.Builder request = ResolveLanguageRequest.newBuilder();
     if (language != null) {
       // A blank code means English, as an empty language does in a collection spec.
@@ -43,7 +42,8 @@ public record IndexLanguage(String code, boolean detected) {
     try {
       // A restarting index is asked again a few times, as every client call is.
       response =
-          new IndexClient(index, new CallPolicy(Duration.ofSeconds(60), MAX_ATTEMPTS))
+          index
+              .withPolicy(new CallPolicy(Duration.ofSeconds(60), MAX_ATTEMPTS))
               .resolveLanguage(request.build());
     } catch (StatusRuntimeException e) {
       if (e.getStatus().getCode() == Status.Code.INVALID_ARGUMENT) {

@@ -1,6 +1,8 @@
 package dev.tenbin.eval.services;
 
 import dev.tenbin.client.encoder.EncoderClient;
+import dev.tenbin.client.index.IndexClient;
+import dev.tenbin.client.rerank.RerankClient;
 import dev.tenbin.core.OrderedShutdown;
 import dev.tenbin.eval.cache.CachedEncoder;
 import dev.tenbin.eval.cache.EmbeddingCache;
@@ -25,20 +27,27 @@ import java.util.concurrent.TimeUnit;
  * encoder or rerank service given as {@code dns:///name:port} has its calls spread over its
  * replicas; an index given as several pods has each collection on one of them ({@link
  * IndexPlacement}).
+ *
+ * <p>Callers get ready clients ({@link #index()}, {@link #encoder()}, {@link #reranker()}), each
+ * with its default deadline and retries; the channels behind them are this object's, closed with
+ * it.
  */
 public final class Services implements AutoCloseable {
   private static final int MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
 
   private final ManagedChannel indexChannel;
+  private final IndexClient index;
   private final String indexDescription;
   private final java.util.function.Supplier<ManagedChannel> encoderFactory;
   private ManagedChannel encoderChannel;
+  private EncoderClient encoder;
   private final String encoderDescription;
   private final List<AutoCloseable> owned = new ArrayList<>();
   private ServiceEndpoint rerankEndpoint;
   private Path cacheDirectory;
   private Path modelsDirectory;
   private ManagedChannel rerankChannel;
+  private RerankClient reranker;
   private ExecutionOptions execution = ExecutionOptions.cpu();
 
   /** The job's embedding cache the embedded rerank service encodes through, while one is shared. */
@@ -53,6 +62,7 @@ public final class Services implements AutoCloseable {
       String encoderDescription,
       List<AutoCloseable> owned) {
     this.indexChannel = indexChannel;
+    this.index = IndexClient.of(indexChannel);
     this.indexDescription = indexDescription;
     this.encoderFactory = encoderFactory;
     this.encoderDescription = encoderDescription;
@@ -146,20 +156,25 @@ public final class Services implements AutoCloseable {
     return ClientChannels.open(endpoint.target(), endpoint.security(), MAX_MESSAGE_BYTES);
   }
 
-  public ManagedChannel indexChannel() {
-    return indexChannel;
+  /** The client of the index service (its default deadline and retries). */
+  public IndexClient index() {
+    return index;
   }
 
   public String indexDescription() {
     return indexDescription;
   }
 
-  /** The encoder channel, starting the embedded encoder on first use. */
-  public synchronized ManagedChannel encoderChannel() {
-    if (encoderChannel == null) {
+  /**
+   * The client of the encoder (its default deadline and retries), starting the embedded encoder on
+   * first use.
+   */
+  public synchronized EncoderClient encoder() {
+    if (encoder == null) {
       encoderChannel = encoderFactory.get();
+      encoder = EncoderClient.of(encoderChannel);
     }
-    return encoderChannel;
+    return encoder;
   }
 
   /** Where the embedded services look for local models ({@code <id>/card.json}). */
@@ -183,11 +198,11 @@ public final class Services implements AutoCloseable {
   }
 
   /**
-   * The rerank channel, starting the embedded rerank service (over this encoder, and this index for
-   * candidates given by id) on first use.
+   * The client of the rerank service (its default deadline and retries), starting the embedded
+   * rerank service (over this encoder, and this index for candidates given by id) on first use.
    */
-  public synchronized ManagedChannel rerankChannel() {
-    if (rerankChannel == null) {
+  public synchronized RerankClient reranker() {
+    if (reranker == null) {
       if (rerankEndpoint != null) {
         rerankChannel = remote(rerankEndpoint);
       } else {
@@ -199,15 +214,16 @@ public final class Services implements AutoCloseable {
                     name,
                     modelsDirectory,
                     cacheDirectory,
-                    this::encoderChannel,
+                    this::encoder,
                     this::encodeDense,
-                    this::indexChannel,
+                    this::index,
                     execution));
         rerankChannel =
             InProcessChannelBuilder.forName(name).maxInboundMessageSize(MAX_MESSAGE_BYTES).build();
       }
+      reranker = RerankClient.of(rerankChannel);
     }
-    return rerankChannel;
+    return reranker;
   }
 
   /**
@@ -243,12 +259,12 @@ public final class Services implements AutoCloseable {
     CachedEncoder cached;
     synchronized (this) {
       if (sharedCache != null && sharedEncoder == null) {
-        sharedEncoder = sharedCache.cached(EncoderClient.of(encoderChannel()));
+        sharedEncoder = sharedCache.cached(encoder());
       }
       cached = sharedEncoder;
     }
     if (cached == null) {
-      return EncoderClient.of(encoderChannel()).denseEncoding().encodeDense(modelId, texts, query);
+      return encoder().denseEncoding().encodeDense(modelId, texts, query);
     }
     return cached.dense(modelId, texts, query, done -> {});
   }

@@ -2,6 +2,7 @@ package dev.tenbin.eval.job;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tenbin.client.encoder.EncoderClient;
 import dev.tenbin.core.PreconditionException;
 import dev.tenbin.eval.retrieval.EncodeProgress;
 import dev.tenbin.proto.encoder.v1.BuildLightCacheRequest;
@@ -49,7 +50,7 @@ class LightCachesTest {
             .build()
             .start();
     channel = InProcessChannelBuilder.forName(name).directExecutor().build();
-    LightCaches caches = new LightCaches(() -> channel);
+    LightCaches caches = new LightCaches(() -> EncoderClient.of(channel));
 
     assertThatThrownBy(() -> caches.ensure("tiny-dense", 128, EncodeProgress.NONE))
         .isInstanceOf(PreconditionException.class)

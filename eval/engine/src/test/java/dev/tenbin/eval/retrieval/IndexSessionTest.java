@@ -2,6 +2,7 @@ package dev.tenbin.eval.retrieval;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tenbin.client.index.IndexClient;
 import dev.tenbin.proto.index.v1.CreateCollectionRequest;
 import dev.tenbin.proto.index.v1.CreateCollectionResponse;
 import dev.tenbin.proto.index.v1.DropCollectionRequest;
@@ -56,7 +57,7 @@ class IndexSessionTest {
     Server server = InProcessServerBuilder.forName(name).addService(index).build().start();
     ManagedChannel channel = InProcessChannelBuilder.forName(name).build();
     try {
-      new IndexSession(channel, "en", 0).close();
+      new IndexSession(IndexClient.of(channel), "en", 0).close();
       return index.drops;
     } finally {
       channel.shutdownNow();

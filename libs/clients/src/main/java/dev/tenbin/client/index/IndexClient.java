@@ -63,6 +63,11 @@ public final class IndexClient {
     return new IndexClient(channel, policy.withDeadline(deadline));
   }
 
+  /** The same client calling with {@code value} (deadline and attempts) instead. */
+  public IndexClient withPolicy(CallPolicy value) {
+    return new IndexClient(channel, value);
+  }
+
   private IndexServiceGrpc.IndexServiceBlockingStub stub() {
     return policy.deadlined(IndexServiceGrpc.newBlockingStub(channel));
   }

@@ -125,6 +125,31 @@ class IndexClientTest {
   }
 
   @Test
+  void withPolicyCallsWithItsAttemptsAndDeadline() throws Exception {
+    FakeService index =
+        FakeService.failingFirst(IndexServiceGrpc.getServiceDescriptor(), 5, Status.UNAVAILABLE);
+    try (var server = TestServers.inProcess(index)) {
+      IndexClient client =
+          IndexClient.of(server.channel()).withPolicy(new CallPolicy(Duration.ofSeconds(10), 2));
+      assertUnavailable(() -> client.resolveLanguage(ResolveLanguageRequest.getDefaultInstance()));
+      assertThat(index.calls("ResolveLanguage"))
+          .as("two attempts, not the default four")
+          .isEqualTo(2);
+    }
+    FakeService silent = FakeService.silent(IndexServiceGrpc.getServiceDescriptor());
+    try (var server = TestServers.inProcess(silent)) {
+      IndexClient client =
+          IndexClient.of(server.channel()).withPolicy(new CallPolicy(Duration.ofMillis(250), 1));
+      long start = System.nanoTime();
+      assertThatThrownBy(() -> client.search(SearchRequest.getDefaultInstance()))
+          .isInstanceOfSatisfying(
+              StatusRuntimeException.class,
+              e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED));
+      assertThat(Duration.ofNanos(System.nanoTime() - start).toMillis()).isBetween(240L, 5_000L);
+    }
+  }
+
+  @Test
   void everyCallHasTheDeadline() throws Exception {
     FakeService index = FakeService.silent(IndexServiceGrpc.getServiceDescriptor());
     try (var server = TestServers.inProcess(index)) {

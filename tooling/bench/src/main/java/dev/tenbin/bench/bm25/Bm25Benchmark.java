@@ -518,7 +518,7 @@ public final class Bm25Benchmark {
               .setSpec(CollectionSpec.newBuilder().setName(name).setLanguage(language))
               .build());
       long start = System.nanoTime();
-      new CollectionIngester(channel, 1000, 600).ingest(name, docs);
+      new CollectionIngester(IndexClient.of(channel), 1000, 600).ingest(name, docs);
       return (System.nanoTime() - start) / 1e9;
     }
 

@@ -4,6 +4,7 @@ import dev.tenbin.bench.compare.CpuClock;
 import dev.tenbin.bench.compare.LoadLevels;
 import dev.tenbin.bench.index.Bm25CoreBenchmark;
 import dev.tenbin.bench.setup.ServiceProcess;
+import dev.tenbin.client.index.IndexClient;
 import dev.tenbin.eval.retrieval.CollectionIngester;
 import dev.tenbin.proto.index.v1.CollectionSpec;
 import dev.tenbin.proto.index.v1.CreateCollectionRequest;
@@ -149,7 +150,7 @@ public final class ServerCpuBenchmark {
             CreateCollectionRequest.newBuilder()
                 .setSpec(CollectionSpec.newBuilder().setName(COLLECTION).setLanguage(language))
                 .build());
-        new CollectionIngester(channel, 1000, 600).ingest(COLLECTION, protoDocs);
+        new CollectionIngester(IndexClient.of(channel), 1000, 600).ingest(COLLECTION, protoDocs);
         List<SearchRequest> requests = new ArrayList<>();
         for (String query : queries) {
           requests.add(

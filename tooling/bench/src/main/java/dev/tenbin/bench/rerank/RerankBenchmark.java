@@ -1,5 +1,7 @@
 package dev.tenbin.bench.rerank;
 
+import dev.tenbin.client.encoder.EncoderClient;
+import dev.tenbin.client.index.IndexClient;
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.proto.rerank.v1.Candidate;
 import dev.tenbin.proto.rerank.v1.RerankRequest;
@@ -12,7 +14,6 @@ import dev.tenbin.rerank.grpc.RerankGrpcService;
 import dev.tenbin.rerank.server.RerankServer;
 import dev.tenbin.rpc.GrpcServerHost;
 import dev.tenbin.rpc.ServerSettings;
-import io.grpc.Channel;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import java.nio.file.Path;
@@ -34,10 +35,10 @@ import java.util.function.Supplier;
  */
 public final class RerankBenchmark {
   /**
-   * Candidates given by id: {@code ids} of {@code collection} on the index service behind {@code
-   * indexChannel}, holding the benchmark's documents in the same order.
+   * Candidates given by id: {@code ids} of {@code collection} on the index service {@code index}
+   * calls, holding the benchmark's documents in the same order.
    */
-  public record ById(String collection, List<String> ids, Supplier<Channel> indexChannel) {}
+  public record ById(String collection, List<String> ids, Supplier<IndexClient> index) {}
 
   /**
    * The two figures and their ratio; {@code documents} says how candidates travelled: {@code
@@ -75,14 +76,14 @@ public final class RerankBenchmark {
   }
 
   /**
-   * Measures {@code model} on a core over {@code models} (bi-encoders reached through {@code
-   * encoderChannel}), closing the core afterwards; with {@code byId}, candidates are sent as ids of
+   * Measures {@code model} on a core over {@code models} (bi-encoders calling the encoder {@code
+   * encoder} gives), closing the core afterwards; with {@code byId}, candidates are sent as ids of
    * its collection, inline otherwise.
    */
   public static Result run(
       Path models,
       Path cache,
-      Supplier<Channel> encoderChannel,
+      Supplier<EncoderClient> encoder,
       String model,
       List<String> queries,
       List<String> documents,
@@ -94,8 +95,8 @@ public final class RerankBenchmark {
         RerankServer.core(
             models,
             cache,
-            encoderChannel,
-            byId == null ? CandidateTexts.none() : IndexDocuments.through(byId.indexChannel()),
+            encoder,
+            byId == null ? CandidateTexts.none() : IndexDocuments.fromClient(byId.index()),
             10_000,
             8192)) {
       return new RerankBenchmark(core, byId)

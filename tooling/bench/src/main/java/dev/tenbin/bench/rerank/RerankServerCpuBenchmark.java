@@ -4,6 +4,7 @@ import dev.tenbin.bench.compare.CpuClock;
 import dev.tenbin.bench.compare.LoadLevels;
 import dev.tenbin.bench.compare.SameHits;
 import dev.tenbin.bench.setup.ServiceProcess;
+import dev.tenbin.client.encoder.EncoderClient;
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.proto.common.v1.ScoredDocument;
 import dev.tenbin.proto.rerank.v1.RerankRequest;
@@ -13,7 +14,6 @@ import dev.tenbin.rerank.RerankCore;
 import dev.tenbin.rerank.bi.BiEncoderReranker;
 import dev.tenbin.rerank.cross.ScorePrecision;
 import dev.tenbin.rerank.server.RerankServer;
-import io.grpc.Channel;
 import io.grpc.ManagedChannel;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -196,14 +196,14 @@ public final class RerankServerCpuBenchmark {
   }
 
   /**
-   * Measures on an in-process core over {@code models} (bi-encoders reached through {@code
-   * encoderChannel}) against service processes over the same models and cache, with their logs
-   * under {@code folder}; the core and the processes are closed afterwards, whatever happens.
+   * Measures on an in-process core over {@code models} (bi-encoders calling the encoder {@code
+   * encoder} gives) against service processes over the same models and cache, with their logs under
+   * {@code folder}; the core and the processes are closed afterwards, whatever happens.
    */
-  public Result run(Path models, Path cache, Supplier<Channel> encoderChannel, Path folder) {
+  public Result run(Path models, Path cache, Supplier<EncoderClient> encoder, Path folder) {
     try (RerankCore core =
         RerankServer.core(
-            models, cache, encoderChannel, CandidateTexts.none(), 10_000, MAX_BATCH_TOKENS)) {
+            models, cache, encoder, CandidateTexts.none(), 10_000, MAX_BATCH_TOKENS)) {
       return run(core, models, cache, folder);
     }
   }
