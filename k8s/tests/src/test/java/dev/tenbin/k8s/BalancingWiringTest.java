@@ -94,6 +94,19 @@ class BalancingWiringTest {
   }
 
   @Test
+  void indexShardsIsTheEvalServicesDefaultShardsOfAJobsCollections() {
+    assertThat(env(container(ChartRenderingTest.rendered("default"), "tb-tenbin-eval")))
+        .containsEntry("TENBIN_EVAL_DEFAULT_SHARDS", "1");
+    List<Manifest> sharded = Charts.render("index:\n  shards: 3\n");
+    assertThat(env(container(sharded, Charts.RELEASE + "-tenbin-eval")))
+        .containsEntry("TENBIN_EVAL_DEFAULT_SHARDS", "3");
+    assertThat(Charts.failure("index:\n  shards: 0\n"))
+        .contains("index.shards: Must be greater than or equal to 1");
+    assertThat(Charts.failure("index:\n  shards: 65\n"))
+        .contains("index.shards: Must be less than or equal to 64");
+  }
+
+  @Test
   void theRerankServiceGetsTheSameIndexPodsSoCandidatesByIdComeFromThePodHoldingTheirCollection() {
     for (String values : List.of("default", "gpu")) {
       List<Manifest> manifests = ChartRenderingTest.rendered(values);

@@ -51,6 +51,7 @@ public final class JobAdmission {
   private final ConfinedRoots resultsRoot;
   private final Path stateDirectory;
   private final ModelCatalog models;
+  private final int defaultShards;
 
   /** An admission whose service keeps no state folder of its own among the results. */
   public JobAdmission(ConfinedRoots dataRoots, ConfinedRoots resultsRoot) {
@@ -62,14 +63,15 @@ public final class JobAdmission {
    *     may overlap; null for none
    */
   public JobAdmission(ConfinedRoots dataRoots, ConfinedRoots resultsRoot, Path stateDirectory) {
-    this(dataRoots, resultsRoot, stateDirectory, ModelCatalog.UNKNOWN);
+    this(dataRoots, resultsRoot, stateDirectory, ModelCatalog.UNKNOWN, 1);
   }
 
   private JobAdmission(
       ConfinedRoots dataRoots,
       ConfinedRoots resultsRoot,
       Path stateDirectory,
-      ModelCatalog models) {
+      ModelCatalog models,
+      int defaultShards) {
     if (resultsRoot.roots().size() != 1) {
       throw new IllegalArgumentException("exactly one results root");
     }
@@ -78,6 +80,7 @@ public final class JobAdmission {
     this.stateDirectory =
         stateDirectory == null ? null : stateDirectory.toAbsolutePath().normalize();
     this.models = models;
+    this.defaultShards = defaultShards;
   }
 
   /**
@@ -85,7 +88,19 @@ public final class JobAdmission {
    * SpecModels}): a job naming an unknown model fails its submit, not its run.
    */
   public JobAdmission withModels(ModelCatalog catalog) {
-    return new JobAdmission(dataRoots, resultsRoot, stateDirectory, catalog);
+    return new JobAdmission(dataRoots, resultsRoot, stateDirectory, catalog, defaultShards);
+  }
+
+  /**
+   * This admission, splitting each collection of a job whose spec has no {@code shards:} into
+   * {@code shards} shards (the service's {@code --default-shards}).
+   */
+  public JobAdmission withDefaultShards(int shards) {
+    if (shards < 1 || shards > JobSpec.MAX_SHARDS) {
+      throw new IllegalArgumentException(
+          "--default-shards must be within 1.." + JobSpec.MAX_SHARDS + ", got " + shards);
+    }
+    return new JobAdmission(dataRoots, resultsRoot, stateDirectory, models, shards);
   }
 
   /** The admission for {@code folders}; the results root is created when missing. */
@@ -148,7 +163,7 @@ public final class JobAdmission {
           "runs: (imported TREC runs) are files on the client; the eval service does not read"
               + " them: run the spec locally (tenbin run) or import each with tenbin import-run");
     }
-    spec = confineLengthTokenizer(spec);
+    spec = confineLengthTokenizer(spec).withDefaultShards(defaultShards);
     List<Integer> documentOf = matchTaskSets(spec, request.taskSets());
     List<TaskSetSpec> taskSets = new ArrayList<>();
     List<Map<Path, String>> pathFields = new ArrayList<>();

@@ -113,7 +113,17 @@ public final class JobManager implements AutoCloseable {
    * one {@code models} knows.
    */
   public static JobManager open(ServiceFolders folders, Executor executor, ModelCatalog models) {
-    JobAdmission admission = JobAdmission.of(folders).withModels(models);
+    return open(folders, executor, models, 1);
+  }
+
+  /**
+   * As above, splitting each collection of a job whose spec has no {@code shards:} into {@code
+   * defaultShards} shards.
+   */
+  public static JobManager open(
+      ServiceFolders folders, Executor executor, ModelCatalog models, int defaultShards) {
+    JobAdmission admission =
+        JobAdmission.of(folders).withModels(models).withDefaultShards(defaultShards);
     JobTable table = JobTable.open(folders.stateDirectory());
     try {
       return new JobManager(admission, table, executor);

@@ -145,6 +145,43 @@ public record JobSpec(
   }
 
   /**
+   * This spec with its collections split into {@code value} shards when it has no {@code shards:}
+   * of its own (a service's default); a spec that names its shards keeps them.
+   */
+  public JobSpec withDefaultShards(int value) {
+    if (value == shards || namesShards()) {
+      return this;
+    }
+    return new JobSpec(
+        name,
+        file,
+        yaml,
+        taskSetNames,
+        taskSets,
+        taskFilter,
+        retrievers,
+        rerankers,
+        candidateDenseModel,
+        candidateSets,
+        similarity,
+        lightHybridDenseWeight,
+        lightHybridFusion,
+        topK,
+        positions,
+        latencyConcurrency,
+        value);
+  }
+
+  /** Whether the spec's YAML has a {@code shards:} key. */
+  private boolean namesShards() {
+    try {
+      return YAML.readTree(yaml).has("shards");
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException("cannot read the spec " + file + " again", e);
+    }
+  }
+
+  /**
    * A retriever and the variants to evaluate; empty variants means the family's automatic set.
    *
    * @param bm25 BM25's k1 / b for a {@code bm25} entry ({@code {retriever: bm25, k1: 1.2, b:

@@ -78,6 +78,27 @@ class JobAdmissionTest {
   }
 
   @Test
+  void aSpecWithoutShardsTakesTheServicesDefaultAndOneWithShardsKeepsItsOwn() throws Exception {
+    String taskSet = tasks(data.resolve("tiny").toString());
+    assertThat(admit(taskSet, "runs/s1").spec().shards()).isEqualTo(1);
+    admission = admission.withDefaultShards(3);
+    AdmittedJob defaulted = admit(taskSet, "runs/s3");
+    assertThat(defaulted.spec().shards()).isEqualTo(3);
+    AdmittedJob own =
+        admission.admit(
+            "job-000000000002",
+            new JobRequest(
+                SPEC + "shards: 2\n",
+                List.of(
+                    new JobRequest.TaskSetDocument(
+                        "tasks.yaml", taskSet, tmp.resolve("client").toString())),
+                "runs/s2"));
+    assertThat(own.spec().shards()).isEqualTo(2);
+    assertThatThrownBy(() -> admission.withDefaultShards(0))
+        .hasMessageContaining("--default-shards must be within 1..64, got 0");
+  }
+
+  @Test
   void aJobInsideTheRootsIsAdmittedWithRealPaths() throws Exception {
     AdmittedJob job = admit(tasks(data.resolve("tiny").toString()), "runs/a");
     assertThat(job.directory()).isEqualTo(results.toRealPath().resolve("runs/a"));

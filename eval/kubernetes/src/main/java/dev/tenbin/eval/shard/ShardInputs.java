@@ -49,6 +49,10 @@ public final class ShardInputs {
       if (spec.get("positions") instanceof ObjectNode positions && positions.has("tokenizer")) {
         positions.put("tokenizer", job.spec().positions().tokenizer());
       }
+      // The shards the admission chose (the spec's own, or the service's default).
+      if (job.spec().shards() > 1 || spec.has("shards")) {
+        spec.put("shards", job.spec().shards());
+      }
       ArrayNode files = spec.putArray("task_sets");
       List<String> names = job.spec().taskSetNames();
       for (int i = 0; i < names.size(); i++) {

@@ -2,13 +2,42 @@ package dev.tenbin.eval.shard;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tenbin.eval.job.AdmittedJob;
+import dev.tenbin.eval.job.JobRequest;
+import dev.tenbin.eval.job.JobSpec;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The task sets a shard's pod reads: relative local paths written out against the client's base.
  */
 class ShardInputsTest {
+  @TempDir Path tmp;
+
+  @Test
+  void theShardsTheAdmissionChoseAreWrittenIntoThePodsSpec() throws Exception {
+    String yaml = "name: j\ntask_sets: [tasks.yaml]\nretrievers: [bm25]\n";
+    JobRequest request =
+        new JobRequest(
+            yaml,
+            List.of(
+                new JobRequest.TaskSetDocument(
+                    "tasks.yaml",
+                    "name: b\ntasks:\n  - {name: t, source: {hub: o/h, revision: main}}\n",
+                    "")),
+            "out");
+    JobSpec spec = JobSpec.parse(yaml, Path.of("job-1")).withDefaultShards(3);
+    Path written = ShardInputs.write(new AdmittedJob("job-1", spec, List.of(), tmp, request), null);
+    assertThat(JobSpec.read(written).shards()).isEqualTo(3);
+    JobSpec unsharded = JobSpec.parse(yaml, Path.of("job-2"));
+    Path plain =
+        ShardInputs.write(new AdmittedJob("job-2", unsharded, List.of(), tmp, request), null);
+    assertThat(Files.readString(plain)).doesNotContain("shards");
+  }
+
   @Test
   void relativeDatasetPathsBecomeAbsoluteAndAbsoluteOnesAndHubSourcesStay() throws Exception {
     String yaml =

@@ -3,6 +3,7 @@ package dev.tenbin.eval.server;
 import dev.tenbin.eval.grpc.EvalGrpcService;
 import dev.tenbin.eval.job.JobLauncher;
 import dev.tenbin.eval.job.JobManager;
+import dev.tenbin.eval.job.JobSpec;
 import dev.tenbin.eval.job.ServiceFolders;
 import dev.tenbin.eval.report.JobReports;
 import dev.tenbin.rpc.GrpcServerHost;
@@ -201,6 +202,18 @@ public final class EvalServer implements Callable<Integer> {
   Path kubeconfig;
 
   @Option(
+      names = "--default-shards",
+      paramLabel = "K",
+      defaultValue = "${env:TENBIN_EVAL_DEFAULT_SHARDS:-1}",
+      description = {
+        "The shards each BM25 and dense collection of a job is split into when its spec has no shards: (1.."
+            + JobSpec.MAX_SHARDS
+            + ";",
+        "the rankings are the same; env TENBIN_EVAL_DEFAULT_SHARDS; default ${DEFAULT-VALUE})."
+      })
+  int defaultShards;
+
+  @Option(
       names = "--poll-seconds",
       defaultValue = "5",
       paramLabel = "S",
@@ -246,7 +259,8 @@ public final class EvalServer implements Callable<Integer> {
         serverOptions.toSettings(EvalServiceConfig.DEFAULT_PORT),
         folders(),
         services.toOptions(),
-        executorConfig());
+        executorConfig(),
+        defaultShards);
   }
 
   /**
@@ -280,7 +294,10 @@ public final class EvalServer implements Callable<Integer> {
             };
     JobManager jobs =
         JobManager.open(
-            config.folders(), executor, new dev.tenbin.eval.job.ServiceModels(launcher));
+            config.folders(),
+            executor,
+            new dev.tenbin.eval.job.ServiceModels(launcher),
+            config.defaultShards());
     log.info(
         "eval-service state {}, results root {}, data roots {}",
         config.folders().stateDirectory(),

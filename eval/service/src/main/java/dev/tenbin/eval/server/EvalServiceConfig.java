@@ -1,6 +1,7 @@
 package dev.tenbin.eval.server;
 
 import dev.tenbin.eval.job.JobLauncher;
+import dev.tenbin.eval.job.JobSpec;
 import dev.tenbin.eval.job.ServiceFolders;
 import dev.tenbin.rpc.ServerSettings;
 import java.nio.file.Files;
@@ -15,13 +16,25 @@ import java.nio.file.Path;
  * @param services where the jobs' index, encoder and rerank services are (embedded unless given),
  *     how to reach them, and the model and cache folders
  * @param executor how jobs run: in this process, or as Kubernetes Jobs
+ * @param defaultShards the shards each collection of a job is split into when its spec has no
+ *     {@code shards:} (1..{@value JobSpec#MAX_SHARDS}; the chart's {@code index.shards})
  */
 public record EvalServiceConfig(
     ServerSettings server,
     ServiceFolders folders,
     JobLauncher.Options services,
-    EvalExecutorConfig executor) {
+    EvalExecutorConfig executor,
+    int defaultShards) {
   public static final int DEFAULT_PORT = 50054;
+
+  /** A service whose jobs' collections are not split unless their specs say so. */
+  public EvalServiceConfig(
+      ServerSettings server,
+      ServiceFolders folders,
+      JobLauncher.Options services,
+      EvalExecutorConfig executor) {
+    this(server, folders, services, executor, 1);
+  }
 
   /** A service that runs its jobs in its own process. */
   public EvalServiceConfig(
@@ -41,6 +54,10 @@ public record EvalServiceConfig(
     }
     if (executor == null) {
       throw new IllegalArgumentException("executor settings are required");
+    }
+    if (defaultShards < 1 || defaultShards > JobSpec.MAX_SHARDS) {
+      throw new IllegalArgumentException(
+          "--default-shards must be within 1.." + JobSpec.MAX_SHARDS + ", got " + defaultShards);
     }
     if (executor.kubernetes()
         && !executor.datasetsClaim().isBlank()

@@ -121,6 +121,10 @@ class EvalServerOptionsTest {
         .hasMessageContaining("--rerank-endpoint is missing its port");
     assertThatThrownBy(() -> parse("--port", "-1").config())
         .hasMessageContaining("--port must be within 0..65535");
+    assertThatThrownBy(() -> parse("--default-shards", "0").config())
+        .hasMessageContaining("--default-shards must be within 1..64, got 0");
+    assertThat(parse("--default-shards", "4").config().defaultShards()).isEqualTo(4);
+    assertThat(parse().config().defaultShards()).isEqualTo(1);
   }
 
   @Test
