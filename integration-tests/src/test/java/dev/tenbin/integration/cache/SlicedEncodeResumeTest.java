@@ -52,10 +52,7 @@ class SlicedEncodeResumeTest {
     BeirDataset data = BeirDatasetReader.read(corpus(tmp.resolve("data")));
     try (Services services = Services.connect(null, null, models, tmp.resolve("hub"));
         EmbeddingCache cache = EmbeddingCache.open(tmp.resolve("cache"))) {
-      var uncached =
-          run(
-              new DenseRetrieval(services.indexChannel(), services.encoderChannel(), quiet()),
-              data);
+      var uncached = run(new DenseRetrieval(services.index(), services.encoder(), quiet()), data);
 
       EncodeProgress cutOff =
           (what, done, total) -> {
@@ -64,7 +61,7 @@ class SlicedEncodeResumeTest {
             }
           };
       DenseRetrieval interrupted =
-          new DenseRetrieval(services.indexChannel(), services.encoderChannel(), cutOff)
+          new DenseRetrieval(services.index(), services.encoder(), cutOff)
               .withEmbeddingCache(cache);
       assertThatThrownBy(() -> run(interrupted, data)).isInstanceOf(Interrupted.class);
       assertThat(cache.stats().misses()).as("the first slice was stored").isEqualTo(SLICE);
@@ -96,7 +93,7 @@ class SlicedEncodeResumeTest {
   private static DenseRetrieval retrieval(
       Services services, EmbeddingCache cache, List<String> notes) {
     EncodeProgress progress = quiet().notingTo(notes::add);
-    return new DenseRetrieval(services.indexChannel(), services.encoderChannel(), progress)
+    return new DenseRetrieval(services.index(), services.encoder(), progress)
         .withEmbeddingCache(cache);
   }
 
