@@ -180,18 +180,20 @@ class EncoderClientTest {
   }
 
   @Test
-  void invalidArgumentAndOverloadAreNotRetried() throws Exception {
+  void invalidArgumentInternalAndResourceExhaustedWithoutRetryInfoAreNotRetriedButAnOverloadIs()
+      throws Exception {
     Flaky flaky =
         new Flaky(
             List.of(
                 () -> Status.INVALID_ARGUMENT.withDescription("texts[0]").asRuntimeException(),
-                () -> StatusMapper.overloaded("busy", Duration.ofMillis(10)),
-                () -> Status.INTERNAL.asRuntimeException()));
+                () -> Status.INTERNAL.asRuntimeException(),
+                () -> Status.RESOURCE_EXHAUSTED.withDescription("disk full").asRuntimeException(),
+                () -> StatusMapper.overloaded("busy", Duration.ofMillis(10))));
     try (var server = TestServers.inProcess(flaky)) {
       EncoderClient client = new EncoderClient(server.channel(), new CallPolicy(SHORT, 4));
       for (Status.Code code :
           List.of(
-              Status.Code.INVALID_ARGUMENT, Status.Code.RESOURCE_EXHAUSTED, Status.Code.INTERNAL)) {
+              Status.Code.INVALID_ARGUMENT, Status.Code.INTERNAL, Status.Code.RESOURCE_EXHAUSTED)) {
         int before = flaky.calls.get();
         assertThatThrownBy(() -> client.encodeDense("m", List.of("1"), false, 0))
             .isInstanceOfSatisfying(
@@ -199,8 +201,11 @@ class EncoderClientTest {
                 e -> assertThat(e.getStatus().getCode()).isEqualTo(code));
         assertThat(flaky.calls.get() - before).as(code + " is tried once").isEqualTo(1);
       }
+      int before = flaky.calls.get();
       assertThat(client.encodeDense("m", List.of("2"), false, 0))
+          .as("an overload with RetryInfo is tried again after its delay")
           .containsExactly(new float[] {2, 0});
+      assertThat(flaky.calls.get() - before).isEqualTo(2);
     }
   }
 
