@@ -90,6 +90,13 @@ public final class ConsoleJobProgress implements JobListener, AutoCloseable {
   }
 
   @Override
+  public synchronized void workNote(Work work, String line) {
+    // Below the progress bars' line when they are drawn.
+    err.printf(Locale.ROOT, bars ? "%ntenbin: %s%n" : "tenbin: %s%n", line);
+    err.flush();
+  }
+
+  @Override
   public synchronized void cellStored(CellRecord record) {
     done++;
     Double ndcg = record.metrics().get("ndcg@10");

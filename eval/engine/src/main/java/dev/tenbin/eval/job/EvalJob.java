@@ -283,6 +283,11 @@ public final class EvalJob {
     }
 
     @Override
+    public void workNote(Work work, String line) {
+      progress.note(line);
+    }
+
+    @Override
     public void cellStored(CellRecord record, CellResult run) {
       runs.put(record.fingerprint(), run);
       StoredPositions.of(record).ifPresent(a -> positions.put(record.fingerprint(), a));

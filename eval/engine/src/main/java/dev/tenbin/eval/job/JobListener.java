@@ -19,6 +19,9 @@ public interface JobListener {
   /** Progress inside the running work item, e.g. documents encoded. */
   default void workProgress(Work work, long done, long total, String stage) {}
 
+  /** A line worth keeping from the running work item, such as where its encode resumes. */
+  default void workNote(Work work, String line) {}
+
   /**
    * The whole job's progress as an executor outside this process sees it (the shards of a
    * Kubernetes Job): cells stored so far, and what runs now (e.g. "shards: 1/4 done, 3 running").

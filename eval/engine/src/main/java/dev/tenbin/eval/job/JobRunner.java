@@ -190,7 +190,12 @@ public final class JobRunner {
               listener.workProgress(work, done, all, what);
               cancellation.throwIfCancelled();
             };
-        EncodeProgress progress = updates.notingTo(line -> event("work_note", work, line));
+        EncodeProgress progress =
+            updates.notingTo(
+                line -> {
+                  event("work_note", work, line);
+                  listener.workNote(work, line);
+                });
         long workStart = System.nanoTime();
         long retryUntil = workStart + serviceRetry.toNanos();
         boolean stop = false;
