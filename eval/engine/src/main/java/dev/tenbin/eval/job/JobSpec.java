@@ -124,24 +124,7 @@ public record JobSpec(
 
   /** This spec with other position settings. */
   public JobSpec withPositions(PositionSettings value) {
-    return new JobSpec(
-        name,
-        file,
-        yaml,
-        taskSetNames,
-        taskSets,
-        taskFilter,
-        retrievers,
-        rerankers,
-        candidateDenseModel,
-        candidateSets,
-        similarity,
-        lightHybridDenseWeight,
-        lightHybridFusion,
-        topK,
-        value,
-        latencyConcurrency,
-        shards);
+    return with(value, shards);
   }
 
   /**
@@ -152,6 +135,11 @@ public record JobSpec(
     if (value == shards || namesShards()) {
       return this;
     }
+    return with(positions, value);
+  }
+
+  /** This spec with these position settings and shards, everything else as it is. */
+  private JobSpec with(PositionSettings newPositions, int newShards) {
     return new JobSpec(
         name,
         file,
@@ -167,9 +155,9 @@ public record JobSpec(
         lightHybridDenseWeight,
         lightHybridFusion,
         topK,
-        positions,
+        newPositions,
         latencyConcurrency,
-        value);
+        newShards);
   }
 
   /** Whether the spec's YAML has a {@code shards:} key. */
