@@ -3,6 +3,7 @@ package dev.tenbin.drill;
 import dev.tenbin.client.eval.EvalClient;
 import dev.tenbin.proto.eval.v1.Job;
 import dev.tenbin.scoring.beir.SyntheticBeir;
+import dev.tenbin.testing.rpc.LoopbackPorts;
 import io.grpc.ManagedChannel;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -27,7 +28,7 @@ public final class CancelDrill {
       throws InterruptedException, java.io.IOException {
     Path data = java.nio.file.Files.createDirectories(work.resolve("data"));
     SplittableRandom random = new SplittableRandom(seed);
-    int port = DrillClients.freePort();
+    int port = LoopbackPorts.reserve();
     Map<String, Integer> ends = new TreeMap<>();
     int crashes = 0;
     int cancelledMidEncode = 0;

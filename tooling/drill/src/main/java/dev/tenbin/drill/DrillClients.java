@@ -12,10 +12,6 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthCheckResponse;
 import io.grpc.health.v1.HealthGrpc;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -24,15 +20,6 @@ import java.util.function.Predicate;
 /** What drills need to talk to the services they start: loopback channels, health, jobs. */
 final class DrillClients {
   private DrillClients() {}
-
-  /** A port free on loopback now (drills restart a service on the same port). */
-  static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0, 0, InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot find a free port", e);
-    }
-  }
 
   static ManagedChannel channel(int port) {
     return ClientChannels.open(

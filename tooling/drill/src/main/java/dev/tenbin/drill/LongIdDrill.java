@@ -13,6 +13,7 @@ import dev.tenbin.proto.index.v1.IngestResponse;
 import dev.tenbin.proto.index.v1.Query;
 import dev.tenbin.proto.index.v1.SearchRequest;
 import dev.tenbin.rpc.StatusMapper;
+import dev.tenbin.testing.rpc.LoopbackPorts;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
@@ -36,7 +37,7 @@ public final class LongIdDrill {
   private LongIdDrill() {}
 
   public static DrillResult run(Path work, DrillLog log) throws Exception {
-    int port = DrillClients.freePort();
+    int port = LoopbackPorts.reserve();
     List<String> args =
         List.of(
             "serve",

@@ -4,6 +4,7 @@ import dev.tenbin.proto.encoder.v1.EncodeDenseRequest;
 import dev.tenbin.proto.encoder.v1.EncodeDenseResponse;
 import dev.tenbin.proto.encoder.v1.EncoderServiceGrpc;
 import dev.tenbin.proto.encoder.v1.InputRole;
+import dev.tenbin.testing.rpc.LoopbackPorts;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
@@ -37,7 +38,7 @@ public final class OverloadDrill {
   public static DrillResult run(
       Path work, String model, double factor, int seconds, String heap, long seed, DrillLog log)
       throws Exception {
-    int port = DrillClients.freePort();
+    int port = LoopbackPorts.reserve();
     List<String> texts = texts(seed);
     try (ChildTenbin encoder =
         ChildTenbin.start(

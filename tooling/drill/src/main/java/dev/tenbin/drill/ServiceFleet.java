@@ -1,5 +1,6 @@
 package dev.tenbin.drill;
 
+import dev.tenbin.testing.rpc.LoopbackPorts;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -40,8 +41,8 @@ final class ServiceFleet implements AutoCloseable {
     this.work = work;
     this.jvmFlags = List.copyOf(jvmFlags);
     for (TenbinService service : TenbinService.values()) {
-      ports.put(service, DrillClients.freePort());
-      metricsPorts.put(service, DrillClients.freePort());
+      ports.put(service, LoopbackPorts.reserve());
+      metricsPorts.put(service, LoopbackPorts.reserve());
     }
     args.put(
         TenbinService.INDEX,

@@ -1,6 +1,7 @@
 package dev.tenbin.bench.setup;
 
 import dev.tenbin.core.OrderedShutdown;
+import dev.tenbin.testing.rpc.LoopbackPorts;
 import io.grpc.ManagedChannel;
 import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthCheckResponse;
@@ -9,7 +10,6 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -62,7 +62,7 @@ public final class ServiceProcess implements AutoCloseable {
    */
   public static ServiceProcess startMain(
       Path folder, String mainClass, java.util.function.IntFunction<List<String>> args) {
-    int port = freePort();
+    int port = LoopbackPorts.reserve();
     Path log = folder.resolve("service.log");
     Process process;
     try {
@@ -185,14 +185,6 @@ public final class ServiceProcess implements AutoCloseable {
     } catch (InterruptedException e) {
       process.destroyForcibly();
       Thread.currentThread().interrupt();
-    }
-  }
-
-  private static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException("no free loopback port", e);
     }
   }
 }
