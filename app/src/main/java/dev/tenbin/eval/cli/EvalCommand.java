@@ -287,7 +287,14 @@ public final class EvalCommand implements Callable<Integer> {
             candidatesDir != null ? candidatesDir : CandidateSet.defaultDirectory(data.directory()),
             candidates);
     List<EvalJob.Result> results;
-    try (Services services = endpoints.connect()) {
+    try (Services services = endpoints.connect();
+        InterruptNotice notice =
+            InterruptNotice.whileRunning(
+                err,
+                () ->
+                    "the corpus slices encoded so far stay in the embedding cache ("
+                        + endpoints.cacheDirectory()
+                        + "); the same command resumes at the first slice not encoded")) {
       // The index resolves the language: the flag normalised, or detected from the corpus.
       resolvedLanguage = IndexLanguage.resolve(services.index(), language, data::textSample).code();
       if (language != null) {

@@ -116,9 +116,10 @@ public final class JobCommands {
       mixinStandardHelpOptions = true,
       description = {
         "Submit a job spec to a running eval service.",
-        "The spec's task sets are read here (relative to the spec file) and sent with it; relative dataset paths in them",
-        "resolve against their own folder and must lie under one of the service's --data-root folders (~ and ${ENV} are",
-        "not expanded). The whole job is checked before it is queued: a bad job exits 2 with the service's message."
+        "The spec's task sets are read here (relative to the spec file) and sent with it; relative dataset"
+            + " paths in them resolve against their own folder and must lie under one of the service's"
+            + " --data-root folders (~ and $${ENV} are not expanded). The whole job is checked before it is"
+            + " queued: a bad job exits 2 with the service's message."
       })
   public static final class Submit implements Callable<Integer> {
     @Parameters(
@@ -261,6 +262,21 @@ public final class JobCommands {
      * unavailable service is retried for {@code reconnectSeconds}.
      */
     static int follow(EvalClient client, String jobId, PrintWriter err, int reconnectSeconds) {
+      try (InterruptNotice notice =
+          InterruptNotice.whileRunning(
+              err,
+              () ->
+                  "job "
+                      + jobId
+                      + " keeps running on the eval service: tenbin job watch "
+                      + jobId
+                      + " follows it again")) {
+        return followUntilEnd(client, jobId, err, reconnectSeconds);
+      }
+    }
+
+    private static int followUntilEnd(
+        EvalClient client, String jobId, PrintWriter err, int reconnectSeconds) {
       Job last = null;
       long giveUpAt = 0;
       while (true) {

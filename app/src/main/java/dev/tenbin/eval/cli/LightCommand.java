@@ -1,5 +1,6 @@
 package dev.tenbin.eval.cli;
 
+import dev.tenbin.eval.job.ConsoleJobProgress;
 import dev.tenbin.eval.job.ServiceOptions;
 import dev.tenbin.eval.services.Services;
 import dev.tenbin.proto.encoder.v1.LightCache;
@@ -70,7 +71,10 @@ public final class LightCommand implements Runnable {
       }
       var endpoints = serviceOptions.toOptions();
       LightCache cache;
+      // A bar updated in place on a terminal; into a file or a pipe, a line per tenth done.
+      boolean terminal = ConsoleJobProgress.interactiveTerminal();
       ProgressBar[] bar = {null};
+      int[] printedTenth = {-1};
       try (Services services = endpoints.connect()) {
         cache =
             services
@@ -85,6 +89,10 @@ public final class LightCommand implements Runnable {
                     dimensions,
                     batchSize,
                     (done, vocabulary) -> {
+                      if (!terminal) {
+                        printTenth(err, done, vocabulary, printedTenth);
+                        return;
+                      }
                       if (bar[0] == null) {
                         bar[0] =
                             new ProgressBarBuilder()
@@ -112,6 +120,16 @@ public final class LightCommand implements Runnable {
           },
           cache.getLocation());
       return 0;
+    }
+
+    /** Prints {@code done/vocabulary} when a new tenth of the vocabulary is done. */
+    static void printTenth(PrintWriter err, long done, long vocabulary, int[] printedTenth) {
+      int tenth = vocabulary <= 0 ? 10 : (int) (done * 10 / vocabulary);
+      if (tenth > printedTenth[0]) {
+        printedTenth[0] = tenth;
+        err.printf("tenbin: LightRetriever tokens encoded: %d/%d%n", done, vocabulary);
+        err.flush();
+      }
     }
   }
 }

@@ -240,8 +240,17 @@ public final class RunCommand implements Callable<Integer> {
         };
     JobOutcome outcome;
     try (ConsoleJobProgress listener =
-        new ConsoleJobProgress(
-            progress.equals("none") ? new PrintWriter(java.io.Writer.nullWriter()) : err, bars)) {
+            new ConsoleJobProgress(
+                progress.equals("none") ? new PrintWriter(java.io.Writer.nullWriter()) : err,
+                bars);
+        InterruptNotice notice =
+            InterruptNotice.whileRunning(
+                err,
+                () ->
+                    listener.storedOfPlanned()
+                        + " in "
+                        + out
+                        + "; the same command resumes, computing only the missing cells")) {
       outcome = launcher.run(job, out, listener, Cancellation.NEVER, slice);
     }
     outcome.failures().forEach(failure -> err.println("tenbin: failed: " + failure));

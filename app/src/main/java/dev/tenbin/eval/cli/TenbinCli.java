@@ -3,10 +3,13 @@ package dev.tenbin.eval.cli;
 import dev.tenbin.core.TenbinException;
 import dev.tenbin.eval.provenance.TenbinVersion;
 import dev.tenbin.scoring.beir.DatasetException;
+import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.io.UncheckedIOException;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import picocli.CommandLine;
@@ -173,12 +176,28 @@ public final class TenbinCli implements Runnable {
     return cli;
   }
 
+  /** The status codes with which a service refuses a request and says why. */
+  private static final Set<Status.Code> SERVICE_REFUSALS =
+      EnumSet.of(
+          Status.Code.INVALID_ARGUMENT,
+          Status.Code.NOT_FOUND,
+          Status.Code.ALREADY_EXISTS,
+          Status.Code.FAILED_PRECONDITION,
+          Status.Code.OUT_OF_RANGE,
+          Status.Code.PERMISSION_DENIED,
+          Status.Code.UNAUTHENTICATED,
+          Status.Code.RESOURCE_EXHAUSTED);
+
   static String describe(Throwable failure) {
     if (failure instanceof StatusRuntimeException status) {
+      Status.Code code = status.getStatus().getCode();
       String description = status.getStatus().getDescription();
-      return "service call failed: "
-          + status.getStatus().getCode()
-          + (description == null ? "" : ": " + description);
+      boolean explained = description != null && !description.isBlank();
+      // A refusal the service explains reads as its explanation, the code after it for scripts;
+      // a transport failure says that the call failed, and how.
+      return explained && SERVICE_REFUSALS.contains(code)
+          ? description + " (" + code + ")"
+          : "service call failed: " + code + (explained ? ": " + description : "");
     }
     if (failure instanceof UncheckedIOException io && io.getCause() != null) {
       Throwable cause = io.getCause();

@@ -60,6 +60,15 @@ class LightCommandTest {
                   + TinyModels.HIDDEN
                   + " fp32 in "
                   + encoderCache);
+      // Not a terminal: the progress is whole lines, the last one the whole vocabulary, no '\r'.
+      assertThat(run.err())
+          .contains(
+              "tenbin: LightRetriever tokens encoded: "
+                  + TinyModels.VOCABULARY
+                  + "/"
+                  + TinyModels.VOCABULARY
+                  + "\n")
+          .doesNotContain("\r");
       try (var files = Files.walk(encoderCache.resolve("light"))) {
         assertThat(files.filter(p -> p.getFileName().toString().equals("manifest.json")))
             .hasSize(1);

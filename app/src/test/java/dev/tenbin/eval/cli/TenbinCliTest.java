@@ -166,6 +166,39 @@ class TenbinCliTest {
     assertThat(offenders).isEmpty();
   }
 
+  @Test
+  void aRefusalTheServiceExplainsReadsAsItsExplanationAndATransportFailureAsAFailedCall() {
+    assertThat(
+            TenbinCli.describe(
+                io.grpc.Status.NOT_FOUND
+                    .withDescription("no job 'job-000000000000'")
+                    .asRuntimeException()))
+        .isEqualTo("no job 'job-000000000000' (NOT_FOUND)");
+    assertThat(
+            TenbinCli.describe(
+                io.grpc.Status.UNAVAILABLE.withDescription("io exception").asRuntimeException()))
+        .isEqualTo("service call failed: UNAVAILABLE: io exception");
+    assertThat(TenbinCli.describe(io.grpc.Status.INVALID_ARGUMENT.asRuntimeException()))
+        .isEqualTo("service call failed: INVALID_ARGUMENT");
+  }
+
+  @Test
+  void noHelpTextPrintsNullWhereAVariableWasMeant() {
+    List<String> offenders = new ArrayList<>();
+    // A JSON null quoted in a description ("key": null) is meant.
+    collectUsageWith(TenbinCli.commandLine(), "(?<!\": )\\bnull\\b", offenders);
+    assertThat(offenders).isEmpty();
+    assertThat(CliRunner.run("job", "submit", "--help").out().replaceAll("\\s+", " "))
+        .contains("(~ and ${ENV} are not expanded)");
+  }
+
+  private static void collectUsageWith(CommandLine command, String regex, List<String> offenders) {
+    if (java.util.regex.Pattern.compile(regex).matcher(command.getUsageMessage()).find()) {
+      offenders.add(command.getCommandSpec().qualifiedName());
+    }
+    command.getSubcommands().values().forEach(sub -> collectUsageWith(sub, regex, offenders));
+  }
+
   private static void walk(CommandLine command, List<String> offenders) {
     CommandSpec spec = command.getCommandSpec();
     if (spec.usageMessage().hidden()) {

@@ -165,6 +165,13 @@ public final class ConsoleJobProgress implements JobListener, AutoCloseable {
     }
   }
 
+  /** {@code "N of M cells stored"} so far ({@code "no cell planned yet"} before the plan). */
+  public synchronized String storedOfPlanned() {
+    return total == 0 && done == 0
+        ? "no cell planned yet"
+        : String.format(Locale.ROOT, "%d of %d cells stored", done, total);
+  }
+
   @Override
   public synchronized void close() {
     closeWorkBar();
