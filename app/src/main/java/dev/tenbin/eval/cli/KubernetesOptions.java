@@ -22,7 +22,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine.Option;
@@ -34,70 +33,52 @@ import picocli.CommandLine.Option;
  * under {@code --pod-results-dir}; so must the spec, its task sets and local datasets.
  */
 public final class KubernetesOptions {
-  /** The option names of this group (never passed to a shard's process). */
-  static final Set<String> NAMES =
-      Set.of(
-          "--namespace",
-          "--image",
-          "--results-pvc",
-          "--results-root",
-          "--pod-results-dir",
-          "--pod-spec",
-          "--job-name",
-          "--ttl-seconds",
-          "--pod-resource",
-          "--service-account",
-          "--kubeconfig",
-          "--poll-seconds");
-
   @Option(
       names = "--namespace",
       paramLabel = "NS",
       defaultValue = "${env:TENBIN_NAMESPACE:-default}",
       description =
-          "kubernetes: the namespace of the Indexed Job (env TENBIN_NAMESPACE; default ${DEFAULT-VALUE}).")
+          "The namespace of the Indexed Job (env TENBIN_NAMESPACE; default ${DEFAULT-VALUE}).")
   String namespace;
 
   @Option(
       names = "--image",
       paramLabel = "IMAGE",
-      description =
-          "kubernetes: the Tenbin image of the pods (the same build as this one; k8s/README.md).")
+      description = "The Tenbin image of the pods (the same build as this one; k8s/README.md).")
   String image;
 
   @Option(
       names = "--results-pvc",
       paramLabel = "CLAIM",
       description =
-          "kubernetes: the ReadWriteMany PersistentVolumeClaim holding the job folder, the spec and its data.")
+          "The ReadWriteMany PersistentVolumeClaim holding the job folder, the spec and its data.")
   String resultsPvc;
 
   @Option(
       names = "--results-root",
       paramLabel = "DIR",
-      description =
-          "kubernetes: where that volume is mounted on this machine (default: the parent of --out).")
+      description = "Where that volume is mounted on this machine (default: the parent of --out).")
   Path resultsRoot;
 
   @Option(
       names = "--pod-results-dir",
       paramLabel = "DIR",
       defaultValue = "/results",
-      description = "kubernetes: where the pods mount it (default ${DEFAULT-VALUE}).")
+      description = "Where the pods mount it (default ${DEFAULT-VALUE}).")
   String podResultsDir;
 
   @Option(
       names = "--pod-spec",
       paramLabel = "PATH",
       description =
-          "kubernetes: the spec's path in the pods (default: SPEC's place under --results-root, in"
+          "The spec's path in the pods (default: SPEC's place under --results-root, in"
               + " --pod-results-dir).")
   String podSpec;
 
   @Option(
       names = "--job-name",
       paramLabel = "NAME",
-      description = "kubernetes: the Job's name (default tenbin-<spec name>-<random>).")
+      description = "The Job's name (default tenbin-<spec name>-<random>).")
   String jobName;
 
   @Option(
@@ -105,21 +86,21 @@ public final class KubernetesOptions {
       defaultValue = "86400",
       paramLabel = "N",
       description =
-          "kubernetes: ttlSecondsAfterFinished, how long the finished Job and its pods stay (default ${DEFAULT-VALUE}).")
+          "TtlSecondsAfterFinished, how long the finished Job and its pods stay (default ${DEFAULT-VALUE}).")
   int ttlSeconds;
 
   @Option(
       names = "--pod-resource",
       paramLabel = "RESOURCE",
       description =
-          "kubernetes: NAME=QUANTITY, a request and limit of each pod, e.g. cpu=4, memory=16Gi, nvidia.com/gpu=1 (repeatable).")
+          "NAME=QUANTITY, a request and limit of each pod, e.g. cpu=4, memory=16Gi, nvidia.com/gpu=1 (repeatable).")
   Map<String, String> podResources = new LinkedHashMap<>();
 
   @Option(
       names = "--service-account",
       paramLabel = "NAME",
       defaultValue = "",
-      description = "kubernetes: the pods' service account (default: the namespace's).")
+      description = "The pods' service account (default: the namespace's).")
   String serviceAccount;
 
   @Option(
@@ -127,7 +108,7 @@ public final class KubernetesOptions {
       paramLabel = "SECRET",
       defaultValue = "",
       description =
-          "kubernetes: a Secret whose key 'token' becomes the pods' HF_TOKEN (hub task sets, gated"
+          "A Secret whose key 'token' becomes the pods' HF_TOKEN (hub task sets, gated"
               + " datasets); the token never goes into the Job itself.")
   String podHubSecret;
 
@@ -135,22 +116,21 @@ public final class KubernetesOptions {
       names = "--pod-hub-endpoint",
       paramLabel = "URL",
       defaultValue = "${env:HF_ENDPOINT:-}",
-      description =
-          "kubernetes: the pods' HF_ENDPOINT, a hub mirror (default: this process's HF_ENDPOINT).")
+      description = "The pods' HF_ENDPOINT, a hub mirror (default: this process's HF_ENDPOINT).")
   String podHubEndpoint;
 
   @Option(
       names = "--kubeconfig",
       paramLabel = "FILE",
       description =
-          "kubernetes: the kubeconfig to use (default: $KUBECONFIG, ~/.kube/config, or the pod's service account).")
+          "The kubeconfig to use (default: $KUBECONFIG, ~/.kube/config, or the pod's service account).")
   Path kubeconfig;
 
   @Option(
       names = "--poll-seconds",
       defaultValue = "5",
       paramLabel = "S",
-      description = "kubernetes: how often the Job's status is read (default ${DEFAULT-VALUE}).")
+      description = "How often the Job's status is read (default ${DEFAULT-VALUE}).")
   double pollSeconds;
 
   /** Plans the job here, runs it as an Indexed Job, merges here when every index succeeded. */

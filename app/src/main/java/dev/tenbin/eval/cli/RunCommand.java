@@ -38,6 +38,7 @@ import picocli.CommandLine.Parameters;
 @Command(
     name = "run",
     mixinStandardHelpOptions = true,
+    abbreviateSynopsis = true,
     description = {
       "Run an evaluation job (YAML spec) into an output folder.",
       "Finished cells are never recomputed: rerun the same command to resume after a crash or kill.",
@@ -149,7 +150,12 @@ public final class RunCommand implements Callable<Integer> {
               + " (kubernetes: backoffLimitPerIndex) (default ${DEFAULT-VALUE}).")
   int retries;
 
-  @CommandLine.Mixin KubernetesOptions kubernetes = new KubernetesOptions();
+  // A section of its own in --help, after the everyday options.
+  @CommandLine.ArgGroup(
+      validate = false,
+      order = 100,
+      heading = "%nWith --executor kubernetes (one Indexed Job; k8s/README.md):%n")
+  KubernetesOptions kubernetes = new KubernetesOptions();
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -364,8 +370,8 @@ public final class RunCommand implements Callable<Integer> {
     List<String> args = new ArrayList<>();
     for (CommandLine.Model.OptionSpec option :
         spec.commandLine().getParseResult().matchedOptions()) {
-      if (NOT_PASSED_TO_SHARDS.contains(option.longestName())
-          || KubernetesOptions.NAMES.contains(option.longestName())) {
+      // The executor's own options (the Kubernetes group) stay with this process.
+      if (NOT_PASSED_TO_SHARDS.contains(option.longestName()) || option.group() != null) {
         continue;
       }
       if (option.arity().max() == 0) {
