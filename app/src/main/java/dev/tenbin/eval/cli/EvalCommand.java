@@ -42,6 +42,7 @@ import picocli.CommandLine.Option;
  */
 @Command(
     name = "eval",
+    abbreviateSynopsis = true,
     mixinStandardHelpOptions = true,
     resourceBundle = "dev.tenbin.eval.cli.FamilyHelp",
     description =
@@ -220,7 +221,8 @@ public final class EvalCommand implements Callable<Integer> {
               + " among the runs (its base variant; default ${DEFAULT-VALUE}).")
   String positionsReference;
 
-  @CommandLine.Mixin ServiceOptions serviceOptions = new ServiceOptions();
+  @CommandLine.ArgGroup(validate = false, heading = ServiceOptions.HEADING)
+  ServiceOptions serviceOptions = new ServiceOptions();
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 

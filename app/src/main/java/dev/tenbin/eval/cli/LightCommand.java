@@ -39,7 +39,8 @@ public final class LightCommand implements Runnable {
     @Option(names = "--model", required = true)
     String model;
 
-    @CommandLine.Mixin ServiceOptions serviceOptions = new ServiceOptions();
+    @CommandLine.ArgGroup(validate = false, heading = ServiceOptions.HEADING)
+    ServiceOptions serviceOptions = new ServiceOptions();
 
     @Option(names = "--fp16", description = "Store rows in FP16 (half the size).")
     boolean fp16;

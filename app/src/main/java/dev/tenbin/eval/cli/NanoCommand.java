@@ -119,7 +119,8 @@ public final class NanoCommand implements Runnable {
             "ISO 639-1 language of the BM25 miner's analyzer. Default: detected from the corpus.")
     String language;
 
-    @CommandLine.Mixin ServiceOptions serviceOptions = new ServiceOptions();
+    @CommandLine.ArgGroup(validate = false, heading = ServiceOptions.HEADING)
+    ServiceOptions serviceOptions = new ServiceOptions();
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 

@@ -117,7 +117,8 @@ public final class ParityCommand implements Callable<Integer> {
       description = "Also write the certificate as JSON to FILE.")
   Path out;
 
-  @CommandLine.Mixin ServiceOptions serviceOptions = new ServiceOptions();
+  @CommandLine.ArgGroup(validate = false, heading = ServiceOptions.HEADING)
+  ServiceOptions serviceOptions = new ServiceOptions();
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 

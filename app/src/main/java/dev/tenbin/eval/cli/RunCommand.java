@@ -92,7 +92,8 @@ public final class RunCommand implements Callable<Integer> {
       description = "Job folder: results, leaderboards, warehouse.")
   Path out;
 
-  @CommandLine.Mixin ServiceOptions services = new ServiceOptions();
+  @CommandLine.ArgGroup(validate = false, heading = ServiceOptions.HEADING)
+  ServiceOptions services = new ServiceOptions();
 
   @Option(
       names = "--progress",
@@ -371,7 +372,9 @@ public final class RunCommand implements Callable<Integer> {
     for (CommandLine.Model.OptionSpec option :
         spec.commandLine().getParseResult().matchedOptions()) {
       // The executor's own options (the Kubernetes group) stay with this process.
-      if (NOT_PASSED_TO_SHARDS.contains(option.longestName()) || option.group() != null) {
+      if (NOT_PASSED_TO_SHARDS.contains(option.longestName())
+          || (option.group() != null
+              && option.group().typeInfo().getType() == KubernetesOptions.class)) {
         continue;
       }
       if (option.arity().max() == 0) {

@@ -76,7 +76,10 @@ class RunHelpTest {
   private static List<String> kubernetesOptionNames() {
     CommandLine run = TenbinCli.commandLine("run").getSubcommands().get("run");
     return run.getCommandSpec().options().stream()
-        .filter(option -> option.group() != null)
+        .filter(
+            option ->
+                option.group() != null
+                    && option.group().typeInfo().getType() == KubernetesOptions.class)
         .map(OptionSpec::longestName)
         .toList();
   }

@@ -6,7 +6,7 @@ import dev.tenbin.rpc.ServiceClientOptions;
 import dev.tenbin.rpc.ServiceEndpoint;
 import java.nio.file.Path;
 import java.util.List;
-import picocli.CommandLine.Mixin;
+import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Option;
 
 /**
@@ -16,10 +16,20 @@ import picocli.CommandLine.Option;
  * --gpu-mem-limit}).
  */
 public final class ServiceOptions {
-  @Mixin ServiceClientOptions security = new ServiceClientOptions();
+  /**
+   * The heading of these options in a command's help: a command declares them as
+   * {@code @ArgGroup(validate = false, heading = ServiceOptions.HEADING)}, so they form sections of
+   * their own after the command's everyday options.
+   */
+  public static final String HEADING =
+      "%nServices (embedded unless an endpoint is given), models and caches:%n";
+
+  @ArgGroup(validate = false, heading = "%nReaching remote services (TLS, tokens):%n")
+  ServiceClientOptions security = new ServiceClientOptions();
 
   /** --execution-provider, --device-id, --gpu-mem-limit of the embedded encoder and reranker. */
-  @Mixin ExecutionOptions execution = new ExecutionOptions();
+  @ArgGroup(validate = false, heading = "%nWhat the embedded encoder and reranker run on:%n")
+  ExecutionOptions execution = new ExecutionOptions();
 
   @Option(
       names = "--index-endpoint",
@@ -56,6 +66,7 @@ public final class ServiceOptions {
 
   @Option(
       names = "--models-dir",
+      paramLabel = "DIR",
       defaultValue = "${env:TENBIN_MODELS_DIR:-models}",
       description =
           "Local models of the embedded services, <id>/card.json (default ${DEFAULT-VALUE}).")
@@ -63,6 +74,7 @@ public final class ServiceOptions {
 
   @Option(
       names = "--cache-dir",
+      paramLabel = "DIR",
       defaultValue = "${env:TENBIN_CACHE_DIR:-.tenbin/cache}",
       description =
           "Hub downloads, LightRetriever and embedding caches (default ${DEFAULT-VALUE}).")
