@@ -44,6 +44,8 @@ class MetricNamesTest {
       Set.of(
           "sum",
           "max",
+          "delta",
+          "state",
           "by",
           "rate",
           "ignoring",
@@ -66,7 +68,8 @@ class MetricNamesTest {
       return new String(in.readAllBytes(), StandardCharsets.UTF_8)
           .lines()
           .map(String::strip)
-          .filter(l -> !l.isEmpty())
+          .filter(l -> !l.isEmpty() && !l.startsWith("#"))
+          .map(l -> l.replaceFirst("^(encoder|index|rerank|eval):", "").strip())
           .toList();
     }
   }
@@ -144,7 +147,8 @@ class MetricNamesTest {
             "tenbin_rpc_calls_active",
             "grpc_server_processing_duration_seconds_count",
             "kube_job_status_condition",
-            "kubelet_volume_stats_available_bytes");
+            "kubelet_volume_stats_available_bytes",
+            "tenbin_eval_jobs");
   }
 
   @Test
