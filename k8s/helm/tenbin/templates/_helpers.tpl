@@ -432,8 +432,15 @@ TLS files and token from the same Secrets the servers mount.
 {{- end }}
 {{- end -}}
 
-{{/* Who may call a service (NetworkPolicy "from"): Tenbin clients, rerank (for encoder and index), the listed clients and namespaces */}}
+{{/* Who may call a service (NetworkPolicy "from"; values.yaml, networkPolicy): pods of the release's
+namespace with the service's client label or the all-services label, pods with the service's label in
+networkPolicy.clientNamespaces (namespaceSelector and podSelector in one peer: both must match), the
+rerank pods (for encoder and index), and networkPolicy.extraClients.<service>. (dict "root" $ "svc" "encoder") */}}
 {{- define "tenbin.networkClients" -}}
+{{- $np := .root.Values.networkPolicy -}}
+- podSelector:
+    matchLabels:
+      tenbin.dev/{{ .svc }}-client: "true"
 - podSelector:
     matchLabels:
       tenbin.dev/client: "true"
@@ -442,15 +449,16 @@ TLS files and token from the same Secrets the servers mount.
     matchLabels:
       {{- include "tenbin.selector" (dict "root" .root "svc" "rerank") | nindent 6 }}
 {{- end }}
-{{- range .root.Values.networkPolicy.allowedClients }}
-- podSelector:
-    matchLabels:
-      {{- toYaml . | nindent 6 }}
-{{- end }}
-{{- range .root.Values.networkPolicy.allowedNamespaces }}
+{{- range $np.clientNamespaces }}
 - namespaceSelector:
     matchLabels:
       {{- toYaml . | nindent 6 }}
+  podSelector:
+    matchLabels:
+      tenbin.dev/{{ $.svc }}-client: "true"
+{{- end }}
+{{- with index $np.extraClients .svc }}
+{{ toYaml . }}
 {{- end }}
 {{- end -}}
 
@@ -467,4 +475,26 @@ TLS files and token from the same Secrets the servers mount.
 {{/* The run Job's (and its ConfigMap's) name: <fullname>-run-<hash of the files and the output folder> */}}
 {{- define "tenbin.runJobName" -}}
 {{ include "tenbin.fullname" . }}-run-{{ sha256sum (printf "%s\n%s" (include "tenbin.runJobFiles" .) .Values.runJob.out) | trunc 8 }}
+{{- end -}}
+
+{{/* The TLS and token flags of a tenbin command run on a workstation through a port-forward to the eval service */}}
+{{- define "tenbin.workstationFlags" -}}
+{{- if .Values.tls.enabled }} --tls-ca ca.crt --tls-server-name {{ include "tenbin.fullname" . }}-eval{{ if .Values.tls.mutual }} --tls-client-cert tls.crt --tls-client-key tls.key{{ end }}{{ end }}
+{{- if .Values.auth.token.enabled }} --auth-token-file token{{ end }}
+{{- end -}}
+
+{{/* Labels as key=value, comma-separated, sorted by key (for NOTES) */}}
+{{- define "tenbin.labelList" -}}
+{{- $pairs := list -}}
+{{- range $k, $v := . }}{{ $pairs = append $pairs (printf "%s=%s" $k $v) }}{{ end -}}
+{{ join "," $pairs }}
+{{- end -}}
+
+{{/* The namespaceSelector matchLabels of who may scrape /metrics, as YAML ("{}": every namespace) */}}
+{{- define "tenbin.metricsNamespaceLabels" -}}
+{{- $m := .Values.networkPolicy.metrics -}}
+{{- if $m.namespaceLabels }}{{ toYaml $m.namespaceLabels }}
+{{- else if $m.namespace }}{{ toYaml (dict "kubernetes.io/metadata.name" $m.namespace) }}
+{{- else }}{}
+{{- end -}}
 {{- end -}}

@@ -76,11 +76,14 @@ public final class TenbinCli implements Runnable {
           "cancel", JobCommands.Cancel::new,
           "results", JobCommands.Results::new);
 
-  /** {@code --version}: from {@link TenbinVersion}, the version the build stamped. */
+  /**
+   * {@code --version}: from {@link TenbinVersion}, the version, source commit and image tag the
+   * build stamped, so a CLI can be matched to an image.
+   */
   static final class Version implements CommandLine.IVersionProvider {
     @Override
     public String[] getVersion() {
-      return new String[] {"tenbin " + TenbinVersion.get()};
+      return new String[] {"tenbin " + TenbinVersion.describe()};
     }
   }
 

@@ -59,6 +59,6 @@ class ServeCommandTest {
         .doesNotContainPattern("=<[a-zA-Z]+>");
     CliRunner version = CliRunner.run("serve", service, "--version");
     assertThat(version.out().strip())
-        .isEqualTo("tenbin " + dev.tenbin.eval.provenance.TenbinVersion.get());
+        .isEqualTo("tenbin " + dev.tenbin.eval.provenance.TenbinVersion.describe());
   }
 }

@@ -84,7 +84,12 @@ class TenbinCliTest {
     CliRunner version = CliRunner.run("--version");
     assertThat(version.exitCode()).isZero();
     assertThat(TenbinVersion.get()).isNotEqualTo("unknown").matches("\\d+\\.\\d+\\.\\d+.*");
-    assertThat(version.out().strip()).isEqualTo("tenbin " + TenbinVersion.get());
+    assertThat(TenbinVersion.commit())
+        .as("the source commit read from git at build time")
+        .matches("[0-9a-f]{7,}(-dirty)?");
+    assertThat(TenbinVersion.imageTag())
+        .isEqualTo(TenbinVersion.get().replace("-SNAPSHOT", "") + "-" + TenbinVersion.commit());
+    assertThat(version.out().strip()).isEqualTo("tenbin " + TenbinVersion.describe());
   }
 
   @Test
@@ -115,7 +120,7 @@ class TenbinCliTest {
     wholeTree.setOut(new PrintWriter(wholeTreeOut, true));
     assertThat(wholeTree.execute(flag)).isZero();
     assertThat(version.out()).isEqualTo(wholeTreeOut.toString());
-    assertThat(version.out().strip()).isEqualTo("tenbin " + TenbinVersion.get());
+    assertThat(version.out().strip()).isEqualTo("tenbin " + TenbinVersion.describe());
   }
 
   @ParameterizedTest

@@ -121,7 +121,7 @@ class BalancingWiringTest {
   @Test
   void withTlsTheCertificateNamesTheHeadlessServicesAndThePodsUnderThem() {
     Manifest certificate =
-        ChartRenderingTest.rendered("gpu").stream()
+        Charts.renderCi("gpu", "").stream()
             .filter(m -> m.type().endsWith("Certificate"))
             .findFirst()
             .orElseThrow();
@@ -133,6 +133,14 @@ class BalancingWiringTest {
             "tb-tenbin-rerank-headless",
             "*.tb-tenbin-index-headless",
             "tb-tenbin-eval");
+    for (String service : List.of("encoder", "index", "rerank", "eval")) {
+      assertThat(names)
+          .as("clients that dial the fully qualified names verify them")
+          .contains(
+              "tb-tenbin-" + service + ".tenbin.svc",
+              "tb-tenbin-" + service + ".tenbin.svc.cluster.local",
+              "*.tb-tenbin-" + service + "-headless.tenbin.svc.cluster.local");
+    }
   }
 
   private static V1StatefulSet index(List<Manifest> manifests) {

@@ -340,28 +340,39 @@ class ChartRenderingTest {
       """;
 
   /**
+   * The kustomize base's objects: the chart rendered with default values, as the base holds them.
+   */
+  static List<String> kustomizeBaseAsRendered() {
+    return render("default", "tenbin")
+        .lines()
+        .filter(l -> !l.isBlank())
+        .filter(l -> !l.startsWith("# Source:") && !l.contains("helm.sh/chart:"))
+        .map(l -> l.replace("managed-by: Helm", "managed-by: kustomize"))
+        .toList();
+  }
+
+  /** Writes k8s/kustomize/base/tenbin.yaml from the chart as it is. */
+  static void writeKustomizeBase() throws IOException {
+    Files.writeString(
+        K8S.resolve("kustomize/base/tenbin.yaml"),
+        BASE_HEADER + String.join("\n", kustomizeBaseAsRendered()) + "\n");
+  }
+
+  /**
    * The kustomize base is the chart rendered with default values (helm-java's template leaves the
    * helm test hooks out, as {@code helm template --skip-tests} does). With {@code
    * -Dtenbin.regenerateKustomizeBase=true} this test writes the base instead of checking it.
    */
   @Test
   void theKustomizeBaseIsTheChartRenderedWithDefaultValues() throws IOException {
-    List<String> rendered =
-        render("default", "tenbin")
-            .lines()
-            .filter(l -> !l.isBlank())
-            .filter(l -> !l.startsWith("# Source:") && !l.contains("helm.sh/chart:"))
-            .map(l -> l.replace("managed-by: Helm", "managed-by: kustomize"))
-            .toList();
-    Path basePath = K8S.resolve("kustomize/base/tenbin.yaml");
     if (Boolean.getBoolean("tenbin.regenerateKustomizeBase")) {
-      Files.writeString(basePath, BASE_HEADER + String.join("\n", rendered) + "\n");
+      writeKustomizeBase();
     }
-    List<String> base = Files.readAllLines(basePath);
+    List<String> base = Files.readAllLines(K8S.resolve("kustomize/base/tenbin.yaml"));
     assertThat(String.join("\n", base.subList(0, 2)) + "\n").isEqualTo(BASE_HEADER);
     assertThat(base.stream().skip(2).filter(l -> !l.isBlank()).toList())
         .as("regenerate with -Dtenbin.regenerateKustomizeBase=true")
-        .isEqualTo(rendered);
+        .isEqualTo(kustomizeBaseAsRendered());
   }
 
   @ParameterizedTest

@@ -48,7 +48,7 @@ class HttpIngressTest {
         .anySatisfy(
             f ->
                 assertThat(f.getPodSelector().getMatchLabels())
-                    .containsEntry("tenbin.dev/client", "true"));
+                    .containsEntry("tenbin.dev/encoder-client", "true"));
     assertThat(rule.getFrom()).noneMatch(f -> f.getNamespaceSelector() != null);
   }
 

@@ -59,7 +59,10 @@ final class Manifests {
               io.kubernetes.client.openapi.models.V1RoleBinding.class));
 
   static final List<String> CUSTOM_RESOURCES =
-      List.of("monitoring.coreos.com/v1/ServiceMonitor", "cert-manager.io/v1/Certificate");
+      List.of(
+          "monitoring.coreos.com/v1/ServiceMonitor",
+          "monitoring.coreos.com/v1/PrometheusRule",
+          "cert-manager.io/v1/Certificate");
 
   /** One rendered object: its tree, and its typed model (null for a custom resource). */
   record Manifest(String type, String name, JsonNode tree, Object model) {

@@ -70,8 +70,9 @@ class RunJobAndHelmTestsTest {
     assertThat(pod.getAutomountServiceAccountToken()).isFalse();
     assertThat(pod.getImagePullSecrets()).extracting(r -> r.getName()).containsExactly("regcred");
     assertThat(job.getSpec().getTemplate().getMetadata().getLabels())
-        .as("the NetworkPolicy admits it to the eval service")
-        .containsEntry("tenbin.dev/client", "true");
+        .as("the NetworkPolicy admits it to the eval service (NetworkPolicyTest: and no other)")
+        .containsEntry("tenbin.dev/eval-client", "true")
+        .doesNotContainKey("tenbin.dev/client");
     assertThat(
             job.getSpec().getPodFailurePolicy().getRules().getFirst().getOnExitCodes().getValues())
         .containsExactly(2, 3);
@@ -154,9 +155,13 @@ class RunJobAndHelmTestsTest {
             .contains("GET /readyz");
       }
     }
-    assertThat(Charts.find(manifests, "NetworkPolicy", "tb-tenbin-encoder").tree().toString())
-        .as("with the default metricsNamespaceSelector every namespace reaches metrics")
-        .contains("\"namespaceSelector\":{}");
+    assertThat(
+            Charts.find(manifests, "NetworkPolicy", "tb-tenbin-encoder")
+                .tree()
+                .at("/spec/ingress/1/from/0/namespaceSelector/matchLabels")
+                .toString())
+        .as("by default the namespace called monitoring scrapes metrics")
+        .isEqualTo("{\"kubernetes.io/metadata.name\":\"monitoring\"}");
   }
 
   @Test
@@ -173,7 +178,8 @@ class RunJobAndHelmTestsTest {
         .contains("tb-tenbin-tls", "tenbin-token");
     List<Manifest> restricted =
         Charts.renderWithTests(
-            "default", "networkPolicy:\n  metricsNamespaceSelector:\n    name: monitoring\n");
+            "default",
+            "networkPolicy:\n  metrics:\n    namespaceLabels:\n      name: prometheus\n");
     assertThat(
             Charts.find(restricted, "NetworkPolicy", "tb-tenbin-index")
                 .tree()
@@ -227,5 +233,44 @@ class RunJobAndHelmTestsTest {
     assertThat(Charts.notes("http-ingress", ""))
         .contains("https://tb-tenbin-encoder.tenbin.svc:8080")
         .contains("https://embeddings.example.com/v1/embeddings");
+  }
+
+  @Test
+  void theNotesSayHowToDownloadAJobsResultsAndWhereTheRunJobsResultsAre() {
+    List<Manifest> manifests =
+        Charts.renderCi("run-job", "runJob:\n  ttlSecondsAfterFinished: 3600\n");
+    V1Job job = runJob(manifests);
+    assertThat(job.getSpec().getTtlSecondsAfterFinished()).isEqualTo(3600);
+    assertThat(runJob(Charts.renderCi("run-job", "")).getSpec().getTtlSecondsAfterFinished())
+        .as("kept by default")
+        .isNull();
+    String notes = Charts.notes("run-job", "runJob:\n  ttlSecondsAfterFinished: 3600\n");
+    assertThat(notes)
+        .contains(
+            "tenbin job results JOB_ID --download runs/JOB_ID --endpoint localhost:50054"
+                + " --tls-ca ca.crt --tls-server-name tb-tenbin-eval --auth-token-file token")
+        .contains("tenbin job list --endpoint localhost:50054 --tls-ca ca.crt")
+        .contains("Its results folder is runs/" + job.getMetadata().getName())
+        .contains("deleted 3600 s after it ends");
+  }
+
+  @Test
+  void theNotesWarnWhenTlsOrTheTokenIsOffAndNotWhenBothAreOn() {
+    String plaintext = Charts.notes("default", "");
+    assertThat(plaintext)
+        .contains("WARNING: TLS is off (tls.enabled=false)")
+        .contains("WARNING: no bearer token (auth.token.enabled=false)")
+        .contains("tenbin.dev/encoder-client=true")
+        .contains(
+            "/metrics admits every pod of the namespaces labelled"
+                + " kubernetes.io/metadata.name=monitoring");
+    assertThat(Charts.notes("tls", ""))
+        .doesNotContain("WARNING: TLS is off")
+        .contains("WARNING: no bearer token");
+    String secured =
+        Charts.notes("mtls-token", "image:\n  repository: registry.example.com/tenbin\n");
+    assertThat(secured).doesNotContain("WARNING");
+    assertThat(Charts.notes("mtls-token", "networkPolicy:\n  metrics:\n    namespace: \"\"\n"))
+        .contains("pods of every namespace may read /metrics");
   }
 }

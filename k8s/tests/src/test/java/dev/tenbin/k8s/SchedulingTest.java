@@ -60,12 +60,18 @@ class SchedulingTest {
   }
 
   @Test
-  void rerankAtOnePodUnderItsAutoscalerMayBeDrainedAndAOnePodComponentHasNoBudget() {
+  void rerankRunsTwoPodsByDefaultSoADrainKeepsOneAndAOnePodComponentHasNoBudget() {
     List<Manifest> defaults = Charts.render("");
     V1PodDisruptionBudget rerank =
         Charts.find(defaults, "PodDisruptionBudget", "tb-tenbin-rerank")
             .as(V1PodDisruptionBudget.class);
-    assertThat(minimumPods(defaults, "tb-tenbin-rerank")).isEqualTo(1);
+    assertThat(minimumPods(defaults, "tb-tenbin-rerank"))
+        .as("a drain evicts one pod and the other still serves")
+        .isEqualTo(2);
+    assertThat(
+            minimumPods(
+                Charts.render("rerank:\n  autoscaling:\n    enabled: false\n"), "tb-tenbin-rerank"))
+        .isEqualTo(2);
     assertThat(rerank.getSpec().getMaxUnavailable().getIntValue()).isEqualTo(1);
     assertThat(rerank.getSpec().getMinAvailable()).isNull();
 

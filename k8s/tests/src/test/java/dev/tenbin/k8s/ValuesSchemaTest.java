@@ -98,7 +98,10 @@ class ValuesSchemaTest {
           "evaluationResources",
           "affinity",
           "podSecurityContext",
-          "securityContext");
+          "securityContext",
+          "podSelector",
+          "namespaceSelector",
+          "ipBlock");
 
   /** Arrays of Kubernetes objects. */
   static final Set<String> OBJECT_LISTS =
@@ -120,10 +123,9 @@ class ValuesSchemaTest {
           "labels",
           "podAnnotations",
           "podLabels",
-          "metricsNamespaceSelector",
+          "namespaceLabels",
           "controllerNamespaceSelector",
-          "allowedClients[]",
-          "allowedNamespaces[]");
+          "clientNamespaces[]");
 
   @Test
   void everyObjectOfTheSchemaRefusesUnknownKeysButKubernetesObjectsAndMaps() throws IOException {

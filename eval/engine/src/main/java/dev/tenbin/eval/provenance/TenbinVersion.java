@@ -18,6 +18,28 @@ public final class TenbinVersion {
     return PROPERTIES.getProperty("version", "unknown");
   }
 
+  /**
+   * The source commit this build was made from: the 7-character sha of the last commit that changed
+   * anything outside k8s/, with "-dirty" when files outside k8s/ differed from it; "unknown" when
+   * built without git.
+   */
+  public static String commit() {
+    return PROPERTIES.getProperty("commit", "unknown");
+  }
+
+  /**
+   * The container image tag the image build gives this source: {@code <version without
+   * -SNAPSHOT>-<commit>}, e.g. 0.1.0-1a2b3c4; the Helm chart's appVersion names it.
+   */
+  public static String imageTag() {
+    return PROPERTIES.getProperty("imageTag", "unknown");
+  }
+
+  /** What {@code tenbin --version} prints after "tenbin ": version, commit and image tag. */
+  public static String describe() {
+    return get() + " (commit " + commit() + ", image tag " + imageTag() + ")";
+  }
+
   /** The Lucene release the BM25 index is built with. */
   public static String lucene() {
     return PROPERTIES.getProperty("lucene", "unknown");

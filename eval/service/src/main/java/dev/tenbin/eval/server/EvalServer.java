@@ -308,6 +308,7 @@ public final class EvalServer implements Callable<Integer> {
     GrpcServerHost host =
         GrpcServerHost.startOwning(
             config.server(), jobs, j -> List.of(new EvalGrpcService(j)), true);
+    JobMetrics.bind(jobs, host.registry());
     return new Running(host, jobs);
   }
 
