@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tenbin.core.PreconditionException;
+import dev.tenbin.eval.provenance.TenbinVersion;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -40,6 +41,7 @@ public final class JobTable implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(JobTable.class);
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int FORMAT = 1;
+  private static final String FORMAT_FILE = "FORMAT";
   private static final Pattern ID = Pattern.compile("job-[0-9a-f]{12}");
 
   private final Path jobs;
@@ -77,9 +79,60 @@ public final class JobTable implements AutoCloseable {
                 + stateDirectory
                 + "; give each service its own --state-dir");
       }
+      try {
+        checkStateFormat(stateDirectory);
+      } catch (RuntimeException | IOException e) {
+        lock.release();
+        channel.close();
+        throw e;
+      }
       return new JobTable(stateDirectory.resolve("jobs"), channel, lock);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot open the job table in " + stateDirectory, e);
+    }
+  }
+
+  /**
+   * The state folder's format, in {@code <state>/FORMAT} ({@code {"format": N, "written_by":
+   * VERSION}}): written when missing; a folder of a newer format (written by a newer Tenbin) is
+   * refused, naming both, so a rolled-back service never runs on state it cannot read.
+   */
+  private static void checkStateFormat(Path stateDirectory) throws IOException {
+    Path file = stateDirectory.resolve(FORMAT_FILE);
+    if (!Files.exists(file)) {
+      ObjectNode marker = JSON.createObjectNode();
+      marker.put("format", FORMAT);
+      marker.put("written_by", TenbinVersion.get());
+      Path temporary = stateDirectory.resolve(FORMAT_FILE + ".tmp");
+      Files.write(temporary, JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(marker));
+      Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE);
+      return;
+    }
+    JsonNode marker;
+    try {
+      marker = JSON.readTree(file.toFile());
+    } catch (IOException e) {
+      throw new PreconditionException(
+          "--state-dir", "--state-dir: " + file + " cannot be read: " + e.getMessage());
+    }
+    int format = marker.path("format").asInt(-1);
+    if (format != FORMAT) {
+      throw new PreconditionException(
+          "--state-dir",
+          "--state-dir "
+              + stateDirectory
+              + " has state format "
+              + marker.path("format").asText("?")
+              + " (written by Tenbin "
+              + marker.path("written_by").asText("?")
+              + "); this Tenbin ("
+              + TenbinVersion.get()
+              + ") reads format "
+              + FORMAT
+              + (format > FORMAT
+                  ? ": run that version or a newer one, or restore the state folder backed up"
+                      + " before the upgrade (docs/operations.md, 'Upgrades and rollbacks')"
+                  : ""));
     }
   }
 

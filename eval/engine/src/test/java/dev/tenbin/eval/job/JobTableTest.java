@@ -133,4 +133,36 @@ class JobTableTest {
     }
     JobTable.open(tmp).close();
   }
+
+  @Test
+  void aNewStateFolderRecordsItsFormatAndAFolderOfANewerFormatIsRefusedNamingBoth()
+      throws Exception {
+    Path state = tmp.resolve("state");
+    try (JobTable table = JobTable.open(state)) {
+      table.save(record("job-00000000000a", 1, JobManager.State.QUEUED));
+    }
+    com.fasterxml.jackson.databind.JsonNode marker =
+        new com.fasterxml.jackson.databind.ObjectMapper()
+            .readTree(state.resolve("FORMAT").toFile());
+    assertThat(marker.path("format").asInt()).isEqualTo(1);
+    assertThat(marker.path("written_by").asText())
+        .isEqualTo(dev.tenbin.eval.provenance.TenbinVersion.get());
+    try (JobTable again = JobTable.open(state)) {
+      assertThat(again.load()).extracting(JobRecord::id).containsExactly("job-00000000000a");
+    }
+
+    // What a newer Tenbin would leave: an older one refuses to start on it and says what to do.
+    Files.writeString(state.resolve("FORMAT"), "{\"format\": 2, \"written_by\": \"9.9.9\"}");
+    assertThatThrownBy(() -> JobTable.open(state))
+        .isInstanceOf(PreconditionException.class)
+        .hasMessageContaining("--state-dir")
+        .hasMessageContaining("has state format 2 (written by Tenbin 9.9.9)")
+        .hasMessageContaining("reads format 1")
+        .hasMessageContaining("restore the state folder backed up before the upgrade");
+    // The refusal released the folder's lock: the right version can open it at once.
+    Files.writeString(state.resolve("FORMAT"), "{\"format\": 1, \"written_by\": \"x\"}");
+    try (JobTable restored = JobTable.open(state)) {
+      assertThat(restored.load()).hasSize(1);
+    }
+  }
 }
