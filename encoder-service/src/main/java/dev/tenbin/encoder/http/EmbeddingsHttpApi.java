@@ -10,6 +10,8 @@ import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.encoder.EncodeResult;
 import dev.tenbin.encoder.EncoderCore;
+import dev.tenbin.model.card.ModelCard;
+import dev.tenbin.model.card.OutputKind;
 import dev.tenbin.rpc.HttpEndpoint;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -30,9 +32,11 @@ import java.util.Locale;
  *       width; otherwise one the card declares);
  *   <li>{@code encoding_format}: {@code float} (default) or {@code base64} (the float32 values,
  *       little-endian, base64 — how OpenAI's clients decode it);
- *   <li>{@code input_type} (a Tenbin extension): {@code document} (default: the card's document
- *       prompt, if any) or {@code query} (the card's query prompt), gRPC's {@code role}. OpenAI
- *       clients send no such field, so their inputs are encoded as documents.
+ *   <li>{@code input_type}: {@code document} (default: the card's document prompt, if any) or
+ *       {@code query} (the card's query prompt), gRPC's {@code role}, as Voyage's API takes it
+ *       (Cohere's {@code search_document} and {@code search_query} too); or TEI's {@code
+ *       prompt_name} with the same two values. OpenAI clients send neither, so their inputs are
+ *       encoded as documents (the OpenAI Python client passes it with {@code extra_body}).
  * </ul>
  *
  * <p>Other fields ({@code user}, ...) are ignored. The response is {@code
@@ -45,6 +49,9 @@ public final class EmbeddingsHttpApi {
   /** The path OpenAI's and TEI's clients post to. */
   public static final String PATH = "/v1/embeddings";
 
+  /** The models {@link #PATH} can use, as OpenAI's {@code GET /v1/models} lists them. */
+  public static final String MODELS_PATH = "/v1/models";
+
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final EncoderCore core;
@@ -56,7 +63,37 @@ public final class EmbeddingsHttpApi {
   /** The routes of the encoder's HTTP endpoint. */
   public static List<HttpEndpoint.Route> routes(EncoderCore core) {
     EmbeddingsHttpApi api = new EmbeddingsHttpApi(core);
-    return List.of(new HttpEndpoint.Route("POST", PATH, api::embeddings, EmbeddingsHttpApi::param));
+    return List.of(
+        new HttpEndpoint.Route("POST", PATH, api::embeddings, EmbeddingsHttpApi::param),
+        new HttpEndpoint.Route("GET", MODELS_PATH, body -> api.models(), EmbeddingsHttpApi::param));
+  }
+
+  /**
+   * {@code GET /v1/models}: the dense models this service may load (what {@code model} may name),
+   * in OpenAI's list shape, each with its width, Matryoshka widths and whether it has a query
+   * prompt.
+   */
+  public Object models() {
+    ObjectNode response = JSON.createObjectNode().put("object", "list");
+    ArrayNode data = response.putArray("data");
+    for (ModelCard card : core.availableModels()) {
+      if (card.outputKind() != OutputKind.DENSE) {
+        continue;
+      }
+      ObjectNode model =
+          data.addObject()
+              .put("id", card.id())
+              .put("object", "model")
+              .put("created", 0)
+              .put("owned_by", "tenbin");
+      if (card.dimension() > 0) {
+        model.put("dimensions", card.dimension());
+      }
+      ArrayNode widths = model.putArray("matryoshka_dimensions");
+      card.matryoshkaDimensions().forEach(widths::add);
+      model.put("query_prompt", card.queryPrompt() != null && !card.queryPrompt().isEmpty());
+    }
+    return response;
   }
 
   /** The HTTP request's name of a field the core names by the gRPC request's. */
@@ -138,7 +175,7 @@ public final class EmbeddingsHttpApi {
         input(root.get("input")),
         dimensions(root.get("dimensions")),
         base64(root.get("encoding_format")),
-        query(root.get("input_type")));
+        query(root));
   }
 
   private static List<String> input(JsonNode input) {
@@ -187,16 +224,41 @@ public final class EmbeddingsHttpApi {
     };
   }
 
-  private static boolean query(JsonNode inputType) {
-    if (inputType == null || inputType.isNull()) {
+  /**
+   * Whether the inputs are queries: {@code input_type} as Voyage ({@code query}, {@code document})
+   * and Cohere ({@code search_query}, {@code search_document}) take it, or TEI's {@code
+   * prompt_name} ({@code query}, {@code document}); one of them at most.
+   */
+  private static boolean query(JsonNode root) {
+    JsonNode inputType = root.get("input_type");
+    JsonNode promptName = root.get("prompt_name");
+    boolean hasType = inputType != null && !inputType.isNull();
+    boolean hasPrompt = promptName != null && !promptName.isNull();
+    if (hasType && hasPrompt) {
+      throw new InvalidInputException(
+          "prompt_name", "give input_type or prompt_name, not both (they say the same)");
+    }
+    if (hasPrompt) {
+      return switch (promptName.isTextual() ? promptName.asText().toLowerCase(Locale.ROOT) : "") {
+        case "query" -> true;
+        case "document" -> false;
+        default ->
+            throw new InvalidInputException(
+                "prompt_name",
+                "prompt_name must be \"query\" or \"document\" (the card's two prompts)");
+      };
+    }
+    if (!hasType) {
       return false;
     }
     return switch (inputType.isTextual() ? inputType.asText().toLowerCase(Locale.ROOT) : "") {
-      case "query" -> true;
-      case "document" -> false;
+      case "query", "search_query" -> true;
+      case "document", "search_document" -> false;
       default ->
           throw new InvalidInputException(
-              "input_type", "input_type must be \"query\" or \"document\" (default document)");
+              "input_type",
+              "input_type must be \"query\" or \"document\" (or \"search_query\","
+                  + " \"search_document\"; default document)");
     };
   }
 }

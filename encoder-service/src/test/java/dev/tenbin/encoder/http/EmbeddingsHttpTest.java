@@ -221,7 +221,47 @@ class EmbeddingsHttpTest {
         document);
     assertBitForBit(
         vectors(embed("{\"model\":\"tiny-dense\",\"input\":[\"apple cherry\"],\"user\":\"u1\"}")),
+        document); // Cohere's and TEI's spellings of the same two roles.
+    assertBitForBit(
+        vectors(
+            embed(
+                "{\"model\":\"tiny-dense\",\"input\":[\"apple cherry\"],"
+                    + "\"input_type\":\"search_query\"}")),
+        query);
+    assertBitForBit(
+        vectors(
+            embed(
+                "{\"model\":\"tiny-dense\",\"input\":[\"apple cherry\"],\"prompt_name\":\"query\"}")),
+        query);
+    assertBitForBit(
+        vectors(
+            embed(
+                "{\"model\":\"tiny-dense\",\"input\":[\"apple cherry\"],"
+                    + "\"input_type\":\"search_document\"}")),
         document);
+  }
+
+  @Test
+  void modelsListsTheDenseModelsTheEmbeddingsRouteTakes() throws Exception {
+    start(c -> c);
+    HttpResponse<String> response = http.get(EmbeddingsHttpApi.MODELS_PATH);
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+    JsonNode body = TestHttp.json(response);
+    assertThat(body.get("object").asText()).isEqualTo("list");
+    List<String> ids = new java.util.ArrayList<>();
+    body.get("data").forEach(model -> ids.add(model.get("id").asText()));
+    assertThat(ids).contains(MODEL).doesNotContain("tiny-sparse");
+    for (JsonNode model : body.get("data")) {
+      assertThat(model.get("object").asText()).isEqualTo("model");
+      assertThat(model.get("owned_by").asText()).isEqualTo("tenbin");
+    }
+    JsonNode tiny =
+        java.util.stream.StreamSupport.stream(body.get("data").spliterator(), false)
+            .filter(model -> model.get("id").asText().equals(MODEL))
+            .findFirst()
+            .orElseThrow();
+    assertThat(tiny.get("query_prompt").asBoolean()).isTrue();
+    assertThat(http.post(EmbeddingsHttpApi.MODELS_PATH, "{}").statusCode()).isEqualTo(405);
   }
 
   @Test
@@ -247,6 +287,13 @@ class EmbeddingsHttpTest {
             new Bad(
                 "{\"model\":\"tiny-dense\",\"input\":\"a\",\"input_type\":\"passage\"}",
                 "input_type"),
+            new Bad(
+                "{\"model\":\"tiny-dense\",\"input\":\"a\",\"prompt_name\":\"passage\"}",
+                "prompt_name"),
+            new Bad(
+                "{\"model\":\"tiny-dense\",\"input\":\"a\",\"input_type\":\"query\","
+                    + "\"prompt_name\":\"query\"}",
+                "prompt_name"),
             new Bad("{\"model\":\"tiny-sparse\",\"input\":\"apple\"}", "model"))) {
       HttpResponse<String> response = embed(bad.json());
       assertThat(response.statusCode()).as(bad.json()).isEqualTo(400);

@@ -68,10 +68,14 @@ class HttpIngressTest {
             });
     var rule = ingress.getSpec().getRules().getFirst();
     assertThat(rule.getHost()).isEqualTo("embeddings.example.com");
-    var path = rule.getHttp().getPaths().getFirst();
-    assertThat(path.getPath()).isEqualTo("/v1/embeddings");
-    assertThat(path.getBackend().getService().getName()).isEqualTo("tb-tenbin-encoder");
-    assertThat(path.getBackend().getService().getPort().getName()).isEqualTo("http");
+    assertThat(rule.getHttp().getPaths())
+        .extracting(p -> p.getPath())
+        .containsExactly("/v1/embeddings", "/v1/models");
+    for (var path : rule.getHttp().getPaths()) {
+      assertThat(path.getPathType()).isEqualTo("Exact");
+      assertThat(path.getBackend().getService().getName()).isEqualTo("tb-tenbin-encoder");
+      assertThat(path.getBackend().getService().getPort().getName()).isEqualTo("http");
+    }
     assertThat(servicePort(manifests, "http").getAppProtocol())
         .as("with tls.enabled the API is HTTPS")
         .isEqualTo("https");
