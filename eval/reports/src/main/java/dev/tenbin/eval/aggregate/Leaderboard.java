@@ -49,6 +49,19 @@ public record Leaderboard(
   }
 
   /**
+   * The rows not separable from the top, in rank order: the ranked rows whose rank interval
+   * includes 1 ({@link LeaderboardRow#tiedForFirst()}); null when no row has a rank interval (no
+   * bootstrap ran).
+   */
+  public List<LeaderboardRow> tiedForFirst() {
+    List<LeaderboardRow> ranked = ranked();
+    if (ranked.stream().allMatch(row -> row.rankInterval() == null)) {
+      return null;
+    }
+    return ranked.stream().filter(LeaderboardRow::tiedForFirst).toList();
+  }
+
+  /**
    * Fewest tasks a scope needs for intervals and swap probabilities from the bootstrap over tasks:
    * with fewer, resampling them says next to nothing (two tasks give intervals such as 4.92–94.54).
    */

@@ -50,6 +50,10 @@ public final class HtmlReport {
     html.append("</table></div>\n<p class=\"note\">")
         .append(Html.escape(ReportText.footnote(board, "⚠")))
         .append("</p>\n");
+    String tiedForFirst = ReportText.tiedForFirst(board);
+    if (tiedForFirst != null) {
+      html.append("<p id=\"tied-first\">").append(Html.escape(tiedForFirst)).append("</p>\n");
+    }
     if (board.correlation() != null) {
       html.append("<p id=\"correlation\">")
           .append(Html.escape(ReportText.correlation(board.correlation())))

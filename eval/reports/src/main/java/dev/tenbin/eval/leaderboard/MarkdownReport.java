@@ -10,9 +10,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The leaderboard as Markdown: the main table (with bootstrap interval, swap probability and
- * Borda), the per-task table, the paired tests of each task, links to the Pareto charts when they
- * were written beside it, and the correlation with the official ranking.
+ * The leaderboard as Markdown: the main table (with bootstrap interval, swap probability, rank
+ * interval, tied-for-first marker and Borda) and the tied-for-first line, the per-task table, the
+ * paired tests of each task, links to the Pareto charts when they were written beside it, and the
+ * correlation with the official ranking.
  */
 public final class MarkdownReport {
   static final String TIE_MARK = " ⚠";
@@ -31,6 +32,10 @@ public final class MarkdownReport {
     SummaryTable summary = SummaryTable.of(board, TIE_MARK, true);
     table(md, summary.header, summary.rows, summary.numeric);
     md.append('\n').append(escape(ReportText.footnote(board, TIE_MARK.strip()))).append("\n\n");
+    String tiedForFirst = ReportText.tiedForFirst(board);
+    if (tiedForFirst != null) {
+      md.append(escape(tiedForFirst)).append("\n\n");
+    }
     if (board.correlation() != null) {
       md.append(escape(ReportText.correlation(board.correlation()))).append("\n\n");
     }
