@@ -43,8 +43,8 @@ final class ReportText {
         tieMark,
         board.tasks().isEmpty()
             ? ""
-            : "Intervals, statistical groups and swap probabilities: the Markdown, HTML and JSON"
-                + " reports (leaderboard.md, tenbin report --format markdown).");
+            : "Intervals, statistical groups, swap probabilities and rank intervals: the Markdown,"
+                + " HTML and JSON reports (leaderboard.md, tenbin report --format markdown).");
   }
 
   private static String footnote(Leaderboard board, String tieMark, String statistics) {
