@@ -116,9 +116,9 @@ final class ReportText {
               : String.format(
                   Locale.ROOT,
                   "95%% CI, groups, P(swap next) and rank 95%% are hidden: %d tasks are too few"
-                      + " for a"
-                      + " bootstrap over tasks (%d or more are needed) and a bootstrap over queries"
-                      + " needs every ranked row's per-query values (and --bootstrap above 0).",
+                      + " for a bootstrap over tasks (%d or more are needed) and a bootstrap over"
+                      + " queries needs every ranked row's per-query values (and --bootstrap above"
+                      + " 0).",
                   tasks,
                   Leaderboard.MIN_TASKS_FOR_TASK_BOOTSTRAP);
     };
