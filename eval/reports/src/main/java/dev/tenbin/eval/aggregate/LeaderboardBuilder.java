@@ -17,8 +17,8 @@ import java.util.Map;
 /**
  * Computes a {@link Leaderboard}: aggregates, complete-model rule, ranks, Borda, deltas, bootstraps
  * (over tasks from {@link Leaderboard#MIN_TASKS_FOR_TASK_BOOTSTRAP} tasks, over the queries of each
- * task below; score intervals, swap probabilities and rank intervals), statistically tied groups
- * and the paired tests of every task.
+ * task below; score intervals, swap probabilities and rank intervals), statistically tied groups,
+ * the paired tests of every task and the Bradley–Terry view of per-query wins.
  */
 final class LeaderboardBuilder {
   private LeaderboardBuilder() {}
@@ -139,7 +139,9 @@ final class LeaderboardBuilder {
           OfficialCorrelation.compute(
               options.official(), scored, options.correlationResamples(), options.seed());
     }
-    return new Leaderboard(options, matrix, List.copyOf(rows), correlation, paired);
+    PairwisePreference preference =
+        PairwisePreference.of(matrix, rankOrder, options.bootstrapDraws(), options.seed());
+    return new Leaderboard(options, matrix, List.copyOf(rows), correlation, paired, preference);
   }
 
   private static Comparator<LeaderboardRow> displayOrder(Aggregate aggregate) {

@@ -11,9 +11,9 @@ import java.util.List;
 
 /**
  * The leaderboard as Markdown: the main table (with bootstrap interval, swap probability, rank
- * interval, tied-for-first marker and Borda) and the tied-for-first line, the per-task table, the
- * paired tests of each task, links to the Pareto charts when they were written beside it, and the
- * correlation with the official ranking.
+ * interval, tied-for-first marker and Borda) and the tied-for-first line, the Bradley–Terry view of
+ * per-query wins, the per-task table, the paired tests of each task, links to the Pareto charts
+ * when they were written beside it, and the correlation with the official ranking.
  */
 public final class MarkdownReport {
   static final String TIE_MARK = " ⚠";
@@ -36,6 +36,7 @@ public final class MarkdownReport {
     if (tiedForFirst != null) {
       md.append(escape(tiedForFirst)).append("\n\n");
     }
+    preference(md, board);
     if (board.correlation() != null) {
       md.append(escape(ReportText.correlation(board.correlation()))).append("\n\n");
     }
@@ -232,6 +233,17 @@ public final class MarkdownReport {
    * Query latency of the rows that measured it: single-query median and 99th percentile, and with
    * several queries in flight ({@link LatencyTable}).
    */
+  /** The Bradley–Terry view of per-query wins ({@link PreferenceTable}), when there is one. */
+  private static void preference(StringBuilder md, Leaderboard board) {
+    PreferenceTable preference = PreferenceTable.of(board);
+    if (preference.rows.isEmpty()) {
+      return;
+    }
+    md.append("## ").append(PreferenceTable.TITLE).append("\n\n");
+    table(md, preference.header, preference.rows, preference.numeric);
+    md.append('\n').append(escape(preference.footnote)).append("\n\n");
+  }
+
   private static void latency(StringBuilder md, Leaderboard board) {
     LatencyTable latency = LatencyTable.of(board);
     if (latency.rows.isEmpty()) {

@@ -92,6 +92,35 @@ class RankIntervalReportTest {
   }
 
   @Test
+  void theBradleyTerryViewIsATableInMarkdownAndHtmlAndFieldsInJson() throws Exception {
+    Leaderboard board = board();
+    var preference = board.preference();
+    var top = board.ranked().getFirst();
+
+    JsonNode json = JSON.readTree(ReportFormat.JSON.render(board));
+    JsonNode first = json.get("rows").get(0);
+    assertThat(first.get("bt_strength").asDouble())
+        .isEqualTo(preference.strengths().get(top.key()));
+    assertThat(first.get("bt_interval").get(0).asDouble())
+        .isEqualTo(preference.intervals().get(top.key()).low());
+    assertThat(first.get("bt_interval").get(1).asDouble())
+        .isEqualTo(preference.intervals().get(top.key()).high());
+    JsonNode bt = json.get("bradley_terry");
+    assertThat(bt.get("resampled").asText()).isEqualTo("queries");
+    assertThat(bt.get("draws").asInt()).isEqualTo(LeaderboardOptions.defaults().bootstrapDraws());
+    assertThat(bt.get("draws_without_fit").asInt()).isEqualTo(preference.drawsWithoutFit());
+    assertThat(bt.get("note").asText())
+        .contains(
+            "MM algorithm (Hunter 2004)", "a tie counts half", "95% CI: percentile bootstrap");
+
+    String md = MarkdownReport.render(board, List.of());
+    assertThat(md)
+        .contains("## Pairwise preference (Bradley–Terry)", "| BT θ | 95% CI (θ) |")
+        .contains(Numbers.delta(preference.strengths().get(top.key())));
+    assertThat(HtmlReport.render(board)).contains("<table id=\"preference\">", "<th>BT θ</th>");
+  }
+
+  @Test
   void aRowAheadOnEveryQueryIsTheOnlyOneTiedForFirst() throws Exception {
     List<CellRecord> cells =
         List.of(
@@ -100,6 +129,10 @@ class RankIntervalReportTest {
     Leaderboard board = Leaderboard.of(cells, LeaderboardOptions.defaults());
 
     JsonNode json = JSON.readTree(ReportFormat.JSON.render(board));
+    // a beats b on every query: no finite Bradley–Terry fit, so no such view
+    assertThat(json.get("bradley_terry").isNull()).isTrue();
+    assertThat(json.get("rows").get(0).get("bt_strength").isNull()).isTrue();
+    assertThat(MarkdownReport.render(board, List.of())).doesNotContain("Bradley–Terry");
     assertThat(json.get("tied_for_first")).hasSize(1);
     assertThat(json.get("tied_for_first").get(0).asText()).startsWith("dense:a/");
     assertThat(MarkdownReport.render(board, List.of()))
