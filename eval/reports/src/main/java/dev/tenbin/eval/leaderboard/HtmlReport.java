@@ -54,12 +54,12 @@ public final class HtmlReport {
     if (tiedForFirst != null) {
       html.append("<p id=\"tied-first\">").append(Html.escape(tiedForFirst)).append("</p>\n");
     }
-    preferenceTable(html, board);
     if (board.correlation() != null) {
       html.append("<p id=\"correlation\">")
           .append(Html.escape(ReportText.correlation(board.correlation())))
           .append("</p>\n");
     }
+    preferenceTable(html, board);
     html.append("<h2>Pareto frontiers</h2>\n<section id=\"charts\">")
         .append("<figure id=\"figure-bytes\">")
         .append(LeaderboardCharts.bytesPerVector(board))

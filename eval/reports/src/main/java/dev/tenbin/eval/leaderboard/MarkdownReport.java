@@ -36,10 +36,10 @@ public final class MarkdownReport {
     if (tiedForFirst != null) {
       md.append(escape(tiedForFirst)).append("\n\n");
     }
-    preference(md, board);
     if (board.correlation() != null) {
       md.append(escape(ReportText.correlation(board.correlation()))).append("\n\n");
     }
+    preference(md, board);
     if (!chartFiles.isEmpty()) {
       md.append("## Pareto frontiers\n\n");
       for (String file : chartFiles) {
