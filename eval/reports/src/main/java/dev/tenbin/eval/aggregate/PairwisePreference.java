@@ -13,9 +13,9 @@ import java.util.SplittableRandom;
 /**
  * The pairwise-preference view of a leaderboard: {@link BradleyTerry} log-strengths of the ranked
  * rows from their per-query wins, pooled over every task of the scope (each of a task's queries
- * every ranked row stored a value for is one comparison of every two rows; a tie wins half each; a
- * task weighs by its number of queries), with 95% percentile intervals from the same kind of draws
- * as the rank intervals, with the leaderboard's draws and seed: from {@link
+ * every ranked row stored a value for is one meeting of every two rows, a round robin; a tie wins
+ * half each; a task weighs by its number of queries), with 95% percentile intervals from the same
+ * kind of draws as the rank intervals, with the leaderboard's draws and seed: from {@link
  * Leaderboard#MIN_TASKS_FOR_TASK_BOOTSTRAP} tasks the tasks are resampled, stratified by benchmark
  * ({@link TaskBootstrap}), below it every task's queries ({@link QueryStrataBootstrap}); each draw
  * pools the wins of its sample and fits again. A draw whose wins have no finite fit (a group of
@@ -60,13 +60,28 @@ public record PairwisePreference(
         values[t][r] = PerQueryValues.values(cells.get(r), shared);
       }
     }
-    double[][][] taskWins = new double[tasks.size()][][];
-    double[][] pooled = new double[rows][rows];
+    // roundWins[task][query][row]: the row's wins on that query; taskWins[task][row]: their sum
+    double[][][] roundWins = new double[tasks.size()][][];
+    double[][] taskWins = new double[tasks.size()][rows];
+    int[] taskQueries = new int[tasks.size()];
+    double[] pooled = new double[rows];
+    int meetings = 0;
     for (int t = 0; t < tasks.size(); t++) {
-      taskWins[t] = BradleyTerry.wins(values[t]);
-      add(pooled, taskWins[t], 1);
+      int n = values[t][0].length;
+      taskQueries[t] = n;
+      meetings += n;
+      roundWins[t] = new double[n][];
+      double[] round = new double[rows];
+      for (int q = 0; q < n; q++) {
+        for (int r = 0; r < rows; r++) {
+          round[r] = values[t][r][q];
+        }
+        roundWins[t][q] = BradleyTerry.roundWins(round);
+        add(taskWins[t], roundWins[t][q]);
+      }
+      add(pooled, taskWins[t]);
     }
-    double[] fitted = BradleyTerry.fit(pooled);
+    double[] fitted = BradleyTerry.fit(pooled, meetings);
     if (fitted == null) {
       return null;
     }
@@ -76,32 +91,24 @@ public record PairwisePreference(
     int withoutFit = 0;
     SplittableRandom random = new SplittableRandom(seed);
     for (int draw = 0; draw < draws; draw++) {
-      double[][] wins = new double[rows][rows];
+      double[] wins = new double[rows];
+      int drawn = 0;
       if (resampleTasks) {
         for (List<Integer> stratum : strata) {
           for (int i : Resampling.indices(random, stratum.size(), stratum.size())) {
-            add(wins, taskWins[stratum.get(i)], 1);
+            add(wins, taskWins[stratum.get(i)]);
+            drawn += taskQueries[stratum.get(i)];
           }
         }
       } else {
-        for (double[][] task : values) {
-          int n = task[0].length;
-          int[] times = new int[n];
-          for (int q : Resampling.indices(random, n, n)) {
-            times[q]++;
+        for (double[][] task : roundWins) {
+          for (int q : Resampling.indices(random, task.length, task.length)) {
+            add(wins, task[q]);
           }
-          for (int i = 0; i < rows; i++) {
-            for (int j = i + 1; j < rows; j++) {
-              for (int q = 0; q < n; q++) {
-                if (times[q] > 0) {
-                  BradleyTerry.addOutcome(wins, i, j, task[i][q], task[j][q], times[q]);
-                }
-              }
-            }
-          }
+          drawn += task.length;
         }
       }
-      double[] theta = BradleyTerry.fit(wins);
+      double[] theta = BradleyTerry.fit(wins, drawn);
       if (theta == null) {
         withoutFit++;
       }
@@ -131,11 +138,9 @@ public record PairwisePreference(
     return List.copyOf(byBenchmark.values());
   }
 
-  private static void add(double[][] into, double[][] wins, double times) {
+  private static void add(double[] into, double[] wins) {
     for (int i = 0; i < into.length; i++) {
-      for (int j = 0; j < into.length; j++) {
-        into[i][j] += times * wins[i][j];
-      }
+      into[i] += wins[i];
     }
   }
 }
