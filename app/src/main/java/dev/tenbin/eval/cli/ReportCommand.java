@@ -43,7 +43,8 @@ import picocli.CommandLine.Parameters;
       "Rank the systems of finished jobs: micro and macro averages (macro hierarchical over the"
           + " languages of a dataset), competition ranks of the rows that have every task in scope,"
           + " delta vs each system's base variant, Borda counts, bootstrap intervals (over tasks from"
-          + " 5 tasks, over queries below) and swap probabilities, paired tests of every pair of"
+          + " 5 tasks, over queries below), swap probabilities, rank intervals and the rows tied for"
+          + " first, Bradley–Terry strengths from per-query wins, paired tests of every pair of"
           + " ranked rows on each task (randomization and t-test, corrected; groups; minimum"
           + " detectable effect), and agreement with an official ranking.",
       "Rows missing a task of the scope are listed unranked with their coverage."
@@ -121,7 +122,10 @@ public final class ReportCommand implements Callable<Integer> {
       names = "--bootstrap",
       defaultValue = "2000",
       paramLabel = "N",
-      description = "Task-bootstrap draws; 0 to skip (default ${DEFAULT-VALUE}).")
+      description =
+          "Bootstrap draws (over tasks from 5 tasks, over queries below) of the intervals, swap"
+              + " probabilities, rank intervals and Bradley–Terry intervals; 0 to skip (default"
+              + " ${DEFAULT-VALUE}).")
   int draws;
 
   @Option(

@@ -14,13 +14,16 @@ import java.util.List;
  * @param correlation agreement with the official ranking, or null when none was given
  * @param paired the paired tests of the ranked rows on each task, or null when none were asked for
  *     ({@link LeaderboardOptions#permutations()} 0) or no row is ranked
+ * @param preference the Bradley–Terry view of the ranked rows' per-query wins, or null when it
+ *     cannot be fitted ({@link PairwisePreference#of})
  */
 public record Leaderboard(
     LeaderboardOptions options,
     ScoreMatrix matrix,
     List<LeaderboardRow> rows,
     OfficialCorrelation correlation,
-    PairedComparisons paired) {
+    PairedComparisons paired,
+    PairwisePreference preference) {
 
   /** Builds the leaderboard of {@code cells}. */
   public static Leaderboard of(
@@ -46,6 +49,19 @@ public record Leaderboard(
 
   public List<LeaderboardRow> ranked() {
     return rows.stream().filter(LeaderboardRow::complete).toList();
+  }
+
+  /**
+   * The rows not separable from the top, in rank order: the ranked rows whose rank interval
+   * includes 1 ({@link LeaderboardRow#tiedForFirst()}); null when no row has a rank interval (no
+   * bootstrap ran).
+   */
+  public List<LeaderboardRow> tiedForFirst() {
+    List<LeaderboardRow> ranked = ranked();
+    if (ranked.stream().allMatch(row -> row.rankInterval() == null)) {
+      return null;
+    }
+    return ranked.stream().filter(LeaderboardRow::tiedForFirst).toList();
   }
 
   /**

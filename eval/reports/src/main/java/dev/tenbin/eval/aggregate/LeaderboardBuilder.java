@@ -6,6 +6,7 @@ import dev.tenbin.eval.store.TaskRef;
 import dev.tenbin.scoring.stats.Borda;
 import dev.tenbin.scoring.stats.CompetitionRanks;
 import dev.tenbin.scoring.stats.Interval;
+import dev.tenbin.scoring.stats.RankInterval;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -16,7 +17,8 @@ import java.util.Map;
 /**
  * Computes a {@link Leaderboard}: aggregates, complete-model rule, ranks, Borda, deltas, bootstraps
  * (over tasks from {@link Leaderboard#MIN_TASKS_FOR_TASK_BOOTSTRAP} tasks, over the queries of each
- * task below), statistically tied groups and the paired tests of every task.
+ * task below; score intervals, swap probabilities and rank intervals), statistically tied groups,
+ * the paired tests of every task and the Bradley–Terry view of per-query wins.
  */
 final class LeaderboardBuilder {
   private LeaderboardBuilder() {}
@@ -53,10 +55,11 @@ final class LeaderboardBuilder {
                 && source == Leaderboard.IntervalSource.TASKS
             ? TaskBootstrap.run(
                 matrix, rankOrder, aggregate, options.bootstrapDraws(), options.seed())
-            : new TaskBootstrap.Result(Map.of(), Map.of(), Map.of());
+            : TaskBootstrap.Result.NONE;
 
     Map<RowKey, Interval> queryIntervals = new HashMap<>();
     Map<RowKey, Double> swaps = new HashMap<>(bootstrap.swapWithNext());
+    Map<RowKey, RankInterval> rankIntervals = new HashMap<>(bootstrap.ranks());
     if (source == Leaderboard.IntervalSource.QUERIES && !rankOrder.isEmpty()) {
       QueryStrataBootstrap.Result byQueries =
           options.bootstrapDraws() > 0
@@ -78,6 +81,7 @@ final class LeaderboardBuilder {
       }
       if (byQueries != null) {
         swaps.putAll(byQueries.swapWithNext());
+        rankIntervals.putAll(byQueries.ranks());
       }
     }
     Map<RowKey, String> groups =
@@ -120,7 +124,8 @@ final class LeaderboardBuilder {
               bootstrap.macro().get(key),
               swaps.get(key),
               queryIntervals.get(key),
-              groups.get(key)));
+              groups.get(key),
+              rankIntervals.get(key)));
     }
     rows.sort(displayOrder(aggregate));
     OfficialCorrelation correlation = null;
@@ -134,7 +139,9 @@ final class LeaderboardBuilder {
           OfficialCorrelation.compute(
               options.official(), scored, options.correlationResamples(), options.seed());
     }
-    return new Leaderboard(options, matrix, List.copyOf(rows), correlation, paired);
+    PairwisePreference preference =
+        PairwisePreference.of(matrix, rankOrder, options.bootstrapDraws(), options.seed());
+    return new Leaderboard(options, matrix, List.copyOf(rows), correlation, paired, preference);
   }
 
   private static Comparator<LeaderboardRow> displayOrder(Aggregate aggregate) {

@@ -2,6 +2,7 @@ package dev.tenbin.eval.aggregate;
 
 import dev.tenbin.eval.store.TaskRef;
 import dev.tenbin.scoring.stats.Interval;
+import dev.tenbin.scoring.stats.RankInterval;
 import java.util.Map;
 
 /**
@@ -30,6 +31,10 @@ import java.util.Map;
  *     to 4, {@link QueryStrataBootstrap}'s; null otherwise or without per-query values
  * @param statisticalGroup the {@link StatisticalGroups} name of a ranked row by the intervals the
  *     leaderboard shows ({@link Leaderboard#interval}); null when it shows none
+ * @param rankInterval the 95% interval of a ranked row's rank over the draws of the bootstrap that
+ *     gives P(swap next) (over tasks from {@link Leaderboard#MIN_TASKS_FOR_TASK_BOOTSTRAP} tasks,
+ *     over every task's queries below), the ranked rows ranked by the chosen aggregate in each draw
+ *     ({@link RankInterval}); null when unranked or when that bootstrap did not run
  */
 public record LeaderboardRow(
     RowKey key,
@@ -48,11 +53,20 @@ public record LeaderboardRow(
     Interval macroInterval,
     Double swapWithNext,
     Interval queryInterval,
-    String statisticalGroup) {
+    String statisticalGroup,
+    RankInterval rankInterval) {
 
   /** Whether the row is ranked: it has every task of the scope. */
   public boolean complete() {
     return rank != null;
+  }
+
+  /**
+   * Whether the row is not separable from the top: its rank interval includes 1, i.e. at least 2.5%
+   * of the bootstrap draws rank it first (alone or tied). False without a rank interval.
+   */
+  public boolean tiedForFirst() {
+    return rankInterval != null && rankInterval.includesFirst();
   }
 
   /** The chosen aggregate. */

@@ -2,6 +2,7 @@ package dev.tenbin.eval.aggregate;
 
 import dev.tenbin.eval.store.TaskRef;
 import dev.tenbin.scoring.stats.Interval;
+import dev.tenbin.scoring.stats.RankInterval;
 import dev.tenbin.scoring.stats.Resampling;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -16,7 +17,8 @@ import java.util.SplittableRandom;
  * every row (the comparison stays paired), and recomputes each row's task means and the aggregate
  * over the tasks. Gives each ranked row the 95% percentile interval of the chosen aggregate and the
  * probability that it swaps with the next-ranked row (a tie counting half), as {@link
- * TaskBootstrap} does over tasks. A task's queries are those every ranked row stored a value for.
+ * TaskBootstrap} does over tasks, and each ranked row's 95% {@link RankInterval} by the chosen
+ * aggregate in every draw. A task's queries are those every ranked row stored a value for.
  * Deterministic for a given seed.
  */
 final class QueryStrataBootstrap {
@@ -28,8 +30,12 @@ final class QueryStrataBootstrap {
    *
    * @param intervals per ranked row: the interval of the chosen aggregate (× 100)
    * @param swapWithNext per ranked row but the last: the probability it swaps with the next
+   * @param ranks per ranked row: its rank interval
    */
-  record Result(Map<RowKey, Interval> intervals, Map<RowKey, Double> swapWithNext) {}
+  record Result(
+      Map<RowKey, Interval> intervals,
+      Map<RowKey, Double> swapWithNext,
+      Map<RowKey, RankInterval> ranks) {}
 
   static Result run(
       ScoreMatrix matrix, List<RowKey> ranked, Aggregate aggregate, int draws, long seed) {
@@ -78,6 +84,6 @@ final class QueryStrataBootstrap {
         swaps.put(ranked.get(r), TaskBootstrap.swapProbability(chosen[r], chosen[r + 1]));
       }
     }
-    return new Result(intervals, swaps);
+    return new Result(intervals, swaps, TaskBootstrap.rankIntervals(ranked, chosen));
   }
 }

@@ -3,6 +3,7 @@ package dev.tenbin.eval.aggregate;
 import dev.tenbin.eval.store.TaskRef;
 import dev.tenbin.scoring.stats.CompetitionRanks;
 import dev.tenbin.scoring.stats.Interval;
+import dev.tenbin.scoring.stats.RankInterval;
 import dev.tenbin.scoring.stats.Resampling;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -18,7 +19,9 @@ import java.util.SplittableRandom;
  * <p>Gives each row a 95% percentile interval of both aggregates and, for each ranked row, the
  * probability that it swaps with the next-ranked row: the fraction of draws in which the lower
  * ranked row scores at least as high, a tie counting half (so two identical rows swap with
- * probability 0.5, as a fair coin would order them). Deterministic for a given seed.
+ * probability 0.5, as a fair coin would order them), and each ranked row's 95% {@link
+ * RankInterval}: the ranked rows ranked by the chosen aggregate in every draw. Deterministic for a
+ * given seed.
  */
 public final class TaskBootstrap {
   private TaskBootstrap() {}
@@ -29,9 +32,15 @@ public final class TaskBootstrap {
    * @param intervals per row: its micro and macro interval
    * @param swapWithNext for every row of {@code ranked} but the last: the probability it swaps with
    *     the row after it
+   * @param ranks per row of {@code ranked}: its rank interval by the chosen aggregate
    */
   public record Result(
-      Map<RowKey, Interval> micro, Map<RowKey, Interval> macro, Map<RowKey, Double> swapWithNext) {}
+      Map<RowKey, Interval> micro,
+      Map<RowKey, Interval> macro,
+      Map<RowKey, Double> swapWithNext,
+      Map<RowKey, RankInterval> ranks) {
+    static final Result NONE = new Result(Map.of(), Map.of(), Map.of(), Map.of());
+  }
 
   /**
    * Runs the bootstrap.
@@ -76,7 +85,22 @@ public final class TaskBootstrap {
         swaps.put(ranked.get(r), swapProbability(chosen[r], chosen[r + 1]));
       }
     }
-    return new Result(microIntervals, macroIntervals, swaps);
+    return new Result(microIntervals, macroIntervals, swaps, rankIntervals(ranked, chosen));
+  }
+
+  /**
+   * The 95% rank interval of each row of {@code ranked}, from its score in each draw ({@code
+   * scores[row][draw]}); empty without draws. Shared with {@link QueryStrataBootstrap}.
+   */
+  static Map<RowKey, RankInterval> rankIntervals(List<RowKey> ranked, double[][] scores) {
+    RankInterval[] intervals = RankInterval.of(scores, 0.95);
+    Map<RowKey, RankInterval> byRow = new LinkedHashMap<>();
+    for (int r = 0; r < ranked.size(); r++) {
+      if (intervals[r] != null) {
+        byRow.put(ranked.get(r), intervals[r]);
+      }
+    }
+    return byRow;
   }
 
   static double swapProbability(double[] higher, double[] lower) {

@@ -50,11 +50,16 @@ public final class HtmlReport {
     html.append("</table></div>\n<p class=\"note\">")
         .append(Html.escape(ReportText.footnote(board, "⚠")))
         .append("</p>\n");
+    String tiedForFirst = ReportText.tiedForFirst(board);
+    if (tiedForFirst != null) {
+      html.append("<p id=\"tied-first\">").append(Html.escape(tiedForFirst)).append("</p>\n");
+    }
     if (board.correlation() != null) {
       html.append("<p id=\"correlation\">")
           .append(Html.escape(ReportText.correlation(board.correlation())))
           .append("</p>\n");
     }
+    preferenceTable(html, board);
     html.append("<h2>Pareto frontiers</h2>\n<section id=\"charts\">")
         .append("<figure id=\"figure-bytes\">")
         .append(LeaderboardCharts.bytesPerVector(board))
@@ -117,6 +122,31 @@ public final class HtmlReport {
       html.append("</tr>");
     }
     html.append("</tbody>");
+  }
+
+  /** The Bradley–Terry view of per-query wins ({@link PreferenceTable}), when there is one. */
+  private static void preferenceTable(StringBuilder html, Leaderboard board) {
+    PreferenceTable preference = PreferenceTable.of(board);
+    if (preference.rows.isEmpty()) {
+      return;
+    }
+    html.append("<h2>")
+        .append(Html.escape(PreferenceTable.TITLE))
+        .append("</h2>\n<div class=\"table-wrap\"><table id=\"preference\"><thead><tr>");
+    preference.header.forEach(h -> html.append("<th>").append(Html.escape(h)).append("</th>"));
+    html.append("</tr></thead><tbody>");
+    for (List<String> row : preference.rows) {
+      html.append("<tr>");
+      for (int c = 0; c < row.size(); c++) {
+        html.append(preference.numeric.get(c) ? "<td class=\"num\">" : "<td>")
+            .append(Html.escape(row.get(c)))
+            .append("</td>");
+      }
+      html.append("</tr>");
+    }
+    html.append("</tbody></table></div>\n<p class=\"note\">")
+        .append(Html.escape(preference.footnote))
+        .append("</p>\n");
   }
 
   /**

@@ -19,9 +19,15 @@ import java.util.Map;
  * renders. Scores are on the 0..100 scale; absent values are null. {@code interval_source} says
  * which intervals the report shows: "tasks" (micro_interval, macro_interval and swap_with_next),
  * "queries" (1 to 4 tasks: query_interval and swap_with_next) or "none" (all of them null); {@code
- * statistical_group} is the row's group by those intervals; {@code paired_tests} holds the paired
- * tests of every task (null when none were run). A row's {@code latency_us} and {@code
- * latency_p99_us} are its single-query latency; {@code concurrent_in_flight} (with {@code
+ * statistical_group} is the row's group by those intervals; a ranked row's {@code rank_interval}
+ * ([best, worst]) is the 95% interval of its rank over the draws that give swap_with_next and
+ * {@code tied_for_first} whether it includes 1 (both null without that bootstrap), the root's
+ * {@code tied_for_first} lists those rows' ids in rank order (null without rank intervals) and
+ * {@code rank_interval_note} says how they were made; a ranked row's {@code bt_strength} and {@code
+ * bt_interval} are its Bradley–Terry log-strength from per-query wins and its 95% interval,
+ * described by the root's {@code bradley_terry} (all null without a fit); {@code paired_tests}
+ * holds the paired tests of every task (null when none were run). A row's {@code latency_us} and
+ * {@code latency_p99_us} are its single-query latency; {@code concurrent_in_flight} (with {@code
  * concurrent_in_flight_min}, the same unless the row's cells differ), {@code
  * concurrent_latency_p50_us}, {@code concurrent_latency_p99_us} and {@code
  * concurrent_queries_per_second} its latency with that many queries in flight (null: not measured).
@@ -45,6 +51,15 @@ final class LeaderboardJson {
     root.put("interval_source", board.intervalSource().name().toLowerCase(java.util.Locale.ROOT));
     root.put("min_tasks_for_task_bootstrap", Leaderboard.MIN_TASKS_FOR_TASK_BOOTSTRAP);
     root.put("interval_note", ReportText.intervalNote(board));
+    root.put("rank_interval_note", ReportText.rankNote(board));
+    var tied = board.tiedForFirst();
+    if (tied == null) {
+      root.putNull("tied_for_first");
+    } else {
+      ArrayNode tiedIds = root.putArray("tied_for_first");
+      tied.forEach(row -> tiedIds.add(row.key().id()));
+    }
+    preference(root, board);
     if (board.options().price() == null) {
       root.putNull("price");
     } else {
@@ -214,6 +229,24 @@ final class LeaderboardJson {
     }
   }
 
+  /**
+   * {@code bradley_terry}: how the rows' {@code bt_strength} and {@code bt_interval} were made
+   * ({@link PreferenceTable#note}), the draws and those without a finite fit, and what they
+   * resampled ("tasks" or "queries"); null when there is no fit.
+   */
+  private static void preference(ObjectNode root, Leaderboard board) {
+    var preference = board.preference();
+    if (preference == null) {
+      root.putNull("bradley_terry");
+      return;
+    }
+    ObjectNode node = root.putObject("bradley_terry");
+    node.put("resampled", preference.resampledTasks() ? "tasks" : "queries");
+    node.put("draws", preference.draws());
+    node.put("draws_without_fit", preference.drawsWithoutFit());
+    node.put("note", PreferenceTable.note(board));
+  }
+
   static String text(Leaderboard board, boolean pretty) {
     try {
       return pretty
@@ -258,6 +291,17 @@ final class LeaderboardJson {
     node.put("swap_with_next", row.swapWithNext());
     interval(node, "query_interval", row.queryInterval());
     node.put("statistical_group", row.statisticalGroup());
+    if (row.rankInterval() == null) {
+      node.putNull("rank_interval");
+      node.putNull("tied_for_first");
+    } else {
+      node.putArray("rank_interval").add(row.rankInterval().best()).add(row.rankInterval().worst());
+      node.put("tied_for_first", row.tiedForFirst());
+    }
+    var preference = board.preference();
+    node.put("bt_strength", preference == null ? null : preference.strengths().get(row.key()));
+    interval(
+        node, "bt_interval", preference == null ? null : preference.intervals().get(row.key()));
     node.put("dimension", row.facts().dimension());
     node.put("parameters", row.facts().parameters());
     node.put("parameters_bucket", LengthBuckets.parameters(row.facts().parameters()));

@@ -10,9 +10,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The leaderboard as Markdown: the main table (with bootstrap interval, swap probability and
- * Borda), the per-task table, the paired tests of each task, links to the Pareto charts when they
- * were written beside it, and the correlation with the official ranking.
+ * The leaderboard as Markdown: the main table (with bootstrap interval, swap probability, rank
+ * interval, tied-for-first marker and Borda) and the tied-for-first line, the Bradley–Terry view of
+ * per-query wins, the per-task table, the paired tests of each task, links to the Pareto charts
+ * when they were written beside it, and the correlation with the official ranking.
  */
 public final class MarkdownReport {
   static final String TIE_MARK = " ⚠";
@@ -31,9 +32,14 @@ public final class MarkdownReport {
     SummaryTable summary = SummaryTable.of(board, TIE_MARK, true);
     table(md, summary.header, summary.rows, summary.numeric);
     md.append('\n').append(escape(ReportText.footnote(board, TIE_MARK.strip()))).append("\n\n");
+    String tiedForFirst = ReportText.tiedForFirst(board);
+    if (tiedForFirst != null) {
+      md.append(escape(tiedForFirst)).append("\n\n");
+    }
     if (board.correlation() != null) {
       md.append(escape(ReportText.correlation(board.correlation()))).append("\n\n");
     }
+    preference(md, board);
     if (!chartFiles.isEmpty()) {
       md.append("## Pareto frontiers\n\n");
       for (String file : chartFiles) {
@@ -227,6 +233,17 @@ public final class MarkdownReport {
    * Query latency of the rows that measured it: single-query median and 99th percentile, and with
    * several queries in flight ({@link LatencyTable}).
    */
+  /** The Bradley–Terry view of per-query wins ({@link PreferenceTable}), when there is one. */
+  private static void preference(StringBuilder md, Leaderboard board) {
+    PreferenceTable preference = PreferenceTable.of(board);
+    if (preference.rows.isEmpty()) {
+      return;
+    }
+    md.append("## ").append(PreferenceTable.TITLE).append("\n\n");
+    table(md, preference.header, preference.rows, preference.numeric);
+    md.append('\n').append(escape(preference.footnote)).append("\n\n");
+  }
+
   private static void latency(StringBuilder md, Leaderboard board) {
     LatencyTable latency = LatencyTable.of(board);
     if (latency.rows.isEmpty()) {

@@ -29,7 +29,8 @@ final class ReportText {
   }
 
   static String footnote(Leaderboard board, String tieMark) {
-    return footnote(board, tieMark, intervalNote(board));
+    String ranks = rankNote(board);
+    return footnote(board, tieMark, intervalNote(board) + (ranks.isEmpty() ? "" : " " + ranks));
   }
 
   /**
@@ -42,8 +43,8 @@ final class ReportText {
         tieMark,
         board.tasks().isEmpty()
             ? ""
-            : "Intervals, statistical groups and swap probabilities: the Markdown, HTML and JSON"
-                + " reports (leaderboard.md, tenbin report --format markdown).");
+            : "Intervals, statistical groups, swap probabilities and rank intervals: the Markdown,"
+                + " HTML and JSON reports (leaderboard.md, tenbin report --format markdown).");
   }
 
   private static String footnote(Leaderboard board, String tieMark, String statistics) {
@@ -114,12 +115,43 @@ final class ReportText {
               ? ""
               : String.format(
                   Locale.ROOT,
-                  "95%% CI, groups and P(swap next) are hidden: %d tasks are too few for a"
-                      + " bootstrap over tasks (%d or more are needed) and a bootstrap over queries"
-                      + " needs every ranked row's per-query values (and --bootstrap above 0).",
+                  "95%% CI, groups, P(swap next) and rank 95%% are hidden: %d tasks are too few"
+                      + " for a bootstrap over tasks (%d or more are needed) and a bootstrap over"
+                      + " queries needs every ranked row's per-query values (and --bootstrap above"
+                      + " 0).",
                   tasks,
                   Leaderboard.MIN_TASKS_FOR_TASK_BOOTSTRAP);
     };
+  }
+
+  /**
+   * What the rank interval and tied-for-first columns show, or nothing when no row has a rank
+   * interval.
+   */
+  static String rankNote(Leaderboard board) {
+    if (board.tiedForFirst() == null) {
+      return "";
+    }
+    return "rank 95%: central 95% of the row's rank over the draws P(swap next) uses, the ranked"
+        + " rows ranked by "
+        + board.aggregate().label()
+        + " in each draw (ties share the best rank); "
+        + SummaryTable.TIED_FOR_FIRST
+        + " tied for first: rank 95% includes 1 (ranked first in at least 2.5% of the draws).";
+  }
+
+  /**
+   * The one-line summary of the rows not separable from the top ("Tied for first (rank 95% includes
+   * 1): a, b."), or null when no row has a rank interval.
+   */
+  static String tiedForFirst(Leaderboard board) {
+    var tied = board.tiedForFirst();
+    if (tied == null) {
+      return null;
+    }
+    return "Tied for first (rank 95% includes 1): "
+        + String.join(", ", tied.stream().map(row -> row.key().id()).toList())
+        + ".";
   }
 
   static String correlation(OfficialCorrelation correlation) {

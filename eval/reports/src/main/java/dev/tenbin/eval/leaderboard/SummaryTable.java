@@ -13,10 +13,14 @@ import java.util.Locale;
  * The leaderboard's main table as plain-text cells, shared by the terminal and Markdown reports:
  * rank, system, variant, mode, micro, macro, one column per benchmark, delta vs base, tasks k/n,
  * and optionally the bootstrap interval (the leaderboard's {@linkplain Leaderboard#intervalSource()
- * source}), statistically tied group, swap probability and Borda score; with a {@link Price}, the
- * cost of 1,000 queries and of indexing 1,000,000 documents.
+ * source}), statistically tied group, swap probability, rank interval (with {@value
+ * #TIED_FOR_FIRST} when it includes 1) and Borda score; with a {@link Price}, the cost of 1,000
+ * queries and of indexing 1,000,000 documents.
  */
 final class SummaryTable {
+  /** Marks, beside its rank interval, a row tied for first (its rank interval includes 1). */
+  static final String TIED_FOR_FIRST = "★";
+
   final List<String> header = new ArrayList<>();
   final List<List<String>> rows = new ArrayList<>();
 
@@ -30,7 +34,7 @@ final class SummaryTable {
    *
    * @param tieMark appended to the chosen aggregate when its tie range exceeds the gap to a
    *     neighbour
-   * @param extended whether to add the interval, group, swap and Borda columns
+   * @param extended whether to add the interval, group, swap, rank interval and Borda columns
    */
   static SummaryTable of(Leaderboard board, String tieMark, boolean extended) {
     SummaryTable table = new SummaryTable();
@@ -53,6 +57,7 @@ final class SummaryTable {
               true)
           .column("group", false)
           .column("P(swap next)", true)
+          .column("rank 95%", true)
           .column("Borda", true);
     }
     Price price = board.options().price();
@@ -80,6 +85,10 @@ final class SummaryTable {
                 : String.format(Locale.ROOT, "%.2f–%.2f", interval.low(), interval.high()));
         cells.add(row.statisticalGroup() == null ? Numbers.ABSENT : row.statisticalGroup());
         cells.add(Numbers.probability(row.swapWithNext()));
+        cells.add(
+            row.rankInterval() == null
+                ? Numbers.ABSENT
+                : row.rankInterval().label() + (row.tiedForFirst() ? " " + TIED_FOR_FIRST : ""));
         cells.add(
             row.borda() == null ? Numbers.ABSENT : String.format(Locale.ROOT, "%.1f", row.borda()));
       }

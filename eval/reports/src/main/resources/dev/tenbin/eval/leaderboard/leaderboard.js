@@ -163,6 +163,7 @@
     head.push([null, '95% CI (' + (byQueries ? 'queries' : kind) + ')', 'central 95% of the ' + kind + ' score over the draws of ' + resampled],
       [null, 'Group', 'rows whose 95% CI overlaps the group leader\'s share its letter'],
       [null, 'P(swap next)', 'share of the draws of ' + resampled + ' in which the next-ranked row scores at least as high (a tie counts half)'],
+      [null, 'Rank 95%', 'central 95% of the row\'s rank over the same draws, the ranked rows ranked by ' + data.aggregate + ' in each draw (ties share the best rank); ★ tied for first: it includes 1 (ranked first in at least 2.5% of the draws)'],
       ['borda', 'Borda', 'Borda count: per task, a point for every row this one beats and half for a tie, summed over tasks'], ['tasks', 'Tasks']);
     var html = '<thead><tr>' + head.map(function (h) {
       var cls = h[0] && h[0] === state.sort ? ' class="sorted-' + (state.desc ? 'desc' : 'asc') + '"' : '';
@@ -183,6 +184,7 @@
         + '<td class="num">' + (showStats && interval && r.complete ? fmt(interval[0]) + '–' + fmt(interval[1]) : '–') + '</td>'
         + '<td>' + (showStats && r.complete && r.src.statistical_group != null ? esc(r.src.statistical_group) : '–') + '</td>'
         + '<td class="num">' + (showStats && r.complete && r.src.swap_with_next != null ? r.src.swap_with_next.toFixed(2) : '–') + '</td>'
+        + '<td class="num">' + (showStats && r.complete && r.src.rank_interval ? r.src.rank_interval[0] + '–' + r.src.rank_interval[1] + (r.src.tied_for_first ? ' <span class="tied-first" title="tied for first: rank 95% includes 1">★</span>' : '') : '–') + '</td>'
         + '<td class="num">' + (r.borda == null ? '–' : r.borda.toFixed(1)) + '</td>'
         + '<td class="num">' + r.covered.length + '/' + r.total + '</td></tr>';
     });

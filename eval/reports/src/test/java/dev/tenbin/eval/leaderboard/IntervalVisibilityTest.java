@@ -106,7 +106,7 @@ class IntervalVisibilityTest {
       assertThat(row.statisticalGroup()).isNull();
       assertThat(board.interval(row)).isNull();
     }
-    String note = "95% CI, groups and P(swap next) are hidden: 2 tasks are too few";
+    String note = "95% CI, groups, P(swap next) and rank 95% are hidden: 2 tasks are too few";
     String md = MarkdownReport.render(board, List.of());
     assertThat(md).contains(note);
     assertThat(mainTable(md)).doesNotContainPattern("\\d–\\d");
