@@ -14,9 +14,9 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The paired tests as the Markdown and JSON reports show them: a p-value no draw reached as the
- * bound it is, pairs of identical rows said apart from the detectable effect, and a single system
- * without an empty section.
+ * The paired tests as the Markdown, HTML and JSON reports show them: a p-value no draw reached as
+ * the bound it is, pairs of identical rows said apart from the detectable effect, and a single
+ * system without an empty section.
  */
 class PairedReportTest {
   private static final int QUERIES = 30;
@@ -50,6 +50,7 @@ class PairedReportTest {
     Leaderboard board = board(List.of(stored("dense:strong", strong), stored("dense:weak", weak)));
 
     String markdown = MarkdownReport.render(board, List.of());
+    String html = HtmlReport.render(board);
     JsonNode pair =
         new ObjectMapper()
             .readTree(ReportFormat.JSON.render(board))
@@ -60,6 +61,7 @@ class PairedReportTest {
             .get(0);
 
     assertThat(markdown).contains("| ≤ 1/2001 |").contains("p rand ≤ 1/(n+1)");
+    assertThat(html).contains("<td class=\"num\">≤ 1/2001</td>").contains("p rand ≤ 1/(n+1)");
     assertThat(pair.get("randomization_p").asDouble()).isEqualTo(1.0 / (PERMUTATIONS + 1));
     assertThat(pair.get("randomization_p_at_limit").asBoolean()).isTrue();
     assertThat(pair.get("identical").asBoolean()).isFalse();
@@ -101,6 +103,8 @@ class PairedReportTest {
     Leaderboard board = board(List.of(stored("dense:only", values(0))));
 
     String markdown = MarkdownReport.render(board, List.of());
+    String html = HtmlReport.render(board);
+    String terminal = TerminalTable.render(board);
     JsonNode json = new ObjectMapper().readTree(ReportFormat.JSON.render(board));
 
     assertThat(markdown)
@@ -109,6 +113,13 @@ class PairedReportTest {
         .doesNotContain("0 queries")
         .contains("Paired tests need two ranked rows with per-query values on a task")
         .contains("so there is no pair");
+    assertThat(terminal)
+        .doesNotContain("0 pairs")
+        .doesNotContain("MDE")
+        .contains("Paired tests need two ranked rows with per-query values on a task");
+    assertThat(html)
+        .doesNotContain("Paired tests per task")
+        .contains("Paired tests need two ranked rows with per-query values on a task");
     assertThat(json.get("paired_tests").isNull()).isTrue();
     assertThat(json.get("paired_tests_note").asText()).contains("no pair");
   }
