@@ -17,8 +17,9 @@ import java.util.Locale;
  * group, and the pairs with Δ, its interval and both p-values, raw and corrected. Up to {@value
  * #ALL_PAIRS_UP_TO_ROWS} rows a task lists every pair; beyond, the pairs of rows adjacent in the
  * task's order (every pair is in the JSON and in the correction's family either way). A task with
- * fewer than two rows has no pair and no table; a randomization p no draw reached reads {@code ≤
- * 1/(n+1)}, n the draws.
+ * fewer than two rows with per-query values says it has no pair to test (a report where no task has
+ * one shows {@link #noPairs} instead); a randomization p no draw reached reads {@code ≤ 1/(n+1)}, n
+ * the draws.
  */
 final class PairedTables {
   static final int ALL_PAIRS_UP_TO_ROWS = 6;
@@ -31,23 +32,27 @@ final class PairedTables {
 
   static List<Task> of(Leaderboard board) {
     PairedComparisons paired = board.paired();
-    if (paired == null) {
+    if (paired == null || !paired.hasPairs()) {
       return List.of();
     }
     String correction = paired.correction().wireName();
     List<Task> tasks = new ArrayList<>();
     for (TaskComparisons task : paired.tasks()) {
-      if (task.pairs().isEmpty()) {
-        continue;
-      }
       String title =
-          String.format(
-              Locale.ROOT,
-              "%s (%s): %s; MDE %s",
-              task.task().id(),
-              task.task().language(),
-              task.queries() + (task.queries() == 1 ? " query" : " queries"),
-              Numbers.score(task.detectableEffect()));
+          task.pairs().isEmpty()
+              ? String.format(
+                  Locale.ROOT,
+                  "%s (%s): no pair to test (%s with per-query values)",
+                  task.task().id(),
+                  task.task().language(),
+                  ReportText.count(task.rows().size(), "row"))
+              : String.format(
+                  Locale.ROOT,
+                  "%s (%s): %s; MDE %s",
+                  task.task().id(),
+                  task.task().language(),
+                  task.queries() + (task.queries() == 1 ? " query" : " queries"),
+                  Numbers.score(task.detectableEffect()));
       List<List<String>> rows = new ArrayList<>();
       for (RowKey row : task.rows()) {
         Interval interval = task.intervals().get(row);

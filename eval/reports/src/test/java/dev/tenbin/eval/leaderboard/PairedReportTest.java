@@ -110,7 +110,7 @@ class PairedReportTest {
     assertThat(markdown)
         .doesNotContain("Paired tests per task")
         .doesNotContain("0 pairs")
-        .doesNotContain("0 queries")
+        .doesNotContain(": 0 queries")
         .contains("Paired tests need two ranked rows with per-query values on a task")
         .contains("so there is no pair");
     assertThat(terminal)
@@ -122,5 +122,25 @@ class PairedReportTest {
         .contains("Paired tests need two ranked rows with per-query values on a task");
     assertThat(json.get("paired_tests").isNull()).isTrue();
     assertThat(json.get("paired_tests_note").asText()).contains("no pair");
+  }
+
+  @Test
+  void aTaskWithOneRowOfPerQueryValuesSaysItHasNoPairBesideATaskThatHasOne() {
+    double[] strong = values(0.1);
+    double[] weak = values(0);
+    List<CellRecord> cells = new ArrayList<>();
+    cells.add(stored("dense:strong", strong));
+    cells.add(stored("dense:weak", weak));
+    cells.add(cell("bench", "t1", "dense:strong", "base", 0.5).queryNdcg10(strong).build());
+    // stored without per-query values on t1
+    cells.add(cell("bench", "t1", "dense:weak", "base", 0.4).build());
+
+    String markdown = MarkdownReport.render(board(cells), List.of());
+
+    assertThat(markdown)
+        .contains("Paired tests per task")
+        .contains("t1 (en): no pair to test (1 row with per-query values)")
+        .contains("left out, no per-query values stored: dense:weak/base/retrieval")
+        .doesNotContain(": 0 queries");
   }
 }
