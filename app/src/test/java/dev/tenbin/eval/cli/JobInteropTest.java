@@ -216,4 +216,82 @@ class JobInteropTest {
     // every exported model is matched back to its row
     assertThat(report.out()).doesNotContain("not ours");
   }
+
+  @Test
+  void denseVariantsExportedToMtebTimeEachPhaseOnceAndReadBackAsThemselves() throws Exception {
+    TinyJob.write(tmp);
+    Path spec =
+        Files.writeString(
+            tmp.resolve("dense.yaml"),
+            """
+            task_sets: [tasks.yaml]
+            retrievers:
+              - {retriever: dense:tiny-dense, variants: [base, int8, binary]}
+            """);
+    Path out = tmp.resolve("out-dense");
+    CliRunner run = TinyJob.run(tmp, spec, out, tmp.resolve("cache"), "--no-reports");
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    Path results = tmp.resolve("mteb-dense");
+
+    CliRunner export = CliRunner.run("export", "mteb", out.toString(), "--out", results.toString());
+
+    assertThat(export.exitCode()).as(export.err()).isZero();
+    ObjectMapper mapper = new ObjectMapper();
+    List<CellRecord> cells = ResultStore.open(out).readAll();
+    assertThat(cells).hasSize(3);
+    for (CellRecord cell : cells) {
+      java.util.Map<String, Double> t = cell.timings();
+      // the documents' encode is inside the shared indexing; each variant timed its own indexing
+      assertThat(t.get("document_encode_ms")).isLessThanOrEqualTo(t.get("index_ms"));
+      assertThat(t.get("variant_index_ms")).isPositive();
+      double phases =
+          t.get("index_ms")
+              + t.get("variant_index_ms")
+              + t.get("query_encode_ms")
+              + t.get("search_ms");
+      JsonNode exported =
+          mapper.readTree(
+              results.resolve(dev.tenbin.eval.export.MtebExport.relativePath(cell)).toFile());
+      assertThat(exported.get("evaluation_time").asDouble() * 1000)
+          .isCloseTo(phases, org.assertj.core.api.Assertions.within(1e-6 * phases));
+    }
+    CellRecord int8 =
+        cells.stream().filter(c -> c.key().variant().equals("int8")).findFirst().orElseThrow();
+    assertThat(dev.tenbin.eval.export.MtebExport.relativePath(int8).toString())
+        .endsWith("/experiments/variant_int8/tiny.json");
+
+    CliRunner report =
+        CliRunner.run(
+            "report",
+            out.toString(),
+            "--official",
+            results.toString(),
+            "--price",
+            "cpu_hour=1",
+            "--format",
+            "json");
+
+    assertThat(report.exitCode()).as(report.err()).isZero();
+    JsonNode board = mapper.readTree(report.out());
+    JsonNode correlation = board.get("correlation");
+    assertThat(correlation.get("unmatched")).isEmpty();
+    // each variant is matched to its own row, named as mteb names an experiment
+    assertThat(correlation.get("matches"))
+        .extracting(
+            m ->
+                m.get("row").asText()
+                    + " <- "
+                    + m.get("model").asText().replaceFirst("^[^ ]+", "MODEL"))
+        .containsExactlyInAnyOrder(
+            "dense:tiny-dense/base/retrieval <- MODEL",
+            "dense:tiny-dense/int8/retrieval <- MODEL (variant=int8)",
+            "dense:tiny-dense/binary/retrieval <- MODEL (variant=binary)");
+    if (correlation.get("pearson").isNumber()) {
+      assertThat(correlation.get("pearson").asDouble()).isBetween(-1.0, 1.0);
+    }
+    // $ per 1M documents: the shared encode and ingest plus what each variant's index built
+    List<Double> costs = new java.util.ArrayList<>();
+    board.get("rows").forEach(row -> costs.add(row.get("cost_per_1m_documents").asDouble()));
+    assertThat(costs).hasSize(3).doesNotHaveDuplicates();
+  }
 }

@@ -200,7 +200,12 @@ final class LightFamily implements RetrievalFamily {
     RetrievalResult hybrid =
         new RetrievalResult(
             fused,
-            (long) (denseTimings.require(Timing.INDEX_MS) * 1e6) + sparse.indexNanos(),
+            (long)
+                    ((denseTimings.require(Timing.INDEX_MS)
+                            + java.util.Objects.requireNonNullElse(
+                                denseTimings.get(Timing.VARIANT_INDEX_MS), 0.0))
+                        * 1e6)
+                + sparse.indexNanos(),
             (long) (denseTimings.require(Timing.SEARCH_MS) * 1e6)
                 + sparse.searchNanos()
                 + fuseNanos,

@@ -104,7 +104,8 @@ public record DocumentWindows(
         result.documents(),
         result.documentEncodeNanos(),
         result.queryEncodeNanos(),
-        result.diagnostics().withVectorsPerDocument(vectorsPerDocument()));
+        result.diagnostics().withVectorsPerDocument(vectorsPerDocument()),
+        result.variantIndexNanos());
   }
 
   /** Windows per source document, the mean over the corpus (1 when nothing was cut). */

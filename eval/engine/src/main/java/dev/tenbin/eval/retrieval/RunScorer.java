@@ -28,6 +28,9 @@ public final class RunScorer {
                 dataset.qrels(), result.rankings(), dataset.evaluatedQueryIds(), RunOrder.AS_GIVEN);
     Map<Timing, Double> timings = new EnumMap<>(Timing.class);
     timings.put(Timing.INDEX_MS, result.indexNanos() / 1e6);
+    if (result.variantIndexNanos() >= 0) {
+      timings.put(Timing.VARIANT_INDEX_MS, result.variantIndexNanos() / 1e6);
+    }
     timings.put(Timing.SEARCH_MS, result.searchNanos() / 1e6);
     timings.put(Timing.DOCUMENT_ENCODE_MS, result.documentEncodeNanos() / 1e6);
     timings.put(Timing.QUERY_ENCODE_MS, result.queryEncodeNanos() / 1e6);

@@ -3,6 +3,7 @@ package dev.tenbin.eval.aggregate;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.eval.export.MtebExport;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,11 +21,16 @@ import java.util.stream.Stream;
  * embeddings-benchmark/results} repository lays them out: {@code <model>/<revision>/<Task>.json}
  * (or {@code <model>/<Task>.json}), each {@code {"task_name", "scores": {"test": [{"main_score",
  * "hf_subset", ...}]}}}. A model is named by its folder with the organisation cut off ({@code
- * BAAI__bge-small-en-v1.5} becomes {@code bge-small-en-v1.5}, as Tenbin names models). Its score is
- * the mean, over the tasks every model of the folder has, of the task's {@code main_score} on the
- * {@code test} split (the mean over its subsets), so models are compared on the same tasks; other
- * files ({@code model_meta.json}) are ignored. Several revisions of a model: the first in name
- * order whose folder has the tasks.
+ * BAAI__bge-small-en-v1.5} becomes {@code bge-small-en-v1.5}, as Tenbin names models). An
+ * experiment of a model, mteb 2.x's {@code <model>/<revision>/experiments/<experiment>/}, is a
+ * model of its own named as mteb's {@code model_name_with_experiment} names it: {@code
+ * bge-small-en-v1.5 (variant=int8)}, from the {@code experiment_kwargs} of the {@code
+ * model_meta.json} beside its files, else from the folder's name ({@code variant_int8}); {@code
+ * export mteb} writes a variant and a reranking mode so. Its score is the mean, over the tasks
+ * every model of the folder has, of the task's {@code main_score} on the {@code test} split (the
+ * mean over its subsets), so models are compared on the same tasks; other files ({@code
+ * model_meta.json}) are ignored. Several revisions of a model (or of one experiment): the first in
+ * name order whose folder has the tasks.
  */
 public final class MtebResults {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -50,8 +56,29 @@ public final class MtebResults {
           }
         }
       }
+      String model = modelName(modelFolder.getFileName().toString());
       if (!tasks.isEmpty()) {
-        models.put(modelName(modelFolder.getFileName().toString()), tasks);
+        models.put(model, tasks);
+      }
+      for (Path revision : revisions) {
+        Path experiments = revision.resolve(MtebExport.EXPERIMENTS_FOLDER);
+        if (!Files.isDirectory(experiments)) {
+          continue;
+        }
+        for (Path experiment : list(experiments, field)) {
+          if (!Files.isDirectory(experiment)) {
+            continue;
+          }
+          Map<String, Double> experimentTasks = new TreeMap<>();
+          for (Path file : list(experiment, field)) {
+            readTask(file, field)
+                .ifPresent(score -> experimentTasks.put(score.task(), score.value()));
+          }
+          if (!experimentTasks.isEmpty()) {
+            models.putIfAbsent(
+                model + " (" + experimentLabel(experiment, field) + ")", experimentTasks);
+          }
+        }
       }
     }
     if (models.isEmpty()) {
@@ -84,6 +111,39 @@ public final class MtebResults {
     }
     return new OfficialRanking(
         folder + " (MTEB main_score, mean of " + common.size() + " tasks)", "score", values);
+  }
+
+  /**
+   * An experiment's keywords as {@code key=value, ...}: the {@code experiment_kwargs} of its {@code
+   * model_meta.json}, else its folder's name read back ({@code mode_rerank__variant_int8}: keys and
+   * values split at the first '_'; a hashed {@code exp_...} name stays as it is).
+   */
+  static String experimentLabel(Path experiment, String field) {
+    Path meta = experiment.resolve(MtebExport.MODEL_META_FILE);
+    if (Files.isRegularFile(meta)) {
+      JsonNode kwargs;
+      try {
+        kwargs = JSON.readTree(meta.toFile()).path("experiment_kwargs");
+      } catch (IOException e) {
+        throw new InvalidInputException(
+            field, field + ": " + meta + " is not valid JSON: " + e.getMessage());
+      }
+      if (kwargs.isObject() && !kwargs.isEmpty()) {
+        Map<String, String> values = new TreeMap<>();
+        kwargs.fields().forEachRemaining(e -> values.put(e.getKey(), e.getValue().asText()));
+        return MtebExport.experimentLabel(values);
+      }
+    }
+    String name = experiment.getFileName().toString();
+    Map<String, String> values = new TreeMap<>();
+    for (String part : name.split("__")) {
+      int cut = part.indexOf('_');
+      if (cut <= 0 || name.startsWith("exp_")) {
+        return name;
+      }
+      values.put(part.substring(0, cut), part.substring(cut + 1));
+    }
+    return MtebExport.experimentLabel(values);
   }
 
   /** "BAAI__bge-small-en-v1.5" to "bge-small-en-v1.5". */

@@ -1,10 +1,13 @@
 package dev.tenbin.eval.aggregate;
 
+import dev.tenbin.eval.export.MtebExport;
+import dev.tenbin.eval.result.RankingMode;
 import dev.tenbin.scoring.stats.Correlation;
 import dev.tenbin.scoring.stats.Interval;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.SplittableRandom;
 
@@ -43,7 +46,10 @@ public record OfficialCorrelation(
   /**
    * Matches each official model with our ranked rows whose system or model id equals its name
    * (ignoring case; a system's ':' may read '-', as {@code export mteb} writes it), preferring the
-   * base variant, then the best score; then correlates.
+   * base variant, then retrieval (not a reranking mode), then the best score; then correlates. A
+   * name with mteb's experiment suffix, {@code NAME (mode=rerank, variant=int8)} as {@link
+   * MtebResults} reads an experiment back, matches only the rows of that variant and mode (a
+   * keyword left out: base, retrieval).
    *
    * @param ranked our ranked rows and their aggregate scores
    */
@@ -52,15 +58,32 @@ public record OfficialCorrelation(
     List<Match> matches = new ArrayList<>();
     List<String> unmatched = new ArrayList<>();
     for (String model : official.values().keySet()) {
+      java.util.regex.Matcher experiment = EXPERIMENT.matcher(model);
+      String name = experiment.matches() ? experiment.group(1) : model;
+      Map<String, String> kwargs = experiment.matches() ? kwargs(experiment.group(2)) : Map.of();
       Optional<Scored> best =
           ranked.stream()
               .filter(
                   s ->
-                      s.row().system().name().equalsIgnoreCase(model)
-                          || s.row().system().name().replace(':', '-').equalsIgnoreCase(model)
-                          || s.row().system().model().equalsIgnoreCase(model))
+                      s.row().system().name().equalsIgnoreCase(name)
+                          || s.row().system().name().replace(':', '-').equalsIgnoreCase(name)
+                          || s.row().system().model().equalsIgnoreCase(name))
+              .filter(
+                  s ->
+                      kwargs.isEmpty()
+                          || (s.row()
+                                  .variant()
+                                  .equals(
+                                      kwargs.getOrDefault(MtebExport.VARIANT_KEYWORD, RowKey.BASE))
+                              && s.row()
+                                  .mode()
+                                  .equals(
+                                      kwargs.getOrDefault(
+                                          MtebExport.MODE_KEYWORD,
+                                          RankingMode.RETRIEVAL.wireName()))))
               .max(
                   Comparator.comparing((Scored s) -> s.row().isBase())
+                      .thenComparing(s -> s.row().mode().equals(RankingMode.RETRIEVAL.wireName()))
                       .thenComparingDouble(Scored::score));
       if (best.isPresent()) {
         matches.add(
@@ -86,6 +109,22 @@ public record OfficialCorrelation(
         spearmanInterval,
         Correlation.pearson(ours, theirs),
         pearsonInterval);
+  }
+
+  /** "NAME (key=value, key=value)": a model's name with mteb's experiment suffix. */
+  private static final java.util.regex.Pattern EXPERIMENT =
+      java.util.regex.Pattern.compile("(.+) \\(([^()=]+=[^()]*)\\)");
+
+  /** "mode=rerank, variant=int8" as keywords. */
+  private static Map<String, String> kwargs(String label) {
+    Map<String, String> kwargs = new java.util.TreeMap<>();
+    for (String part : label.split(", ")) {
+      int eq = part.indexOf('=');
+      if (eq > 0) {
+        kwargs.put(part.substring(0, eq), part.substring(eq + 1));
+      }
+    }
+    return kwargs;
   }
 
   /** A ranked row and its aggregate score. */

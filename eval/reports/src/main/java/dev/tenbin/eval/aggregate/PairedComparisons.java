@@ -26,8 +26,9 @@ import java.util.Map;
  * rounding. Groups: the best row not yet in a group leads a new one, and every row not yet in a
  * group whose corrected randomization p against the leader is at least α (or untestable) joins it;
  * groups are named A, B, ... as on the leaderboard. The minimum detectable effect of a task is
- * {@link DetectableEffect#paired} with the root mean square of the pairs' standard deviations of
- * differences and the task's fewest shared queries: the difference this task can detect between
+ * {@link DetectableEffect#pooled}: the root mean square of the pairs' standard deviations of
+ * differences with the fewest queries among them, pairs of identical rows (every per-query
+ * difference 0, {@link Pair#identical}) left out: the difference this task can detect between
  * systems like these, at α and the given power.
  *
  * @param metric the metric compared (a per-query value of every cell)
@@ -60,7 +61,8 @@ public record PairedComparisons(
    * @param intervals query-bootstrap 95% interval × 100 per row ({@link QueryBootstrap})
    * @param groups group name per row
    * @param queries the fewest queries a pair shares; 0 when nothing could be compared
-   * @param detectableEffect minimum detectable effect × 100; NaN with fewer than two rows
+   * @param detectableEffect minimum detectable effect × 100, pairs of identical rows left out; NaN
+   *     with fewer than two rows, or when every pair is identical
    * @param pairs every pair of rows, (higher, lower), in row order
    * @param withoutQueries ranked rows left out: their cells stored no per-query values
    */
@@ -73,7 +75,12 @@ public record PairedComparisons(
       int queries,
       double detectableEffect,
       List<Pair> pairs,
-      List<RowKey> withoutQueries) {}
+      List<RowKey> withoutQueries) {
+    /** The pairs of identical rows, left out of the minimum detectable effect. */
+    public List<Pair> identicalPairs() {
+      return pairs.stream().filter(Pair::identical).toList();
+    }
+  }
 
   /**
    * Two rows on one task.
@@ -87,6 +94,9 @@ public record PairedComparisons(
    * @param tTestP two-sided p of the paired t-test
    * @param randomizationAdjusted randomizationP corrected across the family
    * @param tTestAdjusted tTestP corrected across the family
+   * @param identical every per-query difference is 0 ({@link PairedTest#identical})
+   * @param randomizationAtLimit randomizationP is the sampled test's resolution limit, 1 / (draws +
+   *     1): the true p is at most that ({@link PairedTest#randomizationAtLimit})
    */
   public record Pair(
       RowKey higher,
@@ -97,7 +107,9 @@ public record PairedComparisons(
       double randomizationP,
       double tTestP,
       double randomizationAdjusted,
-      double tTestAdjusted) {
+      double tTestAdjusted,
+      boolean identical,
+      boolean randomizationAtLimit) {
 
     /** Whether the corrected randomization test separates the two rows at {@code alpha}. */
     public boolean separated(double alpha) {
@@ -112,7 +124,7 @@ public record PairedComparisons(
    */
   static PairedComparisons of(
       ScoreMatrix matrix, List<RowKey> ranked, Correction correction, int permutations, long seed) {
-    record Raw(RowKey higher, RowKey lower, PairedTest test, double sdSquared) {}
+    record Raw(RowKey higher, RowKey lower, PairedTest test) {}
     List<List<Raw>> rawByTask = new ArrayList<>();
     List<List<RowKey>> rowsByTask = new ArrayList<>();
     List<List<RowKey>> missingByTask = new ArrayList<>();
@@ -158,11 +170,7 @@ public record PairedComparisons(
                             1 - ALPHA,
                             permutations,
                             seed);
-                    return new Raw(
-                        rows.get(pair[0]),
-                        rows.get(pair[1]),
-                        test,
-                        test.sdDifference() * test.sdDifference());
+                    return new Raw(rows.get(pair[0]), rows.get(pair[1]), test);
                   })
               .toList();
       for (Raw r : raw) {
@@ -184,8 +192,7 @@ public record PairedComparisons(
     for (int t = 0; t < matrix.tasks().size(); t++) {
       TaskRef task = matrix.tasks().get(t);
       List<Pair> pairs = new ArrayList<>();
-      double sdSquares = 0;
-      int tested = 0;
+      List<PairedTest> tests = new ArrayList<>();
       int fewest = Integer.MAX_VALUE;
       for (Raw raw : rawByTask.get(t)) {
         PairedTest test = raw.test();
@@ -200,13 +207,12 @@ public record PairedComparisons(
                 test.randomizationP(),
                 test.tTestP(),
                 randomizationAdjusted[next],
-                tAdjusted[next]));
+                tAdjusted[next],
+                test.identical(),
+                test.randomizationAtLimit(permutations)));
         next++;
         fewest = Math.min(fewest, test.queries());
-        if (!Double.isNaN(raw.sdSquared())) {
-          sdSquares += raw.sdSquared();
-          tested++;
-        }
+        tests.add(test);
       }
       List<RowKey> rows = rowsByTask.get(t);
       Map<RowKey, Double> scores = new LinkedHashMap<>();
@@ -220,10 +226,7 @@ public record PairedComparisons(
         }
       }
       int queries = pairs.isEmpty() ? 0 : fewest;
-      double effect =
-          tested == 0
-              ? Double.NaN
-              : 100 * DetectableEffect.paired(Math.sqrt(sdSquares / tested), queries, ALPHA, POWER);
+      double effect = 100 * DetectableEffect.pooled(tests, ALPHA, POWER);
       tasks.add(
           new TaskComparisons(
               task,
@@ -265,6 +268,11 @@ public record PairedComparisons(
       }
     }
     return groups;
+  }
+
+  /** Whether any task has a pair to test: false when every task has fewer than two rows. */
+  public boolean hasPairs() {
+    return tasks.stream().anyMatch(task -> !task.pairs().isEmpty());
   }
 
   /** The pair of two rows on a task, in either order, or null. */

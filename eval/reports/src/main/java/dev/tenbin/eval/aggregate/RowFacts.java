@@ -3,6 +3,7 @@ package dev.tenbin.eval.aggregate;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.eval.job.Price;
 import dev.tenbin.eval.result.ConcurrentLatency;
+import dev.tenbin.eval.result.PhaseTimings;
 import dev.tenbin.eval.retrieval.DenseVariant;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.proto.index.v1.Quantization;
@@ -22,7 +23,9 @@ import java.util.Map;
  *     search (µs; the cells' {@code query_encode_latency_us + search_latency_us} probes, else their
  *     batch per-query averages), or null when no cell timed it
  * @param indexMsPerDocument mean over the row's cells of the measured time to encode and index one
- *     document ({@code index_ms / num_documents}; {@code index_ms} holds the documents' encoding),
+ *     document for the row's variant ({@link PhaseTimings#indexingMs} / num_documents: {@code
+ *     index_ms}, which holds the documents' encoding, plus the variant's own {@code
+ *     variant_index_ms}; cells stored before that was measured count their shared indexing only),
  *     or null when no cell timed it
  * @param gpu whether a cell of the row encoded on a GPU (its {@code onnxruntime_device} is CUDA)
  * @param latencyP99Us mean over the row's cells of the 99th percentile of the single-query encode
@@ -108,7 +111,7 @@ public record RowFacts(
     for (CellRecord cell : cells) {
       Map<String, Double> timings = cell.timings() == null ? Map.of() : cell.timings();
       Double documents = cell.facts() == null ? null : cell.facts().get("num_documents");
-      Double index = timings.get("index_ms");
+      Double index = PhaseTimings.of(timings).indexingMs();
       if (documents != null && documents > 0 && index != null) {
         indexing += index / documents;
         indexed++;
@@ -232,8 +235,8 @@ public record RowFacts(
 
   /**
    * Cost of indexing 1,000,000 documents at {@code price}: the measured indexing time per document
-   * (encode plus index, {@link #indexMsPerDocument}) × 1,000,000, one document at a time; null
-   * without an indexing time or a price.
+   * (encode, ingest and the variant's own indexing, {@link #indexMsPerDocument}) × 1,000,000, one
+   * document at a time; null without an indexing time or a price.
    */
   public Double costPer1mDocuments(Price price) {
     double hourly = hourly(price);

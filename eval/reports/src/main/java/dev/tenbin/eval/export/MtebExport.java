@@ -3,12 +3,18 @@ package dev.tenbin.eval.export;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tenbin.eval.result.PhaseTimings;
 import dev.tenbin.eval.result.RankingMode;
 import dev.tenbin.eval.store.CellRecord;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.List;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 import java.util.Locale;
 import java.util.Map;
+import java.util.StringJoiner;
+import java.util.TreeMap;
 
 /**
  * A stored cell as an MTEB result file and its model's {@code model_meta.json}, laid out as the
@@ -30,20 +36,42 @@ import java.util.Map;
  * {@code main_score} is nDCG@10, mteb's for retrieval. {@code mteb_version} is null: the result was
  * not computed by mteb, and mteb reads a null version as "unknown" (a text such as "tenbin 0.1.0"
  * fails its {@code packaging.Version}). The revision is the cell's dataset fingerprint; the split
- * is always {@code test}; the evaluation time is the cell's encode, index, search and rerank time
- * in seconds.
+ * is always {@code test}; the evaluation time is the cell's measured phases in seconds, each once
+ * ({@link PhaseTimings#evaluationMs}: indexing with the documents' encode in it, the variant's own
+ * indexing, the queries' encode, search and rerank).
  *
  * <p>Model names: a hub model keeps its {@code ORG/NAME}; the built-in models their hub names
  * ({@link #BUILT_IN}); anything else, BM25 included, is {@code tenbin/NAME}. A variant other than
- * {@code base} and a reranking mode are appended ({@code BAAI/bge-small-en-v1.5-int8}), since mteb
- * knows one result per model and task. The revision is the model's as Tenbin recorded it (a hub
- * commit, a jar version), else {@code no_revision_available}, mteb's own word for it. {@code tenbin
- * report --official DIR} reads the folder back ({@code dev.tenbin.eval.aggregate.MtebResults}).
+ * {@code base} and a reranking mode are an experiment of the model, as mteb 2.x keeps them: {@code
+ * experiment_kwargs} in {@code model_meta.json} ({@code {"variant": "int8"}}, with {@code "mode"}
+ * for a reranking mode) and the files under {@code ORG__NAME/REVISION/experiments/EXPERIMENT/},
+ * EXPERIMENT being mteb's name for those keywords ({@link #experimentName}: {@code variant_int8}).
+ * The revision is the model's as Tenbin recorded it (a hub commit, a jar version), else {@code
+ * no_revision_available}, mteb's own word for it. {@code tenbin report --official DIR} reads the
+ * folder back, experiments included ({@code dev.tenbin.eval.aggregate.MtebResults}), naming an
+ * experiment as mteb's {@code model_name_with_experiment} does: {@code bge-small-en-v1.5
+ * (variant=int8)}.
  */
 public final class MtebExport {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final List<String> TIMINGS =
-      List.of("document_encode_ms", "query_encode_ms", "index_ms", "search_ms", "rerank_ms");
+
+  /** The experiment keyword of a variant other than base. */
+  public static final String VARIANT_KEYWORD = "variant";
+
+  /** The experiment keyword of a reranking mode. */
+  public static final String MODE_KEYWORD = "mode";
+
+  /** mteb's folder of a model revision's experiments. */
+  public static final String EXPERIMENTS_FOLDER = "experiments";
+
+  /**
+   * Characters mteb replaces in an experiment's values ({@code
+   * _serialize_experiment_kwargs_to_name}).
+   */
+  private static final String INVALID_IN_EXPERIMENT = "<>:\"|?*\\/\0";
+
+  /** mteb hashes an experiment name longer than this. */
+  private static final int EXPERIMENT_NAME_MAX = 200;
 
   /** The file beside a revision's results that describes its model. */
   public static final String MODEL_META_FILE = "model_meta.json";
@@ -108,11 +136,7 @@ public final class MtebExport {
     }
     scores.put("hf_subset", "default");
     scores.putArray("languages").add(language(cell.key().task().language()));
-    double millis = 0;
-    for (String timing : TIMINGS) {
-      millis += cell.timings().getOrDefault(timing, 0.0);
-    }
-    root.put("evaluation_time", millis / 1000);
+    root.put("evaluation_time", PhaseTimings.of(cell.timings()).evaluationMs() / 1000);
     root.putNull("kg_co2_emissions");
     return root;
   }
@@ -175,7 +199,76 @@ public final class MtebExport {
     meta.putNull("loader");
     meta.putArray("modalities").add("text");
     meta.putArray("model_type").add(modelType(family, cell.key().mode()));
+    Map<String, String> experiment = experimentKwargs(cell);
+    if (experiment.isEmpty()) {
+      meta.putNull("experiment_kwargs");
+    } else {
+      ObjectNode kwargs = meta.putObject("experiment_kwargs");
+      experiment.forEach(kwargs::put);
+    }
     return meta;
+  }
+
+  /**
+   * The cell's experiment keywords, sorted: {@code variant} unless base, {@code mode} unless
+   * retrieval; empty for a base retrieval cell.
+   */
+  public static Map<String, String> experimentKwargs(CellRecord cell) {
+    Map<String, String> kwargs = new TreeMap<>();
+    if (cell.key().mode() != RankingMode.RETRIEVAL) {
+      kwargs.put(MODE_KEYWORD, cell.key().mode().wireName());
+    }
+    if (!cell.key().variant().equals("base")) {
+      kwargs.put(VARIANT_KEYWORD, cell.key().variant());
+    }
+    return kwargs;
+  }
+
+  /**
+   * mteb's folder name of experiment keywords ({@code _serialize_experiment_kwargs_to_name}):
+   * {@code key_value} sorted by key and joined by "__", the characters {@code <>:"|?*\/} and NUL in
+   * values as '_'; longer than 200 characters, or a key with such a character, {@code exp_} and the
+   * first 16 hex digits of the name's SHA-256. Null for no keywords.
+   */
+  public static String experimentName(Map<String, String> kwargs) {
+    if (kwargs.isEmpty()) {
+      return null;
+    }
+    StringJoiner name = new StringJoiner("__");
+    new TreeMap<>(kwargs).forEach((key, value) -> name.add(key + "_" + replaceInvalid(value)));
+    String text = name.toString();
+    if (text.length() > EXPERIMENT_NAME_MAX || hasInvalid(text)) {
+      try {
+        byte[] digest =
+            MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+        return "exp_" + HexFormat.of().formatHex(digest).substring(0, 16);
+      } catch (NoSuchAlgorithmException e) {
+        throw new IllegalStateException("SHA-256 is missing", e);
+      }
+    }
+    return text;
+  }
+
+  /**
+   * Keywords as mteb's {@code model_name_with_experiment} shows them: {@code key=value} sorted by
+   * key, joined by ", " ({@code mode=rerank, variant=int8}).
+   */
+  public static String experimentLabel(Map<String, String> kwargs) {
+    StringJoiner label = new StringJoiner(", ");
+    new TreeMap<>(kwargs).forEach((key, value) -> label.add(key + "=" + replaceInvalid(value)));
+    return label.toString();
+  }
+
+  private static String replaceInvalid(String value) {
+    StringBuilder out = new StringBuilder(value.length());
+    for (char c : value.toCharArray()) {
+      out.append(INVALID_IN_EXPERIMENT.indexOf(c) >= 0 ? '_' : c);
+    }
+    return out.toString();
+  }
+
+  private static boolean hasInvalid(String text) {
+    return text.chars().anyMatch(c -> INVALID_IN_EXPERIMENT.indexOf(c) >= 0);
   }
 
   private static String modelType(String family, RankingMode mode) {
@@ -193,7 +286,7 @@ public final class MtebExport {
 
   /**
    * The model's mteb name, {@code ORG/NAME}: a hub model's own, a built-in model's hub name, else
-   * {@code tenbin/NAME}; a variant other than base and a reranking mode appended with '-'.
+   * {@code tenbin/NAME}. Variants and modes are experiments of it ({@link #experimentKwargs}).
    */
   static String modelName(CellRecord cell) {
     String model = cell.key().system().model();
@@ -206,12 +299,6 @@ public final class MtebExport {
     } else {
       name = "tenbin/" + cell.key().system().name().replace(':', '-').replace('/', '-');
     }
-    if (!cell.key().variant().equals("base")) {
-      name += "-" + cell.key().variant();
-    }
-    if (cell.key().mode() != RankingMode.RETRIEVAL) {
-      name += "-" + cell.key().mode().wireName();
-    }
     return name;
   }
 
@@ -222,15 +309,23 @@ public final class MtebExport {
 
   /**
    * Where the cell goes in a results folder: {@code ORG__NAME/REVISION/TASK.json}, the model name
-   * with '/' as "__" as mteb's result cache writes it.
+   * with '/' as "__" as mteb's result cache writes it; an experiment's under {@code
+   * ORG__NAME/REVISION/experiments/EXPERIMENT/TASK.json}.
    */
   public static Path relativePath(CellRecord cell) {
     return modelFolder(cell).resolve(safe(cell.key().task().task()) + ".json");
   }
 
-  /** The folder of the cell's model and revision, {@code ORG__NAME/REVISION}. */
+  /**
+   * The folder of the cell's model, revision and experiment: {@code ORG__NAME/REVISION}, or {@code
+   * ORG__NAME/REVISION/experiments/EXPERIMENT} for a variant or a reranking mode.
+   */
   public static Path modelFolder(CellRecord cell) {
-    return Path.of(safe(modelName(cell).replace("/", "__")), safe(revision(cell)));
+    Path folder = Path.of(safe(modelName(cell).replace("/", "__")), safe(revision(cell)));
+    String experiment = experimentName(experimentKwargs(cell));
+    return experiment == null
+        ? folder
+        : folder.resolve(EXPERIMENTS_FOLDER).resolve(safe(experiment));
   }
 
   /** ISO 639-1 "en" as MTEB's "eng-Latn" (the ISO 639-3 code, and the script when known). */

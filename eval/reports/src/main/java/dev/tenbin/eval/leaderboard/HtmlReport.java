@@ -14,8 +14,9 @@ import java.util.List;
  * The leaderboard as one self-contained HTML page: inline CSS and script, the data as a JSON {@code
  * <script type="application/json">} block, no network access. The tables and the Pareto charts are
  * rendered here, so the page reads without script; the script (leaderboard.js) then redraws them
- * with sorting, filters, the micro/macro switch and tie markers. It marks {@code <body
- * data-render="ok">} when done, or {@code data-render-error="..."} on an error.
+ * with sorting, filters, the micro/macro switch and tie markers. The paired tests of each task
+ * follow the tables as leaderboard.md has them. It marks {@code <body data-render="ok">} when done,
+ * or {@code data-render-error="..."} on an error.
  */
 public final class HtmlReport {
   private HtmlReport() {}
@@ -85,6 +86,7 @@ public final class HtmlReport {
       }
     }
     chosenMeasures(html, board);
+    pairedTests(html, board);
     PositionsHtml.append(html, positions);
     html.append("<script type=\"application/json\" id=\"leaderboard-data\">")
         .append(scriptSafe(LeaderboardJson.text(board, false)))
@@ -251,6 +253,51 @@ public final class HtmlReport {
       }
       html.append("</tbody></table></div>\n");
     }
+  }
+
+  /**
+   * The paired tests of each task, as leaderboard.md has them ({@link PairedTables}); one line
+   * instead when no task has a pair.
+   */
+  private static void pairedTests(StringBuilder html, Leaderboard board) {
+    if (board.paired() == null) {
+      return;
+    }
+    if (!board.paired().hasPairs()) {
+      html.append("<p class=\"note\" id=\"paired-tests\">")
+          .append(Html.escape(PairedTables.noPairs(board.paired())))
+          .append("</p>\n");
+      return;
+    }
+    html.append("<h2 id=\"paired-tests\">Paired tests per task</h2>\n<p class=\"note\">")
+        .append(Html.escape(PairedTables.explanation(board.paired())))
+        .append("</p>\n");
+    for (PairedTables.Task task : PairedTables.of(board)) {
+      html.append("<h3>").append(Html.escape(task.title())).append("</h3>\n");
+      table(html, task.rows());
+      if (!task.pairs().rows().isEmpty()) {
+        table(html, task.pairs());
+      }
+      if (!task.note().isEmpty()) {
+        html.append("<p class=\"note\">").append(Html.escape(task.note())).append("</p>\n");
+      }
+    }
+  }
+
+  private static void table(StringBuilder html, PairedTables.Table table) {
+    html.append("<div class=\"table-wrap\"><table class=\"paired\"><thead><tr>");
+    table.header().forEach(h -> html.append("<th>").append(Html.escape(h)).append("</th>"));
+    html.append("</tr></thead><tbody>");
+    for (List<String> row : table.rows()) {
+      html.append("<tr>");
+      for (int c = 0; c < row.size(); c++) {
+        html.append(table.numeric().get(c) ? "<td class=\"num\">" : "<td>")
+            .append(Html.escape(row.get(c)))
+            .append("</td>");
+      }
+      html.append("</tr>");
+    }
+    html.append("</tbody></table></div>\n");
   }
 
   /** JSON made safe inside a script element: no "</script", no HTML comment openers. */

@@ -26,11 +26,16 @@ import java.util.Map;
  * {@code rank_interval_note} says how they were made; a ranked row's {@code bt_strength} and {@code
  * bt_interval} are its Bradley–Terry log-strength from per-query wins and its 95% interval,
  * described by the root's {@code bradley_terry} (all null without a fit); {@code paired_tests}
- * holds the paired tests of every task (null when none were run). A row's {@code latency_us} and
- * {@code latency_p99_us} are its single-query latency; {@code concurrent_in_flight} (with {@code
- * concurrent_in_flight_min}, the same unless the row's cells differ), {@code
- * concurrent_latency_p50_us}, {@code concurrent_latency_p99_us} and {@code
- * concurrent_queries_per_second} its latency with that many queries in flight (null: not measured).
+ * holds the paired tests of every task (null when none were run, as with one row per task: {@code
+ * paired_tests_note} says why). A pair's {@code randomization_p_at_limit} is true when its {@code
+ * randomization_p} is the sampled test's floor 1/(permutations + 1), no draw reaching the observed
+ * difference (the true p is at most that); {@code identical} marks a pair whose per-query
+ * differences are all 0, left out of the task's {@code minimum_detectable_effect} and counted in
+ * its {@code identical_pairs}. A row's {@code latency_us} and {@code latency_p99_us} are its
+ * single-query latency; {@code concurrent_in_flight} (with {@code concurrent_in_flight_min}, the
+ * same unless the row's cells differ), {@code concurrent_latency_p50_us}, {@code
+ * concurrent_latency_p99_us} and {@code concurrent_queries_per_second} its latency with that many
+ * queries in flight (null: not measured).
  */
 final class LeaderboardJson {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -128,10 +133,13 @@ final class LeaderboardJson {
       node.put("systems_differing", record.systemsDiffering());
       node.put("largest_abs_delta", record.largestDelta());
     }
-    if (board.paired() != null) {
+    if (board.paired() != null && board.paired().hasPairs()) {
       paired(root.putObject("paired_tests"), board.paired());
     } else {
       root.putNull("paired_tests");
+      if (board.paired() != null) {
+        root.put("paired_tests_note", PairedTables.noPairs(board.paired()));
+      }
     }
     return root;
   }
@@ -199,6 +207,7 @@ final class LeaderboardJson {
       t.put("task", task.task().id());
       t.put("queries", task.queries());
       t.put("minimum_detectable_effect", finite(task.detectableEffect()));
+      t.put("identical_pairs", task.identicalPairs().size());
       ArrayNode rows = t.putArray("rows");
       for (RowKey row : task.rows()) {
         ObjectNode r = rows.addObject();
@@ -222,6 +231,8 @@ final class LeaderboardJson {
           interval(p, "delta_interval", pair.deltaInterval());
         }
         p.put("randomization_p", finite(pair.randomizationP()));
+        p.put("randomization_p_at_limit", pair.randomizationAtLimit());
+        p.put("identical", pair.identical());
         p.put("randomization_p_corrected", finite(pair.randomizationAdjusted()));
         p.put("t_test_p", finite(pair.tTestP()));
         p.put("t_test_p_corrected", finite(pair.tTestAdjusted()));

@@ -180,6 +180,10 @@ public final class MarkdownReport {
     if (board.paired() == null) {
       return;
     }
+    if (!board.paired().hasPairs()) {
+      md.append("\n").append(escape(PairedTables.noPairs(board.paired()))).append('\n');
+      return;
+    }
     md.append("\n## Paired tests per task\n\n")
         .append(escape(PairedTables.explanation(board.paired())))
         .append('\n');

@@ -67,7 +67,9 @@ final class ReportText {
         Locale.ROOT,
         " Cost (at %s per CPU hour, %s per GPU hour): 1,000 single queries at the measured"
             + " latency (encode + search), and 1,000,000 documents at the measured indexing time"
-            + " (encode + index), one at a time on the machine that ran the cell.",
+            + " (encode + index + what the variant's index builds: quantized codes, graph; cells"
+            + " stored before that was timed count the shared encode + index only), one at a time"
+            + " on the machine that ran the cell.",
         Numbers.cost(price.cpuHour()),
         Numbers.cost(price.gpuHour()));
   }

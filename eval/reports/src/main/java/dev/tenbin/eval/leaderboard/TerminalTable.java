@@ -17,7 +17,9 @@ public final class TerminalTable {
   /** The ranking with its footnote and the paired tests of each task ({@code tenbin report}). */
   public static String render(Leaderboard board) {
     StringBuilder out = new StringBuilder(summary(board));
-    if (board.paired() != null) {
+    if (board.paired() != null && !board.paired().hasPairs()) {
+      out.append('\n').append(PairedTables.noPairs(board.paired())).append('\n');
+    } else if (board.paired() != null) {
       out.append('\n').append(PairedTables.explanation(board.paired())).append('\n');
       for (PairedTables.Task task : PairedTables.of(board)) {
         out.append('\n').append(task.title()).append('\n');

@@ -82,4 +82,38 @@ class PriceTest {
         .hasMessageContaining("price");
     assertThat(Price.ofJobFolder(job.resolve("missing"))).isNull();
   }
+
+  @Test
+  void eachVariantPaysItsOwnIndexingBesideTheSharedEncodeAndCellsWithoutItTheSharedOnly() {
+    Price price = Price.parse("--price", "cpu_hour=0.36");
+    List<RowFacts> rows = new java.util.ArrayList<>();
+    // one encode and ingest shared by the variants, then what each one's index built
+    double[] own = {40, 900, 250};
+    String[] variants = {"base", "int8", "binary"};
+    for (int v = 0; v < variants.length; v++) {
+      rows.add(
+          RowFacts.of(
+              List.of(
+                  SyntheticCells.cell("b", "t", "dense:m", variants[v], 0.5)
+                      .timing("index_ms", 4_000)
+                      .timing("document_encode_ms", 3_900)
+                      .timing("variant_index_ms", own[v])
+                      .fact("num_documents", 1_000)
+                      .build())));
+    }
+    for (int v = 0; v < variants.length; v++) {
+      assertThat(rows.get(v).indexMsPerDocument()).isEqualTo((4_000 + own[v]) / 1_000);
+    }
+    assertThat(rows.stream().map(r -> r.costPer1mDocuments(price)).distinct()).hasSize(3);
+    // a cell stored before variant_index_ms: its shared indexing, as before
+    RowFacts older =
+        RowFacts.of(
+            List.of(
+                SyntheticCells.cell("b", "t", "dense:m", "int8", 0.5)
+                    .timing("index_ms", 4_000)
+                    .timing("document_encode_ms", 3_900)
+                    .fact("num_documents", 1_000)
+                    .build()));
+    assertThat(older.indexMsPerDocument()).isEqualTo(4.0);
+  }
 }

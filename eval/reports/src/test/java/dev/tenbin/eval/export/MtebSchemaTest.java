@@ -80,11 +80,65 @@ class MtebSchemaTest {
     assertThat(result.get("mteb_version").isNull()).isTrue();
     ObjectNode meta = MtebExport.modelMeta(cell);
     assertThat(MODEL_META.validate(meta)).as(meta.toPrettyString()).isEmpty();
-    assertThat(meta.get("name").asText()).isEqualTo("BAAI/bge-small-en-v1.5-int8");
+    // the variant is an experiment of the model, as mteb 2.x keeps one
+    assertThat(meta.get("name").asText()).isEqualTo("BAAI/bge-small-en-v1.5");
+    assertThat(meta.get("experiment_kwargs").toString()).isEqualTo("{\"variant\":\"int8\"}");
     assertThat(meta.get("embed_dim").asInt()).isEqualTo(384);
     assertThat(meta.get("n_parameters").asLong()).isEqualTo(33_360_000L);
     assertThat(MtebExport.relativePath(cell).toString())
-        .isEqualTo("BAAI__bge-small-en-v1.5-int8/no_revision_available/NanoSciFact.json");
+        .isEqualTo(
+            "BAAI__bge-small-en-v1.5/no_revision_available/experiments/variant_int8/NanoSciFact.json");
+    CellRecord base =
+        cell("NanoBEIR-en", "NanoSciFact", "dense:bge-small-en-v1.5", "base", 0.7).build();
+    assertThat(MtebExport.modelMeta(base).get("experiment_kwargs").isNull()).isTrue();
+    assertThat(MtebExport.relativePath(base).toString())
+        .isEqualTo("BAAI__bge-small-en-v1.5/no_revision_available/NanoSciFact.json");
+  }
+
+  @Test
+  void experimentNamesAreMtebsSerializationOfTheKeywords() {
+    // mteb's _serialize_experiment_kwargs_to_name: key_value sorted by key, joined by "__"
+    assertThat(MtebExport.experimentName(java.util.Map.of("variant", "truncate=256,int8")))
+        .isEqualTo("variant_truncate=256,int8");
+    assertThat(MtebExport.experimentName(java.util.Map.of("variant", "int8", "mode", "rerank")))
+        .isEqualTo("mode_rerank__variant_int8");
+    assertThat(MtebExport.experimentLabel(java.util.Map.of("variant", "int8", "mode", "rerank")))
+        .isEqualTo("mode=rerank, variant=int8");
+    // values lose mteb's invalid characters; past 200 characters the name is a hash
+    assertThat(MtebExport.experimentName(java.util.Map.of("variant", "a/b:c")))
+        .isEqualTo("variant_a_b_c");
+    // hashlib.sha256(("variant_" + "x" * 200).encode()).hexdigest()[:16]
+    assertThat(MtebExport.experimentName(java.util.Map.of("variant", "x".repeat(200))))
+        .matches("exp_[0-9a-f]{16}");
+    assertThat(MtebExport.experimentName(java.util.Map.of())).isNull();
+  }
+
+  @Test
+  void theEvaluationTimeCountsEveryPhaseOnceFromTheCellsOwnTimings() {
+    // Phases as a dense run stores them: index_ms already holds the documents' encode.
+    java.util.SplittableRandom random = new java.util.SplittableRandom(3);
+    double encode = 1_000 + random.nextInt(10_000);
+    double index = encode + 1 + random.nextInt(2_000);
+    double variant = random.nextInt(500);
+    double queries = random.nextInt(300);
+    double search = random.nextInt(900);
+    CellRecord cell =
+        cell("NanoBEIR-en", "NanoSciFact", "dense:bge-small-en-v1.5", "int8", 0.71)
+            .timing("document_encode_ms", encode)
+            .timing("index_ms", index)
+            .timing("variant_index_ms", variant)
+            .timing("query_encode_ms", queries)
+            .timing("search_ms", search)
+            .timing("per_query_search_us", 12_345)
+            .build();
+    double seconds = MtebExport.toJson(cell).get("evaluation_time").asDouble();
+    double phases = 0;
+    for (String phase :
+        java.util.List.of("index_ms", "variant_index_ms", "query_encode_ms", "search_ms")) {
+      phases += cell.timings().get(phase);
+    }
+    assertThat(seconds).isCloseTo(phases / 1000, org.assertj.core.api.Assertions.within(1e-9));
+    assertThat(seconds * 1000).isLessThan(phases + cell.timings().get("document_encode_ms"));
   }
 
   @Test
@@ -113,7 +167,9 @@ class MtebSchemaTest {
     assertThat(meta.get("model_type").get(0).asText()).isEqualTo("sparse");
     assertThat(meta.get("framework")).isEmpty();
     CellRecord reranked = cell("b", "t", "dense:my-model", "base", 0.5).mode("rerank").build();
-    assertThat(MtebExport.modelName(reranked)).isEqualTo("tenbin/dense-my-model-rerank");
+    assertThat(MtebExport.modelName(reranked)).isEqualTo("tenbin/dense-my-model");
+    assertThat(MtebExport.experimentKwargs(reranked))
+        .containsExactly(java.util.Map.entry("mode", "rerank"));
     assertThat(MtebExport.modelMeta(reranked).get("model_type").get(0).asText())
         .isEqualTo("cross-encoder");
   }

@@ -84,7 +84,9 @@ class ReportFormatsTest {
                         + t.rows().rows().size()
                         + (t.pairs().rows().isEmpty() ? 0 : 2 + t.pairs().rows().size()))
             .sum();
-    assertThat(pairedLines).isPositive();
+    // the synthetic cells keep no per-query values: no pair, no paired table, one line saying why
+    assertThat(pairedLines).isZero();
+    assertThat(md).contains("Paired tests need two ranked rows with per-query values on a task");
     long rowsWithLatency =
         BOARD.rows().stream().filter(row -> row.facts().latencyUs() != null).count();
     long latencyLines = rowsWithLatency == 0 ? 0 : 2 + rowsWithLatency;

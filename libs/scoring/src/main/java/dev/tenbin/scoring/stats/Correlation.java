@@ -4,11 +4,14 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.stream.IntStream;
 
-/** Pearson, Spearman and Kendall correlation of paired samples. */
+/** Pearson, Spearman and Kendall correlation of paired samples, each within [−1, 1]. */
 public final class Correlation {
   private Correlation() {}
 
-  /** Pearson's r; NaN when fewer than two pairs or either side is constant. */
+  /**
+   * Pearson's r, within [−1, 1] (rounding can carry {@code sxy / sqrt(sxx syy)} a unit in the last
+   * place past ±1; the value is clamped); NaN when fewer than two pairs or either side is constant.
+   */
   public static double pearson(double[] x, double[] y) {
     requireSameLength(x, y);
     int n = x.length;
@@ -30,7 +33,12 @@ public final class Correlation {
     if (sxx == 0 || syy == 0) {
       return Double.NaN;
     }
-    return sxy / Math.sqrt(sxx * syy);
+    return clamp(sxy / Math.sqrt(sxx * syy));
+  }
+
+  /** A correlation rounded past ±1 brought back to it. */
+  private static double clamp(double r) {
+    return Math.max(-1, Math.min(1, r));
   }
 
   /** Spearman's rho: Pearson's r of the ranks, tied values sharing their average rank. */
@@ -74,7 +82,7 @@ public final class Correlation {
     }
     long pairs = (long) n * (n - 1) / 2;
     double denominator = Math.sqrt((double) (pairs - tiedX) * (pairs - tiedY));
-    return denominator == 0 ? Double.NaN : (concordant - discordant) / denominator;
+    return denominator == 0 ? Double.NaN : clamp((concordant - discordant) / denominator);
   }
 
   /** 1-based ranks in ascending order of value; tied values get the mean of the ranks they span. */

@@ -18,6 +18,32 @@ public final class DetectableEffect {
   private DetectableEffect() {}
 
   /**
+   * The minimum detectable effect of systems like those of {@code pairs}: {@link #paired} with the
+   * root mean square of the pairs' σ and the fewest queries among them. Pairs of identical systems
+   * ({@link PairedTest#identical}: σ 0 because nothing differs, not because the systems differ
+   * consistently) are left out, as are pairs with fewer than two queries; they would shrink the
+   * effect without saying anything about the spread of a real difference.
+   *
+   * @return the effect on the scale of σ; NaN when no pair is left
+   */
+  public static double pooled(java.util.List<PairedTest> pairs, double alpha, double power) {
+    double squares = 0;
+    int pooled = 0;
+    int fewest = Integer.MAX_VALUE;
+    for (PairedTest pair : pairs) {
+      if (pair.identical() || Double.isNaN(pair.sdDifference())) {
+        continue;
+      }
+      squares += pair.sdDifference() * pair.sdDifference();
+      pooled++;
+      fewest = Math.min(fewest, pair.queries());
+    }
+    return pooled == 0
+        ? paired(Double.NaN, 0, alpha, power)
+        : paired(Math.sqrt(squares / pooled), fewest, alpha, power);
+  }
+
+  /**
    * The minimum detectable mean difference.
    *
    * @param sdDifference σ of the per-query differences

@@ -44,6 +44,27 @@ public record PairedTest(
   public static final int EXACT_UP_TO = 20;
 
   /**
+   * The smallest p a sampled randomization test of {@code permutations} draws reports, 1 / (n + 1):
+   * no draw reached the observed sum, so the true p is at most this (it is a bound, not a value).
+   */
+  public static double resolutionLimit(int permutations) {
+    return 1.0 / (1.0 + permutations);
+  }
+
+  /**
+   * Whether the randomization p is the sampled test's {@link #resolutionLimit}: no draw of the
+   * {@code permutations} reached the observed sum. An exact p never is.
+   */
+  public boolean randomizationAtLimit(int permutations) {
+    return !exact && randomizationP <= resolutionLimit(permutations);
+  }
+
+  /** Whether every per-query difference is 0: the two systems ranked every query alike. */
+  public boolean identical() {
+    return queries > 0 && meanDifference == 0 && (queries == 1 || sdDifference == 0);
+  }
+
+  /**
    * Compares {@code a} with {@code b}, query by query.
    *
    * @param a the first system's per-query values

@@ -43,4 +43,21 @@ class CorrelationTest {
     assertThat(Correlation.kendall(new double[] {1, 2, 3}, new double[] {3, 2, 1})).isEqualTo(-1.0);
     assertThat(Correlation.kendall(new double[] {1, 2, 3}, new double[] {4, 4, 4})).isNaN();
   }
+
+  @Test
+  void aPerfectlyLinearSampleIsExactlyOneNotARoundingPastIt() {
+    // sxy / sqrt(sxx * syy) is -1.0000000000000002 here; a correlation never leaves [-1, 1]
+    double[] x = {0.01, 0.04, 0.5};
+    double[] y = {0.79, 0.76, 0.3};
+    assertThat(Correlation.pearson(x, y)).isEqualTo(-1.0);
+    double[] up = {-0.79, -0.76, -0.3};
+    assertThat(Correlation.pearson(x, up)).isEqualTo(1.0);
+    java.util.SplittableRandom random = new java.util.SplittableRandom(13);
+    for (int draw = 0; draw < 20_000; draw++) {
+      double[] a = {random.nextDouble(), random.nextDouble()};
+      double[] b = {0.37 * a[0] + 0.1, 0.37 * a[1] + 0.1};
+      assertThat(Correlation.pearson(a, b)).isBetween(-1.0, 1.0);
+      assertThat(Correlation.spearman(a, b)).isBetween(-1.0, 1.0);
+    }
+  }
 }

@@ -39,4 +39,25 @@ class DetectableEffectTest {
     // n = 40); 2,000 trials have a standard error near 0.009
     assertThat((double) found / trials).isCloseTo(0.8, within(0.035));
   }
+
+  @Test
+  void identicalPairsAreLeftOutOfThePooledSpread() {
+    double[] strong = new double[40];
+    double[] other = new double[40];
+    for (int q = 0; q < 40; q++) {
+      strong[q] = 0.3 + 0.015 * q;
+      other[q] = strong[q] - 0.1 + (q % 4 - 1.5) * 0.08;
+    }
+    PairedTest differing = PairedTest.of(strong, other, 0.95, 1, 1);
+    PairedTest twins = PairedTest.of(strong, strong.clone(), 0.95, 1, 1);
+    double alone = DetectableEffect.pooled(java.util.List.of(differing), 0.05, 0.8);
+    assertThat(alone)
+        .isEqualTo(DetectableEffect.paired(differing.sdDifference(), 40, 0.05, 0.8))
+        .isPositive();
+    // with the twins' sd of 0 pooled in, the root mean square would fall by sqrt(2)
+    assertThat(DetectableEffect.pooled(java.util.List.of(differing, twins), 0.05, 0.8))
+        .isEqualTo(alone);
+    assertThat(DetectableEffect.pooled(java.util.List.of(twins), 0.05, 0.8)).isNaN();
+    assertThat(DetectableEffect.pooled(java.util.List.of(), 0.05, 0.8)).isNaN();
+  }
 }

@@ -120,4 +120,38 @@ class PairedTestTest {
     }
     return (double) hits / (1 << n);
   }
+
+  @Test
+  void aSampledPThatNoDrawReachedIsTheResolutionLimitAndSaysSo() {
+    double[] a = new double[30];
+    double[] b = new double[30];
+    for (int q = 0; q < 30; q++) {
+      a[q] = 0.5 + 0.01 * q;
+      b[q] = a[q] - 0.2 - 0.001 * (q % 3);
+    }
+    PairedTest sampled = PairedTest.of(a, b, 0.95, 999, 7);
+    assertThat(sampled.randomizationP()).isEqualTo(1.0 / 1000);
+    assertThat(PairedTest.resolutionLimit(999)).isEqualTo(sampled.randomizationP());
+    assertThat(sampled.randomizationAtLimit(999)).isTrue();
+    // a p some draws reached is a value, not a bound
+    double[] noisy = a.clone();
+    for (int q = 0; q < 30; q++) {
+      noisy[q] += q % 2 == 0 ? 0.1 : -0.1;
+    }
+    assertThat(PairedTest.of(noisy, a, 0.95, 999, 7).randomizationAtLimit(999)).isFalse();
+    // an exact p is never at a sampling limit, however small
+    PairedTest exact =
+        PairedTest.of(java.util.Arrays.copyOf(a, 12), java.util.Arrays.copyOf(b, 12), 0.95, 999, 7);
+    assertThat(exact.exact()).isTrue();
+    assertThat(exact.randomizationAtLimit(999)).isFalse();
+  }
+
+  @Test
+  void identicalSystemsAreThoseWhoseEveryDifferenceIsZero() {
+    double[] a = {0.1, 0.5, 0.9};
+    assertThat(PairedTest.of(a, a.clone(), 0.95, 10, 1).identical()).isTrue();
+    // a constant shift also has sd 0, but the systems differ
+    assertThat(PairedTest.of(a, new double[] {0.0, 0.4, 0.8}, 0.95, 10, 1).identical()).isFalse();
+    assertThat(PairedTest.of(a, new double[] {0.1, 0.5, 0.8}, 0.95, 10, 1).identical()).isFalse();
+  }
 }
