@@ -33,7 +33,8 @@ import org.junit.jupiter.api.Test;
  *   <li>services: {@code dev.tenbin.encoder}, {@code .index}, {@code .rerank};
  *   <li>the evaluation {@code dev.tenbin.eval}, in modules (engine, reports, executors, eval
  *       service, application) whose packages are listed below, the engine in floors;
- *   <li>tooling beside the product: {@code dev.tenbin.bench}, {@code .drill}.
+ *   <li>tooling beside the product: {@code dev.tenbin.bench}, {@code .drill}, and the test fixtures
+ *       they run with, {@code dev.tenbin.testing} (libs/testing).
  * </ul>
  */
 class DependencyRulesTest {
@@ -68,7 +69,7 @@ class DependencyRulesTest {
     assertThat(roots)
         .containsExactlyInAnyOrder(
             "core", "scoring", "rpc", "model", "client", "proto", "encoder", "index", "rerank",
-            "eval", "bench", "drill");
+            "eval", "bench", "drill", "testing");
   }
 
   @Test
@@ -226,10 +227,11 @@ class DependencyRulesTest {
   void theProductNeverReachesIntoTheTooling() {
     noClasses()
         .that()
-        .resideOutsideOfPackages("dev.tenbin.bench..", "dev.tenbin.drill..")
+        .resideOutsideOfPackages(
+            "dev.tenbin.bench..", "dev.tenbin.drill..", "dev.tenbin.testing..")
         .should()
         .dependOnClassesThat()
-        .resideInAnyPackage("dev.tenbin.bench..", "dev.tenbin.drill..")
+        .resideInAnyPackage("dev.tenbin.bench..", "dev.tenbin.drill..", "dev.tenbin.testing..")
         .because("benchmarks and drills live beside the product, not in its jars or image")
         .check(classes);
   }
