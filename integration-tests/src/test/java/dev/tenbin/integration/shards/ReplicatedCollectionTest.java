@@ -288,7 +288,7 @@ class ReplicatedCollectionTest {
   }
 
   @Test
-  void aServerKilledAfterTheIngestAndBetweenSearchesIsRoutedAroundWithTheSameRankings() {
+  void aServerKilledAfterTheIngestIsRoutedAroundWithTheSameRankings() {
     List<Document> documents = documents(800);
     Reference one = reference(documents);
     List<Query> text = textQueries();
@@ -306,6 +306,13 @@ class ReplicatedCollectionTest {
       assertThat(collection.liveReplicas(0)).containsExactly(0);
       assertThat(collection.liveReplicas(1)).containsExactly(1);
     }
+  }
+
+  @Test
+  void aServerKilledBetweenTwoSearchesIsRoutedAroundWithTheSameRankings() {
+    List<Document> documents = documents(800);
+    Reference one = reference(documents);
+    List<Query> text = textQueries();
     try (IndexSession replicated = session(2, 2)) {
       replicated.ingest(documents);
       assertThat(bm25(replicated, text.subList(0, 15))).isEqualTo(subMap(one.bm25(), text, 0, 15));
@@ -315,6 +322,9 @@ class ReplicatedCollectionTest {
       assertThat(bm25(replicated, text.subList(15, 30)))
           .isEqualTo(subMap(one.bm25(), text, 15, 30));
       assertThat(dense(replicated, denseQueries())).isEqualTo(one.dense());
+      // The pod of rank 0 held shard 0's replica 0 only.
+      assertThat(replicated.collection().liveReplicas(0)).containsExactly(1);
+      assertThat(replicated.collection().liveReplicas(1)).containsExactly(0, 1);
     }
   }
 

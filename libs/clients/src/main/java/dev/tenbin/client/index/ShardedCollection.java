@@ -22,6 +22,7 @@ import dev.tenbin.proto.index.v1.SearchResponse;
 import dev.tenbin.proto.index.v1.SearchStats;
 import dev.tenbin.proto.index.v1.StoredDocument;
 import dev.tenbin.proto.index.v1.TermStatistics;
+import io.grpc.Context;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.nio.charset.StandardCharsets;
@@ -301,14 +302,24 @@ public final class ShardedCollection {
   }
 
   /**
-   * Whether {@code failure} of a call to one replica means its pod is gone (UNAVAILABLE, or
-   * DEADLINE_EXCEEDED from a pod that stopped answering), so another replica should answer. Always
-   * false with one replica: then failures pass through as they are.
+   * Whether {@code failure} of a call to one replica means its pod is gone, so another replica
+   * should answer: UNAVAILABLE (the pod unreachable, stopping, or its connection lost),
+   * DEADLINE_EXCEEDED (a pod that stopped answering), or CANCELLED when this process did not cancel
+   * (a server stopped at once ends its open calls with RST_STREAM CANCEL). Always false with one
+   * replica: then failures pass through as they are.
    */
   public boolean losesReplica(StatusRuntimeException failure) {
-    Status.Code code = failure.getStatus().getCode();
-    return replicas > 1
-        && (code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED);
+    if (replicas == 1) {
+      return false;
+    }
+    return switch (failure.getStatus().getCode()) {
+      case UNAVAILABLE, DEADLINE_EXCEEDED -> true;
+      case CANCELLED ->
+          !(failure.getCause() instanceof InterruptedException)
+              && !Thread.currentThread().isInterrupted()
+              && !Context.current().isCancelled();
+      default -> false;
+    };
   }
 
   /**
@@ -333,11 +344,19 @@ public final class ShardedCollection {
           shard,
           shards,
           replicaName(shard, replica),
-          failure.getStatus());
+          describe(failure));
     }
     if (liveReplicas(shard).isEmpty()) {
       throw everyReplicaLost(shard);
     }
+  }
+
+  /** A failure's code and description, without its cause's stack. */
+  private static String describe(StatusRuntimeException failure) {
+    Status status = failure.getStatus();
+    return status.getDescription() == null
+        ? status.getCode().toString()
+        : status.getCode() + " " + status.getDescription();
   }
 
   /** UNAVAILABLE: shard {@code shard} has no live replica, each replica's failure named. */
@@ -347,7 +366,7 @@ public final class ShardedCollection {
       why.append(r == 0 ? "" : "; ")
           .append(replicaName(shard, r))
           .append(": ")
-          .append(lost[shard][r] == null ? "live" : lost[shard][r].getStatus());
+          .append(lost[shard][r] == null ? "live" : describe(lost[shard][r]));
     }
     return Status.UNAVAILABLE
         .withDescription(
