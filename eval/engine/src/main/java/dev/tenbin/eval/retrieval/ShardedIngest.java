@@ -96,8 +96,19 @@ final class ShardedIngest {
     }
     long total = 0;
     for (List<Stream> streams : byShard) {
-      // Every live replica of a shard holds the same documents; any one's count is the shard's.
-      total += streams.stream().filter(stream -> !stream.lost).findFirst().orElseThrow().count;
+      // Every live replica of a shard holds the same documents: their counts agree.
+      List<Long> counts =
+          streams.stream().filter(stream -> !stream.lost).map(stream -> stream.count).toList();
+      if (counts.stream().distinct().count() != 1) {
+        throw new IllegalStateException(
+            "the live replicas of shard "
+                + streams.getFirst().shard
+                + " of "
+                + collection.name()
+                + " hold different document counts: "
+                + counts);
+      }
+      total += counts.getFirst();
     }
     return total;
   }

@@ -76,11 +76,12 @@ import org.slf4j.LoggerFactory;
  * the R replicas of a shard are on R distinct pods when there are at least R. Creating and
  * ingesting go to every replica; a read (search, rescore, statistics, calibration, documents, a
  * description) goes to one live replica of each shard, taken in turn. A replica whose call fails
- * with UNAVAILABLE or DEADLINE_EXCEEDED (its pod gone, draining or hung) is left out for the rest
- * of this collection's life ({@link #lose}; logged once) and the call is made again on another
- * replica of the shard: a pod that comes back with a partial or stale copy never answers again.
- * Only when every replica of a shard is lost does a call fail, with UNAVAILABLE naming the shard.
- * With one replica nothing is left out and failures pass through as they are.
+ * with UNAVAILABLE or DEADLINE_EXCEEDED (its pod gone, draining or hung), or CANCELLED by its
+ * server ({@link #losesReplica}), is left out for the rest of this collection's life ({@link
+ * #lose}; logged once) and the call is made again on another replica of the shard: a pod that comes
+ * back with a partial or stale copy never answers again. Only when every replica of a shard is lost
+ * does a call fail, with UNAVAILABLE naming the shard. With one replica nothing is left out and
+ * failures pass through as they are.
  */
 public final class ShardedCollection {
   private static final Logger LOG = LoggerFactory.getLogger(ShardedCollection.class);
