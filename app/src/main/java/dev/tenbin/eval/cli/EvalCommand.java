@@ -169,6 +169,17 @@ public final class EvalCommand implements Callable<Integer> {
   int shards;
 
   @Option(
+      names = "--replicas",
+      defaultValue = "1",
+      paramLabel = "R",
+      description =
+          "Keep each shard as R copies on distinct index pods (--index-pods; with fewer pods than"
+              + " R, copies share pods): every copy is written, each search asks one live copy, and"
+              + " a copy whose pod is lost is left out while its shard keeps another, so the run"
+              + " goes on (default: ${DEFAULT-VALUE}). The rankings are the same.")
+  int replicas;
+
+  @Option(
       names = "--queries",
       paramLabel = "DIR",
       description =
@@ -239,6 +250,14 @@ public final class EvalCommand implements Callable<Integer> {
               + dev.tenbin.eval.job.JobSpec.MAX_SHARDS
               + ", got "
               + shards);
+    }
+    if (replicas < 1 || replicas > dev.tenbin.eval.job.JobSpec.MAX_REPLICAS) {
+      throw new InvalidInputException(
+          "--replicas",
+          "--replicas must be within 1.."
+              + dev.tenbin.eval.job.JobSpec.MAX_REPLICAS
+              + ", got "
+              + replicas);
     }
     if (latencyConcurrency < 1 || latencyConcurrency > LatencyProbe.MAX_CONCURRENCY) {
       throw new InvalidInputException(
@@ -331,7 +350,8 @@ public final class EvalCommand implements Callable<Integer> {
                   lengthSource,
                   bm25,
                   latencyConcurrency,
-                  shards),
+                  shards,
+                  replicas),
               err);
     }
     EvalReport report =

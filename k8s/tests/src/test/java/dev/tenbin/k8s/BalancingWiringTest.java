@@ -107,6 +107,19 @@ class BalancingWiringTest {
   }
 
   @Test
+  void indexCollectionReplicasIsTheEvalServicesDefaultReplicasOfAJobsShards() {
+    assertThat(env(container(ChartRenderingTest.rendered("default"), "tb-tenbin-eval")))
+        .containsEntry("TENBIN_EVAL_DEFAULT_REPLICAS", "1");
+    List<Manifest> replicated = Charts.render("index:\n  replicas: 3\n  collectionReplicas: 2\n");
+    assertThat(env(container(replicated, Charts.RELEASE + "-tenbin-eval")))
+        .containsEntry("TENBIN_EVAL_DEFAULT_REPLICAS", "2");
+    assertThat(Charts.failure("index:\n  collectionReplicas: 0\n"))
+        .contains("index.collectionReplicas: Must be greater than or equal to 1");
+    assertThat(Charts.failure("index:\n  collectionReplicas: 9\n"))
+        .contains("index.collectionReplicas: Must be less than or equal to 8");
+  }
+
+  @Test
   void theRerankServiceGetsTheSameIndexPodsSoCandidatesByIdComeFromThePodHoldingTheirCollection() {
     for (String values : List.of("default", "gpu")) {
       List<Manifest> manifests = ChartRenderingTest.rendered(values);

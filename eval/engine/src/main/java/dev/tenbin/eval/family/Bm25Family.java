@@ -83,6 +83,7 @@ final class Bm25Family implements RetrievalFamily {
             .withSettings(Bm25Settings.parse(work.model()))
             .withLatencyConcurrency(runner.settings().latencyConcurrency())
             .withShards(runner.settings().shards())
+            .withReplicas(runner.settings().replicas())
             .run(work.task().data(), work.task().language(), runner.settings().topK());
     return Map.of(
         work.cells().getFirst().fingerprint(),

@@ -75,7 +75,8 @@ public final class EvalJob {
       BeirDataset lengthReference,
       Bm25Settings bm25,
       int latencyConcurrency,
-      int shards) {}
+      int shards,
+      int replicas) {}
 
   /**
    * An evaluated run, the cell it was stored as, and the cell's position analysis (null when the
@@ -185,7 +186,8 @@ public final class EvalJob {
         request.topK(),
         request.positions(),
         request.latencyConcurrency(),
-        request.shards());
+        request.shards(),
+        request.replicas());
   }
 
   /**

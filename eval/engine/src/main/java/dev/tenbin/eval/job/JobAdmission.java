@@ -52,6 +52,7 @@ public final class JobAdmission {
   private final Path stateDirectory;
   private final ModelCatalog models;
   private final int defaultShards;
+  private final int defaultReplicas;
 
   /** An admission whose service keeps no state folder of its own among the results. */
   public JobAdmission(ConfinedRoots dataRoots, ConfinedRoots resultsRoot) {
@@ -63,7 +64,7 @@ public final class JobAdmission {
    *     may overlap; null for none
    */
   public JobAdmission(ConfinedRoots dataRoots, ConfinedRoots resultsRoot, Path stateDirectory) {
-    this(dataRoots, resultsRoot, stateDirectory, ModelCatalog.UNKNOWN, 1);
+    this(dataRoots, resultsRoot, stateDirectory, ModelCatalog.UNKNOWN, 1, 1);
   }
 
   private JobAdmission(
@@ -71,7 +72,8 @@ public final class JobAdmission {
       ConfinedRoots resultsRoot,
       Path stateDirectory,
       ModelCatalog models,
-      int defaultShards) {
+      int defaultShards,
+      int defaultReplicas) {
     if (resultsRoot.roots().size() != 1) {
       throw new IllegalArgumentException("exactly one results root");
     }
@@ -81,6 +83,7 @@ public final class JobAdmission {
         stateDirectory == null ? null : stateDirectory.toAbsolutePath().normalize();
     this.models = models;
     this.defaultShards = defaultShards;
+    this.defaultReplicas = defaultReplicas;
   }
 
   /**
@@ -88,7 +91,8 @@ public final class JobAdmission {
    * SpecModels}): a job naming an unknown model fails its submit, not its run.
    */
   public JobAdmission withModels(ModelCatalog catalog) {
-    return new JobAdmission(dataRoots, resultsRoot, stateDirectory, catalog, defaultShards);
+    return new JobAdmission(
+        dataRoots, resultsRoot, stateDirectory, catalog, defaultShards, defaultReplicas);
   }
 
   /**
@@ -100,7 +104,21 @@ public final class JobAdmission {
       throw new IllegalArgumentException(
           "--default-shards must be within 1.." + JobSpec.MAX_SHARDS + ", got " + shards);
     }
-    return new JobAdmission(dataRoots, resultsRoot, stateDirectory, models, shards);
+    return new JobAdmission(
+        dataRoots, resultsRoot, stateDirectory, models, shards, defaultReplicas);
+  }
+
+  /**
+   * This admission, keeping each shard of a job whose spec has no {@code replicas:} as {@code
+   * replicas} copies (the service's {@code --default-replicas}).
+   */
+  public JobAdmission withDefaultReplicas(int replicas) {
+    if (replicas < 1 || replicas > JobSpec.MAX_REPLICAS) {
+      throw new IllegalArgumentException(
+          "--default-replicas must be within 1.." + JobSpec.MAX_REPLICAS + ", got " + replicas);
+    }
+    return new JobAdmission(
+        dataRoots, resultsRoot, stateDirectory, models, defaultShards, replicas);
   }
 
   /** The admission for {@code folders}; the results root is created when missing. */
@@ -163,7 +181,10 @@ public final class JobAdmission {
           "runs: (imported TREC runs) are files on the client; the eval service does not read"
               + " them: run the spec locally (tenbin run) or import each with tenbin import-run");
     }
-    spec = confineLengthTokenizer(spec).withDefaultShards(defaultShards);
+    spec =
+        confineLengthTokenizer(spec)
+            .withDefaultShards(defaultShards)
+            .withDefaultReplicas(defaultReplicas);
     List<Integer> documentOf = matchTaskSets(spec, request.taskSets());
     List<TaskSetSpec> taskSets = new ArrayList<>();
     List<Map<Path, String>> pathFields = new ArrayList<>();

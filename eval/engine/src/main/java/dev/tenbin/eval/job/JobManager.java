@@ -122,8 +122,24 @@ public final class JobManager implements AutoCloseable {
    */
   public static JobManager open(
       ServiceFolders folders, Executor executor, ModelCatalog models, int defaultShards) {
+    return open(folders, executor, models, defaultShards, 1);
+  }
+
+  /**
+   * As above, also keeping each shard of a job whose spec has no {@code replicas:} as {@code
+   * defaultReplicas} copies.
+   */
+  public static JobManager open(
+      ServiceFolders folders,
+      Executor executor,
+      ModelCatalog models,
+      int defaultShards,
+      int defaultReplicas) {
     JobAdmission admission =
-        JobAdmission.of(folders).withModels(models).withDefaultShards(defaultShards);
+        JobAdmission.of(folders)
+            .withModels(models)
+            .withDefaultShards(defaultShards)
+            .withDefaultReplicas(defaultReplicas);
     JobTable table = JobTable.open(folders.stateDirectory());
     try {
       return new JobManager(admission, table, executor);

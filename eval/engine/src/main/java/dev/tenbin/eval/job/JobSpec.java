@@ -54,6 +54,7 @@ import java.util.Set;
  * top_k: 100
  * positions: {tokenizer: bge-small-en-v1.5, min_count: 5, reference: bm25}  # tasks with spans
  * shards: 1                               # each collection split into this many shards (same rankings)
+ * replicas: 1                             # copies of each shard on distinct index pods (failover)
  * price: {cpu_hour: 0.10, gpu_hour: 2.50}  # cost columns of the job's leaderboards (Price)
  * measures:                             # trec_eval -m measures the leaderboards add (MeasureSpecs)
  *   - P.5,10,100
@@ -87,6 +88,10 @@ import java.util.Set;
  * @param shards {@code shards: K}: each collection of the job split into K shards, 1..{@value
  *     #MAX_SHARDS} (default 1), searched as one (the same rankings, so not part of the cells'
  *     fingerprints)
+ * @param replicas {@code replicas: R}: each shard kept as R copies on distinct index pods,
+ *     1..{@value dev.tenbin.client.index.ShardedCollection#MAX_REPLICAS} (default 1); searches go
+ *     to one live copy, a copy whose pod is lost is routed around (the same rankings, so not part
+ *     of the cells' fingerprints)
  */
 public record JobSpec(
     String name,
@@ -105,10 +110,14 @@ public record JobSpec(
     int topK,
     PositionSettings positions,
     int latencyConcurrency,
-    int shards) {
+    int shards,
+    int replicas) {
 
   /** The most shards a collection of a job may be split into. */
   public static final int MAX_SHARDS = 64;
+
+  /** The most replicas a shard of a job may have. */
+  public static final int MAX_REPLICAS = dev.tenbin.client.index.ShardedCollection.MAX_REPLICAS;
 
   /** The settings families plan and run with. */
   public JobSettings settings() {
@@ -119,12 +128,13 @@ public record JobSpec(
         lightHybridFusion,
         lightHybridDenseWeight,
         latencyConcurrency,
-        shards);
+        shards,
+        replicas);
   }
 
   /** This spec with other position settings. */
   public JobSpec withPositions(PositionSettings value) {
-    return with(value, shards);
+    return with(value, shards, replicas);
   }
 
   /**
@@ -132,14 +142,25 @@ public record JobSpec(
    * of its own (a service's default); a spec that names its shards keeps them.
    */
   public JobSpec withDefaultShards(int value) {
-    if (value == shards || namesShards()) {
+    if (value == shards || names("shards")) {
       return this;
     }
-    return with(positions, value);
+    return with(positions, value, replicas);
   }
 
-  /** This spec with these position settings and shards, everything else as it is. */
-  private JobSpec with(PositionSettings newPositions, int newShards) {
+  /**
+   * This spec with each shard kept as {@code value} replicas when it has no {@code replicas:} of
+   * its own (a service's default); a spec that names its replicas keeps them.
+   */
+  public JobSpec withDefaultReplicas(int value) {
+    if (value == replicas || names("replicas")) {
+      return this;
+    }
+    return with(positions, shards, value);
+  }
+
+  /** This spec with these position settings, shards and replicas, everything else as it is. */
+  private JobSpec with(PositionSettings newPositions, int newShards, int newReplicas) {
     return new JobSpec(
         name,
         file,
@@ -157,13 +178,14 @@ public record JobSpec(
         topK,
         newPositions,
         latencyConcurrency,
-        newShards);
+        newShards,
+        newReplicas);
   }
 
-  /** Whether the spec's YAML has a {@code shards:} key. */
-  private boolean namesShards() {
+  /** Whether the spec's YAML has the top-level key {@code key}. */
+  private boolean names(String key) {
     try {
-      return YAML.readTree(yaml).has("shards");
+      return YAML.readTree(yaml).has(key);
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException("cannot read the spec " + file + " again", e);
     }
@@ -196,6 +218,7 @@ public record JobSpec(
           "measures",
           "latency",
           "shards",
+          "replicas",
           "runs");
 
   /** Reads and checks a spec file; every problem names the YAML field. */
@@ -343,7 +366,25 @@ public record JobSpec(
         topK,
         positions(file, root.path("positions")),
         latencyConcurrency(file, root.path("latency")),
-        shards(file, root.path("shards")));
+        shards(file, root.path("shards")),
+        replicas(file, root.path("replicas")));
+  }
+
+  /** {@code replicas: R}: 1..{@link #MAX_REPLICAS}; 1 when absent. */
+  private static int replicas(Path file, JsonNode node) {
+    if (node.isMissingNode() || node.isNull()) {
+      return 1;
+    }
+    if (!node.isIntegralNumber() || node.asLong() < 1 || node.asLong() > MAX_REPLICAS) {
+      throw error(
+          file,
+          "replicas",
+          "must be a whole number within 1.."
+              + MAX_REPLICAS
+              + ", got "
+              + SafeText.quote(node.asText()));
+    }
+    return node.asInt();
   }
 
   /** {@code shards: K}: 1..{@link #MAX_SHARDS}; 1 when absent. */

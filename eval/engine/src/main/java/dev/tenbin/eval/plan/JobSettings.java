@@ -17,6 +17,8 @@ import java.util.List;
  *     cell's fingerprint
  * @param shards the shards each collection of the job is split into (1: none); the rankings are the
  *     same as with one collection, so it is no part of any cell's fingerprint
+ * @param replicas the copies each shard is kept as, on distinct index pods (1: one); the rankings
+ *     are the same whichever copy answers, so it is no part of any cell's fingerprint
  */
 public record JobSettings(
     int topK,
@@ -25,7 +27,8 @@ public record JobSettings(
     String lightHybridFusion,
     double lightHybridDenseWeight,
     int latencyConcurrency,
-    int shards) {
+    int shards,
+    int replicas) {
   public JobSettings {
     candidateSets = List.copyOf(candidateSets);
   }

@@ -40,6 +40,7 @@ public interface WorkContext {
         settings().similarity(),
         settings().topK(),
         settings().latencyConcurrency(),
-        settings().shards());
+        settings().shards(),
+        settings().replicas());
   }
 }

@@ -20,9 +20,10 @@ public final class Bm25Retrieval {
   private final Bm25Settings settings;
   private final int latencyConcurrency;
   private final int shards;
+  private final int replicas;
 
   public Bm25Retrieval(IndexClient index) {
-    this(index, true, Bm25Settings.DEFAULTS, LatencyProbe.CONCURRENCY, 1);
+    this(index, true, Bm25Settings.DEFAULTS, LatencyProbe.CONCURRENCY, 1, 1);
   }
 
   private Bm25Retrieval(
@@ -30,12 +31,14 @@ public final class Bm25Retrieval {
       boolean probeLatency,
       Bm25Settings settings,
       int latencyConcurrency,
-      int shards) {
+      int shards,
+      int replicas) {
     this.index = index;
     this.probeLatency = probeLatency;
     this.settings = settings;
     this.latencyConcurrency = latencyConcurrency;
     this.shards = shards;
+    this.replicas = replicas;
   }
 
   /**
@@ -43,17 +46,25 @@ public final class Bm25Retrieval {
    * ties as one collection: {@link dev.tenbin.client.index.ShardedCollection}).
    */
   public Bm25Retrieval withShards(int value) {
-    return new Bm25Retrieval(index, probeLatency, settings, latencyConcurrency, value);
+    return new Bm25Retrieval(index, probeLatency, settings, latencyConcurrency, value, replicas);
+  }
+
+  /**
+   * The same retrieval with each shard kept as {@code value} replicas on distinct index pods (the
+   * same rankings; a lost pod is routed around while each shard keeps a replica).
+   */
+  public Bm25Retrieval withReplicas(int value) {
+    return new Bm25Retrieval(index, probeLatency, settings, latencyConcurrency, shards, value);
   }
 
   /** The same retrieval with other k1 / b. */
   public Bm25Retrieval withSettings(Bm25Settings value) {
-    return new Bm25Retrieval(index, probeLatency, value, latencyConcurrency, shards);
+    return new Bm25Retrieval(index, probeLatency, value, latencyConcurrency, shards, replicas);
   }
 
   /** The same retrieval probing latency with {@code value} queries in flight as well. */
   public Bm25Retrieval withLatencyConcurrency(int value) {
-    return new Bm25Retrieval(index, probeLatency, settings, value, shards);
+    return new Bm25Retrieval(index, probeLatency, settings, value, shards, replicas);
   }
 
   /**
@@ -61,12 +72,13 @@ public final class Bm25Retrieval {
    * such as candidate sets).
    */
   public Bm25Retrieval withoutLatencyProbe() {
-    return new Bm25Retrieval(index, false, settings, latencyConcurrency, shards);
+    return new Bm25Retrieval(index, false, settings, latencyConcurrency, shards, replicas);
   }
 
   public RetrievalResult run(BeirDataset dataset, String language, int topK) {
     long start = System.nanoTime();
-    try (IndexSession session = new IndexSession(index, language, 0, 0, 0, settings, shards)) {
+    try (IndexSession session =
+        new IndexSession(index, language, 0, 0, 0, settings, shards, replicas)) {
       int documents = dataset.corpus().size();
       try (Corpus.Walk walk = dataset.corpus().walk()) {
         session.ingest(CorpusDocuments.lexical(walk));

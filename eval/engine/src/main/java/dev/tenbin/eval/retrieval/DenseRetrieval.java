@@ -37,13 +37,14 @@ public final class DenseRetrieval {
   private final boolean probeLatency;
   private final int latencyConcurrency;
   private final int shards;
+  private final int replicas;
 
   public DenseRetrieval(IndexClient index, EncoderClient encoder, PrintWriter progress) {
     this(index, encoder, EncodeProgress.printingTo(progress));
   }
 
   public DenseRetrieval(IndexClient index, EncoderClient encoder, EncodeProgress progress) {
-    this(index, encoder, progress, null, true, LatencyProbe.CONCURRENCY, 1);
+    this(index, encoder, progress, null, true, LatencyProbe.CONCURRENCY, 1, 1);
   }
 
   private DenseRetrieval(
@@ -53,7 +54,8 @@ public final class DenseRetrieval {
       CachedEncoder cached,
       boolean probeLatency,
       int latencyConcurrency,
-      int shards) {
+      int shards,
+      int replicas) {
     this.index = index;
     this.encoder = encoder;
     this.progress = progress;
@@ -61,6 +63,7 @@ public final class DenseRetrieval {
     this.probeLatency = probeLatency;
     this.latencyConcurrency = latencyConcurrency;
     this.shards = shards;
+    this.replicas = replicas;
   }
 
   /**
@@ -70,18 +73,35 @@ public final class DenseRetrieval {
    */
   public DenseRetrieval withShards(int value) {
     return new DenseRetrieval(
-        index, encoder, progress, cached, probeLatency, latencyConcurrency, value);
+        index, encoder, progress, cached, probeLatency, latencyConcurrency, value, replicas);
+  }
+
+  /**
+   * The same retrieval with each shard kept as {@code value} replicas on distinct index pods (the
+   * same rankings; a lost pod is routed around while each shard keeps a replica).
+   */
+  public DenseRetrieval withReplicas(int value) {
+    return new DenseRetrieval(
+        index, encoder, progress, cached, probeLatency, latencyConcurrency, shards, value);
   }
 
   /** The same retrieval encoding documents and full queries through {@code cache}. */
   public DenseRetrieval withEmbeddingCache(EmbeddingCache cache) {
     return new DenseRetrieval(
-        index, encoder, progress, cache.cached(encoder), probeLatency, latencyConcurrency, shards);
+        index,
+        encoder,
+        progress,
+        cache.cached(encoder),
+        probeLatency,
+        latencyConcurrency,
+        shards,
+        replicas);
   }
 
   /** The same retrieval probing latency with {@code value} queries in flight as well. */
   public DenseRetrieval withLatencyConcurrency(int value) {
-    return new DenseRetrieval(index, encoder, progress, cached, probeLatency, value, shards);
+    return new DenseRetrieval(
+        index, encoder, progress, cached, probeLatency, value, shards, replicas);
   }
 
   /**
@@ -89,7 +109,8 @@ public final class DenseRetrieval {
    * such as candidate sets).
    */
   public DenseRetrieval withoutLatencyProbe() {
-    return new DenseRetrieval(index, encoder, progress, cached, false, latencyConcurrency, shards);
+    return new DenseRetrieval(
+        index, encoder, progress, cached, false, latencyConcurrency, shards, replicas);
   }
 
   public RetrievalResult run(
@@ -161,7 +182,8 @@ public final class DenseRetrieval {
               },
               (document, vector) -> document.setDense(proto(vector)));
       int dimension = documents.first().length;
-      try (IndexSession session = new IndexSession(index, "en", dimension, 0, 0, null, shards)) {
+      try (IndexSession session =
+          new IndexSession(index, "en", dimension, 0, 0, null, shards, replicas)) {
         session.ingest(documents);
         long indexed = System.nanoTime();
         // A slice read back counts with the encode time measured when it was encoded, not with

@@ -28,6 +28,7 @@ import java.util.function.UnaryOperator;
  * @param topK ranking depth of every cell
  * @param latencyConcurrency the queries in flight when latency is measured concurrently
  * @param shards the shards each dense collection is split into
+ * @param replicas the replicas each shard is kept as
  */
 public record DenseRuns(
     Services services,
@@ -36,7 +37,8 @@ public record DenseRuns(
     String similarity,
     int topK,
     int latencyConcurrency,
-    int shards) {
+    int shards,
+    int replicas) {
 
   /** Runs per variant name of {@code variants} of {@code model}, the system named {@code name}. */
   public Map<String, CellResult> run(
@@ -59,7 +61,8 @@ public record DenseRuns(
           retrieval.apply(
               new DenseRetrieval(services.index(), services.encoder(), progress)
                   .withLatencyConcurrency(latencyConcurrency)
-                  .withShards(shards));
+                  .withShards(shards)
+                  .withReplicas(replicas));
       if (group.getKey().truncates()) {
         results.putAll(dense.run(data, model, encoding, similarities, topK, group.getValue()));
         continue;

@@ -24,7 +24,10 @@ import java.util.UUID;
  * A temporary collection on the index service for one evaluation: created with a unique name,
  * filled over the streaming Ingest RPC, searched in batches, and dropped on close. With {@code
  * shards} above 1 it is a {@link ShardedCollection}: each document goes to the shard its id hashes
- * to, the shards are filled at once, and searches scatter to them and merge exactly.
+ * to, the shards are filled at once, and searches scatter to them and merge exactly. With {@code
+ * replicas} above 1 each shard is kept on that many index collections (on distinct pods): every
+ * replica is created and filled, each search asks one live replica per shard, and a replica whose
+ * pod is lost is left out for the rest of the session while its shard keeps another.
  */
 public final class IndexSession implements AutoCloseable {
   private static final int INGEST_BATCH = 1_000;
@@ -76,9 +79,22 @@ public final class IndexSession implements AutoCloseable {
       int multiVectorDimension,
       Bm25Settings bm25,
       int shards) {
+    this(index, language, denseDimension, sparseVocabulary, multiVectorDimension, bm25, shards, 1);
+  }
+
+  /** As above, each of the {@code shards} shards kept as {@code replicas} replicas. */
+  public IndexSession(
+      IndexClient index,
+      String language,
+      int denseDimension,
+      int sparseVocabulary,
+      int multiVectorDimension,
+      Bm25Settings bm25,
+      int shards,
+      int replicas) {
     this.name = "eval-" + UUID.randomUUID();
     this.index = index.withDeadline(Duration.ofSeconds(DEADLINE_SECONDS));
-    this.collection = new ShardedCollection(index, name, shards);
+    this.collection = new ShardedCollection(this.index, name, shards, replicas);
     CollectionSpec.Builder spec =
         CollectionSpec.newBuilder()
             .setName(name)
@@ -107,7 +123,7 @@ public final class IndexSession implements AutoCloseable {
    */
   public long ingest(java.util.Iterator<Document> documents) {
     CollectionIngester ingester = new CollectionIngester(index, INGEST_BATCH, INGEST_IDLE_SECONDS);
-    if (collection.shards() == 1) {
+    if (collection.shards() == 1 && collection.replicas() == 1) {
       return ingester.ingest(name, documents);
     }
     return ShardedIngest.ingest(ingester, collection, documents);
@@ -116,6 +132,16 @@ public final class IndexSession implements AutoCloseable {
   /** The number of shards. */
   public int shards() {
     return collection.shards();
+  }
+
+  /** The number of replicas of each shard. */
+  public int replicas() {
+    return collection.replicas();
+  }
+
+  /** The collection as its shards and replicas (which replicas are still live). */
+  public ShardedCollection collection() {
+    return collection;
   }
 
   /** Sparse rankings with a pruning setting. */
@@ -226,12 +252,15 @@ public final class IndexSession implements AutoCloseable {
    */
   @Override
   public void close() {
-    for (String shard : collection.shardNames()) {
-      drop(shard);
+    for (int s = 0; s < collection.shards(); s++) {
+      for (int r = 0; r < collection.replicas(); r++) {
+        // A lost replica's pod is gone or was: one try, no minute of waiting for it.
+        drop(collection.replicaName(s, r), collection.isLost(s, r));
+      }
     }
   }
 
-  private void drop(String name) {
+  private void drop(String name, boolean once) {
     org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(IndexSession.class);
     for (int attempt = 0; ; attempt++) {
       try {
@@ -243,6 +272,7 @@ public final class IndexSession implements AutoCloseable {
           return;
         }
         if (code != io.grpc.Status.Code.UNAVAILABLE
+            || once
             || attempt >= DROP_RETRY_WAITS.size()
             || dev.tenbin.core.OrderedShutdown.isShuttingDown()) {
           log.warn("could not drop the evaluation collection {}: {}", name, code);

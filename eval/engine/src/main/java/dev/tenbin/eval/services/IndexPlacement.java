@@ -33,7 +33,10 @@ import java.util.function.Function;
  *
  * <p>The shards of a sharded collection ({@link ShardedCollection}: {@code NAME.shard-I-of-K}) are
  * placed as the collection {@code NAME}, shard I on the I-th pod of its rendezvous ranking: K
- * shards spread over min(K, pods) pods, each shard always on the same one.
+ * shards spread over min(K, pods) pods, each shard always on the same one. Replica J of shard I
+ * ({@code NAME.shard-I-of-K.replica-J-of-R}) is on rank I + J: the R replicas of a shard are on R
+ * distinct pods while there are at least R pods; with fewer, replicas share pods (the ranks wrap
+ * around) and protect against no pod's loss.
  *
  * <p>The pods are fixed for the life of the process, so a collection never moves under a running
  * evaluation; see docs/scaling.md for what scaling the StatefulSet does.
@@ -54,15 +57,17 @@ public final class IndexPlacement {
     return KeyRoutedChannel.openRouted(pods, connect, IndexPlacement::routeOf);
   }
 
-  /** Where a request goes: its collection's pod, a shard by its rank; null for the stateless. */
+  /**
+   * Where a request goes: its collection's pod, a shard's replica by its rank (shard + replica);
+   * null for the stateless.
+   */
   public static KeyRoutedChannel.Route routeOf(Object request) {
     String collection = collectionOf(request);
     if (collection == null || collection.isEmpty()) {
       return null;
     }
-    return ShardedCollection.Shard.of(collection)
-        .map(shard -> new KeyRoutedChannel.Route(shard.collection(), shard.shard()))
-        .orElseGet(() -> new KeyRoutedChannel.Route(collection, 0));
+    ShardedCollection.Copy copy = ShardedCollection.Copy.of(collection);
+    return new KeyRoutedChannel.Route(copy.collection(), copy.rank());
   }
 
   /** The collection a request is about, or null for the calls that are about none. */

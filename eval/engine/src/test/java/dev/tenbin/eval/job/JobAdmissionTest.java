@@ -99,6 +99,45 @@ class JobAdmissionTest {
   }
 
   @Test
+  void aSpecWithoutReplicasTakesTheServicesDefaultAndOneWithReplicasKeepsItsOwn() throws Exception {
+    String taskSet = tasks(data.resolve("tiny").toString());
+    assertThat(admit(taskSet, "runs/r1").spec().replicas()).isEqualTo(1);
+    admission = admission.withDefaultReplicas(3);
+    assertThat(admit(taskSet, "runs/r3").spec().replicas()).isEqualTo(3);
+    AdmittedJob own =
+        admission.admit(
+            "job-000000000003",
+            new JobRequest(
+                SPEC + "replicas: 2\n",
+                List.of(
+                    new JobRequest.TaskSetDocument(
+                        "tasks.yaml", taskSet, tmp.resolve("client").toString())),
+                "runs/r2"));
+    assertThat(own.spec().replicas()).isEqualTo(2);
+    assertThatThrownBy(() -> admission.withDefaultReplicas(9))
+        .hasMessageContaining("--default-replicas must be within 1..8, got 9");
+    for (String bad : List.of("0", "9", "two", "1.5")) {
+      assertThatThrownBy(
+              () ->
+                  admission.admit(
+                      "job-000000000004",
+                      new JobRequest(
+                          SPEC + "replicas: " + bad + "\n",
+                          List.of(
+                              new JobRequest.TaskSetDocument(
+                                  "tasks.yaml", taskSet, tmp.resolve("client").toString())),
+                          "runs/bad")))
+          .as(bad)
+          .isInstanceOfSatisfying(
+              InvalidInputException.class,
+              e -> {
+                assertThat(e.field()).isEqualTo("spec_yaml.replicas");
+                assertThat(e.getMessage()).contains("must be a whole number within 1..8");
+              });
+    }
+  }
+
+  @Test
   void aJobInsideTheRootsIsAdmittedWithRealPaths() throws Exception {
     AdmittedJob job = admit(tasks(data.resolve("tiny").toString()), "runs/a");
     assertThat(job.directory()).isEqualTo(results.toRealPath().resolve("runs/a"));

@@ -49,9 +49,12 @@ public final class ShardInputs {
       if (spec.get("positions") instanceof ObjectNode positions && positions.has("tokenizer")) {
         positions.put("tokenizer", job.spec().positions().tokenizer());
       }
-      // The shards the admission chose (the spec's own, or the service's default).
+      // The shards and replicas the admission chose (the spec's own, or the service's default).
       if (job.spec().shards() > 1 || spec.has("shards")) {
         spec.put("shards", job.spec().shards());
+      }
+      if (job.spec().replicas() > 1 || spec.has("replicas")) {
+        spec.put("replicas", job.spec().replicas());
       }
       ArrayNode files = spec.putArray("task_sets");
       List<String> names = job.spec().taskSetNames();

@@ -18,7 +18,7 @@ class ShardInputsTest {
   @TempDir Path tmp;
 
   @Test
-  void theShardsTheAdmissionChoseAreWrittenIntoThePodsSpec() throws Exception {
+  void theShardsAndReplicasTheAdmissionChoseAreWrittenIntoThePodsSpec() throws Exception {
     String yaml = "name: j\ntask_sets: [tasks.yaml]\nretrievers: [bm25]\n";
     JobRequest request =
         new JobRequest(
@@ -35,7 +35,11 @@ class ShardInputsTest {
     JobSpec unsharded = JobSpec.parse(yaml, Path.of("job-2"));
     Path plain =
         ShardInputs.write(new AdmittedJob("job-2", unsharded, List.of(), tmp, request), null);
-    assertThat(Files.readString(plain)).doesNotContain("shards");
+    assertThat(Files.readString(plain)).doesNotContain("shards").doesNotContain("replicas");
+    JobSpec replicated = JobSpec.parse(yaml, Path.of("job-3")).withDefaultReplicas(2);
+    Path copies =
+        ShardInputs.write(new AdmittedJob("job-3", replicated, List.of(), tmp, request), null);
+    assertThat(JobSpec.read(copies).replicas()).isEqualTo(2);
   }
 
   @Test

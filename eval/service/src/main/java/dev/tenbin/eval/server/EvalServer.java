@@ -214,6 +214,20 @@ public final class EvalServer implements Callable<Integer> {
   int defaultShards;
 
   @Option(
+      names = "--default-replicas",
+      paramLabel = "R",
+      defaultValue = "${env:TENBIN_EVAL_DEFAULT_REPLICAS:-1}",
+      description = {
+        "The copies each shard of a job is kept as, on distinct index pods, when its spec has no"
+            + " replicas: (1.."
+            + JobSpec.MAX_REPLICAS
+            + ";",
+        "a copy whose pod is lost is routed around; env TENBIN_EVAL_DEFAULT_REPLICAS; default"
+            + " ${DEFAULT-VALUE})."
+      })
+  int defaultReplicas;
+
+  @Option(
       names = "--poll-seconds",
       defaultValue = "5",
       paramLabel = "S",
@@ -260,7 +274,8 @@ public final class EvalServer implements Callable<Integer> {
         folders(),
         services.toOptions(),
         executorConfig(),
-        defaultShards);
+        defaultShards,
+        defaultReplicas);
   }
 
   /**
@@ -297,7 +312,8 @@ public final class EvalServer implements Callable<Integer> {
             config.folders(),
             executor,
             new dev.tenbin.eval.job.ServiceModels(launcher),
-            config.defaultShards());
+            config.defaultShards(),
+            config.defaultReplicas());
     log.info(
         "eval-service state {}, results root {}, data roots {}",
         config.folders().stateDirectory(),

@@ -18,14 +18,27 @@ import java.nio.file.Path;
  * @param executor how jobs run: in this process, or as Kubernetes Jobs
  * @param defaultShards the shards each collection of a job is split into when its spec has no
  *     {@code shards:} (1..{@value JobSpec#MAX_SHARDS}; the chart's {@code index.shards})
+ * @param defaultReplicas the copies each shard of a job is kept as when its spec has no {@code
+ *     replicas:} (1..{@value JobSpec#MAX_REPLICAS}; the chart's {@code index.collectionReplicas})
  */
 public record EvalServiceConfig(
     ServerSettings server,
     ServiceFolders folders,
     JobLauncher.Options services,
     EvalExecutorConfig executor,
-    int defaultShards) {
+    int defaultShards,
+    int defaultReplicas) {
   public static final int DEFAULT_PORT = 50054;
+
+  /** A service whose jobs' shards have one copy unless their specs say otherwise. */
+  public EvalServiceConfig(
+      ServerSettings server,
+      ServiceFolders folders,
+      JobLauncher.Options services,
+      EvalExecutorConfig executor,
+      int defaultShards) {
+    this(server, folders, services, executor, defaultShards, 1);
+  }
 
   /** A service whose jobs' collections are not split unless their specs say so. */
   public EvalServiceConfig(
@@ -58,6 +71,13 @@ public record EvalServiceConfig(
     if (defaultShards < 1 || defaultShards > JobSpec.MAX_SHARDS) {
       throw new IllegalArgumentException(
           "--default-shards must be within 1.." + JobSpec.MAX_SHARDS + ", got " + defaultShards);
+    }
+    if (defaultReplicas < 1 || defaultReplicas > JobSpec.MAX_REPLICAS) {
+      throw new IllegalArgumentException(
+          "--default-replicas must be within 1.."
+              + JobSpec.MAX_REPLICAS
+              + ", got "
+              + defaultReplicas);
     }
     if (executor.kubernetes()
         && !executor.datasetsClaim().isBlank()

@@ -125,6 +125,10 @@ class EvalServerOptionsTest {
         .hasMessageContaining("--default-shards must be within 1..64, got 0");
     assertThat(parse("--default-shards", "4").config().defaultShards()).isEqualTo(4);
     assertThat(parse().config().defaultShards()).isEqualTo(1);
+    assertThatThrownBy(() -> parse("--default-replicas", "9").config())
+        .hasMessageContaining("--default-replicas must be within 1..8, got 9");
+    assertThat(parse("--default-replicas", "2").config().defaultReplicas()).isEqualTo(2);
+    assertThat(parse().config().defaultReplicas()).isEqualTo(1);
   }
 
   @Test

@@ -22,7 +22,9 @@ import dev.tenbin.proto.index.v1.SearchResponse;
 import dev.tenbin.proto.index.v1.SearchStats;
 import dev.tenbin.proto.index.v1.StoredDocument;
 import dev.tenbin.proto.index.v1.TermStatistics;
+import io.grpc.Context;
 import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -35,9 +37,14 @@ import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.IntFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One logical collection kept as {@code K} collections on the index service (its shards), each
@@ -61,9 +68,29 @@ import java.util.regex.Pattern;
  * the shards' ({@code GetInt8Calibration}), so they too rank as one collection. Binary codes need
  * no calibration. Approximate (HNSW) searches run per shard, their graphs built per shard; their
  * recall against the exact search is measured per shard.
+ *
+ * <p><b>Replicas.</b> With {@code R} replicas above 1 every shard is kept as {@code R} collections
+ * holding the same documents, ingested the same way: replica J of shard I is {@code
+ * NAME.shard-I-of-K.replica-J-of-R} ({@code NAME.replica-J-of-R} with one shard, {@link
+ * #replicaName}), placed on rank I + J of {@code NAME}'s rendezvous ranking ({@link Copy#rank}), so
+ * the R replicas of a shard are on R distinct pods when there are at least R. Creating and
+ * ingesting go to every replica; a read (search, rescore, statistics, calibration, documents, a
+ * description) goes to one live replica of each shard, taken in turn. A replica whose call fails
+ * with UNAVAILABLE or DEADLINE_EXCEEDED (its pod gone, draining or hung), or CANCELLED by its
+ * server ({@link #losesReplica}), is left out for the rest of this collection's life ({@link
+ * #lose}; logged once) and the call is made again on another replica of the shard: a pod that comes
+ * back with a partial or stale copy never answers again. Only when every replica of a shard is lost
+ * does a call fail, with UNAVAILABLE naming the shard. With one replica nothing is left out and
+ * failures pass through as they are.
  */
 public final class ShardedCollection {
+  private static final Logger LOG = LoggerFactory.getLogger(ShardedCollection.class);
+
   private static final Pattern SHARD = Pattern.compile("(.+)\\.shard-(\\d+)-of-(\\d+)");
+  private static final Pattern REPLICA = Pattern.compile("(.+)\\.replica-(\\d+)-of-(\\d+)");
+
+  /** The most replicas a shard may have. */
+  public static final int MAX_REPLICAS = 8;
 
   /** A dense search's rescore depth when it gives none (the index service's default). */
   private static final int DEFAULT_RESCORE_DEPTH = 100;
@@ -71,6 +98,13 @@ public final class ShardedCollection {
   private final IndexClient index;
   private final String name;
   private final int shards;
+  private final int replicas;
+
+  /** Per shard and replica: the failure that left the replica out, null while it is live. */
+  private final StatusRuntimeException[][] lost;
+
+  /** Per shard: the reads sent so far, which pick the replica of the next one in turn. */
+  private final AtomicInteger[] turns;
 
   /**
    * @param index the index client (its channel routes each shard to its pod)
@@ -78,12 +112,32 @@ public final class ShardedCollection {
    * @param shards the number of shards, at least 1
    */
   public ShardedCollection(IndexClient index, String name, int shards) {
+    this(index, name, shards, 1);
+  }
+
+  /**
+   * @param index the index client (its channel routes each replica of each shard to its pod)
+   * @param name the logical collection's name
+   * @param shards the number of shards, at least 1
+   * @param replicas the copies of each shard, 1..{@value #MAX_REPLICAS}
+   */
+  public ShardedCollection(IndexClient index, String name, int shards, int replicas) {
     if (shards < 1) {
       throw new IllegalArgumentException("a collection has at least one shard, got " + shards);
+    }
+    if (replicas < 1 || replicas > MAX_REPLICAS) {
+      throw new IllegalArgumentException(
+          "a shard has 1.." + MAX_REPLICAS + " replicas, got " + replicas);
     }
     this.index = index;
     this.name = name;
     this.shards = shards;
+    this.replicas = replicas;
+    this.lost = new StatusRuntimeException[shards][replicas];
+    this.turns = new AtomicInteger[shards];
+    for (int s = 0; s < shards; s++) {
+      turns[s] = new AtomicInteger();
+    }
   }
 
   /** The name of shard {@code shard} of {@code shards} of the collection {@code name}. */
@@ -121,6 +175,68 @@ public final class ShardedCollection {
   }
 
   /**
+   * The name of replica {@code replica} of {@code replicas} of shard {@code shard} of {@code
+   * shards} of the collection {@code name}: the shard's name itself with one replica, else the
+   * shard's name followed by {@code .replica-J-of-R}.
+   */
+  public static String replicaName(String name, int shard, int shards, int replica, int replicas) {
+    if (replica < 0 || replica >= replicas) {
+      throw new IllegalArgumentException("replica " + replica + " of " + replicas);
+    }
+    String shardName = shardName(name, shard, shards);
+    return replicas == 1 ? shardName : shardName + ".replica-" + replica + "-of-" + replicas;
+  }
+
+  /**
+   * What an index collection's name says about where it is placed: the logical collection it
+   * belongs to, its shard and its replica ({@code 0 of 1} for a plain name).
+   *
+   * @param collection the logical collection (the placement's key)
+   * @param shard the shard's number, from 0
+   * @param shards how many shards the collection has
+   * @param replica the replica's number, from 0
+   * @param replicas how many replicas each shard has
+   */
+  public record Copy(String collection, int shard, int shards, int replica, int replicas) {
+    /** The parts of any collection name; a name without shard or replica suffix is its own. */
+    public static Copy of(String name) {
+      String shardName = name;
+      int replica = 0;
+      int replicas = 1;
+      Matcher matcher = REPLICA.matcher(name);
+      if (matcher.matches()) {
+        try {
+          int j = Integer.parseInt(matcher.group(2));
+          int r = Integer.parseInt(matcher.group(3));
+          if (j < r && r > 1) {
+            shardName = matcher.group(1);
+            replica = j;
+            replicas = r;
+          }
+        } catch (NumberFormatException e) {
+          // Not a replica's name: the name is its own collection.
+        }
+      }
+      String base = shardName;
+      int j = replica;
+      int r = replicas;
+      return Shard.of(shardName)
+          .map(shard -> new Copy(shard.collection(), shard.shard(), shard.shards(), j, r))
+          .orElseGet(() -> new Copy(base, 0, 1, j, r));
+    }
+
+    /**
+     * The rank, in the rendezvous ranking of {@link #collection}, of the pod this copy lives on:
+     * shard + replica. The R replicas of a shard take R consecutive ranks, so they are on R
+     * distinct pods while there are at least R pods (with fewer, the ranks wrap around and some
+     * replicas share a pod); replica 0 of shard I is where the unreplicated shard I would be.
+     */
+    public int rank() {
+      return shard + replica;
+    }
+  }
+
+  /**
    * The shard of a document: its id's UTF-8 bytes hashed (64-bit FNV-1a), modulo {@code shards}.
    * Stable across processes and releases: a document always lives on the same shard.
    */
@@ -141,7 +257,11 @@ public final class ShardedCollection {
     return shards;
   }
 
-  /** The shards' collection names, in shard order. */
+  public int replicas() {
+    return replicas;
+  }
+
+  /** The shards' names, in shard order (each its collection's name when there is one replica). */
   public List<String> shardNames() {
     List<String> names = new ArrayList<>(shards);
     for (int s = 0; s < shards; s++) {
@@ -150,26 +270,194 @@ public final class ShardedCollection {
     return names;
   }
 
-  /** Creates every shard with {@code spec} (its name replaced by the shard's). */
-  public void create(CollectionSpec spec) {
-    for (String shard : shardNames()) {
-      index.createCollection(
-          CreateCollectionRequest.newBuilder().setSpec(spec.toBuilder().setName(shard)).build());
+  /** The index collection of replica {@code replica} of shard {@code shard}. */
+  public String replicaName(int shard, int replica) {
+    return replicaName(name, shard, shards, replica, replicas);
+  }
+
+  /** Every index collection of the collection: each shard's replicas, in shard order. */
+  public List<String> collectionNames() {
+    List<String> names = new ArrayList<>(shards * replicas);
+    for (int s = 0; s < shards; s++) {
+      for (int r = 0; r < replicas; r++) {
+        names.add(replicaName(s, r));
+      }
+    }
+    return names;
+  }
+
+  /** Whether replica {@code replica} of shard {@code shard} was left out ({@link #lose}). */
+  public synchronized boolean isLost(int shard, int replica) {
+    return lost[shard][replica] != null;
+  }
+
+  /** The replicas of shard {@code shard} still live, in replica order. */
+  public synchronized List<Integer> liveReplicas(int shard) {
+    List<Integer> live = new ArrayList<>(replicas);
+    for (int r = 0; r < replicas; r++) {
+      if (lost[shard][r] == null) {
+        live.add(r);
+      }
+    }
+    return live;
+  }
+
+  /**
+   * Whether {@code failure} of a call to one replica means its pod is gone, so another replica
+   * should answer: UNAVAILABLE (the pod unreachable, stopping, or its connection lost),
+   * DEADLINE_EXCEEDED (a pod that stopped answering), or CANCELLED when this process did not cancel
+   * (a server stopped at once ends its open calls with RST_STREAM CANCEL). Always false with one
+   * replica: then failures pass through as they are.
+   */
+  public boolean losesReplica(StatusRuntimeException failure) {
+    if (replicas == 1) {
+      return false;
+    }
+    return switch (failure.getStatus().getCode()) {
+      case UNAVAILABLE, DEADLINE_EXCEEDED -> true;
+      case CANCELLED ->
+          !(failure.getCause() instanceof InterruptedException)
+              && !Thread.currentThread().isInterrupted()
+              && !Context.current().isCancelled();
+      default -> false;
+    };
+  }
+
+  /**
+   * Leaves replica {@code replica} of shard {@code shard} out for the rest of this collection's
+   * life (logged once), because of {@code failure}.
+   *
+   * @throws StatusRuntimeException UNAVAILABLE naming the shard when it has no replica left
+   */
+  public void lose(int shard, int replica, StatusRuntimeException failure) {
+    boolean first;
+    synchronized (this) {
+      first = lost[shard][replica] == null;
+      if (first) {
+        lost[shard][replica] = failure;
+      }
+    }
+    if (first) {
+      LOG.warn(
+          "leaving out replica {} of {} of shard {} of {} ({}) for the rest of its life: {}",
+          replica,
+          replicas,
+          shard,
+          shards,
+          replicaName(shard, replica),
+          describe(failure));
+    }
+    if (liveReplicas(shard).isEmpty()) {
+      throw everyReplicaLost(shard);
     }
   }
 
-  /** Drops every shard. */
+  /** A failure's code and description, without its cause's stack. */
+  private static String describe(StatusRuntimeException failure) {
+    Status status = failure.getStatus();
+    return status.getDescription() == null
+        ? status.getCode().toString()
+        : status.getCode() + " " + status.getDescription();
+  }
+
+  /** UNAVAILABLE: shard {@code shard} has no live replica, each replica's failure named. */
+  private synchronized StatusRuntimeException everyReplicaLost(int shard) {
+    StringBuilder why = new StringBuilder();
+    for (int r = 0; r < replicas; r++) {
+      why.append(r == 0 ? "" : "; ")
+          .append(replicaName(shard, r))
+          .append(": ")
+          .append(lost[shard][r] == null ? "live" : describe(lost[shard][r]));
+    }
+    return Status.UNAVAILABLE
+        .withDescription(
+            "every replica of shard "
+                + shard
+                + " of "
+                + shards
+                + " of the collection "
+                + name
+                + " is lost ("
+                + why
+                + ")")
+        .withCause(lost[shard][replicas - 1])
+        .asRuntimeException();
+  }
+
+  /**
+   * {@code call} on one live replica of shard {@code shard} (given the replica's collection name),
+   * the replicas taken in turn from one read to the next; a replica lost on the way ({@link
+   * #losesReplica}) is left out and the call made on the next live one.
+   *
+   * @throws StatusRuntimeException the call's failure when it does not lose a replica, or
+   *     UNAVAILABLE once the shard has no replica left
+   */
+  public <T> T onReplica(int shard, Function<String, T> call) {
+    if (replicas == 1) {
+      return call.apply(replicaName(shard, 0));
+    }
+    int turn = turns[shard].getAndIncrement();
+    while (true) {
+      List<Integer> live = liveReplicas(shard);
+      if (live.isEmpty()) {
+        throw everyReplicaLost(shard);
+      }
+      int replica = live.get(Math.floorMod(turn, live.size()));
+      try {
+        return call.apply(replicaName(shard, replica));
+      } catch (StatusRuntimeException failure) {
+        if (!losesReplica(failure)) {
+          throw failure;
+        }
+        lose(shard, replica, failure);
+      }
+    }
+  }
+
+  /**
+   * {@code call} on every live replica of every shard (a write: create); a replica lost on the way
+   * is left out, as long as its shard keeps one.
+   */
+  private void onEveryReplica(Consumer<String> call) {
+    for (int s = 0; s < shards; s++) {
+      for (int r = 0; r < replicas; r++) {
+        if (isLost(s, r)) {
+          continue;
+        }
+        try {
+          call.accept(replicaName(s, r));
+        } catch (StatusRuntimeException failure) {
+          if (!losesReplica(failure)) {
+            throw failure;
+          }
+          lose(s, r, failure);
+        }
+      }
+    }
+  }
+
+  /** Creates every replica of every shard with {@code spec} (its name replaced by the copy's). */
+  public void create(CollectionSpec spec) {
+    onEveryReplica(
+        copy ->
+            index.createCollection(
+                CreateCollectionRequest.newBuilder()
+                    .setSpec(spec.toBuilder().setName(copy))
+                    .build()));
+  }
+
+  /** Drops every replica of every shard, the lost ones too. */
   public void drop() {
-    for (String shard : shardNames()) {
-      index.dropCollection(shard);
+    for (String copy : collectionNames()) {
+      index.dropCollection(copy);
     }
   }
 
   /** The documents the shards hold together. */
   public long documentCount() {
     long count = 0;
-    for (String shard : shardNames()) {
-      count += index.describeCollection(shard).getDocumentCount();
+    for (int s = 0; s < shards; s++) {
+      count += onReplica(s, copy -> index.describeCollection(copy)).getDocumentCount();
     }
     return count;
   }
@@ -181,7 +469,8 @@ public final class ShardedCollection {
   public Bm25Statistics termStatistics(List<String> texts) {
     Bm25Statistics.Builder sum = Bm25Statistics.newBuilder();
     Map<String, long[]> terms = new LinkedHashMap<>();
-    for (Bm25Statistics part : onEveryShard(s -> index.termStatistics(shardName(s), texts))) {
+    for (Bm25Statistics part :
+        onEveryShard(s -> onReplica(s, copy -> index.termStatistics(copy, texts)))) {
       sum.setMaxDocuments(sum.getMaxDocuments() + part.getMaxDocuments())
           .setDocumentCount(sum.getDocumentCount() + part.getDocumentCount())
           .setTotalTermCount(sum.getTotalTermCount() + part.getTotalTermCount())
@@ -213,7 +502,7 @@ public final class ShardedCollection {
     float[] min = null;
     float[] max = null;
     List<GetInt8CalibrationResponse> parts =
-        onEveryShard(s -> index.int8Calibration(shardName(s), dense));
+        onEveryShard(s -> onReplica(s, copy -> index.int8Calibration(copy, dense)));
     for (int s = 0; s < shards; s++) {
       GetInt8CalibrationResponse part = parts.get(s);
       String shard = shardName(s);
@@ -273,7 +562,7 @@ public final class ShardedCollection {
    */
   public SearchResponse search(SearchRequest request) {
     if (shards == 1) {
-      return index.search(request.toBuilder().setCollection(shardName(name, 0, 1)).build());
+      return onReplica(0, copy -> index.search(request.toBuilder().setCollection(copy).build()));
     }
     SearchRequest.Builder shared = request.toBuilder();
     if (request.getFamily() == Family.FAMILY_BM25 && !request.getBm25().hasStatistics()) {
@@ -359,11 +648,10 @@ public final class ShardedCollection {
 
   /** Searches every shard with {@code shared} and merges each query's lists. */
   private SearchResponse scatter(SearchRequest request, SearchRequest.Builder shared) {
-    List<SearchRequest> requests = new ArrayList<>(shards);
-    for (String shard : shardNames()) {
-      requests.add(shared.setCollection(shard).build());
-    }
-    List<SearchResponse> parts = onEveryShard(s -> index.search(requests.get(s)));
+    SearchRequest each = shared.build();
+    List<SearchResponse> parts =
+        onEveryShard(
+            s -> onReplica(s, copy -> index.search(each.toBuilder().setCollection(copy).build())));
     Comparator<ScoredDocument> order = order(request.getFamily());
     SearchResponse.Builder merged = SearchResponse.newBuilder();
     for (int q = 0; q < request.getQueriesCount(); q++) {
@@ -383,7 +671,7 @@ public final class ShardedCollection {
    */
   public RescoreResponse rescore(RescoreRequest request) {
     if (shards == 1) {
-      return index.rescore(request.toBuilder().setCollection(shardName(name, 0, 1)).build());
+      return onReplica(0, copy -> index.rescore(request.toBuilder().setCollection(copy).build()));
     }
     RescoreRequest.Builder shared = request.toBuilder();
     if (request.getFamily() == Family.FAMILY_BM25 && !request.getBm25().hasStatistics()) {
@@ -413,7 +701,13 @@ public final class ShardedCollection {
       }
       requests.add(part.build());
     }
-    List<RescoreResponse> parts = onEveryShard(s -> index.rescore(requests.get(s)));
+    List<RescoreResponse> parts =
+        onEveryShard(
+            s ->
+                onReplica(
+                    s,
+                    copy ->
+                        index.rescore(requests.get(s).toBuilder().setCollection(copy).build())));
     Comparator<ScoredDocument> order = order(request.getFamily());
     RescoreResponse.Builder merged = RescoreResponse.newBuilder();
     for (int q = 0; q < request.getCandidatesCount(); q++) {
@@ -434,7 +728,8 @@ public final class ShardedCollection {
   /** Stored documents by id, in request order, each fetched from its shard. */
   public GetDocumentsResponse getDocuments(GetDocumentsRequest request) {
     if (shards == 1) {
-      return index.getDocuments(request.toBuilder().setCollection(shardName(name, 0, 1)).build());
+      return onReplica(
+          0, copy -> index.getDocuments(request.toBuilder().setCollection(copy).build()));
     }
     List<List<String>> ids = new ArrayList<>(shards);
     for (int s = 0; s < shards; s++) {
@@ -449,11 +744,14 @@ public final class ShardedCollection {
             s ->
                 ids.get(s).isEmpty()
                     ? GetDocumentsResponse.getDefaultInstance()
-                    : index.getDocuments(
-                        GetDocumentsRequest.newBuilder()
-                            .setCollection(shardName(s))
-                            .addAllIds(ids.get(s))
-                            .build()))) {
+                    : onReplica(
+                        s,
+                        copy ->
+                            index.getDocuments(
+                                GetDocumentsRequest.newBuilder()
+                                    .setCollection(copy)
+                                    .addAllIds(ids.get(s))
+                                    .build())))) {
       part.getDocumentsList().forEach(doc -> found.put(doc.getId(), doc));
     }
     GetDocumentsResponse.Builder out = GetDocumentsResponse.newBuilder();

@@ -20,6 +20,7 @@ import dev.tenbin.proto.index.v1.SearchResponse;
 import dev.tenbin.proto.index.v1.SearchStats;
 import dev.tenbin.proto.index.v1.StoredDocument;
 import dev.tenbin.proto.index.v1.TermStatistics;
+import dev.tenbin.rpc.Rendezvous;
 import io.grpc.stub.StreamObserver;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -65,6 +66,128 @@ class ShardedCollectionTest {
       assertThat(ShardedCollection.shardName(shard.collection(), shard.shard(), shard.shards()))
           .isEqualTo(name);
     }
+  }
+
+  @Test
+  void replicaNamesAndTheirParts() {
+    assertThat(ShardedCollection.replicaName("docs", 1, 2, 0, 1)).isEqualTo("docs.shard-1-of-2");
+    assertThat(ShardedCollection.replicaName("docs", 1, 2, 1, 2))
+        .isEqualTo("docs.shard-1-of-2.replica-1-of-2");
+    assertThat(ShardedCollection.replicaName("docs", 0, 1, 2, 3)).isEqualTo("docs.replica-2-of-3");
+    assertThatThrownBy(() -> ShardedCollection.replicaName("docs", 0, 1, 3, 3))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new ShardedCollection(null, "docs", 2, 0))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new ShardedCollection(null, "docs", 2, 9))
+        .isInstanceOf(IllegalArgumentException.class);
+
+    ShardedCollection replicated = new ShardedCollection(null, "docs", 2, 2);
+    assertThat(replicated.collectionNames())
+        .containsExactly(
+            "docs.shard-0-of-2.replica-0-of-2",
+            "docs.shard-0-of-2.replica-1-of-2",
+            "docs.shard-1-of-2.replica-0-of-2",
+            "docs.shard-1-of-2.replica-1-of-2");
+    for (String name : replicated.collectionNames()) {
+      ShardedCollection.Copy copy = ShardedCollection.Copy.of(name);
+      assertThat(
+              ShardedCollection.replicaName(
+                  copy.collection(), copy.shard(), copy.shards(), copy.replica(), copy.replicas()))
+          .isEqualTo(name);
+    }
+    assertThat(ShardedCollection.Copy.of("my.docs.shard-1-of-2.replica-1-of-3"))
+        .isEqualTo(new ShardedCollection.Copy("my.docs", 1, 2, 1, 3));
+    assertThat(ShardedCollection.Copy.of("docs.replica-2-of-3"))
+        .isEqualTo(new ShardedCollection.Copy("docs", 0, 1, 2, 3));
+    assertThat(ShardedCollection.Copy.of("docs.shard-2-of-3"))
+        .isEqualTo(new ShardedCollection.Copy("docs", 2, 3, 0, 1));
+    for (String plain :
+        new String[] {
+          "docs", "docs.replica-2-of-2", "docs.replica-0-of-1", "docs.replica-x-of-2"
+        }) {
+      assertThat(ShardedCollection.Copy.of(plain))
+          .as(plain)
+          .isEqualTo(new ShardedCollection.Copy(plain, 0, 1, 0, 1));
+    }
+    assertThat(ShardedCollection.Copy.of("docs.shard-1-of-2.replica-1-of-2").rank()).isEqualTo(2);
+  }
+
+  /** The chart's pod names for a three-pod index StatefulSet: what placement hashes. */
+  private static final List<String> THREE_PODS =
+      List.of(
+          "tenbin-index-0.tenbin-index-headless:50052",
+          "tenbin-index-1.tenbin-index-headless:50052",
+          "tenbin-index-2.tenbin-index-headless:50052");
+
+  /** The pod (its number) a copy lives on: its collection's rendezvous ranking at its rank. */
+  private static int podOf(Rendezvous placement, String name) {
+    ShardedCollection.Copy copy = ShardedCollection.Copy.of(name);
+    String pod = placement.nodeOf(copy.collection(), copy.rank());
+    return Integer.parseInt(pod.substring("tenbin-index-".length(), pod.indexOf('.')));
+  }
+
+  @Test
+  void replicasOfAShardAreOnConsecutiveRanksOfTheCollectionsRankingPinned() {
+    // "docs" ranks the pods 1, 2, 0 (SHA-256 weights, RendezvousTest).
+    Rendezvous placement = new Rendezvous(THREE_PODS);
+    assertThat(placement.ranking("docs"))
+        .containsExactly(THREE_PODS.get(1), THREE_PODS.get(2), THREE_PODS.get(0));
+    List<Integer> pods = new ArrayList<>();
+    for (String name : new ShardedCollection(null, "docs", 2, 2).collectionNames()) {
+      pods.add(podOf(placement, name));
+    }
+    // shard 0 on ranks 0 and 1, shard 1 on ranks 1 and 2.
+    assertThat(pods).containsExactly(1, 2, 2, 0);
+    pods.clear();
+    for (String name : new ShardedCollection(null, "docs", 2, 3).collectionNames()) {
+      pods.add(podOf(placement, name));
+    }
+    assertThat(pods).containsExactly(1, 2, 0, 2, 0, 1);
+    // One replica: where the unreplicated shards always were.
+    assertThat(podOf(placement, "docs.shard-1-of-2")).isEqualTo(2);
+    assertThat(podOf(placement, "docs.shard-1-of-2.replica-0-of-2")).isEqualTo(2);
+  }
+
+  @Test
+  void theReplicasOfEveryShardAreOnDistinctPodsWhileThereAreEnoughWhateverTheListsOrder() {
+    for (int podCount = 1; podCount <= 5; podCount++) {
+      List<String> pods = new ArrayList<>();
+      for (int i = 0; i < podCount; i++) {
+        pods.add("tenbin-index-" + i + ".tenbin-index-headless:50052");
+      }
+      Rendezvous placement = new Rendezvous(pods);
+      List<String> reversed = new ArrayList<>(pods);
+      Collections.reverse(reversed);
+      Rendezvous other = new Rendezvous(reversed);
+      for (int c = 0; c < 40; c++) {
+        String name = "eval-" + c;
+        for (int shards = 1; shards <= 4; shards++) {
+          for (int replicas = 1; replicas <= Math.min(podCount, 4); replicas++) {
+            ShardedCollection collection = new ShardedCollection(null, name, shards, replicas);
+            for (int s = 0; s < shards; s++) {
+              List<Integer> of = new ArrayList<>();
+              for (int r = 0; r < replicas; r++) {
+                String copy = collection.replicaName(s, r);
+                of.add(podOf(placement, copy));
+                assertThat(podOf(other, copy)).isEqualTo(of.getLast());
+              }
+              assertThat(of.stream().distinct().count())
+                  .as(name + " shard " + s + " of " + shards + " x" + replicas + " on " + podCount)
+                  .isEqualTo(replicas);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  @Test
+  void withFewerPodsThanReplicasTheRanksWrapAroundAndReplicasSharePods() {
+    Rendezvous placement = new Rendezvous(THREE_PODS.subList(0, 2));
+    ShardedCollection collection = new ShardedCollection(null, "docs", 1, 3);
+    assertThat(podOf(placement, collection.replicaName(0, 2)))
+        .isEqualTo(podOf(placement, collection.replicaName(0, 0)))
+        .isNotEqualTo(podOf(placement, collection.replicaName(0, 1)));
   }
 
   @Test

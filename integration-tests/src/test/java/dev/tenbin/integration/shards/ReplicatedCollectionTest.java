@@ -1,0 +1,397 @@
+package dev.tenbin.integration.shards;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tenbin.client.index.IndexClient;
+import dev.tenbin.client.index.ShardedCollection;
+import dev.tenbin.eval.retrieval.IndexSession;
+import dev.tenbin.eval.services.IndexPlacement;
+import dev.tenbin.index.collection.CollectionCatalog;
+import dev.tenbin.index.config.IndexServiceConfig;
+import dev.tenbin.index.server.IndexServer;
+import dev.tenbin.proto.common.v1.DenseVector;
+import dev.tenbin.proto.common.v1.Similarity;
+import dev.tenbin.proto.index.v1.DenseOptions;
+import dev.tenbin.proto.index.v1.Document;
+import dev.tenbin.proto.index.v1.Family;
+import dev.tenbin.proto.index.v1.Query;
+import dev.tenbin.rpc.ClientChannels;
+import dev.tenbin.rpc.ClientSecurity;
+import dev.tenbin.rpc.KeyRoutedChannel;
+import dev.tenbin.rpc.ServiceTarget;
+import dev.tenbin.scoring.metrics.ScoredDoc;
+import io.grpc.BindableService;
+import io.grpc.ForwardingServerCallListener;
+import io.grpc.Metadata;
+import io.grpc.Server;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.ServerInterceptors;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Replicas of shards on three real index servers as the pods of one StatefulSet: two shards of two
+ * replicas rank as one collection; a server killed (its connections cut, no drain) after the
+ * ingest, between searches or in the middle of the ingest is routed around with the same rankings
+ * and no failed call; a shard that loses both replicas fails naming itself.
+ */
+class ReplicatedCollectionTest {
+  @TempDir Path tmp;
+
+  /** The chart's pod names for a three-pod index StatefulSet: what placement hashes. */
+  private static final List<String> POD_NAMES =
+      List.of(
+          "tenbin-index-0.tenbin-index-headless:50052",
+          "tenbin-index-1.tenbin-index-headless:50052",
+          "tenbin-index-2.tenbin-index-headless:50052");
+
+  private final List<Pod> pods = new ArrayList<>();
+  private KeyRoutedChannel channel;
+  private IndexClient index;
+
+  /**
+   * A real index server on loopback that can be killed ({@code shutdownNow}: open calls cut, new
+   * connections refused, as when its pod dies), recording the collection of every call it served.
+   */
+  private static final class Pod implements AutoCloseable {
+    final List<String> calls = new CopyOnWriteArrayList<>();
+    final CollectionCatalog catalog;
+    final Server server;
+
+    Pod(Path data) throws IOException {
+      catalog = CollectionCatalog.open(data);
+      NettyServerBuilder builder =
+          NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+              .maxInboundMessageSize(64 * 1024 * 1024);
+      for (BindableService service :
+          IndexServer.services(catalog, IndexServiceConfig.embedded(data))) {
+        builder.addService(ServerInterceptors.intercept(service.bindService(), new Recording()));
+      }
+      server = builder.build().start();
+    }
+
+    void kill() {
+      server.shutdownNow();
+    }
+
+    /** How many calls of {@code method} this pod served about {@code collection}. */
+    long served(String method, String collection) {
+      return calls.stream().filter(call -> call.equals(method + " " + collection)).count();
+    }
+
+    @Override
+    public void close() throws Exception {
+      server.shutdownNow();
+      server.awaitTermination(10, TimeUnit.SECONDS);
+      catalog.close();
+    }
+
+    private final class Recording implements ServerInterceptor {
+      @Override
+      public <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(
+          ServerCall<ReqT, RespT> call, Metadata headers, ServerCallHandler<ReqT, RespT> next) {
+        String method = call.getMethodDescriptor().getBareMethodName();
+        return new ForwardingServerCallListener.SimpleForwardingServerCallListener<>(
+            next.startCall(call, headers)) {
+          private boolean first = true;
+
+          @Override
+          public void onMessage(ReqT message) {
+            if (first) {
+              calls.add(method + " " + IndexPlacement.collectionOf(message));
+              first = false;
+            }
+            super.onMessage(message);
+          }
+        };
+      }
+    }
+  }
+
+  @BeforeEach
+  void startThreePods() throws IOException {
+    for (int i = 0; i < POD_NAMES.size(); i++) {
+      pods.add(new Pod(tmp.resolve("pod-" + i)));
+    }
+    channel =
+        IndexPlacement.open(
+            POD_NAMES,
+            pod ->
+                ClientChannels.open(
+                    ServiceTarget.parse(
+                        "--index-pods",
+                        "127.0.0.1:" + pods.get(POD_NAMES.indexOf(pod)).server.getPort()),
+                    ClientSecurity.plaintext(),
+                    64 * 1024 * 1024));
+    index = IndexClient.of(channel);
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    channel.shutdownNow();
+    channel.awaitTermination(10, TimeUnit.SECONDS);
+    for (Pod pod : pods) {
+      pod.close();
+    }
+  }
+
+  /** The pod holding a copy (an index collection) by placement. */
+  private Pod podOf(String copy) {
+    ShardedCollection.Copy parts = ShardedCollection.Copy.of(copy);
+    return pods.get(
+        POD_NAMES.indexOf(channel.placement().nodeOf(parts.collection(), parts.rank())));
+  }
+
+  /** The pod of rank {@code rank} in the ranking of the session's collection. */
+  private Pod podAtRank(IndexSession session, int rank) {
+    return pods.get(POD_NAMES.indexOf(channel.placement().nodeOf(session.name(), rank)));
+  }
+
+  // Few words: many documents tie on score, so the tie order is exercised too.
+  private static final String[] WORDS = {
+    "alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda",
+    "mu", "nu", "xi", "omicron", "pi", "rho", "sigma", "tau", "upsilon", "phi", "chi", "psi",
+    "omega"
+  };
+
+  private static String words(SplittableRandom random, int count) {
+    StringBuilder text = new StringBuilder();
+    for (int i = 0; i < count; i++) {
+      text.append(i == 0 ? "" : " ").append(WORDS[random.nextInt(WORDS.length)]);
+    }
+    return text.toString();
+  }
+
+  /** Documents with a text and a coarse 16-dimensional vector (exact ties in both families). */
+  private static List<Document> documents(int count) {
+    SplittableRandom random = new SplittableRandom(7);
+    List<Document> documents = new ArrayList<>();
+    for (int d = 0; d < count; d++) {
+      DenseVector.Builder vector = DenseVector.newBuilder();
+      for (int i = 0; i < 16; i++) {
+        vector.addValues((float) random.nextInt(-3, 4));
+      }
+      documents.add(
+          Document.newBuilder()
+              .setId("doc-" + d)
+              .setTitle(words(random, 2))
+              .setText(words(random, 1 + random.nextInt(12)))
+              .setDense(vector)
+              .build());
+    }
+    return documents;
+  }
+
+  private static List<Query> textQueries() {
+    SplittableRandom random = new SplittableRandom(13);
+    List<Query> queries = new ArrayList<>();
+    for (int q = 0; q < 30; q++) {
+      queries.add(Query.newBuilder().setId("q" + q).setText(words(random, 3)).build());
+    }
+    return queries;
+  }
+
+  private static List<Query> denseQueries() {
+    SplittableRandom random = new SplittableRandom(17);
+    List<Query> queries = new ArrayList<>();
+    for (int q = 0; q < 20; q++) {
+      DenseVector.Builder vector = DenseVector.newBuilder();
+      for (int i = 0; i < 16; i++) {
+        vector.addValues((float) random.nextGaussian());
+      }
+      queries.add(Query.newBuilder().setId("q" + q).setDense(vector).build());
+    }
+    return queries;
+  }
+
+  private static final DenseOptions COSINE =
+      DenseOptions.newBuilder().setSimilarity(Similarity.SIMILARITY_COSINE).build();
+
+  private IndexSession session(int shards, int replicas) {
+    return new IndexSession(index, "en", 16, 0, 0, null, shards, replicas);
+  }
+
+  private static Map<String, List<ScoredDoc>> bm25(IndexSession session, List<Query> queries) {
+    return session.search(Family.FAMILY_BM25, queries, null, 50);
+  }
+
+  private static Map<String, List<ScoredDoc>> dense(IndexSession session, List<Query> queries) {
+    return session.search(Family.FAMILY_DENSE, queries, COSINE, 40);
+  }
+
+  /** BM25 and exact dense rankings of one collection of one replica, the reference. */
+  private record Reference(Map<String, List<ScoredDoc>> bm25, Map<String, List<ScoredDoc>> dense) {}
+
+  private Reference reference(List<Document> documents) {
+    try (IndexSession one = session(1, 1)) {
+      assertThat(one.ingest(documents)).isEqualTo(documents.size());
+      Reference reference = new Reference(bm25(one, textQueries()), dense(one, denseQueries()));
+      assertThat(reference.bm25().values().stream().mapToInt(List::size).sum()).isEqualTo(30 * 50);
+      return reference;
+    }
+  }
+
+  @Test
+  void twoShardsOfTwoReplicasOnThreeServersRankAsOneCollectionAndSpreadTheReads() {
+    List<Document> documents = documents(800);
+    Reference one = reference(documents);
+    try (IndexSession replicated = session(2, 2)) {
+      assertThat(replicated.ingest(documents)).isEqualTo(documents.size());
+      ShardedCollection collection = replicated.collection();
+      for (int s = 0; s < 2; s++) {
+        List<Pod> holders = new ArrayList<>();
+        for (int r = 0; r < 2; r++) {
+          String copy = collection.replicaName(s, r);
+          Pod holder = podOf(copy);
+          holders.add(holder);
+          // Created and filled on the pod placement names, and on no other.
+          for (Pod pod : pods) {
+            assertThat(pod.served("CreateCollection", copy)).isEqualTo(pod == holder ? 1 : 0);
+            assertThat(pod.served("Ingest", copy) > 0).isEqualTo(pod == holder);
+          }
+        }
+        assertThat(holders.get(0)).as("the replicas of shard " + s).isNotSameAs(holders.get(1));
+      }
+      for (int round = 0; round < 2; round++) {
+        assertThat(bm25(replicated, textQueries())).isEqualTo(one.bm25());
+        assertThat(dense(replicated, denseQueries())).isEqualTo(one.dense());
+      }
+      // Every replica answered searches: the reads were spread over them.
+      for (String copy : collection.collectionNames()) {
+        assertThat(podOf(copy).served("Search", copy)).as(copy).isPositive();
+      }
+      assertThat(collection.liveReplicas(0)).containsExactly(0, 1);
+    }
+    try (IndexSession threeCopies = session(1, 3)) {
+      assertThat(threeCopies.ingest(documents)).isEqualTo(documents.size());
+      assertThat(bm25(threeCopies, textQueries())).isEqualTo(one.bm25());
+      assertThat(dense(threeCopies, denseQueries())).isEqualTo(one.dense());
+    }
+  }
+
+  @Test
+  void aServerKilledAfterTheIngestIsRoutedAroundWithTheSameRankings() {
+    List<Document> documents = documents(800);
+    Reference one = reference(documents);
+    List<Query> text = textQueries();
+    try (IndexSession replicated = session(2, 2)) {
+      replicated.ingest(documents);
+      // Killed before any search: the pod of rank 1 holds shard 0's replica 1 and shard 1's
+      // replica 0 (ranks shard + replica).
+      Pod killed = podAtRank(replicated, 1);
+      killed.kill();
+      assertThat(dense(replicated, denseQueries())).isEqualTo(one.dense());
+      assertThat(bm25(replicated, text.subList(0, 15))).isEqualTo(subMap(one.bm25(), text, 0, 15));
+      assertThat(bm25(replicated, text.subList(15, 30)))
+          .isEqualTo(subMap(one.bm25(), text, 15, 30));
+      ShardedCollection collection = replicated.collection();
+      assertThat(collection.liveReplicas(0)).containsExactly(0);
+      assertThat(collection.liveReplicas(1)).containsExactly(1);
+    }
+  }
+
+  @Test
+  void aServerKilledBetweenTwoSearchesIsRoutedAroundWithTheSameRankings() {
+    List<Document> documents = documents(800);
+    Reference one = reference(documents);
+    List<Query> text = textQueries();
+    try (IndexSession replicated = session(2, 2)) {
+      replicated.ingest(documents);
+      assertThat(bm25(replicated, text.subList(0, 15))).isEqualTo(subMap(one.bm25(), text, 0, 15));
+      // Killed between two searches: the next ones go to the other replicas.
+      Pod killed = podAtRank(replicated, 0);
+      killed.kill();
+      assertThat(bm25(replicated, text.subList(15, 30)))
+          .isEqualTo(subMap(one.bm25(), text, 15, 30));
+      assertThat(dense(replicated, denseQueries())).isEqualTo(one.dense());
+      // The pod of rank 0 held shard 0's replica 0 only.
+      assertThat(replicated.collection().liveReplicas(0)).containsExactly(1);
+      assertThat(replicated.collection().liveReplicas(1)).containsExactly(0, 1);
+    }
+  }
+
+  private static Map<String, List<ScoredDoc>> subMap(
+      Map<String, List<ScoredDoc>> rankings, List<Query> queries, int from, int to) {
+    Map<String, List<ScoredDoc>> part = new java.util.LinkedHashMap<>();
+    for (Query query : queries.subList(from, to)) {
+      part.put(query.getId(), rankings.get(query.getId()));
+    }
+    return part;
+  }
+
+  @Test
+  void aServerKilledInTheMiddleOfTheIngestLeavesItsReplicasOutAndTheIngestCompletes() {
+    // Over four batches of 1,000 per shard's stream: the kill comes after some were acknowledged.
+    List<Document> documents = documents(8_000);
+    Reference one = reference(documents);
+    try (IndexSession replicated = session(2, 2)) {
+      Pod victim = podAtRank(replicated, 1);
+      String copyOnVictim = replicated.collection().replicaName(0, 1);
+      Iterator<Document> all = documents.iterator();
+      int[] handed = {0};
+      Iterator<Document> killing =
+          new Iterator<>() {
+            @Override
+            public boolean hasNext() {
+              return all.hasNext();
+            }
+
+            @Override
+            public Document next() {
+              if (++handed[0] == 7_000) {
+                // Each shard's streams have taken at least 1,452 documents (at most 2,048 wait
+                // per stream): their first batch is on its way. Killed once it has arrived.
+                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (victim.served("Ingest", copyOnVictim) == 0 && System.nanoTime() < until) {
+                  java.util.concurrent.locks.LockSupport.parkNanos(10_000_000);
+                }
+                victim.kill();
+              }
+              return all.next();
+            }
+          };
+      assertThat(replicated.ingest(killing)).isEqualTo(documents.size());
+      assertThat(victim.served("Ingest", copyOnVictim)).isPositive();
+      ShardedCollection collection = replicated.collection();
+      assertThat(collection.liveReplicas(0)).containsExactly(0);
+      assertThat(collection.liveReplicas(1)).containsExactly(1);
+      assertThat(bm25(replicated, textQueries())).isEqualTo(one.bm25());
+      assertThat(dense(replicated, denseQueries())).isEqualTo(one.dense());
+    }
+  }
+
+  @Test
+  void aShardThatLosesBothReplicasFailsTheSearchNamingTheShard() {
+    List<Document> documents = documents(300);
+    try (IndexSession replicated = session(2, 2)) {
+      replicated.ingest(documents);
+      // Shard 0 is on ranks 0 and 1.
+      podAtRank(replicated, 0).kill();
+      podAtRank(replicated, 1).kill();
+      assertThatThrownBy(() -> bm25(replicated, textQueries()))
+          .isInstanceOfSatisfying(
+              StatusRuntimeException.class,
+              e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE))
+          .hasMessageContaining(
+              "every replica of shard 0 of 2 of the collection " + replicated.name());
+    }
+  }
+}
