@@ -65,6 +65,9 @@ public record CacheKey(
   /** The policy of a model that shares forward passes (and of an encoder that does not say). */
   public static final String BATCHED = "batched";
 
+  /** The policy of a model encoded one text per forward pass. */
+  public static final String ONE_TEXT_PER_PASS = "one-text-per-pass";
+
   /** Leaves {@link #BATCHED} out of the key's JSON (Jackson's filter: equal means left out). */
   static final class BatchedPolicy {
     @Override
@@ -172,9 +175,6 @@ public record CacheKey(
         ? ONE_TEXT_PER_PASS
         : BATCHED;
   }
-
-  /** The policy of a model encoded one text per forward pass. */
-  public static final String ONE_TEXT_PER_PASS = "one-text-per-pass";
 
   /** The key as JSON (snake_case fields), written as {@code key.json} of its folder. */
   public String toJson() {
