@@ -47,12 +47,15 @@ public final class EncoderCore implements AutoCloseable, MeterBinder {
       java.util.stream.IntStream.rangeClosed(6, 18).mapToDouble(p -> Math.pow(2, p)).toArray();
 
   /**
-   * What GetModelInfo reports: the card, the output's dtype and the SHA-256 of the model's files
-   * ({@link dev.tenbin.model.card.ModelDigest}).
+   * What GetModelInfo reports: the card, the output's dtype, the SHA-256 of the model's files
+   * ({@link dev.tenbin.model.card.ModelDigest}) and the batch-invariance probe of its load, with
+   * the encoding policy that follows ({@link BatchInvariance}).
    */
-  public record ModelInfo(ModelCard card, String dtype, String modelSha256) {
+  public record ModelInfo(
+      ModelCard card, String dtype, String modelSha256, BatchInvariance batchInvariance) {
     static ModelInfo of(LoadedModel model) {
-      return new ModelInfo(model.card(), model.dtype(), model.modelSha256());
+      return new ModelInfo(
+          model.card(), model.dtype(), model.modelSha256(), model.batchInvariance());
     }
   }
 
@@ -76,10 +79,16 @@ public final class EncoderCore implements AutoCloseable, MeterBinder {
     this.rememberedInfos =
         new ModelInfoCache<>(
             config.cacheDirectory(),
-            "encoder",
+            // The batch-invariance probe depends on the execution provider: answers remembered
+            // on one are not given on another.
+            "encoder-" + config.runtime().provider().toLowerCase(java.util.Locale.ROOT),
             ModelInfo.class,
             info ->
-                info.card() != null && info.modelSha256() != null && !info.modelSha256().isEmpty());
+                info.card() != null
+                    && info.modelSha256() != null
+                    && !info.modelSha256().isEmpty()
+                    && info.batchInvariance() != null
+                    && info.batchInvariance().policy() != null);
     this.models =
         new ModelCache<>(
             "encoder",

@@ -26,18 +26,24 @@ import java.util.function.IntConsumer;
  * CardCheck#againstGraph}): its dimension is the width the graph really outputs (filled in when the
  * card leaves it 0), so no output is ever cut to fit a card. The card's decoder settings choose the
  * padding side and the EOS token; pooling reads each input's own tokens whichever side its padding
- * is on.
+ * is on. At load the model is also probed for batch invariance ({@link BatchInvariance}); a model
+ * whose outputs depend on the other inputs of a pass is encoded one input per pass ({@link
+ * EncodingPolicy#ONE_TEXT_PER_PASS}) by every caller, so a text's vector never depends on its
+ * company.
  *
  * <p>Closing drains and joins the batchers first (waiting requests get UNAVAILABLE, the running
  * pass finishes), then frees the session and the tokenizer once no thread is inside them.
  */
 public final class LoadedModel implements AutoCloseable {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(LoadedModel.class);
+
   private final ModelCard card;
   private final TextTokenizer tokenizer;
   private final OnnxModel onnx;
   private final byte[] tokenizerJson;
   private final String modelSha256;
   private final OnnxGraphCost graphCost;
+  private final BatchInvariance batchInvariance;
   private final TokenBudgetBatcher<float[]> pooled;
   private final TokenBudgetBatcher<float[]> tokenVectors;
   private final TokenBudgetBatcher<SparseVector> sparse;
@@ -74,6 +80,25 @@ public final class LoadedModel implements AutoCloseable {
     }
     boolean left = decoder.paddingSide() == PaddingSide.LEFT;
     Function<long[][], OnnxModel.Output> forward = ids -> onnx.run(ids, null, left);
+    try {
+      long probeStart = System.nanoTime();
+      this.batchInvariance = BatchInvariance.probe(tokenizer, forward);
+      LOG.debug(
+          "model {}: batch-invariance probe in {} ms, policy {}: {}",
+          card.id(),
+          (System.nanoTime() - probeStart) / 1_000_000,
+          batchInvariance.policy().label(),
+          batchInvariance.compared());
+    } catch (RuntimeException e) {
+      onnx.close();
+      tokenizer.close();
+      throw e;
+    }
+    // A batch-dependent model runs one input per pass, unpadded: its vectors then do not depend on
+    // what else is being encoded, whatever the requests, their batch sizes or the cache.
+    if (batchInvariance.policy() == EncodingPolicy.ONE_TEXT_PER_PASS) {
+      limits = limits.withMaxBatchSize(1);
+    }
     // One batcher, one worker thread, for the one output kind the card serves.
     OutputKind kind = card.outputKind();
     this.pooled =
@@ -158,6 +183,16 @@ public final class LoadedModel implements AutoCloseable {
 
   public OnnxModel onnx() {
     return onnx;
+  }
+
+  /** Whether the model is batch-invariant here, as probed at load, and the policy that follows. */
+  public BatchInvariance batchInvariance() {
+    return batchInvariance;
+  }
+
+  /** How this model's forward passes are formed ({@link BatchInvariance#policy()}). */
+  public EncodingPolicy encodingPolicy() {
+    return batchInvariance.policy();
   }
 
   /** The arithmetic the graph does per token, counted from its bytes at load. */

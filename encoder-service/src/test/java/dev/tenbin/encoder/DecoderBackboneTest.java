@@ -133,8 +133,16 @@ class DecoderBackboneTest {
               .vectors()
               .getFirst();
       var batched = core.encodeDense("tiny-decoder", BATCH, false, 0, Cancellation.NEVER);
-      assertThat(batched.batches()).as("one padded pass").isEqualTo(1);
-      assertThat(batched.paddedTokens()).isGreaterThan(batched.inputTokens());
+      if (core.info("tiny-decoder").batchInvariance().invariant()) {
+        assertThat(batched.batches()).as("one padded pass").isEqualTo(1);
+        assertThat(batched.paddedTokens()).isGreaterThan(batched.inputTokens());
+      } else {
+        // The bidirectional graph sums over the padded row (ReduceSum), whose last bits may move
+        // with the padding: the load's probe then finds it batch-dependent, and every text runs
+        // alone, unpadded.
+        assertThat(batched.batches()).as("one pass per text").isEqualTo(BATCH.size());
+        assertThat(batched.paddedTokens()).isEqualTo(batched.inputTokens());
+      }
       List<long[]> ids = List.of(core.tokenize("tiny-decoder", BATCH, false).ids());
       for (int i = 0; i < BATCH.size(); i++) {
         assertClose(

@@ -61,6 +61,7 @@ public final class TenbinCli implements Runnable {
           ImportRunCommand.class,
           ReportCommand.class,
           ParityCommand.class,
+          ModelsCommand.class,
           CandidatesCommand.class,
           NanoCommand.class,
           PosirCommand.class,

@@ -127,4 +127,10 @@ public record BatchingLimits(
     return new BatchingLimits(
         maxBatchTokens, maxBatchSize, maxQueuedInputs, delay, maxQueueWait, maxBatchAttention);
   }
+
+  /** The same limits with another cap on inputs per forward pass. */
+  public BatchingLimits withMaxBatchSize(int size) {
+    return new BatchingLimits(
+        maxBatchTokens, size, maxQueuedInputs, maxQueueDelay, maxQueueWait, maxBatchAttention);
+  }
 }

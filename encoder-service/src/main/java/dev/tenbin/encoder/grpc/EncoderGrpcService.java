@@ -373,8 +373,9 @@ public final class EncoderGrpcService extends EncoderServiceGrpc.EncoderServiceI
   }
 
   /**
-   * The card, dtype and provenance (provider, device, ONNX Runtime release, model files hash); a
-   * model loaded for this is not kept (it unloads when idle).
+   * The card, dtype, provenance (provider, device, ONNX Runtime release, model files hash) and
+   * batch-invariance probe with its encoding policy; a model loaded for this is not kept (it
+   * unloads when idle).
    */
   @Override
   public void getModelInfo(
@@ -385,6 +386,7 @@ public final class EncoderGrpcService extends EncoderServiceGrpc.EncoderServiceI
             .setCard(ProtoConversions.card(info.card(), info.dtype()))
             .setExecutionProvider(core.config().runtime().provider())
             .setProvenance(ProtoConversions.provenance(core.config().runtime(), info.modelSha256()))
+            .setBatchInvariance(ProtoConversions.batchInvariance(info.batchInvariance()))
             .build());
     responses.onCompleted();
   }

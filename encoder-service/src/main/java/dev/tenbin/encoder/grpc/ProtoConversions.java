@@ -1,6 +1,7 @@
 package dev.tenbin.encoder.grpc;
 
 import dev.tenbin.core.InvalidInputException;
+import dev.tenbin.encoder.BatchInvariance;
 import dev.tenbin.encoder.EncodeResult;
 import dev.tenbin.encoder.SparseVector;
 import dev.tenbin.model.card.DecoderSettings;
@@ -11,6 +12,7 @@ import dev.tenbin.proto.common.v1.DenseVector;
 import dev.tenbin.proto.common.v1.Metadata;
 import dev.tenbin.proto.common.v1.RuntimeProvenance;
 import dev.tenbin.proto.encoder.v1.DecoderInputs;
+import dev.tenbin.proto.encoder.v1.EncodingPolicy;
 import dev.tenbin.proto.encoder.v1.InputRole;
 import dev.tenbin.proto.encoder.v1.OutputKind;
 import dev.tenbin.proto.encoder.v1.PaddingSide;
@@ -92,6 +94,22 @@ final class ProtoConversions {
         .setResolvedSha(card.resolvedSha())
         .setDtype(dtype == null ? "" : dtype)
         .setDecoder(decoderInputs(card.decoderSettings()))
+        .build();
+  }
+
+  /** The batch-invariance probe of a model's load and its encoding policy. */
+  static dev.tenbin.proto.encoder.v1.BatchInvariance batchInvariance(BatchInvariance probe) {
+    return dev.tenbin.proto.encoder.v1.BatchInvariance.newBuilder()
+        .setInvariant(probe.invariant())
+        .setPolicy(
+            switch (probe.policy()) {
+              case BATCHED -> EncodingPolicy.ENCODING_POLICY_BATCHED;
+              case ONE_TEXT_PER_PASS -> EncodingPolicy.ENCODING_POLICY_ONE_TEXT_PER_PASS;
+            })
+        .setCompared(probe.compared())
+        .setComparedOutputs(probe.comparedOutputs())
+        .setDifferingOutputs(probe.differingOutputs())
+        .setMaxAbsDifference(probe.maxAbsDifference())
         .build();
   }
 

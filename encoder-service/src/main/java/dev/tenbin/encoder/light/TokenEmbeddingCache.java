@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tenbin.core.PreconditionException;
+import dev.tenbin.encoder.EncodingPolicy;
 import dev.tenbin.encoder.LoadedModel;
 import dev.tenbin.encoder.Pooler;
 import dev.tenbin.model.card.ModelCard;
@@ -121,6 +122,9 @@ public final class TokenEmbeddingCache {
     int vocabulary = vocabularySize(model.tokenizerJson());
     int size = limit > 0 ? Math.min(limit, vocabulary) : vocabulary;
     long[] template = promptTemplate(model, card.queryPrompt());
+    // A batch-dependent model is encoded one text per pass here too: its rows are then the
+    // vectors the encoder gives each token's query, whatever the batch size asked for.
+    int passSize = model.encodingPolicy() == EncodingPolicy.ONE_TEXT_PER_PASS ? 1 : batchSize;
     int insertAt = template.length - trailingSpecials(model);
     try {
       Files.createDirectories(folder);
@@ -152,8 +156,8 @@ public final class TokenEmbeddingCache {
           ByteBuffer out =
               ByteBuffer.allocate(Math.toIntExact((to - from) * rows.rowBytes(width)))
                   .order(ByteOrder.LITTLE_ENDIAN);
-          for (int batchFrom = from; batchFrom < to; batchFrom += batchSize) {
-            int batchTo = Math.min(to, batchFrom + batchSize);
+          for (int batchFrom = from; batchFrom < to; batchFrom += passSize) {
+            int batchTo = Math.min(to, batchFrom + passSize);
             long[][] ids = new long[batchTo - batchFrom][];
             for (int token = batchFrom; token < batchTo; token++) {
               long[] input = new long[template.length + 1];

@@ -165,4 +165,18 @@ class LightRetrieverTest {
             .getFirst();
     assertThat(cache.row(4)).containsExactly(full, within(2e-3f));
   }
+
+  @Test
+  void aBatchDependentModelsRowsAreItsQueryVectorsBitForBitWhateverTheBatchSize() throws Exception {
+    TinyModels.batchDependent(tmp.resolve("models"), "tiny-batch-dependent");
+    var model = core.model("tiny-batch-dependent");
+    Path folder = light.cacheFolder("tiny-batch-dependent");
+    TokenEmbeddingCache.build(model, folder, 100, 8, 0, false, done -> {});
+    TokenEmbeddingCache cache = TokenEmbeddingCache.load(folder);
+    float[] apple =
+        core.encodeDense("tiny-batch-dependent", List.of("apple"), true, 0, Cancellation.NEVER)
+            .vectors()
+            .getFirst();
+    assertThat(cache.row(4)).isEqualTo(apple);
+  }
 }

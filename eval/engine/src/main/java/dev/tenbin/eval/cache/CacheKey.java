@@ -1,10 +1,12 @@
 package dev.tenbin.eval.cache;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.tenbin.proto.common.v1.RuntimeProvenance;
+import dev.tenbin.proto.encoder.v1.EncodingPolicy;
 import dev.tenbin.proto.encoder.v1.GetModelInfoResponse;
 import dev.tenbin.proto.encoder.v1.ModelCard;
 import java.nio.charset.StandardCharsets;
@@ -14,8 +16,8 @@ import java.util.HexFormat;
  * Everything besides the text that determines an encoder output: one key space of the {@link
  * EmbeddingCache}. Two encodes under equal keys of the same text give the same vector, so any
  * change here (a new revision, another prompt or max length, a truncation, other model files,
- * another execution provider, device or ONNX Runtime release) starts a new space: CPU and CUDA
- * vectors are never mixed.
+ * another execution provider, device or ONNX Runtime release, another encoding policy) starts a new
+ * space: CPU and CUDA vectors are never mixed, nor vectors of shared and of single-text passes.
  *
  * @param modelId the model id the encoder serves
  * @param revision the card's revision
@@ -34,6 +36,11 @@ import java.util.HexFormat;
  * @param device the device class the encoder runs on ("cpu/amd64", "cuda/NVIDIA H100 ...")
  * @param onnxRuntime the encoder's ONNX Runtime release
  * @param modelSha256 SHA-256 of the model's graph, tokenizer and card
+ * @param encodingPolicy how the encoder forms the model's forward passes ({@link #BATCHED} or
+ *     "one-text-per-pass", from its batch-invariance probe at load): vectors a batch-dependent
+ *     model gave in shared passes are never read back for one encoded a text per pass. {@link
+ *     #BATCHED}, the policy every key space had before the encoder probed, is left out of {@link
+ *     #toJson()}, so the key spaces of batch-invariant models keep their folders
  */
 public record CacheKey(
     String modelId,
@@ -51,7 +58,28 @@ public record CacheKey(
     String executionProvider,
     String device,
     String onnxRuntime,
-    String modelSha256) {
+    String modelSha256,
+    @JsonInclude(value = JsonInclude.Include.CUSTOM, valueFilter = BatchedPolicy.class)
+        String encodingPolicy) {
+
+  /** The policy of a model that shares forward passes (and of an encoder that does not say). */
+  public static final String BATCHED = "batched";
+
+  /** The policy of a model encoded one text per forward pass. */
+  public static final String ONE_TEXT_PER_PASS = "one-text-per-pass";
+
+  /** Leaves {@link #BATCHED} out of the key's JSON (Jackson's filter: equal means left out). */
+  static final class BatchedPolicy {
+    @Override
+    public boolean equals(Object value) {
+      return BATCHED.equals(value);
+    }
+
+    @Override
+    public int hashCode() {
+      return BATCHED.hashCode();
+    }
+  }
 
   /** A key without provenance (an encoder that does not report it). */
   public CacheKey(
@@ -83,7 +111,8 @@ public record CacheKey(
         "",
         "",
         "",
-        "");
+        "",
+        BATCHED);
   }
 
   /** The three kinds of encoder output the cache stores. */
@@ -132,7 +161,19 @@ public record CacheKey(
         provenance.getExecutionProvider(),
         provenance.getDevice(),
         provenance.getOnnxruntimeVersion(),
-        provenance.getModelSha256());
+        provenance.getModelSha256(),
+        encodingPolicy(info));
+  }
+
+  /**
+   * The encoding policy {@code info} reports: "one-text-per-pass" for a model the encoder found
+   * batch-dependent, {@link #BATCHED} otherwise (also from an encoder that does not probe, which
+   * batches every model).
+   */
+  public static String encodingPolicy(GetModelInfoResponse info) {
+    return info.getBatchInvariance().getPolicy() == EncodingPolicy.ENCODING_POLICY_ONE_TEXT_PER_PASS
+        ? ONE_TEXT_PER_PASS
+        : BATCHED;
   }
 
   /** The key as JSON (snake_case fields), written as {@code key.json} of its folder. */

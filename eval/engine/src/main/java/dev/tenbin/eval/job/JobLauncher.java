@@ -4,6 +4,7 @@ import dev.tenbin.client.encoder.EncoderClient;
 import dev.tenbin.client.index.IndexClient;
 import dev.tenbin.client.rerank.RerankClient;
 import dev.tenbin.core.Cancellation;
+import dev.tenbin.eval.cache.CacheKey;
 import dev.tenbin.eval.plan.JobTask;
 import dev.tenbin.eval.plan.ModelFacts;
 import dev.tenbin.eval.plan.Work;
@@ -319,6 +320,13 @@ public final class JobLauncher {
     // The width the model really outputs (read from its graph at load): cells computed when a
     // card cut a wider output are not reused for the full one.
     identity.put("dimension", Integer.toString(card.getDimension()));
+    // A model the encoder found batch-dependent is encoded one text per pass: its cells are not
+    // those computed when it shared passes. Batched, the policy every cell had before the encoder
+    // probed, adds nothing, so the cells of batch-invariant models keep their fingerprints.
+    String policy = CacheKey.encodingPolicy(info);
+    if (!policy.equals(CacheKey.BATCHED)) {
+      identity.put("encoding_policy", policy);
+    }
     Map<String, String> versions = new LinkedHashMap<>();
     versions.put("model_revision", card.getRevision());
     if (!card.getResolvedSha().isEmpty()) {
@@ -327,6 +335,7 @@ public final class JobLauncher {
     versions.put("model_source", card.getSource());
     versions.put("model_dtype", card.getDtype());
     versions.put("onnxruntime_provider", info.getExecutionProvider());
+    versions.put("encoding_policy", policy);
     addProvenance(info.hasProvenance() ? info.getProvenance() : null, probes, identity, versions);
     return new ModelFacts(
         identity,

@@ -6,6 +6,8 @@ import dev.tenbin.eval.plan.ModelFacts;
 import dev.tenbin.eval.plan.PlannedCell;
 import dev.tenbin.eval.provenance.Probes;
 import dev.tenbin.proto.common.v1.RuntimeProvenance;
+import dev.tenbin.proto.encoder.v1.BatchInvariance;
+import dev.tenbin.proto.encoder.v1.EncodingPolicy;
 import dev.tenbin.proto.encoder.v1.GetModelInfoResponse;
 import dev.tenbin.proto.encoder.v1.ModelCard;
 import dev.tenbin.proto.rerank.v1.RerankerInfo;
@@ -146,5 +148,31 @@ class ProvenanceFingerprintTest {
                 .versions())
         .containsEntry("onnxruntime_provider", "CPU")
         .containsEntry("probe_sha256", PROBES.sha256());
+  }
+
+  private static PlannedCell denseCell(GetModelInfoResponse info) {
+    return cells(
+            JobLauncher.encoderFacts(info, PROBES),
+            JobLauncher.rerankerFacts(reranker(CPU), PROBES))
+        .get("dense:m/retrieval");
+  }
+
+  private static GetModelInfoResponse probed(EncodingPolicy policy) {
+    return encoder(CPU).toBuilder()
+        .setBatchInvariance(BatchInvariance.newBuilder().setPolicy(policy))
+        .build();
+  }
+
+  @Test
+  void aModelEncodedOneTextPerPassHasOtherCellsThanWhenItWasBatched() {
+    PlannedCell unprobed = denseCell(encoder(CPU));
+    PlannedCell batched = denseCell(probed(EncodingPolicy.ENCODING_POLICY_BATCHED));
+    PlannedCell single = denseCell(probed(EncodingPolicy.ENCODING_POLICY_ONE_TEXT_PER_PASS));
+
+    // Batched, the policy of every cell before the encoder probed, keeps the fingerprint.
+    assertThat(batched.fingerprint()).isEqualTo(unprobed.fingerprint());
+    assertThat(single.fingerprint()).isNotEqualTo(batched.fingerprint());
+    assertThat(batched.versions()).containsEntry("encoding_policy", "batched");
+    assertThat(single.versions()).containsEntry("encoding_policy", "one-text-per-pass");
   }
 }

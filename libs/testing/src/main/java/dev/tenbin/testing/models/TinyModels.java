@@ -80,6 +80,18 @@ public final class TinyModels {
             TinyOnnxModels.table(VOCABULARY, HIDDEN, 42), VOCABULARY, HIDDEN, fp16));
   }
 
+  /**
+   * A dense model whose outputs depend on the other inputs of a pass ({@link
+   * TinyOnnxModels#batchDependentEncoder}), card as {@link #dense}.
+   */
+  public static Path batchDependent(Path modelsDir, String id) throws IOException {
+    return write(
+        modelsDir.resolve(id),
+        card(id, "MEAN", "DENSE", HIDDEN, "query ", List.of(4), 32),
+        TinyOnnxModels.batchDependentEncoder(
+            TinyOnnxModels.table(VOCABULARY, HIDDEN, 42), VOCABULARY, HIDDEN));
+  }
+
   public static Path multiVector(Path modelsDir, String id) throws IOException {
     return write(
         modelsDir.resolve(id),

@@ -57,6 +57,25 @@ public final class TinyOnnxModels {
     return model(graph);
   }
 
+  /**
+   * A batch-dependent encoder: last_hidden_state = embeddings[input_ids] + the mean of every value
+   * of the pass (ReduceMean over all axes, padding included), so a text's output moves with the
+   * other inputs of its pass and with its padding, as an int8 graph's does when it scales its
+   * activations by the range of the whole pass.
+   */
+  public static byte[] batchDependentEncoder(float[] embeddings, int vocabulary, int hidden) {
+    byte[] graph =
+        graph(
+            List.of(
+                node("Gather", List.of("embeddings", "input_ids"), "hidden", 0),
+                node("ReduceMean", List.of("hidden"), "pass_mean", 0),
+                node("Add", List.of("hidden", "pass_mean"), "last_hidden_state", 0)),
+            List.of(tensor("embeddings", new long[] {vocabulary, hidden}, embeddings, false)),
+            List.of(valueInfo("input_ids", INT64, 2, 0), valueInfo("attention_mask", INT64, 2, 0)),
+            List.of(valueInfo("last_hidden_state", FLOAT, 3, hidden)));
+    return model(graph);
+  }
+
   /** logits = embeddings[input_ids] · projection, projection [hidden, vocabulary]. */
   public static byte[] mlmEncoder(
       float[] embeddings, float[] projection, int vocabulary, int hidden) {
