@@ -227,8 +227,7 @@ class DependencyRulesTest {
   void theProductNeverReachesIntoTheTooling() {
     noClasses()
         .that()
-        .resideOutsideOfPackages(
-            "dev.tenbin.bench..", "dev.tenbin.drill..", "dev.tenbin.testing..")
+        .resideOutsideOfPackages("dev.tenbin.bench..", "dev.tenbin.drill..", "dev.tenbin.testing..")
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage("dev.tenbin.bench..", "dev.tenbin.drill..", "dev.tenbin.testing..")
