@@ -116,7 +116,7 @@ class BenchRerankServerCpuTest {
     CliRunner run = bench("dense:", "--in-flight", "1", "--requests", "2");
 
     assertThat(run.exitCode()).isNotZero();
-    assertThat(run.err()).contains("INVALID_ARGUMENT: model_id is required");
+    assertThat(run.err()).contains("model_id is required (INVALID_ARGUMENT)");
     assertThat(liveChildren()).isEmpty();
   }
 
