@@ -148,6 +148,8 @@ eval service: 1). A PodDisruptionBudget and the spreading defaults only matter a
   value: {{ $v.shutdownGraceSeconds | quote }}
 - name: TENBIN_CACHE_DIR
   value: /var/cache/tenbin
+- name: TENBIN_HEAP_PERCENT
+  value: {{ (index $v .svc).heapPercent | quote }}
 {{- if and $v.balancing.enabled (has .svc (list "encoder" "rerank")) }}
 - name: TENBIN_MAX_CONNECTION_AGE_SECONDS
   value: {{ $v.balancing.maxConnectionAgeSeconds | quote }}

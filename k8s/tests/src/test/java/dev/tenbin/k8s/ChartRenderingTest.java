@@ -156,6 +156,31 @@ class ChartRenderingTest {
   }
 
   @Test
+  void eachServerGetsItsHeapShareOfTheMemoryLimitAndAValueOverridesIt() {
+    java.util.Map<String, String> expected =
+        java.util.Map.of("encoder", "50", "index", "50", "rerank", "50", "eval", "75");
+    List<Manifest> defaults = rendered("default");
+    expected.forEach(
+        (component, percent) ->
+            assertThat(Charts.server(defaults, component).getEnv())
+                .as(component)
+                .anySatisfy(
+                    e -> {
+                      assertThat(e.getName()).isEqualTo("TENBIN_HEAP_PERCENT");
+                      assertThat(e.getValue()).isEqualTo(percent);
+                    }));
+    List<Manifest> larger = Charts.render("encoder:\n  heapPercent: 60\n");
+    assertThat(Charts.server(larger, "encoder").getEnv())
+        .anySatisfy(
+            e -> {
+              assertThat(e.getName()).isEqualTo("TENBIN_HEAP_PERCENT");
+              assertThat(e.getValue()).isEqualTo("60");
+            });
+    assertThat(Charts.failure("index:\n  heapPercent: 95\n"))
+        .contains("index.heapPercent: Must be less than or equal to 90");
+  }
+
+  @Test
   void gpuValuesGiveTheEncoderAGpuLimitTheCudaImageAndGpuNodes() {
     List<Manifest> gpu = rendered("gpu");
     V1PodSpec spec = deployment(gpu, "tb-tenbin-encoder").getSpec().getTemplate().getSpec();
