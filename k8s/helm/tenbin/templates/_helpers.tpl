@@ -264,8 +264,15 @@ resources:
 {{- $v := .root.Values -}}
 - name: tmp
   mountPath: /tmp
+{{- if and (eq .svc "eval") $v.eval.persistence.keepCache }}
+{{- /* the eval service's embedding cache (encoded corpus slices) on its volume: a restart keeps it */}}
+- name: state
+  mountPath: /var/cache/tenbin
+  subPath: embedding-cache
+{{- else }}
 - name: cache
   mountPath: /var/cache/tenbin
+{{- end }}
 {{- if $v.tls.enabled }}
 - name: tls
   mountPath: /etc/tenbin/tls

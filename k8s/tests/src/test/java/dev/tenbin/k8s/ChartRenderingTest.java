@@ -156,6 +156,42 @@ class ChartRenderingTest {
   }
 
   @Test
+  void theEvalServicesEmbeddingCacheLivesOnItsVolumeUnlessToldOtherwise() {
+    V1PodSpec kept = Charts.podSpec(rendered("default"), "eval");
+    assertThat(kept.getContainers().getFirst().getVolumeMounts())
+        .anySatisfy(
+            m -> {
+              assertThat(m.getMountPath()).isEqualTo("/var/cache/tenbin");
+              assertThat(m.getName()).isEqualTo("state");
+              assertThat(m.getSubPath()).isEqualTo("embedding-cache");
+            });
+    assertThat(kept.getVolumes()).noneSatisfy(v -> assertThat(v.getName()).isEqualTo("cache"));
+    // the encoder keeps its per-pod cache volume
+    assertThat(Charts.server(rendered("default"), "encoder").getVolumeMounts())
+        .anySatisfy(
+            m -> {
+              assertThat(m.getMountPath()).isEqualTo("/var/cache/tenbin");
+              assertThat(m.getName()).isEqualTo("cache");
+            });
+
+    V1PodSpec emptied =
+        Charts.podSpec(Charts.render("eval:\n  persistence:\n    keepCache: false\n"), "eval");
+    assertThat(emptied.getContainers().getFirst().getVolumeMounts())
+        .anySatisfy(
+            m -> {
+              assertThat(m.getMountPath()).isEqualTo("/var/cache/tenbin");
+              assertThat(m.getName()).isEqualTo("cache");
+              assertThat(m.getSubPath()).isNull();
+            });
+    assertThat(emptied.getVolumes())
+        .anySatisfy(
+            v -> {
+              assertThat(v.getName()).isEqualTo("cache");
+              assertThat(v.getEmptyDir()).isNotNull();
+            });
+  }
+
+  @Test
   void eachServerGetsItsHeapShareOfTheMemoryLimitAndAValueOverridesIt() {
     java.util.Map<String, String> expected =
         java.util.Map.of("encoder", "50", "index", "50", "rerank", "50", "eval", "75");
