@@ -2,8 +2,7 @@ package dev.tenbin.eval.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tenbin.testing.data.TinyBeir;
-import dev.tenbin.testing.models.TinyModels;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -21,70 +20,31 @@ class InterruptNoticeIT {
 
   @Test
   void aStoppedRunSaysHowManyCellsAreStoredAndThatTheSameCommandResumes() throws Exception {
-    TinyBeir.write(tmp.resolve("data").resolve("tiny"));
-    Path models = tmp.resolve("models");
-    TinyModels.dense(models, "tiny-dense", false);
-    Files.writeString(
-        tmp.resolve("tasks.yaml"),
-        "name: b\ntasks:\n  - {name: tiny, language: en, source: {path: data/tiny}}\n"
-            + "  - {name: tiny2, language: en, source: {path: data/tiny}}\n");
-    Path spec = tmp.resolve("job.yaml");
-    Files.writeString(
-        spec,
-        "task_sets: [tasks.yaml]\nretrievers:\n  - bm25\n"
-            + "  - {retriever: dense:tiny-dense, variants: [base, int8, binary]}\n"
-            + "  - light:tiny-dense\n");
     Path out = tmp.resolve("out");
-    List<String> command = new ArrayList<>(KilledChildJvm.command(TenbinCli.class.getName(), tmp));
-    command.addAll(
-        List.of(
-            "run",
-            spec.toString(),
-            "--out",
-            out.toString(),
-            "--models-dir",
-            models.toString(),
-            "--cache-dir",
-            tmp.resolve("cache").toString(),
-            "--progress",
-            "lines",
-            "--no-reports"));
     Path log = tmp.resolve("run.log");
     Process run =
-        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-    Path events = out.resolve("events.jsonl");
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-    while (System.nanoTime() < deadline
-        && run.isAlive()
-        && !(Files.exists(events) && Files.readString(events).contains("cell_stored"))) {
-      Thread.sleep(5);
-    }
+        new ProcessBuilder(TinyRunJob.write(tmp, out))
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile())
+            .start();
+    TinyRunJob.awaitFirstCell(run, out);
     assertThat(run.isAlive()).as("the run was still going when its first cell was stored").isTrue();
     run.destroy();
     assertThat(run.waitFor(60, TimeUnit.SECONDS)).isTrue();
     assertThat(Files.readString(log))
         .containsPattern(
-            "tenbin: interrupted; \\d+ of 14 cells stored in "
+            "tenbin: interrupted; \\d+ of "
+                + TinyRunJob.CELLS
+                + " cells stored in "
                 + java.util.regex.Pattern.quote(out.toString())
                 + "; the same command resumes, computing only the missing cells");
   }
 
   @Test
   void aStoppedWatchSaysTheJobKeepsRunningAndHowToFollowItAgain() throws Exception {
-    List<String> command = new ArrayList<>(KilledChildJvm.command(TenbinCli.class.getName(), tmp));
     // Nothing listens on port 1: the watch keeps reconnecting until it is stopped.
-    command.addAll(
-        List.of(
-            "job",
-            "watch",
-            "job-000000000000",
-            "--endpoint",
-            "127.0.0.1:1",
-            "--reconnect-seconds",
-            "600"));
     Path log = tmp.resolve("watch.log");
-    Process watch =
-        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    Process watch = watchOfNoService(600, log);
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (System.nanoTime() < deadline
         && watch.isAlive()
@@ -102,6 +62,15 @@ class InterruptNoticeIT {
 
   @Test
   void aCommandThatEndsByItselfPrintsNoNotice() throws Exception {
+    Path log = tmp.resolve("watch.log");
+    Process watch = watchOfNoService(0, log);
+    assertThat(watch.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(watch.exitValue()).isNotZero();
+    assertThat(Files.readString(log)).contains("unavailable").doesNotContain("interrupted");
+  }
+
+  /** {@code tenbin job watch} in a child JVM against port 1, where nothing listens. */
+  private Process watchOfNoService(int reconnectSeconds, Path log) throws IOException {
     List<String> command = new ArrayList<>(KilledChildJvm.command(TenbinCli.class.getName(), tmp));
     command.addAll(
         List.of(
@@ -111,12 +80,10 @@ class InterruptNoticeIT {
             "--endpoint",
             "127.0.0.1:1",
             "--reconnect-seconds",
-            "0"));
-    Path log = tmp.resolve("watch.log");
-    Process watch =
-        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-    assertThat(watch.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    assertThat(watch.exitValue()).isNotZero();
-    assertThat(Files.readString(log)).contains("unavailable").doesNotContain("interrupted");
+            Integer.toString(reconnectSeconds)));
+    return new ProcessBuilder(command)
+        .redirectErrorStream(true)
+        .redirectOutput(log.toFile())
+        .start();
   }
 }

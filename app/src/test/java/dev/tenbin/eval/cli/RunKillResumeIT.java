@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.tenbin.eval.store.ResultStore;
-import dev.tenbin.testing.data.TinyBeir;
-import dev.tenbin.testing.models.TinyModels;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,45 +25,15 @@ class RunKillResumeIT {
 
   @Test
   void aJobKilledWithSigkillMidwayResumesWithNoCellLostOrDuplicated() throws Exception {
-    TinyBeir.write(tmp.resolve("data").resolve("tiny"));
-    Path models = tmp.resolve("models");
-    TinyModels.dense(models, "tiny-dense", false);
-    Files.writeString(
-        tmp.resolve("tasks.yaml"),
-        "name: b\ntasks:\n  - {name: tiny, language: en, source: {path: data/tiny}}\n"
-            + "  - {name: tiny2, language: en, source: {path: data/tiny}}\n");
-    Path spec = tmp.resolve("job.yaml");
-    Files.writeString(
-        spec,
-        "task_sets: [tasks.yaml]\nretrievers:\n  - bm25\n  - {retriever: dense:tiny-dense, variants: [base, int8, binary]}\n"
-            + "  - light:tiny-dense\n");
     Path out = tmp.resolve("out");
-    List<String> command = new ArrayList<>(KilledChildJvm.command(TenbinCli.class.getName(), tmp));
-    command.addAll(
-        List.of(
-            "run",
-            spec.toString(),
-            "--out",
-            out.toString(),
-            "--models-dir",
-            models.toString(),
-            "--cache-dir",
-            tmp.resolve("cache").toString(),
-            "--progress",
-            "lines",
-            "--no-reports"));
+    List<String> command = TinyRunJob.write(tmp, out);
     Process first =
         new ProcessBuilder(command)
             .redirectErrorStream(true)
             .redirectOutput(tmp.resolve("first.log").toFile())
             .start();
     Path events = out.resolve("events.jsonl");
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-    while (System.nanoTime() < deadline
-        && first.isAlive()
-        && !(Files.exists(events) && Files.readString(events).contains("cell_stored"))) {
-      Thread.sleep(5);
-    }
+    TinyRunJob.awaitFirstCell(first, out);
     assertThat(first.isAlive())
         .as("the first run was still going when its first cell was stored")
         .isTrue();
