@@ -61,19 +61,8 @@ public final class HtmlReport {
           .append("</p>\n");
     }
     preferenceTable(html, board);
-    html.append("<h2>Pareto frontiers</h2>\n<section id=\"charts\">")
-        .append("<figure id=\"figure-bytes\">")
-        .append(LeaderboardCharts.bytesPerVector(board))
-        .append("</figure>")
-        .append("<figure id=\"figure-latency\">")
-        .append(LeaderboardCharts.latency(board))
-        .append(LeaderboardCharts.latencyTable(board))
-        .append("</figure>");
-    String cost = LeaderboardCharts.cost(board);
-    if (cost != null) {
-      html.append("<figure id=\"figure-cost\">").append(cost).append("</figure>");
-    }
-    html.append("</section>\n");
+    html.append("<h2>Pareto frontiers</h2>\n");
+    appendCharts(html, board);
     latencyTable(html, board);
     html.append("<h2>Per task</h2>\n<div class=\"table-wrap\"><table id=\"tasks\">");
     taskTable(html, board);
@@ -101,9 +90,92 @@ public final class HtmlReport {
   }
 
   private static void mainTable(StringBuilder html, Leaderboard board) {
+    mainTable(html, board, Links.NONE);
+  }
+
+  /**
+   * Links a page that serves many jobs adds to the tables: an extra last column of the main table
+   * (its header, and per row HTML such as links to the row's jobs), and per task cell the address
+   * of the stored cell (null for none).
+   */
+  public record Links(
+      String rowHeader,
+      java.util.function.Function<LeaderboardRow, String> rowHtml,
+      java.util.function.BiFunction<LeaderboardRow, TaskRef, String> cellHref) {
+    static final Links NONE = new Links(null, row -> "", (row, task) -> null);
+  }
+
+  /** Appends the main table ({@code <table id="leaderboard">} in its wrap) with {@code links}. */
+  public static void appendMainTable(StringBuilder html, Leaderboard board, Links links) {
+    html.append("<div class=\"table-wrap\"><table id=\"leaderboard\">");
+    mainTable(html, board, links);
+    html.append("</table></div>\n<p class=\"note\">")
+        .append(Html.escape(ReportText.footnote(board, "⚠")))
+        .append("</p>\n");
+    String tiedForFirst = ReportText.tiedForFirst(board);
+    if (tiedForFirst != null) {
+      html.append("<p id=\"tied-first\">").append(Html.escape(tiedForFirst)).append("</p>\n");
+    }
+  }
+
+  /** Appends the Pareto charts of quality against memory, latency and (with a price) cost. */
+  public static void appendCharts(StringBuilder html, Leaderboard board) {
+    html.append("<section id=\"charts\">")
+        .append("<figure id=\"figure-bytes\">")
+        .append(LeaderboardCharts.bytesPerVector(board))
+        .append("</figure>")
+        .append("<figure id=\"figure-latency\">")
+        .append(LeaderboardCharts.latency(board))
+        .append(LeaderboardCharts.latencyTable(board))
+        .append("</figure>");
+    String cost = LeaderboardCharts.cost(board);
+    if (cost != null) {
+      html.append("<figure id=\"figure-cost\">").append(cost).append("</figure>");
+    }
+    html.append("</section>\n");
+  }
+
+  /**
+   * Appends the per-task table ({@code <table id="tasks">}), each score linked per {@code links}.
+   */
+  public static void appendTaskTable(StringBuilder html, Leaderboard board, Links links) {
+    html.append("<div class=\"table-wrap\"><table id=\"tasks\">");
+    taskTable(html, board, links);
+    html.append("</table></div>\n");
+  }
+
+  /** Appends the paired tests of each task, as the job's page has them. */
+  public static void appendPairedTests(StringBuilder html, Leaderboard board) {
+    pairedTests(html, board);
+  }
+
+  /** Appends the position view ({@link PositionsHtml}); nothing without rows. */
+  public static void appendPositions(StringBuilder html, List<PositionsView.Row> positions) {
+    PositionsHtml.append(html, positions);
+  }
+
+  /** The leaderboard pages' style sheet. */
+  public static String styles() {
+    return resource("leaderboard.css");
+  }
+
+  /** {@code text} escaped for HTML element content and quoted attribute values. */
+  public static String escape(String text) {
+    return Html.escape(text);
+  }
+
+  /** {@code name} escaped, breakable only at separators and case steps ({@link #taskHeader}). */
+  public static String breakableName(String name) {
+    return breakable(name);
+  }
+
+  private static void mainTable(StringBuilder html, Leaderboard board, Links links) {
     SummaryTable table = SummaryTable.of(board, "⚠", true);
     html.append("<thead><tr>");
     table.header.forEach(h -> html.append("<th>").append(Html.escape(h)).append("</th>"));
+    if (links.rowHeader() != null) {
+      html.append("<th>").append(Html.escape(links.rowHeader())).append("</th>");
+    }
     html.append("</tr></thead><tbody>");
     List<LeaderboardRow> rows = board.rows();
     for (int r = 0; r < rows.size(); r++) {
@@ -120,6 +192,9 @@ public final class HtmlReport {
         html.append(table.numeric.get(c) ? "<td class=\"num\">" : "<td>")
             .append(Html.escape(cells.get(c)))
             .append("</td>");
+      }
+      if (links.rowHeader() != null) {
+        html.append("<td>").append(links.rowHtml().apply(row)).append("</td>");
       }
       html.append("</tr>");
     }
@@ -179,9 +254,13 @@ public final class HtmlReport {
   }
 
   private static void taskTable(StringBuilder html, Leaderboard board) {
+    taskTable(html, board, Links.NONE);
+  }
+
+  private static void taskTable(StringBuilder html, Leaderboard board, Links links) {
     TieMarkers ties = new TieMarkers(board);
     html.append("<thead><tr><th>System</th><th>Variant</th><th>Mode</th>");
-    board.tasks().forEach(t -> html.append("<th>").append(Html.escape(t.id())).append("</th>"));
+    board.tasks().forEach(t -> html.append(taskHeader(t)));
     html.append("</tr></thead><tbody>");
     for (LeaderboardRow row : board.rows()) {
       html.append("<tr class=\"task-row\" data-row=\"")
@@ -190,7 +269,11 @@ public final class HtmlReport {
       rowKeyCells(html, row);
       for (TaskRef task : board.tasks()) {
         String tie = ties.task(row, task);
-        html.append("<td class=\"num\">").append(Numbers.score(row.scores().get(task)));
+        String href = links.cellHref().apply(row, task);
+        html.append("<td class=\"num\">")
+            .append(href == null ? "" : "<a href=\"" + Html.escape(href) + "\">")
+            .append(Numbers.score(row.scores().get(task)))
+            .append(href == null ? "" : "</a>");
         if (tie != null) {
           html.append("<span class=\"tie\" title=\"")
               .append(Html.escape(tie))
@@ -201,6 +284,46 @@ public final class HtmlReport {
       html.append("</tr>");
     }
     html.append("</tbody>");
+  }
+
+  /**
+   * A task's column header: its name, which may wrap only after a separator ({@code - _ / : .}) or
+   * between a lower-case letter and a capital (a {@code <wbr>} there), never inside a word; the
+   * title names the task with its dataset, language and domain. leaderboard.js ({@code taskHeader})
+   * writes the same.
+   */
+  static String taskHeader(TaskRef task) {
+    return "<th class=\"task-name\" title=\""
+        + Html.escape(
+            task.id()
+                + " ("
+                + task.dataset()
+                + ", "
+                + task.language()
+                + (task.domain() == null || task.domain().isEmpty() ? "" : ", " + task.domain())
+                + ")")
+        + "\">"
+        + breakable(task.id())
+        + "</th>";
+  }
+
+  /** {@code name} escaped, with {@code <wbr>} after separators and at lower-to-upper case steps. */
+  static String breakable(String name) {
+    StringBuilder out = new StringBuilder();
+    for (int i = 0; i < name.length(); i++) {
+      char c = name.charAt(i);
+      if (i > 0
+          && Character.isUpperCase(c)
+          && Character.isLowerCase(name.charAt(i - 1))
+          && out.length() > 0) {
+        out.append("<wbr>");
+      }
+      out.append(Html.escape(String.valueOf(c)));
+      if ("-_/:.".indexOf(c) >= 0 && i < name.length() - 1) {
+        out.append("<wbr>");
+      }
+    }
+    return out.toString();
   }
 
   /** A row's system, variant and mode cells. */
@@ -237,7 +360,7 @@ public final class HtmlReport {
           .append(Html.escape(name))
           .append("</h3>\n<div class=\"table-wrap\"><table class=\"measure\">")
           .append("<thead><tr><th>System</th><th>Variant</th><th>Mode</th>");
-      board.tasks().forEach(t -> html.append("<th>").append(Html.escape(t.id())).append("</th>"));
+      board.tasks().forEach(t -> html.append(taskHeader(t)));
       html.append("</tr></thead><tbody>");
       for (LeaderboardRow row : board.rows()) {
         var byTask = chosen.values().getOrDefault(row.key(), java.util.Map.of());

@@ -16,22 +16,20 @@ final class LeaderboardCharts {
 
   private LeaderboardCharts() {}
 
+  /** The memory chart and its key ({@link ParetoChart#key}). */
   static String bytesPerVector(Leaderboard board) {
+    var points = points(board, row -> row.facts().bytesPerVector());
     return ParetoChart.svg(
-        BYTES_ID,
-        "Quality against memory",
-        "stored bytes per document",
-        quality(board),
-        points(board, row -> row.facts().bytesPerVector()));
+            BYTES_ID, "Quality against memory", "stored bytes per document", quality(board), points)
+        + ParetoChart.key(BYTES_ID, points);
   }
 
+  /** The latency chart and its key. */
   static String latency(Leaderboard board) {
+    var points = points(board, row -> row.facts().latencyUs());
     return ParetoChart.svg(
-        LATENCY_ID,
-        "Quality against query latency",
-        LATENCY_COST,
-        quality(board),
-        points(board, row -> row.facts().latencyUs()));
+            LATENCY_ID, "Quality against query latency", LATENCY_COST, quality(board), points)
+        + ParetoChart.key(LATENCY_ID, points);
   }
 
   private static final String LATENCY_COST = "µs per query (encode + search)";
@@ -42,16 +40,18 @@ final class LeaderboardCharts {
     if (price == null) {
       return null;
     }
+    var points = points(board, row -> row.facts().costPer1kQueries(price));
     return ParetoChart.svg(
-        COST_ID,
-        "Quality against cost",
-        "cost per 1,000 queries (cpu_hour "
-            + Numbers.cost(price.cpuHour())
-            + ", gpu_hour "
-            + Numbers.cost(price.gpuHour())
-            + ")",
-        quality(board),
-        points(board, row -> row.facts().costPer1kQueries(price)));
+            COST_ID,
+            "Quality against cost",
+            "cost per 1,000 queries (cpu_hour "
+                + Numbers.cost(price.cpuHour())
+                + ", gpu_hour "
+                + Numbers.cost(price.gpuHour())
+                + ")",
+            quality(board),
+            points)
+        + ParetoChart.key(COST_ID, points);
   }
 
   /** The latency chart's points as a table, to read beside the chart. */

@@ -10,8 +10,11 @@ import java.util.Locale;
  * or more. Points that would overlap (within {@value #OVERLAP_PX} px of an earlier one, such as
  * variants of equal latency and score) are moved apart deterministically: the k-th point on a spot
  * goes {@code 6·√k} px out at k golden angles, so each stays visible and hoverable; {@link #table}
- * lists the exact values beside the chart. The page's script draws the same chart and table
- * (leaderboard.js, {@code paretoSvg}, {@code paretoTable}) when filters change; keep them in step.
+ * lists the exact values beside the chart. Every point carries its number (1 = the cheapest), set
+ * apart from the other numbers and points ({@link #numberLabels}); {@link #key} is the legend and
+ * the numbered names, to put right after the chart. The page's script draws the same chart, key and
+ * table (leaderboard.js, {@code paretoSvg}, {@code paretoKey}, {@code paretoTable}) when filters
+ * change; keep them in step.
  */
 final class ParetoChart {
   static final int WIDTH = 520;
@@ -136,6 +139,7 @@ final class ParetoChart {
     List<String> line = new ArrayList<>();
     StringBuilder circles = new StringBuilder();
     List<double[]> placed = new ArrayList<>();
+    List<double[]> centres = new ArrayList<>();
     for (ParetoFrontier.Point point : points) {
       double rawX = LEFT + x.fraction(point.cost()) * (plotRight - LEFT);
       double rawY = plotBottom - y.fraction(point.quality()) * (plotBottom - TOP);
@@ -150,10 +154,12 @@ final class ParetoChart {
           rawX + (before == 0 ? 0 : 6 * Math.sqrt(before) * Math.cos(before * GOLDEN_ANGLE));
       double py =
           rawY + (before == 0 ? 0 : 6 * Math.sqrt(before) * Math.sin(before * GOLDEN_ANGLE));
+      centres.add(new double[] {px, py});
       String tooltip =
           String.format(
               Locale.ROOT,
-              "%s: quality %.2f, %s %s",
+              "%d %s: quality %.2f, %s %s",
+              centres.size(),
               point.label(),
               point.quality(),
               costLabel,
@@ -161,30 +167,157 @@ final class ParetoChart {
       circles.append(
           String.format(
               Locale.ROOT,
-              "<circle class=\"point%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" data-row=\"%s\"><title>%s</title></circle>",
+              "<circle class=\"point%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" data-row=\"%s\" data-point=\"%d\"><title>%s</title></circle>",
               point.frontier() ? " frontier" : "",
               px,
               py,
               point.frontier() ? 5 : 4,
               Html.escape(point.id()),
+              centres.size(),
               Html.escape(tooltip)));
       if (point.frontier()) {
         line.add(String.format(Locale.ROOT, "%.1f,%.1f", px, py));
-        circles.append(
-            String.format(
-                Locale.ROOT,
-                "<text class=\"point-label\" x=\"%.1f\" y=\"%.1f\"%s>%s</text>",
-                px > plotRight - 160 ? px - 7 : px + 7,
-                py - 7,
-                px > plotRight - 160 ? " text-anchor=\"end\"" : "",
-                Html.escape(point.label())));
       }
     }
+    circles.append(numberLabels(centres, plotRight, plotBottom));
     svg.append("<polyline class=\"frontier-line\" points=\"")
         .append(String.join(" ", line))
         .append("\"/>");
     svg.append(circles).append("</svg>");
     return svg.toString();
+  }
+
+  /** Width of one digit of a point's number (10 px font), with room to spare. */
+  private static final double DIGIT_PX = 6.5;
+
+  private static final double LABEL_HEIGHT_PX = 10;
+
+  /**
+   * Every point's number ({@code <text class="point-label">}, 1 = the cheapest, in the order of
+   * {@link ParetoFrontier#of}), placed where it overlaps no other number, no point and stays in the
+   * plot: the first free spot of 8 directions (right, left, above, below, then the diagonals) at 7,
+   * 14, 22 and 32 px, the last spot when none is free; a number set more than 10 px off its point
+   * gets a leader line. {@link #key} names the numbers. leaderboard.js ({@code numberLabels})
+   * places them the same way.
+   */
+  static String numberLabels(List<double[]> centres, int plotRight, int plotBottom) {
+    StringBuilder out = new StringBuilder();
+    List<double[]> boxes = new ArrayList<>();
+    double[][] directions = {
+      {1, 0}, {-1, 0}, {0, -1}, {0, 1}, {0.7, -0.7}, {0.7, 0.7}, {-0.7, -0.7}, {-0.7, 0.7}
+    };
+    double[] distances = {7, 14, 22, 32};
+    for (int i = 0; i < centres.size(); i++) {
+      double[] centre = centres.get(i);
+      String text = String.valueOf(i + 1);
+      double width = DIGIT_PX * text.length() + 2;
+      double[] chosen = null;
+      double chosenDistance = 0;
+      double[] fallback = null;
+      double fallbackDistance = 0;
+      search:
+      for (double distance : distances) {
+        for (double[] direction : directions) {
+          // the box's centre sits `distance` px out; its edge clears the point
+          double cx = centre[0] + direction[0] * (distance + width / 2);
+          double cy = centre[1] + direction[1] * (distance + LABEL_HEIGHT_PX / 2);
+          double[] box = {
+            cx - width / 2, cy - LABEL_HEIGHT_PX / 2, cx + width / 2, cy + LABEL_HEIGHT_PX / 2
+          };
+          if (fallback == null) {
+            fallback = box;
+            fallbackDistance = distance;
+          }
+          if (box[0] < LEFT + 1 || box[2] > plotRight - 1 || box[1] < TOP || box[3] > plotBottom) {
+            continue;
+          }
+          if (fallback[0] < LEFT + 1
+              || fallback[2] > plotRight - 1
+              || fallback[1] < TOP
+              || fallback[3] > plotBottom) {
+            fallback = box; // the first spot inside the plot
+            fallbackDistance = distance;
+          }
+          boolean free = true;
+          for (double[] other : boxes) {
+            free &=
+                !(box[0] < other[2] && other[0] < box[2] && box[1] < other[3] && other[1] < box[3]);
+          }
+          for (double[] point : centres) {
+            free &=
+                !(point[0] + 5 > box[0]
+                    && point[0] - 5 < box[2]
+                    && point[1] + 5 > box[1]
+                    && point[1] - 5 < box[3]);
+          }
+          if (free) {
+            chosen = box;
+            chosenDistance = distance;
+            break search;
+          }
+        }
+      }
+      if (chosen == null) {
+        chosen = fallback;
+        chosenDistance = fallbackDistance;
+      }
+      boxes.add(chosen);
+      double lx = (chosen[0] + chosen[2]) / 2;
+      double ly = (chosen[1] + chosen[3]) / 2;
+      if (chosenDistance > 10) {
+        out.append(
+            String.format(
+                Locale.ROOT,
+                "<line class=\"leader\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
+                centre[0],
+                centre[1],
+                lx,
+                ly));
+      }
+      out.append(
+          String.format(
+              Locale.ROOT,
+              "<text class=\"point-label\" data-point=\"%d\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>",
+              i + 1,
+              lx,
+              ly + 3.5,
+              text));
+    }
+    return out.toString();
+  }
+
+  /**
+   * What the chart's marks mean and the names of its numbered points: a legend (frontier points,
+   * dominated points, the frontier line) and a numbered key, both HTML so no text is clipped by the
+   * chart's box. Goes right after {@link #svg} of the same points.
+   */
+  static String key(String id, List<ParetoFrontier.Point> raw) {
+    List<ParetoFrontier.Point> points = ParetoFrontier.of(raw);
+    StringBuilder html = new StringBuilder();
+    html.append("<div class=\"pareto-legend\" id=\"")
+        .append(Html.escape(id))
+        .append("-legend\"><span><span class=\"swatch frontier\"></span>on the Pareto frontier")
+        .append(" (no other row is as good for less)</span>")
+        .append("<span><span class=\"swatch dominated\"></span>dominated (another row is at")
+        .append(" least as good for no more)</span>")
+        .append("<span><span class=\"swatch line\"></span>frontier</span></div>");
+    if (points.isEmpty()) {
+      return html.toString();
+    }
+    html.append("<ol class=\"pareto-key\" id=\"").append(Html.escape(id)).append("-key\">");
+    for (int i = 0; i < points.size(); i++) {
+      ParetoFrontier.Point point = points.get(i);
+      html.append("<li value=\"")
+          .append(i + 1)
+          .append("\" class=\"")
+          .append(point.frontier() ? "frontier" : "dominated")
+          .append("\" data-point=\"")
+          .append(i + 1)
+          .append("\">")
+          .append(Html.escape(point.label()))
+          .append("</li>");
+    }
+    return html.append("</ol>").toString();
   }
 
   /**

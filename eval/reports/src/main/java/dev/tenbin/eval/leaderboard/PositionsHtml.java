@@ -156,14 +156,20 @@ final class PositionsHtml {
 
   /**
    * The heatmaps' colour scale: nDCG@10 from 0 to 1, light to dark, with the colours of a bin
-   * without queries and of one with fewer than {@code minCount}.
+   * without queries and of one with fewer than {@code minCount}. The words are HTML around a small
+   * SVG bar (whose tick numbers fit inside it), so they wrap rather than being clipped.
    */
   private static void colourScale(StringBuilder html, int minCount) {
     int width = 200;
-    html.append(
-            "<svg id=\"heatmap-scale\" xmlns=\"http://www.w3.org/2000/svg\" width=\"520\" height=\"34\""
-                + " role=\"img\" aria-label=\"colour scale: nDCG@10 from 0 to 1\"><defs>"
-                + "<linearGradient id=\"heatmap-gradient\">")
+    int pad = 14;
+    html.append("<div id=\"heatmap-scale\" class=\"legend\"><span>nDCG@10</span>")
+        .append(
+            String.format(
+                Locale.ROOT,
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"30\" role=\"img\""
+                    + " aria-label=\"colour scale: nDCG@10 from 0 to 1\"><defs>"
+                    + "<linearGradient id=\"heatmap-gradient\">",
+                width + 2 * pad))
         .append("<stop offset=\"0\" stop-color=\"")
         .append(colour(0))
         .append("\"/><stop offset=\"0.5\" stop-color=\"")
@@ -171,32 +177,28 @@ final class PositionsHtml {
         .append("\"/><stop offset=\"1\" stop-color=\"")
         .append(colour(1))
         .append("\"/></linearGradient></defs>")
-        .append("<text class=\"tick\" x=\"0\" y=\"12\">nDCG@10</text>")
         .append(
             String.format(
                 Locale.ROOT,
-                "<rect x=\"56\" y=\"2\" width=\"%d\" height=\"12\" fill=\"url(#heatmap-gradient)\""
+                "<rect x=\"%d\" y=\"2\" width=\"%d\" height=\"12\" fill=\"url(#heatmap-gradient)\""
                     + " stroke=\"#c5ccd3\"/>",
+                pad,
                 width));
     for (int t = 0; t <= 4; t++) {
       html.append(
           String.format(
               Locale.ROOT,
-              "<text class=\"tick\" x=\"%.1f\" y=\"28\" text-anchor=\"middle\">%.2f</text>",
-              56 + width * t / 4.0,
+              "<text class=\"tick\" x=\"%.1f\" y=\"27\" text-anchor=\"middle\">%.2f</text>",
+              pad + width * t / 4.0,
               t / 4.0));
     }
-    html.append(
-            String.format(
-                Locale.ROOT,
-                "<rect x=\"276\" y=\"2\" width=\"12\" height=\"12\" fill=\"#eceff2\"/>"
-                    + "<text class=\"tick\" x=\"292\" y=\"12\">no query</text>"
-                    + "<rect x=\"350\" y=\"2\" width=\"12\" height=\"12\" fill=\"%s\""
-                    + " fill-opacity=\"0.45\"/>"
-                    + "<text class=\"tick\" x=\"366\" y=\"12\">faded: fewer than %d queries</text>",
-                colour(0.75),
-                minCount))
-        .append("</svg>\n");
+    html.append("</svg>")
+        .append("<span><span class=\"swatch\" style=\"background:#eceff2\"></span>no query</span>")
+        .append("<span><span class=\"swatch\" style=\"background:")
+        .append(colour(0.75))
+        .append(";opacity:0.45\"></span>faded: fewer than ")
+        .append(minCount)
+        .append(" queries</span></div>\n");
   }
 
   /** The bucket holding most queries (the first of equals), or null when none has queries. */

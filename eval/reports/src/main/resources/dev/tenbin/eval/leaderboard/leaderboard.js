@@ -194,10 +194,23 @@
       + (showStats ? '' : '; bootstrap columns apply to the unfiltered view only');
   }
 
+  // A task's header as HtmlReport.taskHeader writes it: breaks only after - _ / : . or at a lower-to-upper step.
+  function taskHeader(t) {
+    var name = '';
+    for (var i = 0; i < t.id.length; i++) {
+      var c = t.id.charAt(i);
+      var prev = i > 0 ? t.id.charAt(i - 1) : '';
+      if (i > 0 && c !== c.toLowerCase() && c === c.toUpperCase() && prev !== prev.toUpperCase() && prev === prev.toLowerCase()) {
+        name += '<wbr>';
+      }
+      name += esc(c);
+      if ('-_/:.'.indexOf(c) >= 0 && i < t.id.length - 1) { name += '<wbr>'; }
+    }
+    return '<th class="task-name" title="' + esc(t.id + ' (' + t.dataset + ', ' + t.language + (t.domain ? ', ' + t.domain : '') + ')') + '">'
+      + name + '</th>';
+  }
   function renderTasks(view) {
-    var html = '<thead><tr><th>System</th><th>Variant</th><th>Mode</th>' + view.tasks.map(function (t) {
-      return '<th title="' + esc(t.dataset + ', ' + t.language + (t.domain ? ', ' + t.domain : '')) + '">' + esc(t.id) + '</th>';
-    }).join('') + '</tr></thead><tbody>';
+    var html = '<thead><tr><th>System</th><th>Variant</th><th>Mode</th>' + view.tasks.map(taskHeader).join('') + '</tr></thead><tbody>';
     sortRows(view.rows).forEach(function (r) {
       html += '<tr class="task-row' + (r.complete ? '' : ' unranked') + '" data-row="' + esc(r.src.id) + '"><td>' + esc(r.src.system)
         + '</td><td>' + esc(r.src.variant) + '</td><td>' + esc(r.src.mode) + '</td>';
@@ -274,7 +287,7 @@
     svg += '<text class="axis-label" x="' + (L + pr) / 2 + '" y="' + (H - 10) + '" text-anchor="middle">'
       + esc(costLabel + (x.log ? ' (log scale)' : '')) + '</text><text class="axis-label" transform="translate(16 ' + (T + pb) / 2
       + ') rotate(-90)" text-anchor="middle">' + esc(qualityLabel) + '</text>';
-    var line = []; var marks = ''; var placed = [];
+    var line = []; var marks = ''; var placed = []; var centres = [];
     points.forEach(function (p) {
       var rx = L + x.f(p.cost) * (pr - L); var ry = pb - y.f(p.quality) * (pb - T);
       // Overlapping points move apart as ParetoChart moves them (k-th: 6*sqrt(k) px at k golden angles).
@@ -282,17 +295,60 @@
       placed.push([rx, ry]);
       var px = rx + (k === 0 ? 0 : 6 * Math.sqrt(k) * Math.cos(k * 2.399963));
       var py = ry + (k === 0 ? 0 : 6 * Math.sqrt(k) * Math.sin(k * 2.399963));
+      centres.push([px, py]);
       marks += '<circle class="point' + (p.frontier ? ' frontier' : '') + '" cx="' + px.toFixed(1) + '" cy="' + py.toFixed(1)
-        + '" r="' + (p.frontier ? 5 : 4) + '" data-row="' + esc(p.id) + '"><title>' + esc(p.label + ': quality ' + p.quality.toFixed(2)
-        + ', ' + costLabel + ' ' + compact(p.cost)) + '</title></circle>';
-      if (p.frontier) {
-        line.push(px.toFixed(1) + ',' + py.toFixed(1));
-        var end = px > pr - 160;
-        marks += '<text class="point-label" x="' + (end ? px - 7 : px + 7).toFixed(1) + '" y="' + (py - 7).toFixed(1) + '"'
-          + (end ? ' text-anchor="end"' : '') + '>' + esc(p.label) + '</text>';
-      }
+        + '" r="' + (p.frontier ? 5 : 4) + '" data-row="' + esc(p.id) + '" data-point="' + centres.length + '"><title>'
+        + esc(centres.length + ' ' + p.label + ': quality ' + p.quality.toFixed(2) + ', ' + costLabel + ' ' + compact(p.cost))
+        + '</title></circle>';
+      if (p.frontier) { line.push(px.toFixed(1) + ',' + py.toFixed(1)); }
     });
-    return svg + '<polyline class="frontier-line" points="' + line.join(' ') + '"/>' + marks + '</svg>';
+    return svg + '<polyline class="frontier-line" points="' + line.join(' ') + '"/>' + marks + numberLabels(centres, L, T, pr, pb)
+      + '</svg>';
+  }
+  // Every point's number, placed as ParetoChart.numberLabels places it.
+  function numberLabels(centres, L, T, pr, pb) {
+    var out = ''; var boxes = [];
+    var directions = [[1, 0], [-1, 0], [0, -1], [0, 1], [0.7, -0.7], [0.7, 0.7], [-0.7, -0.7], [-0.7, 0.7]];
+    var inside = function (b) { return !(b[0] < L + 1 || b[2] > pr - 1 || b[1] < T || b[3] > pb); };
+    centres.forEach(function (c, i) {
+      var text = String(i + 1); var w = 6.5 * text.length + 2; var h = 10;
+      var chosen = null, chosenD = 0, fallback = null, fallbackD = 0;
+      [7, 14, 22, 32].some(function (d) {
+        return directions.some(function (dir) {
+          var cx = c[0] + dir[0] * (d + w / 2); var cy = c[1] + dir[1] * (d + h / 2);
+          var box = [cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2];
+          if (fallback === null) { fallback = box; fallbackD = d; }
+          if (!inside(box)) { return false; }
+          if (!inside(fallback)) { fallback = box; fallbackD = d; }
+          var free = boxes.every(function (o) { return !(box[0] < o[2] && o[0] < box[2] && box[1] < o[3] && o[1] < box[3]); })
+            && centres.every(function (p) { return !(p[0] + 5 > box[0] && p[0] - 5 < box[2] && p[1] + 5 > box[1] && p[1] - 5 < box[3]); });
+          if (free) { chosen = box; chosenD = d; }
+          return free;
+        });
+      });
+      if (chosen === null) { chosen = fallback; chosenD = fallbackD; }
+      boxes.push(chosen);
+      var lx = (chosen[0] + chosen[2]) / 2; var ly = (chosen[1] + chosen[3]) / 2;
+      if (chosenD > 10) {
+        out += '<line class="leader" x1="' + c[0].toFixed(1) + '" y1="' + c[1].toFixed(1) + '" x2="' + lx.toFixed(1) + '" y2="'
+          + ly.toFixed(1) + '"/>';
+      }
+      out += '<text class="point-label" data-point="' + (i + 1) + '" x="' + lx.toFixed(1) + '" y="' + (ly + 3.5).toFixed(1)
+        + '" text-anchor="middle">' + text + '</text>';
+    });
+    return out;
+  }
+  // The legend and numbered names, as ParetoChart.key writes them (raw: the points paretoSvg drew).
+  function paretoKey(id, raw) {
+    var html = '<div class="pareto-legend" id="' + id + '-legend"><span><span class="swatch frontier"></span>on the Pareto frontier'
+      + ' (no other row is as good for less)</span><span><span class="swatch dominated"></span>dominated (another row is at'
+      + ' least as good for no more)</span><span><span class="swatch line"></span>frontier</span></div>';
+    if (!raw.length) { return html; }
+    var points = raw.slice().sort(function (a, b) { return a.cost - b.cost || b.quality - a.quality; });
+    return html + '<ol class="pareto-key" id="' + id + '-key">' + points.map(function (p, i) {
+      return '<li value="' + (i + 1) + '" class="' + (p.frontier ? 'frontier' : 'dominated') + '" data-point="' + (i + 1) + '">'
+        + esc(p.label) + '</li>';
+    }).join('') + '</ol>';
   }
   // The chart's points as a table, as ParetoChart.table writes it (cheapest first, then best, then label).
   function paretoTable(id, costLabel, qualityLabel, raw) {
@@ -314,12 +370,13 @@
           cost: r.src[cost], quality: r.value };
       });
     };
+    var bytes = points('stored_bytes_per_document');
     document.getElementById('figure-bytes').innerHTML =
-      paretoSvg('chart-bytes', 'Quality against memory', 'stored bytes per document', quality, points('stored_bytes_per_document'));
+      paretoSvg('chart-bytes', 'Quality against memory', 'stored bytes per document', quality, bytes) + paretoKey('chart-bytes', bytes);
     var latency = points('latency_us');
     document.getElementById('figure-latency').innerHTML =
       paretoSvg('chart-latency', 'Quality against query latency', 'µs per query (encode + search)', quality, latency)
-      + paretoTable('chart-latency-table', 'µs per query (encode + search)', quality, latency);
+      + paretoKey('chart-latency', latency) + paretoTable('chart-latency-table', 'µs per query (encode + search)', quality, latency);
   }
 
   function buildControls() {

@@ -194,6 +194,66 @@ class LeaderboardBrowserIT {
   }
 
   @Test
+  void theStaticPageShowsEveryLegendAndLabelAt1024And1400Pixels() throws Exception {
+    for (int width : new int[] {1024, 1400}) {
+      assertThat(layoutProblems(positionsPage, width)).as("at %d px", width).isEmpty();
+    }
+  }
+
+  @Test
+  void theLayoutCheckFindsClippedLegendsUnlabelledPointsAndOverflow() throws Exception {
+    Path broken = dir.resolve("broken.html");
+    Files.writeString(
+        broken,
+        "<!DOCTYPE html><html><head><meta charset=\"utf-8\"></head><body>"
+            + "<svg id=\"scale\" width=\"60\" height=\"20\"><text x=\"0\" y=\"12\">nDCG@10 and more</text></svg>"
+            + "<div class=\"legend\" style=\"width:40px;overflow:hidden;white-space:nowrap\">faded: fewer than 5 queries</div>"
+            + "<svg id=\"chart\" class=\"pareto\" width=\"100\" height=\"100\"><circle class=\"point\" cx=\"50\" cy=\"50\" r=\"4\"/></svg>"
+            + "<table><tr><th style=\"max-width:3em;word-break:break-all\">NanoClimateFEVER</th></tr></table>"
+            + "<div style=\"width:3000px\">wide</div></body></html>",
+        StandardCharsets.UTF_8);
+
+    String problems = layoutProblems(broken, 1024);
+
+    assertThat(problems)
+        .contains(
+            "page wider than the window",
+            "text outside its svg #scale",
+            "clipped: div \"faded: fewer than 5 queries\"",
+            "no legend for the chart #chart",
+            "unlabelled point in #chart",
+            "header broken inside \"NanoClimateFEVER\"");
+  }
+
+  /**
+   * The problems {@code layout-check.js} finds on {@code page} in a window {@code width} px wide
+   * ("" when none): the page is copied with the check appended.
+   */
+  static String layoutProblems(Path page, int width) throws Exception {
+    String check;
+    try (var in = LeaderboardBrowserIT.class.getResourceAsStream("layout-check.js")) {
+      check = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+    String html = Files.readString(page, StandardCharsets.UTF_8);
+    int end = html.lastIndexOf("</body>");
+    Path checked = Files.createTempFile(page.getParent(), "checked", ".html");
+    Files.writeString(
+        checked,
+        html.substring(0, end) + "<script>\n" + check + "</script>\n" + html.substring(end),
+        StandardCharsets.UTF_8);
+    String body =
+        bodyTag(
+            run(
+                List.of(
+                    "--window-size=" + width + ",900", "--dump-dom", checked.toUri().toString())));
+    assertThat(body)
+        .as("the check ran")
+        .containsAnyOf("data-layout=\"ok\"", "data-layout-problems");
+    Matcher problems = Pattern.compile("data-layout-problems=\"([^\"]*)\"").matcher(body);
+    return problems.find() ? unescape(problems.group(1)) : "";
+  }
+
+  @Test
   void aScreenshotOfThePageIsAPng() throws Exception {
     Path png = dir.resolve("leaderboard.png");
     run(List.of("--screenshot=" + png, "--window-size=1280,1600", page.toUri().toString()));
@@ -202,7 +262,7 @@ class LeaderboardBrowserIT {
     assertThat(new String(bytes, 1, 3, StandardCharsets.US_ASCII)).isEqualTo("PNG");
   }
 
-  private static String bodyTag(String dom) {
+  static String bodyTag(String dom) {
     Matcher body = Pattern.compile("<body[^>]*>").matcher(dom);
     assertThat(body.find()).isTrue();
     return body.group();
@@ -222,7 +282,7 @@ class LeaderboardBrowserIT {
     return table.group(1);
   }
 
-  private static String unescape(String attribute) {
+  static String unescape(String attribute) {
     return attribute
         .replace("&lt;", "<")
         .replace("&gt;", ">")
@@ -235,7 +295,7 @@ class LeaderboardBrowserIT {
     return run(List.of("--dump-dom", page.toUri() + fragment));
   }
 
-  private static String run(List<String> arguments) throws Exception {
+  static String run(List<String> arguments) throws Exception {
     Path profile = Files.createTempDirectory(dir, "profile");
     Path stdout = Files.createTempFile(dir, "chromium", ".out");
     Path stderr = Files.createTempFile(dir, "chromium", ".err");
