@@ -247,7 +247,15 @@ class DependencyRulesTest {
     MODULES.put("kubernetes", List.of("shard"));
     MODULES.put(
         "reports",
-        List.of("aggregate", "leaderboard", "export", "report", "warehouse", "posir", "parity"));
+        List.of(
+            "browse",
+            "aggregate",
+            "leaderboard",
+            "export",
+            "report",
+            "warehouse",
+            "posir",
+            "parity"));
     MODULES.put(
         "engine",
         List.of(

@@ -152,6 +152,21 @@ public final class Warehouse {
   }
 
   /**
+   * The warehouse of {@code jobDirs}: the file as it is when it was built from the very same inputs
+   * (its {@code warehouse_build} record matches the folders now), else built as {@link #build(List,
+   * Path)} does (into a temporary file, renamed into place). A DuckDB file is not appended to: any
+   * added, removed or changed job folder means a full build.
+   */
+  public static BuildSummary refresh(List<Path> jobDirs, Path databaseFile) {
+    if (jobDirs.isEmpty()) {
+      throw new InvalidInputException("JOB_DIR", "name at least one job folder");
+    }
+    Optional<BuildSummary> kept =
+        keptAsBuilt(BuildInputs.of(jobDirs), databaseFile.toAbsolutePath().normalize());
+    return kept.isPresent() ? kept.get() : build(jobDirs, databaseFile);
+  }
+
+  /**
    * The summary of {@code target} when it exists and records exactly the inputs {@code inputs}
    * describes; empty when it must be built (missing, unreadable, from a build without a record,
    * other inputs, or inputs that could not be read).

@@ -201,6 +201,59 @@ class LeaderboardBrowserIT {
   }
 
   @Test
+  void theAllJobsAndComparePagesFitAndShowTheirLegendsAt1024And1400Pixels() throws Exception {
+    Path jobs = Files.createDirectories(dir.resolve("jobs"));
+    var store = dev.tenbin.eval.store.ResultStore.open(jobs.resolve("synthetic-job"));
+    SyntheticJob.cells().forEach(store::append);
+    Map<String, java.util.List<dev.tenbin.scoring.metrics.ScoredDoc>> better =
+        new java.util.LinkedHashMap<>(dev.tenbin.eval.testing.EvaluatedCells.run(0f));
+    better.put(
+        "q2",
+        List.of(
+            new dev.tenbin.scoring.metrics.ScoredDoc("d4", 3f),
+            new dev.tenbin.scoring.metrics.ScoredDoc("d2", 2f)));
+    var ranked = dev.tenbin.eval.store.ResultStore.open(jobs.resolve("ranked-job"));
+    ranked.append(
+        dev.tenbin.eval.testing.EvaluatedCells.cell(
+            dev.tenbin.eval.testing.EvaluatedCells.key("NanoSciFact", "bm25", "bm25", "base"),
+            dev.tenbin.eval.testing.EvaluatedCells.QRELS,
+            dev.tenbin.eval.testing.EvaluatedCells.run(0f)));
+    ranked.append(
+        dev.tenbin.eval.testing.EvaluatedCells.cell(
+            dev.tenbin.eval.testing.EvaluatedCells.key("NanoSciFact", "dense", "tiny", "base"),
+            dev.tenbin.eval.testing.EvaluatedCells.QRELS,
+            better));
+    var browser =
+        new dev.tenbin.eval.browse.ResultBrowser(
+            dir.resolve("browse.duckdb"), "<nav class=\"site\"><a href=\"/\">Tenbin</a></nav>");
+    browser.refresh(List.of(jobs.resolve("synthetic-job"), jobs.resolve("ranked-job")));
+    Path board = dir.resolve("all-jobs.html");
+    Files.writeString(board, browser.leaderboard(Map.of()), StandardCharsets.UTF_8);
+    Path macro = dir.resolve("all-jobs-macro.html");
+    Files.writeString(
+        macro,
+        browser.leaderboard(
+            Map.of("aggregate", List.of("macro"), "benchmark", List.of("NanoBEIR-en"))),
+        StandardCharsets.UTF_8);
+    Path compare = dir.resolve("compare.html");
+    Files.writeString(
+        compare,
+        browser.compare(
+            Map.of("a", List.of("bm25/base/retrieval"), "b", List.of("dense:tiny/base/retrieval"))),
+        StandardCharsets.UTF_8);
+    String compareHtml = Files.readString(compare);
+    assertThat(compareHtml).contains("class=\"moved-query\"", "id=\"paired-tests\"");
+
+    for (Path page : List.of(board, macro, compare)) {
+      for (int width : new int[] {1024, 1400}) {
+        assertThat(layoutProblems(page, width))
+            .as("%s at %d px", page.getFileName(), width)
+            .isEmpty();
+      }
+    }
+  }
+
+  @Test
   void theLayoutCheckFindsClippedLegendsUnlabelledPointsAndOverflow() throws Exception {
     Path broken = dir.resolve("broken.html");
     Files.writeString(

@@ -10,13 +10,13 @@ import java.util.List;
 /**
  * A realistic small job: BM25 and two dense models (one with an awkward name) in several variants,
  * on an English benchmark of three tasks and a bilingual benchmark whose xquad dataset has an
- * English and a German task.
+ * English and a German task. Public for the tests of the pages over many jobs.
  */
-final class SyntheticJob {
+public final class SyntheticJob {
   /** A model name that must be escaped everywhere. */
-  static final String AWKWARD_MODEL = "evil<b>&\"model";
+  public static final String AWKWARD_MODEL = "evil<b>&\"model";
 
-  static final String AWKWARD_SYSTEM = "dense:" + AWKWARD_MODEL;
+  public static final String AWKWARD_SYSTEM = "dense:" + AWKWARD_MODEL;
 
   record Task(
       String benchmark,
@@ -37,7 +37,7 @@ final class SyntheticJob {
 
   private SyntheticJob() {}
 
-  static List<CellRecord> cells() {
+  public static List<CellRecord> cells() {
     List<CellRecord> cells = new ArrayList<>();
     for (int t = 0; t < TASKS.size(); t++) {
       double wobble = 0.01 * ((t * 7) % 5);
