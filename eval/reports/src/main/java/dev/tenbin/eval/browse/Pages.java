@@ -46,6 +46,8 @@ final class Pages {
       a:focus, select:focus, input:focus, button:focus { outline: 2px solid #1f77b4; outline-offset: 1px; }
       .error { color: #b42318; }
       .jobs a { margin-right: .4em; }
+      #leaderboard td { white-space: normal; overflow-wrap: anywhere; }
+      #leaderboard td.num { white-space: nowrap; overflow-wrap: normal; }
       .moved td.doc { max-width: 16rem; overflow-wrap: anywhere; white-space: normal; }
       td.judged { font-weight: 600; color: #1a7f37; }
       .side-by-side { display: flex; flex-wrap: wrap; gap: 1rem; }

@@ -11,6 +11,11 @@ window.addEventListener('load', function () {
   if (root.scrollWidth > window.innerWidth + 1) {
     problems.push('page wider than the window: ' + root.scrollWidth + ' of ' + window.innerWidth + ' px');
   }
+  // ... and the main table fits without its own scroll
+  var main = document.getElementById('leaderboard');
+  if (main && main.parentNode.scrollWidth > main.parentNode.clientWidth + 1) {
+    problems.push('the main table needs a scroll: ' + main.parentNode.scrollWidth + ' of ' + main.parentNode.clientWidth + ' px');
+  }
   // 2. no SVG text leaves its svg
   Array.prototype.forEach.call(document.querySelectorAll('svg'), function (svg) {
     var box = svg.getBoundingClientRect();
