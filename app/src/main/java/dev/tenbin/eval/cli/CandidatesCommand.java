@@ -49,7 +49,8 @@ public final class CandidatesCommand implements Runnable {
         names = "--candidates-dir",
         paramLabel = "DIR",
         description =
-            "Where the sets go (default: DIR/candidates beside the dataset when writable, else .tenbin/candidates/NAME).")
+            "Where the sets go (default: DIR/candidates when the dataset has that folder, else"
+                + " CACHE/candidates/NAME-HASH under --cache-dir).")
     Path candidatesDir;
 
     @Option(names = "--cache-dir", defaultValue = "${env:TENBIN_CACHE_DIR:-.tenbin/cache}")
@@ -62,7 +63,9 @@ public final class CandidatesCommand implements Runnable {
       PrintWriter err = spec.commandLine().getErr();
       BeirDataset data = BeirDatasetReader.read(dataset);
       Path directory =
-          candidatesDir != null ? candidatesDir : CandidateSet.defaultDirectory(dataset);
+          candidatesDir != null
+              ? candidatesDir
+              : CandidateSet.defaultDirectory(dataset, cacheDirectory);
       try (Services services = Services.connect(null, null, cacheDirectory)) {
         String lang = IndexLanguage.resolve(services.index(), language, data::textSample).code();
         for (CandidateSet set :

@@ -131,7 +131,8 @@ public final class EvalCommand implements Callable<Integer> {
   @Option(
       names = "--candidates-dir",
       paramLabel = "DIR",
-      description = "Where `tenbin candidates build` wrote the sets.")
+      description =
+          "Where `tenbin candidates build` wrote the sets (default: as candidates build chooses).")
   Path candidatesDir;
 
   @CommandLine.Option(
@@ -305,7 +306,9 @@ public final class EvalCommand implements Callable<Integer> {
     String languageSource;
     Path candidateFile =
         CandidateSet.file(
-            candidatesDir != null ? candidatesDir : CandidateSet.defaultDirectory(data.directory()),
+            candidatesDir != null
+                ? candidatesDir
+                : CandidateSet.defaultDirectory(data.directory(), endpoints.cacheDirectory()),
             candidates);
     List<EvalJob.Result> results;
     try (Services services = endpoints.connect();

@@ -48,7 +48,8 @@ public final class ModelsCommand implements Callable<Integer> {
   @Option(names = "--json", description = "One JSON array, an object per model.")
   boolean json;
 
-  @CommandLine.Mixin ServiceOptions serviceOptions = new ServiceOptions();
+  @CommandLine.ArgGroup(validate = false, heading = ServiceOptions.HEADING)
+  ServiceOptions serviceOptions = new ServiceOptions();
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 

@@ -17,18 +17,17 @@ class CandidatesAndRerankTest {
   @Test
   void candidateSetsAreBuiltOnceAndRerankedWithAndWithoutTheSafeguard() throws Exception {
     Path data = TinyBeir.write(tmp.resolve("tiny"));
-    Path sets = tmp.resolve("sets");
+    Path cache = tmp.resolve("cache");
     CliRunner build =
         CliRunner.run(
-            "candidates",
-            "build",
-            "--dataset",
-            data.toString(),
-            "--candidates-dir",
-            sets.toString(),
-            "--cache-dir",
-            tmp.resolve("cache").toString());
+            "candidates", "build", "--dataset", data.toString(), "--cache-dir", cache.toString());
     assertThat(build.exitCode()).as(build.err()).isZero();
+    // Without --candidates-dir the sets go under the cache folder; the dataset folder is untouched.
+    assertThat(data.resolve("candidates")).doesNotExist();
+    Path sets = CandidateSet.defaultDirectory(data, cache);
+    assertThat(sets.getParent()).isEqualTo(cache.resolve("candidates"));
+    assertThat(sets.getFileName().toString()).matches("tiny-[0-9a-f]{12}");
+    assertThat(build.err()).contains(sets.toString());
     CandidateSet hybrid = CandidateSet.read(CandidateSet.file(sets, "hybrid"));
     assertThat(hybrid.header().path("dense_model").asText()).isEqualTo("bge-small-en-v1.5");
     assertThat(hybrid.header().path("fusion").asText()).contains("k=100");
@@ -44,10 +43,8 @@ class CandidatesAndRerankTest {
             data.toString(),
             "--rerank",
             "dense:all-minilm-l6-v2",
-            "--candidates-dir",
-            sets.toString(),
             "--cache-dir",
-            tmp.resolve("cache").toString(),
+            cache.toString(),
             "--json");
     assertThat(rerank.exitCode()).as(rerank.err()).isZero();
     JsonNode runs = new ObjectMapper().readTree(rerank.out()).get("runs");

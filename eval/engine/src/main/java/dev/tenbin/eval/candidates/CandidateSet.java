@@ -13,7 +13,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 
 /**
@@ -30,15 +33,31 @@ public record CandidateSet(ObjectNode header, List<QueryCandidates> queries) {
   }
 
   /**
-   * Beside the dataset ({@code DIR/candidates}) when that folder is writable, else under .tenbin.
+   * Where a dataset's candidate sets go when no folder is named: {@code DIR/candidates} when the
+   * dataset already has that folder (sets kept beside their dataset), else {@code
+   * CACHE/candidates/NAME-HASH}, NAME the dataset folder's name and HASH the first 12 hex digits of
+   * the SHA-256 of its absolute, normalized path, so building sets never writes into a dataset
+   * folder (a checked-in sample stays clean) and two datasets with one name never share sets.
    */
-  public static Path defaultDirectory(Path dataset) {
+  public static Path defaultDirectory(Path dataset, Path cacheDirectory) {
     Path beside = dataset.resolve("candidates");
-    if (Files.isWritable(dataset) || Files.isWritable(beside)) {
+    if (Files.isDirectory(beside)) {
       return beside;
     }
-    return Path.of(
-        ".tenbin", "candidates", dataset.toAbsolutePath().normalize().getFileName().toString());
+    Path absolute = dataset.toAbsolutePath().normalize();
+    String name = absolute.getFileName() == null ? "root" : absolute.getFileName().toString();
+    return cacheDirectory.resolve("candidates").resolve(name + "-" + pathHash(absolute));
+  }
+
+  private static String pathHash(Path absolute) {
+    try {
+      byte[] digest =
+          MessageDigest.getInstance("SHA-256")
+              .digest(absolute.toString().getBytes(StandardCharsets.UTF_8));
+      return HexFormat.of().formatHex(digest, 0, 6);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+    }
   }
 
   public static Path file(Path directory, String kind) {
