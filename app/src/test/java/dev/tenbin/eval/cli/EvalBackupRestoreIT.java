@@ -7,14 +7,10 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HexFormat;
-import java.util.List;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,9 +23,6 @@ import org.junit.jupiter.api.io.TempDir;
  * job as it was, and its results download byte for byte.
  */
 class EvalBackupRestoreIT {
-  private static final Pattern LISTENING =
-      Pattern.compile("eval-service listening on [^:]+:(\\d+)");
-
   @TempDir Path tmp;
 
   @Test
@@ -47,9 +40,10 @@ class EvalBackupRestoreIT {
 
     // A job run to its end, then the service stopped (the doc's "scale to 0").
     String id;
-    Process first = serve(tmp.resolve("first.log"), data);
+    Process first =
+        EvalServiceProcess.start(tmp, tmp.resolve("first.log"), data, tmp.resolve("models"));
     try {
-      String endpoint = endpoint(first, tmp.resolve("first.log"));
+      String endpoint = EvalServiceProcess.endpoint(first, tmp.resolve("first.log"));
       CliRunner submit =
           CliRunner.run(
               "job", "submit", spec.toString(), "--out", "job", "--watch", "--endpoint", endpoint);
@@ -69,7 +63,8 @@ class EvalBackupRestoreIT {
     // A newer Tenbin's state format, as a rollback across a format change finds it.
     Files.writeString(
         state.resolve("FORMAT"), "{\"format\": 99, \"written_by\": \"9.9.9-newer\"}\n");
-    Process refused = serve(tmp.resolve("refused.log"), data);
+    Process refused =
+        EvalServiceProcess.start(tmp, tmp.resolve("refused.log"), data, tmp.resolve("models"));
     assertThat(refused.waitFor(60, TimeUnit.SECONDS)).as("the service exits").isTrue();
     String refusal = Files.readString(tmp.resolve("refused.log"));
     assertThat(refused.exitValue()).as(refusal).isNotZero();
@@ -84,9 +79,10 @@ class EvalBackupRestoreIT {
     deleteTree(results);
     copyTree(backup.resolve("state"), state);
     copyTree(backup.resolve("results"), results);
-    Process restored = serve(tmp.resolve("restored.log"), data);
+    Process restored =
+        EvalServiceProcess.start(tmp, tmp.resolve("restored.log"), data, tmp.resolve("models"));
     try {
-      String endpoint = endpoint(restored, tmp.resolve("restored.log"));
+      String endpoint = EvalServiceProcess.endpoint(restored, tmp.resolve("restored.log"));
       CliRunner list = CliRunner.run("job", "list", "--endpoint", endpoint);
       assertThat(list.exitCode()).as(list.err()).isZero();
       assertThat(list.out()).contains(id).contains("succeeded");
@@ -102,44 +98,6 @@ class EvalBackupRestoreIT {
     } finally {
       stop(restored);
     }
-  }
-
-  private Process serve(Path log, Path data) throws IOException {
-    List<String> command = new ArrayList<>(KilledChildJvm.command(TenbinCli.class.getName(), tmp));
-    command.addAll(
-        List.of(
-            "serve",
-            "eval",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--state-dir",
-            tmp.resolve("state").toString(),
-            "--results-root",
-            tmp.resolve("results").toString(),
-            "--data-root",
-            data.toString(),
-            "--models-dir",
-            tmp.resolve("models").toString(),
-            "--cache-dir",
-            tmp.resolve("cache").toString()));
-    return new ProcessBuilder(command)
-        .redirectErrorStream(true)
-        .redirectOutput(log.toFile())
-        .start();
-  }
-
-  private static String endpoint(Process service, Path log) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (System.nanoTime() < deadline && service.isAlive()) {
-      Matcher matcher = LISTENING.matcher(Files.readString(log));
-      if (matcher.find()) {
-        return "127.0.0.1:" + matcher.group(1);
-      }
-      Thread.sleep(20);
-    }
-    throw new AssertionError("the eval service did not start:\n" + Files.readString(log));
   }
 
   /** SIGTERM, as a scale-down sends, and the service's own drain. */

@@ -28,8 +28,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -40,9 +38,6 @@ import org.junit.jupiter.api.io.TempDir;
  * none computed twice.
  */
 class EvalServiceRestartIT {
-  private static final Pattern LISTENING =
-      Pattern.compile("eval-service listening on [^:]+:(\\d+)");
-
   @TempDir Path tmp;
 
   /**
@@ -172,44 +167,6 @@ class EvalServiceRestartIT {
     };
   }
 
-  private Process serve(Path log, Path data, Path models) throws Exception {
-    List<String> command = new ArrayList<>(KilledChildJvm.command(TenbinCli.class.getName(), tmp));
-    command.addAll(
-        List.of(
-            "serve",
-            "eval",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--state-dir",
-            tmp.resolve("state").toString(),
-            "--results-root",
-            tmp.resolve("results").toString(),
-            "--data-root",
-            data.toString(),
-            "--models-dir",
-            models.toString(),
-            "--cache-dir",
-            tmp.resolve("cache").toString()));
-    return new ProcessBuilder(command)
-        .redirectErrorStream(true)
-        .redirectOutput(log.toFile())
-        .start();
-  }
-
-  private static String endpoint(Process service, Path log) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (System.nanoTime() < deadline && service.isAlive()) {
-      Matcher matcher = LISTENING.matcher(Files.readString(log));
-      if (matcher.find()) {
-        return "127.0.0.1:" + matcher.group(1);
-      }
-      Thread.sleep(20);
-    }
-    throw new AssertionError("the eval service did not start:\n" + Files.readString(log));
-  }
-
   @Test
   void aServiceKilledWithSigkillMidJobResumesTheJobAtItsNextStartWithNoCellLostOrComputedTwice()
       throws Exception {
@@ -230,7 +187,7 @@ class EvalServiceRestartIT {
 
     Files.createDirectories(tmp.resolve("results"));
     Path out = tmp.resolve("results").toRealPath().resolve("job");
-    Process first = serve(tmp.resolve("first.log"), data, models);
+    Process first = EvalServiceProcess.start(tmp, tmp.resolve("first.log"), data, models);
     String id;
     try {
       CliRunner submit =
@@ -241,7 +198,7 @@ class EvalServiceRestartIT {
               "--out",
               "job",
               "--endpoint",
-              endpoint(first, tmp.resolve("first.log")));
+              EvalServiceProcess.endpoint(first, tmp.resolve("first.log")));
       assertThat(submit.exitCode()).as(submit.err()).isZero();
       id = submit.out().strip();
       Path events = out.resolve("events.jsonl");
@@ -263,9 +220,9 @@ class EvalServiceRestartIT {
         .contains("job " + id + " submitted")
         .contains("job " + id + " started");
 
-    Process second = serve(tmp.resolve("second.log"), data, models);
+    Process second = EvalServiceProcess.start(tmp, tmp.resolve("second.log"), data, models);
     try {
-      String endpoint = endpoint(second, tmp.resolve("second.log"));
+      String endpoint = EvalServiceProcess.endpoint(second, tmp.resolve("second.log"));
       ManagedChannel channel = NettyChannelBuilder.forTarget(endpoint).usePlaintext().build();
       Job job;
       try {
