@@ -9,9 +9,10 @@ import java.util.NoSuchElementException;
  * A walk over a collection's committed documents in id order (Java's string order, the vector
  * searchers' tie order), each as ingest takes it: id, title, text and every vector the collection
  * stores, read from the stores ({@link IndexCollection#documentsInIdOrder()}). It covers the
- * documents committed when it was opened; later batches are not in it. Only the ordinals are held
- * (4 bytes a document): titles, texts and vectors are read a few documents at a time, so a walk
- * over any collection takes little memory. One walk is read by one thread.
+ * documents committed when it was opened; later batches are not in it. Opening it sorts the ids
+ * once (as the vector searchers' tie order does); the walk then holds only the ordinals (4 bytes a
+ * document): titles, texts and vectors are read from the stores a few documents at a time, never
+ * the whole collection. One walk is read by one thread.
  */
 public final class DocumentCursor {
   /** Documents whose stored fields are read from the BM25 index in one go. */

@@ -263,7 +263,7 @@ public final class ReplicaRepair {
   }
 
   private long copyWithin(String peer, String target, Deadline deadline) {
-    /** Acknowledgements, then the stream's end: an IngestResponse, a Throwable, or END. */
+    // Acknowledgements (IngestResponse), then the stream's end: a Throwable, or `end`.
     LinkedBlockingQueue<Object> answers = new LinkedBlockingQueue<>();
     Object end = new Object();
     ClientCallStreamObserver<IngestRequest> batches =
