@@ -95,6 +95,16 @@ final class DocumentIds {
 
   /** ordinal → position of its id in ascending id order (Java's string order: the tie policy). */
   int[] idOrder() {
+    int[] ordinals = ordinalsInIdOrder();
+    int[] order = new int[size];
+    for (int position = 0; position < size; position++) {
+      order[ordinals[position]] = position;
+    }
+    return order;
+  }
+
+  /** The ordinals sorted by ascending id (Java's string order, as {@link #idOrder()}). */
+  int[] ordinalsInIdOrder() {
     Integer[] ordinals = new Integer[size];
     String[] ids = new String[size];
     for (int i = 0; i < size; i++) {
@@ -102,11 +112,11 @@ final class DocumentIds {
       ids[i] = id(i);
     }
     Arrays.sort(ordinals, (a, b) -> ids[a].compareTo(ids[b]));
-    int[] order = new int[size];
+    int[] sorted = new int[size];
     for (int position = 0; position < size; position++) {
-      order[ordinals[position]] = position;
+      sorted[position] = ordinals[position];
     }
-    return order;
+    return sorted;
   }
 
   private void rehash(int capacity) {

@@ -137,14 +137,7 @@ public final class IndexCollection implements Closeable {
    */
   public void documents(List<String> ids, String field, Consumer<LexicalDocument> sink) {
     requireServing();
-    if (!storesText()) {
-      throw new PreconditionException(
-          "collection",
-          "collection "
-              + spec.name()
-              + " was created before the index service stored documents' text: it holds only ids"
-              + " and digests; re-ingest its documents into a new collection to fetch their text");
-    }
+    requireText("fetch their text");
     int[] ordinals = new int[ids.size()];
     synchronized (this) {
       for (int i = 0; i < ordinals.length; i++) {
@@ -158,6 +151,47 @@ public final class IndexCollection implements Closeable {
       }
     }
     stores.lexical.documents(ordinals, sink);
+  }
+
+  /**
+   * A walk over the committed documents in id order, each with its title, text and vectors as
+   * ingest takes them: the documents committed now (a batch committed later is not in it), read
+   * from the stores as the walk goes.
+   *
+   * @throws PreconditionException naming {@code collection} when the collection stores no text or
+   *     stopped serving
+   */
+  public DocumentCursor documentsInIdOrder() {
+    requireServing();
+    requireText("export them");
+    int[] ordinals;
+    synchronized (this) {
+      ordinals = ids.ordinalsInIdOrder();
+    }
+    return new DocumentCursor(stores, ordinals, this::requireServing);
+  }
+
+  /**
+   * The digest of the collection's content ({@link CollectionDigest}): every committed document's
+   * id and stored content in id order, read from the stores one document at a time.
+   *
+   * @throws PreconditionException naming {@code collection} when the collection stores no text or
+   *     stopped serving
+   */
+  public CollectionDigest digest() {
+    return CollectionDigest.of(documentsInIdOrder());
+  }
+
+  private void requireText(String toDo) {
+    if (!storesText()) {
+      throw new PreconditionException(
+          "collection",
+          "collection "
+              + spec.name()
+              + " was created before the index service stored documents' text: it holds only ids"
+              + " and digests; re-ingest its documents into a new collection to "
+              + toDo);
+    }
   }
 
   /** Bytes the collection's files take on disk, or -1 when they cannot be measured. */

@@ -5,8 +5,10 @@ import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.core.SafeText;
 import dev.tenbin.index.collection.CollectionCatalog;
+import dev.tenbin.index.collection.CollectionDigest;
 import dev.tenbin.index.collection.CollectionSpec;
 import dev.tenbin.index.collection.CollectionStats;
+import dev.tenbin.index.collection.DocumentCursor;
 import dev.tenbin.index.collection.IndexCollection;
 import dev.tenbin.index.config.IndexServiceConfig;
 import dev.tenbin.index.fusion.RankFusion;
@@ -24,8 +26,12 @@ import dev.tenbin.proto.index.v1.DescribeCollectionRequest;
 import dev.tenbin.proto.index.v1.DescribeCollectionResponse;
 import dev.tenbin.proto.index.v1.DropCollectionRequest;
 import dev.tenbin.proto.index.v1.DropCollectionResponse;
+import dev.tenbin.proto.index.v1.ExportDocumentsRequest;
+import dev.tenbin.proto.index.v1.ExportDocumentsResponse;
 import dev.tenbin.proto.index.v1.FuseRequest;
 import dev.tenbin.proto.index.v1.FuseResponse;
+import dev.tenbin.proto.index.v1.GetCollectionDigestRequest;
+import dev.tenbin.proto.index.v1.GetCollectionDigestResponse;
 import dev.tenbin.proto.index.v1.GetDocumentsRequest;
 import dev.tenbin.proto.index.v1.GetDocumentsResponse;
 import dev.tenbin.proto.index.v1.IndexServiceGrpc;
@@ -46,7 +52,9 @@ import dev.tenbin.proto.index.v1.SearchStreamRequest;
 import dev.tenbin.proto.index.v1.SearchStreamResponse;
 import dev.tenbin.proto.index.v1.StoredDocument;
 import dev.tenbin.rpc.Paging;
+import dev.tenbin.rpc.ResponseSequence;
 import io.grpc.Context;
+import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.util.ArrayList;
 import java.util.List;
@@ -311,6 +319,44 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
         });
     responses.onNext(response.build());
     responses.onCompleted();
+  }
+
+  /** The digest of a collection's content, computed from its stores on each call. */
+  @Override
+  public void getCollectionDigest(
+      GetCollectionDigestRequest request, StreamObserver<GetCollectionDigestResponse> responses) {
+    CollectionDigest digest = named(request.getCollection()).digest();
+    responses.onNext(
+        GetCollectionDigestResponse.newBuilder()
+            .setDigest(digest.hex())
+            .setDocumentCount(digest.documents())
+            .build());
+    responses.onCompleted();
+  }
+
+  /**
+   * A collection's documents in id order, one page made each time the client can take one ({@link
+   * ResponseSequence}); see {@link DocumentPages}.
+   */
+  @Override
+  public void exportDocuments(
+      ExportDocumentsRequest request, StreamObserver<ExportDocumentsResponse> responses) {
+    int pageSize = DocumentPages.pageSize(request.getPageSize());
+    DocumentCursor cursor = named(request.getCollection()).documentsInIdOrder();
+    ResponseSequence.send(
+        (ServerCallStreamObserver<ExportDocumentsResponse>) responses,
+        new DocumentPages(cursor, pageSize));
+  }
+
+  /**
+   * The collection a request names in {@code collection}: INVALID_ARGUMENT naming it when empty,
+   * else as {@link CollectionCatalog#get}.
+   */
+  private IndexCollection named(String collection) {
+    if (collection.isEmpty()) {
+      throw new InvalidInputException("collection", "collection is required: a collection's name");
+    }
+    return catalog.get(collection, "collection");
   }
 
   private static List<Ranking> rankings(SearchResult result, List<Query> queries) {

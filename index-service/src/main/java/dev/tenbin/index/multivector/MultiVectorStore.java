@@ -170,6 +170,11 @@ public final class MultiVectorStore implements Closeable {
     return docs.size();
   }
 
+  /** Committed token vectors of document {@code ordinal}. */
+  public synchronized TokenVectors get(int ordinal) {
+    return docs.get(ordinal);
+  }
+
   public synchronized List<TokenVectors> snapshot() {
     return List.copyOf(docs);
   }

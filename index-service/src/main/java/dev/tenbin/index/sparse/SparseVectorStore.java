@@ -246,6 +246,11 @@ public final class SparseVectorStore implements Closeable {
     return docs.size();
   }
 
+  /** Committed vector {@code ordinal}. */
+  public synchronized SparseDoc get(int ordinal) {
+    return docs.get(ordinal);
+  }
+
   public synchronized List<SparseDoc> snapshot() {
     return List.copyOf(docs);
   }

@@ -7,9 +7,6 @@ import dev.tenbin.client.index.IndexClient;
 import dev.tenbin.client.index.ShardedCollection;
 import dev.tenbin.eval.retrieval.IndexSession;
 import dev.tenbin.eval.services.IndexPlacement;
-import dev.tenbin.index.collection.CollectionCatalog;
-import dev.tenbin.index.config.IndexServiceConfig;
-import dev.tenbin.index.server.IndexServer;
 import dev.tenbin.proto.common.v1.DenseVector;
 import dev.tenbin.proto.common.v1.Similarity;
 import dev.tenbin.proto.index.v1.DenseOptions;
@@ -21,26 +18,15 @@ import dev.tenbin.rpc.ClientSecurity;
 import dev.tenbin.rpc.KeyRoutedChannel;
 import dev.tenbin.rpc.ServiceTarget;
 import dev.tenbin.scoring.metrics.ScoredDoc;
-import io.grpc.BindableService;
-import io.grpc.ForwardingServerCallListener;
-import io.grpc.Metadata;
-import io.grpc.Server;
-import io.grpc.ServerCall;
-import io.grpc.ServerCallHandler;
-import io.grpc.ServerInterceptor;
-import io.grpc.ServerInterceptors;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -63,73 +49,14 @@ class ReplicatedCollectionTest {
           "tenbin-index-1.tenbin-index-headless:50052",
           "tenbin-index-2.tenbin-index-headless:50052");
 
-  private final List<Pod> pods = new ArrayList<>();
+  private final List<IndexPod> pods = new ArrayList<>();
   private KeyRoutedChannel channel;
   private IndexClient index;
-
-  /**
-   * A real index server on loopback that can be killed ({@code shutdownNow}: open calls cut, new
-   * connections refused, as when its pod dies), recording the collection of every call it served.
-   */
-  private static final class Pod implements AutoCloseable {
-    final List<String> calls = new CopyOnWriteArrayList<>();
-    final CollectionCatalog catalog;
-    final Server server;
-
-    Pod(Path data) throws IOException {
-      catalog = CollectionCatalog.open(data);
-      NettyServerBuilder builder =
-          NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-              .maxInboundMessageSize(64 * 1024 * 1024);
-      for (BindableService service :
-          IndexServer.services(catalog, IndexServiceConfig.embedded(data))) {
-        builder.addService(ServerInterceptors.intercept(service.bindService(), new Recording()));
-      }
-      server = builder.build().start();
-    }
-
-    void kill() {
-      server.shutdownNow();
-    }
-
-    /** How many calls of {@code method} this pod served about {@code collection}. */
-    long served(String method, String collection) {
-      return calls.stream().filter(call -> call.equals(method + " " + collection)).count();
-    }
-
-    @Override
-    public void close() throws Exception {
-      server.shutdownNow();
-      server.awaitTermination(10, TimeUnit.SECONDS);
-      catalog.close();
-    }
-
-    private final class Recording implements ServerInterceptor {
-      @Override
-      public <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(
-          ServerCall<ReqT, RespT> call, Metadata headers, ServerCallHandler<ReqT, RespT> next) {
-        String method = call.getMethodDescriptor().getBareMethodName();
-        return new ForwardingServerCallListener.SimpleForwardingServerCallListener<>(
-            next.startCall(call, headers)) {
-          private boolean first = true;
-
-          @Override
-          public void onMessage(ReqT message) {
-            if (first) {
-              calls.add(method + " " + IndexPlacement.collectionOf(message));
-              first = false;
-            }
-            super.onMessage(message);
-          }
-        };
-      }
-    }
-  }
 
   @BeforeEach
   void startThreePods() throws IOException {
     for (int i = 0; i < POD_NAMES.size(); i++) {
-      pods.add(new Pod(tmp.resolve("pod-" + i)));
+      pods.add(new IndexPod(tmp.resolve("pod-" + i)));
     }
     channel =
         IndexPlacement.open(
@@ -137,8 +64,7 @@ class ReplicatedCollectionTest {
             pod ->
                 ClientChannels.open(
                     ServiceTarget.parse(
-                        "--index-pods",
-                        "127.0.0.1:" + pods.get(POD_NAMES.indexOf(pod)).server.getPort()),
+                        "--index-pods", "127.0.0.1:" + pods.get(POD_NAMES.indexOf(pod)).port()),
                     ClientSecurity.plaintext(),
                     64 * 1024 * 1024));
     index = IndexClient.of(channel);
@@ -148,20 +74,20 @@ class ReplicatedCollectionTest {
   void stop() throws Exception {
     channel.shutdownNow();
     channel.awaitTermination(10, TimeUnit.SECONDS);
-    for (Pod pod : pods) {
+    for (IndexPod pod : pods) {
       pod.close();
     }
   }
 
   /** The pod holding a copy (an index collection) by placement. */
-  private Pod podOf(String copy) {
+  private IndexPod podOf(String copy) {
     ShardedCollection.Copy parts = ShardedCollection.Copy.of(copy);
     return pods.get(
         POD_NAMES.indexOf(channel.placement().nodeOf(parts.collection(), parts.rank())));
   }
 
   /** The pod of rank {@code rank} in the ranking of the session's collection. */
-  private Pod podAtRank(IndexSession session, int rank) {
+  private IndexPod podAtRank(IndexSession session, int rank) {
     return pods.get(POD_NAMES.indexOf(channel.placement().nodeOf(session.name(), rank)));
   }
 
@@ -257,13 +183,13 @@ class ReplicatedCollectionTest {
       assertThat(replicated.ingest(documents)).isEqualTo(documents.size());
       ShardedCollection collection = replicated.collection();
       for (int s = 0; s < 2; s++) {
-        List<Pod> holders = new ArrayList<>();
+        List<IndexPod> holders = new ArrayList<>();
         for (int r = 0; r < 2; r++) {
           String copy = collection.replicaName(s, r);
-          Pod holder = podOf(copy);
+          IndexPod holder = podOf(copy);
           holders.add(holder);
           // Created and filled on the pod placement names, and on no other.
-          for (Pod pod : pods) {
+          for (IndexPod pod : pods) {
             assertThat(pod.served("CreateCollection", copy)).isEqualTo(pod == holder ? 1 : 0);
             assertThat(pod.served("Ingest", copy) > 0).isEqualTo(pod == holder);
           }
@@ -296,7 +222,7 @@ class ReplicatedCollectionTest {
       replicated.ingest(documents);
       // Killed before any search: the pod of rank 1 holds shard 0's replica 1 and shard 1's
       // replica 0 (ranks shard + replica).
-      Pod killed = podAtRank(replicated, 1);
+      IndexPod killed = podAtRank(replicated, 1);
       killed.kill();
       assertThat(dense(replicated, denseQueries())).isEqualTo(one.dense());
       assertThat(bm25(replicated, text.subList(0, 15))).isEqualTo(subMap(one.bm25(), text, 0, 15));
@@ -317,7 +243,7 @@ class ReplicatedCollectionTest {
       replicated.ingest(documents);
       assertThat(bm25(replicated, text.subList(0, 15))).isEqualTo(subMap(one.bm25(), text, 0, 15));
       // Killed between two searches: the next ones go to the other replicas.
-      Pod killed = podAtRank(replicated, 0);
+      IndexPod killed = podAtRank(replicated, 0);
       killed.kill();
       assertThat(bm25(replicated, text.subList(15, 30)))
           .isEqualTo(subMap(one.bm25(), text, 15, 30));
@@ -343,7 +269,7 @@ class ReplicatedCollectionTest {
     List<Document> documents = documents(8_000);
     Reference one = reference(documents);
     try (IndexSession replicated = session(2, 2)) {
-      Pod victim = podAtRank(replicated, 1);
+      IndexPod victim = podAtRank(replicated, 1);
       String copyOnVictim = replicated.collection().replicaName(0, 1);
       Iterator<Document> all = documents.iterator();
       int[] handed = {0};

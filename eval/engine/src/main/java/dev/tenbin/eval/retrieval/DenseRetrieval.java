@@ -268,6 +268,9 @@ public final class DenseRetrieval {
       java.util.Map<Integer, List<Query>> narrowLightQueries = new java.util.HashMap<>();
       for (Similarity similarity : similarities)
         for (DenseVariant variant : variants) {
+          // Between two variants no write runs: a replica lost during the last one is rebuilt from
+          // its peer and readmitted once its digest matches (no call at all while none is lost).
+          session.repairLostReplicas();
           long narrowStart = System.nanoTime();
           List<Query> variantQueries =
               lightAtWidth(queryEncoding, variant, dimension)

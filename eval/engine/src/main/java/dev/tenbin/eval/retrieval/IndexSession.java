@@ -1,6 +1,7 @@
 package dev.tenbin.eval.retrieval;
 
 import dev.tenbin.client.index.IndexClient;
+import dev.tenbin.client.index.ReplicaRepair;
 import dev.tenbin.client.index.ShardedCollection;
 import dev.tenbin.proto.common.v1.Ranking;
 import dev.tenbin.proto.common.v1.ScoredDocument;
@@ -142,6 +143,15 @@ public final class IndexSession implements AutoCloseable {
   /** The collection as its shards and replicas (which replicas are still live). */
   public ShardedCollection collection() {
     return collection;
+  }
+
+  /**
+   * Rebuilds the collection's lost replicas from their live peers and serves each again once its
+   * content digest equals its peer's ({@link ReplicaRepair}); call it between work items, while no
+   * ingest of this session runs. The outcomes, one per lost replica (none when every one is live).
+   */
+  public List<ReplicaRepair.Outcome> repairLostReplicas() {
+    return new ReplicaRepair(index).repairLostReplicas(collection);
   }
 
   /** Sparse rankings with a pruning setting. */

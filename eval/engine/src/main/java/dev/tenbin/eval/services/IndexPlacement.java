@@ -4,6 +4,8 @@ import dev.tenbin.client.index.ShardedCollection;
 import dev.tenbin.proto.index.v1.CreateCollectionRequest;
 import dev.tenbin.proto.index.v1.DescribeCollectionRequest;
 import dev.tenbin.proto.index.v1.DropCollectionRequest;
+import dev.tenbin.proto.index.v1.ExportDocumentsRequest;
+import dev.tenbin.proto.index.v1.GetCollectionDigestRequest;
 import dev.tenbin.proto.index.v1.GetDocumentsRequest;
 import dev.tenbin.proto.index.v1.GetInt8CalibrationRequest;
 import dev.tenbin.proto.index.v1.GetTermStatisticsRequest;
@@ -22,10 +24,10 @@ import java.util.function.Function;
  * Where a collection lives when the index runs as several StatefulSet pods: on one pod, chosen by
  * rendezvous hashing of the collection's name over the pods' stable names ({@link
  * dev.tenbin.rpc.Rendezvous}: SHA-256 of {@code host:port}, a zero byte and the name). Every call
- * about a collection (create, ingest, search, search stream, rescore, describe, drop) goes to that
- * pod; the stateless calls (resolve a language, fuse rankings) go to the pods in turn.
- * ListCollections has no collection and lists one pod's only: nothing in the orchestrator lists
- * collections.
+ * about a collection (create, ingest, search, search stream, rescore, describe, drop, digest,
+ * export) goes to that pod; the stateless calls (resolve a language, fuse rankings) go to the pods
+ * in turn. ListCollections has no collection and lists one pod's only: nothing in the orchestrator
+ * lists collections.
  *
  * <p>The rerank service given the same pods ({@code --index-pods}, same names) sends its
  * GetDocuments calls by the same placement, so candidates given by id are fetched from the pod that
@@ -84,6 +86,8 @@ public final class IndexPlacement {
       case GetDocumentsRequest documents -> documents.getCollection();
       case GetTermStatisticsRequest statistics -> statistics.getCollection();
       case GetInt8CalibrationRequest calibration -> calibration.getCollection();
+      case GetCollectionDigestRequest digest -> digest.getCollection();
+      case ExportDocumentsRequest export -> export.getCollection();
       default -> null;
     };
   }

@@ -7,8 +7,12 @@ import dev.tenbin.proto.index.v1.CreateCollectionRequest;
 import dev.tenbin.proto.index.v1.CreateCollectionResponse;
 import dev.tenbin.proto.index.v1.DescribeCollectionRequest;
 import dev.tenbin.proto.index.v1.DropCollectionRequest;
+import dev.tenbin.proto.index.v1.ExportDocumentsRequest;
+import dev.tenbin.proto.index.v1.ExportDocumentsResponse;
 import dev.tenbin.proto.index.v1.FuseRequest;
 import dev.tenbin.proto.index.v1.FuseResponse;
+import dev.tenbin.proto.index.v1.GetCollectionDigestRequest;
+import dev.tenbin.proto.index.v1.GetCollectionDigestResponse;
 import dev.tenbin.proto.index.v1.GetDocumentsRequest;
 import dev.tenbin.proto.index.v1.GetDocumentsResponse;
 import dev.tenbin.proto.index.v1.IndexServiceGrpc;
@@ -26,6 +30,7 @@ import io.grpc.Deadline;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import java.time.Duration;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -162,6 +167,35 @@ public final class IndexClient {
             .setDense(dense)
             .build();
     return policy.retrying(() -> stub().getInt8Calibration(request));
+  }
+
+  /**
+   * The digest of a collection's content and the documents it covers ({@code GetCollectionDigest};
+   * retried: a read).
+   */
+  public GetCollectionDigestResponse collectionDigest(String collection) {
+    var request = GetCollectionDigestRequest.newBuilder().setCollection(collection).build();
+    return policy.retrying(() -> stub().getCollectionDigest(request));
+  }
+
+  /**
+   * A collection's documents in id order, page by page, as {@code Ingest} takes them ({@code
+   * ExportDocuments}), the call ending at {@code deadline}. Each page is asked for as the iterator
+   * is read (flow control: the service makes no page ahead of the reader). Not retried: a caller
+   * whose export fails starts again. Read it to the end, or run it in a {@link
+   * io.grpc.Context.CancellableContext} cancelled once done, so that the call ends.
+   *
+   * @param pageSize documents per page, 0 for the service's default
+   */
+  public Iterator<ExportDocumentsResponse> exportDocuments(
+      String collection, int pageSize, Deadline deadline) {
+    return IndexServiceGrpc.newBlockingStub(channel)
+        .withDeadline(deadline)
+        .exportDocuments(
+            ExportDocumentsRequest.newBuilder()
+                .setCollection(collection)
+                .setPageSize(pageSize)
+                .build());
   }
 
   /**

@@ -77,11 +77,12 @@ import org.slf4j.LoggerFactory;
  * ingesting go to every replica; a read (search, rescore, statistics, calibration, documents, a
  * description) goes to one live replica of each shard, taken in turn. A replica whose call fails
  * with UNAVAILABLE or DEADLINE_EXCEEDED (its pod gone, draining or hung), or CANCELLED by its
- * server ({@link #losesReplica}), is left out for the rest of this collection's life ({@link
- * #lose}; logged once) and the call is made again on another replica of the shard: a pod that comes
- * back with a partial or stale copy never answers again. Only when every replica of a shard is lost
- * does a call fail, with UNAVAILABLE naming the shard. With one replica nothing is left out and
- * failures pass through as they are.
+ * server ({@link #losesReplica}), is left out ({@link #lose}; logged once) and the call is made
+ * again on another replica of the shard: a pod that comes back with a partial or stale copy does
+ * not answer again until the replica is rebuilt from a live peer and its content digest equals the
+ * peer's ({@link ReplicaRepair}, which then {@link #readmit readmits} it). Only when every replica
+ * of a shard is lost does a call fail, with UNAVAILABLE naming the shard. With one replica nothing
+ * is left out and failures pass through as they are.
  */
 public final class ShardedCollection {
   private static final Logger LOG = LoggerFactory.getLogger(ShardedCollection.class);
@@ -324,8 +325,8 @@ public final class ShardedCollection {
   }
 
   /**
-   * Leaves replica {@code replica} of shard {@code shard} out for the rest of this collection's
-   * life (logged once), because of {@code failure}.
+   * Leaves replica {@code replica} of shard {@code shard} out (logged once), because of {@code
+   * failure}, until it is {@link #readmit readmitted}.
    *
    * @throws StatusRuntimeException UNAVAILABLE naming the shard when it has no replica left
    */
@@ -339,7 +340,7 @@ public final class ShardedCollection {
     }
     if (first) {
       LOG.warn(
-          "leaving out replica {} of {} of shard {} of {} ({}) for the rest of its life: {}",
+          "leaving out replica {} of {} of shard {} of {} ({}) until it is rebuilt: {}",
           replica,
           replicas,
           shard,
@@ -350,6 +351,32 @@ public final class ShardedCollection {
     if (liveReplicas(shard).isEmpty()) {
       throw everyReplicaLost(shard);
     }
+  }
+
+  /**
+   * Serves replica {@code replica} of shard {@code shard} again after it was left out: for {@link
+   * ReplicaRepair} once the replica was rebuilt from a live peer and its content digest equals the
+   * peer's. Logged. Call it only while no write (create, ingest) of this collection runs, so that
+   * the replica misses none.
+   *
+   * @return whether the replica was lost (false: it was live, nothing changed)
+   */
+  public boolean readmit(int shard, int replica) {
+    StatusRuntimeException failure;
+    synchronized (this) {
+      failure = lost[shard][replica];
+      lost[shard][replica] = null;
+    }
+    if (failure != null) {
+      LOG.info(
+          "serving replica {} of {} of shard {} of {} ({}) again",
+          replica,
+          replicas,
+          shard,
+          shards,
+          replicaName(shard, replica));
+    }
+    return failure != null;
   }
 
   /** A failure's code and description, without its cause's stack. */
