@@ -2,20 +2,37 @@ package dev.tenbin.integration.shards;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tenbin.client.index.IndexClient;
 import dev.tenbin.eval.retrieval.MultiVectorRetrieval;
 import dev.tenbin.eval.retrieval.SparseRetrieval;
 import dev.tenbin.eval.retrieval.SparseVariant;
 import dev.tenbin.eval.services.Services;
+import dev.tenbin.index.server.IndexServer;
+import dev.tenbin.proto.index.v1.CreateCollectionRequest;
 import dev.tenbin.scoring.beir.BeirDataset;
 import dev.tenbin.scoring.beir.BeirDatasetReader;
 import dev.tenbin.scoring.metrics.ScoredDoc;
 import dev.tenbin.testing.models.TinyModels;
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientCall;
+import io.grpc.ClientInterceptor;
+import io.grpc.ClientInterceptors;
+import io.grpc.ForwardingClientCall;
+import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
+import io.grpc.inprocess.InProcessChannelBuilder;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -59,9 +76,64 @@ class ShardedFamilyRetrievalTest {
     return BeirDatasetReader.read(dir.getParent());
   }
 
-  private static Map<String, List<ScoredDoc>> sparse(
-      Services services, BeirDataset data, boolean bm25Weights, int shards, int replicas) {
-    return new SparseRetrieval(services.index(), services.encoder())
+  /** The names of the index collections created so far (every shard's every replica). */
+  private final List<String> created = new CopyOnWriteArrayList<>();
+
+  /** An embedded index whose client records every collection it creates. */
+  private IndexClient recordingIndex() {
+    String name = "index-" + UUID.randomUUID();
+    open.add(IndexServer.startInProcess(name, tmp.resolve(name), new SimpleMeterRegistry()));
+    ManagedChannel channel = InProcessChannelBuilder.forName(name).build();
+    open.add(channel::shutdownNow);
+    ClientInterceptor recorder =
+        new ClientInterceptor() {
+          @Override
+          public <Q, A> ClientCall<Q, A> interceptCall(
+              MethodDescriptor<Q, A> method, CallOptions options, Channel next) {
+            return new ForwardingClientCall.SimpleForwardingClientCall<>(
+                next.newCall(method, options)) {
+              @Override
+              public void sendMessage(Q message) {
+                if (message instanceof CreateCollectionRequest create) {
+                  created.add(create.getSpec().getName());
+                }
+                super.sendMessage(message);
+              }
+            };
+          }
+        };
+    return IndexClient.of(ClientInterceptors.intercept(channel, recorder));
+  }
+
+  private final List<AutoCloseable> open = new ArrayList<>();
+
+  @AfterEach
+  void close() throws Exception {
+    for (AutoCloseable resource : open.reversed()) {
+      resource.close();
+    }
+  }
+
+  /** Checks that the last run created the collections of {@code shards} x {@code replicas}. */
+  private void assertCreated(int shards, int replicas) {
+    assertThat(created).hasSize(shards * replicas);
+    String last =
+        shards == 1 && replicas == 1
+            ? ""
+            : (shards > 1 ? ".shard-" + (shards - 1) + "-of-" + shards : "")
+                + (replicas > 1 ? ".replica-" + (replicas - 1) + "-of-" + replicas : "");
+    assertThat(created.getLast()).endsWith(last);
+    created.clear();
+  }
+
+  private Map<String, List<ScoredDoc>> sparse(
+      IndexClient index,
+      Services services,
+      BeirDataset data,
+      boolean bm25Weights,
+      int shards,
+      int replicas) {
+    return new SparseRetrieval(index, services.encoder())
         .withLatencyConcurrency(1)
         .withShards(shards)
         .withReplicas(replicas)
@@ -70,9 +142,9 @@ class ShardedFamilyRetrievalTest {
         .rankings();
   }
 
-  private static Map<String, List<ScoredDoc>> multiVector(
-      Services services, BeirDataset data, int shards, int replicas) {
-    return new MultiVectorRetrieval(services.index(), services.encoder())
+  private Map<String, List<ScoredDoc>> multiVector(
+      IndexClient index, Services services, BeirDataset data, int shards, int replicas) {
+    return new MultiVectorRetrieval(index, services.encoder())
         .withLatencyConcurrency(1)
         .withShards(shards)
         .withReplicas(replicas)
@@ -86,23 +158,28 @@ class ShardedFamilyRetrievalTest {
     TinyModels.sparse(models, "tiny-splade");
     TinyModels.multiVector(models, "tiny-colbert");
     BeirDataset data = dataset();
+    IndexClient index = recordingIndex();
     try (Services services = Services.connect(null, null, models, tmp.resolve("cache"))) {
       for (boolean bm25Weights : new boolean[] {false, true}) {
-        Map<String, List<ScoredDoc>> one = sparse(services, data, bm25Weights, 1, 1);
+        Map<String, List<ScoredDoc>> one = sparse(index, services, data, bm25Weights, 1, 1);
+        assertCreated(1, 1);
         assertThat(one).hasSize(12);
         assertThat(one.values()).anySatisfy(ranking -> assertThat(ranking).hasSizeGreaterThan(5));
         for (int[] layout : LAYOUTS) {
-          assertThat(sparse(services, data, bm25Weights, layout[0], layout[1]))
+          assertThat(sparse(index, services, data, bm25Weights, layout[0], layout[1]))
               .as("sparse, BM25 weights " + bm25Weights + ", " + layout[0] + "x" + layout[1])
               .isEqualTo(one);
+          assertCreated(layout[0], layout[1]);
         }
       }
-      Map<String, List<ScoredDoc>> one = multiVector(services, data, 1, 1);
+      Map<String, List<ScoredDoc>> one = multiVector(index, services, data, 1, 1);
+      assertCreated(1, 1);
       assertThat(one.values()).allSatisfy(ranking -> assertThat(ranking).hasSize(30));
       for (int[] layout : LAYOUTS) {
-        assertThat(multiVector(services, data, layout[0], layout[1]))
+        assertThat(multiVector(index, services, data, layout[0], layout[1]))
             .as("late interaction, " + layout[0] + "x" + layout[1])
             .isEqualTo(one);
+        assertCreated(layout[0], layout[1]);
       }
     }
   }
