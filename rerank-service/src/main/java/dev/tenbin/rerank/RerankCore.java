@@ -1,5 +1,6 @@
 package dev.tenbin.rerank;
 
+import dev.tenbin.client.index.ShardedCollection;
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.core.OrderedShutdown;
@@ -78,6 +79,34 @@ public final class RerankCore implements AutoCloseable, MeterBinder {
    * would refuse.
    */
   public List<Candidate> candidatesById(String collection, List<String> ids) {
+    return candidatesById(collection, 1, 1, ids);
+  }
+
+  /**
+   * {@link #candidatesById(String, List)} of a collection split into {@code shards} shards of
+   * {@code replicas} replicas each (0 or 1: one), each id fetched from its shard ({@code
+   * ShardedCollection}); more than {@value ShardedCollection#MAX_SHARDS} shards or {@value
+   * ShardedCollection#MAX_REPLICAS} replicas is INVALID_ARGUMENT naming {@code
+   * index_documents.shards} or {@code index_documents.replicas}.
+   */
+  public List<Candidate> candidatesById(
+      String collection, int shards, int replicas, List<String> ids) {
+    if (shards < 0 || shards > ShardedCollection.MAX_SHARDS) {
+      throw new InvalidInputException(
+          "index_documents.shards",
+          "a collection has 0 or 1 (one collection) up to "
+              + ShardedCollection.MAX_SHARDS
+              + " shards, got "
+              + shards);
+    }
+    if (replicas < 0 || replicas > ShardedCollection.MAX_REPLICAS) {
+      throw new InvalidInputException(
+          "index_documents.replicas",
+          "a shard has 0 or 1 (one copy) up to "
+              + ShardedCollection.MAX_REPLICAS
+              + " replicas, got "
+              + replicas);
+    }
     if (ids.isEmpty()) {
       throw new InvalidInputException("index_documents.ids", "at least one id is required");
     }
@@ -93,7 +122,8 @@ public final class RerankCore implements AutoCloseable, MeterBinder {
             "index_documents.ids[" + i + "]", "candidate ids must be non-empty and unique");
       }
     }
-    List<Candidate> candidates = indexDocuments.fetch(collection, ids);
+    List<Candidate> candidates =
+        indexDocuments.fetch(collection, Math.max(1, shards), Math.max(1, replicas), ids);
     for (int i = 0; i < candidates.size(); i++) {
       if (candidates.get(i).text().isBlank()) {
         throw new InvalidInputException(

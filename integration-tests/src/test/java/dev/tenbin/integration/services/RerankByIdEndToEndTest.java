@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenbin.client.rerank.RerankClient;
 import dev.tenbin.eval.retrieval.CollectionIngester;
+import dev.tenbin.eval.retrieval.IndexSession;
 import dev.tenbin.eval.services.Services;
 import dev.tenbin.proto.common.v1.ScoredDocument;
 import dev.tenbin.proto.index.v1.CollectionSpec;
@@ -83,6 +84,53 @@ class RerankByIdEndToEndTest {
 
       assertThat(byIds).isEqualTo(byText);
       assertThat(byIds).extracting(ScoredDocument::getScore).doesNotHaveDuplicates();
+    }
+  }
+
+  @Test
+  void candidatesByIdOfAShardedReplicatedCollectionScoreAsThoseOfOneCollection() throws Exception {
+    Path models = tmp.resolve("models");
+    TinyModels.crossEncoder(models, "tiny-ce");
+    String[] words = {"apple", "banana", "cherry", "date", "elder", "fig", "grape"};
+    List<Document> documents = new ArrayList<>();
+    for (int d = 0; d < 60; d++) {
+      documents.add(
+          Document.newBuilder()
+              .setId("doc-" + d)
+              .setTitle(d % 4 == 0 ? "" : words[d % words.length])
+              .setText(words[(d / 3) % words.length] + " " + words[(d * 5) % words.length])
+              .build());
+    }
+    try (Services services = Services.connect(null, null, models, tmp.resolve("cache"));
+        IndexSession one = new IndexSession(services.index(), "en", 0, 0, 0, null, 1, 1);
+        IndexSession threeShards = new IndexSession(services.index(), "en", 0, 0, 0, null, 3, 1);
+        IndexSession twoOfTwo = new IndexSession(services.index(), "en", 0, 0, 0, null, 2, 2)) {
+      RerankClient rerank = services.reranker().withDeadline(Duration.ofSeconds(60));
+      List<List<ScoredDocument>> answers = new ArrayList<>();
+      for (IndexSession session : List.of(one, threeShards, twoOfTwo)) {
+        assertThat(session.ingest(documents)).isEqualTo(60);
+        IndexDocuments.Builder byId =
+            IndexDocuments.newBuilder()
+                .setCollection(session.name())
+                .setShards(session.shards())
+                .setReplicas(session.replicas());
+        // Every third document, in reverse: candidates of every shard.
+        for (int d = documents.size() - 1; d >= 0; d -= 3) {
+          byId.addIds(documents.get(d).getId());
+        }
+        answers.add(
+            rerank
+                .rerank(
+                    RerankRequest.newBuilder()
+                        .setModelId("tiny-ce")
+                        .setQuery("apple fig")
+                        .setIndexDocuments(byId)
+                        .build())
+                .getDocumentsList());
+      }
+      assertThat(answers.getFirst()).hasSize(20);
+      assertThat(answers.get(1)).as("3 shards").isEqualTo(answers.getFirst());
+      assertThat(answers.get(2)).as("2 shards of 2 replicas").isEqualTo(answers.getFirst());
     }
   }
 }

@@ -1,6 +1,7 @@
 package dev.tenbin.rerank.documents;
 
 import dev.tenbin.client.index.IndexClient;
+import dev.tenbin.client.index.ShardedCollection;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.core.NotFoundException;
 import dev.tenbin.core.PreconditionException;
@@ -86,17 +87,28 @@ public final class IndexDocuments implements CandidateTexts {
    */
   @Override
   public List<RerankCore.Candidate> fetch(String collection, List<String> ids) {
+    return fetch(collection, 1, 1, ids);
+  }
+
+  /**
+   * The candidates of {@code ids} in {@code collection} split into {@code shards} shards of {@code
+   * replicas} replicas ({@link ShardedCollection}): each id fetched from its shard, from one live
+   * replica of it, in the order of {@code ids}.
+   */
+  @Override
+  public List<RerankCore.Candidate> fetch(
+      String collection, int shards, int replicas, List<String> ids) {
     IndexClient index = this.index.get().withDeadline(Duration.ofSeconds(DEADLINE_SECONDS));
+    ShardedCollection sharded = new ShardedCollection(index, collection, shards, replicas);
     List<RerankCore.Candidate> candidates = new ArrayList<>(ids.size());
     for (int from = 0; from < ids.size(); from += IDS_PER_CALL) {
-      fetch(index, collection, ids, from, Math.min(ids.size(), from + IDS_PER_CALL), candidates);
+      fetch(sharded, ids, from, Math.min(ids.size(), from + IDS_PER_CALL), candidates);
     }
     return candidates;
   }
 
   private static void fetch(
-      IndexClient index,
-      String collection,
+      ShardedCollection collection,
       List<String> ids,
       int from,
       int to,
@@ -104,10 +116,10 @@ public final class IndexDocuments implements CandidateTexts {
     List<StoredDocument> documents;
     try {
       documents =
-          index
+          collection
               .getDocuments(
                   GetDocumentsRequest.newBuilder()
-                      .setCollection(collection)
+                      .setCollection(collection.name())
                       .addAllIds(ids.subList(from, to))
                       .build())
               .getDocumentsList();
@@ -117,8 +129,8 @@ public final class IndexDocuments implements CandidateTexts {
           && "ids".equals(field)
           && to - from > 1) {
         int middle = (from + to) >>> 1;
-        fetch(index, collection, ids, from, middle, into);
-        fetch(index, collection, ids, middle, to, into);
+        fetch(collection, ids, from, middle, into);
+        fetch(collection, ids, middle, to, into);
         return;
       }
       throw asOwnFailure(e, field, from);

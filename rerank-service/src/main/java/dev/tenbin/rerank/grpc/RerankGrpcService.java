@@ -54,6 +54,8 @@ public final class RerankGrpcService extends RerankServiceGrpc.RerankServiceImpl
       candidates =
           core.candidatesById(
               request.getIndexDocuments().getCollection(),
+              request.getIndexDocuments().getShards(),
+              request.getIndexDocuments().getReplicas(),
               request.getIndexDocuments().getIdsList());
     } else {
       candidates = new ArrayList<>(request.getCandidatesCount());

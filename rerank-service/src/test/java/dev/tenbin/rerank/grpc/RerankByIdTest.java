@@ -3,6 +3,7 @@ package dev.tenbin.rerank.grpc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tenbin.client.index.ShardedCollection;
 import dev.tenbin.model.ModelPolicy;
 import dev.tenbin.model.hub.HubDownloader;
 import dev.tenbin.model.onnx.OnnxModel;
@@ -72,6 +73,7 @@ class RerankByIdTest {
   private static final class FakeIndex extends IndexServiceGrpc.IndexServiceImplBase {
     volatile int maxIdsPerCall = Integer.MAX_VALUE;
     final List<Integer> calls = new CopyOnWriteArrayList<>();
+    final List<String> collections = new CopyOnWriteArrayList<>();
     final Map<String, String[]> documents = new java.util.concurrent.ConcurrentHashMap<>();
 
     FakeIndex() {
@@ -92,11 +94,14 @@ class RerankByIdTest {
                 "collection"));
         return;
       }
-      if (!request.getCollection().equals("corpus")) {
+      // A copy of a shard of "corpus" holds the documents whose ids hash to that shard.
+      ShardedCollection.Copy copy = ShardedCollection.Copy.of(request.getCollection());
+      if (!copy.collection().equals("corpus")) {
         responses.onError(
             StatusMapper.withField(com.google.rpc.Code.NOT_FOUND, "no collection", "collection"));
         return;
       }
+      collections.add(request.getCollection());
       if (request.getIdsCount() > maxIdsPerCall) {
         responses.onError(
             StatusMapper.withField(
@@ -106,7 +111,8 @@ class RerankByIdTest {
       GetDocumentsResponse.Builder response = GetDocumentsResponse.newBuilder();
       for (int i = 0; i < request.getIdsCount(); i++) {
         String[] doc = documents.get(request.getIds(i));
-        if (doc == null) {
+        if (doc == null
+            || ShardedCollection.shardOf(request.getIds(i), copy.shards()) != copy.shard()) {
           responses.onError(
               StatusMapper.withField(
                   com.google.rpc.Code.NOT_FOUND, "no document", "ids[" + i + "]"));
@@ -230,6 +236,57 @@ class RerankByIdTest {
                 .rerank(byId("corpus", "d3", "d1", "d0", "d2").toBuilder().setTopK(2).build())
                 .getDocumentsList())
         .isEqualTo(byText.getDocumentsList().subList(0, 2));
+  }
+
+  /** {@code request} for the collection split into {@code shards} shards of {@code replicas}. */
+  private static RerankRequest sharded(RerankRequest request, int shards, int replicas) {
+    return request.toBuilder()
+        .setIndexDocuments(
+            request.getIndexDocuments().toBuilder().setShards(shards).setReplicas(replicas))
+        .build();
+  }
+
+  @Test
+  void candidatesByIdOfAShardedCollectionScoreAsThoseOfOneCollection() throws Exception {
+    var rerank = withIndex();
+    RerankRequest request = byId("corpus", "d3", "d1", "d0", "d2");
+    RerankResponse one = rerank.rerank(request);
+    assertThat(fakeIndex.collections).containsOnly("corpus");
+    fakeIndex.collections.clear();
+
+    RerankResponse threeShards = rerank.rerank(sharded(request, 3, 1));
+    RerankResponse twoOfTwo = rerank.rerank(sharded(request, 2, 2));
+
+    assertThat(threeShards.getDocumentsList()).isEqualTo(one.getDocumentsList());
+    assertThat(twoOfTwo.getDocumentsList()).isEqualTo(one.getDocumentsList());
+    // Each id was asked of its own shard (the fake refuses an id on another shard).
+    assertThat(fakeIndex.collections)
+        .allMatch(name -> name.startsWith("corpus.shard-"))
+        .anyMatch(name -> name.endsWith("-of-3"))
+        .anyMatch(name -> name.contains("-of-2.replica-"));
+  }
+
+  @Test
+  void aShardedCollectionsRefusalsNameTheRequestsFields() throws Exception {
+    var rerank = withIndex();
+
+    // The unknown id is the fourth of the request, whichever shard refuses it.
+    assertRefused(
+        () -> rerank.rerank(sharded(byId("corpus", "d0", "d1", "d2", "missing"), 3, 2)),
+        Status.Code.NOT_FOUND,
+        "index_documents.ids[3]");
+    assertRefused(
+        () -> rerank.rerank(sharded(byId("corpus", "d0"), 65, 1)),
+        Status.Code.INVALID_ARGUMENT,
+        "index_documents.shards");
+    assertRefused(
+        () -> rerank.rerank(sharded(byId("corpus", "d0"), 2, 9)),
+        Status.Code.INVALID_ARGUMENT,
+        "index_documents.replicas");
+    assertRefused(
+        () -> rerank.rerank(sharded(byId("corpus", "d0"), -1, 1)),
+        Status.Code.INVALID_ARGUMENT,
+        "index_documents.shards");
   }
 
   @Test

@@ -36,37 +36,60 @@ public final class CandidateSetBuilder {
   private final EncoderClient encoder;
   private final EncodeProgress progress;
   private final EmbeddingCache embeddingCache;
+  private final int shards;
+  private final int replicas;
 
   public CandidateSetBuilder(IndexClient index, EncoderClient encoder, PrintWriter progress) {
     this(index, encoder, EncodeProgress.printingTo(progress));
   }
 
   public CandidateSetBuilder(IndexClient index, EncoderClient encoder, EncodeProgress progress) {
-    this(index, encoder, progress, null);
+    this(index, encoder, progress, null, 1, 1);
   }
 
   private CandidateSetBuilder(
       IndexClient index,
       EncoderClient encoder,
       EncodeProgress progress,
-      EmbeddingCache embeddingCache) {
+      EmbeddingCache embeddingCache,
+      int shards,
+      int replicas) {
     this.index = index;
     this.encoder = encoder;
     this.progress = progress;
     this.embeddingCache = embeddingCache;
+    this.shards = shards;
+    this.replicas = replicas;
   }
 
   /** The same builder encoding the dense half through {@code cache}. */
   public CandidateSetBuilder withEmbeddingCache(EmbeddingCache cache) {
-    return new CandidateSetBuilder(index, encoder, progress, cache);
+    return new CandidateSetBuilder(index, encoder, progress, cache, shards, replicas);
+  }
+
+  /**
+   * The same builder retrieving over collections of {@code shards} shards, each kept as {@code
+   * replicas} replicas: the BM25 and exact dense rankings, and so the sets, are the ones one
+   * collection gives.
+   */
+  public CandidateSetBuilder withShards(int shards, int replicas) {
+    return new CandidateSetBuilder(index, encoder, progress, embeddingCache, shards, replicas);
   }
 
   /** The hybrid and the BM25-only sets. */
   public List<CandidateSet> build(BeirDataset dataset, String language, String denseModel) {
     Map<String, List<ScoredDoc>> bm25 =
-        new Bm25Retrieval(index).withoutLatencyProbe().run(dataset, language, DEPTH).rankings();
+        new Bm25Retrieval(index)
+            .withoutLatencyProbe()
+            .withShards(shards)
+            .withReplicas(replicas)
+            .run(dataset, language, DEPTH)
+            .rankings();
     DenseRetrieval denseRetrieval =
-        new DenseRetrieval(index, encoder, progress).withoutLatencyProbe();
+        new DenseRetrieval(index, encoder, progress)
+            .withoutLatencyProbe()
+            .withShards(shards)
+            .withReplicas(replicas);
     if (embeddingCache != null) {
       denseRetrieval = denseRetrieval.withEmbeddingCache(embeddingCache);
     }

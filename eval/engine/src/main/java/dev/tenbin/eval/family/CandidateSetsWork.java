@@ -34,7 +34,8 @@ final class CandidateSetsWork implements WorkFamily {
             .hooks()
             .candidates(
                 new CandidateSetBuilder(
-                    runner.services().index(), runner.services().encoder(), runner.progress()))
+                        runner.services().index(), runner.services().encoder(), runner.progress())
+                    .withShards(runner.settings().shards(), runner.settings().replicas()))
             .build(work.task().data(), work.task().language(), work.model());
     List<String> kinds = runner.settings().candidateSets();
     for (int i = 0; i < kinds.size(); i++) {

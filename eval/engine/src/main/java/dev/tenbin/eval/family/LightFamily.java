@@ -184,7 +184,9 @@ final class LightFamily implements RetrievalFamily {
             .hooks()
             .sparse(
                 new SparseRetrieval(runner.services().index(), runner.services().encoder())
-                    .withLatencyConcurrency(runner.settings().latencyConcurrency()))
+                    .withLatencyConcurrency(runner.settings().latencyConcurrency())
+                    .withShards(runner.settings().shards())
+                    .withReplicas(runner.settings().replicas()))
             .run(data, model, true, topK, List.of(SparseVariant.BASE))
             .get(SparseVariant.BASE.name());
     long start = System.nanoTime();

@@ -62,7 +62,9 @@ final class MultiVectorFamily implements RetrievalFamily {
             .hooks()
             .multiVector(
                 new MultiVectorRetrieval(runner.services().index(), runner.services().encoder())
-                    .withLatencyConcurrency(runner.settings().latencyConcurrency()))
+                    .withLatencyConcurrency(runner.settings().latencyConcurrency())
+                    .withShards(runner.settings().shards())
+                    .withReplicas(runner.settings().replicas()))
             .run(work.task().data(), work.model(), runner.settings().topK());
     return Map.of(
         work.cells().getFirst().fingerprint(),

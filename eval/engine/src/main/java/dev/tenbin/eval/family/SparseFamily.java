@@ -107,7 +107,9 @@ final class SparseFamily implements RetrievalFamily {
             .hooks()
             .sparse(
                 new SparseRetrieval(runner.services().index(), runner.services().encoder())
-                    .withLatencyConcurrency(runner.settings().latencyConcurrency()))
+                    .withLatencyConcurrency(runner.settings().latencyConcurrency())
+                    .withShards(runner.settings().shards())
+                    .withReplicas(runner.settings().replicas()))
             .run(work.task().data(), work.model(), bm25Weights, runner.settings().topK(), variants);
     Map<String, CellResult> runs = new LinkedHashMap<>();
     for (PlannedCell cell : work.cells()) {

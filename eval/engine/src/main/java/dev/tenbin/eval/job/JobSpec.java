@@ -114,7 +114,7 @@ public record JobSpec(
     int replicas) {
 
   /** The most shards a collection of a job may be split into. */
-  public static final int MAX_SHARDS = 64;
+  public static final int MAX_SHARDS = dev.tenbin.client.index.ShardedCollection.MAX_SHARDS;
 
   /** The most replicas a shard of a job may have. */
   public static final int MAX_REPLICAS = dev.tenbin.client.index.ShardedCollection.MAX_REPLICAS;

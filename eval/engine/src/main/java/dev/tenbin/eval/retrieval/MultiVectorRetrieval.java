@@ -24,27 +24,51 @@ public final class MultiVectorRetrieval {
   private final EncoderClient encoder;
   private final CachedEncoder cached;
   private final int latencyConcurrency;
+  private final int shards;
+  private final int replicas;
 
   public MultiVectorRetrieval(IndexClient index, EncoderClient encoder) {
-    this(index, encoder, null, LatencyProbe.CONCURRENCY);
+    this(index, encoder, null, LatencyProbe.CONCURRENCY, 1, 1);
   }
 
   private MultiVectorRetrieval(
-      IndexClient index, EncoderClient encoder, CachedEncoder cached, int latencyConcurrency) {
+      IndexClient index,
+      EncoderClient encoder,
+      CachedEncoder cached,
+      int latencyConcurrency,
+      int shards,
+      int replicas) {
     this.index = index;
     this.encoder = encoder;
     this.cached = cached;
     this.latencyConcurrency = latencyConcurrency;
+    this.shards = shards;
+    this.replicas = replicas;
   }
 
   /** The same retrieval probing latency with {@code value} queries in flight as well. */
   public MultiVectorRetrieval withLatencyConcurrency(int value) {
-    return new MultiVectorRetrieval(index, encoder, cached, value);
+    return new MultiVectorRetrieval(index, encoder, cached, value, shards, replicas);
+  }
+
+  /**
+   * The same retrieval over a collection of {@code value} shards: MaxSim scores every document from
+   * its own token vectors, so the merged rankings are one collection's, score for score and tie for
+   * tie ({@link dev.tenbin.client.index.ShardedCollection}).
+   */
+  public MultiVectorRetrieval withShards(int value) {
+    return new MultiVectorRetrieval(index, encoder, cached, latencyConcurrency, value, replicas);
+  }
+
+  /** The same retrieval with each shard kept as {@code value} replicas (the same rankings). */
+  public MultiVectorRetrieval withReplicas(int value) {
+    return new MultiVectorRetrieval(index, encoder, cached, latencyConcurrency, shards, value);
   }
 
   /** The same retrieval encoding documents and queries through {@code cache}. */
   public MultiVectorRetrieval withEmbeddingCache(EmbeddingCache cache) {
-    return new MultiVectorRetrieval(index, encoder, cache.cached(encoder), latencyConcurrency);
+    return new MultiVectorRetrieval(
+        index, encoder, cache.cached(encoder), latencyConcurrency, shards, replicas);
   }
 
   public RetrievalResult run(BeirDataset dataset, String model, int topK) {
@@ -74,7 +98,8 @@ public final class MultiVectorRetrieval {
     int dimension = docVectors.getFirst().getDimension();
     // Indexing is the documents' encode and the ingest, not the queries' encode above.
     long ingestStart = System.nanoTime();
-    try (IndexSession session = new IndexSession(index, "en", 0, 0, dimension)) {
+    try (IndexSession session =
+        new IndexSession(index, "en", 0, 0, dimension, null, shards, replicas)) {
       List<Document> documents = new ArrayList<>();
       for (int i = 0; i < texts.size(); i++) {
         CorpusDocument doc = corpus.get(i);

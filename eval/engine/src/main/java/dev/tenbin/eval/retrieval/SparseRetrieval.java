@@ -33,22 +33,46 @@ public final class SparseRetrieval {
   private final EncoderClient encoder;
   private final CachedEncoder cached;
   private final int latencyConcurrency;
+  private final int shards;
+  private final int replicas;
 
   public SparseRetrieval(IndexClient index, EncoderClient encoder) {
-    this(index, encoder, null, LatencyProbe.CONCURRENCY);
+    this(index, encoder, null, LatencyProbe.CONCURRENCY, 1, 1);
   }
 
   private SparseRetrieval(
-      IndexClient index, EncoderClient encoder, CachedEncoder cached, int latencyConcurrency) {
+      IndexClient index,
+      EncoderClient encoder,
+      CachedEncoder cached,
+      int latencyConcurrency,
+      int shards,
+      int replicas) {
     this.index = index;
     this.encoder = encoder;
     this.cached = cached;
     this.latencyConcurrency = latencyConcurrency;
+    this.shards = shards;
+    this.replicas = replicas;
   }
 
   /** The same retrieval probing latency with {@code value} queries in flight as well. */
   public SparseRetrieval withLatencyConcurrency(int value) {
-    return new SparseRetrieval(index, encoder, cached, value);
+    return new SparseRetrieval(index, encoder, cached, value, shards, replicas);
+  }
+
+  /**
+   * The same retrieval over a collection of {@code value} shards: every document's impact score is
+   * its own (no collection-wide statistic; the BM25-weighted vectors take their idf over the whole
+   * corpus before ingest), so the merged rankings are one collection's, score for score and tie for
+   * tie ({@link dev.tenbin.client.index.ShardedCollection}).
+   */
+  public SparseRetrieval withShards(int value) {
+    return new SparseRetrieval(index, encoder, cached, latencyConcurrency, value, replicas);
+  }
+
+  /** The same retrieval with each shard kept as {@code value} replicas (the same rankings). */
+  public SparseRetrieval withReplicas(int value) {
+    return new SparseRetrieval(index, encoder, cached, latencyConcurrency, shards, value);
   }
 
   /**
@@ -56,7 +80,8 @@ public final class SparseRetrieval {
    * BM25-weighted and LightRetriever paths run no model and are not cached).
    */
   public SparseRetrieval withEmbeddingCache(EmbeddingCache cache) {
-    return new SparseRetrieval(index, encoder, cache.cached(encoder), latencyConcurrency);
+    return new SparseRetrieval(
+        index, encoder, cache.cached(encoder), latencyConcurrency, shards, replicas);
   }
 
   public Map<String, RetrievalResult> run(
@@ -106,7 +131,8 @@ public final class SparseRetrieval {
     // Indexing is the documents' encode and the ingest: the queries' encode and its latency probe
     // above are timed as query encoding, not counted again here.
     long ingestStart = System.nanoTime();
-    try (IndexSession session = new IndexSession(index, "en", 0, vocabulary, 0)) {
+    try (IndexSession session =
+        new IndexSession(index, "en", 0, vocabulary, 0, null, shards, replicas)) {
       List<Document> documents = new ArrayList<>();
       for (int i = 0; i < texts.size(); i++) {
         CorpusDocument doc = corpus.get(i);

@@ -132,6 +132,11 @@ public final class IndexClient {
     return new SearchStream(channel, deadline);
   }
 
+  /** {@link #searchStream(Deadline)} resumed at most {@code maxResumes} times in a row. */
+  SearchStream searchStream(Deadline deadline, int maxResumes) {
+    return new SearchStream(channel, deadline, maxResumes);
+  }
+
   public RescoreResponse rescore(RescoreRequest request) {
     return policy.retrying(() -> stub().rescore(request));
   }

@@ -64,6 +64,9 @@ public final class SearchStream implements AutoCloseable {
   private final Channel channel;
   private final Deadline deadline;
 
+  /** Resumptions after UNAVAILABLE without an answer in between before the stream gives up. */
+  private final int maxResumes;
+
   /** The call the stream runs on now. */
   private Call call;
 
@@ -124,8 +127,17 @@ public final class SearchStream implements AutoCloseable {
 
   /** Opens the stream on {@code channel}; the call starts when the first request is sent. */
   SearchStream(Channel channel, Deadline deadline) {
+    this(channel, deadline, MAX_RESUMES);
+  }
+
+  /**
+   * Opens the stream on {@code channel}, resuming it at most {@code maxResumes} times in a row (0:
+   * UNAVAILABLE ends it, for a caller that goes to another replica instead).
+   */
+  SearchStream(Channel channel, Deadline deadline, int maxResumes) {
     this.channel = channel;
     this.deadline = deadline;
+    this.maxResumes = maxResumes;
     this.call = new Call();
   }
 
@@ -216,7 +228,7 @@ public final class SearchStream implements AutoCloseable {
   /** Whether the stream may be resumed after {@code failure}. */
   private boolean resumable(Throwable failure) {
     return Status.fromThrowable(failure).getCode() == Status.Code.UNAVAILABLE
-        && resumes < MAX_RESUMES
+        && resumes < maxResumes
         && !closed
         && !deadline.isExpired();
   }

@@ -22,7 +22,9 @@ import dev.tenbin.proto.index.v1.SearchResponse;
 import dev.tenbin.proto.index.v1.SearchStats;
 import dev.tenbin.proto.index.v1.StoredDocument;
 import dev.tenbin.proto.index.v1.TermStatistics;
+import dev.tenbin.rpc.StatusMapper;
 import io.grpc.Context;
+import io.grpc.Deadline;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.nio.charset.StandardCharsets;
@@ -89,6 +91,12 @@ public final class ShardedCollection {
 
   private static final Pattern SHARD = Pattern.compile("(.+)\\.shard-(\\d+)-of-(\\d+)");
   private static final Pattern REPLICA = Pattern.compile("(.+)\\.replica-(\\d+)-of-(\\d+)");
+
+  /** A GetDocuments field naming one id: {@code ids[J]}. */
+  private static final Pattern ID_FIELD = Pattern.compile("ids\\[(\\d{1,9})\\]");
+
+  /** The most shards a collection may be split into. */
+  public static final int MAX_SHARDS = 64;
 
   /** The most replicas a shard may have. */
   public static final int MAX_REPLICAS = 8;
@@ -442,6 +450,27 @@ public final class ShardedCollection {
   }
 
   /**
+   * The live replica of shard {@code shard} the next read goes to, the replicas taken in turn.
+   *
+   * @throws StatusRuntimeException UNAVAILABLE naming the shard when it has no replica left
+   */
+  int nextLiveReplica(int shard) {
+    List<Integer> live = liveReplicas(shard);
+    if (live.isEmpty()) {
+      throw everyReplicaLost(shard);
+    }
+    return live.get(Math.floorMod(turns[shard].getAndIncrement(), live.size()));
+  }
+
+  /**
+   * A stream of searches of this collection, one request at a time or pipelined, each answered as
+   * {@link #search} answers it ({@link ShardedSearchStream}); its deadline is {@code deadline}.
+   */
+  public ShardedSearchStream searchStream(Deadline deadline) {
+    return new ShardedSearchStream(this, index, deadline);
+  }
+
+  /**
    * {@code call} on every live replica of every shard (a write: create); a replica lost on the way
    * is left out, as long as its shard keeps one.
    */
@@ -584,12 +613,26 @@ public final class ShardedCollection {
   }
 
   /**
-   * Searches every shard and merges each query's rankings into the collection's top {@code top_k};
-   * {@code request} names the logical collection.
+   * How a search of the logical collection runs on the shards ({@link #plan}).
+   *
+   * @param request the search as the caller gave it (naming the logical collection)
+   * @param perShard what every shard is asked (its collection replaced by the copy's name): with
+   *     the collection's BM25 statistics or int8 ranges, and for a two-stage search the quantized
+   *     first stage to the whole collection's shortlist depth
+   * @param twoStage the dense options of a quantized first stage re-scored in float, whose
+   *     shortlist is then re-scored on the shards ({@link #finishSearch}); null for one stage
    */
-  public SearchResponse search(SearchRequest request) {
+  public record SearchPlan(SearchRequest request, SearchRequest perShard, DenseOptions twoStage) {}
+
+  /**
+   * What each shard is asked for {@code request} (a search of the logical collection): with one
+   * shard the request itself; with several, the collection-wide BM25 statistics and int8 ranges
+   * added and a re-scored quantized search split into its two stages. Asks the shards for the
+   * statistics or ranges it needs.
+   */
+  public SearchPlan plan(SearchRequest request) {
     if (shards == 1) {
-      return onReplica(0, copy -> index.search(request.toBuilder().setCollection(copy).build()));
+      return new SearchPlan(request, request, null);
     }
     SearchRequest.Builder shared = request.toBuilder();
     if (request.getFamily() == Family.FAMILY_BM25 && !request.getBm25().hasStatistics()) {
@@ -600,11 +643,55 @@ public final class ShardedCollection {
     }
     if (request.getFamily() == Family.FAMILY_DENSE && request.hasDense()) {
       shared.setDense(withCollectionCalibration(request.getDense()));
-      if (twoStage(request.getDense())) {
-        return searchThenRescore(request, shared.getDense());
+      // A top_k below 1 goes to the shards as it is, for them to refuse it naming top_k.
+      if (twoStage(request.getDense()) && request.getTopK() > 0) {
+        DenseOptions dense = shared.getDense();
+        int depth =
+            Math.max(
+                request.getTopK(),
+                dense.getRescoreDepth() <= 0 ? DEFAULT_RESCORE_DEPTH : dense.getRescoreDepth());
+        return new SearchPlan(
+            request,
+            shared.setTopK(depth).setDense(dense.toBuilder().setRescore(false)).build(),
+            dense);
       }
     }
-    return scatter(request, shared);
+    return new SearchPlan(request, shared.build(), null);
+  }
+
+  /**
+   * Searches every shard and merges each query's rankings into the collection's top {@code top_k};
+   * {@code request} names the logical collection.
+   */
+  public SearchResponse search(SearchRequest request) {
+    if (shards == 1) {
+      return onReplica(0, copy -> index.search(request.toBuilder().setCollection(copy).build()));
+    }
+    SearchPlan plan = plan(request);
+    List<SearchResponse> parts =
+        onEveryShard(
+            s ->
+                onReplica(
+                    s,
+                    copy -> index.search(plan.perShard().toBuilder().setCollection(copy).build())));
+    return finishSearch(plan, parts);
+  }
+
+  /**
+   * The search's answer from the shards' answers to {@link SearchPlan#perShard} (in shard order):
+   * each query's lists merged into the collection's top {@code top_k}, and for a two-stage search
+   * the merged shortlist re-scored on the shards (one {@link #rescore}) and cut to {@code top_k}.
+   */
+  public SearchResponse finishSearch(SearchPlan plan, List<SearchResponse> parts) {
+    if (shards == 1) {
+      return parts.getFirst();
+    }
+    SearchRequest request = plan.request();
+    if (plan.twoStage() == null) {
+      return merge(request, parts, request.getTopK());
+    }
+    return rescoreShortlists(
+        request, plan.twoStage(), merge(request, parts, plan.perShard().getTopK()));
   }
 
   /**
@@ -619,18 +706,12 @@ public final class ShardedCollection {
   }
 
   /**
-   * The two stages as one collection runs them: the quantized top max(k, rescore_depth) of the
-   * whole collection (the merge of the shards' quantized top lists), then those candidates
-   * re-scored in float on their shards and merged, the best {@code top_k} kept.
+   * The second of the two stages as one collection runs them: the quantized top max(k,
+   * rescore_depth) of the whole collection ({@code shortlists}, the merge of the shards' quantized
+   * top lists) re-scored in float on their shards and merged, the best {@code top_k} kept.
    */
-  private SearchResponse searchThenRescore(SearchRequest request, DenseOptions dense) {
-    int depth =
-        Math.max(
-            request.getTopK(),
-            dense.getRescoreDepth() <= 0 ? DEFAULT_RESCORE_DEPTH : dense.getRescoreDepth());
-    SearchRequest.Builder first =
-        request.toBuilder().setTopK(depth).setDense(dense.toBuilder().setRescore(false));
-    SearchResponse shortlists = scatter(first.build(), first);
+  private SearchResponse rescoreShortlists(
+      SearchRequest request, DenseOptions dense, SearchResponse shortlists) {
     RescoreRequest.Builder second =
         RescoreRequest.newBuilder()
             .setCollection(name)
@@ -673,12 +754,8 @@ public final class ShardedCollection {
         .build();
   }
 
-  /** Searches every shard with {@code shared} and merges each query's lists. */
-  private SearchResponse scatter(SearchRequest request, SearchRequest.Builder shared) {
-    SearchRequest each = shared.build();
-    List<SearchResponse> parts =
-        onEveryShard(
-            s -> onReplica(s, copy -> index.search(each.toBuilder().setCollection(copy).build())));
+  /** The shards' answers to {@code request} merged, each query's top {@code k} kept. */
+  private SearchResponse merge(SearchRequest request, List<SearchResponse> parts, int k) {
     Comparator<ScoredDocument> order = order(request.getFamily());
     SearchResponse.Builder merged = SearchResponse.newBuilder();
     for (int q = 0; q < request.getQueriesCount(); q++) {
@@ -686,8 +763,7 @@ public final class ShardedCollection {
       for (SearchResponse part : parts) {
         lists.add(part.getRankings(q).getDocumentsList());
       }
-      merged.addRankings(
-          merge(parts.getFirst().getRankings(q).getQueryId(), lists, order, request.getTopK()));
+      merged.addRankings(merge(parts.getFirst().getRankings(q).getQueryId(), lists, order, k));
     }
     return merged.setStats(stats(parts.stream().map(SearchResponse::getStats).toList())).build();
   }
@@ -752,18 +828,25 @@ public final class ShardedCollection {
     return merged.setStats(stats(parts.stream().map(RescoreResponse::getStats).toList())).build();
   }
 
-  /** Stored documents by id, in request order, each fetched from its shard. */
+  /**
+   * Stored documents by id, in request order, each fetched from its shard. A shard's refusal of an
+   * id ({@code ids[j]} of its own call) names the id's place in {@code request}.
+   */
   public GetDocumentsResponse getDocuments(GetDocumentsRequest request) {
     if (shards == 1) {
       return onReplica(
           0, copy -> index.getDocuments(request.toBuilder().setCollection(copy).build()));
     }
     List<List<String>> ids = new ArrayList<>(shards);
+    List<List<Integer>> positions = new ArrayList<>(shards);
     for (int s = 0; s < shards; s++) {
       ids.add(new ArrayList<>());
+      positions.add(new ArrayList<>());
     }
-    for (String id : request.getIdsList()) {
-      ids.get(shardOf(id, shards)).add(id);
+    for (int i = 0; i < request.getIdsCount(); i++) {
+      int shard = shardOf(request.getIds(i), shards);
+      ids.get(shard).add(request.getIds(i));
+      positions.get(shard).add(i);
     }
     Map<String, StoredDocument> found = new HashMap<>();
     for (GetDocumentsResponse part :
@@ -771,14 +854,7 @@ public final class ShardedCollection {
             s ->
                 ids.get(s).isEmpty()
                     ? GetDocumentsResponse.getDefaultInstance()
-                    : onReplica(
-                        s,
-                        copy ->
-                            index.getDocuments(
-                                GetDocumentsRequest.newBuilder()
-                                    .setCollection(copy)
-                                    .addAllIds(ids.get(s))
-                                    .build())))) {
+                    : documentsOfShard(s, ids.get(s), positions.get(s)))) {
       part.getDocumentsList().forEach(doc -> found.put(doc.getId(), doc));
     }
     GetDocumentsResponse.Builder out = GetDocumentsResponse.newBuilder();
@@ -793,6 +869,35 @@ public final class ShardedCollection {
       out.addDocuments(document);
     }
     return out.build();
+  }
+
+  /**
+   * The documents {@code ids} of shard {@code shard}; a refusal naming {@code ids[j]} is named
+   * {@code ids[positions[j]]}, the id's place in the caller's request.
+   */
+  private GetDocumentsResponse documentsOfShard(
+      int shard, List<String> ids, List<Integer> positions) {
+    try {
+      return onReplica(
+          shard,
+          copy ->
+              index.getDocuments(
+                  GetDocumentsRequest.newBuilder().setCollection(copy).addAllIds(ids).build()));
+    } catch (StatusRuntimeException refused) {
+      String field = StatusMapper.violatedField(refused);
+      Matcher id = ID_FIELD.matcher(field == null ? "" : field);
+      if (!id.matches()) {
+        throw refused;
+      }
+      int j = Integer.parseInt(id.group(1));
+      if (j >= positions.size()) {
+        throw refused;
+      }
+      throw StatusMapper.withField(
+          com.google.rpc.Code.forNumber(refused.getStatus().getCode().value()),
+          refused.getStatus().getDescription(),
+          "ids[" + positions.get(j) + "]");
+    }
   }
 
   private String shardName(int shard) {
