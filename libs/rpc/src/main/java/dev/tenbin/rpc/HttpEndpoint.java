@@ -40,20 +40,26 @@ import org.slf4j.LoggerFactory;
 
 /**
  * JSON over HTTP/1.1 beside a {@link GrpcServerHost}, for clients that do not speak gRPC (the JDK's
- * {@code com.sun.net.httpserver}). It is started by {@link GrpcServerHost#serveHttp} and shares
- * what guards the host's gRPC calls: the same bearer tokens ({@link BearerTokens#refusal}, 401),
- * the same admission limit and handler pool ({@link AdmissionControl}: an HTTP call takes one of
- * the {@code --max-concurrent-calls} permits gRPC calls take, or is refused at once with 429 and
- * {@code Retry-After}), the same TLS identity and client CA, reloaded with the files ({@link
- * TlsFiles}), and the same inbound size limit ({@code --max-message-bytes}, 413 beyond).
+ * {@code com.sun.net.httpserver}), and {@linkplain WebRoute web routes} answering any content type
+ * (pages, files streamed without being held in memory, downloads; exact or prefix paths, query
+ * parameters, {@code HEAD} for {@code GET}) for a browser UI. It is started by {@link
+ * GrpcServerHost#serveHttp} and shares what guards the host's gRPC calls: the same bearer tokens
+ * ({@link BearerTokens#refusal}, 401), or a browser's session cookie ({@link Access}, {@link
+ * BearerTokens#session}), the same admission limit and handler pool ({@link AdmissionControl}: an
+ * HTTP call takes one of the {@code --max-concurrent-calls} permits gRPC calls take, or is refused
+ * at once with 429 and {@code Retry-After}), the same TLS identity and client CA, reloaded with the
+ * files ({@link TlsFiles}), and the same inbound size limit ({@code --max-message-bytes}, 413
+ * beyond).
  *
  * <p>A small pool of {@code http-accept-N} threads reads request headers, answers {@code GET
  * /health} (never counted, never refused, no token needed: 200 when serving, 503 while draining),
  * and refuses what is not admitted; admitted calls read their body and run on the host's handler
- * pool. Failures are JSON {@code {"error":{"message","type","param"}}} with the status {@link
- * StatusMapper#toHttp} gives, never a stack trace. On close the endpoint drains: health and new
- * calls answer 503, calls in flight get the grace period, then the listener and threads stop.
- * Answers are counted in {@code tenbin.http.requests} (tags {@code path}, {@code status}).
+ * pool. Failures of JSON and {@link Access#API} routes are JSON {@code
+ * {"error":{"message","type","param"}}}, those of pages their message as plain text, with the
+ * status {@link StatusMapper#toHttp} gives, never a stack trace. On close the endpoint drains:
+ * health and new calls answer 503, calls in flight get the grace period, then the listener and
+ * threads stop. Answers are counted in {@code tenbin.http.requests} (tags {@code path}, {@code
+ * status}).
  */
 public final class HttpEndpoint implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(HttpEndpoint.class);
