@@ -95,6 +95,50 @@ public final class BearerTokens {
     return match;
   }
 
+  /** What a browser session's value is derived from: HMAC-SHA256 of this label. */
+  private static final byte[] SESSION_LABEL =
+      "tenbin browser session v1".getBytes(StandardCharsets.UTF_8);
+
+  /**
+   * The value of a browser session for {@code token} (hex HMAC-SHA256 keyed by the token's hash),
+   * or null when the token is not accepted. A session names no token, and stops being accepted when
+   * its token leaves the file; see {@link #acceptsSession}.
+   */
+  public String session(String token) {
+    if (!accepts(token)) {
+      return null;
+    }
+    return java.util.HexFormat.of().formatHex(hmac(sha256(token)));
+  }
+
+  /**
+   * Whether {@code session} is the session value of one of the file's tokens, compared with every
+   * one of them in constant time.
+   */
+  public boolean acceptsSession(String session) {
+    byte[] presented;
+    try {
+      presented = java.util.HexFormat.of().parseHex(session == null ? "" : session);
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+    boolean match = false;
+    for (byte[] hash : current().hashes()) {
+      match |= MessageDigest.isEqual(hmac(hash), presented);
+    }
+    return match;
+  }
+
+  private static byte[] hmac(byte[] key) {
+    try {
+      javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+      mac.init(new javax.crypto.spec.SecretKeySpec(key, "HmacSHA256"));
+      return mac.doFinal(SESSION_LABEL);
+    } catch (java.security.GeneralSecurityException e) {
+      throw new IllegalStateException("HmacSHA256 is missing from this JVM", e);
+    }
+  }
+
   /** How many tokens are accepted now. */
   public int size() {
     return current().hashes().size();

@@ -423,6 +423,15 @@ public final class GrpcServerHost implements AutoCloseable {
    * servers only, once.
    */
   public synchronized GrpcServerHost serveHttp(int port, List<HttpEndpoint.Route> routes) {
+    return serveHttp(port, routes, List.of());
+  }
+
+  /**
+   * Serves JSON {@code routes} and {@code webRoutes} (pages, files, downloads of any content type)
+   * on {@code port}, as {@link #serveHttp(int, List)}.
+   */
+  public synchronized GrpcServerHost serveHttp(
+      int port, List<HttpEndpoint.Route> routes, List<HttpEndpoint.WebRoute> webRoutes) {
     if (httpGuards == null) {
       throw new IllegalStateException("an in-process server has no HTTP endpoint");
     }
@@ -432,7 +441,7 @@ public final class GrpcServerHost implements AutoCloseable {
     if (closed) {
       throw new IllegalStateException("the server is stopped");
     }
-    http = HttpEndpoint.start(bindAddress, port, httpGuards, routes);
+    http = HttpEndpoint.start(bindAddress, port, httpGuards, routes, webRoutes);
     log.info(
         "HTTP on {}:{}: {}, {}",
         bindAddress,

@@ -15,6 +15,9 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.net.URLDecoder;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.time.Duration;
 import java.util.List;
@@ -37,20 +40,26 @@ import org.slf4j.LoggerFactory;
 
 /**
  * JSON over HTTP/1.1 beside a {@link GrpcServerHost}, for clients that do not speak gRPC (the JDK's
- * {@code com.sun.net.httpserver}). It is started by {@link GrpcServerHost#serveHttp} and shares
- * what guards the host's gRPC calls: the same bearer tokens ({@link BearerTokens#refusal}, 401),
- * the same admission limit and handler pool ({@link AdmissionControl}: an HTTP call takes one of
- * the {@code --max-concurrent-calls} permits gRPC calls take, or is refused at once with 429 and
- * {@code Retry-After}), the same TLS identity and client CA, reloaded with the files ({@link
- * TlsFiles}), and the same inbound size limit ({@code --max-message-bytes}, 413 beyond).
+ * {@code com.sun.net.httpserver}), and {@linkplain WebRoute web routes} answering any content type
+ * (pages, files streamed without being held in memory, downloads; exact or prefix paths, query
+ * parameters, {@code HEAD} for {@code GET}) for a browser UI. It is started by {@link
+ * GrpcServerHost#serveHttp} and shares what guards the host's gRPC calls: the same bearer tokens
+ * ({@link BearerTokens#refusal}, 401), or a browser's session cookie ({@link Access}, {@link
+ * BearerTokens#session}), the same admission limit and handler pool ({@link AdmissionControl}: an
+ * HTTP call takes one of the {@code --max-concurrent-calls} permits gRPC calls take, or is refused
+ * at once with 429 and {@code Retry-After}), the same TLS identity and client CA, reloaded with the
+ * files ({@link TlsFiles}), and the same inbound size limit ({@code --max-message-bytes}, 413
+ * beyond).
  *
  * <p>A small pool of {@code http-accept-N} threads reads request headers, answers {@code GET
  * /health} (never counted, never refused, no token needed: 200 when serving, 503 while draining),
  * and refuses what is not admitted; admitted calls read their body and run on the host's handler
- * pool. Failures are JSON {@code {"error":{"message","type","param"}}} with the status {@link
- * StatusMapper#toHttp} gives, never a stack trace. On close the endpoint drains: health and new
- * calls answer 503, calls in flight get the grace period, then the listener and threads stop.
- * Answers are counted in {@code tenbin.http.requests} (tags {@code path}, {@code status}).
+ * pool. Failures of JSON and {@link Access#API} routes are JSON {@code
+ * {"error":{"message","type","param"}}}, those of pages their message as plain text, with the
+ * status {@link StatusMapper#toHttp} gives, never a stack trace. On close the endpoint drains:
+ * health and new calls answer 503, calls in flight get the grace period, then the listener and
+ * threads stop. Answers are counted in {@code tenbin.http.requests} (tags {@code path}, {@code
+ * status}).
  */
 public final class HttpEndpoint implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(HttpEndpoint.class);
@@ -80,6 +89,264 @@ public final class HttpEndpoint implements AutoCloseable {
    */
   public record Route(String method, String path, Handler handler, UnaryOperator<String> params) {}
 
+  /**
+   * Who may call a route when the host requires bearer tokens (with no tokens every route is open,
+   * as gRPC is). A token is sent as {@code Authorization: Bearer} or, from a browser, as the
+   * session cookie {@link #SESSION_COOKIE} that a sign-in page sets ({@link Request#signIn}).
+   */
+  public enum Access {
+    /** No token needed (a sign-in page). */
+    OPEN,
+    /** A page a browser navigates to: without a valid token, 303 to {@link #LOGIN_PATH}. */
+    PAGE,
+    /** Called by programs (JSON, downloads): without a valid token, 401. */
+    API
+  }
+
+  /** The page a refused {@link Access#PAGE} request is sent to, with {@code ?next=} its path. */
+  public static final String LOGIN_PATH = "/login";
+
+  /**
+   * The cookie a browser presents instead of the bearer header: an HMAC of one of the host's tokens
+   * keyed by its hash ({@link BearerTokens#session}), never the token itself.
+   */
+  public static final String SESSION_COOKIE = "tenbin_session";
+
+  /** What a {@link WebRoute} is asked. */
+  public static final class Request {
+    private final String method;
+    private final String path;
+    private final String rest;
+    private final Map<String, List<String>> query;
+    private final com.sun.net.httpserver.Headers headers;
+    private final byte[] body;
+    private final boolean secure;
+    private final BearerTokens tokens;
+
+    Request(
+        String method,
+        String path,
+        String rest,
+        Map<String, List<String>> query,
+        com.sun.net.httpserver.Headers headers,
+        byte[] body,
+        boolean secure,
+        BearerTokens tokens) {
+      this.method = method;
+      this.path = path;
+      this.rest = rest;
+      this.query = query;
+      this.headers = headers;
+      this.body = body;
+      this.secure = secure;
+      this.tokens = tokens;
+    }
+
+    /** {@code GET}, {@code HEAD}, {@code POST}, ... */
+    public String method() {
+      return method;
+    }
+
+    /** The decoded path. */
+    public String path() {
+      return path;
+    }
+
+    /** What follows the route's path for a prefix route ({@code abc} of {@code /jobs/abc}). */
+    public String rest() {
+      return rest;
+    }
+
+    /** The decoded query parameters, in order, each name with all its values. */
+    public Map<String, List<String>> query() {
+      return query;
+    }
+
+    /** The first value of query parameter {@code name}, or null. */
+    public String query(String name) {
+      List<String> values = query.get(name);
+      return values == null || values.isEmpty() ? null : values.getFirst();
+    }
+
+    /** The first value of a request header, or null. */
+    public String header(String name) {
+      return headers.getFirst(name);
+    }
+
+    /** The request body (at most {@code --max-message-bytes}). */
+    public byte[] body() {
+      return body;
+    }
+
+    /** The body as {@code application/x-www-form-urlencoded} fields. */
+    public Map<String, List<String>> form() {
+      return parseQuery(new String(body, StandardCharsets.UTF_8));
+    }
+
+    /** Whether the request came over TLS. */
+    public boolean secure() {
+      return secure;
+    }
+
+    /** Whether the host requires bearer tokens (false: every route is open). */
+    public boolean tokensRequired() {
+      return tokens != null;
+    }
+
+    /**
+     * The {@code Set-Cookie} value that signs a browser in with {@code token}, or null when the
+     * token is not one of the host's (or the host has none).
+     */
+    public String signIn(String token) {
+      if (tokens == null) {
+        return null;
+      }
+      String session = tokens.session(token);
+      return session == null ? null : cookie(session, "Max-Age=43200");
+    }
+
+    /** The {@code Set-Cookie} value that signs a browser out. */
+    public String signOut() {
+      return cookie("", "Max-Age=0");
+    }
+
+    private String cookie(String value, String age) {
+      return SESSION_COOKIE
+          + "="
+          + value
+          + "; Path=/; HttpOnly; SameSite=Strict; "
+          + age
+          + (secure ? "; Secure" : "");
+    }
+  }
+
+  /** A route's answer: its status, content type, extra headers and body. */
+  public record Response(
+      int status, String contentType, Map<String, String> headers, long length, Body body) {
+    /** An HTML document (UTF-8). */
+    public static Response html(String html) {
+      return bytes(200, "text/html; charset=utf-8", html.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Bytes of a content type. */
+    public static Response bytes(int status, String contentType, byte[] bytes) {
+      return new Response(status, contentType, Map.of(), bytes.length, out -> out.write(bytes));
+    }
+
+    /** A value Jackson writes as JSON. */
+    public static Response json(Object value) {
+      try {
+        return bytes(200, "application/json", JSON.writeValueAsBytes(value));
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+
+    /**
+     * A body written as it is produced (chunked), never held whole in memory; {@code length} is its
+     * size when known in advance, else -1.
+     */
+    public static Response stream(String contentType, long length, Body body) {
+      return new Response(200, contentType, Map.of(), length, body);
+    }
+
+    /** 303 See Other to {@code location}. */
+    public static Response redirect(String location) {
+      return new Response(
+          303, "text/plain; charset=utf-8", Map.of("Location", location), 0, out -> {});
+    }
+
+    /** The same answer with one more header. */
+    public Response withHeader(String name, String value) {
+      Map<String, String> more = new java.util.LinkedHashMap<>(headers);
+      more.put(name, value);
+      return new Response(status, contentType, Map.copyOf(more), length, body);
+    }
+  }
+
+  /**
+   * Writes a response body; closed once the answer is sent (or not sent: a {@code HEAD} request, a
+   * client gone), so a body that holds a file releases it.
+   */
+  @FunctionalInterface
+  public interface Body extends AutoCloseable {
+    void writeTo(OutputStream out) throws IOException;
+
+    @Override
+    default void close() throws IOException {}
+  }
+
+  /**
+   * The work of a {@link WebRoute}. Bad input is a typed {@code dev.tenbin.core} exception (404 for
+   * {@code NotFoundException}, 403 for {@code PermissionDeniedException}, ...).
+   */
+  @FunctionalInterface
+  public interface WebHandler {
+    Response handle(Request request) throws IOException;
+  }
+
+  /**
+   * A route that answers any content type: a page, a file, a download.
+   *
+   * @param method the HTTP method it answers; a {@code GET} route answers {@code HEAD} too (the
+   *     same headers, no body)
+   * @param path the exact path, or with {@code prefix} the start of the paths it answers (e.g.
+   *     {@code /jobs/}: {@link Request#rest} is what follows)
+   * @param prefix whether {@code path} is a prefix; an exact route of the same path wins, then the
+   *     longest prefix
+   * @param access who may call it when the host requires tokens, given {@link Request#rest} ("" for
+   *     an exact route): under one prefix, pages and downloads can differ
+   * @param handler the work
+   */
+  public record WebRoute(
+      String method,
+      String path,
+      boolean prefix,
+      Function<String, Access> access,
+      WebHandler handler) {
+    /** An exact {@code GET} route. */
+    public static WebRoute get(String path, Access access, WebHandler handler) {
+      return new WebRoute("GET", path, false, rest -> access, handler);
+    }
+
+    /** A {@code GET} route of every path starting with {@code prefix}. */
+    public static WebRoute getPrefix(
+        String prefix, Function<String, Access> access, WebHandler handler) {
+      return new WebRoute("GET", prefix, true, access, handler);
+    }
+
+    /** An exact {@code POST} route. */
+    public static WebRoute post(String path, Access access, WebHandler handler) {
+      return new WebRoute("POST", path, false, rest -> access, handler);
+    }
+  }
+
+  /** A route as the endpoint dispatches it: JSON and API routes answer JSON errors, pages text. */
+  private record Entry(
+      String method,
+      String path,
+      boolean prefix,
+      Function<String, Access> access,
+      WebHandler handler,
+      UnaryOperator<String> params,
+      boolean json) {
+    boolean answers(String requestMethod) {
+      return method.equals(requestMethod) || ("GET".equals(method) && "HEAD".equals(requestMethod));
+    }
+
+    String rest(String requestPath) {
+      return prefix ? requestPath.substring(path.length()) : "";
+    }
+
+    Access accessOf(String requestPath) {
+      return access.apply(rest(requestPath));
+    }
+
+    boolean jsonErrors(String requestPath) {
+      return json || accessOf(requestPath) == Access.API;
+    }
+  }
+
   /** What the endpoint shares with its host. */
   record Guards(
       AdmissionControl admission,
@@ -93,21 +360,69 @@ public final class HttpEndpoint implements AutoCloseable {
   private final HttpServer server;
   private final ExecutorService accept;
   private final Guards guards;
-  private final Map<String, Route> routes;
+  private final Map<String, List<Entry>> exact;
+  private final List<Entry> prefixes;
   private final AtomicInteger inFlight = new AtomicInteger();
   private volatile boolean draining;
 
   private HttpEndpoint(
-      HttpServer server, ExecutorService accept, Guards guards, Map<String, Route> routes) {
+      HttpServer server, ExecutorService accept, Guards guards, List<Entry> entries) {
     this.server = server;
     this.accept = accept;
     this.guards = guards;
-    this.routes = routes;
+    Map<String, List<Entry>> byPath = new java.util.HashMap<>();
+    List<Entry> byPrefix = new java.util.ArrayList<>();
+    for (Entry entry : entries) {
+      if (entry.prefix()) {
+        byPrefix.add(entry);
+      } else {
+        byPath.computeIfAbsent(entry.path(), p -> new java.util.ArrayList<>()).add(entry);
+      }
+    }
+    byPrefix.sort(java.util.Comparator.comparingInt((Entry e) -> e.path().length()).reversed());
+    this.exact = Map.copyOf(byPath);
+    this.prefixes = List.copyOf(byPrefix);
   }
 
   static HttpEndpoint start(String host, int port, Guards guards, List<Route> routes) {
-    Map<String, Route> byPath =
-        routes.stream().collect(Collectors.toUnmodifiableMap(Route::path, Function.identity()));
+    return start(host, port, guards, routes, List.of());
+  }
+
+  static HttpEndpoint start(
+      String host, int port, Guards guards, List<Route> routes, List<WebRoute> webRoutes) {
+    List<Entry> entries = new java.util.ArrayList<>();
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    for (Route route : routes) {
+      entries.add(
+          new Entry(
+              route.method(),
+              route.path(),
+              false,
+              rest -> Access.API,
+              request -> Response.json(route.handler().handle(request.body())),
+              route.params(),
+              true));
+    }
+    for (WebRoute route : webRoutes) {
+      entries.add(
+          new Entry(
+              route.method(),
+              route.path(),
+              route.prefix(),
+              route.access(),
+              route.handler(),
+              UnaryOperator.identity(),
+              false));
+    }
+    for (Entry entry : entries) {
+      if (!seen.add(entry.method() + " " + entry.path() + (entry.prefix() ? "*" : ""))) {
+        throw new IllegalArgumentException(
+            "two HTTP routes answer " + entry.method() + " " + entry.path());
+      }
+      if (HEALTH_PATH.equals(entry.path()) || !entry.path().startsWith("/")) {
+        throw new IllegalArgumentException("not a route's path: " + entry.path());
+      }
+    }
     AtomicInteger count = new AtomicInteger();
     ExecutorService accept =
         new ThreadPoolExecutor(
@@ -136,7 +451,7 @@ public final class HttpEndpoint implements AutoCloseable {
       throw new UncheckedIOException(
           "cannot bind the HTTP endpoint on " + host + ":" + port + ": " + e.getMessage(), e);
     }
-    HttpEndpoint endpoint = new HttpEndpoint(server, accept, guards, byPath);
+    HttpEndpoint endpoint = new HttpEndpoint(server, accept, guards, entries);
     server.createContext("/", endpoint::arrive);
     server.setExecutor(accept);
     server.start();
@@ -169,6 +484,21 @@ public final class HttpEndpoint implements AutoCloseable {
     return server.getAddress().getPort();
   }
 
+  /** The routes of a path: the exact ones, else those of its longest matching prefix. */
+  private List<Entry> routesOf(String path) {
+    List<Entry> found = exact.get(path);
+    if (found != null) {
+      return found;
+    }
+    for (Entry entry : prefixes) {
+      if (path.startsWith(entry.path())) {
+        String start = entry.path();
+        return prefixes.stream().filter(e -> e.path().equals(start)).toList();
+      }
+    }
+    return List.of();
+  }
+
   /** Runs on an accept thread once the request line and headers are read. */
   private void arrive(HttpExchange exchange) throws IOException {
     try {
@@ -178,28 +508,64 @@ public final class HttpEndpoint implements AutoCloseable {
         health(exchange, method);
         return;
       }
-      Route route = routes.get(path);
-      if (route == null) {
-        error(exchange, 404, "not_found_error", "no such path: " + path, null, null);
+      List<Entry> candidates = routesOf(path == null ? "" : path);
+      if (candidates.isEmpty()) {
+        error(exchange, 404, "not_found_error", "no such path: " + path, null, null, true, "other");
         return;
       }
-      if (!route.method().equals(method)) {
-        exchange.getResponseHeaders().set("Allow", route.method());
+      Entry route =
+          candidates.stream().filter(entry -> entry.answers(method)).findFirst().orElse(null);
+      if (route == null) {
+        String allowed =
+            candidates.stream()
+                .map(e -> "GET".equals(e.method()) ? "GET, HEAD" : e.method())
+                .collect(Collectors.joining(", "));
+        Entry first = candidates.getFirst();
+        exchange.getResponseHeaders().set("Allow", allowed);
         error(
-            exchange, 405, "invalid_request_error", path + " takes " + route.method(), null, null);
+            exchange,
+            405,
+            "invalid_request_error",
+            path + " takes " + allowed,
+            null,
+            null,
+            first.jsonErrors(path),
+            first.path());
         return;
       }
       if (draining) {
-        error(exchange, 503, "service_unavailable", "the server is shutting down", null, retry());
+        error(
+            exchange,
+            503,
+            "service_unavailable",
+            "the server is shutting down",
+            null,
+            retry(),
+            route.jsonErrors(path),
+            route.path());
         return;
       }
-      if (guards.tokens() != null) {
-        String refusal =
-            guards.tokens().refusal(exchange.getRequestHeaders().getFirst("Authorization"));
+      Access access = route.accessOf(path);
+      if (guards.tokens() != null && access != Access.OPEN) {
+        String refusal = refusal(exchange);
         if (refusal != null) {
           guards.onUnauthenticated().run();
-          exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer");
-          error(exchange, 401, "authentication_error", refusal, null, null);
+          if (access == Access.PAGE) {
+            exchange.getResponseHeaders().set("Cache-Control", "no-store");
+            exchange.getResponseHeaders().set("Location", loginRedirect(exchange));
+            respond(exchange, 303, route.path(), "text/plain; charset=utf-8", new byte[0]);
+          } else {
+            exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer");
+            error(
+                exchange,
+                401,
+                "authentication_error",
+                refusal,
+                null,
+                null,
+                route.jsonErrors(path),
+                route.path());
+          }
           return;
         }
       }
@@ -210,7 +576,9 @@ public final class HttpEndpoint implements AutoCloseable {
             "rate_limit_error",
             guards.admission().busyMessage(),
             null,
-            guards.admission().retryAfter());
+            guards.admission().retryAfter(),
+            route.jsonErrors(path),
+            route.path());
         return;
       }
       inFlight.incrementAndGet();
@@ -218,7 +586,15 @@ public final class HttpEndpoint implements AutoCloseable {
         guards.admission().handlers().execute(() -> serve(exchange, route));
       } catch (RejectedExecutionException e) {
         finished();
-        error(exchange, 503, "service_unavailable", "the server is shutting down", null, retry());
+        error(
+            exchange,
+            503,
+            "service_unavailable",
+            "the server is shutting down",
+            null,
+            retry(),
+            route.jsonErrors(path),
+            route.path());
       }
     } catch (IOException | RuntimeException e) {
       log.debug("HTTP exchange failed before it was served: {}", e.toString());
@@ -226,12 +602,61 @@ public final class HttpEndpoint implements AutoCloseable {
     }
   }
 
+  /**
+   * Why the request is refused, or null: the bearer header when it has one (checked as on the gRPC
+   * side), else the session cookie.
+   */
+  private String refusal(HttpExchange exchange) {
+    String authorization = exchange.getRequestHeaders().getFirst("Authorization");
+    if (authorization == null) {
+      String session = cookie(exchange, SESSION_COOKIE);
+      if (session != null && !session.isEmpty()) {
+        return guards.tokens().acceptsSession(session) ? null : "invalid or expired session";
+      }
+    }
+    return guards.tokens().refusal(authorization);
+  }
+
+  /** The value of cookie {@code name}, or null. */
+  private static String cookie(HttpExchange exchange, String name) {
+    for (String header : exchange.getRequestHeaders().getOrDefault("Cookie", List.of())) {
+      for (String pair : header.split(";")) {
+        int equals = pair.indexOf('=');
+        if (equals > 0 && pair.substring(0, equals).strip().equals(name)) {
+          return pair.substring(equals + 1).strip();
+        }
+      }
+    }
+    return null;
+  }
+
+  /** {@code /login?next=<the path and query asked for>}. */
+  private static String loginRedirect(HttpExchange exchange) {
+    String asked = exchange.getRequestURI().getRawPath();
+    String query = exchange.getRequestURI().getRawQuery();
+    if (query != null) {
+      asked += "?" + query;
+    }
+    return LOGIN_PATH + "?next=" + URLEncoder.encode(asked, StandardCharsets.UTF_8);
+  }
+
   /** Runs on a handler thread, holding an admission permit. */
-  private void serve(HttpExchange exchange, Route route) {
+  private void serve(HttpExchange exchange, Entry route) {
+    String path = exchange.getRequestURI().getPath();
     try {
       byte[] body = readBody(exchange);
-      Object response = route.handler().handle(body);
-      respond(exchange, 200, JSON.writeValueAsBytes(response));
+      Request request =
+          new Request(
+              exchange.getRequestMethod(),
+              path,
+              route.rest(path),
+              parseQuery(exchange.getRequestURI().getRawQuery()),
+              exchange.getRequestHeaders(),
+              body,
+              guards.tls() != null,
+              guards.tokens());
+      Response response = route.handler().handle(request);
+      send(exchange, route.path(), response);
     } catch (IOException e) {
       log.debug("HTTP exchange failed: {}", e.toString());
       exchange.close();
@@ -248,13 +673,70 @@ public final class HttpEndpoint implements AutoCloseable {
             failure.type(),
             failure.message(),
             field,
-            failure.retryAfter());
-      } catch (IOException io) {
+            failure.retryAfter(),
+            route.jsonErrors(path),
+            route.path());
+      } catch (IOException | RuntimeException io) {
+        // the answer had started (a download broken mid-way): the connection is dropped
         exchange.close();
       }
     } finally {
       finished();
     }
+  }
+
+  /** Sends a route's answer; a {@code HEAD} request gets the headers only. */
+  private void send(HttpExchange exchange, String routePath, Response response) throws IOException {
+    try (Body body = response.body()) {
+      count(routePath, response.status());
+      response.headers().forEach((name, value) -> exchange.getResponseHeaders().set(name, value));
+      exchange.getResponseHeaders().set("Content-Type", response.contentType());
+      exchange.getResponseHeaders().set("X-Content-Type-Options", "nosniff");
+      boolean head = "HEAD".equals(exchange.getRequestMethod());
+      if (head) {
+        if (response.length() >= 0) {
+          exchange.getResponseHeaders().set("Content-Length", Long.toString(response.length()));
+        }
+        exchange.sendResponseHeaders(response.status(), -1);
+        exchange.close();
+        return;
+      }
+      // 0: chunked, for a body whose size is not known in advance
+      long length = response.length() == 0 ? -1 : response.length() < 0 ? 0 : response.length();
+      exchange.sendResponseHeaders(response.status(), length);
+      try (OutputStream out = exchange.getResponseBody()) {
+        body.writeTo(out);
+      }
+    } catch (IOException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IOException(e);
+    }
+  }
+
+  /** Query parameters ({@code a=1&b=x%20y}) decoded, in order; a name without '=' has "". */
+  static Map<String, List<String>> parseQuery(String raw) {
+    Map<String, List<String>> query = new java.util.LinkedHashMap<>();
+    if (raw == null || raw.isEmpty()) {
+      return query;
+    }
+    for (String pair : raw.split("&")) {
+      if (pair.isEmpty()) {
+        continue;
+      }
+      int equals = pair.indexOf('=');
+      String name = equals < 0 ? pair : pair.substring(0, equals);
+      String value = equals < 0 ? "" : pair.substring(equals + 1);
+      try {
+        query
+            .computeIfAbsent(
+                URLDecoder.decode(name, StandardCharsets.UTF_8), n -> new java.util.ArrayList<>())
+            .add(URLDecoder.decode(value, StandardCharsets.UTF_8));
+      } catch (IllegalArgumentException e) {
+        throw new InvalidInputException("query", "malformed query parameter " + pair);
+      }
+    }
+    return query;
   }
 
   private void finished() {
@@ -302,45 +784,76 @@ public final class HttpEndpoint implements AutoCloseable {
   private void health(HttpExchange exchange, String method) throws IOException {
     if (!"GET".equals(method) && !"HEAD".equals(method)) {
       exchange.getResponseHeaders().set("Allow", "GET, HEAD");
-      error(exchange, 405, "invalid_request_error", HEALTH_PATH + " takes GET", null, null);
+      error(
+          exchange,
+          405,
+          "invalid_request_error",
+          HEALTH_PATH + " takes GET",
+          null,
+          null,
+          true,
+          HEALTH_PATH);
       return;
     }
     ObjectNode body = JSON.createObjectNode().put("status", draining ? "draining" : "serving");
-    respond(exchange, draining ? 503 : 200, JSON.writeValueAsBytes(body));
+    respond(
+        exchange,
+        draining ? 503 : 200,
+        HEALTH_PATH,
+        "application/json",
+        JSON.writeValueAsBytes(body));
   }
 
   private static Duration retry() {
     return dev.tenbin.core.OverloadedException.DEFAULT_RETRY_AFTER;
   }
 
+  /** A failure: JSON {@code {"error":{...}}} for programs, the message as plain text for pages. */
   private void error(
       HttpExchange exchange,
       int status,
       String type,
       String message,
       String param,
-      Duration retryAfter)
+      Duration retryAfter,
+      boolean json,
+      String routePath)
       throws IOException {
-    ObjectNode error = JSON.createObjectNode();
-    error.putObject("error").put("message", message).put("type", type).put("param", param);
     if (retryAfter != null) {
       long seconds = Math.max(1, (retryAfter.toMillis() + 999) / 1000);
       exchange.getResponseHeaders().set("Retry-After", Long.toString(seconds));
     }
-    respond(exchange, status, JSON.writeValueAsBytes(error));
+    if (!json) {
+      respond(
+          exchange,
+          status,
+          routePath,
+          "text/plain; charset=utf-8",
+          (status + " " + message + "\n").getBytes(StandardCharsets.UTF_8));
+      return;
+    }
+    ObjectNode error = JSON.createObjectNode();
+    error.putObject("error").put("message", message).put("type", type).put("param", param);
+    respond(exchange, status, routePath, "application/json", JSON.writeValueAsBytes(error));
   }
 
-  private void respond(HttpExchange exchange, int status, byte[] body) throws IOException {
-    String path = exchange.getRequestURI().getPath();
+  private void count(String routePath, int status) {
     Counter.builder("tenbin.http.requests")
         .description("HTTP requests answered, by route and status")
-        .tag("path", HEALTH_PATH.equals(path) || routes.containsKey(path) ? path : "other")
+        .tag("path", routePath)
         .tag("status", Integer.toString(status))
         .register(guards.registry())
         .increment();
-    exchange.getResponseHeaders().set("Content-Type", "application/json");
+  }
+
+  /** Answers bytes, counted under the route's path ({@code other} for no route). */
+  private void respond(
+      HttpExchange exchange, int status, String routePath, String contentType, byte[] body)
+      throws IOException {
+    count(routePath, status);
+    exchange.getResponseHeaders().set("Content-Type", contentType);
     boolean head = "HEAD".equals(exchange.getRequestMethod());
-    exchange.sendResponseHeaders(status, head ? -1 : body.length);
+    exchange.sendResponseHeaders(status, head || body.length == 0 ? -1 : body.length);
     try (OutputStream out = exchange.getResponseBody()) {
       if (!head) {
         out.write(body);

@@ -243,7 +243,7 @@ class DependencyRulesTest {
 
   static {
     MODULES.put("app", List.of("cli", "embedded"));
-    MODULES.put("service", List.of("server", "grpc"));
+    MODULES.put("service", List.of("server", "web", "grpc"));
     MODULES.put("kubernetes", List.of("shard"));
     MODULES.put(
         "reports",

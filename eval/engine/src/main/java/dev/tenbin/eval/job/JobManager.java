@@ -478,6 +478,11 @@ public final class JobManager implements AutoCloseable {
     return table.events(id);
   }
 
+  /** The request a job was submitted with: its spec and task sets as the client sent them. */
+  public synchronized JobRequest request(String id) {
+    return find(id).request;
+  }
+
   /** The output folder of a job, for reading its stored cells. */
   public synchronized Path directory(String id) {
     return find(id).directory;

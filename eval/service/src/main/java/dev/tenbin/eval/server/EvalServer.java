@@ -1,11 +1,14 @@
 package dev.tenbin.eval.server;
 
 import dev.tenbin.eval.grpc.EvalGrpcService;
+import dev.tenbin.eval.job.JobFileDigests;
 import dev.tenbin.eval.job.JobLauncher;
 import dev.tenbin.eval.job.JobManager;
 import dev.tenbin.eval.job.JobSpec;
 import dev.tenbin.eval.job.ServiceFolders;
 import dev.tenbin.eval.report.JobReports;
+import dev.tenbin.eval.web.EvalWebUi;
+import dev.tenbin.eval.web.StoredLeaderboards;
 import dev.tenbin.rpc.GrpcServerHost;
 import dev.tenbin.rpc.ServerOptions;
 import java.io.PrintWriter;
@@ -234,6 +237,16 @@ public final class EvalServer implements Callable<Integer> {
       description = "kubernetes: how often a Job's status is read (default ${DEFAULT-VALUE}).")
   double pollSeconds;
 
+  @Option(
+      names = "--http-port",
+      defaultValue = "${env:TENBIN_HTTP_PORT:--1}",
+      description = {
+        "Also serve the web UI (jobs, their files and archives, leaderboard) and GET /health over HTTP on this port of",
+        "the same address, with the gRPC side's tokens (browsers sign in at /login), limits and TLS (HTTPS when",
+        "--tls-cert is given); 0 picks a free port, -1 serves none (env TENBIN_HTTP_PORT; default ${DEFAULT-VALUE})."
+      })
+  int httpPort;
+
   /** The executor options, checked. */
   EvalExecutorConfig executorConfig() {
     return new EvalExecutorConfig(
@@ -275,7 +288,8 @@ public final class EvalServer implements Callable<Integer> {
         services.toOptions(),
         executorConfig(),
         defaultShards,
-        defaultReplicas);
+        defaultReplicas,
+        httpPort);
   }
 
   /**
@@ -321,9 +335,31 @@ public final class EvalServer implements Callable<Integer> {
         jobs.admission().dataRoots().isEmpty()
             ? "none (local datasets refused; hub datasets only)"
             : jobs.admission().dataRoots());
+    return serve(config, jobs);
+  }
+
+  /**
+   * Serves {@code jobs} (opened from {@code config}'s folders) over gRPC, and over HTTP when {@code
+   * config} names an HTTP port; the host owns the job manager. Tests hand in a job manager whose
+   * executor is their own.
+   */
+  public static Running serve(EvalServiceConfig config, JobManager jobs) {
+    boolean http = config.httpPort() != EvalServiceConfig.NO_HTTP;
+    JobFileDigests digests = new JobFileDigests();
     GrpcServerHost host =
         GrpcServerHost.startOwning(
-            config.server(), jobs, j -> List.of(new EvalGrpcService(j)), true);
+            config.server(), jobs, j -> List.of(new EvalGrpcService(j, digests)), !http);
+    if (http) {
+      try {
+        boolean tokens = config.server().security().tokens();
+        EvalWebUi ui = new EvalWebUi(jobs, new StoredLeaderboards(jobs, tokens), tokens, digests);
+        host.serveHttp(config.httpPort(), List.of(), ui.routes());
+      } catch (RuntimeException e) {
+        host.close();
+        throw e;
+      }
+      host.markServing();
+    }
     JobMetrics.bind(jobs, host.registry());
     return new Running(host, jobs);
   }
@@ -338,7 +374,7 @@ public final class EvalServer implements Callable<Integer> {
     dev.tenbin.rpc.ProcessLogging.use(serverOptions.logFormat());
     EvalServiceConfig config = config();
     try (Running running = start(config)) {
-      running.host().serveUntilShutdown("eval-service", "");
+      running.host().serveUntilShutdown("eval-service", "HTTP port " + running.host().httpPort());
     }
     return 0;
   }

@@ -20,6 +20,8 @@ import java.nio.file.Path;
  *     {@code shards:} (1..{@value JobSpec#MAX_SHARDS}; the chart's {@code index.shards})
  * @param defaultReplicas the copies each shard of a job is kept as when its spec has no {@code
  *     replicas:} (1..{@value JobSpec#MAX_REPLICAS}; the chart's {@code index.collectionReplicas})
+ * @param httpPort the port of the web UI beside gRPC ({@code --http-port}; 0 picks a free one,
+ *     {@link #NO_HTTP} serves none)
  */
 public record EvalServiceConfig(
     ServerSettings server,
@@ -27,8 +29,29 @@ public record EvalServiceConfig(
     JobLauncher.Options services,
     EvalExecutorConfig executor,
     int defaultShards,
-    int defaultReplicas) {
+    int defaultReplicas,
+    int httpPort) {
   public static final int DEFAULT_PORT = 50054;
+
+  /** {@link #httpPort} when no web UI is served. */
+  public static final int NO_HTTP = -1;
+
+  /** A service without a web UI. */
+  public EvalServiceConfig(
+      ServerSettings server,
+      ServiceFolders folders,
+      JobLauncher.Options services,
+      EvalExecutorConfig executor,
+      int defaultShards,
+      int defaultReplicas) {
+    this(server, folders, services, executor, defaultShards, defaultReplicas, NO_HTTP);
+  }
+
+  /** The same service with its web UI on {@code port} ({@link #NO_HTTP}: none). */
+  public EvalServiceConfig withHttpPort(int port) {
+    return new EvalServiceConfig(
+        server, folders, services, executor, defaultShards, defaultReplicas, port);
+  }
 
   /** A service whose jobs' shards have one copy unless their specs say otherwise. */
   public EvalServiceConfig(
@@ -78,6 +101,10 @@ public record EvalServiceConfig(
               + JobSpec.MAX_REPLICAS
               + ", got "
               + defaultReplicas);
+    }
+    if (httpPort < NO_HTTP || httpPort > 65535) {
+      throw new IllegalArgumentException(
+          "--http-port must be -1 (off) or within 0..65535, got " + httpPort);
     }
     if (executor.kubernetes()
         && !executor.datasetsClaim().isBlank()

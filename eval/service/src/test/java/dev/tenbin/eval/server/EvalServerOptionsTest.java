@@ -129,6 +129,9 @@ class EvalServerOptionsTest {
         .hasMessageContaining("--default-replicas must be within 1..8, got 9");
     assertThat(parse("--default-replicas", "2").config().defaultReplicas()).isEqualTo(2);
     assertThat(parse().config().defaultReplicas()).isEqualTo(1);
+    assertThatThrownBy(() -> parse("--http-port", "70000").config())
+        .hasMessageContaining("--http-port must be -1 (off) or within 0..65535, got 70000");
+    assertThat(parse("--http-port", "8081").config().httpPort()).isEqualTo(8081);
   }
 
   @Test
