@@ -3,6 +3,7 @@ package dev.tenbin.eval.browse;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.eval.warehouse.Warehouse;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -31,7 +32,7 @@ public final class ResultBrowser {
   private final Path warehouseFile;
   private final String navHtml;
   private volatile Catalog catalog = Catalog.EMPTY;
-  private List<Path> jobDirs = List.of();
+  private Map<String, Path> jobs = Map.of();
 
   /** A browser keeping its warehouse at {@code warehouseFile}, its pages without site nav. */
   public ResultBrowser(Path warehouseFile) {
@@ -48,26 +49,37 @@ public final class ResultBrowser {
   }
 
   /**
-   * Makes the pages show the stored cells of {@code jobDirs}: the warehouse file is kept when it
-   * was built from exactly these folders as they are now, else built anew into a temporary file and
-   * renamed into place ({@link Warehouse#refresh(List, Path)}), and then the cells are read again.
-   * No folder given: the pages show no cells (the file stays as it is).
+   * Makes the pages show the stored cells of {@code jobDirs}, each job's id its folder's name: the
+   * warehouse file is kept when it was built from exactly these folders as they are now, else built
+   * anew into a temporary file and renamed into place ({@link Warehouse#refresh(List, Path)}), and
+   * then the cells are read again. No folder given: the pages show no cells (the file stays as it
+   * is).
    *
    * @throws InvalidInputException when a folder holds no job results or two share a name
    */
   public synchronized void refresh(List<Path> jobDirs) {
-    List<Path> dirs = jobDirs.stream().map(p -> p.toAbsolutePath().normalize()).toList();
-    if (dirs.isEmpty()) {
+    refresh(Catalog.byFolderName(jobDirs));
+  }
+
+  /**
+   * As {@link #refresh(List)}, each job folder under the id its pages link to ({@code /jobs/{id}}):
+   * a service whose job ids are not its folders' names.
+   */
+  public synchronized void refresh(Map<String, Path> jobs) {
+    Map<String, Path> normalized = new LinkedHashMap<>();
+    jobs.forEach((id, dir) -> normalized.put(id, dir.toAbsolutePath().normalize()));
+    if (normalized.isEmpty()) {
       catalog = Catalog.EMPTY;
-      this.jobDirs = dirs;
+      this.jobs = normalized;
       return;
     }
-    Warehouse.BuildSummary built = Warehouse.refresh(dirs, warehouseFile);
-    if (built.kept() && dirs.equals(this.jobDirs) && catalog != Catalog.EMPTY) {
+    Warehouse.BuildSummary built =
+        Warehouse.refresh(List.copyOf(normalized.values()), warehouseFile);
+    if (built.kept() && normalized.equals(this.jobs) && catalog != Catalog.EMPTY) {
       return; // the same folders holding the same cell files: nothing to read again
     }
-    catalog = Catalog.read(dirs);
-    this.jobDirs = dirs;
+    catalog = Catalog.read(normalized);
+    this.jobs = normalized;
   }
 
   /** The all-jobs leaderboard for {@code query} (parameters in the class comment). */

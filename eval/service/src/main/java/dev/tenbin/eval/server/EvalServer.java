@@ -8,7 +8,7 @@ import dev.tenbin.eval.job.JobSpec;
 import dev.tenbin.eval.job.ServiceFolders;
 import dev.tenbin.eval.report.JobReports;
 import dev.tenbin.eval.web.EvalWebUi;
-import dev.tenbin.eval.web.StoredLeaderboards;
+import dev.tenbin.eval.web.WarehousePages;
 import dev.tenbin.rpc.GrpcServerHost;
 import dev.tenbin.rpc.ServerOptions;
 import java.io.PrintWriter;
@@ -352,7 +352,12 @@ public final class EvalServer implements Callable<Integer> {
     if (http) {
       try {
         boolean tokens = config.server().security().tokens();
-        EvalWebUi ui = new EvalWebUi(jobs, new StoredLeaderboards(jobs, tokens), tokens, digests);
+        EvalWebUi ui =
+            new EvalWebUi(
+                jobs,
+                new WarehousePages(jobs, config.folders().stateDirectory(), tokens),
+                tokens,
+                digests);
         host.serveHttp(config.httpPort(), List.of(), ui.routes());
       } catch (RuntimeException e) {
         host.close();

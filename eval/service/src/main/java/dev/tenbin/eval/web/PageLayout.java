@@ -92,7 +92,7 @@ public final class PageLayout {
   public static String navigation(boolean signOut) {
     return "<header><span class=\"brand\">Tenbin eval</span><nav>"
         + "<a href=\"/jobs\">Jobs</a> <a href=\"/leaderboard\">Leaderboard</a>"
-        + " <a href=\"/compare\">Compare</a></nav>"
+        + " <a href=\"/leaderboard#compare-form\">Compare</a></nav>"
         + (signOut
             ? "<form method=\"post\" action=\"/logout\"><button type=\"submit\">Sign out</button>"
                 + "</form>"

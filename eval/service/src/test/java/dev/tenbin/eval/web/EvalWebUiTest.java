@@ -258,10 +258,15 @@ class EvalWebUiTest {
     assertThat(http.get("/jobs/" + id + "/files/no-such-file").statusCode()).isEqualTo(404);
     assertThat(http.get("/jobs/" + id + "/elsewhere").statusCode()).isEqualTo(404);
 
+    // The all-jobs leaderboard: the job's rows, linked to the job's page by its id.
     String leaderboard = http.get("/leaderboard").body();
     assertThat(leaderboard)
-        .contains("<table id=\"leaderboard\">", "bm25", "href=\"/jobs/" + id + "\"");
-    assertThat(http.get("/compare").body()).contains("not configured");
+        .contains("bm25", "href=\"/jobs/" + id + "\"")
+        .contains("<a href=\"/leaderboard#compare-form\">Compare</a>");
+    // A comparison without its two rows is refused, naming the parameter.
+    HttpResponse<String> unnamed = http.get("/compare");
+    assertThat(unnamed.statusCode()).isEqualTo(400);
+    assertThat(unnamed.body()).contains("a");
   }
 
   @Test
@@ -375,7 +380,7 @@ class EvalWebUiTest {
     EvalWebUi ui =
         new EvalWebUi(
             running.jobs(),
-            new StoredLeaderboards(running.jobs(), true),
+            new WarehousePages(running.jobs(), tmp.resolve("other-state"), true),
             true,
             new JobFileDigests());
     Map<String, String> paths = protectedPaths(id);
@@ -408,10 +413,12 @@ class EvalWebUiTest {
             .as(path)
             .doesNotContain(id + "/", "retrievers", "ndcg");
       }
-      assertThat(bytes(http, path, "Cookie", cookie).statusCode()).as(path).isEqualTo(200);
+      // Signed in, /compare names no rows: refused for its parameters (400), not for the token.
+      int served = path.equals("/compare") ? 400 : 200;
+      assertThat(bytes(http, path, "Cookie", cookie).statusCode()).as(path).isEqualTo(served);
       assertThat(bytes(http, path, "Authorization", "Bearer " + TOKEN).statusCode())
           .as(path)
-          .isEqualTo(200);
+          .isEqualTo(served);
     }
     assertThat(http.get("/jobs").headers().firstValue("Location")).contains("/login?next=%2Fjobs");
     assertThat(http.get("/login").body()).contains("type=\"password\"", "name=\"token\"");
