@@ -98,7 +98,9 @@ class LoadLevelsTest {
     assertThatThrownBy(() -> LoadLevels.measure(4, 2_000_000, List.of(side)))
         .isInstanceOf(IllegalStateException.class)
         .hasMessage("call 5 failed");
-    // Each thread makes at most one call after the failure: nowhere near the million asked for.
-    assertThat(calls.get()).isLessThan(100);
+    // The other threads stop at their next call once the failure is seen: nowhere near the two
+    // million calls asked for. (How many they make before then depends on the scheduler: on a
+    // loaded machine a few hundred, so the bound is loose.)
+    assertThat(calls.get()).isLessThan(100_000);
   }
 }
