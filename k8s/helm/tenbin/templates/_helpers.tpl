@@ -222,9 +222,10 @@ ports:
   - name: metrics
     containerPort: {{ $v.metricsPort }}
     protocol: TCP
-{{- if and (eq .svc "encoder") $v.encoder.http.enabled }}
+{{- $s := index $v .svc }}
+{{- if and (hasKey $s "http") $s.http.enabled }}
   - name: http
-    containerPort: {{ $v.encoder.http.port }}
+    containerPort: {{ $s.http.port }}
     protocol: TCP
 {{- end }}
 startupProbe:

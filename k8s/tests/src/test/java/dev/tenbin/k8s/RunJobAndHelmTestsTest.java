@@ -255,6 +255,19 @@ class RunJobAndHelmTestsTest {
   }
 
   @Test
+  void theNotesSayHowToOpenTheWebUiUnderTheReleasesTlsAndToken() {
+    assertThat(Charts.notes("default", ""))
+        .contains("port-forward svc/tb-tenbin-eval 8081")
+        .contains("open http://localhost:8081/")
+        .doesNotContain("sign in with a line of the token");
+    assertThat(Charts.notes("mtls-token", ""))
+        .contains("open https://localhost:8081/")
+        .contains("sign in with a line of the token");
+    assertThat(Charts.notes("default", "eval:\n  http:\n    enabled: false\n"))
+        .doesNotContain("8081");
+  }
+
+  @Test
   void theNotesWarnWhenTlsOrTheTokenIsOffAndNotWhenBothAreOn() {
     String plaintext = Charts.notes("default", "");
     assertThat(plaintext)
