@@ -222,9 +222,10 @@ ports:
   - name: metrics
     containerPort: {{ $v.metricsPort }}
     protocol: TCP
-{{- if and (eq .svc "encoder") $v.encoder.http.enabled }}
+{{- $s := index $v .svc }}
+{{- if and (hasKey $s "http") $s.http.enabled }}
   - name: http
-    containerPort: {{ $v.encoder.http.port }}
+    containerPort: {{ $s.http.port }}
     protocol: TCP
 {{- end }}
 startupProbe:
@@ -425,6 +426,11 @@ TLS files and token from the same Secrets the servers mount.
 {{- define "tenbin.clientArgs" -}}
 - --endpoint
 - {{ include "tenbin.endpoint" (dict "root" . "svc" "eval") }}
+{{- include "tenbin.clientSecurityArgs" . }}
+{{- end -}}
+
+{{/* The release's client TLS files and token as CLI flags (the tests' and run Job's mounts) */}}
+{{- define "tenbin.clientSecurityArgs" -}}
 {{- if .Values.tls.enabled }}
 - --tls-ca
 - /etc/tenbin/tls/ca.crt

@@ -15,14 +15,21 @@ import dev.tenbin.proto.eval.v1.MetricValue;
 import dev.tenbin.proto.eval.v1.SubmitJobRequest;
 import dev.tenbin.proto.eval.v1.TaskSetDocument;
 import dev.tenbin.rpc.ClientChannels;
+import dev.tenbin.rpc.ClientHttp;
 import dev.tenbin.rpc.ClientOptions;
+import dev.tenbin.rpc.HostPort;
 import dev.tenbin.rpc.ServiceEndpoint;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintWriter;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
@@ -408,14 +415,16 @@ public final class JobCommands {
   @Command(
       name = "job",
       mixinStandardHelpOptions = true,
-      description = "The eval service's jobs: submit | list | status | watch | cancel | results.",
+      description =
+          "The eval service's jobs: submit | list | status | watch | cancel | results | web.",
       subcommands = {
         Submit.class,
         ListJobs.class,
         Status.class,
         Watch.class,
         Cancel.class,
-        Results.class
+        Results.class,
+        Web.class
       })
   public static final class Jobs implements Runnable {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -423,6 +432,78 @@ public final class JobCommands {
     @Override
     public void run() {
       spec.commandLine().usage(spec.commandLine().getErr());
+    }
+  }
+
+  @Command(
+      name = "web",
+      mixinStandardHelpOptions = true,
+      description = {
+        "GET a page, file or archive of the eval service's web UI (its --http-port) with the same TLS"
+            + " and token options as the other job commands; the image has no curl.",
+        "Pages and JSON print to standard output; --out FILE writes the body there (a job's archive:"
+            + " /jobs/JOB/archive). An answer other than 2xx exits 1 with its status."
+      })
+  public static final class Web implements Callable<Integer> {
+    @Parameters(
+        index = "0",
+        paramLabel = "PATH",
+        description = "The path and query, e.g. /api/jobs or /jobs/JOB/files/leaderboard.md.")
+    String path;
+
+    @Option(
+        names = "--endpoint",
+        defaultValue = "${env:TENBIN_EVAL_WEB_ENDPOINT:-localhost:8081}",
+        paramLabel = "HOST:PORT",
+        description =
+            "The eval service's web UI (env TENBIN_EVAL_WEB_ENDPOINT; default ${DEFAULT-VALUE}).")
+    String endpoint;
+
+    @Option(names = "--out", paramLabel = "FILE", description = "Write the body to FILE.")
+    Path out;
+
+    @CommandLine.Mixin ClientOptions security = new ClientOptions();
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws IOException {
+      if (path == null || !path.startsWith("/")) {
+        throw new InvalidInputException("PATH", "PATH must start with /, got '" + path + "'");
+      }
+      HostPort address = HostPort.parse("--endpoint", endpoint);
+      ClientHttp http = ClientHttp.of(security.toSecurity(), Duration.ofSeconds(10));
+      PrintWriter err = spec.commandLine().getErr();
+      HttpResponse<InputStream> response;
+      try {
+        response = http.get(address, path, Duration.ofMinutes(10));
+      } catch (IOException e) {
+        err.println("tenbin: GET " + path + " from " + address + " failed: " + e.getMessage());
+        return 1;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return 1;
+      }
+      try (InputStream body = response.body()) {
+        int status = response.statusCode();
+        if (status / 100 != 2) {
+          String text = new String(body.readNBytes(2048), StandardCharsets.UTF_8).strip();
+          err.println(
+              "tenbin: GET " + path + ": HTTP " + status + (text.isEmpty() ? "" : ": " + text));
+          return 1;
+        }
+        if (out != null) {
+          Path temporary = out.resolveSibling(out.getFileName() + ".part");
+          Files.copy(body, temporary, StandardCopyOption.REPLACE_EXISTING);
+          Files.move(temporary, out, StandardCopyOption.REPLACE_EXISTING);
+          err.println("tenbin: " + path + " -> " + out + " (" + Files.size(out) + " bytes)");
+        } else {
+          PrintWriter stdout = spec.commandLine().getOut();
+          stdout.print(new String(body.readAllBytes(), StandardCharsets.UTF_8));
+          stdout.flush();
+        }
+      }
+      return 0;
     }
   }
 

@@ -188,7 +188,7 @@ class CommonOptionsTest {
             .containsExactly("regcred", "mirror");
       }
     }
-    assertThat(pods).as("4 servers, the run Job, the models fill Job, 5 test pods").isEqualTo(11);
+    assertThat(pods).as("4 servers, the run Job, the models fill Job, 6 test pods").isEqualTo(12);
     assertThat(
             Charts.find(manifests, "ServiceAccount", "tb-tenbin")
                 .as(V1ServiceAccount.class)

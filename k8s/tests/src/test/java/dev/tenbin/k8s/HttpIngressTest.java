@@ -109,8 +109,38 @@ class HttpIngressTest {
         .contains("encoder.http.port (50051) must differ");
   }
 
+  @Test
+  void theEvalWebUiIsOnByDefaultOnItsOwnPortWithTheReleasesTls() {
+    List<Manifest> manifests = Charts.render("");
+    V1Container eval = Charts.server(manifests, "eval");
+    assertThat(Charts.arg(eval, "--http-port")).isEqualTo("8081");
+    assertThat(eval.getPorts())
+        .anySatisfy(
+            p -> {
+              assertThat(p.getName()).isEqualTo("http");
+              assertThat(p.getContainerPort()).isEqualTo(8081);
+            });
+    V1ServicePort port = servicePort(manifests, "eval", "http");
+    assertThat(port.getPort()).isEqualTo(8081);
+    assertThat(port.getAppProtocol()).isEqualTo("http");
+    assertThat(servicePort(Charts.renderCi("tls", ""), "eval", "http").getAppProtocol())
+        .isEqualTo("https");
+
+    List<Manifest> off = Charts.render("eval:\n  http:\n    enabled: false\n");
+    assertThat(Charts.server(off, "eval").getArgs()).doesNotContain("--http-port");
+    assertThat(Charts.server(off, "eval").getPorts())
+        .extracting(p -> p.getName())
+        .containsExactly("grpc", "metrics");
+    assertThat(Charts.failure("eval:\n  http:\n    port: 50054\n"))
+        .contains("eval.http.port (50054) must differ from eval.port and metricsPort");
+  }
+
   private static V1ServicePort servicePort(List<Manifest> manifests, String name) {
-    return Charts.find(manifests, "Service", "tb-tenbin-encoder")
+    return servicePort(manifests, "encoder", name);
+  }
+
+  private static V1ServicePort servicePort(List<Manifest> manifests, String service, String name) {
+    return Charts.find(manifests, "Service", "tb-tenbin-" + service)
         .as(V1Service.class)
         .getSpec()
         .getPorts()

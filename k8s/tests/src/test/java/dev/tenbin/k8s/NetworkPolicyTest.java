@@ -120,10 +120,28 @@ class NetworkPolicyTest {
     assertThat(admits(policies.get("encoder"), embedder, 50051)).isTrue();
     assertThat(admits(policies.get("encoder"), embedder, 8080)).as("the HTTP API").isTrue();
     for (String other : List.of("index", "rerank", "eval")) {
-      for (int port : List.of(PORTS.get(other), 9464)) {
+      for (int port : List.of(PORTS.get(other), 9464, 8081)) {
         assertThat(admits(policies.get(other), embedder, port)).as(other + ":" + port).isFalse();
       }
     }
+  }
+
+  @Test
+  void theEvalWebUiAdmitsTheEvalServicesClientsAndNoOthers() {
+    List<Manifest> manifests = Charts.render("");
+    Map<String, V1NetworkPolicy> policies = policies(manifests);
+    V1NetworkPolicy eval = policies.get("eval");
+    assertThat(admits(eval, Caller.here(Map.of("tenbin.dev/eval-client", "true")), 8081)).isTrue();
+    assertThat(admits(eval, Caller.here(Map.of("tenbin.dev/client", "true")), 8081)).isTrue();
+    for (String other : List.of("encoder", "index", "rerank")) {
+      Caller caller = Caller.here(Map.of("tenbin.dev/" + other + "-client", "true"));
+      assertThat(admits(eval, caller, 8081)).as(other).isFalse();
+    }
+    assertThat(admits(eval, Caller.here(Map.of("app", "other")), 8081)).isFalse();
+    // Off: no rule for the port.
+    V1NetworkPolicy off =
+        policies(Charts.render("eval:\n  http:\n    enabled: false\n")).get("eval");
+    assertThat(admits(off, Caller.here(Map.of("tenbin.dev/eval-client", "true")), 8081)).isFalse();
   }
 
   @Test

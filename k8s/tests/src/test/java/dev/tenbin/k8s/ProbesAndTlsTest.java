@@ -70,6 +70,11 @@ class ProbesAndTlsTest {
                   .as(m.name() + " grpc")
                   .isEqualTo(tls ? null : "kubernetes.io/h2c");
           case "metrics" -> assertThat(port.getAppProtocol()).isEqualTo("http");
+          // The eval web UI: HTTPS under the release's TLS.
+          case "http" ->
+              assertThat(port.getAppProtocol())
+                  .as(m.name() + " http")
+                  .isEqualTo(tls ? "https" : "http");
           default -> throw new AssertionError("unexpected port " + port.getName());
         }
       }

@@ -125,6 +125,7 @@ class RunJobAndHelmTestsTest {
             "tb-tenbin-test-index",
             "tb-tenbin-test-rerank",
             "tb-tenbin-test-eval",
+            "tb-tenbin-test-eval-web",
             "tb-tenbin-test-evaluation");
     for (V1Pod pod : pods) {
       assertThat(pod.getMetadata().getAnnotations()).containsEntry("tenbin.dev/helm-hook", "test");
@@ -143,6 +144,10 @@ class RunJobAndHelmTestsTest {
                     + " --index-pods tb-tenbin-index-0.tb-tenbin-index-headless:50052,"
                     + "tb-tenbin-index-1.tb-tenbin-index-headless:50052"
                     + " --cache-dir /tmp/cache");
+      } else if (pod.getMetadata().getName().endsWith("-eval-web")) {
+        assertThat(c.getArgs())
+            .containsExactly("job", "web", "/api/jobs", "--endpoint", "tb-tenbin-eval:8081");
+        assertThat(pod.getSpec().getContainers()).as("no token: nothing to refuse").hasSize(1);
       } else if (pod.getMetadata().getName().endsWith("-eval")) {
         assertThat(c.getCommand()).as("the image's entrypoint, tenbin").isNullOrEmpty();
         assertThat(c.getArgs())
@@ -176,6 +181,21 @@ class RunJobAndHelmTestsTest {
     assertThat(eval.getSpec().getVolumes())
         .extracting(v -> v.getSecret() == null ? v.getName() : v.getSecret().getSecretName())
         .contains("tb-tenbin-tls", "tenbin-token");
+    V1Pod web = Charts.find(manifests, "Pod", "tb-tenbin-test-eval-web").as(V1Pod.class);
+    assertThat(String.join(" ", web.getSpec().getContainers().getFirst().getArgs()))
+        .isEqualTo(
+            "job web /api/jobs --endpoint tb-tenbin-eval:8081 --tls-ca /etc/tenbin/tls/ca.crt"
+                + " --tls-client-cert /etc/tenbin/tls/tls.crt --tls-client-key /etc/tenbin/tls/tls.key"
+                + " --auth-token-file /etc/tenbin/auth/token");
+    // The same request without the token must be refused (401) for the test to pass.
+    V1Container withoutToken = web.getSpec().getContainers().get(1);
+    assertThat(withoutToken.getCommand().get(2))
+        .contains("tenbin job web /api/jobs --endpoint tb-tenbin-eval:8081 --tls-ca")
+        .contains("*\"HTTP 401\"*) exit 0")
+        .doesNotContain("--auth-token-file");
+    assertThat(withoutToken.getVolumeMounts())
+        .extracting(m -> m.getMountPath())
+        .doesNotContain("/etc/tenbin/auth");
     List<Manifest> restricted =
         Charts.renderWithTests(
             "default",
@@ -252,6 +272,19 @@ class RunJobAndHelmTestsTest {
         .contains("tenbin job list --endpoint localhost:50054 --tls-ca ca.crt")
         .contains("Its results folder is runs/" + job.getMetadata().getName())
         .contains("deleted 3600 s after it ends");
+  }
+
+  @Test
+  void theNotesSayHowToOpenTheWebUiUnderTheReleasesTlsAndToken() {
+    assertThat(Charts.notes("default", ""))
+        .contains("port-forward svc/tb-tenbin-eval 8081")
+        .contains("open http://localhost:8081/")
+        .doesNotContain("sign in with a line of the token");
+    assertThat(Charts.notes("mtls-token", ""))
+        .contains("open https://localhost:8081/")
+        .contains("sign in with a line of the token");
+    assertThat(Charts.notes("default", "eval:\n  http:\n    enabled: false\n"))
+        .doesNotContain("8081");
   }
 
   @Test

@@ -54,7 +54,8 @@ public final class BearerTokenCredentials extends CallCredentials {
     applier.apply(headers);
   }
 
-  private String token() {
+  /** The file's first token (read again when the file changes). */
+  String token() {
     try {
       FileTime modified = Files.getLastModifiedTime(file);
       long size = Files.size(file);

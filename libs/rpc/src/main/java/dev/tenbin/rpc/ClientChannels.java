@@ -156,6 +156,11 @@ public final class ClientChannels {
     }
   }
 
+  /** The thread that checks client certificate files, shared by every client of the process. */
+  static ScheduledExecutorService reloadScheduler() {
+    return Reloads.SCHEDULER;
+  }
+
   /** Checks of client certificate files, shared by all channels of the process. */
   private static final class Reloads {
     static final ScheduledExecutorService SCHEDULER =
