@@ -1,32 +1,25 @@
 package dev.tenbin.integration.shards;
 
+import static dev.tenbin.integration.shards.ReplicaCorpus.COSINE;
+import static dev.tenbin.integration.shards.ReplicaCorpus.denseQueries;
+import static dev.tenbin.integration.shards.ReplicaCorpus.documents;
+import static dev.tenbin.integration.shards.ReplicaCorpus.textQueries;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenbin.client.index.IndexClient;
 import dev.tenbin.client.index.ReplicaRepair;
 import dev.tenbin.client.index.ShardedCollection;
 import dev.tenbin.eval.retrieval.IndexSession;
-import dev.tenbin.eval.services.IndexPlacement;
-import dev.tenbin.proto.common.v1.DenseVector;
-import dev.tenbin.proto.common.v1.Similarity;
-import dev.tenbin.proto.index.v1.DenseOptions;
 import dev.tenbin.proto.index.v1.Document;
 import dev.tenbin.proto.index.v1.Family;
 import dev.tenbin.proto.index.v1.GetCollectionDigestResponse;
 import dev.tenbin.proto.index.v1.IngestRequest;
-import dev.tenbin.proto.index.v1.Query;
-import dev.tenbin.rpc.ClientChannels;
-import dev.tenbin.rpc.ClientSecurity;
-import dev.tenbin.rpc.KeyRoutedChannel;
-import dev.tenbin.rpc.ServiceTarget;
 import dev.tenbin.scoring.metrics.ScoredDoc;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.UnaryOperator;
@@ -45,121 +38,24 @@ import org.junit.jupiter.api.io.TempDir;
 class ReplicaRepairTest {
   @TempDir Path tmp;
 
-  /** The chart's pod names for a three-pod index StatefulSet: what placement hashes. */
-  private static final List<String> POD_NAMES =
-      List.of(
-          "tenbin-index-0.tenbin-index-headless:50052",
-          "tenbin-index-1.tenbin-index-headless:50052",
-          "tenbin-index-2.tenbin-index-headless:50052");
-
-  private final List<IndexPod> pods = new ArrayList<>();
-  private final List<Integer> ports = new ArrayList<>();
-  private KeyRoutedChannel channel;
+  private ThreeIndexPods pods;
   private IndexClient index;
 
   @BeforeEach
   void startThreePods() throws IOException {
-    for (int i = 0; i < POD_NAMES.size(); i++) {
-      IndexPod pod = new IndexPod(tmp.resolve("pod-" + i));
-      pods.add(pod);
-      ports.add(pod.port());
-    }
-    channel =
-        IndexPlacement.open(
-            POD_NAMES,
-            pod ->
-                ClientChannels.open(
-                    ServiceTarget.parse(
-                        "--index-pods", "127.0.0.1:" + ports.get(POD_NAMES.indexOf(pod))),
-                    ClientSecurity.plaintext(),
-                    64 * 1024 * 1024));
-    index = IndexClient.of(channel);
+    pods = new ThreeIndexPods(tmp);
+    index = pods.index();
   }
 
   @AfterEach
   void stop() throws Exception {
-    channel.shutdownNow();
-    channel.awaitTermination(10, TimeUnit.SECONDS);
-    for (IndexPod pod : pods) {
-      pod.close();
-    }
+    pods.close();
   }
 
   /** The index of the pod of rank {@code rank} in the ranking of the session's collection. */
   private int podAtRank(IndexSession session, int rank) {
-    return POD_NAMES.indexOf(channel.placement().nodeOf(session.name(), rank));
+    return pods.atRank(session.name(), rank);
   }
-
-  /**
-   * Pod {@code at} back at its address after it was killed, serving {@code data}, its requests
-   * passed through {@code requests}; the client's connection to it tried again at once.
-   */
-  private IndexPod restart(int at, Path data, UnaryOperator<Object> requests) throws Exception {
-    pods.get(at).close();
-    IndexPod back = new IndexPod(data, ports.get(at), requests);
-    pods.set(at, back);
-    channel.resetConnectBackoff();
-    return back;
-  }
-
-  private static final String[] WORDS = {
-    "alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda",
-    "mu", "nu", "xi", "omicron", "pi", "rho", "sigma", "tau", "upsilon", "phi", "chi", "psi",
-    "omega"
-  };
-
-  private static String words(SplittableRandom random, int count) {
-    StringBuilder text = new StringBuilder();
-    for (int i = 0; i < count; i++) {
-      text.append(i == 0 ? "" : " ").append(WORDS[random.nextInt(WORDS.length)]);
-    }
-    return text.toString();
-  }
-
-  /** Documents with a text and a coarse 16-dimensional vector (exact ties in both families). */
-  private static List<Document> documents(int count) {
-    SplittableRandom random = new SplittableRandom(7);
-    List<Document> documents = new ArrayList<>();
-    for (int d = 0; d < count; d++) {
-      DenseVector.Builder vector = DenseVector.newBuilder();
-      for (int i = 0; i < 16; i++) {
-        vector.addValues((float) random.nextInt(-3, 4));
-      }
-      documents.add(
-          Document.newBuilder()
-              .setId("doc-" + d)
-              .setTitle(words(random, 2))
-              .setText(words(random, 1 + random.nextInt(12)))
-              .setDense(vector)
-              .build());
-    }
-    return documents;
-  }
-
-  private static List<Query> textQueries() {
-    SplittableRandom random = new SplittableRandom(13);
-    List<Query> queries = new ArrayList<>();
-    for (int q = 0; q < 30; q++) {
-      queries.add(Query.newBuilder().setId("q" + q).setText(words(random, 3)).build());
-    }
-    return queries;
-  }
-
-  private static List<Query> denseQueries() {
-    SplittableRandom random = new SplittableRandom(17);
-    List<Query> queries = new ArrayList<>();
-    for (int q = 0; q < 20; q++) {
-      DenseVector.Builder vector = DenseVector.newBuilder();
-      for (int i = 0; i < 16; i++) {
-        vector.addValues((float) random.nextGaussian());
-      }
-      queries.add(Query.newBuilder().setId("q" + q).setDense(vector).build());
-    }
-    return queries;
-  }
-
-  private static final DenseOptions COSINE =
-      DenseOptions.newBuilder().setSimilarity(Similarity.SIMILARITY_COSINE).build();
 
   private IndexSession session(int shards, int replicas) {
     return new IndexSession(index, "en", 16, 0, 0, null, shards, replicas);
@@ -211,11 +107,11 @@ class ReplicaRepairTest {
             public Document next() {
               if (++handed[0] == 7_000) {
                 long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-                while (pods.get(victim).served("Ingest", copyOnVictim) == 0
+                while (pods.pod(victim).served("Ingest", copyOnVictim) == 0
                     && System.nanoTime() < until) {
                   java.util.concurrent.locks.LockSupport.parkNanos(10_000_000);
                 }
-                pods.get(victim).kill();
+                pods.pod(victim).kill();
               }
               return all.next();
             }
@@ -229,7 +125,7 @@ class ReplicaRepairTest {
       Map<String, List<ScoredDoc>> dense = dense(replicated);
 
       // Back at its address with the partial copies it held when it was killed.
-      IndexPod back = restart(victim, tmp.resolve("pod-" + victim), UnaryOperator.identity());
+      IndexPod back = pods.restart(victim, tmp.resolve("pod-" + victim), UnaryOperator.identity());
       assertThat(back.catalog.get(copyOnVictim, "collection").size())
           .as("the partial copy the pod came back with")
           .isLessThan(documents.size());
@@ -268,7 +164,7 @@ class ReplicaRepairTest {
       Map<String, List<ScoredDoc>> bm25 = bm25(replicated);
       Map<String, List<ScoredDoc>> dense = dense(replicated);
       int victim = podAtRank(replicated, 1);
-      pods.get(victim).kill();
+      pods.pod(victim).kill();
       assertThat(bm25(replicated)).isEqualTo(bm25);
       assertThat(collection.liveReplicas(0)).containsExactly(0);
       assertThat(collection.liveReplicas(1)).containsExactly(1);
@@ -297,7 +193,7 @@ class ReplicaRepairTest {
             }
             return changed.build();
           };
-      restart(victim, tmp.resolve("replacement"), damage);
+      pods.restart(victim, tmp.resolve("replacement"), damage);
 
       List<ReplicaRepair.Outcome> outcomes =
           new ReplicaRepair(index).repairLostReplicas(collection);
@@ -317,10 +213,10 @@ class ReplicaRepairTest {
       assertThat(collection.liveReplicas(0)).containsExactly(0);
       assertThat(collection.liveReplicas(1)).containsExactly(0, 1);
       // The refused replica answers no read: the rankings stay those of the whole copies.
-      long searchedBefore = pods.get(victim).served("Search", collection.replicaName(0, 1));
+      long searchedBefore = pods.pod(victim).served("Search", collection.replicaName(0, 1));
       assertThat(bm25(replicated)).isEqualTo(bm25);
       assertThat(dense(replicated)).isEqualTo(dense);
-      assertThat(pods.get(victim).served("Search", collection.replicaName(0, 1)))
+      assertThat(pods.pod(victim).served("Search", collection.replicaName(0, 1)))
           .isEqualTo(searchedBefore);
 
       // Once the copy arrives whole, the next repair readmits it.
@@ -343,7 +239,7 @@ class ReplicaRepairTest {
       replicated.ingest(documents);
       ShardedCollection collection = replicated.collection();
       Map<String, List<ScoredDoc>> bm25 = bm25(replicated);
-      pods.get(podAtRank(replicated, 1)).kill();
+      pods.pod(podAtRank(replicated, 1)).kill();
       // Two searches: the replicas are taken in turn, so one of them meets the killed pod.
       assertThat(bm25(replicated)).isEqualTo(bm25);
       assertThat(bm25(replicated)).isEqualTo(bm25);

@@ -1,22 +1,18 @@
 package dev.tenbin.integration.shards;
 
+import static dev.tenbin.integration.shards.ReplicaCorpus.COSINE;
+import static dev.tenbin.integration.shards.ReplicaCorpus.denseQueries;
+import static dev.tenbin.integration.shards.ReplicaCorpus.documents;
+import static dev.tenbin.integration.shards.ReplicaCorpus.textQueries;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenbin.client.index.IndexClient;
 import dev.tenbin.client.index.ShardedCollection;
 import dev.tenbin.eval.retrieval.IndexSession;
-import dev.tenbin.eval.services.IndexPlacement;
-import dev.tenbin.proto.common.v1.DenseVector;
-import dev.tenbin.proto.common.v1.Similarity;
-import dev.tenbin.proto.index.v1.DenseOptions;
 import dev.tenbin.proto.index.v1.Document;
 import dev.tenbin.proto.index.v1.Family;
 import dev.tenbin.proto.index.v1.Query;
-import dev.tenbin.rpc.ClientChannels;
-import dev.tenbin.rpc.ClientSecurity;
-import dev.tenbin.rpc.KeyRoutedChannel;
-import dev.tenbin.rpc.ServiceTarget;
 import dev.tenbin.scoring.metrics.ScoredDoc;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -26,7 +22,6 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -42,114 +37,29 @@ import org.junit.jupiter.api.io.TempDir;
 class ReplicatedCollectionTest {
   @TempDir Path tmp;
 
-  /** The chart's pod names for a three-pod index StatefulSet: what placement hashes. */
-  private static final List<String> POD_NAMES =
-      List.of(
-          "tenbin-index-0.tenbin-index-headless:50052",
-          "tenbin-index-1.tenbin-index-headless:50052",
-          "tenbin-index-2.tenbin-index-headless:50052");
-
-  private final List<IndexPod> pods = new ArrayList<>();
-  private KeyRoutedChannel channel;
+  private ThreeIndexPods pods;
   private IndexClient index;
 
   @BeforeEach
   void startThreePods() throws IOException {
-    for (int i = 0; i < POD_NAMES.size(); i++) {
-      pods.add(new IndexPod(tmp.resolve("pod-" + i)));
-    }
-    channel =
-        IndexPlacement.open(
-            POD_NAMES,
-            pod ->
-                ClientChannels.open(
-                    ServiceTarget.parse(
-                        "--index-pods", "127.0.0.1:" + pods.get(POD_NAMES.indexOf(pod)).port()),
-                    ClientSecurity.plaintext(),
-                    64 * 1024 * 1024));
-    index = IndexClient.of(channel);
+    pods = new ThreeIndexPods(tmp);
+    index = pods.index();
   }
 
   @AfterEach
   void stop() throws Exception {
-    channel.shutdownNow();
-    channel.awaitTermination(10, TimeUnit.SECONDS);
-    for (IndexPod pod : pods) {
-      pod.close();
-    }
+    pods.close();
   }
 
   /** The pod holding a copy (an index collection) by placement. */
   private IndexPod podOf(String copy) {
-    ShardedCollection.Copy parts = ShardedCollection.Copy.of(copy);
-    return pods.get(
-        POD_NAMES.indexOf(channel.placement().nodeOf(parts.collection(), parts.rank())));
+    return pods.holding(copy);
   }
 
   /** The pod of rank {@code rank} in the ranking of the session's collection. */
   private IndexPod podAtRank(IndexSession session, int rank) {
-    return pods.get(POD_NAMES.indexOf(channel.placement().nodeOf(session.name(), rank)));
+    return pods.pod(pods.atRank(session.name(), rank));
   }
-
-  // Few words: many documents tie on score, so the tie order is exercised too.
-  private static final String[] WORDS = {
-    "alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda",
-    "mu", "nu", "xi", "omicron", "pi", "rho", "sigma", "tau", "upsilon", "phi", "chi", "psi",
-    "omega"
-  };
-
-  private static String words(SplittableRandom random, int count) {
-    StringBuilder text = new StringBuilder();
-    for (int i = 0; i < count; i++) {
-      text.append(i == 0 ? "" : " ").append(WORDS[random.nextInt(WORDS.length)]);
-    }
-    return text.toString();
-  }
-
-  /** Documents with a text and a coarse 16-dimensional vector (exact ties in both families). */
-  private static List<Document> documents(int count) {
-    SplittableRandom random = new SplittableRandom(7);
-    List<Document> documents = new ArrayList<>();
-    for (int d = 0; d < count; d++) {
-      DenseVector.Builder vector = DenseVector.newBuilder();
-      for (int i = 0; i < 16; i++) {
-        vector.addValues((float) random.nextInt(-3, 4));
-      }
-      documents.add(
-          Document.newBuilder()
-              .setId("doc-" + d)
-              .setTitle(words(random, 2))
-              .setText(words(random, 1 + random.nextInt(12)))
-              .setDense(vector)
-              .build());
-    }
-    return documents;
-  }
-
-  private static List<Query> textQueries() {
-    SplittableRandom random = new SplittableRandom(13);
-    List<Query> queries = new ArrayList<>();
-    for (int q = 0; q < 30; q++) {
-      queries.add(Query.newBuilder().setId("q" + q).setText(words(random, 3)).build());
-    }
-    return queries;
-  }
-
-  private static List<Query> denseQueries() {
-    SplittableRandom random = new SplittableRandom(17);
-    List<Query> queries = new ArrayList<>();
-    for (int q = 0; q < 20; q++) {
-      DenseVector.Builder vector = DenseVector.newBuilder();
-      for (int i = 0; i < 16; i++) {
-        vector.addValues((float) random.nextGaussian());
-      }
-      queries.add(Query.newBuilder().setId("q" + q).setDense(vector).build());
-    }
-    return queries;
-  }
-
-  private static final DenseOptions COSINE =
-      DenseOptions.newBuilder().setSimilarity(Similarity.SIMILARITY_COSINE).build();
 
   private IndexSession session(int shards, int replicas) {
     return new IndexSession(index, "en", 16, 0, 0, null, shards, replicas);
@@ -189,7 +99,7 @@ class ReplicatedCollectionTest {
           IndexPod holder = podOf(copy);
           holders.add(holder);
           // Created and filled on the pod placement names, and on no other.
-          for (IndexPod pod : pods) {
+          for (IndexPod pod : pods.all()) {
             assertThat(pod.served("CreateCollection", copy)).isEqualTo(pod == holder ? 1 : 0);
             assertThat(pod.served("Ingest", copy) > 0).isEqualTo(pod == holder);
           }
