@@ -5,16 +5,10 @@ import dev.tenbin.eval.job.ExternalRun;
 import dev.tenbin.eval.plan.JobTask;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
-import dev.tenbin.eval.store.TaskRef;
-import dev.tenbin.scoring.beir.BeirDataset;
 import dev.tenbin.scoring.beir.BeirDatasetReader;
-import dev.tenbin.scoring.beir.DatasetFingerprint;
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.Locale;
-import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -101,35 +95,16 @@ public final class ImportRunCommand implements Callable<Integer> {
     if (topK < 1 || topK > 10_000) {
       throw new InvalidInputException("--top-k", "--top-k must be within 1..10000, got " + topK);
     }
-    BeirDataset data = BeirDatasetReader.read(dataset, split);
-    String datasetSha = DatasetFingerprint.of(dataset, split);
     ResultStore store = ResultStore.open(out);
-    String taskName = task != null ? task : data.name();
-    Optional<TaskRef> sibling =
-        store.readAll().stream()
-            .map(cell -> cell.key().task())
-            .filter(t -> t.task().equals(taskName))
-            .filter(t -> benchmark == null || t.benchmark().equals(benchmark))
-            .findFirst();
-    PrintWriter err = spec.commandLine().getErr();
-    Map<String, String> provenance = new LinkedHashMap<>();
-    provenance.put("source", "local");
-    provenance.put("path", dataset.toString());
-    if (!data.isDefaultSplit()) {
-      provenance.put("split", split);
-    }
     JobTask jobTask =
-        new JobTask(
-            sibling.map(TaskRef::benchmark).orElse(benchmark != null ? benchmark : data.name()),
-            sibling.map(TaskRef::dataset).orElse(taskName),
-            taskName,
-            sibling
-                .map(TaskRef::language)
-                .orElse(language != null ? language.toLowerCase(Locale.ROOT) : "und"),
-            sibling.map(TaskRef::domain).orElse(""),
-            data,
-            datasetSha,
-            provenance);
+        ExternalRun.task(
+            dataset,
+            split,
+            task,
+            benchmark,
+            language,
+            store.readAll().stream().map(cell -> cell.key().task()).toList());
+    PrintWriter err = spec.commandLine().getErr();
     ExternalRun.Imported imported = ExternalRun.evaluate(run, name, jobTask, topK);
     if (imported.ignoredQueries() > 0) {
       err.println(
@@ -138,7 +113,7 @@ public final class ImportRunCommand implements Callable<Integer> {
               + (imported.ignoredQueries() == 1
                   ? " query of the run is not an evaluated query of "
                   : " queries of the run are not evaluated queries of ")
-              + taskName
+              + jobTask.task()
               + " (ignored)");
     }
     CellRecord record = imported.record();

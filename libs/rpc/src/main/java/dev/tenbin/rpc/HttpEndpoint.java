@@ -183,6 +183,16 @@ public final class HttpEndpoint implements AutoCloseable {
       return parseQuery(new String(body, StandardCharsets.UTF_8));
     }
 
+    /**
+     * The body as {@code multipart/form-data} parts, in order (an HTML form that uploads files).
+     *
+     * @throws InvalidInputException naming {@code body} when the body is of another type or
+     *     malformed
+     */
+    public List<FormPart> multipart() {
+      return MultipartForm.parse(headers.getFirst("Content-Type"), body);
+    }
+
     /** Whether the request came over TLS. */
     public boolean secure() {
       return secure;
@@ -217,6 +227,27 @@ public final class HttpEndpoint implements AutoCloseable {
           + "; Path=/; HttpOnly; SameSite=Strict; "
           + age
           + (secure ? "; Secure" : "");
+    }
+  }
+
+  /**
+   * A part of a {@code multipart/form-data} body.
+   *
+   * @param name the form field's name
+   * @param fileName the uploaded file's name as the browser gave it ("" for a file input left
+   *     empty), or null for a plain field
+   * @param contentType the part's content type, or null
+   * @param bytes the part's content
+   */
+  public record FormPart(String name, String fileName, String contentType, byte[] bytes) {
+    /** The content as UTF-8 text (a plain field's value). */
+    public String text() {
+      return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    /** Whether the part is a file input. */
+    public boolean isFile() {
+      return fileName != null;
     }
   }
 

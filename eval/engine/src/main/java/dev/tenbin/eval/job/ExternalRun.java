@@ -12,6 +12,10 @@ import dev.tenbin.eval.retrieval.RetrievalResult;
 import dev.tenbin.eval.retrieval.RunScorer;
 import dev.tenbin.eval.store.CellKey;
 import dev.tenbin.eval.store.CellRecord;
+import dev.tenbin.eval.store.TaskRef;
+import dev.tenbin.scoring.beir.BeirDataset;
+import dev.tenbin.scoring.beir.BeirDatasetReader;
+import dev.tenbin.scoring.beir.DatasetFingerprint;
 import dev.tenbin.scoring.metrics.RunOrder;
 import dev.tenbin.scoring.metrics.ScoredDoc;
 import dev.tenbin.scoring.trec.TrecRunReader;
@@ -26,6 +30,7 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * A TREC run produced elsewhere, evaluated on a task and stored as a cell of its own: family
@@ -56,6 +61,58 @@ public final class ExternalRun {
    * @param ignoredQueries run queries that are not evaluated queries of the task
    */
   public record Imported(CellRecord record, int ignoredQueries) {}
+
+  /**
+   * The task a run made elsewhere is evaluated on: the BEIR folder {@code dataset} (qrels {@code
+   * split}) under the name {@code taskName} (default: the folder's name). A task of that name among
+   * {@code stored} (and of {@code benchmark}, when given) lends its benchmark, dataset, language
+   * and domain, so the run joins that task's leaderboard; else {@code benchmark} (default: the
+   * task's name) and {@code language} (default {@code und}).
+   *
+   * @param taskName the task's name, or null
+   * @param benchmark the benchmark, or null
+   * @param language an ISO 639-1 code, or null
+   * @param stored the tasks of the cells already stored where the run goes
+   */
+  public static JobTask task(
+      Path dataset,
+      String split,
+      String taskName,
+      String benchmark,
+      String language,
+      java.util.Collection<TaskRef> stored) {
+    BeirDataset data = BeirDatasetReader.read(dataset, split);
+    String datasetSha = DatasetFingerprint.of(dataset, split);
+    String name = taskName != null && !taskName.isBlank() ? taskName : data.name();
+    Optional<TaskRef> sibling =
+        stored.stream()
+            .filter(t -> t.task().equals(name))
+            .filter(
+                t -> benchmark == null || benchmark.isBlank() || t.benchmark().equals(benchmark))
+            .findFirst();
+    Map<String, String> provenance = new LinkedHashMap<>();
+    provenance.put("source", "local");
+    provenance.put("path", dataset.toString());
+    if (!data.isDefaultSplit()) {
+      provenance.put("split", split);
+    }
+    return new JobTask(
+        sibling
+            .map(TaskRef::benchmark)
+            .orElse(benchmark != null && !benchmark.isBlank() ? benchmark : data.name()),
+        sibling.map(TaskRef::dataset).orElse(name),
+        name,
+        sibling
+            .map(TaskRef::language)
+            .orElse(
+                language != null && !language.isBlank()
+                    ? language.toLowerCase(java.util.Locale.ROOT)
+                    : "und"),
+        sibling.map(TaskRef::domain).orElse(""),
+        data,
+        datasetSha,
+        provenance);
+  }
 
   /** Evaluates {@code runFile} on {@code task} as system {@code external:name}. */
   public static Imported evaluate(Path runFile, String name, JobTask task, int topK) {

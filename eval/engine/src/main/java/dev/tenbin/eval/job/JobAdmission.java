@@ -1,5 +1,6 @@
 package dev.tenbin.eval.job;
 
+import dev.tenbin.core.AlreadyExistsException;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.core.PermissionDeniedException;
 import dev.tenbin.core.SafeText;
@@ -337,6 +338,39 @@ public final class JobAdmission {
                 + " (a BEIR folder has corpus.jsonl, queries.jsonl and qrels/test.tsv)");
       }
     }
+  }
+
+  /**
+   * The folder of an imported job ({@code imports/ID}), confined as a job's output folder is; it
+   * must not exist yet.
+   */
+  Path importFolder(String relative) {
+    Path directory = outputDirectory(relative);
+    if (Files.exists(directory)) {
+      throw new AlreadyExistsException(
+          "output_dir", "the import folder " + SafeText.quote(relative) + " exists already");
+    }
+    return directory;
+  }
+
+  /**
+   * A local BEIR folder named by a client (absolute, or relative to the first data root), confined
+   * to the data roots, with its corpus, queries and {@code qrels/SPLIT.tsv}.
+   *
+   * @param field the request field that names it, for errors
+   */
+  public Path localDataset(String field, String raw, String split) {
+    if (raw == null || raw.isBlank()) {
+      throw new InvalidInputException(
+          field, field + " is required: a BEIR folder in the data roots");
+    }
+    if (dataRoots.isEmpty()) {
+      throw new PermissionDeniedException(
+          field, "this eval service reads no local dataset (it was started without --data-root)");
+    }
+    Path folder = dataRoots.resolve(field, raw, dataRoots.roots().getFirst());
+    checkBeirFolder(field, raw, folder, split);
+    return folder;
   }
 
   private Path outputDirectory(String raw) {

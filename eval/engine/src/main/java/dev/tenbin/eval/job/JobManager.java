@@ -8,6 +8,7 @@ import dev.tenbin.core.SafeText;
 import dev.tenbin.core.TenbinException;
 import dev.tenbin.eval.plan.Work;
 import dev.tenbin.eval.store.CellRecord;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -96,6 +97,7 @@ public final class JobManager implements AutoCloseable {
             return thread;
           });
   private final Map<String, TrackedJob> jobs = new LinkedHashMap<>();
+  private final java.util.Set<String> importing = new java.util.HashSet<>();
   private final java.util.function.BooleanSupplier processStopping;
   private long nextSequence = 1;
   private volatile boolean closing;
@@ -291,8 +293,96 @@ public final class JobManager implements AutoCloseable {
       byte[] bytes = new byte[6];
       ThreadLocalRandom.current().nextBytes(bytes);
       id = "job-" + HexFormat.of().formatHex(bytes);
-    } while (jobs.containsKey(id));
+    } while (jobs.containsKey(id) || importing.contains(id));
     return id;
+  }
+
+  /** Fills the folder of an imported job; returns the number of cells it stored. */
+  @FunctionalInterface
+  public interface ImportWriter {
+    int write(Path folder) throws java.io.IOException;
+  }
+
+  /** The folder, under the results root, that holds one folder per imported job. */
+  public static final String IMPORTS_FOLDER = "imports";
+
+  /**
+   * Records results computed elsewhere (a TREC run, another service's job folder) as a finished job
+   * of their own, so its cells join the all-jobs leaderboard and it has a page, files and an
+   * archive like any job: a new folder {@code imports/ID} under the results root is filled by
+   * {@code writer} (outside the manager's lock), then the job is recorded as SUCCEEDED with {@code
+   * description} (YAML saying what was imported) as its spec text and no task sets. A writer that
+   * fails leaves no job and no folder; a service killed while a writer runs leaves a folder that no
+   * job names (removed by hand).
+   *
+   * @param name the job's name
+   * @throws dev.tenbin.core.UnavailableException while the service shuts down
+   */
+  public Snapshot importResults(String name, String description, ImportWriter writer) {
+    String id;
+    Path folder;
+    JobRequest request;
+    synchronized (this) {
+      if (closing) {
+        throw new dev.tenbin.core.UnavailableException("the eval service is shutting down");
+      }
+      id = newId();
+      request = new JobRequest(description, List.of(), IMPORTS_FOLDER + "/" + id);
+      folder = admission.importFolder(request.outputDirectory());
+      checkFolderIsOwn(folder, request);
+      importing.add(id);
+    }
+    Instant started = Instant.now();
+    int cells;
+    try {
+      Files.createDirectories(folder);
+      cells = writer.write(folder);
+    } catch (java.io.IOException | RuntimeException e) {
+      deleteQuietly(folder);
+      synchronized (this) {
+        importing.remove(id);
+      }
+      if (e instanceof java.io.IOException io) {
+        throw new java.io.UncheckedIOException("cannot write the imported job " + id, io);
+      }
+      throw (RuntimeException) e;
+    }
+    synchronized (this) {
+      importing.remove(id);
+      JobRecord record =
+          new JobRecord(
+              id,
+              nextSequence++,
+              name,
+              State.SUCCEEDED,
+              false,
+              request,
+              folder,
+              started,
+              started,
+              Instant.now(),
+              cells,
+              cells,
+              0,
+              "",
+              "");
+      TrackedJob job = new TrackedJob(record, null);
+      table.save(record);
+      table.event(id, "imported", cells + " cells into " + folder);
+      jobs.put(id, job);
+      log.info("job {} imported: {} cells into {}", id, cells, folder);
+      return job.snapshot();
+    }
+  }
+
+  private static void deleteQuietly(Path folder) {
+    try (var paths = Files.walk(folder)) {
+      for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(path);
+      }
+    } catch (java.io.IOException | RuntimeException e) {
+      log.warn("cannot remove the folder of a failed import {}: {}", folder, e.toString());
+    }
   }
 
   private void execute(TrackedJob job) {

@@ -8,6 +8,7 @@ import dev.tenbin.eval.job.JobSpec;
 import dev.tenbin.eval.job.ServiceFolders;
 import dev.tenbin.eval.report.JobReports;
 import dev.tenbin.eval.web.EvalWebUi;
+import dev.tenbin.eval.web.ImportPages;
 import dev.tenbin.eval.web.WarehousePages;
 import dev.tenbin.rpc.GrpcServerHost;
 import dev.tenbin.rpc.ServerOptions;
@@ -358,7 +359,9 @@ public final class EvalServer implements Callable<Integer> {
                 new WarehousePages(jobs, config.folders().stateDirectory(), tokens),
                 tokens,
                 digests);
-        host.serveHttp(config.httpPort(), List.of(), ui.routes());
+        List<dev.tenbin.rpc.HttpEndpoint.WebRoute> routes = new java.util.ArrayList<>(ui.routes());
+        routes.addAll(new ImportPages(jobs, tokens).routes());
+        host.serveHttp(config.httpPort(), List.of(), routes);
       } catch (RuntimeException e) {
         host.close();
         throw e;

@@ -2,9 +2,9 @@ package dev.tenbin.eval.web;
 
 /**
  * The one frame of every page of the eval service's web UI: the document head with its inline
- * style, the navigation (Jobs, Leaderboard, Compare, and Sign out when the service takes tokens)
- * and {@link #escape}, which every value printed into a page goes through. Nothing is fetched from
- * elsewhere: the style and the scripts are inline.
+ * style, the navigation (Jobs, Leaderboard, Compare, Import, and Sign out when the service takes
+ * tokens) and {@link #escape}, which every value printed into a page goes through. Nothing is
+ * fetched from elsewhere: the style and the scripts are inline.
  *
  * <p>A page's inline script also marks on {@code <body>} whether the page fits its window: {@code
  * data-fits="yes"}, or {@code data-fits="no"} and {@code data-overflow} naming the elements wider
@@ -41,6 +41,10 @@ public final class PageLayout {
       form.login{max-width:28rem}
       form.login input{width:100%;padding:.4rem;font:inherit}
       form.login button{margin-top:.6rem;padding:.4rem 1rem;font:inherit}
+      form.stacked{max-width:40rem;display:flex;flex-direction:column;gap:.2rem}
+      form.stacked label{margin-top:.5rem}
+      form.stacked input{padding:.35rem;font:inherit;max-width:100%}
+      form.stacked button{margin-top:.8rem;padding:.4rem 1rem;font:inherit;align-self:flex-start}
       """;
 
   private static final String FIT_CHECK =
@@ -92,7 +96,7 @@ public final class PageLayout {
   public static String navigation(boolean signOut) {
     return "<header><span class=\"brand\">Tenbin eval</span><nav>"
         + "<a href=\"/jobs\">Jobs</a> <a href=\"/leaderboard\">Leaderboard</a>"
-        + " <a href=\"/leaderboard#compare-form\">Compare</a></nav>"
+        + " <a href=\"/leaderboard#compare-form\">Compare</a> <a href=\"/import\">Import</a></nav>"
         + (signOut
             ? "<form method=\"post\" action=\"/logout\"><button type=\"submit\">Sign out</button>"
                 + "</form>"
