@@ -143,7 +143,10 @@ final class ComparePage {
   }
 
   static String render(
-      Catalog catalog, Path warehouseFile, Map<String, List<String>> query, String navHtml) {
+      Catalog catalog,
+      Path warehouseFile,
+      Map<String, List<String>> query,
+      SiteNavigation navigation) {
     Parameters parameters = Parameters.of(query, PARAMETERS);
     Selection selection = select(catalog, parameters);
     String title = "Compare " + selection.a().id() + " and " + selection.b().id();
@@ -164,7 +167,7 @@ final class ComparePage {
     }
     if (selection.cells().isEmpty()) {
       html.append("<p id=\"no-rows\">The two rows share no task.</p>\n");
-      return Pages.document(title, navHtml, html.toString());
+      return Pages.document(title, navigation, html.toString());
     }
     Leaderboard board = Leaderboard.of(selection.cells(), options());
     summary(html, catalog, board, selection);
@@ -195,7 +198,7 @@ final class ComparePage {
     if (!positions.isEmpty()) {
       HtmlReport.appendPositions(html, positions);
     }
-    return Pages.document(title, navHtml, html.toString());
+    return Pages.document(title, navigation, html.toString());
   }
 
   private static void summary(

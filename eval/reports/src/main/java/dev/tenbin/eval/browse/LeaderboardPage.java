@@ -9,6 +9,7 @@ import dev.tenbin.eval.store.CellKey;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.TaskRef;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -40,7 +41,8 @@ final class LeaderboardPage {
     return LeaderboardOptions.defaults().withAggregate(aggregate).withPermutations(0);
   }
 
-  static String render(Catalog catalog, Map<String, List<String>> query, String navHtml) {
+  static String render(
+      Catalog catalog, Map<String, List<String>> query, SiteNavigation navigation) {
     Parameters parameters = Parameters.of(query, PARAMETERS);
     Aggregate aggregate =
         Aggregate.parse(parameters.choice("aggregate", List.of("micro", "macro"), "micro"));
@@ -64,10 +66,11 @@ final class LeaderboardPage {
     form(html, catalog.cells(), parameters, aggregate);
     if (cells.isEmpty()) {
       html.append("<p id=\"no-rows\">No stored cell passes these filters.</p>\n");
-      return Pages.document("Tenbin leaderboard: all jobs", navHtml, html.toString());
+      return Pages.document("Tenbin leaderboard: all jobs", navigation, html.toString());
     }
     Leaderboard board = Leaderboard.of(cells, options(aggregate));
-    Function<LeaderboardRow, String> jobs = row -> jobLinks(catalog, board, row);
+    Map<String, String> jobLabels = jobLabels(catalog, board);
+    Function<LeaderboardRow, String> jobs = row -> jobLinks(catalog, board, row, jobLabels);
     HtmlReport.appendMainTable(
         html,
         board,
@@ -79,7 +82,9 @@ final class LeaderboardPage {
                     .matrix()
                     .cell(row.key(), task)
                     .map(cell -> cellHref(catalog, cell))
-                    .orElse(null)));
+                    .orElse(null),
+            true));
+    jobKey(html, jobLabels);
     compareForm(html, board);
     html.append("<h2>Pareto frontiers</h2>\n");
     HtmlReport.appendCharts(html, board);
@@ -93,9 +98,10 @@ final class LeaderboardPage {
             (row, task) -> {
               var cell = board.matrix().cell(row.key(), task);
               return cell.map(c -> cellHref(catalog, c)).orElse(null);
-            }));
+            },
+            false));
     html.append("<p class=\"note\">A task score links to its stored cell.</p>\n");
-    return Pages.document("Tenbin leaderboard: all jobs", navHtml, html.toString());
+    return Pages.document("Tenbin leaderboard: all jobs", navigation, html.toString());
   }
 
   private static String cellHref(Catalog catalog, CellRecord cell) {
@@ -117,16 +123,59 @@ final class LeaderboardPage {
     return jobs;
   }
 
-  private static String jobLinks(Catalog catalog, Leaderboard board, LeaderboardRow row) {
+  /**
+   * The short labels the main table gives the jobs its rows came from: J1, J2, ... in the order the
+   * jobs were given to the browser (a job's id can be long, and one job often fills many rows; the
+   * key under the table names each label's job).
+   */
+  static Map<String, String> jobLabels(Catalog catalog, Leaderboard board) {
+    Set<String> shown = new HashSet<>();
+    for (LeaderboardRow row : board.rows()) {
+      shown.addAll(jobsOf(catalog, board, row));
+    }
+    Map<String, String> labels = new LinkedHashMap<>();
+    for (String job : catalog.jobs().keySet()) {
+      if (shown.contains(job)) {
+        labels.put(job, "J" + (labels.size() + 1));
+      }
+    }
+    return labels;
+  }
+
+  private static String jobLinks(
+      Catalog catalog, Leaderboard board, LeaderboardRow row, Map<String, String> labels) {
     StringBuilder html = new StringBuilder("<span class=\"jobs\">");
-    for (String job : jobsOf(catalog, board, row)) {
+    Set<String> ofRow = jobsOf(catalog, board, row);
+    for (String job : labels.keySet()) {
+      if (!ofRow.contains(job)) {
+        continue;
+      }
       html.append("<a href=\"")
           .append(Pages.escape(Pages.jobHref(job)))
+          .append("\" title=\"")
+          .append(Pages.escape(job))
           .append("\">")
-          .append(HtmlReport.breakableName(job))
+          .append(Pages.escape(labels.get(job)))
           .append("</a> ");
     }
     return html.append("</span>").toString();
+  }
+
+  /** The key to the main table's job labels: each label with its job's id, linked. */
+  private static void jobKey(StringBuilder html, Map<String, String> labels) {
+    html.append("<p class=\"note\" id=\"job-key\">Jobs: ");
+    String separator = "";
+    for (Map.Entry<String, String> label : labels.entrySet()) {
+      html.append(separator)
+          .append(Pages.escape(label.getValue()))
+          .append(" <a href=\"")
+          .append(Pages.escape(Pages.jobHref(label.getKey())))
+          .append("\">")
+          .append(HtmlReport.breakableName(label.getKey()))
+          .append("</a>");
+      separator = "; ";
+    }
+    html.append(".</p>\n");
   }
 
   private static void aggregateSwitch(StringBuilder html, Parameters parameters, Aggregate shown) {

@@ -6,7 +6,7 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * What the browse pages share: the document around a page's body (the per-job leaderboard's style
- * sheet, the site's navigation on top), escaping and the addresses they link to.
+ * sheet, the site's navigation on top with its style), escaping and the addresses they link to.
  */
 final class Pages {
   /** Where the web UI serves the all-jobs leaderboard. */
@@ -21,16 +21,17 @@ final class Pages {
     return HtmlReport.escape(text == null ? "" : text);
   }
 
-  /** A complete HTML document: {@code navHtml} (trusted HTML, may be empty) above the body. */
-  static String document(String title, String navHtml, String body) {
+  /** A complete HTML document: the site's {@code navigation} (its style too) above the body. */
+  static String document(String title, SiteNavigation navigation, String body) {
     return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         + "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>"
         + escape(title)
         + "</title>\n<style>\n"
         + HtmlReport.styles()
         + BROWSE_STYLES
+        + navigation.style()
         + "</style>\n</head>\n<body data-render=\"static\">\n"
-        + (navHtml == null ? "" : navHtml)
+        + navigation.html()
         + body
         + "</body>\n</html>\n";
   }
@@ -46,8 +47,10 @@ final class Pages {
       a:focus, select:focus, input:focus, button:focus { outline: 2px solid #1f77b4; outline-offset: 1px; }
       .error { color: #b42318; }
       .jobs a { margin-right: .4em; }
-      #leaderboard td { white-space: normal; overflow-wrap: anywhere; }
-      #leaderboard td.num { white-space: nowrap; overflow-wrap: normal; }
+      #leaderboard td { white-space: normal; }
+      #leaderboard td.num { white-space: nowrap; }
+      #leaderboard td.row-key { min-width: 8em; }
+      #leaderboard .key-detail { color: #5a6570; font-size: 12px; }
       .moved td.doc { max-width: 16rem; overflow-wrap: anywhere; white-space: normal; }
       td.judged { font-weight: 600; color: #1a7f37; }
       .side-by-side { display: flex; flex-wrap: wrap; gap: 1rem; }

@@ -30,22 +30,19 @@ import java.util.Map;
  */
 public final class ResultBrowser {
   private final Path warehouseFile;
-  private final String navHtml;
+  private final SiteNavigation navigation;
   private volatile Catalog catalog = Catalog.EMPTY;
   private Map<String, Path> jobs = Map.of();
 
   /** A browser keeping its warehouse at {@code warehouseFile}, its pages without site nav. */
   public ResultBrowser(Path warehouseFile) {
-    this(warehouseFile, "");
+    this(warehouseFile, SiteNavigation.NONE);
   }
 
-  /**
-   * A browser whose pages start with {@code navHtml}: the site's header or navigation, trusted HTML
-   * put as it is at the top of every page's body.
-   */
-  public ResultBrowser(Path warehouseFile, String navHtml) {
+  /** A browser whose pages start with the site's {@code navigation}, styled by its own rules. */
+  public ResultBrowser(Path warehouseFile, SiteNavigation navigation) {
     this.warehouseFile = warehouseFile.toAbsolutePath().normalize();
-    this.navHtml = navHtml == null ? "" : navHtml;
+    this.navigation = navigation;
   }
 
   /**
@@ -84,7 +81,7 @@ public final class ResultBrowser {
 
   /** The all-jobs leaderboard for {@code query} (parameters in the class comment). */
   public String leaderboard(Map<String, List<String>> query) {
-    return LeaderboardPage.render(catalog, query, navHtml);
+    return LeaderboardPage.render(catalog, query, navigation);
   }
 
   /** The comparison of two rows for {@code query} ({@code a}, {@code b}, optional {@code task}). */
@@ -93,6 +90,6 @@ public final class ResultBrowser {
     if (current.cells().isEmpty()) {
       throw new InvalidInputException("a", "no job results are loaded to compare");
     }
-    return ComparePage.render(current, warehouseFile, query, navHtml);
+    return ComparePage.render(current, warehouseFile, query, navigation);
   }
 }

@@ -95,14 +95,16 @@ public final class HtmlReport {
 
   /**
    * Links a page that serves many jobs adds to the tables: an extra last column of the main table
-   * (its header, and per row HTML such as links to the row's jobs), and per task cell the address
-   * of the stored cell (null for none).
+   * (its header, and per row HTML such as links to the row's jobs), per task cell the address of
+   * the stored cell (null for none), and whether the main table shows a row's system, variant and
+   * mode in one column, as two short lines, to stay narrow beside its extra column.
    */
   public record Links(
       String rowHeader,
       java.util.function.Function<LeaderboardRow, String> rowHtml,
-      java.util.function.BiFunction<LeaderboardRow, TaskRef, String> cellHref) {
-    static final Links NONE = new Links(null, row -> "", (row, task) -> null);
+      java.util.function.BiFunction<LeaderboardRow, TaskRef, String> cellHref,
+      boolean oneKeyColumn) {
+    static final Links NONE = new Links(null, row -> "", (row, task) -> null, false);
   }
 
   /** Appends the main table ({@code <table id="leaderboard">} in its wrap) with {@code links}. */
@@ -172,7 +174,13 @@ public final class HtmlReport {
   private static void mainTable(StringBuilder html, Leaderboard board, Links links) {
     SummaryTable table = SummaryTable.of(board, "⚠", true);
     html.append("<thead><tr>");
-    table.header.forEach(h -> html.append("<th>").append(Html.escape(h)).append("</th>"));
+    for (int c = 0; c < table.header.size(); c++) {
+      if (!links.oneKeyColumn() || !isKeyColumn(c)) {
+        html.append("<th>").append(Html.escape(table.header.get(c))).append("</th>");
+      } else if (c == SummaryTable.SYSTEM) {
+        html.append("<th>system<br>variant · mode</th>");
+      }
+    }
     if (links.rowHeader() != null) {
       html.append("<th>").append(Html.escape(links.rowHeader())).append("</th>");
     }
@@ -189,9 +197,21 @@ public final class HtmlReport {
           .append("\">");
       List<String> cells = table.rows.get(r);
       for (int c = 0; c < cells.size(); c++) {
-        html.append(table.numeric.get(c) ? "<td class=\"num\">" : "<td>")
-            .append(Html.escape(cells.get(c)))
-            .append("</td>");
+        if (!links.oneKeyColumn() || !isKeyColumn(c)) {
+          html.append(table.numeric.get(c) ? "<td class=\"num\">" : "<td>")
+              .append(Html.escape(cells.get(c)))
+              .append("</td>");
+        } else if (c == SummaryTable.SYSTEM) {
+          html.append("<td class=\"row-key\" title=\"")
+              .append(Html.escape(row.key().id()))
+              .append("\">")
+              .append(breakable(row.key().system().name()))
+              .append("<br><span class=\"key-detail\">")
+              .append(breakable(row.key().variant()))
+              .append(" · ")
+              .append(breakable(row.key().mode()))
+              .append("</span></td>");
+        }
       }
       if (links.rowHeader() != null) {
         html.append("<td>").append(links.rowHtml().apply(row)).append("</td>");
@@ -199,6 +219,11 @@ public final class HtmlReport {
       html.append("</tr>");
     }
     html.append("</tbody>");
+  }
+
+  /** Whether column {@code c} of the summary table is the system's, the variant's or the mode's. */
+  private static boolean isKeyColumn(int c) {
+    return c >= SummaryTable.SYSTEM && c <= SummaryTable.MODE;
   }
 
   /** The Bradley–Terry view of per-query wins ({@link PreferenceTable}), when there is one. */

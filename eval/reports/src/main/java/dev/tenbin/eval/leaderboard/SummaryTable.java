@@ -21,6 +21,12 @@ final class SummaryTable {
   /** Marks, beside its rank interval, a row tied for first (its rank interval includes 1). */
   static final String TIED_FOR_FIRST = "★";
 
+  /** The column of the system; the variant's and the mode's follow it. */
+  static final int SYSTEM = 1;
+
+  /** The column of the mode, the last of a row's key. */
+  static final int MODE = 3;
+
   final List<String> header = new ArrayList<>();
   final List<List<String>> rows = new ArrayList<>();
 

@@ -8,14 +8,26 @@ import dev.tenbin.eval.aggregate.Aggregate;
 import dev.tenbin.eval.aggregate.Leaderboard;
 import dev.tenbin.eval.aggregate.PairedComparisons;
 import dev.tenbin.eval.aggregate.RowKey;
+import dev.tenbin.eval.leaderboard.HtmlReport;
 import dev.tenbin.eval.leaderboard.SyntheticJob;
+import dev.tenbin.eval.positions.DocumentLengths;
+import dev.tenbin.eval.positions.PositionAnalysis;
+import dev.tenbin.eval.positions.PositionAnalyzer;
+import dev.tenbin.eval.positions.StoredPositions;
+import dev.tenbin.eval.store.CellKey;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
+import dev.tenbin.eval.store.StoredDoc;
+import dev.tenbin.eval.store.StoredQuery;
 import dev.tenbin.eval.store.TaskRef;
+import dev.tenbin.eval.testing.CellKeys;
 import dev.tenbin.eval.testing.EvaluatedCells;
 import dev.tenbin.eval.testing.SyntheticCells;
 import dev.tenbin.eval.warehouse.Warehouse;
+import dev.tenbin.scoring.beir.AnswerSpan;
+import dev.tenbin.scoring.beir.SpanQrels;
 import dev.tenbin.scoring.metrics.ScoredDoc;
+import dev.tenbin.scoring.metrics.TieAwareValue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.ResultSet;
@@ -53,7 +65,9 @@ class ResultBrowserTest {
 
   private ResultBrowser browser(List<Path> jobs) {
     ResultBrowser browser =
-        new ResultBrowser(dir.resolve("all.duckdb"), "<nav id=\"site\">site</nav>");
+        new ResultBrowser(
+            dir.resolve("all.duckdb"),
+            new SiteNavigation("<nav id=\"site\">site</nav>", "#site { color: #123456; }\n"));
     browser.refresh(jobs);
     return browser;
   }
@@ -203,7 +217,18 @@ class ResultBrowserTest {
     String html = browser.leaderboard(Map.of());
 
     List<String> bm25 = mainRows(html).get("bm25/base/retrieval");
-    assertThat(bm25.getLast()).contains("href=\"/jobs/job-one\"").doesNotContain("job-two");
+    assertThat(bm25.getLast())
+        .as("a row names its jobs by their labels, each job's id in its title")
+        .contains("href=\"/jobs/job-one\" title=\"job-one\">J1</a>")
+        .doesNotContain("job-two");
+    assertThat(mainRows(html).get("dense:e5-small/base/retrieval").getLast())
+        .contains("href=\"/jobs/job-two\" title=\"job-two\">J2</a>")
+        .doesNotContain("job-one");
+    assertThat(html)
+        .as("the key under the table names each label's job")
+        .contains(
+            "Jobs: J1 <a href=\"/jobs/job-one\">job-<wbr>one</a>;"
+                + " J2 <a href=\"/jobs/job-two\">job-<wbr>two</a>.");
     CellRecord cell =
         ResultStore.existing(dir.resolve("job-one"), "x").readAll().stream()
             .filter(c -> c.key().system().name().equals("bm25"))
@@ -222,7 +247,131 @@ class ResultBrowserTest {
         .doesNotContain(SyntheticJob.AWKWARD_MODEL)
         .contains("evil&lt;b&gt;&amp;&quot;model");
     assertThat(html.indexOf("<nav id=\"site\">")).isLessThan(html.indexOf("<h1>"));
+    assertThat(html.indexOf("#site { color: #123456; }"))
+        .as("the navigation's style, after the pages' own, in the head")
+        .isGreaterThan(html.indexOf("form.filters"))
+        .isLessThan(html.indexOf("</style>"));
     assertThat(html).startsWith("<!DOCTYPE html>").endsWith("</html>\n");
+  }
+
+  /** Queries of the position job: two per relative-position bin of a 700-token document. */
+  private static final int POSITION_QUERIES = 2 * AnswerSpan.POSITION_BINS;
+
+  /** The answer span of position query {@code q}: in bin {@code q / 2}, in a 700-token document. */
+  private static AnswerSpan span(int q) {
+    int bin = q / 2;
+    return new AnswerSpan("d" + q, bin * 50 + 10, bin * 50 + 20, 1000);
+  }
+
+  /**
+   * A cell of one task whose queries' nDCG@10 is {@code ndcg} of the query's number, with the
+   * position analysis a job stores for it ({@link PositionAnalyzer}, {@link StoredPositions}).
+   */
+  private static CellRecord analysedCell(
+      String family, String model, java.util.function.IntToDoubleFunction ndcg) {
+    Map<String, AnswerSpan> spans = new LinkedHashMap<>();
+    Map<String, Integer> lengths = new HashMap<>();
+    List<StoredQuery> queries = new ArrayList<>();
+    Map<String, Map<String, Double>> perQuery = new HashMap<>();
+    for (int q = 0; q < POSITION_QUERIES; q++) {
+      spans.put("q" + q, span(q));
+      lengths.put("d" + q, 700);
+      Map<String, Double> metrics = Map.of("ndcg@10", ndcg.applyAsDouble(q), "recall@100", 1.0);
+      perQuery.put("q" + q, metrics);
+      queries.add(
+          new StoredQuery(
+              "q" + q,
+              metrics,
+              List.of(new StoredDoc("d" + q, 2.0, 1), new StoredDoc("x", 1.0, 2))));
+    }
+    PositionAnalysis analysis =
+        new PositionAnalyzer("bge-small-en-v1.5", new DocumentLengths("spans", lengths), 2)
+            .analyse(List.copyOf(spans.keySet()), perQuery, SpanQrels.of(spans));
+    CellKey key = CellKeys.key().dataset("spans").task("spans").system(family, model).build();
+    double mean =
+        perQuery.values().stream().mapToDouble(m -> m.get("ndcg@10")).average().orElseThrow();
+    return new CellRecord(
+        CellRecord.FORMAT_VERSION,
+        EvaluatedCells.fingerprint(key),
+        key,
+        Map.of(),
+        Map.of(),
+        Map.of("ndcg@10", mean),
+        Map.of("ndcg@10", new TieAwareValue(mean, mean, mean, 0, 0)),
+        Map.of(),
+        Map.of(StoredPositions.KEY, StoredPositions.toDiagnostic(analysis)),
+        queries,
+        "2025-01-02T03:04:05Z");
+  }
+
+  @Test
+  void theComparisonShowsBothRowsPositionProfilesWithTheirStoredValues() {
+    ResultStore store = ResultStore.open(dir.resolve("positions-job"));
+    // BM25 flat but for a dip in the last bins; the dense model falls along the document
+    store.append(analysedCell("bm25", "bm25", q -> q >= 36 ? 0.4 : 0.6 + (q % 2) * 0.1));
+    store.append(
+        analysedCell(
+            "dense",
+            "m",
+            q -> {
+              int bin = q / 2;
+              return 0.95 - 0.02 * bin - (q % 2) * 0.05;
+            }));
+    ResultBrowser browser = browser(List.of(dir.resolve("positions-job")));
+
+    String html = browser.compare(query("a", "bm25/base/retrieval", "b", "dense:m/base/retrieval"));
+
+    assertThat(html).contains("<h2 id=\"positions-heading\">Position bias</h2>");
+    // independently, from the stored cells: per row the mean nDCG@10 of each bin's queries (the
+    // bin of a query is its answer's), and PSI = 1 − min/max of the bin means
+    for (CellRecord cell : ResultStore.existing(dir.resolve("positions-job"), "x").readAll()) {
+      String row = RowKey.of(cell.key()).id();
+      double[] sum = new double[AnswerSpan.POSITION_BINS];
+      int[] count = new int[AnswerSpan.POSITION_BINS];
+      for (StoredQuery query : cell.queries()) {
+        int bin = span(Integer.parseInt(query.queryId().substring(1))).positionBin();
+        sum[bin] += query.metrics().get("ndcg@10");
+        count[bin]++;
+      }
+      Matcher figure =
+          Pattern.compile(
+                  "<figure class=\"heatmap\" data-pos-row=\"(\\d+)\"><figcaption>spans · "
+                      + Pattern.quote(HtmlReport.escape(row))
+                      + "</figcaption>(.*?)</figure>")
+              .matcher(html);
+      assertThat(figure.find()).as("the heatmap of " + row).isTrue();
+      Map<Integer, String> shown = new TreeMap<>();
+      Matcher title =
+          Pattern.compile("<title>512–1024 tokens, bin (\\d+): ([^<]*)</title>")
+              .matcher(figure.group(2));
+      while (title.find()) {
+        shown.put(Integer.parseInt(title.group(1)), title.group(2));
+      }
+      Map<Integer, String> expected = new TreeMap<>();
+      double min = Double.MAX_VALUE;
+      double max = 0;
+      for (int bin = 0; bin < AnswerSpan.POSITION_BINS; bin++) {
+        double mean = sum[bin] / count[bin];
+        min = Math.min(min, mean);
+        max = Math.max(max, mean);
+        expected.put(bin, String.format(Locale.ROOT, "%d queries, nDCG@10 %.3f", count[bin], mean));
+      }
+      assertThat(shown).as("the bins of " + row).isEqualTo(expected);
+      Matcher tableRow =
+          Pattern.compile(
+                  "<tr class=\"position-row\" data-pos-row=\""
+                      + figure.group(1)
+                      + "\"[^>]*>(.*?)</tr>")
+              .matcher(html);
+      assertThat(tableRow.find()).as("the table row of " + row).isTrue();
+      assertThat(tableRow.group(1))
+          .as("PSI of 512–1024 tokens for " + row)
+          .contains(
+              "<td class=\"num\">" + String.format(Locale.ROOT, "%.3f", 1 - min / max) + "</td>");
+      assertThat(html)
+          .as("the profile line of " + row)
+          .contains("<polyline class=\"profile\" data-pos-row=\"" + figure.group(1) + "\"");
+    }
   }
 
   @Test

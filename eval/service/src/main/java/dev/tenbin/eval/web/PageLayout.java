@@ -1,5 +1,8 @@
 package dev.tenbin.eval.web;
 
+import dev.tenbin.eval.browse.SiteNavigation;
+import dev.tenbin.eval.leaderboard.HtmlReport;
+
 /**
  * The one frame of every page of the eval service's web UI: the document head with its inline
  * style, the navigation (Jobs, Leaderboard, Compare, Import, and Sign out when the service takes
@@ -17,12 +20,6 @@ public final class PageLayout {
       """
       *{box-sizing:border-box}
       body{font-family:system-ui,sans-serif;margin:0;color:#1d2330;background:#fbfbfd;font-size:15px}
-      header{background:#1d2330;color:#fff;padding:.5rem 1rem;display:flex;gap:1rem;align-items:center;flex-wrap:wrap}
-      header a,header button{color:#fff;font:inherit;text-decoration:none;padding:.25rem .5rem;border-radius:4px}
-      header a:hover,header a:focus,header button:hover,header button:focus{background:#3b4560;outline:2px solid #9ab}
-      header .brand{font-weight:bold;margin-right:1rem}
-      header form{margin-left:auto}
-      header button{background:none;border:1px solid #889;cursor:pointer}
       main{padding:1rem;max-width:100%}
       h1{font-size:1.35rem;margin:.2rem 0 1rem}
       h2{font-size:1.1rem;margin:1.5rem 0 .5rem}
@@ -45,6 +42,21 @@ public final class PageLayout {
       form.stacked label{margin-top:.5rem}
       form.stacked input{padding:.35rem;font:inherit;max-width:100%}
       form.stacked button{margin-top:.8rem;padding:.4rem 1rem;font:inherit;align-self:flex-start}
+      """;
+
+  /**
+   * The style of {@link #navigation}, scoped to its class {@code site-nav}: every page of the UI
+   * has it, the result pages ({@link WarehousePages}) after their own style sheet, whose rules for
+   * {@code header} and {@code a} it overrides by being more specific.
+   */
+  static final String NAVIGATION_STYLE =
+      """
+      .site-nav{background:#1d2330;color:#fff;padding:.5rem 1rem;margin:0 0 .75rem;display:flex;gap:1rem;align-items:center;flex-wrap:wrap;font:15px/1.4 system-ui,sans-serif}
+      .site-nav a,.site-nav button{color:#fff;font:inherit;text-decoration:none;padding:.25rem .5rem;border-radius:4px}
+      .site-nav a:hover,.site-nav a:focus,.site-nav button:hover,.site-nav button:focus{background:#3b4560;outline:2px solid #9ab}
+      .site-nav .brand{font-weight:bold;margin-right:1rem}
+      .site-nav form{margin:0 0 0 auto}
+      .site-nav button{background:none;border:1px solid #889;cursor:pointer}
       """;
 
   private static final String FIT_CHECK =
@@ -80,6 +92,7 @@ public final class PageLayout {
         .append(escape(title))
         .append(" · Tenbin eval</title>\n<style>")
         .append(STYLE)
+        .append(NAVIGATION_STYLE)
         .append("</style>\n")
         .append(head)
         .append("</head>\n<body>\n")
@@ -94,7 +107,7 @@ public final class PageLayout {
 
   /** The shared header: the service's pages, and Sign out (a POST form) when tokens are on. */
   public static String navigation(boolean signOut) {
-    return "<header><span class=\"brand\">Tenbin eval</span><nav>"
+    return "<header class=\"site-nav\"><span class=\"brand\">Tenbin eval</span><nav>"
         + "<a href=\"/jobs\">Jobs</a> <a href=\"/leaderboard\">Leaderboard</a>"
         + " <a href=\"/leaderboard#compare-form\">Compare</a> <a href=\"/import\">Import</a></nav>"
         + (signOut
@@ -104,25 +117,17 @@ public final class PageLayout {
         + "</header>\n";
   }
 
-  /** {@code value} safe as HTML text and inside a quoted attribute; null is "". */
+  /** The shared header with its style, for pages that have a style sheet of their own. */
+  public static SiteNavigation siteNavigation(boolean signOut) {
+    return new SiteNavigation(navigation(signOut), NAVIGATION_STYLE);
+  }
+
+  /**
+   * {@code value} safe as HTML text and inside a quoted attribute ({@link HtmlReport#escape}, the
+   * result pages' escaping); null is "".
+   */
   public static String escape(Object value) {
-    if (value == null) {
-      return "";
-    }
-    String text = value.toString();
-    StringBuilder out = new StringBuilder(text.length() + 16);
-    for (int i = 0; i < text.length(); i++) {
-      char c = text.charAt(i);
-      switch (c) {
-        case '&' -> out.append("&amp;");
-        case '<' -> out.append("&lt;");
-        case '>' -> out.append("&gt;");
-        case '"' -> out.append("&quot;");
-        case '\'' -> out.append("&#39;");
-        default -> out.append(c);
-      }
-    }
-    return out.toString();
+    return value == null ? "" : HtmlReport.escape(value.toString());
   }
 
   /** A path segment (a job id, a file path's names) safe inside a URL; '/' kept between names. */

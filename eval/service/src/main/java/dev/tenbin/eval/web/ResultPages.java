@@ -5,8 +5,8 @@ import java.util.Map;
 
 /**
  * The result pages of the web UI, {@code /leaderboard} and {@code /compare}: each a whole HTML
- * document (with {@link PageLayout#navigation} as its header) built from the URL's query
- * parameters, each name with all its values in order.
+ * document (with {@link PageLayout#siteNavigation} as its header, styled) built from the URL's
+ * query parameters, each name with all its values in order.
  */
 public interface ResultPages {
   /** The page at {@code /leaderboard}. */

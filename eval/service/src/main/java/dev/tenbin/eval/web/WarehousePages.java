@@ -29,7 +29,8 @@ public final class WarehousePages implements ResultPages {
   public WarehousePages(JobManager jobs, Path stateDirectory, boolean signOut) {
     this.jobs = jobs;
     this.browser =
-        new ResultBrowser(stateDirectory.resolve(WAREHOUSE_FILE), PageLayout.navigation(signOut));
+        new ResultBrowser(
+            stateDirectory.resolve(WAREHOUSE_FILE), PageLayout.siteNavigation(signOut));
   }
 
   @Override

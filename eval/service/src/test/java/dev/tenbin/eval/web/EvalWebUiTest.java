@@ -81,10 +81,16 @@ class EvalWebUiTest {
     }
   }
 
-  /** Plans two cells, stores one, waits to be released, stores the other, writes reports. */
+  /** Cells the tiny job stores after its two: more systems and languages for a browser test. */
+  List<CellRecord> moreCells = List.of();
+
+  /**
+   * Plans two cells (and {@link #moreCells}), stores one, waits to be released, stores the rest,
+   * writes reports.
+   */
   private JobOutcome tinyJob(Path directory, JobListener listener) {
     ResultStore store = ResultStore.open(directory);
-    listener.planned(2, 0);
+    listener.planned(2 + moreCells.size(), 0);
     listener.progress(0, "bm25 on b/tiny");
     store.append(cell("a".repeat(64), "tiny-a", 0.5));
     listener.cellStored(cell("a".repeat(64), "tiny-a", 0.5));
@@ -96,13 +102,24 @@ class EvalWebUiTest {
     }
     store.append(cell("b".repeat(64), "tiny-b", 0.75));
     listener.cellStored(cell("b".repeat(64), "tiny-b", 0.75));
+    for (CellRecord more : moreCells) {
+      store.append(more);
+      listener.cellStored(more);
+    }
     JobReports.write(
         directory, new PrintWriter(Writer.nullWriter()), new PrintWriter(Writer.nullWriter()));
-    return new JobOutcome(2, 0, 2, List.of(), false, 1);
+    return new JobOutcome(2 + moreCells.size(), 0, 2 + moreCells.size(), List.of(), false, 1);
   }
 
   static CellRecord cell(String fingerprint, String task, double ndcg) {
-    CellKey key = CellKeys.key().dataset("tiny").task(task).system("bm25", "bm25").build();
+    return cell(
+        fingerprint,
+        CellKeys.key().dataset("tiny").task(task).system("bm25", "bm25").build(),
+        ndcg);
+  }
+
+  /** A stored cell of {@code key}: one query, two ranked documents, nDCG@10 {@code ndcg}. */
+  static CellRecord cell(String fingerprint, CellKey key, double ndcg) {
     return new CellRecord(
         CellRecord.FORMAT_VERSION,
         fingerprint,
@@ -148,6 +165,11 @@ class EvalWebUiTest {
 
   Path folder(String id) throws IOException {
     return running.jobs().directory(id).toRealPath();
+  }
+
+  /** Waits until the tiny job stored its first cell; it then waits for {@link #awaitFinished}. */
+  void awaitFirstStored() throws InterruptedException {
+    assertThat(firstStored.await(60, TimeUnit.SECONDS)).as("the first cell stored").isTrue();
   }
 
   void awaitFinished(String id) throws InterruptedException {

@@ -66,8 +66,10 @@ window.addEventListener('load', function () {
       }
     }
   });
-  // 5. a header breaks between words, after a separator (- _ / : . –) or at a <wbr>, never inside a word
-  Array.prototype.forEach.call(document.querySelectorAll('th'), function (th) {
+  // 5. a header, or a cell of the main table, breaks between words, after a separator (- _ / : . –)
+  // or at a <wbr>, never inside a word
+  Array.prototype.forEach.call(document.querySelectorAll('th, #leaderboard td'), function (th) {
+    var what = th.tagName === 'TH' ? 'header' : 'cell';
     var walker = document.createTreeWalker(th, NodeFilter.SHOW_TEXT);
     for (var node = walker.nextNode(); node; node = walker.nextNode()) {
       node.textContent.split(/(\s+|[-_\/:.\u2013])/).reduce(function (offset, word) {
@@ -76,7 +78,7 @@ window.addEventListener('load', function () {
           range.setStart(node, offset); range.setEnd(node, offset + word.length);
           var tops = {};
           Array.prototype.forEach.call(range.getClientRects(), function (r) { if (r.width > 0) { tops[Math.round(r.top)] = 1; } });
-          if (Object.keys(tops).length > 1) { problems.push('header broken inside "' + short(word) + '"'); }
+          if (Object.keys(tops).length > 1) { problems.push(what + ' broken inside "' + short(word) + '"'); }
         }
         return offset + word.length;
       }, 0);
