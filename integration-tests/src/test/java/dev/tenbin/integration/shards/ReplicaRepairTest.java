@@ -57,7 +57,10 @@ import org.junit.jupiter.api.io.TempDir;
  * the middle of a job comes back at the same address (with the partial copies it held, or empty),
  * the repair rebuilds its replicas from their live peers and readmits them once their digests equal
  * their peers', and they serve reads again with the rankings of one collection; a copy damaged on
- * its way is refused and stays out.
+ * its way is refused and stays out. A copy is bounded by its idle timeout, not its length: one
+ * slower in all than the timeout is readmitted, one whose peer stops answering mid-export fails in
+ * about the timeout. A repair never runs while the collection is being ingested, and a BM25 work
+ * item rebuilds a replica lost in its ingest before its first search.
  */
 class ReplicaRepairTest {
   @TempDir Path tmp;
