@@ -13,6 +13,7 @@ import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.ServerInterceptors;
+import io.grpc.ServerServiceDefinition;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -43,6 +44,16 @@ final class IndexPod implements AutoCloseable {
    * {@code requests} before the service reads it (how a test damages what a pod receives).
    */
   IndexPod(Path data, int port, UnaryOperator<Object> requests) throws IOException {
+    this(data, port, requests, null);
+  }
+
+  /**
+   * As above, every call first passing through {@code faults} (null: none), which may end it or
+   * hold back what it answers (how a test cuts a stream or has a pod stop answering in the middle
+   * of one).
+   */
+  IndexPod(Path data, int port, UnaryOperator<Object> requests, ServerInterceptor faults)
+      throws IOException {
     catalog = CollectionCatalog.open(data);
     NettyServerBuilder builder =
         NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port))
@@ -50,9 +61,11 @@ final class IndexPod implements AutoCloseable {
     for (BindableService service :
         IndexServer.services(catalog, IndexServiceConfig.embedded(data))) {
       // Core exceptions become their statuses (NOT_FOUND, INVALID_ARGUMENT, ...) as in the server.
-      builder.addService(
+      ServerServiceDefinition recorded =
           ServerInterceptors.intercept(
-              service.bindService(), new ExceptionMappingInterceptor(), new Recording(requests)));
+              service.bindService(), new ExceptionMappingInterceptor(), new Recording(requests));
+      builder.addService(
+          faults == null ? recorded : ServerInterceptors.intercept(recorded, faults));
     }
     server = builder.build().start();
   }

@@ -7,6 +7,8 @@ import dev.tenbin.rpc.ClientChannels;
 import dev.tenbin.rpc.ClientSecurity;
 import dev.tenbin.rpc.KeyRoutedChannel;
 import dev.tenbin.rpc.ServiceTarget;
+import io.grpc.Channel;
+import io.grpc.ServerInterceptor;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -54,6 +56,11 @@ final class ThreeIndexPods implements AutoCloseable {
     return index;
   }
 
+  /** The channel routing each collection to its pod, for a client that records its calls. */
+  Channel channel() {
+    return channel;
+  }
+
   IndexPod pod(int at) {
     return pods.get(at);
   }
@@ -79,8 +86,14 @@ final class ThreeIndexPods implements AutoCloseable {
    * passed through {@code requests}; the client's connection to it tried again at once.
    */
   IndexPod restart(int at, Path data, UnaryOperator<Object> requests) throws Exception {
+    return restart(at, data, requests, null);
+  }
+
+  /** As above, every call of the pod first passing through {@code faults} (null: none). */
+  IndexPod restart(int at, Path data, UnaryOperator<Object> requests, ServerInterceptor faults)
+      throws Exception {
     pods.get(at).close();
-    IndexPod back = new IndexPod(data, ports.get(at), requests);
+    IndexPod back = new IndexPod(data, ports.get(at), requests, faults);
     pods.set(at, back);
     channel.resetConnectBackoff();
     return back;

@@ -269,7 +269,8 @@ public final class DenseRetrieval {
       for (Similarity similarity : similarities)
         for (DenseVariant variant : variants) {
           // Between two variants no write runs: a replica lost during the last one is rebuilt from
-          // its peer and readmitted once its digest matches (no call at all while none is lost).
+          // its peer and readmitted once its digest matches (no call at all while none is lost;
+          // those lost during the ingest were repaired when it committed).
           session.repairLostReplicas();
           long narrowStart = System.nanoTime();
           List<Query> variantQueries =

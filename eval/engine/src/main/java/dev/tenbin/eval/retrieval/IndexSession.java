@@ -28,7 +28,13 @@ import java.util.UUID;
  * to, the shards are filled at once, and searches scatter to them and merge exactly. With {@code
  * replicas} above 1 each shard is kept on that many index collections (on distinct pods): every
  * replica is created and filled, each search asks one live replica per shard, and a replica whose
- * pod is lost is left out for the rest of the session while its shard keeps another.
+ * pod is lost is left out while its shard keeps another.
+ *
+ * <p>The session hands the collection to its work's searches once an ingest has committed: at that
+ * point, before any search, it rebuilds the replicas lost so far (during the create or the ingest)
+ * from their live peers ({@link #repairLostReplicas}), so every family's retrieval starts with
+ * every replica it can have. The repair counts as indexing time. A repair never runs while an
+ * ingest of the collection has not committed ({@link ShardedCollection#writing}).
  */
 public final class IndexSession implements AutoCloseable {
   private static final int INGEST_BATCH = 1_000;
@@ -120,14 +126,21 @@ public final class IndexSession implements AutoCloseable {
 
   /**
    * Ingests the documents as they come, a batch of {@value #INGEST_BATCH} at a time, without a
-   * deadline over the whole corpus (only an idle timeout); returns the committed count.
+   * deadline over the whole corpus (only an idle timeout); returns the committed count. Once every
+   * replica has committed, repairs the replicas lost so far ({@link #repairLostReplicas}; nothing
+   * when none is), so the searches that follow find every replica that can serve.
    */
   public long ingest(java.util.Iterator<Document> documents) {
     CollectionIngester ingester = new CollectionIngester(index, INGEST_BATCH, INGEST_IDLE_SECONDS);
-    if (collection.shards() == 1 && collection.replicas() == 1) {
-      return ingester.ingest(name, documents);
+    long committed;
+    try (ShardedCollection.Hold writing = collection.writing()) {
+      committed =
+          collection.shards() == 1 && collection.replicas() == 1
+              ? ingester.ingest(name, documents)
+              : ShardedIngest.ingest(ingester, collection, documents);
     }
-    return ShardedIngest.ingest(ingester, collection, documents);
+    repairLostReplicas();
+    return committed;
   }
 
   /** The number of shards. */
@@ -147,11 +160,15 @@ public final class IndexSession implements AutoCloseable {
 
   /**
    * Rebuilds the collection's lost replicas from their live peers and serves each again once its
-   * content digest equals its peer's ({@link ReplicaRepair}); call it between work items, while no
-   * ingest of this session runs. The outcomes, one per lost replica (none when every one is live).
+   * content digest equals its peer's ({@link ReplicaRepair}): after each ingest, and between the
+   * variants of a dense run. A copy fails once it makes no progress for the ingest's idle timeout.
+   * The outcomes, one per lost replica (none when every one is live).
+   *
+   * @throws IllegalStateException while an ingest of this session has not committed
    */
   public List<ReplicaRepair.Outcome> repairLostReplicas() {
-    return new ReplicaRepair(index).repairLostReplicas(collection);
+    return new ReplicaRepair(index, Duration.ofSeconds(INGEST_IDLE_SECONDS))
+        .repairLostReplicas(collection);
   }
 
   /** Sparse rankings with a pruning setting. */

@@ -7,7 +7,6 @@ import dev.tenbin.proto.index.v1.GetCollectionDigestResponse;
 import dev.tenbin.proto.index.v1.IngestRequest;
 import dev.tenbin.proto.index.v1.IngestResponse;
 import io.grpc.Context;
-import io.grpc.Deadline;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCallStreamObserver;
@@ -18,6 +17,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,38 +39,52 @@ import org.slf4j.LoggerFactory;
  *       document count and digest); anything else leaves it out, logged with why.
  * </ol>
  *
- * <p>A replica whose pod does not answer (UNAVAILABLE, DEADLINE_EXCEEDED) stays out and is tried
- * again by the next repair. Repair runs when its caller says ({@link #repairLostReplicas}), never
- * by itself, and only while no write (create, ingest) of the collection runs: a document written to
- * the peers after the copy is missing from the rebuilt replica, and one written while the copy runs
- * makes the digests differ, so that replica is refused and rebuilt by a later repair.
+ * <p>No deadline covers a copy, which takes as long as the peer's size asks; it fails only when it
+ * makes no progress (no page exported by the peer, no batch acknowledged by the replica) for the
+ * idle timeout ({@link #DEFAULT_IDLE_TIMEOUT} unless told otherwise), a peer or a pod that stopped
+ * answering in the middle of its stream. A replica whose pod does not answer (UNAVAILABLE,
+ * DEADLINE_EXCEEDED, a stalled copy) stays out and is tried again by the next repair.
+ *
+ * <p>Repair runs when its caller says ({@link #repairLostReplicas}), never by itself, and never
+ * while the collection is being written: it holds {@link ShardedCollection#repairing}, refused
+ * while a create or ingest of the collection has not committed ({@link ShardedCollection#writing}),
+ * and writes started meanwhile wait for it. A document written to the peers after the copy would be
+ * missing from the rebuilt replica, and its digest compared with a peer that is still moving.
  */
 public final class ReplicaRepair {
   private static final Logger LOG = LoggerFactory.getLogger(ReplicaRepair.class);
 
-  /** How long copying one replica may take, export and ingest together, unless told otherwise. */
-  public static final Duration DEFAULT_COPY_DEADLINE = Duration.ofHours(1);
+  /**
+   * How long a copy may go without progress (a page exported by the peer, a batch acknowledged by
+   * the replica) unless told otherwise: the idle timeout of an evaluation's ingest.
+   */
+  public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofMinutes(10);
 
   /** Documents per exported page, each page one ingest batch. */
   static final int PAGE_SIZE = 500;
 
   private final IndexClient index;
-  private final Duration copyDeadline;
+  private final Duration idleTimeout;
 
   /**
    * @param index the client of the index pods (routing each replica to its pod by placement)
    */
   public ReplicaRepair(IndexClient index) {
-    this(index, DEFAULT_COPY_DEADLINE);
+    this(index, DEFAULT_IDLE_TIMEOUT);
   }
 
   /**
    * @param index the client of the index pods
-   * @param copyDeadline how long copying one replica may take
+   * @param idleTimeout how long the copy of one replica may wait for its next page from the peer,
+   *     or for the replica's acknowledgement of the last one, before it fails; a copy that keeps
+   *     making progress runs as long as it needs
    */
-  public ReplicaRepair(IndexClient index, Duration copyDeadline) {
+  public ReplicaRepair(IndexClient index, Duration idleTimeout) {
+    if (idleTimeout.isNegative() || idleTimeout.isZero()) {
+      throw new IllegalArgumentException("the idle timeout must be positive, got " + idleTimeout);
+    }
     this.index = index;
-    this.copyDeadline = copyDeadline;
+    this.idleTimeout = idleTimeout;
   }
 
   /** What a repair of one replica came to. */
@@ -116,17 +130,22 @@ public final class ReplicaRepair {
   /**
    * Repairs every lost replica of {@code collection} ({@link #repair}), shard by shard, in replica
    * order; the outcomes in that order (none when no replica is lost).
+   *
+   * @throws IllegalStateException while the collection is being written (a create or an ingest has
+   *     not committed): see {@link ShardedCollection#repairing}
    */
   public List<Outcome> repairLostReplicas(ShardedCollection collection) {
-    List<Outcome> outcomes = new ArrayList<>();
-    for (int s = 0; s < collection.shards(); s++) {
-      for (int r = 0; r < collection.replicas(); r++) {
-        if (collection.isLost(s, r)) {
-          outcomes.add(repair(collection, s, r));
+    try (ShardedCollection.Hold repairing = collection.repairing()) {
+      List<Outcome> outcomes = new ArrayList<>();
+      for (int s = 0; s < collection.shards(); s++) {
+        for (int r = 0; r < collection.replicas(); r++) {
+          if (collection.isLost(s, r)) {
+            outcomes.add(repair(collection, s, r));
+          }
         }
       }
+      return outcomes;
     }
-    return outcomes;
   }
 
   /**
@@ -134,12 +153,21 @@ public final class ReplicaRepair {
    * when its digest equals the peer's (see the class comment); logs one line with the outcome.
    *
    * @throws IllegalArgumentException when the replica is not lost
+   * @throws IllegalStateException while the collection is being written (a create or an ingest has
+   *     not committed): see {@link ShardedCollection#repairing}
    */
   public Outcome repair(ShardedCollection collection, int shard, int replica) {
     if (!collection.isLost(shard, replica)) {
       throw new IllegalArgumentException(
           "replica " + replica + " of shard " + shard + " of " + collection.name() + " is live");
     }
+    try (ShardedCollection.Hold repairing = collection.repairing()) {
+      return rebuild(collection, shard, replica);
+    }
+  }
+
+  /** {@link #repair}, under the collection's repair hold. */
+  private Outcome rebuild(ShardedCollection collection, int shard, int replica) {
     String target = collection.replicaName(shard, replica);
     List<Integer> live = collection.liveReplicas(shard);
     if (live.isEmpty()) {
@@ -245,30 +273,104 @@ public final class ReplicaRepair {
 
   /**
    * Ingests {@code peer}'s exported pages into {@code target} on one ingest stream, one batch per
-   * page, each acknowledged before the next is sent; returns the documents sent. Both calls run in
-   * one cancellable context, cancelled when the copy ends, so neither outlives it.
+   * page, each acknowledged before the next is sent; returns the documents sent. No deadline covers
+   * the whole copy, which takes as long as the collection's size asks; instead a watchdog fails it
+   * once it has made no progress (no page exported, no batch acknowledged) for the idle timeout, a
+   * peer or a replica that stopped answering in the middle of its stream. Both calls run in one
+   * cancellable context, cancelled by the watchdog or when the copy ends, so neither outlives it.
+   *
+   * @throws StatusRuntimeException DEADLINE_EXCEEDED saying what the copy waited for when it went
+   *     idle; the failure of either call otherwise
    */
   private long copy(String peer, String target) {
-    Deadline deadline = Deadline.after(copyDeadline.toMillis(), TimeUnit.MILLISECONDS);
     Context.CancellableContext context = Context.current().withCancellation();
+    Progress progress = new Progress(peer, target);
+    Thread watchdog =
+        Thread.ofVirtual()
+            .name("replica-repair-watchdog-" + target)
+            .start(() -> watch(context, progress));
     try {
-      return context.call(() -> copyWithin(peer, target, deadline));
+      return context.call(() -> copyWithin(peer, target, progress));
+    } catch (StatusRuntimeException failure) {
+      // A call the watchdog cancelled fails as CANCELLED: the stall is what happened.
+      StatusRuntimeException stalled = progress.stalled;
+      throw stalled != null ? stalled : failure;
     } catch (RuntimeException e) {
       throw e;
     } catch (Exception e) {
       throw new IllegalStateException(e);
     } finally {
       context.cancel(null);
+      watchdog.interrupt();
     }
   }
 
-  private long copyWithin(String peer, String target, Deadline deadline) {
+  /**
+   * Cancels {@code context} once {@code progress} has not moved for the idle timeout, recording the
+   * stall; returns when the context is cancelled (the copy ended) or the thread interrupted.
+   */
+  private void watch(Context.CancellableContext context, Progress progress) {
+    long idle = idleTimeout.toNanos();
+    while (!context.isCancelled()) {
+      long left = progress.lastNanos + idle - System.nanoTime();
+      if (left <= 0) {
+        progress.stalled =
+            Status.DEADLINE_EXCEEDED
+                .withDescription(
+                    "the copy of "
+                        + progress.peer
+                        + " into "
+                        + progress.target
+                        + " made no progress for "
+                        + describe(idleTimeout)
+                        + " (the idle timeout): it waited for "
+                        + progress.waitingFor
+                        + ", having copied "
+                        + progress.documents.get()
+                        + " documents")
+                .asRuntimeException();
+        context.cancel(progress.stalled);
+        return;
+      }
+      try {
+        TimeUnit.NANOSECONDS.sleep(left);
+      } catch (InterruptedException e) {
+        return;
+      }
+    }
+  }
+
+  /** How far a copy got, what it waits for, and when it last made progress: for the watchdog. */
+  private static final class Progress {
+    final String peer;
+    final String target;
+    volatile long lastNanos = System.nanoTime();
+    volatile String waitingFor = "";
+    final AtomicLong pages = new AtomicLong();
+    final AtomicLong documents = new AtomicLong();
+
+    /** Set by the watchdog when the copy went idle. */
+    volatile StatusRuntimeException stalled;
+
+    Progress(String peer, String target) {
+      this.peer = peer;
+      this.target = target;
+    }
+
+    /** The copy moved on and now waits for {@code next}: its idle time starts again. */
+    void movedOn(String next) {
+      waitingFor = next;
+      lastNanos = System.nanoTime();
+    }
+  }
+
+  private long copyWithin(String peer, String target, Progress progress) {
     // Acknowledgements (IngestResponse), then the stream's end: a Throwable, or `end`.
     LinkedBlockingQueue<Object> answers = new LinkedBlockingQueue<>();
     Object end = new Object();
     ClientCallStreamObserver<IngestRequest> batches =
         index.ingest(
-            deadline,
+            null,
             new ClientResponseObserver<IngestRequest, IngestResponse>() {
               @Override
               public void beforeStart(ClientCallStreamObserver<IngestRequest> requests) {}
@@ -288,14 +390,16 @@ public final class ReplicaRepair {
                 answers.add(end);
               }
             });
-    long sent = 0;
     try {
-      Iterator<ExportDocumentsResponse> pages = index.exportDocuments(peer, PAGE_SIZE, deadline);
+      progress.movedOn("the first page of the export of " + peer);
+      Iterator<ExportDocumentsResponse> pages = index.exportDocuments(peer, PAGE_SIZE, null);
       while (pages.hasNext()) {
         ExportDocumentsResponse page = pages.next();
         if (page.getDocumentsCount() == 0) {
           continue;
         }
+        progress.movedOn(
+            "the acknowledgement by " + target + " of page " + (progress.pages.get() + 1));
         batches.onNext(
             IngestRequest.newBuilder()
                 .setCollection(target)
@@ -306,15 +410,18 @@ public final class ReplicaRepair {
               .withDescription("the ingest stream of " + target + " ended before its last batch")
               .asRuntimeException();
         }
-        sent += page.getDocumentsCount();
+        progress.documents.addAndGet(page.getDocumentsCount());
+        progress.movedOn(
+            "page " + (progress.pages.incrementAndGet() + 1) + " of the export of " + peer);
       }
+      progress.movedOn("the end of the ingest stream of " + target);
       batches.onCompleted();
       if (take(answers) != end) {
         throw Status.INTERNAL
             .withDescription("the ingest stream of " + target + " answered past its last batch")
             .asRuntimeException();
       }
-      return sent;
+      return progress.documents.get();
     } catch (RuntimeException failure) {
       batches.cancel("the copy of " + peer + " stopped", failure);
       throw failure;
@@ -337,6 +444,13 @@ public final class ReplicaRepair {
       throw Status.fromThrowable(failure).asRuntimeException();
     }
     return answer;
+  }
+
+  /** A duration as people read it: whole seconds, else milliseconds. */
+  private static String describe(Duration duration) {
+    return duration.toMillis() % 1000 == 0
+        ? duration.toSeconds() + " s"
+        : duration.toMillis() + " ms";
   }
 
   private static String describe(StatusRuntimeException failure) {

@@ -84,7 +84,9 @@ import org.slf4j.LoggerFactory;
  * not answer again until the replica is rebuilt from a live peer and its content digest equals the
  * peer's ({@link ReplicaRepair}, which then {@link #readmit readmits} it). Only when every replica
  * of a shard is lost does a call fail, with UNAVAILABLE naming the shard. With one replica nothing
- * is left out and failures pass through as they are.
+ * is left out and failures pass through as they are. A repair never runs while the collection is
+ * being written: a write (create, ingest) holds {@link #writing} until it has committed, a repair
+ * {@link #repairing}, and the two exclude each other.
  */
 public final class ShardedCollection {
   private static final Logger LOG = LoggerFactory.getLogger(ShardedCollection.class);
@@ -114,6 +116,12 @@ public final class ShardedCollection {
 
   /** Per shard: the reads sent so far, which pick the replica of the next one in turn. */
   private final AtomicInteger[] turns;
+
+  /** Writes (create, ingest) of the collection under way ({@link #writing}). */
+  private int writes;
+
+  /** Repairs of the collection's replicas under way ({@link #repairing}). */
+  private int repairs;
 
   /**
    * @param index the index client (its channel routes each shard to its pod)
@@ -364,8 +372,8 @@ public final class ShardedCollection {
   /**
    * Serves replica {@code replica} of shard {@code shard} again after it was left out: for {@link
    * ReplicaRepair} once the replica was rebuilt from a live peer and its content digest equals the
-   * peer's. Logged. Call it only while no write (create, ingest) of this collection runs, so that
-   * the replica misses none.
+   * peer's. Logged. Call it only under a {@link #repairing} hold, which keeps writes (create,
+   * ingest) of this collection out, so that the replica misses none.
    *
    * @return whether the replica was lost (false: it was live, nothing changed)
    */
@@ -385,6 +393,71 @@ public final class ShardedCollection {
           replicaName(shard, replica));
     }
     return failure != null;
+  }
+
+  /** A write or a repair of the collection under way, until it is closed. */
+  public interface Hold extends AutoCloseable {
+    @Override
+    void close();
+  }
+
+  /**
+   * Marks a write of the collection (a create, an ingest) under way until the returned hold is
+   * closed, once the write has committed or failed. While one is, {@link #repairing} refuses: a
+   * replica copied from a peer still being written would miss what the peer receives after the copy
+   * and then be readmitted. A write waits for a repair under way to end first, so that a replica
+   * the repair readmits receives the write too.
+   */
+  public Hold writing() {
+    synchronized (this) {
+      while (repairs > 0) {
+        try {
+          wait();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw Status.CANCELLED
+              .withDescription(
+                  "interrupted while waiting for the repair of " + name + " to end before writing")
+              .withCause(e)
+              .asRuntimeException();
+        }
+      }
+      writes++;
+    }
+    return () -> {
+      synchronized (this) {
+        writes--;
+        notifyAll();
+      }
+    };
+  }
+
+  /**
+   * Marks a repair of the collection's replicas ({@link ReplicaRepair}) under way until the
+   * returned hold is closed; writes started meanwhile wait for it to end ({@link #writing}).
+   *
+   * @throws IllegalStateException while a write of the collection is under way (the collection is
+   *     still being filled): its lost replicas are repaired once the write has committed
+   */
+  public Hold repairing() {
+    synchronized (this) {
+      if (writes > 0) {
+        throw new IllegalStateException(
+            "cannot repair the replicas of "
+                + name
+                + " while it is being written ("
+                + writes
+                + " create or ingest not yet committed): a replica copied from a peer still being"
+                + " written would miss the rest; repair once the ingest has committed");
+      }
+      repairs++;
+    }
+    return () -> {
+      synchronized (this) {
+        repairs--;
+        notifyAll();
+      }
+    };
   }
 
   /** A failure's code and description, without its cause's stack. */
@@ -494,12 +567,14 @@ public final class ShardedCollection {
 
   /** Creates every replica of every shard with {@code spec} (its name replaced by the copy's). */
   public void create(CollectionSpec spec) {
-    onEveryReplica(
-        copy ->
-            index.createCollection(
-                CreateCollectionRequest.newBuilder()
-                    .setSpec(spec.toBuilder().setName(copy))
-                    .build()));
+    try (Hold writing = writing()) {
+      onEveryReplica(
+          copy ->
+              index.createCollection(
+                  CreateCollectionRequest.newBuilder()
+                      .setSpec(spec.toBuilder().setName(copy))
+                      .build()));
+    }
   }
 
   /** Drops every replica of every shard, the lost ones too. */

@@ -27,6 +27,8 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -388,5 +390,29 @@ class ShardedCollectionTest {
                     "docs", ShardedCollection.shardOf(document.getId(), 2), 2));
       }
     }
+  }
+
+  @Test
+  void aRepairIsRefusedWhileAWriteIsUnderWayAndAWriteStartedDuringARepairWaitsForIt()
+      throws Exception {
+    ShardedCollection collection = new ShardedCollection(null, "docs", 2, 2);
+    try (ShardedCollection.Hold writing = collection.writing()) {
+      assertThatThrownBy(collection::repairing)
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("cannot repair the replicas of docs while it is being written")
+          .hasMessageContaining("repair once the ingest has committed");
+      // Refused before any call: the client is never reached.
+      assertThatThrownBy(() -> new ReplicaRepair(null).repairLostReplicas(collection))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("while it is being written");
+    }
+    ShardedCollection.Hold repairing = collection.repairing();
+    CompletableFuture<Void> write = CompletableFuture.runAsync(() -> collection.writing().close());
+    Thread.sleep(300);
+    assertThat(write).as("the write waits for the repair").isNotDone();
+    repairing.close();
+    write.get(10, TimeUnit.SECONDS);
+    // Every write committed: a repair is taken again.
+    collection.repairing().close();
   }
 }
