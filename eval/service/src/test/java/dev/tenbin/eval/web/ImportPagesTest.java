@@ -277,6 +277,39 @@ class ImportPagesTest {
   }
 
   @Test
+  void anImportedJobIsStillThereAfterARestartAndItsFolderTakesNoSubmittedJob() throws Exception {
+    String id = importedJob(post("/import/run", runForm(), true));
+    List<CellRecord> before = ResultStore.existing(running.jobs().directory(id), "job").readAll();
+    running.close();
+    running = null;
+
+    ServiceFolders folders =
+        new ServiceFolders(
+            tmp.resolve("state"), tmp.resolve("results"), List.of(tmp.resolve("data")));
+    try (JobManager reopened =
+        JobManager.open(
+            folders,
+            (job, listener, cancellation) -> {
+              throw new AssertionError("an imported job is never run");
+            })) {
+      JobManager.Snapshot job = reopened.get(id);
+      assertThat(job.state()).isEqualTo(JobManager.State.SUCCEEDED);
+      assertThat(job.cellsDone()).isEqualTo(1);
+      assertThat(ResultStore.existing(reopened.directory(id), "job").readAll()).isEqualTo(before);
+      assertThat(reopened.request(id).specYaml()).contains("import: trec-run");
+      // a job submitted into the imports folder would hold the imported job's folder
+      org.assertj.core.api.Assertions.assertThatThrownBy(
+              () ->
+                  reopened.submit(
+                      new JobRequest(
+                          SPEC,
+                          List.of(new JobRequest.TaskSetDocument("tasks.yaml", TASKS, "")),
+                          JobManager.IMPORTS_FOLDER)))
+          .hasMessageContaining("holds the folder of job " + id);
+    }
+  }
+
+  @Test
   void withoutTheTokenNothingIsImported() throws Exception {
     HttpResponse<String> refused = post("/import/run", runForm(), false);
     assertThat(refused.statusCode()).isEqualTo(303);
