@@ -64,7 +64,11 @@ public final class ImportPages {
     return List.of(
         WebRoute.get("/import", Access.PAGE, request -> Response.html(page(Map.of(), null))),
         WebRoute.post("/import/run", Access.PAGE, this::importRun),
-        WebRoute.post("/import/archive", Access.PAGE, this::importArchive));
+        WebRoute.post("/import/archive", Access.PAGE, this::importArchive),
+        // where a browser lands after signing in from a form sent without a session, or reloads
+        WebRoute.get("/import/run", Access.PAGE, request -> Response.redirect("/import#run-form")),
+        WebRoute.get(
+            "/import/archive", Access.PAGE, request -> Response.redirect("/import#archive-form")));
   }
 
   private Response importRun(Request request) {

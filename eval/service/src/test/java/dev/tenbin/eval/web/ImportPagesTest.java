@@ -313,7 +313,12 @@ class ImportPagesTest {
   void withoutTheTokenNothingIsImported() throws Exception {
     HttpResponse<String> refused = post("/import/run", runForm(), false);
     assertThat(refused.statusCode()).isEqualTo(303);
-    assertThat(refused.headers().firstValue("Location").orElseThrow()).startsWith("/login");
+    String login = refused.headers().firstValue("Location").orElseThrow();
+    assertThat(login).isEqualTo("/login?next=%2Fimport%2Frun");
+    // after signing in the browser asks for that path: it is sent to the form again
+    HttpResponse<byte[]> back = get("/import/run");
+    assertThat(back.statusCode()).isEqualTo(303);
+    assertThat(back.headers().firstValue("Location")).contains("/import#run-form");
     HttpResponse<byte[]> page =
         client()
             .send(
