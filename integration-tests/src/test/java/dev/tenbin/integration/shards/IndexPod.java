@@ -79,6 +79,18 @@ final class IndexPod implements AutoCloseable {
     server.shutdownNow();
   }
 
+  /**
+   * Kills the pod once its first {@code Ingest} call about {@code collection} has arrived (waiting
+   * at most 30 s for it): a pod lost in the middle of an ingest.
+   */
+  void killOnceIngesting(String collection) {
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (served("Ingest", collection) == 0 && System.nanoTime() < until) {
+      java.util.concurrent.locks.LockSupport.parkNanos(10_000_000);
+    }
+    kill();
+  }
+
   /** How many calls of {@code method} this pod served about {@code collection}. */
   long served(String method, String collection) {
     return calls.stream().filter(call -> call.equals(method + " " + collection)).count();

@@ -55,6 +55,30 @@ final class ReplicaCorpus {
     return documents;
   }
 
+  /**
+   * {@code documents} in order, running {@code action} just before the document numbered {@code at}
+   * (1-based) is handed out: a fault or a call in the middle of an ingest.
+   */
+  static java.util.Iterator<Document> runningAt(List<Document> documents, int at, Runnable action) {
+    java.util.Iterator<Document> all = documents.iterator();
+    return new java.util.Iterator<>() {
+      private int handed;
+
+      @Override
+      public boolean hasNext() {
+        return all.hasNext();
+      }
+
+      @Override
+      public Document next() {
+        if (++handed == at) {
+          action.run();
+        }
+        return all.next();
+      }
+    };
+  }
+
   /** 30 queries of three words. */
   static List<Query> textQueries() {
     SplittableRandom random = new SplittableRandom(13);

@@ -3,6 +3,7 @@ package dev.tenbin.integration.shards;
 import static dev.tenbin.integration.shards.ReplicaCorpus.COSINE;
 import static dev.tenbin.integration.shards.ReplicaCorpus.denseQueries;
 import static dev.tenbin.integration.shards.ReplicaCorpus.documents;
+import static dev.tenbin.integration.shards.ReplicaCorpus.runningAt;
 import static dev.tenbin.integration.shards.ReplicaCorpus.textQueries;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -121,28 +122,8 @@ class ReplicaRepairTest {
     try (IndexSession replicated = session(2, 2)) {
       int victim = podAtRank(replicated, 1);
       String copyOnVictim = replicated.collection().replicaName(0, 1);
-      Iterator<Document> all = documents.iterator();
-      int[] handed = {0};
       Iterator<Document> killing =
-          new Iterator<>() {
-            @Override
-            public boolean hasNext() {
-              return all.hasNext();
-            }
-
-            @Override
-            public Document next() {
-              if (++handed[0] == 7_000) {
-                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-                while (pods.pod(victim).served("Ingest", copyOnVictim) == 0
-                    && System.nanoTime() < until) {
-                  java.util.concurrent.locks.LockSupport.parkNanos(10_000_000);
-                }
-                pods.pod(victim).kill();
-              }
-              return all.next();
-            }
-          };
+          runningAt(documents, 7_000, () -> pods.pod(victim).killOnceIngesting(copyOnVictim));
       assertThat(replicated.ingest(killing)).isEqualTo(documents.size());
       ShardedCollection collection = replicated.collection();
       // The pod of rank 1 held shard 0's replica 1 and shard 1's replica 0 (ranks shard + replica).
@@ -438,18 +419,11 @@ class ReplicaRepairTest {
     try (IndexSession replicated = session(2, 2)) {
       ShardedCollection collection = replicated.collection();
       List<RuntimeException> refusals = new ArrayList<>();
-      Iterator<Document> all = documents.iterator();
-      int[] handed = {0};
       Iterator<Document> repairingMidway =
-          new Iterator<>() {
-            @Override
-            public boolean hasNext() {
-              return all.hasNext();
-            }
-
-            @Override
-            public Document next() {
-              if (++handed[0] == 1_500) {
+          runningAt(
+              documents,
+              1_500,
+              () -> {
                 for (Runnable repair :
                     List.<Runnable>of(
                         replicated::repairLostReplicas,
@@ -460,10 +434,7 @@ class ReplicaRepairTest {
                     refusals.add(refused);
                   }
                 }
-              }
-              return all.next();
-            }
-          };
+              });
 
       assertThat(replicated.ingest(repairingMidway)).isEqualTo(documents.size());
 

@@ -3,6 +3,7 @@ package dev.tenbin.integration.shards;
 import static dev.tenbin.integration.shards.ReplicaCorpus.COSINE;
 import static dev.tenbin.integration.shards.ReplicaCorpus.denseQueries;
 import static dev.tenbin.integration.shards.ReplicaCorpus.documents;
+import static dev.tenbin.integration.shards.ReplicaCorpus.runningAt;
 import static dev.tenbin.integration.shards.ReplicaCorpus.textQueries;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -22,7 +23,6 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -181,29 +181,10 @@ class ReplicatedCollectionTest {
     try (IndexSession replicated = session(2, 2)) {
       IndexPod victim = podAtRank(replicated, 1);
       String copyOnVictim = replicated.collection().replicaName(0, 1);
-      Iterator<Document> all = documents.iterator();
-      int[] handed = {0};
+      // Each shard's streams have taken at least 1,452 documents (at most 2,048 wait per stream)
+      // when the 7,000th is handed out: their first batch is on its way. Killed once it arrived.
       Iterator<Document> killing =
-          new Iterator<>() {
-            @Override
-            public boolean hasNext() {
-              return all.hasNext();
-            }
-
-            @Override
-            public Document next() {
-              if (++handed[0] == 7_000) {
-                // Each shard's streams have taken at least 1,452 documents (at most 2,048 wait
-                // per stream): their first batch is on its way. Killed once it has arrived.
-                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-                while (victim.served("Ingest", copyOnVictim) == 0 && System.nanoTime() < until) {
-                  java.util.concurrent.locks.LockSupport.parkNanos(10_000_000);
-                }
-                victim.kill();
-              }
-              return all.next();
-            }
-          };
+          runningAt(documents, 7_000, () -> victim.killOnceIngesting(copyOnVictim));
       assertThat(replicated.ingest(killing)).isEqualTo(documents.size());
       assertThat(victim.served("Ingest", copyOnVictim)).isPositive();
       ShardedCollection collection = replicated.collection();
