@@ -275,19 +275,19 @@ public final class ImportPages {
   }
 
   private static String fileInput(String name, String label) {
-    return "<label for=\""
-        + name
-        + "\">"
-        + escape(label)
-        + "</label>\n<input id=\""
-        + name
-        + "\" name=\""
-        + name
-        + "\" type=\"file\" required>\n";
+    return input(name, label, "type=\"file\" required");
   }
 
   private static String textInput(
       Map<String, String> fields, String name, String label, boolean required) {
+    return input(
+        name,
+        label,
+        "value=\"" + escape(fields.getOrDefault(name, "")) + "\"" + (required ? " required" : ""));
+  }
+
+  /** A labelled input whose id and name are {@code name}; {@code attributes} already HTML. */
+  private static String input(String name, String label, String attributes) {
     return "<label for=\""
         + name
         + "\">"
@@ -296,21 +296,21 @@ public final class ImportPages {
         + name
         + "\" name=\""
         + name
-        + "\" value=\""
-        + escape(fields.getOrDefault(name, ""))
-        + "\""
-        + (required ? " required" : "")
+        + "\" "
+        + attributes
         + ">\n";
   }
 
   private String datasetInput(Map<String, String> fields) {
     StringBuilder out =
         new StringBuilder(
-                "<label for=\"dataset\">BEIR folder (relative to the first data root, or"
-                    + " absolute)</label>\n<input id=\"dataset\" name=\"dataset\" list=\"datasets\""
-                    + " required value=\"")
-            .append(escape(fields.getOrDefault("dataset", "")))
-            .append("\">\n<datalist id=\"datasets\">\n");
+                input(
+                    "dataset",
+                    "BEIR folder (relative to the first data root, or absolute)",
+                    "list=\"datasets\" required value=\""
+                        + escape(fields.getOrDefault("dataset", ""))
+                        + "\""))
+            .append("<datalist id=\"datasets\">\n");
     for (String folder : datasetSuggestions()) {
       out.append("<option value=\"").append(escape(folder)).append("\">\n");
     }
