@@ -267,7 +267,7 @@ final class LeaderboardPage {
         + "</option>";
   }
 
-  /** A GET form to the comparison page: two rows of this leaderboard. */
+  /** A GET form to the comparison page: two rows of this leaderboard, on one task or all. */
   private static void compareForm(StringBuilder html, Leaderboard board) {
     List<LeaderboardRow> rows = board.rows();
     if (rows.size() < 2) {
@@ -288,6 +288,13 @@ final class LeaderboardPage {
       }
       html.append("</select></label>");
     }
+    // One task of the leaderboard, or (blank, the comparison page's default) every task both
+    // rows have.
+    html.append("<label>Task<select name=\"task\">").append(option("", "all shared", true));
+    for (TaskRef task : board.tasks()) {
+      html.append(option(task.id(), task.id(), false));
+    }
+    html.append("</select></label>");
     html.append("<button type=\"submit\">Compare</button></form>\n");
   }
 }

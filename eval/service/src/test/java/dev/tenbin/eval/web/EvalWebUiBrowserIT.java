@@ -47,22 +47,28 @@ class EvalWebUiBrowserIT {
   void start() throws Exception {
     chromium = HeadlessChromium.in(dir);
     service.tmp = dir.resolve("service");
-    // besides the tiny job's two BM25 cells in English: a dense system on them, and BM25 on a
-    // German task (the dense system has none)
-    service.moreCells =
-        List.of(
-            dense("c".repeat(64), "tiny-a", 0.25),
-            dense("d".repeat(64), "tiny-b", 0.5),
-            EvalWebUiTest.cell(
-                "e".repeat(64),
-                CellKeys.key()
-                    .dataset("tiny")
-                    .task("tiny-de")
-                    .language("de")
-                    .system("bm25", "bm25")
-                    .build(),
-                0.4));
+    service.moreCells = moreSystemsAndLanguages();
     id = service.start(ServerSecurity.plaintext());
+  }
+
+  /**
+   * Besides the tiny job's two BM25 cells in English (nDCG@10 0.5 on tiny-a, 0.75 on tiny-b): a
+   * dense system on them (0.25 and 0.5), and BM25 on a German task, tiny-de (0.4; the dense system
+   * has none).
+   */
+  static List<CellRecord> moreSystemsAndLanguages() {
+    return List.of(
+        dense("c".repeat(64), "tiny-a", 0.25),
+        dense("d".repeat(64), "tiny-b", 0.5),
+        EvalWebUiTest.cell(
+            "e".repeat(64),
+            CellKeys.key()
+                .dataset("tiny")
+                .task("tiny-de")
+                .language("de")
+                .system("bm25", "bm25")
+                .build(),
+            0.4));
   }
 
   private static CellRecord dense(String fingerprint, String task, double ndcg) {

@@ -84,6 +84,9 @@ class EvalWebUiTest {
   /** Cells the tiny job stores after its two: more systems and languages for a browser test. */
   List<CellRecord> moreCells = List.of();
 
+  /** The service's data roots: BEIR folders a browser test imports a run against. */
+  List<Path> dataRoots = List.of();
+
   /**
    * Plans two cells (and {@link #moreCells}), stores one, waits to be released, stores the rest,
    * writes reports.
@@ -141,7 +144,7 @@ class EvalWebUiTest {
   /** Starts the service with {@code security} and submits the tiny job; returns its id. */
   String start(ServerSecurity security) {
     ServiceFolders folders =
-        new ServiceFolders(tmp.resolve("state"), tmp.resolve("results"), List.of());
+        new ServiceFolders(tmp.resolve("state"), tmp.resolve("results"), dataRoots);
     EvalServiceConfig config =
         new EvalServiceConfig(
                 ServerSettings.ephemeral().withSecurity(security),

@@ -1,6 +1,11 @@
-// Layout checks the browser tests append to a page: once it has loaded, writes the problems found to
-// <body data-layout="ok"> or <body data-layout-problems="problem | problem ...">.
-window.addEventListener('load', function () {
+// Layout checks the browser tests append to a page or run in it: once it has loaded (at once when it
+// already has, as in a driven browser), writes the problems found to <body data-layout="ok"> or
+// <body data-layout-problems="problem | problem ...">.
+(function (check) {
+  if (document.readyState === 'complete') { check(); } else { window.addEventListener('load', check); }
+})(function () {
+  document.body.removeAttribute('data-layout');
+  document.body.removeAttribute('data-layout-problems');
   var problems = [];
   var short = function (text) { text = String(text).replace(/\s+/g, ' ').trim(); return text.length > 60 ? text.slice(0, 60) + '…' : text; };
   var overlap = function (a, b) {
