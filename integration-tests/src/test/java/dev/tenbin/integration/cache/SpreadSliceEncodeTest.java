@@ -59,8 +59,8 @@ import org.junit.jupiter.api.io.TempDir;
  * a time through one server, with the same rankings. A slice that fails while later ones finish
  * leaves those later slices stored and recorded, and the next run encodes only the failed one; a
  * server that drops a slice's stream after its first chunk (UNAVAILABLE) has the stream resumed by
- * the client's retry policy, and with no retries left the run fails with UNAVAILABLE and the slice
- * stays unrecorded.
+ * the client's retry policy, and a server that refuses a slice's stream before any vector, with no
+ * retries left, fails the run with UNAVAILABLE and the slice stays unrecorded.
  */
 class SpreadSliceEncodeTest {
   private static final int SLICE = 4_096;
@@ -135,7 +135,7 @@ class SpreadSliceEncodeTest {
         failing(
             request -> failing.get() && request.getRequest().getTextsList().contains(text(SLICE)),
             0,
-            Status.INTERNAL.withDescription("the second slice fails"));
+            Status.FAILED_PRECONDITION.withDescription("the second slice fails"));
     List<EncoderReplica> replicas = replicas(3, failSecondSlice);
     try (Services services = balanced(replicas);
         EmbeddingCache cache = EmbeddingCache.open(tmp.resolve("spread"))) {
@@ -178,8 +178,14 @@ class SpreadSliceEncodeTest {
             request -> request.getRequest().getTextsCount() > QUERIES && armed.getAndSet(false),
             1,
             Status.UNAVAILABLE.withDescription("replica stopping"));
+    AtomicBoolean refusing = new AtomicBoolean(false);
+    ServerInterceptor refusesStreams =
+        failing(
+            request -> request.getRequest().getTextsCount() > QUERIES && refusing.get(),
+            0,
+            Status.UNAVAILABLE.withDescription("replica stopping"));
     List<EncoderReplica> replicas = new ArrayList<>(replicas(2));
-    replicas.add(replica("dropping", dropsOneStream));
+    replicas.add(replica("dropping", dropsOneStream, refusesStreams));
     try (Services services = balanced(replicas);
         EmbeddingCache cache = EmbeddingCache.open(tmp.resolve("spread"))) {
       warmUp(services.encoder(), replicas);
@@ -198,7 +204,9 @@ class SpreadSliceEncodeTest {
           new EncoderClient(channel(replicas), new CallPolicy(Duration.ofSeconds(60), 1));
       replicas.forEach(replica -> replica.served.set(0));
       warmUp(once, replicas);
-      armed.set(true);
+      // A stream that handed back vectors is resumed whatever the attempts (CallPolicy): only
+      // attempts without progress count, so the server now refuses a slice before any vector.
+      refusing.set(true);
       DenseRetrieval noRetries =
           new DenseRetrieval(services.index(), once, EncodeProgress.NONE)
               .withSlicesInFlight(3)
