@@ -13,7 +13,6 @@ import dev.tenbin.scoring.beir.BeirDataset;
 import dev.tenbin.scoring.beir.BeirDatasetReader;
 import dev.tenbin.testing.models.TinyModels;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -31,10 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
 class SlicedEncodeResumeTest {
   private static final int SLICE = 4_096;
   private static final int DOCUMENTS = 2 * SLICE + 100;
-  private static final String[] WORDS = {
-    "apple", "river", "train", "cloud", "stone", "garden", "copper", "violin"
-  };
-  private static final int QUERIES = WORDS.length;
+  private static final int QUERIES = SlicedCorpus.QUERIES;
 
   @TempDir Path tmp;
 
@@ -49,7 +45,7 @@ class SlicedEncodeResumeTest {
   void anEncodeCutOffMidCorpusResumesAtItsFirstUnfinishedSlice() throws Exception {
     Path models = tmp.resolve("models");
     TinyModels.dense(models, "tiny-dense", false);
-    BeirDataset data = BeirDatasetReader.read(corpus(tmp.resolve("data")));
+    BeirDataset data = BeirDatasetReader.read(SlicedCorpus.write(tmp.resolve("data"), DOCUMENTS));
     try (Services services = Services.connect(null, null, models, tmp.resolve("hub"));
         EmbeddingCache cache = EmbeddingCache.open(tmp.resolve("cache"))) {
       var uncached = run(new DenseRetrieval(services.index(), services.encoder(), quiet()), data);
@@ -123,41 +119,5 @@ class SlicedEncodeResumeTest {
       }
     }
     return sum;
-  }
-
-  /** A BEIR folder of {@value #DOCUMENTS} short documents and a few judged queries. */
-  private static Path corpus(Path dir) throws IOException {
-    Files.createDirectories(dir.resolve("qrels"));
-    String[] words = WORDS;
-    StringBuilder corpus = new StringBuilder();
-    for (int i = 0; i < DOCUMENTS; i++) {
-      corpus
-          .append("{\"_id\": \"d")
-          .append(i)
-          .append("\", \"title\": \"\", \"text\": \"")
-          .append(words[i % words.length])
-          .append(' ')
-          .append(words[(i / 8) % words.length])
-          .append(" number ")
-          .append(i)
-          .append("\"}\n");
-    }
-    Files.writeString(dir.resolve("corpus.jsonl"), corpus, StandardCharsets.UTF_8);
-    StringBuilder queries = new StringBuilder();
-    StringBuilder qrels = new StringBuilder("query-id\tcorpus-id\tscore\n");
-    for (int q = 0; q < words.length; q++) {
-      queries
-          .append("{\"_id\": \"q")
-          .append(q)
-          .append("\", \"text\": \"")
-          .append(words[q])
-          .append(' ')
-          .append(words[(q + 3) % words.length])
-          .append("\"}\n");
-      qrels.append("q").append(q).append("\td").append(q * 1_000 + q).append("\t1\n");
-    }
-    Files.writeString(dir.resolve("queries.jsonl"), queries, StandardCharsets.UTF_8);
-    Files.writeString(dir.resolve("qrels").resolve("test.tsv"), qrels, StandardCharsets.UTF_8);
-    return dir;
   }
 }

@@ -4,27 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenbin.client.CallPolicy;
 import dev.tenbin.client.encoder.EncoderClient;
-import dev.tenbin.encoder.EncoderCore;
-import dev.tenbin.encoder.config.EncoderServiceConfig;
-import dev.tenbin.encoder.server.EncoderServer;
 import dev.tenbin.rpc.ClientChannels;
 import dev.tenbin.rpc.ClientSecurity;
-import dev.tenbin.rpc.GrpcServerHost;
 import dev.tenbin.rpc.HostPort;
-import dev.tenbin.rpc.ServerSettings;
 import dev.tenbin.rpc.ServiceTarget;
 import dev.tenbin.rpc.ServingLimits;
 import dev.tenbin.testing.models.TinyModels;
 import dev.tenbin.testing.rpc.LoopbackResolver;
-import io.grpc.BindableService;
-import io.grpc.ForwardingServerCallListener;
 import io.grpc.ManagedChannel;
-import io.grpc.Metadata;
-import io.grpc.ServerCall;
-import io.grpc.ServerCallHandler;
-import io.grpc.ServerInterceptor;
-import io.grpc.ServerInterceptors;
-import io.grpc.ServerServiceDefinition;
 import io.grpc.StatusRuntimeException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -63,60 +50,11 @@ class EncoderBalancingTest {
     }
   }
 
-  /** A real encoder server counting the EncodeDense calls it served. */
-  private final class Replica implements AutoCloseable {
-    final AtomicInteger served = new AtomicInteger();
-    final EncoderCore core;
-    final GrpcServerHost host;
-    private boolean closed;
-
-    Replica(String name, ServingLimits limits) {
-      core = new EncoderCore(EncoderServiceConfig.embedded(models, tmp.resolve(name + "-cache")));
-      List<BindableService> counted = new ArrayList<>();
-      for (BindableService service : EncoderServer.services(core)) {
-        ServerServiceDefinition definition =
-            ServerInterceptors.intercept(service.bindService(), new Counting(served));
-        counted.add(() -> definition);
-      }
-      host = GrpcServerHost.start(ServerSettings.ephemeral().withLimits(limits), counted);
-      started.add(this);
-    }
-
-    int port() {
-      return host.port();
-    }
-
-    @Override
-    public synchronized void close() {
-      if (!closed) {
-        closed = true;
-        host.close();
-        core.close();
-      }
-    }
-  }
-
-  private static final class Counting implements ServerInterceptor {
-    private final AtomicInteger served;
-
-    Counting(AtomicInteger served) {
-      this.served = served;
-    }
-
-    @Override
-    public <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(
-        ServerCall<ReqT, RespT> call, Metadata headers, ServerCallHandler<ReqT, RespT> next) {
-      return new ForwardingServerCallListener.SimpleForwardingServerCallListener<>(
-          next.startCall(call, headers)) {
-        @Override
-        public void onMessage(ReqT message) {
-          if (message instanceof dev.tenbin.proto.encoder.v1.EncodeDenseRequest) {
-            served.incrementAndGet();
-          }
-          super.onMessage(message);
-        }
-      };
-    }
+  /** A real encoder server counting the EncodeDense calls it served, stopped after the test. */
+  private EncoderReplica replica(String name, ServingLimits limits) {
+    EncoderReplica replica = new EncoderReplica(models, tmp.resolve(name + "-cache"), limits);
+    started.add(replica);
+    return replica;
   }
 
   private ManagedChannel balancedChannel(LoopbackResolver resolver) {
@@ -146,8 +84,8 @@ class EncoderBalancingTest {
 
   @Test
   void twoServersBehindOneNameShareTheCallsAndAStoppedOneStopsGettingThem() throws Exception {
-    Replica a = new Replica("a", ServingLimits.defaults());
-    Replica b = new Replica("b", ServingLimits.defaults());
+    EncoderReplica a = replica("a", ServingLimits.defaults());
+    EncoderReplica b = replica("b", ServingLimits.defaults());
     try (LoopbackResolver resolver = new LoopbackResolver(List.of(a.port(), b.port()))) {
       EncoderClient client = client(balancedChannel(resolver));
       encode(client, -1); // connects; round_robin connects to every address at once
@@ -218,8 +156,8 @@ class EncoderBalancingTest {
   void aReplicaAddedBehindTheNameGetsCallsOnceTheServerAgesConnectionsOut() throws Exception {
     ServingLimits agedEachSecond =
         ServingLimits.defaults().withMaxConnectionAge(Duration.ofSeconds(1), Duration.ofSeconds(5));
-    Replica a = new Replica("a", agedEachSecond);
-    Replica b = new Replica("b", agedEachSecond);
+    EncoderReplica a = replica("a", agedEachSecond);
+    EncoderReplica b = replica("b", agedEachSecond);
     try (LoopbackResolver resolver = new LoopbackResolver(List.of(a.port()))) {
       EncoderClient client = client(balancedChannel(resolver));
       for (int i = 0; i < 5; i++) {

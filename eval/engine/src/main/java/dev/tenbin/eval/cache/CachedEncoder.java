@@ -61,7 +61,9 @@ public final class CachedEncoder {
    * time measured when it was encoded; any other slice is encoded whole, timed, stored and recorded
    * (texts already stored keep their stored vectors). So an encode cut off mid-corpus resumes at
    * its first unfinished slice, and a cell's encode time is the sum of its slices' measured times,
-   * whichever run encoded them.
+   * whichever run encoded them. Several slices may be encoded at once from several threads (one per
+   * encoder replica): each is stored and recorded on its own when it finishes, and a slice is found
+   * by its digest, so slices recorded out of corpus order are each read back.
    */
   public SliceEncoding<float[]> denseSlice(
       String modelId, List<String> texts, IntConsumer progress) {

@@ -9,6 +9,8 @@ import java.util.Deque;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 
@@ -42,47 +44,120 @@ final class CorpusDocuments {
   /**
    * The documents with their encodings, encoded {@code sliceSize} at a time when the ingest asks
    * for the next one: slice {@code i} holds the documents {@code [i × sliceSize, (i + 1) ×
-   * sliceSize)} in corpus order, so the boundaries are the same in every run. The encode time is
-   * counted apart: the slices' measured encode times ({@link #encodeNanos}, which for a slice
-   * encoded by an earlier run is the time measured then) and the time this run spent in the encode
-   * ({@link #encodeWallNanos}).
+   * sliceSize)} in corpus order, so the boundaries are the same in every run. Up to {@code
+   * slicesInFlight} slices are encoded at once (one per encoder replica, each slice one streamed
+   * call that round_robin places on a replica), finishing in any order; their documents are handed
+   * to the ingest in corpus order, and {@code settled} sees each slice in corpus order. With one in
+   * flight a slice is encoded on the ingest's thread when it is asked for, as before. The encode
+   * time is counted apart: the slices' measured encode times ({@link #encodeNanos}, which for a
+   * slice encoded by an earlier run is the time measured then; slices encoded at once each count
+   * their own time) and the time this run spent waiting for the encode ({@link #encodeWallNanos}).
+   *
+   * <p>{@code encode} must be safe to call from several threads when more than one slice is in
+   * flight. When a slice fails, the slices in flight with it are left to finish (each is stored on
+   * its own, so a later run does not encode them again) before the first failure in corpus order is
+   * thrown.
    *
    * @param <V> an encoding
    */
   static final class Encoded<V> implements Iterator<Document> {
+    /** What the caller does with a slice once it is encoded, in corpus order. */
+    @FunctionalInterface
+    interface Settled<V> {
+      void accept(int slice, List<CorpusDocument> documents, SliceEncoding<V> encoded);
+    }
+
     private final Iterator<CorpusDocument> corpus;
     private final int sliceSize;
+    private final int slicesInFlight;
     private final Function<List<CorpusDocument>, SliceEncoding<V>> encode;
+    private final Settled<V> settled;
     private final BiFunction<Document.Builder, V, Document.Builder> attach;
     private final Deque<Document> ready = new ArrayDeque<>();
+    private final Deque<Pending<V>> inFlight = new ArrayDeque<>();
     private long encodeNanos;
     private long encodeWallNanos;
     private int slices;
     private int slicesEncodedBefore;
     private V first;
 
+    /** A slice handed to a thread of its own, and its outcome. */
+    private record Pending<V>(
+        List<CorpusDocument> documents, CompletableFuture<SliceEncoding<V>> encoding) {}
+
     Encoded(
         Iterator<CorpusDocument> corpus,
         int sliceSize,
         Function<List<CorpusDocument>, SliceEncoding<V>> encode,
         BiFunction<Document.Builder, V, Document.Builder> attach) {
+      this(corpus, sliceSize, 1, encode, (slice, documents, encoded) -> {}, attach);
+    }
+
+    Encoded(
+        Iterator<CorpusDocument> corpus,
+        int sliceSize,
+        int slicesInFlight,
+        Function<List<CorpusDocument>, SliceEncoding<V>> encode,
+        Settled<V> settled,
+        BiFunction<Document.Builder, V, Document.Builder> attach) {
+      if (slicesInFlight < 1) {
+        throw new IllegalArgumentException(
+            "slices in flight must be at least 1, got " + slicesInFlight);
+      }
       this.corpus = corpus;
       this.sliceSize = sliceSize;
+      this.slicesInFlight = slicesInFlight;
       this.encode = encode;
+      this.settled = settled;
       this.attach = attach;
     }
 
-    private void fill() {
-      if (!ready.isEmpty() || !corpus.hasNext()) {
-        return;
-      }
+    private List<CorpusDocument> nextSlice() {
       List<CorpusDocument> slice = new ArrayList<>(sliceSize);
       while (slice.size() < sliceSize && corpus.hasNext()) {
         slice.add(corpus.next());
       }
+      return slice;
+    }
+
+    private void fill() {
+      if (!ready.isEmpty()) {
+        return;
+      }
       long start = System.nanoTime();
-      SliceEncoding<V> encoded = encode.apply(slice);
+      List<CorpusDocument> slice;
+      SliceEncoding<V> encoded;
+      if (slicesInFlight == 1) {
+        if (!corpus.hasNext()) {
+          return;
+        }
+        slice = nextSlice();
+        encoded = encode.apply(slice);
+      } else {
+        while (inFlight.size() < slicesInFlight && corpus.hasNext()) {
+          List<CorpusDocument> documents = nextSlice();
+          CompletableFuture<SliceEncoding<V>> encoding = new CompletableFuture<>();
+          Thread.ofVirtual()
+              .name("encode-slice-" + (slices + inFlight.size()))
+              .start(
+                  () -> {
+                    try {
+                      encoding.complete(encode.apply(documents));
+                    } catch (Throwable failure) {
+                      encoding.completeExceptionally(failure);
+                    }
+                  });
+          inFlight.addLast(new Pending<>(documents, encoding));
+        }
+        Pending<V> head = inFlight.pollFirst();
+        if (head == null) {
+          return;
+        }
+        slice = head.documents();
+        encoded = awaitOrSettleAll(head.encoding());
+      }
       encodeWallNanos += System.nanoTime() - start;
+      settled.accept(slices, slice, encoded);
       encodeNanos += encoded.encodeNanos();
       slices++;
       if (encoded.encodedBefore()) {
@@ -102,6 +177,29 @@ final class CorpusDocuments {
           first = encodings.get(i);
         }
         ready.addLast(attach.apply(base(slice.get(i)), encodings.get(i)).build());
+      }
+    }
+
+    /**
+     * The head slice's encoding; when it failed, waits for the slices in flight with it (each
+     * stores itself) and throws its failure.
+     */
+    private SliceEncoding<V> awaitOrSettleAll(CompletableFuture<SliceEncoding<V>> head) {
+      try {
+        return head.join();
+      } catch (CompletionException failed) {
+        for (Pending<V> other : inFlight) {
+          other.encoding().exceptionally(ignored -> null).join();
+        }
+        inFlight.clear();
+        Throwable cause = failed.getCause();
+        if (cause instanceof RuntimeException runtime) {
+          throw runtime;
+        }
+        if (cause instanceof Error error) {
+          throw error;
+        }
+        throw failed;
       }
     }
 

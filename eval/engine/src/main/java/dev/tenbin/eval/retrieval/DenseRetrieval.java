@@ -38,13 +38,14 @@ public final class DenseRetrieval {
   private final int latencyConcurrency;
   private final int shards;
   private final int replicas;
+  private final int slicesInFlight;
 
   public DenseRetrieval(IndexClient index, EncoderClient encoder, PrintWriter progress) {
     this(index, encoder, EncodeProgress.printingTo(progress));
   }
 
   public DenseRetrieval(IndexClient index, EncoderClient encoder, EncodeProgress progress) {
-    this(index, encoder, progress, null, true, LatencyProbe.CONCURRENCY, 1, 1);
+    this(index, encoder, progress, null, true, LatencyProbe.CONCURRENCY, 1, 1, 1);
   }
 
   private DenseRetrieval(
@@ -55,7 +56,8 @@ public final class DenseRetrieval {
       boolean probeLatency,
       int latencyConcurrency,
       int shards,
-      int replicas) {
+      int replicas,
+      int slicesInFlight) {
     this.index = index;
     this.encoder = encoder;
     this.progress = progress;
@@ -64,6 +66,7 @@ public final class DenseRetrieval {
     this.latencyConcurrency = latencyConcurrency;
     this.shards = shards;
     this.replicas = replicas;
+    this.slicesInFlight = slicesInFlight;
   }
 
   /**
@@ -73,7 +76,15 @@ public final class DenseRetrieval {
    */
   public DenseRetrieval withShards(int value) {
     return new DenseRetrieval(
-        index, encoder, progress, cached, probeLatency, latencyConcurrency, value, replicas);
+        index,
+        encoder,
+        progress,
+        cached,
+        probeLatency,
+        latencyConcurrency,
+        value,
+        replicas,
+        slicesInFlight);
   }
 
   /**
@@ -82,7 +93,37 @@ public final class DenseRetrieval {
    */
   public DenseRetrieval withReplicas(int value) {
     return new DenseRetrieval(
-        index, encoder, progress, cached, probeLatency, latencyConcurrency, shards, value);
+        index,
+        encoder,
+        progress,
+        cached,
+        probeLatency,
+        latencyConcurrency,
+        shards,
+        value,
+        slicesInFlight);
+  }
+
+  /**
+   * The same retrieval encoding up to {@code value} corpus slices at once, one per encoder replica:
+   * each slice is one streamed call, which a balanced channel places on a replica of its own, and
+   * through the embedding cache each slice is stored and recorded on its own as it finishes. The
+   * boundaries, each slice's vectors and the rankings are those of one slice at a time.
+   */
+  public DenseRetrieval withSlicesInFlight(int value) {
+    if (value < 1) {
+      throw new IllegalArgumentException("slices in flight must be at least 1, got " + value);
+    }
+    return new DenseRetrieval(
+        index,
+        encoder,
+        progress,
+        cached,
+        probeLatency,
+        latencyConcurrency,
+        shards,
+        replicas,
+        value);
   }
 
   /** The same retrieval encoding documents and full queries through {@code cache}. */
@@ -95,13 +136,14 @@ public final class DenseRetrieval {
         probeLatency,
         latencyConcurrency,
         shards,
-        replicas);
+        replicas,
+        slicesInFlight);
   }
 
   /** The same retrieval probing latency with {@code value} queries in flight as well. */
   public DenseRetrieval withLatencyConcurrency(int value) {
     return new DenseRetrieval(
-        index, encoder, progress, cached, probeLatency, value, shards, replicas);
+        index, encoder, progress, cached, probeLatency, value, shards, replicas, slicesInFlight);
   }
 
   /**
@@ -110,7 +152,15 @@ public final class DenseRetrieval {
    */
   public DenseRetrieval withoutLatencyProbe() {
     return new DenseRetrieval(
-        index, encoder, progress, cached, false, latencyConcurrency, shards, replicas);
+        index,
+        encoder,
+        progress,
+        cached,
+        false,
+        latencyConcurrency,
+        shards,
+        replicas,
+        slicesInFlight);
   }
 
   public RetrievalResult run(
@@ -143,31 +193,40 @@ public final class DenseRetrieval {
     int sliceCount = (total + ENCODE_SLICE - 1) / ENCODE_SLICE;
     int[] encodedSoFar = {0};
     int[] readBack = {0};
-    // The corpus is encoded a slice at a time as the ingest takes it: the vectors of one slice
-    // and the batches in flight are in memory, never the whole corpus's. Through the embedding
-    // cache a slice is also the unit of resume: the slices an interrupted run finished are read
+    java.util.concurrent.atomic.AtomicLong documentsDone =
+        new java.util.concurrent.atomic.AtomicLong();
+    // The corpus is encoded a slice at a time as the ingest takes it (up to slicesInFlight at
+    // once, spread over the encoder's replicas): the vectors of those slices and the batches in
+    // flight are in memory, never the whole corpus's. Through the embedding cache a slice is also
+    // the unit of resume: the slices an interrupted run finished, in whatever order, are read
     // back, with the encode time measured when they were encoded.
     try (Corpus.Walk walk = dataset.corpus().walk()) {
       CorpusDocuments.Encoded<float[]> documents =
           new CorpusDocuments.Encoded<>(
               walk,
               ENCODE_SLICE,
+              slicesInFlight,
               slice -> {
                 List<String> texts = new ArrayList<>(slice.size());
                 slice.forEach(doc -> texts.add(doc.titleAndText()));
-                int before = encodedSoFar[0];
+                int[] reported = {0};
                 java.util.function.IntConsumer report =
-                    done -> progress.update(what, before + done, total);
-                SliceEncoding<float[]> encoded;
+                    done -> {
+                      long sum = documentsDone.addAndGet(done - reported[0]);
+                      reported[0] = done;
+                      synchronized (progress) {
+                        progress.update(what, sum, total);
+                      }
+                    };
                 if (cached != null) {
-                  encoded = cached.denseSlice(modelId, texts, report);
-                } else {
-                  long sliceStart = System.nanoTime();
-                  List<float[]> vectors =
-                      encoder.streamEncodeDense(modelId, texts, false, 64, report);
-                  encoded = new SliceEncoding<>(vectors, System.nanoTime() - sliceStart, false);
+                  return cached.denseSlice(modelId, texts, report);
                 }
-                int index = encodedSoFar[0] / ENCODE_SLICE;
+                long sliceStart = System.nanoTime();
+                List<float[]> vectors =
+                    encoder.streamEncodeDense(modelId, texts, false, 64, report);
+                return new SliceEncoding<>(vectors, System.nanoTime() - sliceStart, false);
+              },
+              (index, slice, encoded) -> {
                 if (encoded.encodedBefore()) {
                   readBack[0]++;
                 } else if (readBack[0] > 0 && readBack[0] == index) {
@@ -178,7 +237,6 @@ public final class DenseRetrieval {
                   progress.note(
                       what + ": all " + sliceCount + " slices were encoded before, read back");
                 }
-                return encoded;
               },
               (document, vector) -> document.setDense(proto(vector)));
       int dimension = documents.first().length;

@@ -62,7 +62,8 @@ public record DenseRuns(
               new DenseRetrieval(services.index(), services.encoder(), progress)
                   .withLatencyConcurrency(latencyConcurrency)
                   .withShards(shards)
-                  .withReplicas(replicas));
+                  .withReplicas(replicas)
+                  .withSlicesInFlight(services.encodeSlicesInFlight()));
       if (group.getKey().truncates()) {
         results.putAll(dense.run(data, model, encoding, similarities, topK, group.getValue()));
         continue;

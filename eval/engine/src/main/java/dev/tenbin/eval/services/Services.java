@@ -42,6 +42,7 @@ public final class Services implements AutoCloseable {
   private ManagedChannel encoderChannel;
   private EncoderClient encoder;
   private final String encoderDescription;
+  private ServiceEndpoint encoderEndpoint;
   private final List<AutoCloseable> owned = new ArrayList<>();
   private ServiceEndpoint rerankEndpoint;
   private Path cacheDirectory;
@@ -148,6 +149,7 @@ public final class Services implements AutoCloseable {
     }
     self[0] = new Services(index, indexDescription, encoder, encoderDescription, owned);
     self[0].cacheDirectory = cacheDirectory;
+    self[0].encoderEndpoint = encoderEndpoint;
     self[0].modelsDirectory = modelsDirectory;
     return self[0];
   }
@@ -175,6 +177,29 @@ public final class Services implements AutoCloseable {
       encoder = EncoderClient.of(encoderChannel);
     }
     return encoder;
+  }
+
+  /** Most corpus slices encoded at once, whatever the number of encoder replicas. */
+  public static final int MAX_SLICES_IN_FLIGHT = 16;
+
+  /**
+   * How many corpus slices a dense encode sends at once: one per encoder replica. A {@code dns:///}
+   * encoder endpoint is spread with round_robin over every address its name resolves to (a headless
+   * Service: one per ready pod), so that many slices keep every replica busy; it is counted when
+   * asked (at most {@value #MAX_SLICES_IN_FLIGHT}, 1 when the name does not resolve). A direct
+   * address and the embedded encoder are one replica, so slices go one at a time.
+   */
+  public synchronized int encodeSlicesInFlight() {
+    if (encoderEndpoint == null || !encoderEndpoint.target().balanced()) {
+      return 1;
+    }
+    try {
+      int addresses =
+          java.net.InetAddress.getAllByName(encoderEndpoint.target().address().host()).length;
+      return Math.clamp(addresses, 1, MAX_SLICES_IN_FLIGHT);
+    } catch (java.net.UnknownHostException unresolved) {
+      return 1;
+    }
   }
 
   /** Where the embedded services look for local models ({@code <id>/card.json}). */

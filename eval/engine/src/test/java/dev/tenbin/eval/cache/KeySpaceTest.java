@@ -139,6 +139,43 @@ class KeySpaceTest {
     }
   }
 
+  /** The hashes of slice {@code i} of a corpus cut into slices of {@code size} texts. */
+  private static List<TextHash> slice(int i, int size) {
+    List<TextHash> hashes = new ArrayList<>();
+    for (int t = i * size; t < (i + 1) * size; t++) {
+      hashes.add(TextHash.of("document " + t));
+    }
+    return hashes;
+  }
+
+  @Test
+  void slicesRecordedOutOfOrderAreEachFoundAfterAKillAndNoOtherIs() throws Exception {
+    Random random = new Random(3);
+    int size = 4;
+    // Slices encoded at once finish in any order: 3, then 0, then 2 is stored when the process
+    // dies, 1 (in flight) never.
+    try (KeySpace space = KeySpace.open(tmp, KEY, KeySpace.DEFAULT_SEGMENT_BYTES)) {
+      for (int i : new int[] {3, 0, 2}) {
+        List<TextHash> hashes = slice(i, size);
+        List<byte[]> payloads = new ArrayList<>();
+        hashes.forEach(hash -> payloads.add(PayloadCodec.DENSE.encode(vector(random, 8))));
+        space.appendSlice(hashes, hashes, payloads, 1_000L * (i + 1));
+      }
+    }
+    // A line cut off mid-write by the kill (slice 1's) counts for nothing.
+    String torn = SliceLedger.digest(slice(1, size)) + "\t" + size;
+    Files.writeString(tmp.resolve(SliceLedger.FILE), torn, java.nio.file.StandardOpenOption.APPEND);
+
+    try (KeySpace reopened = KeySpace.open(tmp, KEY, KeySpace.DEFAULT_SEGMENT_BYTES)) {
+      assertThat(reopened.slice(slice(0, size))).isEqualTo(new SliceLedger.Entry(size, 1_000));
+      assertThat(reopened.slice(slice(1, size))).as("the slice in flight").isNull();
+      assertThat(reopened.slice(slice(2, size))).isEqualTo(new SliceLedger.Entry(size, 3_000));
+      assertThat(reopened.slice(slice(3, size))).isEqualTo(new SliceLedger.Entry(size, 4_000));
+      assertThat(reopened.slice(slice(4, size))).as("a slice never encoded").isNull();
+      assertThat(reopened.size()).isEqualTo(3 * size);
+    }
+  }
+
   @Test
   void concurrentAppendsFromThreadsAndASecondOpenerLoseNothing() throws Exception {
     int threads = 4;
