@@ -181,6 +181,17 @@ final class CorpusDocuments {
     }
 
     /**
+     * Waits for the slices still being encoded (each stores itself), their failures ignored: called
+     * when the ingest ends early, so that no encode outlives the work item that asked for it.
+     */
+    void awaitInFlight() {
+      for (Pending<V> other : inFlight) {
+        other.encoding().exceptionally(ignored -> null).join();
+      }
+      inFlight.clear();
+    }
+
+    /**
      * The head slice's encoding; when it failed, waits for the slices in flight with it (each
      * stores itself) and throws its failure.
      */
@@ -188,10 +199,7 @@ final class CorpusDocuments {
       try {
         return head.join();
       } catch (CompletionException failed) {
-        for (Pending<V> other : inFlight) {
-          other.encoding().exceptionally(ignored -> null).join();
-        }
-        inFlight.clear();
+        awaitInFlight();
         Throwable cause = failed.getCause();
         if (cause instanceof RuntimeException runtime) {
           throw runtime;

@@ -242,7 +242,12 @@ public final class DenseRetrieval {
       int dimension = documents.first().length;
       try (IndexSession session =
           new IndexSession(index, "en", dimension, 0, 0, null, shards, replicas)) {
-        session.ingest(documents);
+        try {
+          session.ingest(documents);
+        } finally {
+          // an ingest that failed leaves no slice still encoding behind it
+          documents.awaitInFlight();
+        }
         long indexed = System.nanoTime();
         // A slice read back counts with the encode time measured when it was encoded, not with
         // the time this run took to read it.
