@@ -713,11 +713,6 @@ public final class ShardedCollection {
       return new SearchPlan(request, request, null);
     }
     SearchRequest.Builder shared = request.toBuilder();
-    if (request.getFamily() == Family.FAMILY_DENSE && request.getDense().getApproximate()) {
-      // The shards' exact lists merge into the whole collection's exact top-k, against which the
-      // merged approximate ranking's recall is measured (see merge).
-      shared.setDense(request.getDense().toBuilder().setExactRankings(true));
-    }
     if (request.getFamily() == Family.FAMILY_BM25 && !request.getBm25().hasStatistics()) {
       shared.setBm25(
           Bm25Options.newBuilder()
@@ -726,6 +721,11 @@ public final class ShardedCollection {
     }
     if (request.getFamily() == Family.FAMILY_DENSE && request.hasDense()) {
       shared.setDense(withCollectionCalibration(request.getDense()));
+      if (request.getDense().getApproximate()) {
+        // The shards' exact lists merge into the whole collection's exact top-k, against which
+        // the merged approximate ranking's recall is measured (see merge).
+        shared.setDense(shared.getDense().toBuilder().setExactRankings(true));
+      }
       // A top_k below 1 goes to the shards as it is, for them to refuse it naming top_k.
       if (twoStage(request.getDense()) && request.getTopK() > 0) {
         DenseOptions dense = shared.getDense();
@@ -917,6 +917,11 @@ public final class ShardedCollection {
     }
     if (request.getFamily() == Family.FAMILY_DENSE && request.hasDense()) {
       shared.setDense(withCollectionCalibration(request.getDense()));
+      if (request.getDense().getApproximate()) {
+        // The shards' exact lists merge into the whole collection's exact top-k, against which
+        // the merged approximate ranking's recall is measured (see merge).
+        shared.setDense(shared.getDense().toBuilder().setExactRankings(true));
+      }
     }
     List<RescoreRequest> requests = new ArrayList<>(shards);
     for (int s = 0; s < shards; s++) {
