@@ -487,6 +487,7 @@ public final class IndexCollection implements Closeable {
       vectors.add(((DenseQuery) query).vector());
     }
     List<List<Hit>> rankings = new ArrayList<>(vectors.size());
+    List<List<Hit>> exactRankings = new ArrayList<>();
     long clipped = 0;
     long saturated = 0;
     long queryValues = 0;
@@ -496,6 +497,9 @@ public final class IndexCollection implements Closeable {
     DenseSearcher searcher = denseSearcher();
     for (var result : searcher.searchBatch(vectors, options, request.k(), cancellation)) {
       rankings.add(ids(result.hits()));
+      if (options.approximate()) {
+        exactRankings.add(ids(result.exactHits()));
+      }
       clipped += result.clippedQueryValues();
       saturated += result.saturatedQueryValues();
       queryValues += result.queryValues();
@@ -524,7 +528,8 @@ public final class IndexCollection implements Closeable {
             recall,
             calibration,
             saturatedDocuments,
-            documentValues));
+            documentValues),
+        exactRankings);
   }
 
   /** The scores of a fixed candidate set, ordered by score descending, then doc id ascending. */

@@ -18,6 +18,8 @@ import java.util.List;
  *     DenseSearchOptions#storedBytesPerVector})
  * @param approximateRecall for HNSW searches, |approximate top-k ∩ exact top-k| / |exact top-k|;
  *     NaN otherwise
+ * @param exactHits for HNSW searches measured against the exact scan, that scan's hits (the
+ *     reference of {@code approximateRecall}, in its order); empty otherwise
  */
 public record DenseSearchResult(
     List<OrdinalHit> hits,
@@ -26,8 +28,30 @@ public record DenseSearchResult(
     int queryValues,
     long bytesPerVector,
     long storedBytesPerVector,
-    double approximateRecall) {
+    double approximateRecall,
+    List<OrdinalHit> exactHits) {
   public DenseSearchResult {
     hits = List.copyOf(hits);
+    exactHits = List.copyOf(exactHits);
+  }
+
+  /** A result without an exact reference (every search but a measured approximate one). */
+  public DenseSearchResult(
+      List<OrdinalHit> hits,
+      int clippedQueryValues,
+      int saturatedQueryValues,
+      int queryValues,
+      long bytesPerVector,
+      long storedBytesPerVector,
+      double approximateRecall) {
+    this(
+        hits,
+        clippedQueryValues,
+        saturatedQueryValues,
+        queryValues,
+        bytesPerVector,
+        storedBytesPerVector,
+        approximateRecall,
+        List.of());
   }
 }

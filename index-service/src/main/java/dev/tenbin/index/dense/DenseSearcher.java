@@ -439,7 +439,7 @@ public final class DenseSearcher {
     long found = hits.stream().filter(hit -> truth.contains(hit.ordinal())).count();
     double recall = truth.isEmpty() ? 1.0 : (double) found / truth.size();
     return new DenseSearchResult(
-        hits, clipped, saturated, dims, bytesPerVector, storedBytes, recall);
+        hits, clipped, saturated, dims, bytesPerVector, storedBytes, recall, exact.hits());
   }
 
   /** Documents per cache-sized run of a block: as many as {@link #CACHE_BLOCK_BYTES} hold. */

@@ -204,10 +204,14 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
   SearchResponse answer(SearchRequest request, Cancellation cancellation) {
     IndexCollection collection = catalog.get(request.getCollection(), "collection");
     SearchResult result = collection.search(requests.search(request), cancellation);
-    return SearchResponse.newBuilder()
-        .addAllRankings(rankings(result, request.getQueriesList()))
-        .setStats(stats(result.stats()))
-        .build();
+    SearchResponse.Builder response =
+        SearchResponse.newBuilder()
+            .addAllRankings(rankings(result.rankings(), request.getQueriesList()))
+            .setStats(stats(result.stats()));
+    if (request.getDense().getExactRankings()) {
+      response.addAllExactRankings(rankings(result.exactRankings(), request.getQueriesList()));
+    }
+    return response.build();
   }
 
   /** Validation and mapping in {@link SearchRequests}, then one core call. */
@@ -220,7 +224,7 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
         request.getCandidatesList().stream().map(CandidateList::getQuery).toList();
     responses.onNext(
         RescoreResponse.newBuilder()
-            .addAllRankings(rankings(result, queries))
+            .addAllRankings(rankings(result.rankings(), queries))
             .setStats(SearchStats.newBuilder().setSearchNanos(result.stats().searchNanos()))
             .build());
     responses.onCompleted();
@@ -359,10 +363,10 @@ public final class IndexGrpcService extends IndexServiceGrpc.IndexServiceImplBas
     return catalog.get(collection, "collection");
   }
 
-  private static List<Ranking> rankings(SearchResult result, List<Query> queries) {
+  private static List<Ranking> rankings(List<List<Hit>> lists, List<Query> queries) {
     List<Ranking> rankings = new ArrayList<>(queries.size());
     for (int i = 0; i < queries.size(); i++) {
-      rankings.add(toRanking(queries.get(i).getId(), result.rankings().get(i)));
+      rankings.add(toRanking(queries.get(i).getId(), lists.get(i)));
     }
     return rankings;
   }

@@ -292,6 +292,12 @@ final class SearchRequests {
               + " (0 = default), got "
               + options.getRescoreDepth());
     }
+    if (options.getExactRankings() && !options.getApproximate()) {
+      throw new InvalidInputException(
+          "dense.exact_rankings",
+          "exact_rankings applies to approximate searches only: an exact search's rankings are"
+              + " already exact");
+    }
     Quantization quantization = quantization(options);
     return new DenseSearchOptions(
         similarity(options),

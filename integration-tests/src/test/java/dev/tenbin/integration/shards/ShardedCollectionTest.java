@@ -18,6 +18,8 @@ import dev.tenbin.proto.index.v1.Document;
 import dev.tenbin.proto.index.v1.Family;
 import dev.tenbin.proto.index.v1.Quantization;
 import dev.tenbin.proto.index.v1.Query;
+import dev.tenbin.proto.index.v1.SearchRequest;
+import dev.tenbin.proto.index.v1.SearchResponse;
 import dev.tenbin.rpc.ClientChannels;
 import dev.tenbin.rpc.ClientSecurity;
 import dev.tenbin.rpc.GrpcServerHost;
@@ -33,8 +35,10 @@ import io.grpc.inprocess.InProcessChannelBuilder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -285,6 +289,129 @@ class ShardedCollectionTest {
           }
         }
       }
+    }
+  }
+
+  /**
+   * The top {@code k} ids of each query by brute force over every vector (dot product in double),
+   * ties by id: the whole collection's exact top k, computed without the index.
+   */
+  private static List<Set<String>> bruteForceTopK(
+      List<Document> documents, List<Query> queries, int k) {
+    List<Set<String>> truth = new ArrayList<>();
+    for (Query query : queries) {
+      List<Float> q = query.getDense().getValuesList();
+      List<Map.Entry<String, Double>> scored = new ArrayList<>();
+      for (Document document : documents) {
+        List<Float> d = document.getDense().getValuesList();
+        double dot = 0;
+        for (int i = 0; i < q.size(); i++) {
+          dot += (double) q.get(i) * d.get(i);
+        }
+        scored.add(Map.entry(document.getId(), dot));
+      }
+      scored.sort(
+          Map.Entry.<String, Double>comparingByValue()
+              .reversed()
+              .thenComparing(Map.Entry.comparingByKey()));
+      Set<String> top = new HashSet<>();
+      scored.subList(0, k).forEach(entry -> top.add(entry.getKey()));
+      truth.add(top);
+    }
+    return truth;
+  }
+
+  @Test
+  void approximateRecallOverShardsIsTheMergedRankingsAgainstTheWholeCollectionsExactTopK() {
+    int k = 10;
+    List<Document> documents = gaussianDocuments(3000, 16, 21);
+    List<Query> queries = new ArrayList<>();
+    for (Document query : gaussianDocuments(40, 16, 22)) {
+      queries.add(
+          Query.newBuilder().setId("q-" + query.getId()).setDense(query.getDense()).build());
+    }
+    List<Set<String>> truth = bruteForceTopK(documents, queries, k);
+    // A beam of k: the graph search misses some of the exact top k, so recall is below 1.
+    DenseOptions approximate =
+        DenseOptions.newBuilder()
+            .setSimilarity(Similarity.SIMILARITY_DOT)
+            .setApproximate(true)
+            .setRescoreDepth(k)
+            .build();
+    ManagedChannel channel = oneIndex("hnsw-" + UUID.randomUUID());
+    IndexClient client = IndexClient.of(channel);
+    for (int shards : new int[] {1, 3}) {
+      try (IndexSession session = new IndexSession(client, "en", 16, 0, 0, null, shards)) {
+        session.ingest(documents);
+        ShardedCollection collection = new ShardedCollection(client, session.name(), shards);
+        SearchRequest request =
+            SearchRequest.newBuilder()
+                .setCollection(session.name())
+                .setFamily(Family.FAMILY_DENSE)
+                .setDense(approximate)
+                .setTopK(k)
+                .addAllQueries(queries)
+                .build();
+        SearchResponse response = collection.search(request);
+        double expected = 0;
+        for (int q = 0; q < queries.size(); q++) {
+          Set<String> exact = truth.get(q);
+          long found =
+              response.getRankings(q).getDocumentsList().stream()
+                  .filter(doc -> exact.contains(doc.getDocId()))
+                  .count();
+          expected += found / (double) k;
+        }
+        expected /= queries.size();
+        assertThat(expected).as("K = " + shards).isLessThan(1.0).isGreaterThan(0.5);
+        assertThat(response.getStats().getApproximateRecall())
+            .as("K = " + shards)
+            .isCloseTo(expected, org.assertj.core.data.Offset.offset(1e-12));
+        assertThat(response.getExactRankingsCount()).isZero();
+
+        // Asked for, the merged exact lists are the brute-force top k.
+        SearchResponse withExact =
+            collection.search(
+                request.toBuilder()
+                    .setDense(approximate.toBuilder().setExactRankings(true))
+                    .build());
+        for (int q = 0; q < queries.size(); q++) {
+          Set<String> ids = new HashSet<>();
+          withExact.getExactRankings(q).getDocumentsList().forEach(d -> ids.add(d.getDocId()));
+          assertThat(ids).as("K = " + shards + ", query " + q).isEqualTo(truth.get(q));
+        }
+        assertThat(withExact.getRankingsList()).isEqualTo(response.getRankingsList());
+      }
+    }
+  }
+
+  @Test
+  void exactRankingsWithoutApproximateIsRefusedNamingTheField() {
+    ManagedChannel channel = oneIndex("exact-only-" + UUID.randomUUID());
+    IndexClient client = IndexClient.of(channel);
+    try (IndexSession session = new IndexSession(client, "en", 16, 0, 0, null, 1)) {
+      session.ingest(gaussianDocuments(20, 16, 3));
+      var refused =
+          org.assertj.core.api.Assertions.catchThrowableOfType(
+              io.grpc.StatusRuntimeException.class,
+              () ->
+                  client.search(
+                      SearchRequest.newBuilder()
+                          .setCollection(session.name())
+                          .setFamily(Family.FAMILY_DENSE)
+                          .setDense(
+                              DenseOptions.newBuilder()
+                                  .setSimilarity(Similarity.SIMILARITY_DOT)
+                                  .setExactRankings(true))
+                          .setTopK(5)
+                          .addQueries(
+                              Query.newBuilder()
+                                  .setId("q")
+                                  .setDense(gaussianDocuments(1, 16, 4).getFirst().getDense()))
+                          .build()));
+      assertThat(refused.getStatus().getCode()).isEqualTo(io.grpc.Status.Code.INVALID_ARGUMENT);
+      assertThat(dev.tenbin.rpc.StatusMapper.violatedField(refused))
+          .isEqualTo("dense.exact_rankings");
     }
   }
 

@@ -1089,6 +1089,17 @@ public final class BenchCommand implements Runnable {
     List<Integer> rescoreDepths = new java.util.ArrayList<>();
 
     @Option(
+        names = "--hnsw-shards",
+        split = ",",
+        paramLabel = "K",
+        description =
+            "Shard counts (1..64) whose float graphs are measured too, up to --hnsw-max-size: the"
+                + " vectors split as a sharded collection places them, one graph per shard, per"
+                + " beam the recall@10 of the shards' merged top 10 against the whole collection's"
+                + " exact float top 10 and queries/s (default: none).")
+    List<Integer> hnswShards = new java.util.ArrayList<>();
+
+    @Option(
         names = "--batch-queries",
         defaultValue = "64",
         description = "Queries of the batched float scan.")
@@ -1138,7 +1149,8 @@ public final class BenchCommand implements Runnable {
                 batchQueries,
                 minSeconds,
                 peakGflops == null ? Double.NaN : peakGflops,
-                work);
+                work,
+                hnswShards);
       } catch (IllegalArgumentException e) {
         if (workDir == null) {
           java.nio.file.Files.deleteIfExists(work);

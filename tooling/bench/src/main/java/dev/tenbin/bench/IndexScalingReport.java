@@ -9,6 +9,7 @@ import dev.tenbin.bench.index.IndexScalingBenchmark.HnswCurve;
 import dev.tenbin.bench.index.IndexScalingBenchmark.HnswPoint;
 import dev.tenbin.bench.index.IndexScalingBenchmark.Memory;
 import dev.tenbin.bench.index.IndexScalingBenchmark.RescoreCurve;
+import dev.tenbin.bench.index.IndexScalingBenchmark.ShardedHnswCurve;
 import dev.tenbin.bench.index.IndexScalingBenchmark.ShortlistPoint;
 import dev.tenbin.bench.index.IndexScalingBenchmark.SizeResult;
 import java.util.List;
@@ -93,6 +94,19 @@ final class IndexScalingReport {
           c.put("beam_at_target_recall", first.beamWidth());
         }
         BenchCommand.putFinite(c, "speedup_at_target_recall", r.hnswSpeedup(curve));
+      }
+      ArrayNode sharded = s.putArray("hnsw_shards");
+      for (ShardedHnswCurve curve : r.shardedHnsw()) {
+        ObjectNode c = sharded.addObject();
+        c.put("shards", curve.shards());
+        c.put("build_seconds", curve.buildSeconds());
+        ArrayNode points = c.putArray("beams");
+        for (HnswPoint p : curve.points()) {
+          ObjectNode o = points.addObject();
+          o.put("beam", p.beamWidth());
+          o.put("queries_per_s", 1000 / p.millisPerQuery());
+          o.put("merged_recall_at_10", p.recallAt10());
+        }
       }
     }
     return root.toString();
@@ -185,6 +199,25 @@ final class IndexScalingReport {
         }
         out.append(
             String.format(Locale.ROOT, " speed-up at R@10>=0.95: %.1f%n", r.hnswSpeedup(curve)));
+      }
+      for (ShardedHnswCurve curve : r.shardedHnsw()) {
+        out.append(
+            String.format(
+                Locale.ROOT,
+                "HNSW float, %d shard(s) at %,d: build %.1f s;",
+                curve.shards(),
+                r.size(),
+                curve.buildSeconds()));
+        for (HnswPoint p : curve.points()) {
+          out.append(
+              String.format(
+                  Locale.ROOT,
+                  " beam %d: %.1f queries/s merged R@10 %.3f;",
+                  p.beamWidth(),
+                  1000 / p.millisPerQuery(),
+                  p.recallAt10()));
+        }
+        out.append(System.lineSeparator());
       }
     }
     return out.toString();

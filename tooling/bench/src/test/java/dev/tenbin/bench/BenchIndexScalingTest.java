@@ -104,6 +104,50 @@ class BenchIndexScalingTest {
   }
 
   @Test
+  void hnswShardsReportsEachShardCountsMergedRecallAndQueriesPerSecond() throws Exception {
+    CliRunner result =
+        CliRunner.run(
+            "bench",
+            "index-scaling",
+            "--sizes",
+            "40",
+            "--dimension",
+            "16",
+            "--queries",
+            "3",
+            "--min-seconds",
+            "0",
+            "--hnsw-max-size",
+            "40",
+            "--hnsw-graphs",
+            "float",
+            "--hnsw-shards",
+            "1,2,4",
+            "--beams",
+            "10,40",
+            "--work-dir",
+            dir.toString(),
+            "--json");
+    assertThat(result.exitCode()).as(result.err()).isZero();
+    JsonNode sharded =
+        new ObjectMapper().readTree(result.out()).get("sizes").get(0).get("hnsw_shards");
+    assertThat(sharded).hasSize(3);
+    for (int i = 0; i < 3; i++) {
+      JsonNode curve = sharded.get(i);
+      assertThat(curve.get("shards").asInt()).isEqualTo(new int[] {1, 2, 4}[i]);
+      JsonNode wide = curve.get("beams").get(1);
+      assertThat(wide.get("beam").asInt()).isEqualTo(40);
+      // Beam 40 of 40 vectors asks each shard for all of its own: the merge is exact.
+      assertThat(wide.get("merged_recall_at_10").asDouble()).isEqualTo(1.0);
+      assertThat(wide.get("queries_per_s").asDouble()).isPositive();
+    }
+    CliRunner refused =
+        CliRunner.run("bench", "index-scaling", "--sizes", "20", "--hnsw-shards", "0");
+    assertThat(refused.exitCode()).isEqualTo(2);
+    assertThat(refused.err()).contains("shard count must be within 1..64");
+  }
+
+  @Test
   void aSizeBelowTheTopTenIsRefused() {
     CliRunner result = CliRunner.run("bench", "index-scaling", "--sizes", "5");
     assertThat(result.exitCode()).isEqualTo(2);

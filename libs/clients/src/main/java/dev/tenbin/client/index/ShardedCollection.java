@@ -32,14 +32,17 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.IntFunction;
@@ -718,6 +721,11 @@ public final class ShardedCollection {
     }
     if (request.getFamily() == Family.FAMILY_DENSE && request.hasDense()) {
       shared.setDense(withCollectionCalibration(request.getDense()));
+      if (request.getDense().getApproximate()) {
+        // The shards' exact lists merge into the whole collection's exact top-k, against which
+        // the merged approximate ranking's recall is measured (see merge).
+        shared.setDense(shared.getDense().toBuilder().setExactRankings(true));
+      }
       // A top_k below 1 goes to the shards as it is, for them to refuse it naming top_k.
       if (twoStage(request.getDense()) && request.getTopK() > 0) {
         DenseOptions dense = shared.getDense();
@@ -829,18 +837,64 @@ public final class ShardedCollection {
         .build();
   }
 
-  /** The shards' answers to {@code request} merged, each query's top {@code k} kept. */
+  /**
+   * The shards' answers to {@code request} merged, each query's top {@code k} kept. For an
+   * approximate search the shards' exact lists are merged too, into the whole collection's exact
+   * top {@code k}, and the recall reported is the merged approximate ranking's against it (returned
+   * too when the request asked for {@code exact_rankings}).
+   */
   private SearchResponse merge(SearchRequest request, List<SearchResponse> parts, int k) {
     Comparator<ScoredDocument> order = order(request.getFamily());
     SearchResponse.Builder merged = SearchResponse.newBuilder();
+    boolean exactLists =
+        parts.stream().allMatch(part -> part.getExactRankingsCount() == request.getQueriesCount());
+    List<Ranking> exact = new ArrayList<>();
     for (int q = 0; q < request.getQueriesCount(); q++) {
-      List<List<ScoredDocument>> lists = new ArrayList<>(shards);
-      for (SearchResponse part : parts) {
-        lists.add(part.getRankings(q).getDocumentsList());
+      String queryId = parts.getFirst().getRankings(q).getQueryId();
+      merged.addRankings(merge(queryId, lists(parts, SearchResponse::getRankings, q), order, k));
+      if (exactLists) {
+        exact.add(merge(queryId, lists(parts, SearchResponse::getExactRankings, q), order, k));
       }
-      merged.addRankings(merge(parts.getFirst().getRankings(q).getQueryId(), lists, order, k));
     }
-    return merged.setStats(stats(parts.stream().map(SearchResponse::getStats).toList())).build();
+    SearchStats stats = stats(parts.stream().map(SearchResponse::getStats).toList());
+    if (exactLists && request.getQueriesCount() > 0) {
+      stats =
+          stats.toBuilder()
+              .setApproximateRecall(meanRecall(merged.getRankingsList(), exact))
+              .build();
+    }
+    if (request.getDense().getExactRankings()) {
+      merged.addAllExactRankings(exact);
+    }
+    return merged.setStats(stats).build();
+  }
+
+  /** Query {@code q}'s list of each shard, as {@code rankings} picks it from the shard's answer. */
+  private static List<List<ScoredDocument>> lists(
+      List<SearchResponse> parts, BiFunction<SearchResponse, Integer, Ranking> rankings, int q) {
+    List<List<ScoredDocument>> lists = new ArrayList<>(parts.size());
+    for (SearchResponse part : parts) {
+      lists.add(rankings.apply(part, q).getDocumentsList());
+    }
+    return lists;
+  }
+
+  /**
+   * Mean over the queries of |found ∩ exact| / |exact|, a query whose exact list is empty counting
+   * 1: the measure each shard reports for its own lists, taken over the merged ones.
+   */
+  static double meanRecall(List<Ranking> found, List<Ranking> exact) {
+    double sum = 0;
+    for (int q = 0; q < exact.size(); q++) {
+      Set<String> truth = new HashSet<>();
+      exact.get(q).getDocumentsList().forEach(doc -> truth.add(doc.getDocId()));
+      long hits =
+          found.get(q).getDocumentsList().stream()
+              .filter(doc -> truth.contains(doc.getDocId()))
+              .count();
+      sum += truth.isEmpty() ? 1.0 : (double) hits / truth.size();
+    }
+    return sum / exact.size();
   }
 
   /**
@@ -863,6 +917,11 @@ public final class ShardedCollection {
     }
     if (request.getFamily() == Family.FAMILY_DENSE && request.hasDense()) {
       shared.setDense(withCollectionCalibration(request.getDense()));
+      if (request.getDense().getApproximate()) {
+        // The shards' exact lists merge into the whole collection's exact top-k, against which
+        // the merged approximate ranking's recall is measured (see merge).
+        shared.setDense(shared.getDense().toBuilder().setExactRankings(true));
+      }
     }
     List<RescoreRequest> requests = new ArrayList<>(shards);
     for (int s = 0; s < shards; s++) {
@@ -1049,7 +1108,8 @@ public final class ShardedCollection {
   /**
    * The shards' statistics as one search's: times and document counts added; the query's values
    * (clipped, saturated: every shard quantizes the query with the same ranges) and sizes as any
-   * shard's; recall averaged.
+   * shard's; recall averaged (replaced by the merged lists' recall when the shards sent their exact
+   * lists, which this version's shards always do for an approximate search).
    */
   private static SearchStats stats(List<SearchStats> parts) {
     SearchStats.Builder stats = parts.getFirst().toBuilder();

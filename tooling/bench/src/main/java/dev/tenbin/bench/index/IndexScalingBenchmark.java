@@ -1,11 +1,13 @@
 package dev.tenbin.bench.index;
 
+import dev.tenbin.client.index.ShardedCollection;
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.index.dense.DenseSearchOptions;
 import dev.tenbin.index.dense.DenseSearchResult;
 import dev.tenbin.index.dense.DenseSearcher;
 import dev.tenbin.index.dense.DenseVectorStore;
 import dev.tenbin.index.dense.Quantization;
+import dev.tenbin.index.dense.StoredVectors;
 import dev.tenbin.index.dense.VectorSimilarity;
 import dev.tenbin.index.rank.OrdinalHit;
 import java.io.IOException;
@@ -37,7 +39,10 @@ import java.util.stream.Stream;
  * read), the int8 and binary scans and their float re-scored recall@10, and Lucene's HNSW graph
  * (over floats, int8 codes and ±1 sign bytes, the latter two re-scored in float) per beam width:
  * build seconds, latency, recall@10 against the exact float top 10, and the speed-up over the exact
- * float scan at the smallest beam whose recall@10 reaches {@value #TARGET_RECALL}.
+ * float scan at the smallest beam whose recall@10 reaches {@value #TARGET_RECALL}. With shard
+ * counts given, the float vectors are also split into that many shards with a graph each, and the
+ * shards' merged top 10 is measured per beam against the whole collection's exact top 10 ({@link
+ * ShardedHnsw}).
  *
  * <h2>Data</h2>
  *
@@ -73,6 +78,8 @@ public final class IndexScalingBenchmark {
    * @param minSeconds each latency is timed over whole passes of the queries until this long
    * @param peakGflops the JMH {@code fmaPeak} figure ({@link FmaPeak}), or NaN
    * @param workDirectory where the vector stores are written (each deleted after its size)
+   * @param hnswShards shard counts whose float graphs (one per shard, up to {@code hnswMaxSize})
+   *     are measured by their merged top 10 ({@link ShardedHnsw}); empty: none
    */
   public record Config(
       List<Integer> sizes,
@@ -87,9 +94,15 @@ public final class IndexScalingBenchmark {
       int batchQueries,
       double minSeconds,
       double peakGflops,
-      Path workDirectory) {
+      Path workDirectory,
+      List<Integer> hnswShards) {
     public Config {
       sizes = List.copyOf(sizes);
+      hnswShards = List.copyOf(hnswShards);
+      if (hnswShards.stream().anyMatch(n -> n < 1 || n > ShardedCollection.MAX_SHARDS)) {
+        throw new IllegalArgumentException(
+            "each shard count must be within 1.." + ShardedCollection.MAX_SHARDS);
+      }
       hnswGraphs = Set.copyOf(hnswGraphs);
       beamWidths = List.copyOf(beamWidths);
       rescoreDepths = List.copyOf(rescoreDepths);
@@ -109,6 +122,38 @@ public final class IndexScalingBenchmark {
       if (rescoreDepths.stream().anyMatch(d -> d < K)) {
         throw new IllegalArgumentException("each rescore depth must be at least " + K);
       }
+    }
+
+    /** Without sharded graphs. */
+    public Config(
+        List<Integer> sizes,
+        int dimension,
+        long seed,
+        int queries,
+        int clusters,
+        int hnswMaxSize,
+        Set<Quantization> hnswGraphs,
+        List<Integer> beamWidths,
+        List<Integer> rescoreDepths,
+        int batchQueries,
+        double minSeconds,
+        double peakGflops,
+        Path workDirectory) {
+      this(
+          sizes,
+          dimension,
+          seed,
+          queries,
+          clusters,
+          hnswMaxSize,
+          hnswGraphs,
+          beamWidths,
+          rescoreDepths,
+          batchQueries,
+          minSeconds,
+          peakGflops,
+          workDirectory,
+          List.of());
     }
   }
 
@@ -185,6 +230,15 @@ public final class IndexScalingBenchmark {
     }
   }
 
+  /**
+   * The float graphs of a collection split into {@code shards} shards, one graph per shard, each
+   * point's recall@10 that of the shards' merged top 10 against the whole collection's exact float
+   * top 10 ({@link ShardedHnsw}).
+   *
+   * @param buildSeconds all the shards' graphs, built one after another
+   */
+  public record ShardedHnswCurve(int shards, double buildSeconds, List<HnswPoint> points) {}
+
   /** One shortlist depth of a quantized scan re-scored in float. */
   public record ShortlistPoint(int depth, double millisPerQuery, double recallAt10) {}
 
@@ -220,7 +274,52 @@ public final class IndexScalingBenchmark {
       double binaryRescoreRecallAt10,
       double peakGflops,
       List<RescoreCurve> rescore,
-      List<HnswCurve> hnsw) {
+      List<HnswCurve> hnsw,
+      List<ShardedHnswCurve> shardedHnsw) {
+    public SizeResult {
+      shardedHnsw = List.copyOf(shardedHnsw);
+    }
+
+    /** Without sharded graphs. */
+    public SizeResult(
+        int size,
+        int dimension,
+        long fileBytes,
+        double ingestVectorsPerSecond,
+        Memory afterScans,
+        Memory afterHnsw,
+        double floatMillisPerQuery,
+        double floatBatchMillisPerQuery,
+        double int8MillisPerQuery,
+        double binaryMillisPerQuery,
+        double int8RescoreMillisPerQuery,
+        double binaryRescoreMillisPerQuery,
+        double int8RescoreRecallAt10,
+        double binaryRescoreRecallAt10,
+        double peakGflops,
+        List<RescoreCurve> rescore,
+        List<HnswCurve> hnsw) {
+      this(
+          size,
+          dimension,
+          fileBytes,
+          ingestVectorsPerSecond,
+          afterScans,
+          afterHnsw,
+          floatMillisPerQuery,
+          floatBatchMillisPerQuery,
+          int8MillisPerQuery,
+          binaryMillisPerQuery,
+          int8RescoreMillisPerQuery,
+          binaryRescoreMillisPerQuery,
+          int8RescoreRecallAt10,
+          binaryRescoreRecallAt10,
+          peakGflops,
+          rescore,
+          hnsw,
+          List.of());
+    }
+
     /** FLOP of one query's float scan: a multiply and an add per stored value. */
     double flopPerQuery() {
       return 2.0 * size * dimension;
@@ -293,8 +392,8 @@ public final class IndexScalingBenchmark {
       double ingestRate = ingest(config, size, store);
       DenseSearcher searcher =
           new DenseSearcher(store.mapped(), IntStream.range(0, size).toArray());
-      SizeResult result = measure(config, size, store.bytesOnDisk(), ingestRate, searcher, queries);
-      return result;
+      return measure(
+          config, size, store.bytesOnDisk(), ingestRate, store.mapped(), searcher, queries);
     } finally {
       deleteRecursively(directory);
     }
@@ -305,6 +404,7 @@ public final class IndexScalingBenchmark {
       int size,
       long fileBytes,
       double ingestRate,
+      StoredVectors vectors,
       DenseSearcher searcher,
       List<float[]> queries) {
     DenseSearchOptions exact = options(Quantization.NONE, false, 0, false);
@@ -350,7 +450,13 @@ public final class IndexScalingBenchmark {
         curves.add(hnsw(config, searcher, queries, truth, quantization));
       }
     }
-    Memory afterHnsw = curves.isEmpty() ? afterScans : Memory.now();
+    List<ShardedHnswCurve> sharded = new ArrayList<>();
+    if (size <= config.hnswMaxSize()) {
+      for (int shards : config.hnswShards()) {
+        sharded.add(ShardedHnsw.measure(config, vectors, shards, queries, truth));
+      }
+    }
+    Memory afterHnsw = curves.isEmpty() && sharded.isEmpty() ? afterScans : Memory.now();
     return new SizeResult(
         size,
         config.dimension(),
@@ -368,7 +474,8 @@ public final class IndexScalingBenchmark {
         binaryRecall,
         config.peakGflops(),
         rescoreCurves,
-        curves);
+        curves,
+        sharded);
   }
 
   private RescoreCurve rescoreCurve(
@@ -427,6 +534,11 @@ public final class IndexScalingBenchmark {
           case BINARY -> "binary";
         };
     return new HnswCurve(name, buildSeconds, points);
+  }
+
+  /** The float graph's search with {@code beam} candidates asked of it. */
+  static DenseSearchOptions hnswOptions(int beam) {
+    return options(Quantization.NONE, false, beam, true);
   }
 
   private static DenseSearchOptions options(

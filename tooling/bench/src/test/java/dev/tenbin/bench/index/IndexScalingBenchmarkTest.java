@@ -9,6 +9,7 @@ import dev.tenbin.bench.index.IndexScalingBenchmark.HnswCurve;
 import dev.tenbin.bench.index.IndexScalingBenchmark.HnswPoint;
 import dev.tenbin.bench.index.IndexScalingBenchmark.Memory;
 import dev.tenbin.bench.index.IndexScalingBenchmark.RescoreCurve;
+import dev.tenbin.bench.index.IndexScalingBenchmark.ShardedHnswCurve;
 import dev.tenbin.bench.index.IndexScalingBenchmark.ShortlistPoint;
 import dev.tenbin.bench.index.IndexScalingBenchmark.SizeResult;
 import dev.tenbin.index.dense.Quantization;
@@ -226,6 +227,62 @@ class IndexScalingBenchmarkTest {
     assertThat(results.getFirst().hnsw())
         .extracting(HnswCurve::vectors)
         .containsExactly("int8", "binary");
+  }
+
+  @Test
+  void shardedGraphsMergeToTheWholeCollectionsExactTopTenWhenTheBeamCoversEveryVector()
+      throws Exception {
+    Path work = Files.createDirectories(dir.resolve("shards"));
+    Config config =
+        new Config(
+            List.of(150),
+            16,
+            3,
+            8,
+            5,
+            150,
+            Set.of(Quantization.NONE),
+            List.of(10, 150),
+            List.of(),
+            4,
+            0,
+            Double.NaN,
+            work,
+            List.of(1, 2, 4));
+    SizeResult result = new IndexScalingBenchmark().run(config, r -> {}).getFirst();
+    assertThat(result.shardedHnsw()).extracting(ShardedHnswCurve::shards).containsExactly(1, 2, 4);
+    for (ShardedHnswCurve curve : result.shardedHnsw()) {
+      assertThat(curve.points()).extracting(HnswPoint::beamWidth).containsExactly(10, 150);
+      assertThat(curve.points().get(0).recallAt10()).isBetween(0.0, 1.0);
+      // A beam of 150 asks each shard's graph for all its vectors: the merge is the exact top 10.
+      assertThat(curve.points().get(1).recallAt10()).as("K = %d", curve.shards()).isEqualTo(1.0);
+      assertThat(curve.points().get(1).millisPerQuery()).isPositive();
+    }
+  }
+
+  @Test
+  void aShardCountOutsideOneToSixtyFourIsRefused() {
+    for (int shards : new int[] {0, 65}) {
+      assertThatThrownBy(
+              () ->
+                  new Config(
+                      List.of(100),
+                      16,
+                      3,
+                      8,
+                      5,
+                      0,
+                      ALL_GRAPHS,
+                      List.of(),
+                      List.of(),
+                      4,
+                      0,
+                      Double.NaN,
+                      dir(),
+                      List.of(shards)))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("shard count");
+    }
   }
 
   @Test
