@@ -280,46 +280,6 @@ public final class IndexScalingBenchmark {
       shardedHnsw = List.copyOf(shardedHnsw);
     }
 
-    /** Without sharded graphs. */
-    public SizeResult(
-        int size,
-        int dimension,
-        long fileBytes,
-        double ingestVectorsPerSecond,
-        Memory afterScans,
-        Memory afterHnsw,
-        double floatMillisPerQuery,
-        double floatBatchMillisPerQuery,
-        double int8MillisPerQuery,
-        double binaryMillisPerQuery,
-        double int8RescoreMillisPerQuery,
-        double binaryRescoreMillisPerQuery,
-        double int8RescoreRecallAt10,
-        double binaryRescoreRecallAt10,
-        double peakGflops,
-        List<RescoreCurve> rescore,
-        List<HnswCurve> hnsw) {
-      this(
-          size,
-          dimension,
-          fileBytes,
-          ingestVectorsPerSecond,
-          afterScans,
-          afterHnsw,
-          floatMillisPerQuery,
-          floatBatchMillisPerQuery,
-          int8MillisPerQuery,
-          binaryMillisPerQuery,
-          int8RescoreMillisPerQuery,
-          binaryRescoreMillisPerQuery,
-          int8RescoreRecallAt10,
-          binaryRescoreRecallAt10,
-          peakGflops,
-          rescore,
-          hnsw,
-          List.of());
-    }
-
     /** FLOP of one query's float scan: a multiply and an add per stored value. */
     double flopPerQuery() {
       return 2.0 * size * dimension;

@@ -48,7 +48,8 @@ class IndexScalingBenchmarkTest {
         0.8,
         40,
         List.of(),
-        curve == null ? List.of() : List.of(curve));
+        curve == null ? List.of() : List.of(curve),
+        List.of());
   }
 
   private static Config config(List<Integer> sizes, int hnswMaxSize) {
