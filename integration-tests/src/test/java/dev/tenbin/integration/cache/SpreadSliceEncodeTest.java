@@ -13,8 +13,6 @@ import dev.tenbin.eval.services.Services;
 import dev.tenbin.integration.services.EncoderReplica;
 import dev.tenbin.proto.common.v1.Similarity;
 import dev.tenbin.proto.encoder.v1.StreamEncodeDenseRequest;
-import dev.tenbin.rpc.ClientChannels;
-import dev.tenbin.rpc.ClientSecurity;
 import dev.tenbin.rpc.HostPort;
 import dev.tenbin.rpc.ServiceEndpoint;
 import dev.tenbin.rpc.ServiceTarget;
@@ -280,11 +278,7 @@ class SpreadSliceEncodeTest {
 
   private ManagedChannel channel(List<EncoderReplica> replicas) {
     LoopbackResolver resolver = resolver(replicas);
-    ManagedChannel channel =
-        ClientChannels.open(
-            new ServiceTarget(resolver.scheme(), new HostPort("tenbin-encoder-headless", 50051)),
-            ClientSecurity.plaintext(),
-            ClientChannels.DEFAULT_MAX_INBOUND_MESSAGE_BYTES);
+    ManagedChannel channel = EncoderReplica.balancedChannel(resolver);
     started.add(
         () -> {
           channel.shutdownNow();

@@ -4,10 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenbin.client.CallPolicy;
 import dev.tenbin.client.encoder.EncoderClient;
-import dev.tenbin.rpc.ClientChannels;
-import dev.tenbin.rpc.ClientSecurity;
-import dev.tenbin.rpc.HostPort;
-import dev.tenbin.rpc.ServiceTarget;
 import dev.tenbin.rpc.ServingLimits;
 import dev.tenbin.testing.models.TinyModels;
 import dev.tenbin.testing.rpc.LoopbackResolver;
@@ -58,11 +54,7 @@ class EncoderBalancingTest {
   }
 
   private ManagedChannel balancedChannel(LoopbackResolver resolver) {
-    ManagedChannel channel =
-        ClientChannels.open(
-            new ServiceTarget(resolver.scheme(), new HostPort("tenbin-encoder-headless", 50051)),
-            ClientSecurity.plaintext(),
-            ClientChannels.DEFAULT_MAX_INBOUND_MESSAGE_BYTES);
+    ManagedChannel channel = EncoderReplica.balancedChannel(resolver);
     started.add(
         () -> {
           channel.shutdownNow();

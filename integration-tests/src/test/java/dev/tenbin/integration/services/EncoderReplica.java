@@ -5,11 +5,17 @@ import dev.tenbin.encoder.config.EncoderServiceConfig;
 import dev.tenbin.encoder.server.EncoderServer;
 import dev.tenbin.proto.encoder.v1.EncodeDenseRequest;
 import dev.tenbin.proto.encoder.v1.StreamEncodeDenseRequest;
+import dev.tenbin.rpc.ClientChannels;
+import dev.tenbin.rpc.ClientSecurity;
 import dev.tenbin.rpc.GrpcServerHost;
+import dev.tenbin.rpc.HostPort;
 import dev.tenbin.rpc.ServerSettings;
+import dev.tenbin.rpc.ServiceTarget;
 import dev.tenbin.rpc.ServingLimits;
+import dev.tenbin.testing.rpc.LoopbackResolver;
 import io.grpc.BindableService;
 import io.grpc.ForwardingServerCallListener;
+import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
@@ -27,6 +33,17 @@ import java.util.concurrent.atomic.AtomicInteger;
  * interceptors around its services (a test's way to make one replica misbehave).
  */
 public final class EncoderReplica implements AutoCloseable {
+  /**
+   * A channel to the replicas behind {@code resolver}'s name, balanced round_robin as the
+   * orchestrator's encoder channel is; the caller shuts it down.
+   */
+  public static ManagedChannel balancedChannel(LoopbackResolver resolver) {
+    return ClientChannels.open(
+        new ServiceTarget(resolver.scheme(), new HostPort("tenbin-encoder-headless", 50051)),
+        ClientSecurity.plaintext(),
+        ClientChannels.DEFAULT_MAX_INBOUND_MESSAGE_BYTES);
+  }
+
   /** The dense encode calls this replica was sent. */
   public final AtomicInteger served = new AtomicInteger();
 
