@@ -11,6 +11,7 @@ import dev.tenbin.eval.plan.RetrievalHooks;
 import dev.tenbin.eval.plan.Work;
 import dev.tenbin.eval.provenance.TenbinVersion;
 import dev.tenbin.eval.retrieval.EncodeProgress;
+import dev.tenbin.eval.retrieval.WorkCollections;
 import dev.tenbin.eval.services.Services;
 import dev.tenbin.eval.store.CellRecord;
 import dev.tenbin.eval.store.ResultStore;
@@ -140,6 +141,7 @@ public final class JobRunner {
       Files.createDirectories(candidates);
       Files.createDirectories(events.getParent());
       writePlan(spec, plan);
+      String collectionKey = collectionKey();
       JobJudgments.write(directory, plan);
       JobNanoFidelity.keep(directory, plan);
       plan = slice.select(plan);
@@ -196,17 +198,20 @@ public final class JobRunner {
                   event("work_note", work, line);
                   listener.workNote(work, line);
                 });
+        WorkCollections collections =
+            new WorkCollections(workKey(collectionKey, work), progress::note);
         long workStart = System.nanoTime();
         long retryUntil = workStart + serviceRetry.toNanos();
         boolean stop = false;
         try {
           for (int attempt = 1; ; attempt++) {
             // The work item's service calls run in their own gRPC context, cancelled when it ends:
-            // a call
-            // it abandoned (a stream left when the job was cancelled mid-encode) is cancelled on
-            // the
-            // service too.
-            Context.CancellableContext calls = Context.current().withCancellation();
+            // a call it abandoned (a stream left when the job was cancelled mid-encode) is
+            // cancelled on the service too. The context names the work item's collections.
+            Context.CancellableContext calls =
+                Context.current()
+                    .withValue(WorkCollections.CURRENT, collections)
+                    .withCancellation();
             try {
               java.util.Map<String, dev.tenbin.eval.result.CellResult> runs =
                   within(
@@ -306,6 +311,51 @@ public final class JobRunner {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot use the job folder " + directory, e);
     }
+  }
+
+  /** The file in the job folder holding the job's {@link #collectionKey}. */
+  static final String COLLECTION_KEY_FILE = ".collection-key";
+
+  /**
+   * The job's part of its work items' collection names ({@link WorkCollections}): a random key made
+   * at the job's first run and kept in the job folder, so every run of the job (a resume after a
+   * kill, a shard of it, the eval service's restart) names its collections alike, and two jobs
+   * never do, wherever their folders are.
+   */
+  private String collectionKey() throws IOException {
+    Path file = directory.resolve(COLLECTION_KEY_FILE);
+    if (!Files.isRegularFile(file)) {
+      Path made = Files.createTempFile(directory, COLLECTION_KEY_FILE, ".tmp");
+      Files.writeString(made, java.util.UUID.randomUUID() + "\n", StandardCharsets.UTF_8);
+      try {
+        Files.move(made, file);
+      } catch (java.nio.file.FileAlreadyExistsException raced) {
+        Files.deleteIfExists(made); // Another shard of the job made it first: its key holds.
+      }
+    }
+    return Files.readString(file, StandardCharsets.UTF_8).strip();
+  }
+
+  /**
+   * What identifies a work item among every job's: the job's key and, within the job, the work
+   * item's family, task, model, candidate kind, cells and artifacts.
+   */
+  static String workKey(String collectionKey, Work work) {
+    StringBuilder key =
+        new StringBuilder(collectionKey)
+            .append('\n')
+            .append(work.kind().name())
+            .append('\n')
+            .append(work.task().benchmark())
+            .append('/')
+            .append(work.task().task())
+            .append('\n')
+            .append(work.model())
+            .append('\n')
+            .append(work.candidateKind());
+    work.cells().forEach(cell -> key.append("\ncell ").append(cell.fingerprint()));
+    work.artifacts().forEach(artifact -> key.append("\nartifact ").append(artifact));
+    return key.toString();
   }
 
   /**

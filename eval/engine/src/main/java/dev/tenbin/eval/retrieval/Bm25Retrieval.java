@@ -77,11 +77,14 @@ public final class Bm25Retrieval {
 
   public RetrievalResult run(BeirDataset dataset, String language, int topK) {
     long start = System.nanoTime();
+    int documents = dataset.corpus().size();
+    // BM25's documents are the corpus's text: a run again ingests the same bytes, so the work
+    // item's collection resumes after the slices an interrupted run committed.
     try (IndexSession session =
-        new IndexSession(index, language, 0, 0, 0, settings, shards, replicas)) {
-      int documents = dataset.corpus().size();
+        new IndexSession(
+            index, language, 0, 0, 0, settings, shards, replicas, "bm25 " + documents)) {
       try (Corpus.Walk walk = dataset.corpus().walk()) {
-        session.ingest(CorpusDocuments.lexical(walk));
+        session.ingest(CorpusDocuments.lexical(walk), documents);
       }
       long indexed = System.nanoTime();
       List<Query> queries = new ArrayList<>();

@@ -19,6 +19,15 @@ import java.util.function.Function;
  * encoded and the batches in flight are in memory, whatever the corpus's size.
  */
 final class CorpusDocuments {
+  /**
+   * Documents in a corpus slice: slice {@code i} holds the documents {@code [i × SLICE, (i + 1) ×
+   * SLICE)} in corpus order. A slice is the unit of the dense encode (encoded while the index
+   * ingests the previous one, stored whole in the embedding cache) and of an interrupted work
+   * item's resume: the slices its collection had committed are not ingested again ({@link
+   * IndexSession}).
+   */
+  static final int SLICE = 4_096;
+
   private CorpusDocuments() {}
 
   /** The documents as they are (title and text; BM25). */

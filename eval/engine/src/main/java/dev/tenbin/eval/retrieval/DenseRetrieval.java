@@ -190,7 +190,7 @@ public final class DenseRetrieval {
     long start = System.nanoTime();
     int total = dataset.corpus().size();
     String what = "encoding documents with " + modelId;
-    int sliceCount = (total + ENCODE_SLICE - 1) / ENCODE_SLICE;
+    int sliceCount = (total + CorpusDocuments.SLICE - 1) / CorpusDocuments.SLICE;
     int[] encodedSoFar = {0};
     int[] readBack = {0};
     java.util.concurrent.atomic.AtomicLong documentsDone =
@@ -204,7 +204,7 @@ public final class DenseRetrieval {
       CorpusDocuments.Encoded<float[]> documents =
           new CorpusDocuments.Encoded<>(
               walk,
-              ENCODE_SLICE,
+              CorpusDocuments.SLICE,
               slicesInFlight,
               slice -> {
                 List<String> texts = new ArrayList<>(slice.size());
@@ -240,10 +240,22 @@ public final class DenseRetrieval {
               },
               (document, vector) -> document.setDense(proto(vector)));
       int dimension = documents.first().length;
+      // Through the embedding cache a run again ingests the same vectors (every document
+      // ingested belongs to a slice the cache stored whole), so the work item's collection
+      // resumes after the slices an interrupted run committed; without it, it is made anew.
       try (IndexSession session =
-          new IndexSession(index, "en", dimension, 0, 0, null, shards, replicas)) {
+          new IndexSession(
+              index,
+              "en",
+              dimension,
+              0,
+              0,
+              null,
+              shards,
+              replicas,
+              cached == null ? null : "dense " + modelId + " " + total)) {
         try {
-          session.ingest(documents);
+          session.ingest(documents, total);
         } finally {
           // an ingest that failed leaves no slice still encoding behind it
           documents.awaitInFlight();
@@ -280,9 +292,6 @@ public final class DenseRetrieval {
         slice,
         documents);
   }
-
-  /** Documents encoded per slice while the index ingests the previous ones. */
-  static final int ENCODE_SLICE = 4_096;
 
   private java.util.Map<String, RetrievalResult> searchAll(
       IndexSession session,

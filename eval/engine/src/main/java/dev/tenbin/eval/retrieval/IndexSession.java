@@ -6,7 +6,9 @@ import dev.tenbin.client.index.ShardedCollection;
 import dev.tenbin.proto.common.v1.Ranking;
 import dev.tenbin.proto.common.v1.ScoredDocument;
 import dev.tenbin.proto.index.v1.Bm25Parameters;
+import dev.tenbin.proto.index.v1.CollectionDescription;
 import dev.tenbin.proto.index.v1.CollectionSpec;
+import dev.tenbin.proto.index.v1.CollectionState;
 import dev.tenbin.proto.index.v1.DenseOptions;
 import dev.tenbin.proto.index.v1.Document;
 import dev.tenbin.proto.index.v1.Family;
@@ -14,8 +16,11 @@ import dev.tenbin.proto.index.v1.Query;
 import dev.tenbin.proto.index.v1.SearchRequest;
 import dev.tenbin.proto.index.v1.SearchStats;
 import dev.tenbin.scoring.metrics.ScoredDoc;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -49,6 +54,12 @@ public final class IndexSession implements AutoCloseable {
   private final String name;
   private final IndexClient index;
   private final ShardedCollection collection;
+  private final CollectionSpec spec;
+  private final boolean resumable;
+  private final java.util.function.Consumer<String> notes;
+
+  /** Documents the collection held when this session found it (an earlier run's); -1: none. */
+  private long committedBefore = -1;
 
   public IndexSession(IndexClient index, String language, int denseDimension) {
     this(index, language, denseDimension, 0, 0);
@@ -99,29 +110,163 @@ public final class IndexSession implements AutoCloseable {
       Bm25Settings bm25,
       int shards,
       int replicas) {
-    this.name = "eval-" + UUID.randomUUID();
-    this.index = index.withDeadline(Duration.ofSeconds(DEADLINE_SECONDS));
-    this.collection = new ShardedCollection(this.index, name, shards, replicas);
-    CollectionSpec.Builder spec =
+    this(
+        index,
+        language,
+        denseDimension,
+        sparseVocabulary,
+        multiVectorDimension,
+        bm25,
+        shards,
+        replicas,
+        null);
+  }
+
+  /**
+   * As above, for a collection holding {@code content}. Inside a job's work item ({@link
+   * WorkCollections#CURRENT} bound) the collection is named from the work item and the content
+   * ({@link WorkCollections#name}) instead of at random, so the work item run again after its
+   * process was killed finds it: an unsharded collection of that name and the same spec is kept and
+   * its ingest resumes after the corpus slices it committed ({@link #ingest(Iterator, long)}); any
+   * other of that name (another spec, a sharded one) is dropped and made again.
+   *
+   * @param content what decides the documents ingested besides the spec (the family, the model, the
+   *     corpus), or null for a collection named at random: content whose documents a run again
+   *     might not make with the same bytes (vectors encoded outside the embedding cache)
+   */
+  public IndexSession(
+      IndexClient index,
+      String language,
+      int denseDimension,
+      int sparseVocabulary,
+      int multiVectorDimension,
+      Bm25Settings bm25,
+      int shards,
+      int replicas,
+      String content) {
+    CollectionSpec.Builder builder =
         CollectionSpec.newBuilder()
-            .setName(name)
             .setLanguage(language)
             .setDenseDimension(denseDimension)
             .setSparseVocabularySize(sparseVocabulary)
             .setMultivectorDimension(multiVectorDimension);
     if (bm25 != null && !bm25.isDefault()) {
-      spec.setBm25(Bm25Parameters.newBuilder().setK1(bm25.k1()).setB(bm25.b()));
+      builder.setBm25(Bm25Parameters.newBuilder().setK1(bm25.k1()).setB(bm25.b()));
     }
-    collection.create(spec.build());
+    WorkCollections work = WorkCollections.CURRENT.get();
+    this.resumable = work != null && content != null;
+    this.name =
+        resumable
+            ? work.name(content + "\n" + describe(builder.build(), shards, replicas))
+            : "eval-" + UUID.randomUUID();
+    this.notes = resumable ? work.notes() : line -> {};
+    this.index = index.withDeadline(Duration.ofSeconds(DEADLINE_SECONDS));
+    this.collection = new ShardedCollection(this.index, name, shards, replicas);
+    this.spec = builder.setName(name).build();
+    if (resumable) {
+      committedBefore = keepOrClear();
+    }
+    if (committedBefore < 0) {
+      collection.create(spec);
+    }
   }
 
-  /** The collection's name (unique to this session). */
+  /** The spec's content, shards and replicas as one line (a part of a resumable name). */
+  private static String describe(CollectionSpec spec, int shards, int replicas) {
+    return String.join(
+        " ",
+        "language=" + spec.getLanguage(),
+        "dense=" + spec.getDenseDimension(),
+        "sparse=" + spec.getSparseVocabularySize(),
+        "multivector=" + spec.getMultivectorDimension(),
+        "bm25=" + (spec.hasBm25() ? spec.getBm25().getK1() + "/" + spec.getBm25().getB() : ""),
+        "shards=" + shards,
+        "replicas=" + replicas);
+  }
+
+  /**
+   * What an earlier run of the work item left under this name: the committed document count of an
+   * unsharded collection with this spec, kept; else -1, every collection of the name dropped (a
+   * sharded collection's shards resume as one whole, which this session does not do yet, so they
+   * are filled again from the start).
+   */
+  private long keepOrClear() {
+    if (collection.shards() == 1 && collection.replicas() == 1) {
+      CollectionDescription existing = describeIfPresent(name);
+      if (existing == null) {
+        return -1;
+      }
+      if (sameSpec(existing)) {
+        return existing.getDocumentCount();
+      }
+      notes.accept(
+          "the collection "
+              + name
+              + " an earlier run left has another spec or failed; it is made again");
+    }
+    for (String copy : collection.collectionNames()) {
+      dropIfPresent(copy);
+    }
+    return -1;
+  }
+
+  private CollectionDescription describeIfPresent(String copy) {
+    try {
+      return index.describeCollection(copy);
+    } catch (StatusRuntimeException e) {
+      if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+        return null;
+      }
+      throw e;
+    }
+  }
+
+  private void dropIfPresent(String copy) {
+    try {
+      index.dropCollection(copy);
+    } catch (StatusRuntimeException e) {
+      if (e.getStatus().getCode() != Status.Code.NOT_FOUND) {
+        throw e;
+      }
+    }
+  }
+
+  /** Whether an existing collection is READY with this session's spec (unset as the service's). */
+  private boolean sameSpec(CollectionDescription existing) {
+    CollectionSpec other = existing.getSpec();
+    String language = spec.getLanguage().isEmpty() ? "en" : spec.getLanguage();
+    String otherLanguage = other.getLanguage().isEmpty() ? "en" : other.getLanguage();
+    Bm25Settings bm25 =
+        spec.hasBm25()
+            ? new Bm25Settings(spec.getBm25().getK1(), spec.getBm25().getB())
+            : Bm25Settings.DEFAULTS;
+    Bm25Settings otherBm25 =
+        other.hasBm25()
+            ? new Bm25Settings(other.getBm25().getK1(), other.getBm25().getB())
+            : Bm25Settings.DEFAULTS;
+    return existing.getState() == CollectionState.COLLECTION_STATE_READY
+        && language.equals(otherLanguage)
+        && spec.getDenseDimension() == other.getDenseDimension()
+        && spec.getSparseVocabularySize() == other.getSparseVocabularySize()
+        && spec.getMultivectorDimension() == other.getMultivectorDimension()
+        && bm25.equals(otherBm25);
+  }
+
+  /** The collection's name (unique to this session, or to its work item and content). */
   public String name() {
     return name;
   }
 
+  /** Ingests every document of a list; see {@link #ingest(Iterator, long)}. */
   public long ingest(List<Document> documents) {
-    return ingest(documents.iterator());
+    return ingest(documents.iterator(), documents.size());
+  }
+
+  /**
+   * Ingests the documents of a corpus of unknown size: no slice an earlier run committed is kept.
+   */
+  public long ingest(Iterator<Document> documents) {
+    return ingest(documents, -1);
   }
 
   /**
@@ -129,8 +274,22 @@ public final class IndexSession implements AutoCloseable {
    * deadline over the whole corpus (only an idle timeout); returns the committed count. Once every
    * replica has committed, repairs the replicas lost so far ({@link #repairLostReplicas}; nothing
    * when none is), so the searches that follow find every replica that can serve.
+   *
+   * <p>A collection kept from an earlier run of the work item is not filled again: the whole corpus
+   * slices ({@link CorpusDocuments#SLICE}) it had committed are skipped, and the ingest resumes at
+   * the first slice it had not, saying so in a note. Batches commit in corpus order, so the
+   * committed documents are the corpus's first ones; those of the slice the earlier run was in are
+   * sent again and left as they are by the service (the same id with the same content), so no
+   * document is held twice. A collection holding more documents than the corpus is made again.
+   *
+   * @param corpusSize the number of documents {@code documents} yields; negative when unknown (a
+   *     kept collection is then made again)
    */
-  public long ingest(java.util.Iterator<Document> documents) {
+  public long ingest(Iterator<Document> documents, long corpusSize) {
+    long skipped = resumeAt(corpusSize);
+    for (long i = 0; i < skipped && documents.hasNext(); i++) {
+      documents.next();
+    }
     CollectionIngester ingester = new CollectionIngester(index, INGEST_BATCH, INGEST_IDLE_SECONDS);
     long committed;
     try (ShardedCollection.Hold writing = collection.writing()) {
@@ -141,6 +300,50 @@ public final class IndexSession implements AutoCloseable {
     }
     repairLostReplicas();
     return committed;
+  }
+
+  /** The corpus documents an earlier run committed in whole slices; the line saying so. */
+  private long resumeAt(long corpusSize) {
+    if (committedBefore <= 0) {
+      return 0;
+    }
+    long committed = committedBefore;
+    committedBefore = 0;
+    if (corpusSize < 0 || committed > corpusSize) {
+      notes.accept(
+          "the collection "
+              + name
+              + " an earlier run left holds "
+              + committed
+              + " documents, not a part of this corpus; it is made again");
+      dropIfPresent(name);
+      collection.create(spec);
+      return 0;
+    }
+    long slices = (corpusSize + CorpusDocuments.SLICE - 1) / CorpusDocuments.SLICE;
+    long whole = committed == corpusSize ? slices : committed / CorpusDocuments.SLICE;
+    long documents = Math.min(corpusSize, whole * CorpusDocuments.SLICE);
+    String line = ingestResumeNote(whole, slices, documents);
+    org.slf4j.LoggerFactory.getLogger(IndexSession.class).info("{}: {}", name, line);
+    notes.accept(line);
+    return documents;
+  }
+
+  /** The line that says where an interrupted ingest resumes ({@code committed} whole slices). */
+  static String ingestResumeNote(long committed, long slices, long documents) {
+    return committed == slices
+        ? String.format(
+            java.util.Locale.ROOT,
+            "the ingest was committed before: all %d slices (%d documents)",
+            slices,
+            documents)
+        : String.format(
+            java.util.Locale.ROOT,
+            "resuming the ingest at slice %d of %d; %d slices (%d documents) were committed before",
+            committed + 1,
+            slices,
+            committed,
+            documents);
   }
 
   /** The number of shards. */
