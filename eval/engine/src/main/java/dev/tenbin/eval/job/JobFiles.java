@@ -154,7 +154,7 @@ public final class JobFiles {
           // replaced by a link while listing: not followed, not listed
         }
       } else if (attributes.isRegularFile()
-          && !isLock(name.toString())
+          && !isRunnerFile(name.toString())
           && !isTemporary(name.toString())) {
         String sha256;
         try {
@@ -206,7 +206,7 @@ public final class JobFiles {
       }
       Path name = Path.of(names.getLast());
       BasicFileAttributes attributes = attributes(at, name);
-      if (attributes == null || isLock(name.toString()) || isTemporary(name.toString())) {
+      if (attributes == null || isRunnerFile(name.toString()) || isTemporary(name.toString())) {
         throw notFound(path);
       }
       if (!attributes.isRegularFile()) {
@@ -370,7 +370,8 @@ public final class JobFiles {
     }
   }
 
-  private static boolean isLock(String name) {
-    return name.startsWith(".lock");
+  /** The runner's own files: its locks, and its key of the job's collections (not results). */
+  private static boolean isRunnerFile(String name) {
+    return name.startsWith(".lock") || name.equals(JobRunner.COLLECTION_KEY_FILE);
   }
 }
