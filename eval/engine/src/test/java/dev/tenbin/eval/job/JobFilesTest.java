@@ -43,13 +43,14 @@ class JobFilesTest {
     Files.createDirectories(job.resolve("cells"));
     Files.writeString(job.resolve("cells/ab.cell.json"), "{\"x\": 1}");
     Files.writeString(job.resolve(".lock"), "");
+    Files.writeString(job.resolve(JobRunner.COLLECTION_KEY_FILE), "key\n");
     Files.writeString(tmp.resolve("secret.txt"), "not yours");
     Files.createSymbolicLink(job.resolve("escape.txt"), tmp.resolve("secret.txt"));
     Files.createSymbolicLink(job.resolve("outside"), tmp);
   }
 
   @Test
-  void listsRegularFilesInPathOrderWithSizesAndDigestsButNoLocksOrLinks() {
+  void listsRegularFilesInPathOrderWithSizesAndDigestsButNoRunnerFilesOrLinks() {
     assertThat(JobFiles.list(root, job, digests))
         .containsExactly(
             new JobFiles.JobFile("cells/ab.cell.json", 8, Sha256.hex("{\"x\": 1}")),
