@@ -33,16 +33,16 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A real {@code kill -9} mid-ingest: {@code tenbin run} in its own JVM fills its BM25 collection on
  * an index service of this JVM (which survives it) and is killed with SIGKILL once two corpus
- * slices and some of the third are committed. The same command run again finds the collection,
- * ingests only the third slice, and writes the same run as a run never interrupted; the collection
- * held the corpus once.
+ * slices are committed and the third is held unacknowledged. The same command run again finds the
+ * collection, ingests only the third slice, and writes the same run as a run never interrupted; the
+ * collection held the corpus once.
  */
 class IngestKillResumeIT {
   /** Three corpus slices of 4,096 documents: two whole ones and 1,808. */
   private static final int DOCUMENTS = 10_000;
 
-  /** Ingest batches (of 1,000 documents) the index commits before it holds the killed run's. */
-  private static final int BATCHES_BEFORE_KILL = 9;
+  /** Ingest batches (a slice each) the index commits before it holds the killed run's. */
+  private static final int BATCHES_BEFORE_KILL = 2;
 
   @TempDir Path tmp;
 
@@ -172,7 +172,7 @@ class IngestKillResumeIT {
         Path out = tmp.resolve("out");
         List<String> command = command(out, host.port());
         Process killed = start(command, "killed.log");
-        String collection = awaitCommitted(catalog, killed, BATCHES_BEFORE_KILL * 1_000L);
+        String collection = awaitCommitted(catalog, killed, BATCHES_BEFORE_KILL * 4_096L);
         assertThat(killed.isAlive()).as("the run was still ingesting").isTrue();
         killed.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
         assertThat(gate.countAtDrop).as("the killed run dropped nothing").isEmpty();

@@ -19,12 +19,14 @@ import java.util.function.UnaryOperator;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
+import org.apache.lucene.document.FieldType;
 import org.apache.lucene.document.SortedDocValuesField;
 import org.apache.lucene.document.StoredField;
 import org.apache.lucene.document.StringField;
 import org.apache.lucene.document.TextField;
 import org.apache.lucene.index.ConcurrentMergeScheduler;
 import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.IndexOptions;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.LeafReaderContext;
@@ -78,6 +80,21 @@ public final class Bm25Index implements Closeable {
 
   static final String STORED_TEXT_VALUE = "title,text";
 
+  /**
+   * The contents field as this version indexes it: which documents hold a term and how often, no
+   * positions (BM25 reads nothing else, and Anserini's default index records the same). Lucene
+   * keeps one choice per field for an index's life, so an index whose documents were written with
+   * positions (by an older version) goes on recording them ({@link #countsOnly()}).
+   */
+  private static final FieldType COUNTED_CONTENTS = countedContents();
+
+  private static FieldType countedContents() {
+    FieldType type = new FieldType(TextField.TYPE_NOT_STORED);
+    type.setIndexOptions(IndexOptions.DOCS_AND_FREQS);
+    type.freeze();
+    return type;
+  }
+
   private final Path path;
   private final Directory directory;
   private final Analyzer analyzer;
@@ -86,6 +103,7 @@ public final class Bm25Index implements Closeable {
   private volatile DirectoryReader reader;
   private volatile boolean closed;
   private final boolean storesText;
+  private final boolean countsOnly;
   private int added;
 
   private Bm25Index(
@@ -111,13 +129,16 @@ public final class Bm25Index implements Closeable {
     try {
       if (created) {
         // A new index stores text from its first commit on; that fact travels in every commit.
-        writer.setLiveCommitData(
-            Map.of(DOCUMENTS_KEY, "0", STORED_TEXT_KEY, STORED_TEXT_VALUE).entrySet());
+        writer.setLiveCommitData(commitData(0, true).entrySet());
       }
       this.writer.commit();
       this.reader = DirectoryReader.open(directory);
-      this.storesText =
-          STORED_TEXT_VALUE.equals(reader.getIndexCommit().getUserData().get(STORED_TEXT_KEY));
+      Map<String, String> userData = reader.getIndexCommit().getUserData();
+      this.storesText = STORED_TEXT_VALUE.equals(userData.get(STORED_TEXT_KEY));
+      org.apache.lucene.index.FieldInfo contents =
+          org.apache.lucene.index.FieldInfos.getMergedFieldInfos(reader).fieldInfo(CONTENTS_FIELD);
+      this.countsOnly =
+          contents == null || contents.getIndexOptions() == IndexOptions.DOCS_AND_FREQS;
       String recorded = reader.getIndexCommit().getUserData().get(DOCUMENTS_KEY);
       if (reader.numDocs() != reader.maxDoc()) {
         int deleted = reader.maxDoc() - reader.numDocs();
@@ -146,6 +167,14 @@ public final class Bm25Index implements Closeable {
       writer.rollback();
       throw e;
     }
+  }
+
+  /** What every commit records: its document count, and whether the index stores text. */
+  private static Map<String, String> commitData(int documents, boolean storesText) {
+    String count = Integer.toString(documents);
+    return storesText
+        ? Map.of(DOCUMENTS_KEY, count, STORED_TEXT_KEY, STORED_TEXT_VALUE)
+        : Map.of(DOCUMENTS_KEY, count);
   }
 
   private IndexWriterConfig writerConfig() {
@@ -228,7 +257,10 @@ public final class Bm25Index implements Closeable {
     lucene.add(new StringField(ID_FIELD, doc.id(), Field.Store.NO));
     lucene.add(new StoredField(ID_FIELD, doc.id()));
     lucene.add(new SortedDocValuesField(ID_FIELD, new BytesRef(doc.id())));
-    lucene.add(new TextField(CONTENTS_FIELD, doc.contents(), Field.Store.NO));
+    lucene.add(
+        countsOnly
+            ? new Field(CONTENTS_FIELD, doc.contents(), COUNTED_CONTENTS)
+            : new TextField(CONTENTS_FIELD, doc.contents(), Field.Store.NO));
     if (digest != null) {
       lucene.add(new StoredField(DIGEST_FIELD, digest));
     }
@@ -270,12 +302,7 @@ public final class Bm25Index implements Closeable {
   /** Makes everything added so far durable and visible, atomically. */
   public synchronized void commit() {
     try {
-      String documents = Integer.toString(reader.maxDoc() + added);
-      writer.setLiveCommitData(
-          (storesText
-                  ? Map.of(DOCUMENTS_KEY, documents, STORED_TEXT_KEY, STORED_TEXT_VALUE)
-                  : Map.of(DOCUMENTS_KEY, documents))
-              .entrySet());
+      writer.setLiveCommitData(commitData(reader.maxDoc() + added, storesText).entrySet());
       writer.commit();
       added = 0;
     } catch (IOException e) {
@@ -332,6 +359,14 @@ public final class Bm25Index implements Closeable {
     } finally {
       release(current);
     }
+  }
+
+  /**
+   * Whether the contents field records counts only, no positions (an index whose documents an older
+   * version wrote records positions).
+   */
+  public boolean countsOnly() {
+    return countsOnly;
   }
 
   /** Whether documents' title and text are stored (indexes created before this keep neither). */

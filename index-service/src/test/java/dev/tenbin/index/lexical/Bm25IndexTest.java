@@ -123,4 +123,71 @@ class Bm25IndexTest {
       assertThat(reopened.idsInOrder()).containsExactly("d1");
     }
   }
+
+  /** How the contents field of the index in {@code folder} is indexed. */
+  private static org.apache.lucene.index.IndexOptions contentsOptions(Path folder)
+      throws Exception {
+    try (var directory = org.apache.lucene.store.FSDirectory.open(folder);
+        var reader = org.apache.lucene.index.DirectoryReader.open(directory)) {
+      return org.apache.lucene.index.FieldInfos.getMergedFieldInfos(reader)
+          .fieldInfo(Bm25Index.CONTENTS_FIELD)
+          .getIndexOptions();
+    }
+  }
+
+  @Test
+  void aNewIndexCountsTermsWithoutPositionsAndAnOlderIndexWithPositionsKeepsThem()
+      throws Exception {
+    List<LexicalDocument> first =
+        List.of(
+            new LexicalDocument("d1", "", "apple banana apple"),
+            new LexicalDocument("d2", "", "banana cherry"));
+    List<LexicalDocument> more = List.of(new LexicalDocument("d3", "", "apple cherry date"));
+    Path counted = dir.resolve("counted");
+    Path positional = dir.resolve("positional");
+    // What an older version left: contents indexed with positions, its commit data as ever.
+    try (var writer =
+        new org.apache.lucene.index.IndexWriter(
+            org.apache.lucene.store.FSDirectory.open(positional),
+            new org.apache.lucene.index.IndexWriterConfig(LanguageAnalyzers.forLanguage("en")))) {
+      for (LexicalDocument doc : first) {
+        var lucene = new org.apache.lucene.document.Document();
+        lucene.add(
+            new org.apache.lucene.document.StringField(
+                Bm25Index.ID_FIELD, doc.id(), org.apache.lucene.document.Field.Store.NO));
+        lucene.add(new org.apache.lucene.document.StoredField(Bm25Index.ID_FIELD, doc.id()));
+        lucene.add(
+            new org.apache.lucene.document.SortedDocValuesField(
+                Bm25Index.ID_FIELD, new org.apache.lucene.util.BytesRef(doc.id())));
+        lucene.add(
+            new org.apache.lucene.document.TextField(
+                Bm25Index.CONTENTS_FIELD,
+                doc.contents(),
+                org.apache.lucene.document.Field.Store.NO));
+        writer.addDocument(lucene);
+      }
+      writer.setLiveCommitData(java.util.Map.of(Bm25Index.DOCUMENTS_KEY, "2").entrySet());
+      writer.commit();
+    }
+    List<List<Hit>> hits = new java.util.ArrayList<>();
+    for (Path folder : List.of(counted, positional)) {
+      try (Bm25Index index =
+          Bm25Index.open(
+              folder, LanguageAnalyzers.forLanguage("en"), Bm25Parameters.ANSERINI_DEFAULTS)) {
+        if (folder == counted) {
+          index.add(first);
+        }
+        index.add(more);
+        index.commit();
+        assertThat(index.countsOnly()).as(folder.toString()).isEqualTo(folder == counted);
+        hits.add(index.search("apple cherry", 10, Cancellation.NEVER));
+      }
+    }
+    assertThat(contentsOptions(counted))
+        .isEqualTo(org.apache.lucene.index.IndexOptions.DOCS_AND_FREQS);
+    assertThat(contentsOptions(positional))
+        .isEqualTo(org.apache.lucene.index.IndexOptions.DOCS_AND_FREQS_AND_POSITIONS);
+    // BM25 reads counts only: the same documents score alike, bit for bit, either way.
+    assertThat(hits.get(0)).hasSize(3).isEqualTo(hits.get(1));
+  }
 }

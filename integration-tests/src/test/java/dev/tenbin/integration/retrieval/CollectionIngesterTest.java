@@ -64,6 +64,7 @@ class CollectionIngesterTest {
     private final Fault fault;
     private final int faultyCalls;
     final AtomicInteger calls = new AtomicInteger();
+    final java.util.Queue<Integer> batchSizes = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     Faults(Fault fault, int faultyCalls) {
       this.fault = fault;
@@ -115,6 +116,9 @@ class CollectionIngesterTest {
         @Override
         public void onMessage(Q message) {
           received++;
+          if (message instanceof dev.tenbin.proto.index.v1.IngestRequest batch) {
+            batchSizes.add(batch.getDocumentsCount());
+          }
           if (faulty && ((fault == Fault.BATCH_LOST && received == 3) || fault == Fault.DEAD)) {
             breakable.die();
           }
@@ -189,6 +193,25 @@ class CollectionIngesterTest {
     assertThat(collection.search(search, Cancellation.NEVER).rankings().getFirst())
         .extracting(Hit::docId)
         .containsExactlyInAnyOrderElementsOf(docs.stream().map(Document::getId).toList());
+  }
+
+  @Test
+  void aBatchEndsBeforeTheDocumentThatWouldPassItsByteLimit() throws Exception {
+    Faults faults = start(Fault.NONE, 0);
+    // Documents of 1.1 MiB: three make a batch under the limit, a fourth would pass it.
+    String big = "apple " + "pear ".repeat((int) (1.1 * (1 << 20) / 5));
+    List<Document> docs = new ArrayList<>();
+    for (int i = 0; i < 7; i++) {
+      docs.add(Document.newBuilder().setId("big" + i).setText(big).build());
+    }
+    assertThat(3L * docs.getFirst().getSerializedSize())
+        .isLessThan(CollectionIngester.MAX_BATCH_BYTES);
+    assertThat(4L * docs.getFirst().getSerializedSize())
+        .isGreaterThan(CollectionIngester.MAX_BATCH_BYTES);
+
+    assertThat(ingester().ingest("c", docs)).isEqualTo(7);
+    assertThat(faults.batchSizes).containsExactly(3, 3, 1);
+    assertHoldsExactly(docs);
   }
 
   @Test

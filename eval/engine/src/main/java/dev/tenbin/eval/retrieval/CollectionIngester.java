@@ -38,6 +38,14 @@ public final class CollectionIngester {
   /** Batches sent and not yet acknowledged, at most. */
   public static final int WINDOW = 8;
 
+  /**
+   * Serialized bytes of a batch's documents, at most (a batch ends before the document that would
+   * pass it; a single larger document is a batch of its own): well below the services' inbound
+   * message limit, and {@value #WINDOW} of them in flight bound the ingest's memory whatever the
+   * vectors' sizes.
+   */
+  public static final int MAX_BATCH_BYTES = 4 << 20;
+
   private static final Duration FIRST_PAUSE = Duration.ofMillis(200);
   private static final Duration MAX_PAUSE = Duration.ofSeconds(5);
 
@@ -47,7 +55,8 @@ public final class CollectionIngester {
   private final Duration firstPause;
 
   /**
-   * @param batchSize documents per batch (one commit each)
+   * @param batchSize documents per batch (one commit each), at most; fewer where they would pass
+   *     {@value #MAX_BATCH_BYTES} bytes
    * @param idleSeconds how long the stream may go without an acknowledgement before it fails
    */
   public CollectionIngester(IndexClient index, int batchSize, long idleSeconds) {
@@ -129,14 +138,30 @@ public final class CollectionIngester {
       this.documents = documents;
     }
 
+    /** A document taken from the iterator that did not fit the last batch made. */
+    private Document held;
+
     /** The next batch made from the documents, or null when they are all made. */
     IngestRequest make() {
-      if (!documents.hasNext() && anyMade) {
+      if (held == null && !documents.hasNext() && anyMade) {
         return null;
       }
       IngestRequest.Builder batch = IngestRequest.newBuilder().setCollection(collection);
-      for (int i = 0; i < batchSize && documents.hasNext(); i++) {
-        batch.addDocuments(documents.next());
+      long bytes = 0;
+      if (held != null) {
+        batch.addDocuments(held);
+        bytes = held.getSerializedSize();
+        held = null;
+      }
+      while (batch.getDocumentsCount() < batchSize && documents.hasNext()) {
+        Document next = documents.next();
+        int size = next.getSerializedSize();
+        if (batch.getDocumentsCount() > 0 && bytes + size > MAX_BATCH_BYTES) {
+          held = next; // the first document of the next batch
+          break;
+        }
+        batch.addDocuments(next);
+        bytes += size;
       }
       // An empty corpus still sends one (empty) batch: its answer says the document count.
       anyMade = true;

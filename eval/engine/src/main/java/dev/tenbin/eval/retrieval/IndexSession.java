@@ -42,7 +42,13 @@ import java.util.UUID;
  * ingest of the collection has not committed ({@link ShardedCollection#writing}).
  */
 public final class IndexSession implements AutoCloseable {
-  private static final int INGEST_BATCH = 1_000;
+  /**
+   * Documents of one ingest batch, at most: a corpus slice ({@link CorpusDocuments#SLICE}), so a
+   * slice commits as one batch (fewer where its documents pass {@link
+   * CollectionIngester#MAX_BATCH_BYTES}) and an interrupted ingest resumes at a batch boundary.
+   */
+  public static final int INGEST_BATCH = CorpusDocuments.SLICE;
+
   private static final int SEARCH_BATCH = 200;
 
   /** Deadline of one call (a create, a search of {@value #SEARCH_BATCH} queries, a drop). */

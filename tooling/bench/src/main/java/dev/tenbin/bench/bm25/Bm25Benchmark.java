@@ -6,6 +6,7 @@ import dev.tenbin.bench.setup.ScratchFolders;
 import dev.tenbin.client.index.IndexClient;
 import dev.tenbin.client.index.SearchStream;
 import dev.tenbin.eval.retrieval.CollectionIngester;
+import dev.tenbin.eval.retrieval.IndexSession;
 import dev.tenbin.proto.common.v1.ScoredDocument;
 import dev.tenbin.proto.index.v1.CollectionSpec;
 import dev.tenbin.proto.index.v1.CreateCollectionRequest;
@@ -518,7 +519,8 @@ public final class Bm25Benchmark {
               .setSpec(CollectionSpec.newBuilder().setName(name).setLanguage(language))
               .build());
       long start = System.nanoTime();
-      new CollectionIngester(IndexClient.of(channel), 1000, 600).ingest(name, docs);
+      new CollectionIngester(IndexClient.of(channel), IndexSession.INGEST_BATCH, 600)
+          .ingest(name, docs);
       return (System.nanoTime() - start) / 1e9;
     }
 

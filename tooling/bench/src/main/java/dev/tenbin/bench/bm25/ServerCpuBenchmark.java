@@ -6,6 +6,7 @@ import dev.tenbin.bench.index.Bm25CoreBenchmark;
 import dev.tenbin.bench.setup.ServiceProcess;
 import dev.tenbin.client.index.IndexClient;
 import dev.tenbin.eval.retrieval.CollectionIngester;
+import dev.tenbin.eval.retrieval.IndexSession;
 import dev.tenbin.proto.index.v1.CollectionSpec;
 import dev.tenbin.proto.index.v1.CreateCollectionRequest;
 import dev.tenbin.proto.index.v1.Document;
@@ -150,7 +151,8 @@ public final class ServerCpuBenchmark {
             CreateCollectionRequest.newBuilder()
                 .setSpec(CollectionSpec.newBuilder().setName(COLLECTION).setLanguage(language))
                 .build());
-        new CollectionIngester(IndexClient.of(channel), 1000, 600).ingest(COLLECTION, protoDocs);
+        new CollectionIngester(IndexClient.of(channel), IndexSession.INGEST_BATCH, 600)
+            .ingest(COLLECTION, protoDocs);
         List<SearchRequest> requests = new ArrayList<>();
         for (String query : queries) {
           requests.add(

@@ -1,6 +1,7 @@
 package dev.tenbin.bench.index;
 
 import dev.tenbin.core.Cancellation;
+import dev.tenbin.eval.retrieval.IndexSession;
 import dev.tenbin.index.collection.CollectionCatalog;
 import dev.tenbin.index.collection.CollectionSpec;
 import dev.tenbin.index.collection.IndexCollection;
@@ -75,7 +76,8 @@ public final class Bm25CoreBenchmark implements AutoCloseable {
 
   /**
    * Indexes {@code documents} in-process into a new lexical collection {@code name} of {@code
-   * language}, 1,000 a batch (as the gRPC ingest batches them); returns the seconds it took.
+   * language}, {@value IndexSession#INGEST_BATCH} a batch (as an evaluation's ingest batches them);
+   * returns the seconds it took.
    */
   public double ingest(String name, String language, List<Document> documents) {
     IndexCollection collection = catalog.create(CollectionSpec.lexical(name, language));
@@ -84,8 +86,9 @@ public final class Bm25CoreBenchmark implements AutoCloseable {
       docs.add(new IngestDocument(doc.id(), doc.title(), doc.text()));
     }
     long start = System.nanoTime();
-    for (int from = 0; from < docs.size(); from += 1000) {
-      collection.ingest(docs.subList(from, Math.min(docs.size(), from + 1000)));
+    for (int from = 0; from < docs.size(); from += IndexSession.INGEST_BATCH) {
+      collection.ingest(
+          docs.subList(from, Math.min(docs.size(), from + IndexSession.INGEST_BATCH)));
     }
     return (System.nanoTime() - start) / 1e9;
   }
