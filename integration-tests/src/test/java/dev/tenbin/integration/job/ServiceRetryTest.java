@@ -13,6 +13,7 @@ import dev.tenbin.eval.store.ResultStore;
 import dev.tenbin.index.collection.CollectionCatalog;
 import dev.tenbin.index.config.IndexServiceConfig;
 import dev.tenbin.index.grpc.IndexGrpcService;
+import dev.tenbin.rpc.ExceptionMappingInterceptor;
 import dev.tenbin.rpc.ServiceEndpoint;
 import dev.tenbin.scoring.beir.SyntheticBeir;
 import io.grpc.ForwardingServerCall;
@@ -48,9 +49,12 @@ class ServiceRetryTest {
       @Override
       public <Q, R> ServerCall.Listener<Q> interceptCall(
           ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
-        // Work items are what this test retries: the language lookup before the job (which retries
-        // on its own, IndexLanguageTest) goes through.
-        if (!call.getMethodDescriptor().getBareMethodName().equals("ResolveLanguage")
+        // Work items are what this test retries: the lookups, which retry on their own (the
+        // language before the job, IndexLanguageTest; a work item's collection left by an earlier
+        // run, IndexSessionResumeTest), go through.
+        String method = call.getMethodDescriptor().getBareMethodName();
+        if (!method.equals("ResolveLanguage")
+            && !method.equals("DescribeCollection")
             && refused.incrementAndGet() <= failures) {
           call.close(Status.UNAVAILABLE.withDescription("restarting"), new Metadata());
           return new ServerCall.Listener<>() {};
@@ -77,6 +81,7 @@ class ServiceRetryTest {
                   ServerInterceptors.intercept(
                       new IndexGrpcService(
                           catalog, IndexServiceConfig.embedded(tmp.resolve("index"))),
+                      new ExceptionMappingInterceptor(),
                       unavailableFor(2, calls)))
               .build()
               .start();
@@ -147,6 +152,7 @@ class ServiceRetryTest {
                   ServerInterceptors.intercept(
                       new IndexGrpcService(
                           catalog, IndexServiceConfig.embedded(tmp.resolve("index"))),
+                      new ExceptionMappingInterceptor(),
                       // More refusals than one lookup's own retries (four attempts).
                       languageUnavailableFor(6, refused)))
               .build()

@@ -175,16 +175,18 @@ class ReplicatedCollectionTest {
 
   @Test
   void aServerKilledInTheMiddleOfTheIngestLeavesItsReplicasOutAndTheIngestCompletes() {
-    // Over four batches of 1,000 per shard's stream: the kill comes after some were acknowledged.
-    List<Document> documents = documents(8_000);
+    // Over four batches per shard's stream: the kill comes after some were acknowledged.
+    int batch = IndexSession.INGEST_BATCH;
+    List<Document> documents = documents(8 * batch);
     Reference one = reference(documents);
     try (IndexSession replicated = session(2, 2)) {
       IndexPod victim = podAtRank(replicated, 1);
       String copyOnVictim = replicated.collection().replicaName(0, 1);
-      // Each shard's streams have taken at least 1,452 documents (at most 2,048 wait per stream)
-      // when the 7,000th is handed out: their first batch is on its way. Killed once it arrived.
+      // Each shard's streams have taken at least 3.5 batches less 2,048 documents (what waits per
+      // stream) when the one before the last batch is handed out: their first batch is on its
+      // way. Killed once it arrived.
       Iterator<Document> killing =
-          runningAt(documents, 7_000, () -> victim.killOnceIngesting(copyOnVictim));
+          runningAt(documents, 7 * batch, () -> victim.killOnceIngesting(copyOnVictim));
       assertThat(replicated.ingest(killing)).isEqualTo(documents.size());
       assertThat(victim.served("Ingest", copyOnVictim)).isPositive();
       ShardedCollection collection = replicated.collection();
