@@ -469,12 +469,16 @@ public final class JobManager implements AutoCloseable {
   }
 
   private void finish(TrackedJob job, State state, String error, String code) {
-    job.end(state, error, code);
-    Snapshot snapshot = job.snapshot();
-    persist(
-        job,
-        state.name().toLowerCase(java.util.Locale.ROOT),
-        snapshot.cellsDone() + "/" + snapshot.cellsTotal() + " cells");
+    Snapshot snapshot;
+    synchronized (job) {
+      // the end state and its event under one lock: whoever sees the job ended finds its event
+      job.end(state, error, code);
+      snapshot = job.snapshot();
+      persist(
+          job,
+          state.name().toLowerCase(java.util.Locale.ROOT),
+          snapshot.cellsDone() + "/" + snapshot.cellsTotal() + " cells");
+    }
     if (state == State.FAILED) {
       log.info("job {} failed: {}", job.id, SafeText.escaped(snapshot.error(), 500));
     } else {
