@@ -8,8 +8,9 @@ under GNU time for its peak resident set size:
      -DoutputDirectory=DIR).
   2. ./tenbin eval --dataset DIR --retriever bm25 --top-k 100 (index, search, metrics: the whole job).
   3. The same eval with TENBIN_JAVA_OPTS=-Xmx1g (HEAP).
-Prints one JSON object: wall seconds, peak RSS (MiB), documents/s of Anserini's index phase, and the
-ratio of Tenbin's peak RSS to Anserini's.
+Prints one JSON object: wall seconds, peak RSS (MiB), documents/s of each index phase (Anserini's
+from its log, Tenbin's from the eval's index_ms), the ratio of Tenbin's peak RSS to Anserini's and
+of their indexing rates.
 
 Usage: tools/scale_vs_anserini.py --dataset DIR --jar ANSERINI_FATJAR [--threads 1] [--heap 1g] [--work DIR]
 """
@@ -97,9 +98,16 @@ def main():
             match = re.search(r'"ndcg@10"\s*:\s*([0-9.]+)', out)
             if match:
                 entry["ndcg@10"] = float(match.group(1))
+            match = re.search(r'"index_ms"\s*:\s*([0-9.]+)', out)
+            if match and docs:
+                entry["index_s"] = round(float(match.group(1)) / 1000, 1)
+                entry["documents_per_s"] = round(docs / (float(match.group(1)) / 1000))
         result[label] = entry
     result["rss_ratio_tenbin_to_anserini"] = round(
         result["tenbin_eval"]["peak_rss_mib"] / result["anserini"]["peak_rss_mib"], 2)
+    if "documents_per_s" in result["tenbin_eval"] and "documents_per_s" in result["anserini"]:
+        result["indexing_ratio_tenbin_to_anserini"] = round(
+            result["tenbin_eval"]["documents_per_s"] / result["anserini"]["documents_per_s"], 2)
     print(json.dumps(result, indent=2))
 
 
