@@ -253,7 +253,8 @@ class IndexPlacementTest {
 
   @Test
   void anEvaluationsIndexSessionWorksThroughThePlacement() {
-    try (IndexSession session = new IndexSession(IndexClient.of(channel), "en", 0)) {
+    try (IndexSession session =
+        new IndexSession(IndexClient.of(channel), IndexSession.Shape.bm25("en", null))) {
       session.ingest(documents("session"));
       var rankings =
           session.search(

@@ -102,9 +102,13 @@ class RerankByIdEndToEndTest {
               .build());
     }
     try (Services services = Services.connect(null, null, models, tmp.resolve("cache"));
-        IndexSession one = new IndexSession(services.index(), "en", 0, 0, 0, null, 1, 1);
-        IndexSession threeShards = new IndexSession(services.index(), "en", 0, 0, 0, null, 3, 1);
-        IndexSession twoOfTwo = new IndexSession(services.index(), "en", 0, 0, 0, null, 2, 2)) {
+        IndexSession one = new IndexSession(services.index(), IndexSession.Shape.bm25("en", null));
+        IndexSession threeShards =
+            new IndexSession(
+                services.index(), IndexSession.Shape.bm25("en", null).withLayout(3, 1));
+        IndexSession twoOfTwo =
+            new IndexSession(
+                services.index(), IndexSession.Shape.bm25("en", null).withLayout(2, 2))) {
       RerankClient rerank = services.reranker().withDeadline(Duration.ofSeconds(60));
       List<List<ScoredDocument>> answers = new ArrayList<>();
       for (IndexSession session : List.of(one, threeShards, twoOfTwo)) {

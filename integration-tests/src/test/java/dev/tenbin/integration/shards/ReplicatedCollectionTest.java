@@ -62,7 +62,7 @@ class ReplicatedCollectionTest {
   }
 
   private IndexSession session(int shards, int replicas) {
-    return new IndexSession(index, "en", 16, 0, 0, null, shards, replicas);
+    return new IndexSession(index, IndexSession.Shape.dense(16).withLayout(shards, replicas));
   }
 
   private static Map<String, List<ScoredDoc>> bm25(IndexSession session, List<Query> queries) {

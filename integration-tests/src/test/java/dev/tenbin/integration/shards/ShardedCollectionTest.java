@@ -143,7 +143,9 @@ class ShardedCollectionTest {
     BeirDataset data = collection();
     ManagedChannel channel = oneIndex("own-" + UUID.randomUUID());
     Map<String, List<ScoredDoc>> one = bm25(channel, data, 1);
-    try (IndexSession session = new IndexSession(IndexClient.of(channel), "en", 0, 0, 0, null, 3)) {
+    try (IndexSession session =
+        new IndexSession(
+            IndexClient.of(channel), IndexSession.Shape.bm25("en", null).withLayout(3, 1))) {
       session.ingest(
           data.corpus().stream()
               .map(
@@ -186,7 +188,8 @@ class ShardedCollectionTest {
       int shards,
       Similarity similarity) {
     try (IndexSession session =
-        new IndexSession(IndexClient.of(channel), "en", 16, 0, 0, null, shards)) {
+        new IndexSession(
+            IndexClient.of(channel), IndexSession.Shape.dense(16).withLayout(shards, 1))) {
       session.ingest(documents);
       return session.search(
           Family.FAMILY_DENSE,
@@ -236,7 +239,8 @@ class ShardedCollectionTest {
       int shards,
       DenseOptions options) {
     try (IndexSession session =
-        new IndexSession(IndexClient.of(channel), "en", 16, 0, 0, null, shards)) {
+        new IndexSession(
+            IndexClient.of(channel), IndexSession.Shape.dense(16).withLayout(shards, 1))) {
       session.ingest(documents);
       return session.search(Family.FAMILY_DENSE, queries, options, 40);
     }
@@ -341,7 +345,8 @@ class ShardedCollectionTest {
     ManagedChannel channel = oneIndex("hnsw-" + UUID.randomUUID());
     IndexClient client = IndexClient.of(channel);
     for (int shards : new int[] {1, 3}) {
-      try (IndexSession session = new IndexSession(client, "en", 16, 0, 0, null, shards)) {
+      try (IndexSession session =
+          new IndexSession(client, IndexSession.Shape.dense(16).withLayout(shards, 1))) {
         session.ingest(documents);
         ShardedCollection collection = new ShardedCollection(client, session.name(), shards);
         SearchRequest request =
@@ -389,7 +394,7 @@ class ShardedCollectionTest {
   void exactRankingsWithoutApproximateIsRefusedNamingTheField() {
     ManagedChannel channel = oneIndex("exact-only-" + UUID.randomUUID());
     IndexClient client = IndexClient.of(channel);
-    try (IndexSession session = new IndexSession(client, "en", 16, 0, 0, null, 1)) {
+    try (IndexSession session = new IndexSession(client, IndexSession.Shape.dense(16))) {
       session.ingest(gaussianDocuments(20, 16, 3));
       var refused =
           org.assertj.core.api.Assertions.catchThrowableOfType(
@@ -432,7 +437,7 @@ class ShardedCollectionTest {
     ManagedChannel channel = oneIndex("int8-own-" + UUID.randomUUID());
     Map<String, List<ScoredDoc>> one = dense(channel, documents, List.of(query), 1, int8);
     try (IndexSession session =
-        new IndexSession(IndexClient.of(channel), "en", 16, 0, 0, null, 3)) {
+        new IndexSession(IndexClient.of(channel), IndexSession.Shape.dense(16).withLayout(3, 1))) {
       session.ingest(documents);
       var client = IndexClient.of(channel);
       var own =

@@ -166,7 +166,9 @@ class ShardedFamiliesTest {
       RescoreRequest rescore) {
     try (IndexSession session =
         new IndexSession(
-            index, "en", 0, sparseVocabulary, multiVectorDimension, null, shards, replicas)) {
+            index,
+            new IndexSession.Shape(
+                "en", 0, sparseVocabulary, multiVectorDimension, null, shards, replicas))) {
       assertThat(session.ingest(documents)).isEqualTo(documents.size());
       GetDocumentsRequest.Builder fetch = GetDocumentsRequest.newBuilder().setCollection("ignored");
       for (int d = documents.size() - 1; d >= 0; d -= 7) {

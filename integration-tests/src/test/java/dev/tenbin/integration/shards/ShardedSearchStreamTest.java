@@ -193,7 +193,8 @@ class ShardedSearchStreamTest {
 
   private IndexSession session(int shards, int replicas) {
     IndexSession session =
-        new IndexSession(index, "en", DIMENSION, VOCABULARY, 0, null, shards, replicas);
+        new IndexSession(
+            index, new IndexSession.Shape("en", DIMENSION, VOCABULARY, 0, null, shards, replicas));
     session.ingest(documents());
     return session;
   }

@@ -82,7 +82,9 @@ public final class Bm25Retrieval {
     // item's collection resumes after the slices an interrupted run committed.
     try (IndexSession session =
         new IndexSession(
-            index, language, 0, 0, 0, settings, shards, replicas, "bm25 " + documents)) {
+            index,
+            IndexSession.Shape.bm25(language, settings).withLayout(shards, replicas),
+            "bm25 " + documents)) {
       try (Corpus.Walk walk = dataset.corpus().walk()) {
         session.ingest(CorpusDocuments.lexical(walk), documents);
       }

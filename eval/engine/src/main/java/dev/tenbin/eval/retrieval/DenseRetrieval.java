@@ -246,13 +246,7 @@ public final class DenseRetrieval {
       try (IndexSession session =
           new IndexSession(
               index,
-              "en",
-              dimension,
-              0,
-              0,
-              null,
-              shards,
-              replicas,
+              IndexSession.Shape.dense(dimension).withLayout(shards, replicas),
               cached == null ? null : "dense " + modelId + " " + total)) {
         try {
           session.ingest(documents, total);

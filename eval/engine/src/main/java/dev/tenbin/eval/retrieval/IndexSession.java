@@ -67,48 +67,13 @@ public final class IndexSession implements AutoCloseable {
   /** Documents the collection held when this session found it (an earlier run's); -1: none. */
   private long committedBefore = -1;
 
-  public IndexSession(IndexClient index, String language, int denseDimension) {
-    this(index, language, denseDimension, 0, 0);
-  }
-
-  public IndexSession(
-      IndexClient index,
-      String language,
-      int denseDimension,
-      int sparseVocabulary,
-      int multiVectorDimension) {
-    this(index, language, denseDimension, sparseVocabulary, multiVectorDimension, null);
-  }
-
   /**
-   * A collection whose BM25 uses {@code bm25} (null or {@link Bm25Settings#DEFAULTS}: the service's
-   * defaults, the parameters left unset).
+   * What a session's collection holds and how it is laid out: the language its BM25 field is
+   * analysed in, the sizes of its vector families (0: none), its BM25 parameters (null or {@link
+   * Bm25Settings#DEFAULTS}: the service's defaults, left unset) and its {@code shards} × {@code
+   * replicas}.
    */
-  public IndexSession(
-      IndexClient index,
-      String language,
-      int denseDimension,
-      int sparseVocabulary,
-      int multiVectorDimension,
-      Bm25Settings bm25) {
-    this(index, language, denseDimension, sparseVocabulary, multiVectorDimension, bm25, 1);
-  }
-
-  /** As above, the collection split into {@code shards} shards. */
-  public IndexSession(
-      IndexClient index,
-      String language,
-      int denseDimension,
-      int sparseVocabulary,
-      int multiVectorDimension,
-      Bm25Settings bm25,
-      int shards) {
-    this(index, language, denseDimension, sparseVocabulary, multiVectorDimension, bm25, shards, 1);
-  }
-
-  /** As above, each of the {@code shards} shards kept as {@code replicas} replicas. */
-  public IndexSession(
-      IndexClient index,
+  public record Shape(
       String language,
       int denseDimension,
       int sparseVocabulary,
@@ -116,20 +81,41 @@ public final class IndexSession implements AutoCloseable {
       Bm25Settings bm25,
       int shards,
       int replicas) {
-    this(
-        index,
-        language,
-        denseDimension,
-        sparseVocabulary,
-        multiVectorDimension,
-        bm25,
-        shards,
-        replicas,
-        null);
+
+    /** A BM25 collection in {@code language}, one shard, one replica. */
+    public static Shape bm25(String language, Bm25Settings bm25) {
+      return new Shape(language, 0, 0, 0, bm25, 1, 1);
+    }
+
+    /** A collection of dense vectors of {@code dimension}, one shard, one replica. */
+    public static Shape dense(int dimension) {
+      return new Shape("en", dimension, 0, 0, null, 1, 1);
+    }
+
+    /** A collection of sparse vectors over {@code vocabulary} terms, one shard, one replica. */
+    public static Shape sparse(int vocabulary) {
+      return new Shape("en", 0, vocabulary, 0, null, 1, 1);
+    }
+
+    /** A collection of multi-vectors of {@code dimension}, one shard, one replica. */
+    public static Shape multiVector(int dimension) {
+      return new Shape("en", 0, 0, dimension, null, 1, 1);
+    }
+
+    /** This shape split into {@code shards} shards of {@code replicas} replicas each. */
+    public Shape withLayout(int shards, int replicas) {
+      return new Shape(
+          language, denseDimension, sparseVocabulary, multiVectorDimension, bm25, shards, replicas);
+    }
+  }
+
+  /** A collection of {@code shape} named at random. */
+  public IndexSession(IndexClient index, Shape shape) {
+    this(index, shape, null);
   }
 
   /**
-   * As above, for a collection holding {@code content}. Inside a job's work item ({@link
+   * A collection of {@code shape} holding {@code content}. Inside a job's work item ({@link
    * WorkCollections#CURRENT} bound) the collection is named from the work item and the content
    * ({@link WorkCollections#name}) instead of at random, so the work item run again after its
    * process was killed finds it: an unsharded collection of that name and the same spec is kept and
@@ -140,22 +126,16 @@ public final class IndexSession implements AutoCloseable {
    *     corpus), or null for a collection named at random: content whose documents a run again
    *     might not make with the same bytes (vectors encoded outside the embedding cache)
    */
-  public IndexSession(
-      IndexClient index,
-      String language,
-      int denseDimension,
-      int sparseVocabulary,
-      int multiVectorDimension,
-      Bm25Settings bm25,
-      int shards,
-      int replicas,
-      String content) {
+  public IndexSession(IndexClient index, Shape shape, String content) {
+    int shards = shape.shards();
+    int replicas = shape.replicas();
+    Bm25Settings bm25 = shape.bm25();
     CollectionSpec.Builder builder =
         CollectionSpec.newBuilder()
-            .setLanguage(language)
-            .setDenseDimension(denseDimension)
-            .setSparseVocabularySize(sparseVocabulary)
-            .setMultivectorDimension(multiVectorDimension);
+            .setLanguage(shape.language())
+            .setDenseDimension(shape.denseDimension())
+            .setSparseVocabularySize(shape.sparseVocabulary())
+            .setMultivectorDimension(shape.multiVectorDimension());
     if (bm25 != null && !bm25.isDefault()) {
       builder.setBm25(Bm25Parameters.newBuilder().setK1(bm25.k1()).setB(bm25.b()));
     }

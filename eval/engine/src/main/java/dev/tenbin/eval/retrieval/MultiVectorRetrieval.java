@@ -99,7 +99,8 @@ public final class MultiVectorRetrieval {
     // Indexing is the documents' encode and the ingest, not the queries' encode above.
     long ingestStart = System.nanoTime();
     try (IndexSession session =
-        new IndexSession(index, "en", 0, 0, dimension, null, shards, replicas)) {
+        new IndexSession(
+            index, IndexSession.Shape.multiVector(dimension).withLayout(shards, replicas))) {
       List<Document> documents = new ArrayList<>();
       for (int i = 0; i < texts.size(); i++) {
         CorpusDocument doc = corpus.get(i);

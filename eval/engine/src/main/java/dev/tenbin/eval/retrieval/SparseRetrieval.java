@@ -132,7 +132,8 @@ public final class SparseRetrieval {
     // above are timed as query encoding, not counted again here.
     long ingestStart = System.nanoTime();
     try (IndexSession session =
-        new IndexSession(index, "en", 0, vocabulary, 0, null, shards, replicas)) {
+        new IndexSession(
+            index, IndexSession.Shape.sparse(vocabulary).withLayout(shards, replicas))) {
       List<Document> documents = new ArrayList<>();
       for (int i = 0; i < texts.size(); i++) {
         CorpusDocument doc = corpus.get(i);

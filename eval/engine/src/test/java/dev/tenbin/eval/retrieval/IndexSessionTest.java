@@ -57,7 +57,7 @@ class IndexSessionTest {
     Server server = InProcessServerBuilder.forName(name).addService(index).build().start();
     ManagedChannel channel = InProcessChannelBuilder.forName(name).build();
     try {
-      new IndexSession(IndexClient.of(channel), "en", 0).close();
+      new IndexSession(IndexClient.of(channel), IndexSession.Shape.bm25("en", null)).close();
       return index.drops;
     } finally {
       channel.shutdownNow();
