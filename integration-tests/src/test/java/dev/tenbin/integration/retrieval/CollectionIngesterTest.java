@@ -3,36 +3,25 @@ package dev.tenbin.integration.retrieval;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tenbin.client.index.IndexClient;
 import dev.tenbin.core.Cancellation;
 import dev.tenbin.eval.retrieval.CollectionIngester;
-import dev.tenbin.index.collection.CollectionCatalog;
 import dev.tenbin.index.collection.CollectionSpec;
-import dev.tenbin.index.config.IndexServiceConfig;
-import dev.tenbin.index.grpc.IndexGrpcService;
 import dev.tenbin.index.rank.Hit;
 import dev.tenbin.index.search.LexicalQuery;
 import dev.tenbin.index.search.SearchRequest;
 import dev.tenbin.proto.index.v1.Document;
-import dev.tenbin.rpc.ExceptionMappingInterceptor;
 import io.grpc.ForwardingServerCall;
 import io.grpc.ForwardingServerCallListener;
-import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
-import io.grpc.Server;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
-import io.grpc.ServerInterceptors;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.inprocess.InProcessChannelBuilder;
-import io.grpc.inprocess.InProcessServerBuilder;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -44,9 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class CollectionIngesterTest {
   @TempDir Path dataDir;
-  private CollectionCatalog catalog;
-  private Server server;
-  private ManagedChannel channel;
+  private InProcessIndex service;
 
   /** How the first {@code faultyCalls} Ingest calls break. */
   private enum Fault {
@@ -138,34 +125,16 @@ class CollectionIngesterTest {
   }
 
   private Faults start(Fault fault, int faultyCalls) throws Exception {
-    catalog = CollectionCatalog.open(dataDir);
-    catalog.create(CollectionSpec.lexical("c", "en"));
     Faults faults = new Faults(fault, faultyCalls);
-    String name = "ingester-" + UUID.randomUUID();
-    server =
-        InProcessServerBuilder.forName(name)
-            .directExecutor()
-            .addService(
-                ServerInterceptors.intercept(
-                    new IndexGrpcService(catalog, IndexServiceConfig.embedded(dataDir)),
-                    new ExceptionMappingInterceptor(),
-                    faults))
-            .build()
-            .start();
-    channel = InProcessChannelBuilder.forName(name).directExecutor().build();
+    service = new InProcessIndex(dataDir, faults);
+    service.catalog.create(CollectionSpec.lexical("c", "en"));
     return faults;
   }
 
   @AfterEach
   void stop() {
-    if (channel != null) {
-      channel.shutdownNow();
-    }
-    if (server != null) {
-      server.shutdownNow();
-    }
-    if (catalog != null) {
-      catalog.close();
+    if (service != null) {
+      service.close();
     }
   }
 
@@ -182,12 +151,12 @@ class CollectionIngesterTest {
   }
 
   private CollectionIngester ingester() {
-    return new CollectionIngester(IndexClient.of(channel), 10, 60, Duration.ofMillis(1));
+    return new CollectionIngester(service.client(), 10, 60, Duration.ofMillis(1));
   }
 
   /** The collection holds each of the documents exactly once. */
   private void assertHoldsExactly(List<Document> docs) {
-    var collection = catalog.get("c", "collection");
+    var collection = service.catalog.get("c", "collection");
     assertThat(collection.size()).isEqualTo(docs.size());
     var search = SearchRequest.topK(List.of(new LexicalQuery("apple")), 1_000);
     assertThat(collection.search(search, Cancellation.NEVER).rankings().getFirst())

@@ -3,24 +3,13 @@ package dev.tenbin.integration.retrieval;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tenbin.client.index.IndexClient;
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.eval.retrieval.HybridFusion;
-import dev.tenbin.index.collection.CollectionCatalog;
-import dev.tenbin.index.config.IndexServiceConfig;
-import dev.tenbin.index.grpc.IndexGrpcService;
-import dev.tenbin.rpc.ExceptionMappingInterceptor;
 import dev.tenbin.scoring.metrics.ScoredDoc;
-import io.grpc.ManagedChannel;
-import io.grpc.Server;
-import io.grpc.ServerInterceptors;
-import io.grpc.inprocess.InProcessChannelBuilder;
-import io.grpc.inprocess.InProcessServerBuilder;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -29,9 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** A hybrid's fusion variants, and their fusion of hand-made rankings through the index service. */
 class HybridFusionTest {
   @TempDir Path tmp;
-  private CollectionCatalog catalog;
-  private Server server;
-  private ManagedChannel channel;
+  private InProcessIndex index;
 
   /** q1 in both lists; q2 only in BM25's (missing from the dense one). */
   private static final Map<String, List<ScoredDoc>> BM25 =
@@ -48,33 +35,19 @@ class HybridFusionTest {
 
   @BeforeEach
   void startIndex() throws Exception {
-    String name = "hybrid-fusion-" + UUID.randomUUID();
-    catalog = CollectionCatalog.open(tmp.resolve("index"));
-    server =
-        InProcessServerBuilder.forName(name)
-            .directExecutor()
-            .addService(
-                ServerInterceptors.intercept(
-                    new IndexGrpcService(
-                        catalog, IndexServiceConfig.embedded(tmp.resolve("index"))),
-                    new ExceptionMappingInterceptor()))
-            .build()
-            .start();
-    channel = InProcessChannelBuilder.forName(name).directExecutor().build();
+    index = new InProcessIndex(tmp.resolve("index"));
   }
 
   @AfterEach
-  void stopIndex() throws Exception {
-    channel.shutdownNow();
-    server.shutdownNow();
-    catalog.close();
+  void stopIndex() {
+    index.close();
   }
 
   private Map<String, List<ScoredDoc>> fuse(String variant, int topK) {
     Map<String, Map<String, List<ScoredDoc>>> components = new LinkedHashMap<>();
     components.put("bm25", BM25);
     components.put("dense:m", DENSE);
-    return HybridFusion.parse(variant).fuse(IndexClient.of(channel), topK, components);
+    return HybridFusion.parse(variant).fuse(index.client(), topK, components);
   }
 
   @Test
@@ -149,7 +122,7 @@ class HybridFusionTest {
     components.put("bm25", Map.of("q", List.of(doc("z", 5))));
     components.put("dense:m", Map.of("q", List.of(doc("y", 0.3))));
     // Both first in one list: the same fused score, so doc id decides.
-    assertThat(HybridFusion.DEFAULT.fuse(IndexClient.of(channel), 0, components).get("q"))
+    assertThat(HybridFusion.DEFAULT.fuse(index.client(), 0, components).get("q"))
         .containsExactly(doc("y", 0.5 / 61), doc("z", 0.5 / 61));
     assertThat(fuse("rrf_k60", 2).get("q1")).extracting(ScoredDoc::docId).containsExactly("a", "c");
   }

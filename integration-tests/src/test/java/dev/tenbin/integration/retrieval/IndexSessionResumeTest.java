@@ -6,29 +6,19 @@ import dev.tenbin.client.index.IndexClient;
 import dev.tenbin.eval.retrieval.CollectionIngester;
 import dev.tenbin.eval.retrieval.IndexSession;
 import dev.tenbin.eval.retrieval.WorkCollections;
-import dev.tenbin.index.collection.CollectionCatalog;
-import dev.tenbin.index.config.IndexServiceConfig;
-import dev.tenbin.index.grpc.IndexGrpcService;
 import dev.tenbin.proto.index.v1.CollectionSpec;
 import dev.tenbin.proto.index.v1.CreateCollectionRequest;
 import dev.tenbin.proto.index.v1.Document;
 import dev.tenbin.proto.index.v1.IngestRequest;
-import dev.tenbin.rpc.ExceptionMappingInterceptor;
 import io.grpc.Context;
 import io.grpc.ForwardingServerCallListener;
-import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
-import io.grpc.Server;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
-import io.grpc.ServerInterceptors;
-import io.grpc.inprocess.InProcessChannelBuilder;
-import io.grpc.inprocess.InProcessServerBuilder;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
@@ -48,9 +38,7 @@ class IndexSessionResumeTest {
   private static final int SLICE = 4_096;
 
   @TempDir Path dataDir;
-  private CollectionCatalog catalog;
-  private Server server;
-  private ManagedChannel channel;
+  private InProcessIndex service;
   private IndexClient index;
 
   /** Documents the service received in Ingest messages. */
@@ -63,8 +51,6 @@ class IndexSessionResumeTest {
 
   @BeforeEach
   void start() throws Exception {
-    catalog = CollectionCatalog.open(dataDir);
-    String name = "session-resume-" + UUID.randomUUID();
     ServerInterceptor counting =
         new ServerInterceptor() {
           @Override
@@ -82,25 +68,13 @@ class IndexSessionResumeTest {
             };
           }
         };
-    server =
-        InProcessServerBuilder.forName(name)
-            .directExecutor()
-            .addService(
-                ServerInterceptors.intercept(
-                    new IndexGrpcService(catalog, IndexServiceConfig.embedded(dataDir)),
-                    new ExceptionMappingInterceptor(),
-                    counting))
-            .build()
-            .start();
-    channel = InProcessChannelBuilder.forName(name).directExecutor().build();
-    index = IndexClient.of(channel);
+    service = new InProcessIndex(dataDir, counting);
+    index = service.client();
   }
 
   @AfterEach
   void stop() {
-    channel.shutdownNow();
-    server.shutdownNow();
-    catalog.close();
+    service.close();
   }
 
   private <T> T inWork(Callable<T> body) throws Exception {
@@ -121,7 +95,8 @@ class IndexSessionResumeTest {
 
   /** A BM25 session of the work item over a corpus of {@code documents}. */
   private IndexSession session(int documents, int shards) {
-    return new IndexSession(index, "en", 0, 0, 0, null, shards, 1, "bm25 " + documents);
+    return new IndexSession(
+        index, IndexSession.Shape.bm25("en", null).withLayout(shards, 1), "bm25 " + documents);
   }
 
   @Test
@@ -150,7 +125,9 @@ class IndexSessionResumeTest {
       assertThat(index.describeCollection(name).getDocumentCount()).isEqualTo(corpus.size());
     }
     // The work item succeeded: its collection is dropped as ever.
-    assertThat(catalog.describeAll()).extracting(stats -> stats.name()).doesNotContain(name);
+    assertThat(service.catalog.describeAll())
+        .extracting(stats -> stats.name())
+        .doesNotContain(name);
   }
 
   @Test
