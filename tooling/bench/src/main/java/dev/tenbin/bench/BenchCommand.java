@@ -858,7 +858,9 @@ public final class BenchCommand implements Runnable {
                   null, null, modelsDirectory, cacheDirectory);
           var collection =
               documentsById
-                  ? new dev.tenbin.eval.retrieval.IndexSession(services.index(), "en", 0)
+                  ? new dev.tenbin.eval.retrieval.IndexSession(
+                      services.index(),
+                      dev.tenbin.eval.retrieval.IndexSession.Shape.bm25("en", null))
                   : null) {
         dev.tenbin.bench.rerank.RerankBenchmark.ById byId = null;
         if (collection != null) {
