@@ -8,9 +8,9 @@ under GNU time for its peak resident set size:
      -DoutputDirectory=DIR).
   2. ./tenbin eval --dataset DIR --retriever bm25 --top-k 100 (index, search, metrics: the whole job).
   3. The same eval with TENBIN_JAVA_OPTS=-Xmx1g (HEAP).
-Prints one JSON object: wall seconds, peak RSS (MiB), documents/s of each index phase (Anserini's
-from its log, Tenbin's from the eval's index_ms), the ratio of Tenbin's peak RSS to Anserini's and
-of their indexing rates.
+Prints one JSON object: wall seconds, peak RSS (MiB) and the peaks of its anonymous and file-backed
+parts, documents/s of each index phase (Anserini's from its log, Tenbin's from the eval's index_ms),
+the ratio of Tenbin's peak RSS to Anserini's and of their indexing rates.
 
 Usage: tools/scale_vs_anserini.py --dataset DIR --jar ANSERINI_FATJAR [--threads 1] [--heap 1g] [--work DIR]
 """
@@ -28,15 +28,51 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 JAVA = os.path.join(os.environ.get("JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64"), "bin", "java")
 
 
+def status_kib(pid):
+    """RssAnon and RssFile of a process in KiB, from /proc (zeros once it has ended)."""
+    fields = {}
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key in ("RssAnon", "RssFile"):
+                    fields[key] = int(value.split()[0])
+    except (FileNotFoundError, ProcessLookupError, ValueError):
+        pass
+    return fields.get("RssAnon", 0), fields.get("RssFile", 0)
+
+
+def children(pid):
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(c) for c in f.read().split()]
+    except (FileNotFoundError, ProcessLookupError):
+        return []
+
+
 def measured(cmd, env=None):
-    """Runs cmd under GNU time -v; returns (exit code, wall seconds, peak RSS in MiB, output)."""
+    """Runs cmd under GNU time -v; returns (exit code, wall seconds, peak RSS in MiB, output, and the
+    peaks of its anonymous and file-backed resident memory in MiB, sampled every 0.2 s from /proc:
+    anonymous is what the process allocated, file-backed the pages of files it maps, such as index
+    segments, that were read)."""
     print("$", " ".join(cmd), file=sys.stderr, flush=True)
     start = time.perf_counter()
-    proc = subprocess.run(["/usr/bin/time", "-v"] + cmd, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True, env=env)
-    wall = time.perf_counter() - start
-    rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stdout)
-    return proc.returncode, wall, (int(rss.group(1)) / 1024 if rss else float("nan")), proc.stdout
+    with tempfile.TemporaryFile(mode="w+") as log:
+        proc = subprocess.Popen(["/usr/bin/time", "-v"] + cmd, stdout=log, stderr=subprocess.STDOUT,
+                                text=True, env=env)
+        anon = file_backed = 0
+        while proc.poll() is None:
+            # the command runs as GNU time's child (the launcher execs the JVM in its place)
+            for pid in children(proc.pid):
+                a, f = status_kib(pid)
+                anon, file_backed = max(anon, a), max(file_backed, f)
+            time.sleep(0.2)
+        wall = time.perf_counter() - start
+        log.seek(0)
+        out = log.read()
+    rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", out)
+    return (proc.returncode, wall, (int(rss.group(1)) / 1024 if rss else float("nan")), out,
+            round(anon / 1024), round(file_backed / 1024))
 
 
 def documents(dataset):
@@ -62,7 +98,7 @@ def main():
 
     index = os.path.join(work, "anserini-index")
     shutil.rmtree(index, ignore_errors=True)
-    code, wall, rss, out = measured([
+    code, wall, rss, out, anon, file_backed = measured([
         JAVA, "-cp", args.jar, "io.anserini.index.IndexCollection",
         "-collection", "BeirFlatCollection", "-input", args.dataset, "-index", index,
         "-generator", "DefaultLuceneDocumentGenerator", "-threads", str(args.threads),
@@ -70,7 +106,8 @@ def main():
     if code != 0:
         sys.exit("Anserini failed:\n" + out[-3000:])
     logged = re.search(r"Total (\d[\d,]*) documents indexed in (\d\d):(\d\d):(\d\d)", out)
-    result["anserini"] = {"wall_s": round(wall, 1), "peak_rss_mib": round(rss)}
+    result["anserini"] = {"wall_s": round(wall, 1), "peak_rss_mib": round(rss),
+                          "peak_anon_mib": anon, "peak_file_mib": file_backed}
     if logged:
         seconds = int(logged.group(2)) * 3600 + int(logged.group(3)) * 60 + int(logged.group(4))
         indexed = int(logged.group(1).replace(",", ""))
@@ -86,10 +123,11 @@ def main():
             env["TENBIN_JAVA_OPTS"] = (env.get("TENBIN_JAVA_OPTS", "") + " -Xmx" + heap).strip()
         out_dir = os.path.join(work, label)
         shutil.rmtree(out_dir, ignore_errors=True)
-        code, wall, rss, out = measured([tenbin, "eval", "--dataset", args.dataset,
+        code, wall, rss, out, anon, file_backed = measured([tenbin, "eval", "--dataset", args.dataset,
                                          "--retriever", "bm25", "--top-k", "100", "--language", "en",
                                          "--out", out_dir, "--json"], env=env)
-        entry = {"exit": code, "wall_s": round(wall, 1), "peak_rss_mib": round(rss)}
+        entry = {"exit": code, "wall_s": round(wall, 1), "peak_rss_mib": round(rss),
+                 "peak_anon_mib": anon, "peak_file_mib": file_backed}
         if heap:
             entry["heap"] = heap
         if code != 0:
