@@ -98,23 +98,8 @@ class IngestKillResumeIT {
   }
 
   private List<String> command(Path out, int port) throws Exception {
-    List<String> command = new ArrayList<>(KilledChildJvm.command(TenbinCli.class.getName(), tmp));
-    command.addAll(
-        List.of(
-            "run",
-            tmp.resolve("job.yaml").toString(),
-            "--out",
-            out.toString(),
-            "--index-endpoint",
-            "127.0.0.1:" + port,
-            "--models-dir",
-            tmp.resolve("models").toString(),
-            "--cache-dir",
-            tmp.resolve("cache").toString(),
-            "--progress",
-            "lines",
-            "--no-reports"));
-    return command;
+    return TinyRunJob.runCommand(
+        tmp, tmp.resolve("job.yaml"), out, "--index-endpoint", "127.0.0.1:" + port);
   }
 
   private Process start(List<String> command, String log) throws Exception {

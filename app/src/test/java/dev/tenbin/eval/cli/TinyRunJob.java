@@ -36,6 +36,16 @@ final class TinyRunJob {
         "task_sets: [tasks.yaml]\nretrievers:\n  - bm25\n"
             + "  - {retriever: dense:tiny-dense, variants: [base, int8, binary]}\n"
             + "  - light:tiny-dense\n");
+    return runCommand(tmp, spec, out);
+  }
+
+  /**
+   * The command line of a child JVM running {@code tenbin run SPEC} into {@code out} with the
+   * models and the embedding cache under {@code tmp}, line progress and no reports, then {@code
+   * options}.
+   */
+  static List<String> runCommand(Path tmp, Path spec, Path out, String... options)
+      throws IOException {
     List<String> command = new ArrayList<>(KilledChildJvm.command(TenbinCli.class.getName(), tmp));
     command.addAll(
         List.of(
@@ -44,12 +54,13 @@ final class TinyRunJob {
             "--out",
             out.toString(),
             "--models-dir",
-            models.toString(),
+            tmp.resolve("models").toString(),
             "--cache-dir",
             tmp.resolve("cache").toString(),
             "--progress",
             "lines",
             "--no-reports"));
+    command.addAll(List.of(options));
     return command;
   }
 
