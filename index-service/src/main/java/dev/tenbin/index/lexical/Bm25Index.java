@@ -139,7 +139,7 @@ public final class Bm25Index implements Closeable {
           org.apache.lucene.index.FieldInfos.getMergedFieldInfos(reader).fieldInfo(CONTENTS_FIELD);
       this.countsOnly =
           contents == null || contents.getIndexOptions() == IndexOptions.DOCS_AND_FREQS;
-      String recorded = reader.getIndexCommit().getUserData().get(DOCUMENTS_KEY);
+      String recorded = userData.get(DOCUMENTS_KEY);
       if (reader.numDocs() != reader.maxDoc()) {
         int deleted = reader.maxDoc() - reader.numDocs();
         reader.decRef();

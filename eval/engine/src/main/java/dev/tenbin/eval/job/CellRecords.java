@@ -16,6 +16,7 @@ import dev.tenbin.model.tokenizer.LengthTokenizer;
 import dev.tenbin.scoring.beir.BeirDataset;
 import dev.tenbin.scoring.beir.CorpusDocument;
 import dev.tenbin.scoring.metrics.ScoredDoc;
+import dev.tenbin.scoring.text.WhitespaceSplit;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -147,47 +148,15 @@ public final class CellRecords {
   private static double[] words(BeirDataset d) {
     long queryWords = 0;
     for (String id : d.evaluatedQueryIds()) {
-      queryWords += count(d.queries().getOrDefault(id, ""));
+      queryWords += WhitespaceSplit.count(d.queries().getOrDefault(id, ""));
     }
     long documentWords = 0;
     for (CorpusDocument doc : d.corpus()) {
-      documentWords += count(doc.titleAndText());
+      documentWords += WhitespaceSplit.count(doc.titleAndText());
     }
     return new double[] {
       d.evaluatedQueryIds().isEmpty() ? 0 : (double) queryWords / d.evaluatedQueryIds().size(),
       d.corpus().isEmpty() ? 0 : (double) documentWords / d.corpus().size()
     };
-  }
-
-  /**
-   * The words of {@code text}: its pieces between runs of ASCII whitespace once Unicode whitespace
-   * is stripped from both ends, as {@code text.strip().split("\\s+").length} counts them (0 for a
-   * blank text), without a regular expression or a copy: a million-document corpus is counted once
-   * per evaluation.
-   */
-  static int count(String text) {
-    int start = 0;
-    int end = text.length();
-    while (start < end && Character.isWhitespace(text.charAt(start))) {
-      start++;
-    }
-    while (end > start && Character.isWhitespace(text.charAt(end - 1))) {
-      end--;
-    }
-    if (start == end) {
-      return 0;
-    }
-    // the stripped text starts and ends with a word: each run of separators starts one more
-    int words = 1;
-    boolean separator = false;
-    for (int i = start; i < end; i++) {
-      char c = text.charAt(i);
-      boolean space = c == ' ' || c == '\t' || c == '\n' || c == 0x0B || c == '\f' || c == '\r';
-      if (space && !separator) {
-        words++;
-      }
-      separator = space;
-    }
-    return words;
   }
 }

@@ -47,7 +47,7 @@ public final class QrelsReader {
         if (line.isBlank()) {
           continue;
         }
-        int found = TrecRunReader.columns(line, bounds);
+        int found = dev.tenbin.scoring.text.WhitespaceSplit.columns(line, bounds);
         String[] parts = new String[Math.min(found, 4)];
         for (int c = 0; c < parts.length; c++) {
           parts[c] = line.substring(bounds[2 * c], bounds[2 * c + 1]);

@@ -1,6 +1,7 @@
 package dev.tenbin.scoring.trec;
 
 import dev.tenbin.scoring.metrics.ScoredDoc;
+import dev.tenbin.scoring.text.WhitespaceSplit;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -153,7 +154,7 @@ public final class TrecRunReader {
 
     void add(String line) {
       lines++;
-      int columns = columns(line, bounds);
+      int columns = WhitespaceSplit.columns(line, bounds);
       if (columns == 0 || line.charAt(bounds[0]) == '#') {
         return;
       }
@@ -259,56 +260,21 @@ public final class TrecRunReader {
   }
 
   /**
-   * Splits a line as {@code line.strip().split("\\s+")} would, without building the parts: the line
-   * is stripped of leading and trailing whitespace ({@link Character#isWhitespace}) and the rest
-   * split at runs of ASCII whitespace (space, tab, newline, vertical tab, form feed, carriage
-   * return). The [start, end) bounds of the first {@code bounds.length / 2} columns are stored.
-   *
-   * @return the number of columns, 0 for a blank line
-   */
-  static int columns(String line, int[] bounds) {
-    int from = 0;
-    int to = line.length();
-    while (from < to && isStripped(line.codePointAt(from))) {
-      from += Character.charCount(line.codePointAt(from));
-    }
-    while (to > from && isStripped(line.codePointBefore(to))) {
-      to -= Character.charCount(line.codePointBefore(to));
-    }
-    int columns = 0;
-    int i = from;
-    while (i < to) {
-      int start = i;
-      while (i < to && !isSeparator(line.charAt(i))) {
-        i++;
-      }
-      if (2 * columns < bounds.length) {
-        bounds[2 * columns] = start;
-        bounds[2 * columns + 1] = i;
-      }
-      columns++;
-      while (i < to && isSeparator(line.charAt(i))) {
-        i++;
-      }
-    }
-    return columns;
-  }
-
-  /**
-   * {@link #columns(String, int[])} of the ASCII text {@code bytes[from, to)}; bounds index bytes.
+   * {@link WhitespaceSplit#columns(String, int[])} of the ASCII text {@code bytes[from, to)};
+   * bounds index bytes.
    */
   static int columns(byte[] bytes, int from, int to, int[] bounds) {
-    while (from < to && isStripped(bytes[from])) {
+    while (from < to && WhitespaceSplit.isStripped(bytes[from])) {
       from++;
     }
-    while (to > from && isStripped(bytes[to - 1])) {
+    while (to > from && WhitespaceSplit.isStripped(bytes[to - 1])) {
       to--;
     }
     int columns = 0;
     int i = from;
     while (i < to) {
       int start = i;
-      while (i < to && !isSeparator((char) bytes[i])) {
+      while (i < to && !WhitespaceSplit.isSeparator((char) bytes[i])) {
         i++;
       }
       if (2 * columns < bounds.length) {
@@ -316,7 +282,7 @@ public final class TrecRunReader {
         bounds[2 * columns + 1] = i;
       }
       columns++;
-      while (i < to && isSeparator((char) bytes[i])) {
+      while (i < to && WhitespaceSplit.isSeparator((char) bytes[i])) {
         i++;
       }
     }
@@ -384,14 +350,5 @@ public final class TrecRunReader {
 
   private static String ascii(byte[] bytes, int from, int to) {
     return new String(bytes, from, to - from, StandardCharsets.ISO_8859_1);
-  }
-
-  private static boolean isStripped(int codePoint) {
-    return Character.isWhitespace(codePoint);
-  }
-
-  /** The characters of the regex {@code \\s}. */
-  private static boolean isSeparator(char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == 0x0B || c == '\f' || c == '\r';
   }
 }

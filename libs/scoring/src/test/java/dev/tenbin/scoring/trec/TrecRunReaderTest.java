@@ -88,7 +88,7 @@ class TrecRunReaderTest {
     String stripped = line.strip();
     String[] expected = stripped.isEmpty() ? new String[0] : stripped.split("\\s+");
     int[] bounds = new int[2 * 8];
-    int columns = TrecRunReader.columns(line, bounds);
+    int columns = dev.tenbin.scoring.text.WhitespaceSplit.columns(line, bounds);
     assertThat(columns).isEqualTo(expected.length);
     for (int c = 0; c < Math.min(columns, 8); c++) {
       assertThat(line.substring(bounds[2 * c], bounds[2 * c + 1])).isEqualTo(expected[c]);

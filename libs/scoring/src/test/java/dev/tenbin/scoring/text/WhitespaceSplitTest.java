@@ -1,4 +1,4 @@
-package dev.tenbin.eval.job;
+package dev.tenbin.scoring.text;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -8,8 +8,11 @@ import net.jqwik.api.Property;
 import net.jqwik.api.constraints.Chars;
 import net.jqwik.api.constraints.StringLength;
 
-/** The word count behind {@code avg_query_tokens} and {@code avg_document_tokens}. */
-class CellRecordsWordsTest {
+/**
+ * The word count behind {@code avg_query_tokens} and {@code avg_document_tokens}: the split's
+ * parts.
+ */
+class WhitespaceSplitTest {
   /** The definition the count keeps: pieces between ASCII whitespace runs of the stripped text. */
   private static int bySplit(String text) {
     String stripped = text.strip();
@@ -25,18 +28,18 @@ class CellRecordsWordsTest {
             '\u0001', '語'
           })
           String text) {
-    assertThat(CellRecords.count(text))
+    assertThat(WhitespaceSplit.count(text))
         .as("%s", text.codePoints().boxed().toList())
         .isEqualTo(bySplit(text));
   }
 
   @Example
   void blankTextsHaveNoWordsAndSeparatorsInsideAWordAreNotAsciiWhitespace() {
-    assertThat(CellRecords.count("")).isZero();
-    assertThat(CellRecords.count(" \t\u2003\n")).isZero();
-    assertThat(CellRecords.count("  the quick\t\tbrown\nfox ")).isEqualTo(4);
+    assertThat(WhitespaceSplit.count("")).isZero();
+    assertThat(WhitespaceSplit.count(" \t\u2003\n")).isZero();
+    assertThat(WhitespaceSplit.count("  the quick\t\tbrown\nfox ")).isEqualTo(4);
     // a no-break space and an em space separate nothing for the count; a leading em space is
     // stripped
-    assertThat(CellRecords.count("\u2003a\u00A0b c\u2003d")).isEqualTo(2);
+    assertThat(WhitespaceSplit.count("\u2003a\u00A0b c\u2003d")).isEqualTo(2);
   }
 }
