@@ -1,20 +1,21 @@
 #!/usr/bin/env python3
-"""A BM25 evaluation over K shards held by separate index processes, against one embedded collection.
+"""An evaluation over K shards held by separate index processes, against one embedded collection.
 
 On one BEIR folder (e.g. one written by `./tenbin bench corpus --documents 1000000 --out DIR`):
-  1. the reference: ./tenbin eval --dataset DIR --retriever bm25 --top-k TOPK (embedded index, one
-     shard, in the eval's own process);
+  1. the reference: ./tenbin eval --dataset DIR --retriever RETRIEVER --top-k TOPK (embedded index,
+     one shard, in the eval's own process; dense retrievers share one embedding cache, WORK/cache, so
+     the corpus is encoded once);
   2. for each K of --shards: max(K, R) index servers (`./tenbin serve index`, each its own process and
      data folder on a loopback port), then the same eval with --shards K --replicas R --index-pods
      naming them; with --kill-after S, the server of the first pod is killed with SIGKILL S seconds
      after the eval started (R >= 2: its replicas are left out and the run must go on).
-Each run's run file is compared byte for byte with the reference's. Prints one JSON object: per run
+Each run's run files (one per variant) are compared byte for byte with the reference's. Prints one JSON object: per run
 the exit code, wall seconds, index and search seconds (the eval's timings), queries/s, nDCG@10, the
 peak resident memory (MiB, sampled every 0.2 s from /proc) of the eval process and of each index
-process and their sum, whether the run file is byte-identical to the reference, and the eval's log
+process and their sum, whether every run file is byte-identical to the reference's, and the eval's log
 lines that left a replica out and those of its repair.
 
-Usage: tools/shards_over_processes.py --dataset DIR [--shards 1,2,4] [--replicas 1] [--top-k 100]
+Usage: tools/shards_over_processes.py --dataset DIR [--retriever bm25] [--shards 1,2,4] [--replicas 1] [--top-k 100]
          [--kill-after SECONDS] [--no-reference] [--work DIR]
 """
 import argparse
@@ -31,7 +32,6 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TENBIN = os.path.join(ROOT, "tenbin")
-RUN_FILE = os.path.join("runs", "bm25.base.retrieval.trec")
 
 
 def rss_kib(pid):
@@ -74,8 +74,9 @@ def run_eval(args, out_dir, log_path, extra, servers, kill_after):
     """Runs the eval, sampling the peak RSS of it and of each server; kills servers[0] with SIGKILL
     kill_after seconds in (None: never)."""
     shutil.rmtree(out_dir, ignore_errors=True)
-    cmd = [TENBIN, "eval", "--dataset", args.dataset, "--retriever", "bm25", "--language", "en",
-           "--top-k", str(args.top_k), "--out", out_dir, "--json"] + extra
+    cmd = [TENBIN, "eval", "--dataset", args.dataset, "--retriever", args.retriever, "--language", "en",
+           "--top-k", str(args.top_k), "--cache-dir", os.path.join(args.work, "cache"), "--out", out_dir,
+           "--json"] + extra
     print("$", " ".join(cmd), file=sys.stderr, flush=True)
     peaks = [0] * (len(servers) + 1)
     killed_at = None
@@ -107,18 +108,28 @@ def run_eval(args, out_dir, log_path, extra, servers, kill_after):
     if proc.returncode != 0:
         entry["error"] = printed[-2000:]
         return entry
-    run = json.loads(printed)["runs"][0]
-    timings = run["timings_ms"]
-    entry["index_s"] = round(timings["index_ms"] / 1000, 1)
-    entry["search_s"] = round(timings["search_ms"] / 1000, 2)
-    entry["queries_per_s"] = round(run["num_queries"] / (timings["search_ms"] / 1000), 1)
-    entry["ndcg@10"] = run["metrics"]["ndcg@10"]
+    for run in json.loads(printed)["runs"]:
+        timings = run["timings_ms"]
+        entry[run["variant"]] = {
+            "index_s": round(timings["index_ms"] / 1000, 1),
+            "search_s": round(timings["search_ms"] / 1000, 2),
+            "queries_per_s": round(run["num_queries"] / (timings["search_ms"] / 1000), 1),
+            "ndcg@10": run["metrics"]["ndcg@10"]}
     return entry
+
+
+def same_runs(reference, other):
+    """Whether other/runs holds the same run files as reference/runs, byte for byte."""
+    names = sorted(os.listdir(os.path.join(reference, "runs")))
+    return len(names) > 0 and names == sorted(os.listdir(os.path.join(other, "runs"))) and all(
+        filecmp.cmp(os.path.join(reference, "runs", n), os.path.join(other, "runs", n), shallow=False)
+        for n in names)
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--dataset", required=True)
+    parser.add_argument("--retriever", default="bm25", help="as tenbin eval's, e.g. dense:all-minilm-l6-v2")
     parser.add_argument("--shards", default="1,2,4", help="comma-separated K values")
     parser.add_argument("--replicas", type=int, default=1)
     parser.add_argument("--top-k", type=int, default=100)
@@ -129,9 +140,10 @@ def main():
     parser.add_argument("--work", default=None, help="scratch folder (default: a new temporary one)")
     args = parser.parse_args()
     args.dataset = os.path.abspath(args.dataset)
-    work = os.path.abspath(args.work or tempfile.mkdtemp(prefix="tenbin-shards-"))
+    work = args.work = os.path.abspath(args.work or tempfile.mkdtemp(prefix="tenbin-shards-"))
     os.makedirs(work, exist_ok=True)
-    result = {"dataset": args.dataset, "replicas": args.replicas, "top_k": args.top_k}
+    result = {"dataset": args.dataset, "retriever": args.retriever, "replicas": args.replicas,
+              "top_k": args.top_k}
 
     reference = os.path.join(work, "reference")
     if not args.no_reference:
@@ -139,7 +151,6 @@ def main():
         if result["reference"]["exit"] != 0:
             print(json.dumps(result, indent=2))
             sys.exit(1)
-    reference_run = os.path.join(reference, RUN_FILE)
 
     for k in [int(s) for s in args.shards.split(",")]:
         label = f"shards_{k}_replicas_{args.replicas}"
@@ -165,9 +176,8 @@ def main():
                     server.wait(timeout=60)
                 except subprocess.TimeoutExpired:
                     os.killpg(server.pid, signal.SIGKILL)
-        run = os.path.join(folder, "out", RUN_FILE)
-        if entry["exit"] == 0 and os.path.exists(reference_run):
-            entry["run_file_identical"] = filecmp.cmp(reference_run, run, shallow=False)
+        if entry["exit"] == 0 and os.path.isdir(os.path.join(reference, "runs")):
+            entry["run_files_identical"] = same_runs(reference, os.path.join(folder, "out"))
         result[label] = entry
     print(json.dumps(result, indent=2))
 
