@@ -54,6 +54,10 @@ import org.apache.lucene.util.BytesRef;
  * same commit; {@link #storesText()} says so, recorded in every commit's user data. Indexes created
  * before keep only ids and digests.
  *
+ * <p>Documents are added on one thread at a time; their contents may be analysed before, on any
+ * thread ({@link #analyze}, {@link AheadAnalysis}), and the writer indexes the analyzer's recorded
+ * tokens ({@link AnalyzedContents}).
+ *
  * <p>Tie policy: hits are ordered by score descending, then by document id ascending (string
  * order), via a sort on the id's doc values.
  */
@@ -238,11 +242,24 @@ public final class Bm25Index implements Closeable {
     }
   }
 
-  /** Adds documents without digests; they become visible (and durable) with {@link #commit()}. */
+  /**
+   * Adds documents without digests, analysed ahead on other threads ({@link AheadAnalysis}); they
+   * become visible (and durable) with {@link #commit()}.
+   */
   public void add(List<LexicalDocument> documents) {
-    for (LexicalDocument doc : documents) {
-      add(doc, null);
+    try (AheadAnalysis analysed = AheadAnalysis.start(this, documents)) {
+      for (LexicalDocument doc : documents) {
+        add(doc, analysed.next(), null);
+      }
     }
+  }
+
+  /**
+   * A document's contents (title and text) as this index's analyzer tokenises them, for {@link
+   * #add(LexicalDocument, AnalyzedContents, byte[])}; safe on any thread.
+   */
+  public AnalyzedContents analyze(LexicalDocument doc) {
+    return AnalyzedContents.of(analyzer, CONTENTS_FIELD, doc.contents());
   }
 
   /**
@@ -252,15 +269,24 @@ public final class Bm25Index implements Closeable {
    * @throws IllegalArgumentException when Lucene refuses the document (e.g. a term over 32,766
    *     bytes); the writer then holds a deleted document, so the caller must {@link #rollback()}
    */
-  public synchronized void add(LexicalDocument doc, byte[] digest) {
+  public void add(LexicalDocument doc, byte[] digest) {
+    add(doc, analyze(doc), digest);
+  }
+
+  /**
+   * As {@link #add(LexicalDocument, byte[])}, with the document's contents as {@link
+   * #analyze(LexicalDocument)} gave them (on any thread): the index receives the same tokens.
+   */
+  public synchronized void add(LexicalDocument doc, AnalyzedContents contents, byte[] digest) {
     Document lucene = new Document();
     lucene.add(new StringField(ID_FIELD, doc.id(), Field.Store.NO));
     lucene.add(new StoredField(ID_FIELD, doc.id()));
     lucene.add(new SortedDocValuesField(ID_FIELD, new BytesRef(doc.id())));
     lucene.add(
-        countsOnly
-            ? new Field(CONTENTS_FIELD, doc.contents(), COUNTED_CONTENTS)
-            : new TextField(CONTENTS_FIELD, doc.contents(), Field.Store.NO));
+        new Field(
+            CONTENTS_FIELD,
+            contents.tokens(),
+            countsOnly ? COUNTED_CONTENTS : TextField.TYPE_NOT_STORED));
     if (digest != null) {
       lucene.add(new StoredField(DIGEST_FIELD, digest));
     }
