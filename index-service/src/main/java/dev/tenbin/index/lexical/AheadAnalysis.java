@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Analyses a batch's documents ahead of the one thread that adds them to a {@link Bm25Index}, so
- * that the analysis (tokenising, stemming, UTF-8 encoding: about a third of an English ingest's
+ * that the analysis (tokenising, stemming, UTF-8 encoding: over a quarter of an English ingest's
  * writer thread) runs on other cores while the writer inverts what is ready. Documents are analysed
  * in chunks of {@value #CHUNK} on a shared pool of daemon threads, one per core, at most two chunks
  * per thread ahead of the writer, and handed back in the batch's order ({@link #next()}), so the
