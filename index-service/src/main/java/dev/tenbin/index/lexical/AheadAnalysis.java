@@ -12,12 +12,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Analyses a batch's documents ahead of the one thread that adds them to a {@link Bm25Index}, so
- * that the analysis (tokenising, stemming, UTF-8 encoding: over a quarter of an English ingest's
- * writer thread) runs on other cores while the writer inverts what is ready. Documents are analysed
- * in chunks of {@value #CHUNK} on a shared pool of daemon threads, one per core, at most two chunks
- * per thread ahead of the writer, and handed back in the batch's order ({@link #next()}), so the
- * index receives the same documents in the same order as without it. A batch of at most {@value
- * #CHUNK} documents is analysed on the caller's thread.
+ * that the analysis (tokenising, stemming, UTF-8 encoding) runs on other cores while the writer
+ * inverts what is ready. Documents are analysed in chunks of {@value #CHUNK} on a shared pool of
+ * daemon threads, one per core, at most two chunks per thread ahead of the writer, and handed back
+ * in the batch's order ({@link #next()}), so the index receives the same documents in the same
+ * order as without it. A batch of at most {@value #CHUNK} documents is analysed on the caller's
+ * thread.
  *
  * <p>{@link #close()} stops the chunks not finished (each stops before its next document) and waits
  * for them, so no analysis outlives the batch (the analyzer belongs to the index and is closed with
