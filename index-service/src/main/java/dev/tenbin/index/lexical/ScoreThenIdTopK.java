@@ -66,11 +66,33 @@ final class ScoreThenIdTopK {
         }
       }
     }
+    readIds(searcher, candidates, idField);
+    candidates.sort(ORDER);
+    List<Hit> hits = new ArrayList<>(Math.min(k, candidates.size()));
+    for (Candidate candidate : candidates.subList(0, Math.min(k, candidates.size()))) {
+      hits.add(new Hit(candidate.id, candidate.score));
+    }
+    return hits;
+  }
+
+  /**
+   * Reads every candidate's id: in doc-number order, one doc-values iterator per segment moving
+   * forward only (an iterator per candidate would decode the segment's doc-values blocks again for
+   * each).
+   */
+  private static void readIds(IndexSearcher searcher, List<Candidate> candidates, String idField)
+      throws IOException {
+    List<Candidate> byDoc = new ArrayList<>(candidates);
+    byDoc.sort(Comparator.comparingInt(c -> c.doc));
     List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
     StoredFields stored = null;
-    for (Candidate candidate : candidates) {
-      LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(candidate.doc, leaves));
-      SortedDocValues ids = leaf.reader().getSortedDocValues(idField);
+    LeafReaderContext leaf = null;
+    SortedDocValues ids = null;
+    for (Candidate candidate : byDoc) {
+      if (leaf == null || candidate.doc >= leaf.docBase + leaf.reader().maxDoc()) {
+        leaf = leaves.get(ReaderUtil.subIndex(candidate.doc, leaves));
+        ids = leaf.reader().getSortedDocValues(idField);
+      }
       if (ids != null && ids.advanceExact(candidate.doc - leaf.docBase)) {
         candidate.key = BytesRef.deepCopyOf(ids.lookupOrd(ids.ordValue()));
         candidate.id = candidate.key.utf8ToString();
@@ -79,12 +101,6 @@ final class ScoreThenIdTopK {
         candidate.id = stored.document(candidate.doc).get(idField);
       }
     }
-    candidates.sort(ORDER);
-    List<Hit> hits = new ArrayList<>(Math.min(k, candidates.size()));
-    for (Candidate candidate : candidates.subList(0, Math.min(k, candidates.size()))) {
-      hits.add(new Hit(candidate.id, candidate.score));
-    }
-    return hits;
   }
 
   /** Score descending; then the id's bytes ascending (missing first); then the doc number. */

@@ -131,6 +131,27 @@ class ShardedCollectionTest {
   }
 
   @Test
+  void aShardedSearchReportsItsStatisticsPhaseAndMergeAsPartsOfItsSearchTime() {
+    BeirDataset data = collection();
+    ManagedChannel index = oneIndex("one-" + UUID.randomUUID());
+    RetrievalResult one =
+        new Bm25Retrieval(IndexClient.of(index)).withoutLatencyProbe().run(data, "en", 50);
+    RetrievalResult three =
+        new Bm25Retrieval(IndexClient.of(index))
+            .withoutLatencyProbe()
+            .withShards(3)
+            .run(data, "en", 50);
+    assertThat(one.diagnostics().asMap())
+        .doesNotContainKeys("shard_statistics_ms", "shard_merge_ms");
+    Map<String, Object> scatter = three.diagnostics().asMap();
+    double statistics = (Double) scatter.get("shard_statistics_ms");
+    double merge = (Double) scatter.get("shard_merge_ms");
+    assertThat(statistics).isPositive();
+    assertThat(merge).isPositive();
+    assertThat(statistics + merge).isLessThan(three.searchNanos() / 1e6);
+  }
+
+  @Test
   void bm25ShardsOnThreeIndexServersRankAsOneCollection() {
     BeirDataset data = collection();
     Map<String, List<ScoredDoc>> one = bm25(oneIndex("one-" + UUID.randomUUID()), data, 1);

@@ -49,6 +49,11 @@ import java.util.Map;
  *     rates ({@link Int8CalibrationFacts})
  * @param vectorsPerDocument "vectors_per_document": a chunked variant's windows per source document
  *     (the mean over the corpus): the vectors it keeps and scans for each document
+ * @param shardStatisticsMs "shard_statistics_ms": a search of a sharded collection, the part of
+ *     {@code search_ms} spent asking the shards for collection-wide statistics before searching
+ *     (BM25 document frequencies and lengths, int8 ranges)
+ * @param shardMergeMs "shard_merge_ms": a search of a sharded collection, the part of {@code
+ *     search_ms} spent merging the shards' top lists into the collection's
  */
 public record RunDiagnostics(
     String candidateSet,
@@ -75,7 +80,9 @@ public record RunDiagnostics(
     Double hnswRecallVsExact,
     Double int8QueryClipRate,
     Int8CalibrationFacts int8Calibration,
-    Double vectorsPerDocument) {
+    Double vectorsPerDocument,
+    Double shardStatisticsMs,
+    Double shardMergeMs) {
 
   /** A run without diagnostics. */
   public static final RunDiagnostics NONE = builder().build();
@@ -117,6 +124,8 @@ public record RunDiagnostics(
     put(map, "int8_query_clip_rate", int8QueryClipRate);
     put(map, "int8_calibration", int8Calibration == null ? null : int8Calibration.asMap());
     put(map, "vectors_per_document", vectorsPerDocument);
+    put(map, "shard_statistics_ms", shardStatisticsMs);
+    put(map, "shard_merge_ms", shardMergeMs);
     return Collections.unmodifiableMap(map);
   }
 
@@ -161,7 +170,9 @@ public record RunDiagnostics(
         hnswRecallVsExact,
         int8QueryClipRate,
         int8Calibration,
-        value);
+        value,
+        shardStatisticsMs,
+        shardMergeMs);
   }
 
   private static void put(Map<String, Object> map, String name, Object value) {
@@ -196,6 +207,8 @@ public record RunDiagnostics(
     private Double hnswRecallVsExact;
     private Double int8QueryClipRate;
     private Int8CalibrationFacts int8Calibration;
+    private Double shardStatisticsMs;
+    private Double shardMergeMs;
 
     private Builder() {}
 
@@ -298,6 +311,13 @@ public record RunDiagnostics(
       return this;
     }
 
+    /** A sharded search's statistics phase and merge, in nanoseconds (stored as milliseconds). */
+    public Builder scatterCost(long statisticsNanos, long mergeNanos) {
+      shardStatisticsMs = statisticsNanos / 1e6;
+      shardMergeMs = mergeNanos / 1e6;
+      return this;
+    }
+
     public RunDiagnostics build() {
       return new RunDiagnostics(
           candidateSet,
@@ -324,7 +344,9 @@ public record RunDiagnostics(
           hnswRecallVsExact,
           int8QueryClipRate,
           int8Calibration,
-          null);
+          null,
+          shardStatisticsMs,
+          shardMergeMs);
     }
   }
 }

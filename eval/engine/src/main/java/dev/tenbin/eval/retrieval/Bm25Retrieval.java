@@ -1,6 +1,7 @@
 package dev.tenbin.eval.retrieval;
 
 import dev.tenbin.client.index.IndexClient;
+import dev.tenbin.client.index.ShardedCollection;
 import dev.tenbin.eval.result.Latency;
 import dev.tenbin.eval.result.RunDiagnostics;
 import dev.tenbin.proto.index.v1.Family;
@@ -94,25 +95,23 @@ public final class Bm25Retrieval {
         queries.add(
             Query.newBuilder().setId(queryId).setText(dataset.queries().get(queryId)).build());
       }
+      ShardedCollection.ScatterCost before = session.collection().scatterCost();
       var rankings = session.search(Family.FAMILY_BM25, queries, null, topK);
       long searched = System.nanoTime();
-      if (!probeLatency) {
-        return new RetrievalResult(rankings, indexed - start, searched - indexed, documents);
+      RunDiagnostics.Builder diagnostics = RunDiagnostics.builder();
+      if (session.shards() > 1) {
+        ShardedCollection.ScatterCost scatter = session.collection().scatterCost().since(before);
+        diagnostics.scatterCost(scatter.statisticsNanos(), scatter.mergeNanos());
       }
-      java.util.function.Consumer<Query> search =
-          query -> session.search(Family.FAMILY_BM25, List.of(query), null, topK);
-      Latency latency = LatencyProbe.micros(queries, search);
+      if (probeLatency) {
+        java.util.function.Consumer<Query> search =
+            query -> session.search(Family.FAMILY_BM25, List.of(query), null, topK);
+        diagnostics
+            .latencies(new Latency(0, 0), LatencyProbe.micros(queries, search))
+            .concurrentLatency(LatencyProbe.concurrent(queries, latencyConcurrency, search));
+      }
       return new RetrievalResult(
-          rankings,
-          indexed - start,
-          searched - indexed,
-          documents,
-          0,
-          0,
-          RunDiagnostics.builder()
-              .latencies(new Latency(0, 0), latency)
-              .concurrentLatency(LatencyProbe.concurrent(queries, latencyConcurrency, search))
-              .build());
+          rankings, indexed - start, searched - indexed, documents, 0, 0, diagnostics.build());
     }
   }
 }

@@ -126,6 +126,14 @@ public final class ShardedCollection {
   /** Repairs of the collection's replicas under way ({@link #repairing}). */
   private int repairs;
 
+  /** Time spent asking the shards for collection-wide statistics and ranges ({@link #plan}). */
+  private final java.util.concurrent.atomic.LongAdder statisticsNanos =
+      new java.util.concurrent.atomic.LongAdder();
+
+  /** Time spent merging the shards' lists ({@link #finishSearch}). */
+  private final java.util.concurrent.atomic.LongAdder mergeNanos =
+      new java.util.concurrent.atomic.LongAdder();
+
   /**
    * @param index the index client (its channel routes each shard to its pod)
    * @param name the logical collection's name
@@ -713,6 +721,7 @@ public final class ShardedCollection {
       return new SearchPlan(request, request, null);
     }
     SearchRequest.Builder shared = request.toBuilder();
+    long start = System.nanoTime();
     if (request.getFamily() == Family.FAMILY_BM25 && !request.getBm25().hasStatistics()) {
       shared.setBm25(
           Bm25Options.newBuilder()
@@ -721,6 +730,9 @@ public final class ShardedCollection {
     }
     if (request.getFamily() == Family.FAMILY_DENSE && request.hasDense()) {
       shared.setDense(withCollectionCalibration(request.getDense()));
+    }
+    statisticsNanos.add(System.nanoTime() - start);
+    if (request.getFamily() == Family.FAMILY_DENSE && request.hasDense()) {
       if (request.getDense().getApproximate()) {
         // The shards' exact lists merge into the whole collection's exact top-k, against which
         // the merged approximate ranking's recall is measured (see merge).
@@ -770,11 +782,35 @@ public final class ShardedCollection {
       return parts.getFirst();
     }
     SearchRequest request = plan.request();
-    if (plan.twoStage() == null) {
-      return merge(request, parts, request.getTopK());
+    long start = System.nanoTime();
+    SearchResponse merged =
+        merge(
+            request,
+            parts,
+            plan.twoStage() == null ? request.getTopK() : plan.perShard().getTopK());
+    mergeNanos.add(System.nanoTime() - start);
+    return plan.twoStage() == null ? merged : rescoreShortlists(request, plan.twoStage(), merged);
+  }
+
+  /**
+   * What the scatter has cost the client so far, summed over every search of this object: the
+   * statistics phase (collection-wide BM25 statistics, int8 ranges) and the merge of the shards'
+   * lists. Zero with one shard, which neither asks nor merges.
+   *
+   * @param statisticsNanos asking the shards for statistics and ranges before the searches
+   * @param mergeNanos merging the shards' answers into the collection's lists
+   */
+  public record ScatterCost(long statisticsNanos, long mergeNanos) {
+    /** This cost less an earlier reading of it: what was spent in between. */
+    public ScatterCost since(ScatterCost earlier) {
+      return new ScatterCost(
+          statisticsNanos - earlier.statisticsNanos, mergeNanos - earlier.mergeNanos);
     }
-    return rescoreShortlists(
-        request, plan.twoStage(), merge(request, parts, plan.perShard().getTopK()));
+  }
+
+  /** The scatter's cost so far ({@link ScatterCost}). */
+  public ScatterCost scatterCost() {
+    return new ScatterCost(statisticsNanos.sum(), mergeNanos.sum());
   }
 
   /**
