@@ -24,22 +24,10 @@ import sys
 import tempfile
 import time
 
+from proc_memory import SAMPLE_SECONDS, status_kib
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 JAVA = os.path.join(os.environ.get("JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64"), "bin", "java")
-
-
-def status_kib(pid):
-    """RssAnon and RssFile of a process in KiB, from /proc (zeros once it has ended)."""
-    fields = {}
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                key, _, value = line.partition(":")
-                if key in ("RssAnon", "RssFile"):
-                    fields[key] = int(value.split()[0])
-    except (FileNotFoundError, ProcessLookupError, ValueError):
-        pass
-    return fields.get("RssAnon", 0), fields.get("RssFile", 0)
 
 
 def children(pid):
@@ -64,9 +52,9 @@ def measured(cmd, env=None):
         while proc.poll() is None:
             # the command runs as GNU time's child (the launcher execs the JVM in its place)
             for pid in children(proc.pid):
-                a, f = status_kib(pid)
+                a, f = status_kib(pid, "RssAnon", "RssFile")
                 anon, file_backed = max(anon, a), max(file_backed, f)
-            time.sleep(0.2)
+            time.sleep(SAMPLE_SECONDS)
         wall = time.perf_counter() - start
         log.seek(0)
         out = log.read()

@@ -30,20 +30,10 @@ import sys
 import tempfile
 import time
 
+from proc_memory import SAMPLE_SECONDS, status_kib
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TENBIN = os.path.join(ROOT, "tenbin")
-
-
-def rss_kib(pid):
-    """VmRSS of a process in KiB, from /proc (0 once it has ended)."""
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-    except (FileNotFoundError, ProcessLookupError, ValueError):
-        pass
-    return 0
 
 
 def free_port():
@@ -85,12 +75,12 @@ def run_eval(args, out_dir, log_path, extra, servers, kill_after):
         proc = subprocess.Popen(cmd, stdout=out, stderr=log, start_new_session=True)
         while proc.poll() is None:
             for i, pid in enumerate([proc.pid] + [s.pid for s in servers]):
-                peaks[i] = max(peaks[i], rss_kib(pid))
+                peaks[i] = max(peaks[i], status_kib(pid, "VmRSS")[0])
             if kill_after is not None and killed_at is None and time.monotonic() - start >= kill_after:
                 os.killpg(servers[0].pid, signal.SIGKILL)
                 killed_at = round(time.monotonic() - start, 1)
                 print(f"killed the index server of pod 0 at {killed_at} s", file=sys.stderr, flush=True)
-            time.sleep(0.2)
+            time.sleep(SAMPLE_SECONDS)
         wall = time.monotonic() - start
         out.seek(0)
         printed = out.read()
@@ -115,6 +105,10 @@ def run_eval(args, out_dir, log_path, extra, servers, kill_after):
             "search_s": round(timings["search_ms"] / 1000, 2),
             "queries_per_s": round(run["num_queries"] / (timings["search_ms"] / 1000), 1),
             "ndcg@10": run["metrics"]["ndcg@10"]}
+        # A sharded run's statistics phase and merge: parts of its search time.
+        for key in ("shard_statistics_ms", "shard_merge_ms"):
+            if key in run.get("diagnostics", {}):
+                entry[run["variant"]][key] = round(run["diagnostics"][key], 1)
     return entry
 
 

@@ -2,7 +2,6 @@ package dev.tenbin.index.collection;
 
 import dev.tenbin.core.InvalidInputException;
 import dev.tenbin.index.dense.DenseVectorStore;
-import dev.tenbin.index.lexical.AheadAnalysis;
 import dev.tenbin.index.lexical.Bm25Index;
 import dev.tenbin.index.lexical.LanguageAnalyzers;
 import dev.tenbin.index.lexical.LexicalDocument;
@@ -167,20 +166,14 @@ final class CollectionStores implements Closeable {
     }
     List<LexicalDocument> texts =
         docs.stream().map(doc -> new LexicalDocument(doc.id(), doc.title(), doc.text())).toList();
-    try (AheadAnalysis analysed = AheadAnalysis.start(lexical, texts)) {
-      for (int i = 0; i < texts.size(); i++) {
-        try {
-          lexical.add(texts.get(i), analysed.next(), digests.get(i));
-        } catch (IllegalArgumentException refused) {
-          String message = String.valueOf(refused.getMessage());
-          throw new InvalidInputException(
-              "documents[" + positions.get(i) + "].text",
-              message.contains("immense term")
-                  ? "the document's title and text hold a term longer than Lucene's 32,766-byte"
-                      + " limit"
-                  : "the BM25 index refused the document's text");
-        }
-      }
+    try {
+      lexical.add(texts, digests);
+    } catch (Bm25Index.RefusedDocumentException refused) {
+      throw new InvalidInputException(
+          "documents[" + positions.get(refused.position()) + "].text",
+          refused.immenseTerm()
+              ? "the document's title and text hold a term longer than Lucene's 32,766-byte limit"
+              : "the BM25 index refused the document's text");
     }
   }
 

@@ -245,12 +245,52 @@ public final class Bm25Index implements Closeable {
   /**
    * Adds documents without digests, analysed ahead on other threads ({@link AheadAnalysis}); they
    * become visible (and durable) with {@link #commit()}.
+   *
+   * @throws RefusedDocumentException when Lucene refuses one (the caller must {@link #rollback()})
    */
   public void add(List<LexicalDocument> documents) {
+    add(documents, null);
+  }
+
+  /**
+   * Adds documents with their content digests ({@code digests} null: none; else digest {@code i} is
+   * document {@code i}'s, and may be null), analysed ahead on other threads ({@link
+   * AheadAnalysis}); they become visible (and durable) with {@link #commit()}.
+   *
+   * @throws RefusedDocumentException when Lucene refuses a document (e.g. a term over 32,766
+   *     bytes), naming its place in {@code documents}; the caller must {@link #rollback()}
+   */
+  public void add(List<LexicalDocument> documents, List<byte[]> digests) {
     try (AheadAnalysis analysed = AheadAnalysis.start(this, documents)) {
-      for (LexicalDocument doc : documents) {
-        add(doc, analysed.next(), null);
+      for (int i = 0; i < documents.size(); i++) {
+        try {
+          add(documents.get(i), analysed.next(), digests == null ? null : digests.get(i));
+        } catch (RefusedDocumentException refused) {
+          throw refused;
+        } catch (IllegalArgumentException refused) {
+          throw new RefusedDocumentException(i, refused);
+        }
       }
+    }
+  }
+
+  /** Lucene refused the document at {@link #position()} of a list being added. */
+  public static final class RefusedDocumentException extends IllegalArgumentException {
+    private final int position;
+
+    RefusedDocumentException(int position, IllegalArgumentException cause) {
+      super(cause.getMessage(), cause);
+      this.position = position;
+    }
+
+    /** The refused document's place in the list given to {@link #add(List, List)}. */
+    public int position() {
+      return position;
+    }
+
+    /** Whether Lucene refused it for a term over its 32,766-byte limit. */
+    public boolean immenseTerm() {
+      return String.valueOf(getMessage()).contains("immense term");
     }
   }
 
