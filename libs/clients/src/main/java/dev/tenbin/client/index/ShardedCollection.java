@@ -42,6 +42,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -127,12 +128,10 @@ public final class ShardedCollection {
   private int repairs;
 
   /** Time spent asking the shards for collection-wide statistics and ranges ({@link #plan}). */
-  private final java.util.concurrent.atomic.LongAdder statisticsNanos =
-      new java.util.concurrent.atomic.LongAdder();
+  private final LongAdder statisticsNanos = new LongAdder();
 
   /** Time spent merging the shards' lists ({@link #finishSearch}). */
-  private final java.util.concurrent.atomic.LongAdder mergeNanos =
-      new java.util.concurrent.atomic.LongAdder();
+  private final LongAdder mergeNanos = new LongAdder();
 
   /**
    * @param index the index client (its channel routes each shard to its pod)
