@@ -20,6 +20,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -66,6 +67,12 @@ public final class IndexSession implements AutoCloseable {
 
   /** Documents the collection held when this session found it (an earlier run's); -1: none. */
   private long committedBefore = -1;
+
+  /**
+   * A sharded collection an earlier run left: the documents each copy held when this session found
+   * it, by shard and replica; null when none was kept.
+   */
+  private long[][] copiesCommittedBefore;
 
   /**
    * What a session's collection holds and how it is laid out: the language its BM25 field is
@@ -118,9 +125,10 @@ public final class IndexSession implements AutoCloseable {
    * A collection of {@code shape} holding {@code content}. Inside a job's work item ({@link
    * WorkCollections#CURRENT} bound) the collection is named from the work item and the content
    * ({@link WorkCollections#name}) instead of at random, so the work item run again after its
-   * process was killed finds it: an unsharded collection of that name and the same spec is kept and
-   * its ingest resumes after the corpus slices it committed ({@link #ingest(Iterator, long)}); any
-   * other of that name (another spec, a sharded one) is dropped and made again.
+   * process was killed finds it: a collection of that name and the same spec, every copy of every
+   * shard present, is kept and its ingest resumes after the corpus slices it committed ({@link
+   * #ingest(Iterator, long)}); any other of that name (another spec, a copy missing) is dropped and
+   * made again.
    *
    * @param content what decides the documents ingested besides the spec (the family, the model, the
    *     corpus), or null for a collection named at random: content whose documents a run again
@@ -171,25 +179,42 @@ public final class IndexSession implements AutoCloseable {
   }
 
   /**
-   * What an earlier run of the work item left under this name: the committed document count of an
-   * unsharded collection with this spec, kept; else -1, every collection of the name dropped (a
-   * sharded collection's shards resume as one whole, which this session does not do yet, so they
-   * are filled again from the start).
+   * What an earlier run of the work item left under this name: the committed document count of a
+   * collection with this spec, kept (a sharded one's copies summed, each copy's count kept in
+   * {@link #copiesCommittedBefore}); else -1, every collection of the name dropped. A sharded
+   * collection is kept only whole: every copy of every shard present, READY, with this spec.
    */
   private long keepOrClear() {
-    if (collection.shards() == 1 && collection.replicas() == 1) {
-      CollectionDescription existing = describeIfPresent(name);
-      if (existing == null) {
-        return -1;
+    int shards = collection.shards();
+    int replicas = collection.replicas();
+    long[][] counts = new long[shards][replicas];
+    long total = 0;
+    int found = 0;
+    boolean whole = true;
+    for (int s = 0; s < shards; s++) {
+      for (int r = 0; r < replicas; r++) {
+        CollectionDescription existing = describeIfPresent(collection.replicaName(s, r));
+        if (existing == null) {
+          whole = false;
+          continue;
+        }
+        found++;
+        whole &= sameSpec(existing);
+        counts[s][r] = existing.getDocumentCount();
+        total += counts[s][r];
       }
-      if (sameSpec(existing)) {
-        return existing.getDocumentCount();
-      }
-      notes.accept(
-          "the collection "
-              + name
-              + " an earlier run left has another spec or failed; it is made again");
     }
+    if (found == 0) {
+      return -1;
+    }
+    if (whole) {
+      copiesCommittedBefore = shards == 1 && replicas == 1 ? null : counts;
+      return total;
+    }
+    notes.accept(
+        "the collection "
+            + name
+            + " an earlier run left has another spec, failed or lacks a copy; it is made again");
     for (String copy : collection.collectionNames()) {
       dropIfPresent(copy);
     }
@@ -266,15 +291,29 @@ public final class IndexSession implements AutoCloseable {
    * the first slice it had not, saying so in a note. Batches commit in corpus order, so the
    * committed documents are the corpus's first ones; those of the slice the earlier run was in are
    * sent again and left as they are by the service (the same id with the same content), so no
-   * document is held twice. A collection holding more documents than the corpus is made again.
+   * document is held twice. A collection holding more documents than the corpus is made again. A
+   * sharded collection resumes at the first slice holding a document that some copy of its shard
+   * had not committed ({@link #resumeShards}).
    *
    * @param corpusSize the number of documents {@code documents} yields; negative when unknown (a
    *     kept collection is then made again)
    */
   public long ingest(Iterator<Document> documents, long corpusSize) {
-    long skipped = resumeAt(corpusSize);
-    for (long i = 0; i < skipped && documents.hasNext(); i++) {
-      documents.next();
+    if (copiesCommittedBefore != null) {
+      long[][] copies = copiesCommittedBefore;
+      copiesCommittedBefore = null;
+      committedBefore = 0;
+      ShardResume resume = resumeShards(copies, documents, corpusSize);
+      if (resume.complete()) {
+        repairLostReplicas();
+        return resume.committed();
+      }
+      documents = resume.remaining();
+    } else {
+      long skipped = resumeAt(corpusSize);
+      for (long i = 0; i < skipped && documents.hasNext(); i++) {
+        documents.next();
+      }
     }
     CollectionIngester ingester = new CollectionIngester(index, INGEST_BATCH, INGEST_IDLE_SECONDS);
     long committed;
@@ -313,6 +352,109 @@ public final class IndexSession implements AutoCloseable {
     org.slf4j.LoggerFactory.getLogger(IndexSession.class).info("{}: {}", name, line);
     notes.accept(line);
     return documents;
+  }
+
+  /**
+   * Where the ingest of a sharded collection an earlier run left resumes.
+   *
+   * @param remaining the documents to send, from the resume point on
+   * @param complete whether every copy had committed the whole corpus (nothing to send)
+   * @param committed the documents the shards hold together, when complete
+   */
+  private record ShardResume(Iterator<Document> remaining, boolean complete, long committed) {}
+
+  /**
+   * The resume of a sharded collection: each copy (shard and replica) committed its documents in
+   * corpus order, so it holds the first {@code copies[s][r]} of its shard's documents. The walk
+   * stops at the first document some copy of its shard has not committed; the whole corpus slices
+   * before it ({@link CorpusDocuments#SLICE}) are skipped, and the rest is sent again from the
+   * start of that slice (documents a copy holds already are acknowledged and left as they are). A
+   * collection holding documents that are not a part of the corpus is made again: from the start
+   * when the counts tell before the walk, else the ingest fails (the walk went past the documents
+   * to send) and the work item run again fills the new collection.
+   */
+  private ShardResume resumeShards(long[][] copies, Iterator<Document> documents, long corpusSize) {
+    int shards = collection.shards();
+    long[] committed = new long[shards];
+    long most = 0;
+    for (int s = 0; s < shards; s++) {
+      committed[s] = Arrays.stream(copies[s]).min().orElse(0);
+      most += Arrays.stream(copies[s]).max().orElse(0);
+    }
+    if (corpusSize < 0 || most > corpusSize) {
+      remake(most);
+      return new ShardResume(documents, false, 0);
+    }
+    if (most == 0) {
+      return new ShardResume(documents, false, 0);
+    }
+    long[] seen = new long[shards];
+    List<Document> slice = new ArrayList<>();
+    long walked = 0;
+    boolean stopped = false;
+    while (documents.hasNext()) {
+      Document document = documents.next();
+      if (walked % CorpusDocuments.SLICE == 0) {
+        slice.clear();
+      }
+      slice.add(document);
+      walked++;
+      int shard = ShardedCollection.shardOf(document.getId(), shards);
+      if (seen[shard] == committed[shard]) {
+        stopped = true;
+        break;
+      }
+      seen[shard]++;
+    }
+    long slices = (corpusSize + CorpusDocuments.SLICE - 1) / CorpusDocuments.SLICE;
+    if (!stopped) {
+      if (!Arrays.equals(seen, committed)) {
+        remake(most);
+        throw new IllegalStateException(
+            "the sharded collection "
+                + name
+                + " an earlier run left holds documents that are not a part of this corpus; it was"
+                + " made again, run the work item again");
+      }
+      String line = ingestResumeNote(slices, slices, walked);
+      org.slf4j.LoggerFactory.getLogger(IndexSession.class).info("{}: {}", name, line);
+      notes.accept(line);
+      return new ShardResume(java.util.Collections.emptyIterator(), true, walked);
+    }
+    long skipped = walked - slice.size();
+    String line = ingestResumeNote(skipped / CorpusDocuments.SLICE, slices, skipped);
+    org.slf4j.LoggerFactory.getLogger(IndexSession.class).info("{}: {}", name, line);
+    notes.accept(line);
+    Iterator<Document> held = slice.iterator();
+    Iterator<Document> rest = documents;
+    return new ShardResume(
+        new Iterator<>() {
+          @Override
+          public boolean hasNext() {
+            return held.hasNext() || rest.hasNext();
+          }
+
+          @Override
+          public Document next() {
+            return held.hasNext() ? held.next() : rest.next();
+          }
+        },
+        false,
+        0);
+  }
+
+  /** Drops every copy of the collection and creates it again, saying why in a note. */
+  private void remake(long held) {
+    notes.accept(
+        "the collection "
+            + name
+            + " an earlier run left holds "
+            + held
+            + " documents, not a part of this corpus; it is made again");
+    for (String copy : collection.collectionNames()) {
+      dropIfPresent(copy);
+    }
+    collection.create(spec);
   }
 
   /** The line that says where an interrupted ingest resumes ({@code committed} whole slices). */
