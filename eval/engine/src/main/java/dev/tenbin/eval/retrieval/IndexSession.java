@@ -335,23 +335,20 @@ public final class IndexSession implements AutoCloseable {
     long committed = committedBefore;
     committedBefore = 0;
     if (corpusSize < 0 || committed > corpusSize) {
-      notes.accept(
-          "the collection "
-              + name
-              + " an earlier run left holds "
-              + committed
-              + " documents, not a part of this corpus; it is made again");
-      dropIfPresent(name);
-      collection.create(spec);
+      remake(committed);
       return 0;
     }
     long slices = (corpusSize + CorpusDocuments.SLICE - 1) / CorpusDocuments.SLICE;
     long whole = committed == corpusSize ? slices : committed / CorpusDocuments.SLICE;
     long documents = Math.min(corpusSize, whole * CorpusDocuments.SLICE);
-    String line = ingestResumeNote(whole, slices, documents);
+    logAndNote(ingestResumeNote(whole, slices, documents));
+    return documents;
+  }
+
+  /** Logs {@code line} and adds it to the work item's notes. */
+  private void logAndNote(String line) {
     org.slf4j.LoggerFactory.getLogger(IndexSession.class).info("{}: {}", name, line);
     notes.accept(line);
-    return documents;
   }
 
   /**
@@ -416,15 +413,11 @@ public final class IndexSession implements AutoCloseable {
                 + " an earlier run left holds documents that are not a part of this corpus; it was"
                 + " made again, run the work item again");
       }
-      String line = ingestResumeNote(slices, slices, walked);
-      org.slf4j.LoggerFactory.getLogger(IndexSession.class).info("{}: {}", name, line);
-      notes.accept(line);
+      logAndNote(ingestResumeNote(slices, slices, walked));
       return new ShardResume(java.util.Collections.emptyIterator(), true, walked);
     }
     long skipped = walked - slice.size();
-    String line = ingestResumeNote(skipped / CorpusDocuments.SLICE, slices, skipped);
-    org.slf4j.LoggerFactory.getLogger(IndexSession.class).info("{}: {}", name, line);
-    notes.accept(line);
+    logAndNote(ingestResumeNote(skipped / CorpusDocuments.SLICE, slices, skipped));
     Iterator<Document> held = slice.iterator();
     Iterator<Document> rest = documents;
     return new ShardResume(
