@@ -58,8 +58,8 @@ import org.apache.lucene.util.BytesRef;
  * thread ({@link #analyze}, {@link AheadAnalysis}), and the writer indexes the analyzer's recorded
  * tokens ({@link AnalyzedContents}).
  *
- * <p>Tie policy: hits are ordered by score descending, then by document id ascending (string
- * order), via a sort on the id's doc values.
+ * <p>Tie policy: hits are ordered by score descending, then by document id ascending (the bytes of
+ * its UTF-8, as a sort on the id's doc values orders them; {@link ScoreThenIdTopK}).
  */
 public final class Bm25Index implements Closeable {
   static final String ID_FIELD = "id";
@@ -265,8 +265,6 @@ public final class Bm25Index implements Closeable {
       for (int i = 0; i < documents.size(); i++) {
         try {
           add(documents.get(i), analysed.next(), digests == null ? null : digests.get(i));
-        } catch (RefusedDocumentException refused) {
-          throw refused;
         } catch (IllegalArgumentException refused) {
           throw new RefusedDocumentException(i, refused);
         }
