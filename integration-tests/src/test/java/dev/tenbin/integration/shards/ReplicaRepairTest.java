@@ -117,14 +117,20 @@ class ReplicaRepairTest {
   @Test
   void aPodKilledInTheMiddleOfTheIngestComesBackRebuiltAndServesWithTheSameRankings()
       throws Exception {
-    // Over four batches of 1,000 per shard's stream: the kill comes after some were acknowledged.
-    List<Document> documents = documents(8_000);
+    // Over four batches per shard's stream: when the one before the last batch is handed out,
+    // each shard's first batch is on its way (as in ReplicatedCollectionTest); killed once it
+    // arrived, so the pod comes back with part of its copies.
+    int batch = IndexSession.INGEST_BATCH;
+    List<Document> documents = documents(8 * batch);
     try (IndexSession replicated = session(2, 2)) {
       int victim = podAtRank(replicated, 1);
       String copyOnVictim = replicated.collection().replicaName(0, 1);
       Iterator<Document> killing =
-          runningAt(documents, 7_000, () -> pods.pod(victim).killOnceIngesting(copyOnVictim));
+          runningAt(documents, 7 * batch, () -> pods.pod(victim).killOnceIngesting(copyOnVictim));
       assertThat(replicated.ingest(killing)).isEqualTo(documents.size());
+      assertThat(pods.pod(victim).served("Ingest", copyOnVictim))
+          .as("Ingest calls the victim served before it was killed")
+          .isPositive();
       ShardedCollection collection = replicated.collection();
       // The pod of rank 1 held shard 0's replica 1 and shard 1's replica 0 (ranks shard + replica).
       assertThat(collection.liveReplicas(0)).containsExactly(0);
