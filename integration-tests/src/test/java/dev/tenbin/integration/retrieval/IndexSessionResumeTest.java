@@ -99,8 +99,7 @@ class IndexSessionResumeTest {
 
   /** A BM25 session of the work item over a corpus of {@code documents}. */
   private IndexSession session(int documents, int shards) {
-    return new IndexSession(
-        index, IndexSession.Shape.bm25("en", null).withLayout(shards, 1), "bm25 " + documents);
+    return session(documents, shards, 1);
   }
 
   @Test

@@ -9,9 +9,12 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -65,8 +68,18 @@ class DocumentedCommandsTest {
     return out;
   }
 
+  /**
+   * The command trees, built once: a line is resolved against them read-only, and building a tree
+   * (annotations read by reflection) costs far more than resolving a line.
+   */
+  private static final Map<String, CommandLine> TREES = new HashMap<>();
+
+  private static CommandLine tree(String name, Supplier<CommandLine> build) {
+    return TREES.computeIfAbsent(name, unused -> build.get());
+  }
+
   /** The options a documented line gives a tenbin command it does not have; empty when none. */
-  static List<String> unknownFlags(String line) {
+  static synchronized List<String> unknownFlags(String line) {
     List<String> problems = new ArrayList<>();
     // Shell separators end a command; each piece may hold one.
     // A second "./tenbin" on one line (a synopsis listing several commands) starts another.
@@ -81,7 +94,7 @@ class DocumentedCommandsTest {
       if (start >= tokens.length || !TENBIN.matcher(tokens[start]).matches()) {
         continue;
       }
-      CommandLine command = TenbinCli.commandLine();
+      CommandLine command = tree("tenbin", TenbinCli::commandLine);
       int i = start + 1;
       String path = "tenbin";
       boolean elided = false;
@@ -92,11 +105,12 @@ class DocumentedCommandsTest {
           break;
         }
         if (path.equals("tenbin") && token.equals("bench")) {
-          command = BenchCli.commandLine();
+          command = tree("bench", BenchCli::commandLine);
         } else if (path.equals("tenbin") && token.equals("drill")) {
-          command = DrillCli.commandLine();
+          command = tree("drill", DrillCli::commandLine);
         } else if (path.equals("tenbin") && token.equals("serve") && i + 1 < tokens.length) {
-          command = ServerCommands.of(tokens[i + 1]);
+          String service = tokens[i + 1];
+          command = tree("serve " + service, () -> ServerCommands.of(service));
           if (command == null) {
             break;
           }
