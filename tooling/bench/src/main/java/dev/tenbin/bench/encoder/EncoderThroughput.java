@@ -169,9 +169,15 @@ public final class EncoderThroughput {
         bestVectors);
   }
 
+  /** Calls of one round each that warm the FMA kernel up before it is timed. */
+  private static final int WARM_UP_CALLS = 20_000;
+
   /**
    * GFLOP/s of {@link FmaPeak#kernel} (or, {@code wide}, {@link FmaPeak#kernel512}) on {@code
-   * threads} threads at once: five untimed rounds (the kernel compiled), then the best of five.
+   * threads} threads at once: five untimed rounds, then the best of five. Before them the kernel is
+   * called {@value #WARM_UP_CALLS} times with one round each, so that the JIT compiles it with its
+   * vector intrinsics first: a first call of two million rounds would run mostly in the Vector
+   * API's scalar fallback (about 20 s for the 512-bit kernel on two cores).
    */
   public static double measurePeakGflops(int threads, boolean wide) {
     int rounds = 2_000_000;
@@ -180,6 +186,13 @@ public final class EncoderThroughput {
     for (int i = 0; i < a.length; i++) {
       a[i] = (i % 7) / 8f;
       b[i] = (i % 5) / 4f;
+    }
+    double warm = 0;
+    for (int call = 0; call < WARM_UP_CALLS; call++) {
+      warm += wide ? FmaPeak.kernel512(a, b, 1) : FmaPeak.kernel(a, b, 1);
+    }
+    if (Double.isNaN(warm)) {
+      throw new IllegalStateException("the peak kernel diverged");
     }
     try (ExecutorService pool = Executors.newFixedThreadPool(threads)) {
       double best = 0;
