@@ -13,7 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A short soak ({@code tenbin drill soak}) of the four services as child processes, on a tiny dense
- * model: 50 s of load with a kill -9 and restart every 20 s. Asserts outcomes, never timings, so a
+ * model: 36 s of load with a kill -9 and restart every 15 s. Asserts outcomes, never timings, so a
  * busy two-core machine only makes it slower.
  */
 class SoakDrillIT {
@@ -30,9 +30,9 @@ class SoakDrillIT {
             "drill",
             "soak",
             "--duration",
-            "50s",
+            "36s",
             "--kill-every",
-            "20s",
+            "15s",
             "--sample-every",
             "5s",
             "--model",

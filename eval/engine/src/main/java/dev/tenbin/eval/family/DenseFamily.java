@@ -113,12 +113,7 @@ final class DenseFamily implements RetrievalFamily {
 
   @Override
   public Map<String, CellResult> run(WorkContext runner, Work work, Set<String> missing) {
-    List<DenseVariant> variants = new ArrayList<>();
-    for (PlannedCell cell : work.cells()) {
-      if (missing.contains(cell.fingerprint())) {
-        variants.add(DenseVariant.parse(cell.key().variant()));
-      }
-    }
+    List<DenseVariant> variants = missingVariants(work, missing);
     Map<String, CellResult> best =
         runner
             .denseRuns()
@@ -135,6 +130,40 @@ final class DenseFamily implements RetrievalFamily {
       }
     }
     return runs;
+  }
+
+  /**
+   * The slices of the corpus that are shard {@code shard}'s, encoded into the embedding cache for
+   * the shard that runs {@code work} ({@link dev.tenbin.eval.retrieval.DenseRuns#encodeShare}).
+   */
+  @Override
+  public String encodeShare(
+      WorkContext runner, Work work, Set<String> missing, int shard, int shards) {
+    DenseRetrieval.Share share =
+        runner
+            .denseRuns()
+            .encodeShare(
+                work.task().data(), work.model(), missingVariants(work, missing), shard, shards);
+    if (share.shares() == 0) {
+      return null;
+    }
+    return String.format(
+        java.util.Locale.ROOT,
+        "encoded %d of this shard's %d slices of %d for its work item (%d recorded before)",
+        share.encoded(),
+        share.shares(),
+        share.slices(),
+        share.shares() - share.encoded());
+  }
+
+  private static List<DenseVariant> missingVariants(Work work, Set<String> missing) {
+    List<DenseVariant> variants = new ArrayList<>();
+    for (PlannedCell cell : work.cells()) {
+      if (missing.contains(cell.fingerprint())) {
+        variants.add(DenseVariant.parse(cell.key().variant()));
+      }
+    }
+    return variants;
   }
 
   private static List<String> variants(RetrieverEntry entry, ModelFacts facts) {

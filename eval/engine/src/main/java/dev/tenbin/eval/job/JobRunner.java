@@ -144,6 +144,7 @@ public final class JobRunner {
       String collectionKey = collectionKey();
       JobJudgments.write(directory, plan);
       JobNanoFidelity.keep(directory, plan);
+      List<Work> whole = plan;
       plan = slice.select(plan);
       int total = 0;
       int stored = 0;
@@ -162,6 +163,9 @@ public final class JobRunner {
               + ", stored "
               + stored
               + (slice.name().isEmpty() ? "" : ", " + slice.name()));
+      if (slice.count() > 1) {
+        encodeShares(spec, whole, store, candidates, slice);
+      }
       int computed = 0;
       java.util.Map<String, Long> millisByKind = new java.util.TreeMap<>();
       List<String> failures = new ArrayList<>();
@@ -310,6 +314,52 @@ public final class JobRunner {
       return outcome;
     } catch (IOException e) {
       throw new UncheckedIOException("cannot use the job folder " + directory, e);
+    }
+  }
+
+  /**
+   * A shard's part of the encodes of the whole job, before its own work items: for each work item
+   * with cells still missing, whichever shard runs it, the corpus slices that are this shard's
+   * ({@link dev.tenbin.eval.plan.WorkFamily#encodeShare}), so one corpus encodes on every shard at
+   * once and its work item reads the slices back. A failure here fails nothing (the work item
+   * encodes what is not recorded); it is noted and the shard goes on to its own work.
+   */
+  private void encodeShares(
+      JobSpec spec, List<Work> whole, ResultStore store, Path candidates, PlanSlice slice) {
+    for (Work work : whole) {
+      Set<String> missing = new HashSet<>();
+      for (PlannedCell cell : work.cells()) {
+        if (!store.contains(cell.fingerprint())) {
+          missing.add(cell.fingerprint());
+        }
+      }
+      if (missing.isEmpty() || cancellation.isCancelled()) {
+        continue;
+      }
+      EncodeProgress progress = (what, done, all) -> cancellation.throwIfCancelled();
+      long start = System.nanoTime();
+      try {
+        String done =
+            work.kind()
+                .encodeShare(
+                    new WorkRunner(services, spec, candidates, progress, cache, store),
+                    work,
+                    missing,
+                    slice.index(),
+                    slice.count());
+        if (done != null) {
+          String line =
+              work.label() + ": " + done + " in " + (System.nanoTime() - start) / 1_000_000 + " ms";
+          event("encode_share", work, done);
+          listener.workNote(work, line);
+        }
+      } catch (CancelledException e) {
+        return;
+      } catch (RuntimeException e) {
+        String line = work.label() + ": this shard's slices were not encoded (" + describe(e) + ")";
+        event("encode_share_failed", work, describe(e));
+        listener.workNote(work, line);
+      }
     }
   }
 

@@ -29,6 +29,16 @@ public interface PlanSlice {
    */
   String name();
 
+  /** Which of the {@link #count} parts of the job this is, from 0 (the whole plan: 0). */
+  default int index() {
+    return 0;
+  }
+
+  /** How many parts the job runs as (the whole plan: 1). */
+  default int count() {
+    return 1;
+  }
+
   /** The work items of {@code plan} this slice runs, in plan order. */
   List<Work> select(List<Work> plan);
 }

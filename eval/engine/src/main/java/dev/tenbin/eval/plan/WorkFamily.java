@@ -23,6 +23,18 @@ public interface WorkFamily {
   }
 
   /**
+   * When a job runs as {@code shards} processes ({@code tenbin run --shard I/K}, the pods of an
+   * Indexed Job), the part of {@code work}'s encode that shard {@code shard} does for it before its
+   * own work items, whichever shard runs {@code work}: work items stay whole, the corpus slices of
+   * their encodes are spread. Returns a line saying what it did, or null when it did nothing (the
+   * default: the family has nothing to spread).
+   */
+  default String encodeShare(
+      WorkContext runner, Work work, Set<String> missing, int shard, int shards) {
+    return null;
+  }
+
+  /**
    * Runs {@code work} through the runner's services; returns the evaluated run of each cell it
    * computed, by fingerprint (at least those in {@code missing}).
    */

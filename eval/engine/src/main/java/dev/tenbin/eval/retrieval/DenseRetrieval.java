@@ -275,6 +275,74 @@ public final class DenseRetrieval {
     }
   }
 
+  /**
+   * What a shard's encode share of one corpus came to ({@link #encodeShare}).
+   *
+   * @param slices the corpus's slices
+   * @param shares the slices that are this shard's
+   * @param encoded those this call encoded (the others were recorded in the cache before)
+   */
+  public record Share(int slices, int shares, int encoded) {}
+
+  /**
+   * Encodes shard {@code shard}'s share of the corpus for the process whose work item encodes it
+   * with {@code modelId}, when a job runs as {@code shards} processes: the slices ({@link
+   * CorpusDocuments#SLICE} documents, numbered from 0 in corpus order) whose number leaves {@code
+   * shard} when divided by {@code shards}, each encoded through the embedding cache and recorded
+   * there as {@link #run} would encode it (same texts, same cut, so the same slice whichever
+   * process encodes it). The work item's own run then reads those slices back, with the encode time
+   * measured here, and encodes only the ones not yet recorded. A slice recorded before is read
+   * back, not encoded again. Nothing is encoded without an embedding cache or for a corpus of fewer
+   * slices than shards (it is left to its work item).
+   */
+  public Share encodeShare(BeirDataset dataset, String modelId, int shard, int shards) {
+    if (shard < 0 || shard >= shards) {
+      throw new IllegalArgumentException("shard " + shard + " of " + shards);
+    }
+    int total = dataset.corpus().size();
+    int sliceCount = (total + CorpusDocuments.SLICE - 1) / CorpusDocuments.SLICE;
+    if (cached == null || shards < 2 || sliceCount < shards) {
+      return new Share(sliceCount, 0, 0);
+    }
+    int shares = 0;
+    long documents = 0;
+    for (int slice = shard; slice < sliceCount; slice += shards) {
+      shares++;
+      documents += Math.min(CorpusDocuments.SLICE, total - (long) slice * CorpusDocuments.SLICE);
+    }
+    long shareDocuments = documents;
+    String what = "encoding this shard's slices of the documents with " + modelId;
+    int encoded = 0;
+    long done = 0;
+    try (Corpus.Walk walk = dataset.corpus().walk()) {
+      List<String> texts = new ArrayList<>(CorpusDocuments.SLICE);
+      int slice = 0;
+      int inSlice = 0;
+      while (walk.hasNext()) {
+        var document = walk.next();
+        if (slice % shards == shard) {
+          texts.add(document.titleAndText());
+        }
+        if (++inSlice == CorpusDocuments.SLICE || !walk.hasNext()) {
+          if (!texts.isEmpty()) {
+            long before = done;
+            SliceEncoding<float[]> slices =
+                cached.denseSlice(
+                    modelId,
+                    texts,
+                    finished -> progress.update(what, before + finished, shareDocuments));
+            encoded += slices.encodedBefore() ? 0 : 1;
+            done += texts.size();
+            texts = new ArrayList<>(CorpusDocuments.SLICE);
+          }
+          slice++;
+          inSlice = 0;
+        }
+      }
+    }
+    return new Share(sliceCount, shares, encoded);
+  }
+
   /** The line that says where an interrupted encode resumes. */
   static String resumeNote(String what, int slice, int slices, int documents) {
     return String.format(

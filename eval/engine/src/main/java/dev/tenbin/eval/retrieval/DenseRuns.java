@@ -83,6 +83,22 @@ public record DenseRuns(
   }
 
   /**
+   * Encodes shard {@code shard}'s share of {@code data}'s corpus for {@code model}'s work item when
+   * a job runs as {@code shards} processes ({@link DenseRetrieval#encodeShare}): once for all the
+   * variants that index whole documents, none when only chunked ones (maxp, firstp) are among
+   * {@code variants} (their windows are encoded by the work item itself).
+   */
+  public DenseRetrieval.Share encodeShare(
+      BeirDataset data, String model, List<DenseVariant> variants, int shard, int shards) {
+    if (variants.stream().noneMatch(variant -> variant.chunking().truncates())) {
+      return new DenseRetrieval.Share(0, 0, 0);
+    }
+    return retrieval
+        .apply(new DenseRetrieval(services.index(), services.encoder(), progress))
+        .encodeShare(data, model, shard, shards);
+  }
+
+  /**
    * The corpus cut for {@code chunking} in {@code model}'s own tokens; a window that would not fit
    * the model with its special tokens and document prompt is refused.
    */

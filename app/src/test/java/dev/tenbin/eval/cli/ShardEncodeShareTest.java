@@ -1,0 +1,130 @@
+package dev.tenbin.eval.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tenbin.scoring.beir.SyntheticBeir;
+import dev.tenbin.testing.models.TinyModels;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code tenbin run --shard I/K} spreads the corpus slices of a dense encode over the shards (the
+ * pods of an Indexed Job): before its own work items each shard encodes into the shared embedding
+ * cache the slices of every dense work item's corpus whose number leaves I when divided by K, and
+ * the shard that runs the work item reads them back and encodes only the rest. The cells equal a
+ * run in one process, byte for byte.
+ */
+class ShardEncodeShareTest {
+  /** Four corpus slices of 4,096 documents: three whole ones and 300. */
+  private static final int DOCUMENTS = 3 * 4_096 + 300;
+
+  @TempDir Path tmp;
+  private Path spec;
+
+  @BeforeEach
+  void writeJob() throws IOException {
+    SyntheticBeir.write(tmp.resolve("data"), DOCUMENTS, 8, 12, 11);
+    TinyModels.dense(TinyJob.models(tmp), "tiny-dense", false);
+    Files.writeString(
+        tmp.resolve("tasks.yaml"),
+        "name: big\ntasks:\n  - {name: t, language: en, source: {path: data}}\n");
+    spec = tmp.resolve("job.yaml");
+    Files.writeString(
+        spec,
+        "task_sets: [tasks.yaml]\nretrievers:\n  - {retriever: dense:tiny-dense, variants: [base]}\n");
+  }
+
+  private CliRunner run(Path out, String cache, String... more) {
+    CliRunner run = TinyJob.run(tmp, spec, out, tmp.resolve(cache), more);
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    return run;
+  }
+
+  /** The lines of every slice ledger under the cache folder {@code cache}. */
+  private List<String> recordedSlices(String cache) throws IOException {
+    if (!Files.isDirectory(tmp.resolve(cache))) {
+      return List.of();
+    }
+    try (Stream<Path> files = Files.walk(tmp.resolve(cache))) {
+      return files
+          .filter(file -> file.getFileName().toString().equals("slices.tsv"))
+          .flatMap(
+              file -> {
+                try {
+                  return Files.readAllLines(file).stream();
+                } catch (IOException e) {
+                  throw new java.io.UncheckedIOException(e);
+                }
+              })
+          .toList();
+    }
+  }
+
+  private byte[] runFile(Path out) throws IOException {
+    Path file = tmp.resolve(out.getFileName() + ".trec");
+    CliRunner export =
+        CliRunner.run(
+            "export",
+            "trec",
+            out.toString(),
+            "--system",
+            "dense:tiny-dense",
+            "--task",
+            "t",
+            "--out",
+            file.toString());
+    assertThat(export.exitCode()).as(export.err()).isZero();
+    return Files.readAllBytes(file);
+  }
+
+  @Test
+  void eachShardEncodesItsSlicesAndTheWorkItemReadsThemBackWithTheRankingsOfOneProcess()
+      throws Exception {
+    Path sharded = tmp.resolve("sharded");
+    // The job's one work item is shard 0's (the least loaded, lowest index); shards 1 and 2 run
+    // none of its cells but encode their slices of its corpus: slice 1, then slice 2.
+    CliRunner one = run(sharded, "cache", "--shard", "1/3");
+    assertThat(one.err())
+        .contains(
+            "dense:tiny-dense on big/t: encoded 1 of this shard's 1 slices of 4 for its work item"
+                + " (0 recorded before)");
+    assertThat(recordedSlices("cache")).hasSize(1);
+    CliRunner oneAgain = run(sharded, "cache", "--shard", "1/3");
+    assertThat(oneAgain.err())
+        .contains("encoded 0 of this shard's 1 slices of 4 for its work item (1 recorded before)");
+    assertThat(recordedSlices("cache")).hasSize(1);
+    run(sharded, "cache", "--shard", "2/3");
+    assertThat(recordedSlices("cache")).hasSize(2);
+    assertThat(sharded.resolve("cells"))
+        .satisfiesAnyOf(
+            cells -> assertThat(cells).doesNotExist(),
+            cells -> assertThat(cells).isEmptyDirectory());
+
+    // Shard 0 encodes slices 0 and 3, then its work item finds all four recorded.
+    CliRunner zero = run(sharded, "cache", "--shard", "0/3");
+    assertThat(zero.err())
+        .contains("encoded 2 of this shard's 2 slices of 4 for its work item (0 recorded before)")
+        .contains(
+            "encoding documents with tiny-dense: all 4 slices were encoded before, read back");
+    assertThat(recordedSlices("cache")).hasSize(4);
+    run(sharded, "cache", "--merge-only");
+
+    Path whole = tmp.resolve("whole");
+    CliRunner single = run(whole, "cache-whole");
+    assertThat(single.err()).doesNotContain("this shard's");
+    assertThat(runFile(sharded)).isEqualTo(runFile(whole));
+  }
+
+  @Test
+  void aCorpusOfFewerSlicesThanShardsIsLeftToItsWorkItem() throws Exception {
+    CliRunner run = run(tmp.resolve("out"), "cache", "--shard", "1/5");
+    assertThat(run.err()).doesNotContain("this shard's");
+    assertThat(recordedSlices("cache")).isEmpty();
+  }
+}
