@@ -19,6 +19,7 @@ import org.apache.lucene.search.Scorable;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.ScoreMode;
 import org.apache.lucene.search.TopDocs;
+import org.apache.lucene.search.TopScoreDocCollectorManager;
 import org.apache.lucene.util.BytesRef;
 
 /**
@@ -48,8 +49,13 @@ final class ScoreThenIdTopK {
   static List<Hit> search(IndexSearcher searcher, Query query, int k, String idField)
       throws IOException {
     // One hit more than asked: the best document left out tells whether the k-th score is shared
-    // beyond the top k, so the second pass runs only when it is.
-    TopDocs top = searcher.search(query, k == Integer.MAX_VALUE ? k : k + 1);
+    // beyond the top k, so the second pass runs only when it is. No total hit count is kept, so
+    // block-max WAND may skip documents as soon as the queue is full (searcher.search(query, n)
+    // first counts 1,000 hits exactly, whatever n, before it lets the scorer skip any).
+    int wanted =
+        Math.min(
+            k == Integer.MAX_VALUE ? k : k + 1, Math.max(1, searcher.getIndexReader().maxDoc()));
+    TopDocs top = searcher.search(query, new TopScoreDocCollectorManager(wanted, null, wanted));
     ScoreDoc[] found = top.scoreDocs;
     int kept = Math.min(k, found.length);
     List<Candidate> candidates = new ArrayList<>(kept);
