@@ -122,6 +122,31 @@ class ShardEncodeShareTest {
   }
 
   @Test
+  void threeShardProcessesAtOnceShareTheEncodeThroughOneCacheWithTheRankingsOfOneProcess()
+      throws Exception {
+    Path sharded = tmp.resolve("sharded");
+    run(sharded, "cache", "--executor", "local", "--parallelism", "3");
+    // Each shard process encoded its slices while shard 0's work item ran: every shard says what
+    // it did (how many it found recorded depends on which process got to a slice first).
+    for (int shard = 0; shard < 3; shard++) {
+      String events =
+          Files.readString(
+              sharded.resolve("shards").resolve("shard-" + shard + "-of-3.events.jsonl"));
+      assertThat(events)
+          .as("shard %d's events", shard)
+          .contains("\"encode_share\"")
+          .contains("this shard's " + (shard == 0 ? 2 : 1) + " slices of 4");
+    }
+    // Four slices, each recorded (a slice two processes encoded at once is recorded twice).
+    assertThat(recordedSlices("cache").stream().map(line -> line.split("\t")[0]).distinct())
+        .hasSize(4);
+
+    Path whole = tmp.resolve("whole");
+    run(whole, "cache-whole");
+    assertThat(runFile(sharded)).isEqualTo(runFile(whole));
+  }
+
+  @Test
   void aCorpusOfFewerSlicesThanShardsIsLeftToItsWorkItem() throws Exception {
     CliRunner run = run(tmp.resolve("out"), "cache", "--shard", "1/5");
     assertThat(run.err()).doesNotContain("this shard's");
