@@ -1,7 +1,10 @@
 package dev.tenbin.eval.cli;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 /**
  * Runs the {@code tenbin} command line in-process, as {@code main} builds it for the arguments, and
@@ -16,5 +19,27 @@ record CliRunner(int exitCode, String out, String err) {
     cli.setErr(new PrintWriter(err, true));
     int exit = cli.execute(args);
     return new CliRunner(exit, out.toString(), err.toString());
+  }
+
+  /**
+   * The bytes of {@code tenbin export trec JOB --system SYSTEM --task TASK --out FILE}, which must
+   * succeed.
+   */
+  static byte[] trecRun(Path job, String system, String task, Path file) throws IOException {
+    CliRunner export =
+        run(
+            "export",
+            "trec",
+            job.toString(),
+            "--system",
+            system,
+            "--task",
+            task,
+            "--out",
+            file.toString());
+    if (export.exitCode() != 0) {
+      throw new AssertionError("export trec exited " + export.exitCode() + ": " + export.err());
+    }
+    return Files.readAllBytes(file);
   }
 }

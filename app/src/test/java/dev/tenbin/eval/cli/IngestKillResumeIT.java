@@ -118,20 +118,7 @@ class IngestKillResumeIT {
 
   /** The job's BM25 run as a TREC run file. */
   private byte[] runFile(Path out, String name) throws Exception {
-    Path file = tmp.resolve(name);
-    CliRunner export =
-        CliRunner.run(
-            "export",
-            "trec",
-            out.toString(),
-            "--system",
-            "bm25",
-            "--task",
-            "t",
-            "--out",
-            file.toString());
-    assertThat(export.exitCode()).as(export.err()).isZero();
-    return Files.readAllBytes(file);
+    return CliRunner.trecRun(out, "bm25", "t", tmp.resolve(name));
   }
 
   @Test

@@ -67,20 +67,8 @@ class ShardEncodeShareTest {
   }
 
   private byte[] runFile(Path out) throws IOException {
-    Path file = tmp.resolve(out.getFileName() + ".trec");
-    CliRunner export =
-        CliRunner.run(
-            "export",
-            "trec",
-            out.toString(),
-            "--system",
-            "dense:tiny-dense",
-            "--task",
-            "t",
-            "--out",
-            file.toString());
-    assertThat(export.exitCode()).as(export.err()).isZero();
-    return Files.readAllBytes(file);
+    return CliRunner.trecRun(
+        out, "dense:tiny-dense", "t", tmp.resolve(out.getFileName() + ".trec"));
   }
 
   @Test
