@@ -255,9 +255,11 @@ class LeaderboardBrowserIT {
             + "<div class=\"legend\" style=\"width:40px;overflow:hidden;white-space:nowrap\">faded: fewer than 5 queries</div>"
             + "<svg id=\"chart\" class=\"pareto\" width=\"100\" height=\"100\"><circle class=\"point\" cx=\"50\" cy=\"50\" r=\"4\"/></svg>"
             + "<table><tr><th style=\"max-width:3em;word-break:break-all\">NanoClimateFEVER</th></tr></table>"
-            + "<table id=\"leaderboard\"><tr><td style=\"max-width:3em;overflow-wrap:anywhere\">"
-            + "dense:<wbr>bge-<wbr>small</td><td style=\"max-width:2em;overflow-wrap:anywhere\">"
-            + "retrieval</td></tr></table>"
+            // Widths in ch of a monospace font, so that what fits does not depend on the fonts
+            // installed: every word of the first cell fits on a line, "retrieval" does not.
+            + "<table id=\"leaderboard\" style=\"font-family:monospace\"><tr>"
+            + "<td style=\"max-width:7ch;overflow-wrap:anywhere\">dense:<wbr>bge-<wbr>small</td>"
+            + "<td style=\"max-width:4ch;overflow-wrap:anywhere\">retrieval</td></tr></table>"
             + "<div style=\"width:3000px\">wide</div></body></html>",
         StandardCharsets.UTF_8);
 
