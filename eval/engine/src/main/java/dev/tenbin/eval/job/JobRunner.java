@@ -172,17 +172,8 @@ public final class JobRunner {
       String failureCode = "";
       boolean cancelled = false;
       for (Work work : plan) {
-        Set<String> missing = new HashSet<>();
-        for (PlannedCell cell : work.cells()) {
-          if (!store.contains(cell.fingerprint())) {
-            missing.add(cell.fingerprint());
-          }
-        }
-        boolean artifactsMissing =
-            work.kind().writesArtifacts()
-                && work.artifacts().stream()
-                    .anyMatch(fp -> !Files.isRegularFile(WorkRunner.candidateFile(candidates, fp)));
-        if (missing.isEmpty() && !artifactsMissing) {
+        Set<String> missing = missingCells(work, store);
+        if (missing.isEmpty() && !artifactsMissing(work, candidates)) {
           continue;
         }
         if (cancellation.isCancelled()) {
@@ -327,12 +318,7 @@ public final class JobRunner {
   private void encodeShares(
       JobSpec spec, List<Work> whole, ResultStore store, Path candidates, PlanSlice slice) {
     for (Work work : whole) {
-      Set<String> missing = new HashSet<>();
-      for (PlannedCell cell : work.cells()) {
-        if (!store.contains(cell.fingerprint())) {
-          missing.add(cell.fingerprint());
-        }
-      }
+      Set<String> missing = missingCells(work, store);
       if (missing.isEmpty() || cancellation.isCancelled()) {
         continue;
       }
@@ -361,6 +347,17 @@ public final class JobRunner {
         listener.workNote(work, line);
       }
     }
+  }
+
+  /** The fingerprints of {@code work}'s cells that {@code store} does not hold yet. */
+  private static Set<String> missingCells(Work work, ResultStore store) {
+    Set<String> missing = new HashSet<>();
+    for (PlannedCell cell : work.cells()) {
+      if (!store.contains(cell.fingerprint())) {
+        missing.add(cell.fingerprint());
+      }
+    }
+    return missing;
   }
 
   /** The file in the job folder holding the job's {@link #collectionKey}. */
@@ -554,7 +551,6 @@ public final class JobRunner {
     return failure.getMessage() == null ? failure.getClass().getSimpleName() : failure.getMessage();
   }
 
-  /** Writes job.json: the spec, the versions, and every cell of the plan with its fingerprint. */
   /**
    * Whether the job folder holds every cell of the plan and every candidate set its work writes (a
    * run of it would compute nothing).
@@ -563,20 +559,21 @@ public final class JobRunner {
     ResultStore store = ResultStore.open(directory);
     Path candidates = directory.resolve("candidates");
     for (Work work : plan) {
-      for (PlannedCell cell : work.cells()) {
-        if (!store.contains(cell.fingerprint())) {
-          return false;
-        }
-      }
-      if (work.kind().writesArtifacts()
-          && work.artifacts().stream()
-              .anyMatch(fp -> !Files.isRegularFile(WorkRunner.candidateFile(candidates, fp)))) {
+      if (!missingCells(work, store).isEmpty() || artifactsMissing(work, candidates)) {
         return false;
       }
     }
     return true;
   }
 
+  /** Whether {@code work} writes candidate sets and one of them is not in {@code candidates}. */
+  private static boolean artifactsMissing(Work work, Path candidates) {
+    return work.kind().writesArtifacts()
+        && work.artifacts().stream()
+            .anyMatch(fp -> !Files.isRegularFile(WorkRunner.candidateFile(candidates, fp)));
+  }
+
+  /** Writes job.json: the spec, the versions, and every cell of the plan with its fingerprint. */
   private void writePlan(JobSpec spec, List<Work> plan) throws IOException {
     ObjectNode root = ResultStore.JSON.createObjectNode();
     root.put("name", spec.name());

@@ -30,6 +30,64 @@ final class CorpusDocuments {
 
   private CorpusDocuments() {}
 
+  /** How many slices a corpus of {@code documents} documents makes (the last may be short). */
+  static int sliceCount(int documents) {
+    return (documents + SLICE - 1) / SLICE;
+  }
+
+  /** Documents in slice {@code slice} of a corpus of {@code documents} documents. */
+  static int sliceSize(int slice, int documents) {
+    return (int) Math.min(SLICE, documents - (long) slice * SLICE);
+  }
+
+  /**
+   * The next {@code size} documents of {@code corpus} (fewer at its end): one slice, when the walk
+   * is at a slice boundary.
+   */
+  static List<CorpusDocument> nextSlice(Iterator<CorpusDocument> corpus, int size) {
+    List<CorpusDocument> slice = new ArrayList<>(size);
+    while (slice.size() < size && corpus.hasNext()) {
+      slice.add(corpus.next());
+    }
+    return slice;
+  }
+
+  /**
+   * The documents of {@code shard}'s share of a corpus walked from its start: those of the slices
+   * whose number leaves {@code shard} when divided by {@code shards}, in corpus order (the others
+   * are read past). Cut into {@link #SLICE}s again they are those slices, whole.
+   */
+  static Iterator<CorpusDocument> shareOf(Iterator<CorpusDocument> corpus, int shard, int shards) {
+    if (shard < 0 || shard >= shards) {
+      throw new IllegalArgumentException("shard " + shard + " of " + shards);
+    }
+    return new Iterator<>() {
+      private long read;
+
+      private boolean ours() {
+        return (read / SLICE) % shards == shard;
+      }
+
+      @Override
+      public boolean hasNext() {
+        while (!ours() && corpus.hasNext()) {
+          corpus.next();
+          read++;
+        }
+        return ours() && corpus.hasNext();
+      }
+
+      @Override
+      public CorpusDocument next() {
+        if (!hasNext()) {
+          throw new NoSuchElementException();
+        }
+        read++;
+        return corpus.next();
+      }
+    };
+  }
+
   /** The documents as they are (title and text; BM25). */
   static Iterator<Document> lexical(Iterator<CorpusDocument> corpus) {
     return new Iterator<>() {
@@ -122,11 +180,7 @@ final class CorpusDocuments {
     }
 
     private List<CorpusDocument> nextSlice() {
-      List<CorpusDocument> slice = new ArrayList<>(sliceSize);
-      while (slice.size() < sliceSize && corpus.hasNext()) {
-        slice.add(corpus.next());
-      }
-      return slice;
+      return CorpusDocuments.nextSlice(corpus, sliceSize);
     }
 
     private void fill() {

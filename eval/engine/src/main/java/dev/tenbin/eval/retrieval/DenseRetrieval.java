@@ -14,9 +14,13 @@ import dev.tenbin.proto.index.v1.Family;
 import dev.tenbin.proto.index.v1.Query;
 import dev.tenbin.scoring.beir.BeirDataset;
 import dev.tenbin.scoring.beir.Corpus;
+import dev.tenbin.scoring.beir.CorpusDocument;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import java.util.function.IntConsumer;
 
 /**
  * Dense retrieval through the services: documents (title + " " + text) encoded by the encoder
@@ -190,11 +194,9 @@ public final class DenseRetrieval {
     long start = System.nanoTime();
     int total = dataset.corpus().size();
     String what = "encoding documents with " + modelId;
-    int sliceCount = (total + CorpusDocuments.SLICE - 1) / CorpusDocuments.SLICE;
+    int sliceCount = CorpusDocuments.sliceCount(total);
     int[] encodedSoFar = {0};
     int[] readBack = {0};
-    java.util.concurrent.atomic.AtomicLong documentsDone =
-        new java.util.concurrent.atomic.AtomicLong();
     // The corpus is encoded a slice at a time as the ingest takes it (up to slicesInFlight at
     // once, spread over the encoder's replicas): the vectors of those slices and the batches in
     // flight are in memory, never the whole corpus's. Through the embedding cache a slice is also
@@ -206,26 +208,7 @@ public final class DenseRetrieval {
               walk,
               CorpusDocuments.SLICE,
               slicesInFlight,
-              slice -> {
-                List<String> texts = new ArrayList<>(slice.size());
-                slice.forEach(doc -> texts.add(doc.titleAndText()));
-                int[] reported = {0};
-                java.util.function.IntConsumer report =
-                    done -> {
-                      long sum = documentsDone.addAndGet(done - reported[0]);
-                      reported[0] = done;
-                      synchronized (progress) {
-                        progress.update(what, sum, total);
-                      }
-                    };
-                if (cached != null) {
-                  return cached.denseSlice(modelId, texts, report);
-                }
-                long sliceStart = System.nanoTime();
-                List<float[]> vectors =
-                    encoder.streamEncodeDense(modelId, texts, false, 64, report);
-                return new SliceEncoding<>(vectors, System.nanoTime() - sliceStart, false);
-              },
+              sliceEncoder(modelId, what, total),
               (index, slice, encoded) -> {
                 if (encoded.encodedBefore()) {
                   readBack[0]++;
@@ -300,47 +283,69 @@ public final class DenseRetrieval {
       throw new IllegalArgumentException("shard " + shard + " of " + shards);
     }
     int total = dataset.corpus().size();
-    int sliceCount = (total + CorpusDocuments.SLICE - 1) / CorpusDocuments.SLICE;
+    int sliceCount = CorpusDocuments.sliceCount(total);
     if (cached == null || shards < 2 || sliceCount < shards) {
       return new Share(sliceCount, 0, 0);
     }
     int shares = 0;
-    long documents = 0;
+    long shareDocuments = 0;
     for (int slice = shard; slice < sliceCount; slice += shards) {
       shares++;
-      documents += Math.min(CorpusDocuments.SLICE, total - (long) slice * CorpusDocuments.SLICE);
+      shareDocuments += CorpusDocuments.sliceSize(slice, total);
     }
-    long shareDocuments = documents;
-    String what = "encoding this shard's slices of the documents with " + modelId;
-    int encoded = 0;
-    long done = 0;
+    // The share's slices go through the same encode as the work item's (up to slicesInFlight at
+    // once); their documents are only walked past, the index takes none of them.
     try (Corpus.Walk walk = dataset.corpus().walk()) {
-      List<String> texts = new ArrayList<>(CorpusDocuments.SLICE);
-      int slice = 0;
-      int inSlice = 0;
-      while (walk.hasNext()) {
-        var document = walk.next();
-        if (slice % shards == shard) {
-          texts.add(document.titleAndText());
+      CorpusDocuments.Encoded<float[]> share =
+          new CorpusDocuments.Encoded<>(
+              CorpusDocuments.shareOf(walk, shard, shards),
+              CorpusDocuments.SLICE,
+              slicesInFlight,
+              sliceEncoder(
+                  modelId,
+                  "encoding this shard's slices of the documents with " + modelId,
+                  shareDocuments),
+              (index, slice, encoded) -> {},
+              (document, vector) -> document);
+      try {
+        while (share.hasNext()) {
+          share.next();
         }
-        if (++inSlice == CorpusDocuments.SLICE || !walk.hasNext()) {
-          if (!texts.isEmpty()) {
-            long before = done;
-            SliceEncoding<float[]> slices =
-                cached.denseSlice(
-                    modelId,
-                    texts,
-                    finished -> progress.update(what, before + finished, shareDocuments));
-            encoded += slices.encodedBefore() ? 0 : 1;
-            done += texts.size();
-            texts = new ArrayList<>(CorpusDocuments.SLICE);
-          }
-          slice++;
-          inSlice = 0;
-        }
+      } finally {
+        share.awaitInFlight();
       }
+      return new Share(sliceCount, shares, share.slices() - share.slicesEncodedBefore());
     }
-    return new Share(sliceCount, shares, encoded);
+  }
+
+  /**
+   * How a corpus slice is encoded with {@code modelId}: its documents' title and text, through the
+   * embedding cache when there is one (which reads back a slice it stored before), else straight
+   * from the encoder; progress is reported as {@code what}, counted over all slices together
+   * against {@code total} documents (slices may be encoded at once, on several threads).
+   */
+  private Function<List<CorpusDocument>, SliceEncoding<float[]>> sliceEncoder(
+      String modelId, String what, long total) {
+    AtomicLong documentsDone = new AtomicLong();
+    return slice -> {
+      List<String> texts = new ArrayList<>(slice.size());
+      slice.forEach(doc -> texts.add(doc.titleAndText()));
+      int[] reported = {0};
+      IntConsumer report =
+          done -> {
+            long sum = documentsDone.addAndGet(done - reported[0]);
+            reported[0] = done;
+            synchronized (progress) {
+              progress.update(what, sum, total);
+            }
+          };
+      if (cached != null) {
+        return cached.denseSlice(modelId, texts, report);
+      }
+      long sliceStart = System.nanoTime();
+      List<float[]> vectors = encoder.streamEncodeDense(modelId, texts, false, 64, report);
+      return new SliceEncoding<>(vectors, System.nanoTime() - sliceStart, false);
+    };
   }
 
   /** The line that says where an interrupted encode resumes. */
