@@ -52,7 +52,9 @@ class QuarantineTest {
                 org.apache.lucene.store.FSDirectory.open(folder.resolve("bm25")),
                 new org.apache.lucene.index.IndexWriterConfig()
                     .setMergePolicy(org.apache.lucene.index.NoMergePolicy.INSTANCE))) {
-          writer.deleteDocuments(new org.apache.lucene.index.Term("id", "a"));
+          writer.deleteDocuments(
+              org.apache.lucene.document.SortedDocValuesField.newSlowExactQuery(
+                  "id", new org.apache.lucene.util.BytesRef("a")));
           writer.commit();
         }
       }
@@ -63,7 +65,9 @@ class QuarantineTest {
             new org.apache.lucene.index.IndexWriter(
                 org.apache.lucene.store.FSDirectory.open(folder.resolve("bm25")),
                 new org.apache.lucene.index.IndexWriterConfig())) {
-          writer.deleteDocuments(new org.apache.lucene.index.Term("id", "a"));
+          writer.deleteDocuments(
+              org.apache.lucene.document.SortedDocValuesField.newSlowExactQuery(
+                  "id", new org.apache.lucene.util.BytesRef("a")));
           writer.forceMerge(1);
           writer.commit();
         }
