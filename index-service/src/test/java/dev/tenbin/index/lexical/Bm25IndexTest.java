@@ -1,6 +1,7 @@
 package dev.tenbin.index.lexical;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.tenbin.core.Cancellation;
@@ -105,6 +106,38 @@ class Bm25IndexTest {
       org.assertj.core.api.Assertions.assertThatThrownBy(
               () -> index.search("alpha", 10, () -> true))
           .isInstanceOf(CancelledException.class);
+    }
+  }
+
+  @Test
+  void aDocumentLuceneRefusesIsNamedAndARollbackLeavesTheIndexAtItsLastCommit() {
+    // The language analyzers cut tokens long before Lucene's 32,766-byte term limit; an analyzer
+    // keeping the whole text as one term reaches it.
+    try (Bm25Index index =
+        Bm25Index.open(
+            dir,
+            new org.apache.lucene.analysis.core.KeywordAnalyzer(),
+            Bm25Parameters.ANSERINI_DEFAULTS)) {
+      index.add(List.of(new LexicalDocument("d1", "", "kept")));
+      index.commit();
+      List<LexicalDocument> batch =
+          List.of(
+              new LexicalDocument("d2", "", "fine"),
+              new LexicalDocument("d3", "", "a".repeat(40_000)),
+              new LexicalDocument("d4", "", "never reached"));
+      assertThatThrownBy(() -> index.add(batch))
+          .isInstanceOfSatisfying(
+              Bm25Index.RefusedDocumentException.class,
+              refused -> {
+                assertThat(refused.position()).isEqualTo(1);
+                assertThat(refused.immenseTerm()).isTrue();
+              });
+      index.rollback();
+      assertThat(index.idsInOrder()).containsExactly("d1");
+      index.add(List.of(new LexicalDocument("d2", "", "fine")));
+      index.commit();
+      assertThat(index.idsInOrder()).containsExactly("d1", "d2");
+      assertThat(index.search("fine", 10, Cancellation.NEVER)).hasSize(1);
     }
   }
 
