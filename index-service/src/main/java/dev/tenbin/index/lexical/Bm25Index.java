@@ -108,7 +108,6 @@ public final class Bm25Index implements Closeable {
   private volatile boolean closed;
   private final boolean storesText;
   private final boolean countsOnly;
-  private final boolean indexesIds;
   private int added;
 
   private Bm25Index(
@@ -140,13 +139,10 @@ public final class Bm25Index implements Closeable {
       this.reader = DirectoryReader.open(directory);
       Map<String, String> userData = reader.getIndexCommit().getUserData();
       this.storesText = STORED_TEXT_VALUE.equals(userData.get(STORED_TEXT_KEY));
-      org.apache.lucene.index.FieldInfos fields =
-          org.apache.lucene.index.FieldInfos.getMergedFieldInfos(reader);
-      org.apache.lucene.index.FieldInfo contents = fields.fieldInfo(CONTENTS_FIELD);
+      org.apache.lucene.index.FieldInfo contents =
+          org.apache.lucene.index.FieldInfos.getMergedFieldInfos(reader).fieldInfo(CONTENTS_FIELD);
       this.countsOnly =
           contents == null || contents.getIndexOptions() == IndexOptions.DOCS_AND_FREQS;
-      org.apache.lucene.index.FieldInfo id = fields.fieldInfo(ID_FIELD);
-      this.indexesIds = id != null && id.getIndexOptions() != IndexOptions.NONE;
       String recorded = userData.get(DOCUMENTS_KEY);
       if (reader.numDocs() != reader.maxDoc()) {
         int deleted = reader.maxDoc() - reader.numDocs();
@@ -321,9 +317,7 @@ public final class Bm25Index implements Closeable {
    */
   public synchronized void add(LexicalDocument doc, AnalyzedContents contents, byte[] digest) {
     Document lucene = new Document();
-    if (indexesIds) {
-      lucene.add(new StringField(ID_FIELD, doc.id(), Field.Store.NO));
-    }
+    lucene.add(new StringField(ID_FIELD, doc.id(), Field.Store.NO));
     lucene.add(new StoredField(ID_FIELD, doc.id()));
     lucene.add(new SortedDocValuesField(ID_FIELD, new BytesRef(doc.id())));
     lucene.add(
@@ -437,16 +431,6 @@ public final class Bm25Index implements Closeable {
    */
   public boolean countsOnly() {
     return countsOnly;
-  }
-
-  /**
-   * Whether document ids are indexed as terms. Nothing searches them (a hit's id comes from its doc
-   * values, an id's document from the collection's id map), so this version leaves them out, one
-   * unique term per document less to invert, flush and merge; an index whose documents an older
-   * version wrote with them goes on indexing them, as Lucene keeps one choice per field.
-   */
-  public boolean indexesIds() {
-    return indexesIds;
   }
 
   /** Whether documents' title and text are stored (indexes created before this keep neither). */

@@ -52,9 +52,7 @@ class QuarantineTest {
                 org.apache.lucene.store.FSDirectory.open(folder.resolve("bm25")),
                 new org.apache.lucene.index.IndexWriterConfig()
                     .setMergePolicy(org.apache.lucene.index.NoMergePolicy.INSTANCE))) {
-          writer.deleteDocuments(
-              org.apache.lucene.document.SortedDocValuesField.newSlowExactQuery(
-                  "id", new org.apache.lucene.util.BytesRef("a")));
+          writer.deleteDocuments(new org.apache.lucene.index.Term("id", "a"));
           writer.commit();
         }
       }
@@ -65,9 +63,7 @@ class QuarantineTest {
             new org.apache.lucene.index.IndexWriter(
                 org.apache.lucene.store.FSDirectory.open(folder.resolve("bm25")),
                 new org.apache.lucene.index.IndexWriterConfig())) {
-          writer.deleteDocuments(
-              org.apache.lucene.document.SortedDocValuesField.newSlowExactQuery(
-                  "id", new org.apache.lucene.util.BytesRef("a")));
+          writer.deleteDocuments(new org.apache.lucene.index.Term("id", "a"));
           writer.forceMerge(1);
           writer.commit();
         }

@@ -157,19 +157,20 @@ class Bm25IndexTest {
     }
   }
 
-  /** How {@code field} of the index in {@code folder} is indexed. */
-  private static org.apache.lucene.index.IndexOptions indexOptions(Path folder, String field)
+  /** How the contents field of the index in {@code folder} is indexed. */
+  private static org.apache.lucene.index.IndexOptions contentsOptions(Path folder)
       throws Exception {
     try (var directory = org.apache.lucene.store.FSDirectory.open(folder);
         var reader = org.apache.lucene.index.DirectoryReader.open(directory)) {
       return org.apache.lucene.index.FieldInfos.getMergedFieldInfos(reader)
-          .fieldInfo(field)
+          .fieldInfo(Bm25Index.CONTENTS_FIELD)
           .getIndexOptions();
     }
   }
 
   @Test
-  void aNewIndexCountsTermsWithoutPositionsOrIdTermsAndAnOlderIndexKeepsBoth() throws Exception {
+  void aNewIndexCountsTermsWithoutPositionsAndAnOlderIndexWithPositionsKeepsThem()
+      throws Exception {
     List<LexicalDocument> first =
         List.of(
             new LexicalDocument("d1", "", "apple banana apple"),
@@ -177,8 +178,7 @@ class Bm25IndexTest {
     List<LexicalDocument> more = List.of(new LexicalDocument("d3", "", "apple cherry date"));
     Path counted = dir.resolve("counted");
     Path positional = dir.resolve("positional");
-    // What an older version left: contents indexed with positions, ids indexed as terms, its
-    // commit data as ever.
+    // What an older version left: contents indexed with positions, its commit data as ever.
     try (var writer =
         new org.apache.lucene.index.IndexWriter(
             org.apache.lucene.store.FSDirectory.open(positional),
@@ -213,19 +213,13 @@ class Bm25IndexTest {
         index.add(more);
         index.commit();
         assertThat(index.countsOnly()).as(folder.toString()).isEqualTo(folder == counted);
-        assertThat(index.indexesIds()).as(folder.toString()).isEqualTo(folder != counted);
-        assertThat(index.idsInOrder()).containsExactly("d1", "d2", "d3");
         hits.add(index.search("apple cherry", 10, Cancellation.NEVER));
       }
     }
-    assertThat(indexOptions(counted, Bm25Index.CONTENTS_FIELD))
+    assertThat(contentsOptions(counted))
         .isEqualTo(org.apache.lucene.index.IndexOptions.DOCS_AND_FREQS);
-    assertThat(indexOptions(positional, Bm25Index.CONTENTS_FIELD))
+    assertThat(contentsOptions(positional))
         .isEqualTo(org.apache.lucene.index.IndexOptions.DOCS_AND_FREQS_AND_POSITIONS);
-    assertThat(indexOptions(counted, Bm25Index.ID_FIELD))
-        .isEqualTo(org.apache.lucene.index.IndexOptions.NONE);
-    assertThat(indexOptions(positional, Bm25Index.ID_FIELD))
-        .isEqualTo(org.apache.lucene.index.IndexOptions.DOCS);
     // BM25 reads counts only: the same documents score alike, bit for bit, either way.
     assertThat(hits.get(0)).hasSize(3).isEqualTo(hits.get(1));
   }
