@@ -273,10 +273,11 @@ public final class DenseRetrieval {
    * CorpusDocuments#SLICE} documents, numbered from 0 in corpus order) whose number leaves {@code
    * shard} when divided by {@code shards}, each encoded through the embedding cache and recorded
    * there as {@link #run} would encode it (same texts, same cut, so the same slice whichever
-   * process encodes it). The work item's own run then reads those slices back, with the encode time
-   * measured here, and encodes only the ones not yet recorded. A slice recorded before is read
-   * back, not encoded again. Nothing is encoded without an embedding cache or for a corpus of fewer
-   * slices than shards (it is left to its work item).
+   * process encodes it; up to as many slices at once as {@link #run} encodes). The work item's own
+   * run then reads those slices back, with the encode time measured here, and encodes only the ones
+   * not yet recorded. A slice recorded before is read back, not encoded again. Nothing is encoded
+   * without an embedding cache or for a corpus of fewer slices than shards (it is left to its work
+   * item).
    */
   public Share encodeShare(BeirDataset dataset, String modelId, int shard, int shards) {
     if (shard < 0 || shard >= shards) {
