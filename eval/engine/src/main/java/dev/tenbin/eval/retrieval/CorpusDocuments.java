@@ -31,8 +31,8 @@ final class CorpusDocuments {
   private CorpusDocuments() {}
 
   /** How many slices a corpus of {@code documents} documents makes (the last may be short). */
-  static int sliceCount(int documents) {
-    return (documents + SLICE - 1) / SLICE;
+  static int sliceCount(long documents) {
+    return Math.toIntExact((documents + SLICE - 1) / SLICE);
   }
 
   /** Documents in slice {@code slice} of a corpus of {@code documents} documents. */

@@ -338,7 +338,7 @@ public final class IndexSession implements AutoCloseable {
       remake(committed);
       return 0;
     }
-    long slices = (corpusSize + CorpusDocuments.SLICE - 1) / CorpusDocuments.SLICE;
+    long slices = CorpusDocuments.sliceCount(corpusSize);
     long whole = committed == corpusSize ? slices : committed / CorpusDocuments.SLICE;
     long documents = Math.min(corpusSize, whole * CorpusDocuments.SLICE);
     logAndNote(ingestResumeNote(whole, slices, documents));
@@ -403,7 +403,7 @@ public final class IndexSession implements AutoCloseable {
       }
       seen[shard]++;
     }
-    long slices = (corpusSize + CorpusDocuments.SLICE - 1) / CorpusDocuments.SLICE;
+    long slices = CorpusDocuments.sliceCount(corpusSize);
     if (!stopped) {
       if (!Arrays.equals(seen, committed)) {
         remake(most);
