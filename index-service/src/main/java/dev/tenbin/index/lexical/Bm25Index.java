@@ -31,6 +31,7 @@ import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.LogDocMergePolicy;
+import org.apache.lucene.index.NoMergePolicy;
 import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.IndexSearcher;
@@ -54,9 +55,10 @@ import org.apache.lucene.util.BytesRef;
  * same commit; {@link #storesText()} says so, recorded in every commit's user data. Indexes created
  * before keep only ids and digests.
  *
- * <p>Documents are added on one thread at a time; their contents may be analysed before, on any
- * thread ({@link #analyze}, {@link AheadAnalysis}), and the writer indexes the analyzer's recorded
- * tokens ({@link AnalyzedContents}).
+ * <p>A large batch is indexed on several threads at once, each part of it as a segment of its own
+ * that the index then appends in the batch's order ({@link BatchSegments}); a small one by the
+ * index's writer on the caller's thread. Either way the index holds the same documents, terms and
+ * norms in the same order.
  *
  * <p>Tie policy: hits are ordered by score descending, then by document id ascending (the bytes of
  * its UTF-8, as a sort on the id's doc values orders them; {@link ScoreThenIdTopK}).
@@ -243,8 +245,8 @@ public final class Bm25Index implements Closeable {
   }
 
   /**
-   * Adds documents without digests, analysed ahead on other threads ({@link AheadAnalysis}); they
-   * become visible (and durable) with {@link #commit()}.
+   * Adds documents without digests, a large batch indexed on several threads ({@link
+   * BatchSegments}); they become visible (and durable) with {@link #commit()}.
    *
    * @throws RefusedDocumentException when Lucene refuses one (the caller must {@link #rollback()})
    */
@@ -254,22 +256,82 @@ public final class Bm25Index implements Closeable {
 
   /**
    * Adds documents with their content digests ({@code digests} null: none; else digest {@code i} is
-   * document {@code i}'s, and may be null), analysed ahead on other threads ({@link
-   * AheadAnalysis}); they become visible (and durable) with {@link #commit()}.
+   * document {@code i}'s, and may be null), a large batch indexed on several threads ({@link
+   * BatchSegments}); they become visible (and durable) with {@link #commit()}.
    *
    * @throws RefusedDocumentException when Lucene refuses a document (e.g. a term over 32,766
    *     bytes), naming its place in {@code documents}; the caller must {@link #rollback()}
    */
   public void add(List<LexicalDocument> documents, List<byte[]> digests) {
-    try (AheadAnalysis analysed = AheadAnalysis.start(this, documents)) {
+    add(documents, digests, BatchSegments.parts(documents));
+  }
+
+  /**
+   * As {@link #add(List, List)}, the documents built as {@code parts} segments on the pool ({@link
+   * BatchSegments}); with 1, added by this index's writer on this thread.
+   */
+  void add(List<LexicalDocument> documents, List<byte[]> digests, int parts) {
+    if (parts == 1) {
       for (int i = 0; i < documents.size(); i++) {
         try {
-          add(documents.get(i), analysed.next(), digests == null ? null : digests.get(i));
+          add(documents.get(i), digests == null ? null : digests.get(i));
         } catch (IllegalArgumentException refused) {
           throw new RefusedDocumentException(i, refused);
         }
       }
+      return;
     }
+    try (BatchSegments built = BatchSegments.start(this, documents, digests, parts)) {
+      append(built.segments(), documents.size());
+    }
+  }
+
+  /** Appends whole segments that hold {@code documents} documents, in order, after those added. */
+  private synchronized void append(List<Directory> segments, int documents) {
+    try {
+      writer.addIndexes(segments.toArray(Directory[]::new));
+      added += documents;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot add documents to the BM25 index in " + path, e);
+    } catch (RuntimeException closed) {
+      throw afterTragedy(closed);
+    }
+  }
+
+  /**
+   * The writer of a part's segment ({@link BatchSegments}): this index's analyzer and similarity,
+   * everything in one segment, files not packed into a compound file (the index's merges pack or
+   * rewrite them).
+   */
+  IndexWriterConfig segmentWriterConfig() {
+    return new IndexWriterConfig(analyzer)
+        .setSimilarity(similarity)
+        .setMergePolicy(NoMergePolicy.INSTANCE)
+        .setMaxBufferedDocs(IndexWriterConfig.DISABLE_AUTO_FLUSH)
+        .setRAMBufferSizeMB(256)
+        .setUseCompoundFile(false)
+        .setOpenMode(IndexWriterConfig.OpenMode.CREATE);
+  }
+
+  /** The Lucene document this index writes for {@code doc} and its content digest (may be null). */
+  Document luceneDocument(LexicalDocument doc, byte[] digest) {
+    Document lucene = new Document();
+    lucene.add(new StringField(ID_FIELD, doc.id(), Field.Store.NO));
+    lucene.add(new StoredField(ID_FIELD, doc.id()));
+    lucene.add(new SortedDocValuesField(ID_FIELD, new BytesRef(doc.id())));
+    lucene.add(
+        new Field(
+            CONTENTS_FIELD,
+            doc.contents(),
+            countsOnly ? COUNTED_CONTENTS : TextField.TYPE_NOT_STORED));
+    if (digest != null) {
+      lucene.add(new StoredField(DIGEST_FIELD, digest));
+    }
+    if (storesText) {
+      lucene.add(new StoredField(TITLE_FIELD, doc.title() == null ? "" : doc.title()));
+      lucene.add(new StoredField(TEXT_FIELD, doc.text() == null ? "" : doc.text()));
+    }
+    return lucene;
   }
 
   /** Lucene refused the document at {@link #position()} of a list being added. */
@@ -293,47 +355,15 @@ public final class Bm25Index implements Closeable {
   }
 
   /**
-   * A document's contents (title and text) as this index's analyzer tokenises them, for {@link
-   * #add(LexicalDocument, AnalyzedContents, byte[])}; safe on any thread.
-   */
-  public AnalyzedContents analyze(LexicalDocument doc) {
-    return AnalyzedContents.of(analyzer, CONTENTS_FIELD, doc.contents());
-  }
-
-  /**
    * Adds one document and its content digest (may be null); it becomes visible (and durable) with
    * {@link #commit()}.
    *
    * @throws IllegalArgumentException when Lucene refuses the document (e.g. a term over 32,766
    *     bytes); the writer then holds a deleted document, so the caller must {@link #rollback()}
    */
-  public void add(LexicalDocument doc, byte[] digest) {
-    add(doc, analyze(doc), digest);
-  }
-
-  /**
-   * As {@link #add(LexicalDocument, byte[])}, with the document's contents as {@link
-   * #analyze(LexicalDocument)} gave them (on any thread): the index receives the same tokens.
-   */
-  public synchronized void add(LexicalDocument doc, AnalyzedContents contents, byte[] digest) {
-    Document lucene = new Document();
-    lucene.add(new StringField(ID_FIELD, doc.id(), Field.Store.NO));
-    lucene.add(new StoredField(ID_FIELD, doc.id()));
-    lucene.add(new SortedDocValuesField(ID_FIELD, new BytesRef(doc.id())));
-    lucene.add(
-        new Field(
-            CONTENTS_FIELD,
-            contents.tokens(),
-            countsOnly ? COUNTED_CONTENTS : TextField.TYPE_NOT_STORED));
-    if (digest != null) {
-      lucene.add(new StoredField(DIGEST_FIELD, digest));
-    }
-    if (storesText) {
-      lucene.add(new StoredField(TITLE_FIELD, doc.title() == null ? "" : doc.title()));
-      lucene.add(new StoredField(TEXT_FIELD, doc.text() == null ? "" : doc.text()));
-    }
+  public synchronized void add(LexicalDocument doc, byte[] digest) {
     try {
-      writer.addDocument(lucene);
+      writer.addDocument(luceneDocument(doc, digest));
       added++;
     } catch (IOException e) {
       throw new UncheckedIOException("cannot add a document to the BM25 index in " + path, e);
