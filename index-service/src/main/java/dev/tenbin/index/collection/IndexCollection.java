@@ -271,6 +271,34 @@ public final class IndexCollection implements Closeable {
   }
 
   /**
+   * Merges the collection's Lucene index into one segment and commits it (an ingest message's
+   * {@code merge_segments}, for a collection whose ingest is complete): the documents, their order
+   * and every ranking stay as they are, and a search visits one segment instead of one or more per
+   * batch. Returns the segments there were before.
+   *
+   * @throws UnavailableException when the merge failed (an I/O error); the collection is at its
+   *     last commit
+   * @throws StorageFullException when the disk had no room for the merged segment
+   * @throws PreconditionException when the collection stopped serving
+   */
+  public synchronized int mergeSegments() {
+    requireServing();
+    int before;
+    try {
+      before = stores.lexical.mergeIntoOneSegment();
+    } catch (RuntimeException mergeFailure) {
+      throw asClientFailure(mergeFailure);
+    }
+    resetSearchers();
+    return before;
+  }
+
+  /** Segments of the collection's committed Lucene index. */
+  public int segments() {
+    return stores.lexical.segments();
+  }
+
+  /**
    * Rolls every store back to Lucene's last commit after a failed write and rebuilds the in-memory
    * view from it. Returns true when that commit turns out to hold the batch (the failure came after
    * Lucene's commit point). When the rollback fails too, the collection stops serving.

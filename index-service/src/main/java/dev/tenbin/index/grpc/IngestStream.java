@@ -60,6 +60,9 @@ final class IngestStream implements StreamObserver<IngestRequest> {
             toIngestDocument(request.getDocuments(i), i, collection.spec().multiVectorDimension()));
       }
       IngestResult result = collection.ingest(batch);
+      if (request.getMergeSegments()) {
+        collection.mergeSegments();
+      }
       documents += result.batchDocuments();
       batches++;
       responses.onNext(
@@ -71,6 +74,7 @@ final class IngestStream implements StreamObserver<IngestRequest> {
               .setBatchDocuments(result.batchDocuments())
               .setBatchAlreadyCommitted(result.alreadyCommitted())
               .setLastDocumentId(result.lastDocumentId())
+              .setSegments(collection.segments())
               .build());
       requests.answered();
     } catch (RuntimeException failure) {

@@ -503,6 +503,36 @@ public final class Bm25Index implements Closeable {
     }
   }
 
+  /**
+   * Merges the index into one segment and commits it (documents keep their order: the merge policy
+   * joins adjacent segments); returns the segments there were before. Searches meanwhile read the
+   * last commit.
+   */
+  public synchronized int mergeIntoOneSegment() {
+    if (added != 0) {
+      throw new IllegalStateException(
+          "the BM25 index in " + path + " holds documents not committed; commit before a merge");
+    }
+    int before = segments();
+    if (before <= 1) {
+      return before;
+    }
+    try {
+      writer.forceMerge(1);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot merge the BM25 index in " + path, e);
+    } catch (RuntimeException closed) {
+      throw afterTragedy(closed);
+    }
+    commit();
+    return before;
+  }
+
+  /** Segments of the last commit. */
+  public int segments() {
+    return reader.leaves().size();
+  }
+
   /** Committed documents. */
   public int size() {
     return reader.numDocs();

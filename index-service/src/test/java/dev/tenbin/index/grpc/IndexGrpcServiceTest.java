@@ -109,6 +109,38 @@ class IndexGrpcServiceTest {
   }
 
   @Test
+  void anIngestMessageAskingForAMergeIsAcknowledgedWithOneSegment() throws Exception {
+    create("docs");
+    java.util.List<IngestResponse> acks =
+        new IngestClient(channel)
+            .send(
+                IngestRequest.newBuilder()
+                    .setCollection("docs")
+                    .addDocuments(doc("a", "retrieval systems weighed"))
+                    .build(),
+                IngestRequest.newBuilder().addDocuments(doc("b", "systems weighed")).build(),
+                IngestRequest.newBuilder()
+                    .addDocuments(doc("c", "weighed again"))
+                    .setMergeSegments(true)
+                    .build(),
+                // An empty message may ask too; one segment stays one.
+                IngestRequest.newBuilder().setMergeSegments(true).build());
+    assertThat(acks).extracting(IngestResponse::getSegments).containsExactly(1, 2, 1, 1);
+    assertThat(acks.getLast().getDocumentCount()).isEqualTo(3);
+    SearchResponse response =
+        index.search(
+            SearchRequest.newBuilder()
+                .setCollection("docs")
+                .setFamily(Family.FAMILY_BM25)
+                .setTopK(10)
+                .addQueries(Query.newBuilder().setId("q1").setText("weighed"))
+                .build());
+    assertThat(response.getRankings(0).getDocumentsList())
+        .extracting(d -> d.getDocId())
+        .containsExactlyInAnyOrder("a", "b", "c");
+  }
+
+  @Test
   void badTopKIsInvalidArgumentNamingTheField() {
     create("docs");
     assertThatThrownBy(

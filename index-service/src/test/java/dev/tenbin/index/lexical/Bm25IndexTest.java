@@ -142,6 +142,56 @@ class Bm25IndexTest {
   }
 
   @Test
+  void mergingIntoOneSegmentKeepsTheOrderAndEveryRanking() {
+    try (Bm25Index index =
+        Bm25Index.open(
+            dir, LanguageAnalyzers.forLanguage("en"), Bm25Parameters.ANSERINI_DEFAULTS)) {
+      List<String> queries = List.of("apple", "pear apple", "plum", "apple plum pear banana");
+      String[] words = {"apple", "pear", "plum", "banana", "cherry"};
+      for (int batch = 0; batch < 4; batch++) {
+        List<LexicalDocument> documents = new java.util.ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+          int n = batch * 30 + i;
+          documents.add(
+              new LexicalDocument(
+                  "d" + (997 * n) % 120,
+                  "",
+                  words[n % 5] + " " + words[(n / 5) % 5] + " " + words[n % 3].repeat(1 + n % 2)));
+        }
+        index.add(documents);
+        index.commit();
+      }
+      assertThat(index.segments()).isEqualTo(4);
+      List<String> ids = index.idsInOrder();
+      List<List<Hit>> before = new java.util.ArrayList<>();
+      for (String query : queries) {
+        before.add(index.search(query, 1_000, Cancellation.NEVER));
+      }
+
+      assertThat(index.mergeIntoOneSegment()).isEqualTo(4);
+      assertThat(index.segments()).isEqualTo(1);
+      assertThat(index.idsInOrder()).isEqualTo(ids);
+      for (int q = 0; q < queries.size(); q++) {
+        // The same ids in the same order with bit-identical scores.
+        assertThat(index.search(queries.get(q), 1_000, Cancellation.NEVER))
+            .isEqualTo(before.get(q));
+      }
+      assertThat(index.mergeIntoOneSegment()).isEqualTo(1);
+
+      index.add(List.of(new LexicalDocument("late", "", "apple")));
+      assertThatThrownBy(index::mergeIntoOneSegment)
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("not committed");
+    }
+    try (Bm25Index reopened =
+        Bm25Index.open(
+            dir, LanguageAnalyzers.forLanguage("en"), Bm25Parameters.ANSERINI_DEFAULTS)) {
+      assertThat(reopened.segments()).isEqualTo(1);
+      assertThat(reopened.size()).isEqualTo(120);
+    }
+  }
+
+  @Test
   void onlyCommittedDocumentsSurviveAReopen() {
     Bm25Index index =
         Bm25Index.open(dir, LanguageAnalyzers.forLanguage("en"), Bm25Parameters.ANSERINI_DEFAULTS);

@@ -52,6 +52,7 @@ class CollectionIngesterTest {
     private final int faultyCalls;
     final AtomicInteger calls = new AtomicInteger();
     final java.util.Queue<Integer> batchSizes = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    final java.util.Queue<Boolean> mergeAsked = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     Faults(Fault fault, int faultyCalls) {
       this.fault = fault;
@@ -105,6 +106,7 @@ class CollectionIngesterTest {
           received++;
           if (message instanceof dev.tenbin.proto.index.v1.IngestRequest batch) {
             batchSizes.add(batch.getDocumentsCount());
+            mergeAsked.add(batch.getMergeSegments());
           }
           if (faulty && ((fault == Fault.BATCH_LOST && received == 3) || fault == Fault.DEAD)) {
             breakable.die();
@@ -238,6 +240,34 @@ class CollectionIngesterTest {
             e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT));
     assertThat(faults.calls.get()).isEqualTo(1);
     assertHoldsExactly(docs.subList(0, 10));
+  }
+
+  @Test
+  void anIngesterMergingAtTheEndAsksWithTheLastBatchAndLeavesOneSegment() throws Exception {
+    Faults faults = start(Fault.NONE, 0);
+    List<Document> docs = documents(45);
+    ingester().ingest("c", docs.subList(0, 25));
+    var collection = service.catalog.get("c", "collection");
+    // A commit a batch: a segment each (10, 10 and 5 documents).
+    assertThat(collection.segments()).isEqualTo(3);
+    assertThat(faults.mergeAsked).containsOnly(false);
+    faults.batchSizes.clear();
+    faults.mergeAsked.clear();
+
+    assertThat(ingester().mergingAtTheEnd().ingest("c", docs.subList(25, 45))).isEqualTo(45);
+    assertThat(faults.batchSizes).containsExactly(10, 10);
+    assertThat(faults.mergeAsked).containsExactly(false, true);
+    assertThat(collection.segments()).isEqualTo(1);
+    assertHoldsExactly(docs);
+    assertThat(
+            collection
+                .search(
+                    SearchRequest.topK(List.of(new LexicalQuery("apple")), 1_000),
+                    Cancellation.NEVER)
+                .rankings()
+                .getFirst())
+        .extracting(Hit::docId)
+        .containsExactlyElementsOf(docs.stream().map(Document::getId).sorted().toList());
   }
 
   @Test

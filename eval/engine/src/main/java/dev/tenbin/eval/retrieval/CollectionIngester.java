@@ -31,6 +31,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>No deadline covers the whole corpus: the stream fails only when the service acknowledges
  * nothing for the idle timeout, so a big corpus or a slow machine never fails for time alone.
+ *
+ * <p>An ingester {@link #mergingAtTheEnd() merging at the end} asks, with the last batch, that the
+ * collection's index be merged into one segment once it is committed ({@code merge_segments}): for
+ * a collection complete after this ingest, such as an evaluation's, which is then searched.
  */
 public final class CollectionIngester {
   public static final int MAX_RETRIES = 5;
@@ -53,6 +57,7 @@ public final class CollectionIngester {
   private final int batchSize;
   private final long idleSeconds;
   private final Duration firstPause;
+  private final boolean mergeAtTheEnd;
 
   /**
    * @param batchSize documents per batch (one commit each), at most; fewer where they would pass
@@ -66,6 +71,15 @@ public final class CollectionIngester {
   /** As above, with the pause before the first retry (doubling up to 5 s); tests use short ones. */
   public CollectionIngester(
       IndexClient index, int batchSize, long idleSeconds, Duration firstPause) {
+    this(index, batchSize, idleSeconds, firstPause, false);
+  }
+
+  private CollectionIngester(
+      IndexClient index,
+      int batchSize,
+      long idleSeconds,
+      Duration firstPause,
+      boolean mergeAtTheEnd) {
     if (batchSize < 1) {
       throw new IllegalArgumentException("batchSize must be at least 1, got " + batchSize);
     }
@@ -76,6 +90,15 @@ public final class CollectionIngester {
     this.batchSize = batchSize;
     this.idleSeconds = idleSeconds;
     this.firstPause = firstPause;
+    this.mergeAtTheEnd = mergeAtTheEnd;
+  }
+
+  /**
+   * This ingester, asking with each ingest's last batch that the collection be merged into one
+   * segment once the batch is committed (the acknowledgement of that batch comes after the merge).
+   */
+  public CollectionIngester mergingAtTheEnd() {
+    return new CollectionIngester(index, batchSize, idleSeconds, firstPause, true);
   }
 
   /** Ingests every document of a list; see {@link #ingest(String, Iterator)}. */
@@ -165,6 +188,9 @@ public final class CollectionIngester {
       }
       // An empty corpus still sends one (empty) batch: its answer says the document count.
       anyMade = true;
+      if (mergeAtTheEnd && held == null && !documents.hasNext()) {
+        batch.setMergeSegments(true);
+      }
       return batch.build();
     }
   }

@@ -315,7 +315,9 @@ public final class IndexSession implements AutoCloseable {
         documents.next();
       }
     }
-    CollectionIngester ingester = new CollectionIngester(index, INGEST_BATCH, INGEST_IDLE_SECONDS);
+    // The collection is complete after this ingest and then searched: one segment searches fastest.
+    CollectionIngester ingester =
+        new CollectionIngester(index, INGEST_BATCH, INGEST_IDLE_SECONDS).mergingAtTheEnd();
     long committed;
     try (ShardedCollection.Hold writing = collection.writing()) {
       committed =

@@ -520,6 +520,7 @@ public final class Bm25Benchmark {
               .build());
       long start = System.nanoTime();
       new CollectionIngester(IndexClient.of(channel), IndexSession.INGEST_BATCH, 600)
+          .mergingAtTheEnd()
           .ingest(name, docs);
       return (System.nanoTime() - start) / 1e9;
     }

@@ -76,8 +76,9 @@ public final class Bm25CoreBenchmark implements AutoCloseable {
 
   /**
    * Indexes {@code documents} in-process into a new lexical collection {@code name} of {@code
-   * language}, {@value IndexSession#INGEST_BATCH} a batch (as an evaluation's ingest batches them);
-   * returns the seconds it took.
+   * language}, {@value IndexSession#INGEST_BATCH} a batch (as an evaluation's ingest batches them),
+   * and merges its index into one segment at the end, as an evaluation's ingest asks; returns the
+   * seconds it took, the merge included.
    */
   public double ingest(String name, String language, List<Document> documents) {
     IndexCollection collection = catalog.create(CollectionSpec.lexical(name, language));
@@ -90,6 +91,8 @@ public final class Bm25CoreBenchmark implements AutoCloseable {
       collection.ingest(
           docs.subList(from, Math.min(docs.size(), from + IndexSession.INGEST_BATCH)));
     }
+    // As an evaluation's ingest ends (IndexSession: merge_segments with the last batch).
+    collection.mergeSegments();
     return (System.nanoTime() - start) / 1e9;
   }
 
