@@ -283,6 +283,7 @@ public final class IndexCollection implements Closeable {
    */
   public synchronized int mergeSegments() {
     requireServing();
+    long start = System.nanoTime();
     int before;
     try {
       before = stores.lexical.mergeIntoOneSegment();
@@ -290,6 +291,14 @@ public final class IndexCollection implements Closeable {
       throw asClientFailure(mergeFailure);
     }
     resetSearchers();
+    if (before > 1) {
+      log.info(
+          "collection {}: merged {} segments of {} documents into one in {} ms",
+          spec.name(),
+          before,
+          ids.size(),
+          (System.nanoTime() - start) / 1_000_000);
+    }
     return before;
   }
 
