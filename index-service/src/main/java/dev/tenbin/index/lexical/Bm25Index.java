@@ -103,6 +103,12 @@ public final class Bm25Index implements Closeable {
 
   private final Path path;
   private final Directory directory;
+
+  /**
+   * The folder as the writer sees it: its reads through the file channel ({@link WriterDirectory}).
+   */
+  private final WriterDirectory writerDirectory;
+
   private final Analyzer analyzer;
   private final BM25Similarity similarity;
   private IndexWriter writer;
@@ -121,12 +127,13 @@ public final class Bm25Index implements Closeable {
       throws IOException {
     this.path = path;
     this.directory = directory;
+    this.writerDirectory = WriterDirectory.over(directory, path);
     this.analyzer = analyzer;
     this.similarity = new BM25Similarity(parameters.k1(), parameters.b());
     boolean created = !DirectoryReader.indexExists(directory);
     this.writer =
         new IndexWriter(
-            directory,
+            writerDirectory,
             writerConfig()
                 .setOpenMode(
                     mustExist
@@ -415,7 +422,7 @@ public final class Bm25Index implements Closeable {
     try {
       added = 0;
       writer.rollback();
-      writer = new IndexWriter(directory, writerConfig());
+      writer = new IndexWriter(writerDirectory, writerConfig());
       DirectoryReader fresh = DirectoryReader.open(directory);
       DirectoryReader old = reader;
       reader = fresh;
@@ -785,7 +792,8 @@ public final class Bm25Index implements Closeable {
       return;
     }
     closed = true;
-    try (Directory closing = directory) {
+    try (Directory closing = directory;
+        Directory closingWrites = writerDirectory) {
       try {
         reader.decRef();
       } finally {
