@@ -525,7 +525,7 @@ public final class Bm25Index implements Closeable {
       return before;
     }
     try {
-      writer.forceMerge(1);
+      writerDirectory.readingThroughFiles(() -> writer.forceMerge(1));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot merge the BM25 index in " + path, e);
     } catch (RuntimeException closed) {

@@ -9,11 +9,14 @@ import org.apache.lucene.store.IndexInput;
 import org.apache.lucene.store.NIOFSDirectory;
 
 /**
- * An index folder as its writer sees it: writes go to the folder's directory, and what the writer
- * reads (above all the segments a merge joins, stored text included) is read through positional
- * file reads instead of the memory maps searches use. Read through a memory map, a merge's pages
- * would count in the process's resident memory until the merged segments are closed; read through
- * the file channel they stay in the operating system's page cache only. The bytes are the same.
+ * An index folder as its writer sees it: writes go to the folder's directory, and while {@link
+ * #readingThroughFiles} what the writer reads (the segments a merge joins, stored text included) is
+ * read through positional file reads instead of the folder's memory maps. Read through a memory
+ * map, a merge of the whole index would hold every page of it in the process's resident memory
+ * until the merged segments are closed; read through the file channel the pages stay in the
+ * operating system's page cache only. The bytes are the same. Outside it (the merges of an ingest,
+ * which join a few small segments at a time) the writer reads through the memory maps, which is
+ * faster.
  */
 final class WriterDirectory extends FilterDirectory {
   private final Directory reads;
@@ -28,10 +31,30 @@ final class WriterDirectory extends FilterDirectory {
     return new WriterDirectory(folder, new NIOFSDirectory(path));
   }
 
+  private volatile boolean throughFiles;
+
+  /** Runs {@code merge} with the writer's reads going through positional file reads. */
+  <E extends Exception> void readingThroughFiles(Action<E> merge) throws E {
+    throughFiles = true;
+    try {
+      merge.run();
+    } finally {
+      throughFiles = false;
+    }
+  }
+
+  /** An action that may throw {@code E}. */
+  interface Action<E extends Exception> {
+    void run() throws E;
+  }
+
   @Override
   public IndexInput openInput(String name, IOContext context) throws IOException {
-    ensureOpen();
-    return reads.openInput(name, context);
+    if (throughFiles) {
+      ensureOpen();
+      return reads.openInput(name, context);
+    }
+    return super.openInput(name, context);
   }
 
   /** Closes the positional reads only: the folder's directory belongs to the index. */

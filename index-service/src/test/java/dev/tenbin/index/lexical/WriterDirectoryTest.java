@@ -59,8 +59,9 @@ class WriterDirectoryTest {
           }
           writer.commit();
         }
+        assertThat(writerReads).as("the ingest's reads went to the memory maps").isEmpty();
         int beforeMerge = writerReads.size();
-        writer.forceMerge(1);
+        writes.readingThroughFiles(() -> writer.forceMerge(1));
         assertThat(writerReads.subList(beforeMerge, writerReads.size()))
             .as("the merge read the stored fields of the three segments it joined")
             .contains("_0.fdt", "_1.fdt", "_2.fdt");
