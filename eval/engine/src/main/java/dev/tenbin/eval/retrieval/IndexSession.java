@@ -315,9 +315,9 @@ public final class IndexSession implements AutoCloseable {
         documents.next();
       }
     }
-    // The collection is complete after this ingest and then searched: one segment searches fastest.
-    CollectionIngester ingester =
-        new CollectionIngester(index, INGEST_BATCH, INGEST_IDLE_SECONDS).mergingAtTheEnd();
+    // No merge into one segment at the end: for one evaluation's queries it costs more time than it
+    // saves (docs/scaling.md §4).
+    CollectionIngester ingester = new CollectionIngester(index, INGEST_BATCH, INGEST_IDLE_SECONDS);
     long committed;
     try (ShardedCollection.Hold writing = collection.writing()) {
       committed =

@@ -414,15 +414,6 @@ public final class ReplicaRepair {
         progress.movedOn(
             "page " + (progress.pages.incrementAndGet() + 1) + " of the export of " + peer);
       }
-      // The copy is whole: one segment, as an evaluation's ingest leaves its collection.
-      progress.movedOn("the merge of " + target + " into one segment");
-      batches.onNext(
-          IngestRequest.newBuilder().setCollection(target).setMergeSegments(true).build());
-      if (!(take(answers) instanceof IngestResponse)) {
-        throw Status.INTERNAL
-            .withDescription("the ingest stream of " + target + " ended before its merge")
-            .asRuntimeException();
-      }
       progress.movedOn("the end of the ingest stream of " + target);
       batches.onCompleted();
       if (take(answers) != end) {
