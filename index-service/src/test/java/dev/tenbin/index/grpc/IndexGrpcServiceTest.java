@@ -67,6 +67,17 @@ class IndexGrpcServiceTest {
     return acks.getLast();
   }
 
+  /** The top 10 of collection "docs" for one BM25 query (id "q1"). */
+  private SearchResponse searchDocs(String text) {
+    return index.search(
+        SearchRequest.newBuilder()
+            .setCollection("docs")
+            .setFamily(Family.FAMILY_BM25)
+            .setTopK(10)
+            .addQueries(Query.newBuilder().setId("q1").setText(text))
+            .build());
+  }
+
   private static Document doc(String id, String text) {
     return Document.newBuilder().setId(id).setText(text).build();
   }
@@ -85,14 +96,7 @@ class IndexGrpcServiceTest {
     assertThat(ingested.getDocumentsIngested()).isEqualTo(3);
     assertThat(ingested.getBatchesCommitted()).isEqualTo(2);
 
-    SearchResponse response =
-        index.search(
-            SearchRequest.newBuilder()
-                .setCollection("docs")
-                .setFamily(Family.FAMILY_BM25)
-                .setTopK(10)
-                .addQueries(Query.newBuilder().setId("q1").setText("weighing retrieval"))
-                .build());
+    SearchResponse response = searchDocs("weighing retrieval");
     var ranking = response.getRankings(0);
     assertThat(ranking.getQueryId()).isEqualTo("q1");
     assertThat(ranking.getDocumentsList()).extracting(d -> d.getDocId()).containsExactly("a", "b");
@@ -127,14 +131,7 @@ class IndexGrpcServiceTest {
                 IngestRequest.newBuilder().setMergeSegments(true).build());
     assertThat(acks).extracting(IngestResponse::getSegments).containsExactly(1, 2, 1, 1);
     assertThat(acks.getLast().getDocumentCount()).isEqualTo(3);
-    SearchResponse response =
-        index.search(
-            SearchRequest.newBuilder()
-                .setCollection("docs")
-                .setFamily(Family.FAMILY_BM25)
-                .setTopK(10)
-                .addQueries(Query.newBuilder().setId("q1").setText("weighed"))
-                .build());
+    SearchResponse response = searchDocs("weighed");
     assertThat(response.getRankings(0).getDocumentsList())
         .extracting(d -> d.getDocId())
         .containsExactlyInAnyOrder("a", "b", "c");
