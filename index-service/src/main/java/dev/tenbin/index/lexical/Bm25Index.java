@@ -105,7 +105,8 @@ public final class Bm25Index implements Closeable {
   private final Directory directory;
 
   /**
-   * The folder as the writer sees it: its reads through the file channel ({@link WriterDirectory}).
+   * The folder as the writer sees it: a merge of the whole index reads it through the file channel
+   * ({@link WriterDirectory}).
    */
   private final WriterDirectory writerDirectory;
 
