@@ -36,7 +36,7 @@ final class CorpusDocuments {
   }
 
   /** Documents in slice {@code slice} of a corpus of {@code documents} documents. */
-  static int sliceSize(int slice, int documents) {
+  static int sliceSize(int slice, long documents) {
     return (int) Math.min(SLICE, documents - (long) slice * SLICE);
   }
 
@@ -50,6 +50,25 @@ final class CorpusDocuments {
       slice.add(corpus.next());
     }
     return slice;
+  }
+
+  /**
+   * Slices in {@code shard}'s share of a corpus of {@code documents} documents ({@link #shareOf}):
+   * those whose number leaves {@code shard} when divided by {@code shards}.
+   */
+  static int shareSlices(long documents, int shard, int shards) {
+    int slices = sliceCount(documents);
+    return slices <= shard ? 0 : (slices - shard + shards - 1) / shards;
+  }
+
+  /** Documents in {@code shard}'s share of a corpus of {@code documents} documents. */
+  static long shareDocuments(long documents, int shard, int shards) {
+    int slices = sliceCount(documents);
+    long inShare = 0;
+    for (int slice = shard; slice < slices; slice += shards) {
+      inShare += sliceSize(slice, documents);
+    }
+    return inShare;
   }
 
   /**
@@ -187,12 +206,39 @@ final class CorpusDocuments {
       if (!ready.isEmpty()) {
         return;
       }
+      EncodedSlice<V> next = settleNextSlice();
+      if (next == null) {
+        return;
+      }
+      for (int i = 0; i < next.documents().size(); i++) {
+        ready.addLast(attach.apply(base(next.documents().get(i)), next.values().get(i)).build());
+      }
+    }
+
+    /** A slice's documents and their encodings, in corpus order. */
+    private record EncodedSlice<V>(List<CorpusDocument> documents, List<V> values) {}
+
+    /**
+     * Encodes every slice not yet taken and settles each, in corpus order, without making their
+     * documents (a shard's share of a corpus: the index takes none of them).
+     */
+    void settleAll() {
+      while (settleNextSlice() != null) {
+        // each slice is settled (stored in the embedding cache) as it comes
+      }
+    }
+
+    /**
+     * The next slice, encoded (up to {@code slicesInFlight} at once) and settled, its times
+     * counted; null once the corpus is done.
+     */
+    private EncodedSlice<V> settleNextSlice() {
       long start = System.nanoTime();
       List<CorpusDocument> slice;
       SliceEncoding<V> encoded;
       if (slicesInFlight == 1) {
         if (!corpus.hasNext()) {
-          return;
+          return null;
         }
         slice = nextSlice();
         encoded = encode.apply(slice);
@@ -214,7 +260,7 @@ final class CorpusDocuments {
         }
         Pending<V> head = inFlight.pollFirst();
         if (head == null) {
-          return;
+          return null;
         }
         slice = head.documents();
         encoded = awaitOrSettleAll(head.encoding());
@@ -235,12 +281,10 @@ final class CorpusDocuments {
                 + slice.size()
                 + " texts");
       }
-      for (int i = 0; i < slice.size(); i++) {
-        if (first == null) {
-          first = encodings.get(i);
-        }
-        ready.addLast(attach.apply(base(slice.get(i)), encodings.get(i)).build());
+      if (first == null && !encodings.isEmpty()) {
+        first = encodings.getFirst();
       }
+      return new EncodedSlice<>(slice, encodings);
     }
 
     /**

@@ -288,14 +288,10 @@ public final class DenseRetrieval {
     if (cached == null || shards < 2 || sliceCount < shards) {
       return new Share(sliceCount, 0, 0);
     }
-    int shares = 0;
-    long shareDocuments = 0;
-    for (int slice = shard; slice < sliceCount; slice += shards) {
-      shares++;
-      shareDocuments += CorpusDocuments.sliceSize(slice, total);
-    }
+    int shares = CorpusDocuments.shareSlices(total, shard, shards);
+    long shareDocuments = CorpusDocuments.shareDocuments(total, shard, shards);
     // The share's slices go through the same encode as the work item's (up to slicesInFlight at
-    // once); their documents are only walked past, the index takes none of them.
+    // once) and are settled there; the index takes none of their documents.
     try (Corpus.Walk walk = dataset.corpus().walk()) {
       CorpusDocuments.Encoded<float[]> share =
           new CorpusDocuments.Encoded<>(
@@ -309,9 +305,7 @@ public final class DenseRetrieval {
               (index, slice, encoded) -> {},
               (document, vector) -> document);
       try {
-        while (share.hasNext()) {
-          share.next();
-        }
+        share.settleAll();
       } finally {
         share.awaitInFlight();
       }

@@ -59,6 +59,10 @@ class CorpusDocumentsTest {
         expected.add(whole.get(slice));
       }
       assertThat(share).as("shard %d", shard).isEqualTo(expected);
+      // The counts a share's progress is reported against, without walking it.
+      assertThat(CorpusDocuments.shareSlices(documents, shard, shards)).isEqualTo(share.size());
+      assertThat(CorpusDocuments.shareDocuments(documents, shard, shards))
+          .isEqualTo(share.stream().mapToLong(List::size).sum());
       share.forEach(slice -> slice.forEach(doc -> seen.add(doc.id())));
     }
     assertThat(seen).hasSize(documents).doesNotHaveDuplicates();
@@ -68,6 +72,10 @@ class CorpusDocumentsTest {
   void aShardPastTheLastSliceHasNothingAndABadShardIsRefused() {
     Iterator<CorpusDocument> share = CorpusDocuments.shareOf(corpus(SLICE + 1), 2, 3);
     assertThat(share.hasNext()).isFalse();
+    assertThat(CorpusDocuments.shareSlices(SLICE + 1, 2, 3)).isZero();
+    assertThat(CorpusDocuments.shareDocuments(SLICE + 1, 2, 3)).isZero();
+    assertThat(CorpusDocuments.shareSlices(SLICE + 1, 1, 3)).isOne();
+    assertThat(CorpusDocuments.shareDocuments(SLICE + 1, 1, 3)).isOne();
     assertThatThrownBy(share::next).isInstanceOf(NoSuchElementException.class);
     assertThatThrownBy(() -> CorpusDocuments.shareOf(corpus(1), 3, 3))
         .isInstanceOf(IllegalArgumentException.class)
