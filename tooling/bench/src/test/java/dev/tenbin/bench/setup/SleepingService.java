@@ -22,7 +22,10 @@ public final class SleepingService {
                     throw new java.io.UncheckedIOException(e);
                   }
                 }));
-    Files.writeString(folder.resolve("ready"), ProcessHandle.current().pid() + "\n");
+    // Written whole, then moved into place: a test that sees "ready" reads the whole pid.
+    Path written =
+        Files.writeString(folder.resolve("ready.tmp"), ProcessHandle.current().pid() + "\n");
+    Files.move(written, folder.resolve("ready"), java.nio.file.StandardCopyOption.ATOMIC_MOVE);
     Thread.sleep(Long.MAX_VALUE);
   }
 }
