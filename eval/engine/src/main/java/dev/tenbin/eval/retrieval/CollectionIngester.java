@@ -34,7 +34,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>An ingester {@link #mergingAtTheEnd() merging at the end} asks, with the last batch, that the
  * collection's index be merged into one segment once it is committed ({@code merge_segments}): for
- * a collection complete after this ingest, such as an evaluation's, which is then searched.
+ * a collection complete after this ingest that is then searched many times, as {@code tenbin bench
+ * bm25}'s (an evaluation's ingest does not ask: {@link IndexSession#ingest(Iterator, long)}).
  */
 public final class CollectionIngester {
   public static final int MAX_RETRIES = 5;
