@@ -52,12 +52,17 @@ final class BatchSegments implements AutoCloseable {
   }
 
   static int parts(List<LexicalDocument> documents, int threads) {
+    long bySize = Math.min(documents.size() / PART_DOCUMENTS, length(documents) / PART_CHARS);
+    return (int) Math.clamp(bySize, 1, Math.max(1, threads));
+  }
+
+  /** Characters of contents (title and text) of {@code documents}. */
+  private static long length(List<LexicalDocument> documents) {
     long chars = 0;
     for (LexicalDocument document : documents) {
       chars += length(document);
     }
-    long bySize = Math.min(documents.size() / PART_DOCUMENTS, chars / PART_CHARS);
-    return (int) Math.clamp(bySize, 1, Math.max(1, threads));
+    return chars;
   }
 
   private static int length(LexicalDocument document) {
@@ -75,10 +80,7 @@ final class BatchSegments implements AutoCloseable {
   static BatchSegments start(
       Bm25Index index, List<LexicalDocument> documents, List<byte[]> digests, int count) {
     BatchSegments built = new BatchSegments();
-    long total = 0;
-    for (LexicalDocument document : documents) {
-      total += length(document);
-    }
+    long total = length(documents);
     int from = 0;
     long reached = 0;
     for (int part = 0; part < count; part++) {
