@@ -3,16 +3,19 @@
 
 On one BEIR folder (e.g. one written by `./tenbin bench corpus --documents 1000000 --out DIR`), each
 under GNU time for its peak resident set size:
-  1. Anserini 1.5.0 IndexCollection -collection BeirFlatCollection -threads THREADS (fat jar, never a
-     project dependency: ./mvnw -q -N dependency:copy -Dartifact=io.anserini:anserini:1.5.0:jar:fatjar
-     -DoutputDirectory=DIR).
+  1. Anserini 1.5.0 IndexCollection -collection BeirFlatCollection -threads T, once for each T of
+     --threads (fat jar, never a project dependency: ./mvnw -q -N dependency:copy
+     -Dartifact=io.anserini:anserini:1.5.0:jar:fatjar -DoutputDirectory=DIR).
   2. ./tenbin eval --dataset DIR --retriever bm25 --top-k 100 (index, search, metrics: the whole job).
   3. The same eval with TENBIN_JAVA_OPTS=-Xmx1g (HEAP).
-Prints one JSON object: wall seconds, peak RSS (MiB) and the peaks of its anonymous and file-backed
+Prints one JSON object: wall seconds, CPU seconds (user + system, the whole process: for Anserini its
+index, for Tenbin the whole evaluation), peak RSS (MiB) and the peaks of its anonymous and file-backed
 parts, documents/s of each index phase (Anserini's from its log, Tenbin's from the eval's index_ms),
-the ratio of Tenbin's peak RSS to Anserini's and of their indexing rates.
+the ratio of Tenbin's peak RSS to Anserini's (the first of --threads) and of their indexing rates
+(for each of --threads).
 
-Usage: tools/scale_vs_anserini.py --dataset DIR --jar ANSERINI_FATJAR [--threads 1] [--heap 1g] [--work DIR]
+Usage: tools/scale_vs_anserini.py --dataset DIR --jar ANSERINI_FATJAR [--threads 1[,2...]] [--heap 1g]
+                                  [--work DIR]
 """
 import argparse
 import json
@@ -39,10 +42,10 @@ def children(pid):
 
 
 def measured(cmd, env=None):
-    """Runs cmd under GNU time -v; returns (exit code, wall seconds, peak RSS in MiB, output, and the
+    """Runs cmd under GNU time -v; returns (exit code, wall seconds, peak RSS in MiB, output, the
     peaks of its anonymous and file-backed resident memory in MiB, sampled every 0.2 s from /proc:
     anonymous is what the process allocated, file-backed the pages of files it maps, such as index
-    segments, that were read)."""
+    segments, that were read; and its CPU seconds, user + system)."""
     print("$", " ".join(cmd), file=sys.stderr, flush=True)
     start = time.perf_counter()
     with tempfile.TemporaryFile(mode="w+") as log:
@@ -59,8 +62,9 @@ def measured(cmd, env=None):
         log.seek(0)
         out = log.read()
     rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", out)
+    cpu = sum(float(m) for m in re.findall(r"(?:User|System) time \(seconds\): ([0-9.]+)", out))
     return (proc.returncode, wall, (int(rss.group(1)) / 1024 if rss else float("nan")), out,
-            round(anon / 1024), round(file_backed / 1024))
+            round(anon / 1024), round(file_backed / 1024), round(cpu, 1))
 
 
 def documents(dataset):
@@ -75,34 +79,39 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--dataset", required=True)
     parser.add_argument("--jar", required=True, help="Anserini 1.5.0 fat jar")
-    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--threads", default="1",
+                        help="Anserini's indexing threads, one run for each of a comma-separated list")
     parser.add_argument("--heap", default="1g")
     parser.add_argument("--work", default=None, help="scratch folder (default: a new temporary one)")
     args = parser.parse_args()
     work = args.work or tempfile.mkdtemp(prefix="tenbin-scale-")
     os.makedirs(work, exist_ok=True)
     docs = documents(args.dataset)
-    result = {"dataset": os.path.abspath(args.dataset), "documents": docs, "threads": args.threads}
+    threads = [int(t) for t in args.threads.split(",")]
+    result = {"dataset": os.path.abspath(args.dataset), "documents": docs, "threads": threads}
 
-    index = os.path.join(work, "anserini-index")
-    shutil.rmtree(index, ignore_errors=True)
-    code, wall, rss, out, anon, file_backed = measured([
-        JAVA, "-cp", args.jar, "io.anserini.index.IndexCollection",
-        "-collection", "BeirFlatCollection", "-input", args.dataset, "-index", index,
-        "-generator", "DefaultLuceneDocumentGenerator", "-threads", str(args.threads),
-        "-language", "en"])
-    if code != 0:
-        sys.exit("Anserini failed:\n" + out[-3000:])
-    logged = re.search(r"Total (\d[\d,]*) documents indexed in (\d\d):(\d\d):(\d\d)", out)
-    result["anserini"] = {"wall_s": round(wall, 1), "peak_rss_mib": round(rss),
-                          "peak_anon_mib": anon, "peak_file_mib": file_backed}
-    if logged:
-        seconds = int(logged.group(2)) * 3600 + int(logged.group(3)) * 60 + int(logged.group(4))
-        indexed = int(logged.group(1).replace(",", ""))
-        result["anserini"]["indexed"] = indexed
-        result["anserini"]["index_s"] = seconds
-        if seconds > 0:
-            result["anserini"]["documents_per_s"] = round(indexed / seconds)
+    for count in threads:
+        index = os.path.join(work, "anserini-index")
+        shutil.rmtree(index, ignore_errors=True)
+        code, wall, rss, out, anon, file_backed, cpu = measured([
+            JAVA, "-cp", args.jar, "io.anserini.index.IndexCollection",
+            "-collection", "BeirFlatCollection", "-input", args.dataset, "-index", index,
+            "-generator", "DefaultLuceneDocumentGenerator", "-threads", str(count),
+            "-language", "en"])
+        shutil.rmtree(index, ignore_errors=True)
+        if code != 0:
+            sys.exit("Anserini failed:\n" + out[-3000:])
+        logged = re.search(r"Total (\d[\d,]*) documents indexed in (\d\d):(\d\d):(\d\d)", out)
+        entry = {"threads": count, "wall_s": round(wall, 1), "cpu_s": cpu, "peak_rss_mib": round(rss),
+                 "peak_anon_mib": anon, "peak_file_mib": file_backed}
+        if logged:
+            seconds = int(logged.group(2)) * 3600 + int(logged.group(3)) * 60 + int(logged.group(4))
+            indexed = int(logged.group(1).replace(",", ""))
+            entry["indexed"] = indexed
+            entry["index_s"] = seconds
+            if seconds > 0:
+                entry["documents_per_s"] = round(indexed / seconds)
+        result["anserini" if count == threads[0] else f"anserini_threads_{count}"] = entry
 
     tenbin = os.path.join(ROOT, "tenbin")
     for label, heap in (("tenbin_eval", None), ("tenbin_eval_heap", args.heap)):
@@ -111,10 +120,10 @@ def main():
             env["TENBIN_JAVA_OPTS"] = (env.get("TENBIN_JAVA_OPTS", "") + " -Xmx" + heap).strip()
         out_dir = os.path.join(work, label)
         shutil.rmtree(out_dir, ignore_errors=True)
-        code, wall, rss, out, anon, file_backed = measured([tenbin, "eval", "--dataset", args.dataset,
+        code, wall, rss, out, anon, file_backed, cpu = measured([tenbin, "eval", "--dataset", args.dataset,
                                          "--retriever", "bm25", "--top-k", "100", "--language", "en",
                                          "--out", out_dir, "--json"], env=env)
-        entry = {"exit": code, "wall_s": round(wall, 1), "peak_rss_mib": round(rss),
+        entry = {"exit": code, "wall_s": round(wall, 1), "cpu_s": cpu, "peak_rss_mib": round(rss),
                  "peak_anon_mib": anon, "peak_file_mib": file_backed}
         if heap:
             entry["heap"] = heap
@@ -131,9 +140,11 @@ def main():
         result[label] = entry
     result["rss_ratio_tenbin_to_anserini"] = round(
         result["tenbin_eval"]["peak_rss_mib"] / result["anserini"]["peak_rss_mib"], 2)
-    if "documents_per_s" in result["tenbin_eval"] and "documents_per_s" in result["anserini"]:
-        result["indexing_ratio_tenbin_to_anserini"] = round(
-            result["tenbin_eval"]["documents_per_s"] / result["anserini"]["documents_per_s"], 2)
+    for count in threads:
+        anserini = result["anserini" if count == threads[0] else f"anserini_threads_{count}"]
+        if "documents_per_s" in result["tenbin_eval"] and "documents_per_s" in anserini:
+            key = "indexing_ratio_tenbin_to_anserini" + ("" if count == threads[0] else f"_threads_{count}")
+            result[key] = round(result["tenbin_eval"]["documents_per_s"] / anserini["documents_per_s"], 2)
     print(json.dumps(result, indent=2))
 
 
