@@ -16,9 +16,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code tenbin run --shard I/K} spreads the corpus slices of a dense encode over the shards (the
  * pods of an Indexed Job): before its own work items each shard encodes into the shared embedding
- * cache the slices of every dense work item's corpus whose number leaves I when divided by K, and
- * the shard that runs the work item reads them back and encodes only the rest. The cells equal a
- * run in one process, byte for byte.
+ * cache the slices of every dense or LightRetriever work item's corpus whose number leaves I when
+ * divided by K, and the shard that runs the work item reads them back and encodes only the rest.
+ * The cells equal a run in one process, byte for byte.
  */
 class ShardEncodeShareTest {
   /** Four corpus slices of 4,096 documents: three whole ones and 300. */
@@ -132,6 +132,43 @@ class ShardEncodeShareTest {
     Path whole = tmp.resolve("whole");
     run(whole, "cache-whole");
     assertThat(runFile(sharded)).isEqualTo(runFile(whole));
+  }
+
+  @Test
+  void aLightRetrieverWorkItemAloneHasItsDocumentSlicesSpreadOverTheShardsToo() throws Exception {
+    // LightRetriever ranks with the model's document vectors (its hybrid through the base): a job
+    // of light:MODEL alone spreads their slices as a dense work item's.
+    Files.writeString(
+        spec, "task_sets: [tasks.yaml]\nretrievers:\n  - {retriever: light:tiny-dense}\n");
+    Path sharded = tmp.resolve("sharded");
+    CliRunner one = run(sharded, "cache", "--shard", "1/3");
+    assertThat(one.err())
+        .contains(
+            "light:tiny-dense on big/t: encoded 1 of this shard's 1 slices of 4 for its work item"
+                + " (0 recorded before)");
+    run(sharded, "cache", "--shard", "2/3");
+    assertThat(recordedSlices("cache")).hasSize(2);
+    CliRunner zero = run(sharded, "cache", "--shard", "0/3");
+    assertThat(zero.err())
+        .contains("encoded 2 of this shard's 2 slices of 4 for its work item (0 recorded before)")
+        .contains(
+            "encoding documents with tiny-dense: all 4 slices were encoded before, read back");
+    run(sharded, "cache", "--merge-only");
+
+    Path whole = tmp.resolve("whole");
+    run(whole, "cache-whole");
+    for (String system : List.of("light:tiny-dense", "light-hybrid:tiny-dense")) {
+      assertThat(
+              CliRunner.trecRun(
+                  sharded,
+                  system,
+                  "t",
+                  tmp.resolve("sharded-" + system.replace(':', '-') + ".trec")))
+          .as(system)
+          .isEqualTo(
+              CliRunner.trecRun(
+                  whole, system, "t", tmp.resolve("whole-" + system.replace(':', '-') + ".trec")));
+    }
   }
 
   @Test

@@ -139,11 +139,18 @@ final class DenseFamily implements RetrievalFamily {
   @Override
   public String encodeShare(
       WorkContext runner, Work work, Set<String> missing, int shard, int shards) {
-    DenseRetrieval.Share share =
+    return shareLine(
         runner
             .denseRuns()
             .encodeShare(
-                work.task().data(), work.model(), missingVariants(work, missing), shard, shards);
+                work.task().data(), work.model(), missingVariants(work, missing), shard, shards));
+  }
+
+  /**
+   * The line a shard logs for its encode {@code share} of a work item's corpus; null when it had
+   * none (a corpus of fewer slices than shards, or only chunked variants).
+   */
+  static String shareLine(DenseRetrieval.Share share) {
     if (share.shares() == 0) {
       return null;
     }

@@ -127,24 +127,55 @@ final class LightFamily implements RetrievalFamily {
         : identity;
   }
 
+  /**
+   * The slices of the corpus that are shard {@code shard}'s, encoded into the embedding cache for
+   * the shard that runs {@code work}: every cell ranks with the model's document vectors (the
+   * sparse side's hybrid through the base variant), encoded and cached slice by slice as a dense
+   * work item's are ({@link DenseFamily#encodeShare}).
+   */
+  @Override
+  public String encodeShare(
+      WorkContext runner, Work work, Set<String> missing, int shard, int shards) {
+    return DenseFamily.shareLine(
+        runner
+            .denseRuns()
+            .encodeShare(
+                work.task().data(), work.model(), denseVariants(work, missing), shard, shards));
+  }
+
+  /** Whether a cell of the sparse side or the hybrid is among {@code missing}. */
+  private boolean sidesMissing(Work work, Set<String> missing) {
+    return work.cells().stream()
+        .anyMatch(
+            cell ->
+                missing.contains(cell.fingerprint())
+                    && !cell.key().system().family().equals(name()));
+  }
+
+  /**
+   * The dense variants the {@code missing} cells rank with: those of the LightRetriever cells, and
+   * the base variant when the sparse side or the hybrid is missing (the hybrid fuses the base).
+   */
+  private List<DenseVariant> denseVariants(Work work, Set<String> missing) {
+    List<DenseVariant> variants = new ArrayList<>();
+    for (PlannedCell cell : work.cells()) {
+      if (missing.contains(cell.fingerprint()) && cell.key().system().family().equals(name())) {
+        variants.add(DenseVariant.parse(cell.key().variant()));
+      }
+    }
+    if (sidesMissing(work, missing)
+        && variants.stream().noneMatch(v -> v.name().equals(DenseVariant.BASE.name()))) {
+      variants.add(DenseVariant.BASE);
+    }
+    return variants;
+  }
+
   @Override
   public Map<String, CellResult> run(WorkContext runner, Work work, Set<String> missing) {
     BeirDataset data = work.task().data();
     String model = work.model();
-    List<DenseVariant> variants = new ArrayList<>();
-    boolean sides = false;
-    for (PlannedCell cell : work.cells()) {
-      if (missing.contains(cell.fingerprint())) {
-        if (cell.key().system().family().equals(name())) {
-          variants.add(DenseVariant.parse(cell.key().variant()));
-        } else {
-          sides = true;
-        }
-      }
-    }
-    if (sides && variants.stream().noneMatch(v -> v.name().equals(DenseVariant.BASE.name()))) {
-      variants.add(DenseVariant.BASE);
-    }
+    List<DenseVariant> variants = denseVariants(work, missing);
+    boolean sides = sidesMissing(work, missing);
     runner.hooks().prepareLightCache(model, 0, runner.progress());
     // Truncated variants look their queries up in a token table of their own width.
     variants.stream()
