@@ -191,10 +191,24 @@ public final class Bm25Index implements Closeable {
         : Map.of(DOCUMENTS_KEY, count);
   }
 
+  /**
+   * Documents a segment made by the merges of an ingest holds at most ({@link
+   * LogDocMergePolicy#setMaxMergeDocs}: adjacent segments are joined up to this many documents and
+   * no further), so what one merge reads through memory maps, counted in the process's resident
+   * memory while it runs, stays the same whatever the collection's size. {@link
+   * #mergeIntoOneSegment} lifts the cap.
+   */
+  static final int MAX_MERGE_DOCS = 250_000;
+
+  /** {@link #MAX_MERGE_DOCS}, or a smaller cap a test set ({@link #capMerges}). */
+  private int maxMergeDocs = MAX_MERGE_DOCS;
+
   private IndexWriterConfig writerConfig() {
+    LogDocMergePolicy policy = new LogDocMergePolicy();
+    policy.setMaxMergeDocs(maxMergeDocs);
     return new IndexWriterConfig(analyzer)
         .setSimilarity(similarity)
-        .setMergePolicy(new LogDocMergePolicy())
+        .setMergePolicy(policy)
         .setMergeScheduler(new LoggingMergeScheduler(path))
         .setOpenMode(IndexWriterConfig.OpenMode.APPEND)
         .setRAMBufferSizeMB(64)
@@ -525,15 +539,37 @@ public final class Bm25Index implements Closeable {
     if (before <= 1) {
       return before;
     }
+    LogDocMergePolicy policy = (LogDocMergePolicy) writer.getConfig().getMergePolicy();
     try {
+      // The cap on what an ingest's merges join would keep the larger segments apart.
+      policy.setMaxMergeDocs(Integer.MAX_VALUE);
       writerDirectory.readingThroughFiles(() -> writer.forceMerge(1));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot merge the BM25 index in " + path, e);
     } catch (RuntimeException closed) {
       throw afterTragedy(closed);
+    } finally {
+      policy.setMaxMergeDocs(maxMergeDocs);
     }
     commit();
     return before;
+  }
+
+  /** Test hook: caps the segments an ingest's merges join at {@code documents} documents. */
+  synchronized void capMerges(int documents) {
+    maxMergeDocs = documents;
+    ((LogDocMergePolicy) writer.getConfig().getMergePolicy()).setMaxMergeDocs(documents);
+  }
+
+  /** Test hook: waits for the merges running or pending, then commits what they made. */
+  synchronized void awaitMerges() {
+    try {
+      writer.maybeMerge();
+      ((ConcurrentMergeScheduler) writer.getConfig().getMergeScheduler()).sync();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    commit();
   }
 
   /** Segments of the last commit. */

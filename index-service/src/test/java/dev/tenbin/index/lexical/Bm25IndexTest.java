@@ -192,6 +192,40 @@ class Bm25IndexTest {
   }
 
   @Test
+  void anIngestsMergesMakeNoSegmentOverTheCapAndAMergeIntoOneJoinsThemAll() {
+    try (Bm25Index index =
+        Bm25Index.open(
+            dir, LanguageAnalyzers.forLanguage("en"), Bm25Parameters.ANSERINI_DEFAULTS)) {
+      // Segments of 1,000 documents, one a commit: the log-doc merges join them up to the cap of
+      // 5,000 documents and no further, so 100,000 documents stay in at least 20 segments (without
+      // the cap ten segments of 10,000 would be joined into one); fewer than ten segments of 1,000
+      // are left unmerged at the end.
+      index.capMerges(5_000);
+      commitBatches(index, 100, 1_000);
+      index.awaitMerges();
+      assertThat(index.size()).isEqualTo(100_000);
+      assertThat(index.segments()).isBetween(20, 29);
+
+      assertThat(index.mergeIntoOneSegment()).isBetween(20, 29);
+      assertThat(index.segments()).isEqualTo(1);
+      assertThat(index.size()).isEqualTo(100_000);
+    }
+  }
+
+  private static void commitBatches(Bm25Index index, int batches, int size) {
+    int start = index.size();
+    for (int batch = 0; batch < batches; batch++) {
+      List<LexicalDocument> documents = new java.util.ArrayList<>();
+      for (int i = 0; i < size; i++) {
+        int n = start + batch * size + i;
+        documents.add(new LexicalDocument("d" + n, "", "apple pear " + n));
+      }
+      index.add(documents);
+      index.commit();
+    }
+  }
+
+  @Test
   void onlyCommittedDocumentsSurviveAReopen() {
     Bm25Index index =
         Bm25Index.open(dir, LanguageAnalyzers.forLanguage("en"), Bm25Parameters.ANSERINI_DEFAULTS);
