@@ -200,12 +200,9 @@ public final class Bm25Index implements Closeable {
    */
   static final int MAX_MERGE_DOCS = 250_000;
 
-  /** {@link #MAX_MERGE_DOCS}, or a smaller cap a test set ({@link #capMerges}). */
-  private int maxMergeDocs = MAX_MERGE_DOCS;
-
   private IndexWriterConfig writerConfig() {
     LogDocMergePolicy policy = new LogDocMergePolicy();
-    policy.setMaxMergeDocs(maxMergeDocs);
+    policy.setMaxMergeDocs(MAX_MERGE_DOCS);
     return new IndexWriterConfig(analyzer)
         .setSimilarity(similarity)
         .setMergePolicy(policy)
@@ -540,6 +537,7 @@ public final class Bm25Index implements Closeable {
       return before;
     }
     LogDocMergePolicy policy = (LogDocMergePolicy) writer.getConfig().getMergePolicy();
+    int cap = policy.getMaxMergeDocs();
     try {
       // The cap on what an ingest's merges join would keep the larger segments apart.
       policy.setMaxMergeDocs(Integer.MAX_VALUE);
@@ -549,7 +547,7 @@ public final class Bm25Index implements Closeable {
     } catch (RuntimeException closed) {
       throw afterTragedy(closed);
     } finally {
-      policy.setMaxMergeDocs(maxMergeDocs);
+      policy.setMaxMergeDocs(cap);
     }
     commit();
     return before;
@@ -557,7 +555,6 @@ public final class Bm25Index implements Closeable {
 
   /** Test hook: caps the segments an ingest's merges join at {@code documents} documents. */
   synchronized void capMerges(int documents) {
-    maxMergeDocs = documents;
     ((LogDocMergePolicy) writer.getConfig().getMergePolicy()).setMaxMergeDocs(documents);
   }
 
