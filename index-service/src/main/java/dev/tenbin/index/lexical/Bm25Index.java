@@ -334,6 +334,19 @@ public final class Bm25Index implements Closeable {
 
   /** The Lucene document this index writes for {@code doc} and its content digest (may be null). */
   Document luceneDocument(LexicalDocument doc, byte[] digest) {
+    return luceneDocument(doc, digest, countsOnly, storesText);
+  }
+
+  /**
+   * The Lucene document an index created by this version writes for {@code doc}, without a digest:
+   * for a measurement of Lucene alone writing the same fields ({@code tenbin bench lucene}).
+   */
+  public static Document luceneDocumentAsCreated(LexicalDocument doc) {
+    return luceneDocument(doc, null, true, true);
+  }
+
+  private static Document luceneDocument(
+      LexicalDocument doc, byte[] digest, boolean countsOnly, boolean storesText) {
     Document lucene = new Document();
     lucene.add(new StringField(ID_FIELD, doc.id(), Field.Store.NO));
     lucene.add(new StoredField(ID_FIELD, doc.id()));

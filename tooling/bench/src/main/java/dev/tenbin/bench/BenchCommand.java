@@ -25,6 +25,7 @@ import picocli.CommandLine.Option;
     description = "Measure throughput, in-process against over gRPC, in one run.",
     subcommands = {
       BenchCommand.Bm25.class,
+      BenchCommand.Lucene.class,
       BenchCommand.Encoder.class,
       BenchCommand.Rerank.class,
       BenchCommand.Index.class,
@@ -96,6 +97,132 @@ public final class BenchCommand implements Runnable {
               queries,
               out,
               (System.nanoTime() - start) / 1e9);
+      return 0;
+    }
+  }
+
+  /** {@code tenbin bench lucene --dataset DIR}. */
+  @Command(
+      name = "lucene",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Lucene alone indexing a corpus: the floor under the BM25 ingest on this machine. The"
+            + " corpus is read as an evaluation reads it and each document gets the fields and"
+            + " analyzer of a BM25 collection, added by one IndexWriter from --threads threads"
+            + " (1 GiB buffer, one commit at the end). Nothing of what an ingest adds: no"
+            + " ordinals, no commit per slice, no digests, no gRPC.",
+        "Prints documents/s over the reading, the indexing and the commit."
+      })
+  static final class Lucene implements Callable<Integer> {
+    @Option(names = "--dataset", required = true, paramLabel = "DIR")
+    Path dataset;
+
+    @Option(
+        names = "--language",
+        defaultValue = "en",
+        paramLabel = "CODE",
+        description = "The analyzer's language (default ${DEFAULT-VALUE}).")
+    String language;
+
+    @Option(
+        names = "--threads",
+        paramLabel = "N",
+        description = "Indexing threads (default: the available cores).")
+    Integer threads;
+
+    @Option(
+        names = "--index",
+        paramLabel = "DIR",
+        description =
+            "Folder to write the index in, which must not exist (default: a new folder in the"
+                + " system's temporary folder, deleted at the end).")
+    Path index;
+
+    @Option(names = "--json")
+    boolean json;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws java.io.IOException {
+      int indexingThreads = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
+      if (indexingThreads < 1) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(), "--threads must be at least 1");
+      }
+      String lang;
+      try {
+        lang = dev.tenbin.index.lexical.LanguageAnalyzers.normalize(language);
+      } catch (RuntimeException e) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(), "--language: " + e.getMessage());
+      }
+      if (index != null && java.nio.file.Files.exists(index)) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(), "--index " + index + " exists; name a folder to create");
+      }
+      BeirDataset data = BeirDatasetReader.read(dataset);
+      Path folder =
+          index != null
+              ? java.nio.file.Files.createDirectories(index)
+              : java.nio.file.Files.createTempDirectory("tenbin-lucene-");
+      dev.tenbin.bench.index.LuceneIndexing.Result result;
+      try {
+        java.util.Iterator<dev.tenbin.scoring.beir.CorpusDocument> corpus =
+            data.corpus().iterator();
+        result =
+            dev.tenbin.bench.index.LuceneIndexing.index(
+                new java.util.Iterator<>() {
+                  @Override
+                  public boolean hasNext() {
+                    return corpus.hasNext();
+                  }
+
+                  @Override
+                  public dev.tenbin.index.lexical.LexicalDocument next() {
+                    var document = corpus.next();
+                    return new dev.tenbin.index.lexical.LexicalDocument(
+                        document.id(), document.title(), document.text());
+                  }
+                },
+                lang,
+                indexingThreads,
+                folder);
+      } finally {
+        if (index == null) {
+          // A Lucene index is a flat folder of files.
+          try (var files = java.nio.file.Files.list(folder)) {
+            for (Path file : (Iterable<Path>) files::iterator) {
+              java.nio.file.Files.delete(file);
+            }
+          }
+          java.nio.file.Files.delete(folder);
+        }
+      }
+      PrintWriter out = spec.commandLine().getOut();
+      if (json) {
+        ObjectNode root = new ObjectMapper().createObjectNode();
+        root.put("dataset", dataset.getFileName().toString());
+        root.put("documents", result.documents());
+        root.put("language", lang);
+        root.put("threads", indexingThreads);
+        root.put("ram_buffer_mb", dev.tenbin.bench.index.LuceneIndexing.RAM_BUFFER_MB);
+        root.put("index_seconds", result.seconds());
+        root.put("index_docs_per_s", result.documentsPerSecond());
+        root.put("segments", result.segments());
+        out.println(root);
+      } else {
+        out.printf(
+            Locale.ROOT,
+            "Lucene alone on %s: %,d documents in %.1f s (%,.0f documents/s), %d indexing"
+                + " thread(s), %d segment(s)%n",
+            dataset.getFileName(),
+            result.documents(),
+            result.seconds(),
+            result.documentsPerSecond(),
+            indexingThreads,
+            result.segments());
+      }
       return 0;
     }
   }
