@@ -155,7 +155,7 @@ def main():
         bench = json.loads(next(line for line in out.splitlines() if line.startswith("{")))
         result[f"lucene_threads_{count}"] = {
             "threads": count, "wall_s": round(wall, 1), "cpu_s": cpu, "peak_rss_mib": round(rss),
-            "index_s": round(bench["index_seconds"], 1),
+            "peak_anon_mib": anon, "peak_file_mib": file_backed, "index_s": round(bench["index_seconds"], 1),
             "documents_per_s": round(bench["index_docs_per_s"]), "segments": bench["segments"]}
         if "documents_per_s" in result["anserini"]:
             result[f"indexing_ratio_lucene_threads_{count}_to_anserini"] = round(
