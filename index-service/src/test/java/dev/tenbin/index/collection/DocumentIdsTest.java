@@ -61,6 +61,42 @@ class DocumentIdsTest {
   }
 
   @Test
+  void idsOverManyPagesAndAnIdLongerThanAPageAnswerAsAListWould() {
+    DocumentIds ids = new DocumentIds();
+    List<String> list = new ArrayList<>();
+    // 200,000 ids of 12 to 15 bytes: several pages of bytes and of starts.
+    for (int i = 0; i < 200_000; i++) {
+      String id = (i == 100_000 ? "x".repeat(DocumentIds.PAGE_BYTES + 10) : "document-") + i;
+      list.add(id);
+      ids.add(id);
+    }
+    assertThat(list.size()).isGreaterThan(3 * DocumentIds.STARTS_PER_PAGE);
+    for (int ordinal = 0; ordinal < list.size(); ordinal += 997) {
+      assertThat(ids.id(ordinal)).isEqualTo(list.get(ordinal));
+      assertThat(ids.ordinalOf(list.get(ordinal))).isEqualTo(ordinal);
+    }
+    for (int ordinal : new int[] {99_999, 100_000, 100_001, 199_999}) {
+      assertThat(ids.id(ordinal)).isEqualTo(list.get(ordinal));
+      assertThat(ids.ordinalOf(list.get(ordinal))).isEqualTo(ordinal);
+    }
+
+    // Back to the middle of a page of starts and of bytes, before the long id: what was added
+    // after is gone, and new ids take its place.
+    ids.truncateTo(70_001);
+    assertThat(ids.size()).isEqualTo(70_001);
+    assertThat(ids.ordinalOf(list.get(70_000))).isEqualTo(70_000);
+    assertThat(ids.ordinalOf(list.get(70_001))).isNull();
+    assertThat(ids.ordinalOf(list.get(100_000))).isNull();
+    for (int i = 70_001; i < 150_000; i++) {
+      ids.add("again-" + i);
+    }
+    assertThat(ids.id(70_000)).isEqualTo(list.get(70_000));
+    assertThat(ids.id(149_999)).isEqualTo("again-149999");
+    assertThat(ids.ordinalOf("again-70001")).isEqualTo(70_001);
+    assertThat(ids.ordinalOf(list.get(149_999))).isNull();
+  }
+
+  @Test
   void idOrderIsEachOrdinalsPositionInJavasStringOrder() {
     DocumentIds ids = new DocumentIds();
     List<String> list = List.of("d10", "d2", "a", "Z", "é", "d1");
