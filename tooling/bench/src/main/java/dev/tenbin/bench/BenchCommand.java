@@ -109,8 +109,8 @@ public final class BenchCommand implements Runnable {
         "Lucene alone indexing a corpus: the floor under the BM25 ingest on this machine. The"
             + " corpus is read as an evaluation reads it and each document gets the fields and"
             + " analyzer of a BM25 collection, added by one IndexWriter from --threads threads"
-            + " (1 GiB buffer, one commit at the end). Nothing of what an ingest adds: no"
-            + " ordinals, no commit per slice, no digests, no gRPC.",
+            + " (1 GiB buffer, one commit at the end, or also every --commit-every documents)."
+            + " Nothing else of what an ingest does: no ordinals, no digests, no gRPC.",
         "Prints documents/s over the reading, the indexing and the commit."
       })
   static final class Lucene implements Callable<Integer> {
@@ -131,6 +131,15 @@ public final class BenchCommand implements Runnable {
     Integer threads;
 
     @Option(
+        names = "--commit-every",
+        defaultValue = "0",
+        paramLabel = "N",
+        description =
+            "Commit after every N documents as well, as an ingest commits each corpus slice of"
+                + " 4,096 (default 0: only at the end).")
+    int commitEvery;
+
+    @Option(
         names = "--index",
         paramLabel = "DIR",
         description =
@@ -149,6 +158,10 @@ public final class BenchCommand implements Runnable {
       if (indexingThreads < 1) {
         throw new CommandLine.ParameterException(
             spec.commandLine(), "--threads must be at least 1");
+      }
+      if (commitEvery < 0) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(), "--commit-every must be at least 0");
       }
       String lang;
       try {
@@ -187,6 +200,7 @@ public final class BenchCommand implements Runnable {
                 },
                 lang,
                 indexingThreads,
+                commitEvery,
                 folder);
       } finally {
         if (index == null) {
@@ -209,18 +223,20 @@ public final class BenchCommand implements Runnable {
         root.put("ram_buffer_mb", dev.tenbin.bench.index.LuceneIndexing.RAM_BUFFER_MB);
         root.put("index_seconds", result.seconds());
         root.put("index_docs_per_s", result.documentsPerSecond());
+        root.put("commits", result.commits());
         root.put("segments", result.segments());
         out.println(root);
       } else {
         out.printf(
             Locale.ROOT,
             "Lucene alone on %s: %,d documents in %.1f s (%,.0f documents/s), %d indexing"
-                + " thread(s), %d segment(s)%n",
+                + " thread(s), %,d commit(s), %d segment(s)%n",
             dataset.getFileName(),
             result.documents(),
             result.seconds(),
             result.documentsPerSecond(),
             indexingThreads,
+            result.commits(),
             result.segments());
       }
       return 0;

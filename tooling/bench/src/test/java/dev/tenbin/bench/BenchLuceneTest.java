@@ -34,6 +34,8 @@ class BenchLuceneTest {
             dataset.toString(),
             "--threads",
             "2",
+            "--commit-every",
+            "3",
             "--index",
             index.toString(),
             "--json");
@@ -46,6 +48,7 @@ class BenchLuceneTest {
     }
     assertThat(json.get("documents").asLong()).isEqualTo(corpus);
     assertThat(json.get("threads").asInt()).isEqualTo(2);
+    assertThat(json.get("commits").asLong()).isEqualTo((corpus + 2) / 3);
     assertThat(json.get("language").asText()).isEqualTo("en");
     assertThat(json.get("index_docs_per_s").asDouble()).isPositive();
     try (var directory = FSDirectory.open(index);
@@ -90,7 +93,7 @@ class BenchLuceneTest {
   }
 
   @Test
-  void threadsBelowOneAndUnknownLanguagesAreRefusedNamingTheFlag() {
+  void threadsBelowOneUnknownLanguagesAndNegativeCommitIntervalsAreRefusedNamingTheFlag() {
     CliRunner threads =
         CliRunner.run("bench", "lucene", "--dataset", dataset.toString(), "--threads", "0");
     assertThat(threads.exitCode()).isEqualTo(2);
@@ -100,5 +103,10 @@ class BenchLuceneTest {
         CliRunner.run("bench", "lucene", "--dataset", dataset.toString(), "--language", "xx-yy");
     assertThat(language.exitCode()).isEqualTo(2);
     assertThat(language.err()).contains("--language: unknown language").doesNotContain("Exception");
+
+    CliRunner commits =
+        CliRunner.run("bench", "lucene", "--dataset", dataset.toString(), "--commit-every", "-1");
+    assertThat(commits.exitCode()).isEqualTo(2);
+    assertThat(commits.err()).contains("--commit-every must be at least 0");
   }
 }

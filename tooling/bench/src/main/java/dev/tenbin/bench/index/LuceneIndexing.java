@@ -28,13 +28,14 @@ import org.apache.lucene.store.FSDirectory;
  * Bm25Index#luceneDocumentAsCreated}: id, contents counted without positions, title and text
  * stored) through the language's analyzer, added by one {@link IndexWriter} from {@code threads}
  * threads with a {@value #RAM_BUFFER_MB} MB buffer and Lucene's default merges, committed once at
- * the end. The calling thread reads the corpus and hands batches of {@value #BATCH} documents to
- * the indexing threads.
+ * the end, or also after every {@code commitEvery} documents (as an ingest commits each corpus
+ * slice). The calling thread reads the corpus and hands batches of at most {@value #BATCH}
+ * documents to the indexing threads.
  *
  * <p>None of what an ingest does beyond Lucene: no ordinals kept (the threads' documents
- * interleave), no commit per slice, no digests, no table of ids, no gRPC, no stored collection
- * state. The same documents get the same terms and norms, so a document scores the same here as in
- * a collection (LuceneIndexingTest).
+ * interleave), no digests, no table of ids, no gRPC, no stored collection state. The same documents
+ * get the same terms and norms, so a document scores the same here as in a collection
+ * (LuceneIndexingTest).
  */
 public final class LuceneIndexing {
   /** The indexing buffer, large enough that a million passages flush a few times only. */
@@ -43,8 +44,11 @@ public final class LuceneIndexing {
   /** Documents handed to an indexing thread at a time. */
   static final int BATCH = 1000;
 
-  /** What one run indexed, how long it took (reading, indexing and the commit) and its segments. */
-  public record Result(long documents, double seconds, int segments) {
+  /**
+   * What one run indexed, how long it took (reading, indexing and the commits), its commits and its
+   * segments at the end.
+   */
+  public record Result(long documents, double seconds, int commits, int segments) {
     public double documentsPerSecond() {
       return documents / seconds;
     }
@@ -54,16 +58,25 @@ public final class LuceneIndexing {
 
   /**
    * Indexes every document of {@code documents} into a new index in {@code folder} (which must not
-   * hold one) with the analyzer of {@code language} on {@code threads} threads.
+   * hold one) with the analyzer of {@code language} on {@code threads} threads, committing after
+   * every {@code commitEvery} documents (0: only at the end).
    *
-   * @throws IllegalArgumentException when {@code threads} is below 1
+   * @throws IllegalArgumentException when {@code threads} is below 1 or {@code commitEvery} below 0
    * @throws UncheckedIOException when the index cannot be written
    */
   public static Result index(
-      Iterator<LexicalDocument> documents, String language, int threads, Path folder) {
+      Iterator<LexicalDocument> documents,
+      String language,
+      int threads,
+      int commitEvery,
+      Path folder) {
     if (threads < 1) {
       throw new IllegalArgumentException("threads must be at least 1, got " + threads);
     }
+    if (commitEvery < 0) {
+      throw new IllegalArgumentException("commitEvery must be at least 0, got " + commitEvery);
+    }
+    int commits = 0;
     long start = System.nanoTime();
     long count = 0;
     try (Analyzer analyzer = LanguageAnalyzers.forLanguage(language);
@@ -81,8 +94,10 @@ public final class LuceneIndexing {
       Semaphore inFlight = new Semaphore(2 * threads);
       List<Future<?>> batches = new ArrayList<>();
       while (documents.hasNext()) {
-        List<LexicalDocument> batch = new ArrayList<>(BATCH);
-        while (batch.size() < BATCH && documents.hasNext()) {
+        // A batch ends at the next commit's boundary, so each commit holds exactly its documents.
+        long size = commitEvery == 0 ? BATCH : Math.min(BATCH, commitEvery - count % commitEvery);
+        List<LexicalDocument> batch = new ArrayList<>((int) size);
+        while (batch.size() < size && documents.hasNext()) {
           batch.add(documents.next());
         }
         count += batch.size();
@@ -100,14 +115,18 @@ public final class LuceneIndexing {
                   return null;
                 }));
         failFast(batches);
+        if (commitEvery > 0 && count % commitEvery == 0 && documents.hasNext()) {
+          awaitAll(batches);
+          writer.commit();
+          commits++;
+        }
       }
-      for (Future<?> batch : batches) {
-        batch.get();
-      }
+      awaitAll(batches);
       writer.commit();
+      commits++;
       double seconds = (System.nanoTime() - start) / 1e9;
       try (DirectoryReader reader = DirectoryReader.open(directory)) {
-        return new Result(count, seconds, reader.leaves().size());
+        return new Result(count, seconds, commits, reader.leaves().size());
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write the Lucene index in " + folder, e);
@@ -133,6 +152,14 @@ public final class LuceneIndexing {
         running.remove();
       }
     }
+  }
+
+  private static void awaitAll(List<Future<?>> batches)
+      throws ExecutionException, InterruptedException {
+    for (Future<?> batch : batches) {
+      batch.get();
+    }
+    batches.clear();
   }
 
   private static RuntimeException failure(ExecutionException e) {

@@ -62,9 +62,11 @@ class LuceneIndexingTest {
   @Test
   void everyDocumentScoresBitForBitAsInACollectionOfTheSameDocuments() throws IOException {
     List<LexicalDocument> documents = documents(2_500);
+    // A commit after every 700 documents (not a multiple of a batch), and one at the end.
     LuceneIndexing.Result result =
-        LuceneIndexing.index(documents.iterator(), "en", 2, temp.resolve("lucene"));
+        LuceneIndexing.index(documents.iterator(), "en", 2, 700, temp.resolve("lucene"));
     assertThat(result.documents()).isEqualTo(2_500);
+    assertThat(result.commits()).isEqualTo(4);
     assertThat(result.segments()).isPositive();
 
     try (Bm25CoreBenchmark core = Bm25CoreBenchmark.open(temp.resolve("data"))) {
@@ -128,16 +130,20 @@ class LuceneIndexingTest {
     documents.set(1_500, new LexicalDocument("x".repeat(40_000), "", "river"));
 
     assertThatThrownBy(
-            () -> LuceneIndexing.index(documents.iterator(), "en", 2, temp.resolve("refused")))
+            () -> LuceneIndexing.index(documents.iterator(), "en", 2, 0, temp.resolve("refused")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("immense term");
   }
 
   @Test
-  void fewerThanOneThreadIsRefused() {
+  void fewerThanOneThreadOrANegativeCommitIntervalIsRefused() {
     assertThatThrownBy(
-            () -> LuceneIndexing.index(documents(10).iterator(), "en", 0, temp.resolve("none")))
+            () -> LuceneIndexing.index(documents(10).iterator(), "en", 0, 0, temp.resolve("none")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("threads must be at least 1, got 0");
+    assertThatThrownBy(
+            () -> LuceneIndexing.index(documents(10).iterator(), "en", 1, -1, temp.resolve("no")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("commitEvery must be at least 0, got -1");
   }
 }
