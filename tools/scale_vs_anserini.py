@@ -10,7 +10,9 @@ under GNU time for its peak resident set size:
   3. The same eval with TENBIN_JAVA_OPTS=-Xmx1g (HEAP).
   4. With --lucene-threads: ./tenbin bench lucene --dataset DIR --threads T --index DIR, once for
      each T: Lucene alone writing the same fields with the same analyzer, one IndexWriter fed by T
-     threads, one commit (the floor under Tenbin's ingest on this machine).
+     threads, one commit (the floor under Tenbin's ingest on this machine); with
+     --lucene-commit-every N, each also again committing after every N documents, as an ingest
+     commits each corpus slice.
 Prints one JSON object: wall seconds, CPU seconds (user + system, the whole process: for Anserini its
 index, for Tenbin the whole evaluation), peak RSS (MiB) and the peaks of its anonymous and file-backed
 parts, documents/s of each index phase (Anserini's from its log, Tenbin's from the eval's index_ms),
@@ -18,7 +20,7 @@ the ratio of Tenbin's peak RSS to Anserini's (the first of --threads) and of the
 (for each of --threads), and Lucene alone's rates against Anserini's (the first of --threads).
 
 Usage: tools/scale_vs_anserini.py --dataset DIR --jar ANSERINI_FATJAR [--threads 1[,2...]] [--heap 1g]
-                                  [--lucene-threads 1[,2...]] [--work DIR]
+                                  [--lucene-threads 1[,2...]] [--lucene-commit-every N] [--work DIR]
 """
 import argparse
 import json
@@ -87,6 +89,8 @@ def main():
     parser.add_argument("--heap", default="1g")
     parser.add_argument("--lucene-threads", default=None,
                         help="run `tenbin bench lucene` with each of these indexing thread counts")
+    parser.add_argument("--lucene-commit-every", type=int, default=0,
+                        help="also run each --lucene-threads count committing after every N documents")
     parser.add_argument("--work", default=None, help="scratch folder (default: a new temporary one)")
     args = parser.parse_args()
     work = args.work or tempfile.mkdtemp(prefix="tenbin-scale-")
@@ -143,25 +147,29 @@ def main():
                 entry["index_s"] = round(float(match.group(1)) / 1000, 1)
                 entry["documents_per_s"] = round(docs / (float(match.group(1)) / 1000))
         result[label] = entry
-    for count in [int(t) for t in args.lucene_threads.split(",")] if args.lucene_threads else []:
+    lucene_runs = [(int(t), every) for t in (args.lucene_threads.split(",") if args.lucene_threads else [])
+                   for every in ([0, args.lucene_commit_every] if args.lucene_commit_every else [0])]
+    for count, every in lucene_runs:
         index = os.path.join(work, "lucene-index")
         shutil.rmtree(index, ignore_errors=True)
         code, wall, rss, out, anon, file_backed, cpu = measured([
             tenbin, "bench", "lucene", "--dataset", args.dataset, "--threads", str(count),
-            "--language", "en", "--index", index, "--json"])
+            "--commit-every", str(every), "--language", "en", "--index", index, "--json"])
         shutil.rmtree(index, ignore_errors=True)
         if code != 0:
             sys.exit("tenbin bench lucene failed:\n" + out[-3000:])
         bench = json.loads(next(line for line in out.splitlines() if line.startswith("{")))
-        result[f"lucene_threads_{count}"] = {
-            "threads": count, "wall_s": round(wall, 1), "cpu_s": cpu, "peak_rss_mib": round(rss),
+        label = f"lucene_threads_{count}" + (f"_commit_every_{every}" if every else "")
+        result[label] = {
+            "threads": count, "commit_every": every, "commits": bench["commits"],
+            "wall_s": round(wall, 1), "cpu_s": cpu, "peak_rss_mib": round(rss),
             "peak_anon_mib": anon, "peak_file_mib": file_backed, "index_s": round(bench["index_seconds"], 1),
             "documents_per_s": round(bench["index_docs_per_s"]), "segments": bench["segments"]}
         if "documents_per_s" in result["anserini"]:
-            result[f"indexing_ratio_lucene_threads_{count}_to_anserini"] = round(
+            result[f"indexing_ratio_{label}_to_anserini"] = round(
                 bench["index_docs_per_s"] / result["anserini"]["documents_per_s"], 2)
         if "documents_per_s" in result["tenbin_eval"]:
-            result[f"indexing_ratio_tenbin_to_lucene_threads_{count}"] = round(
+            result[f"indexing_ratio_tenbin_to_{label}"] = round(
                 result["tenbin_eval"]["documents_per_s"] / bench["index_docs_per_s"], 2)
     result["rss_ratio_tenbin_to_anserini"] = round(
         result["tenbin_eval"]["peak_rss_mib"] / result["anserini"]["peak_rss_mib"], 2)
