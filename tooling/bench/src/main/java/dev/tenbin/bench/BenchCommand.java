@@ -178,11 +178,9 @@ public final class BenchCommand implements Runnable {
       Path folder =
           index != null
               ? java.nio.file.Files.createDirectories(index)
-              : java.nio.file.Files.createTempDirectory("tenbin-lucene-");
+              : dev.tenbin.bench.setup.ScratchFolders.create("tenbin-lucene-");
       dev.tenbin.bench.index.LuceneIndexing.Result result;
-      try {
-        java.util.Iterator<dev.tenbin.scoring.beir.CorpusDocument> corpus =
-            data.corpus().iterator();
+      try (dev.tenbin.scoring.beir.Corpus.Walk corpus = data.corpus().walk()) {
         result =
             dev.tenbin.bench.index.LuceneIndexing.index(
                 new java.util.Iterator<>() {
@@ -204,13 +202,7 @@ public final class BenchCommand implements Runnable {
                 folder);
       } finally {
         if (index == null) {
-          // A Lucene index is a flat folder of files.
-          try (var files = java.nio.file.Files.list(folder)) {
-            for (Path file : (Iterable<Path>) files::iterator) {
-              java.nio.file.Files.delete(file);
-            }
-          }
-          java.nio.file.Files.delete(folder);
+          dev.tenbin.bench.setup.ScratchFolders.delete(folder);
         }
       }
       PrintWriter out = spec.commandLine().getOut();
