@@ -14,7 +14,6 @@ import dev.tenbin.eval.store.StoredDoc;
 import dev.tenbin.eval.store.StoredQuery;
 import dev.tenbin.model.tokenizer.LengthTokenizer;
 import dev.tenbin.scoring.beir.BeirDataset;
-import dev.tenbin.scoring.beir.CorpusDocument;
 import dev.tenbin.scoring.metrics.ScoredDoc;
 import dev.tenbin.scoring.text.WhitespaceSplit;
 import java.time.Instant;
@@ -150,10 +149,7 @@ public final class CellRecords {
     for (String id : d.evaluatedQueryIds()) {
       queryWords += WhitespaceSplit.count(d.queries().getOrDefault(id, ""));
     }
-    long documentWords = 0;
-    for (CorpusDocument doc : d.corpus()) {
-      documentWords += WhitespaceSplit.count(doc.titleAndText());
-    }
+    long documentWords = d.corpus().words();
     return new double[] {
       d.evaluatedQueryIds().isEmpty() ? 0 : (double) queryWords / d.evaluatedQueryIds().size(),
       d.corpus().isEmpty() ? 0 : (double) documentWords / d.corpus().size()

@@ -1,6 +1,7 @@
 package dev.tenbin.scoring.beir;
 
 import dev.tenbin.scoring.metrics.Qrels;
+import dev.tenbin.scoring.text.WhitespaceSplit;
 import dev.tenbin.scoring.trec.QrelsReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -205,10 +206,12 @@ public final class BeirDatasetReader {
       Path file, Set<String> judged, Map<String, CorpusDocument> judgedDocuments) {
     long[][] hashes = {new long[1 << 10]};
     int[] count = {0};
+    long[] words = {0};
     JsonlReader.read(
         file,
         (node, line) -> {
           CorpusDocument document = CorpusFile.document(node, file, line);
+          words[0] += WhitespaceSplit.count(document.titleAndText());
           if (count[0] == hashes[0].length) {
             hashes[0] = java.util.Arrays.copyOf(hashes[0], hashes[0].length * 2);
           }
@@ -237,7 +240,7 @@ public final class BeirDatasetReader {
             }
           });
     }
-    return new CorpusFile(file, count[0]);
+    return new CorpusFile(file, count[0], words[0]);
   }
 
   /** A 64-bit hash of an id (FNV-1a over its UTF-16 units, then a final mix). */

@@ -1,5 +1,6 @@
 package dev.tenbin.scoring.beir;
 
+import dev.tenbin.scoring.text.WhitespaceSplit;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Iterator;
@@ -28,6 +29,18 @@ public interface Corpus extends Iterable<CorpusDocument> {
   /** Whether there is no document. */
   default boolean isEmpty() {
     return size() == 0;
+  }
+
+  /**
+   * The whitespace-separated words ({@link WhitespaceSplit}) of every document's title and text,
+   * summed: counted in one walk here, and by a corpus file in the walk that checked it.
+   */
+  default long words() {
+    long words = 0;
+    for (CorpusDocument document : this) {
+      words += WhitespaceSplit.count(document.titleAndText());
+    }
+    return words;
   }
 
   /**

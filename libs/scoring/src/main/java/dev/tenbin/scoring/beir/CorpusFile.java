@@ -20,12 +20,15 @@ import java.util.function.Consumer;
 final class CorpusFile implements Corpus {
   private final Path file;
   private final int size;
+  private final long words;
   private final long bytes;
   private final FileTime modified;
 
-  CorpusFile(Path file, int size) {
+  /** The corpus in {@code file}: {@code size} documents of {@code words} words ({@link #words}). */
+  CorpusFile(Path file, int size, long words) {
     this.file = file;
     this.size = size;
+    this.words = words;
     try {
       this.bytes = Files.size(file);
       this.modified = Files.getLastModifiedTime(file);
@@ -37,6 +40,12 @@ final class CorpusFile implements Corpus {
   @Override
   public int size() {
     return size;
+  }
+
+  /** Counted by the walk that checked the file: no further walk. */
+  @Override
+  public long words() {
+    return words;
   }
 
   /** The file walked. */

@@ -139,4 +139,22 @@ class CorpusWalkTest {
             "1 judgments in qrels/test.tsv name documents absent from corpus.jsonl (they count as"
                 + " relevant documents never retrieved)");
   }
+
+  @Test
+  void aFolderCorpusCountsItsWordsInTheWalkThatChecksItAsAWalkWouldCountThem() throws Exception {
+    String corpus =
+        "{\"_id\":\"a\",\"title\":\"Two words\",\"text\":\"  and\\tthree more \"}\n"
+            + "{\"_id\":\"b\",\"text\":\"\"}\n"
+            + "{\"_id\":\"c\",\"title\":\" \",\"text\":\"one\\u2003word\\nand\\u2003two\"}\n"
+            + "{\"_id\":\"d3\",\"title\":\"only a title\"}\n";
+    Path dir = folder(corpus, false);
+    BeirDataset dataset = BeirDatasetReader.read(dir);
+    // 5, 0, 2 (an em space is no separator), 3.
+    assertThat(dataset.corpus().words()).isEqualTo(10);
+    assertThat(Corpus.of(dataset.corpus().toList()).words()).isEqualTo(10);
+
+    // Counted once, when the folder was read: no walk of a file that has since gone.
+    Files.delete(dir.resolve("corpus.jsonl"));
+    assertThat(dataset.corpus().words()).isEqualTo(10);
+  }
 }
