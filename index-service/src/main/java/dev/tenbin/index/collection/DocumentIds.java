@@ -107,17 +107,25 @@ final class DocumentIds {
     return starts[ordinal / STARTS_PER_PAGE][ordinal % STARTS_PER_PAGE];
   }
 
+  /** Where an id's UTF-8 bytes are: {@code length} bytes of {@code page} from {@code at}. */
+  private record Span(byte[] page, int at, int length) {}
+
+  /** The span of id {@code ordinal}'s bytes, after its varint length. */
+  private Span span(int ordinal) {
+    int start = start(ordinal);
+    byte[] page = pages[start >>> 20];
+    int from = start & (PAGE_BYTES - 1);
+    int length = readVarint(page, from);
+    return new Span(page, from + varintLength(length), length);
+  }
+
   /** The id of {@code ordinal}. */
   String id(int ordinal) {
     if (ordinal < 0 || ordinal >= size) {
       throw new IndexOutOfBoundsException("ordinal " + ordinal + " of " + size + " documents");
     }
-    int start = start(ordinal);
-    byte[] page = pages[start >>> 20];
-    int from = start & (PAGE_BYTES - 1);
-    int length = readVarint(page, from);
-    int at = from + varintLength(length);
-    return new String(page, at, length, StandardCharsets.UTF_8);
+    Span span = span(ordinal);
+    return new String(span.page(), span.at(), span.length(), StandardCharsets.UTF_8);
   }
 
   /** The ordinal of {@code id}, or null when the collection has no such document. */
@@ -130,12 +138,8 @@ final class DocumentIds {
         return null;
       }
       int ordinal = entry - 1;
-      int start = start(ordinal);
-      byte[] page = pages[start >>> 20];
-      int from = start & (PAGE_BYTES - 1);
-      int length = readVarint(page, from);
-      int at = from + varintLength(length);
-      if (Arrays.equals(page, at, at + length, utf8, 0, utf8.length)) {
+      Span span = span(ordinal);
+      if (Arrays.equals(span.page(), span.at(), span.at() + span.length(), utf8, 0, utf8.length)) {
         return ordinal;
       }
       slot = (slot + 1) & mask;
@@ -201,12 +205,8 @@ final class DocumentIds {
     table = new int[capacity];
     mask = capacity - 1;
     for (int ordinal = 0; ordinal < size; ordinal++) {
-      int start = start(ordinal);
-      byte[] page = pages[start >>> 20];
-      int from = start & (PAGE_BYTES - 1);
-      int length = readVarint(page, from);
-      int at = from + varintLength(length);
-      place(ordinal, hash(page, at, at + length));
+      Span span = span(ordinal);
+      place(ordinal, hash(span.page(), span.at(), span.at() + span.length()));
     }
   }
 
